@@ -1,0 +1,234 @@
+//! The math, one function per step, each named after what the tutorials call it.
+//!
+//! Every function takes and returns plain `ndarray` tensors with the seeds' axis order:
+//! `(B, T, d_model)` for token vectors and `(B, h, T, ·)` once split into heads. The
+//! reshapes mirror PyTorch: [`view`] is `view`, `permuted_axes` is `permute`/`transpose`.
+
+use ndarray::{linalg::general_mat_mul, s, Array, Array3, Array4, Axis, Dimension, IntoDimension, Zip};
+
+use super::error::EngineError;
+use super::weights::Linear;
+
+/// PyTorch's `.contiguous().view(shape)`: the same numbers in row-major order, read with
+/// another shape.
+///
+/// # Errors
+/// [`EngineError::Reshape`] when the element counts differ.
+pub fn view<D: Dimension, E: IntoDimension>(
+    a: Array<f64, D>,
+    shape: E,
+) -> Result<Array<f64, E::Dim>, EngineError> {
+    let from = a.shape().to_vec();
+    let shape = shape.into_dimension();
+    let to = shape.slice().to_vec();
+    // `.contiguous()`: lay the numbers out in the order of the current axes first, as a
+    // transposed tensor must be before PyTorch lets you `view` it.
+    let contiguous = a.as_standard_layout().into_owned();
+    contiguous.into_shape_with_order(shape).map_err(|_| EngineError::Reshape { op: "view", from, to })
+}
+
+/// `x @ W + b`, applied to every token of every sentence.
+///
+/// # Shapes
+/// - x: `[B, T, d_in]`, layer.w: `[d_in, d_out]`, layer.b: `[d_out]`
+/// - returns: `[B, T, d_out]`
+pub fn linear(x: &Array3<f64>, layer: &Linear) -> Array3<f64> {
+    let (b, t, _d_in) = x.dim();
+    let mut y = Array3::zeros((b, t, layer.w.ncols()));
+    for (x_b, mut y_b) in x.outer_iter().zip(y.outer_iter_mut()) {
+        // y_b = x_b @ W + b, one sentence at a time: (T, d_in) @ (d_in, d_out)
+        general_mat_mul(1.0, &x_b, &layer.w, 0.0, &mut y_b);
+        y_b += &layer.b;
+    }
+    y
+}
+
+/// Splits `d_model` into `h` heads of `d_k` and moves the head axis before T:
+/// `x.view(B, T, h, d_k).transpose(1, 2)`.
+///
+/// # Shapes
+/// - x: `[B, T, d_model]`
+/// - returns: `[B, h, T, d_k]`, with `d_k = d_model / h`
+///
+/// # Errors
+/// [`EngineError::ZeroSize`] or [`EngineError::HeadsDoNotDivide`].
+pub fn split_heads(x: Array3<f64>, n_heads: usize) -> Result<Array4<f64>, EngineError> {
+    let (b, t, d_model) = x.dim();
+    if n_heads == 0 {
+        return Err(EngineError::ZeroSize { what: "n_heads" });
+    }
+    if d_model % n_heads != 0 {
+        return Err(EngineError::HeadsDoNotDivide { d_model, n_heads });
+    }
+    let d_k = d_model / n_heads;
+    let viewed = view(x, (b, t, n_heads, d_k))?; // (b, t, h, d_k)
+    let transposed = viewed.permuted_axes([0, 2, 1, 3]); // (b, h, t, d_k)
+    Ok(transposed.as_standard_layout().into_owned())
+}
+
+/// Undoes [`split_heads`]: `context.transpose(1, 2).contiguous().view(B, T, d_model)`.
+/// Row `t` of the result is head 0's `d_k` numbers for token `t`, then head 1's, …: the
+/// heads laid side by side.
+///
+/// # Shapes
+/// - context: `[B, h, T, d_k]`
+/// - returns: `[B, T, h·d_k]`
+///
+/// # Errors
+/// None in practice; [`EngineError::Reshape`] is kept for the type.
+pub fn merge_heads(context: Array4<f64>) -> Result<Array3<f64>, EngineError> {
+    let (b, h, t, d_k) = context.dim();
+    let transposed = context.permuted_axes([0, 2, 1, 3]); // (b, t, h, d_k), not contiguous
+    view(transposed, (b, t, h * d_k)) // (b, t, d_model)
+}
+
+/// `a @ b` (or `a @ bᵀ`) for every sentence and head.
+///
+/// # Shapes
+/// - a: `[B, h, M, K]`, b: `[B, h, K, N]` (or `[B, h, N, K]` with `transpose_b`)
+/// - returns: `[B, h, M, N]`
+fn matmul_per_head(a: &Array4<f64>, b: &Array4<f64>, transpose_b: bool) -> Array4<f64> {
+    let (n_b, n_h, m, _) = a.dim();
+    let n = if transpose_b { b.dim().2 } else { b.dim().3 };
+    let mut out = Array4::zeros((n_b, n_h, m, n));
+    for bi in 0..n_b {
+        for hi in 0..n_h {
+            let a_bh = a.slice(s![bi, hi, .., ..]);
+            let b_bh = b.slice(s![bi, hi, .., ..]);
+            let b_bh = if transpose_b { b_bh.reversed_axes() } else { b_bh };
+            let mut out_bh = out.slice_mut(s![bi, hi, .., ..]);
+            general_mat_mul(1.0, &a_bh, &b_bh, 0.0, &mut out_bh);
+        }
+    }
+    out
+}
+
+/// The attention scores `Q Kᵀ`: how well each query matches each key.
+///
+/// # Shapes
+/// - q_heads: `[B, h, T_q, d_k]`, k_heads: `[B, h, T_k, d_k]`
+/// - returns: `[B, h, T_q, T_k]`
+pub fn attn_scores(q_heads: &Array4<f64>, k_heads: &Array4<f64>) -> Array4<f64> {
+    matmul_per_head(q_heads, k_heads, true)
+}
+
+/// Divides the scores by `√d_k`, so their spread does not grow with `d_k`.
+pub fn scale(scores: &Array4<f64>, d_k: usize) -> Array4<f64> {
+    scores / (d_k as f64).sqrt()
+}
+
+/// `masked_fill`: every blocked score is *replaced* by `fill`; the same `(B, T, T)` mask
+/// is used for every head (`mask.unsqueeze(1)` broadcast over h).
+///
+/// # Shapes
+/// - scaled: `[B, h, T_q, T_k]`, mask: `[B, T_q, T_k]` (`true` = blocked)
+/// - returns: `[B, h, T_q, T_k]`
+pub fn apply_mask(scaled: &Array4<f64>, mask: &Array3<bool>, fill: f64) -> Array4<f64> {
+    let mut masked = scaled.clone();
+    for (mut per_sentence, mask_b) in masked.outer_iter_mut().zip(mask.outer_iter()) {
+        for mut head in per_sentence.outer_iter_mut() {
+            Zip::from(&mut head).and(&mask_b).for_each(|score, &blocked| {
+                if blocked {
+                    *score = fill;
+                }
+            });
+        }
+    }
+    masked
+}
+
+/// Softmax over the last axis (the keys), after subtracting each row's maximum so that
+/// large scores cannot overflow `exp`.
+///
+/// A row whose every entry is `-inf` has maximum `-inf`, and `-inf - (-inf)` is NaN, so
+/// the whole row is NaN, exactly as in PyTorch. A row of `-1e9`s becomes uniform.
+///
+/// # Shapes
+/// - masked: `[B, h, T_q, T_k]`
+/// - returns: `[B, h, T_q, T_k]`, each row summing to 1 (or all NaN)
+pub fn softmax_rows(masked: &Array4<f64>) -> Array4<f64> {
+    let mut weights = masked.clone();
+    for mut row in weights.lanes_mut(Axis(3)) {
+        let max = row.fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+        row.mapv_inplace(|x| (x - max).exp());
+        let sum = row.sum();
+        row.mapv_inplace(|e| e / sum);
+    }
+    weights
+}
+
+/// The weighted sum of the values: `weights @ V`.
+///
+/// # Shapes
+/// - weights: `[B, h, T_q, T_k]`, v_heads: `[B, h, T_k, d_k]`
+/// - returns: `[B, h, T_q, d_k]`
+pub fn attend(weights: &Array4<f64>, v_heads: &Array4<f64>) -> Array4<f64> {
+    matmul_per_head(weights, v_heads, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn softmax_of_logs_is_the_normalised_numbers() {
+        // softmax(ln[3,1,4]) = [3/8, 1/8, 4/8]
+        let x = Array4::from_shape_vec((1, 1, 1, 3), vec![3f64.ln(), 1f64.ln(), 4f64.ln()]).unwrap();
+        let w = softmax_rows(&x);
+        for (got, want) in w.iter().zip([3.0 / 8.0, 1.0 / 8.0, 4.0 / 8.0]) {
+            assert!((got - want).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn softmax_survives_huge_scores_and_teaches_the_nan_row() {
+        let x = Array4::from_shape_vec(
+            (1, 1, 3, 2),
+            vec![1e4, 0.0, f64::NEG_INFINITY, f64::NEG_INFINITY, -1e9, -1e9],
+        )
+        .unwrap();
+        let w = softmax_rows(&x);
+        assert_eq!((w[(0, 0, 0, 0)], w[(0, 0, 0, 1)]), (1.0, 0.0)); // exp(-1e4) underflows to 0
+        assert!(w[(0, 0, 1, 0)].is_nan() && w[(0, 0, 1, 1)].is_nan()); // 0/0
+        assert_eq!((w[(0, 0, 2, 0)], w[(0, 0, 2, 1)]), (0.5, 0.5)); // uniform
+    }
+
+    #[test]
+    fn split_then_merge_is_the_identity_and_heads_are_column_slices() {
+        // x[b, t, c] = 100·b + 10·t + c, B=2, T=3, d_model=6, h=3 (d_k=2)
+        let x = Array3::from_shape_fn((2, 3, 6), |(b, t, c)| (100 * b + 10 * t + c) as f64);
+        let heads = split_heads(x.clone(), 3).unwrap();
+        assert_eq!(heads.dim(), (2, 3, 3, 2));
+        // head 1 of sentence 1, token 2 = columns 2..4 of x[1, 2]
+        assert_eq!(heads.slice(s![1, 1, 2, ..]).to_vec(), vec![122.0, 123.0]);
+        assert_eq!(merge_heads(heads).unwrap(), x);
+    }
+
+    #[test]
+    fn split_heads_errors() {
+        let x = Array3::<f64>::zeros((1, 2, 6));
+        assert_eq!(split_heads(x.clone(), 4), Err(EngineError::HeadsDoNotDivide { d_model: 6, n_heads: 4 }));
+        assert_eq!(split_heads(x.clone(), 0), Err(EngineError::ZeroSize { what: "n_heads" }));
+        assert_eq!(
+            view(x, (5, 2)).unwrap_err(),
+            EngineError::Reshape { op: "view", from: vec![1, 2, 6], to: vec![5, 2] }
+        );
+    }
+
+    #[test]
+    fn linear_is_x_at_w_plus_b() {
+        // [1, 2] @ [[1, 2], [3, 4]] + [10, 20] = [1+6+10, 2+8+20] = [17, 30]
+        let layer = Linear { w: array![[1.0, 2.0], [3.0, 4.0]], b: array![10.0, 20.0] };
+        let x = Array3::from_shape_vec((1, 1, 2), vec![1.0, 2.0]).unwrap();
+        assert_eq!(linear(&x, &layer).into_raw_vec_and_offset().0, vec![17.0, 30.0]);
+    }
+
+    #[test]
+    fn mask_replaces_instead_of_adding() {
+        let scaled = Array4::from_elem((1, 2, 1, 2), 5.0);
+        let mask = Array3::from_shape_vec((1, 1, 2), vec![false, true]).unwrap();
+        let masked = apply_mask(&scaled, &mask, -1e9);
+        assert_eq!(masked.into_raw_vec_and_offset().0, vec![5.0, -1e9, 5.0, -1e9]);
+    }
+}

@@ -1,0 +1,91 @@
+//! The boolean attention mask.
+//!
+//! **Convention: `true` = blocked.** A blocked query–key pair gets its score replaced by
+//! the fill (`masked_fill`). This is seed 001's and `nn.MultiheadAttention`'s convention;
+//! seed 000 and seed 003 use the opposite one (`masked_fill(mask == 0, …)`: 0 = blocked),
+//! and `F.scaled_dot_product_attention`'s boolean `attn_mask` uses `True` = may attend.
+//! The page shows all three side by side.
+
+use ndarray::Array3;
+
+use super::scenario::{MaskConfig, Padding};
+
+/// Builds the `(B, T, T)` mask for sentences of the given real lengths padded to `t`.
+/// It is the same for every head: PyTorch broadcasts it with `mask.unsqueeze(1)` to
+/// `(B, 1, T, T)`.
+///
+/// # Shapes
+/// - returns: `[B, T, T]`, `[b, i, j]` = query `i` may not attend to key `j`
+pub fn build(lengths: &[usize], t: usize, config: &MaskConfig) -> Array3<bool> {
+    Array3::from_shape_fn((lengths.len(), t, t), |(b, i, j)| {
+        let len = lengths[b];
+        let future = config.causal && j > i;
+        let pad_key = config.padding != Padding::None && j >= len;
+        let pad_query = config.padding == Padding::KeysAndQueries && i >= len;
+        future || pad_key || pad_query
+    })
+}
+
+/// The `[b, i]` rows in which every key is blocked. Under `-inf` their softmax is
+/// 0/0 = NaN; under `-1e9` it is uniform.
+pub fn fully_masked_rows(mask: &Array3<bool>) -> Vec<[usize; 2]> {
+    let (b, t, _) = mask.dim();
+    let mut rows = Vec::new();
+    for bi in 0..b {
+        for i in 0..t {
+            if (0..t).all(|j| mask[(bi, i, j)]) {
+                rows.push([bi, i]);
+            }
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::scenario::Fill;
+
+    fn cfg(causal: bool, padding: Padding) -> MaskConfig {
+        MaskConfig { causal, padding, fill: Fill::NegInf }
+    }
+
+    /// Seed 000's `subsequent_mask(5)`, written out: `True` where attending is allowed
+    /// (it returns `triu(ones, 1) == 0`). Ours is its negation.
+    #[test]
+    fn causal_is_seed_000_subsequent_mask() {
+        let subsequent_mask_5 = [
+            [true, false, false, false, false],
+            [true, true, false, false, false],
+            [true, true, true, false, false],
+            [true, true, true, true, false],
+            [true, true, true, true, true],
+        ];
+        let m = build(&[5], 5, &cfg(true, Padding::None));
+        for i in 0..5 {
+            for j in 0..5 {
+                assert_eq!(m[(0, i, j)], !subsequent_mask_5[i][j], "({i},{j})");
+            }
+        }
+        assert!(fully_masked_rows(&m).is_empty());
+    }
+
+    /// Seed 002's table for "this is a sample sequence <pad> <pad>" with causal + padding:
+    /// the two pad rows are blocked entirely.
+    #[test]
+    fn seed_002_causal_and_padding_table() {
+        let m = build(&[5], 7, &cfg(true, Padding::KeysAndQueries));
+        let blocked_per_row: Vec<usize> = (0..7).map(|i| (0..7).filter(|&j| m[(0, i, j)]).count()).collect();
+        // row "this" sees 1 key, "is" 2, … "sequence" 5; the pad rows see none
+        assert_eq!(blocked_per_row, vec![6, 5, 4, 3, 2, 7, 7]);
+        assert_eq!(fully_masked_rows(&m), vec![[0, 5], [0, 6]]);
+    }
+
+    #[test]
+    fn keys_padding_blocks_pad_columns_only() {
+        let m = build(&[2, 3], 3, &cfg(false, Padding::Keys));
+        assert!((0..3).all(|i| m[(0, i, 2)] && !m[(0, i, 1)]));
+        assert!(m.slice(ndarray::s![1, .., ..]).iter().all(|&x| !x));
+        assert!(build(&[2, 3], 3, &cfg(false, Padding::None)).iter().all(|&x| !x));
+    }
+}

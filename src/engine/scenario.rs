@@ -1,0 +1,184 @@
+//! The scenario: everything the engine needs, as one serde type.
+//!
+//! This is the contract shared by the page (import/export, URL state), the command line
+//! (`examples/trace.rs`) and the tests. A scenario file looks like this:
+//!
+//! ```json
+//! { "sentences": ["I bought a baseball bat", "the bat flew"],
+//!   "d_model": 3, "n_heads": 1,
+//!   "embeddings": {"baseball": [2,0,0], "bat": [1,1,0]},
+//!   "projections": "identity",
+//!   "seed": 7,
+//!   "mask": {"causal": false, "padding": "keys", "fill": "neg_inf"} }
+//! ```
+//!
+//! Optional fields default to: toy embeddings, `"seeded"` projections with seed 0, no
+//! mask and the `neg_inf` fill. Unknown fields are rejected, so a typo such as
+//! `"embedding"` is an error rather than silently ignored.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::EngineError;
+
+/// One attention computation to run: the input text, the sizes, the parameters and the
+/// mask settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// One sentence per batch row. B = `sentences.len()`.
+    pub sentences: Vec<String>,
+    /// Width of every token vector.
+    pub d_model: usize,
+    /// Number of heads, `h`. Must divide `d_model`.
+    pub n_heads: usize,
+    /// Per-word vectors that override the toy embeddings. Keys are matched without case;
+    /// `"<pad>"` sets the padding token's vector (zero by default).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub embeddings: BTreeMap<String, Vec<f64>>,
+    /// Where W_Q, W_K, W_V, W_O and their biases come from.
+    #[serde(default)]
+    pub projections: Projections,
+    /// Seed for `"seeded"` projections.
+    #[serde(default)]
+    pub seed: u64,
+    /// Which query–key pairs are blocked, and what a blocked score becomes.
+    #[serde(default)]
+    pub mask: MaskConfig,
+}
+
+impl Scenario {
+    /// Reads a scenario from JSON text.
+    ///
+    /// # Errors
+    /// [`EngineError::Json`] with serde's message (line, column and what was expected).
+    pub fn from_json(text: &str) -> Result<Self, EngineError> {
+        Ok(serde_json::from_str(text)?)
+    }
+
+    /// Writes the scenario as pretty JSON, the same format [`Scenario::from_json`] reads.
+    pub fn to_json(&self) -> String {
+        // A Scenario holds only strings, integers, finite floats and maps with string
+        // keys, all of which serde_json can write; fall back to an empty object rather
+        // than panic if that ever changes.
+        serde_json::to_string_pretty(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}
+
+/// Where the projection weights come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Projections {
+    /// `"identity"` or `"seeded"`.
+    Named(ProjectionKind),
+    /// Every matrix and bias given explicitly.
+    Explicit(Box<ExplicitWeights>),
+}
+
+impl Default for Projections {
+    fn default() -> Self {
+        Self::Named(ProjectionKind::Seeded)
+    }
+}
+
+/// The projections that need no numbers from the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectionKind {
+    /// W = I and b = 0 for all four projections, so head i sees columns
+    /// `i·d_k .. (i+1)·d_k` of the embedding unchanged.
+    Identity,
+    /// Xavier-uniform weights and zero biases from a ChaCha8 RNG seeded with
+    /// [`Scenario::seed`].
+    Seeded,
+}
+
+/// Explicit weights, in the paper's convention `y = x @ W + b`.
+///
+/// Each `w_*` is `(d_model_in, d_model_out)` as row-major nested arrays: `w_q[i][j]` maps
+/// input dimension `i` to output dimension `j`. PyTorch's `nn.Linear.weight` is the
+/// transpose of this (`(out_features, in_features)`), so export it with
+/// `layer.weight.T.tolist()`. Biases may be omitted and then are zero.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitWeights {
+    /// Query projection, `(d_model, d_model)`.
+    pub w_q: Vec<Vec<f64>>,
+    /// Query bias, `(d_model)`.
+    #[serde(default)]
+    pub b_q: Vec<f64>,
+    /// Key projection, `(d_model, d_model)`.
+    pub w_k: Vec<Vec<f64>>,
+    /// Key bias, `(d_model)`.
+    #[serde(default)]
+    pub b_k: Vec<f64>,
+    /// Value projection, `(d_model, d_model)`.
+    pub w_v: Vec<Vec<f64>>,
+    /// Value bias, `(d_model)`.
+    #[serde(default)]
+    pub b_v: Vec<f64>,
+    /// Output projection applied after concat, `(d_model, d_model)`.
+    pub w_o: Vec<Vec<f64>>,
+    /// Output bias, `(d_model)`.
+    #[serde(default)]
+    pub b_o: Vec<f64>,
+}
+
+/// The mask settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaskConfig {
+    /// Query i may not attend to key j > i (seed 000's `subsequent_mask`).
+    #[serde(default)]
+    pub causal: bool,
+    /// How `<pad>` tokens are blocked.
+    #[serde(default)]
+    pub padding: Padding,
+    /// What a blocked score is replaced with.
+    #[serde(default)]
+    pub fill: Fill,
+}
+
+/// How `<pad>` tokens are blocked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Padding {
+    /// Pad tokens are attended to like any other token.
+    #[default]
+    None,
+    /// No query attends to a `<pad>` key (seed 001; PyTorch's `key_padding_mask`).
+    Keys,
+    /// As `Keys`, and a `<pad>` query attends to nothing (seed 002's table): its whole
+    /// row is blocked.
+    KeysAndQueries,
+}
+
+/// What `masked_fill` writes into a blocked score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fill {
+    /// `float('-inf')`: exactly zero weight, but a fully blocked row becomes 0/0 = NaN.
+    #[default]
+    NegInf,
+    /// `-1e9`: almost zero weight, and a fully blocked row becomes uniform.
+    LargeNegative,
+}
+
+impl Fill {
+    /// The number written into blocked scores.
+    pub fn value(self) -> f64 {
+        match self {
+            Self::NegInf => f64::NEG_INFINITY,
+            Self::LargeNegative => -1e9,
+        }
+    }
+
+    /// How PyTorch code writes the fill.
+    pub fn pytorch(self) -> &'static str {
+        match self {
+            Self::NegInf => "float('-inf')",
+            Self::LargeNegative => "-1e9",
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The four projections W_Q, W_K, W_V, W_O and their biases.
+//!
+//! Convention (the paper's): `y = x @ W + b`, with `W` of shape `(d_model_in,
+//! d_model_out)`. PyTorch's `nn.Linear.weight` is stored transposed, `(out, in)`.
+
+use ndarray::{Array1, Array2};
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+
+use super::embedding::unit;
+use super::error::{check_number, EngineError};
+use super::scenario::{ExplicitWeights, ProjectionKind, Projections};
+
+/// One linear layer, `y = x @ w + b`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linear {
+    /// `[d_model_in, d_model_out]`
+    pub w: Array2<f64>,
+    /// `[d_model_out]`
+    pub b: Array1<f64>,
+}
+
+impl Linear {
+    fn identity(d: usize) -> Self {
+        Self { w: Array2::eye(d), b: Array1::zeros(d) }
+    }
+}
+
+/// The parameters of one multi-head attention layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weights {
+    /// Query projection.
+    pub q: Linear,
+    /// Key projection.
+    pub k: Linear,
+    /// Value projection.
+    pub v: Linear,
+    /// Output projection after concat.
+    pub o: Linear,
+}
+
+/// The number of parameters of a multi-head attention layer: four `d_model × d_model`
+/// matrices and four biases, `4·d_model² + 4·d_model`. It does not depend on `h`.
+pub fn parameter_count(d_model: usize) -> usize {
+    4 * d_model * d_model + 4 * d_model
+}
+
+/// Xavier (Glorot) uniform: `U(-a, a)` with `a = sqrt(6 / (fan_in + fan_out))`.
+fn xavier_uniform(rng: &mut ChaCha8Rng, d: usize) -> Array2<f64> {
+    let a = (6.0 / (2 * d) as f64).sqrt();
+    Array2::from_shape_simple_fn((d, d), || a * (2.0 * unit(rng) - 1.0))
+}
+
+/// Builds the weights a scenario asks for.
+///
+/// `"seeded"` draws W_Q, W_K, W_V, W_O in that order, each row-major, from one ChaCha8
+/// stream seeded with `seed`; the biases are zero.
+///
+/// # Errors
+/// [`EngineError::WeightShape`] or [`EngineError::BadNumber`] for explicit weights.
+pub fn build(projections: &Projections, d_model: usize, seed: u64) -> Result<Weights, EngineError> {
+    match projections {
+        Projections::Named(ProjectionKind::Identity) => Ok(Weights {
+            q: Linear::identity(d_model),
+            k: Linear::identity(d_model),
+            v: Linear::identity(d_model),
+            o: Linear::identity(d_model),
+        }),
+        Projections::Named(ProjectionKind::Seeded) => {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut layer = || Linear { w: xavier_uniform(&mut rng, d_model), b: Array1::zeros(d_model) };
+            Ok(Weights { q: layer(), k: layer(), v: layer(), o: layer() })
+        }
+        Projections::Explicit(e) => explicit(e, d_model),
+    }
+}
+
+fn explicit(e: &ExplicitWeights, d: usize) -> Result<Weights, EngineError> {
+    Ok(Weights {
+        q: linear("w_q", &e.w_q, "b_q", &e.b_q, d)?,
+        k: linear("w_k", &e.w_k, "b_k", &e.b_k, d)?,
+        v: linear("w_v", &e.w_v, "b_v", &e.b_v, d)?,
+        o: linear("w_o", &e.w_o, "b_o", &e.b_o, d)?,
+    })
+}
+
+fn linear(
+    w_name: &'static str,
+    w: &[Vec<f64>],
+    b_name: &'static str,
+    b: &[f64],
+    d: usize,
+) -> Result<Linear, EngineError> {
+    let shape_error = |found: Vec<usize>| EngineError::WeightShape {
+        name: w_name,
+        expected: vec![d, d],
+        found,
+        d_model: d,
+    };
+    if w.len() != d {
+        return Err(shape_error(vec![w.len(), w.first().map_or(0, Vec::len)]));
+    }
+    if let Some(row) = w.iter().find(|row| row.len() != d) {
+        return Err(shape_error(vec![w.len(), row.len()]));
+    }
+    for (i, row) in w.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            check_number(v, || format!("{w_name}[{i}][{j}]"))?;
+        }
+    }
+    let bias = if b.is_empty() {
+        Array1::zeros(d)
+    } else if b.len() == d {
+        for (i, &v) in b.iter().enumerate() {
+            check_number(v, || format!("{b_name}[{i}]"))?;
+        }
+        Array1::from(b.to_vec())
+    } else {
+        return Err(EngineError::WeightShape {
+            name: b_name,
+            expected: vec![d],
+            found: vec![b.len()],
+            d_model: d,
+        });
+    };
+    let flat: Vec<f64> = w.iter().flatten().copied().collect();
+    let w = Array2::from_shape_vec((d, d), flat).map_err(|_| shape_error(vec![w.len()]))?;
+    Ok(Linear { w, b: bias })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_count_ignores_heads() {
+        // 4·512² + 4·512 = 1_050_624, the paper's layer
+        assert_eq!(parameter_count(512), 1_050_624);
+        assert_eq!(parameter_count(3), 48);
+    }
+
+    #[test]
+    fn seeded_is_deterministic_and_xavier_bounded() {
+        let p = Projections::Named(ProjectionKind::Seeded);
+        let a = build(&p, 8, 7).unwrap();
+        assert_eq!(a, build(&p, 8, 7).unwrap());
+        assert_ne!(a, build(&p, 8, 8).unwrap());
+        let bound = (6.0f64 / 16.0).sqrt();
+        for l in [&a.q, &a.k, &a.v, &a.o] {
+            assert!(l.w.iter().all(|v| v.abs() <= bound));
+            assert!(l.b.iter().all(|&v| v == 0.0));
+        }
+        assert_ne!(a.q, a.k);
+    }
+
+    fn eye(d: usize) -> Vec<Vec<f64>> {
+        (0..d).map(|i| (0..d).map(|j| f64::from(u8::from(i == j))).collect()).collect()
+    }
+
+    #[test]
+    fn explicit_shape_errors() {
+        let good = ExplicitWeights {
+            w_q: eye(2),
+            b_q: vec![],
+            w_k: eye(2),
+            b_k: vec![],
+            w_v: eye(2),
+            b_v: vec![],
+            w_o: eye(2),
+            b_o: vec![1.0, 2.0],
+        };
+        let w = build(&Projections::Explicit(Box::new(good.clone())), 2, 0).unwrap();
+        assert_eq!(w.o.b.to_vec(), vec![1.0, 2.0]);
+
+        let mut ragged = good.clone();
+        ragged.w_k[1].push(3.0);
+        let err = build(&Projections::Explicit(Box::new(ragged)), 2, 0).unwrap_err();
+        assert_eq!(
+            err,
+            EngineError::WeightShape { name: "w_k", expected: vec![2, 2], found: vec![2, 3], d_model: 2 }
+        );
+
+        let mut bias = good.clone();
+        bias.b_v = vec![1.0];
+        let err = build(&Projections::Explicit(Box::new(bias)), 2, 0).unwrap_err();
+        assert!(matches!(err, EngineError::WeightShape { name: "b_v", .. }));
+
+        let mut inf = good;
+        inf.w_o[0][1] = f64::INFINITY;
+        let err = build(&Projections::Explicit(Box::new(inf)), 2, 0).unwrap_err();
+        assert!(matches!(err, EngineError::BadNumber { ref what, .. } if what == "w_o[0][1]"));
+    }
+}

@@ -1,0 +1,10 @@
+//! Attention Lens: multi-head scaled dot-product attention, computed exactly in Rust and
+//! shown step by step in the browser.
+//!
+//! - [`engine`]: pure Rust, scenario in, trace out. No web dependency.
+//! - `draw`: plotters drawing, generic over any `DrawingBackend`.
+//! - `ui`: Leptos components that render a trace and compute nothing.
+//!
+//! See ARCHITECTURE.md for the map and the invariants.
+
+pub mod engine;
