@@ -105,7 +105,7 @@ function withTimeout(promise, ms, what) {
 }
 
 async function runTest(browser, baseUrl, test) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const errors = [];
   try {
     const page = await context.newPage();

@@ -7,4 +7,6 @@
 //!
 //! See ARCHITECTURE.md for the map and the invariants.
 
+pub mod draw;
 pub mod engine;
+pub mod ui;

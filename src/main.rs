@@ -1,1 +1,13 @@
-fn main() {}
+//! Mounts the app. Nothing else happens here.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    attention_lens::ui::install_panic_guard();
+    leptos::mount::mount_to_body(attention_lens::ui::App);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("Attention Lens runs in the browser: `make serve` (or `trunk serve`).");
+    eprintln!("For the engine on the command line: cargo run --release --example trace -- scenario.json");
+}

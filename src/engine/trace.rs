@@ -90,6 +90,12 @@ impl Step {
         };
         m.into_dimensionality().ok()
     }
+
+    /// The sum of row `i` of [`Step::matrix`]: 1 for every unmasked row of `weights`.
+    pub fn row_sum(&self, b: usize, head: usize, i: usize) -> Option<f64> {
+        let m = self.matrix(b, head)?;
+        (i < m.nrows()).then(|| m.row(i).sum())
+    }
 }
 
 /// What was blocked, in the engine's convention: `true` = blocked.

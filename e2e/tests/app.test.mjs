@@ -1,0 +1,69 @@
+// The app loads, draws, and redraws when you type (issue 3's harness checks).
+import { canvasHash, tableValues } from '../lib/canvas.mjs';
+
+const heatmap = (step, head = 0, batch = 0) =>
+  `canvas[data-testid="heatmap"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
+
+export const tests = [
+  {
+    name: 'page loads with no console error and no failed request, and draws a heatmap',
+    run: async (t) => {
+      const page = await t.gotoApp();
+      await page.waitForSelector(heatmap('weights'));
+      const hash = await canvasHash(page, heatmap('weights'));
+      t.assert.notEqual(hash, 'empty');
+      // a drawn canvas is not one flat colour: its hash differs from a blank canvas of its size
+      const blank = await page.$eval(heatmap('weights'), (c) => {
+        const b = document.createElement('canvas');
+        b.width = c.width; b.height = c.height;
+        return b.toDataURL() === c.toDataURL();
+      });
+      t.assert.equal(blank, false, 'the heatmap canvas is blank');
+      await t.screenshot('default-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'typing a sentence changes the tokens and the heatmap pixels',
+    run: async (t) => {
+      const page = await t.gotoApp();
+      await page.waitForSelector(heatmap('weights'));
+      const before = await canvasHash(page, heatmap('weights'));
+      const tokensBefore = await page.textContent('[data-testid="tokens"][data-batch="0"]');
+      await page.fill('[data-testid="sentences"]', 'The cat sat on the mat');
+      await page.waitForFunction(
+        (prev) => document.querySelector('[data-testid="tokens"][data-batch="0"]')?.textContent !== prev,
+        tokensBefore,
+      );
+      const tokens = await page.$$eval('[data-testid="tokens"][data-batch="0"] li', (els) => els.map((e) => e.textContent));
+      t.assert.deepEqual(tokens, ['The', 'cat', 'sat', 'on', 'the', 'mat']);
+      const after = await canvasHash(page, heatmap('weights'));
+      t.assert.notEqual(after, before, 'canvas pixels did not change');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'the weights table agrees with seed 003 (baseball bat, identity, d_model 3)',
+    run: async (t) => {
+      const page = await t.gotoApp('s=baseball%20bat&d=3&h=1&p=identity&pad=none');
+      await page.waitForSelector('table[data-testid="matrix-table"][data-step="weights"]', { state: 'attached' });
+      const w = await tableValues(page, 'table[data-testid="matrix-table"][data-step="weights"][data-head="0"]');
+      const num = w.map((r) => r.map(Number));
+      const want = [[0.7604, 0.2396], [0.5, 0.5]];
+      for (let i = 0; i < 2; i++) for (let j = 0; j < 2; j++) {
+        t.assert.ok(Math.abs(num[i][j] - want[i][j]) < 5e-5, `weights[${i}][${j}] = ${num[i][j]}`);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'the app works under a sub-path (static hosting at /attention-lens/)',
+    run: async (t) => {
+      const page = t.page;
+      await page.goto(t.url('/attention-lens/'));
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached', timeout: 20000 });
+      await page.waitForSelector(heatmap('weights'));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, in order, stopping at the first failure:
+#   1. cargo fmt --check   2. cargo clippy   3. cargo test (native)
+#   4. trunk build --release --offline   5. browser tests against dist/ in Chromium
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+source scripts/env.sh
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "1/5 cargo fmt --check"
+cargo fmt --check
+
+step "2/5 cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -- -D warnings
+
+step "3/5 cargo test"
+cargo test
+
+step "4/5 trunk build --release --offline"
+cargo fetch --quiet
+trunk build --release --offline
+
+step "5/5 browser tests (headless Chromium)"
+node e2e/run.mjs --dist dist

@@ -1,0 +1,11 @@
+//! Drawing with plotters, generic over any `DrawingBackend`: the page draws on a canvas
+//! (plotters-canvas), the native tests draw the same pictures to SVG.
+//!
+//! Nothing here computes attention: a heatmap is given a matrix from the trace and only
+//! decides colours and positions.
+
+pub mod heatmap;
+pub mod scale;
+
+pub use heatmap::{draw_heatmap, Heatmap, Layout, Theme};
+pub use scale::{Scale, ScaleKind};

@@ -1,0 +1,452 @@
+//! The top component: the inputs are signals here, one memo runs the engine, and the
+//! children read slices of the trace. Nothing here computes attention.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::draw::Scale;
+use crate::engine::{self, EngineError, Fill, Padding, ProjectionKind, Projections, Scenario, Trace};
+
+use super::dom;
+use super::heatmap_card::{HeatmapCard, HeatmapSpec};
+use super::pipeline::{shape_text, Pipeline};
+use super::state::{self, Settings, ViewState, UI_MAX_D_MODEL};
+
+/// The engine's answer for the current inputs.
+#[derive(Debug, Clone, PartialEq)]
+struct Run {
+    scenario: Scenario,
+    notices: Vec<String>,
+    result: Result<Arc<Trace>, EngineError>,
+}
+
+/// An error message for one control, shown only when the engine's error is about it.
+#[component]
+fn FieldError(#[prop(into)] error: Signal<Option<EngineError>>, field: &'static str) -> impl IntoView {
+    move || {
+        error.get().filter(|e| e.field() == field).map(|e| {
+            view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> }
+        })
+    }
+}
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let (text0, settings0, view0, url_notices) = state::from_query(&dom::query_pairs());
+    let text = RwSignal::new(text0);
+    let settings = RwSignal::new(settings0);
+    let view_state = RwSignal::new(view0);
+    let import_error = RwSignal::new(None::<String>);
+    let step = RwSignal::new(view_state.get_untracked().step.clone());
+
+    // The one place the engine runs.
+    let run = Memo::new(move |_| {
+        dom::mark("al-engine-start");
+        let (scenario, notices) = state::scenario(&text.get(), &settings.get());
+        let result = engine::run(&scenario).map(Arc::new);
+        dom::mark("al-engine-end");
+        Run { scenario, notices, result }
+    });
+    // The last trace that ran without error stays on screen, marked stale, under an error.
+    let shown = Memo::new(move |prev: Option<&Option<Arc<Trace>>>| match &run.get().result {
+        Ok(t) => Some(t.clone()),
+        Err(_) => prev.cloned().flatten(),
+    });
+    let error = Signal::derive(move || run.with(|r| r.result.clone().err()));
+    let stale = move || error.get().is_some() && shown.get().is_some();
+
+    // Live state goes into the URL (replacing, not pushing, history entries).
+    Effect::new(move |_| {
+        let mut v = view_state.get();
+        v.step = step.get();
+        dom::replace_query(&state::to_query(&text.get(), &settings.get(), &v));
+    });
+
+    let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
+    let num = |ev: &leptos::ev::Event| event_target_value(ev).trim().parse::<usize>();
+
+    let on_seed = move |ev: leptos::ev::Event| {
+        if let Ok(v) = event_target_value(&ev).trim().parse::<u64>() {
+            set(&|s| s.seed = v);
+        }
+    };
+    let d_k_text = move || {
+        settings.with(|s| {
+            if s.n_heads > 0 && s.d_model % s.n_heads == 0 {
+                format!("d_k = d_model / h = {}", s.d_model / s.n_heads)
+            } else {
+                "d_k = d_model / h is not a whole number".to_string()
+            }
+        })
+    };
+
+    // --- export / import ---------------------------------------------------------
+    let export_trace = move |_| {
+        if let Some(t) = shown.get_untracked() {
+            dom::download_text("trace.json", "application/json", &format!("{}\n", t.to_json()));
+        }
+    };
+    let export_scenario = move |_| {
+        let s = run.with_untracked(|r| r.scenario.to_json());
+        dom::download_text("scenario.json", "application/json", &format!("{s}\n"));
+    };
+    let on_import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        let promise = file.text();
+        leptos::task::spawn_local(async move {
+            let text_value =
+                wasm_bindgen_futures::JsFuture::from(promise).await.ok().and_then(|v| v.as_string());
+            match text_value.map(|t| Scenario::from_json(&t)) {
+                Some(Ok(s)) => {
+                    let (t, st) = state::from_scenario(&s);
+                    import_error.set(None);
+                    settings.set(st);
+                    text.set(t);
+                }
+                Some(Err(e)) => import_error.set(Some(e.to_string())),
+                None => import_error.set(Some("the file could not be read as text".into())),
+            }
+        });
+    };
+
+    // --- the tensors of the selected step ------------------------------------------
+    let tensors = move || {
+        let trace = shown.get()?;
+        let name = step.get();
+        let s = trace.step(&name)?;
+        let ViewState { batch, shared_scale, .. } = view_state.get();
+        let batch = batch.min(trace.sizes.b - 1);
+        let heads = if s.has_heads() { trace.sizes.n_heads } else { 1 };
+        let name: &'static str = s.name;
+        let is_weights = name == "weights";
+        let per_head_values = |h: usize| {
+            s.matrix(batch, h).map(|m| m.iter().copied().collect::<Vec<f64>>()).unwrap_or_default()
+        };
+        let shared: Vec<f64> = (0..heads).flat_map(per_head_values).collect();
+        // the tensors column: beside the pipeline on wide screens, below it on narrow ones
+        let viewport = dom::viewport_width().min(1400.0);
+        let column = if viewport > 900.0 { viewport - 400.0 } else { viewport - 40.0 };
+        let max_width = if heads > 1 && column > 640.0 {
+            (column / 2.0 - 40.0).min(520.0)
+        } else {
+            (column - 30.0).min(760.0)
+        };
+        let cards = (0..heads)
+            .map(|h| {
+                let scale = if is_weights {
+                    Scale::weights()
+                } else if shared_scale {
+                    Scale::diverging(&shared)
+                } else {
+                    Scale::diverging(&per_head_values(h))
+                };
+                let spec = HeatmapSpec { step: name, batch, head: h, scale, max_width };
+                view! { <HeatmapCard trace=trace.clone() spec=spec /> }
+            })
+            .collect_view();
+        let notes = mask_notes(&trace, name, batch);
+        Some(view! {
+            <div class="al-tensor-head">
+                <h2>
+                    <code>{name}</code>
+                    " "
+                    <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
+                </h2>
+                <p class="al-step-op">{s.op.clone()}</p>
+                <code class="al-pytorch">{s.pytorch.clone()}</code>
+            </div>
+            {notes}
+            <div class="al-cards">{cards}</div>
+        })
+    };
+
+    let batch_tabs = move || {
+        let trace = shown.get()?;
+        if trace.sizes.b < 2 {
+            return None;
+        }
+        let current = view_state.with(|v| v.batch);
+        Some(
+            trace
+                .tokens
+                .iter()
+                .enumerate()
+                .map(|(b, toks)| {
+                    let real: Vec<&str> = toks.iter().take(trace.lengths[b]).map(String::as_str).collect();
+                    let label = real.join(" ");
+                    view! {
+                        <button
+                            type="button"
+                            class="al-tab"
+                            class:al-selected=current == b
+                            aria-pressed=(current == b).to_string()
+                            data-testid="batch-tab"
+                            on:click=move |_| view_state.update(|v| v.batch = b)
+                        >
+                            {format!("{}. ", b + 1)}
+                            {label}
+                        </button>
+                    }
+                })
+                .collect_view(),
+        )
+    };
+
+    let tokens_view = move || {
+        let trace = shown.get()?;
+        Some(
+            trace
+                .tokens
+                .iter()
+                .enumerate()
+                .map(|(b, row)| {
+                    let chips = row
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            let pad = i >= trace.lengths[b];
+                            view! { <li class="al-token" class:al-pad=pad>{t.clone()}</li> }
+                        })
+                        .collect_view();
+                    view! { <ol class="al-tokens" data-testid="tokens" data-batch=b>{chips}</ol> }
+                })
+                .collect_view(),
+        )
+    };
+
+    let sizes_view = move || {
+        shown.get().map(|t| {
+            let z = t.sizes;
+            format!(
+                "B = {}, T = {}, d_model = {}, h = {}, d_k = {} · parameters 4·d_model² + 4·d_model = {}",
+                z.b,
+                z.t,
+                z.d_model,
+                z.n_heads,
+                z.d_k,
+                engine::weights::parameter_count(z.d_model)
+            )
+        })
+    };
+
+    view! {
+        <div class="al-app" class:al-stale=stale>
+            <header class="al-header">
+                <h1>"Attention Lens"</h1>
+                <p class="al-tagline">
+                    "Multi-head scaled dot-product attention, "
+                    <code>"softmax(QKᵀ/√d_k + mask)V"</code>
+                    ", computed exactly in your browser, step by step."
+                </p>
+            </header>
+
+            <section class="al-controls" aria-label="Input and settings">
+                <label class="al-field al-sentences">
+                    <span>"Sentences (one per line; several lines make a batch, padded to the longest)"</span>
+                    <textarea
+                        data-testid="sentences"
+                        rows="3"
+                        spellcheck="false"
+                        prop:value=move || text.get()
+                        on:input=move |ev| text.set(event_target_value(&ev))
+                    ></textarea>
+                    <FieldError error=error field="sentences" />
+                </label>
+                <div class="al-row">
+                    <label class="al-field">
+                        <span>"d_model"</span>
+                        <input
+                            data-testid="d-model"
+                            type="number"
+                            min="1"
+                            max=UI_MAX_D_MODEL
+                            prop:value=move || settings.with(|s| s.d_model.to_string())
+                            on:input=move |ev| if let Ok(v) = num(&ev) { set(&|s| s.d_model = v.min(UI_MAX_D_MODEL)) }
+                        />
+                        <FieldError error=error field="d_model" />
+                    </label>
+                    <label class="al-field">
+                        <span>"h (heads)"</span>
+                        <input
+                            data-testid="n-heads"
+                            type="number"
+                            min="1"
+                            max="64"
+                            prop:value=move || settings.with(|s| s.n_heads.to_string())
+                            on:input=move |ev| if let Ok(v) = num(&ev) { set(&|s| s.n_heads = v.min(64)) }
+                        />
+                        <span class="al-hint" data-testid="d-k">{d_k_text}</span>
+                        <FieldError error=error field="n_heads" />
+                    </label>
+                    <label class="al-field">
+                        <span>"Projections W_Q, W_K, W_V, W_O"</span>
+                        <select
+                            data-testid="projections"
+                            prop:value=move || settings.with(|s| match s.projections {
+                                Projections::Named(ProjectionKind::Identity) => "identity",
+                                Projections::Named(ProjectionKind::Seeded) => "seeded",
+                                Projections::Explicit(_) => "explicit",
+                            })
+                            on:change=move |ev| {
+                                let v = event_target_value(&ev);
+                                set(&|s| s.projections = Projections::Named(if v == "identity" { ProjectionKind::Identity } else { ProjectionKind::Seeded }));
+                            }
+                        >
+                            <option value="identity">"identity (W = I)"</option>
+                            <option value="seeded">"seeded (Xavier uniform)"</option>
+                            <option value="explicit" disabled=true>"imported"</option>
+                        </select>
+                        <FieldError error=error field="projections" />
+                    </label>
+                    <label class="al-field">
+                        <span>"seed"</span>
+                        <input
+                            data-testid="seed"
+                            type="number"
+                            min="0"
+                            prop:value=move || settings.with(|s| s.seed.to_string())
+                            prop:disabled=move || settings.with(|s| s.projections != Projections::Named(ProjectionKind::Seeded))
+                            on:input=on_seed
+                        />
+                    </label>
+                </div>
+                <fieldset class="al-row al-mask">
+                    <legend>"Mask (engine convention: " <code>"true = blocked"</code> ")"</legend>
+                    <label class="al-check">
+                        <input
+                            data-testid="mask-causal"
+                            type="checkbox"
+                            prop:checked=move || settings.with(|s| s.mask.causal)
+                            on:change=move |ev| { let c = event_target_checked(&ev); set(&|s| s.mask.causal = c) }
+                        />
+                        "causal (query i never sees key j > i)"
+                    </label>
+                    <label class="al-field">
+                        <span>"padding"</span>
+                        <select
+                            data-testid="mask-padding"
+                            prop:value=move || settings.with(|s| match s.mask.padding {
+                                Padding::None => "none",
+                                Padding::Keys => "keys",
+                                Padding::KeysAndQueries => "keys_and_queries",
+                            })
+                            on:change=move |ev| {
+                                let p = match event_target_value(&ev).as_str() {
+                                    "keys" => Padding::Keys,
+                                    "keys_and_queries" => Padding::KeysAndQueries,
+                                    _ => Padding::None,
+                                };
+                                set(&|s| s.mask.padding = p);
+                            }
+                        >
+                            <option value="none">"none"</option>
+                            <option value="keys">"keys (no query attends to <pad>)"</option>
+                            <option value="keys_and_queries">"keys and queries (<pad> rows blocked too)"</option>
+                        </select>
+                    </label>
+                    <label class="al-field">
+                        <span>"fill"</span>
+                        <select
+                            data-testid="mask-fill"
+                            prop:value=move || settings.with(|s| match s.mask.fill { Fill::NegInf => "neg_inf", Fill::LargeNegative => "large_negative" })
+                            on:change=move |ev| {
+                                let f = if event_target_value(&ev) == "large_negative" { Fill::LargeNegative } else { Fill::NegInf };
+                                set(&|s| s.mask.fill = f);
+                            }
+                        >
+                            <option value="neg_inf">"-inf  (float('-inf'))"</option>
+                            <option value="large_negative">"-1e9"</option>
+                        </select>
+                    </label>
+                </fieldset>
+                <div class="al-row al-io">
+                    <button type="button" on:click=export_trace data-testid="export-trace">"Export trace JSON"</button>
+                    <button type="button" on:click=export_scenario data-testid="export-scenario">"Export scenario JSON"</button>
+                    <label class="al-file">
+                        "Import scenario JSON "
+                        <input type="file" accept=".json,application/json" data-testid="import-scenario" on:change=on_import />
+                    </label>
+                    <label class="al-check">
+                        <input
+                            type="checkbox"
+                            data-testid="shared-scale"
+                            prop:checked=move || view_state.with(|v| v.shared_scale)
+                            on:change=move |ev| { let c = event_target_checked(&ev); view_state.update(|v| v.shared_scale = c) }
+                        />
+                        "one colour scale for all heads"
+                    </label>
+                    {move || import_error.get().map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e}</p> })}
+                </div>
+            </section>
+
+            <div class="al-notices" aria-live="polite">
+                {url_notices.into_iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n}</p> }).collect_view()}
+                {move || run.with(|r| r.notices.iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n.clone()}</p> }).collect_view())}
+                {move || stale().then(|| view! {
+                    <p class="al-notice al-stale-note" data-testid="stale">"The pictures below are from the last valid input; fix the error above to update them."</p>
+                })}
+                {move || error.get().filter(|e| e.field() == "scenario" || e.field() == "embeddings").map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
+            </div>
+
+            <section class="al-overview" aria-label="Tokens">
+                <p class="al-sizes" data-testid="sizes">{sizes_view}</p>
+                {tokens_view}
+            </section>
+
+            <main class="al-main">
+                <nav class="al-side" aria-label="Pipeline">
+                    <h2>"Pipeline"</h2>
+                    <Pipeline trace=Signal::derive(move || shown.get()) selected=step />
+                </nav>
+                <section class="al-tensors" aria-label="Selected step">
+                    <div class="al-tabs">{batch_tabs}</div>
+                    {tensors}
+                </section>
+            </main>
+            <div data-testid="app-ready" hidden=true></div>
+        </div>
+    }
+}
+
+/// Notes about fully masked rows for the mask-related steps, quoting the trace's numbers.
+fn mask_notes(trace: &Trace, step: &str, batch: usize) -> Option<impl IntoView> {
+    if !matches!(step, "masked" | "weights" | "context" | "concat" | "output") {
+        return None;
+    }
+    let rows: Vec<usize> =
+        trace.fully_masked_rows.iter().filter(|[b, _]| *b == batch).map(|[_, i]| *i).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let weights = trace.step("weights")?;
+    let notes = rows
+        .into_iter()
+        .map(|i| {
+            let token = trace.tokens[batch][i].clone();
+            let w = weights.matrix(batch, 0).and_then(|m| m.get((i, 0)).copied()).unwrap_or(f64::NAN);
+            let text = if w.is_nan() {
+                format!(
+                    "Row {} (“{token}”) is fully masked: every score is -inf, so softmax computes e^(-inf − (-inf)) = NaN, \
+                     i.e. 0/0, and the NaN flows on into context, concat and output. That is why PyTorch code often \
+                     fills with -1e9 instead, or drops those rows.",
+                    i + 1
+                )
+            } else {
+                format!(
+                    "Row {} (“{token}”) is fully masked: with -1e9 every score in it is the same, so softmax gives \
+                     the uniform weight {} to every key.",
+                    i + 1,
+                    super::heatmap_card::exact(w)
+                )
+            };
+            view! { <p class="al-flag" data-testid="masked-row-note" data-row=i>{text}</p> }
+        })
+        .collect_view();
+    Some(notes)
+}

@@ -1,0 +1,105 @@
+//! The few things the page asks of the browser directly: the URL, the pixel ratio, the
+//! colour scheme, downloads and timing marks. Each fails quietly (a missing download is
+//! better than a dead page).
+
+use wasm_bindgen::JsCast;
+
+use crate::draw::Theme;
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+/// The current URL's query as decoded key–value pairs.
+pub fn query_pairs() -> Vec<(String, String)> {
+    let Some(search) = window().and_then(|w| w.location().search().ok()) else {
+        return Vec::new();
+    };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return Vec::new();
+    };
+    let mut pairs = Vec::new();
+    // UrlSearchParams is iterable as [key, value] arrays.
+    if let Ok(Some(iter)) = js_sys_iter(&params) {
+        for entry in iter {
+            let Ok(entry) = entry else { continue };
+            let arr: js_sys::Array = entry.unchecked_into();
+            if let (Some(k), Some(v)) = (arr.get(0).as_string(), arr.get(1).as_string()) {
+                pairs.push((k, v));
+            }
+        }
+    }
+    pairs
+}
+
+fn js_sys_iter(params: &web_sys::UrlSearchParams) -> Result<Option<js_sys::IntoIter>, wasm_bindgen::JsValue> {
+    js_sys::try_iter(params.as_ref())
+}
+
+/// Replaces the URL's query without adding a history entry (live state, not navigation).
+pub fn replace_query(pairs: &[(&str, String)]) {
+    let Some(w) = window() else { return };
+    let Ok(params) = web_sys::UrlSearchParams::new() else { return };
+    for (k, v) in pairs {
+        params.append(k, v);
+    }
+    let query: String = params.to_string().into();
+    let path = w.location().pathname().unwrap_or_default();
+    if let Ok(history) = w.history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{path}?{query}")),
+        );
+    }
+}
+
+/// The device pixel ratio (1 when unknown), at most 3.
+pub fn dpr() -> f64 {
+    window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0).min(3.0)
+}
+
+/// The viewport width in CSS pixels.
+pub fn viewport_width() -> f64 {
+    window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1024.0)
+}
+
+/// Light or dark, following the system setting.
+pub fn theme() -> Theme {
+    let dark = window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    if dark {
+        Theme::DARK
+    } else {
+        Theme::LIGHT
+    }
+}
+
+/// Offers `text` as a file download.
+pub fn download_text(filename: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    download_url(filename, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// Offers a URL (e.g. a canvas's PNG data URL) as a file download.
+pub fn download_url(filename: &str, url: &str) {
+    let Some(document) = window().and_then(|w| w.document()) else { return };
+    let Ok(a) = document.create_element("a") else { return };
+    let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+    a.set_href(url);
+    a.set_download(filename);
+    a.click();
+}
+
+/// `performance.mark(name)`, read by the benchmark scripts.
+pub fn mark(name: &str) {
+    if let Some(p) = window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}

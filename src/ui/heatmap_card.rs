@@ -1,0 +1,317 @@
+//! One heatmap of one step, sentence and head: the canvas (plotters-canvas), the value
+//! under the pointer or keyboard cursor, the equivalent table, and its exports.
+
+use std::sync::Arc;
+
+use leptos::html;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+
+use crate::draw::{self, heatmap::short_number, Heatmap, Layout, Scale};
+use crate::engine::trace::non_finite_name;
+use crate::engine::Trace;
+
+use super::dom;
+
+/// Which heatmap to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatmapSpec {
+    /// Step name.
+    pub step: &'static str,
+    /// Sentence.
+    pub batch: usize,
+    /// Head (0 for steps without heads).
+    pub head: usize,
+    /// The colour scale, chosen by the parent (shared across heads or not).
+    pub scale: Scale,
+    /// Canvas width budget, CSS pixels.
+    pub max_width: f64,
+}
+
+/// The exact text of a number, as the table's `data-value` and the CSV carry it.
+pub fn exact(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        non_finite_name(v).to_owned()
+    }
+}
+
+/// Row and column labels of a step's matrix.
+pub fn axis_labels(
+    trace: &Trace,
+    step: &str,
+    batch: usize,
+) -> (Vec<String>, Vec<String>, Vec<bool>, Vec<bool>) {
+    let tokens = trace.tokens.get(batch).cloned().unwrap_or_default();
+    let len = trace.lengths.get(batch).copied().unwrap_or(0);
+    let is_pad: Vec<bool> = (0..tokens.len()).map(|i| i >= len).collect();
+    let Some(s) = trace.step(step) else { return (tokens, vec![], is_pad, vec![]) };
+    let n_cols = s.shape.last().copied().unwrap_or(0);
+    let square = s.dims.last() == Some(&"T");
+    let (cols, col_pad) = if square {
+        (tokens.clone(), is_pad.clone())
+    } else if step == "x" && trace.feature_names.is_some() {
+        (trace.feature_names.iter().flatten().map(|s| s.to_string()).collect(), vec![false; n_cols])
+    } else if s.has_heads() {
+        ((0..n_cols).map(|j| format!("d_k {j}")).collect(), vec![false; n_cols])
+    } else {
+        let d_k = trace.sizes.d_k.max(1);
+        ((0..n_cols).map(|j| format!("h{} · {}", j / d_k, j % d_k)).collect(), vec![false; n_cols])
+    };
+    (tokens, cols, is_pad, col_pad)
+}
+
+/// A heatmap, its hover read-out, table and export buttons.
+#[component]
+pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
+    let canvas = NodeRef::<html::Canvas>::new();
+    let cursor = RwSignal::new(None::<(usize, usize)>);
+    let step = trace.step(spec.step).cloned();
+    let Some(step) = step else {
+        return view! { <p class="al-muted">"No step " {spec.step}</p> }.into_any();
+    };
+    let Some(values) = step.matrix(spec.batch, spec.head).map(|m| m.to_owned()) else {
+        return view! { <p class="al-muted">"Nothing to show for this sentence."</p> }.into_any();
+    };
+    let (rows, cols, row_pad, col_pad) = axis_labels(&trace, spec.step, spec.batch);
+    let square = step.dims.last() == Some(&"T");
+    let masked_step = square && matches!(spec.step, "masked" | "weights");
+    let (n_rows, n_cols) = values.dim();
+    let blocked: Vec<bool> = if masked_step {
+        (0..n_rows * n_cols).map(|k| trace.mask.is_blocked(spec.batch, k / n_cols, k % n_cols)).collect()
+    } else {
+        Vec::new()
+    };
+    let col_group = (matches!(spec.step, "q" | "k" | "v" | "concat") && trace.sizes.n_heads > 1)
+        .then_some(trace.sizes.d_k);
+    let layout = Layout::new(&rows, &cols, spec.max_width);
+    let dpr = dom::dpr();
+
+    // Draw once the canvas is in the page; the card is rebuilt when the trace changes.
+    {
+        let (values, rows, cols, row_pad, col_pad, blocked) =
+            (values.clone(), rows.clone(), cols.clone(), row_pad.clone(), col_pad.clone(), blocked.clone());
+        let scale = spec.scale;
+        let name = spec.step;
+        Effect::new(move |_| {
+            let Some(el) = canvas.get() else { return };
+            el.set_width((layout.width * dpr).round() as u32);
+            el.set_height((layout.height * dpr).round() as u32);
+            let Some(backend) = CanvasBackend::with_canvas_object(el) else { return };
+            let map = Heatmap {
+                values: values.view(),
+                row_labels: &rows,
+                col_labels: &cols,
+                row_is_pad: &row_pad,
+                col_is_pad: &col_pad,
+                blocked: &blocked,
+                scale,
+                col_group,
+            };
+            if let Err(e) =
+                draw::draw_heatmap(&backend.into_drawing_area(), &map, &layout, &dom::theme(), dpr)
+            {
+                leptos::logging::warn!("drawing {name} failed: {e:?}");
+            }
+        });
+    }
+
+    let readout = {
+        let (values, rows, cols) = (values.clone(), rows.clone(), cols.clone());
+        let trace = trace.clone();
+        let (b, head, step_name) = (spec.batch, spec.head, spec.step);
+        let blocked = blocked.clone();
+        move || {
+            let (r, c) = cursor.get()?;
+            let v = *values.get((r, c))?;
+            let mut text = if square {
+                format!("query “{}” → key “{}”: {}", rows.get(r)?, cols.get(c)?, exact(v))
+            } else {
+                format!("“{}”, {}: {}", rows.get(r)?, cols.get(c)?, exact(v))
+            };
+            if blocked.get(r * n_cols + c).copied().unwrap_or(false) {
+                text.push_str(" (blocked by the mask)");
+            }
+            if step_name == "weights" {
+                if let Some(sum) = trace.step("weights").and_then(|s| s.row_sum(b, head, r)) {
+                    text.push_str(&format!(" · row sum {}", exact(sum)));
+                }
+            }
+            Some(text)
+        }
+    };
+
+    let on_move = move |ev: leptos::ev::MouseEvent| {
+        cursor.set(layout.cell_at(f64::from(ev.offset_x()), f64::from(ev.offset_y())));
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let (r, c) = cursor.get_untracked().unwrap_or((0, 0));
+        let next = match ev.key().as_str() {
+            "ArrowUp" => (r.saturating_sub(1), c),
+            "ArrowDown" => ((r + 1).min(n_rows - 1), c),
+            "ArrowLeft" => (r, c.saturating_sub(1)),
+            "ArrowRight" => (r, (c + 1).min(n_cols - 1)),
+            _ => return,
+        };
+        ev.prevent_default();
+        cursor.set(Some(next));
+    };
+    let outline = move || {
+        cursor.get().map(|(r, c)| {
+            let (x, y, side) = layout.cell_rect(r, c);
+            format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px")
+        })
+    };
+
+    let label = format!(
+        "{} heatmap, sentence {}{}, {} rows by {} columns",
+        spec.step,
+        spec.batch + 1,
+        if step.has_heads() { format!(", head {}", spec.head + 1) } else { String::new() },
+        n_rows,
+        n_cols
+    );
+    let file_stem = format!("{}-b{}-h{}", spec.step, spec.batch, spec.head);
+    let csv = {
+        let mut out = String::from("query");
+        for c in &cols {
+            out.push(',');
+            out.push_str(&csv_field(c));
+        }
+        out.push('\n');
+        for (r, row) in values.rows().into_iter().enumerate() {
+            out.push_str(&csv_field(&rows[r]));
+            for v in row {
+                out.push(',');
+                out.push_str(&exact(*v));
+            }
+            out.push('\n');
+        }
+        out
+    };
+    let png = {
+        let stem = file_stem.clone();
+        move |_| {
+            if let Some(el) = canvas.get_untracked() {
+                if let Ok(url) = el.to_data_url() {
+                    dom::download_url(&format!("{stem}.png"), &url);
+                }
+            }
+        }
+    };
+    let csv_click = {
+        let stem = file_stem.clone();
+        move |_| dom::download_text(&format!("{stem}.csv"), "text/csv", &csv)
+    };
+    let title = if step.has_heads() {
+        format!("head {}", spec.head + 1)
+    } else {
+        format!("sentence {}", spec.batch + 1)
+    };
+    let table = (n_rows * n_cols <= 64 * 64).then(|| {
+        view! {
+            <MatrixTable
+                values=values.clone()
+                rows=rows.clone()
+                cols=cols.clone()
+                blocked=blocked.clone()
+                step=spec.step
+                batch=spec.batch
+                head=spec.head
+            />
+        }
+    });
+    view! {
+        <figure class="al-card">
+            <figcaption>
+                <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", spec.head % 8)>{title}</span>
+                <span class="al-card-actions">
+                    <button type="button" class="al-small" on:click=png title="Download this heatmap as PNG">"PNG"</button>
+                    <button type="button" class="al-small" on:click=csv_click title="Download this matrix as CSV">"CSV"</button>
+                </span>
+            </figcaption>
+            <div class="al-canvas-wrap" style=format!("width:{}px;height:{}px", layout.width, layout.height)>
+                <canvas
+                    node_ref=canvas
+                    data-testid="heatmap"
+                    data-step=spec.step
+                    data-head=spec.head
+                    data-batch=spec.batch
+                    tabindex="0"
+                    role="img"
+                    aria-label=label
+                    style=format!("width:{}px;height:{}px", layout.width, layout.height)
+                    on:mousemove=on_move
+                    on:mouseleave=move |_| cursor.set(None)
+                    on:keydown=on_key
+                    on:focus=move |_| if cursor.get_untracked().is_none() { cursor.set(Some((0, 0))) }
+                ></canvas>
+                <div class="al-cursor" style=outline hidden=move || cursor.get().is_none()></div>
+            </div>
+            <p class="al-readout" data-testid="readout" aria-live="polite">
+                {move || readout().unwrap_or_else(|| "Point at a cell (or focus the map and use the arrow keys) to read its exact value.".into())}
+            </p>
+            {table}
+        </figure>
+    }
+    .into_any()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The heatmap's numbers as an HTML table, for screen readers and copying. Each cell's
+/// `data-value` is the exact number (`NaN`, `-Infinity` as strings).
+#[component]
+pub fn MatrixTable(
+    values: ndarray::Array2<f64>,
+    rows: Vec<String>,
+    cols: Vec<String>,
+    blocked: Vec<bool>,
+    step: &'static str,
+    batch: usize,
+    head: usize,
+) -> impl IntoView {
+    let n_cols = values.ncols();
+    let body = values
+        .rows()
+        .into_iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let cells = row
+                .iter()
+                .enumerate()
+                .map(|(c, v)| {
+                    let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
+                    view! {
+                        <td data-value=exact(*v) class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
+                    }
+                })
+                .collect_view();
+            view! { <tr><th scope="row">{rows.get(r).cloned().unwrap_or_default()}</th>{cells}</tr> }
+        })
+        .collect_view();
+    view! {
+        <details class="al-table">
+            <summary>"Table of numbers"</summary>
+            <div class="al-table-scroll">
+                <table data-testid="matrix-table" data-step=step data-head=head data-batch=batch>
+                    <thead>
+                        <tr>
+                            <th scope="col">"query ↓ key →"</th>
+                            {cols.into_iter().map(|c| view! { <th scope="col">{c}</th> }).collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>{body}</tbody>
+                </table>
+            </div>
+        </details>
+    }
+}

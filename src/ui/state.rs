@@ -1,0 +1,317 @@
+//! The page's state as plain Rust: the settings behind the controls, the text, what is
+//! selected, and their URL form. No web dependency, so it is tested natively.
+
+use std::collections::BTreeMap;
+
+use crate::engine::tokenize::tokenize;
+use crate::engine::{limits, Fill, MaskConfig, Padding, ProjectionKind, Projections, Scenario};
+
+/// Most sentences the page runs at once (the engine's limit).
+pub const UI_MAX_BATCH: usize = limits::MAX_BATCH;
+/// Most tokens per sentence the page runs: beyond this a heatmap is no longer readable,
+/// and drawing it would make typing stutter. The command line accepts up to
+/// [`limits::MAX_TOKENS`].
+pub const UI_MAX_TOKENS: usize = 128;
+/// Largest d_model the page offers.
+pub const UI_MAX_D_MODEL: usize = 512;
+
+/// Everything the controls set, apart from the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Width of a token vector.
+    pub d_model: usize,
+    /// Number of heads.
+    pub n_heads: usize,
+    /// Identity, seeded or imported weights.
+    pub projections: Projections,
+    /// Seed for seeded weights.
+    pub seed: u64,
+    /// Mask settings.
+    pub mask: MaskConfig,
+    /// Imported per-word vectors.
+    pub embeddings: BTreeMap<String, Vec<f64>>,
+}
+
+/// The first page a learner sees: two sentences of different lengths, so the batch is
+/// padded; eight named features split into two heads of four.
+pub const DEFAULT_TEXT: &str = "I bought a baseball bat\nthe bat flew";
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            d_model: 8,
+            n_heads: 2,
+            projections: Projections::Named(ProjectionKind::Identity),
+            seed: 0,
+            mask: MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf },
+            embeddings: BTreeMap::new(),
+        }
+    }
+}
+
+/// What is shown, apart from the numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewState {
+    /// The selected trace step.
+    pub step: String,
+    /// The selected sentence of the batch.
+    pub batch: usize,
+    /// One colour scale shared by all heads of a step.
+    pub shared_scale: bool,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        Self { step: "weights".into(), batch: 0, shared_scale: true }
+    }
+}
+
+/// The scenario the text and settings describe, cut to the page's limits, with a
+/// notice for everything that was cut.
+pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
+    let mut notices = Vec::new();
+    let mut sentences: Vec<String> =
+        text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+    if sentences.len() > UI_MAX_BATCH {
+        notices.push(format!(
+            "Only the first {UI_MAX_BATCH} sentences are used ({} were given): B ≤ {UI_MAX_BATCH}.",
+            sentences.len()
+        ));
+        sentences.truncate(UI_MAX_BATCH);
+    }
+    for (i, sentence) in sentences.iter_mut().enumerate() {
+        let n = tokenize(sentence).len();
+        if n > UI_MAX_TOKENS {
+            *sentence = cut_to_tokens(sentence, UI_MAX_TOKENS);
+            notices.push(format!(
+                "Sentence {} has {n} tokens; only the first {UI_MAX_TOKENS} are used (T ≤ {UI_MAX_TOKENS} in the page).",
+                i + 1
+            ));
+        }
+    }
+    let scenario = Scenario {
+        sentences,
+        d_model: settings.d_model,
+        n_heads: settings.n_heads,
+        embeddings: settings.embeddings.clone(),
+        projections: settings.projections.clone(),
+        seed: settings.seed,
+        mask: settings.mask,
+    };
+    (scenario, notices)
+}
+
+/// The sentence up to the end of its `n`-th token.
+fn cut_to_tokens(sentence: &str, n: usize) -> String {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut kept = 0;
+    let mut end = 0;
+    for (offset, segment) in sentence.split_word_bound_indices() {
+        if segment.chars().all(char::is_whitespace) {
+            continue;
+        }
+        kept += 1;
+        end = offset + segment.len();
+        if kept == n {
+            break;
+        }
+    }
+    sentence[..end].to_owned()
+}
+
+/// The text and settings of an imported scenario.
+pub fn from_scenario(s: &Scenario) -> (String, Settings) {
+    (
+        s.sentences.join("\n"),
+        Settings {
+            d_model: s.d_model,
+            n_heads: s.n_heads,
+            projections: s.projections.clone(),
+            seed: s.seed,
+            mask: s.mask,
+            embeddings: s.embeddings.clone(),
+        },
+    )
+}
+
+/// The URL query pairs for a state. Imported embeddings and weights are not in the URL.
+pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, String)> {
+    let projections = match &s.projections {
+        Projections::Named(ProjectionKind::Identity) => "identity",
+        Projections::Named(ProjectionKind::Seeded) | Projections::Explicit(_) => "seeded",
+    };
+    let padding = match s.mask.padding {
+        Padding::None => "none",
+        Padding::Keys => "keys",
+        Padding::KeysAndQueries => "keys_and_queries",
+    };
+    let fill = match s.mask.fill {
+        Fill::NegInf => "neg_inf",
+        Fill::LargeNegative => "large_negative",
+    };
+    vec![
+        ("s", text.to_owned()),
+        ("d", s.d_model.to_string()),
+        ("h", s.n_heads.to_string()),
+        ("p", projections.into()),
+        ("seed", s.seed.to_string()),
+        ("causal", u8::from(s.mask.causal).to_string()),
+        ("pad", padding.into()),
+        ("fill", fill.into()),
+        ("step", v.step.clone()),
+        ("b", v.batch.to_string()),
+        ("share", u8::from(v.shared_scale).to_string()),
+    ]
+}
+
+/// A state read back from URL query pairs. Every value that is missing keeps its default;
+/// every value that is wrong keeps its default *and* adds a notice saying so.
+pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, Vec<String>) {
+    let mut text = DEFAULT_TEXT.to_owned();
+    let mut s = Settings::default();
+    let mut v = ViewState::default();
+    let mut notices = Vec::new();
+    let bad = |notices: &mut Vec<String>, key: &str, value: &str, want: &str| {
+        let shown: String = value.chars().take(40).collect();
+        notices.push(format!("The link's {key}=\"{shown}\" is not {want}; the default is used instead."));
+    };
+    for (key, value) in pairs {
+        let value = value.as_str();
+        match key.as_str() {
+            "s" => {
+                if value.trim().is_empty() {
+                    bad(&mut notices, "s", value, "any text");
+                } else {
+                    text = value.to_owned();
+                }
+            }
+            "d" => match value.parse::<usize>() {
+                Ok(d) if (1..=UI_MAX_D_MODEL).contains(&d) => s.d_model = d,
+                _ => bad(&mut notices, "d", value, &format!("a whole number from 1 to {UI_MAX_D_MODEL}")),
+            },
+            "h" => match value.parse::<usize>() {
+                Ok(h) if (1..=limits::MAX_HEADS).contains(&h) => s.n_heads = h,
+                _ => {
+                    bad(&mut notices, "h", value, &format!("a whole number from 1 to {}", limits::MAX_HEADS))
+                }
+            },
+            "p" => match value {
+                "identity" => s.projections = Projections::Named(ProjectionKind::Identity),
+                "seeded" => s.projections = Projections::Named(ProjectionKind::Seeded),
+                _ => bad(&mut notices, "p", value, "identity or seeded"),
+            },
+            "seed" => match value.parse::<u64>() {
+                Ok(seed) => s.seed = seed,
+                _ => bad(&mut notices, "seed", value, "a whole number from 0 to 18446744073709551615"),
+            },
+            "causal" => match value {
+                "1" | "true" => s.mask.causal = true,
+                "0" | "false" => s.mask.causal = false,
+                _ => bad(&mut notices, "causal", value, "0 or 1"),
+            },
+            "pad" => match value {
+                "none" => s.mask.padding = Padding::None,
+                "keys" => s.mask.padding = Padding::Keys,
+                "keys_and_queries" => s.mask.padding = Padding::KeysAndQueries,
+                _ => bad(&mut notices, "pad", value, "none, keys or keys_and_queries"),
+            },
+            "fill" => match value {
+                "neg_inf" => s.mask.fill = Fill::NegInf,
+                "large_negative" => s.mask.fill = Fill::LargeNegative,
+                _ => bad(&mut notices, "fill", value, "neg_inf or large_negative"),
+            },
+            "step" => {
+                if crate::engine::STEP_NAMES.contains(&value) {
+                    v.step = value.to_owned();
+                } else {
+                    bad(&mut notices, "step", value, "a step name");
+                }
+            }
+            "b" => match value.parse::<usize>() {
+                Ok(b) if b < UI_MAX_BATCH => v.batch = b,
+                _ => bad(
+                    &mut notices,
+                    "b",
+                    value,
+                    &format!("a sentence number from 0 to {}", UI_MAX_BATCH - 1),
+                ),
+            },
+            "share" => match value {
+                "1" => v.shared_scale = true,
+                "0" => v.shared_scale = false,
+                _ => bad(&mut notices, "share", value, "0 or 1"),
+            },
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                notices.push(format!("The link's unknown setting \"{shown}\" was ignored."));
+            }
+        }
+    }
+    (text, s, v, notices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(q: &[(&str, &str)]) -> Vec<(String, String)> {
+        q.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn url_round_trip() {
+        let s = Settings {
+            d_model: 12,
+            n_heads: 3,
+            projections: Projections::Named(ProjectionKind::Seeded),
+            seed: 42,
+            mask: MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::LargeNegative },
+            embeddings: BTreeMap::new(),
+        };
+        let v = ViewState { step: "scores".into(), batch: 1, shared_scale: false };
+        let q: Vec<(String, String)> =
+            to_query("a b\nc", &s, &v).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let (text, s2, v2, notices) = from_query(&q);
+        assert_eq!((text.as_str(), s2, v2), ("a b\nc", s, v));
+        assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn tampered_values_fall_back_with_a_notice() {
+        let (text, s, v, notices) = from_query(&pairs(&[
+            ("d", "abc"),
+            ("h", "-2"),
+            ("seed", "99999999999999999999999"),
+            ("pad", "sideways"),
+            ("step", "<script>"),
+            ("b", "1e9"),
+            ("zzz", "1"),
+            ("s", "   "),
+            ("causal", "maybe"),
+        ]));
+        assert_eq!((text.as_str(), s, v), (DEFAULT_TEXT, Settings::default(), ViewState::default()));
+        assert_eq!(notices.len(), 9, "{notices:#?}");
+        assert!(notices[0].contains("d=\"abc\" is not a whole number from 1 to 512"));
+        assert!(notices[6].contains("unknown setting \"zzz\""));
+    }
+
+    #[test]
+    fn long_input_is_cut_with_notices() {
+        let essay = "word ".repeat(10_000);
+        let (sc, notices) = scenario(&essay, &Settings::default());
+        assert_eq!(tokenize(&sc.sentences[0]).len(), UI_MAX_TOKENS);
+        assert_eq!(notices.len(), 1);
+        assert!(notices[0].contains("10000 tokens"));
+        let many = "a\n".repeat(20);
+        let (sc, notices) = scenario(&many, &Settings::default());
+        assert_eq!((sc.sentences.len(), notices.len()), (UI_MAX_BATCH, 1));
+    }
+
+    #[test]
+    fn blank_lines_are_not_sentences() {
+        let (sc, notices) = scenario("\n  one  \n\n two\n", &Settings::default());
+        assert_eq!(sc.sentences, ["one", "two"]);
+        assert!(notices.is_empty());
+        assert!(scenario(" \n ", &Settings::default()).0.sentences.is_empty());
+    }
+}
