@@ -8,5 +8,12 @@
 //! See ARCHITECTURE.md for the map and the invariants.
 
 pub mod draw;
+// The engine must never panic on input: no unwrap, expect, panic or unchecked slice
+// indexing outside its unit tests.
+#[cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+)]
 pub mod engine;
+pub mod lessons;
 pub mod ui;

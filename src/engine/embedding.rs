@@ -184,11 +184,11 @@ pub fn embed(
 ) -> Result<(Array3<f64>, Vec<Vec<Source>>), EngineError> {
     let explicit = explicit_table(embeddings, d_model)?;
     let lexicon = lexicon(d_model);
-    let (b, t) = (batch.b(), batch.t);
-    let mut x = Array3::<f64>::zeros((b, t, d_model));
-    let mut sources = vec![vec![Source::Pad; t]; b];
-    for (bi, row) in batch.tokens.iter().enumerate() {
-        for (ti, token) in row.iter().enumerate() {
+    let mut x = Array3::<f64>::zeros((batch.b(), batch.t, d_model));
+    let mut sources = Vec::with_capacity(batch.b());
+    for (row, mut x_b) in batch.tokens.iter().zip(x.outer_iter_mut()) {
+        let mut row_sources = Vec::with_capacity(row.len());
+        for (token, mut x_bt) in row.iter().zip(x_b.outer_iter_mut()) {
             let (vector, source) = if let Some(v) = explicit.get(&token.key) {
                 (v.clone(), Source::Explicit)
             } else if token.is_pad {
@@ -198,11 +198,12 @@ pub fn embed(
             } else {
                 (hashed_vector(&token.key, d_model), Source::Hashed)
             };
-            for (d, value) in vector.into_iter().enumerate() {
-                x[(bi, ti, d)] = value;
+            for (slot, value) in x_bt.iter_mut().zip(vector) {
+                *slot = value;
             }
-            sources[bi][ti] = source;
+            row_sources.push(source);
         }
+        sources.push(row_sources);
     }
     Ok((x, sources))
 }

@@ -18,7 +18,7 @@ use super::scenario::{MaskConfig, Padding};
 /// - returns: `[B, T, T]`, `[b, i, j]` = query `i` may not attend to key `j`
 pub fn build(lengths: &[usize], t: usize, config: &MaskConfig) -> Array3<bool> {
     Array3::from_shape_fn((lengths.len(), t, t), |(b, i, j)| {
-        let len = lengths[b];
+        let len = lengths.get(b).copied().unwrap_or(0);
         let future = config.causal && j > i;
         let pad_key = config.padding != Padding::None && j >= len;
         let pad_query = config.padding == Padding::KeysAndQueries && i >= len;

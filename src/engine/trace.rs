@@ -81,7 +81,7 @@ impl Step {
         }
         let per_sentence = self.data.index_axis(Axis(0), b);
         let m = if self.has_heads() {
-            if head >= self.shape[1] {
+            if head >= self.shape.get(1).copied().unwrap_or(0) {
                 return None;
             }
             per_sentence.index_axis_move(Axis(0), head)

@@ -11,8 +11,10 @@ use crate::engine::{self, EngineError, Fill, Padding, ProjectionKind, Projection
 
 use super::dom;
 use super::heatmap_card::{HeatmapCard, HeatmapSpec};
+use super::lesson_panel::{EmbeddingEditor, EmbeddingPlot, LessonPanel, MaskConventions};
 use super::pipeline::{shape_text, Pipeline};
 use super::state::{self, Settings, ViewState, UI_MAX_D_MODEL};
+use crate::lessons;
 
 /// The engine's answer for the current inputs.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,12 +37,47 @@ fn FieldError(#[prop(into)] error: Signal<Option<EngineError>>, field: &'static 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    let (text0, settings0, view0, url_notices) = state::from_query(&dom::query_pairs());
+    let all_lessons = Arc::new(lessons::lessons());
+    let (pairs, lesson_pairs): (Vec<_>, Vec<_>) =
+        dom::query_pairs().into_iter().partition(|(k, _)| k != "lesson" && k != "ls");
+    let (text0, settings0, view0, mut url_notices) = state::from_query(&pairs);
     let text = RwSignal::new(text0);
     let settings = RwSignal::new(settings0);
     let view_state = RwSignal::new(view0);
     let import_error = RwSignal::new(None::<String>);
     let step = RwSignal::new(view_state.get_untracked().step.clone());
+    let lesson = RwSignal::new(None::<(usize, usize)>);
+
+    // Entering a lesson step sets the explorer's inputs to that step's scenario; the
+    // learner can then edit them, and the lesson's words follow the live trace.
+    let go_to_lesson = {
+        let all_lessons = all_lessons.clone();
+        move |(l, s): (usize, usize)| {
+            let Some(ls) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return };
+            let (t, st) = state::from_scenario(&ls.scenario);
+            settings.set(st);
+            text.set(t);
+            step.set(ls.focus.to_string());
+            view_state.update(|v| v.batch = ls.batch);
+            lesson.set(Some((l, s)));
+        }
+    };
+    if let Some(id) = lesson_pairs.iter().find(|(k, _)| k == "lesson").map(|(_, v)| v.clone()) {
+        let n = lesson_pairs
+            .iter()
+            .find(|(k, _)| k == "ls")
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        match all_lessons.iter().position(|l| l.id == id) {
+            Some(l) => go_to_lesson((l, n.min(all_lessons[l].steps.len() - 1))),
+            None => url_notices.push(format!(
+                "The link's lesson \"{}\" does not exist; showing the explorer.",
+                id.chars().take(40).collect::<String>()
+            )),
+        }
+    }
+    let on_go = Callback::new(go_to_lesson.clone());
+    let on_exit = Callback::new(move |()| lesson.set(None));
 
     // The one place the engine runs.
     let run = Memo::new(move |_| {
@@ -59,11 +96,19 @@ pub fn App() -> impl IntoView {
     let stale = move || error.get().is_some() && shown.get().is_some();
 
     // Live state goes into the URL (replacing, not pushing, history entries).
-    Effect::new(move |_| {
-        let mut v = view_state.get();
-        v.step = step.get();
-        dom::replace_query(&state::to_query(&text.get(), &settings.get(), &v));
-    });
+    {
+        let all_lessons = all_lessons.clone();
+        Effect::new(move |_| {
+            let mut v = view_state.get();
+            v.step = step.get();
+            let mut q = state::to_query(&text.get(), &settings.get(), &v);
+            if let Some((l, s)) = lesson.get() {
+                q.push(("lesson", all_lessons[l].id.to_string()));
+                q.push(("ls", s.to_string()));
+            }
+            dom::replace_query(&q);
+        });
+    }
 
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
     let num = |ev: &leptos::ev::Event| event_target_value(ev).trim().parse::<usize>();
@@ -244,7 +289,31 @@ pub fn App() -> impl IntoView {
                     <code>"softmax(QKᵀ/√d_k + mask)V"</code>
                     ", computed exactly in your browser, step by step."
                 </p>
+                <nav class="al-modes" aria-label="Mode">
+                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_none()
+                        data-testid="mode-explorer" on:click=move |_| lesson.set(None)>"Explorer"</button>
+                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_some()
+                        data-testid="mode-lessons" on:click={let go = go_to_lesson.clone(); move |_| if lesson.get_untracked().is_none() { go((0, 0)) }}>"Lessons"</button>
+                </nav>
             </header>
+            {
+                let all_lessons = all_lessons.clone();
+                move || lesson.get().map(|(l, _)| {
+                    let id = all_lessons[l].id;
+                    let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
+                    let batch = Signal::derive(move || view_state.with(|v| v.batch));
+                    view! {
+                        <LessonPanel lessons=all_lessons.clone() position=position trace=Signal::derive(move || shown.get()) on_go=on_go on_exit=on_exit />
+                        {(id == "baseball-bat").then(|| view! {
+                            <div class="al-lesson-extras">
+                                <EmbeddingEditor settings=settings />
+                                <EmbeddingPlot trace=Signal::derive(move || shown.get()) settings=settings />
+                            </div>
+                        })}
+                        {(id == "masks").then(|| view! { <MaskConventions trace=Signal::derive(move || shown.get()) batch=batch /> })}
+                    }
+                })
+            }
 
             <section class="al-controls" aria-label="Input and settings">
                 <label class="al-field al-sentences">

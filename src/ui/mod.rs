@@ -4,6 +4,7 @@
 pub mod app;
 pub mod dom;
 pub mod heatmap_card;
+pub mod lesson_panel;
 pub mod pipeline;
 pub mod state;
 

@@ -1,0 +1,92 @@
+// Issue 5: the lessons show the seeds' numbers, from the engine, in the right cells.
+import { tableValues } from '../lib/canvas.mjs';
+
+const table = (step, head = 0, batch = 0) =>
+  `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
+
+async function shortCells(page, step, head = 0) {
+  await page.waitForSelector(table(step, head), { state: 'attached' });
+  return page.$$eval(`${table(step, head)} tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+}
+
+export const tests = [
+  {
+    name: 'lesson 1: scores 2.31/1.15, weights .76/.24, output 1.76/.24 in the right cells',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=baseball-bat&ls=1');
+      await page.waitForSelector('[data-testid="lesson-text"]');
+      t.assert.deepEqual(await shortCells(page, 'scaled'), [['2.31', '1.15'], ['1.15', '1.15']]);
+      await page.click('[data-testid="lesson-next"]');
+      t.assert.deepEqual(await shortCells(page, 'weights'), [['0.76', '0.24'], ['0.50', '0.50']]);
+      await page.click('[data-testid="lesson-next"]');
+      t.assert.deepEqual(await shortCells(page, 'output'), [['1.76', '0.24', '0.00'], ['1.50', '0.50', '0.00']]);
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /bat \[1\.50, 0\.50, 0\.00\]/);
+      await t.screenshot('lesson1-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'lesson 1: editing bat toward animal changes the weights and the words',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=baseball-bat&ls=2');
+      await page.waitForSelector('[data-testid="embedding-plot"]');
+      const before = await page.textContent('[data-testid="lesson-text"]');
+      await page.fill('[data-testid="embedding-input"][data-word="bat"][data-dim="1"]', '3');
+      await page.press('[data-testid="embedding-input"][data-word="bat"][data-dim="1"]', 'Enter');
+      await page.waitForFunction((b) => document.querySelector('[data-testid="lesson-text"]').textContent !== b, before);
+      const w = await shortCells(page, 'weights');
+      t.assert.notDeepEqual(w, [['0.76', '0.24'], ['0.50', '0.50']]);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'lesson 2: "it" → creek in head 1, "cold" → creek in head 2',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=why-heads&ls=1');
+      const tokens = await page.$$eval('[data-testid="tokens"][data-batch="0"] li', (els) => els.map((e) => e.textContent));
+      const argmax = (row) => row.indexOf(Math.max(...row));
+      const rows = async (head) => {
+        await page.waitForSelector(table('weights', head), { state: 'attached' });
+        return (await tableValues(page, table('weights', head))).map((r) => r.map(Number));
+      };
+      const h1 = await rows(0);
+      const h2 = await rows(1);
+      t.assert.equal(tokens[argmax(h1[tokens.indexOf('it')])], 'creek');
+      t.assert.equal(tokens[argmax(h2[tokens.indexOf('cold')])], 'creek');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'lesson 3: the pad row is NaN under -inf and 1/T under -1e9',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=masks&ls=3');
+      await page.waitForSelector('[data-testid="mask-conventions"]');
+      let w = await tableValues(page, table('weights'));
+      t.assert.ok(w[6].every((v) => v === 'NaN'), w[6].join(','));
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /NaN/);
+      await page.click('[data-testid="lesson-next"]');
+      await page.waitForFunction((sel) => document.querySelector(sel)?.querySelector('tbody tr:nth-of-type(7) td')?.dataset.value !== 'NaN', table('weights'));
+      w = (await tableValues(page, table('weights'))).map((r) => r.map(Number));
+      for (const v of w[6]) t.assert.ok(Math.abs(v - 1 / 7) < 1e-12, String(v));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'lessons: arrow keys move through the steps, and each step has its own URL',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=baseball-bat&ls=0');
+      const title = () => page.textContent('[data-testid="lesson-step-title"]');
+      const first = await title();
+      await page.click('h1');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((f) => document.querySelector('[data-testid="lesson-step-title"]').textContent !== f, first);
+      t.assert.match(page.url(), /lesson=baseball-bat/);
+      t.assert.match(page.url(), /ls=1/);
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction((f) => document.querySelector('[data-testid="lesson-step-title"]').textContent === f, first);
+      await page.setViewportSize({ width: 375, height: 800 });
+      await t.screenshot('lesson1-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];

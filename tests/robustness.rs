@@ -1,0 +1,172 @@
+//! The engine never panics, whatever it is given: adversarial numbers, sizes at and over
+//! the limits, every mask combination, and arbitrary JSON.
+
+use std::collections::BTreeMap;
+
+use attention_lens::engine::{
+    self, limits, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, ProjectionKind, Projections,
+    Scenario,
+};
+use proptest::prelude::*;
+
+/// Numbers a student (or a tampered file) might put in: huge, tiny, zero, subnormal,
+/// non-finite, ordinary.
+fn adversarial_number() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(1e30),
+        Just(-1e30),
+        Just(0.0),
+        Just(-0.0),
+        Just(f64::MIN_POSITIVE / 4.0), // subnormal
+        Just(5e-324),
+        Just(1e4),
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(1e31),
+        -3.0f64..3.0,
+    ]
+}
+
+fn mask() -> impl Strategy<Value = MaskConfig> {
+    (any::<bool>(), 0usize..3, any::<bool>()).prop_map(|(causal, p, large)| MaskConfig {
+        causal,
+        padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][p],
+        fill: if large { Fill::LargeNegative } else { Fill::NegInf },
+    })
+}
+
+fn scenario() -> impl Strategy<Value = Scenario> {
+    let word = prop::sample::select(vec!["a", "b", "c", "bat", "😀", "ب", "e\u{301}"]);
+    (1usize..=4, 1usize..=4, 1usize..=3, mask(), 0usize..3)
+        .prop_flat_map(move |(b, h, d_k, mask, proj)| {
+            let d = h * d_k;
+            let sentence = prop::collection::vec(word.clone(), 1..=9).prop_map(|w| w.join(" "));
+            (
+                prop::collection::vec(sentence, b),
+                prop::collection::vec(adversarial_number(), d * 4),
+                prop::collection::vec(adversarial_number(), 4 * d * d),
+                Just((d, h, mask, proj)),
+            )
+        })
+        .prop_map(|(sentences, emb, w, (d, h, mask, proj))| {
+            let embeddings: BTreeMap<String, Vec<f64>> = ["a", "bat", "😀", "<pad>"]
+                .iter()
+                .zip(emb.chunks(d))
+                .map(|(k, v)| (k.to_string(), v.to_vec()))
+                .collect();
+            let m =
+                |i: usize| w[i * d * d..(i + 1) * d * d].chunks(d).map(<[f64]>::to_vec).collect::<Vec<_>>();
+            let projections = match proj {
+                0 => Projections::Named(ProjectionKind::Identity),
+                1 => Projections::Named(ProjectionKind::Seeded),
+                _ => Projections::Explicit(Box::new(ExplicitWeights {
+                    w_q: m(0),
+                    b_q: vec![],
+                    w_k: m(1),
+                    b_k: vec![],
+                    w_v: m(2),
+                    b_v: vec![],
+                    w_o: m(3),
+                    b_o: vec![],
+                })),
+            };
+            Scenario { sentences, d_model: d, n_heads: h, embeddings, projections, seed: 1, mask }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Any scenario gives a trace or an error; a trace has NaN only in the fully masked
+    /// rows under -inf (and what they flow into), and never an infinity outside `masked`.
+    #[test]
+    fn adversarial_scenarios_never_panic(s in scenario()) {
+        match run(&s) {
+            Err(EngineError::BadNumber { .. }) => {
+                let all = s.embeddings.values().flatten().copied().chain(match &s.projections {
+                    Projections::Explicit(w) => [&w.w_q, &w.w_k, &w.w_v, &w.w_o].into_iter().flatten().flatten().copied().collect(),
+                    _ => vec![],
+                });
+                prop_assert!(all.into_iter().any(|v| !v.is_finite() || v.abs() > limits::MAX_ABS_INPUT));
+            }
+            Err(e) => prop_assert!(false, "unexpected error {e}"),
+            Ok(trace) => {
+                let weights = trace.step("weights").unwrap();
+                let nan_allowed = s.mask.fill == Fill::NegInf && !trace.fully_masked_rows.is_empty();
+                for (idx, v) in weights.data.indexed_iter() {
+                    let (b, i) = (idx[0], idx[2]);
+                    if v.is_nan() {
+                        prop_assert!(nan_allowed && trace.fully_masked_rows.contains(&[b, i]), "NaN at {idx:?}");
+                    }
+                }
+                for step in &trace.steps {
+                    if step.name != "masked" {
+                        prop_assert!(step.data.iter().all(|v| !v.is_infinite()), "inf in {}", step.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Arbitrary text, and arbitrary edits of a valid scenario, never panic the parser.
+    #[test]
+    fn arbitrary_json_never_panics(text in ".{0,200}", cut in 0usize..300, insert in ".{0,5}") {
+        let _ = engine::run_json(&text);
+        let valid = r#"{"sentences":["I bought a baseball bat","the bat"],"d_model":3,"n_heads":1,"embeddings":{"bat":[1,1,0]},"projections":"identity","mask":{"causal":true,"padding":"keys","fill":"neg_inf"}}"#;
+        let at = valid.char_indices().map(|(i, _)| i).nth(cut % valid.chars().count()).unwrap_or(0);
+        let mut edited = valid.to_string();
+        edited.insert_str(at, &insert);
+        let _ = engine::run_json(&edited);
+        let _ = engine::run_json(&valid[..at]);
+    }
+}
+
+/// T from 1 to the limit, with the largest d_model: the sizes at the edges run.
+#[test]
+fn sizes_at_the_limits_run() {
+    for t in [1, 2, limits::MAX_TOKENS] {
+        let s = Scenario {
+            sentences: vec!["w ".repeat(t)],
+            d_model: 16,
+            n_heads: 16,
+            embeddings: BTreeMap::new(),
+            projections: Projections::Named(ProjectionKind::Seeded),
+            seed: 0,
+            mask: MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf },
+        };
+        let trace = run(&s).unwrap();
+        assert_eq!(trace.sizes.t, t);
+    }
+    let wide = Scenario {
+        sentences: vec!["a b".into()],
+        d_model: limits::MAX_D_MODEL,
+        n_heads: limits::MAX_HEADS,
+        embeddings: BTreeMap::new(),
+        projections: Projections::Named(ProjectionKind::Seeded),
+        seed: 0,
+        mask: MaskConfig::default(),
+    };
+    assert_eq!(run(&wide).unwrap().sizes.d_k, 16);
+}
+
+/// Scores of 1e4 still give finite weights (max-subtraction), and NaN typed into an
+/// embedding is an error, not NaN everywhere.
+#[test]
+fn numerics_stay_finite_and_nan_input_is_refused() {
+    let mut s = Scenario {
+        sentences: vec!["big small".into()],
+        d_model: 1,
+        n_heads: 1,
+        embeddings: BTreeMap::from([("big".into(), vec![100.0]), ("small".into(), vec![0.0])]),
+        projections: Projections::Named(ProjectionKind::Identity),
+        seed: 0,
+        mask: MaskConfig::default(),
+    };
+    // score(big, big) = 100·100 = 1e4
+    let trace = run(&s).unwrap();
+    let w = trace.step("weights").unwrap();
+    assert!(w.data.iter().all(|v| v.is_finite()));
+    assert_eq!(w.data[[0, 0, 0, 0]], 1.0);
+    s.embeddings.insert("small".into(), vec![f64::NAN]);
+    assert!(matches!(run(&s), Err(EngineError::BadNumber { .. })));
+}
