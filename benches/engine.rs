@@ -12,6 +12,7 @@ fn scenario(t: usize) -> Scenario {
     let words: Vec<String> = (0..t).map(|i| format!("w{}", i % 97)).collect();
     Scenario {
         sentences: vec![words.join(" ")],
+        kv_sentences: None,
         d_model: 512,
         n_heads: 8,
         embeddings: BTreeMap::new(),

@@ -38,6 +38,7 @@ fn get<'a>(trace: &'a Trace, name: &str) -> &'a Step {
 fn scenario(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {
     Scenario {
         sentences: sentences.iter().map(|s| s.to_string()).collect(),
+        kv_sentences: None,
         d_model,
         n_heads,
         embeddings: BTreeMap::new(),
@@ -327,6 +328,7 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
             let bias = |i: usize| rest[i * d..(i + 1) * d].to_vec();
             Scenario {
                 sentences,
+                kv_sentences: None,
                 d_model: d,
                 n_heads: h,
                 embeddings,
@@ -444,6 +446,7 @@ fn every_error_variant_is_reached() {
     let cases: Vec<(EngineError, &str)> = vec![
         (with(&|s| s.sentences.clear()), "there are no sentences"),
         (with(&|s| s.sentences.push("  ".into())), "sentence 2 is empty"),
+        (with(&|s| s.kv_sentences = Some(vec![])), "cross-attention needs one key/value sentence per query sentence: 1 query and 0"),
         (with(&|s| s.d_model = 0), "d_model must be at least 1"),
         (with(&|s| s.n_heads = 0), "n_heads must be at least 1"),
         (with(&|s| s.n_heads = 2), "d_model = 3 is not divisible by h = 2"),
@@ -460,7 +463,7 @@ fn every_error_variant_is_reached() {
                 s.d_model = 32;
                 s.n_heads = 32;
             }),
-            "B·h·T² (attention cells, B=1, h=32, T=512) = 8388608 is over the limit of 4194304",
+            "B·h·T_q·T_k (attention cells, B=1, h=32, T_q=512, T_k=512) = 8388608 is over the limit of 4194304",
         ),
         (
             with(&|s| {
@@ -536,4 +539,63 @@ fn the_issue_example_scenario_runs() {
     assert_eq!(minimal.projections, Projections::Named(ProjectionKind::Seeded));
     assert_eq!((minimal.seed, minimal.mask), (0, MaskConfig::default()));
     assert_eq!(Scenario::from_json(&minimal.to_json()).unwrap(), minimal);
+}
+
+// ---------------------------------------------------------------------------------------
+// Cross-attention (seeds 001 and 003): queries from one sentence, keys and values from
+// another, so the weights are T_q × T_k.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn cross_attention_is_t_q_by_t_k_as_in_seed_001() {
+    // seed 001: seq_len_q = 5, seq_len_k = 7
+    let mut s = scenario(&["this is a sample sequence"], 8, 2);
+    s.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into()]);
+    let trace = run(&s).unwrap();
+    assert_eq!(get(&trace, "weights").shape, [1, 2, 5, 7]);
+    assert_eq!(get(&trace, "weights").dims, ["B", "h", "T_q", "T_k"]);
+    assert_eq!(get(&trace, "x_kv").shape, [1, 7, 8]);
+    assert_eq!(get(&trace, "k_heads").shape, [1, 2, 7, 4]);
+    assert_eq!(get(&trace, "context").shape, [1, 2, 5, 4]);
+    assert_eq!(get(&trace, "output").shape, [1, 5, 8]);
+    assert_eq!(trace.sizes.t_k, Some(7));
+    assert_eq!(trace.kv_tokens.as_ref().unwrap()[0][2], "dog");
+    // identity projections: scaled[i][j] = x_q[i] · x_kv[j] / √d_k, head 0 = columns 0..4
+    let (xq, xk) = (&get(&trace, "x").data, &get(&trace, "x_kv").data);
+    for i in 0..5 {
+        for j in 0..7 {
+            let dot: f64 = (0..4).map(|c| xq[[0, i, c]] * xk[[0, j, c]]).sum();
+            assert!((get(&trace, "scaled").data[[0, 0, i, j]] - dot / 2.0).abs() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn cross_attention_with_the_same_sentences_is_self_attention() {
+    let mut s = scenario(&["the cat sat", "a dog"], 6, 3);
+    s.projections = Projections::Named(ProjectionKind::Seeded);
+    s.mask = MaskConfig { causal: true, padding: Padding::Keys, fill: Fill::LargeNegative };
+    let plain = run(&s).unwrap();
+    s.kv_sentences = Some(s.sentences.clone());
+    let cross = run(&s).unwrap();
+    assert_eq!(data(get(&cross, "output")), data(get(&plain, "output")));
+    assert_eq!(cross.mask.blocked, plain.mask.blocked);
+    // old scenario files (no kv_sentences) still load, and write no kv field
+    assert!(!Scenario::from_json(r#"{"sentences":["a"],"d_model":2,"n_heads":1}"#)
+        .unwrap()
+        .to_json()
+        .contains("kv"));
+}
+
+#[test]
+fn cross_attention_pads_keys_by_the_key_sentences() {
+    let mut s = scenario(&["a b c", "d"], 4, 1);
+    s.kv_sentences = Some(vec!["w".into(), "x y z q".into()]);
+    s.mask = MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf };
+    let trace = run(&s).unwrap();
+    let w = get(&trace, "weights");
+    assert_eq!(w.shape, [2, 1, 3, 4]);
+    // sentence 0 has one real key: all its weight goes there
+    assert!((0..3).all(|i| w.data[[0, 0, i, 0]] == 1.0 && w.data[[0, 0, i, 3]] == 0.0));
+    assert_eq!(trace.kv_lengths, Some(vec![1, 4]));
 }

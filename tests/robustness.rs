@@ -70,7 +70,16 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     b_o: vec![],
                 })),
             };
-            Scenario { sentences, d_model: d, n_heads: h, embeddings, projections, seed: 1, mask }
+            Scenario {
+                sentences,
+                kv_sentences: None,
+                d_model: d,
+                n_heads: h,
+                embeddings,
+                projections,
+                seed: 1,
+                mask,
+            }
         })
 }
 
@@ -127,6 +136,7 @@ fn sizes_at_the_limits_run() {
     for t in [1, 2, limits::MAX_TOKENS] {
         let s = Scenario {
             sentences: vec!["w ".repeat(t)],
+            kv_sentences: None,
             d_model: 16,
             n_heads: 16,
             embeddings: BTreeMap::new(),
@@ -139,6 +149,7 @@ fn sizes_at_the_limits_run() {
     }
     let wide = Scenario {
         sentences: vec!["a b".into()],
+        kv_sentences: None,
         d_model: limits::MAX_D_MODEL,
         n_heads: limits::MAX_HEADS,
         embeddings: BTreeMap::new(),
@@ -155,6 +166,7 @@ fn sizes_at_the_limits_run() {
 fn numerics_stay_finite_and_nan_input_is_refused() {
     let mut s = Scenario {
         sentences: vec!["big small".into()],
+        kv_sentences: None,
         d_model: 1,
         n_heads: 1,
         embeddings: BTreeMap::from([("big".into(), vec![100.0]), ("small".into(), vec![0.0])]),

@@ -20,6 +20,15 @@ pub enum EngineError {
         index: usize,
     },
 
+    /// Cross-attention needs one key/value sentence per query sentence.
+    #[error("cross-attention needs one key/value sentence per query sentence: {queries} query and {keys} key/value sentences")]
+    BatchMismatch {
+        /// Query sentences (B).
+        queries: usize,
+        /// Key/value sentences.
+        keys: usize,
+    },
+
     /// `d_model` or `n_heads` is zero.
     #[error("{what} must be at least 1, got 0")]
     ZeroSize {
@@ -111,7 +120,7 @@ impl EngineError {
     /// `"scenario"`.
     pub fn field(&self) -> &'static str {
         match self {
-            Self::NoSentences | Self::EmptySentence { .. } => "sentences",
+            Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => "sentences",
             Self::ZeroSize { what } => what,
             Self::HeadsDoNotDivide { .. } => "n_heads",
             Self::TooLarge { what, .. } => {

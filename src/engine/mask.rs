@@ -10,18 +10,34 @@ use ndarray::Array3;
 
 use super::scenario::{MaskConfig, Padding};
 
-/// Builds the `(B, T, T)` mask for sentences of the given real lengths padded to `t`.
-/// It is the same for every head: PyTorch broadcasts it with `mask.unsqueeze(1)` to
-/// `(B, 1, T, T)`.
+/// Builds the `(B, T, T)` mask for sentences of the given real lengths padded to `t`
+/// (self-attention). It is the same for every head: PyTorch broadcasts it with
+/// `mask.unsqueeze(1)` to `(B, 1, T, T)`.
 ///
 /// # Shapes
 /// - returns: `[B, T, T]`, `[b, i, j]` = query `i` may not attend to key `j`
 pub fn build(lengths: &[usize], t: usize, config: &MaskConfig) -> Array3<bool> {
-    Array3::from_shape_fn((lengths.len(), t, t), |(b, i, j)| {
-        let len = lengths.get(b).copied().unwrap_or(0);
+    build_cross(lengths, t, lengths, t, config)
+}
+
+/// The mask when queries and keys come from different sentences (cross-attention):
+/// causal blocks key positions after the query's, padding uses each side's lengths.
+///
+/// # Shapes
+/// - returns: `[B, T_q, T_k]`
+pub fn build_cross(
+    q_lengths: &[usize],
+    t_q: usize,
+    k_lengths: &[usize],
+    t_k: usize,
+    config: &MaskConfig,
+) -> Array3<bool> {
+    Array3::from_shape_fn((q_lengths.len(), t_q, t_k), |(b, i, j)| {
+        let len_q = q_lengths.get(b).copied().unwrap_or(0);
+        let len_k = k_lengths.get(b).copied().unwrap_or(0);
         let future = config.causal && j > i;
-        let pad_key = config.padding != Padding::None && j >= len;
-        let pad_query = config.padding == Padding::KeysAndQueries && i >= len;
+        let pad_key = config.padding != Padding::None && j >= len_k;
+        let pad_query = config.padding == Padding::KeysAndQueries && i >= len_q;
         future || pad_key || pad_query
     })
 }
@@ -29,11 +45,10 @@ pub fn build(lengths: &[usize], t: usize, config: &MaskConfig) -> Array3<bool> {
 /// The `[b, i]` rows in which every key is blocked. Under `-inf` their softmax is
 /// 0/0 = NaN; under `-1e9` it is uniform.
 pub fn fully_masked_rows(mask: &Array3<bool>) -> Vec<[usize; 2]> {
-    let (b, t, _) = mask.dim();
     let mut rows = Vec::new();
-    for bi in 0..b {
-        for i in 0..t {
-            if (0..t).all(|j| mask[(bi, i, j)]) {
+    for (bi, per_sentence) in mask.outer_iter().enumerate() {
+        for (i, row) in per_sentence.outer_iter().enumerate() {
+            if row.iter().all(|&blocked| blocked) {
                 rows.push([bi, i]);
             }
         }

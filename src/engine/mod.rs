@@ -105,13 +105,22 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
     let d_k = d_model / n_heads;
 
-    // 1. Tokens, padded to the longest sentence.
+    // 1. Tokens, padded to the longest sentence (and, for cross-attention, the key/value
+    //    sentences padded to theirs).
     let batch = tokenize::batch(&scenario.sentences)?;
+    let kv_batch = match &scenario.kv_sentences {
+        None => None,
+        Some(kv) if kv.len() != scenario.sentences.len() => {
+            return Err(EngineError::BatchMismatch { queries: scenario.sentences.len(), keys: kv.len() })
+        }
+        Some(kv) => Some(tokenize::batch(kv)?),
+    };
     let (b, t) = (batch.b(), batch.t);
-    let cells = b * n_heads * t * t;
+    let t_k = kv_batch.as_ref().map_or(t, |kv| kv.t);
+    let cells = b * n_heads * t * t_k;
     if cells > limits::MAX_ATTENTION_CELLS {
         return Err(EngineError::TooLarge {
-            what: format!("B·h·T² (attention cells, B={b}, h={n_heads}, T={t})"),
+            what: format!("B·h·T_q·T_k (attention cells, B={b}, h={n_heads}, T_q={t}, T_k={t_k})"),
             value: cells,
             max: limits::MAX_ATTENTION_CELLS,
         });
@@ -119,31 +128,38 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
 
     // 2. Parameters.
     let (x, sources) = embedding::embed(&batch, d_model, &scenario.embeddings)?;
+    let x_kv = match &kv_batch {
+        Some(kv) => Some(embedding::embed(kv, d_model, &scenario.embeddings)?.0),
+        None => None,
+    };
     let w = weights::build(&scenario.projections, d_model, scenario.seed)?;
 
-    // 3. Project every token into a query, a key and a value.
-    let q = linear(&x, &w.q); // (b, t, d_model)
-    let k = linear(&x, &w.k);
-    let v = linear(&x, &w.v);
+    // 3. Project every token into a query, a key and a value (keys and values from the
+    //    other sentence in cross-attention).
+    let kv_source = x_kv.as_ref().unwrap_or(&x);
+    let q = linear(&x, &w.q); // (b, t_q, d_model)
+    let k = linear(kv_source, &w.k); // (b, t_k, d_model)
+    let v = linear(kv_source, &w.v);
 
     // 4. Split d_model into h heads of d_k and put the head axis before T.
-    let q_heads = split_heads(q.clone(), n_heads)?; // (b, h, t, d_k)
-    let k_heads = split_heads(k.clone(), n_heads)?;
+    let q_heads = split_heads(q.clone(), n_heads)?; // (b, h, t_q, d_k)
+    let k_heads = split_heads(k.clone(), n_heads)?; // (b, h, t_k, d_k)
     let v_heads = split_heads(v.clone(), n_heads)?;
 
     // 5. Every query against every key, scaled by √d_k.
-    let scores = attn_scores(&q_heads, &k_heads); // (b, h, t, t)
+    let scores = attn_scores(&q_heads, &k_heads); // (b, h, t_q, t_k)
     let scaled = scale(&scores, d_k);
 
     // 6. Blocked pairs get the fill; softmax turns each row into weights.
-    let mask = mask::build(&batch.lengths, t, &scenario.mask); // (b, t, t), true = blocked
+    let k_lengths = kv_batch.as_ref().map_or(&batch.lengths, |kv| &kv.lengths);
+    let mask = mask::build_cross(&batch.lengths, t, k_lengths, t_k, &scenario.mask); // (b, t_q, t_k)
     let fill = scenario.mask.fill.value();
     let masked = apply_mask(&scaled, &mask, fill);
     let weights = softmax_rows(&masked);
 
     // 7. Each query's weighted sum of the values, then the heads side by side, then W_O.
-    let context = attend(&weights, &v_heads); // (b, h, t, d_k)
-    let concat = merge_heads(context.clone())?; // (b, t, d_model)
+    let context = attend(&weights, &v_heads); // (b, h, t_q, d_k)
+    let concat = merge_heads(context.clone())?; // (b, t_q, d_model)
     let output = linear(&concat, &w.o);
 
     let fully_masked_rows = mask::fully_masked_rows(&mask);
@@ -153,17 +169,27 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         .map(|((bi, hi, i, _), _)| [bi, hi, i])
         .collect();
 
-    let btd = ["B", "T", "d_model"];
-    let bhtd = ["B", "h", "T", "d_k"];
-    let bhtt = ["B", "h", "T", "T"];
-    let split_path = vec![
-        Reshape { op: "view", dims: vec!["B", "T", "h", "d_k"], shape: vec![b, t, n_heads, d_k] },
-        Reshape { op: "transpose(1, 2)", dims: bhtd.to_vec(), shape: vec![b, n_heads, t, d_k] },
-    ];
+    let cross = kv_batch.is_some();
+    let (tq, tk) = if cross { ("T_q", "T_k") } else { ("T", "T") };
+    let btd = ["B", tq, "d_model"];
+    let bkd = ["B", tk, "d_model"];
+    let bhtd = ["B", "h", tq, "d_k"];
+    let bhkd = ["B", "h", tk, "d_k"];
+    let bhtt = ["B", "h", tq, tk];
+    let split_path = |tn: &'static str, len: usize| {
+        vec![
+            Reshape { op: "view", dims: vec!["B", tn, "h", "d_k"], shape: vec![b, len, n_heads, d_k] },
+            Reshape {
+                op: "transpose(1, 2)",
+                dims: vec!["B", "h", tn, "d_k"],
+                shape: vec![b, n_heads, len, d_k],
+            },
+        ]
+    };
     let fill_py = scenario.mask.fill.pytorch();
     let sqrt_dk = (d_k as f64).sqrt();
 
-    let steps = vec![
+    let mut steps = vec![
         step(
             "x",
             "Look up each token's embedding; shorter sentences are padded with <pad> to the longest".into(),
@@ -201,23 +227,23 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
             format!("Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h"),
             "q = q.view(B, T, h, d_k).transpose(1, 2)",
             &bhtd,
-            split_path.clone(),
+            split_path(tq, t),
             q_heads.into_dyn(),
         ),
         step(
             "k_heads",
             "The same split for the keys".into(),
             "k = k.view(B, T, h, d_k).transpose(1, 2)",
-            &bhtd,
-            split_path.clone(),
+            &bhkd,
+            split_path(tk, t_k),
             k_heads.into_dyn(),
         ),
         step(
             "v_heads",
             "The same split for the values".into(),
             "v = v.view(B, T, h, d_k).transpose(1, 2)",
-            &bhtd,
-            split_path,
+            &bhkd,
+            split_path(tk, t_k),
             v_heads.into_dyn(),
         ),
         step(
@@ -248,9 +274,9 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
             &format!("scores = scores.masked_fill(mask.unsqueeze(1), {fill_py})"),
             &bhtt,
             vec![
-                Reshape { op: "mask", dims: vec!["B", "T", "T"], shape: vec![b, t, t] },
-                Reshape { op: "mask.unsqueeze(1)", dims: vec!["B", "1", "T", "T"], shape: vec![b, 1, t, t] },
-                Reshape { op: "broadcast", dims: bhtt.to_vec(), shape: vec![b, n_heads, t, t] },
+                Reshape { op: "mask", dims: vec!["B", tq, tk], shape: vec![b, t, t_k] },
+                Reshape { op: "mask.unsqueeze(1)", dims: vec!["B", "1", tq, tk], shape: vec![b, 1, t, t_k] },
+                Reshape { op: "broadcast", dims: bhtt.to_vec(), shape: vec![b, n_heads, t, t_k] },
             ],
             masked.into_dyn(),
         ),
@@ -295,13 +321,29 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         ),
     ];
 
+    if let Some(x_kv) = x_kv {
+        let x_kv_step = step(
+            "x_kv",
+            "Look up the embeddings of the sentence the keys and values come from (in a decoder, the \
+             encoder's output)"
+                .into(),
+            "x_kv = embedding(kv_tokens)",
+            &bkd,
+            vec![],
+            x_kv.into_dyn(),
+        );
+        steps.insert(1, x_kv_step);
+    }
+
     let (mb, mt, mk) = mask.dim();
     Ok(Trace {
         tokens: batch.texts(),
         lengths: batch.lengths.clone(),
+        kv_tokens: kv_batch.as_ref().map(tokenize::Batch::texts),
+        kv_lengths: kv_batch.as_ref().map(|kv| kv.lengths.clone()),
         sources,
         feature_names: embedding::lexicon(d_model).map(|l| l.dims.to_vec()),
-        sizes: trace::Sizes { b, t, d_model, n_heads, d_k },
+        sizes: trace::Sizes { b, t, t_k: cross.then_some(t_k), d_model, n_heads, d_k },
         mask: trace::MaskTrace {
             config: scenario.mask,
             fill_value: fill,

@@ -27,8 +27,13 @@ use super::error::EngineError;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    /// One sentence per batch row. B = `sentences.len()`.
+    /// One sentence per batch row. B = `sentences.len()`. They give the queries (and, in
+    /// self-attention, the keys and values too).
     pub sentences: Vec<String>,
+    /// Cross-attention: the keys and values come from these sentences instead (one per
+    /// query sentence), so `T_k` may differ from `T_q`. Absent for self-attention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_sentences: Option<Vec<String>>,
     /// Width of every token vector.
     pub d_model: usize,
     /// Number of heads, `h`. Must divide `d_model`.

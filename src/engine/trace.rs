@@ -23,9 +23,12 @@ pub struct Sizes {
     /// Sentences in the batch.
     #[serde(rename = "B")]
     pub b: usize,
-    /// Tokens per sentence after padding.
+    /// Tokens per sentence after padding (the queries' T_q in cross-attention).
     #[serde(rename = "T")]
     pub t: usize,
+    /// Cross-attention only: tokens per key/value sentence after padding.
+    #[serde(rename = "T_k", skip_serializing_if = "Option::is_none")]
+    pub t_k: Option<usize>,
     /// Width of a token vector.
     pub d_model: usize,
     /// Number of heads.
@@ -68,6 +71,17 @@ pub struct Step {
 }
 
 impl Step {
+    /// True when the rows are key/value tokens (cross-attention's `x_kv`, `k`, `v`, …).
+    pub fn rows_are_keys(&self) -> bool {
+        let row_axis = if self.has_heads() { 2 } else { 1 };
+        self.dims.get(row_axis) == Some(&"T_k")
+    }
+
+    /// True when the columns are key tokens (the `(·, T_q, T_k)` and `(·, T, T)` steps).
+    pub fn cols_are_keys(&self) -> bool {
+        matches!(self.dims.last(), Some(&"T") | Some(&"T_k"))
+    }
+
     /// True for steps with a head axis, `(B, h, ·, ·)`.
     pub fn has_heads(&self) -> bool {
         self.dims.get(1) == Some(&"h")
@@ -130,6 +144,12 @@ pub struct Trace {
     pub tokens: Vec<Vec<String>>,
     /// The number of real tokens in each sentence.
     pub lengths: Vec<usize>,
+    /// Cross-attention only: the key/value sentences' tokens, `B × T_k`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_tokens: Option<Vec<Vec<String>>>,
+    /// Cross-attention only: the real tokens in each key/value sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_lengths: Option<Vec<usize>>,
     /// Where each token's embedding came from.
     pub sources: Vec<Vec<Source>>,
     /// Names of the embedding dimensions when a lexicon space was used.

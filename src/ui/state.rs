@@ -91,6 +91,7 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
     }
     let scenario = Scenario {
         sentences,
+        kv_sentences: None,
         d_model: settings.d_model,
         n_heads: settings.n_heads,
         embeddings: settings.embeddings.clone(),
