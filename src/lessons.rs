@@ -459,9 +459,222 @@ fn lesson_masks() -> Lesson {
     }
 }
 
+// ----------------------------------------------------------------------------------
+// 4. Shapes (seeds 000, 002)
+// ----------------------------------------------------------------------------------
+
+fn shape_of(trace: &Trace, step: &str) -> String {
+    trace
+        .step(step)
+        .map(|s| {
+            let sizes: Vec<String> = s.shape.iter().map(usize::to_string).collect();
+            format!("({}) = ({})", s.dims.join(", "), sizes.join(", "))
+        })
+        .unwrap_or_default()
+}
+
+fn path_of(trace: &Trace, step: &str) -> String {
+    trace
+        .step(step)
+        .map(|s| {
+            s.shape_path
+                .iter()
+                .map(|r| {
+                    let sizes: Vec<String> = r.shape.iter().map(usize::to_string).collect();
+                    format!("{} → ({})", r.op, sizes.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join(", then ")
+        })
+        .unwrap_or_default()
+}
+
+/// Numbers `from..to` of row `t` of a `(B, T, d_model)` step, sentence 0.
+fn slice(trace: &Trace, step: &str, t: usize, from: usize, to: usize) -> String {
+    let cells: Vec<String> = (from..to).map(|c| num(at(trace, step, 0, 0, t, c))).collect();
+    format!("[{}]", cells.join(", "))
+}
+
+fn lesson_shapes() -> Lesson {
+    let mut s = base(&["the cat sat on the mat"], 8, 2);
+    s.projections = Projections::Named(ProjectionKind::Seeded);
+    s.seed = 7;
+    Lesson {
+        id: "shapes",
+        title: "Shapes",
+        seeds: "seeds 000, 002",
+        steps: vec![
+            LessonStep {
+                title: "One tensor, (B, T, d_model)",
+                scenario: s.clone(),
+                focus: "q",
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
+                         token. Multi-head attention gives each of the h = {} heads its own d_k = {} columns of \
+                         that row: token 2 (\"{}\") gives head 1 {} and head 2 {}.",
+                        shape_of(t, "q"),
+                        t.sizes.d_model,
+                        t.sizes.n_heads,
+                        t.sizes.d_k,
+                        token(t, 0, 1),
+                        slice(t, "q", 1, 0, t.sizes.d_k),
+                        slice(t, "q", 1, t.sizes.d_k, 2 * t.sizes.d_k),
+                    )
+                },
+            },
+            LessonStep {
+                title: "view, then transpose(1, 2)",
+                scenario: s.clone(),
+                focus: "q_heads",
+                batch: 0,
+                narrate: |t| {
+                    let d_k = t.sizes.d_k;
+                    format!(
+                        "q.view(B, T, h, d_k) splits each row into h pieces of d_k without moving a number; \
+                         transpose(1, 2) then puts the head axis before T, so each head is a (T, d_k) matrix the \
+                         matmul can work on: {}. Head 2's row for \"{}\" is {}: exactly columns {}–{} of q.",
+                        path_of(t, "q_heads"),
+                        token(t, 0, 1),
+                        {
+                            let cells: Vec<String> = (0..d_k).map(|c| num(at(t, "q_heads", 0, 1, 1, c))).collect();
+                            format!("[{}]", cells.join(", "))
+                        },
+                        d_k + 1,
+                        2 * d_k,
+                    )
+                },
+            },
+            LessonStep {
+                title: "Without the transpose, heads get the wrong numbers",
+                scenario: s.clone(),
+                focus: "q_heads",
+                batch: 0,
+                narrate: |t| {
+                    let d_k = t.sizes.d_k;
+                    let wrong = t
+                        .step("q")
+                        .and_then(|q| crate::engine::view_without_transpose(q, t.sizes.n_heads).ok())
+                        .map(|w| {
+                            let cells: Vec<String> = (0..d_k).map(|c| num(w[[0, 0, 1, c]])).collect();
+                            format!("[{}]", cells.join(", "))
+                        })
+                        .unwrap_or_default();
+                    format!(
+                        "q.view(B, h, T, d_k) has the right shape, {}, but the wrong numbers: it reads memory \
+                         in order, so \"head 1, token 2\" becomes {}, which is token 1's second half (head \
+                         2's columns {}), not token 2's first half {}. Every head mixes tokens and other heads' \
+                         features, and nothing fails loudly. The shapes agree; the meaning does not.",
+                        shape_of(t, "q_heads"),
+                        wrong,
+                        slice(t, "q", 0, d_k, 2 * d_k),
+                        slice(t, "q", 1, 0, d_k),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Concat: transpose back, contiguous(), view",
+                scenario: s,
+                focus: "concat",
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "After attention, context is {}. context.transpose(1, 2) swaps h and T back, but only \
+                         changes how memory is read (strides): the numbers of one token are no longer next to \
+                         each other, and view refuses a non-contiguous tensor. .contiguous() copies them into \
+                         the new order so that .view(B, T, d_model) can join the heads: {}. (reshape does both \
+                         steps in one call.) The result, {}, has each token's heads side by side.",
+                        shape_of(t, "context"),
+                        path_of(t, "concat"),
+                        shape_of(t, "concat"),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+// ----------------------------------------------------------------------------------
+// 5. Cross-attention (seeds 001, 003)
+// ----------------------------------------------------------------------------------
+
+fn cross(padding: Padding) -> Scenario {
+    let mut s = base(&["this is a sample sequence"], 8, 2);
+    s.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into()]);
+    s.mask.padding = padding;
+    s
+}
+
+fn lesson_cross() -> Lesson {
+    let mut batch = base(&["this is a sample sequence", "the cat sat"], 8, 2);
+    batch.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into(), "the creek was cold".into()]);
+    batch.mask.padding = Padding::Keys;
+    Lesson {
+        id: "cross",
+        title: "Cross-attention",
+        seeds: "seeds 001, 003",
+        steps: vec![
+            LessonStep {
+                title: "Queries from one sentence, keys and values from another",
+                scenario: cross(Padding::None),
+                focus: "weights",
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
+                         and values from the encoder's (seed 003). Here T_q = {} query tokens meet T_k = {} key \
+                         tokens, so the weights are {}: one row per query, one column per key, as in seed 001's \
+                         example (seq_len_q = 5, seq_len_k = 7). Each row still sums to 1 (row 1: {}).",
+                        t.sizes.t,
+                        t.sizes.t_k.unwrap_or(t.sizes.t),
+                        shape_of(t, "weights"),
+                        num(t.step("weights").and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "The output has the queries' length",
+                scenario: cross(Padding::None),
+                focus: "output",
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "weights {} @ v {} gives context {}: each query gets a weighted sum of the other \
+                         sentence's values, so the output is {}, shaped like the queries, not the keys.",
+                        shape_of(t, "weights"),
+                        shape_of(t, "v_heads"),
+                        shape_of(t, "context"),
+                        shape_of(t, "output"),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Padding the keys of a batch",
+                scenario: batch,
+                focus: "weights",
+                batch: 1,
+                narrate: |t| {
+                    let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
+                    format!(
+                        "In a batch, the key sentences are padded to the longest, T_k = {}. Seed 001 masks \
+                         the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
+                         sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
+                         still sum to {}.",
+                        t.sizes.t_k.unwrap_or(t.sizes.t),
+                        kv_len,
+                        num(at(t, "weights", 1, 0, 0, kv_len)),
+                        num(t.step("weights").and_then(|s| s.row_sum(1, 0, 0)).unwrap_or(f64::NAN)),
+                    )
+                },
+            },
+        ],
+    }
+}
+
 /// All lessons, in order.
 pub fn lessons() -> Vec<Lesson> {
-    vec![lesson_bat(), lesson_heads(), lesson_masks()]
+    vec![lesson_bat(), lesson_heads(), lesson_masks(), lesson_shapes(), lesson_cross()]
 }
 
 #[cfg(test)]
@@ -507,6 +720,27 @@ mod tests {
         // one head of the same width: the same query, so the same row
         let blurred = run(&l.steps[3].scenario).unwrap();
         assert_eq!(w(&blurred, 0, IT), w(&blurred, 0, COLD));
+    }
+
+    #[test]
+    fn shapes_lesson_quotes_the_wrong_heads() {
+        let l = lesson_shapes();
+        let trace = run(&l.steps[2].scenario).unwrap();
+        let wrong = crate::engine::view_without_transpose(trace.step("q").unwrap(), 2).unwrap();
+        let q = &trace.step("q").unwrap().data;
+        // "head 1, token 2" without the transpose is token 1's second half
+        assert_eq!(wrong[[0, 0, 1, 0]], q[[0, 0, 4]]);
+        assert_ne!(wrong[[0, 0, 1, 0]], trace.step("q_heads").unwrap().data[[0, 0, 1, 0]]);
+        assert!((l.steps[2].narrate)(&trace).contains("token 1's second half"));
+    }
+
+    #[test]
+    fn cross_lesson_is_5_by_7() {
+        let l = lesson_cross();
+        let trace = run(&l.steps[0].scenario).unwrap();
+        assert_eq!(trace.step("weights").unwrap().shape, [1, 2, 5, 7]);
+        let trace = run(&l.steps[2].scenario).unwrap();
+        assert_eq!(trace.step("weights").unwrap().shape, [2, 2, 5, 7]);
     }
 
     #[test]

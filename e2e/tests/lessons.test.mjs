@@ -72,6 +72,34 @@ export const tests = [
     },
   },
   {
+    name: 'lesson 5: cross-attention shows a 5×7 weights table',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=cross&ls=0');
+      const w = await tableValues(page, table('weights'));
+      t.assert.equal(w.length, 5);
+      for (const row of w) t.assert.equal(row.length, 7);
+      const keys = await page.$$eval('[data-testid="kv-tokens"][data-batch="0"] li', (els) => els.map((e) => e.textContent));
+      t.assert.equal(keys.length, 7);
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /T_q = 5 query tokens meet T_k = 7/);
+      await t.screenshot('lesson5-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'lesson 4: the shapes lesson quotes view and transpose from the trace',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=shapes&ls=1');
+      const text = await page.textContent('[data-testid="lesson-text"]');
+      t.assert.match(text, /view → \(1, 6, 2, 4\), then transpose\(1, 2\) → \(1, 2, 6, 4\)/);
+      await page.click('[data-testid="lesson-next"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="lesson-text"]').textContent.includes('wrong numbers'));
+      await page.click('[data-testid="lesson-exit"]');
+      await page.waitForSelector('[data-testid="lesson"]', { state: 'detached' });
+      t.assert.equal(await page.inputValue('[data-testid="sentences"]'), 'the cat sat on the mat');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'lessons: arrow keys move through the steps, and each step has its own URL',
     run: async (t) => {
       const page = await t.gotoApp('lesson=baseball-bat&ls=0');

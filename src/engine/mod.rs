@@ -357,6 +357,25 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     })
 }
 
+/// What `x.view(B, h, T, d_k)` gives when the `transpose(1, 2)` is forgotten: the
+/// numbers of a `(B, T, d_model)` step read straight into `(B, h, T, d_k)`. Row `t` of
+/// "head i" is then not token `t`'s slice for head i, but whatever numbers come next in
+/// memory. The shapes lesson shows it; the engine never uses it.
+///
+/// # Errors
+/// [`EngineError::HeadsDoNotDivide`] or [`EngineError::Reshape`] for a step that is not
+/// `(B, T, d_model)`.
+pub fn view_without_transpose(step: &Step, n_heads: usize) -> Result<ndarray::Array4<f64>, EngineError> {
+    let [b, t, d_model] = step.shape.as_slice() else {
+        return Err(EngineError::Reshape { op: "view", from: step.shape.clone(), to: vec![] });
+    };
+    let (b, t, d_model) = (*b, *t, *d_model);
+    if n_heads == 0 || d_model % n_heads != 0 {
+        return Err(EngineError::HeadsDoNotDivide { d_model, n_heads });
+    }
+    attention::view(step.data.clone(), (b, n_heads, t, d_model / n_heads))
+}
+
 /// Reads a scenario from JSON and runs it.
 ///
 /// # Errors

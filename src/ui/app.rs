@@ -264,14 +264,31 @@ pub fn App() -> impl IntoView {
                 .collect_view(),
         )
     };
+    let kv_tokens_view = move || {
+        let trace = shown.get()?;
+        let (kv, lengths) = (trace.kv_tokens.as_ref()?, trace.kv_lengths.as_ref()?);
+        Some(view! {
+            <p class="al-sizes">"keys and values (cross-attention), T_k = " {trace.sizes.t_k.unwrap_or(0)} ":"</p>
+            {kv.iter().enumerate().map(|(b, row)| {
+                let chips = row.iter().enumerate().map(|(i, t)| {
+                    let pad = i >= lengths.get(b).copied().unwrap_or(0);
+                    view! { <li class="al-token al-kv" class:al-pad=pad>{t.clone()}</li> }
+                }).collect_view();
+                view! { <ol class="al-tokens" data-testid="kv-tokens" data-batch=b>{chips}</ol> }
+            }).collect_view()}
+        })
+    };
 
     let sizes_view = move || {
         shown.get().map(|t| {
             let z = t.sizes;
+            let t = match z.t_k {
+                Some(t_k) => format!("T_q = {}, T_k = {t_k}", z.t),
+                None => format!("T = {}", z.t),
+            };
             format!(
-                "B = {}, T = {}, d_model = {}, h = {}, d_k = {} · parameters 4·d_model² + 4·d_model = {}",
+                "B = {}, {t}, d_model = {}, h = {}, d_k = {} · parameters 4·d_model² + 4·d_model = {}",
                 z.b,
-                z.t,
                 z.d_model,
                 z.n_heads,
                 z.d_k,
@@ -327,6 +344,31 @@ pub fn App() -> impl IntoView {
                     ></textarea>
                     <FieldError error=error field="sentences" />
                 </label>
+                <label class="al-check">
+                    <input
+                        data-testid="cross"
+                        type="checkbox"
+                        prop:checked=move || settings.with(|s| s.kv_text.is_some())
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            let kv = on.then(|| text.get_untracked());
+                            settings.update(|s| s.kv_text = kv);
+                        }
+                    />
+                    "cross-attention: the keys and values come from other sentences (T_k may differ from T_q)"
+                </label>
+                {move || settings.with(|s| s.kv_text.is_some()).then(|| view! {
+                    <label class="al-field al-sentences">
+                        <span>"Key/value sentences (one line per query sentence, e.g. the encoder's input)"</span>
+                        <textarea
+                            data-testid="kv-sentences"
+                            rows="2"
+                            spellcheck="false"
+                            prop:value=move || settings.with(|s| s.kv_text.clone().unwrap_or_default())
+                            on:input=move |ev| { let v = event_target_value(&ev); settings.update(|s| s.kv_text = Some(v)) }
+                        ></textarea>
+                    </label>
+                })}
                 <div class="al-row">
                     <label class="al-field">
                         <span>"d_model"</span>
@@ -466,6 +508,7 @@ pub fn App() -> impl IntoView {
             <section class="al-overview" aria-label="Tokens">
                 <p class="al-sizes" data-testid="sizes">{sizes_view}</p>
                 {tokens_view}
+                {kv_tokens_view}
             </section>
 
             <main class="al-main">

@@ -38,21 +38,30 @@ pub fn exact(v: f64) -> String {
     }
 }
 
-/// Row and column labels of a step's matrix.
+/// Row and column labels of a step's matrix, and which of them are `<pad>`.
 pub fn axis_labels(
     trace: &Trace,
     step: &str,
     batch: usize,
 ) -> (Vec<String>, Vec<String>, Vec<bool>, Vec<bool>) {
-    let tokens = trace.tokens.get(batch).cloned().unwrap_or_default();
-    let len = trace.lengths.get(batch).copied().unwrap_or(0);
-    let is_pad: Vec<bool> = (0..tokens.len()).map(|i| i >= len).collect();
-    let Some(s) = trace.step(step) else { return (tokens, vec![], is_pad, vec![]) };
+    let side = |tokens: Option<&Vec<Vec<String>>>, lengths: Option<&Vec<usize>>| {
+        let row = tokens.and_then(|t| t.get(batch)).cloned().unwrap_or_default();
+        let len = lengths.and_then(|l| l.get(batch)).copied().unwrap_or(0);
+        let pad = (0..row.len()).map(|i| i >= len).collect::<Vec<bool>>();
+        (row, pad)
+    };
+    let queries = side(Some(&trace.tokens), Some(&trace.lengths));
+    let keys = if trace.kv_tokens.is_some() {
+        side(trace.kv_tokens.as_ref(), trace.kv_lengths.as_ref())
+    } else {
+        queries.clone()
+    };
+    let Some(s) = trace.step(step) else { return (queries.0, vec![], queries.1, vec![]) };
+    let (rows, row_pad) = if s.rows_are_keys() { keys.clone() } else { queries };
     let n_cols = s.shape.last().copied().unwrap_or(0);
-    let square = s.dims.last() == Some(&"T");
-    let (cols, col_pad) = if square {
-        (tokens.clone(), is_pad.clone())
-    } else if step == "x" && trace.feature_names.is_some() {
+    let (cols, col_pad) = if s.cols_are_keys() {
+        keys
+    } else if matches!(step, "x" | "x_kv") && trace.feature_names.is_some() {
         (trace.feature_names.iter().flatten().map(|s| s.to_string()).collect(), vec![false; n_cols])
     } else if s.has_heads() {
         ((0..n_cols).map(|j| format!("d_k {j}")).collect(), vec![false; n_cols])
@@ -60,7 +69,7 @@ pub fn axis_labels(
         let d_k = trace.sizes.d_k.max(1);
         ((0..n_cols).map(|j| format!("h{} · {}", j / d_k, j % d_k)).collect(), vec![false; n_cols])
     };
-    (tokens, cols, is_pad, col_pad)
+    (rows, cols, row_pad, col_pad)
 }
 
 /// A heatmap, its hover read-out, table and export buttons.
@@ -76,7 +85,7 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
         return view! { <p class="al-muted">"Nothing to show for this sentence."</p> }.into_any();
     };
     let (rows, cols, row_pad, col_pad) = axis_labels(&trace, spec.step, spec.batch);
-    let square = step.dims.last() == Some(&"T");
+    let square = step.cols_are_keys();
     let masked_step = square && matches!(spec.step, "masked" | "weights");
     let (n_rows, n_cols) = values.dim();
     let blocked: Vec<bool> = if masked_step {

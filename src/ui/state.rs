@@ -30,6 +30,8 @@ pub struct Settings {
     pub mask: MaskConfig,
     /// Imported per-word vectors.
     pub embeddings: BTreeMap<String, Vec<f64>>,
+    /// Cross-attention: the key/value sentences, one per line (None = self-attention).
+    pub kv_text: Option<String>,
 }
 
 /// The first page a learner sees: two sentences of different lengths, so the batch is
@@ -45,6 +47,7 @@ impl Default for Settings {
             seed: 0,
             mask: MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf },
             embeddings: BTreeMap::new(),
+            kv_text: None,
         }
     }
 }
@@ -70,11 +73,29 @@ impl Default for ViewState {
 /// notice for everything that was cut.
 pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
     let mut notices = Vec::new();
+    let sentences = sentences_within_limits(text, "Sentence", &mut notices);
+    let kv_sentences =
+        settings.kv_text.as_deref().map(|kv| sentences_within_limits(kv, "Key/value sentence", &mut notices));
+    let scenario = Scenario {
+        sentences,
+        kv_sentences,
+        d_model: settings.d_model,
+        n_heads: settings.n_heads,
+        embeddings: settings.embeddings.clone(),
+        projections: settings.projections.clone(),
+        seed: settings.seed,
+        mask: settings.mask,
+    };
+    (scenario, notices)
+}
+
+/// The non-blank lines of `text`, cut to the page's limits with a notice for each cut.
+fn sentences_within_limits(text: &str, what: &str, notices: &mut Vec<String>) -> Vec<String> {
     let mut sentences: Vec<String> =
         text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
     if sentences.len() > UI_MAX_BATCH {
         notices.push(format!(
-            "Only the first {UI_MAX_BATCH} sentences are used ({} were given): B ≤ {UI_MAX_BATCH}.",
+            "Only the first {UI_MAX_BATCH} lines are used ({} were given): B ≤ {UI_MAX_BATCH}.",
             sentences.len()
         ));
         sentences.truncate(UI_MAX_BATCH);
@@ -84,22 +105,12 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         if n > UI_MAX_TOKENS {
             *sentence = cut_to_tokens(sentence, UI_MAX_TOKENS);
             notices.push(format!(
-                "Sentence {} has {n} tokens; only the first {UI_MAX_TOKENS} are used (T ≤ {UI_MAX_TOKENS} in the page).",
+                "{what} {} has {n} tokens; only the first {UI_MAX_TOKENS} are used (T ≤ {UI_MAX_TOKENS} in the page).",
                 i + 1
             ));
         }
     }
-    let scenario = Scenario {
-        sentences,
-        kv_sentences: None,
-        d_model: settings.d_model,
-        n_heads: settings.n_heads,
-        embeddings: settings.embeddings.clone(),
-        projections: settings.projections.clone(),
-        seed: settings.seed,
-        mask: settings.mask,
-    };
-    (scenario, notices)
+    sentences
 }
 
 /// The sentence up to the end of its `n`-th token.
@@ -131,6 +142,7 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             seed: s.seed,
             mask: s.mask,
             embeddings: s.embeddings.clone(),
+            kv_text: s.kv_sentences.as_ref().map(|kv| kv.join("\n")),
         },
     )
 }
@@ -150,7 +162,7 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
         Fill::NegInf => "neg_inf",
         Fill::LargeNegative => "large_negative",
     };
-    vec![
+    let mut pairs = vec![
         ("s", text.to_owned()),
         ("d", s.d_model.to_string()),
         ("h", s.n_heads.to_string()),
@@ -162,7 +174,11 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
         ("step", v.step.clone()),
         ("b", v.batch.to_string()),
         ("share", u8::from(v.shared_scale).to_string()),
-    ]
+    ];
+    if let Some(kv) = &s.kv_text {
+        pairs.push(("kv", kv.clone()));
+    }
+    pairs
 }
 
 /// A state read back from URL query pairs. Every value that is missing keeps its default;
@@ -186,6 +202,7 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                     text = value.to_owned();
                 }
             }
+            "kv" => s.kv_text = Some(value.to_owned()),
             "d" => match value.parse::<usize>() {
                 Ok(d) if (1..=UI_MAX_D_MODEL).contains(&d) => s.d_model = d,
                 _ => bad(&mut notices, "d", value, &format!("a whole number from 1 to {UI_MAX_D_MODEL}")),
@@ -268,6 +285,7 @@ mod tests {
             seed: 42,
             mask: MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::LargeNegative },
             embeddings: BTreeMap::new(),
+            kv_text: Some("x y z".into()),
         };
         let v = ViewState { step: "scores".into(), batch: 1, shared_scale: false };
         let q: Vec<(String, String)> =
