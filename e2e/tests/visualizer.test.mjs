@@ -191,4 +191,38 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'importing a scenario JSON with explicit weights (numpy fixture) shows its numbers',
+    run: async (t) => {
+      const page = await t.gotoApp();
+      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      await page.setInputFiles('[data-testid="import-scenario"]', 'tests/fixtures/odd_sizes_keys.scenario.json');
+      await page.waitForFunction(() => document.querySelector('[data-testid="d-model"]').value === '15');
+      const expected = JSON.parse(readFileSync('tests/fixtures/odd_sizes_keys.expected.json', 'utf8'));
+      const weights = expected.steps.find((s) => s.name === 'weights');
+      const [, , T] = weights.shape;
+      const w = await values(page, 'weights', 2, 0); // head 3 of sentence 1
+      for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) {
+        const want = weights.data[((0 * 3 + 2) * T + i) * T + j];
+        t.assert.ok(Math.abs(w[i][j] - want) < 1e-9, `[${i}][${j}] ${w[i][j]} vs ${want}`);
+      }
+      t.assert.equal(await page.inputValue('[data-testid="projections"]'), 'explicit');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'dark theme follows the system setting; T = 64 stays inside the page',
+    run: async (t) => {
+      await t.page.emulateMedia({ colorScheme: 'dark' });
+      const words = Array.from({ length: 64 }, (_, i) => `w${i}`).join(' ');
+      const page = await t.gotoApp(`s=${encodeURIComponent(words)}&d=8&h=2&causal=1`);
+      await page.waitForSelector('canvas[data-testid="heatmap"][data-head="1"]');
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      t.assert.equal(bg, 'rgb(17, 17, 22)');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      t.assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+      await t.screenshot('dark-T64-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

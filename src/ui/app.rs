@@ -177,7 +177,10 @@ pub fn App() -> impl IntoView {
         // the tensors column: beside the pipeline on wide screens, below it on narrow ones
         let viewport = dom::viewport_width().min(1400.0);
         let column = if viewport > 900.0 { viewport - 400.0 } else { viewport - 40.0 };
-        let max_width = if heads > 1 && column > 640.0 {
+        // two heads side by side while their cells stay big enough to read; one per row
+        // beyond T = 24, so that T = 64 still has ~10 px cells and labels
+        let dense = s.shape.last().copied().unwrap_or(0) > 24;
+        let max_width = if heads > 1 && column > 640.0 && !dense {
             (column / 2.0 - 40.0).min(520.0)
         } else {
             (column - 30.0).min(760.0)
