@@ -143,8 +143,8 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
             if blocked.get(r * n_cols + c).copied().unwrap_or(false) {
                 text.push_str(" (blocked by the mask)");
             }
-            if step_name == "weights" {
-                if let Some(sum) = trace.step("weights").and_then(|s| s.row_sum(b, head, r)) {
+            if square {
+                if let Some(sum) = trace.step(step_name).and_then(|s| s.row_sum(b, head, r)) {
                     text.push_str(&format!(" · row sum {}", exact(sum)));
                 }
             }
