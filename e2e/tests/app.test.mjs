@@ -66,4 +66,27 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'focusing a heatmap and using the arrow keys reads query, key, exact value and row sum',
+    run: async (t) => {
+      const page = await t.gotoApp('s=baseball%20bat&d=3&h=1&p=identity&pad=none');
+      const canvas = heatmap('weights');
+      await page.waitForSelector(canvas);
+      await page.focus(canvas);
+      const readout = () => page.textContent('[data-testid="readout"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="readout"]').textContent.includes('query'));
+      t.assert.match(await readout(), /query “baseball” → key “baseball”: 0\.7603[0-9]* · row sum 1/);
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => document.querySelector('[data-testid="readout"]').textContent.includes('key “bat”'));
+      t.assert.match(await readout(), /query “baseball” → key “bat”: 0\.2396/);
+      await page.keyboard.press('ArrowDown');
+      await page.waitForFunction(() => document.querySelector('[data-testid="readout"]').textContent.includes('query “bat”'));
+      t.assert.match(await readout(), /query “bat” → key “bat”: 0\.5 · row sum 1/);
+      // the pointer: the bottom-right cell is under the canvas's grid, left of the colour bar
+      const box = await page.$eval(canvas, (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+      await page.mouse.move(box.x + 5, box.y + 5);
+      await page.waitForFunction(() => !document.querySelector('[data-testid="readout"]').textContent.includes('→'));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];
