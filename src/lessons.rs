@@ -574,6 +574,21 @@ fn lesson_shapes() -> Lesson {
                 },
             },
             LessonStep {
+                title: "The attention matrix is (B, h, T, T)",
+                scenario: s.clone(),
+                focus: "weights",
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
+                         axes and keeps (B, h) in front, so the attention matrix is {}: one T × T matrix per \
+                         sentence and head. Seed 000's text calls it B × L × h × h; that is a slip, and its own \
+                         next formula and code give B × h × L × L, as here.",
+                        shape_of(t, "weights"),
+                    )
+                },
+            },
+            LessonStep {
                 title: "Concat: transpose back, contiguous(), view",
                 scenario: s,
                 focus: "concat",

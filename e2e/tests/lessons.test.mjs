@@ -117,4 +117,49 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'lesson 1: dragging "bat" in the plot moves its embedding',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
+      const plot = '[data-testid="embedding-plot"]';
+      await page.waitForSelector(plot);
+      const box = await page.$eval(plot, (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+      const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
+      t.assert.equal(await page.inputValue(input), '1');
+      // drag toward the top of the plot: more "animal"
+      await page.mouse.move(box.x + box.w * 0.4, box.y + box.h * 0.5);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.w * 0.4, box.y + box.h * 0.15, { steps: 5 });
+      await page.mouse.up();
+      await page.waitForFunction((sel) => Number(document.querySelector(sel).value) > 2, input);
+      t.assert.doesNotMatch(await page.textContent('[data-testid="lesson-text"]'), /bat \[1\.50, 0\.50, 0\.00\]/);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'every lesson step renders at 1440 px and 375 px without horizontal scrolling',
+    run: async (t) => {
+      const page = t.page;
+      const ids = ['baseball-bat', 'why-heads', 'masks', 'shapes', 'cross'];
+      for (const width of [1440, 375]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const id of ids) {
+          await page.goto(t.url(`/?lesson=${id}&ls=0`));
+          await page.waitForSelector('[data-testid="lesson-text"]');
+          for (let step = 0; ; step++) {
+            await page.waitForSelector('canvas[data-testid="heatmap"]');
+            const text = await page.textContent('[data-testid="lesson-text"]');
+            t.assert.ok(text.length > 80, `${id} step ${step}: ${text}`);
+            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+            t.assert.ok(overflow <= 0, `${id} step ${step} at ${width}px: ${overflow}px too wide`);
+            if (step === 1) await t.screenshot(`lesson-${id}-${width}`);
+            if (await page.$eval('[data-testid="lesson-next"]', (b) => b.disabled)) break;
+            await page.click('[data-testid="lesson-next"]');
+            await page.waitForFunction((prev) => document.querySelector('[data-testid="lesson-text"]').textContent !== prev, text);
+          }
+        }
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];
