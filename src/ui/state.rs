@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use crate::engine::tokenize::tokenize;
-use crate::engine::{limits, Fill, MaskConfig, Padding, ProjectionKind, Projections, Scenario};
+use crate::engine::{
+    self, limits, EngineError, Fill, MaskConfig, Padding, ProjectionKind, Projections, Scenario, Trace,
+};
 
 /// Most sentences the page runs at once (the engine's limit).
 pub const UI_MAX_BATCH: usize = limits::MAX_BATCH;
@@ -189,20 +191,20 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
     let mut v = ViewState::default();
     let mut notices = Vec::new();
     let bad = |notices: &mut Vec<String>, key: &str, value: &str, want: &str| {
-        let shown: String = value.chars().take(40).collect();
+        let shown = shown_value(value);
         notices.push(format!("The link's {key}=\"{shown}\" is not {want}; the default is used instead."));
     };
     for (key, value) in pairs {
         let value = value.as_str();
         match key.as_str() {
-            "s" => {
-                if value.trim().is_empty() {
-                    bad(&mut notices, "s", value, "any text");
-                } else {
-                    text = value.to_owned();
-                }
-            }
-            "kv" => s.kv_text = Some(value.to_owned()),
+            "s" => match text_problem(value, false) {
+                Some(want) => bad(&mut notices, "s", value, want),
+                None => text = value.to_owned(),
+            },
+            "kv" => match text_problem(value, true) {
+                Some(want) => bad(&mut notices, "kv", value, want),
+                None => s.kv_text = Some(value.to_owned()),
+            },
             "d" => match value.parse::<usize>() {
                 Ok(d) if (1..=UI_MAX_D_MODEL).contains(&d) => s.d_model = d,
                 _ => bad(&mut notices, "d", value, &format!("a whole number from 1 to {UI_MAX_D_MODEL}")),
@@ -260,12 +262,82 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                 _ => bad(&mut notices, "share", value, "0 or 1"),
             },
             other => {
-                let shown: String = other.chars().take(40).collect();
+                let shown = shown_value(other);
                 notices.push(format!("The link's unknown setting \"{shown}\" was ignored."));
             }
         }
     }
     (text, s, v, notices)
+}
+
+/// A value from a link as a notice quotes it: at most 40 characters, control characters
+/// escaped (the notice is text, never HTML, so nothing else needs escaping).
+fn shown_value(value: &str) -> String {
+    let mut shown = String::new();
+    for (i, c) in value.chars().enumerate() {
+        if i == 40 {
+            shown.push('…');
+            break;
+        }
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
+/// Why a text value from a link is not what someone typed, if it is not: blank, a
+/// replacement character (the browser's decoding of a cut or invalid `%`-escape such as
+/// `%E2%82`), a `%XX` escape that survived decoding (the link was encoded twice, as in
+/// `hello%2520world`), or control characters other than line breaks and tabs. `blank_ok`
+/// allows an empty value.
+fn text_problem(value: &str, blank_ok: bool) -> Option<&'static str> {
+    if value.trim().is_empty() {
+        return (!blank_ok).then_some("any text");
+    }
+    if value.contains('\u{FFFD}') {
+        return Some("valid text (a %-escape in the link is cut off or broken)");
+    }
+    let b = value.as_bytes();
+    let escaped =
+        b.windows(3).any(|w| matches!(w, [b'%', x, y] if x.is_ascii_hexdigit() && y.is_ascii_hexdigit()));
+    if escaped {
+        return Some("plain text (it looks %-encoded twice)");
+    }
+    if value.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        return Some("plain text (it has control characters)");
+    }
+    None
+}
+
+/// The page's own limits on a scenario, stricter than the engine's (the command line may
+/// use up to [`limits::MAX_D_MODEL`]): a `d_model` over [`UI_MAX_D_MODEL`] is an error
+/// for that control, shown like the engine's own errors.
+///
+/// # Errors
+/// [`EngineError::TooLarge`] for `d_model`.
+pub fn check_page_limits(scenario: &Scenario) -> Result<(), EngineError> {
+    if scenario.d_model > UI_MAX_D_MODEL {
+        return Err(EngineError::TooLarge {
+            what: "d_model".into(),
+            value: scenario.d_model,
+            max: UI_MAX_D_MODEL,
+        });
+    }
+    Ok(())
+}
+
+/// [`engine::run`] within the page's limits ([`check_page_limits`]), for the page's one
+/// engine memo: a typed `d_model = 100000` is then a clear error next to the field
+/// rather than silently cut to the limit.
+///
+/// # Errors
+/// As [`check_page_limits`], then as [`engine::run`].
+pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
+    check_page_limits(scenario)?;
+    engine::run(scenario)
 }
 
 #[cfg(test)]
@@ -312,6 +384,50 @@ mod tests {
         assert_eq!(notices.len(), 9, "{notices:#?}");
         assert!(notices[0].contains("d=\"abc\" is not a whole number from 1 to 512"));
         assert!(notices[6].contains("unknown setting \"zzz\""));
+    }
+
+    #[test]
+    fn broken_text_in_a_link_falls_back_with_a_notice() {
+        // what the browser's URLSearchParams hands over for each tampered link
+        let cases = [
+            ("s=%E2%82 (cut UTF-8 escape)", "\u{FFFD}", "a %-escape in the link is cut off"),
+            ("s=hello%2520world (encoded twice)", "hello%20world", "%-encoded twice"),
+            ("s=%00 (control character)", "a\u{0}b", "control characters"),
+            ("s= (empty)", "", "is not any text"),
+        ];
+        for (what, value, want) in cases {
+            let (text, _, _, notices) = from_query(&pairs(&[("s", value)]));
+            assert_eq!(text, DEFAULT_TEXT, "{what}");
+            assert_eq!(notices.len(), 1, "{what}: {notices:?}");
+            assert!(notices[0].contains(want), "{what}: {}", notices[0]);
+        }
+        // the notice quotes at most 40 characters, with control characters escaped
+        let (_, _, _, notices) = from_query(&pairs(&[("s", &format!("\u{7}{}", "x".repeat(100)))]));
+        assert!(notices[0].contains("s=\"\\u{7}xxx") && notices[0].contains("x…\""), "{}", notices[0]);
+        // a bad key/value text keeps self-attention; an empty one is allowed
+        let (_, s, _, notices) = from_query(&pairs(&[("kv", "a%20b")]));
+        assert_eq!((s.kv_text, notices.len()), (None, 1));
+        let (_, s, _, notices) = from_query(&pairs(&[("kv", "")]));
+        assert_eq!((s.kv_text.as_deref(), notices.len()), (Some(""), 0));
+        // ordinary text with a % sign, line breaks, tabs, emoji and RTL text is kept
+        for ok in ["50% off", "100%", "a\nb\tc", "👨‍👩‍👧 שלום مرحبا", "%zz"] {
+            let (text, _, _, notices) = from_query(&pairs(&[("s", ok)]));
+            assert_eq!((text.as_str(), notices.len()), (ok, 0), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn the_page_limits_d_model_with_an_error_for_the_field() {
+        let (mut sc, _) = scenario("a b", &Settings::default());
+        assert!(run(&sc).is_ok());
+        sc.d_model = 100_000;
+        let e = run(&sc).unwrap_err();
+        assert_eq!(e.field(), "d_model");
+        assert_eq!(e.to_string(), "d_model = 100000 is over the limit of 512");
+        sc.d_model = UI_MAX_D_MODEL;
+        assert!(check_page_limits(&sc).is_ok());
+        sc.d_model = UI_MAX_D_MODEL + 2;
+        assert!(check_page_limits(&sc).is_err(), "the engine would run it; the page does not");
     }
 
     #[test]
