@@ -182,3 +182,58 @@ fn numerics_stay_finite_and_nan_input_is_refused() {
     s.embeddings.insert("small".into(), vec![f64::NAN]);
     assert!(matches!(run(&s), Err(EngineError::BadNumber { .. })));
 }
+
+/// Messages about bad input stay readable: 1e999 (serde_json's "number out of range")
+/// says what to do, huge numbers are in e-notation, and words or field names from a
+/// tampered file are quoted shortened, never at full length.
+#[test]
+fn bad_input_messages_are_short_and_say_what_to_do() {
+    let inf = r#"{"sentences": ["a b"], "d_model": 4, "n_heads": 2, "embeddings": {"a": [1e999, 0, 0, 0]}}"#;
+    let e = engine::run_json(inf).unwrap_err();
+    assert_eq!(e.field(), "scenario");
+    let msg = e.to_string();
+    assert!(msg.starts_with("the scenario JSON is not valid: number out of range at line 1 column"), "{msg}");
+    assert!(msg.ends_with("inputs must be finite numbers with |x| ≤ 1e30)"), "{msg}");
+
+    let m = |v: f64| vec![vec![v, 0.0], vec![0.0, 1.0]];
+    let big = Scenario {
+        sentences: vec!["a b".into()],
+        kv_sentences: None,
+        d_model: 2,
+        n_heads: 1,
+        embeddings: BTreeMap::new(),
+        projections: Projections::Explicit(Box::new(ExplicitWeights {
+            w_q: m(1.0),
+            b_q: vec![],
+            w_k: m(1e31),
+            b_k: vec![],
+            w_v: m(1.0),
+            b_v: vec![],
+            w_o: m(1.0),
+            b_o: vec![],
+        })),
+        seed: 0,
+        mask: MaskConfig::default(),
+    };
+    assert_eq!(
+        run(&big).unwrap_err().to_string(),
+        "w_k[0][0] is 1e31: inputs must be finite numbers with |x| ≤ 1e30"
+    );
+
+    let word = format!("<img src=x onerror=alert(1)>{}", "b".repeat(3000));
+    let mut long = big.clone();
+    long.projections = Projections::Named(ProjectionKind::Identity);
+    long.sentences = vec![word.clone()];
+    long.embeddings = BTreeMap::from([(word.clone(), vec![1.0])]);
+    let msg = run(&long).unwrap_err().to_string();
+    assert!(msg.starts_with("the embedding of \"<img src=x onerror=alert(1)>bbbbbbbbbbbb…bbbb"), "{msg}");
+    assert!(msg.ends_with("\" has 1 numbers, but d_model = 2") && msg.chars().count() < 120, "{msg}");
+    long.embeddings = BTreeMap::from([(word.clone(), vec![f64::NAN, 0.0])]);
+    let msg = run(&long).unwrap_err().to_string();
+    assert!(msg.contains("bbbb\"[0] is NaN: inputs must be finite") && msg.chars().count() < 140, "{msg}");
+
+    let unknown = format!(r#"{{"sentences": ["a"], "d_model": 1, "n_heads": 1, "{}": 1}}"#, "x".repeat(5000));
+    let msg = engine::run_json(&unknown).unwrap_err().to_string();
+    assert!(msg.starts_with("the scenario JSON is not valid: unknown field `xxxx"), "{msg}");
+    assert!(msg.contains("… at line 1 column 50") && msg.chars().count() < 400, "{msg}");
+}

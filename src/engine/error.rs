@@ -60,7 +60,7 @@ pub enum EngineError {
     },
 
     /// An explicit embedding has the wrong number of components.
-    #[error("the embedding of \"{word}\" has {len} numbers, but d_model = {d_model}")]
+    #[error("the embedding of \"{}\" has {len} numbers, but d_model = {d_model}", shorten(word))]
     EmbeddingLength {
         /// The word whose vector is wrong.
         word: String,
@@ -84,7 +84,7 @@ pub enum EngineError {
     },
 
     /// An input number is NaN or infinite, or larger in magnitude than the engine accepts.
-    #[error("{what} is {value}: inputs must be finite numbers with |x| ≤ {max:e}")]
+    #[error("{} is {value}: inputs must be finite numbers with |x| ≤ {max:e}", shorten(what))]
     BadNumber {
         /// Where the number was, e.g. `embedding of "bat"[1]`.
         what: String,
@@ -149,7 +149,53 @@ impl EngineError {
 
 impl From<serde_json::Error> for EngineError {
     fn from(e: serde_json::Error) -> Self {
-        Self::Json { message: e.to_string() }
+        let mut message = shorten_message(&e.to_string());
+        // serde_json reads 1e999 as an overflow, not as infinity: say what to do about it
+        if message.starts_with("number out of range") {
+            message.push_str(&format!(
+                " (a number such as 1e999 is too large even for a 64-bit float; inputs must be finite \
+                 numbers with |x| ≤ {:e})",
+                limits::MAX_ABS_INPUT
+            ));
+        }
+        Self::Json { message }
+    }
+}
+
+/// Text from the input (a word, a field name) as a message quotes it: at most 60
+/// characters, keeping the start and the end (where an index such as `[3]` is).
+fn shorten(text: &str) -> String {
+    const HEAD: usize = 40;
+    const TAIL: usize = 16;
+    let n = text.chars().count();
+    if n <= HEAD + TAIL + 4 {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(HEAD).collect();
+    let tail: String = text.chars().skip(n - TAIL).collect();
+    format!("{head}…{tail}")
+}
+
+/// serde_json's message, cut to 300 characters (it quotes unknown field names, which a
+/// tampered file can make as long as it likes); the line and column at its end are kept.
+fn shorten_message(message: &str) -> String {
+    const MAX: usize = 300;
+    if message.chars().count() <= MAX {
+        return message.to_owned();
+    }
+    let at = message.rfind(" at line ").filter(|&i| message.len() - i < 40);
+    let (body, place) = at.map_or((message, ""), |i| message.split_at(i));
+    let body: String = body.chars().take(MAX).collect();
+    format!("{body}…{place}")
+}
+
+/// A number as an error message shows it: `1e31` rather than 32 digits.
+fn number_text(value: f64) -> String {
+    let a = value.abs();
+    if value.is_finite() && a != 0.0 && !(1e-4..1e16).contains(&a) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
     }
 }
 
@@ -158,6 +204,6 @@ pub(crate) fn check_number(value: f64, what: impl FnOnce() -> String) -> Result<
     if value.is_finite() && value.abs() <= limits::MAX_ABS_INPUT {
         Ok(())
     } else {
-        Err(EngineError::BadNumber { what: what(), value: format!("{value}"), max: limits::MAX_ABS_INPUT })
+        Err(EngineError::BadNumber { what: what(), value: number_text(value), max: limits::MAX_ABS_INPUT })
     }
 }
