@@ -1,0 +1,404 @@
+// Issue 7: never a blank page. One test per bad input; each checks that (a) the page
+// says what is wrong (an error next to the control, or a notice), (b) nothing is thrown
+// (no page error, no console error, no failed request, no panic banner) and (c) the page
+// still answers: a further valid edit redraws the heatmap.
+import { canvasHash } from '../lib/canvas.mjs';
+
+const SENTENCES = '[data-testid="sentences"]';
+const D_MODEL = '[data-testid="d-model"]';
+const N_HEADS = '[data-testid="n-heads"]';
+const IMPORT = '[data-testid="import-scenario"]';
+const WEIGHTS = 'canvas[data-testid="heatmap"][data-step="weights"][data-head="0"][data-batch="0"]';
+const DEFAULT_TEXT = 'I bought a baseball bat\nthe bat flew';
+
+/** The error shown inside the label of `control`. */
+const errorBy = (control) => `label:has(${control}) [data-testid="error"]`;
+
+/** The pixels of the first weights heatmap, or 'none' when there is none. */
+async function weightsHash(page) {
+  return (await page.$(WEIGHTS)) ? canvasHash(page, WEIGHTS) : 'none';
+}
+
+/** The token chips of sentence `batch`, pads included unless `realOnly`. */
+async function chips(page, batch = 0, realOnly = false) {
+  const sel = `[data-testid="tokens"][data-batch="${batch}"] li${realOnly ? ':not(.al-pad)' : ''}`;
+  return page.$$eval(sel, (els) => els.map((e) => e.textContent));
+}
+
+async function waitForText(page, selector, re) {
+  await page.waitForFunction(
+    ([sel, src, flags]) => [...document.querySelectorAll(sel)].some((e) => new RegExp(src, flags).test(e.textContent)),
+    [selector, re.source, re.flags],
+  );
+  const texts = await page.$$eval(selector, (els) => els.map((e) => e.textContent));
+  return texts.find((x) => re.test(x));
+}
+
+/** (b): no page error, console error or failed request, and no panic banner. */
+async function nothingThrown(t, page) {
+  t.assert.equal(await page.locator('[data-testid="panic"]').count(), 0, 'the panic banner is shown');
+  t.assert.deepEqual(t.errors(), []);
+}
+
+/** (c): after `edit` (a valid one), the heatmap redraws and nothing is stale any more. */
+async function stillRedraws(t, page, edit = () => page.fill(SENTENCES, 'the spunky dog wanted to jump')) {
+  const before = await weightsHash(page);
+  await edit();
+  const deadline = Date.now() + 10_000;
+  let now = before;
+  while (now === before || now === 'none' || now.startsWith('empty')) {
+    if (Date.now() > deadline) t.assert.fail(`the heatmap did not redraw after a valid edit (still ${now})`);
+    await page.waitForTimeout(50);
+    now = await weightsHash(page);
+  }
+  t.assert.equal(await page.locator('[data-testid="stale"]').count(), 0, 'still marked stale after a valid edit');
+  await nothingThrown(t, page);
+}
+
+/** True when the page is wider than the viewport (a horizontal scroll bar). */
+const overflows = (page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+
+/** Counts of the elements an injection would add. */
+const injectable = (page) =>
+  page.evaluate(() => Object.fromEntries(
+    ['script', 'img', 'iframe', 'object', 'embed', 'svg image'].map((s) => [s, document.querySelectorAll(s).length])));
+
+/** Opens the app and waits for the default picture. */
+async function openApp(t, query = '') {
+  const page = await t.gotoApp(query);
+  await page.waitForSelector(WEIGHTS);
+  return page;
+}
+
+// ---------------------------------------------------------------------------------------
+// Tampered links: each falls back to the default with a notice that names the value.
+const TAMPERED = [
+  ['wrong type: d=abc', 'd=abc', /d="abc" is not a whole number from 1 to 512/, { d: '8' }],
+  ['wrong type: causal=maybe', 'causal=maybe', /causal="maybe" is not 0 or 1/, {}],
+  ['wrong type: p=42', 'p=42', /p="42" is not identity or seeded/, {}],
+  ['wrong type: step=<img src=x onerror=alert(1)>', 'step=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', /step="<img src=x onerror=alert\(1\)>" is not a step name/, {}],
+  ['negative: d=-8', 'd=-8', /d="-8" is not a whole number/, { d: '8' }],
+  ['negative: h=-2', 'h=-2', /h="-2" is not a whole number from 1 to 64/, { h: '2' }],
+  ['negative: seed=-1', 'p=seeded&seed=-1', /seed="-1" is not a whole number/, {}],
+  ['huge: d=99999999999999999999999', 'd=99999999999999999999999', /d="99999999999999999999999" is not/, { d: '8' }],
+  ['huge: d=100000', 'd=100000', /d="100000" is not a whole number from 1 to 512/, { d: '8' }],
+  ['huge: h=65', 'h=65', /h="65" is not a whole number from 1 to 64/, { h: '2' }],
+  ['huge: b=1e9', 'b=1e9', /b="1e9" is not a sentence number/, {}],
+  ['unknown key: zzz=1', 'zzz=1', /unknown setting "zzz" was ignored/, {}],
+  ['unknown key with a cut escape: %E2%82=1', '%E2%82=1', /unknown setting "\uFFFD+" was ignored/, {}],
+  ['truncated value: s=%E2%82 (a cut UTF-8 escape)', 's=%E2%82', /s="\uFFFD+" is not valid text \(a %-escape in the link is cut off/, { s: DEFAULT_TEXT }],
+  ['truncated value: d= (empty)', 'd=', /d="" is not a whole number/, { d: '8' }],
+  ['truncated value: s= (empty)', 's=', /s="" is not any text/, { s: DEFAULT_TEXT }],
+  ['doubly encoded: s=hello%2520world', 's=hello%2520world', /s="hello%20world" is not plain text \(it looks %-encoded twice\)/, { s: DEFAULT_TEXT }],
+  ['control character: s=a%00b', 's=a%00b', /s="a\\u\{0\}b" is not plain text \(it has control characters\)/, { s: DEFAULT_TEXT }],
+  ['unknown lesson: lesson=nope', 'lesson=nope', /lesson "nope" does not exist/, {}],
+];
+
+const tamperedTests = TAMPERED.map(([what, query, notice, defaults]) => ({
+  name: `tampered link, ${what}: default + notice, no crash, still redraws`,
+  run: async (t) => {
+    const page = await openApp(t, query);
+    await waitForText(page, '[data-testid="notice"]', notice);
+    if (defaults.s) t.assert.equal(await page.inputValue(SENTENCES), defaults.s);
+    if (defaults.d) t.assert.equal(await page.inputValue(D_MODEL), defaults.d);
+    if (defaults.h) t.assert.equal(await page.inputValue(N_HEADS), defaults.h);
+    t.assert.equal(await page.locator('[data-testid="error"]').count(), 0, 'a link value fell back, so nothing is in error');
+    await nothingThrown(t, page);
+    await stillRedraws(t, page);
+  },
+}));
+
+// ---------------------------------------------------------------------------------------
+
+export const tests = [
+  {
+    name: 'empty text (only blank lines): error next to the sentences, last picture kept and marked stale',
+    run: async (t) => {
+      const page = await openApp(t);
+      const before = await weightsHash(page);
+      await page.fill(SENTENCES, '\n   \n\t\n\n');
+      await waitForText(page, errorBy(SENTENCES), /there are no sentences: type at least one/);
+      await page.waitForSelector('[data-testid="stale"]');
+      t.assert.equal(await weightsHash(page), before, 'the last valid picture stays on screen');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: '10 000 words pasted: truncation notice, 128 tokens, and the next keystroke answers within a second',
+    run: async (t) => {
+      const page = await openApp(t);
+      const words = Array.from({ length: 10_000 }, (_, i) => `w${i}`).join(' ');
+      await page.fill(SENTENCES, words);
+      await waitForText(page, '[data-testid="notice"]', /Sentence 1 has 10000 tokens; only the first 128 are used/);
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="tokens"][data-batch="0"] li').length === 128);
+      const first = await chips(page);
+      t.assert.deepEqual([first[0], first[127]], ['w0', 'w127']);
+
+      // One keystroke at the start of the text: time from its keydown to the token list
+      // showing the new first token, measured in the page.
+      await page.focus(SENTENCES);
+      await page.keyboard.press('Control+Home');
+      await page.evaluate(() => {
+        const list = document.querySelector('[data-testid="tokens"][data-batch="0"]').parentElement;
+        const firstChip = () => document.querySelector('[data-testid="tokens"][data-batch="0"] li')?.textContent;
+        window.__latency = new Promise((resolve, reject) => {
+          let t0;
+          document.querySelector('[data-testid="sentences"]').addEventListener('keydown', () => { t0 = performance.now(); }, { once: true, capture: true });
+          const check = () => {
+            if (t0 !== undefined && firstChip() === 'zw0') { observer.disconnect(); resolve(performance.now() - t0); }
+          };
+          const observer = new MutationObserver(check);
+          observer.observe(list, { subtree: true, childList: true, characterData: true });
+          setTimeout(() => reject(new Error('the token list did not update within 10 s')), 10_000);
+        });
+      });
+      await page.keyboard.press('z');
+      const ms = await page.evaluate(() => window.__latency);
+      console.log(`  # keystroke → token list, 10 000 words in the text: ${ms.toFixed(1)} ms`);
+      t.assert.ok(ms < 1000, `the token list took ${ms.toFixed(0)} ms to answer a keystroke`);
+      t.assert.equal((await chips(page))[0], 'zw0');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+      t.assert.equal(await page.locator('[data-testid="notice"]').count(), 0, 'the notice goes once the text is short');
+    },
+  },
+  {
+    name: 'emoji (skin tones, ZWJ families, flags, keycaps), CJK, Arabic, Hebrew and combining marks: tokens stay whole, no overflow',
+    run: async (t) => {
+      const page = await openApp(t);
+      const lines = [
+        '👍🏽 👋🏿 👨‍👩‍👧‍👦 👩🏽‍💻 🇯🇵 1️⃣ family',
+        '你好世界 日本語のテキスト カタカナ 한국어',
+        'مرحبا بالعالم',
+        'שָׁלוֹם עולם',
+        'e\u0301te\u0301 n\u0303 Z\u0351\u0352\u0353a\u0354l\u0355g\u0356o\u0357',
+      ];
+      await page.fill(SENTENCES, lines.join('\n'));
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="tokens"]').length === n, lines.length);
+      const whole = ['👍🏽', '👋🏿', '👨‍👩‍👧‍👦', '👩🏽‍💻', '🇯🇵', '1️⃣', 'カタカナ', '한국어', 'مرحبا', 'بالعالم', 'שָׁלוֹם', 'עולם', 'e\u0301te\u0301', 'n\u0303', 'Z\u0351\u0352\u0353a\u0354l\u0355g\u0356o\u0357'];
+      const all = [];
+      for (let b = 0; b < lines.length; b++) {
+        const real = await chips(page, b, true);
+        all.push(...real);
+        // nothing lost, nothing split inside a character
+        t.assert.equal(real.join(''), lines[b].replace(/\s+/g, ''), `sentence ${b + 1}: ${JSON.stringify(real)}`);
+        for (const c of real) {
+          t.assert.ok(c.isWellFormed(), `chip ${JSON.stringify(c)} has a lone surrogate`);
+          t.assert.ok(!/^[\p{M}\u200d\ufe0f\u{1f3fb}-\u{1f3ff}]/u.test(c), `chip ${JSON.stringify(c)} starts inside a character`);
+        }
+      }
+      for (const w of whole) t.assert.ok(all.includes(w), `${JSON.stringify(w)} is not one token: ${JSON.stringify(all)}`);
+      t.assert.equal(await overflows(page), false, 'the page is wider than the window at 1440 px');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.waitForTimeout(200);
+      t.assert.equal(await overflows(page), false, 'the page is wider than the window at 375 px');
+      await t.screenshot('bad-input-unicode-375');
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: 'a 400-letter word and 128 tokens at 375 px: tokens whole, the page is not wider than the window',
+    run: async (t) => {
+      const page = await openApp(t);
+      await page.setViewportSize({ width: 375, height: 800 });
+      const long = 'a'.repeat(400);
+      await page.fill(SENTENCES, `${long} end\n${'x '.repeat(200)}`);
+      await waitForText(page, '[data-testid="notice"]', /Sentence 2 has 200 tokens/);
+      t.assert.deepEqual((await chips(page, 0, true)), [long, 'end']);
+      await page.waitForTimeout(200);
+      t.assert.equal(await overflows(page), false, 'the page is wider than the window at 375 px');
+      await t.screenshot('bad-input-long-375');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: '<script>alert(1)</script> as a sentence: text tokens, no dialog, nothing injected',
+    run: async (t) => {
+      const page = await openApp(t);
+      const dialogs = [];
+      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+      const before = await injectable(page);
+      const input = '<script>alert(1)</script>';
+      await page.fill(SENTENCES, input);
+      await page.waitForFunction(() => document.querySelector('[data-testid="tokens"][data-batch="0"] li')?.textContent === '<');
+      t.assert.deepEqual(await chips(page), ['<', 'script', '>', 'alert', '(', '1', ')', '<', '/', 'script', '>']);
+      await page.waitForTimeout(300);
+      t.assert.deepEqual(dialogs, []);
+      t.assert.deepEqual(await injectable(page), before);
+      t.assert.equal(await page.evaluate(() => document.body.innerHTML.includes('<script>alert')), false, 'raw markup in the DOM');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+      t.assert.deepEqual(dialogs, []);
+    },
+  },
+  {
+    name: '<img src=x onerror=alert(1)> as a sentence: text tokens, no dialog, nothing injected',
+    run: async (t) => {
+      const page = await openApp(t);
+      const dialogs = [];
+      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+      const before = await injectable(page);
+      const input = '<img src=x onerror=alert(1)>';
+      await page.fill(SENTENCES, `${input}\nthe bat`);
+      await page.waitForFunction(() => document.querySelector('[data-testid="tokens"][data-batch="0"] li')?.textContent === '<');
+      const real = await chips(page, 0, true);
+      t.assert.equal(real.join(''), input.replace(/\s+/g, ''));
+      t.assert.ok(real.includes('img') && real.includes('onerror'), JSON.stringify(real));
+      // the batch tab carries the sentence as text too
+      await waitForText(page, '[data-testid="batch-tab"]', /1\. < img src = x onerror = alert \( 1 \) >/);
+      await page.waitForTimeout(300);
+      t.assert.deepEqual(dialogs, []);
+      t.assert.deepEqual(await injectable(page), before);
+      t.assert.equal(await page.evaluate(() => document.body.innerHTML.includes('<img src')), false, 'raw markup in the DOM');
+      await nothingThrown(t, page); // an injected <img src=x> would also show as a failed request
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: '<img src=x onerror=alert(1)> in the link (s=…): text tokens, no dialog, nothing injected',
+    run: async (t) => {
+      const dialogs = [];
+      t.page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+      const page = await openApp(t, `s=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
+      t.assert.equal((await chips(page))[0], '<');
+      await page.waitForTimeout(300);
+      t.assert.deepEqual(dialogs, []);
+      t.assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: 'd_model not divisible by h (7 / 2): error next to h, d_k explained, last picture kept',
+    run: async (t) => {
+      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+      const before = await weightsHash(page);
+      await page.fill(D_MODEL, '7');
+      await waitForText(page, errorBy(N_HEADS), /d_model = 7 is not divisible by h = 2/);
+      t.assert.equal(await page.textContent('[data-testid="d-k"]'), 'd_k = d_model / h is not a whole number');
+      await page.waitForSelector('[data-testid="stale"]');
+      t.assert.equal(await weightsHash(page), before);
+      await nothingThrown(t, page);
+      await stillRedraws(t, page, () => page.fill(D_MODEL, '6'));
+    },
+  },
+  {
+    name: 'd_model 0: error next to d_model, last picture kept',
+    run: async (t) => {
+      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+      await page.fill(D_MODEL, '0');
+      await waitForText(page, errorBy(D_MODEL), /d_model must be at least 1, got 0/);
+      await page.waitForSelector('[data-testid="stale"]');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
+    },
+  },
+  {
+    name: 'h 0: error next to h, last picture kept',
+    run: async (t) => {
+      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+      await page.fill(N_HEADS, '0');
+      await waitForText(page, errorBy(N_HEADS), /n_heads must be at least 1, got 0/);
+      await page.waitForSelector('[data-testid="stale"]');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page, () => page.fill(N_HEADS, '4'));
+    },
+  },
+  {
+    name: 'huge d_model (100000 typed): a clear error next to d_model, not a silent cut',
+    run: async (t) => {
+      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+      await page.fill(D_MODEL, '100000');
+      await waitForText(page, errorBy(D_MODEL), /d_model = 100000 is over the limit of 512/);
+      await page.waitForSelector('[data-testid="stale"]');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
+    },
+  },
+  {
+    name: 'huge h (100 typed): a clear error next to h, not a silent cut',
+    run: async (t) => {
+      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+      await page.fill(N_HEADS, '100');
+      await waitForText(page, errorBy(N_HEADS), /h \(n_heads\) = 100 is over the limit of 64/);
+      await page.waitForSelector('[data-testid="stale"]');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page, () => page.fill(N_HEADS, '4'));
+    },
+  },
+  ...tamperedTests,
+  {
+    name: 'import of an invalid scenario file ({bad): error shown, page still works',
+    run: async (t) => {
+      const page = await openApp(t);
+      await page.setInputFiles(IMPORT, { name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{bad') });
+      await waitForText(page, '[data-testid="error"]', /the scenario JSON is not valid: key must be a string at line 1 column 2/);
+      t.assert.equal(await page.inputValue(SENTENCES), DEFAULT_TEXT, 'the inputs are kept');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: 'import of an empty file: error shown, page still works',
+    run: async (t) => {
+      const page = await openApp(t);
+      await page.setInputFiles(IMPORT, { name: 'empty.json', mimeType: 'application/json', buffer: Buffer.from('') });
+      await waitForText(page, '[data-testid="error"]', /the scenario JSON is not valid: EOF while parsing/);
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: 'import of a scenario with 1e999 (parses to infinity): a clear error, page still works',
+    run: async (t) => {
+      const page = await openApp(t);
+      const json = '{"sentences": ["a b"], "d_model": 4, "n_heads": 2, "embeddings": {"a": [1e999, 0, 0, 0]}, "projections": "identity"}';
+      await page.setInputFiles(IMPORT, { name: 'inf.json', mimeType: 'application/json', buffer: Buffer.from(json) });
+      const msg = await waitForText(page, '[data-testid="error"]', /1e999|out of range|finite/);
+      t.assert.match(msg, /finite numbers with \|x\| ≤ 1e30/, msg);
+      t.assert.equal(await page.inputValue(SENTENCES), DEFAULT_TEXT, 'the inputs are kept');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page);
+    },
+  },
+  {
+    name: 'import of a scenario with a 1e31 weight: error for the projections, last picture kept',
+    run: async (t) => {
+      const page = await openApp(t);
+      const m = (v) => [[v, 0], [0, 1]];
+      const json = JSON.stringify({ sentences: ['a b'], d_model: 2, n_heads: 1, projections: { w_q: m(1), w_k: m(1e31), w_v: m(1), w_o: m(1) } });
+      await page.setInputFiles(IMPORT, { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(json) });
+      await waitForText(page, errorBy('[data-testid="projections"]'), /w_k\[0\]\[0\] is 1e31: inputs must be finite numbers with \|x\| ≤ 1e30/);
+      await page.waitForSelector('[data-testid="stale"]');
+      await nothingThrown(t, page);
+      await stillRedraws(t, page, () => page.selectOption('[data-testid="projections"]', 'identity'));
+    },
+  },
+  {
+    name: 'import with markup and a 3000-letter word in an error message: shown as text, the page is not wider than the window',
+    run: async (t) => {
+      const page = await openApp(t);
+      const dialogs = [];
+      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+      const word = `<img src=x onerror=alert(1)>${'b'.repeat(3000)}`;
+      const json = JSON.stringify({ sentences: [word], d_model: 3, n_heads: 1, embeddings: { [word]: [1, 2] } });
+      await page.setInputFiles(IMPORT, { name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(json) });
+      await waitForText(page, '[data-testid="error"]', /the embedding of "<img src=x onerror=alert\(1\)>b+.*" has 2 numbers, but d_model = 3/);
+      await page.waitForTimeout(300);
+      t.assert.deepEqual(dialogs, []);
+      t.assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
+      t.assert.equal(await overflows(page), false, 'the page is wider than the window');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.waitForTimeout(200);
+      t.assert.equal(await overflows(page), false, 'the page is wider than the window at 375 px');
+      await nothingThrown(t, page);
+      // the message says how to fix it: d_model = 2 fits the imported vector
+      await stillRedraws(t, page, () => page.fill(D_MODEL, '2'));
+    },
+  },
+];
