@@ -213,8 +213,135 @@ pub fn short_number(v: f64) -> String {
     }
 }
 
+/// A cell's pixel rectangle `[x0, x1) × [y0, y1)` in device pixels: exactly the pixels a
+/// canvas `fillRect(x0, y0, x1 - x0, y1 - y0)` covers, so neighbours abut without gaps.
+fn cell_px(layout: &Layout, r: usize, c: usize, dpr: f64) -> (i32, i32, i32, i32) {
+    let px = |v: f64| (v * dpr).round() as i32;
+    let (x, y, side) = layout.cell_rect(r, c);
+    (px(x), px(y), px(x + side), px(y + side))
+}
+
+/// A cell's fill and whether it is hatched (blocked by the mask, or NaN).
+fn cell_style(map: &Heatmap, theme: &Theme, r: usize, c: usize) -> (RGBColor, bool) {
+    let v = map.values[[r, c]];
+    let blocked = map.is_blocked(r, c);
+    let fill = if v.is_nan() {
+        theme.nan
+    } else if blocked {
+        theme.blocked
+    } else {
+        map.scale.color(v)
+    };
+    (fill, blocked || v.is_nan())
+}
+
+/// The hatching of a blocked cell: two diagonals read as "blocked" at any size. Each line
+/// goes from its lower-left end to its upper-right end, in device pixels.
+fn hatch_lines((x0, y0, x1, y1): (i32, i32, i32, i32), side: f64) -> Vec<[(i32, i32); 2]> {
+    let mut lines = vec![[(x0, y1), (x1, y0)]];
+    if side >= 16.0 {
+        let (mid, mid_y) = ((x0 + x1) / 2, (y0 + y1) / 2);
+        lines.push([(x0, mid_y), (mid, y0)]);
+        lines.push([(mid, y1), (x1, mid_y)]);
+    }
+    lines
+}
+
+/// The width of a hatch line in device pixels.
+fn hatch_width(dpr: f64) -> u32 {
+    1.max((dpr).round() as u32)
+}
+
+/// The cell grid as one bitmap, for `putImageData`: drawing thousands of cells one canvas
+/// call at a time is what makes big heatmaps slow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridPixels {
+    /// Left edge of the grid, device pixels.
+    pub x: i32,
+    /// Top edge of the grid, device pixels.
+    pub y: i32,
+    /// Width in device pixels.
+    pub width: u32,
+    /// Height in device pixels.
+    pub height: u32,
+    /// Row-major RGBA, 4 bytes a pixel, opaque.
+    pub rgba: Vec<u8>,
+}
+
+impl GridPixels {
+    /// The colour at a device pixel of the canvas (not of the grid), if inside the grid.
+    pub fn at(&self, x: i32, y: i32) -> Option<RGBColor> {
+        let (gx, gy) = (x - self.x, y - self.y);
+        if gx < 0 || gy < 0 || gx >= self.width as i32 || gy >= self.height as i32 {
+            return None;
+        }
+        let i = 4 * (gy as usize * self.width as usize + gx as usize);
+        Some(RGBColor(self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]))
+    }
+}
+
+/// Paints the cells (fill and hatching) of a heatmap into an RGBA buffer covering the
+/// grid, with the same pixel rectangles, colours and hatch lines as [`draw_heatmap`]. The
+/// hatch lines are solid (not anti-aliased) and as heavy as the canvas's `round(dpr)` px
+/// strokes.
+pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> GridPixels {
+    let (n_rows, n_cols) = map.values.dim();
+    let (gx, gy, _, _) = cell_px(layout, 0, 0, dpr);
+    let (_, _, gx1, gy1) = cell_px(layout, n_rows.saturating_sub(1), n_cols.saturating_sub(1), dpr);
+    let (width, height) = if n_rows == 0 || n_cols == 0 {
+        (0, 0)
+    } else {
+        ((gx1 - gx).max(0) as usize, (gy1 - gy).max(0) as usize)
+    };
+    let mut rgba = vec![255u8; width * height * 4];
+    let put = |rgba: &mut [u8], x: i32, y: i32, RGBColor(r, g, b): RGBColor| {
+        let (x, y) = ((x - gx) as usize, (y - gy) as usize);
+        let i = 4 * (y * width + x);
+        rgba[i..i + 3].copy_from_slice(&[r, g, b]);
+    };
+    // a canvas line w px wide at 45° covers about w·√2 pixels of each pixel row
+    let hatch_w = ((f64::from(hatch_width(dpr)) * std::f64::consts::SQRT_2).round() as i32).max(1);
+    for r in 0..n_rows {
+        // one row of cells at a time: fill the first pixel row, then copy it down
+        let (_, y0, _, y1) = cell_px(layout, r, 0, dpr);
+        let row_start = 4 * (y0 - gy) as usize * width;
+        for c in 0..n_cols {
+            let (x0, _, x1, _) = cell_px(layout, r, c, dpr);
+            let (RGBColor(cr, cg, cb), _) = cell_style(map, theme, r, c);
+            let span = &mut rgba[row_start + 4 * (x0 - gx) as usize..row_start + 4 * (x1 - gx) as usize];
+            for p in span.chunks_exact_mut(4) {
+                p[..3].copy_from_slice(&[cr, cg, cb]);
+            }
+        }
+        let line = 4 * width;
+        for y in y0 + 1..y1 {
+            let dst = 4 * (y - gy) as usize * width;
+            rgba.copy_within(row_start..row_start + line, dst);
+        }
+        for c in 0..n_cols {
+            if !(map.is_blocked(r, c) || map.values[[r, c]].is_nan()) {
+                continue;
+            }
+            let rect = cell_px(layout, r, c, dpr);
+            let (x0, y0, x1, y1) = rect;
+            for [(ax, ay), (bx, by)] in hatch_lines(rect, layout.cell) {
+                // rasterise row by row: the line's x at each pixel row's centre
+                for py in by.max(y0)..ay.min(y1) {
+                    let t = (f64::from(ay) - (f64::from(py) + 0.5)) / f64::from((ay - by).max(1));
+                    let xc = f64::from(ax) + t * f64::from(bx - ax);
+                    let first = (xc - f64::from(hatch_w) / 2.0 + 0.5).floor() as i32;
+                    for px in first.max(x0)..(first + hatch_w).min(x1) {
+                        put(&mut rgba, px, py, theme.hatch);
+                    }
+                }
+            }
+        }
+    }
+    GridPixels { x: gx, y: gy, width: width as u32, height: height as u32, rgba }
+}
+
 /// Draws a heatmap into `area`, whose pixel size should be `layout.width × dpr` by
-/// `layout.height × dpr`.
+/// `layout.height × dpr`, every cell as its own rectangle (for SVG and other backends).
 ///
 /// # Errors
 /// The backend's drawing errors.
@@ -225,48 +352,84 @@ pub fn draw_heatmap<DB: DrawingBackend>(
     theme: &Theme,
     dpr: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let px = |v: f64| (v * dpr).round() as i32;
     area.fill(&theme.background)?;
     let (n_rows, n_cols) = map.values.dim();
-    let font = layout.font * dpr;
-    let show_values = layout.cell >= 34.0;
-
-    // cells
+    let hatch = theme.hatch.stroke_width(hatch_width(dpr));
     for r in 0..n_rows {
         for c in 0..n_cols {
-            let (x, y, side) = layout.cell_rect(r, c);
-            let (x0, y0, x1, y1) = (px(x), px(y), px(x + side), px(y + side));
-            let v = map.values[[r, c]];
-            let blocked = map.is_blocked(r, c);
-            let fill = if v.is_nan() {
-                theme.nan
-            } else if blocked {
-                theme.blocked
-            } else {
-                map.scale.color(v)
-            };
+            let rect @ (x0, y0, x1, y1) = cell_px(layout, r, c, dpr);
+            let (fill, hatched) = cell_style(map, theme, r, c);
             area.draw(&Rectangle::new([(x0, y0), (x1, y1)], fill.filled()))?;
-            if blocked || v.is_nan() {
-                // hatching: two diagonals read as "blocked" at any size
-                let hatch = theme.hatch.stroke_width(1.max(px(1.0) as u32));
-                area.draw(&PathElement::new(vec![(x0, y1), (x1, y0)], hatch))?;
-                if side >= 16.0 {
-                    let mid = (x0 + x1) / 2;
-                    let mid_y = (y0 + y1) / 2;
-                    area.draw(&PathElement::new(vec![(x0, mid_y), (mid, y0)], hatch))?;
-                    area.draw(&PathElement::new(vec![(mid, y1), (x1, mid_y)], hatch))?;
+            if hatched {
+                for [a, b] in hatch_lines(rect, layout.cell) {
+                    area.draw(&PathElement::new(vec![a, b], hatch))?;
                 }
-            }
-            if show_values {
-                let color = Scale::text_on(fill);
-                let style = ("sans-serif", font * 0.9)
-                    .into_font()
-                    .color(&color)
-                    .pos(Pos::new(HPos::Center, VPos::Center));
-                area.draw(&Text::new(short_number(v), ((x0 + x1) / 2, (y0 + y1) / 2), style))?;
             }
         }
     }
+    draw_values(area, map, layout, theme, dpr)?;
+    draw_axes_and_bar(area, map, layout, theme, dpr)
+}
+
+/// Draws a heatmap like [`draw_heatmap`], but the cell grid as one bitmap: `put_grid`
+/// receives [`draw_grid_pixels`]' buffer and must copy it onto the backend's pixels (the
+/// page does it with one `putImageData`). The labels, head bands, colour bar and the
+/// numbers in big cells are drawn with plotters as before.
+///
+/// # Errors
+/// The backend's drawing errors.
+pub fn draw_heatmap_with_grid<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    layout: &Layout,
+    theme: &Theme,
+    dpr: f64,
+    put_grid: impl FnOnce(&GridPixels),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    draw_axes_and_bar(area, map, layout, theme, dpr)?;
+    put_grid(&draw_grid_pixels(map, layout, theme, dpr));
+    draw_values(area, map, layout, theme, dpr)
+}
+
+/// The number in each cell, when cells are big enough to hold one (≥ 34 CSS px).
+fn draw_values<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    layout: &Layout,
+    theme: &Theme,
+    dpr: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if layout.cell < 34.0 {
+        return Ok(());
+    }
+    let (n_rows, n_cols) = map.values.dim();
+    let font = layout.font * dpr;
+    for r in 0..n_rows {
+        for c in 0..n_cols {
+            let (x0, y0, x1, y1) = cell_px(layout, r, c, dpr);
+            let (fill, _) = cell_style(map, theme, r, c);
+            let style = ("sans-serif", font * 0.9)
+                .into_font()
+                .color(&Scale::text_on(fill))
+                .pos(Pos::new(HPos::Center, VPos::Center));
+            area.draw(&Text::new(short_number(map.values[[r, c]]), ((x0 + x1) / 2, (y0 + y1) / 2), style))?;
+        }
+    }
+    Ok(())
+}
+
+/// Everything but the cells: row and column labels, head bands, the colour bar.
+fn draw_axes_and_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    layout: &Layout,
+    theme: &Theme,
+    dpr: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let px = |v: f64| (v * dpr).round() as i32;
+    let (n_rows, n_cols) = map.values.dim();
+    let font = layout.font * dpr;
 
     // row labels (queries), right-aligned against the grid
     for (r, label) in map.row_labels.iter().enumerate().take(n_rows) {
@@ -414,5 +577,67 @@ mod tests {
         for text in ["baseball", "bat", "&lt;pad&gt;", "0.76", "0.24", "NaN", "1.00"] {
             assert!(svg.contains(text), "{text} missing");
         }
+    }
+
+    /// The bitmap grid has the SVG picture's cells: the same pixel rectangles and colours,
+    /// the NaN row in the theme's colour with a hatch line on its diagonal.
+    #[test]
+    fn grid_pixels_match_the_cells() {
+        let values = array![[0.7604, 0.2396], [f64::NAN, f64::NAN]];
+        let rows = labels(&["baseball", "<pad>"]);
+        let cols = labels(&["baseball", "bat"]);
+        let map = Heatmap {
+            values: values.view(),
+            row_labels: &rows,
+            col_labels: &cols,
+            row_is_pad: &[false, true],
+            col_is_pad: &[false, false],
+            blocked: &[false, false, false, true],
+            scale: Scale::weights(),
+            col_group: None,
+        };
+        for dpr in [1.0, 2.0] {
+            let layout = Layout::new(&rows, &cols, 400.0);
+            let g = draw_grid_pixels(&map, &layout, &Theme::LIGHT, dpr);
+            let (x0, y0, _, _) = cell_px(&layout, 0, 0, dpr);
+            let (_, _, x1, y1) = cell_px(&layout, 1, 1, dpr);
+            assert_eq!((g.x, g.y, g.width as i32, g.height as i32), (x0, y0, x1 - x0, y1 - y0));
+            assert_eq!(g.rgba.len(), 4 * (g.width * g.height) as usize);
+            assert!(g.rgba.chunks(4).all(|p| p[3] == 255), "opaque");
+            // every pixel of an unhatched cell has its colour, edges included
+            for (r, c, v) in [(0, 0, 0.7604), (0, 1, 0.2396)] {
+                let (a, b, e, f) = cell_px(&layout, r, c, dpr);
+                for (x, y) in [(a, b), (e - 1, b), (a, f - 1), (e - 1, f - 1), ((a + e) / 2, (b + f) / 2)] {
+                    assert_eq!(g.at(x, y), Some(Scale::weights().color(v)), "cell ({r},{c}) at ({x},{y})");
+                }
+            }
+            // NaN cells: the nan colour off the diagonals, the hatch colour on them
+            for c in 0..2 {
+                let (a, b, e, f) = cell_px(&layout, 1, c, dpr);
+                assert_eq!(g.at(a + 1, b + 1), Some(Theme::LIGHT.nan), "NaN cell corner");
+                let hatched =
+                    (b..f).filter(|&y| g.at(a + (f - 1 - y), y) == Some(Theme::LIGHT.hatch)).count();
+                assert!(hatched as i32 >= f - b - 2, "diagonal of cell (1,{c}): {hatched} of {}", f - b);
+                assert_eq!(g.at(e - 1, f - 1), Some(Theme::LIGHT.nan));
+            }
+            assert_eq!(g.at(x1, y0), None);
+        }
+    }
+
+    #[test]
+    fn grid_pixels_of_an_empty_matrix_are_empty() {
+        let values = ndarray::Array2::<f64>::zeros((0, 0));
+        let map = Heatmap {
+            values: values.view(),
+            row_labels: &[],
+            col_labels: &[],
+            row_is_pad: &[],
+            col_is_pad: &[],
+            blocked: &[],
+            scale: Scale::weights(),
+            col_group: None,
+        };
+        let g = draw_grid_pixels(&map, &Layout::new(&[], &[], 300.0), &Theme::DARK, 1.0);
+        assert!(g.rgba.is_empty() && g.width == 0 && g.height == 0);
     }
 }

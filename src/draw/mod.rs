@@ -8,5 +8,7 @@ pub mod embedding_plot;
 pub mod heatmap;
 pub mod scale;
 
-pub use heatmap::{draw_heatmap, Heatmap, Layout, Theme};
+pub use heatmap::{
+    draw_grid_pixels, draw_heatmap, draw_heatmap_with_grid, GridPixels, Heatmap, Layout, Theme,
+};
 pub use scale::{Scale, ScaleKind};

@@ -103,3 +103,25 @@ pub fn mark(name: &str) {
         let _ = p.mark(name);
     }
 }
+
+/// Copies an RGBA buffer `width` pixels wide onto a canvas at device pixel `(x, y)` with
+/// one `putImageData`.
+pub fn put_rgba(canvas: &web_sys::HtmlCanvasElement, x: i32, y: i32, width: u32, rgba: &[u8]) {
+    if width == 0 || rgba.is_empty() {
+        return;
+    }
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let height = (rgba.len() / 4) as u32 / width;
+    if let Ok(image) =
+        web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(rgba), width, height)
+    {
+        let _ = ctx.put_image_data(&image, f64::from(x), f64::from(y));
+    }
+}

@@ -106,9 +106,10 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
         let name = spec.step;
         Effect::new(move |_| {
             let Some(el) = canvas.get() else { return };
+            dom::mark("al-draw-start");
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
-            let Some(backend) = CanvasBackend::with_canvas_object(el) else { return };
+            let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
             let map = Heatmap {
                 values: values.view(),
                 row_labels: &rows,
@@ -119,11 +120,13 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
                 scale,
                 col_group,
             };
-            if let Err(e) =
-                draw::draw_heatmap(&backend.into_drawing_area(), &map, &layout, &dom::theme(), dpr)
-            {
+            // the cells as one bitmap (one putImageData), the rest with plotters
+            let put = |g: &draw::GridPixels| dom::put_rgba(&el, g.x, g.y, g.width, &g.rgba);
+            let area = backend.into_drawing_area();
+            if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, &layout, &dom::theme(), dpr, put) {
                 leptos::logging::warn!("drawing {name} failed: {e:?}");
             }
+            dom::mark("al-draw-end");
         });
     }
 
