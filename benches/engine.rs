@@ -1,20 +1,31 @@
 //! Engine throughput, native: B=1, T ∈ {16, 128, 512}, d_model=512, h=8, seeded
 //! projections, no mask. `cargo bench --bench engine`; compare with
-//! `python3 tools/bench_numpy.py` (the same computation in numpy) run right after.
+//! `python3 tools/bench_numpy.py` (the same computation in numpy), or run both
+//! interleaved with `python3 tools/bench_numpy.py --with-engine` (see BENCHMARKS.md).
+//!
+//! Two groups:
+//! - `engine_run/T=…`: the whole `engine::run` (tokenize, embed, seeded weights, every
+//!   step, the trace), what the page pays on every edit.
+//! - `steps/…` (T=512): each stage alone, to see where the time goes.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
-use attention_lens::engine::{run, MaskConfig, ProjectionKind, Projections, Scenario};
+use attention_lens::engine::{
+    attention, embedding, mask, run, tokenize, weights, MaskConfig, ProjectionKind, Projections, Scenario,
+};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+const D_MODEL: usize = 512;
+const HEADS: usize = 8;
 
 fn scenario(t: usize) -> Scenario {
     let words: Vec<String> = (0..t).map(|i| format!("w{}", i % 97)).collect();
     Scenario {
         sentences: vec![words.join(" ")],
         kv_sentences: None,
-        d_model: 512,
-        n_heads: 8,
+        d_model: D_MODEL,
+        n_heads: HEADS,
         embeddings: BTreeMap::new(),
         projections: Projections::Named(ProjectionKind::Seeded),
         seed: 0,
@@ -29,16 +40,62 @@ pub fn flops(t: usize, d: usize) -> f64 {
     4.0 * 2.0 * t * d * d + 2.0 * 2.0 * t * t * d
 }
 
-fn bench(c: &mut Criterion) {
+fn bench_run(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine_run");
     group.sample_size(20);
     for t in [16, 128, 512] {
         let s = scenario(t);
-        group.throughput(Throughput::Elements(flops(t, 512) as u64));
+        group.throughput(Throughput::Elements(flops(t, D_MODEL) as u64));
         group.bench_function(format!("T={t}"), |b| b.iter(|| run(black_box(&s)).map(|tr| tr.sizes.t)));
     }
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_steps(c: &mut Criterion) {
+    let t = 512;
+    let s = scenario(t);
+    let batch = tokenize::batch(&s.sentences).expect("batch");
+    let (x, _) = embedding::embed(&batch, D_MODEL, &s.embeddings).expect("embed");
+    let w = weights::build(&s.projections, D_MODEL, s.seed).expect("weights");
+    let q = attention::linear(&x, &w.q);
+    let qh = attention::split_heads(q.clone(), HEADS).expect("split");
+    let kh = qh.clone();
+    let scores = attention::attn_scores(&qh, &kh);
+    let m = mask::build(&batch.lengths, batch.t, &s.mask);
+    let weights_t = attention::softmax_rows(&scores);
+    let context = attention::attend(&weights_t, &qh);
+
+    let mut group = c.benchmark_group("steps");
+    group.sample_size(10);
+    group.bench_function("tokenize+embed T=512", |b| {
+        b.iter(|| {
+            let batch = tokenize::batch(black_box(&s.sentences)).expect("batch");
+            embedding::embed(&batch, D_MODEL, &s.embeddings).expect("embed").0.len()
+        })
+    });
+    group.bench_function("weights::build seeded d=512", |b| {
+        b.iter(|| weights::build(black_box(&s.projections), D_MODEL, 0).expect("w").q.w.len())
+    });
+    group.bench_function("linear T=512", |b| b.iter(|| attention::linear(black_box(&x), &w.q).len()));
+    group.bench_function("split_heads T=512", |b| {
+        b.iter(|| attention::split_heads(black_box(q.clone()), HEADS).expect("split").len())
+    });
+    group.bench_function("attn_scores T=512", |b| {
+        b.iter(|| attention::attn_scores(black_box(&qh), &kh).len())
+    });
+    group.bench_function("scale T=512", |b| b.iter(|| attention::scale(black_box(&scores), 64).len()));
+    group.bench_function("apply_mask T=512", |b| {
+        b.iter(|| attention::apply_mask(black_box(&scores), &m, f64::NEG_INFINITY).len())
+    });
+    group.bench_function("softmax_rows T=512", |b| {
+        b.iter(|| attention::softmax_rows(black_box(&scores)).len())
+    });
+    group.bench_function("attend T=512", |b| b.iter(|| attention::attend(black_box(&weights_t), &qh).len()));
+    group.bench_function("merge_heads T=512", |b| {
+        b.iter(|| attention::merge_heads(black_box(context.clone())).expect("merge").len())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_run, bench_steps);
 criterion_main!(benches);

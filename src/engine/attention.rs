@@ -22,8 +22,9 @@ pub fn view<D: Dimension, E: IntoDimension>(
     let shape = shape.into_dimension();
     let to = shape.slice().to_vec();
     // `.contiguous()`: lay the numbers out in the order of the current axes first, as a
-    // transposed tensor must be before PyTorch lets you `view` it.
-    let contiguous = a.as_standard_layout().into_owned();
+    // transposed tensor must be before PyTorch lets you `view` it. A tensor that already
+    // is contiguous is reused, not copied (as in PyTorch).
+    let contiguous = if a.is_standard_layout() { a } else { a.as_standard_layout().into_owned() };
     contiguous.into_shape_with_order(shape).map_err(|_| EngineError::Reshape { op: "view", from, to })
 }
 
@@ -124,7 +125,10 @@ pub fn scale(scores: &Array4<f64>, d_k: usize) -> Array4<f64> {
 /// - scaled: `[B, h, T_q, T_k]`, mask: `[B, T_q, T_k]` (`true` = blocked)
 /// - returns: `[B, h, T_q, T_k]`
 pub fn apply_mask(scaled: &Array4<f64>, mask: &Array3<bool>, fill: f64) -> Array4<f64> {
-    let mut masked = scaled.clone();
+    let mut masked = scaled.as_standard_layout().into_owned();
+    if !mask.iter().any(|&blocked| blocked) {
+        return masked; // nothing blocked: a copy is all there is to do
+    }
     for (mut per_sentence, mask_b) in masked.outer_iter_mut().zip(mask.outer_iter()) {
         for mut head in per_sentence.outer_iter_mut() {
             Zip::from(&mut head).and(&mask_b).for_each(|score, &blocked| {
@@ -147,14 +151,34 @@ pub fn apply_mask(scaled: &Array4<f64>, mask: &Array3<bool>, fill: f64) -> Array
 /// - masked: `[B, h, T_q, T_k]`
 /// - returns: `[B, h, T_q, T_k]`, each row summing to 1 (or all NaN)
 pub fn softmax_rows(masked: &Array4<f64>) -> Array4<f64> {
-    let mut weights = masked.clone();
-    for mut row in weights.lanes_mut(Axis(3)) {
-        let max = row.fold(f64::NEG_INFINITY, |m, &x| m.max(x));
-        row.mapv_inplace(|x| (x - max).exp());
-        let sum = row.sum();
-        row.mapv_inplace(|e| e / sum);
+    let mut weights = masked.as_standard_layout().into_owned();
+    let n_keys = weights.dim().3;
+    if let (Some(data), true) = (weights.as_slice_mut(), n_keys > 0) {
+        // contiguous rows: one pass per row over a plain slice
+        for row in data.chunks_exact_mut(n_keys) {
+            softmax_in_place(row);
+        }
+    } else {
+        for mut row in weights.lanes_mut(Axis(3)) {
+            if let Some(row) = row.as_slice_mut() {
+                softmax_in_place(row);
+            }
+        }
     }
     weights
+}
+
+/// `row ← exp(row - max(row)) / Σ exp(row - max(row))`. The sum is ndarray's, so the
+/// numbers are exactly those of `row.sum()` on an array.
+fn softmax_in_place(row: &mut [f64]) {
+    let max = row.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+    for x in row.iter_mut() {
+        *x = (*x - max).exp();
+    }
+    let sum = ndarray::ArrayView1::from(&*row).sum();
+    for e in row.iter_mut() {
+        *e /= sum;
+    }
 }
 
 /// The weighted sum of the values: `weights @ V`.
