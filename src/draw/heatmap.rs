@@ -368,13 +368,14 @@ pub fn draw_heatmap<DB: DrawingBackend>(
         }
     }
     draw_values(area, map, layout, theme, dpr)?;
-    draw_axes_and_bar(area, map, layout, theme, dpr)
+    draw_axes_and_bar(area, map, layout, theme, dpr, true)
 }
 
-/// Draws a heatmap like [`draw_heatmap`], but the cell grid as one bitmap: `put_grid`
-/// receives [`draw_grid_pixels`]' buffer and must copy it onto the backend's pixels (the
-/// page does it with one `putImageData`). The labels, head bands, colour bar and the
-/// numbers in big cells are drawn with plotters as before.
+/// Draws a heatmap like [`draw_heatmap`], but the cell grid and the colour bar as two
+/// bitmaps: `put_grid` receives [`draw_grid_pixels`]' then [`draw_bar_pixels`]' buffer and
+/// must copy each onto the backend's pixels (the page does it with `putImageData`). The
+/// labels, head bands, the bar's numbers and the numbers in big cells are drawn with
+/// plotters as before.
 ///
 /// # Errors
 /// The backend's drawing errors.
@@ -384,12 +385,51 @@ pub fn draw_heatmap_with_grid<DB: DrawingBackend>(
     layout: &Layout,
     theme: &Theme,
     dpr: f64,
-    put_grid: impl FnOnce(&GridPixels),
+    mut put_grid: impl FnMut(&GridPixels),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     area.fill(&theme.background)?;
-    draw_axes_and_bar(area, map, layout, theme, dpr)?;
+    draw_axes_and_bar(area, map, layout, theme, dpr, false)?;
     put_grid(&draw_grid_pixels(map, layout, theme, dpr));
+    put_grid(&draw_bar_pixels(map, layout, dpr));
     draw_values(area, map, layout, theme, dpr)
+}
+
+/// The colour bar's height in CSS pixels: the grid's, at least 80.
+fn bar_height(layout: &Layout, n_rows: usize) -> f64 {
+    (layout.cell * n_rows as f64).max(80.0)
+}
+
+/// The colour bar's 64 steps, top (hi) to bottom (lo): `(y0, y1, colour)`, device pixels.
+fn bar_steps(map: &Heatmap, layout: &Layout, n_rows: usize, dpr: f64) -> Vec<(i32, i32, RGBColor)> {
+    let px = |v: f64| (v * dpr).round() as i32;
+    let (bar_top, bar_h) = (layout.top, bar_height(layout, n_rows));
+    let steps = 64;
+    (0..steps)
+        .map(|i| {
+            let t0 = i as f64 / steps as f64;
+            let t1 = (i + 1) as f64 / steps as f64;
+            let v = map.scale.hi - (map.scale.hi - map.scale.lo) * (t0 + t1) / 2.0;
+            (px(bar_top + t0 * bar_h), px(bar_top + t1 * bar_h), map.scale.color(v))
+        })
+        .collect()
+}
+
+/// The colour bar as a bitmap, with the same pixel rows as [`draw_heatmap`]'s rectangles.
+pub fn draw_bar_pixels(map: &Heatmap, layout: &Layout, dpr: f64) -> GridPixels {
+    let px = |v: f64| (v * dpr).round() as i32;
+    let steps = bar_steps(map, layout, map.values.nrows(), dpr);
+    let (x0, x1) = (px(layout.bar_x), px(layout.bar_x + BAR_W));
+    let y0 = steps.first().map_or(0, |s| s.0);
+    let y1 = steps.last().map_or(0, |s| s.1);
+    let (width, height) = ((x1 - x0).max(0) as usize, (y1 - y0).max(0) as usize);
+    let mut rgba = vec![255u8; width * height * 4];
+    for (a, b, RGBColor(r, g, bl)) in steps {
+        let rows = &mut rgba[4 * width * (a - y0) as usize..4 * width * (b - y0) as usize];
+        for p in rows.chunks_exact_mut(4) {
+            p[..3].copy_from_slice(&[r, g, bl]);
+        }
+    }
+    GridPixels { x: x0, y: y0, width: width as u32, height: height as u32, rgba }
 }
 
 /// The number in each cell, when cells are big enough to hold one (≥ 34 CSS px).
@@ -419,13 +459,15 @@ fn draw_values<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Everything but the cells: row and column labels, head bands, the colour bar.
+/// Everything but the cells: row and column labels, head bands, the colour bar's numbers
+/// and, when `draw_bar`, its colours.
 fn draw_axes_and_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Heatmap,
     layout: &Layout,
     theme: &Theme,
     dpr: f64,
+    draw_bar: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let px = |v: f64| (v * dpr).round() as i32;
     let (n_rows, n_cols) = map.values.dim();
@@ -468,19 +510,12 @@ fn draw_axes_and_bar<DB: DrawingBackend>(
 
     // the colour bar, top = hi, bottom = lo, with five numbers
     let bar_top = layout.top;
-    let bar_h = (layout.cell * n_rows as f64).max(80.0);
-    let steps = 64;
-    for i in 0..steps {
-        let t0 = i as f64 / steps as f64;
-        let t1 = (i + 1) as f64 / steps as f64;
-        let v = map.scale.hi - (map.scale.hi - map.scale.lo) * (t0 + t1) / 2.0;
-        area.draw(&Rectangle::new(
-            [
-                (px(layout.bar_x), px(bar_top + t0 * bar_h)),
-                (px(layout.bar_x + BAR_W), px(bar_top + t1 * bar_h)),
-            ],
-            map.scale.color(v).filled(),
-        ))?;
+    let bar_h = bar_height(layout, n_rows);
+    if draw_bar {
+        let (x0, x1) = (px(layout.bar_x), px(layout.bar_x + BAR_W));
+        for (y0, y1, color) in bar_steps(map, layout, n_rows, dpr) {
+            area.draw(&Rectangle::new([(x0, y0), (x1, y1)], color.filled()))?;
+        }
     }
     let tick_font = (layout.font.min(11.0)) * dpr;
     for (i, tick) in map.scale.ticks().iter().rev().enumerate() {
@@ -620,6 +655,14 @@ mod tests {
                 assert!(hatched as i32 >= f - b - 2, "diagonal of cell (1,{c}): {hatched} of {}", f - b);
                 assert_eq!(g.at(e - 1, f - 1), Some(Theme::LIGHT.nan));
             }
+            let bar = draw_bar_pixels(&map, &layout, dpr);
+            let (top, bottom) = (bar.y, bar.y + bar.height as i32 - 1);
+            assert_eq!(bar.at(bar.x, top), Some(Scale::weights().color(1.0 - 1.0 / 128.0)), "hi at the top");
+            assert_eq!(
+                bar.at(bar.x + bar.width as i32 - 1, bottom),
+                Some(Scale::weights().color(1.0 / 128.0))
+            );
+            assert_eq!(bar.height as i32, ((layout.top + bar_height(&layout, 2)) * dpr).round() as i32 - top);
             assert_eq!(g.at(x1, y0), None);
         }
     }

@@ -9,6 +9,7 @@ pub mod heatmap;
 pub mod scale;
 
 pub use heatmap::{
-    draw_grid_pixels, draw_heatmap, draw_heatmap_with_grid, GridPixels, Heatmap, Layout, Theme,
+    draw_bar_pixels, draw_grid_pixels, draw_heatmap, draw_heatmap_with_grid, GridPixels, Heatmap, Layout,
+    Theme,
 };
 pub use scale::{Scale, ScaleKind};
