@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs whatever is missing first.
-.PHONY: serve test setup build fuzz
+.PHONY: serve test setup build bench fuzz
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
 	scripts/serve.sh
@@ -20,3 +20,6 @@ fuzz:   ## fuzz engine::run_json for FUZZ_SECONDS (600) under ASan; not part of 
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked && \
 	RUSTC_BOOTSTRAP=1 cargo fuzz run scenario_json -- -max_total_time=$(FUZZ_SECONDS) \
 		-dict=fuzz/scenario_json.dict -print_final_stats=1
+
+bench:  ## the benchmarks of BENCHMARKS.md (numpy needed; no timing is a test)
+	scripts/setup.sh && e2e/bench/all.sh

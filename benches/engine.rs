@@ -3,9 +3,10 @@
 //! `python3 tools/bench_numpy.py` (the same computation in numpy), or run both
 //! interleaved with `python3 tools/bench_numpy.py --with-engine` (see BENCHMARKS.md).
 //!
-//! Two groups:
+//! Three groups:
 //! - `engine_run/T=…`: the whole `engine::run` (tokenize, embed, seeded weights, every
 //!   step, the trace), what the page pays on every edit.
+//! - `math/T=…`: the attention functions alone on ready x and W, the work numpy does.
 //! - `steps/…` (T=512): each stage alone, to see where the time goes.
 
 use std::collections::BTreeMap;
@@ -47,6 +48,36 @@ fn bench_run(c: &mut Criterion) {
         let s = scenario(t);
         group.throughput(Throughput::Elements(flops(t, D_MODEL) as u64));
         group.bench_function(format!("T={t}"), |b| b.iter(|| run(black_box(&s)).map(|tr| tr.sizes.t)));
+    }
+    group.finish();
+}
+
+/// The attention math alone, what `tools/bench_numpy.py` times in numpy: the four
+/// projections, split, QKᵀ, scale, mask (nothing blocked), softmax, ·V, merge. No
+/// tokenizing, embedding, weight generation or trace.
+fn bench_math(c: &mut Criterion) {
+    let mut group = c.benchmark_group("math");
+    group.sample_size(20);
+    for t in [16, 128, 512] {
+        let s = scenario(t);
+        let batch = tokenize::batch(&s.sentences).expect("batch");
+        let (x, _) = embedding::embed(&batch, D_MODEL, &s.embeddings).expect("embed");
+        let w = weights::build(&s.projections, D_MODEL, s.seed).expect("weights");
+        let m = mask::build(&batch.lengths, batch.t, &s.mask);
+        group.throughput(Throughput::Elements(flops(t, D_MODEL) as u64));
+        group.bench_function(format!("T={t}"), |b| {
+            b.iter(|| {
+                use attention::*;
+                let x = black_box(&x);
+                let q = split_heads(linear(x, &w.q), HEADS).expect("split");
+                let k = split_heads(linear(x, &w.k), HEADS).expect("split");
+                let v = split_heads(linear(x, &w.v), HEADS).expect("split");
+                let scaled = scale(&attn_scores(&q, &k), D_MODEL / HEADS);
+                let weights = softmax_rows(&apply_mask(&scaled, &m, f64::NEG_INFINITY));
+                let concat = merge_heads(attend(&weights, &v)).expect("merge");
+                linear(&concat, &w.o).len()
+            })
+        });
     }
     group.finish();
 }
@@ -97,5 +128,5 @@ fn bench_steps(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_run, bench_steps);
+criterion_group!(benches, bench_run, bench_math, bench_steps);
 criterion_main!(benches);

@@ -1,0 +1,68 @@
+// Shared by the benchmark scripts (not tests): a static server for dist/ on 127.0.0.1,
+// headless Chromium, and the statistics BENCHMARKS.md quotes.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-quic', '--no-first-run', '--disable-sync',
+];
+
+/** Serves `root` on 127.0.0.1 (uncompressed, no-store, like run.mjs). */
+export function serve(root) {
+  root = path.resolve(root);
+  const server = http.createServer((req, res) => {
+    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (p.endsWith('/')) p += 'index.html';
+    const file = path.join(root, path.normalize(p));
+    if (!file.startsWith(root + path.sep)) return res.writeHead(404).end();
+    fs.readFile(file, (err, data) => {
+      if (err) return res.writeHead(404).end();
+      res.writeHead(200, {
+        'content-type': MIME[path.extname(file)] || 'application/octet-stream',
+        'cache-control': 'no-store',
+      });
+      res.end(data);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/** Median, p95 (nearest rank) and max of a list of numbers. */
+export function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return { n: 0, median: NaN, p95: NaN, max: NaN };
+  const q = (p) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
+  const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return { n: s.length, median, p95: q(0.95), max: s[s.length - 1] };
+}
+
+export const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—');
+
+export function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+
+/** `n` sentences of `t` distinct-ish words each ("w0 w1 …"), newline-separated. */
+export function sentences(n, t) {
+  return Array.from({ length: n }, (_, b) =>
+    Array.from({ length: t }, (_, i) => `w${(i * 7 + b * 13) % 101}`).join(' ')).join('\n');
+}

@@ -1,0 +1,65 @@
+// Cold load: the bytes of dist/ as shipped (raw, gzip -9, brotli q11) and the time from
+// navigation start to the first heatmap drawn, in a fresh browser context each time,
+// served from 127.0.0.1 without compression or caching.
+//   node e2e/bench/load.mjs [--dist dist] [--loads 20]
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { serve, launch, stats, fmt, arg } from './lib.mjs';
+
+const dist = arg('dist', 'dist');
+const loads = Number(arg('loads', 20));
+
+const kinds = { wasm: /\.wasm$/, js: /\.js$/, css: /\.css$/, html: /\.html$/, other: /./ };
+const totals = {};
+for (const f of fs.readdirSync(dist)) {
+  const file = path.join(dist, f);
+  if (!fs.statSync(file).isFile()) continue;
+  const data = fs.readFileSync(file);
+  const kind = Object.keys(kinds).find((k) => kinds[k].test(f));
+  const t = (totals[kind] ??= { raw: 0, gzip: 0, br: 0 });
+  t.raw += data.length;
+  t.gzip += zlib.gzipSync(data, { level: 9 }).length;
+  t.br += zlib.brotliCompressSync(data, {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+  }).length;
+}
+const kb = (n) => (n / 1024).toFixed(1);
+console.log(`${dist}: bytes as shipped, KiB`);
+console.log('| file | raw | gzip -9 | brotli 11 |');
+console.log('|---|---|---|---|');
+const sum = { raw: 0, gzip: 0, br: 0 };
+for (const [k, t] of Object.entries(totals)) {
+  console.log(`| ${k} | ${kb(t.raw)} | ${kb(t.gzip)} | ${kb(t.br)} |`);
+  for (const c of Object.keys(sum)) sum[c] += t[c];
+}
+console.log(`| **total** | ${kb(sum.raw)} | ${kb(sum.gzip)} | ${kb(sum.br)} |`);
+
+const server = await serve(dist);
+const browser = await launch();
+const rows = [];
+for (let i = 0; i < loads; i++) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.waitForSelector('canvas[data-testid="heatmap"]');
+  await page.waitForFunction(() => performance.getEntriesByName('al-draw-end').length > 0);
+  rows.push(await page.evaluate(() => {
+    const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('.wasm'));
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    return {
+      first: performance.getEntriesByName('al-draw-end')[0].startTime,
+      wasm: wasm ? wasm.responseEnd : NaN,
+      engine: performance.getEntriesByName('al-engine-start')[0]?.startTime ?? NaN,
+      fcp: fcp ? fcp.startTime : NaN,
+    };
+  }));
+  await context.close();
+}
+await browser.close();
+server.close();
+const col = (k) => { const s = stats(rows.map((r) => r[k])); return `${fmt(s.median, 0)} / ${fmt(s.p95, 0)}`; };
+console.log(`\ncold load, ${loads} loads, ms from navigation start: median / p95`);
+console.log('| wasm downloaded | engine starts (wasm compiled, app mounted) | first heatmap drawn | first contentful paint |');
+console.log('|---|---|---|---|');
+console.log(`| ${col('wasm')} | ${col('engine')} | ${col('first')} | ${col('fcp')} |`);
