@@ -83,7 +83,7 @@ pub fn App() -> impl IntoView {
     let run = Memo::new(move |_| {
         dom::mark("al-engine-start");
         let (scenario, notices) = state::scenario(&text.get(), &settings.get());
-        let result = engine::run(&scenario).map(Arc::new);
+        let result = state::run(&scenario).map(Arc::new);
         dom::mark("al-engine-end");
         Run { scenario, notices, result }
     });
@@ -110,8 +110,41 @@ pub fn App() -> impl IntoView {
         });
     }
 
-    let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
-    let num = |ev: &leptos::ev::Event| event_target_value(ev).trim().parse::<usize>();
+    // Any edit clears an old import error; a number field that does not parse says so
+    // next to itself instead of being ignored.
+    let bad_number = RwSignal::new(None::<(&'static str, String)>);
+    let set = move |f: &dyn Fn(&mut Settings)| {
+        import_error.set(None);
+        settings.update(|s| f(s));
+    };
+    let set_count =
+        move |field: &'static str, ev: &leptos::ev::Event, apply: &dyn Fn(&mut Settings, usize)| {
+            let raw = event_target_value(ev);
+            match raw.trim().parse::<usize>() {
+                Ok(v) => {
+                    bad_number.set(None);
+                    set(&|s| apply(s, v));
+                }
+                Err(_) => {
+                    let shown: String = raw.chars().take(20).collect();
+                    bad_number.set(Some((
+                        field,
+                        format!("{field} must be a whole number of at least 1, not \"{shown}\""),
+                    )));
+                }
+            }
+        };
+    let number_error = move |field: &'static str| {
+        move || {
+            bad_number.get().filter(|(f, _)| *f == field).map(|(_, message)| {
+                view! { <p class="al-error" data-testid="error" role="alert">{message}</p> }
+            })
+        }
+    };
+    // The heatmaps are laid out for the window's width, again whenever it changes.
+    let viewport = RwSignal::new(dom::viewport_width());
+    let resize = window_event_listener(leptos::ev::resize, move |_| viewport.set(dom::viewport_width()));
+    on_cleanup(move || resize.remove());
 
     let on_seed = move |ev: leptos::ev::Event| {
         if let Ok(v) = event_target_value(&ev).trim().parse::<u64>() {
@@ -175,7 +208,7 @@ pub fn App() -> impl IntoView {
         };
         let shared: Vec<f64> = (0..heads).flat_map(per_head_values).collect();
         // the tensors column: beside the pipeline on wide screens, below it on narrow ones
-        let viewport = dom::viewport_width().min(1400.0);
+        let viewport = viewport.get().min(1400.0);
         let column = if viewport > 900.0 { viewport - 400.0 } else { viewport - 40.0 };
         // two heads side by side while their cells stay big enough to read; one per row
         // beyond T = 24, so that T = 64 still has ~10 px cells and labels
@@ -343,7 +376,7 @@ pub fn App() -> impl IntoView {
                         rows="3"
                         spellcheck="false"
                         prop:value=move || text.get()
-                        on:input=move |ev| text.set(event_target_value(&ev))
+                        on:input=move |ev| { import_error.set(None); text.set(event_target_value(&ev)) }
                     ></textarea>
                     <FieldError error=error field="sentences" />
                 </label>
@@ -381,8 +414,9 @@ pub fn App() -> impl IntoView {
                             min="1"
                             max=UI_MAX_D_MODEL
                             prop:value=move || settings.with(|s| s.d_model.to_string())
-                            on:input=move |ev| if let Ok(v) = num(&ev) { set(&|s| s.d_model = v.min(UI_MAX_D_MODEL)) }
+                            on:input=move |ev| set_count("d_model", &ev, &|s, v| s.d_model = v)
                         />
+                        {number_error("d_model")}
                         <FieldError error=error field="d_model" />
                     </label>
                     <label class="al-field">
@@ -393,8 +427,9 @@ pub fn App() -> impl IntoView {
                             min="1"
                             max="64"
                             prop:value=move || settings.with(|s| s.n_heads.to_string())
-                            on:input=move |ev| if let Ok(v) = num(&ev) { set(&|s| s.n_heads = v.min(64)) }
+                            on:input=move |ev| set_count("h", &ev, &|s, v| s.n_heads = v)
                         />
+                        {number_error("h")}
                         <span class="al-hint" data-testid="d-k">{d_k_text}</span>
                         <FieldError error=error field="n_heads" />
                     </label>
