@@ -599,3 +599,16 @@ fn cross_attention_pads_keys_by_the_key_sentences() {
     assert!((0..3).all(|i| w.data[[0, 0, i, 0]] == 1.0 && w.data[[0, 0, i, 3]] == 0.0));
     assert_eq!(trace.kv_lengths, Some(vec![1, 4]));
 }
+
+#[test]
+fn mask_names_are_the_json_names() {
+    for p in Padding::ALL {
+        assert_eq!(serde_json::to_value(p).unwrap(), p.name());
+        assert_eq!(Padding::from_name(p.name()), Some(p));
+    }
+    for f in Fill::ALL {
+        assert_eq!(serde_json::to_value(f).unwrap(), f.name());
+        assert_eq!(Fill::from_name(f.name()), Some(f));
+    }
+    assert_eq!((Padding::from_name("sideways"), Fill::from_name("")), (None, None));
+}

@@ -159,6 +159,25 @@ pub enum Padding {
     KeysAndQueries,
 }
 
+impl Padding {
+    /// Every value, in the order the page lists them.
+    pub const ALL: [Padding; 3] = [Padding::None, Padding::Keys, Padding::KeysAndQueries];
+
+    /// The JSON (and URL) name: `none`, `keys`, `keys_and_queries`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Keys => "keys",
+            Self::KeysAndQueries => "keys_and_queries",
+        }
+    }
+
+    /// The value with this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
 /// What `masked_fill` writes into a blocked score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -171,6 +190,22 @@ pub enum Fill {
 }
 
 impl Fill {
+    /// Every value.
+    pub const ALL: [Fill; 2] = [Fill::NegInf, Fill::LargeNegative];
+
+    /// The JSON (and URL) name: `neg_inf`, `large_negative`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NegInf => "neg_inf",
+            Self::LargeNegative => "large_negative",
+        }
+    }
+
+    /// The value with this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// The number written into blocked scores.
     pub fn value(self) -> f64 {
         match self {

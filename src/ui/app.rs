@@ -480,17 +480,9 @@ pub fn App() -> impl IntoView {
                         <span>"padding"</span>
                         <select
                             data-testid="mask-padding"
-                            prop:value=move || settings.with(|s| match s.mask.padding {
-                                Padding::None => "none",
-                                Padding::Keys => "keys",
-                                Padding::KeysAndQueries => "keys_and_queries",
-                            })
+                            prop:value=move || settings.with(|s| s.mask.padding.name())
                             on:change=move |ev| {
-                                let p = match event_target_value(&ev).as_str() {
-                                    "keys" => Padding::Keys,
-                                    "keys_and_queries" => Padding::KeysAndQueries,
-                                    _ => Padding::None,
-                                };
+                                let p = Padding::from_name(&event_target_value(&ev)).unwrap_or_default();
                                 set(&|s| s.mask.padding = p);
                             }
                         >
@@ -503,9 +495,9 @@ pub fn App() -> impl IntoView {
                         <span>"fill"</span>
                         <select
                             data-testid="mask-fill"
-                            prop:value=move || settings.with(|s| match s.mask.fill { Fill::NegInf => "neg_inf", Fill::LargeNegative => "large_negative" })
+                            prop:value=move || settings.with(|s| s.mask.fill.name())
                             on:change=move |ev| {
-                                let f = if event_target_value(&ev) == "large_negative" { Fill::LargeNegative } else { Fill::NegInf };
+                                let f = Fill::from_name(&event_target_value(&ev)).unwrap_or_default();
                                 set(&|s| s.mask.fill = f);
                             }
                         >

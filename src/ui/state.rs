@@ -155,15 +155,8 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
         Projections::Named(ProjectionKind::Identity) => "identity",
         Projections::Named(ProjectionKind::Seeded) | Projections::Explicit(_) => "seeded",
     };
-    let padding = match s.mask.padding {
-        Padding::None => "none",
-        Padding::Keys => "keys",
-        Padding::KeysAndQueries => "keys_and_queries",
-    };
-    let fill = match s.mask.fill {
-        Fill::NegInf => "neg_inf",
-        Fill::LargeNegative => "large_negative",
-    };
+    let padding = s.mask.padding.name();
+    let fill = s.mask.fill.name();
     let mut pairs = vec![
         ("s", text.to_owned()),
         ("d", s.d_model.to_string()),
@@ -229,16 +222,13 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                 "0" | "false" => s.mask.causal = false,
                 _ => bad(&mut notices, "causal", value, "0 or 1"),
             },
-            "pad" => match value {
-                "none" => s.mask.padding = Padding::None,
-                "keys" => s.mask.padding = Padding::Keys,
-                "keys_and_queries" => s.mask.padding = Padding::KeysAndQueries,
-                _ => bad(&mut notices, "pad", value, "none, keys or keys_and_queries"),
+            "pad" => match Padding::from_name(value) {
+                Some(p) => s.mask.padding = p,
+                None => bad(&mut notices, "pad", value, "none, keys or keys_and_queries"),
             },
-            "fill" => match value {
-                "neg_inf" => s.mask.fill = Fill::NegInf,
-                "large_negative" => s.mask.fill = Fill::LargeNegative,
-                _ => bad(&mut notices, "fill", value, "neg_inf or large_negative"),
+            "fill" => match Fill::from_name(value) {
+                Some(f) => s.mask.fill = f,
+                None => bad(&mut notices, "fill", value, "neg_inf or large_negative"),
             },
             "step" => {
                 if crate::engine::STEP_NAMES.contains(&value) {
