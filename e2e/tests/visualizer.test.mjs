@@ -225,4 +225,29 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'CSV export has the labels and exact numbers; a big table is built when opened and stays open while typing',
+    run: async (t) => {
+      const page = await t.gotoApp('s=baseball%20bat&d=3&h=1&p=identity&pad=none');
+      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('figure.al-card button:has-text("CSV")')]);
+      const csv = readFileSync(await download.path(), 'utf8').trim().split('\n');
+      t.assert.equal(csv[0], 'query,baseball,bat');
+      t.assert.match(csv[1], /^baseball,0\.7603\d+,0\.2396\d+$/);
+      t.assert.equal(csv[2], 'bat,0.5,0.5');
+
+      const words = Array.from({ length: 20 }, (_, i) => `w${i}`).join(' ');
+      await page.fill('[data-testid="sentences"]', words);
+      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="tokens"] li').length === 20);
+      t.assert.equal(await page.$('table[data-testid="matrix-table"]'), null, '20 × 20 table is not built until opened');
+      await page.click('details.al-table summary');
+      await page.waitForSelector('table[data-testid="matrix-table"]', { state: 'visible' });
+      t.assert.equal((await tableValues(page, 'table[data-testid="matrix-table"]')).length, 20);
+      await page.fill('[data-testid="sentences"]', `${words} w20`);
+      await page.waitForFunction(() => document.querySelector('table[data-testid="matrix-table"]')?.querySelectorAll('tbody tr').length === 21);
+      t.assert.ok(await page.$eval('details.al-table', (d) => d.open), 'still open after the edit');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

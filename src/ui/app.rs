@@ -10,7 +10,7 @@ use crate::draw::Scale;
 use crate::engine::{self, EngineError, Fill, Padding, ProjectionKind, Projections, Scenario, Trace};
 
 use super::dom;
-use super::heatmap_card::{HeatmapCard, HeatmapSpec};
+use super::heatmap_card::{HeatmapCard, HeatmapSpec, TablesOpen};
 use super::lesson_panel::{EmbeddingEditor, EmbeddingPlot, LessonPanel, MaskConventions};
 use super::pipeline::{shape_text, Pipeline};
 use super::state::{self, Settings, ViewState, UI_MAX_D_MODEL};
@@ -47,6 +47,7 @@ pub fn App() -> impl IntoView {
     let import_error = RwSignal::new(None::<String>);
     let step = RwSignal::new(view_state.get_untracked().step.clone());
     let lesson = RwSignal::new(None::<(usize, usize)>);
+    provide_context(TablesOpen(RwSignal::new(false)));
 
     // Entering a lesson step sets the explorer's inputs to that step's scenario; the
     // learner can then edit them, and the lesson's words follow the live trace.

@@ -186,23 +186,6 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
         n_cols
     );
     let file_stem = format!("{}-b{}-h{}", spec.step, spec.batch, spec.head);
-    let csv = {
-        let mut out = String::from("query");
-        for c in &cols {
-            out.push(',');
-            out.push_str(&csv_field(c));
-        }
-        out.push('\n');
-        for (r, row) in values.rows().into_iter().enumerate() {
-            out.push_str(&csv_field(&rows[r]));
-            for v in row {
-                out.push(',');
-                out.push_str(&exact(*v));
-            }
-            out.push('\n');
-        }
-        out
-    };
     let png = {
         let stem = file_stem.clone();
         move |_| {
@@ -215,14 +198,16 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
     };
     let csv_click = {
         let stem = file_stem.clone();
-        move |_| dom::download_text(&format!("{stem}.csv"), "text/csv", &csv)
+        let (values, rows, cols) = (values.clone(), rows.clone(), cols.clone());
+        // built on click: formatting every number up front slowed every edit down
+        move |_| dom::download_text(&format!("{stem}.csv"), "text/csv", &csv(&rows, &cols, &values))
     };
     let title = if step.has_heads() {
         format!("head {}", spec.head + 1)
     } else {
         format!("sentence {}", spec.batch + 1)
     };
-    let table = (n_rows * n_cols <= 64 * 64).then(|| {
+    let table = (n_rows * n_cols <= MAX_TABLE_CELLS).then(|| {
         view! {
             <MatrixTable
                 values=values.clone()
@@ -271,6 +256,38 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
     .into_any()
 }
 
+/// Largest matrix that gets a table (128 × 128, the page's largest T); bigger ones are
+/// exported as CSV.
+const MAX_TABLE_CELLS: usize = 128 * 128;
+
+/// Tables up to this many cells are in the page from the start (cheap, and what the
+/// browser tests read); bigger ones are built when "Table of numbers" is opened.
+const EAGER_TABLE_CELLS: usize = 256;
+
+/// Whether the learner has opened "Table of numbers": one switch for every card, so
+/// tables stay open while the cards are rebuilt by edits.
+#[derive(Debug, Clone, Copy)]
+pub struct TablesOpen(pub RwSignal<bool>);
+
+/// The matrix as CSV: a header of column labels, then one labelled row per query.
+pub fn csv(rows: &[String], cols: &[String], values: &ndarray::Array2<f64>) -> String {
+    let mut out = String::from("query");
+    for c in cols {
+        out.push(',');
+        out.push_str(&csv_field(c));
+    }
+    out.push('\n');
+    for (label, row) in rows.iter().zip(values.rows()) {
+        out.push_str(&csv_field(label));
+        for v in row {
+            out.push(',');
+            out.push_str(&exact(*v));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -292,38 +309,55 @@ pub fn MatrixTable(
     head: usize,
 ) -> impl IntoView {
     let n_cols = values.ncols();
-    let body = values
-        .rows()
-        .into_iter()
-        .enumerate()
-        .map(|(r, row)| {
-            let cells = row
-                .iter()
+    let eager = values.len() <= EAGER_TABLE_CELLS;
+    let open = use_context::<TablesOpen>().map(|t| t.0);
+    let contents = move || {
+        let visible = eager || open.is_some_and(|o| o.get());
+        visible.then(|| {
+            let body = values
+                .rows()
+                .into_iter()
                 .enumerate()
-                .map(|(c, v)| {
-                    let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
-                    view! {
-                        <td data-value=exact(*v) class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
-                    }
+                .map(|(r, row)| {
+                    let cells = row
+                        .iter()
+                        .enumerate()
+                        .map(|(c, v)| {
+                            let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
+                            view! {
+                                <td data-value=exact(*v) class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
+                            }
+                        })
+                        .collect_view();
+                    view! { <tr><th scope="row">{rows.get(r).cloned().unwrap_or_default()}</th>{cells}</tr> }
                 })
                 .collect_view();
-            view! { <tr><th scope="row">{rows.get(r).cloned().unwrap_or_default()}</th>{cells}</tr> }
-        })
-        .collect_view();
-    view! {
-        <details class="al-table">
-            <summary>"Table of numbers"</summary>
-            <div class="al-table-scroll">
+            view! {
                 <table data-testid="matrix-table" data-step=step data-head=head data-batch=batch>
                     <thead>
                         <tr>
                             <th scope="col">"query ↓ key →"</th>
-                            {cols.into_iter().map(|c| view! { <th scope="col">{c}</th> }).collect_view()}
+                            {cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
                         </tr>
                     </thead>
                     <tbody>{body}</tbody>
                 </table>
-            </div>
+            }
+        })
+    };
+    let on_toggle = move |ev: leptos::ev::Event| {
+        let opened = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlDetailsElement>(t).ok())
+            .is_some_and(|d| d.open());
+        if let Some(o) = open {
+            o.set(opened);
+        }
+    };
+    view! {
+        <details class="al-table" prop:open=move || open.is_some_and(|o| o.get()) on:toggle=on_toggle>
+            <summary>"Table of numbers"</summary>
+            <div class="al-table-scroll">{contents}</div>
         </details>
     }
 }
