@@ -70,16 +70,7 @@ pub fn argmax(trace: &Trace, b: usize, head: usize, i: usize) -> Option<usize> {
 }
 
 fn base(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {
-    Scenario {
-        sentences: sentences.iter().map(|s| s.to_string()).collect(),
-        kv_sentences: None,
-        d_model,
-        n_heads,
-        embeddings: BTreeMap::new(),
-        projections: Projections::Named(ProjectionKind::Identity),
-        seed: 0,
-        mask: MaskConfig { causal: false, padding: Padding::None, fill: Fill::NegInf },
-    }
+    Scenario::identity(sentences, d_model, n_heads)
 }
 
 // ----------------------------------------------------------------------------------

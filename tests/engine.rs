@@ -1,7 +1,6 @@
 //! The engine against the seeds, an independent numpy reference, a slow loop reference,
 //! and its own properties. Native only: `cargo test`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use attention_lens::engine::{
@@ -36,16 +35,7 @@ fn get<'a>(trace: &'a Trace, name: &str) -> &'a Step {
 }
 
 fn scenario(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {
-    Scenario {
-        sentences: sentences.iter().map(|s| s.to_string()).collect(),
-        kv_sentences: None,
-        d_model,
-        n_heads,
-        embeddings: BTreeMap::new(),
-        projections: Projections::Named(ProjectionKind::Identity),
-        seed: 0,
-        mask: MaskConfig::default(),
-    }
+    Scenario::identity(sentences, d_model, n_heads)
 }
 
 // ---------------------------------------------------------------------------------------

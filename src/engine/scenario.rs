@@ -54,6 +54,21 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Self-attention on `sentences` with identity projections, the toy embeddings and no
+    /// mask: the plainest scenario, the one the lessons and the tests start from.
+    pub fn identity(sentences: &[&str], d_model: usize, n_heads: usize) -> Self {
+        Self {
+            sentences: sentences.iter().map(|s| s.to_string()).collect(),
+            kv_sentences: None,
+            d_model,
+            n_heads,
+            embeddings: BTreeMap::new(),
+            projections: Projections::Named(ProjectionKind::Identity),
+            seed: 0,
+            mask: MaskConfig::default(),
+        }
+    }
+
     /// Reads a scenario from JSON text.
     ///
     /// # Errors
