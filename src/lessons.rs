@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::engine::trace::shape_text;
 use crate::engine::{
     weights::parameter_count, ExplicitWeights, Fill, MaskConfig, Padding, ProjectionKind, Projections,
     Scenario, Trace,
@@ -455,13 +456,7 @@ fn lesson_masks() -> Lesson {
 // ----------------------------------------------------------------------------------
 
 fn shape_of(trace: &Trace, step: &str) -> String {
-    trace
-        .step(step)
-        .map(|s| {
-            let sizes: Vec<String> = s.shape.iter().map(usize::to_string).collect();
-            format!("({}) = ({})", s.dims.join(", "), sizes.join(", "))
-        })
-        .unwrap_or_default()
+    trace.step(step).map(|s| shape_text(&s.dims, &s.shape)).unwrap_or_default()
 }
 
 fn path_of(trace: &Trace, step: &str) -> String {

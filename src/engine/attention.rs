@@ -4,7 +4,7 @@
 //! `(B, T, d_model)` for token vectors and `(B, h, T, ·)` once split into heads. The
 //! reshapes mirror PyTorch: [`view`] is `view`, `permuted_axes` is `permute`/`transpose`.
 
-use ndarray::{linalg::general_mat_mul, s, Array, Array3, Array4, Axis, Dimension, IntoDimension, Zip};
+use ndarray::{linalg::general_mat_mul, s, Array, Array3, Array4, Dimension, IntoDimension, Zip};
 
 use super::error::EngineError;
 use super::weights::Linear;
@@ -44,6 +44,20 @@ pub fn linear(x: &Array3<f64>, layer: &Linear) -> Array3<f64> {
     y
 }
 
+/// The width of one head, `d_k = d_model / h`, when `h` divides `d_model`.
+///
+/// # Errors
+/// [`EngineError::ZeroSize`] for `h = 0`, [`EngineError::HeadsDoNotDivide`] otherwise.
+pub fn head_width(d_model: usize, n_heads: usize) -> Result<usize, EngineError> {
+    if n_heads == 0 {
+        return Err(EngineError::ZeroSize { what: "n_heads" });
+    }
+    if !d_model.is_multiple_of(n_heads) {
+        return Err(EngineError::HeadsDoNotDivide { d_model, n_heads });
+    }
+    Ok(d_model / n_heads)
+}
+
 /// Splits `d_model` into `h` heads of `d_k` and moves the head axis before T:
 /// `x.view(B, T, h, d_k).transpose(1, 2)`.
 ///
@@ -55,13 +69,7 @@ pub fn linear(x: &Array3<f64>, layer: &Linear) -> Array3<f64> {
 /// [`EngineError::ZeroSize`] or [`EngineError::HeadsDoNotDivide`].
 pub fn split_heads(x: Array3<f64>, n_heads: usize) -> Result<Array4<f64>, EngineError> {
     let (b, t, d_model) = x.dim();
-    if n_heads == 0 {
-        return Err(EngineError::ZeroSize { what: "n_heads" });
-    }
-    if d_model % n_heads != 0 {
-        return Err(EngineError::HeadsDoNotDivide { d_model, n_heads });
-    }
-    let d_k = d_model / n_heads;
+    let d_k = head_width(d_model, n_heads)?;
     let viewed = view(x, (b, t, n_heads, d_k))?; // (b, t, h, d_k)
     let transposed = viewed.permuted_axes([0, 2, 1, 3]); // (b, h, t, d_k)
     Ok(transposed.as_standard_layout().into_owned())
@@ -153,16 +161,11 @@ pub fn apply_mask(scaled: &Array4<f64>, mask: &Array3<bool>, fill: f64) -> Array
 pub fn softmax_rows(masked: &Array4<f64>) -> Array4<f64> {
     let mut weights = masked.as_standard_layout().into_owned();
     let n_keys = weights.dim().3;
+    // An owned standard-layout array is one contiguous slice in which each row of keys
+    // is a run of n_keys numbers (T_k ≥ 1: every sentence has a token).
     if let (Some(data), true) = (weights.as_slice_mut(), n_keys > 0) {
-        // contiguous rows: one pass per row over a plain slice
         for row in data.chunks_exact_mut(n_keys) {
             softmax_in_place(row);
-        }
-    } else {
-        for mut row in weights.lanes_mut(Axis(3)) {
-            if let Some(row) = row.as_slice_mut() {
-                softmax_in_place(row);
-            }
         }
     }
     weights

@@ -46,7 +46,8 @@ pub mod limits {
     pub const MAX_ABS_INPUT: f64 = 1e30;
 }
 
-fn check_sizes(scenario: &Scenario) -> Result<(), EngineError> {
+/// Checks the sizes against the limits and returns `d_k`.
+fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
     let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
     if d_model == 0 {
         return Err(EngineError::ZeroSize { what: "d_model" });
@@ -68,10 +69,7 @@ fn check_sizes(scenario: &Scenario) -> Result<(), EngineError> {
             max: limits::MAX_HEADS,
         });
     }
-    if d_model % n_heads != 0 {
-        return Err(EngineError::HeadsDoNotDivide { d_model, n_heads });
-    }
-    Ok(())
+    attention::head_width(d_model, n_heads)
 }
 
 fn step(
@@ -101,9 +99,8 @@ fn step(
 /// shapes, non-finite numbers. Never panics.
 pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     use attention::*;
-    check_sizes(scenario)?;
+    let d_k = check_sizes(scenario)?;
     let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
-    let d_k = d_model / n_heads;
 
     // 1. Tokens, padded to the longest sentence (and, for cross-attention, the key/value
     //    sentences padded to theirs).
@@ -365,17 +362,14 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
 /// memory. The shapes lesson shows it; the engine never uses it.
 ///
 /// # Errors
-/// [`EngineError::HeadsDoNotDivide`] or [`EngineError::Reshape`] for a step that is not
+/// As [`attention::head_width`], or [`EngineError::Reshape`] for a step that is not
 /// `(B, T, d_model)`.
 pub fn view_without_transpose(step: &Step, n_heads: usize) -> Result<ndarray::Array4<f64>, EngineError> {
     let [b, t, d_model] = step.shape.as_slice() else {
         return Err(EngineError::Reshape { op: "view", from: step.shape.clone(), to: vec![] });
     };
-    let (b, t, d_model) = (*b, *t, *d_model);
-    if n_heads == 0 || d_model % n_heads != 0 {
-        return Err(EngineError::HeadsDoNotDivide { d_model, n_heads });
-    }
-    attention::view(step.data.clone(), (b, n_heads, t, d_model / n_heads))
+    let d_k = attention::head_width(*d_model, n_heads)?;
+    attention::view(step.data.clone(), (*b, n_heads, *t, d_k))
 }
 
 /// Reads a scenario from JSON and runs it.

@@ -180,6 +180,13 @@ impl Trace {
     }
 }
 
+/// A named and numeric shape as the page and the lessons write it:
+/// `(B, h, T, d_k) = (2, 2, 5, 4)`.
+pub fn shape_text(dims: &[&str], shape: &[usize]) -> String {
+    let sizes: Vec<String> = shape.iter().map(usize::to_string).collect();
+    format!("({}) = ({})", dims.join(", "), sizes.join(", "))
+}
+
 /// Writes a number, or `"NaN"`, `"Infinity"`, `"-Infinity"` for the non-finite ones.
 fn serialize_number<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     if v.is_finite() {

@@ -12,16 +12,26 @@ use crate::engine::{self, EngineError, Fill, Padding, ProjectionKind, Projection
 use super::dom;
 use super::heatmap_card::{HeatmapCard, HeatmapSpec, TablesOpen};
 use super::lesson_panel::{EmbeddingEditor, EmbeddingPlot, LessonPanel, MaskConventions};
-use super::pipeline::{shape_text, Pipeline};
+use super::pipeline::Pipeline;
 use super::state::{self, Settings, ViewState, UI_MAX_D_MODEL};
+use crate::engine::trace::shape_text;
 use crate::lessons;
 
 /// The engine's answer for the current inputs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 struct Run {
     scenario: Scenario,
     notices: Vec<String>,
     result: Result<Arc<Trace>, EngineError>,
+}
+
+/// Two runs are the same when their inputs are: the engine is a pure function of the
+/// scenario, so comparing the traces number by number (what a derived `PartialEq` would
+/// do on every edit) could only repeat that.
+impl PartialEq for Run {
+    fn eq(&self, other: &Self) -> bool {
+        self.scenario == other.scenario && self.notices == other.notices
+    }
 }
 
 /// An error message for one control, shown only when the engine's error is about it.
@@ -45,7 +55,6 @@ pub fn App() -> impl IntoView {
     let settings = RwSignal::new(settings0);
     let view_state = RwSignal::new(view0);
     let import_error = RwSignal::new(None::<String>);
-    let step = RwSignal::new(view_state.get_untracked().step.clone());
     let lesson = RwSignal::new(None::<(usize, usize)>);
     provide_context(TablesOpen(RwSignal::new(false)));
 
@@ -58,8 +67,10 @@ pub fn App() -> impl IntoView {
             let (t, st) = state::from_scenario(&ls.scenario);
             settings.set(st);
             text.set(t);
-            step.set(ls.focus.to_string());
-            view_state.update(|v| v.batch = ls.batch);
+            view_state.update(|v| {
+                v.step = ls.focus.to_string();
+                v.batch = ls.batch;
+            });
             lesson.set(Some((l, s)));
         }
     };
@@ -89,10 +100,17 @@ pub fn App() -> impl IntoView {
         Run { scenario, notices, result }
     });
     // The last trace that ran without error stays on screen, marked stale, under an error.
-    let shown = Memo::new(move |prev: Option<&Option<Arc<Trace>>>| match &run.get().result {
-        Ok(t) => Some(t.clone()),
-        Err(_) => prev.cloned().flatten(),
-    });
+    // (It changes when it holds another trace: comparing the pointers is enough.)
+    let shown = Memo::new_with_compare(
+        move |prev: Option<&Option<Arc<Trace>>>| match &run.get().result {
+            Ok(t) => Some(t.clone()),
+            Err(_) => prev.cloned().flatten(),
+        },
+        |a, b| match (a.cloned().flatten(), b.cloned().flatten()) {
+            (Some(a), Some(b)) => !Arc::ptr_eq(&a, &b),
+            (a, b) => a.is_some() != b.is_some(),
+        },
+    );
     let error = Signal::derive(move || run.with(|r| r.result.clone().err()));
     let stale = move || error.get().is_some() && shown.get().is_some();
 
@@ -100,9 +118,7 @@ pub fn App() -> impl IntoView {
     {
         let all_lessons = all_lessons.clone();
         Effect::new(move |_| {
-            let mut v = view_state.get();
-            v.step = step.get();
-            let mut q = state::to_query(&text.get(), &settings.get(), &v);
+            let mut q = state::to_query(&text.get(), &settings.get(), &view_state.get());
             if let Some((l, s)) = lesson.get() {
                 q.push(("lesson", all_lessons[l].id.to_string()));
                 q.push(("ls", s.to_string()));
@@ -153,12 +169,9 @@ pub fn App() -> impl IntoView {
         }
     };
     let d_k_text = move || {
-        settings.with(|s| {
-            if s.n_heads > 0 && s.d_model % s.n_heads == 0 {
-                format!("d_k = d_model / h = {}", s.d_model / s.n_heads)
-            } else {
-                "d_k = d_model / h is not a whole number".to_string()
-            }
+        settings.with(|s| match engine::attention::head_width(s.d_model, s.n_heads) {
+            Ok(d_k) => format!("d_k = d_model / h = {d_k}"),
+            Err(_) => "d_k = d_model / h is not a whole number".to_string(),
         })
     };
 
@@ -197,17 +210,17 @@ pub fn App() -> impl IntoView {
     // --- the tensors of the selected step ------------------------------------------
     let tensors = move || {
         let trace = shown.get()?;
-        let name = step.get();
-        let s = trace.step(&name)?;
-        let ViewState { batch, shared_scale, .. } = view_state.get();
+        let ViewState { step, batch, shared_scale } = view_state.get();
+        let s = trace.step(&step)?;
         let batch = batch.min(trace.sizes.b - 1);
         let heads = if s.has_heads() { trace.sizes.n_heads } else { 1 };
         let name: &'static str = s.name;
         let is_weights = name == "weights";
-        let per_head_values = |h: usize| {
-            s.matrix(batch, h).map(|m| m.iter().copied().collect::<Vec<f64>>()).unwrap_or_default()
+        // the numbers a colour scale must cover: one head's, or every head's
+        let values_of = |heads: std::ops::Range<usize>| {
+            heads.filter_map(|h| s.matrix(batch, h)).flat_map(|m| m.into_iter())
         };
-        let shared: Vec<f64> = (0..heads).flat_map(per_head_values).collect();
+        let shared = (!is_weights && shared_scale).then(|| Scale::diverging(values_of(0..heads)));
         // the tensors column: beside the pipeline on wide screens, below it on narrow ones
         let viewport = viewport.get().min(1400.0);
         let column = if viewport > 900.0 { viewport - 400.0 } else { viewport - 40.0 };
@@ -223,10 +236,8 @@ pub fn App() -> impl IntoView {
             .map(|h| {
                 let scale = if is_weights {
                     Scale::weights()
-                } else if shared_scale {
-                    Scale::diverging(&shared)
                 } else {
-                    Scale::diverging(&per_head_values(h))
+                    shared.unwrap_or_else(|| Scale::diverging(values_of(h..h + 1)))
                 };
                 let spec = HeatmapSpec { step: name, batch, head: h, scale, max_width };
                 view! { <HeatmapCard trace=trace.clone() spec=spec /> }
@@ -545,7 +556,11 @@ pub fn App() -> impl IntoView {
             <main class="al-main">
                 <nav class="al-side" aria-label="Pipeline">
                     <h2>"Pipeline"</h2>
-                    <Pipeline trace=Signal::derive(move || shown.get()) selected=step />
+                    <Pipeline
+                        trace=Signal::derive(move || shown.get())
+                        selected=Signal::derive(move || view_state.with(|v| v.step.clone()))
+                        on_select=Callback::new(move |name: String| view_state.update(|v| v.step = name))
+                    />
                 </nav>
                 <section class="al-tensors" aria-label="Selected step">
                     <div class="al-tabs">{batch_tabs}</div>

@@ -77,8 +77,7 @@ pub fn axis_labels(
 pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let cursor = RwSignal::new(None::<(usize, usize)>);
-    let step = trace.step(spec.step).cloned();
-    let Some(step) = step else {
+    let Some(step) = trace.step(spec.step) else {
         return view! { <p class="al-muted">"No step " {spec.step}</p> }.into_any();
     };
     let Some(values) = step.matrix(spec.batch, spec.head).map(|m| m.to_owned()) else {

@@ -5,16 +5,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::engine::trace::shape_text;
 use crate::engine::{Step, Trace};
 
-/// `(B, h, T, d_k) = (2, 2, 5, 4)`.
-pub fn shape_text(dims: &[&str], shape: &[usize]) -> String {
-    let names = dims.join(", ");
-    let sizes: Vec<String> = shape.iter().map(usize::to_string).collect();
-    format!("({names}) = ({})", sizes.join(", "))
-}
-
-fn step_row(step: &Step, selected: RwSignal<String>) -> impl IntoView {
+fn step_row(step: &Step, selected: Signal<String>, on_select: Callback<String>) -> impl IntoView {
     let name = step.name;
     let path = step
         .shape_path
@@ -41,7 +35,7 @@ fn step_row(step: &Step, selected: RwSignal<String>) -> impl IntoView {
                 type="button"
                 class="al-step-button"
                 aria-pressed=move || (selected.get() == name).to_string()
-                on:click=move |_| selected.set(name.to_string())
+                on:click=move |_| on_select.run(name.to_string())
             >
                 <span class="al-step-name">{name}</span>
                 <span class="al-shape" data-testid="step-shape">{shape_text(&step.dims, &step.shape)}</span>
@@ -57,7 +51,8 @@ fn step_row(step: &Step, selected: RwSignal<String>) -> impl IntoView {
 #[component]
 pub fn Pipeline(
     #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
-    selected: RwSignal<String>,
+    #[prop(into)] selected: Signal<String>,
+    on_select: Callback<String>,
 ) -> impl IntoView {
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
         let Some(trace) = trace.get_untracked() else { return };
@@ -69,7 +64,7 @@ pub fn Pipeline(
             _ => return,
         };
         ev.prevent_default();
-        selected.set(names[next].to_string());
+        on_select.run(names[next].to_string());
         if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
             let sel = format!("[data-testid=trace-step][data-step={}] button", names[next]);
             if let Ok(Some(el)) = doc.query_selector(&sel) {
@@ -82,7 +77,7 @@ pub fn Pipeline(
     };
     view! {
         <ol class="al-pipeline" on:keydown=on_key aria-label="The steps of multi-head attention">
-            {move || trace.get().map(|t| t.steps.iter().map(|s| step_row(s, selected)).collect_view())}
+            {move || trace.get().map(|t| t.steps.iter().map(|s| step_row(s, selected, on_select)).collect_view())}
         </ol>
     }
 }
