@@ -27,9 +27,15 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let result =
-        read(path).and_then(|text| attention_lens::engine::run_json(&text).map_err(|e| e.to_string()));
+        read(path).and_then(|text| attention_engine::run_json(&text).map_err(|e| e.to_string()));
     match result {
         Ok(trace) => {
+            // Debug builds check every invariant of the trace before printing it.
+            #[cfg(debug_assertions)]
+            if let Err(e) = trace.check_invariants() {
+                eprintln!("internal error: {e}");
+                return ExitCode::from(3);
+            }
             println!("{}", trace.to_json());
             ExitCode::SUCCESS
         }

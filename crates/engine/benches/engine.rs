@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
-use attention_lens::engine::{
+use attention_engine::{
     attention, embedding, mask, run, tokenize, weights, MaskConfig, ProjectionKind, Projections, Scenario,
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use attention_lens::engine::{
-    self, attention, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, ProjectionKind,
-    Projections, Scenario, Step, Trace,
+use attention_engine::{
+    attention, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, ProjectionKind,
+    Positional, Projections, Scenario, Step, StepName, Trace,
 };
 use ndarray::{Array4, ArrayD};
 use proptest::prelude::*;
@@ -31,7 +31,11 @@ fn data(step: &Step) -> Vec<f64> {
 }
 
 fn get<'a>(trace: &'a Trace, name: &str) -> &'a Step {
-    trace.step(name).unwrap_or_else(|| panic!("no step {name}"))
+    trace.step_named(name).unwrap_or_else(|| panic!("no step {name}"))
+}
+
+fn dims_text(step: &Step) -> String {
+    step.dims.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 fn scenario(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {
@@ -106,7 +110,7 @@ fn shape_trace_snapshot() {
     let lines: Vec<String> = trace
         .steps
         .iter()
-        .map(|s| format!("{:<8} ({}) = {:?}  {}", s.name, s.dims.join(", "), s.shape, s.pytorch))
+        .map(|s| format!("{:<8} ({}) = {:?}  {}", s.name.as_str(), dims_text(s), s.shape, s.pytorch))
         .collect();
     let want = [
         "x        (B, T, d_model) = [2, 6, 8]  x = embedding(tokens)",
@@ -125,8 +129,8 @@ fn shape_trace_snapshot() {
         "output   (B, T, d_model) = [2, 6, 8]  output = self.w_o(concat)",
     ];
     assert_eq!(lines, want);
-    let names: Vec<&str> = trace.steps.iter().map(|s| s.name).collect();
-    assert_eq!(names, engine::STEP_NAMES);
+    let names: Vec<StepName> = trace.steps.iter().map(|s| s.name).collect();
+    assert_eq!(names, Trace::expected_steps(false, Positional::None));
     let path: Vec<String> =
         get(&trace, "q_heads").shape_path.iter().map(|r| format!("{} {:?}", r.op, r.shape)).collect();
     assert_eq!(path, ["view [2, 6, 2, 4]", "transpose(1, 2) [2, 2, 6, 4]"]);
@@ -199,7 +203,7 @@ fn numpy_fixtures_agree_to_1e_5() {
         else {
             continue;
         };
-        let trace = engine::run_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let trace = attention_engine::run_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let expected: Value = serde_json::from_str(
             &std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap(),
         )
@@ -216,7 +220,7 @@ fn numpy_fixtures_agree_to_1e_5() {
         let steps = expected["steps"].as_array().unwrap();
         assert_eq!(steps.len(), trace.steps.len(), "{name}: step count");
         for (want, got) in steps.iter().zip(&trace.steps) {
-            assert_eq!(want["name"], got.name, "{name}: step order");
+            assert_eq!(want["name"], got.name.as_str(), "{name}: step order");
             assert_eq!(
                 serde_json::to_value(&got.shape).unwrap(),
                 want["shape"],
@@ -234,32 +238,50 @@ fn numpy_fixtures_agree_to_1e_5() {
 // A slow, obviously correct reference: plain loops, no ndarray, no reshapes.
 // ---------------------------------------------------------------------------------------
 
-/// Multi-head attention written from the formula, index by index.
+/// Multi-head attention written from the formula, index by index. Queries come from
+/// `x`, keys and values from `x_kv` (the same tensor in self-attention); `positions` adds
+/// the sinusoidal encoding, written here from the paper's formula.
 /// x: [b][t][c]; returns (weights [b][h][i][j], output [b][t][c]).
 #[allow(clippy::type_complexity, clippy::needless_range_loop)]
 fn slow_reference(
     x: &[Vec<Vec<f64>>],
+    x_kv: &[Vec<Vec<f64>>],
+    positions: bool,
     w: &ExplicitWeights,
     n_heads: usize,
     blocked: &dyn Fn(usize, usize, usize) -> bool,
     fill: f64,
 ) -> (Vec<Vec<Vec<Vec<f64>>>>, Vec<Vec<Vec<f64>>>) {
     let (b, t, d) = (x.len(), x[0].len(), x[0][0].len());
+    let t_k = x_kv[0].len();
     let d_k = d / n_heads;
+    // PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))
+    let pe = |pos: usize, c: usize| -> f64 {
+        if !positions {
+            return 0.0;
+        }
+        let two_i = (c / 2 * 2) as f64;
+        let angle = pos as f64 / 10000f64.powf(two_i / d as f64);
+        if c % 2 == 0 { angle.sin() } else { angle.cos() }
+    };
     let lin = |v: &[f64], m: &[Vec<f64>], bias: &[f64]| -> Vec<f64> {
         (0..d).map(|j| (0..d).map(|i| v[i] * m[i][j]).sum::<f64>() + bias[j]).collect()
     };
-    let mut weights = vec![vec![vec![vec![0.0; t]; t]; n_heads]; b];
+    let with_pe = |rows: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        rows.iter().enumerate().map(|(p, r)| r.iter().enumerate().map(|(c, v)| v + pe(p, c)).collect()).collect()
+    };
+    let mut weights = vec![vec![vec![vec![0.0; t_k]; t]; n_heads]; b];
     let mut output = vec![vec![vec![0.0; d]; t]; b];
     for bi in 0..b {
-        let q: Vec<Vec<f64>> = x[bi].iter().map(|v| lin(v, &w.w_q, &w.b_q)).collect();
-        let k: Vec<Vec<f64>> = x[bi].iter().map(|v| lin(v, &w.w_k, &w.b_k)).collect();
-        let v: Vec<Vec<f64>> = x[bi].iter().map(|v| lin(v, &w.w_v, &w.b_v)).collect();
+        let (xq, xkv) = (with_pe(&x[bi]), with_pe(&x_kv[bi]));
+        let q: Vec<Vec<f64>> = xq.iter().map(|v| lin(v, &w.w_q, &w.b_q)).collect();
+        let k: Vec<Vec<f64>> = xkv.iter().map(|v| lin(v, &w.w_k, &w.b_k)).collect();
+        let v: Vec<Vec<f64>> = xkv.iter().map(|v| lin(v, &w.w_v, &w.b_v)).collect();
         let mut concat = vec![vec![0.0; d]; t];
         for h in 0..n_heads {
             let cols = h * d_k..(h + 1) * d_k; // head h owns these columns
             for i in 0..t {
-                let mut row: Vec<f64> = (0..t)
+                let mut row: Vec<f64> = (0..t_k)
                     .map(|j| {
                         if blocked(bi, i, j) {
                             fill
@@ -274,7 +296,7 @@ fn slow_reference(
                     *s = (*s - max).exp() / sum;
                 }
                 for c in cols.clone() {
-                    concat[i][c] = (0..t).map(|j| row[j] * v[j][c]).sum();
+                    concat[i][c] = (0..t_k).map(|j| row[j] * v[j][c]).sum();
                 }
                 weights[bi][h][i] = row;
             }
@@ -296,21 +318,24 @@ fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
 }
 
 /// Random scenarios with odd sizes, so a swapped axis cannot hide: B ∈ 1..=3, T ∈ 1..=7,
-/// h ∈ 1..=3, d_k ∈ 1..=5, explicit random weights, every mask combination.
+/// h ∈ 1..=3, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
+/// combination, self- and cross-attention (T_k ∈ 1..=7 independent of T_q), with and
+/// without positions.
 fn arb_scenario() -> impl Strategy<Value = Scenario> {
     let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
-    (1usize..=3, 1usize..=3, 1usize..=5, any::<bool>(), 0usize..3, any::<bool>())
-        .prop_flat_map(move |(b, h, d_k, causal, padding, large)| {
+    (1usize..=3, 1usize..=3, 1usize..=5, any::<bool>(), 0usize..3, any::<bool>(), any::<bool>(), any::<bool>())
+        .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions)| {
             let d = h * d_k;
             let sentence = prop::collection::vec(words.clone(), 1..=7).prop_map(|w| w.join(" "));
             (
-                prop::collection::vec(sentence, b),
+                prop::collection::vec(sentence.clone(), b),
+                if cross { prop::collection::vec(sentence, b).prop_map(Some).boxed() } else { Just(None).boxed() },
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
                 prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
-                Just((d, h, causal, padding, large)),
+                Just((d, h, causal, padding, large, positions)),
             )
         })
-        .prop_map(|(sentences, vectors, params, (d, h, causal, padding, large))| {
+        .prop_map(|(sentences, kv_sentences, vectors, params, (d, h, causal, padding, large, positions))| {
             let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
             let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
             let (m, rest) = params.split_at(8 * d * d);
@@ -318,7 +343,7 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
             let bias = |i: usize| rest[i * d..(i + 1) * d].to_vec();
             Scenario {
                 sentences,
-                kv_sentences: None,
+                kv_sentences,
                 d_model: d,
                 n_heads: h,
                 embeddings,
@@ -338,6 +363,7 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][padding],
                     fill: if large { Fill::LargeNegative } else { Fill::NegInf },
                 },
+                positional: if positions { Positional::Sinusoidal } else { Positional::None },
             }
         })
 }
@@ -355,8 +381,11 @@ proptest! {
     #[test]
     fn engine_agrees_with_the_slow_reference(s in arb_scenario()) {
         let trace = run(&s).unwrap();
+        trace.check_invariants().unwrap();
         let x = to_vec3(&get(&trace, "x").data);
-        let (weights, output) = slow_reference(&x, explicit(&s), s.n_heads, &|b, i, j| trace.mask.is_blocked(b, i, j), s.mask.fill.value());
+        let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
+        let positions = s.positional == Positional::Sinusoidal;
+        let (weights, output) = slow_reference(&x, &x_kv, positions, explicit(&s), s.n_heads, &|b, i, j| trace.mask.is_blocked(b, i, j), s.mask.fill.value());
         let flat_w: Vec<f64> = weights.iter().flatten().flatten().flatten().copied().collect();
         check_close("weights", &data(get(&trace, "weights")), &flat_w, 1e-9);
         let flat_o: Vec<f64> = output.iter().flatten().flatten().copied().collect();
@@ -366,8 +395,9 @@ proptest! {
     #[test]
     fn rows_sum_to_one_and_blocked_weights_are_zero(s in arb_scenario()) {
         let trace = run(&s).unwrap();
+        trace.check_invariants().unwrap();
         let w = get(&trace, "weights");
-        let (b, h, t) = (w.shape[0], w.shape[1], w.shape[2]);
+        let (b, h, t, t_k) = (w.shape[0], w.shape[1], w.shape[2], w.shape[3]);
         for bi in 0..b {
             for hi in 0..h {
                 let m = w.matrix(bi, hi).unwrap();
@@ -378,7 +408,7 @@ proptest! {
                         continue;
                     }
                     prop_assert!((m.row(i).sum() - 1.0).abs() < 1e-9);
-                    for j in 0..t {
+                    for j in 0..t_k {
                         if trace.mask.is_blocked(bi, i, j) && !fully {
                             prop_assert_eq!(m[[i, j]], 0.0, "blocked weight ({},{},{},{})", bi, hi, i, j);
                         }
@@ -505,7 +535,7 @@ fn every_error_variant_is_reached() {
             "the scenario JSON is not valid: invalid value",
         ),
     ] {
-        let e = engine::run_json(text).unwrap_err();
+        let e = attention_engine::run_json(text).unwrap_err();
         assert!(e.to_string().starts_with(want), "{e}");
         assert_eq!(e.field(), "scenario");
     }
@@ -519,7 +549,7 @@ fn the_issue_example_scenario_runs() {
       "projections": "identity",
       "seed": 7,
       "mask": {"causal": false, "padding": "keys", "fill": "neg_inf"} }"#;
-    let trace = engine::run_json(text).unwrap();
+    let trace = attention_engine::run_json(text).unwrap();
     assert_eq!(trace.tokens[1], ["the", "bat", "flew", "<pad>", "<pad>"]);
     // the pad keys get exactly zero weight
     let w = get(&trace, "weights").matrix(1, 0).unwrap();
@@ -543,7 +573,7 @@ fn cross_attention_is_t_q_by_t_k_as_in_seed_001() {
     s.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into()]);
     let trace = run(&s).unwrap();
     assert_eq!(get(&trace, "weights").shape, [1, 2, 5, 7]);
-    assert_eq!(get(&trace, "weights").dims, ["B", "h", "T_q", "T_k"]);
+    assert_eq!(dims_text(get(&trace, "weights")), "B, h, T_q, T_k");
     assert_eq!(get(&trace, "x_kv").shape, [1, 7, 8]);
     assert_eq!(get(&trace, "k_heads").shape, [1, 2, 7, 4]);
     assert_eq!(get(&trace, "context").shape, [1, 2, 5, 4]);

@@ -4,18 +4,14 @@
 //! Serialised as JSON by [`Trace::to_json`]; non-finite numbers become the strings
 //! `"NaN"`, `"Infinity"` and `"-Infinity"`, since JSON has no literal for them.
 
-use ndarray::{ArrayD, ArrayView2, Axis};
+use ndarray::{ArrayD, ArrayView2, Axis as NdAxis};
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 
-use super::embedding::Source;
-use super::scenario::MaskConfig;
-
-/// The names of the steps, in the order they are computed.
-pub const STEP_NAMES: [&str; 14] = [
-    "x", "q", "k", "v", "q_heads", "k_heads", "v_heads", "scores", "scaled", "masked", "weights", "context",
-    "concat", "output",
-];
+use crate::embedding::Source;
+use crate::scenario::{MaskConfig, Positional};
+use crate::step::{Axis, Role, StepName};
+use crate::weights::Weights;
 
 /// The sizes of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,7 +40,7 @@ pub struct Reshape {
     /// The PyTorch operation, e.g. `"view"`, `"transpose(1, 2)"`.
     pub op: &'static str,
     /// Axis names after the operation.
-    pub dims: Vec<&'static str>,
+    pub dims: Vec<Axis>,
     /// Sizes after the operation.
     pub shape: Vec<usize>,
 }
@@ -52,14 +48,14 @@ pub struct Reshape {
 /// One intermediate tensor.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Step {
-    /// One of [`STEP_NAMES`].
-    pub name: &'static str,
+    /// Which step this is.
+    pub name: StepName,
     /// The operation in words.
     pub op: String,
     /// The PyTorch line a reader of the tutorials would write.
     pub pytorch: String,
-    /// Axis names, e.g. `["B", "h", "T", "d_k"]`.
-    pub dims: Vec<&'static str>,
+    /// Axis names, e.g. `["B", "h", "T", "d_k"]`: always `name.dims(cross)`.
+    pub dims: Vec<Axis>,
     /// Axis sizes, e.g. `[2, 4, 5, 2]`.
     pub shape: Vec<usize>,
     /// The intermediate shapes of the reshapes that lead here (empty for most steps).
@@ -71,34 +67,40 @@ pub struct Step {
 }
 
 impl Step {
-    /// True when the rows are key/value tokens (cross-attention's `x_kv`, `k`, `v`, …).
+    /// True when the rows are key/value tokens (`x_kv`, `k`, `v`, `k_heads`, `v_heads`).
     pub fn rows_are_keys(&self) -> bool {
-        let row_axis = if self.has_heads() { 2 } else { 1 };
-        self.dims.get(row_axis) == Some(&"T_k")
+        self.name.rows() == Role::Keys
     }
 
-    /// True when the columns are key tokens (the `(·, T_q, T_k)` and `(·, T, T)` steps).
+    /// True when the columns are key tokens (the `(B, h, T_q, T_k)` steps).
     pub fn cols_are_keys(&self) -> bool {
-        matches!(self.dims.last(), Some(&"T") | Some(&"T_k"))
+        self.name.cols() == Role::Keys
     }
 
     /// True for steps with a head axis, `(B, h, ·, ·)`.
     pub fn has_heads(&self) -> bool {
-        self.dims.get(1) == Some(&"h")
+        self.name.has_heads()
+    }
+
+    /// Sentences in this step's first axis: B, or 1 for the broadcast `pe`.
+    fn batch_len(&self) -> usize {
+        self.shape.first().copied().unwrap_or(0)
     }
 
     /// The matrix shown for one sentence (and one head, for `(B, h, ·, ·)` steps): rows are
     /// tokens (queries), columns are features or keys. `None` if out of range.
     pub fn matrix(&self, b: usize, head: usize) -> Option<ArrayView2<'_, f64>> {
-        if b >= self.shape.first().copied().unwrap_or(0) {
+        // `pe` has a batch axis of 1, broadcast over every sentence.
+        let b = if self.dims.first() == Some(&Axis::One) { 0 } else { b };
+        if b >= self.batch_len() {
             return None;
         }
-        let per_sentence = self.data.index_axis(Axis(0), b);
+        let per_sentence = self.data.index_axis(NdAxis(0), b);
         let m = if self.has_heads() {
             if head >= self.shape.get(1).copied().unwrap_or(0) {
                 return None;
             }
-            per_sentence.index_axis_move(Axis(0), head)
+            per_sentence.index_axis_move(NdAxis(0), head)
         } else {
             per_sentence
         };
@@ -152,6 +154,9 @@ pub struct Trace {
     pub kv_lengths: Option<Vec<usize>>,
     /// Where each token's embedding came from.
     pub sources: Vec<Vec<Source>>,
+    /// The positional encoding added to the embeddings (`none` is not written).
+    #[serde(skip_serializing_if = "Positional::is_none")]
+    pub positional: Positional,
     /// Names of the embedding dimensions when a lexicon space was used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_names: Option<Vec<&'static str>>,
@@ -163,14 +168,78 @@ pub struct Trace {
     pub fully_masked_rows: Vec<[usize; 2]>,
     /// `[b, head, i]`: rows of `weights` that are NaN (only fully masked rows under `-inf`).
     pub nan_rows: Vec<[usize; 3]>,
-    /// Every tensor, in [`STEP_NAMES`] order.
+    /// Every tensor, in [`StepName::ALL`] order.
     pub steps: Vec<Step>,
+    /// The projections the run used (seeded ones drawn out), for explanations and
+    /// exports. Not part of the trace JSON.
+    #[serde(skip)]
+    pub params: Weights,
 }
 
 impl Trace {
-    /// The step with this name.
-    pub fn step(&self, name: &str) -> Option<&Step> {
+    /// The step with this name, if the trace has it.
+    pub fn step(&self, name: StepName) -> Option<&Step> {
         self.steps.iter().find(|s| s.name == name)
+    }
+
+    /// The step with this JSON name (e.g. from a URL), if the trace has it.
+    pub fn step_named(&self, name: &str) -> Option<&Step> {
+        StepName::from_name(name).and_then(|n| self.step(n))
+    }
+
+    /// True for cross-attention runs.
+    pub fn is_cross(&self) -> bool {
+        self.kv_tokens.is_some()
+    }
+
+    /// The query tokens of sentence `b` (in self-attention, its tokens).
+    pub fn query_tokens(&self, b: usize) -> &[String] {
+        self.tokens.get(b).map_or(&[], Vec::as_slice)
+    }
+
+    /// The key/value tokens of sentence `b` (in self-attention, its tokens).
+    pub fn key_tokens(&self, b: usize) -> &[String] {
+        match &self.kv_tokens {
+            Some(kv) => kv.get(b).map_or(&[], Vec::as_slice),
+            None => self.query_tokens(b),
+        }
+    }
+
+    /// The number of real (not `<pad>`) query tokens of sentence `b`.
+    pub fn query_length(&self, b: usize) -> usize {
+        self.lengths.get(b).copied().unwrap_or(0)
+    }
+
+    /// The number of real key/value tokens of sentence `b`.
+    pub fn key_length(&self, b: usize) -> usize {
+        match &self.kv_lengths {
+            Some(kv) => kv.get(b).copied().unwrap_or(0),
+            None => self.query_length(b),
+        }
+    }
+
+    /// The tokens labelling rows or columns of role `role` for sentence `b`, or `None`
+    /// for the feature axes.
+    pub fn tokens_for(&self, role: Role, b: usize) -> Option<&[String]> {
+        match role {
+            Role::Queries => Some(self.query_tokens(b)),
+            Role::Keys => Some(self.key_tokens(b)),
+            Role::Features | Role::HeadFeatures => None,
+        }
+    }
+
+    /// The size of an axis in this run.
+    pub fn axis_len(&self, axis: Axis) -> usize {
+        let z = &self.sizes;
+        match axis {
+            Axis::B => z.b,
+            Axis::H => z.n_heads,
+            Axis::T | Axis::TQ => z.t,
+            Axis::TK => z.t_k.unwrap_or(z.t),
+            Axis::DModel => z.d_model,
+            Axis::DK => z.d_k,
+            Axis::One => 1,
+        }
     }
 
     /// The trace as compact JSON, one line (pipe it through `python3 -m json.tool` to read).
@@ -182,9 +251,10 @@ impl Trace {
 
 /// A named and numeric shape as the page and the lessons write it:
 /// `(B, h, T, d_k) = (2, 2, 5, 4)`.
-pub fn shape_text(dims: &[&str], shape: &[usize]) -> String {
+pub fn shape_text(dims: &[Axis], shape: &[usize]) -> String {
+    let names: Vec<&str> = dims.iter().map(|a| a.as_str()).collect();
     let sizes: Vec<String> = shape.iter().map(usize::to_string).collect();
-    format!("({}) = ({})", dims.join(", "), sizes.join(", "))
+    format!("({}) = ({})", names.join(", "), sizes.join(", "))
 }
 
 /// Writes a number, or `"NaN"`, `"Infinity"`, `"-Infinity"` for the non-finite ones.

@@ -16,8 +16,8 @@ use ndarray::Array3;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use super::error::{check_number, EngineError};
-use super::tokenize::{Batch, PAD};
+use crate::error::{check_number, EngineError};
+use crate::tokenize::{Batch, PAD};
 
 /// Where a token's vector came from, shown in the page next to `x`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -211,7 +211,7 @@ pub fn embed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::tokenize::batch;
+    use crate::tokenize::batch;
 
     #[test]
     fn lexicons_are_well_formed() {

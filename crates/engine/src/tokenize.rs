@@ -7,8 +7,8 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::error::EngineError;
-use super::limits;
+use crate::error::EngineError;
+use crate::limits;
 
 /// The token that fills shorter sentences up to the batch's longest, T.
 pub const PAD: &str = "<pad>";

@@ -8,7 +8,7 @@
 
 use ndarray::Array3;
 
-use super::scenario::{MaskConfig, Padding};
+use crate::scenario::{MaskConfig, Padding};
 
 /// Builds the `(B, T, T)` mask for sentences of the given real lengths padded to `t`
 /// (self-attention). It is the same for every head: PyTorch broadcasts it with
@@ -59,7 +59,7 @@ pub fn fully_masked_rows(mask: &Array3<bool>) -> Vec<[usize; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::scenario::Fill;
+    use crate::scenario::Fill;
 
     fn cfg(causal: bool, padding: Padding) -> MaskConfig {
         MaskConfig { causal, padding, fill: Fill::NegInf }

@@ -4,7 +4,7 @@
 //! the page can put a precise sentence next to the control that caused it. The engine
 //! returns these; it never panics on input.
 
-use super::limits;
+use crate::limits;
 
 /// Everything that can be wrong with a scenario.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::EngineError;
+use crate::error::EngineError;
 
 /// One attention computation to run: the input text, the sizes, the parameters and the
 /// mask settings.
@@ -51,6 +51,9 @@ pub struct Scenario {
     /// Which query–key pairs are blocked, and what a blocked score becomes.
     #[serde(default)]
     pub mask: MaskConfig,
+    /// The positional encoding added to the embeddings before the projections.
+    #[serde(default, skip_serializing_if = "Positional::is_none")]
+    pub positional: Positional,
 }
 
 impl Scenario {
@@ -66,6 +69,7 @@ impl Scenario {
             projections: Projections::Named(ProjectionKind::Identity),
             seed: 0,
             mask: MaskConfig::default(),
+            positional: Positional::None,
         }
     }
 
@@ -200,7 +204,10 @@ pub enum Fill {
     /// `float('-inf')`: exactly zero weight, but a fully blocked row becomes 0/0 = NaN.
     #[default]
     NegInf,
-    /// `-1e9`: almost zero weight, and a fully blocked row becomes uniform.
+    /// `-1e9`: a plain number. A blocked key gets `exp(-1e9 - max)`, which is 0 in
+    /// float64 as long as the row's real scores stay far above -1e9; a fully blocked row
+    /// becomes uniform. Once real scores fall below -1e9 (inputs around 1e5 are enough),
+    /// the blocked keys win: a causal query then attends to the future. `-inf` never does.
     LargeNegative,
 }
 
@@ -235,5 +242,41 @@ impl Fill {
             Self::NegInf => "float('-inf')",
             Self::LargeNegative => "-1e9",
         }
+    }
+}
+
+/// The positional encoding added to the token vectors before the projections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Positional {
+    /// No positions: self-attention is then permutation-equivariant.
+    #[default]
+    None,
+    /// The Transformer paper's sinusoids: for column `c = 2i`,
+    /// `PE(pos, c) = sin(pos / 10000^(2i/d_model))`; for `c = 2i+1`,
+    /// `cos(pos / 10000^(2i/d_model))`; positions count from 0.
+    Sinusoidal,
+}
+
+impl Positional {
+    /// Every value.
+    pub const ALL: [Positional; 2] = [Positional::None, Positional::Sinusoidal];
+
+    /// True for [`Positional::None`] (the JSON then omits the field).
+    pub fn is_none(&self) -> bool {
+        *self == Self::None
+    }
+
+    /// The JSON (and URL) name: `none`, `sinusoidal`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Sinusoidal => "sinusoidal",
+        }
+    }
+
+    /// The value with this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
     }
 }

@@ -7,23 +7,42 @@
 //!   ──@V──▶ context (B,h,T,d_k) ──transpose+view──▶ concat (B,T,d_model) ──W_O──▶ output
 //! ```
 //!
-//! This module imports nothing from leptos, web-sys or plotters, reads no clock and does
-//! no I/O. It never panics on input: every problem is an [`EngineError`].
+//! With `"positional": "sinusoidal"`, `x_pe = x + PE` (and `x_kv_pe` in cross-attention)
+//! come right after `x` (and `x_kv`), and the projections read from them.
+//!
+//! This crate depends on nothing web (no leptos, web-sys, wasm-bindgen or plotters: a
+//! web import here does not compile), reads no clock and does no I/O. It never panics on
+//! input: every problem is an [`EngineError`]. Every trace it returns passes
+//! [`Trace::check_invariants`].
+
+// The engine must never panic on input: no unwrap, expect, panic or unchecked slice
+// indexing outside its unit tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+)]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod attention;
 pub mod embedding;
 pub mod error;
+pub mod invariants;
 pub mod mask;
+pub mod positional;
 pub mod scenario;
+pub mod step;
 pub mod tokenize;
 pub mod trace;
 pub mod weights;
 
 pub use error::EngineError;
-pub use scenario::{ExplicitWeights, Fill, MaskConfig, Padding, ProjectionKind, Projections, Scenario};
-pub use trace::{Reshape, Sizes, Step, Trace, STEP_NAMES};
+pub use invariants::InvariantError;
+pub use scenario::{ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario};
+pub use step::{Axis, Role, StepName};
+pub use trace::{Reshape, Sizes, Step, Trace};
 
-use ndarray::ArrayD;
+use ndarray::{Array2, Array3, ArrayD};
 
 /// The documented size limits. They keep one run under about 200 MB and a second even in
 /// the browser; the page truncates input to them with a notice.
@@ -72,26 +91,38 @@ fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
     attention::head_width(d_model, n_heads)
 }
 
-fn step(
-    name: &'static str,
-    op: String,
-    pytorch: &str,
-    dims: &[&'static str],
-    shape_path: Vec<Reshape>,
-    data: ArrayD<f64>,
-) -> Step {
+/// Builds a step from its name: the axes, words and PyTorch line come from [`StepName`].
+fn step(name: StepName, ctx: &StepContext, shape_path: Vec<Reshape>, data: ArrayD<f64>) -> Step {
     Step {
         name,
-        op,
-        pytorch: pytorch.to_owned(),
-        dims: dims.to_vec(),
+        op: name.words(ctx.d_model, ctx.n_heads, ctx.d_k, ctx.fill),
+        pytorch: name.pytorch(ctx.fill),
+        dims: name.dims(ctx.cross),
         shape: data.shape().to_vec(),
         shape_path,
         data,
     }
 }
 
-/// Runs multi-head scaled dot-product self-attention on a scenario and records every
+/// What a step's words and axes depend on.
+struct StepContext {
+    cross: bool,
+    d_model: usize,
+    n_heads: usize,
+    d_k: usize,
+    fill: Fill,
+}
+
+/// `x + PE` for every sentence, positions counted from 0 within each (padded) sentence.
+fn add_positions(x: &Array3<f64>, pe: &Array2<f64>) -> Array3<f64> {
+    let mut out = x.clone();
+    for mut sentence in out.outer_iter_mut() {
+        sentence += pe;
+    }
+    out
+}
+
+/// Runs multi-head scaled dot-product attention on a scenario and records every
 /// step: `softmax(QKᵀ/√d_k + mask)V` for each head, then concat and `W_O`.
 ///
 /// # Errors
@@ -99,6 +130,7 @@ fn step(
 /// shapes, non-finite numbers. Never panics.
 pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     use attention::*;
+    use step::Axis as A;
     let d_k = check_sizes(scenario)?;
     let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
 
@@ -122,19 +154,48 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
             max: limits::MAX_ATTENTION_CELLS,
         });
     }
+    let cross = kv_batch.is_some();
+    let ctx = StepContext { cross, d_model, n_heads, d_k, fill: scenario.mask.fill };
+    let mut steps = Vec::with_capacity(StepName::ALL.len());
 
-    // 2. Parameters.
+    // 2. Parameters, embeddings and (optionally) positions.
     let (x, sources) = embedding::embed(&batch, d_model, &scenario.embeddings)?;
     let x_kv = match &kv_batch {
         Some(kv) => Some(embedding::embed(kv, d_model, &scenario.embeddings)?.0),
         None => None,
     };
     let w = weights::build(&scenario.projections, d_model, scenario.seed)?;
+    let positions = scenario.positional == Positional::Sinusoidal;
+
+    steps.push(step(StepName::X, &ctx, vec![], x.clone().into_dyn()));
+    let x_in = if positions {
+        let pe = positional::table(t, d_model);
+        let x_pe = add_positions(&x, &pe);
+        let pe3 = pe.insert_axis(ndarray::Axis(0));
+        steps.push(step(StepName::Pe, &ctx, vec![], pe3.into_dyn()));
+        steps.push(step(StepName::XPe, &ctx, vec![], x_pe.clone().into_dyn()));
+        x_pe
+    } else {
+        x
+    };
+    let x_kv_in = match x_kv {
+        Some(x_kv) => {
+            steps.push(step(StepName::XKv, &ctx, vec![], x_kv.clone().into_dyn()));
+            if positions {
+                let x_kv_pe = add_positions(&x_kv, &positional::table(t_k, d_model));
+                steps.push(step(StepName::XKvPe, &ctx, vec![], x_kv_pe.clone().into_dyn()));
+                Some(x_kv_pe)
+            } else {
+                Some(x_kv)
+            }
+        }
+        None => None,
+    };
 
     // 3. Project every token into a query, a key and a value (keys and values from the
     //    other sentence in cross-attention).
-    let kv_source = x_kv.as_ref().unwrap_or(&x);
-    let q = linear(&x, &w.q); // (b, t_q, d_model)
+    let kv_source = x_kv_in.as_ref().unwrap_or(&x_in);
+    let q = linear(&x_in, &w.q); // (b, t_q, d_model)
     let k = linear(kv_source, &w.k); // (b, t_k, d_model)
     let v = linear(kv_source, &w.v);
 
@@ -142,6 +203,9 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     let q_heads = split_heads(q.clone(), n_heads)?; // (b, h, t_q, d_k)
     let k_heads = split_heads(k.clone(), n_heads)?; // (b, h, t_k, d_k)
     let v_heads = split_heads(v.clone(), n_heads)?;
+    steps.push(step(StepName::Q, &ctx, vec![], q.into_dyn()));
+    steps.push(step(StepName::K, &ctx, vec![], k.into_dyn()));
+    steps.push(step(StepName::V, &ctx, vec![], v.into_dyn()));
 
     // 5. Every query against every key, scaled by √d_k.
     let scores = attn_scores(&q_heads, &k_heads); // (b, h, t_q, t_k)
@@ -168,171 +232,49 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         .map(|((bi, hi, i), _)| [bi, hi, i])
         .collect();
 
-    let cross = kv_batch.is_some();
-    let (tq, tk) = if cross { ("T_q", "T_k") } else { ("T", "T") };
-    let btd = ["B", tq, "d_model"];
-    let bkd = ["B", tk, "d_model"];
-    let bhtd = ["B", "h", tq, "d_k"];
-    let bhkd = ["B", "h", tk, "d_k"];
-    let bhtt = ["B", "h", tq, tk];
-    let split_path = |tn: &'static str, len: usize| {
+    let (tq, tk) = if cross { (A::TQ, A::TK) } else { (A::T, A::T) };
+    let split_path = |tn: A, len: usize| {
         vec![
-            Reshape { op: "view", dims: vec!["B", tn, "h", "d_k"], shape: vec![b, len, n_heads, d_k] },
-            Reshape {
-                op: "transpose(1, 2)",
-                dims: vec!["B", "h", tn, "d_k"],
-                shape: vec![b, n_heads, len, d_k],
-            },
+            Reshape { op: "view", dims: vec![A::B, tn, A::H, A::DK], shape: vec![b, len, n_heads, d_k] },
+            Reshape { op: "transpose(1, 2)", dims: vec![A::B, A::H, tn, A::DK], shape: vec![b, n_heads, len, d_k] },
         ]
     };
-    let fill_py = scenario.mask.fill.pytorch();
-    let sqrt_dk = (d_k as f64).sqrt();
-
-    let mut steps = vec![
-        step(
-            "x",
-            "Look up each token's embedding; shorter sentences are padded with <pad> to the longest".into(),
-            "x = embedding(tokens)",
-            &btd,
-            vec![],
-            x.into_dyn(),
-        ),
-        step(
-            "q",
-            "Project every token to a query: x @ W_Q + b_Q".into(),
-            "q = self.w_q(x)",
-            &btd,
-            vec![],
-            q.into_dyn(),
-        ),
-        step(
-            "k",
-            "Project every token to a key: x @ W_K + b_K".into(),
-            "k = self.w_k(x)",
-            &btd,
-            vec![],
-            k.into_dyn(),
-        ),
-        step(
-            "v",
-            "Project every token to a value: x @ W_V + b_V".into(),
-            "v = self.w_v(x)",
-            &btd,
-            vec![],
-            v.into_dyn(),
-        ),
-        step(
-            "q_heads",
-            format!("Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h"),
-            "q = q.view(B, T, h, d_k).transpose(1, 2)",
-            &bhtd,
-            split_path(tq, t),
-            q_heads.into_dyn(),
-        ),
-        step(
-            "k_heads",
-            "The same split for the keys".into(),
-            "k = k.view(B, T, h, d_k).transpose(1, 2)",
-            &bhkd,
-            split_path(tk, t_k),
-            k_heads.into_dyn(),
-        ),
-        step(
-            "v_heads",
-            "The same split for the values".into(),
-            "v = v.view(B, T, h, d_k).transpose(1, 2)",
-            &bhkd,
-            split_path(tk, t_k),
-            v_heads.into_dyn(),
-        ),
-        step(
-            "scores",
-            "Dot every query with every key, in each head: Q Kᵀ".into(),
-            "scores = q @ k.transpose(-2, -1)",
-            &bhtt,
-            vec![Reshape {
-                op: "k.transpose(-2, -1)",
-                dims: vec!["B", "h", "d_k", "T"],
-                shape: vec![b, n_heads, d_k, t],
-            }],
-            scores.into_dyn(),
-        ),
-        step(
-            "scaled",
-            format!("Divide by √d_k = √{d_k} = {sqrt_dk:.4}"),
-            "scores = scores / math.sqrt(d_k)",
-            &bhtt,
-            vec![],
-            scaled.into_dyn(),
-        ),
-        step(
-            "masked",
-            format!(
-                "Replace every blocked score by {fill_py} (masked_fill; the mask is the same for every head)"
-            ),
-            &format!("scores = scores.masked_fill(mask.unsqueeze(1), {fill_py})"),
-            &bhtt,
-            vec![
-                Reshape { op: "mask", dims: vec!["B", tq, tk], shape: vec![b, t, t_k] },
-                Reshape { op: "mask.unsqueeze(1)", dims: vec!["B", "1", tq, tk], shape: vec![b, 1, t, t_k] },
-                Reshape { op: "broadcast", dims: bhtt.to_vec(), shape: vec![b, n_heads, t, t_k] },
-            ],
-            masked.into_dyn(),
-        ),
-        step(
-            "weights",
-            "Softmax over each row (the keys): the weights of a query sum to 1".into(),
-            "weights = scores.softmax(dim=-1)",
-            &bhtt,
-            vec![],
-            weights.into_dyn(),
-        ),
-        step(
-            "context",
-            "Each query's weighted sum of the values".into(),
-            "context = weights @ v",
-            &bhtd,
-            vec![],
-            context.into_dyn(),
-        ),
-        step(
-            "concat",
-            "Swap h and T back, then lay the heads side by side".into(),
-            "concat = context.transpose(1, 2).contiguous().view(B, T, d_model)",
-            &btd,
-            vec![
-                Reshape {
-                    op: "transpose(1, 2)",
-                    dims: vec!["B", "T", "h", "d_k"],
-                    shape: vec![b, t, n_heads, d_k],
-                },
-                Reshape { op: "contiguous().view", dims: btd.to_vec(), shape: vec![b, t, d_model] },
-            ],
-            concat.into_dyn(),
-        ),
-        step(
-            "output",
-            "Mix the heads: concat @ W_O + b_O".into(),
-            "output = self.w_o(concat)",
-            &btd,
-            vec![],
-            output.into_dyn(),
-        ),
-    ];
-
-    if let Some(x_kv) = x_kv {
-        let x_kv_step = step(
-            "x_kv",
-            "Look up the embeddings of the sentence the keys and values come from (in a decoder, the \
-             encoder's output)"
-                .into(),
-            "x_kv = embedding(kv_tokens)",
-            &bkd,
-            vec![],
-            x_kv.into_dyn(),
-        );
-        steps.insert(1, x_kv_step);
-    }
+    steps.push(step(StepName::QHeads, &ctx, split_path(tq, t), q_heads.into_dyn()));
+    steps.push(step(StepName::KHeads, &ctx, split_path(tk, t_k), k_heads.into_dyn()));
+    steps.push(step(StepName::VHeads, &ctx, split_path(tk, t_k), v_heads.into_dyn()));
+    steps.push(step(
+        StepName::Scores,
+        &ctx,
+        vec![Reshape {
+            op: "k.transpose(-2, -1)",
+            dims: vec![A::B, A::H, A::DK, tk],
+            shape: vec![b, n_heads, d_k, t_k],
+        }],
+        scores.into_dyn(),
+    ));
+    steps.push(step(StepName::Scaled, &ctx, vec![], scaled.into_dyn()));
+    steps.push(step(
+        StepName::Masked,
+        &ctx,
+        vec![
+            Reshape { op: "mask", dims: vec![A::B, tq, tk], shape: vec![b, t, t_k] },
+            Reshape { op: "mask.unsqueeze(1)", dims: vec![A::B, A::One, tq, tk], shape: vec![b, 1, t, t_k] },
+            Reshape { op: "broadcast", dims: StepName::Masked.dims(cross), shape: vec![b, n_heads, t, t_k] },
+        ],
+        masked.into_dyn(),
+    ));
+    steps.push(step(StepName::Weights, &ctx, vec![], weights.into_dyn()));
+    steps.push(step(StepName::Context, &ctx, vec![], context.into_dyn()));
+    steps.push(step(
+        StepName::Concat,
+        &ctx,
+        vec![
+            Reshape { op: "transpose(1, 2)", dims: vec![A::B, tq, A::H, A::DK], shape: vec![b, t, n_heads, d_k] },
+            Reshape { op: "contiguous().view", dims: StepName::Concat.dims(cross), shape: vec![b, t, d_model] },
+        ],
+        concat.into_dyn(),
+    ));
+    steps.push(step(StepName::Output, &ctx, vec![], output.into_dyn()));
 
     let (mb, mt, mk) = mask.dim();
     Ok(Trace {
@@ -341,6 +283,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         kv_tokens: kv_batch.as_ref().map(tokenize::Batch::texts),
         kv_lengths: kv_batch.as_ref().map(|kv| kv.lengths.clone()),
         sources,
+        positional: scenario.positional,
         feature_names: embedding::lexicon(d_model).map(|l| l.dims.to_vec()),
         sizes: trace::Sizes { b, t, t_k: cross.then_some(t_k), d_model, n_heads, d_k },
         mask: trace::MaskTrace {
@@ -353,6 +296,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         fully_masked_rows,
         nan_rows,
         steps,
+        params: w,
     })
 }
 

@@ -7,12 +7,12 @@ use ndarray::{Array1, Array2};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
-use super::embedding::unit;
-use super::error::{check_number, EngineError};
-use super::scenario::{ExplicitWeights, ProjectionKind, Projections};
+use crate::embedding::unit;
+use crate::error::{check_number, EngineError};
+use crate::scenario::{ExplicitWeights, ProjectionKind, Projections};
 
 /// One linear layer, `y = x @ w + b`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Linear {
     /// `[d_model_in, d_model_out]`
     pub w: Array2<f64>,
@@ -27,7 +27,7 @@ impl Linear {
 }
 
 /// The parameters of one multi-head attention layer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Weights {
     /// Query projection.
     pub q: Linear,

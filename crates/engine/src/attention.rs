@@ -6,8 +6,8 @@
 
 use ndarray::{linalg::general_mat_mul, s, Array, Array3, Array4, Dimension, IntoDimension, Zip};
 
-use super::error::EngineError;
-use super::weights::Linear;
+use crate::error::EngineError;
+use crate::weights::Linear;
 
 /// PyTorch's `.contiguous().view(shape)`: the same numbers in row-major order, read with
 /// another shape.

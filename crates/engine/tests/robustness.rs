@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use attention_lens::engine::{
-    self, limits, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, ProjectionKind, Projections,
-    Scenario,
+use attention_engine::{
+    limits, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections,
+    Scenario, StepName,
 };
 use proptest::prelude::*;
 
@@ -37,18 +37,19 @@ fn mask() -> impl Strategy<Value = MaskConfig> {
 
 fn scenario() -> impl Strategy<Value = Scenario> {
     let word = prop::sample::select(vec!["a", "b", "c", "bat", "😀", "ب", "e\u{301}"]);
-    (1usize..=4, 1usize..=4, 1usize..=3, mask(), 0usize..3)
-        .prop_flat_map(move |(b, h, d_k, mask, proj)| {
+    (1usize..=4, 1usize..=4, 1usize..=3, mask(), 0usize..3, any::<bool>(), any::<bool>())
+        .prop_flat_map(move |(b, h, d_k, mask, proj, cross, positions)| {
             let d = h * d_k;
             let sentence = prop::collection::vec(word.clone(), 1..=9).prop_map(|w| w.join(" "));
             (
-                prop::collection::vec(sentence, b),
+                prop::collection::vec(sentence.clone(), b),
+                if cross { prop::collection::vec(sentence, b).prop_map(Some).boxed() } else { Just(None).boxed() },
                 prop::collection::vec(adversarial_number(), d * 4),
                 prop::collection::vec(adversarial_number(), 4 * d * d),
-                Just((d, h, mask, proj)),
+                Just((d, h, mask, proj, positions)),
             )
         })
-        .prop_map(|(sentences, emb, w, (d, h, mask, proj))| {
+        .prop_map(|(sentences, kv_sentences, emb, w, (d, h, mask, proj, positions))| {
             let embeddings: BTreeMap<String, Vec<f64>> = ["a", "bat", "😀", "<pad>"]
                 .iter()
                 .zip(emb.chunks(d))
@@ -72,13 +73,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             };
             Scenario {
                 sentences,
-                kv_sentences: None,
+                kv_sentences,
                 d_model: d,
                 n_heads: h,
                 embeddings,
                 projections,
                 seed: 1,
                 mask,
+                positional: if positions { Positional::Sinusoidal } else { Positional::None },
             }
         })
 }
@@ -100,7 +102,10 @@ proptest! {
             }
             Err(e) => prop_assert!(false, "unexpected error {e}"),
             Ok(trace) => {
-                let weights = trace.step("weights").unwrap();
+                if let Err(e) = trace.check_invariants() {
+                    prop_assert!(false, "{e}");
+                }
+                let weights = trace.step(StepName::Weights).unwrap();
                 let nan_allowed = s.mask.fill == Fill::NegInf && !trace.fully_masked_rows.is_empty();
                 for (idx, v) in weights.data.indexed_iter() {
                     let (b, i) = (idx[0], idx[2]);
@@ -109,7 +114,7 @@ proptest! {
                     }
                 }
                 for step in &trace.steps {
-                    if step.name != "masked" {
+                    if step.name != StepName::Masked {
                         prop_assert!(step.data.iter().all(|v| !v.is_infinite()), "inf in {}", step.name);
                     }
                 }
@@ -120,13 +125,13 @@ proptest! {
     /// Arbitrary text, and arbitrary edits of a valid scenario, never panic the parser.
     #[test]
     fn arbitrary_json_never_panics(text in ".{0,200}", cut in 0usize..300, insert in ".{0,5}") {
-        let _ = engine::run_json(&text);
+        let _ = attention_engine::run_json(&text);
         let valid = r#"{"sentences":["I bought a baseball bat","the bat"],"d_model":3,"n_heads":1,"embeddings":{"bat":[1,1,0]},"projections":"identity","mask":{"causal":true,"padding":"keys","fill":"neg_inf"}}"#;
         let at = valid.char_indices().map(|(i, _)| i).nth(cut % valid.chars().count()).unwrap_or(0);
         let mut edited = valid.to_string();
         edited.insert_str(at, &insert);
-        let _ = engine::run_json(&edited);
-        let _ = engine::run_json(&valid[..at]);
+        let _ = attention_engine::run_json(&edited);
+        let _ = attention_engine::run_json(&valid[..at]);
     }
 }
 
@@ -143,6 +148,7 @@ fn sizes_at_the_limits_run() {
             projections: Projections::Named(ProjectionKind::Seeded),
             seed: 0,
             mask: MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf },
+            positional: Positional::None,
         };
         let trace = run(&s).unwrap();
         assert_eq!(trace.sizes.t, t);
@@ -156,6 +162,7 @@ fn sizes_at_the_limits_run() {
         projections: Projections::Named(ProjectionKind::Seeded),
         seed: 0,
         mask: MaskConfig::default(),
+        positional: Positional::None,
     };
     assert_eq!(run(&wide).unwrap().sizes.d_k, 16);
 }
@@ -173,10 +180,11 @@ fn numerics_stay_finite_and_nan_input_is_refused() {
         projections: Projections::Named(ProjectionKind::Identity),
         seed: 0,
         mask: MaskConfig::default(),
+        positional: Positional::None,
     };
     // score(big, big) = 100·100 = 1e4
     let trace = run(&s).unwrap();
-    let w = trace.step("weights").unwrap();
+    let w = trace.step(StepName::Weights).unwrap();
     assert!(w.data.iter().all(|v| v.is_finite()));
     assert_eq!(w.data[[0, 0, 0, 0]], 1.0);
     s.embeddings.insert("small".into(), vec![f64::NAN]);
@@ -189,7 +197,7 @@ fn numerics_stay_finite_and_nan_input_is_refused() {
 #[test]
 fn bad_input_messages_are_short_and_say_what_to_do() {
     let inf = r#"{"sentences": ["a b"], "d_model": 4, "n_heads": 2, "embeddings": {"a": [1e999, 0, 0, 0]}}"#;
-    let e = engine::run_json(inf).unwrap_err();
+    let e = attention_engine::run_json(inf).unwrap_err();
     assert_eq!(e.field(), "scenario");
     let msg = e.to_string();
     assert!(msg.starts_with("the scenario JSON is not valid: number out of range at line 1 column"), "{msg}");
@@ -214,6 +222,7 @@ fn bad_input_messages_are_short_and_say_what_to_do() {
         })),
         seed: 0,
         mask: MaskConfig::default(),
+        positional: Positional::None,
     };
     assert_eq!(
         run(&big).unwrap_err().to_string(),
@@ -233,7 +242,7 @@ fn bad_input_messages_are_short_and_say_what_to_do() {
     assert!(msg.contains("bbbb\"[0] is NaN: inputs must be finite") && msg.chars().count() < 140, "{msg}");
 
     let unknown = format!(r#"{{"sentences": ["a"], "d_model": 1, "n_heads": 1, "{}": 1}}"#, "x".repeat(5000));
-    let msg = engine::run_json(&unknown).unwrap_err().to_string();
+    let msg = attention_engine::run_json(&unknown).unwrap_err().to_string();
     assert!(msg.starts_with("the scenario JSON is not valid: unknown field `xxxx"), "{msg}");
     assert!(msg.contains("… at line 1 column 50") && msg.chars().count() < 400, "{msg}");
 }

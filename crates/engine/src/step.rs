@@ -1,0 +1,393 @@
+//! The names of the steps and of the axes, as types.
+//!
+//! Every step of the trace is a [`StepName`]; every axis of a tensor is an [`Axis`]. What a
+//! step's axes are is decided in one place, [`StepName::axes`], from the step and whether
+//! the run is self- or cross-attention. The page asks a step what its rows and columns are
+//! ([`StepName::rows`], [`StepName::cols`]) instead of matching strings.
+//!
+//! The JSON spellings (`"x_kv"`, `"q_heads"`, `"T_k"`, `"d_model"`, …) are the ones the
+//! trace has always used; [`StepName::as_str`] and [`Axis::as_str`] give them.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::scenario::Fill;
+
+/// One step of the pipeline, in the order the engine computes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StepName {
+    /// The token embeddings, `(B, T_q, d_model)`.
+    X,
+    /// The sinusoidal positional encoding itself, `(1, T_q, d_model)` (with positions only).
+    Pe,
+    /// `x + PE` (with positions only).
+    XPe,
+    /// Cross-attention: the embeddings of the key/value sentences, `(B, T_k, d_model)`.
+    XKv,
+    /// Cross-attention with positions: `x_kv + PE`, positions counted within the key/value
+    /// sentences.
+    XKvPe,
+    /// Queries, `x @ W_Q + b_Q`.
+    Q,
+    /// Keys, `x @ W_K + b_K` (from `x_kv` in cross-attention).
+    K,
+    /// Values, `x @ W_V + b_V` (from `x_kv` in cross-attention).
+    V,
+    /// Queries split into heads, `(B, h, T_q, d_k)`.
+    QHeads,
+    /// Keys split into heads, `(B, h, T_k, d_k)`.
+    KHeads,
+    /// Values split into heads, `(B, h, T_k, d_k)`.
+    VHeads,
+    /// `Q Kᵀ`, `(B, h, T_q, T_k)`.
+    Scores,
+    /// `Q Kᵀ / √d_k`.
+    Scaled,
+    /// Blocked scores replaced by the fill.
+    Masked,
+    /// Softmax over the keys.
+    Weights,
+    /// `weights @ V`, `(B, h, T_q, d_k)`.
+    Context,
+    /// The heads side by side again, `(B, T_q, d_model)`.
+    Concat,
+    /// `concat @ W_O + b_O`.
+    Output,
+}
+
+/// An axis of a tensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Axis {
+    /// Sentences in the batch.
+    B,
+    /// Heads.
+    H,
+    /// Tokens, in self-attention (queries and keys are the same tokens).
+    T,
+    /// Query tokens, in cross-attention.
+    TQ,
+    /// Key/value tokens, in cross-attention.
+    TK,
+    /// Features of a token vector.
+    DModel,
+    /// Features of one head, `d_model / h`.
+    DK,
+    /// A broadcast axis of size 1 (`mask.unsqueeze(1)`, `pe[:, :T]`).
+    One,
+}
+
+/// What the rows or columns of a step's matrix stand for, so the page can label them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The query tokens (in self-attention, the tokens).
+    Queries,
+    /// The key/value tokens (in self-attention, the same tokens again).
+    Keys,
+    /// The `d_model` features of a token vector.
+    Features,
+    /// The `d_k` features of one head.
+    HeadFeatures,
+}
+
+impl StepName {
+    /// Every step, in the order the engine computes them. A trace holds a subsequence:
+    /// `pe`, `x_pe` and `x_kv_pe` only with positions, `x_kv` and `x_kv_pe` only in
+    /// cross-attention.
+    pub const ALL: [StepName; 18] = [
+        Self::X,
+        Self::Pe,
+        Self::XPe,
+        Self::XKv,
+        Self::XKvPe,
+        Self::Q,
+        Self::K,
+        Self::V,
+        Self::QHeads,
+        Self::KHeads,
+        Self::VHeads,
+        Self::Scores,
+        Self::Scaled,
+        Self::Masked,
+        Self::Weights,
+        Self::Context,
+        Self::Concat,
+        Self::Output,
+    ];
+
+    /// The JSON and URL name, e.g. `"q_heads"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::X => "x",
+            Self::Pe => "pe",
+            Self::XPe => "x_pe",
+            Self::XKv => "x_kv",
+            Self::XKvPe => "x_kv_pe",
+            Self::Q => "q",
+            Self::K => "k",
+            Self::V => "v",
+            Self::QHeads => "q_heads",
+            Self::KHeads => "k_heads",
+            Self::VHeads => "v_heads",
+            Self::Scores => "scores",
+            Self::Scaled => "scaled",
+            Self::Masked => "masked",
+            Self::Weights => "weights",
+            Self::Context => "context",
+            Self::Concat => "concat",
+            Self::Output => "output",
+        }
+    }
+
+    /// The step with this JSON name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The step's axes: `cross` says whether the run is cross-attention, where the query
+    /// and key token axes are `T_q` and `T_k`; in self-attention both are `T`.
+    pub fn axes(self, cross: bool) -> [Axis; 4] {
+        use Axis::*;
+        let (tq, tk) = if cross { (TQ, TK) } else { (T, T) };
+        // The fourth entry of a 3-axis step is `One` and is cut off by `dims`.
+        match self {
+            Self::X | Self::XPe | Self::Q | Self::Concat | Self::Output => [B, tq, DModel, One],
+            Self::Pe => [One, tq, DModel, One],
+            Self::XKv | Self::XKvPe | Self::K | Self::V => [B, tk, DModel, One],
+            Self::QHeads | Self::Context => [B, H, tq, DK],
+            Self::KHeads | Self::VHeads => [B, H, tk, DK],
+            Self::Scores | Self::Scaled | Self::Masked | Self::Weights => [B, H, tq, tk],
+        }
+    }
+
+    /// The number of axes: 3 for token vectors, 4 once split into heads.
+    pub const fn rank(self) -> usize {
+        if self.has_heads() {
+            4
+        } else {
+            3
+        }
+    }
+
+    /// The step's axes as a vector of its rank, e.g. `[B, H, TQ, TK]`.
+    pub fn dims(self, cross: bool) -> Vec<Axis> {
+        self.axes(cross).into_iter().take(self.rank()).collect()
+    }
+
+    /// True for steps with a head axis, `(B, h, ·, ·)`.
+    pub const fn has_heads(self) -> bool {
+        matches!(
+            self,
+            Self::QHeads
+                | Self::KHeads
+                | Self::VHeads
+                | Self::Scores
+                | Self::Scaled
+                | Self::Masked
+                | Self::Weights
+                | Self::Context
+        )
+    }
+
+    /// What the rows of the matrix shown for one sentence (and head) stand for.
+    pub const fn rows(self) -> Role {
+        match self {
+            Self::XKv | Self::XKvPe | Self::K | Self::V | Self::KHeads | Self::VHeads => Role::Keys,
+            _ => Role::Queries,
+        }
+    }
+
+    /// What the columns of that matrix stand for.
+    pub const fn cols(self) -> Role {
+        match self {
+            Self::Scores | Self::Scaled | Self::Masked | Self::Weights => Role::Keys,
+            Self::QHeads | Self::KHeads | Self::VHeads | Self::Context => Role::HeadFeatures,
+            _ => Role::Features,
+        }
+    }
+
+    /// True for the `(B, h, T_q, T_k)` steps: a query-by-key matrix per head.
+    pub const fn is_attention(self) -> bool {
+        matches!(self.cols(), Role::Keys)
+    }
+
+    /// True for the steps that only exist with a positional encoding.
+    pub const fn is_positional(self) -> bool {
+        matches!(self, Self::Pe | Self::XPe | Self::XKvPe)
+    }
+
+    /// True for the steps that only exist in cross-attention.
+    pub const fn is_cross_only(self) -> bool {
+        matches!(self, Self::XKv | Self::XKvPe)
+    }
+
+    /// The PyTorch line a reader of the tutorials would write for this step.
+    pub fn pytorch(self, fill: Fill) -> String {
+        let line = match self {
+            Self::X => "x = embedding(tokens)",
+            Self::Pe => "pe = self.pe[:, :x.size(1)]",
+            Self::XPe => "x = x + self.pe[:, :x.size(1)]",
+            Self::XKv => "x_kv = embedding(kv_tokens)",
+            Self::XKvPe => "x_kv = x_kv + self.pe[:, :x_kv.size(1)]",
+            Self::Q => "q = self.w_q(x)",
+            Self::K => "k = self.w_k(x)",
+            Self::V => "v = self.w_v(x)",
+            Self::QHeads => "q = q.view(B, T, h, d_k).transpose(1, 2)",
+            Self::KHeads => "k = k.view(B, T, h, d_k).transpose(1, 2)",
+            Self::VHeads => "v = v.view(B, T, h, d_k).transpose(1, 2)",
+            Self::Scores => "scores = q @ k.transpose(-2, -1)",
+            Self::Scaled => "scores = scores / math.sqrt(d_k)",
+            Self::Masked => return format!("scores = scores.masked_fill(mask.unsqueeze(1), {})", fill.pytorch()),
+            Self::Weights => "weights = scores.softmax(dim=-1)",
+            Self::Context => "context = weights @ v",
+            Self::Concat => "concat = context.transpose(1, 2).contiguous().view(B, T, d_model)",
+            Self::Output => "output = self.w_o(concat)",
+        };
+        line.to_owned()
+    }
+
+    /// The step in words, with the sizes that make it concrete.
+    pub fn words(self, d_model: usize, n_heads: usize, d_k: usize, fill: Fill) -> String {
+        match self {
+            Self::X => {
+                "Look up each token's embedding; shorter sentences are padded with <pad> to the longest".into()
+            }
+            Self::Pe => "The sinusoidal positional encoding: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), \
+                         PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)); the same for every sentence"
+                .into(),
+            Self::XPe => "Add the positional encoding to every token vector, <pad> included: x + PE".into(),
+            Self::XKv => "Look up the embeddings of the sentence the keys and values come from (in a decoder, the \
+                          encoder's output)"
+                .into(),
+            Self::XKvPe => "Add the positional encoding to the key/value tokens, positions counted within their \
+                            own sentence"
+                .into(),
+            Self::Q => "Project every token to a query: x @ W_Q + b_Q".into(),
+            Self::K => "Project every token to a key: x @ W_K + b_K".into(),
+            Self::V => "Project every token to a value: x @ W_V + b_V".into(),
+            Self::QHeads => {
+                format!("Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h")
+            }
+            Self::KHeads => "The same split for the keys".into(),
+            Self::VHeads => "The same split for the values".into(),
+            Self::Scores => "Dot every query with every key, in each head: Q Kᵀ".into(),
+            Self::Scaled => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
+            Self::Masked => format!(
+                "Replace every blocked score by {} (masked_fill; the mask is the same for every head)",
+                fill.pytorch()
+            ),
+            Self::Weights => "Softmax over each row (the keys): the weights of a query sum to 1".into(),
+            Self::Context => "Each query's weighted sum of the values".into(),
+            Self::Concat => "Swap h and T back, then lay the heads side by side".into(),
+            Self::Output => "Mix the heads: concat @ W_O + b_O".into(),
+        }
+    }
+}
+
+impl fmt::Display for StepName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for StepName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::from_name(s).ok_or_else(|| format!("\"{s}\" is not a step name"))
+    }
+}
+
+impl Serialize for StepName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for StepName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Self::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown step \"{name}\"")))
+    }
+}
+
+impl Axis {
+    /// Every axis.
+    pub const ALL: [Axis; 8] = [Self::B, Self::H, Self::T, Self::TQ, Self::TK, Self::DModel, Self::DK, Self::One];
+
+    /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
+    /// `d_model`, `d_k`, `1`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::B => "B",
+            Self::H => "h",
+            Self::T => "T",
+            Self::TQ => "T_q",
+            Self::TK => "T_k",
+            Self::DModel => "d_model",
+            Self::DK => "d_k",
+            Self::One => "1",
+        }
+    }
+
+    /// The axis with this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+}
+
+impl fmt::Display for Axis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Axis {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Axis {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Self::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown axis \"{name}\"")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        for s in StepName::ALL {
+            assert_eq!(StepName::from_name(s.as_str()), Some(s));
+            assert_eq!(s.as_str().parse::<StepName>(), Ok(s));
+        }
+        let mut names: Vec<_> = StepName::ALL.iter().map(|s| s.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), StepName::ALL.len());
+        for a in Axis::ALL {
+            assert_eq!(Axis::from_name(a.as_str()), Some(a));
+        }
+        assert!("<script>".parse::<StepName>().is_err());
+    }
+
+    #[test]
+    fn key_side_steps_have_key_rows_in_cross_attention() {
+        for s in [StepName::XKv, StepName::XKvPe, StepName::K, StepName::V] {
+            assert_eq!(s.dims(true), vec![Axis::B, Axis::TK, Axis::DModel], "{s}");
+            assert_eq!(s.rows(), Role::Keys);
+        }
+        for s in [StepName::KHeads, StepName::VHeads] {
+            assert_eq!(s.dims(true), vec![Axis::B, Axis::H, Axis::TK, Axis::DK], "{s}");
+            assert_eq!(s.rows(), Role::Keys);
+        }
+        assert_eq!(StepName::Scores.dims(true), vec![Axis::B, Axis::H, Axis::TQ, Axis::TK]);
+        assert_eq!(StepName::Scores.cols(), Role::Keys);
+        assert_eq!(StepName::Q.dims(false), vec![Axis::B, Axis::T, Axis::DModel]);
+        assert_eq!(StepName::K.dims(false), vec![Axis::B, Axis::T, Axis::DModel]);
+    }
+}
