@@ -7,7 +7,9 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::draw::Scale;
-use crate::engine::{self, EngineError, Fill, Padding, ProjectionKind, Projections, Scenario, Trace};
+use crate::engine::{
+    self, EngineError, Fill, Padding, ProjectionKind, Projections, Scenario, StepName, Trace,
+};
 
 use super::dom;
 use super::heatmap_card::{HeatmapCard, HeatmapSpec, TablesOpen};
@@ -68,7 +70,7 @@ pub fn App() -> impl IntoView {
             settings.set(st);
             text.set(t);
             view_state.update(|v| {
-                v.step = ls.focus.to_string();
+                v.step = ls.focus;
                 v.batch = ls.batch;
             });
             lesson.set(Some((l, s)));
@@ -211,11 +213,13 @@ pub fn App() -> impl IntoView {
     let tensors = move || {
         let trace = shown.get()?;
         let ViewState { step, batch, shared_scale } = view_state.get();
-        let s = trace.step(&step)?;
-        let batch = batch.min(trace.sizes.b - 1);
+        // A step this trace does not have (x_kv after cross-attention is switched off)
+        // shows the weights instead.
+        let s = trace.step(step).or_else(|| trace.step(StepName::Weights))?;
+        let batch = batch.min(trace.sizes.b.saturating_sub(1));
         let heads = if s.has_heads() { trace.sizes.n_heads } else { 1 };
-        let name: &'static str = s.name;
-        let is_weights = name == "weights";
+        let name = s.name;
+        let is_weights = name == StepName::Weights;
         // the numbers a colour scale must cover: one head's, or every head's
         let values_of = |heads: std::ops::Range<usize>| {
             heads.filter_map(|h| s.matrix(batch, h)).flat_map(|m| m.into_iter())
@@ -247,7 +251,7 @@ pub fn App() -> impl IntoView {
         Some(view! {
             <div class="al-tensor-head">
                 <h2>
-                    <code>{name}</code>
+                    <code>{name.as_str()}</code>
                     " "
                     <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
                 </h2>
@@ -558,8 +562,8 @@ pub fn App() -> impl IntoView {
                     <h2>"Pipeline"</h2>
                     <Pipeline
                         trace=Signal::derive(move || shown.get())
-                        selected=Signal::derive(move || view_state.with(|v| v.step.clone()))
-                        on_select=Callback::new(move |name: String| view_state.update(|v| v.step = name))
+                        selected=Signal::derive(move || view_state.with(|v| v.step))
+                        on_select=Callback::new(move |name: StepName| view_state.update(|v| v.step = name))
                     />
                 </nav>
                 <section class="al-tensors" aria-label="Selected step">
@@ -573,8 +577,9 @@ pub fn App() -> impl IntoView {
 }
 
 /// Notes about fully masked rows for the mask-related steps, quoting the trace's numbers.
-fn mask_notes(trace: &Trace, step: &str, batch: usize) -> Option<impl IntoView> {
-    if !matches!(step, "masked" | "weights" | "context" | "concat" | "output") {
+fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoView> {
+    use StepName::*;
+    if !matches!(step, Masked | Weights | Context | Concat | Output) {
         return None;
     }
     let rows: Vec<usize> =
@@ -582,7 +587,7 @@ fn mask_notes(trace: &Trace, step: &str, batch: usize) -> Option<impl IntoView> 
     if rows.is_empty() {
         return None;
     }
-    let weights = trace.step("weights")?;
+    let weights = trace.step(StepName::Weights)?;
     let notes = rows
         .into_iter()
         .map(|i| {

@@ -10,15 +10,15 @@ use plotters_canvas::CanvasBackend;
 
 use crate::draw::{self, heatmap::short_number, Heatmap, Layout, Scale};
 use crate::engine::trace::non_finite_name;
-use crate::engine::Trace;
+use crate::engine::{Role, StepName, Trace};
 
 use super::dom;
 
 /// Which heatmap to show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatmapSpec {
-    /// Step name.
-    pub step: &'static str,
+    /// The step.
+    pub step: StepName,
     /// Sentence.
     pub batch: usize,
     /// Head (0 for steps without heads).
@@ -39,35 +39,44 @@ pub fn exact(v: f64) -> String {
 }
 
 /// Row and column labels of a step's matrix, and which of them are `<pad>`.
+///
+/// The step says what its rows and columns are ([`StepName::rows`], [`StepName::cols`]):
+/// query tokens, key tokens (cross-attention's `x_kv`, `k`, `v`, `k_heads`, `v_heads` rows
+/// and the `(B, h, T_q, T_k)` columns) or features. The labels always number exactly the
+/// matrix's rows and columns, whatever the trace holds.
 pub fn axis_labels(
     trace: &Trace,
-    step: &str,
+    step: StepName,
     batch: usize,
 ) -> (Vec<String>, Vec<String>, Vec<bool>, Vec<bool>) {
-    let side = |tokens: Option<&Vec<Vec<String>>>, lengths: Option<&Vec<usize>>| {
-        let row = tokens.and_then(|t| t.get(batch)).cloned().unwrap_or_default();
-        let len = lengths.and_then(|l| l.get(batch)).copied().unwrap_or(0);
-        let pad = (0..row.len()).map(|i| i >= len).collect::<Vec<bool>>();
-        (row, pad)
+    let Some(s) = trace.step(step) else { return (vec![], vec![], vec![], vec![]) };
+    let (n_rows, n_cols) = s.matrix(batch, 0).map_or((0, 0), |m| m.dim());
+    let tokens = |role: Role, n: usize| {
+        let (texts, len) = match role {
+            Role::Keys => (trace.key_tokens(batch), trace.key_length(batch)),
+            _ => (trace.query_tokens(batch), trace.query_length(batch)),
+        };
+        let labels = (0..n).map(|i| texts.get(i).cloned().unwrap_or_else(|| format!("#{}", i + 1))).collect();
+        (labels, (0..n).map(|i| i >= len).collect::<Vec<bool>>())
     };
-    let queries = side(Some(&trace.tokens), Some(&trace.lengths));
-    let keys = if trace.kv_tokens.is_some() {
-        side(trace.kv_tokens.as_ref(), trace.kv_lengths.as_ref())
-    } else {
-        queries.clone()
+    let features = |n: usize| -> (Vec<String>, Vec<bool>) {
+        let named = trace.feature_names.as_ref().filter(|f| f.len() == n);
+        let labels = match (s.name.cols(), named) {
+            (Role::Features, Some(names)) if matches!(step, StepName::X | StepName::XKv) => {
+                names.iter().map(|s| s.to_string()).collect()
+            }
+            (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
+            _ => {
+                let d_k = trace.sizes.d_k.max(1);
+                (0..n).map(|j| format!("h{} · {}", j / d_k, j % d_k)).collect()
+            }
+        };
+        (labels, vec![false; n])
     };
-    let Some(s) = trace.step(step) else { return (queries.0, vec![], queries.1, vec![]) };
-    let (rows, row_pad) = if s.rows_are_keys() { keys.clone() } else { queries };
-    let n_cols = s.shape.last().copied().unwrap_or(0);
-    let (cols, col_pad) = if s.cols_are_keys() {
-        keys
-    } else if matches!(step, "x" | "x_kv") && trace.feature_names.is_some() {
-        (trace.feature_names.iter().flatten().map(|s| s.to_string()).collect(), vec![false; n_cols])
-    } else if s.has_heads() {
-        ((0..n_cols).map(|j| format!("d_k {j}")).collect(), vec![false; n_cols])
-    } else {
-        let d_k = trace.sizes.d_k.max(1);
-        ((0..n_cols).map(|j| format!("h{} · {}", j / d_k, j % d_k)).collect(), vec![false; n_cols])
+    let (rows, row_pad) = tokens(step.rows(), n_rows);
+    let (cols, col_pad) = match step.cols() {
+        Role::Keys | Role::Queries => tokens(step.cols(), n_cols),
+        Role::Features | Role::HeadFeatures => features(n_cols),
     };
     (rows, cols, row_pad, col_pad)
 }
@@ -78,21 +87,24 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let cursor = RwSignal::new(None::<(usize, usize)>);
     let Some(step) = trace.step(spec.step) else {
-        return view! { <p class="al-muted">"No step " {spec.step}</p> }.into_any();
+        return view! { <p class="al-muted">"No step " {spec.step.as_str()}</p> }.into_any();
     };
     let Some(values) = step.matrix(spec.batch, spec.head).map(|m| m.to_owned()) else {
         return view! { <p class="al-muted">"Nothing to show for this sentence."</p> }.into_any();
     };
     let (rows, cols, row_pad, col_pad) = axis_labels(&trace, spec.step, spec.batch);
     let square = step.cols_are_keys();
-    let masked_step = square && matches!(spec.step, "masked" | "weights");
+    let masked_step = matches!(spec.step, StepName::Masked | StepName::Weights);
     let (n_rows, n_cols) = values.dim();
     let blocked: Vec<bool> = if masked_step {
-        (0..n_rows * n_cols).map(|k| trace.mask.is_blocked(spec.batch, k / n_cols, k % n_cols)).collect()
+        (0..n_rows * n_cols)
+            .map(|k| trace.mask.is_blocked(spec.batch, k / n_cols.max(1), k % n_cols.max(1)))
+            .collect()
     } else {
         Vec::new()
     };
-    let col_group = (matches!(spec.step, "q" | "k" | "v" | "concat") && trace.sizes.n_heads > 1)
+    let col_group = (matches!(spec.step, StepName::Q | StepName::K | StepName::V | StepName::Concat)
+        && trace.sizes.n_heads > 1)
         .then_some(trace.sizes.d_k);
     let layout = Layout::new(&rows, &cols, spec.max_width);
     let dpr = dom::dpr();
@@ -161,9 +173,9 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
         let (r, c) = cursor.get_untracked().unwrap_or((0, 0));
         let next = match ev.key().as_str() {
             "ArrowUp" => (r.saturating_sub(1), c),
-            "ArrowDown" => ((r + 1).min(n_rows - 1), c),
+            "ArrowDown" => ((r + 1).min(n_rows.saturating_sub(1)), c),
             "ArrowLeft" => (r, c.saturating_sub(1)),
-            "ArrowRight" => (r, (c + 1).min(n_cols - 1)),
+            "ArrowRight" => (r, (c + 1).min(n_cols.saturating_sub(1))),
             _ => return,
         };
         ev.prevent_default();
@@ -232,7 +244,7 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
                 <canvas
                     node_ref=canvas
                     data-testid="heatmap"
-                    data-step=spec.step
+                    data-step=spec.step.as_str()
                     data-head=spec.head
                     data-batch=spec.batch
                     tabindex="0"
@@ -303,7 +315,7 @@ pub fn MatrixTable(
     rows: Vec<String>,
     cols: Vec<String>,
     blocked: Vec<bool>,
-    step: &'static str,
+    step: StepName,
     batch: usize,
     head: usize,
 ) -> impl IntoView {
@@ -332,7 +344,7 @@ pub fn MatrixTable(
                 })
                 .collect_view();
             view! {
-                <table data-testid="matrix-table" data-step=step data-head=head data-batch=batch>
+                <table data-testid="matrix-table" data-step=step.as_str() data-head=head data-batch=batch>
                     <thead>
                         <tr>
                             <th scope="col">"query ↓ key →"</th>

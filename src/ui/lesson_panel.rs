@@ -170,7 +170,7 @@ pub fn EmbeddingPlot(
     let dpr = dom::dpr();
     let points = move || -> Option<Vec<Point>> {
         let t = trace.get()?;
-        let (x, out) = (t.step("x")?, t.step("output")?);
+        let (x, out) = (t.step(crate::engine::StepName::X)?, t.step(crate::engine::StepName::Output)?);
         let tokens = t.tokens.first()?;
         let mut pts = Vec::new();
         for (i, tok) in tokens.iter().enumerate() {

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::trace::shape_text;
-use crate::engine::{Step, Trace};
+use crate::engine::{Step, StepName, Trace};
 
-fn step_row(step: &Step, selected: Signal<String>, on_select: Callback<String>) -> impl IntoView {
+fn step_row(step: &Step, selected: Signal<StepName>, on_select: Callback<StepName>) -> impl IntoView {
     let name = step.name;
     let path = step
         .shape_path
@@ -29,15 +29,15 @@ fn step_row(step: &Step, selected: Signal<String>, on_select: Callback<String>) 
             class="al-step"
             class:al-selected=move || selected.get() == name
             data-testid="trace-step"
-            data-step=name
+            data-step=name.as_str()
         >
             <button
                 type="button"
                 class="al-step-button"
                 aria-pressed=move || (selected.get() == name).to_string()
-                on:click=move |_| on_select.run(name.to_string())
+                on:click=move |_| on_select.run(name)
             >
-                <span class="al-step-name">{name}</span>
+                <span class="al-step-name">{name.as_str()}</span>
                 <span class="al-shape" data-testid="step-shape">{shape_text(&step.dims, &step.shape)}</span>
             </button>
             <p class="al-step-op">{step.op.clone()}</p>
@@ -51,22 +51,23 @@ fn step_row(step: &Step, selected: Signal<String>, on_select: Callback<String>) 
 #[component]
 pub fn Pipeline(
     #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
-    #[prop(into)] selected: Signal<String>,
-    on_select: Callback<String>,
+    #[prop(into)] selected: Signal<StepName>,
+    on_select: Callback<StepName>,
 ) -> impl IntoView {
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
         let Some(trace) = trace.get_untracked() else { return };
-        let names: Vec<&str> = trace.steps.iter().map(|s| s.name).collect();
+        let names: Vec<StepName> = trace.steps.iter().map(|s| s.name).collect();
         let i = names.iter().position(|n| *n == selected.get_untracked()).unwrap_or(0);
         let next = match ev.key().as_str() {
-            "ArrowDown" => (i + 1).min(names.len() - 1),
+            "ArrowDown" => i + 1,
             "ArrowUp" => i.saturating_sub(1),
             _ => return,
         };
+        let Some(&next) = names.get(next) else { return };
         ev.prevent_default();
-        on_select.run(names[next].to_string());
+        on_select.run(next);
         if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-            let sel = format!("[data-testid=trace-step][data-step={}] button", names[next]);
+            let sel = format!("[data-testid=trace-step][data-step={}] button", next.as_str());
             if let Ok(Some(el)) = doc.query_selector(&sel) {
                 use wasm_bindgen::JsCast;
                 if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use crate::engine::tokenize::tokenize;
 use crate::engine::{
-    self, limits, EngineError, Fill, MaskConfig, Padding, ProjectionKind, Projections, Scenario, Trace,
+    self, limits, EngineError, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario,
+    StepName, Trace,
 };
 
 /// Most sentences the page runs at once (the engine's limit).
@@ -34,6 +35,8 @@ pub struct Settings {
     pub embeddings: BTreeMap<String, Vec<f64>>,
     /// Cross-attention: the key/value sentences, one per line (None = self-attention).
     pub kv_text: Option<String>,
+    /// The positional encoding added before the projections.
+    pub positional: Positional,
 }
 
 /// The first page a learner sees: two sentences of different lengths, so the batch is
@@ -50,6 +53,7 @@ impl Default for Settings {
             mask: MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf },
             embeddings: BTreeMap::new(),
             kv_text: None,
+            positional: Positional::None,
         }
     }
 }
@@ -58,7 +62,7 @@ impl Default for Settings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
     /// The selected trace step.
-    pub step: String,
+    pub step: StepName,
     /// The selected sentence of the batch.
     pub batch: usize,
     /// One colour scale shared by all heads of a step.
@@ -67,7 +71,7 @@ pub struct ViewState {
 
 impl Default for ViewState {
     fn default() -> Self {
-        Self { step: "weights".into(), batch: 0, shared_scale: true }
+        Self { step: StepName::Weights, batch: 0, shared_scale: true }
     }
 }
 
@@ -87,6 +91,7 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         projections: settings.projections.clone(),
         seed: settings.seed,
         mask: settings.mask,
+        positional: settings.positional,
     };
     (scenario, notices)
 }
@@ -145,6 +150,7 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             mask: s.mask,
             embeddings: s.embeddings.clone(),
             kv_text: s.kv_sentences.as_ref().map(|kv| kv.join("\n")),
+            positional: s.positional,
         },
     )
 }
@@ -166,12 +172,15 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
         ("causal", u8::from(s.mask.causal).to_string()),
         ("pad", padding.into()),
         ("fill", fill.into()),
-        ("step", v.step.clone()),
+        ("step", v.step.as_str().to_owned()),
         ("b", v.batch.to_string()),
         ("share", u8::from(v.shared_scale).to_string()),
     ];
     if let Some(kv) = &s.kv_text {
         pairs.push(("kv", kv.clone()));
+    }
+    if s.positional != Positional::None {
+        pairs.push(("pe", s.positional.name().to_owned()));
     }
     pairs
 }
@@ -230,13 +239,14 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                 Some(f) => s.mask.fill = f,
                 None => bad(&mut notices, "fill", value, "neg_inf or large_negative"),
             },
-            "step" => {
-                if crate::engine::STEP_NAMES.contains(&value) {
-                    v.step = value.to_owned();
-                } else {
-                    bad(&mut notices, "step", value, "a step name");
-                }
-            }
+            "step" => match StepName::from_name(value) {
+                Some(step) => v.step = step,
+                None => bad(&mut notices, "step", value, "a step name"),
+            },
+            "pe" => match Positional::from_name(value) {
+                Some(p) => s.positional = p,
+                None => bad(&mut notices, "pe", value, "none or sinusoidal"),
+            },
             "b" => match value.parse::<usize>() {
                 Ok(b) if b < UI_MAX_BATCH => v.batch = b,
                 _ => bad(
@@ -348,8 +358,9 @@ mod tests {
             mask: MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::LargeNegative },
             embeddings: BTreeMap::new(),
             kv_text: Some("x y z".into()),
+            positional: Positional::Sinusoidal,
         };
-        let v = ViewState { step: "scores".into(), batch: 1, shared_scale: false };
+        let v = ViewState { step: StepName::Scores, batch: 1, shared_scale: false };
         let q: Vec<(String, String)> =
             to_query("a b\nc", &s, &v).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let (text, s2, v2, notices) = from_query(&q);

@@ -1,0 +1,133 @@
+//! Lesson 1, the baseball bat (seed 003): two words in a sports/animal/other space.
+
+use std::collections::BTreeMap;
+
+use super::{at, base, num, row, Lesson, LessonStep};
+use crate::engine::StepName as S;
+
+fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
+    BTreeMap::from([("baseball".into(), vec![2.0, 0.0, 0.0]), ("bat".into(), vec![1.0, 1.0, 0.0])])
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    let mut pair = base(&["baseball bat"], 3, 1);
+    pair.embeddings = bat_embeddings();
+    let mut whole = base(&["I bought a baseball bat"], 3, 1);
+    whole.embeddings = bat_embeddings();
+    Lesson {
+        id: "baseball-bat",
+        title: "The baseball bat",
+        seeds: "seed 003",
+        steps: vec![
+            LessonStep {
+                title: "Two words in a 3-dimensional space",
+                scenario: pair.clone(),
+                focus: S::X,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
+                         space whose dimensions mean sports, animal and other. \"baseball\" is {} and \"bat\" is {}: \
+                         on its own, \"bat\" is half sports, half animal. Self-attention uses Q = K = V = x here \
+                         (identity projections, one head, d_k = d_model = {}).",
+                        row(t, S::X, 0, 0, 0),
+                        row(t, S::X, 0, 0, 1),
+                        t.sizes.d_k
+                    )
+                },
+            },
+            LessonStep {
+                title: "Scores: QKᵀ / √d_k",
+                scenario: pair.clone(),
+                focus: S::Scaled,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
+                         scores the seed prints: baseball {} and bat {}. (The seed calls these \"scores\"; in the \
+                         pipeline they are the scaled step.) \"baseball\"·\"bat\" = {} because they share the \
+                         sports dimension.",
+                        row(t, S::Scores, 0, 0, 0),
+                        row(t, S::Scores, 0, 0, 1),
+                        t.sizes.d_k,
+                        row(t, S::Scaled, 0, 0, 0),
+                        row(t, S::Scaled, 0, 0, 1),
+                        num(at(t, S::Scaled, 0, 0, 0, 1)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Weights: softmax of each row",
+                scenario: pair.clone(),
+                focus: S::Weights,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "Softmax turns each row into weights that sum to 1: baseball {} and bat {}. \"bat\" gives \
+                         {} of its attention to \"baseball\": its two scores are equal, so the weights are too.",
+                        row(t, S::Weights, 0, 0, 0),
+                        row(t, S::Weights, 0, 0, 1),
+                        num(at(t, S::Weights, 0, 0, 1, 0)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Output: bat is pulled toward baseball",
+                scenario: pair,
+                focus: S::Output,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
+                         moved from {} to {}: more sports ({} → {}), less animal ({} → {}). That is how attention \
+                         injects context. Edit the vectors, or drag \"bat\" in the plot, and watch every number \
+                         here change.",
+                        row(t, S::Output, 0, 0, 0),
+                        row(t, S::Output, 0, 0, 1),
+                        row(t, S::X, 0, 0, 1),
+                        row(t, S::Output, 0, 0, 1),
+                        num(at(t, S::X, 0, 0, 1, 0)),
+                        num(at(t, S::Output, 0, 0, 1, 0)),
+                        num(at(t, S::X, 0, 0, 1, 1)),
+                        num(at(t, S::Output, 0, 0, 1, 1)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "The whole sentence",
+                scenario: whole,
+                focus: S::Weights,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension. The \
+                         scores of \"baseball\" and \"bat\" with each other do not change (baseball·bat scaled is \
+                         still {}), but now softmax shares each row among five keys: \"bat\" gives {} to \
+                         \"baseball\", {} to itself and {} to each of the others, so its output is {}.",
+                        num(at(t, S::Scaled, 0, 0, 3, 4)),
+                        num(at(t, S::Weights, 0, 0, 4, 3)),
+                        num(at(t, S::Weights, 0, 0, 4, 4)),
+                        num(at(t, S::Weights, 0, 0, 4, 0)),
+                        row(t, S::Output, 0, 0, 4),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+
+    #[test]
+    fn baseball_bat_states_the_seed_numbers() {
+        let l = lesson();
+        let say = |i: usize| (l.steps[i].narrate)(&run(&l.steps[i].scenario).unwrap());
+        assert!(say(1).contains("baseball [2.31, 1.15] and bat [1.15, 1.15]"), "{}", say(1));
+        assert!(say(2).contains("baseball [0.76, 0.24] and bat [0.50, 0.50]"), "{}", say(2));
+        assert!(say(3).contains("baseball [1.76, 0.24, 0.00] and bat [1.50, 0.50, 0.00]"), "{}", say(3));
+    }
+}

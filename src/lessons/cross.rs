@@ -1,0 +1,93 @@
+//! Lesson 5, cross-attention (seeds 001, 003): T_q queries against T_k keys.
+
+use super::{at, base, num, shape_of, Lesson, LessonStep};
+use crate::engine::{Padding, Scenario, StepName as S};
+
+fn cross(padding: Padding) -> Scenario {
+    let mut s = base(&["this is a sample sequence"], 8, 2);
+    s.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into()]);
+    s.mask.padding = padding;
+    s
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    let mut batch = base(&["this is a sample sequence", "the cat sat"], 8, 2);
+    batch.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into(), "the creek was cold".into()]);
+    batch.mask.padding = Padding::Keys;
+    Lesson {
+        id: "cross",
+        title: "Cross-attention",
+        seeds: "seeds 001, 003",
+        steps: vec![
+            LessonStep {
+                title: "Queries from one sentence, keys and values from another",
+                scenario: cross(Padding::None),
+                focus: S::Weights,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
+                         and values from the encoder's (seed 003). Here T_q = {} query tokens meet T_k = {} key \
+                         tokens, so the weights are {}: one row per query, one column per key, as in seed 001's \
+                         example (seq_len_q = 5, seq_len_k = 7). Each row still sums to 1 (row 1: {}).",
+                        t.sizes.t,
+                        t.sizes.t_k.unwrap_or(t.sizes.t),
+                        shape_of(t, S::Weights),
+                        num(t.step(S::Weights).and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "The output has the queries' length",
+                scenario: cross(Padding::None),
+                focus: S::Output,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "weights {} @ v {} gives context {}: each query gets a weighted sum of the other \
+                         sentence's values, so the output is {}, shaped like the queries, not the keys.",
+                        shape_of(t, S::Weights),
+                        shape_of(t, S::VHeads),
+                        shape_of(t, S::Context),
+                        shape_of(t, S::Output),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Padding the keys of a batch",
+                scenario: batch,
+                focus: S::Weights,
+                batch: 1,
+                narrate: |t| {
+                    let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
+                    format!(
+                        "In a batch, the key sentences are padded to the longest, T_k = {}. Seed 001 masks \
+                         the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
+                         sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
+                         still sum to {}.",
+                        t.sizes.t_k.unwrap_or(t.sizes.t),
+                        kv_len,
+                        num(at(t, S::Weights, 1, 0, 0, kv_len)),
+                        num(t.step(S::Weights).and_then(|s| s.row_sum(1, 0, 0)).unwrap_or(f64::NAN)),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+
+    #[test]
+    fn cross_lesson_is_5_by_7() {
+        let l = lesson();
+        let trace = run(&l.steps[0].scenario).unwrap();
+        assert_eq!(trace.step(S::Weights).unwrap().shape, [1, 2, 5, 7]);
+        let trace = run(&l.steps[2].scenario).unwrap();
+        assert_eq!(trace.step(S::Weights).unwrap().shape, [2, 2, 5, 7]);
+    }
+}

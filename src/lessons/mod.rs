@@ -1,0 +1,125 @@
+//! Guided lessons: each step is a scenario for the engine, the trace step to look at,
+//! and words written from the trace's own numbers (so an edit updates the words too).
+//!
+//! Pure Rust, no web dependency: the page renders these, the tests check that every
+//! number a lesson states is one the engine computed.
+
+//! One file per lesson, each with its own constants and tests:
+//! [`baseball_bat`] (seed 003), [`heads`] (seed 002), [`masks`] (seeds 000–002),
+//! [`shapes`] (seeds 000, 002), [`cross`] (seeds 001, 003).
+
+use crate::engine::trace::shape_text;
+use crate::engine::{Scenario, StepName, Trace};
+
+pub mod baseball_bat;
+pub mod cross;
+pub mod heads;
+pub mod masks;
+pub mod shapes;
+
+/// One step of a lesson.
+#[derive(Debug, Clone)]
+pub struct LessonStep {
+    /// Short title.
+    pub title: &'static str,
+    /// What the engine runs.
+    pub scenario: Scenario,
+    /// The trace step the page selects and highlights.
+    pub focus: StepName,
+    /// The sentence of the batch shown.
+    pub batch: usize,
+    /// Writes the step's text from the live trace.
+    pub narrate: fn(&Trace) -> String,
+}
+
+/// A lesson: an id for its URL, a title, its steps.
+#[derive(Debug, Clone)]
+pub struct Lesson {
+    /// URL id, e.g. `baseball-bat`.
+    pub id: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// The seeds it follows.
+    pub seeds: &'static str,
+    /// The steps, in order.
+    pub steps: Vec<LessonStep>,
+}
+
+/// Two decimals, as the seeds print them.
+pub fn num(v: f64) -> String {
+    crate::draw::heatmap::short_number(v)
+}
+
+/// `trace[step][b, head, i, j]` (or `[b, i, j]` for steps without heads), NaN if absent.
+pub fn at(trace: &Trace, step: StepName, b: usize, head: usize, i: usize, j: usize) -> f64 {
+    trace.step(step).and_then(|s| s.matrix(b, head)).and_then(|m| m.get((i, j)).copied()).unwrap_or(f64::NAN)
+}
+
+pub(crate) fn row(trace: &Trace, step: StepName, b: usize, head: usize, i: usize) -> String {
+    let cells: Vec<String> = trace
+        .step(step)
+        .and_then(|s| s.matrix(b, head))
+        .map(|m| m.row(i).iter().map(|v| num(*v)).collect())
+        .unwrap_or_default();
+    format!("[{}]", cells.join(", "))
+}
+
+pub(crate) fn token(trace: &Trace, b: usize, i: usize) -> String {
+    trace.tokens.get(b).and_then(|r| r.get(i)).cloned().unwrap_or_default()
+}
+
+/// The index of the largest weight in row `i` of head `head`.
+pub fn argmax(trace: &Trace, b: usize, head: usize, i: usize) -> Option<usize> {
+    let m = trace.step(StepName::Weights)?.matrix(b, head)?;
+    let r = m.row(i);
+    (0..r.len()).filter(|&j| r[j].is_finite()).max_by(|&a, &c| r[a].total_cmp(&r[c]))
+}
+
+pub(crate) fn base(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {
+    Scenario::identity(sentences, d_model, n_heads)
+}
+
+/// A step's named and numeric shape, e.g. `(B, h, T, d_k) = (1, 2, 6, 4)`.
+pub(crate) fn shape_of(trace: &Trace, step: StepName) -> String {
+    trace.step(step).map(|s| shape_text(&s.dims, &s.shape)).unwrap_or_default()
+}
+
+/// A step's intermediate reshapes, e.g. `view → (1, 6, 2, 4), then transpose(1, 2) → (1, 2, 6, 4)`.
+pub(crate) fn path_of(trace: &Trace, step: StepName) -> String {
+    trace
+        .step(step)
+        .map(|s| {
+            s.shape_path
+                .iter()
+                .map(|r| {
+                    let sizes: Vec<String> = r.shape.iter().map(usize::to_string).collect();
+                    format!("{} → ({})", r.op, sizes.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join(", then ")
+        })
+        .unwrap_or_default()
+}
+
+/// All lessons, in order.
+pub fn lessons() -> Vec<Lesson> {
+    vec![baseball_bat::lesson(), heads::lesson(), masks::lesson(), shapes::lesson(), cross::lesson()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+
+    #[test]
+    fn every_step_runs_and_narrates_engine_numbers() {
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let trace = run(&step.scenario).unwrap_or_else(|e| panic!("{} step {i}: {e}", lesson.id));
+                assert!(trace.step(step.focus).is_some());
+                let text = (step.narrate)(&trace);
+                assert!(!text.is_empty() && !text.contains("[]"), "{}: {text}", lesson.id);
+            }
+        }
+    }
+}

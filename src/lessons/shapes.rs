@@ -1,0 +1,144 @@
+//! Lesson 4, shapes (seeds 000, 002): view, transpose, contiguous.
+
+use super::{at, base, num, path_of, shape_of, token, Lesson, LessonStep};
+use crate::engine::{ProjectionKind, Projections, StepName as S, Trace};
+
+/// Numbers `from..to` of row `t` of a `(B, T, d_model)` step, sentence 0.
+fn slice(trace: &Trace, step: S, t: usize, from: usize, to: usize) -> String {
+    let cells: Vec<String> = (from..to).map(|c| num(at(trace, step, 0, 0, t, c))).collect();
+    format!("[{}]", cells.join(", "))
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    let mut s = base(&["the cat sat on the mat"], 8, 2);
+    s.projections = Projections::Named(ProjectionKind::Seeded);
+    s.seed = 7;
+    Lesson {
+        id: "shapes",
+        title: "Shapes",
+        seeds: "seeds 000, 002",
+        steps: vec![
+            LessonStep {
+                title: "One tensor, (B, T, d_model)",
+                scenario: s.clone(),
+                focus: S::Q,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
+                         token. Multi-head attention gives each of the h = {} heads its own d_k = {} columns of \
+                         that row: token 2 (\"{}\") gives head 1 {} and head 2 {}.",
+                        shape_of(t, S::Q),
+                        t.sizes.d_model,
+                        t.sizes.n_heads,
+                        t.sizes.d_k,
+                        token(t, 0, 1),
+                        slice(t, S::Q, 1, 0, t.sizes.d_k),
+                        slice(t, S::Q, 1, t.sizes.d_k, 2 * t.sizes.d_k),
+                    )
+                },
+            },
+            LessonStep {
+                title: "view, then transpose(1, 2)",
+                scenario: s.clone(),
+                focus: S::QHeads,
+                batch: 0,
+                narrate: |t| {
+                    let d_k = t.sizes.d_k;
+                    format!(
+                        "q.view(B, T, h, d_k) splits each row into h pieces of d_k without moving a number; \
+                         transpose(1, 2) then puts the head axis before T, so each head is a (T, d_k) matrix the \
+                         matmul can work on: {}. Head 2's row for \"{}\" is {}: exactly columns {}–{} of q.",
+                        path_of(t, S::QHeads),
+                        token(t, 0, 1),
+                        {
+                            let cells: Vec<String> = (0..d_k).map(|c| num(at(t, S::QHeads, 0, 1, 1, c))).collect();
+                            format!("[{}]", cells.join(", "))
+                        },
+                        d_k + 1,
+                        2 * d_k,
+                    )
+                },
+            },
+            LessonStep {
+                title: "Without the transpose, heads get the wrong numbers",
+                scenario: s.clone(),
+                focus: S::QHeads,
+                batch: 0,
+                narrate: |t| {
+                    let d_k = t.sizes.d_k;
+                    let wrong = t
+                        .step(S::Q)
+                        .and_then(|q| crate::engine::view_without_transpose(q, t.sizes.n_heads).ok())
+                        .map(|w| {
+                            let cells: Vec<String> = (0..d_k).map(|c| num(w[[0, 0, 1, c]])).collect();
+                            format!("[{}]", cells.join(", "))
+                        })
+                        .unwrap_or_default();
+                    format!(
+                        "q.view(B, h, T, d_k) has the right shape, {}, but the wrong numbers: it reads memory \
+                         in order, so \"head 1, token 2\" becomes {}, which is token 1's second half (head \
+                         2's columns {}), not token 2's first half {}. Every head mixes tokens and other heads' \
+                         features, and nothing fails loudly. The shapes agree; the meaning does not.",
+                        shape_of(t, S::QHeads),
+                        wrong,
+                        slice(t, S::Q, 0, d_k, 2 * d_k),
+                        slice(t, S::Q, 1, 0, d_k),
+                    )
+                },
+            },
+            LessonStep {
+                title: "The attention matrix is (B, h, T, T)",
+                scenario: s.clone(),
+                focus: S::Weights,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
+                         axes and keeps (B, h) in front, so the attention matrix is {}: one T × T matrix per \
+                         sentence and head. Seed 000's text calls it B × L × h × h; that is a slip, and its own \
+                         next formula and code give B × h × L × L, as here.",
+                        shape_of(t, S::Weights),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Concat: transpose back, contiguous(), view",
+                scenario: s,
+                focus: S::Concat,
+                batch: 0,
+                narrate: |t| {
+                    format!(
+                        "After attention, context is {}. context.transpose(1, 2) swaps h and T back, but only \
+                         changes how memory is read (strides): the numbers of one token are no longer next to \
+                         each other, and view refuses a non-contiguous tensor. .contiguous() copies them into \
+                         the new order so that .view(B, T, d_model) can join the heads: {}. (reshape does both \
+                         steps in one call.) The result, {}, has each token's heads side by side.",
+                        shape_of(t, S::Context),
+                        path_of(t, S::Concat),
+                        shape_of(t, S::Concat),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+
+    #[test]
+    fn shapes_lesson_quotes_the_wrong_heads() {
+        let l = lesson();
+        let trace = run(&l.steps[2].scenario).unwrap();
+        let wrong = crate::engine::view_without_transpose(trace.step(S::Q).unwrap(), 2).unwrap();
+        let q = &trace.step(S::Q).unwrap().data;
+        // "head 1, token 2" without the transpose is token 1's second half
+        assert_eq!(wrong[[0, 0, 1, 0]], q[[0, 0, 4]]);
+        assert_ne!(wrong[[0, 0, 1, 0]], trace.step(S::QHeads).unwrap().data[[0, 0, 1, 0]]);
+        assert!((l.steps[2].narrate)(&trace).contains("token 1's second half"));
+    }
+}
