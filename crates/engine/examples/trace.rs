@@ -26,8 +26,7 @@ fn main() -> ExitCode {
         eprintln!("usage: trace SCENARIO.json   (or - for standard input)");
         return ExitCode::from(2);
     };
-    let result =
-        read(path).and_then(|text| attention_engine::run_json(&text).map_err(|e| e.to_string()));
+    let result = read(path).and_then(|text| attention_engine::run_json(&text).map_err(|e| e.to_string()));
     match result {
         Ok(trace) => {
             // Debug builds check every invariant of the trace before printing it.

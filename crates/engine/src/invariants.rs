@@ -134,7 +134,8 @@ impl Trace {
                 if v.is_finite() {
                     continue;
                 }
-                let (b, row, col) = (f / per_sentence.max(1), (f / cols.max(1)) % rows.max(1), f % cols.max(1));
+                let (b, row, col) =
+                    (f / per_sentence.max(1), (f / cols.max(1)) % rows.max(1), f % cols.max(1));
                 if v.is_nan() && !(query_rows && self.nan_allowed(b, row)) {
                     return fail(format!(
                         "NaN in step {} (sentence {b}, row {row}, column {col}) outside a fully masked -inf row",
@@ -142,9 +143,14 @@ impl Trace {
                     ));
                 }
                 if v.is_infinite() {
-                    let ok = s.name == StepName::Masked && v == self.mask.fill_value && self.mask.is_blocked(b, row, col);
+                    let ok = s.name == StepName::Masked
+                        && v == self.mask.fill_value
+                        && self.mask.is_blocked(b, row, col);
                     if !ok {
-                        return fail(format!("{v} in step {} (sentence {b}, row {row}, column {col})", s.name));
+                        return fail(format!(
+                            "{v} in step {} (sentence {b}, row {row}, column {col})",
+                            s.name
+                        ));
                     }
                 }
             }
@@ -176,7 +182,8 @@ impl Trace {
                         return fail(format!("weights row [{b}, {h}, {i}] sums to {sum}"));
                     }
                     if self.mask.config.fill == Fill::NegInf {
-                        let leak = row.iter().enumerate().find(|&(j, &w)| self.mask.is_blocked(b, i, j) && w != 0.0);
+                        let leak =
+                            row.iter().enumerate().find(|&(j, &w)| self.mask.is_blocked(b, i, j) && w != 0.0);
                         if let Some((j, w)) = leak {
                             return fail(format!("blocked weight [{b}, {h}, {i}, {j}] = {w} under -inf"));
                         }
@@ -187,7 +194,9 @@ impl Trace {
         let listed = self.nan_rows.len();
         let nan = self.nan_rows.iter().filter(|&&[b, _, i]| self.nan_allowed(b, i)).count();
         if listed != nan {
-            return fail(format!("nan_rows lists {listed} rows, of which only {nan} are fully masked -inf rows"));
+            return fail(format!(
+                "nan_rows lists {listed} rows, of which only {nan} are fully masked -inf rows"
+            ));
         }
         Ok(())
     }

@@ -38,7 +38,9 @@ pub mod weights;
 
 pub use error::EngineError;
 pub use invariants::InvariantError;
-pub use scenario::{ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario};
+pub use scenario::{
+    ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario,
+};
 pub use step::{Axis, Role, StepName};
 pub use trace::{Reshape, Sizes, Step, Trace};
 
@@ -236,7 +238,11 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     let split_path = |tn: A, len: usize| {
         vec![
             Reshape { op: "view", dims: vec![A::B, tn, A::H, A::DK], shape: vec![b, len, n_heads, d_k] },
-            Reshape { op: "transpose(1, 2)", dims: vec![A::B, A::H, tn, A::DK], shape: vec![b, n_heads, len, d_k] },
+            Reshape {
+                op: "transpose(1, 2)",
+                dims: vec![A::B, A::H, tn, A::DK],
+                shape: vec![b, n_heads, len, d_k],
+            },
         ]
     };
     steps.push(step(StepName::QHeads, &ctx, split_path(tq, t), q_heads.into_dyn()));
@@ -269,8 +275,16 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         StepName::Concat,
         &ctx,
         vec![
-            Reshape { op: "transpose(1, 2)", dims: vec![A::B, tq, A::H, A::DK], shape: vec![b, t, n_heads, d_k] },
-            Reshape { op: "contiguous().view", dims: StepName::Concat.dims(cross), shape: vec![b, t, d_model] },
+            Reshape {
+                op: "transpose(1, 2)",
+                dims: vec![A::B, tq, A::H, A::DK],
+                shape: vec![b, t, n_heads, d_k],
+            },
+            Reshape {
+                op: "contiguous().view",
+                dims: StepName::Concat.dims(cross),
+                shape: vec![b, t, d_model],
+            },
         ],
         concat.into_dyn(),
     ));

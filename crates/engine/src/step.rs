@@ -238,7 +238,9 @@ impl StepName {
             Self::VHeads => "v = v.view(B, T, h, d_k).transpose(1, 2)",
             Self::Scores => "scores = q @ k.transpose(-2, -1)",
             Self::Scaled => "scores = scores / math.sqrt(d_k)",
-            Self::Masked => return format!("scores = scores.masked_fill(mask.unsqueeze(1), {})", fill.pytorch()),
+            Self::Masked => {
+                return format!("scores = scores.masked_fill(mask.unsqueeze(1), {})", fill.pytorch())
+            }
             Self::Weights => "weights = scores.softmax(dim=-1)",
             Self::Context => "context = weights @ v",
             Self::Concat => "concat = context.transpose(1, 2).contiguous().view(B, T, d_model)",
@@ -251,23 +253,30 @@ impl StepName {
     pub fn words(self, d_model: usize, n_heads: usize, d_k: usize, fill: Fill) -> String {
         match self {
             Self::X => {
-                "Look up each token's embedding; shorter sentences are padded with <pad> to the longest".into()
+                "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
+                    .into()
             }
             Self::Pe => "The sinusoidal positional encoding: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), \
                          PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)); the same for every sentence"
                 .into(),
             Self::XPe => "Add the positional encoding to every token vector, <pad> included: x + PE".into(),
-            Self::XKv => "Look up the embeddings of the sentence the keys and values come from (in a decoder, the \
+            Self::XKv => {
+                "Look up the embeddings of the sentence the keys and values come from (in a decoder, the \
                           encoder's output)"
-                .into(),
-            Self::XKvPe => "Add the positional encoding to the key/value tokens, positions counted within their \
+                    .into()
+            }
+            Self::XKvPe => {
+                "Add the positional encoding to the key/value tokens, positions counted within their \
                             own sentence"
-                .into(),
+                    .into()
+            }
             Self::Q => "Project every token to a query: x @ W_Q + b_Q".into(),
             Self::K => "Project every token to a key: x @ W_K + b_K".into(),
             Self::V => "Project every token to a value: x @ W_V + b_V".into(),
             Self::QHeads => {
-                format!("Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h")
+                format!(
+                    "Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h"
+                )
             }
             Self::KHeads => "The same split for the keys".into(),
             Self::VHeads => "The same split for the values".into(),
@@ -313,7 +322,8 @@ impl<'de> Deserialize<'de> for StepName {
 
 impl Axis {
     /// Every axis.
-    pub const ALL: [Axis; 8] = [Self::B, Self::H, Self::T, Self::TQ, Self::TK, Self::DModel, Self::DK, Self::One];
+    pub const ALL: [Axis; 8] =
+        [Self::B, Self::H, Self::T, Self::TQ, Self::TK, Self::DModel, Self::DK, Self::One];
 
     /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
     /// `d_model`, `d_k`, `1`.

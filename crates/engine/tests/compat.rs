@@ -105,7 +105,8 @@ fn trace_json_names_parse_back() {
         let trace: Trace = run_json(&scenario).unwrap();
         let v: Value = serde_json::from_str(&trace.to_json()).unwrap();
         for step in v["steps"].as_array().unwrap() {
-            let s: StepName = serde_json::from_value(step["name"].clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let s: StepName =
+                serde_json::from_value(step["name"].clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
             let dims: Vec<attention_engine::Axis> = serde_json::from_value(step["dims"].clone()).unwrap();
             assert_eq!(dims, s.dims(trace.is_cross()), "{name}: {s}");
         }

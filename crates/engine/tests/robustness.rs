@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use attention_engine::{
-    limits, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections,
-    Scenario, StepName,
+    limits, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind,
+    Projections, Scenario, StepName,
 };
 use proptest::prelude::*;
 
@@ -43,7 +43,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             let sentence = prop::collection::vec(word.clone(), 1..=9).prop_map(|w| w.join(" "));
             (
                 prop::collection::vec(sentence.clone(), b),
-                if cross { prop::collection::vec(sentence, b).prop_map(Some).boxed() } else { Just(None).boxed() },
+                if cross {
+                    prop::collection::vec(sentence, b).prop_map(Some).boxed()
+                } else {
+                    Just(None).boxed()
+                },
                 prop::collection::vec(adversarial_number(), d * 4),
                 prop::collection::vec(adversarial_number(), 4 * d * d),
                 Just((d, h, mask, proj, positions)),
