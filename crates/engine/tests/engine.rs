@@ -262,7 +262,7 @@ fn slow_reference(
         }
         let two_i = (c / 2 * 2) as f64;
         let angle = pos as f64 / 10000f64.powf(two_i / d as f64);
-        if c % 2 == 0 { angle.sin() } else { angle.cos() }
+        if c.is_multiple_of(2) { angle.sin() } else { angle.cos() }
     };
     let lin = |v: &[f64], m: &[Vec<f64>], bias: &[f64]| -> Vec<f64> {
         (0..d).map(|j| (0..d).map(|i| v[i] * m[i][j]).sum::<f64>() + bias[j]).collect()
