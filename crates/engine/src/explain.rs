@@ -1143,4 +1143,36 @@ mod tests {
         assert_eq!(tex(f64::NEG_INFINITY), r"-\infty");
         assert_eq!(tex(1e-9), r"1.0000 \times 10^{-9}");
     }
+
+    fn term(value: f64) -> Term {
+        plain(String::new(), value)
+    }
+
+    #[test]
+    fn top_terms_are_the_largest_and_the_rest_is_summed_in_order() {
+        let e = Explanation {
+            step: StepName::Q,
+            index: vec![0, 0, 0],
+            formula: String::new(),
+            kind: Kind::Sum,
+            terms: [0.5, -3.0, 1.0, 0.25, 2.0].into_iter().map(term).collect(),
+            result: 0.75,
+            notes: vec![],
+            operands: vec![],
+            pytorch: String::new(),
+            latex: String::new(),
+        };
+        assert_eq!(e.terms_sum(), 0.75);
+        let (top, rest) = top_terms(&e, 2);
+        assert_eq!(top.iter().map(|t| t.value).collect::<Vec<_>>(), vec![-3.0, 2.0]);
+        assert_eq!(rest, 0.5 + 1.0 + 0.25);
+        let (top, rest) = top_terms(&e, 0);
+        assert!(top.is_empty());
+        assert_eq!(rest, 0.75);
+        let mut nan = e;
+        nan.terms.push(term(f64::NAN));
+        let (top, _) = top_terms(&nan, 1);
+        assert!(top[0].value.is_nan(), "NaN is listed first");
+        assert_eq!(left_sum(std::iter::empty()), 0.0);
+    }
 }
