@@ -701,6 +701,12 @@ impl Explainer<'_> {
     fn projection(&self) -> Result<Explanation, ExplainError> {
         let [b, t, c] = three(self.index)?;
         let p = &self.trace.params;
+        let letter = match self.step {
+            StepName::Q => "Q",
+            StepName::K => "K",
+            StepName::V => "V",
+            _ => "O",
+        };
         let (input, layer, w_name, b_name, py_layer) = match self.step {
             StepName::Q => (self.projection_input(false), &p.q, Param::WQ, Param::BQ, "self.w_q"),
             StepName::K => (self.projection_input(true), &p.k, Param::WK, Param::BK, "self.w_k"),
@@ -736,11 +742,9 @@ impl Explainer<'_> {
             _ => "x",
         };
         let latex = format!(
-            r"{} = \sum_{{d}} \mathrm{{{}}}_{{{b},{t},d}} {}_{{d,{c}}} + {}_{{{c}}} = {} = {}",
+            r"{} = \sum_{{d}} \mathrm{{{}}}_{{{b},{t},d}}\, W^{{{letter}}}_{{d,{c}}} + b^{{{letter}}}_{{{c}}} = {} = {}",
             self.lhs(),
             input.as_str().replace('_', r"\_"),
-            w_name.as_str(),
-            b_name.as_str(),
             tex_terms(&terms),
             tex(self.result)
         );

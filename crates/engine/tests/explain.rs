@@ -101,6 +101,7 @@ fn baseball_bat_by_hand() {
     assert_eq!(q.result, 2.0);
     assert!(sum_matches(&q));
     assert_eq!(q.pytorch, "(x[0, 0] * self.w_q.weight[0]).sum() + self.w_q.bias[0]");
+    assert!(q.latex.contains(r"W^{Q}_{d,0} + b^{Q}_{0}"), "{}", q.latex);
 }
 
 #[test]
