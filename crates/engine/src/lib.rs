@@ -27,6 +27,7 @@
 pub mod attention;
 pub mod embedding;
 pub mod error;
+pub mod explain;
 pub mod invariants;
 pub mod mask;
 pub mod positional;
@@ -37,6 +38,9 @@ pub mod trace;
 pub mod weights;
 
 pub use error::EngineError;
+pub use explain::{
+    explain, top_terms, BlockReason, ExplainError, Explanation, Kind, Operand, Param, Tensor, Term,
+};
 pub use invariants::InvariantError;
 pub use scenario::{
     ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario,
@@ -162,9 +166,12 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
 
     // 2. Parameters, embeddings and (optionally) positions.
     let (x, sources) = embedding::embed(&batch, d_model, &scenario.embeddings)?;
-    let x_kv = match &kv_batch {
-        Some(kv) => Some(embedding::embed(kv, d_model, &scenario.embeddings)?.0),
-        None => None,
+    let (x_kv, kv_sources) = match &kv_batch {
+        Some(kv) => {
+            let (x_kv, kv_sources) = embedding::embed(kv, d_model, &scenario.embeddings)?;
+            (Some(x_kv), Some(kv_sources))
+        }
+        None => (None, None),
     };
     let w = weights::build(&scenario.projections, d_model, scenario.seed)?;
     let positions = scenario.positional == Positional::Sinusoidal;
@@ -297,6 +304,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         kv_tokens: kv_batch.as_ref().map(tokenize::Batch::texts),
         kv_lengths: kv_batch.as_ref().map(|kv| kv.lengths.clone()),
         sources,
+        kv_sources,
         positional: scenario.positional,
         feature_names: embedding::lexicon(d_model).map(|l| l.dims.to_vec()),
         sizes: trace::Sizes { b, t, t_k: cross.then_some(t_k), d_model, n_heads, d_k },

@@ -154,6 +154,10 @@ pub struct Trace {
     pub kv_lengths: Option<Vec<usize>>,
     /// Where each token's embedding came from.
     pub sources: Vec<Vec<Source>>,
+    /// Cross-attention only: where each key/value token's embedding came from, `B × T_k`.
+    /// For explanations; not part of the trace JSON (old traces stay as they were).
+    #[serde(skip)]
+    pub kv_sources: Option<Vec<Vec<Source>>>,
     /// The positional encoding added to the embeddings (`none` is not written).
     #[serde(skip_serializing_if = "Positional::is_none")]
     pub positional: Positional,

@@ -1,0 +1,449 @@
+//! `explain`: the arithmetic behind one cell, by hand (seed 003's baseball bat) and for
+//! random scenarios (the terms add up to the trace's value, bad indices are errors).
+
+use std::collections::BTreeMap;
+
+use attention_engine::embedding::Source;
+use attention_engine::{
+    explain, run, top_terms, BlockReason, ExplainError, Explanation, ExplicitWeights, Fill, Kind, MaskConfig,
+    Operand, Padding, Positional, Projections, Scenario, StepName, Tensor, Trace,
+};
+use proptest::prelude::*;
+
+fn close(got: f64, want: f64, tol: f64) -> bool {
+    (got - want).abs() <= tol
+}
+
+/// `|Σ terms − result| ≤ 1e-12 · max(1, |result|)`, NaN matching NaN. The engine's matrix
+/// product may add in another order (and fuse multiply-adds), so the last bits may differ.
+fn sum_matches(e: &Explanation) -> bool {
+    let (sum, want) = (e.terms_sum(), e.result);
+    if want.is_nan() || sum.is_nan() {
+        return want.is_nan() && sum.is_nan();
+    }
+    (sum - want).abs() <= 1e-12 * want.abs().max(1.0)
+}
+
+fn ex(trace: &Trace, step: StepName, index: &[usize]) -> Explanation {
+    explain(trace, step, index).unwrap_or_else(|e| panic!("{step}{index:?}: {e}"))
+}
+
+fn values(e: &Explanation) -> Vec<f64> {
+    e.terms.iter().map(|t| t.value).collect()
+}
+
+fn baseball_bat() -> Trace {
+    run(&Scenario::identity(&["baseball bat"], 3, 1)).unwrap()
+}
+
+/// Seed 003 by hand: baseball = (2,0,0), bat = (1,1,0) in "sports, animal, other".
+#[test]
+fn baseball_bat_by_hand() {
+    let trace = baseball_bat();
+    // x: the lexicon, with named dimensions
+    let x = ex(&trace, StepName::X, &[0, 1, 0]);
+    assert_eq!(x.kind, Kind::Source { source: Some(Source::Lexicon) });
+    assert_eq!(x.result, 1.0);
+    assert!(x.notes.iter().any(|n| n.contains("“sports”")), "{:?}", x.notes);
+    assert!(x.notes.iter().any(|n| n.contains("lexicon")));
+
+    // scores[bat, baseball] = 1·2 + 1·0 + 0·0 = 2
+    let s = ex(&trace, StepName::Scores, &[0, 0, 1, 0]);
+    assert_eq!(s.kind, Kind::Sum);
+    assert_eq!(s.result, 2.0);
+    let ops: Vec<Vec<f64>> = s.terms.iter().map(|t| t.operands.clone()).collect();
+    assert_eq!(ops, vec![vec![1.0, 2.0], vec![1.0, 0.0], vec![0.0, 0.0]]);
+    assert_eq!(values(&s), vec![2.0, 0.0, 0.0]);
+    assert_eq!(s.terms[0].label, "q[0,0,1,0] · k[0,0,0,0]");
+    assert_eq!(s.pytorch, "(q[0, 0, 1] * k[0, 0, 0]).sum()");
+    assert_eq!(
+        s.operands,
+        vec![
+            Operand { tensor: Tensor::Step(StepName::QHeads), index: vec![Some(0), Some(0), Some(1), None] },
+            Operand { tensor: Tensor::Step(StepName::KHeads), index: vec![Some(0), Some(0), Some(0), None] },
+        ]
+    );
+    assert!(s.latex.contains(r"1 \cdot 2 + 1 \cdot 0 + 0 \cdot 0 = 2"), "{}", s.latex);
+
+    // scaled = 2 / √3 = 1.1547
+    let sc = ex(&trace, StepName::Scaled, &[0, 0, 1, 0]);
+    assert_eq!(sc.kind, Kind::Quotient { numerator: 2.0, denominator: 3f64.sqrt() });
+    assert!(close(sc.result, 1.1547, 1e-4));
+    assert_eq!(sc.pytorch, "(q[0, 0, 1] * k[0, 0, 0]).sum() / math.sqrt(d_k)");
+
+    // nothing is masked
+    let m = ex(&trace, StepName::Masked, &[0, 0, 1, 0]);
+    assert!(matches!(m.kind, Kind::Masked { blocked: false, .. }));
+    assert_eq!(m.result, sc.result);
+
+    // bat's row: 2/√3 twice, so 0.5 each
+    let w = ex(&trace, StepName::Weights, &[0, 0, 1, 0]);
+    assert!(close(w.result, 0.5, 1e-15));
+    let Kind::Softmax { max, numerator, sum } = w.kind else { panic!("{:?}", w.kind) };
+    assert_eq!((max, numerator, sum), (2.0 / 3f64.sqrt(), 1.0, 2.0));
+    // baseball's row: 4/√3 and 2/√3: 0.7604 and 0.2396
+    let w00 = ex(&trace, StepName::Weights, &[0, 0, 0, 0]);
+    let w01 = ex(&trace, StepName::Weights, &[0, 0, 0, 1]);
+    assert!(close(w00.result, 0.7604, 1e-4) && close(w01.result, 0.2396, 1e-4));
+    assert_eq!(values(&w01)[0], 1.0); // exp(max − max)
+    assert!(close(values(&w01)[1], (-2.0 / 3f64.sqrt()).exp(), 1e-15));
+
+    // context of bat, "sports": 0.5·2 + 0.5·1 = 1.5
+    let c = ex(&trace, StepName::Context, &[0, 0, 1, 0]);
+    assert_eq!(values(&c), vec![1.0, 0.5]);
+    assert_eq!(c.result, 1.5);
+    assert_eq!(c.pytorch, "(weights[0, 0, 1] * v[0, 0, :, 0]).sum()");
+
+    // q = x @ I + 0: three products and a zero bias
+    let q = ex(&trace, StepName::Q, &[0, 0, 0]);
+    assert_eq!(q.terms.len(), 4);
+    assert_eq!(q.terms[3].label, "bias b_Q[0]");
+    assert_eq!(q.result, 2.0);
+    assert!(sum_matches(&q));
+    assert_eq!(q.pytorch, "(x[0, 0] * self.w_q.weight[0]).sum() + self.w_q.bias[0]");
+    assert!(q.latex.contains(r"W^{Q}_{d,0} + b^{Q}_{0}"), "{}", q.latex);
+}
+
+#[test]
+fn copies_name_the_cell_they_copy() {
+    // d_model 4, h 2: head 1, feature 1 is column 3
+    let mut s = Scenario::identity(&["baseball bat flew"], 4, 2);
+    s.embeddings = BTreeMap::from([
+        ("baseball".into(), vec![1.0, 2.0, 3.0, 4.0]),
+        ("bat".into(), vec![5.0, 6.0, 7.0, 8.0]),
+        ("flew".into(), vec![9.0, 10.0, 11.0, 12.0]),
+    ]);
+    let trace = run(&s).unwrap();
+    let k = ex(&trace, StepName::KHeads, &[0, 1, 2, 1]);
+    assert_eq!(k.kind, Kind::Copy);
+    assert_eq!(k.result, 12.0);
+    assert_eq!(
+        k.operands,
+        vec![Operand { tensor: Tensor::Step(StepName::K), index: vec![Some(0), Some(2), Some(3)] }]
+    );
+    let c = ex(&trace, StepName::Concat, &[0, 2, 3]);
+    assert_eq!(c.kind, Kind::Copy);
+    assert_eq!(c.terms[0].label, "context[0,1,2,1]");
+    assert_eq!(c.result, trace.step(StepName::Context).unwrap().data[[0, 1, 2, 1]]);
+    let x = ex(&trace, StepName::X, &[0, 0, 2]);
+    assert_eq!(x.kind, Kind::Source { source: Some(Source::Explicit) });
+    assert_eq!(x.result, 3.0);
+}
+
+#[test]
+fn hashed_and_pad_tokens_say_so() {
+    let mut s = Scenario::identity(&["zyzzyva quux", "zyzzyva"], 5, 1);
+    s.mask.padding = Padding::Keys;
+    let trace = run(&s).unwrap();
+    let x = ex(&trace, StepName::X, &[0, 0, 3]);
+    assert_eq!(x.kind, Kind::Source { source: Some(Source::Hashed) });
+    assert!(x.notes.iter().any(|n| n.contains("FNV-1a")));
+    assert!(!x.notes.iter().any(|n| n.contains("Recomputed")));
+    let pad = ex(&trace, StepName::X, &[1, 1, 0]);
+    assert_eq!(pad.kind, Kind::Source { source: Some(Source::Pad) });
+    assert_eq!(pad.result, 0.0);
+}
+
+#[test]
+fn positions_are_explained() {
+    let mut s = Scenario::identity(&["the cat sat on the mat"], 4, 2);
+    s.positional = Positional::Sinusoidal;
+    let trace = run(&s).unwrap();
+    // PE(1, 2) = sin(1 / 10000^(2/4)) = sin(0.01)
+    let pe = ex(&trace, StepName::Pe, &[0, 1, 2]);
+    assert_eq!(pe.kind, Kind::Positional { pos: 1, i: 1, angle: 0.01, sine: true });
+    assert_eq!(pe.result, 0.01f64.sin());
+    assert_eq!(pe.pytorch, "math.sin(1 / 10000 ** (2 / 4))");
+    let pe = ex(&trace, StepName::Pe, &[0, 3, 1]);
+    assert!(matches!(pe.kind, Kind::Positional { pos: 3, i: 0, sine: false, .. }));
+    assert_eq!(pe.result, 3f64.cos());
+    // x_pe = x + PE, two terms, exact
+    let xp = ex(&trace, StepName::XPe, &[0, 1, 0]);
+    assert_eq!(xp.kind, Kind::Sum);
+    assert_eq!(xp.terms.len(), 2);
+    assert_eq!(xp.terms_sum(), xp.result);
+    assert_eq!(xp.terms[1].value, 1f64.sin());
+    // q reads x_pe
+    let q = ex(&trace, StepName::Q, &[0, 1, 0]);
+    assert!(q.terms[0].label.starts_with("x_pe[0,1,0]"), "{}", q.terms[0].label);
+    assert!(sum_matches(&q));
+}
+
+#[test]
+fn cross_attention_key_side_cells_index_key_tokens() {
+    let mut s = Scenario::identity(&["a b"], 4, 1);
+    s.kv_sentences = Some(vec!["one two three four five".into()]);
+    s.positional = Positional::Sinusoidal;
+    let trace = run(&s).unwrap();
+    // key token 4 exists; query token 4 does not
+    let k = ex(&trace, StepName::K, &[0, 4, 1]);
+    assert!(k.terms[0].label.starts_with("x_kv_pe[0,4,0]"), "{}", k.terms[0].label);
+    assert!(sum_matches(&k));
+    assert!(matches!(
+        explain(&trace, StepName::Q, &[0, 4, 1]),
+        Err(ExplainError::OutOfRange { index: 4, len: 2, .. })
+    ));
+    // x_kv_pe at key position 4: beyond the pe step's two rows, from the formula
+    let xp = ex(&trace, StepName::XKvPe, &[0, 4, 0]);
+    assert_eq!(xp.terms_sum(), xp.result);
+    assert_eq!(xp.terms[1].value, 4f64.sin());
+    assert!(xp.notes.iter().any(|n| n.contains("same formula")));
+    let x_kv = ex(&trace, StepName::XKv, &[0, 3, 0]);
+    assert!(x_kv.notes.iter().any(|n| n.contains("“four”")));
+    assert!(matches!(x_kv.kind, Kind::Source { source: Some(Source::Hashed) }));
+    let sc = ex(&trace, StepName::Scores, &[0, 0, 1, 4]);
+    assert!(sc.notes.iter().any(|n| n.contains("query “b” and key “five”")), "{:?}", sc.notes);
+    let c = ex(&trace, StepName::Context, &[0, 0, 1, 3]);
+    assert_eq!(c.terms.len(), 5);
+    assert!(sum_matches(&c));
+}
+
+fn causal_pad(fill: Fill) -> Trace {
+    let mut s = Scenario::identity(&["I bought a baseball bat", "the bat"], 3, 1);
+    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill };
+    run(&s).unwrap()
+}
+
+#[test]
+fn masked_cells_say_why() {
+    let trace = causal_pad(Fill::NegInf);
+    let causal = ex(&trace, StepName::Masked, &[0, 0, 1, 3]);
+    assert_eq!(
+        causal.kind,
+        Kind::Masked { blocked: true, reasons: vec![BlockReason::Causal], fill: f64::NEG_INFINITY }
+    );
+    assert_eq!(causal.result, f64::NEG_INFINITY);
+    assert!(causal.notes.iter().any(|n| n.contains("causal")));
+    assert!(causal.pytorch.starts_with("float('-inf')"));
+    // sentence 1 has 2 real tokens: row 3 is a pad query, key 4 a pad key, 4 > 3 too
+    let pad = ex(&trace, StepName::Masked, &[1, 0, 3, 4]);
+    let Kind::Masked { blocked: true, reasons, .. } = &pad.kind else { panic!("{:?}", pad.kind) };
+    assert_eq!(reasons, &[BlockReason::Causal, BlockReason::PadKey, BlockReason::PadQuery]);
+    let kept = ex(&trace, StepName::Masked, &[0, 0, 3, 1]);
+    assert!(matches!(kept.kind, Kind::Masked { blocked: false, .. }));
+    assert_eq!(kept.result, ex(&trace, StepName::Scaled, &[0, 0, 3, 1]).result);
+    // JSON writes the fill as a string
+    let json = serde_json::to_value(&causal).unwrap();
+    assert_eq!(json["result"], "-Infinity");
+    assert_eq!(json["kind"]["fill"], "-Infinity");
+    assert_eq!(json["kind"]["reasons"][0], "causal");
+}
+
+#[test]
+fn a_fully_masked_row_is_nan_under_neg_inf_and_uniform_under_large_negative() {
+    let trace = causal_pad(Fill::NegInf);
+    let w = ex(&trace, StepName::Weights, &[1, 0, 3, 0]);
+    assert!(w.result.is_nan());
+    assert!(matches!(w.kind, Kind::Softmax { max, .. } if max == f64::NEG_INFINITY));
+    assert!(w.notes.iter().any(|n| n.contains("0/0") && n.contains("NaN")), "{:?}", w.notes);
+    let c = ex(&trace, StepName::Context, &[1, 0, 3, 0]);
+    assert!(c.result.is_nan() && c.terms_sum().is_nan());
+    assert!(c.notes.iter().any(|n| n.contains("NaN")));
+    let o = ex(&trace, StepName::Output, &[1, 3, 2]);
+    assert!(o.result.is_nan() && o.terms_sum().is_nan());
+    // a blocked key in a normal row: exactly 0
+    let w = ex(&trace, StepName::Weights, &[0, 0, 1, 2]);
+    assert_eq!(w.result, 0.0);
+    assert!(w.notes.iter().any(|n| n.contains("exactly 0")));
+
+    let trace = causal_pad(Fill::LargeNegative);
+    let w = ex(&trace, StepName::Weights, &[1, 0, 3, 1]);
+    assert!(close(w.result, 0.2, 1e-15));
+    assert!(w.notes.iter().any(|n| n.contains("uniform") && n.contains("1/5")), "{:?}", w.notes);
+}
+
+/// Real scores below −1e9 (embeddings of 1e5 with opposite signs): the causal query
+/// attends to the future under −1e9, and the explanation says so.
+#[test]
+fn the_large_negative_leak_is_explained() {
+    let mut s = Scenario::identity(&["up"], 1, 1);
+    s.embeddings = BTreeMap::from([("up".into(), vec![1e5]), ("down".into(), vec![-1e5])]);
+    s.kv_sentences = Some(vec!["down up".into()]);
+    s.mask = MaskConfig { causal: true, padding: Padding::None, fill: Fill::LargeNegative };
+    // cross, causal: query 0 may see key 0 ("down": -1e10), not key 1 ("up": +1e10)
+    let trace = run(&s).unwrap();
+    let blocked = ex(&trace, StepName::Weights, &[0, 0, 0, 1]);
+    assert_eq!(blocked.result, 1.0);
+    assert!(blocked.notes.iter().any(|n| n.contains("leaks")), "{:?}", blocked.notes);
+    let real = ex(&trace, StepName::Weights, &[0, 0, 0, 0]);
+    assert_eq!(real.result, 0.0);
+    assert!(real.notes.iter().any(|n| n.contains("below the fill")), "{:?}", real.notes);
+}
+
+#[test]
+fn bad_requests_are_errors() {
+    let trace = baseball_bat();
+    assert_eq!(explain(&trace, StepName::Pe, &[0, 0, 0]), Err(ExplainError::NoSuchStep(StepName::Pe)));
+    assert_eq!(explain(&trace, StepName::XKv, &[0, 0, 0]), Err(ExplainError::NoSuchStep(StepName::XKv)));
+    assert_eq!(
+        explain(&trace, StepName::Scores, &[0, 0, 0]),
+        Err(ExplainError::WrongRank { step: StepName::Scores, expected: 4, found: 3 })
+    );
+    assert!(matches!(
+        explain(&trace, StepName::Weights, &[0, 1, 0, 0]),
+        Err(ExplainError::OutOfRange { index: 1, .. })
+    ));
+    assert!(explain(&trace, StepName::X, &[]).is_err());
+    assert!(explain(&trace, StepName::Output, &[usize::MAX, 0, 0]).is_err());
+    // a trace cut short does not panic either
+    let mut broken = trace.clone();
+    broken.params.o.w = ndarray::Array2::zeros((1, 1));
+    assert!(matches!(explain(&broken, StepName::Output, &[0, 0, 2]), Err(ExplainError::Inconsistent(_))));
+    let mut broken = trace;
+    broken.steps.retain(|s| s.name != StepName::QHeads);
+    assert!(matches!(explain(&broken, StepName::Scores, &[0, 0, 0, 0]), Err(ExplainError::Inconsistent(_))));
+}
+
+#[test]
+fn long_sums_list_the_largest_terms_and_the_rest() {
+    // d_model 20 → 21 terms for q (20 products and the bias)
+    let mut s = Scenario::identity(&["zyzzyva"], 20, 1);
+    s.projections = Projections::Named(attention_engine::ProjectionKind::Seeded);
+    let trace = run(&s).unwrap();
+    let q = ex(&trace, StepName::Q, &[0, 0, 7]);
+    assert_eq!(q.terms.len(), 21);
+    let (top, rest) = top_terms(&q, 16);
+    assert_eq!(top.len(), 16);
+    assert!(top.windows(2).all(|w| w[0].value.abs() >= w[1].value.abs()));
+    let smallest_top = top.last().unwrap().value.abs();
+    let others: Vec<f64> =
+        q.terms.iter().filter(|t| !top.iter().any(|u| std::ptr::eq(*u, *t))).map(|t| t.value).collect();
+    assert_eq!(others.len(), 5);
+    assert!(others.iter().all(|v| v.abs() <= smallest_top));
+    assert!(close(top.iter().map(|t| t.value).sum::<f64>() + rest, q.result, 1e-12));
+    assert!(q.latex.contains(r"\cdots"));
+    let (all, rest) = top_terms(&q, 100);
+    assert_eq!((all.len(), rest), (21, 0.0));
+}
+
+#[test]
+fn every_step_explains_and_serialises() {
+    let mut s = Scenario::identity(&["the cat sat", "the bat"], 4, 2);
+    s.kv_sentences = Some(vec!["a dog".into(), "the mat was cold".into()]);
+    s.positional = Positional::Sinusoidal;
+    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+    let trace = run(&s).unwrap();
+    assert_eq!(trace.steps.len(), StepName::ALL.len());
+    for step in &trace.steps {
+        let index = vec![0; step.shape.len()];
+        let e = ex(&trace, step.name, &index);
+        assert!(
+            !e.formula.is_empty() && !e.pytorch.is_empty() && !e.latex.is_empty() && !e.notes.is_empty(),
+            "{}",
+            step.name
+        );
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(json.contains(step.name.as_str()));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Random scenarios, as tests/engine.rs makes them.
+
+fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
+    (0..rows).map(|i| (0..cols).map(|j| vals[(i * cols + j) % vals.len()]).collect()).collect()
+}
+
+fn arb_scenario() -> impl Strategy<Value = Scenario> {
+    let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
+    (
+        1usize..=3,
+        1usize..=3,
+        1usize..=5,
+        any::<bool>(),
+        0usize..3,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions)| {
+            let d = h * d_k;
+            let sentence = prop::collection::vec(words.clone(), 1..=7).prop_map(|w| w.join(" "));
+            (
+                prop::collection::vec(sentence.clone(), b),
+                if cross {
+                    prop::collection::vec(sentence, b).prop_map(Some).boxed()
+                } else {
+                    Just(None).boxed()
+                },
+                prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
+                prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
+                Just((d, h, causal, padding, large, positions)),
+            )
+        })
+        .prop_map(
+            |(sentences, kv_sentences, vectors, params, (d, h, causal, padding, large, positions))| {
+                let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
+                let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
+                let (m, rest) = params.split_at(8 * d * d);
+                let w = |i: usize| matrix(d, d, &m[i * 2 * d * d..(i * 2 + 1) * d * d]);
+                let bias = |i: usize| rest[i * d..(i + 1) * d].to_vec();
+                Scenario {
+                    sentences,
+                    kv_sentences,
+                    d_model: d,
+                    n_heads: h,
+                    embeddings,
+                    projections: Projections::Explicit(Box::new(ExplicitWeights {
+                        w_q: w(0),
+                        b_q: bias(0),
+                        w_k: w(1),
+                        b_k: bias(1),
+                        w_v: w(2),
+                        b_v: bias(2),
+                        w_o: w(3),
+                        b_o: bias(3),
+                    })),
+                    seed: 0,
+                    mask: MaskConfig {
+                        causal,
+                        padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][padding],
+                        fill: if large { Fill::LargeNegative } else { Fill::NegInf },
+                    },
+                    positional: if positions { Positional::Sinusoidal } else { Positional::None },
+                }
+            },
+        )
+}
+
+/// The result is always the trace's value, bit for bit (NaN for NaN).
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn every_cell_explains_itself(s in arb_scenario(), picks in prop::collection::vec(any::<prop::sample::Index>(), 4)) {
+        let trace = run(&s).unwrap();
+        for step in &trace.steps {
+            let index: Vec<usize> = step.shape.iter().zip(&picks).map(|(&len, p)| p.index(len)).collect();
+            let e = explain(&trace, step.name, &index).unwrap_or_else(|err| panic!("{}{index:?}: {err}", step.name));
+            let value = step.data[ndarray::IxDyn(&index)];
+            prop_assert!(same(e.result, value), "{}{:?}: result {} vs trace {}", step.name, index, e.result, value);
+            prop_assert!(!e.notes.iter().any(|n| n.contains("Recomputed")), "{}{:?}: {:?}", step.name, index, e.notes);
+            if matches!(step.name, StepName::XPe | StepName::XKvPe | StepName::Q | StepName::K | StepName::V
+                | StepName::Scores | StepName::Context | StepName::Output) {
+                prop_assert_eq!(&e.kind, &Kind::Sum);
+                prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", step.name, index, e.terms_sum(), e.result);
+            }
+            // one past the end on any axis is an error, as is a wrong rank
+            for axis in 0..index.len() {
+                let mut bad = index.clone();
+                bad[axis] = step.shape[axis];
+                let is_out_of_range = matches!(explain(&trace, step.name, &bad), Err(ExplainError::OutOfRange { .. }));
+                prop_assert!(is_out_of_range);
+            }
+            let mut longer = index.clone();
+            longer.push(0);
+            let is_wrong_rank = matches!(explain(&trace, step.name, &longer), Err(ExplainError::WrongRank { .. }));
+            prop_assert!(is_wrong_rank);
+        }
+        for name in StepName::ALL {
+            if trace.step(name).is_none() {
+                prop_assert_eq!(explain(&trace, name, &[0, 0, 0]), Err(ExplainError::NoSuchStep(name)));
+            }
+        }
+    }
+}
