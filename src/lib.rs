@@ -12,5 +12,6 @@
 pub use attention_engine as engine;
 
 pub mod draw;
+pub mod format;
 pub mod lessons;
 pub mod ui;

@@ -196,9 +196,9 @@ export const tests = [
     run: async (t) => {
       const page = await t.gotoApp();
       await page.waitForSelector('canvas[data-testid="heatmap"]');
-      await page.setInputFiles('[data-testid="import-scenario"]', 'tests/fixtures/odd_sizes_keys.scenario.json');
+      await page.setInputFiles('[data-testid="import-scenario"]', 'crates/engine/tests/fixtures/odd_sizes_keys.scenario.json');
       await page.waitForFunction(() => document.querySelector('[data-testid="d-model"]').value === '15');
-      const expected = JSON.parse(readFileSync('tests/fixtures/odd_sizes_keys.expected.json', 'utf8'));
+      const expected = JSON.parse(readFileSync('crates/engine/tests/fixtures/odd_sizes_keys.expected.json', 'utf8'));
       const weights = expected.steps.find((s) => s.name === 'weights');
       const [, , T] = weights.shape;
       const w = await values(page, 'weights', 2, 0); // head 3 of sentence 1

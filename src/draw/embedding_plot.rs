@@ -86,7 +86,7 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
             .color(&theme.muted)
             .pos(Pos::new(HPos::Center, VPos::Top));
         let (x, y) = at((v, layout.y.0));
-        area.draw(&Text::new(format!("{v}"), (x, y + (4.0 * dpr) as i32), style))?;
+        area.draw(&Text::new(crate::format::tick(v), (x, y + (4.0 * dpr) as i32), style))?;
         v += 1.0;
     }
     let mut v = layout.y.0.ceil();
@@ -97,7 +97,7 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
             .color(&theme.muted)
             .pos(Pos::new(HPos::Right, VPos::Center));
         let (x, y) = at((layout.x.0, v));
-        area.draw(&Text::new(format!("{v}"), (x - (4.0 * dpr) as i32, y), style))?;
+        area.draw(&Text::new(crate::format::tick(v), (x - (4.0 * dpr) as i32, y), style))?;
         v += 1.0;
     }
     let axis = theme.text.stroke_width((1.5 * dpr) as u32);

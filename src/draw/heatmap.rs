@@ -193,24 +193,9 @@ impl Layout {
     }
 }
 
-/// Formats a number for a cell: two decimals, or `-inf`, `NaN`.
+/// Formats a number for a cell: [`crate::format::short`].
 pub fn short_number(v: f64) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v == f64::NEG_INFINITY {
-        "-inf".into()
-    } else if v == f64::INFINITY {
-        "inf".into()
-    } else if v.abs() >= 1e4 {
-        format!("{v:.0e}")
-    } else {
-        let s = format!("{v:.2}");
-        if s == "-0.00" {
-            "0.00".into()
-        } else {
-            s
-        }
-    }
+    crate::format::short(v)
 }
 
 /// A cell's pixel rectangle `[x0, x1) × [y0, y1)` in device pixels: exactly the pixels a

@@ -9,32 +9,117 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 
 use crate::draw::{self, heatmap::short_number, Heatmap, Layout, Scale};
-use crate::engine::trace::non_finite_name;
 use crate::engine::{Role, StepName, Trace};
+use crate::format::exact;
 
 use super::dom;
 
-/// Which heatmap to show.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeatmapSpec {
+/// Which heatmap a card shows: its key in the list of cards. A card with the same key
+/// is kept across edits, so its keyboard cursor and its table stay where they were.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CardId {
     /// The step.
     pub step: StepName,
     /// Sentence.
     pub batch: usize,
     /// Head (0 for steps without heads).
     pub head: usize,
-    /// The colour scale, chosen by the parent (shared across heads or not).
-    pub scale: Scale,
-    /// Canvas width budget, CSS pixels.
-    pub max_width: f64,
 }
 
-/// The exact text of a number, as the table's `data-value` and the CSV carry it.
-pub fn exact(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v}")
-    } else {
-        non_finite_name(v).to_owned()
+/// Everything a card draws, read from the trace for one [`CardId`]. Compared number by
+/// number (bitwise, so NaN equals NaN) to decide whether the card must be redrawn: a
+/// head whose numbers did not change is not drawn again.
+#[derive(Debug, Clone)]
+pub struct CardData {
+    /// The matrix.
+    pub values: ndarray::Array2<f64>,
+    /// Row labels (tokens).
+    pub rows: Vec<String>,
+    /// Column labels (tokens or features).
+    pub cols: Vec<String>,
+    /// Which rows are `<pad>`.
+    pub row_pad: Vec<bool>,
+    /// Which columns are `<pad>`.
+    pub col_pad: Vec<bool>,
+    /// Row-major: blocked by the mask (masked and weights only).
+    pub blocked: Vec<bool>,
+    /// Columns per head band (q, k, v, concat with several heads).
+    pub col_group: Option<usize>,
+    /// Columns are key tokens.
+    pub square: bool,
+    /// The step has a head axis.
+    pub has_heads: bool,
+    /// Row sums, for the query-by-key steps.
+    pub row_sums: Vec<f64>,
+}
+
+impl PartialEq for CardData {
+    fn eq(&self, other: &Self) -> bool {
+        self.values.dim() == other.values.dim()
+            && self.values.iter().zip(other.values.iter()).all(|(a, b)| a.to_bits() == b.to_bits())
+            && self.rows == other.rows
+            && self.cols == other.cols
+            && self.row_pad == other.row_pad
+            && self.col_pad == other.col_pad
+            && self.blocked == other.blocked
+            && self.col_group == other.col_group
+    }
+}
+
+impl CardData {
+    /// The card's numbers and labels, or `None` if the trace has no such matrix (a step
+    /// it does not have, a sentence or head out of range): never an index out of bounds.
+    pub fn build(trace: &Trace, id: CardId) -> Option<Self> {
+        let step = trace.step(id.step)?;
+        let values = step.matrix(id.batch, id.head)?.to_owned();
+        let (rows, cols, row_pad, col_pad) = axis_labels(trace, id.step, id.batch);
+        let (n_rows, n_cols) = values.dim();
+        if rows.len() != n_rows || cols.len() != n_cols {
+            return None;
+        }
+        let blocked = if matches!(id.step, StepName::Masked | StepName::Weights) {
+            (0..n_rows * n_cols).map(|k| trace.mask.is_blocked(id.batch, k / n_cols, k % n_cols)).collect()
+        } else {
+            Vec::new()
+        };
+        let col_group = (matches!(id.step, StepName::Q | StepName::K | StepName::V | StepName::Concat)
+            && trace.sizes.n_heads > 1)
+            .then_some(trace.sizes.d_k);
+        let square = step.cols_are_keys();
+        let row_sums = if square {
+            (0..n_rows).filter_map(|r| step.row_sum(id.batch, id.head, r)).collect()
+        } else {
+            vec![]
+        };
+        Some(Self {
+            values,
+            rows,
+            cols,
+            row_pad,
+            col_pad,
+            blocked,
+            col_group,
+            square,
+            has_heads: step.has_heads(),
+            row_sums,
+        })
+    }
+
+    /// The read-out for cell `(r, c)`.
+    pub fn readout(&self, r: usize, c: usize) -> Option<String> {
+        let v = *self.values.get((r, c))?;
+        let mut text = if self.square {
+            format!("query “{}” → key “{}”: {}", self.rows.get(r)?, self.cols.get(c)?, exact(v))
+        } else {
+            format!("“{}”, {}: {}", self.rows.get(r)?, self.cols.get(c)?, exact(v))
+        };
+        if self.blocked.get(r * self.values.ncols() + c).copied().unwrap_or(false) {
+            text.push_str(" (blocked by the mask)");
+        }
+        if let Some(sum) = self.row_sums.get(r) {
+            text.push_str(&format!(" · row sum {}", exact(*sum)));
+        }
+        Some(text)
     }
 }
 
@@ -81,122 +166,107 @@ pub fn axis_labels(
     (rows, cols, row_pad, col_pad)
 }
 
-/// A heatmap, its hover read-out, table and export buttons.
+/// A heatmap, its hover read-out, table and export buttons. Keyed by [`CardId`]: the card
+/// lives as long as the step, sentence and head are shown, and redraws itself only when
+/// its numbers, labels, scale or width change.
 #[component]
-pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
+pub fn HeatmapCard(
+    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
+    id: CardId,
+    #[prop(into)] scale: Signal<Scale>,
+    #[prop(into)] max_width: Signal<f64>,
+) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let cursor = RwSignal::new(None::<(usize, usize)>);
-    let Some(step) = trace.step(spec.step) else {
-        return view! { <p class="al-muted">"No step " {spec.step.as_str()}</p> }.into_any();
-    };
-    let Some(values) = step.matrix(spec.batch, spec.head).map(|m| m.to_owned()) else {
-        return view! { <p class="al-muted">"Nothing to show for this sentence."</p> }.into_any();
-    };
-    let (rows, cols, row_pad, col_pad) = axis_labels(&trace, spec.step, spec.batch);
-    let square = step.cols_are_keys();
-    let masked_step = matches!(spec.step, StepName::Masked | StepName::Weights);
-    let (n_rows, n_cols) = values.dim();
-    let blocked: Vec<bool> = if masked_step {
-        (0..n_rows * n_cols)
-            .map(|k| trace.mask.is_blocked(spec.batch, k / n_cols.max(1), k % n_cols.max(1)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let col_group = (matches!(spec.step, StepName::Q | StepName::K | StepName::V | StepName::Concat)
-        && trace.sizes.n_heads > 1)
-        .then_some(trace.sizes.d_k);
-    let layout = Layout::new(&rows, &cols, spec.max_width);
-    let dpr = dom::dpr();
+    let data = Memo::new(move |_| trace.with(|t| t.as_ref().and_then(|t| CardData::build(t, id))));
+    let layout =
+        Memo::new(move |_| data.with(|d| d.as_ref().map(|d| Layout::new(&d.rows, &d.cols, max_width.get()))));
+    let dims = move || data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim()));
 
-    // Draw once the canvas is in the page; the card is rebuilt when the trace changes.
-    {
-        let (values, rows, cols, row_pad, col_pad, blocked) =
-            (values.clone(), rows.clone(), cols.clone(), row_pad.clone(), col_pad.clone(), blocked.clone());
-        let scale = spec.scale;
-        let name = spec.step;
-        Effect::new(move |_| {
-            let Some(el) = canvas.get() else { return };
+    // Draw whenever the numbers, the layout or the scale change (and only then).
+    Effect::new(move |_| {
+        let Some(el) = canvas.get() else { return };
+        let scale = scale.get();
+        let Some(layout) = layout.get() else { return };
+        data.with(|d| {
+            let Some(d) = d else { return };
             dom::mark("al-draw-start");
+            let dpr = dom::dpr();
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
             let map = Heatmap {
-                values: values.view(),
-                row_labels: &rows,
-                col_labels: &cols,
-                row_is_pad: &row_pad,
-                col_is_pad: &col_pad,
-                blocked: &blocked,
+                values: d.values.view(),
+                row_labels: &d.rows,
+                col_labels: &d.cols,
+                row_is_pad: &d.row_pad,
+                col_is_pad: &d.col_pad,
+                blocked: &d.blocked,
                 scale,
-                col_group,
+                col_group: d.col_group,
             };
             // the cells as one bitmap (one putImageData), the rest with plotters
             let put = |g: &draw::GridPixels| dom::put_rgba(&el, g.x, g.y, g.width, &g.rgba);
             let area = backend.into_drawing_area();
             if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, &layout, &dom::theme(), dpr, put) {
-                leptos::logging::warn!("drawing {name} failed: {e:?}");
+                leptos::logging::warn!("drawing {} failed: {e:?}", id.step);
             }
             dom::mark("al-draw-end");
         });
-    }
+    });
 
-    let readout = {
-        let (values, rows, cols) = (values.clone(), rows.clone(), cols.clone());
-        let trace = trace.clone();
-        let (b, head, step_name) = (spec.batch, spec.head, spec.step);
-        let blocked = blocked.clone();
-        move || {
-            let (r, c) = cursor.get()?;
-            let v = *values.get((r, c))?;
-            let mut text = if square {
-                format!("query “{}” → key “{}”: {}", rows.get(r)?, cols.get(c)?, exact(v))
-            } else {
-                format!("“{}”, {}: {}", rows.get(r)?, cols.get(c)?, exact(v))
-            };
-            if blocked.get(r * n_cols + c).copied().unwrap_or(false) {
-                text.push_str(" (blocked by the mask)");
-            }
-            if square {
-                if let Some(sum) = trace.step(step_name).and_then(|s| s.row_sum(b, head, r)) {
-                    text.push_str(&format!(" · row sum {}", exact(sum)));
-                }
-            }
-            Some(text)
-        }
+    // The cursor survives edits; if the matrix shrank under it, it moves inside.
+    let clamped = move || {
+        let (n_rows, n_cols) = dims();
+        cursor.get().filter(|_| n_rows > 0 && n_cols > 0).map(|(r, c)| (r.min(n_rows - 1), c.min(n_cols - 1)))
     };
-
+    let readout = move || {
+        let (r, c) = clamped()?;
+        data.with(|d| d.as_ref().and_then(|d| d.readout(r, c)))
+    };
     let on_move = move |ev: leptos::ev::MouseEvent| {
-        cursor.set(layout.cell_at(f64::from(ev.offset_x()), f64::from(ev.offset_y())));
+        let cell = layout.with_untracked(|l| {
+            l.as_ref().and_then(|l| l.cell_at(f64::from(ev.offset_x()), f64::from(ev.offset_y())))
+        });
+        cursor.set(cell);
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let (r, c) = cursor.get_untracked().unwrap_or((0, 0));
+        let (n_rows, n_cols) = dims();
+        if n_rows == 0 || n_cols == 0 {
+            return;
+        }
+        let (r, c) = clamped().unwrap_or((0, 0));
         let next = match ev.key().as_str() {
             "ArrowUp" => (r.saturating_sub(1), c),
-            "ArrowDown" => ((r + 1).min(n_rows.saturating_sub(1)), c),
+            "ArrowDown" => ((r + 1).min(n_rows - 1), c),
             "ArrowLeft" => (r, c.saturating_sub(1)),
-            "ArrowRight" => (r, (c + 1).min(n_cols.saturating_sub(1))),
+            "ArrowRight" => (r, (c + 1).min(n_cols - 1)),
             _ => return,
         };
         ev.prevent_default();
         cursor.set(Some(next));
     };
     let outline = move || {
-        cursor.get().map(|(r, c)| {
-            let (x, y, side) = layout.cell_rect(r, c);
-            format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px")
-        })
+        let (r, c) = clamped()?;
+        let (x, y, side) = layout.with(|l| l.as_ref().map(|l| l.cell_rect(r, c)))?;
+        Some(format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px"))
     };
+    let size =
+        move || layout.with(|l| l.as_ref().map(|l| format!("width:{}px;height:{}px", l.width, l.height)));
 
-    let label = format!(
-        "{} heatmap, sentence {}{}, {} rows by {} columns",
-        spec.step,
-        spec.batch + 1,
-        if step.has_heads() { format!(", head {}", spec.head + 1) } else { String::new() },
-        n_rows,
-        n_cols
-    );
-    let file_stem = format!("{}-b{}-h{}", spec.step, spec.batch, spec.head);
+    let label = move || {
+        let (n_rows, n_cols) = dims();
+        let head = data.with(|d| d.as_ref().is_some_and(|d| d.has_heads));
+        format!(
+            "{} heatmap, sentence {}{}, {} rows by {} columns",
+            id.step,
+            id.batch + 1,
+            if head { format!(", head {}", id.head + 1) } else { String::new() },
+            n_rows,
+            n_cols
+        )
+    };
+    let file_stem = format!("{}-b{}-h{}", id.step, id.batch, id.head);
     let png = {
         let stem = file_stem.clone();
         move |_| {
@@ -207,56 +277,66 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
             }
         }
     };
-    let csv_click = {
-        let stem = file_stem.clone();
-        let (values, rows, cols) = (values.clone(), rows.clone(), cols.clone());
+    let csv_click = move |_| {
         // built on click: formatting every number up front slowed every edit down
-        move |_| dom::download_text(&format!("{stem}.csv"), "text/csv", &csv(&rows, &cols, &values))
+        data.with_untracked(|d| {
+            if let Some(d) = d {
+                dom::download_text(
+                    &format!("{file_stem}.csv"),
+                    "text/csv",
+                    &csv(&d.rows, &d.cols, &d.values),
+                );
+            }
+        })
     };
-    let title = if step.has_heads() {
-        format!("head {}", spec.head + 1)
-    } else {
-        format!("sentence {}", spec.batch + 1)
-    };
-    let table = (n_rows * n_cols <= MAX_TABLE_CELLS).then(|| {
-        view! {
-            <MatrixTable
-                values=values.clone()
-                rows=rows.clone()
-                cols=cols.clone()
-                blocked=blocked.clone()
-                step=spec.step
-                batch=spec.batch
-                head=spec.head
-            />
+    let title = move || {
+        if data.with(|d| d.as_ref().is_some_and(|d| d.has_heads)) {
+            format!("head {}", id.head + 1)
+        } else {
+            format!("sentence {}", id.batch + 1)
         }
-    });
+    };
+    let table = move || {
+        data.get().filter(|d| d.values.len() <= MAX_TABLE_CELLS).map(|d| {
+            view! {
+                <MatrixTable
+                    values=d.values
+                    rows=d.rows
+                    cols=d.cols
+                    blocked=d.blocked
+                    step=id.step
+                    batch=id.batch
+                    head=id.head
+                />
+            }
+        })
+    };
     view! {
-        <figure class="al-card">
+        <figure class="al-card" hidden=move || data.with(Option::is_none)>
             <figcaption>
-                <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", spec.head % 8)>{title}</span>
+                <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>{title}</span>
                 <span class="al-card-actions">
                     <button type="button" class="al-small" on:click=png title="Download this heatmap as PNG">"PNG"</button>
                     <button type="button" class="al-small" on:click=csv_click title="Download this matrix as CSV">"CSV"</button>
                 </span>
             </figcaption>
-            <div class="al-canvas-wrap" style=format!("width:{}px;height:{}px", layout.width, layout.height)>
+            <div class="al-canvas-wrap" style=size>
                 <canvas
                     node_ref=canvas
                     data-testid="heatmap"
-                    data-step=spec.step.as_str()
-                    data-head=spec.head
-                    data-batch=spec.batch
+                    data-step=id.step.as_str()
+                    data-head=id.head
+                    data-batch=id.batch
                     tabindex="0"
                     role="img"
                     aria-label=label
-                    style=format!("width:{}px;height:{}px", layout.width, layout.height)
+                    style=size
                     on:mousemove=on_move
                     on:mouseleave=move |_| cursor.set(None)
                     on:keydown=on_key
                     on:focus=move |_| if cursor.get_untracked().is_none() { cursor.set(Some((0, 0))) }
                 ></canvas>
-                <div class="al-cursor" style=outline hidden=move || cursor.get().is_none()></div>
+                <div class="al-cursor" style=outline hidden=move || clamped().is_none()></div>
             </div>
             <p class="al-readout" data-testid="readout" aria-live="polite">
                 {move || readout().unwrap_or_else(|| "Point at a cell (or focus the map and use the arrow keys) to read its exact value.".into())}
@@ -264,7 +344,6 @@ pub fn HeatmapCard(trace: Arc<Trace>, spec: HeatmapSpec) -> impl IntoView {
             {table}
         </figure>
     }
-    .into_any()
 }
 
 /// Largest matrix that gets a table (128 × 128, the page's largest T); bigger ones are

@@ -13,8 +13,8 @@ use crate::engine::Trace;
 use crate::lessons::Lesson;
 
 use super::dom;
-use super::heatmap_card::exact;
 use super::state::Settings;
+use crate::format::exact;
 
 /// The text of the current lesson step, with its navigation.
 #[component]

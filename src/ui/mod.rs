@@ -2,11 +2,15 @@
 //! every number on the page is read from the trace.
 
 pub mod app;
+pub mod controls;
 pub mod dom;
 pub mod heatmap_card;
+pub mod io;
 pub mod lesson_panel;
 pub mod pipeline;
 pub mod state;
+pub mod tensors;
+pub mod tokens;
 
 pub use app::App;
 

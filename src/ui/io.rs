@@ -1,0 +1,69 @@
+//! Export the trace or the scenario as JSON, import a scenario, and the shared colour
+//! scale switch. An import replaces the explorer's inputs; in a lesson the lesson's words
+//! then follow the imported numbers, or say that they do not apply.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::engine::Scenario;
+
+use super::app::AppState;
+use super::{dom, state};
+
+/// The import/export row.
+#[component]
+pub fn ImportExport(state: AppState) -> impl IntoView {
+    let AppState { text, settings, view: view_state, import_error, run, shown, .. } = state;
+    let export_trace = move |_| {
+        if let Some(t) = shown.get_untracked() {
+            dom::download_text("trace.json", "application/json", &format!("{}\n", t.to_json()));
+        }
+    };
+    let export_scenario = move |_| {
+        let s = run.with_untracked(|r| r.scenario.to_json());
+        dom::download_text("scenario.json", "application/json", &format!("{s}\n"));
+    };
+    let on_import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        let promise = file.text();
+        // the same file can be imported again after an edit
+        input.set_value("");
+        leptos::task::spawn_local(async move {
+            let text_value =
+                wasm_bindgen_futures::JsFuture::from(promise).await.ok().and_then(|v| v.as_string());
+            match text_value.map(|t| Scenario::from_json(&t)) {
+                Some(Ok(s)) => {
+                    let (t, st) = state::from_scenario(&s);
+                    import_error.set(None);
+                    settings.set(st);
+                    text.set(t);
+                }
+                Some(Err(e)) => import_error.set(Some(e.to_string())),
+                None => import_error.set(Some("the file could not be read as text".into())),
+            }
+        });
+    };
+    view! {
+        <div class="al-row al-io">
+            <button type="button" on:click=export_trace data-testid="export-trace">"Export trace JSON"</button>
+            <button type="button" on:click=export_scenario data-testid="export-scenario">"Export scenario JSON"</button>
+            <label class="al-file">
+                "Import scenario JSON "
+                <input type="file" accept=".json,application/json" data-testid="import-scenario" on:change=on_import />
+            </label>
+            <label class="al-check">
+                <input
+                    type="checkbox"
+                    data-testid="shared-scale"
+                    prop:checked=move || view_state.with(|v| v.shared_scale)
+                    on:change=move |ev| { let c = event_target_checked(&ev); view_state.update(|v| v.shared_scale = c) }
+                />
+                "one colour scale for all heads"
+            </label>
+            {move || import_error.get().map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e}</p> })}
+        </div>
+    }
+}

@@ -1,0 +1,152 @@
+//! The selected step: its name, shape, words and PyTorch line, notes about fully masked
+//! rows, and one keyed heatmap card per head.
+
+use leptos::prelude::*;
+
+use crate::draw::Scale;
+use crate::engine::trace::shape_text;
+use crate::engine::{StepName, Trace};
+
+use super::app::AppState;
+use super::heatmap_card::{CardId, HeatmapCard};
+use super::state::ViewState;
+
+/// The step shown, never one the trace lacks: a step of cross-attention or positions
+/// that was switched off falls back to the weights.
+pub fn shown_step(trace: &Trace, wanted: StepName) -> StepName {
+    if trace.step(wanted).is_some() {
+        wanted
+    } else {
+        StepName::Weights
+    }
+}
+
+/// Where the cards go and how wide each may be, for a window `viewport` px wide.
+fn card_width(viewport: f64, heads: usize, n_cols: usize) -> f64 {
+    // the tensors column: beside the pipeline on wide screens, below it on narrow ones
+    let viewport = viewport.min(1400.0);
+    let column = if viewport > 900.0 { viewport - 400.0 } else { viewport - 40.0 };
+    // two heads side by side while their cells stay big enough to read; one per row
+    // beyond T = 24, so that T = 64 still has ~10 px cells and labels
+    if heads > 1 && column > 640.0 && n_cols <= 24 {
+        (column / 2.0 - 40.0).min(520.0)
+    } else {
+        (column - 30.0).min(760.0)
+    }
+}
+
+/// The tensors of the selected step.
+#[component]
+pub fn TensorView(state: AppState) -> impl IntoView {
+    let AppState { shown, view: view_state, viewport, .. } = state;
+    let trace = Signal::derive(move || shown.get());
+    // The cards to show, as keys: a card is kept while its key stays.
+    let ids = Memo::new(move |_| {
+        let trace = shown.get()?;
+        let ViewState { step, batch, .. } = view_state.get();
+        let name = shown_step(&trace, step);
+        let s = trace.step(name)?;
+        let batch = batch.min(trace.sizes.b.saturating_sub(1));
+        let heads = if s.has_heads() { trace.sizes.n_heads } else { 1 };
+        Some((0..heads).map(|head| CardId { step: name, batch, head }).collect::<Vec<_>>())
+    });
+    let header = move || {
+        let trace = shown.get()?;
+        let ViewState { step, batch, .. } = view_state.get();
+        let s = trace.step(shown_step(&trace, step))?;
+        let batch = batch.min(trace.sizes.b.saturating_sub(1));
+        let notes = mask_notes(&trace, s.name, batch);
+        Some(view! {
+            <div class="al-tensor-head">
+                <h2>
+                    <code>{s.name.as_str()}</code>
+                    " "
+                    <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
+                </h2>
+                <p class="al-step-op">{s.op.clone()}</p>
+                <code class="al-pytorch">{s.pytorch.clone()}</code>
+            </div>
+            {notes}
+        })
+    };
+    // The colour scale of one card: viridis for weights; otherwise blue–white–red over
+    // one head's numbers, or every head's when the scale is shared.
+    let scale_for = move |id: CardId| {
+        Signal::derive(move || {
+            if id.step == StepName::Weights {
+                return Scale::weights();
+            }
+            let shared = view_state.with(|v| v.shared_scale);
+            shown.with(|t| {
+                let Some(s) = t.as_ref().and_then(|t| t.step(id.step)) else { return Scale::weights() };
+                let heads = if shared && s.has_heads() {
+                    0..s.shape.get(1).copied().unwrap_or(1)
+                } else {
+                    id.head..id.head + 1
+                };
+                Scale::diverging(heads.filter_map(|h| s.matrix(id.batch, h)).flat_map(|m| m.into_iter()))
+            })
+        })
+    };
+    let width_for = move |id: CardId| {
+        Signal::derive(move || {
+            let (heads, n_cols) = shown.with(|t| {
+                t.as_ref().and_then(|t| t.step(id.step)).map_or((1, 0), |s| {
+                    (
+                        if s.has_heads() { s.shape.get(1).copied().unwrap_or(1) } else { 1 },
+                        s.shape.last().copied().unwrap_or(0),
+                    )
+                })
+            });
+            card_width(viewport.get(), heads, n_cols)
+        })
+    };
+    view! {
+        {header}
+        <div class="al-cards">
+            <For
+                each=move || ids.get().unwrap_or_default()
+                key=|id| *id
+                children=move |id| view! { <HeatmapCard trace=trace id=id scale=scale_for(id) max_width=width_for(id) /> }
+            />
+        </div>
+    }
+}
+
+/// Notes about fully masked rows for the mask-related steps, quoting the trace's numbers.
+fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoView> {
+    use StepName::*;
+    if !matches!(step, Masked | Weights | Context | Concat | Output) {
+        return None;
+    }
+    let rows: Vec<usize> =
+        trace.fully_masked_rows.iter().filter(|[b, _]| *b == batch).map(|[_, i]| *i).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let weights = trace.step(StepName::Weights)?;
+    let notes = rows
+        .into_iter()
+        .map(|i| {
+            let token = trace.query_tokens(batch).get(i).cloned().unwrap_or_default();
+            let w = weights.matrix(batch, 0).and_then(|m| m.get((i, 0)).copied()).unwrap_or(f64::NAN);
+            let text = if w.is_nan() {
+                format!(
+                    "Row {} (“{token}”) is fully masked: every score is -inf, so softmax computes e^(-inf − (-inf)) = NaN, \
+                     i.e. 0/0, and the NaN flows on into context, concat and output. That is why PyTorch code often \
+                     fills with -1e9 instead, or drops those rows.",
+                    i + 1
+                )
+            } else {
+                format!(
+                    "Row {} (“{token}”) is fully masked: with -1e9 every score in it is the same, so softmax gives \
+                     the uniform weight {} to every key.",
+                    i + 1,
+                    crate::format::exact(w)
+                )
+            };
+            view! { <p class="al-flag" data-testid="masked-row-note" data-row=i>{text}</p> }
+        })
+        .collect_view();
+    Some(notes)
+}
