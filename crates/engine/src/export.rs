@@ -927,3 +927,212 @@ fn check_section(trace: &Trace, target: Target) -> Section {
         c,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::MaskConfig;
+
+    fn bat(fill: Fill) -> Scenario {
+        let mut s = Scenario::identity(&["I bought a baseball bat", "the bat flew"], 3, 1);
+        s.embeddings.insert("baseball".into(), vec![2.0, 0.0, 0.0]);
+        s.embeddings.insert("bat".into(), vec![1.0, 1.0, 0.0]);
+        s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill };
+        s
+    }
+
+    fn seeded_cross() -> Scenario {
+        let mut s = Scenario::identity(&["the cat sat down today", "dogs run"], 4, 2);
+        s.kv_sentences =
+            Some(vec!["le chat s'est assis".into(), "les chiens courent vite dans le parc".into()]);
+        s.projections = Projections::Named(ProjectionKind::Seeded);
+        s.seed = 3;
+        s.positional = Positional::Sinusoidal;
+        s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+        s
+    }
+
+    /// The numbers of `name = np.array([...]).reshape(...)` or `numbers("""...""")`.
+    fn parse_array(script: &str, name: &str) -> Vec<f64> {
+        let start =
+            script.find(&format!("{name} = ")).unwrap_or_else(|| panic!("no {name}")) + name.len() + 3;
+        let rest = &script[start..];
+        let (body, text) = if let Some(r) = rest.strip_prefix("np.array([") {
+            (&r[..r.find("]).reshape(").unwrap()], false)
+        } else {
+            let r = rest.strip_prefix("numbers(\"\"\"").unwrap();
+            (&r[..r.find("\"\"\")").unwrap()], true)
+        };
+        let sep = |c: char| if text { c.is_whitespace() } else { c == ',' || c.is_whitespace() };
+        body.split(sep)
+            .filter(|t| !t.is_empty())
+            .map(|t| match t {
+                "float('nan')" | "nan" => f64::NAN,
+                "float('-inf')" | "-inf" => f64::NEG_INFINITY,
+                "float('inf')" | "inf" => f64::INFINITY,
+                _ => t.parse().unwrap_or_else(|_| panic!("{t:?} in {name}")),
+            })
+            .collect()
+    }
+
+    fn same_bits(a: &[f64], b: impl Iterator<Item = f64>) -> bool {
+        let b: Vec<f64> = b.collect();
+        a.len() == b.len()
+            && a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+    }
+
+    #[test]
+    fn script_has_every_step_in_order_with_its_pytorch_line() {
+        let s = bat(Fill::NegInf);
+        let trace = crate::run(&s).unwrap();
+        let script = python_script(&s, &trace);
+        assert!(script.starts_with("#!/usr/bin/env python3\n"));
+        let mut at = 0;
+        for step in &trace.steps {
+            let name = step.name.as_str();
+            let heading = format!("\n# ── {name} ─");
+            let pos =
+                script[at..].find(&heading).unwrap_or_else(|| panic!("no section {name} after {at}")) + at;
+            at = pos + heading.len();
+            let section = &script[pos..pos + script[pos + 1..].find("\n# ── ").unwrap() + 1];
+            assert!(section.contains(&format!("# PyTorch: `{}`", step.pytorch)), "{section}");
+            assert!(section.contains(&format!("numpy_steps[\"{name}\"] = {name}\n")), "{section}");
+            assert!(script.contains(&format!("EXPECTED[\"{name}\"] = ")), "{name}");
+        }
+        // The mask is rebuilt from the lengths, not copied; the check ends with the summary.
+        assert!(script.contains("lengths = [5, 3]"));
+        assert!(script.contains("mask |= np.triu(np.ones((T, T_k), dtype=bool), k=1)"));
+        assert!(
+            script.contains("print(f\"{passed} passed, {failed} failed\")\nsys.exit(1 if failed else 0)\n")
+        );
+        assert!(script.contains("fill = float('-inf')"));
+        assert!(script.contains("scores = scores.masked_fill(mask.unsqueeze(1), float('-inf'))"));
+        assert!(script.contains("q = q.view(B, T, h, d_k).transpose(1, 2)"));
+        assert!(script.contains("weights = scores.softmax(dim=-1)"));
+        assert!(script.contains("W_q = np.eye(d_model)"));
+        // Fully masked rows under -inf: NaN written as float('nan').
+        assert!(trace.nan_rows.len() == 2 && script.contains("float('nan')"));
+        // The numpy pipeline never reads EXPECTED: EXPECTED comes after it.
+        let first_expected = script.find("EXPECTED[").unwrap();
+        assert!(script.rfind("numpy_steps[\"output\"] = output").unwrap() < first_expected);
+    }
+
+    #[test]
+    fn numbers_and_weights_round_trip_bit_for_bit() {
+        let s = seeded_cross();
+        let trace = crate::run(&s).unwrap();
+        let script = python_script(&s, &trace);
+        for step in &trace.steps {
+            let got = parse_array(&script, &format!("EXPECTED[\"{}\"]", step.name));
+            assert!(same_bits(&got, step.data.iter().copied()), "{}", step.name);
+        }
+        let w = &trace.params;
+        for (name, layer) in [("W_q", &w.q), ("W_k", &w.k), ("W_v", &w.v), ("W_o", &w.o)] {
+            let got = parse_array(&script, name);
+            assert!(same_bits(&got, layer.w.iter().copied()), "{name}");
+        }
+        assert!(script.contains("b_q = np.zeros(d_model)  # exactly zero"));
+        assert!(script.contains("seed 3"));
+        // Cross-attention: keys from x_kv (with positions), T_k of its own, a T_q × T_k mask.
+        assert!(script.contains("T_k = 7"));
+        assert!(script.contains("k = x_kv_pe @ W_k + b_k"));
+        assert!(script.contains("x_kv_pe = x_kv + sinusoidal(T_k, d_model)"));
+        assert!(script.contains("kv_tokens = ["));
+        assert!(script.contains(".reshape(B, h, T, T_k)"));
+        let mask_rows = script.matches("\n    \"").count();
+        assert!(mask_rows >= 2 * 5, "{mask_rows}");
+    }
+
+    #[test]
+    fn big_arrays_are_text_blocks_that_round_trip() {
+        let values: Vec<f64> = (0..LITERAL_LIMIT + 3)
+            .map(|i| match i {
+                0 => f64::NAN,
+                1 => f64::NEG_INFINITY,
+                2 => -1e9,
+                _ => (i as f64).sqrt() * 1e-7 - 0.3,
+            })
+            .collect();
+        let text = py_array(&values, 8, "B, T, d_model", 0);
+        assert!(text.starts_with("numbers(\"\"\"\nnan -inf -1000000000.0 "), "{}", &text[..40]);
+        let got = parse_array(&format!("A = {text}"), "A");
+        assert!(same_bits(&got, values.iter().copied()));
+        let small = py_array(&values[..6], 3, "2, 3", 0);
+        assert_eq!(
+            small,
+            format!(
+                "np.array([\n    float('nan'), float('-inf'), -1000000000.0,\n    {:?}, {:?}, {:?},\n]).reshape(2, 3)",
+                values[3], values[4], values[5]
+            )
+        );
+        assert_eq!(py_number(0.1), "0.1");
+        assert_eq!(py_number(1e-7), "1e-7");
+        assert_eq!(py_number(f64::INFINITY), "float('inf')");
+        assert_eq!("1e-7".parse::<f64>().unwrap(), 1e-7);
+    }
+
+    #[test]
+    fn notebook_is_valid_nbformat_with_words_before_every_step() {
+        let s = bat(Fill::LargeNegative);
+        let trace = crate::run(&s).unwrap();
+        let nb: Value = serde_json::from_str(&notebook(&s, &trace)).unwrap();
+        assert_eq!(nb["nbformat"], 4);
+        assert_eq!(nb["nbformat_minor"], 4);
+        let cells = nb["cells"].as_array().unwrap();
+        let mut code = String::new();
+        for cell in cells {
+            let source = cell["source"].as_array().unwrap();
+            let lines: Vec<&str> = source.iter().map(|l| l.as_str().unwrap()).collect();
+            for l in &lines[..lines.len().saturating_sub(1)] {
+                assert!(l.ends_with('\n'), "{l:?}");
+            }
+            assert!(!lines.last().unwrap().ends_with('\n'));
+            assert!(cell["metadata"].is_object());
+            match cell["cell_type"].as_str().unwrap() {
+                "code" => {
+                    assert!(cell["execution_count"].is_null());
+                    assert_eq!(cell["outputs"], json!([]));
+                    code.push_str(&lines.concat());
+                    code.push('\n');
+                }
+                "markdown" => assert!(cell.get("outputs").is_none()),
+                other => panic!("cell type {other}"),
+            }
+        }
+        for step in &trace.steps {
+            let heading = format!("### {}", step.name);
+            let i = cells
+                .iter()
+                .position(|c| c["source"][0].as_str().map(str::trim_end) == Some(heading.as_str()))
+                .unwrap();
+            let md: String =
+                cells[i]["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+            let words = step.name.words(3, 1, 3, Fill::LargeNegative);
+            assert!(md.contains(&markdown(&words)), "{md}");
+            assert_eq!(cells[i + 1]["cell_type"], "code");
+            assert!(code.contains(&format!("numpy_steps[\"{}\"]", step.name)));
+        }
+        assert!(code.contains("import matplotlib.pyplot as plt"));
+        assert!(code.contains("scores.masked_fill(mask.unsqueeze(1), -1e9)"));
+        assert!(code.trim_end().ends_with("assert failed == 0, f\"{failed} checks failed\""));
+        // The notebook's code is the script's, but for the heatmap and the last line.
+        let script = python_script(&s, &trace);
+        assert!(script.contains(&code[code.find("EXPECTED = {}").unwrap()..code.find("RTOL").unwrap()]));
+    }
+
+    #[test]
+    fn markdown_and_comments() {
+        assert_eq!(markdown("padded with <pad>, `x <pad>` *"), "padded with &lt;pad&gt;, `x <pad>` \\*");
+        assert_eq!(wrap("  aa bb cc", 7), vec!["  aa bb", "    cc"]);
+        let s = bat(Fill::NegInf);
+        let script = python_script(&s, &crate::run(&s).unwrap());
+        let comments = script.lines().filter(|l| l.starts_with('#'));
+        assert!(comments.clone().all(|l| l.chars().count() <= 100), "a comment line is too long");
+        assert!(comments.clone().any(|l| l.contains("2 query row(s) are blocked entirely")));
+        // A sentence with a quote and a newline stays one line of valid Python.
+        let mut odd = Scenario::identity(&["say \"hi\"\nnow"], 2, 1);
+        odd.mask = MaskConfig::default();
+        let script = python_script(&odd, &crate::run(&odd).unwrap());
+        assert!(script.contains(r#"sentences = ["say \"hi\"\nnow"]"#));
+    }
+}
