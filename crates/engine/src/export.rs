@@ -910,8 +910,6 @@ fn check_section(trace: &Trace, target: Target) -> Section {
          if torch is not None:\n    \
          for name in STEPS:\n        \
          report(*compare(torch_steps[name].detach().numpy(), EXPECTED[name]), \"torch\", name)\n\
-         else:\n    \
-         print(\"PyTorch check skipped (torch is not installed)\")\n\
          print(f\"{{passed}} passed, {{failed}} failed\")\n"
     );
     match target {
