@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs whatever is missing first.
-.PHONY: serve test setup build bench fuzz
+.PHONY: serve test setup build bench fuzz check-torch
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
 	scripts/serve.sh
@@ -23,3 +23,6 @@ fuzz:   ## fuzz engine::run_json for FUZZ_SECONDS (600) under ASan; not part of 
 
 bench:  ## the benchmarks of BENCHMARKS.md (numpy needed; no timing is a test)
 	scripts/setup.sh && e2e/bench/all.sh
+
+check-torch:  ## exported scripts' PyTorch checks + tools/from_pytorch.py (installs torch into .venv); not part of `make test`
+	scripts/python-check.sh --torch

@@ -18,6 +18,8 @@ cargo clippy --all-targets -- -D warnings
 step "3/5 cargo test"
 cargo test
 
+step "3b/5 exported Python scripts and notebooks, run by NumPy"; scripts/python-check.sh
+
 step "4/5 trunk build --release --offline"
 cargo fetch --quiet
 trunk build --release --offline

@@ -3,12 +3,22 @@
 //! ```text
 //! cargo run --release --example trace -- scenario.json > trace.json
 //! cargo run --release --example trace -- - < scenario.json     # read standard input
+//! cargo run --release --example trace -- --python scenario.json > attention.py
+//! cargo run --release --example trace -- --notebook scenario.json > attention.ipynb
 //! ```
+//!
+//! `--python` writes one self-contained Python file that recomputes every step in NumPy
+//! (and PyTorch, when installed) and checks it against the engine's numbers;
+//! `--notebook` writes the same as a Jupyter notebook.
 //!
 //! A bad scenario exits with status 1 and one line on stderr.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
+
+use attention_engine::{export, Scenario};
+
+const USAGE: &str = "usage: trace [--python | --notebook] SCENARIO.json   (or - for standard input)";
 
 fn read(path: &str) -> Result<String, String> {
     if path == "-" {
@@ -20,26 +30,57 @@ fn read(path: &str) -> Result<String, String> {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Output {
+    Trace,
+    Python,
+    Notebook,
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [path] = args.as_slice() else {
-        eprintln!("usage: trace SCENARIO.json   (or - for standard input)");
-        return ExitCode::from(2);
-    };
-    let result = read(path).and_then(|text| attention_engine::run_json(&text).map_err(|e| e.to_string()));
-    match result {
-        Ok(trace) => {
-            // Debug builds check every invariant of the trace before printing it.
-            #[cfg(debug_assertions)]
-            if let Err(e) = trace.check_invariants() {
-                eprintln!("internal error: {e}");
-                return ExitCode::from(3);
-            }
-            println!("{}", trace.to_json());
-            ExitCode::SUCCESS
+    let (output, path) = match args.as_slice() {
+        [flag, path] if flag == "--python" => (Output::Python, path),
+        [flag, path] if flag == "--notebook" => (Output::Notebook, path),
+        [path] if !path.starts_with("--") => (Output::Trace, path),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
         }
+    };
+    let result = read(path).and_then(|text| {
+        let scenario = Scenario::from_json(&text).map_err(|e| e.to_string())?;
+        let trace = attention_engine::run(&scenario).map_err(|e| e.to_string())?;
+        Ok((scenario, trace))
+    });
+    let (scenario, trace) = match result {
+        Ok(pair) => pair,
         Err(message) => {
             eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Debug builds check every invariant of the trace before printing it.
+    #[cfg(debug_assertions)]
+    if let Err(e) = trace.check_invariants() {
+        eprintln!("internal error: {e}");
+        return ExitCode::from(3);
+    }
+    let mut text = match output {
+        Output::Trace => trace.to_json(),
+        Output::Python => export::python_script(&scenario, &trace),
+        Output::Notebook => export::notebook(&scenario, &trace),
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    // A reader that stops early (`| head`) closes the pipe: that is not an error.
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
             ExitCode::FAILURE
         }
     }

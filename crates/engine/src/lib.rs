@@ -28,6 +28,7 @@ pub mod attention;
 pub mod embedding;
 pub mod error;
 pub mod explain;
+pub mod export;
 pub mod invariants;
 pub mod mask;
 pub mod positional;

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Runs the engine's Python exports ("Take it to Python") and checks that they check.
+
+For every scenario below it asks the engine's command line for the exported script
+(`trace --python`) and the notebook (`trace --notebook`), then:
+
+  1. runs the script: it must exit 0 and end with `K passed, 0 failed`, K >= 14;
+  2. changes one number of EXPECTED["output"], and breaks the NumPy pipeline twice
+     (no / sqrt(d_k); no transpose when splitting the heads): each must make the script
+     fail (non-zero exit), so the check compares real computations, not EXPECTED with
+     itself;
+  3. runs the notebook's code cells in order (a plain JSON read and exec, no Jupyter).
+
+With --torch, PyTorch must be installed: the scripts must also pass their PyTorch checks,
+and tools/from_pytorch.py is tested against nn.MultiheadAttention and the seeds'
+MultiHeadAttention (engine output vs module forward, to 1e-9). It also records what
+F.scaled_dot_product_attention returns for a fully masked row.
+
+Usage:
+    python3 tools/python_check.py --trace-bin target/debug/examples/trace [--torch]
+
+Ends with the line `N passed, M failed`; exits 1 if anything failed.
+"""
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def explicit_projections(rng, d, scale=None):
+    scale = scale or 1.0 / math.sqrt(d)
+    p = {}
+    for n in "qkvo":
+        p[f"w_{n}"] = np.round(rng.normal(0.0, scale, size=(d, d)), 4).tolist()
+        p[f"b_{n}"] = np.round(rng.normal(0.0, 0.1, size=d), 4).tolist()
+    return p
+
+
+def scenarios():
+    rng = np.random.default_rng(20240615)
+    odd = ["zorp blick fen zorp quell mib tarn", "blick mib yon", "quell yon zorp dax fen"]
+    odd_words = sorted({w for s in odd for w in s.split()})
+    return {
+        # identity, causal + padding both sides, -inf: two NaN rows
+        "bat_causal_pad_neg_inf": {
+            "sentences": ["I bought a baseball bat", "the bat flew"], "d_model": 3, "n_heads": 1,
+            "embeddings": {"baseball": [2, 0, 0], "bat": [1, 1, 0]}, "projections": "identity",
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # the same under -1e9: the blocked rows become uniform
+        "bat_causal_pad_large_negative": {
+            "sentences": ["I bought a baseball bat", "the bat flew"], "d_model": 3, "n_heads": 1,
+            "embeddings": {"baseball": [2, 0, 0], "bat": [1, 1, 0]}, "projections": "identity",
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "large_negative"}},
+        # seeded weights, lexicon embeddings, sinusoidal positions, key padding
+        "seeded_sinusoidal_keys": {
+            "sentences": ["the cat sat on the mat", "a dog barked"], "d_model": 8, "n_heads": 2,
+            "projections": "seeded", "seed": 7, "positional": "sinusoidal",
+            "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+        # cross-attention, T_q = 5 != T_k = 7, seeded, key padding
+        "cross_keys": {
+            "sentences": ["the cat sat down today", "dogs run"],
+            "kv_sentences": ["le chat s'est assis", "les chiens courent vite dans le parc"],
+            "d_model": 4, "n_heads": 2, "projections": "seeded", "seed": 3,
+            "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+        # cross-attention with positions, causal on a T_q x T_k mask, pad queries: NaN rows
+        "cross_sinusoidal_causal_nan": {
+            "sentences": ["one two three four five six", "seven"],
+            "kv_sentences": ["a b c", "d e f g"],
+            "d_model": 6, "n_heads": 3, "projections": "seeded", "seed": 11, "positional": "sinusoidal",
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # odd sizes: B=3, T=7, h=3, d_k=5, explicit weights and biases, odd d_model with positions
+        "odd_sizes_explicit": {
+            "sentences": odd, "d_model": 15, "n_heads": 3,
+            "embeddings": {w: np.round(rng.normal(0.0, 1.0, size=15), 4).tolist() for w in odd_words},
+            "projections": explicit_projections(rng, 15), "positional": "sinusoidal",
+            "mask": {"causal": True, "padding": "keys", "fill": "large_negative"}},
+        # d_model 1
+        "d_model_1": {
+            "sentences": ["x y z", "y"], "d_model": 1, "n_heads": 1, "projections": "seeded", "seed": 1,
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # d_model 2, two heads of d_k = 1, positions
+        "d_model_2": {
+            "sentences": ["alpha beta gamma delta", "beta gamma"], "d_model": 2, "n_heads": 2,
+            "projections": explicit_projections(rng, 2), "positional": "sinusoidal",
+            "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+        # a bigger one whose arrays are written as text blocks (more than 16384 numbers)
+        "text_blocks_d64_T40": {
+            "sentences": [" ".join(f"w{i % 23}" for i in range(40)), " ".join(f"w{i}" for i in range(25))],
+            "d_model": 64, "n_heads": 4, "projections": "seeded", "seed": 5, "positional": "sinusoidal",
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+    }
+
+
+class Checker:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def report(self, ok, what, detail=""):
+        self.passed += bool(ok)
+        self.failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'}  {what}{'  ' + detail if detail else ''}", flush=True)
+
+
+def export(trace_bin, flag, scenario_path):
+    return subprocess.run([trace_bin, flag, str(scenario_path)], check=True, capture_output=True, text=True).stdout
+
+
+def run_script(path):
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+
+
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$")
+
+
+def summary(stdout):
+    lines = stdout.strip().splitlines()
+    m = SUMMARY.match(lines[-1]) if lines else None
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def change_first_output_number(script):
+    """The first number of EXPECTED["output"], moved by 1e-3 of itself (or NaN -> 0)."""
+    m = re.search(r'EXPECTED\["output"\] = (?:np\.array\(\[|numbers\(""")\n\s*([^,\s]+)', script)
+    if not m:
+        return None
+    text = m.group(1)
+    value = 0.0 if "nan" in text else float(text) * (1 + 1e-3) + 1e-3
+    return script[: m.start(1)] + repr(value) + script[m.end(1):]
+
+
+def exec_notebook(path):
+    """Runs the code cells in order in one namespace; returns (ok, printed text)."""
+    nb = json.loads(Path(path).read_text())
+    assert nb["nbformat"] == 4, nb["nbformat"]
+    namespace = {"__name__": "__main__"}
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            for cell in nb["cells"]:
+                assert {"cell_type", "source", "metadata"} <= set(cell), cell.keys()
+                if cell["cell_type"] == "code":
+                    assert cell["outputs"] == [] and cell["execution_count"] is None
+                    exec(compile("".join(cell["source"]), str(path), "exec"), namespace)
+    except BaseException as e:  # noqa: BLE001 - an assert or SystemExit is a failure too
+        return False, out.getvalue() + f"\n{type(e).__name__}: {e}"
+    return True, out.getvalue()
+
+
+def check_scenario(c, trace_bin, name, scenario, work, torch):
+    scenario_path = work / f"{name}.json"
+    scenario_path.write_text(json.dumps(scenario))
+    script = export(trace_bin, "--python", scenario_path)
+    script_path = work / f"{name}.py"
+    script_path.write_text(script)
+    start = time.time()
+    run = run_script(script_path)
+    counts = summary(run.stdout)
+    wanted_torch = "torch" in run.stdout and "PyTorch check skipped" not in run.stdout
+    ok = run.returncode == 0 and counts is not None and counts[1] == 0 and counts[0] >= 14
+    ok = ok and run.stderr.strip() == ""  # no warning either (NaN rows are expected, not warned about)
+    if torch:
+        ok = ok and wanted_torch and counts[0] >= 28
+    c.report(ok, f"{name}: script", f"{run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ''}"
+             f" ({len(script) / 1e3:.0f} kB, {time.time() - start:.1f} s)")
+    if not ok:
+        print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
+
+    # A changed number, and two real mistakes in the NumPy code, must each fail.
+    d_k = scenario["d_model"] // scenario["n_heads"]
+    mutations = {
+        "EXPECTED changed": change_first_output_number(script),
+        "no / sqrt(d_k)": script.replace("scaled = scores / math.sqrt(d_k)", "scaled = scores") if d_k > 1 else None,
+        "heads without transpose": script.replace(
+            "q_heads = q.reshape(B, T, h, d_k).transpose(0, 2, 1, 3)", "q_heads = q.reshape(B, h, T, d_k)"
+        ) if scenario["n_heads"] > 1 else None,
+    }
+    for what, broken in mutations.items():
+        if broken is None:
+            continue
+        if broken == script:
+            c.report(False, f"{name}: {what}", "the mutation did not apply")
+            continue
+        broken_path = work / f"{name}.broken.py"
+        broken_path.write_text(broken)
+        run = run_script(broken_path)
+        counts = summary(run.stdout)
+        c.report(run.returncode != 0 and counts is not None and counts[1] > 0,
+                 f"{name}: {what} -> fails", f"exit {run.returncode}, {run.stdout.strip().splitlines()[-1]}")
+
+    notebook_path = work / f"{name}.ipynb"
+    notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
+    ok, printed = exec_notebook(notebook_path)
+    counts = summary(printed)
+    ok = ok and counts is not None and counts[1] == 0 and counts[0] >= 14
+    c.report(ok, f"{name}: notebook cells", printed.strip().splitlines()[-1] if printed.strip() else "")
+    if not ok:
+        print(printed[-3000:])
+
+
+# ---------------------------------------------------------------------------
+# PyTorch only (make check-torch)
+# ---------------------------------------------------------------------------
+
+def check_from_pytorch(c, trace_bin, work):
+    import torch
+    import torch.nn as nn
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from from_pytorch import scenario_from_module
+
+    torch.manual_seed(0)
+    d_model, n_heads = 8, 2
+    sentences = ["the cat sat on the mat", "a dog ran"]
+    words = sorted({w for s in sentences for w in s.split()})
+    embeddings = {w: torch.randn(d_model, dtype=torch.float64) for w in words}
+    B, T = len(sentences), max(len(s.split()) for s in sentences)
+    x = torch.zeros(B, T, d_model, dtype=torch.float64)
+    for b, s in enumerate(sentences):
+        for i, w in enumerate(s.split()):
+            x[b, i] = embeddings[w]
+    key_pad = torch.tensor([[i >= len(s.split()) for i in range(T)] for s in sentences])
+    causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+
+    def engine(scenario, name):
+        path = work / f"{name}.json"
+        path.write_text(json.dumps(scenario))
+        trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
+        # float() reads the trace's "NaN", "Infinity" and "-Infinity" strings too.
+        return {s["name"]: np.array([float(v) for v in s["data"]]).reshape(s["shape"]) for s in trace["steps"]}
+
+    def close(got, want):
+        got, want = np.asarray(got), np.asarray(want)
+        err = float(np.abs(got - want).max())
+        return got.shape == want.shape and err <= 1e-9 * max(1.0, float(np.abs(want).max())), f"max |error| {err:.1e}"
+
+    # nn.MultiheadAttention, key padding, then key padding + causal.
+    mha = nn.MultiheadAttention(d_model, n_heads, batch_first=True, dtype=torch.float64).eval()
+    with torch.no_grad():
+        mha.in_proj_bias.normal_(0.0, 0.1)
+        mha.out_proj.bias.normal_(0.0, 0.1)
+    for label, attn_mask, causal_flag in [("keys", None, False), ("causal+keys", causal, True)]:
+        scenario = scenario_from_module(mha, sentences, embeddings,
+                                        mask={"causal": causal_flag, "padding": "keys", "fill": "neg_inf"})
+        steps = engine(scenario, f"mha_{label}")
+        with torch.no_grad():
+            out, w = mha(x, x, x, key_padding_mask=key_pad, attn_mask=attn_mask,
+                         need_weights=True, average_attn_weights=False)
+        ok, detail = close(steps["output"], out.numpy())
+        c.report(ok, f"from_pytorch: nn.MultiheadAttention ({label}) output vs engine", detail)
+        ok, detail = close(steps["weights"], w.numpy())
+        c.report(ok, f"from_pytorch: nn.MultiheadAttention ({label}) weights vs engine", detail)
+
+    # The seeds' MultiHeadAttention (seed 002): w_q, w_k, w_v, w_o nn.Linear layers.
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, d_model=512, n_heads=8):
+            super().__init__()
+            self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
+            self.w_q = nn.Linear(d_model, d_model, dtype=torch.float64)
+            self.w_k = nn.Linear(d_model, d_model, dtype=torch.float64)
+            self.w_v = nn.Linear(d_model, d_model, dtype=torch.float64)
+            self.w_o = nn.Linear(d_model, d_model, dtype=torch.float64)
+
+        def forward(self, X, mask=None):
+            B, T = X.shape[0], X.shape[-2]
+            q = self.w_q(X).view(B, T, self.n_heads, self.d_k).permute(0, 2, 1, 3)
+            k = self.w_k(X).view(B, T, self.n_heads, self.d_k).permute(0, 2, 1, 3)
+            v = self.w_v(X).view(B, T, self.n_heads, self.d_k).permute(0, 2, 1, 3)
+            scores = q @ k.transpose(-1, -2) / math.sqrt(self.d_k)
+            if mask is not None:
+                scores = scores.masked_fill(mask, float("-inf"))
+            sdpa = torch.softmax(scores, dim=-1) @ v
+            return self.w_o(sdpa.permute(0, 2, 1, 3).reshape(B, T, self.d_model))
+
+    seed_mha = MultiHeadAttention(d_model, n_heads)
+    scenario = scenario_from_module(seed_mha, sentences, embeddings,
+                                    mask={"causal": True, "padding": "none", "fill": "neg_inf"})
+    steps = engine(scenario, "seed_mha")
+    with torch.no_grad():
+        out = seed_mha(x, mask=causal)
+    ok, detail = close(steps["output"], out.numpy())
+    c.report(ok, "from_pytorch: seed 002 MultiHeadAttention (causal) output vs engine", detail)
+
+
+def observe_sdpa():
+    """What F.scaled_dot_product_attention gives for a fully masked row (recorded, not judged)."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 1, 3, 4, dtype=torch.float64) for _ in range(3))
+    allowed = torch.ones(3, 3, dtype=torch.bool)
+    allowed[1] = False  # query 1 may attend to nothing (SDPA's bool mask: True = may attend)
+    sdpa = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)[0, 0, 1]
+    manual = ((q @ k.transpose(-2, -1) / math.sqrt(4)).masked_fill(~allowed, float("-inf"))
+              .softmax(dim=-1) @ v)[0, 0, 1]
+    print(f"note  torch {torch.__version__}: F.scaled_dot_product_attention, fully masked row -> "
+          f"{sdpa.tolist()}; manual masked_fill(-inf) + softmax -> {manual.tolist()}")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trace-bin", required=True)
+    parser.add_argument("--torch", action="store_true", help="require PyTorch and test tools/from_pytorch.py")
+    parser.add_argument("--only", help="run only the scenarios whose name contains this")
+    args = parser.parse_args(argv)
+    c = Checker()
+    if args.torch:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            c.report(False, "import torch", "PyTorch is not installed in this Python")
+    with tempfile.TemporaryDirectory(prefix="attention-lens-python-") as tmp:
+        work = Path(tmp)
+        for name, scenario in scenarios().items():
+            if args.only and args.only not in name:
+                continue
+            check_scenario(c, args.trace_bin, name, scenario, work, args.torch)
+        if args.torch:
+            check_from_pytorch(c, args.trace_bin, work)
+            observe_sdpa()
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
