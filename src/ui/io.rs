@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::engine::Scenario;
+use crate::engine::{export, Scenario};
 
 use super::app::AppState;
 use super::{dom, state};
@@ -17,6 +17,20 @@ pub fn ImportExport(state: AppState) -> impl IntoView {
     let export_trace = move |_| {
         if let Some(t) = shown.get_untracked() {
             dom::download_text("trace.json", "application/json", &format!("{}\n", t.to_json()));
+        }
+    };
+    // The exported script and notebook recompute every step with NumPy (and PyTorch when
+    // it is installed) and check them against this page's numbers.
+    let export_python = move |_| {
+        if let Some(t) = shown.get_untracked() {
+            let script = run.with_untracked(|r| export::python_script(&r.scenario, &t));
+            dom::download_text("attention_lens.py", "text/x-python", &script);
+        }
+    };
+    let export_notebook = move |_| {
+        if let Some(t) = shown.get_untracked() {
+            let nb = run.with_untracked(|r| export::notebook(&r.scenario, &t));
+            dom::download_text("attention_lens.ipynb", "application/x-ipynb+json", &nb);
         }
     };
     let export_scenario = move |_| {
@@ -50,6 +64,8 @@ pub fn ImportExport(state: AppState) -> impl IntoView {
         <div class="al-row al-io">
             <button type="button" on:click=export_trace data-testid="export-trace">"Export trace JSON"</button>
             <button type="button" on:click=export_scenario data-testid="export-scenario">"Export scenario JSON"</button>
+    <button type="button" on:click=export_python data-testid="export-python" title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers">"Download Python"</button>
+    <button type="button" on:click=export_notebook data-testid="export-notebook" title="The same as a Jupyter notebook, a markdown cell of words before each step">"Download notebook"</button>
             <label class="al-file">
                 "Import scenario JSON "
                 <input type="file" accept=".json,application/json" data-testid="import-scenario" on:change=on_import />
