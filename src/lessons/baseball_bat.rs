@@ -2,11 +2,35 @@
 
 use std::collections::BTreeMap;
 
-use super::{at, base, num, row, Lesson, LessonStep};
-use crate::engine::StepName as S;
+use super::quiz::{top_keys, Quiz, QuizKind};
+use super::{at, base, num, row, token, Lesson, LessonStep};
+use crate::engine::{StepName as S, Trace};
 
 fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
     BTreeMap::from([("baseball".into(), vec![2.0, 0.0, 0.0]), ("bat".into(), vec![1.0, 1.0, 0.0])])
+}
+
+/// The two words of the pair, and "they tie".
+fn pair_choices(t: &Trace) -> Vec<String> {
+    vec![format!("\"{}\"", token(t, 0, 0)), format!("\"{}\"", token(t, 0, 1)), "they tie".into()]
+}
+
+/// The key with the larger weight in row 0 (or "they tie"), with the weights as the reason.
+fn pair_answer(t: &Trace) -> Option<(usize, String)> {
+    let top = top_keys(t, 0, 0, 0);
+    let i = match top.as_slice() {
+        [j] => *j,
+        [_, _, ..] => 2,
+        [] => return None,
+    };
+    Some((
+        i,
+        format!(
+            "Softmax of {} is {}: the larger score gets the larger weight, and e^(score difference) sets by how much.",
+            row(t, S::Scaled, 0, 0, 0),
+            row(t, S::Weights, 0, 0, 0)
+        ),
+    ))
 }
 
 /// The lesson.
@@ -25,6 +49,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::X,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
@@ -42,6 +67,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
@@ -58,10 +84,32 @@ pub fn lesson() -> Lesson {
                 },
             },
             LessonStep {
+                title: "Predict: where does baseball look?",
+                scenario: pair.clone(),
+                focus: S::Scaled,
+                batch: 0,
+                quiz: Some(Quiz {
+                    question: |t| {
+                        format!(
+                            "Before softmax: \"baseball\"'s scores are {}. Which key will get the most of \"baseball\"'s \
+                             attention?",
+                            row(t, S::Scaled, 0, 0, 0)
+                        )
+                    },
+                    kind: QuizKind::Choice { choices: pair_choices, answer: pair_answer },
+                }),
+                narrate: |_| {
+                    "Predict first: softmax keeps the order of the scores, so the largest score gets the largest \
+                     weight. Choose an answer to see the weights."
+                        .into()
+                },
+            },
+            LessonStep {
                 title: "Weights: softmax of each row",
                 scenario: pair.clone(),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "Softmax turns each row into weights that sum to 1: baseball {} and bat {}. \"bat\" gives \
@@ -77,6 +125,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair,
                 focus: S::Output,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
@@ -99,6 +148,7 @@ pub fn lesson() -> Lesson {
                 scenario: whole,
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension. The \
@@ -127,7 +177,12 @@ mod tests {
         let l = lesson();
         let say = |i: usize| (l.steps[i].narrate)(&run(&l.steps[i].scenario).unwrap());
         assert!(say(1).contains("baseball [2.31, 1.15] and bat [1.15, 1.15]"), "{}", say(1));
-        assert!(say(2).contains("baseball [0.76, 0.24] and bat [0.50, 0.50]"), "{}", say(2));
-        assert!(say(3).contains("baseball [1.76, 0.24, 0.00] and bat [1.50, 0.50, 0.00]"), "{}", say(3));
+        assert!(say(3).contains("baseball [0.76, 0.24] and bat [0.50, 0.50]"), "{}", say(3));
+        assert!(say(4).contains("baseball [1.76, 0.24, 0.00] and bat [1.50, 0.50, 0.00]"), "{}", say(4));
+        // the question: baseball attends most to itself (0.76 against 0.24)
+        let q = l.steps[2].quiz.unwrap();
+        let t = run(&l.steps[2].scenario).unwrap();
+        assert!(q.judge_choice(&t, 0).unwrap().right);
+        assert!(q.judge_choice(&t, 0).unwrap().text.contains("[0.76, 0.24]"));
     }
 }

@@ -1,13 +1,36 @@
 //! Lesson 5, cross-attention (seeds 001, 003): T_q queries against T_k keys.
 
+use super::quiz::{Quiz, QuizKind};
 use super::{at, base, num, shape_of, Lesson, LessonStep};
-use crate::engine::{Padding, Scenario, StepName as S};
+use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
 fn cross(padding: Padding) -> Scenario {
     let mut s = base(&["this is a sample sequence"], 8, 2);
     s.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into()]);
     s.mask.padding = padding;
     s
+}
+
+/// Three candidate output shapes, from the run's sizes; the first is right.
+fn output_shapes(t: &Trace) -> Vec<String> {
+    let z = t.sizes;
+    let t_k = z.t_k.unwrap_or(z.t);
+    vec![
+        format!("(B, T_q, d_model) = ({}, {}, {})", z.b, z.t, z.d_model),
+        format!("(B, T_k, d_model) = ({}, {t_k}, {})", z.b, z.d_model),
+        format!("(B, T_q, T_k) = ({}, {}, {t_k})", z.b, z.t),
+    ]
+}
+
+fn output_shape_answer(t: &Trace) -> Option<(usize, String)> {
+    Some((
+        0,
+        format!(
+            "Each query gets one weighted sum of the values: (T_q, T_k) @ (T_k, d_k) is (T_q, d_k) per head, and \
+             concat and W_O make it {}, shaped like the queries.",
+            shape_of(t, S::Output)
+        ),
+    ))
 }
 
 /// The lesson.
@@ -25,6 +48,7 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
@@ -39,10 +63,33 @@ pub fn lesson() -> Lesson {
                 },
             },
             LessonStep {
+                title: "Predict: whose length does the output have?",
+                scenario: cross(Padding::None),
+                focus: S::Weights,
+                batch: 0,
+                quiz: Some(Quiz {
+                    question: |t| {
+                        format!(
+                            "The weights are {}, and v (the values, from the other sentence) is {}. What shape is \
+                             the output?",
+                            shape_of(t, S::Weights),
+                            shape_of(t, S::VHeads)
+                        )
+                    },
+                    kind: QuizKind::Choice { choices: output_shapes, answer: output_shape_answer },
+                }),
+                narrate: |_| {
+                    "Predict first: weights @ v multiplies (T_q, T_k) by (T_k, d_k). Choose an answer to see the \
+                     output."
+                        .into()
+                },
+            },
+            LessonStep {
                 title: "The output has the queries' length",
                 scenario: cross(Padding::None),
                 focus: S::Output,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "weights {} @ v {} gives context {}: each query gets a weighted sum of the other \
@@ -59,6 +106,7 @@ pub fn lesson() -> Lesson {
                 scenario: batch,
                 focus: S::Weights,
                 batch: 1,
+                quiz: None,
                 narrate: |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
                     format!(
@@ -87,7 +135,7 @@ mod tests {
         let l = lesson();
         let trace = run(&l.steps[0].scenario).unwrap();
         assert_eq!(trace.step(S::Weights).unwrap().shape, [1, 2, 5, 7]);
-        let trace = run(&l.steps[2].scenario).unwrap();
+        let trace = run(&l.steps[3].scenario).unwrap();
         assert_eq!(trace.step(S::Weights).unwrap().shape, [2, 2, 5, 7]);
     }
 }

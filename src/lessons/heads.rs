@@ -1,8 +1,9 @@
 //! Lesson 2, why several heads (seed 002): two hand-made heads find two relationships.
 
+use super::quiz::{top_keys, Quiz, QuizKind};
 use super::{argmax, at, base, num, row, token, Lesson, LessonStep};
 use crate::engine::weights::parameter_count;
-use crate::engine::{ExplicitWeights, Projections, StepName as S};
+use crate::engine::{ExplicitWeights, Projections, StepName as S, Trace};
 
 /// The 8 named features: sports, animal, nature, thing, describes, action, refers, function.
 const NATURE: usize = 2;
@@ -50,6 +51,47 @@ pub fn one_head_same_budget() -> ExplicitWeights {
     ExplicitWeights { w_q: fold(&two.w_q), w_k: fold(&two.w_k), ..two }
 }
 
+/// "dog"'s position in the creek sentence.
+const DOG: usize = 7;
+
+/// Head 2's four best-scoring keys for "dog" (alphabetically, so the order gives nothing
+/// away); the right answer is always among them.
+fn dog_choices(t: &Trace) -> Vec<String> {
+    dog_candidates(t).into_iter().map(|j| format!("\"{}\"", token(t, 0, j))).collect()
+}
+
+fn dog_candidates(t: &Trace) -> Vec<usize> {
+    let n = t.key_tokens(0).len();
+    let mut keys: Vec<usize> = (0..n).collect();
+    keys.sort_by(|&a, &b| at(t, S::Weights, 0, 1, DOG, b).total_cmp(&at(t, S::Weights, 0, 1, DOG, a)));
+    // one entry per distinct word
+    let mut seen = Vec::new();
+    keys.retain(|&j| {
+        let w = token(t, 0, j).to_lowercase();
+        let new = !seen.contains(&w);
+        seen.push(w);
+        new
+    });
+    keys.truncate(4);
+    keys.sort_by_key(|&j| token(t, 0, j).to_lowercase());
+    keys
+}
+
+fn dog_answer(t: &Trace) -> Option<(usize, String)> {
+    let top = *top_keys(t, 0, 1, DOG).first()?;
+    let word = token(t, 0, top).to_lowercase();
+    let i = dog_candidates(t).iter().position(|&j| token(t, 0, j).to_lowercase() == word)?;
+    Some((
+        i,
+        format!(
+            "In head 2, \"dog\" gives {} to \"{}\": the largest of its scaled scores ({}) gets the largest weight.",
+            num(at(t, S::Weights, 0, 1, DOG, top)),
+            token(t, 0, top),
+            num(at(t, S::Scaled, 0, 1, DOG, top)),
+        ),
+    ))
+}
+
 const CREEK: &str = "The creek was cold and the spunky dog wanted to jump over it";
 const IT: usize = 12;
 const COLD: usize = 3;
@@ -71,6 +113,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::X,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "\"The creek was cold and the spunky dog wanted to jump over it.\" \"cold\" describes the \
@@ -86,6 +129,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     let j = argmax(t, 0, 0, IT).unwrap_or(0);
                     format!(
@@ -103,6 +147,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     let j = argmax(t, 0, 1, COLD).unwrap_or(0);
                     format!(
@@ -119,6 +164,7 @@ pub fn lesson() -> Lesson {
                 scenario: one,
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "Now both relationships must share one head's 4 query and key columns (head 1 here; head \
@@ -133,10 +179,30 @@ pub fn lesson() -> Lesson {
                 },
             },
             LessonStep {
+                title: "Predict: where does \"dog\" look in head 2?",
+                scenario: two.clone(),
+                focus: S::Scaled,
+                batch: 0,
+                quiz: Some(Quiz {
+                    question: |_| {
+                        "Head 2 matches words on nature and animal. Reading head 2's scaled scores, which word \
+                         will \"dog\" attend to most?"
+                            .into()
+                    },
+                    kind: QuizKind::Choice { choices: dog_choices, answer: dog_answer },
+                }),
+                narrate: |_| {
+                    "Predict first: in each row, softmax gives the largest weight to the largest score. Choose \
+                     an answer to see head 2's weights for \"dog\"."
+                        .into()
+                },
+            },
+            LessonStep {
                 title: "Concat and W_O mix the heads",
                 scenario: two,
                 focus: S::Concat,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     let d = t.sizes.d_model;
                     format!(

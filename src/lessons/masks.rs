@@ -1,5 +1,6 @@
 //! Lesson 3, masks (seeds 000, 001, 002): causal, padding, -inf against -1e9.
 
+use super::quiz::{Quiz, QuizKind};
 use super::{at, base, num, row, Lesson, LessonStep};
 use crate::engine::{Fill, MaskConfig, Padding, Scenario, StepName as S};
 
@@ -23,6 +24,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::None, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "A decoder must not see later words. Seed 000's subsequent_mask blocks key j > i: the \
@@ -35,10 +37,47 @@ pub fn lesson() -> Lesson {
                 },
             },
             LessonStep {
+                title: "Predict: the second row under the causal mask",
+                scenario: masks(true, Padding::None, Fill::NegInf),
+                focus: S::Masked,
+                batch: 0,
+                quiz: Some(Quiz {
+                    question: |t| {
+                        format!(
+                            "Row 2 (\"is\") of the masked scores is {}. After softmax, what weight does \"is\" give \
+                             to \"this\" (head 1)? Type a number between 0 and 1.",
+                            row(t, S::Masked, 0, 0, 1)
+                        )
+                    },
+                    kind: QuizKind::Number {
+                        answer: |t| {
+                            let w = at(t, S::Weights, 0, 0, 1, 0);
+                            w.is_finite().then(|| {
+                                (
+                                    w,
+                                    format!(
+                                        "The -inf keys get e^-inf = 0, so softmax shares the row between the two \
+                                         keys left: row 2 of the weights is {}.",
+                                        row(t, S::Weights, 0, 0, 1)
+                                    ),
+                                )
+                            })
+                        },
+                        tolerance: 0.005,
+                    },
+                }),
+                narrate: |_| {
+                    "Predict first: blocked keys take no weight at all, and the keys that are left share 1. Type \
+                     your answer to see the weights."
+                        .into()
+                },
+            },
+            LessonStep {
                 title: "Padding: a batch needs equal lengths",
                 scenario: masks(false, Padding::Keys, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     let pads = t.sizes.t - t.lengths.first().copied().unwrap_or(0);
                     format!(
@@ -58,6 +97,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
                 focus: S::Masked,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "Causal and padding together give seed 002's table: a triangle for the words, and the \
@@ -76,6 +116,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "A <pad> query row has every key blocked. With -inf, softmax computes e^(-inf − (-inf)) \
@@ -91,6 +132,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::LargeNegative),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "With -1e9 (seed 000's choice) every score in a fully masked row is the same -1e9, so \
@@ -113,10 +155,10 @@ mod tests {
     #[test]
     fn masks_lesson_shows_nan_then_uniform() {
         let l = lesson();
-        let nan = run(&l.steps[3].scenario).unwrap();
+        let nan = run(&l.steps[4].scenario).unwrap();
         assert!(at(&nan, S::Weights, 0, 0, 6, 0).is_nan());
-        let uniform = run(&l.steps[4].scenario).unwrap();
+        let uniform = run(&l.steps[5].scenario).unwrap();
         assert!((at(&uniform, S::Weights, 0, 0, 6, 0) - 1.0 / 7.0).abs() < 1e-12);
-        assert!((l.steps[4].narrate)(&uniform).contains("0.14 = 1/T"));
+        assert!((l.steps[5].narrate)(&uniform).contains("0.14 = 1/T"));
     }
 }

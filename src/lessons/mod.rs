@@ -15,7 +15,10 @@ pub mod baseball_bat;
 pub mod cross;
 pub mod heads;
 pub mod masks;
+pub mod quiz;
 pub mod shapes;
+
+pub use quiz::{Quiz, QuizKind, Verdict};
 
 /// One step of a lesson.
 #[derive(Debug, Clone)]
@@ -28,6 +31,8 @@ pub struct LessonStep {
     pub focus: StepName,
     /// The sentence of the batch shown.
     pub batch: usize,
+    /// A question asked before the answer is shown (predict, then reveal).
+    pub quiz: Option<Quiz>,
     /// Writes the step's text from the live trace.
     pub narrate: fn(&Trace) -> String,
 }

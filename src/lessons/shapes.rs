@@ -1,5 +1,6 @@
 //! Lesson 4, shapes (seeds 000, 002): view, transpose, contiguous.
 
+use super::quiz::{Quiz, QuizKind};
 use super::{at, base, num, path_of, shape_of, token, Lesson, LessonStep};
 use crate::engine::{ProjectionKind, Projections, StepName as S, Trace};
 
@@ -7,6 +8,26 @@ use crate::engine::{ProjectionKind, Projections, StepName as S, Trace};
 fn slice(trace: &Trace, step: S, t: usize, from: usize, to: usize) -> String {
     let cells: Vec<String> = (from..to).map(|c| num(at(trace, step, 0, 0, t, c))).collect();
     format!("[{}]", cells.join(", "))
+}
+
+/// Three candidate shapes of the weights, from the run's sizes; the first is right.
+fn weight_shapes(t: &Trace) -> Vec<String> {
+    let z = t.sizes;
+    vec![
+        format!("(B, h, T, T) = ({}, {}, {}, {})", z.b, z.n_heads, z.t, z.t),
+        format!("(B, T, h, h) = ({}, {}, {}, {})", z.b, z.t, z.n_heads, z.n_heads),
+        format!("(B, h, T, d_k) = ({}, {}, {}, {})", z.b, z.n_heads, z.t, z.d_k),
+    ]
+}
+
+fn weight_shape_answer(t: &Trace) -> Option<(usize, String)> {
+    Some((
+        0,
+        format!(
+            "(T, d_k) @ (d_k, T) is (T, T) for each sentence and head, so the weights are {}.",
+            shape_of(t, S::Weights)
+        ),
+    ))
 }
 
 /// The lesson.
@@ -24,6 +45,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::Q,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
@@ -44,6 +66,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
                     format!(
@@ -66,6 +89,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
                     let wrong = t
@@ -89,10 +113,33 @@ pub fn lesson() -> Lesson {
                 },
             },
             LessonStep {
+                title: "Predict: the shape of the attention weights",
+                scenario: s.clone(),
+                focus: S::KHeads,
+                batch: 0,
+                quiz: Some(Quiz {
+                    question: |t| {
+                        format!(
+                            "q_heads is {} and k_heads is {}. scores = q @ k.transpose(-2, -1), then softmax. What \
+                             shape are the weights?",
+                            shape_of(t, S::QHeads),
+                            shape_of(t, S::KHeads)
+                        )
+                    },
+                    kind: QuizKind::Choice { choices: weight_shapes, answer: weight_shape_answer },
+                }),
+                narrate: |_| {
+                    "Predict first: @ multiplies the last two axes and keeps the ones in front. Choose an answer \
+                     to see the weights."
+                        .into()
+                },
+            },
+            LessonStep {
                 title: "The attention matrix is (B, h, T, T)",
                 scenario: s.clone(),
                 focus: S::Weights,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
@@ -108,6 +155,7 @@ pub fn lesson() -> Lesson {
                 scenario: s,
                 focus: S::Concat,
                 batch: 0,
+                quiz: None,
                 narrate: |t| {
                     format!(
                         "After attention, context is {}. context.transpose(1, 2) swaps h and T back, but only \

@@ -16,7 +16,7 @@ use super::heatmap_card::TablesOpen;
 use super::lesson_panel::{EmbeddingEditor, EmbeddingPlot, LessonPanel, MaskConventions};
 use super::pipeline::Pipeline;
 use super::state::{self, Settings, ViewState};
-use super::tensors::TensorView;
+use super::tensors::{EmbedView, TensorView};
 use super::tokens::{BatchTabs, Overview};
 
 /// The engine's answer for the current inputs.
@@ -82,8 +82,14 @@ pub fn FieldError(#[prop(into)] error: Signal<Option<EngineError>>, field: &'sta
 #[component]
 pub fn App() -> impl IntoView {
     let all_lessons = Arc::new(lessons::lessons());
-    let (pairs, lesson_pairs): (Vec<_>, Vec<_>) =
-        dom::query_pairs().into_iter().partition(|(k, _)| k != "lesson" && k != "ls");
+    // The lesson and the display modes are read here; the rest is the explorer's state.
+    let (pairs, lesson_pairs): (Vec<_>, Vec<_>) = dom::query_pairs()
+        .into_iter()
+        .partition(|(k, _)| !matches!(k.as_str(), "lesson" | "ls" | "present" | "embed"));
+    let flag = |name: &str| lesson_pairs.iter().any(|(k, v)| k == name && (v == "1" || v == "true"));
+    // presenter mode: one lesson step per screen; embed mode: only the selected figure
+    let present = RwSignal::new(flag("present"));
+    let embed = flag("embed");
     let (text0, settings0, view0, mut url_notices) = state::from_query(&pairs);
     let text = RwSignal::new(text0);
     let settings = RwSignal::new(settings0);
@@ -124,6 +130,9 @@ pub fn App() -> impl IntoView {
                 id.chars().take(40).collect::<String>()
             )),
         }
+    }
+    if present.get_untracked() && lesson.get_untracked().is_none() {
+        go_to_lesson((0, 0));
     }
     let on_go = Callback::new(go_to_lesson.clone());
     let on_exit = Callback::new(move |()| lesson.set(None));
@@ -168,13 +177,29 @@ pub fn App() -> impl IntoView {
                     q.push(("ls", s.to_string()));
                 }
             }
+            if present.get() {
+                q.push(("present", "1".into()));
+            }
+            if embed {
+                q.push(("embed", "1".into()));
+            }
             dom::replace_query(&q);
         });
     }
 
+    if embed {
+        return view! {
+            <div class="al-app al-embed" class:al-stale=stale>
+                <EmbedView state=state />
+                <div data-testid="app-ready" hidden=true></div>
+            </div>
+        }
+        .into_any();
+    }
+
     view! {
-        <div class="al-app" class:al-stale=stale>
-            <header class="al-header">
+        <div class="al-app" class:al-stale=stale class:al-present=move || present.get()>
+            <header class="al-header" hidden=move || present.get()>
                 <h1>"Attention Lens"</h1>
                 <p class="al-tagline">
                     "Multi-head scaled dot-product attention, "
@@ -190,27 +215,34 @@ pub fn App() -> impl IntoView {
             </header>
             {
                 let all_lessons = all_lessons.clone();
-                move || lesson.get().map(|(l, _)| {
-                    let id = all_lessons[l].id;
+                move || lesson.get().and_then(|(l, _)| {
+                    let id = all_lessons.get(l)?.id;
                     let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
                     let batch = Signal::derive(move || view_state.with(|v| v.batch));
-                    view! {
-                        <LessonPanel lessons=all_lessons.clone() position=position trace=Signal::derive(move || shown.get()) on_go=on_go on_exit=on_exit />
-                        {(id == "baseball-bat").then(|| view! {
-                            <div class="al-lesson-extras">
-                                <EmbeddingEditor settings=settings />
-                                <EmbeddingPlot trace=Signal::derive(move || shown.get()) settings=settings />
-                            </div>
-                        })}
-                        {(id == "masks").then(|| view! { <MaskConventions trace=Signal::derive(move || shown.get()) batch=batch /> })}
-                    }
+                    let trace = Signal::derive(move || shown.get());
+                    let extras = move || match id {
+                        "baseball-bat" => view! { <EmbeddingEditor settings=settings /> }.into_any(),
+                        "masks" => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
+                        _ => ().into_any(),
+                    };
+                    // the picture the words talk about, as large as the column allows
+                    let column = Signal::derive(move || {
+                        let w = viewport.get();
+                        if w <= 900.0 { w - 40.0 } else if present.get() { w * 0.56 } else { (w * 0.55).min(820.0) }
+                    });
+                    let picture = move || view! {
+                        <div class="al-tabs"><BatchTabs state=state /></div>
+                        <TensorView state=state column=column compact=true />
+                        {(id == "baseball-bat").then(|| view! { <EmbeddingPlot trace=trace settings=settings /> })}
+                    };
+                    Some(view! {
+                        <LessonPanel lessons=all_lessons.clone() position=position trace=trace on_go=on_go on_exit=on_exit
+                            present=present extras=extras picture=picture />
+                    })
                 })
             }
-
-            <Controls state=state />
-
             <div class="al-notices" aria-live="polite">
-                {url_notices.into_iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n}</p> }).collect_view()}
+                {url_notices.iter().cloned().map(|n| view! { <p class="al-notice" data-testid="notice">{n}</p> }).collect_view()}
                 {move || run.with(|r| r.notices.iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n.clone()}</p> }).collect_view())}
                 {move || stale().then(|| view! {
                     <p class="al-notice al-stale-note" data-testid="stale">"The pictures below are from the last valid input; fix the error above to update them."</p>
@@ -218,23 +250,57 @@ pub fn App() -> impl IntoView {
                 {move || error.get().filter(|e| e.field() == "scenario" || e.field() == "embeddings").map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
             </div>
 
-            <Overview state=state />
-
-            <main class="al-main">
-                <nav class="al-side" aria-label="Pipeline">
-                    <h2>"Pipeline"</h2>
-                    <Pipeline
-                        trace=Signal::derive(move || shown.get())
-                        selected=Signal::derive(move || view_state.with(|v| v.step))
-                        on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
-                    />
-                </nav>
-                <section class="al-tensors" aria-label="Selected step">
-                    <div class="al-tabs"><BatchTabs state=state /></div>
-                    <TensorView state=state />
-                </section>
-            </main>
+            {move || (!present.get()).then(|| {
+                let in_lesson = lesson.get().is_some();
+                let controls = if in_lesson {
+                    view! {
+                        <details class="al-fold" data-testid="change-numbers">
+                            <summary>"Change the numbers"</summary>
+                            <Controls state=state />
+                            <Overview state=state />
+                        </details>
+                    }.into_any()
+                } else {
+                    view! { <Controls state=state /> }.into_any()
+                };
+                let column = Signal::derive(move || {
+                    let w = viewport.get().min(1400.0);
+                    if w > 900.0 { w - 400.0 } else { w - 40.0 }
+                });
+                let main = if in_lesson {
+                    view! {
+                        <details class="al-fold" data-testid="pipeline-fold">
+                            <summary>"The pipeline: every step, its shape and its PyTorch line"</summary>
+                            <Pipeline
+                                trace=Signal::derive(move || shown.get())
+                                selected=Signal::derive(move || view_state.with(|v| v.step))
+                                on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
+                            />
+                        </details>
+                    }.into_any()
+                } else {
+                    view! {
+                        <Overview state=state />
+                        <main class="al-main">
+                            <nav class="al-side" aria-label="Pipeline">
+                                <h2>"Pipeline"</h2>
+                                <Pipeline
+                                    trace=Signal::derive(move || shown.get())
+                                    selected=Signal::derive(move || view_state.with(|v| v.step))
+                                    on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
+                                />
+                            </nav>
+                            <section class="al-tensors" aria-label="Selected step">
+                                <div class="al-tabs"><BatchTabs state=state /></div>
+                                <TensorView state=state column=column compact=false />
+                            </section>
+                        </main>
+                    }.into_any()
+                };
+                view! { {controls} {main} }
+            })}
             <div data-testid="app-ready" hidden=true></div>
         </div>
     }
+    .into_any()
 }

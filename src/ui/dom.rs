@@ -125,3 +125,48 @@ pub fn put_rgba(canvas: &web_sys::HtmlCanvasElement, x: i32, y: i32, width: u32,
         let _ = ctx.put_image_data(&image, f64::from(x), f64::from(y));
     }
 }
+
+/// The page's current address, query included.
+pub fn href() -> String {
+    window().and_then(|w| w.location().href().ok()).unwrap_or_default()
+}
+
+/// Calls `obj[name](...args)` if it is a function; errors are ignored.
+fn call_method(obj: &wasm_bindgen::JsValue, name: &str, args: &js_sys::Array) -> Option<wasm_bindgen::JsValue> {
+    let f = js_sys::Reflect::get(obj, &name.into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    f.apply(obj, args).ok()
+}
+
+/// Copies text to the clipboard (`navigator.clipboard.writeText`), quietly doing nothing
+/// where the browser refuses (an insecure origin, no permission).
+pub fn copy_text(text: &str) {
+    let Some(w) = window() else { return };
+    let Ok(navigator) = js_sys::Reflect::get(&w, &"navigator".into()) else { return };
+    let Ok(clipboard) = js_sys::Reflect::get(&navigator, &"clipboard".into()) else { return };
+    if clipboard.is_undefined() || clipboard.is_null() {
+        return;
+    }
+    let _ = call_method(&clipboard, "writeText", &js_sys::Array::of1(&text.into()));
+}
+
+/// Full screen on (presenter mode's F), or off if it already is.
+pub fn toggle_fullscreen() {
+    let Some(doc) = window().and_then(|w| w.document()) else { return };
+    let current = js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    if current.is_null() || current.is_undefined() {
+        if let Some(root) = doc.document_element() {
+            let _ = call_method(&root, "requestFullscreen", &js_sys::Array::new());
+        }
+    } else {
+        exit_fullscreen();
+    }
+}
+
+/// Leaves full screen, if the page is in it.
+pub fn exit_fullscreen() {
+    let Some(doc) = window().and_then(|w| w.document()) else { return };
+    let current = js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    if !(current.is_null() || current.is_undefined()) {
+        let _ = call_method(&doc, "exitFullscreen", &js_sys::Array::new());
+    }
+}

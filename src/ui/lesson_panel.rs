@@ -10,13 +10,15 @@ use plotters_canvas::CanvasBackend;
 
 use crate::draw::embedding_plot::{draw_embedding_plot, PlotLayout, Point};
 use crate::engine::Trace;
-use crate::lessons::Lesson;
+use crate::lessons::{Lesson, Quiz, QuizKind};
 
 use super::dom;
 use super::state::Settings;
 use crate::format::exact;
 
-/// The text of the current lesson step, with its navigation.
+/// The current lesson step: its words and its picture side by side (stacked on a
+/// phone, words first), a question before the answer when the step asks one, and the
+/// navigation. In presenter mode it is all there is on screen.
 #[component]
 pub fn LessonPanel(
     lessons: Arc<Vec<Lesson>>,
@@ -24,38 +26,60 @@ pub fn LessonPanel(
     #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
     on_go: Callback<(usize, usize)>,
     on_exit: Callback<()>,
+    /// Presenter mode: one step per screen, large type.
+    present: RwSignal<bool>,
+    /// What goes under the words (editors, tables of conventions).
+    #[prop(into)]
+    extras: ViewFn,
+    /// The picture the words talk about.
+    #[prop(into)]
+    picture: ViewFn,
 ) -> impl IntoView {
-    let l3 = lessons.clone();
+    let l3 = StoredValue::new(lessons.clone());
     let counts = StoredValue::new(lessons.iter().map(|l| l.steps.len()).collect::<Vec<usize>>());
     let n_steps = move |l: usize| counts.with_value(|c| c.get(l).copied().unwrap_or(1));
     let go = move |delta: isize| {
         let (l, s) = position.get_untracked();
         let n = n_steps(l) as isize;
-        let next = (s as isize + delta).clamp(0, n - 1) as usize;
+        let next = (s as isize + delta).clamp(0, (n - 1).max(0)) as usize;
         if next != s {
             on_go.run((l, next));
         }
     };
-    // ← → move through the steps, unless the learner is typing or reading a heatmap.
+    // ← → (and space in presenter mode) move through the steps, unless the learner is
+    // typing or reading a heatmap; Esc leaves presenter mode, F goes full screen.
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         let typing = ev
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "CANVAS"));
-        if typing || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
+            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "CANVAS" | "BUTTON"));
+        if ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
         }
+        let presenting = present.get_untracked();
         match ev.key().as_str() {
-            "ArrowRight" => go(1),
-            "ArrowLeft" => go(-1),
+            "ArrowRight" if !typing || presenting => go(1),
+            "ArrowLeft" if !typing || presenting => go(-1),
+            " " if presenting && !typing => {
+                ev.prevent_default();
+                go(if ev.shift_key() { -1 } else { 1 });
+            }
+            "Escape" if presenting => {
+                dom::exit_fullscreen();
+                present.set(false);
+            }
+            "f" | "F" if presenting && !typing => dom::toggle_fullscreen(),
             _ => {}
         }
     });
     on_cleanup(move || handle.remove());
 
-    let text = move || {
+    let current = move || {
         let (l, s) = position.get();
-        let step = l3.get(l)?.steps.get(s)?;
+        l3.with_value(|all| all.get(l).and_then(|lesson| lesson.steps.get(s)).cloned())
+    };
+    let text = move || {
+        let step = current()?;
         trace.get().map(|t| (step.narrate)(&t))
     };
     let lesson_tabs = lessons
@@ -90,21 +114,139 @@ pub fn LessonPanel(
             })
         }
     };
+    let copied = RwSignal::new(false);
+    let copy_link = move |_| {
+        dom::copy_text(&dom::href());
+        copied.set(true);
+    };
+    Effect::new(move |_| {
+        position.track();
+        copied.set(false);
+    });
+    let quiz = move || {
+        let step = current()?;
+        let quiz = step.quiz?;
+        Some(view! { <QuizView quiz=quiz trace=trace position=position /> })
+    };
     view! {
-        <section class="al-lesson" aria-label="Lesson" data-testid="lesson">
-            <div class="al-tabs">{lesson_tabs}</div>
-            {header}
-            <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">{text}</p>
-            <div class="al-lesson-nav">
-                <button type="button" data-testid="lesson-back" on:click=move |_| go(-1)
-                    prop:disabled=move || position.get().1 == 0>"← Back"</button>
-                <button type="button" data-testid="lesson-next" on:click=move |_| go(1)
-                    prop:disabled=move || { let (l, s) = position.get(); s + 1 >= n_steps(l) }>"Next →"</button>
-                <button type="button" class="al-link" data-testid="lesson-exit" on:click=move |_| on_exit.run(())>
-                    "Open this step in the free explorer"
-                </button>
+        <section class="al-lesson" aria-label="Lesson" data-testid="lesson" class:al-presenting=move || present.get()>
+            <div class="al-tabs al-lesson-tabs">{lesson_tabs}</div>
+            <div class="al-stage">
+                <div class="al-stage-words">
+                    {header}
+                    <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">{text}</p>
+                    {quiz}
+                    <div class="al-lesson-nav">
+                        <button type="button" data-testid="lesson-back" on:click=move |_| go(-1)
+                            prop:disabled=move || position.get().1 == 0>"← Back"</button>
+                        <button type="button" data-testid="lesson-next" on:click=move |_| go(1)
+                            prop:disabled=move || { let (l, s) = position.get(); s + 1 >= n_steps(l) }>"Next →"</button>
+                    </div>
+                    <div class="al-lesson-tools">
+                        <button type="button" class="al-link" data-testid="lesson-exit" on:click=move |_| { present.set(false); on_exit.run(()) }>
+                            "Open this step in the free explorer"
+                        </button>
+                        <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
+                            {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
+                        </button>
+                        <button type="button" class="al-link" data-testid="present" on:click=move |_| present.update(|p| *p = !*p)>
+                            {move || if present.get() { "Leave presenter mode (Esc)" } else { "Present (full screen with F)" }}
+                        </button>
+                    </div>
+                    <div class="al-stage-extras">{move || extras.run()}</div>
+                </div>
+                <div class="al-stage-picture" data-testid="lesson-picture">{move || picture.run()}</div>
             </div>
         </section>
+    }
+}
+
+/// What the learner answered.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Answer {
+    Choice(usize),
+    Number(f64),
+}
+
+/// A question before the answer: buttons or a number; the verdict and its reason are
+/// computed from the live trace, so an edit changes the right answer too.
+#[component]
+fn QuizView(quiz: Quiz, #[prop(into)] trace: Signal<Option<Arc<Trace>>>, position: Signal<(usize, usize)>) -> impl IntoView {
+    let answer = RwSignal::new(None::<Answer>);
+    // a new step asks afresh
+    Effect::new(move |_| {
+        position.track();
+        answer.set(None);
+    });
+    let typed = RwSignal::new(String::new());
+    let question = move || trace.get().map(|t| (quiz.question)(&t)).unwrap_or_default();
+    let verdict = move || {
+        let t = trace.get()?;
+        match answer.get()? {
+            Answer::Choice(i) => quiz.judge_choice(&t, i),
+            Answer::Number(x) => quiz.judge_number(&t, x),
+        }
+    };
+    let inputs = move || match quiz.kind {
+        QuizKind::Choice { choices, .. } => {
+            let names = trace.get().map(|t| choices(&t)).unwrap_or_default();
+            names
+                .into_iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    view! {
+                        <button
+                            type="button"
+                            class="al-quiz-choice"
+                            data-testid="quiz-choice"
+                            data-choice=i
+                            aria-pressed=move || (answer.get() == Some(Answer::Choice(i))).to_string()
+                            on:click=move |_| answer.set(Some(Answer::Choice(i)))
+                        >
+                            {name}
+                        </button>
+                    }
+                })
+                .collect_view()
+                .into_any()
+        }
+        QuizKind::Number { .. } => {
+            let check = move || {
+                if let Ok(x) = typed.get_untracked().trim().parse::<f64>() {
+                    answer.set(Some(Answer::Number(x)));
+                }
+            };
+            view! {
+                <input
+                    type="number"
+                    step="0.01"
+                    data-testid="quiz-number"
+                    aria-label="Your answer"
+                    prop:value=move || typed.get()
+                    on:input=move |ev| typed.set(event_target_value(&ev))
+                    on:keydown=move |ev| if ev.key() == "Enter" { check() }
+                />
+                <button type="button" class="al-quiz-choice" data-testid="quiz-choice" on:click=move |_| check()>
+                    "Check"
+                </button>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <div class="al-quiz" data-testid="quiz" role="group" aria-label="Question">
+            <p class="al-quiz-question">{question}</p>
+            <div class="al-quiz-inputs">{inputs}</div>
+            <p
+                class="al-quiz-reveal"
+                class:al-right=move || verdict().is_some_and(|v| v.right)
+                data-testid="quiz-reveal"
+                aria-live="polite"
+                hidden=move || answer.get().is_none()
+            >
+                {move || verdict().map(|v| v.text).unwrap_or_default()}
+            </p>
+        </div>
     }
 }
 

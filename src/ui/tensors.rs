@@ -21,24 +21,22 @@ pub fn shown_step(trace: &Trace, wanted: StepName) -> StepName {
     }
 }
 
-/// Where the cards go and how wide each may be, for a window `viewport` px wide.
-fn card_width(viewport: f64, heads: usize, n_cols: usize) -> f64 {
-    // the tensors column: beside the pipeline on wide screens, below it on narrow ones
-    let viewport = viewport.min(1400.0);
-    let column = if viewport > 900.0 { viewport - 400.0 } else { viewport - 40.0 };
+/// How wide each card may be in a column `column` px wide.
+fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
     // two heads side by side while their cells stay big enough to read; one per row
     // beyond T = 24, so that T = 64 still has ~10 px cells and labels
-    if heads > 1 && column > 640.0 && n_cols <= 24 {
+    if heads > 1 && column > 560.0 && n_cols <= 24 {
         (column / 2.0 - 40.0).min(520.0)
     } else {
         (column - 30.0).min(760.0)
     }
 }
 
-/// The tensors of the selected step.
+/// The tensors of the selected step, in a column `column` px wide. `compact` leaves out
+/// the step's words and PyTorch line (the lesson's words stand beside it).
 #[component]
-pub fn TensorView(state: AppState) -> impl IntoView {
-    let AppState { shown, view: view_state, viewport, .. } = state;
+pub fn TensorView(state: AppState, #[prop(into)] column: Signal<f64>, compact: bool) -> impl IntoView {
+    let AppState { shown, view: view_state, .. } = state;
     let trace = Signal::derive(move || shown.get());
     // The cards to show, as keys: a card is kept while its key stays.
     let ids = Memo::new(move |_| {
@@ -63,8 +61,10 @@ pub fn TensorView(state: AppState) -> impl IntoView {
                     " "
                     <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
                 </h2>
-                <p class="al-step-op">{s.op.clone()}</p>
-                <code class="al-pytorch">{s.pytorch.clone()}</code>
+                {(!compact).then(|| view! {
+                    <p class="al-step-op">{s.op.clone()}</p>
+                    <code class="al-pytorch">{s.pytorch.clone()}</code>
+                })}
             </div>
             {notes}
         })
@@ -98,7 +98,7 @@ pub fn TensorView(state: AppState) -> impl IntoView {
                     )
                 })
             });
-            card_width(viewport.get(), heads, n_cols)
+            card_width(column.get(), heads, n_cols)
         })
     };
     view! {
@@ -110,6 +110,32 @@ pub fn TensorView(state: AppState) -> impl IntoView {
                 children=move |id| view! { <HeatmapCard trace=trace id=id scale=scale_for(id) max_width=width_for(id) /> }
             />
         </div>
+    }
+}
+
+/// Embed mode (`?embed=1`): only the selected step's figure and a one-line caption, for
+/// an iframe in slides or a course page, with a link to the full page.
+#[component]
+pub fn EmbedView(state: AppState) -> impl IntoView {
+    let AppState { shown, view: view_state, viewport, .. } = state;
+    let caption = move || {
+        let trace = shown.get()?;
+        let s = trace.step(shown_step(&trace, view_state.with(|v| v.step)))?;
+        Some(format!("{} {}: {}", s.name, shape_text(&s.dims, &s.shape), s.op))
+    };
+    let full = move || {
+        let href = super::dom::href();
+        href.replace("&embed=1", "").replace("?embed=1&", "?").replace("?embed=1", "")
+    };
+    view! {
+        <figure class="al-embed-figure" data-testid="embed">
+            <TensorView state=state column=Signal::derive(move || viewport.get() - 16.0) compact=true />
+            <figcaption data-testid="embed-caption">
+                {caption}
+                " · "
+                <a href=full target="_blank" rel="noopener">"Open in Attention Lens"</a>
+            </figcaption>
+        </figure>
     }
 }
 

@@ -1,0 +1,122 @@
+//! Predict, then reveal: a lesson step may ask a question before it shows the answer.
+//!
+//! The right answer and its reason are computed from the live trace, like the lessons'
+//! words, so a learner who edits the numbers gets the answer for *their* numbers.
+
+use crate::engine::{StepName, Trace};
+
+use super::{at, num};
+
+/// A question, asked before the answer is shown.
+#[derive(Debug, Clone, Copy)]
+pub struct Quiz {
+    /// The question, from the live trace (it may name tokens).
+    pub question: fn(&Trace) -> String,
+    /// How the learner answers.
+    pub kind: QuizKind,
+}
+
+/// Buttons, or a number.
+#[derive(Debug, Clone, Copy)]
+pub enum QuizKind {
+    /// Pick one of the choices.
+    Choice {
+        /// The choices, from the trace (the right one is always among them).
+        choices: fn(&Trace) -> Vec<String>,
+        /// The index of the right choice and why, from the trace; `None` if the trace
+        /// has no answer (e.g. edited beyond what the question assumes).
+        answer: fn(&Trace) -> Option<(usize, String)>,
+    },
+    /// Type a number.
+    Number {
+        /// The right number and why.
+        answer: fn(&Trace) -> Option<(f64, String)>,
+        /// How far a guess may be and still be right.
+        tolerance: f64,
+    },
+}
+
+/// What the page shows after an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The guess was right.
+    pub right: bool,
+    /// "Right: …" or "Not quite: …", with the reason.
+    pub text: String,
+}
+
+impl Quiz {
+    /// Judges choice `chosen` (for [`QuizKind::Choice`]).
+    pub fn judge_choice(&self, trace: &Trace, chosen: usize) -> Option<Verdict> {
+        let QuizKind::Choice { choices, answer } = self.kind else { return None };
+        let (right, why) = answer(trace)?;
+        let choices = choices(trace);
+        let name = choices.get(right).cloned().unwrap_or_default();
+        Some(if chosen == right {
+            Verdict { right: true, text: format!("Right: {name}. {why}") }
+        } else {
+            Verdict { right: false, text: format!("Not quite: the answer is {name}. {why}") }
+        })
+    }
+
+    /// Judges a typed number (for [`QuizKind::Number`]).
+    pub fn judge_number(&self, trace: &Trace, guess: f64) -> Option<Verdict> {
+        let QuizKind::Number { answer, tolerance } = self.kind else { return None };
+        let (right, why) = answer(trace)?;
+        let off = (guess - right).abs();
+        Some(if off <= tolerance {
+            Verdict { right: true, text: format!("Right: {}. {why}", num(right)) }
+        } else {
+            Verdict {
+                right: false,
+                text: format!("Not quite: it is {} (you were {} away). {why}", num(right), num(off)),
+            }
+        })
+    }
+}
+
+/// The key that gets the most of query `i`'s weight in `head`, or the keys that tie for
+/// it (within 1e-12): the right answer of "which word will … attend to most?".
+pub fn top_keys(trace: &Trace, b: usize, head: usize, i: usize) -> Vec<usize> {
+    let n = trace.key_tokens(b).len();
+    let w: Vec<f64> = (0..n).map(|j| at(trace, StepName::Weights, b, head, i, j)).collect();
+    let Some(max) = w.iter().copied().filter(|v| v.is_finite()).reduce(f64::max) else { return vec![] };
+    (0..n).filter(|&j| w.get(j).is_some_and(|v| (max - v).abs() <= 1e-12)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+    use crate::lessons::lessons;
+
+    /// Every lesson asks at least one question, and every question has an answer that
+    /// is one of its choices, for the lesson's own scenario.
+    #[test]
+    fn every_lesson_asks_and_every_question_has_an_answer() {
+        for lesson in lessons() {
+            let quizzes: Vec<_> = lesson.steps.iter().filter(|s| s.quiz.is_some()).collect();
+            assert!(!quizzes.is_empty(), "{} has no question step", lesson.id);
+            for step in quizzes {
+                let trace = run(&step.scenario).unwrap();
+                let quiz = step.quiz.unwrap();
+                assert!(!(quiz.question)(&trace).is_empty());
+                match quiz.kind {
+                    QuizKind::Choice { choices, answer } => {
+                        let (i, why) = answer(&trace).unwrap_or_else(|| panic!("{}: no answer", lesson.id));
+                        assert!(i < choices(&trace).len(), "{}: answer {i} not a choice", lesson.id);
+                        assert!(!why.is_empty());
+                        assert!(quiz.judge_choice(&trace, i).unwrap().right);
+                        assert!(!quiz.judge_choice(&trace, i + 1).unwrap().right);
+                    }
+                    QuizKind::Number { answer, tolerance } => {
+                        let (v, _) = answer(&trace).unwrap();
+                        assert!(v.is_finite() && tolerance > 0.0);
+                        assert!(quiz.judge_number(&trace, v).unwrap().right);
+                        assert!(!quiz.judge_number(&trace, v + 1.0).unwrap().right);
+                    }
+                }
+            }
+        }
+    }
+}
