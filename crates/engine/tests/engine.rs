@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use attention_engine::{
-    attention, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, ProjectionKind,
-    Positional, Projections, Scenario, Step, StepName, Trace,
+    attention, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind,
+    Projections, Scenario, Step, StepName, Trace,
 };
 use ndarray::{Array4, ArrayD};
 use proptest::prelude::*;
@@ -245,7 +245,11 @@ fn numpy_fixtures_agree_to_1e_12_relative() {
         assert_eq!(serde_json::to_value(&trace.tokens).unwrap(), expected["tokens"], "{name}: tokens");
         let kv_tokens = expected.get("kv_tokens").cloned().unwrap_or(Value::Null);
         assert_eq!(serde_json::to_value(&trace.kv_tokens).unwrap(), kv_tokens, "{name}: kv_tokens");
-        assert_eq!(serde_json::to_value(trace.mask.shape).unwrap(), expected["mask"]["shape"], "{name}: mask shape");
+        assert_eq!(
+            serde_json::to_value(trace.mask.shape).unwrap(),
+            expected["mask"]["shape"],
+            "{name}: mask shape"
+        );
         let blocked: Vec<bool> =
             expected["mask"]["blocked"].as_array().unwrap().iter().map(|b| b.as_bool().unwrap()).collect();
         assert_eq!(trace.mask.blocked, blocked, "{name}: mask");
@@ -266,7 +270,10 @@ fn numpy_fixtures_agree_to_1e_12_relative() {
             let (a, r) = check_rel(&what, &data(got), &json_numbers(&want["data"]));
             (max_abs, max_rel) = (max_abs.max(a), max_rel.max(r));
         }
-        eprintln!("{name:<34} {} steps, max abs error {max_abs:.1e}, max rel error {max_rel:.1e}", want_names.len());
+        eprintln!(
+            "{name:<34} {} steps, max abs error {max_abs:.1e}, max rel error {max_rel:.1e}",
+            want_names.len()
+        );
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} fixtures found in {}", dir.display());
@@ -300,13 +307,20 @@ fn slow_reference(
         }
         let two_i = (c / 2 * 2) as f64;
         let angle = pos as f64 / 10000f64.powf(two_i / d as f64);
-        if c % 2 == 0 { angle.sin() } else { angle.cos() }
+        if c % 2 == 0 {
+            angle.sin()
+        } else {
+            angle.cos()
+        }
     };
     let lin = |v: &[f64], m: &[Vec<f64>], bias: &[f64]| -> Vec<f64> {
         (0..d).map(|j| (0..d).map(|i| v[i] * m[i][j]).sum::<f64>() + bias[j]).collect()
     };
     let with_pe = |rows: &[Vec<f64>]| -> Vec<Vec<f64>> {
-        rows.iter().enumerate().map(|(p, r)| r.iter().enumerate().map(|(c, v)| v + pe(p, c)).collect()).collect()
+        rows.iter()
+            .enumerate()
+            .map(|(p, r)| r.iter().enumerate().map(|(c, v)| v + pe(p, c)).collect())
+            .collect()
     };
     let mut weights = vec![vec![vec![vec![0.0; t_k]; t]; n_heads]; b];
     let mut output = vec![vec![vec![0.0; d]; t]; b];
@@ -361,49 +375,64 @@ fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
 /// without positions.
 fn arb_scenario() -> impl Strategy<Value = Scenario> {
     let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
-    (1usize..=3, 1usize..=3, 1usize..=5, any::<bool>(), 0usize..3, any::<bool>(), any::<bool>(), any::<bool>())
+    (
+        1usize..=3,
+        1usize..=3,
+        1usize..=5,
+        any::<bool>(),
+        0usize..3,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
         .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions)| {
             let d = h * d_k;
             let sentence = prop::collection::vec(words.clone(), 1..=7).prop_map(|w| w.join(" "));
             (
                 prop::collection::vec(sentence.clone(), b),
-                if cross { prop::collection::vec(sentence, b).prop_map(Some).boxed() } else { Just(None).boxed() },
+                if cross {
+                    prop::collection::vec(sentence, b).prop_map(Some).boxed()
+                } else {
+                    Just(None).boxed()
+                },
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
                 prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
                 Just((d, h, causal, padding, large, positions)),
             )
         })
-        .prop_map(|(sentences, kv_sentences, vectors, params, (d, h, causal, padding, large, positions))| {
-            let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
-            let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
-            let (m, rest) = params.split_at(8 * d * d);
-            let w = |i: usize| matrix(d, d, &m[i * 2 * d * d..(i * 2 + 1) * d * d]);
-            let bias = |i: usize| rest[i * d..(i + 1) * d].to_vec();
-            Scenario {
-                sentences,
-                kv_sentences,
-                d_model: d,
-                n_heads: h,
-                embeddings,
-                projections: Projections::Explicit(Box::new(ExplicitWeights {
-                    w_q: w(0),
-                    b_q: bias(0),
-                    w_k: w(1),
-                    b_k: bias(1),
-                    w_v: w(2),
-                    b_v: bias(2),
-                    w_o: w(3),
-                    b_o: bias(3),
-                })),
-                seed: 0,
-                mask: MaskConfig {
-                    causal,
-                    padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][padding],
-                    fill: if large { Fill::LargeNegative } else { Fill::NegInf },
-                },
-                positional: if positions { Positional::Sinusoidal } else { Positional::None },
-            }
-        })
+        .prop_map(
+            |(sentences, kv_sentences, vectors, params, (d, h, causal, padding, large, positions))| {
+                let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
+                let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
+                let (m, rest) = params.split_at(8 * d * d);
+                let w = |i: usize| matrix(d, d, &m[i * 2 * d * d..(i * 2 + 1) * d * d]);
+                let bias = |i: usize| rest[i * d..(i + 1) * d].to_vec();
+                Scenario {
+                    sentences,
+                    kv_sentences,
+                    d_model: d,
+                    n_heads: h,
+                    embeddings,
+                    projections: Projections::Explicit(Box::new(ExplicitWeights {
+                        w_q: w(0),
+                        b_q: bias(0),
+                        w_k: w(1),
+                        b_k: bias(1),
+                        w_v: w(2),
+                        b_v: bias(2),
+                        w_o: w(3),
+                        b_o: bias(3),
+                    })),
+                    seed: 0,
+                    mask: MaskConfig {
+                        causal,
+                        padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][padding],
+                        fill: if large { Fill::LargeNegative } else { Fill::NegInf },
+                    },
+                    positional: if positions { Positional::Sinusoidal } else { Positional::None },
+                }
+            },
+        )
 }
 
 fn explicit(s: &Scenario) -> &ExplicitWeights {
