@@ -136,6 +136,82 @@ fn shape_trace_snapshot() {
     assert_eq!(path, ["view [2, 6, 2, 4]", "transpose(1, 2) [2, 2, 6, 4]"]);
 }
 
+/// The cross-attention shape trace: every query-side step is `T_q` long, every key-side
+/// step `T_k`, and the attention matrices are `T_q × T_k`.
+#[test]
+fn cross_attention_shape_trace_snapshot() {
+    let mut s = scenario(&["a b", "c"], 8, 2);
+    s.kv_sentences = Some(vec!["one two three four five".into(), "six seven".into()]);
+    let trace = run(&s).unwrap();
+    let lines: Vec<String> = trace
+        .steps
+        .iter()
+        .map(|s| format!("{:<8} ({}) = {:?}  {}", s.name.as_str(), dims_text(s), s.shape, s.pytorch))
+        .collect();
+    let want = [
+        "x        (B, T_q, d_model) = [2, 2, 8]  x = embedding(tokens)",
+        "x_kv     (B, T_k, d_model) = [2, 5, 8]  x_kv = embedding(kv_tokens)",
+        "q        (B, T_q, d_model) = [2, 2, 8]  q = self.w_q(x)",
+        "k        (B, T_k, d_model) = [2, 5, 8]  k = self.w_k(x_kv)",
+        "v        (B, T_k, d_model) = [2, 5, 8]  v = self.w_v(x_kv)",
+        "q_heads  (B, h, T_q, d_k) = [2, 2, 2, 4]  q = q.view(B, T_q, h, d_k).transpose(1, 2)",
+        "k_heads  (B, h, T_k, d_k) = [2, 2, 5, 4]  k = k.view(B, T_k, h, d_k).transpose(1, 2)",
+        "v_heads  (B, h, T_k, d_k) = [2, 2, 5, 4]  v = v.view(B, T_k, h, d_k).transpose(1, 2)",
+        "scores   (B, h, T_q, T_k) = [2, 2, 2, 5]  scores = q @ k.transpose(-2, -1)",
+        "scaled   (B, h, T_q, T_k) = [2, 2, 2, 5]  scores = scores / math.sqrt(d_k)",
+        "masked   (B, h, T_q, T_k) = [2, 2, 2, 5]  scores = scores.masked_fill(mask.unsqueeze(1), float('-inf'))",
+        "weights  (B, h, T_q, T_k) = [2, 2, 2, 5]  weights = scores.softmax(dim=-1)",
+        "context  (B, h, T_q, d_k) = [2, 2, 2, 4]  context = weights @ v",
+        "concat   (B, T_q, d_model) = [2, 2, 8]  concat = context.transpose(1, 2).contiguous().view(B, T_q, d_model)",
+        "output   (B, T_q, d_model) = [2, 2, 8]  output = self.w_o(concat)",
+    ];
+    assert_eq!(lines, want);
+    let names: Vec<StepName> = trace.steps.iter().map(|s| s.name).collect();
+    assert_eq!(names, Trace::expected_steps(true, Positional::None));
+    let path = |name: &str| -> Vec<String> {
+        get(&trace, name)
+            .shape_path
+            .iter()
+            .map(|r| {
+                let dims: Vec<&str> = r.dims.iter().map(|a| a.as_str()).collect();
+                format!("{} ({}) = {:?}", r.op, dims.join(", "), r.shape)
+            })
+            .collect()
+    };
+    let paths: Vec<(&str, Vec<String>)> =
+        ["q_heads", "k_heads", "scores", "masked", "concat"].into_iter().map(|n| (n, path(n))).collect();
+    let want_paths = [
+        (
+            "q_heads",
+            vec!["view (B, T_q, h, d_k) = [2, 2, 2, 4]", "transpose(1, 2) (B, h, T_q, d_k) = [2, 2, 2, 4]"],
+        ),
+        (
+            "k_heads",
+            vec!["view (B, T_k, h, d_k) = [2, 5, 2, 4]", "transpose(1, 2) (B, h, T_k, d_k) = [2, 2, 5, 4]"],
+        ),
+        ("scores", vec!["k.transpose(-2, -1) (B, h, d_k, T_k) = [2, 2, 4, 5]"]),
+        (
+            "masked",
+            vec![
+                "mask (B, T_q, T_k) = [2, 2, 5]",
+                "mask.unsqueeze(1) (B, 1, T_q, T_k) = [2, 1, 2, 5]",
+                "broadcast (B, h, T_q, T_k) = [2, 2, 2, 5]",
+            ],
+        ),
+        (
+            "concat",
+            vec![
+                "transpose(1, 2) (B, T_q, h, d_k) = [2, 2, 2, 4]",
+                "contiguous().view (B, T_q, d_model) = [2, 2, 8]",
+            ],
+        ),
+    ];
+    assert_eq!(paths.len(), want_paths.len());
+    for ((name, got), (want_name, want)) in paths.iter().zip(&want_paths) {
+        assert_eq!((name, got), (want_name, &want.iter().map(|s| s.to_string()).collect::<Vec<_>>()));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Masks and fills, end to end.
 // ---------------------------------------------------------------------------------------
