@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use attention_engine::{
-    attention, embedding, mask, run, tokenize, weights, MaskConfig, ProjectionKind, Projections, Scenario,
+    attention, embedding, mask, run, tokenize, weights, MaskConfig, Positional, ProjectionKind, Projections,
+    Scenario,
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -31,6 +32,7 @@ fn scenario(t: usize) -> Scenario {
         projections: Projections::Named(ProjectionKind::Seeded),
         seed: 0,
         mask: MaskConfig::default(),
+        positional: Positional::None,
     }
 }
 

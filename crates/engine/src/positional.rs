@@ -17,7 +17,7 @@ pub fn angle(pos: usize, c: usize, d_model: usize) -> f64 {
 /// `PE(pos, c)`: the sine of the angle for even columns, the cosine for odd ones.
 pub fn value(pos: usize, c: usize, d_model: usize) -> f64 {
     let a = angle(pos, c, d_model);
-    if c % 2 == 0 {
+    if c.is_multiple_of(2) {
         a.sin()
     } else {
         a.cos()

@@ -383,7 +383,7 @@ fn slow_reference(
         }
         let two_i = (c / 2 * 2) as f64;
         let angle = pos as f64 / 10000f64.powf(two_i / d as f64);
-        if c % 2 == 0 {
+        if c.is_multiple_of(2) {
             angle.sin()
         } else {
             angle.cos()
