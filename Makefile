@@ -15,7 +15,7 @@ build:  ## release build into dist/
 
 FUZZ_SECONDS ?= 600
 
-fuzz:   ## fuzz engine::run_json for FUZZ_SECONDS (600) under ASan; not part of `make test`
+fuzz:   ## fuzz attention_engine::run_json for FUZZ_SECONDS (600) under ASan; not part of `make test`
 	export PATH="$$HOME/.cargo/bin:$$PATH"; \
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked && \
 	RUSTC_BOOTSTRAP=1 cargo fuzz run scenario_json -- -max_total_time=$(FUZZ_SECONDS) \

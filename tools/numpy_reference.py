@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Independent numpy reference for Attention Lens.
 
-Computes multi-head scaled dot-product self-attention step by step, in float64,
-for a "scenario" JSON file, and prints the full trace as an "expected" JSON
-file. The Rust engine's tests compare their own trace against these files.
-This script deliberately shares no code with the Rust engine.
+Computes multi-head scaled dot-product attention (self- or cross-attention, with or
+without sinusoidal positions) step by step, in float64, for a "scenario" JSON file,
+and prints the full trace as an "expected" JSON file. The Rust engine's tests
+(crates/engine/tests/engine.rs) compare their own trace against these files, to
+1e-12. This script deliberately shares no code with the Rust engine: it follows the
+formulas of "Attention Is All You Need" and the PyTorch idioms of the seeds.
 
 Usage
 -----
     # one scenario -> expected trace on stdout
     python3 tools/numpy_reference.py scenario.json > expected.json
 
-    # rewrite every tests/fixtures/NAME.expected.json from NAME.scenario.json
+    # rewrite every crates/engine/tests/fixtures/NAME.expected.json from NAME.scenario.json
     python3 tools/numpy_reference.py --regenerate
 
     # re-create the fixture *scenarios* (seeded RNG), then regenerate them
@@ -23,6 +25,8 @@ Requires numpy (see tools/requirements.txt).
 Scenario format (input)
 -----------------------
     { "sentences": ["the cat sat", "a dog"], "d_model": 4, "n_heads": 2,
+      "kv_sentences": ["le chat", "un chien noir"],          (optional: cross-attention)
+      "positional": "none|sinusoidal",                       (optional, default none)
       "embeddings": {"the": [...d_model floats...], ..., "<pad>": [...optional...]},
       "projections": {"w_q": [[...]], "b_q": [...], ..., "w_o": [[...]], "b_o": [...]}
                      or "identity",
@@ -31,18 +35,37 @@ Scenario format (input)
 
 Projections follow the paper: y = x @ W + b, with W[i][j], i = input dim.
 
+Sentences are split on white space and every word must have an explicit embedding:
+the engine's own tokenizer (Unicode word boundaries) and toy embeddings are not
+re-implemented, so fixture sentences use plain lower-case words only.
+
+Cross-attention: queries come from "sentences", keys and values from "kv_sentences"
+(one per query sentence), each side padded to its own longest sentence, so the
+scores and the mask are (B, h, T_q, T_k) and (B, T_q, T_k). Causal blocks key j > query
+i; "keys" padding blocks the key sentences' <pad>s; "keys_and_queries" also blocks
+whole rows of <pad> queries.
+
+Positions: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(same),
+pos from 0, added at every position (<pad> too); for an odd d_model the last column
+is a sine. In cross-attention the key/value side counts its own positions from 0.
+
 Expected format (output)
 ------------------------
     { "tokens": [["the","cat","sat"], ["a","dog","<pad>"]],
-      "mask": {"shape": [B,T,T], "blocked": [true, false, ...]},
+      "kv_tokens": [...]                                     (cross-attention only)
+      "mask": {"shape": [B,T_q,T_k], "blocked": [true, false, ...]},
       "fully_masked_rows": [[b, i], ...],
       "steps": [{"name": "x", "shape": [B,T,d_model], "data": [...C order...]}, ...] }
+
+    steps: x, [pe (1,T_q,d_model), x_pe], [x_kv, [x_kv_pe]], q, k, v, q_heads, k_heads,
+    v_heads, scores, scaled, masked, weights, context, concat, output.
 
 Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 """
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -51,7 +74,8 @@ import numpy as np
 PAD = "<pad>"
 FILL_VALUES = {"neg_inf": -np.inf, "large_negative": -1e9}
 PROJECTION_NAMES = ["q", "k", "v", "o"]
-FIXTURE_DIR = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+FIXTURE_DIR = Path(__file__).resolve().parent.parent / "crates" / "engine" / "tests" / "fixtures"
+PLAIN_WORD = re.compile(r"[a-z0-9]+")
 
 
 # ---------------------------------------------------------------------------
@@ -59,8 +83,17 @@ FIXTURE_DIR = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 # ---------------------------------------------------------------------------
 
 def tokenize(sentences):
-    """Split on whitespace and pad every sentence at the end to the longest length."""
+    """Split on whitespace and pad every sentence at the end to the longest length.
+
+    Only plain lower-case words are accepted: for them, white space and the engine's
+    Unicode word boundaries agree, and the lookup needs no case folding.
+    """
     tokens = [sentence.split() for sentence in sentences]
+    if not tokens or any(not t for t in tokens):
+        raise ValueError("every sentence needs at least one word")
+    odd = sorted({w for t in tokens for w in t if not PLAIN_WORD.fullmatch(w)})
+    if odd:
+        raise ValueError(f"fixture words must be plain lower-case words, not {odd}")
     T = max(len(t) for t in tokens)
     return [t + [PAD] * (T - len(t)) for t in tokens]
 
@@ -92,17 +125,27 @@ def load_projections(projections, d_model):
     return result
 
 
-def blocked_mask(tokens, causal, padding):
-    """Boolean (B,T,T) mask: True where query i may NOT attend to key j."""
-    is_pad = np.array([[t == PAD for t in row] for row in tokens])  # (B,T)
-    B, T = is_pad.shape
-    blocked = np.zeros((B, T, T), dtype=bool)
+def sinusoidal(T, d_model):
+    """(T, d_model) table: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(...)."""
+    pos = np.arange(T, dtype=np.float64)[:, None]            # (T, 1)
+    col = np.arange(d_model)[None, :]                        # (1, d_model)
+    two_i = (col // 2) * 2                                   # 2i for both columns 2i and 2i+1
+    angle = pos / np.power(10000.0, two_i / d_model)
+    return np.where(col % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def blocked_mask(q_tokens, kv_tokens, causal, padding):
+    """Boolean (B,T_q,T_k) mask: True where query i may NOT attend to key j."""
+    q_pad = np.array([[t == PAD for t in row] for row in q_tokens])    # (B,T_q)
+    k_pad = np.array([[t == PAD for t in row] for row in kv_tokens])   # (B,T_k)
+    (B, T_q), T_k = q_pad.shape, k_pad.shape[1]
+    blocked = np.zeros((B, T_q, T_k), dtype=bool)
     if causal:
-        blocked |= np.triu(np.ones((T, T), dtype=bool), k=1)  # key j > query i
+        blocked |= np.triu(np.ones((T_q, T_k), dtype=bool), k=1)  # key j > query i
     if padding in ("keys", "keys_and_queries"):
-        blocked |= is_pad[:, None, :]  # no query attends to a <pad> key
+        blocked |= k_pad[:, None, :]  # no query attends to a <pad> key
     if padding == "keys_and_queries":
-        blocked |= is_pad[:, :, None]  # a <pad> query row is fully blocked
+        blocked |= q_pad[:, :, None]  # a <pad> query row is fully blocked
     elif padding not in ("none", "keys"):
         raise ValueError(f"unknown padding mode {padding!r}")
     return blocked
@@ -125,42 +168,63 @@ def softmax(x):
 
 
 def attention_trace(scenario):
-    """Run the scenario; return (tokens, blocked mask, list of (name, array) steps)."""
+    """Run the scenario; return (tokens, kv_tokens or None, blocked mask, [(name, array)])."""
     d_model, h = scenario["d_model"], scenario["n_heads"]
     if d_model % h != 0:
         raise ValueError("d_model must be divisible by n_heads")
     d_k = d_model // h
+    positional = scenario.get("positional", "none")
+    if positional not in ("none", "sinusoidal"):
+        raise ValueError(f"unknown positional encoding {positional!r}")
+    cross = scenario.get("kv_sentences") is not None
 
     tokens = tokenize(scenario["sentences"])
-    B, T = len(tokens), len(tokens[0])
+    kv_tokens = tokenize(scenario["kv_sentences"]) if cross else tokens
+    if len(kv_tokens) != len(tokens):
+        raise ValueError("kv_sentences needs one sentence per query sentence")
+    B, T_q, T_k = len(tokens), len(tokens[0]), len(kv_tokens[0])
     proj = load_projections(scenario["projections"], d_model)
     mask_cfg = scenario["mask"]
-    blocked = blocked_mask(tokens, mask_cfg["causal"], mask_cfg["padding"])
+    blocked = blocked_mask(tokens, kv_tokens, mask_cfg["causal"], mask_cfg["padding"])
     fill = FILL_VALUES[mask_cfg["fill"]]
 
     def split_heads(a):  # (B,T,d_model) -> (B,h,T,d_k)
-        return a.reshape(B, T, h, d_k).transpose(0, 2, 1, 3)
+        return a.reshape(B, a.shape[1], h, d_k).transpose(0, 2, 1, 3)
 
+    steps = []
     x = embed(tokens, scenario["embeddings"], d_model)
-    q = x @ proj["q"][0] + proj["q"][1]
-    k = x @ proj["k"][0] + proj["k"][1]
-    v = x @ proj["v"][0] + proj["v"][1]
+    steps.append(("x", x))
+    if positional == "sinusoidal":
+        pe = sinusoidal(T_q, d_model)[None, :, :]  # (1,T_q,d_model), broadcast over B
+        x = x + pe
+        steps += [("pe", pe), ("x_pe", x)]
+    x_kv = x
+    if cross:
+        x_kv = embed(kv_tokens, scenario["embeddings"], d_model)
+        steps.append(("x_kv", x_kv))
+        if positional == "sinusoidal":
+            x_kv = x_kv + sinusoidal(T_k, d_model)[None, :, :]  # key positions from 0
+            steps.append(("x_kv_pe", x_kv))
+
+    q = x @ proj["q"][0] + proj["q"][1]        # (B,T_q,d_model)
+    k = x_kv @ proj["k"][0] + proj["k"][1]     # (B,T_k,d_model)
+    v = x_kv @ proj["v"][0] + proj["v"][1]
     q_heads, k_heads, v_heads = split_heads(q), split_heads(k), split_heads(v)
-    scores = q_heads @ k_heads.swapaxes(-1, -2)
+    scores = q_heads @ k_heads.swapaxes(-1, -2)  # (B,h,T_q,T_k)
     scaled = scores / math.sqrt(d_k)
     # masked_fill: blocked scores are replaced (not added to); same mask for every head
     masked = np.where(blocked[:, None, :, :], fill, scaled)
     weights = softmax(masked)
-    context = weights @ v_heads  # a NaN weights row gives a NaN context row
-    concat = context.transpose(0, 2, 1, 3).reshape(B, T, d_model)
+    context = weights @ v_heads  # (B,h,T_q,d_k); a NaN weights row gives a NaN context row
+    concat = context.transpose(0, 2, 1, 3).reshape(B, T_q, d_model)
     output = concat @ proj["o"][0] + proj["o"][1]
 
-    steps = [("x", x), ("q", q), ("k", k), ("v", v),
-             ("q_heads", q_heads), ("k_heads", k_heads), ("v_heads", v_heads),
-             ("scores", scores), ("scaled", scaled), ("masked", masked),
-             ("weights", weights), ("context", context), ("concat", concat),
-             ("output", output)]
-    return tokens, blocked, steps
+    steps += [("q", q), ("k", k), ("v", v),
+              ("q_heads", q_heads), ("k_heads", k_heads), ("v_heads", v_heads),
+              ("scores", scores), ("scaled", scaled), ("masked", masked),
+              ("weights", weights), ("context", context), ("concat", concat),
+              ("output", output)]
+    return tokens, (kv_tokens if cross else None), blocked, steps
 
 
 # ---------------------------------------------------------------------------
@@ -178,10 +242,12 @@ def number_to_json(value):
 
 
 def expected_document(scenario):
-    tokens, blocked, steps = attention_trace(scenario)
+    tokens, kv_tokens, blocked, steps = attention_trace(scenario)
     fully_masked = [[int(b), int(i)] for b, i in zip(*np.nonzero(blocked.all(axis=-1)))]
-    return {
-        "tokens": tokens,
+    doc = {"tokens": tokens}
+    if kv_tokens is not None:
+        doc["kv_tokens"] = kv_tokens
+    return doc | {
         "mask": {"shape": list(blocked.shape), "blocked": [bool(c) for c in blocked.ravel()]},
         "fully_masked_rows": fully_masked,
         "steps": [{"name": name,
@@ -206,8 +272,8 @@ def to_json(obj, indent=0):
 def sanity_check(doc):
     """Assert basic invariants of an expected document (used by --regenerate)."""
     steps = {s["name"]: s for s in doc["steps"]}
-    B, T, _ = doc["mask"]["shape"]
-    blocked = np.array(doc["mask"]["blocked"]).reshape(B, T, T)
+    B, T, T_k = doc["mask"]["shape"]
+    blocked = np.array(doc["mask"]["blocked"]).reshape(B, T, T_k)
     w = steps["weights"]
     weights = np.array([np.nan if c == "NaN" else c for c in w["data"]], dtype=float).reshape(w["shape"])
     full = blocked.all(axis=-1)
@@ -277,6 +343,53 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "sentences": s, "d_model": 6, "n_heads": 3,
         "embeddings": random_embeddings(s, 6), "projections": "identity",
         "mask": mask(True, "none", "neg_inf")}
+
+    # New scenarios go below, so the RNG stream (and the scenarios above) stay as they were.
+
+    # Cross-attention, B=2, T_q=6 != T_k=5, padding on both sides: sentence 1 has <pad>
+    # queries (fully blocked rows under keys_and_queries: NaN with -inf), sentence 0 has
+    # <pad> keys.
+    q, kv = ["the cat sat on the mat", "a dog ran"], ["le chat", "un chien noir court vite"]
+    cross = {"sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 2,
+             "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6)}
+    scenarios["cross_causal_pad_neg_inf"] = dict(cross, mask=mask(True, "keys_and_queries", "neg_inf"))
+    scenarios["cross_causal_pad_large_negative"] = dict(cross, mask=mask(True, "keys_and_queries", "large_negative"))
+
+    # Cross-attention with positions: x_kv_pe counts the key sentences' positions from 0.
+    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
+    scenarios["cross_sinusoidal_keys"] = {
+        "sentences": q, "kv_sentences": kv, "d_model": 8, "n_heads": 2,
+        "embeddings": random_embeddings(q + kv, 8), "projections": random_projections(8),
+        "mask": mask(False, "keys", "neg_inf"), "positional": "sinusoidal"}
+
+    # Self-attention with positions and an odd d_model (its last column is a sine), and a
+    # non-zero <pad> vector (positions are added at <pad> too).
+    s = ["zorp blick fen zorp quell", "mib tarn"]
+    emb = random_embeddings(s, 15)
+    emb[PAD] = rnd(15, 1.0)
+    scenarios["sinusoidal_odd_d15"] = {
+        "sentences": s, "d_model": 15, "n_heads": 3,
+        "embeddings": emb, "projections": random_projections(15),
+        "mask": mask(True, "keys", "neg_inf"), "positional": "sinusoidal"}
+
+    s = ["alpha beta gamma delta", "beta"]
+    scenarios["sinusoidal_d5_h1"] = {
+        "sentences": s, "d_model": 5, "n_heads": 1,
+        "embeddings": random_embeddings(s, 5), "projections": random_projections(5),
+        "mask": mask(False, "keys_and_queries", "large_negative"), "positional": "sinusoidal"}
+
+    # The smallest widths: d_model 1 (one head of width 1) and d_model 2 with h = 2.
+    s = ["one two three", "four"]
+    scenarios["d_model_1"] = {
+        "sentences": s, "d_model": 1, "n_heads": 1,
+        "embeddings": random_embeddings(s, 1), "projections": random_projections(1),
+        "mask": mask(False, "keys", "neg_inf")}
+
+    q, kv = ["up down", "left right strange"], ["charm", "top bottom top bottom"]
+    scenarios["d_model_2_cross_sinusoidal"] = {
+        "sentences": q, "kv_sentences": kv, "d_model": 2, "n_heads": 2,
+        "embeddings": random_embeddings(q + kv, 2), "projections": random_projections(2),
+        "mask": mask(True, "keys_and_queries", "neg_inf"), "positional": "sinusoidal"}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

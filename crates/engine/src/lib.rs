@@ -103,7 +103,7 @@ fn step(name: StepName, ctx: &StepContext, shape_path: Vec<Reshape>, data: Array
     Step {
         name,
         op: name.words(ctx.d_model, ctx.n_heads, ctx.d_k, ctx.fill),
-        pytorch: name.pytorch(ctx.fill),
+        pytorch: name.pytorch(ctx.fill, ctx.cross),
         dims: name.dims(ctx.cross),
         shape: data.shape().to_vec(),
         shape_path,

@@ -222,8 +222,11 @@ impl StepName {
         matches!(self, Self::XKv | Self::XKvPe)
     }
 
-    /// The PyTorch line a reader of the tutorials would write for this step.
-    pub fn pytorch(self, fill: Fill) -> String {
+    /// The PyTorch line a reader of the tutorials would write for this step. In
+    /// cross-attention (`cross`) the keys and values are projected from `x_kv`, and the
+    /// lengths are written `T_q` and `T_k`, as in the step's axes.
+    pub fn pytorch(self, fill: Fill, cross: bool) -> String {
+        let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
         let line = match self {
             Self::X => "x = embedding(tokens)",
             Self::Pe => "pe = self.pe[:, :x.size(1)]",
@@ -231,11 +234,11 @@ impl StepName {
             Self::XKv => "x_kv = embedding(kv_tokens)",
             Self::XKvPe => "x_kv = x_kv + self.pe[:, :x_kv.size(1)]",
             Self::Q => "q = self.w_q(x)",
-            Self::K => "k = self.w_k(x)",
-            Self::V => "v = self.w_v(x)",
-            Self::QHeads => "q = q.view(B, T, h, d_k).transpose(1, 2)",
-            Self::KHeads => "k = k.view(B, T, h, d_k).transpose(1, 2)",
-            Self::VHeads => "v = v.view(B, T, h, d_k).transpose(1, 2)",
+            Self::K => return format!("k = self.w_k({kv})"),
+            Self::V => return format!("v = self.w_v({kv})"),
+            Self::QHeads => return format!("q = q.view(B, {t_q}, h, d_k).transpose(1, 2)"),
+            Self::KHeads => return format!("k = k.view(B, {t_k}, h, d_k).transpose(1, 2)"),
+            Self::VHeads => return format!("v = v.view(B, {t_k}, h, d_k).transpose(1, 2)"),
             Self::Scores => "scores = q @ k.transpose(-2, -1)",
             Self::Scaled => "scores = scores / math.sqrt(d_k)",
             Self::Masked => {
@@ -243,7 +246,7 @@ impl StepName {
             }
             Self::Weights => "weights = scores.softmax(dim=-1)",
             Self::Context => "context = weights @ v",
-            Self::Concat => "concat = context.transpose(1, 2).contiguous().view(B, T, d_model)",
+            Self::Concat => return format!("concat = context.transpose(1, 2).contiguous().view(B, {t_q}, d_model)"),
             Self::Output => "output = self.w_o(concat)",
         };
         line.to_owned()

@@ -5,7 +5,8 @@
 //! load, and the new engine must write the same trace JSON, number for number, except
 //! where the old one was wrong: in cross-attention, the `k` and `v` steps said
 //! `(B, T_q, d_model)`, `k.transpose(-2, -1)` said `(B, h, d_k, T)` with `T_q`'s size, and
-//! concat's `transpose(1, 2)` said `(B, T, h, d_k)` instead of `(B, T_q, h, d_k)`.
+//! concat's `transpose(1, 2)` said `(B, T, h, d_k)` instead of `(B, T_q, h, d_k)`; and the
+//! PyTorch lines said `k = self.w_k(x)` (not `x_kv`) and `view(B, T, …)` (not `T_q`/`T_k`).
 
 use std::path::Path;
 
@@ -32,7 +33,17 @@ fn golden() -> Vec<(String, String, Value)> {
 fn corrected(mut old: Value) -> Value {
     let Some(t_k) = old["sizes"]["T_k"].as_u64() else { return old };
     for step in old["steps"].as_array_mut().unwrap() {
-        match step["name"].as_str().unwrap() {
+        let name = step["name"].as_str().unwrap().to_string();
+        if let Some(line) = step["pytorch"].as_str() {
+            let line = match name.as_str() {
+                "k" | "v" => line.replace("(x)", "(x_kv)"),
+                "q_heads" | "concat" => line.replace("view(B, T,", "view(B, T_q,"),
+                "k_heads" | "v_heads" => line.replace("view(B, T,", "view(B, T_k,"),
+                _ => line.to_string(),
+            };
+            step["pytorch"] = json!(line);
+        }
+        match name.as_str() {
             "k" | "v" => step["dims"] = json!(["B", "T_k", "d_model"]),
             "scores" => {
                 let path = &mut step["shape_path"][0];

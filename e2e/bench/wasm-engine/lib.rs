@@ -1,9 +1,9 @@
-//! Times `attention_lens::engine::run` in wasm: B=1, d_model=512, h=8, seeded
-//! projections, the same scenario as `benches/engine.rs`.
+//! Times `attention_engine::run` in wasm: B=1, d_model=512, h=8, seeded
+//! projections, the same scenario as `crates/engine/benches/engine.rs`.
 
 use std::collections::BTreeMap;
 
-use attention_lens::engine::{run, MaskConfig, ProjectionKind, Projections, Scenario};
+use attention_engine::{run, MaskConfig, Positional, ProjectionKind, Projections, Scenario};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -23,10 +23,11 @@ fn scenario(t: usize) -> Scenario {
         projections: Projections::Named(ProjectionKind::Seeded),
         seed: 0,
         mask: MaskConfig::default(),
+        positional: Positional::None,
     }
 }
 
-/// Milliseconds of each of `runs` calls of `engine::run` with T tokens (after one
+/// Milliseconds of each of `runs` calls of `attention_engine::run` with T tokens (after one
 /// warm-up call); an empty list if the engine refuses the scenario.
 #[wasm_bindgen]
 pub fn engine_times(t: usize, runs: usize) -> Vec<f64> {
