@@ -132,7 +132,11 @@ pub fn href() -> String {
 }
 
 /// Calls `obj[name](...args)` if it is a function; errors are ignored.
-fn call_method(obj: &wasm_bindgen::JsValue, name: &str, args: &js_sys::Array) -> Option<wasm_bindgen::JsValue> {
+fn call_method(
+    obj: &wasm_bindgen::JsValue,
+    name: &str,
+    args: &js_sys::Array,
+) -> Option<wasm_bindgen::JsValue> {
     let f = js_sys::Reflect::get(obj, &name.into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
     f.apply(obj, args).ok()
 }
@@ -152,7 +156,8 @@ pub fn copy_text(text: &str) {
 /// Full screen on (presenter mode's F), or off if it already is.
 pub fn toggle_fullscreen() {
     let Some(doc) = window().and_then(|w| w.document()) else { return };
-    let current = js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    let current =
+        js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
     if current.is_null() || current.is_undefined() {
         if let Some(root) = doc.document_element() {
             let _ = call_method(&root, "requestFullscreen", &js_sys::Array::new());
@@ -165,7 +170,8 @@ pub fn toggle_fullscreen() {
 /// Leaves full screen, if the page is in it.
 pub fn exit_fullscreen() {
     let Some(doc) = window().and_then(|w| w.document()) else { return };
-    let current = js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    let current =
+        js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
     if !(current.is_null() || current.is_undefined()) {
         let _ = call_method(&doc, "exitFullscreen", &js_sys::Array::new());
     }

@@ -49,10 +49,10 @@ pub fn LessonPanel(
     // ← → (and space in presenter mode) move through the steps, unless the learner is
     // typing or reading a heatmap; Esc leaves presenter mode, F goes full screen.
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        let typing = ev
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "CANVAS" | "BUTTON"));
+        let typing =
+            ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()).is_some_and(
+                |el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "CANVAS" | "BUTTON"),
+            );
         if ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
         }
@@ -171,7 +171,11 @@ enum Answer {
 /// A question before the answer: buttons or a number; the verdict and its reason are
 /// computed from the live trace, so an edit changes the right answer too.
 #[component]
-fn QuizView(quiz: Quiz, #[prop(into)] trace: Signal<Option<Arc<Trace>>>, position: Signal<(usize, usize)>) -> impl IntoView {
+fn QuizView(
+    quiz: Quiz,
+    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
+    position: Signal<(usize, usize)>,
+) -> impl IntoView {
     let answer = RwSignal::new(None::<Answer>);
     // a new step asks afresh
     Effect::new(move |_| {

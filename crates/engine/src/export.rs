@@ -534,7 +534,7 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
         let name = step.name;
         let mut prose = vec![
             name.words(z.d_model, z.n_heads, z.d_k, fill),
-            format!("PyTorch: `{}`", name.pytorch(fill)),
+            format!("PyTorch: `{}`", name.pytorch(fill, cross)),
             format!("Shape: {}", shape_text(&step.dims, &step.shape)),
         ];
         if first {

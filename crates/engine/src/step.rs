@@ -246,7 +246,9 @@ impl StepName {
             }
             Self::Weights => "weights = scores.softmax(dim=-1)",
             Self::Context => "context = weights @ v",
-            Self::Concat => return format!("concat = context.transpose(1, 2).contiguous().view(B, {t_q}, d_model)"),
+            Self::Concat => {
+                return format!("concat = context.transpose(1, 2).contiguous().view(B, {t_q}, d_model)")
+            }
             Self::Output => "output = self.w_o(concat)",
         };
         line.to_owned()
