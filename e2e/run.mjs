@@ -124,6 +124,7 @@ async function runTest(browser, baseUrl, test) {
     const url = (p = '/') => new URL(p, baseUrl).href;
     const t = {
       page,
+      context,
       baseUrl,
       url,
       assert,

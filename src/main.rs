@@ -1,9 +1,10 @@
-//! Mounts the app. Nothing else happens here.
+//! Mounts the app and registers the service worker. Nothing else happens here.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     attention_lens::ui::install_panic_guard();
     leptos::mount::mount_to_body(attention_lens::ui::App);
+    attention_lens::ui::dom::register_service_worker();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -16,6 +16,8 @@ export const tests = [
       const page = await t.gotoApp('lesson=baseball-bat&ls=1');
       await page.waitForSelector('[data-testid="lesson-text"]');
       t.assert.deepEqual(await shortCells(page, 'scaled'), [['2.31', '1.15'], ['1.15', '1.15']]);
+      await page.click('[data-testid="lesson-next"]'); // the question step (predict first)
+      await page.waitForSelector('[data-testid="quiz"]');
       await page.click('[data-testid="lesson-next"]');
       t.assert.deepEqual(await shortCells(page, 'weights'), [['0.76', '0.24'], ['0.50', '0.50']]);
       await page.click('[data-testid="lesson-next"]');
@@ -28,7 +30,7 @@ export const tests = [
   {
     name: 'lesson 1: editing bat toward animal changes the weights and the words',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=2');
+      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
       await page.waitForSelector('[data-testid="embedding-plot"]');
       const before = await page.textContent('[data-testid="lesson-text"]');
       await page.fill('[data-testid="embedding-input"][data-word="bat"][data-dim="1"]', '3');
@@ -59,7 +61,7 @@ export const tests = [
   {
     name: 'lesson 3: the pad row is NaN under -inf and 1/T under -1e9',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=3');
+      const page = await t.gotoApp('lesson=masks&ls=4');
       await page.waitForSelector('[data-testid="mask-conventions"]');
       let w = await tableValues(page, table('weights'));
       t.assert.ok(w[6].every((v) => v === 'NaN'), w[6].join(','));
@@ -120,7 +122,7 @@ export const tests = [
   {
     name: 'lesson 1: dragging "bat" in the plot moves its embedding',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
+      const page = await t.gotoApp('lesson=baseball-bat&ls=4');
       const plot = '[data-testid="embedding-plot"]';
       await page.waitForSelector(plot);
       const box = await page.$eval(plot, (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });

@@ -58,6 +58,8 @@ pub struct AppState {
     pub shown: Memo<Option<Arc<Trace>>>,
     /// The window's width, CSS pixels.
     pub viewport: RwSignal<f64>,
+    /// The window's height, CSS pixels.
+    pub viewport_height: RwSignal<f64>,
 }
 
 impl AppState {
@@ -159,10 +161,24 @@ pub fn App() -> impl IntoView {
     );
     // The heatmaps are laid out for the window's width, again whenever it changes.
     let viewport = RwSignal::new(dom::viewport_width());
-    let resize = window_event_listener(leptos::ev::resize, move |_| viewport.set(dom::viewport_width()));
+    let viewport_height = RwSignal::new(dom::viewport_height());
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        viewport.set(dom::viewport_width());
+        viewport_height.set(dom::viewport_height());
+    });
     on_cleanup(move || resize.remove());
 
-    let state = AppState { text, settings, view: view_state, import_error, lesson, run, shown, viewport };
+    let state = AppState {
+        text,
+        settings,
+        view: view_state,
+        import_error,
+        lesson,
+        run,
+        shown,
+        viewport,
+        viewport_height,
+    };
     let error = state.error();
     let stale = move || error.get().is_some() && shown.get().is_some();
 
@@ -230,9 +246,16 @@ pub fn App() -> impl IntoView {
                         let w = viewport.get();
                         if w <= 900.0 { w - 40.0 } else if present.get() { w * 0.56 } else { (w * 0.55).min(820.0) }
                     });
+                    // ... and short enough that words and picture share the first screen
+                    // (the page header, the lesson tabs and the card's title sit above it)
+                    let max_height = Signal::derive(move || {
+                        let h = viewport_height.get();
+                        let above = if present.get() { 140.0 } else { 300.0 };
+                        (viewport.get() > 900.0).then(|| (h - above).max(160.0))
+                    });
                     let picture = move || view! {
                         <div class="al-tabs"><BatchTabs state=state /></div>
-                        <TensorView state=state column=column compact=true />
+                        <TensorView state=state column=column compact=true max_height=max_height />
                         {(id == "baseball-bat").then(|| view! { <EmbeddingPlot trace=trace settings=settings /> })}
                     };
                     Some(view! {
@@ -292,7 +315,7 @@ pub fn App() -> impl IntoView {
                             </nav>
                             <section class="al-tensors" aria-label="Selected step">
                                 <div class="al-tabs"><BatchTabs state=state /></div>
-                                <TensorView state=state column=column compact=false />
+                                <TensorView state=state column=column compact=false max_height=Signal::derive(|| None) />
                             </section>
                         </main>
                     }.into_any()

@@ -64,6 +64,11 @@ pub fn viewport_width() -> f64 {
     window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1024.0)
 }
 
+/// The window's inner height in CSS pixels (768 when unknown).
+pub fn viewport_height() -> f64 {
+    window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(768.0)
+}
+
 /// Light or dark, following the system setting.
 pub fn theme() -> Theme {
     let dark = window()
@@ -175,4 +180,27 @@ pub fn exit_fullscreen() {
     if !(current.is_null() || current.is_undefined()) {
         let _ = call_method(&doc, "exitFullscreen", &js_sys::Array::new());
     }
+}
+
+/// Registers the service worker `sw.js` next to the page (offline after the first visit).
+/// Release builds get the caching worker, debug builds (`trunk serve`) one that removes
+/// itself: see scripts/service-worker.sh. Where service workers are unavailable (an
+/// insecure origin, a private window that refuses them) nothing happens.
+pub fn register_service_worker() {
+    let Some(w) = window() else { return };
+    let Ok(navigator) = js_sys::Reflect::get(&w, &"navigator".into()) else { return };
+    let Ok(container) = js_sys::Reflect::get(&navigator, &"serviceWorker".into()) else { return };
+    if container.is_undefined() || container.is_null() {
+        return;
+    }
+    let Some(promise) = call_method(&container, "register", &js_sys::Array::of1(&"./sw.js".into())) else {
+        return;
+    };
+    let Ok(promise) = promise.dyn_into::<js_sys::Promise>() else { return };
+    // Handle the promise, so that a refusal is not an "uncaught" error in the console.
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Err(e) = wasm_bindgen_futures::JsFuture::from(promise).await {
+            leptos::logging::warn!("service worker not registered: {e:?}");
+        }
+    });
 }

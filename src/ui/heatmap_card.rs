@@ -166,6 +166,24 @@ pub fn axis_labels(
     (rows, cols, row_pad, col_pad)
 }
 
+/// The layout for at most `width` × `height` CSS pixels: the cells shrink (the labels
+/// keep their size) until the picture is no taller than `height`.
+pub fn fit_layout(rows: &[String], cols: &[String], width: f64, height: Option<f64>) -> Layout {
+    let mut layout = Layout::new(rows, cols, width);
+    let Some(height) = height else { return layout };
+    for _ in 0..4 {
+        if layout.height <= height {
+            break;
+        }
+        let target = ((height - layout.top - 8.0) / layout.n_rows as f64).floor().max(4.0);
+        if target >= layout.cell {
+            break;
+        }
+        layout = Layout::new(rows, cols, layout.width - (layout.cell - target) * layout.n_cols as f64);
+    }
+    layout
+}
+
 /// A heatmap, its hover read-out, table and export buttons. Keyed by [`CardId`]: the card
 /// lives as long as the step, sentence and head are shown, and redraws itself only when
 /// its numbers, labels, scale or width change.
@@ -175,12 +193,23 @@ pub fn HeatmapCard(
     id: CardId,
     #[prop(into)] scale: Signal<Scale>,
     #[prop(into)] max_width: Signal<f64>,
+    /// The tallest the picture may be, if limited: the cells shrink to fit.
+    #[prop(into)]
+    max_height: Signal<Option<f64>>,
 ) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let cursor = RwSignal::new(None::<(usize, usize)>);
     let data = Memo::new(move |_| trace.with(|t| t.as_ref().and_then(|t| CardData::build(t, id))));
-    let layout =
-        Memo::new(move |_| data.with(|d| d.as_ref().map(|d| Layout::new(&d.rows, &d.cols, max_width.get()))));
+    let layout = Memo::new(move |_| {
+        let (width, height) = (max_width.get(), max_height.get());
+        data.with(|d| d.as_ref().map(|d| fit_layout(&d.rows, &d.cols, width, height)))
+    });
+    // With a height budget (a lesson's picture, presenter mode), a small matrix is drawn
+    // larger, labels and numbers included, up to 2.5 times, to fill its place.
+    let zoom = Memo::new(move |_| {
+        let (Some(l), Some(height)) = (layout.get(), max_height.get()) else { return 1.0 };
+        (max_width.get() / l.width).min(height / l.height).clamp(1.0, 2.5)
+    });
     let dims = move || data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim()));
 
     // Draw whenever the numbers, the layout or the scale change (and only then).
@@ -188,10 +217,12 @@ pub fn HeatmapCard(
         let Some(el) = canvas.get() else { return };
         let scale = scale.get();
         let Some(layout) = layout.get() else { return };
+        let zoom = zoom.get();
         data.with(|d| {
             let Some(d) = d else { return };
             dom::mark("al-draw-start");
-            let dpr = dom::dpr();
+            // drawing at `dpr · zoom` device pixels per layout pixel enlarges everything
+            let dpr = dom::dpr() * zoom;
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
@@ -225,8 +256,9 @@ pub fn HeatmapCard(
         data.with(|d| d.as_ref().and_then(|d| d.readout(r, c)))
     };
     let on_move = move |ev: leptos::ev::MouseEvent| {
+        let z = zoom.get_untracked();
         let cell = layout.with_untracked(|l| {
-            l.as_ref().and_then(|l| l.cell_at(f64::from(ev.offset_x()), f64::from(ev.offset_y())))
+            l.as_ref().and_then(|l| l.cell_at(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z))
         });
         cursor.set(cell);
     };
@@ -248,11 +280,15 @@ pub fn HeatmapCard(
     };
     let outline = move || {
         let (r, c) = clamped()?;
+        let z = zoom.get();
         let (x, y, side) = layout.with(|l| l.as_ref().map(|l| l.cell_rect(r, c)))?;
+        let (x, y, side) = (x * z, y * z, side * z);
         Some(format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px"))
     };
-    let size =
-        move || layout.with(|l| l.as_ref().map(|l| format!("width:{}px;height:{}px", l.width, l.height)));
+    let size = move || {
+        let z = zoom.get();
+        layout.with(|l| l.as_ref().map(|l| format!("width:{}px;height:{}px", l.width * z, l.height * z)))
+    };
 
     let label = move || {
         let (n_rows, n_cols) = dims();

@@ -33,6 +33,19 @@ pub fn ImportExport(state: AppState) -> impl IntoView {
             dom::download_text("attention_lens.ipynb", "application/x-ipynb+json", &nb);
         }
     };
+    // An <iframe> of this exact state in embed mode (only the figure and its caption).
+    let embed_code = RwSignal::new(None::<String>);
+    let copy_embed = move |_| {
+        let href = dom::href();
+        let src = if href.contains('?') { format!("{href}&embed=1") } else { format!("{href}?embed=1") };
+        let step = view_state.with_untracked(|v| v.step);
+        let code = format!(
+            "<iframe src=\"{}\" title=\"Attention Lens: {step}\" width=\"720\" height=\"520\" loading=\"lazy\" style=\"border:0\"></iframe>",
+            src.replace('"', "%22")
+        );
+        dom::copy_text(&code);
+        embed_code.set(Some(code));
+    };
     let export_scenario = move |_| {
         let s = run.with_untracked(|r| r.scenario.to_json());
         dom::download_text("scenario.json", "application/json", &format!("{s}\n"));
@@ -65,6 +78,7 @@ pub fn ImportExport(state: AppState) -> impl IntoView {
             <button type="button" on:click=export_trace data-testid="export-trace">"Export trace JSON"</button>
             <button type="button" on:click=export_scenario data-testid="export-scenario">"Export scenario JSON"</button>
     <button type="button" on:click=export_python data-testid="export-python" title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers">"Download Python"</button>
+    <button type="button" on:click=copy_embed data-testid="copy-embed" title="Copy an <iframe> that shows this figure in slides or a course page">"Copy embed code"</button>
     <button type="button" on:click=export_notebook data-testid="export-notebook" title="The same as a Jupyter notebook, a markdown cell of words before each step">"Download notebook"</button>
             <label class="al-file">
                 "Import scenario JSON "
@@ -79,7 +93,13 @@ pub fn ImportExport(state: AppState) -> impl IntoView {
                 />
                 "one colour scale for all heads"
             </label>
-            {move || import_error.get().map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e}</p> })}
+            {move || embed_code.get().map(|code| view! {
+        <label class="al-field al-embed-field">
+            <span>"Embed code (copied): paste it into a slide or a course page"</span>
+            <input type="text" readonly=true class="al-embed-code" data-testid="embed-code" prop:value=code />
+        </label>
+    })}
+    {move || import_error.get().map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e}</p> })}
         </div>
     }
 }

@@ -35,7 +35,14 @@ fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
 /// The tensors of the selected step, in a column `column` px wide. `compact` leaves out
 /// the step's words and PyTorch line (the lesson's words stand beside it).
 #[component]
-pub fn TensorView(state: AppState, #[prop(into)] column: Signal<f64>, compact: bool) -> impl IntoView {
+pub fn TensorView(
+    state: AppState,
+    #[prop(into)] column: Signal<f64>,
+    compact: bool,
+    /// The tallest a card's picture may be (lessons: words and picture in one screen).
+    #[prop(into)]
+    max_height: Signal<Option<f64>>,
+) -> impl IntoView {
     let AppState { shown, view: view_state, .. } = state;
     let trace = Signal::derive(move || shown.get());
     // The cards to show, as keys: a card is kept while its key stays.
@@ -107,7 +114,7 @@ pub fn TensorView(state: AppState, #[prop(into)] column: Signal<f64>, compact: b
             <For
                 each=move || ids.get().unwrap_or_default()
                 key=|id| *id
-                children=move |id| view! { <HeatmapCard trace=trace id=id scale=scale_for(id) max_width=width_for(id) /> }
+                children=move |id| view! { <HeatmapCard trace=trace id=id scale=scale_for(id) max_width=width_for(id) max_height=max_height /> }
             />
         </div>
     }
@@ -129,7 +136,7 @@ pub fn EmbedView(state: AppState) -> impl IntoView {
     };
     view! {
         <figure class="al-embed-figure" data-testid="embed">
-            <TensorView state=state column=Signal::derive(move || viewport.get() - 16.0) compact=true />
+            <TensorView state=state column=Signal::derive(move || viewport.get() - 16.0) compact=true max_height=Signal::derive(|| None) />
             <figcaption data-testid="embed-caption">
                 {caption}
                 " · "

@@ -1,0 +1,193 @@
+// Issue 12: lessons a teacher can project. Words and picture in the first screen,
+// presenter mode, embed mode, predict-then-reveal questions, offline after one visit.
+
+const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
+
+/** The bounding boxes of the step's words and of its picture's first heatmap. */
+async function stageBoxes(page) {
+  await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+  const words = await page.$eval('[data-testid="lesson-text"]', (e) => e.getBoundingClientRect().toJSON());
+  const title = await page.$eval('[data-testid="lesson-step-title"]', (e) => e.getBoundingClientRect().toJSON());
+  const picture = await page.$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (e) => e.getBoundingClientRect().toJSON());
+  return { words, title, picture };
+}
+
+function assertFits(t, boxes, width, height, where) {
+  for (const [name, b] of Object.entries(boxes)) {
+    t.assert.ok(b.top >= 0 && b.left >= 0, `${where}: ${name} starts off screen (${JSON.stringify(b)})`);
+    t.assert.ok(b.bottom <= height + 0.5, `${where}: ${name} ends at ${Math.round(b.bottom)} px, below the ${height} px screen`);
+    t.assert.ok(b.right <= width + 0.5, `${where}: ${name} ends at ${Math.round(b.right)} px, right of the ${width} px screen`);
+  }
+}
+
+/** Visits every step of every lesson, calling visit(page, lessonId, step). */
+async function everyStep(t, query, visit) {
+  const page = await t.gotoApp(`lesson=baseball-bat&ls=0${query}`);
+  const n = await LESSON_COUNT(page);
+  for (let l = 0; l < n; l++) {
+    const id = await page.$eval(`[data-testid="lesson-tab"]:nth-of-type(${l + 1})`, (b) => b.dataset.lesson);
+    await page.goto(t.url(`/?lesson=${id}&ls=0${query}`));
+    await page.waitForSelector('[data-testid="lesson-text"]');
+    for (let s = 0; s < 20; s++) {
+      await visit(page, id, s);
+      if (await page.$eval('[data-testid="lesson-next"]', (b) => b.disabled)) break;
+      await page.click('[data-testid="lesson-next"]');
+      await page.waitForFunction((k) => new URLSearchParams(location.search).get('ls') === String(k), s + 1);
+    }
+  }
+}
+
+export const tests = [
+  {
+    name: 'lessons at 1440x900: the words and the picture of every step fit in the first screen; the explorer is folded',
+    run: async (t) => {
+      let steps = 0;
+      await everyStep(t, '', async (page, id, s) => {
+        assertFits(t, await stageBoxes(page), 1440, 900, `${id} step ${s + 1}`);
+        steps++;
+      });
+      t.assert.ok(steps >= 25, `only ${steps} steps visited`);
+      const page = t.page;
+      // the controls fold under "Change the numbers", closed; the pipeline is one click away
+      t.assert.equal(await page.$eval('[data-testid="change-numbers"]', (d) => d.open), false);
+      t.assert.equal(await page.isVisible('[data-testid="sentences"]'), false);
+      await page.click('[data-testid="pipeline-fold"] summary');
+      await page.waitForSelector('[data-testid="trace-step"]', { state: 'visible' });
+      await page.click('[data-testid="change-numbers"] summary');
+      await page.waitForSelector('[data-testid="sentences"]', { state: 'visible' });
+      await t.page.goto(t.url('/?lesson=baseball-bat&ls=3'));
+      await stageBoxes(t.page);
+      await t.screenshot('classroom-lesson-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'lessons at 375 px: words first, then the picture, nothing wider than the screen',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
+      const { words, picture } = await stageBoxes(page);
+      t.assert.ok(words.bottom <= picture.top + 1, 'the words come before the picture on a phone');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      t.assert.ok(overflow <= 1, `page is ${overflow} px wider than the window`);
+      await t.screenshot('classroom-lesson-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'presenter mode at 1280x720 and 1920x1080: one step per screen, no controls, keys move, Esc leaves',
+    run: async (t) => {
+      for (const [w, h] of [[1280, 720], [1920, 1080]]) {
+        await t.page.setViewportSize({ width: w, height: h });
+        let visited = 0;
+        await everyStep(t, '&present=1', async (page, id, s) => {
+          t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in presenter mode');
+          t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in presenter mode');
+          assertFits(t, await stageBoxes(page), w, h, `${w}x${h} ${id} step ${s + 1}`);
+          visited++;
+        });
+        t.assert.ok(visited >= 25);
+      }
+      const page = t.page;
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await page.goto(t.url('/?lesson=baseball-bat&ls=0&present=1'));
+      await page.waitForSelector('[data-testid="lesson-text"]');
+      const fontSize = await page.$eval('[data-testid="lesson-text"]', (e) => parseFloat(getComputedStyle(e).fontSize));
+      t.assert.ok(fontSize >= 20, `presenter text is ${fontSize} px`);
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '1');
+      await page.keyboard.press(' ');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '2');
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '1');
+      await stageBoxes(page);
+      await t.screenshot('classroom-present-1280');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(() => !new URLSearchParams(location.search).has('present'));
+      t.assert.ok(await page.$('[data-testid="change-numbers"]'), 'Esc brings the page back');
+      // the button enters presenter mode too
+      await page.click('[data-testid="present"]');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('present') === '1');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'embed mode: only the selected figure and its one-line caption; Copy embed code gives the iframe',
+    run: async (t) => {
+      const page = await t.gotoApp('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&step=weights&embed=1');
+      await page.waitForSelector('[data-testid="embed"] canvas[data-testid="heatmap"]');
+      t.assert.equal(await page.$('h1'), null, 'no page header in an embed');
+      t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in an embed');
+      t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in an embed');
+      t.assert.match(await page.textContent('[data-testid="embed-caption"]'), /^weights \(B, h, T, T\) = \(1, 1, 5, 5\): Softmax/);
+      await t.screenshot('classroom-embed');
+      const explorer = await t.gotoApp('s=the%20cat%20sat&step=scores');
+      await explorer.click('[data-testid="copy-embed"]');
+      const code = await explorer.inputValue('[data-testid="embed-code"]');
+      t.assert.match(code, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?[^"]*step=scores[^"]*&embed=1" title="Attention Lens: scores"/);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'every lesson asks a question; the answer is hidden until a choice, then revealed from the live trace (keyboard too)',
+    run: async (t) => {
+      let asked = 0;
+      const lessonsAsked = new Set();
+      await everyStep(t, '', async (page, id) => {
+        if (!(await page.$('[data-testid="quiz"]'))) return;
+        asked++;
+        lessonsAsked.add(id);
+        t.assert.equal(await page.isVisible('[data-testid="quiz-reveal"]'), false, `${id}: answer shown before a choice`);
+        const number = await page.$('[data-testid="quiz-number"]');
+        if (number) {
+          await page.focus('[data-testid="quiz-number"]');
+          await page.keyboard.type('0.5');
+          await page.keyboard.press('Enter');
+        } else {
+          await page.focus('[data-testid="quiz-choice"]');
+          await page.keyboard.press('Enter');
+        }
+        await page.waitForSelector('[data-testid="quiz-reveal"]', { state: 'visible' });
+        t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^(Right|Not quite)/);
+      });
+      t.assert.ok(lessonsAsked.size >= 5, `questions in ${[...lessonsAsked]}`);
+      // the baseball question: "baseball" looks most at itself (0.76); an edit changes the answer
+      const page = await t.gotoApp('lesson=baseball-bat&ls=2');
+      await page.click('[data-testid="quiz-choice"][data-choice="0"]');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: "baseball"\. Softmax of \[2\.31, 1\.15\] is \[0\.76, 0\.24\]/);
+      await page.click('[data-testid="change-numbers"] summary');
+      await page.fill('[data-testid="embedding-input"][data-word="bat"][data-dim="0"]', '5');
+      await page.press('[data-testid="embedding-input"][data-word="bat"][data-dim="0"]', 'Enter');
+      await page.waitForFunction(() => /^Not quite: the answer is "bat"/.test(document.querySelector('[data-testid="quiz-reveal"]').textContent));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'offline after one visit: the service worker caches the app shell; a reload with the network off works, also under a sub-path',
+    run: async (t) => {
+      for (const base of ['/', '/attention-lens/']) {
+        const page = t.page;
+        t.assert.equal(await page.$eval('link[rel="manifest"]', (l) => l.getAttribute('href')).catch(() => 'manifest.webmanifest'), 'manifest.webmanifest');
+        await page.goto(t.url(`${base}?lesson=masks&ls=1`));
+        await page.waitForSelector('canvas[data-testid="heatmap"]');
+        const cache = await page.evaluate(async () => {
+          const reg = await navigator.serviceWorker.ready;
+          const keys = await caches.keys();
+          return { scope: reg.scope, keys };
+        });
+        t.assert.ok(cache.scope.endsWith(base), `scope ${cache.scope}`);
+        t.assert.ok(cache.keys.some((k) => /^attention-lens-[0-9a-f]{16}$/.test(k)), `caches ${cache.keys}`);
+        const manifest = await (await page.request.get(t.url(`${base}manifest.webmanifest`))).json();
+        t.assert.equal(manifest.icons.find((i) => i.sizes === '512x512').src, 'icon-512.png');
+        await t.context.setOffline(true);
+        await page.reload();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        await page.waitForSelector('canvas[data-testid="heatmap"]');
+        t.assert.match(await page.textContent('[data-testid="lesson-step-title"]'), /Predict/);
+        await t.context.setOffline(false);
+      }
+      // offline reloads report failed requests for nothing the app needs; only page errors count
+      t.assert.deepEqual(t.errors().filter((e) => !e.startsWith('requestfailed') && !e.includes('ERR_INTERNET_DISCONNECTED')), []);
+    },
+  },
+];
