@@ -244,7 +244,14 @@ pub fn App() -> impl IntoView {
                     // the picture the words talk about, as large as the column allows
                     let column = Signal::derive(move || {
                         let w = viewport.get();
-                        if w <= 900.0 { w - 40.0 } else if present.get() { w * 0.56 } else { (w * 0.55).min(820.0) }
+                        // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
+                        if w <= 900.0 {
+                            w - 70.0
+                        } else if present.get() {
+                            (w - 96.0) / 1.8
+                        } else {
+                            (w.min(1400.0) - 90.0) * 1.25 / 2.25
+                        }
                     });
                     // ... and short enough that words and picture share the first screen
                     // (the page header, the lesson tabs and the card's title sit above it)
