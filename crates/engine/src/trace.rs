@@ -177,7 +177,7 @@ pub struct Trace {
     /// The projections the run used (seeded ones drawn out), for explanations and
     /// exports. Not part of the trace JSON.
     #[serde(skip)]
-    pub params: Weights,
+    pub params: std::sync::Arc<Weights>,
 }
 
 impl Trace {

@@ -3,6 +3,8 @@
 //! Convention (the paper's): `y = x @ W + b`, with `W` of shape `(d_model_in,
 //! d_model_out)`. PyTorch's `nn.Linear.weight` is stored transposed, `(out, in)`.
 
+use std::sync::{Arc, Mutex};
+
 use ndarray::{Array1, Array2};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -58,21 +60,52 @@ fn xavier_uniform(rng: &mut ChaCha8Rng, d: usize) -> Array2<f64> {
 ///
 /// # Errors
 /// [`EngineError::WeightShape`] or [`EngineError::BadNumber`] for explicit weights.
-pub fn build(projections: &Projections, d_model: usize, seed: u64) -> Result<Weights, EngineError> {
+pub fn build(projections: &Projections, d_model: usize, seed: u64) -> Result<Arc<Weights>, EngineError> {
     match projections {
-        Projections::Named(ProjectionKind::Identity) => Ok(Weights {
+        Projections::Named(ProjectionKind::Identity) => Ok(Arc::new(Weights {
             q: Linear::identity(d_model),
             k: Linear::identity(d_model),
             v: Linear::identity(d_model),
             o: Linear::identity(d_model),
-        }),
-        Projections::Named(ProjectionKind::Seeded) => {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let mut layer = || Linear { w: xavier_uniform(&mut rng, d_model), b: Array1::zeros(d_model) };
-            Ok(Weights { q: layer(), k: layer(), v: layer(), o: layer() })
-        }
-        Projections::Explicit(e) => explicit(e, d_model),
+        })),
+        Projections::Named(ProjectionKind::Seeded) => Ok(seeded(seed, d_model)),
+        Projections::Explicit(e) => explicit(e, d_model).map(Arc::new),
     }
+}
+
+/// Seeded weights drawn lately, newest first: `(seed, d_model)` → weights. Typing a
+/// sentence changes neither, so the page draws 4·d_model² numbers once, not per keystroke.
+/// The cache changes no result (the same seed always draws the same numbers).
+static SEEDED: Mutex<SeededCache> = Mutex::new(Vec::new());
+
+/// `(seed, d_model)` → weights, newest first.
+type SeededCache = Vec<((u64, usize), Arc<Weights>)>;
+
+/// How many `(seed, d_model)` pairs [`SEEDED`] keeps.
+const SEEDED_CACHE_LEN: usize = 4;
+
+/// The Xavier-uniform weights of `seed` and `d_model`, from the cache when they are there.
+fn seeded(seed: u64, d_model: usize) -> Arc<Weights> {
+    let key = (seed, d_model);
+    if let Ok(cache) = SEEDED.lock() {
+        if let Some((_, w)) = cache.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(w);
+        }
+    }
+    let w = Arc::new(draw_seeded(seed, d_model));
+    if let Ok(mut cache) = SEEDED.lock() {
+        cache.retain(|(k, _)| *k != key);
+        cache.insert(0, (key, Arc::clone(&w)));
+        cache.truncate(SEEDED_CACHE_LEN);
+    }
+    w
+}
+
+/// W_Q, W_K, W_V, W_O in that order, each row-major, from one ChaCha8 stream.
+pub fn draw_seeded(seed: u64, d_model: usize) -> Weights {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut layer = || Linear { w: xavier_uniform(&mut rng, d_model), b: Array1::zeros(d_model) };
+    Weights { q: layer(), k: layer(), v: layer(), o: layer() }
 }
 
 fn explicit(e: &ExplicitWeights, d: usize) -> Result<Weights, EngineError> {
@@ -131,6 +164,23 @@ fn linear(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeded_weights_are_cached_and_unchanged_by_the_cache() {
+        let seeded = Projections::Named(ProjectionKind::Seeded);
+        let a = build(&seeded, 6, 41).unwrap();
+        let b = build(&seeded, 6, 41).unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "the second build comes from the cache");
+        assert_eq!(*a, draw_seeded(41, 6));
+        // other seeds and sizes push it out, and it is drawn again, the same
+        for seed in 100..110 {
+            build(&seeded, 6, seed).unwrap();
+        }
+        let c = build(&seeded, 6, 41).unwrap();
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*a, *c);
+        assert_ne!(*build(&seeded, 6, 42).unwrap(), *a);
+    }
 
     #[test]
     fn parameter_count_ignores_heads() {
