@@ -352,15 +352,139 @@ pub fn draw_heatmap<DB: DrawingBackend>(
             }
         }
     }
-    draw_values(area, map, layout, theme, dpr)?;
-    draw_axes_and_bar(area, map, layout, theme, dpr, true)
+    draw_axes_and_bar(area, map, layout, dpr, true)?;
+    draw_text_items(area, &text_items(map, layout, theme, dpr))
+}
+
+/// Horizontal anchor of a [`TextItem`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// The text starts at x.
+    Left,
+    /// The text is centred on x.
+    Center,
+    /// The text ends at x.
+    Right,
+}
+
+/// One piece of text of a heatmap, in device pixels, vertically centred on `y`: a label,
+/// a number in a cell or a number of the colour bar. The page draws these with the
+/// canvas's own `fillText` (one font per size, no measuring); other backends with plotters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextItem {
+    /// What to write.
+    pub text: String,
+    /// Anchor point, device pixels.
+    pub x: i32,
+    /// Vertical centre, device pixels.
+    pub y: i32,
+    /// Font size, device pixels.
+    pub size: f64,
+    /// Colour.
+    pub color: RGBColor,
+    /// Where x is along the text.
+    pub anchor: Anchor,
+    /// Written upwards (rotated 270°), as the column labels are.
+    pub upwards: bool,
+}
+
+/// Every text of the heatmap: row labels, column labels, the colour bar's numbers and,
+/// when cells are big enough (≥ 34 CSS px), the number in each cell.
+pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Vec<TextItem> {
+    let px = |v: f64| (v * dpr).round() as i32;
+    let (n_rows, n_cols) = map.values.dim();
+    let font = layout.font * dpr;
+    let mut items = Vec::new();
+    // row labels (queries), right-aligned against the grid
+    for (r, label) in map.row_labels.iter().enumerate().take(n_rows) {
+        let (_, y, side) = layout.cell_rect(r, 0);
+        let pad = map.row_is_pad.get(r).copied().unwrap_or(false);
+        items.push(TextItem {
+            text: short_label(label),
+            x: px(layout.left - 5.0),
+            y: px(y + side / 2.0),
+            size: font,
+            color: if pad { theme.muted } else { theme.text },
+            anchor: Anchor::Right,
+            upwards: false,
+        });
+    }
+    // column labels (keys), written upwards above the grid
+    for (c, label) in map.col_labels.iter().enumerate().take(n_cols) {
+        let (x, _, side) = layout.cell_rect(0, c);
+        let pad = map.col_is_pad.get(c).copied().unwrap_or(false);
+        items.push(TextItem {
+            text: short_label(label),
+            x: px(x + side / 2.0),
+            y: px(layout.top - 9.0),
+            size: font,
+            color: if pad { theme.muted } else { theme.text },
+            anchor: Anchor::Left,
+            upwards: true,
+        });
+    }
+    // the colour bar's five numbers, top = hi
+    let bar_h = bar_height(layout, n_rows);
+    let tick_font = (layout.font.min(11.0)) * dpr;
+    for (i, tick) in map.scale.ticks().iter().rev().enumerate() {
+        let y = layout.top + bar_h * i as f64 / 4.0;
+        items.push(TextItem {
+            text: short_number(*tick),
+            x: px(layout.bar_x + BAR_W + 4.0),
+            y: px(y),
+            size: tick_font,
+            color: theme.text,
+            anchor: Anchor::Left,
+            upwards: false,
+        });
+    }
+    // the numbers in the cells
+    if layout.cell >= 34.0 {
+        for r in 0..n_rows {
+            for c in 0..n_cols {
+                let (x0, y0, x1, y1) = cell_px(layout, r, c, dpr);
+                let (fill, _) = cell_style(map, theme, r, c);
+                let v = map.values.get((r, c)).copied().unwrap_or(f64::NAN);
+                items.push(TextItem {
+                    text: short_number(v),
+                    x: (x0 + x1) / 2,
+                    y: (y0 + y1) / 2,
+                    size: font * 0.9,
+                    color: Scale::text_on(fill),
+                    anchor: Anchor::Center,
+                    upwards: false,
+                });
+            }
+        }
+    }
+    items
+}
+
+/// Draws text items with plotters (the SVG path of the native tests).
+fn draw_text_items<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[TextItem],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for item in items {
+        let h = match item.anchor {
+            Anchor::Left => HPos::Left,
+            Anchor::Center => HPos::Center,
+            Anchor::Right => HPos::Right,
+        };
+        let font = ("sans-serif", item.size).into_font();
+        let font = if item.upwards { font.transform(FontTransform::Rotate270) } else { font };
+        let style = font.color(&item.color).pos(Pos::new(h, VPos::Center));
+        area.draw(&Text::new(item.text.clone(), (item.x, item.y), style))?;
+    }
+    Ok(())
 }
 
 /// Draws a heatmap like [`draw_heatmap`], but the cell grid and the colour bar as two
 /// bitmaps: `put_grid` receives [`draw_grid_pixels`]' then [`draw_bar_pixels`]' buffer and
 /// must copy each onto the backend's pixels (the page does it with `putImageData`). The
-/// labels, head bands, the bar's numbers and the numbers in big cells are drawn with
-/// plotters as before.
+/// head bands are drawn with plotters; every text (labels, the bar's numbers, the numbers
+/// in big cells) goes to `put_text` as [`TextItem`]s, which the page writes with the
+/// canvas's `fillText` (plotters' canvas text measures every string in the DOM).
 ///
 /// # Errors
 /// The backend's drawing errors.
@@ -371,12 +495,14 @@ pub fn draw_heatmap_with_grid<DB: DrawingBackend>(
     theme: &Theme,
     dpr: f64,
     mut put_grid: impl FnMut(&GridPixels),
+    put_text: impl FnOnce(&[TextItem]),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     area.fill(&theme.background)?;
-    draw_axes_and_bar(area, map, layout, theme, dpr, false)?;
+    draw_axes_and_bar(area, map, layout, dpr, false)?;
     put_grid(&draw_grid_pixels(map, layout, theme, dpr));
     put_grid(&draw_bar_pixels(map, layout, dpr));
-    draw_values(area, map, layout, theme, dpr)
+    put_text(&text_items(map, layout, theme, dpr));
+    Ok(())
 }
 
 /// The colour bar's height in CSS pixels: the grid's, at least 80.
@@ -417,69 +543,17 @@ pub fn draw_bar_pixels(map: &Heatmap, layout: &Layout, dpr: f64) -> GridPixels {
     GridPixels { x: x0, y: y0, width: width as u32, height: height as u32, rgba }
 }
 
-/// The number in each cell, when cells are big enough to hold one (≥ 34 CSS px).
-fn draw_values<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    map: &Heatmap,
-    layout: &Layout,
-    theme: &Theme,
-    dpr: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    if layout.cell < 34.0 {
-        return Ok(());
-    }
-    let (n_rows, n_cols) = map.values.dim();
-    let font = layout.font * dpr;
-    for r in 0..n_rows {
-        for c in 0..n_cols {
-            let (x0, y0, x1, y1) = cell_px(layout, r, c, dpr);
-            let (fill, _) = cell_style(map, theme, r, c);
-            let style = ("sans-serif", font * 0.9)
-                .into_font()
-                .color(&Scale::text_on(fill))
-                .pos(Pos::new(HPos::Center, VPos::Center));
-            area.draw(&Text::new(short_number(map.values[[r, c]]), ((x0 + x1) / 2, (y0 + y1) / 2), style))?;
-        }
-    }
-    Ok(())
-}
-
-/// Everything but the cells: row and column labels, head bands, the colour bar's numbers
-/// and, when `draw_bar`, its colours.
+/// The head bands and, when `draw_bar`, the colour bar's colours (the texts are
+/// [`text_items`]).
 fn draw_axes_and_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Heatmap,
     layout: &Layout,
-    theme: &Theme,
     dpr: f64,
     draw_bar: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let px = |v: f64| (v * dpr).round() as i32;
     let (n_rows, n_cols) = map.values.dim();
-    let font = layout.font * dpr;
-
-    // row labels (queries), right-aligned against the grid
-    for (r, label) in map.row_labels.iter().enumerate().take(n_rows) {
-        let (_, y, side) = layout.cell_rect(r, 0);
-        let pad = map.row_is_pad.get(r).copied().unwrap_or(false);
-        let style = ("sans-serif", font)
-            .into_font()
-            .color(if pad { &theme.muted } else { &theme.text })
-            .pos(Pos::new(HPos::Right, VPos::Center));
-        area.draw(&Text::new(short_label(label), (px(layout.left - 5.0), px(y + side / 2.0)), style))?;
-    }
-
-    // column labels (keys), written upwards above the grid
-    for (c, label) in map.col_labels.iter().enumerate().take(n_cols) {
-        let (x, _, side) = layout.cell_rect(0, c);
-        let pad = map.col_is_pad.get(c).copied().unwrap_or(false);
-        let style = ("sans-serif", font)
-            .into_font()
-            .transform(FontTransform::Rotate270)
-            .color(if pad { &theme.muted } else { &theme.text })
-            .pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(short_label(label), (px(x + side / 2.0), px(layout.top - 9.0)), style))?;
-    }
 
     // head groups: a coloured band above each head's columns
     if let Some(group) = map.col_group.filter(|&g| g > 0 && g < n_cols) {
@@ -493,21 +567,12 @@ fn draw_axes_and_bar<DB: DrawingBackend>(
         }
     }
 
-    // the colour bar, top = hi, bottom = lo, with five numbers
-    let bar_top = layout.top;
-    let bar_h = bar_height(layout, n_rows);
+    // the colour bar, top = hi, bottom = lo
     if draw_bar {
         let (x0, x1) = (px(layout.bar_x), px(layout.bar_x + BAR_W));
         for (y0, y1, color) in bar_steps(map, layout, n_rows, dpr) {
             area.draw(&Rectangle::new([(x0, y0), (x1, y1)], color.filled()))?;
         }
-    }
-    let tick_font = (layout.font.min(11.0)) * dpr;
-    for (i, tick) in map.scale.ticks().iter().rev().enumerate() {
-        let y = bar_top + bar_h * i as f64 / 4.0;
-        let style =
-            ("sans-serif", tick_font).into_font().color(&theme.text).pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(short_number(*tick), (px(layout.bar_x + BAR_W + 4.0), px(y)), style))?;
     }
     Ok(())
 }

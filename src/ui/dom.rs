@@ -131,6 +131,49 @@ pub fn put_rgba(canvas: &web_sys::HtmlCanvasElement, x: i32, y: i32, width: u32,
     }
 }
 
+/// Writes a heatmap's texts with the canvas's `fillText`: the font is set once per size
+/// (not per string, and nothing is measured), columns labels are rotated in place.
+pub fn fill_texts(canvas: &web_sys::HtmlCanvasElement, items: &[crate::draw::heatmap::TextItem]) {
+    use crate::draw::heatmap::Anchor;
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    ctx.set_text_baseline("middle");
+    let mut font = f64::NAN;
+    let mut color = None;
+    for item in items {
+        if item.size != font {
+            font = item.size;
+            ctx.set_font(&format!("{:.2}px sans-serif", item.size));
+        }
+        if color != Some(item.color) {
+            color = Some(item.color);
+            let plotters::style::RGBColor(r, g, b) = item.color;
+            ctx.set_fill_style_str(&format!("rgb({r},{g},{b})"));
+        }
+        ctx.set_text_align(match item.anchor {
+            Anchor::Left => "left",
+            Anchor::Center => "center",
+            Anchor::Right => "right",
+        });
+        let (x, y) = (f64::from(item.x), f64::from(item.y));
+        if item.upwards {
+            ctx.save();
+            let _ = ctx.translate(x, y);
+            let _ = ctx.rotate(-std::f64::consts::FRAC_PI_2);
+            let _ = ctx.fill_text(&item.text, 0.0, 0.0);
+            ctx.restore();
+        } else {
+            let _ = ctx.fill_text(&item.text, x, y);
+        }
+    }
+}
+
 /// The page's current address, query included.
 pub fn href() -> String {
     window().and_then(|w| w.location().href().ok()).unwrap_or_default()

@@ -225,6 +225,10 @@ pub fn HeatmapCard(
             let dpr = dom::dpr() * zoom;
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
+            // the CSS size, set here with the backing store so the two never disagree
+            let style = web_sys::HtmlElement::style(&el);
+            let _ = style.set_property("width", &format!("{}px", layout.width * zoom));
+            let _ = style.set_property("height", &format!("{}px", layout.height * zoom));
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
             let map = Heatmap {
                 values: d.values.view(),
@@ -239,7 +243,10 @@ pub fn HeatmapCard(
             // the cells as one bitmap (one putImageData), the rest with plotters
             let put = |g: &draw::GridPixels| dom::put_rgba(&el, g.x, g.y, g.width, &g.rgba);
             let area = backend.into_drawing_area();
-            if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, &layout, &dom::theme(), dpr, put) {
+            // the texts with the canvas's own fillText: one font per size, nothing measured
+            let text = |items: &[draw::heatmap::TextItem]| dom::fill_texts(&el, items);
+            if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, &layout, &dom::theme(), dpr, put, text)
+            {
                 leptos::logging::warn!("drawing {} failed: {e:?}", id.step);
             }
             dom::mark("al-draw-end");
@@ -284,10 +291,6 @@ pub fn HeatmapCard(
         let (x, y, side) = layout.with(|l| l.as_ref().map(|l| l.cell_rect(r, c)))?;
         let (x, y, side) = (x * z, y * z, side * z);
         Some(format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px"))
-    };
-    let size = move || {
-        let z = zoom.get();
-        layout.with(|l| l.as_ref().map(|l| format!("width:{}px;height:{}px", l.width * z, l.height * z)))
     };
 
     let label = move || {
@@ -356,7 +359,7 @@ pub fn HeatmapCard(
                     <button type="button" class="al-small" on:click=csv_click title="Download this matrix as CSV">"CSV"</button>
                 </span>
             </figcaption>
-            <div class="al-canvas-wrap" style=size>
+            <div class="al-canvas-wrap">
                 <canvas
                     node_ref=canvas
                     data-testid="heatmap"
@@ -366,7 +369,6 @@ pub fn HeatmapCard(
                     tabindex="0"
                     role="img"
                     aria-label=label
-                    style=size
                     on:mousemove=on_move
                     on:mouseleave=move |_| cursor.set(None)
                     on:keydown=on_key
