@@ -425,7 +425,10 @@ pub fn ExplainPanel(
         let (listed, rest) = listed_terms(&e, all);
         let n_terms = e.terms.len();
         let heading = match &e.kind {
-            Kind::Sum => format!("{n_terms} terms, added (bias counted as a term)"),
+            Kind::Sum if e.terms.iter().any(|t| t.label.starts_with("bias")) => {
+                format!("{n_terms} terms, added (the bias is the last term)")
+            }
+            Kind::Sum => format!("{n_terms} terms, added"),
             Kind::Softmax { .. } => format!("{n_terms} exps of the row (the denominator is their sum)"),
             Kind::Quotient { .. } => "numerator and denominator".to_owned(),
             _ => "what it is".to_owned(),
@@ -436,7 +439,7 @@ pub fn ExplainPanel(
                 view! {
                     <li data-testid="explain-term" data-value=exact(t.value)>
                         <span class="al-ex-label">{t.label.clone()}</span>
-                        <span class="al-ex-nums">{term_numbers(t)}</span>
+                        <span class="al-ex-nums">{(!t.operands.is_empty()).then(|| term_numbers(t))}</span>
                         <span class="al-ex-val">{"= "}{exact(t.value)}</span>
                     </li>
                 }
