@@ -12,6 +12,7 @@ use crate::lessons;
 
 use super::controls::Controls;
 use super::dom;
+use super::explain_panel::Explained;
 use super::heatmap_card::TablesOpen;
 use super::lesson_panel::{EmbeddingEditor, EmbeddingPlot, LessonPanel, MaskConventions};
 use super::pipeline::Pipeline;
@@ -159,6 +160,8 @@ pub fn App() -> impl IntoView {
             (a, b) => a.is_some() != b.is_some(),
         },
     );
+    // One explanation panel per page: the explained cell and its explanation.
+    provide_context(Explained::new(shown));
     // The heatmaps are laid out for the window's width, again whenever it changes.
     let viewport = RwSignal::new(dom::viewport_width());
     let viewport_height = RwSignal::new(dom::viewport_height());

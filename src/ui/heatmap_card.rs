@@ -13,6 +13,7 @@ use crate::engine::{Role, StepName, Trace};
 use crate::format::exact;
 
 use super::dom;
+use super::explain_panel::{outlines, ExplainPanel, Explained};
 
 /// Which heatmap a card shows: its key in the list of cards. A card with the same key
 /// is kept across edits, so its keyboard cursor and its table stay where they were.
@@ -262,6 +263,23 @@ pub fn HeatmapCard(
         let (r, c) = clamped()?;
         data.with(|d| d.as_ref().and_then(|d| d.readout(r, c)))
     };
+    // The explanation panel (one per page, see explain_panel.rs): Enter or a click opens
+    // it on a cell of this card; the arrow keys move it while it is open here.
+    let explained = use_context::<Explained>();
+    let explained_here = move || {
+        explained.and_then(|e| e.cell.with(|c| c.filter(|(i, _, _)| *i == id).map(|(_, r, c)| (r, c))))
+    };
+    let panel_open = Memo::new(move |_| explained_here().is_some());
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let z = zoom.get_untracked();
+        let cell = layout.with_untracked(|l| {
+            l.as_ref().and_then(|l| l.cell_at(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z))
+        });
+        if let (Some((r, c)), Some(e)) = (cell, explained) {
+            cursor.set(Some((r, c)));
+            e.open(id, r, c);
+        }
+    };
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let z = zoom.get_untracked();
         let cell = layout.with_untracked(|l| {
@@ -274,7 +292,25 @@ pub fn HeatmapCard(
         if n_rows == 0 || n_cols == 0 {
             return;
         }
-        let (r, c) = clamped().unwrap_or((0, 0));
+        let here = explained.and_then(|e| e.in_card_untracked(id));
+        let (r, c) = here.or_else(clamped).unwrap_or((0, 0));
+        match ev.key().as_str() {
+            "Enter" => {
+                ev.prevent_default();
+                if let Some(e) = explained {
+                    e.open(id, r, c);
+                }
+                return;
+            }
+            "Escape" if here.is_some() => {
+                ev.prevent_default();
+                if let Some(e) = explained {
+                    e.close();
+                }
+                return;
+            }
+            _ => {}
+        }
         let next = match ev.key().as_str() {
             "ArrowUp" => (r.saturating_sub(1), c),
             "ArrowDown" => ((r + 1).min(n_rows - 1), c),
@@ -284,6 +320,46 @@ pub fn HeatmapCard(
         };
         ev.prevent_default();
         cursor.set(Some(next));
+        if let (Some(e), Some(_)) = (explained, here) {
+            e.open(id, next.0, next.1);
+        }
+    };
+    // The explained cell and the cells it reads, outlined over the canvas.
+    let marks = move || {
+        let e = explained?;
+        let (r, c) = explained_here()?;
+        let z = zoom.get();
+        let rects = layout.with(|l| {
+            let l = l.as_ref()?;
+            let (n_rows, n_cols) = (l.n_rows, l.n_cols);
+            let rect = |r0: usize, r1: usize, c0: usize, c1: usize| {
+                let (x0, y0, side) = l.cell_rect(r0, c0);
+                let (x1, y1, _) = l.cell_rect(r1.saturating_sub(1), c1.saturating_sub(1));
+                let (w, h) = ((x1 - x0 + side) * z, (y1 - y0 + side) * z);
+                format!("left:{}px;top:{}px;width:{w}px;height:{h}px", x0 * z, y0 * z)
+            };
+            let ops: Vec<(String, bool)> = e.explanation.with(|ex| {
+                let Some(Ok(ex)) = ex else { return vec![] };
+                trace.with(|t| {
+                    t.as_ref().map_or(vec![], |t| {
+                        outlines(t, ex, id)
+                            .into_iter()
+                            .filter(|o| o.rows.1 <= n_rows && o.cols.1 <= n_cols)
+                            .map(|o| (rect(o.rows.0, o.rows.1, o.cols.0, o.cols.1), o.same_positions))
+                            .collect()
+                    })
+                })
+            });
+            let own = (r < n_rows && c < n_cols).then(|| rect(r, r + 1, c, c + 1));
+            Some((ops, own))
+        })?;
+        let (ops, own) = rects;
+        Some(view! {
+            {ops.into_iter().map(|(style, same)| view! {
+                <div class="al-operand" class:al-operand-same=same data-testid="operand-outline" style=style></div>
+            }).collect_view()}
+            {own.map(|style| view! { <div class="al-ex-cell" data-testid="explained-outline" style=style></div> })}
+        })
     };
     let outline = move || {
         let (r, c) = clamped()?;
@@ -359,6 +435,8 @@ pub fn HeatmapCard(
                     <button type="button" class="al-small" on:click=csv_click title="Download this matrix as CSV">"CSV"</button>
                 </span>
             </figcaption>
+            <div class="al-card-body">
+            <div class="al-card-main">
             <div class="al-canvas-wrap">
                 <canvas
                     node_ref=canvas
@@ -370,16 +448,30 @@ pub fn HeatmapCard(
                     role="img"
                     aria-label=label
                     on:mousemove=on_move
+                    on:click=on_click
                     on:mouseleave=move |_| cursor.set(None)
                     on:keydown=on_key
                     on:focus=move |_| if cursor.get_untracked().is_none() { cursor.set(Some((0, 0))) }
                 ></canvas>
                 <div class="al-cursor" style=outline hidden=move || clamped().is_none()></div>
+                {marks}
             </div>
             <p class="al-readout" data-testid="readout" aria-live="polite">
-                {move || readout().unwrap_or_else(|| "Point at a cell (or focus the map and use the arrow keys) to read its exact value.".into())}
+                {move || readout().unwrap_or_else(|| "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value.".into())}
             </p>
             {table}
+            </div>
+            <Show when=move || panel_open.get()>
+                {move || explained.map(|e| view! {
+                    <ExplainPanel trace=trace explained=e on_close=Callback::new(move |()| {
+                        e.close();
+                        if let Some(el) = canvas.get_untracked() {
+                            let _ = el.focus();
+                        }
+                    }) />
+                })}
+            </Show>
+            </div>
         </figure>
     }
 }
@@ -396,6 +488,45 @@ const EAGER_TABLE_CELLS: usize = 256;
 /// tables stay open while the cards are rebuilt by edits.
 #[derive(Debug, Clone, Copy)]
 pub struct TablesOpen(pub RwSignal<bool>);
+
+/// `td[data-r="r"][data-c="c"]`.
+fn cell_selector((r, c): (usize, usize)) -> String {
+    format!("td[data-r=\"{r}\"][data-c=\"{c}\"]")
+}
+
+/// The `(row, column)` of the table cell an event happened in.
+fn cell_of(target: Option<web_sys::EventTarget>) -> Option<(usize, usize)> {
+    let el = wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(target?).ok()?;
+    let td = el.closest("td[data-r]").ok()??;
+    let r = td.get_attribute("data-r")?.parse().ok()?;
+    let c = td.get_attribute("data-c")?.parse().ok()?;
+    Some((r, c))
+}
+
+/// The cells of card `id`'s table to mark: the explained cell, and the cells it reads.
+fn table_marks(e: Explained, id: CardId, n_rows: usize, n_cols: usize) -> Vec<(usize, usize, &'static str)> {
+    let Some((r, c)) = e.cell.with(|x| x.filter(|(i, _, _)| *i == id).map(|(_, r, c)| (r, c))) else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    e.explanation.with(|ex| {
+        if let Some(Ok(ex)) = ex {
+            if let Some(trace) = e.trace.get_untracked() {
+                for o in outlines(&trace, ex, id) {
+                    for rr in o.rows.0..o.rows.1.min(n_rows) {
+                        for cc in o.cols.0..o.cols.1.min(n_cols) {
+                            out.push((rr, cc, "al-operand"));
+                        }
+                    }
+                }
+            }
+        }
+    });
+    if r < n_rows && c < n_cols {
+        out.push((r, c, "al-explained"));
+    }
+    out
+}
 
 /// The matrix as CSV: a header of column labels, then one labelled row per query.
 pub fn csv(rows: &[String], cols: &[String], values: &ndarray::Array2<f64>) -> String {
@@ -437,7 +568,70 @@ pub fn MatrixTable(
     head: usize,
 ) -> impl IntoView {
     let n_cols = values.ncols();
+    let n_rows = values.nrows();
     let eager = values.len() <= EAGER_TABLE_CELLS;
+    let id = CardId { step, batch, head };
+    let table_ref = NodeRef::<html::Table>::new();
+    let explained = use_context::<Explained>();
+    // A click, or Enter, on a cell explains it; the arrow keys move between cells (and
+    // the explanation, while it is open on this table's card).
+    let on_cell_click = move |ev: leptos::ev::MouseEvent| {
+        if let (Some((r, c)), Some(e)) = (cell_of(ev.target()), explained) {
+            e.open(id, r, c);
+        }
+    };
+    let on_cell_key = move |ev: leptos::ev::KeyboardEvent| {
+        let Some((r, c)) = cell_of(ev.target()) else { return };
+        let next = match ev.key().as_str() {
+            "Enter" | " " => {
+                ev.prevent_default();
+                if let Some(e) = explained {
+                    e.open(id, r, c);
+                }
+                return;
+            }
+            "Escape" => {
+                if let Some(e) = explained.filter(|e| e.in_card_untracked(id).is_some()) {
+                    e.close();
+                }
+                return;
+            }
+            "ArrowUp" => (r.saturating_sub(1), c),
+            "ArrowDown" => ((r + 1).min(n_rows.saturating_sub(1)), c),
+            "ArrowLeft" => (r, c.saturating_sub(1)),
+            "ArrowRight" => (r, (c + 1).min(n_cols.saturating_sub(1))),
+            _ => return,
+        };
+        ev.prevent_default();
+        if let Some(el) =
+            table_ref.get_untracked().and_then(|t| t.query_selector(&cell_selector(next)).ok().flatten())
+        {
+            if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+                let _ = el.focus();
+            }
+        }
+        if let Some(e) = explained.filter(|e| e.in_card_untracked(id).is_some()) {
+            e.open(id, next.0, next.1);
+        }
+    };
+    // The explained cell and the cells it reads get a class (set on the DOM: a reactive
+    // class on each of up to 16 384 cells would cost more than the table).
+    Effect::new(move |prev: Option<Vec<(usize, usize, &'static str)>>| {
+        let marked: Vec<(usize, usize, &'static str)> =
+            explained.map_or(vec![], |e| table_marks(e, id, n_rows, n_cols));
+        let Some(table) = table_ref.get() else { return marked };
+        for (r, c, class) in prev.unwrap_or_default() {
+            if let Ok(Some(el)) = table.query_selector(&cell_selector((r, c))) {
+                let _ = el.class_list().remove_1(class);
+            }
+        }
+        for &(r, c, class) in &marked {
+            if let Ok(Some(el)) = table.query_selector(&cell_selector((r, c))) {
+                let _ = el.class_list().add_1(class);
+            }
+        }
+        marked
+    });
     let open = use_context::<TablesOpen>().map(|t| t.0);
     let contents = move || {
         let visible = eager || open.is_some_and(|o| o.get());
@@ -452,8 +646,10 @@ pub fn MatrixTable(
                         .enumerate()
                         .map(|(c, v)| {
                             let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
+                            // one cell in the tab order; the arrow keys move between cells
+                            let tab = if r == 0 && c == 0 { "0" } else { "-1" };
                             view! {
-                                <td data-value=exact(*v) class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
+                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
                             }
                         })
                         .collect_view();
@@ -461,7 +657,8 @@ pub fn MatrixTable(
                 })
                 .collect_view();
             view! {
-                <table data-testid="matrix-table" data-step=step.as_str() data-head=head data-batch=batch>
+                <table node_ref=table_ref data-testid="matrix-table" data-step=step.as_str() data-head=head data-batch=batch
+                    on:click=on_cell_click on:keydown=on_cell_key>
                     <thead>
                         <tr>
                             <th scope="col">"query ↓ key →"</th>

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod controls;
 pub mod dom;
+pub mod explain_panel;
 pub mod heatmap_card;
 pub mod io;
 pub mod lesson_panel;

@@ -1,0 +1,213 @@
+// The explanation panel: every number explains itself, in the page. The panel's terms add
+// up to the table's exact value, its result is that value, the arrow keys move it, a table
+// cell opens it, and on a phone it sits below the heatmap.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
+const SMALL = 's=the%20cat%20sat%20on%20the%20mat&d=8&h=2&p=seeded&seed=3&pad=none';
+const PADDED = 's=a%20b%20c%0Ad&d=8&h=2&p=seeded&seed=3&pad=keys_and_queries';
+
+const canvas = (step, head = 0, batch = 0) =>
+  `canvas[data-testid="heatmap"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
+const table = (step, head = 0, batch = 0) =>
+  `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
+const cell = (step, r, c, head = 0, batch = 0) => `${table(step, head, batch)} td[data-r="${r}"][data-c="${c}"]`;
+const num = (s) => (s === 'NaN' ? NaN : Number(s));
+
+/** The panel's title, terms and result, as numbers. */
+async function panel(page) {
+  await page.waitForSelector('[data-testid="explain"]');
+  return page.$eval('[data-testid="explain"]', (el) => ({
+    title: el.querySelector('.al-ex-title').textContent,
+    terms: [...el.querySelectorAll('[data-testid="explain-term"]')].map((t) => t.dataset.value),
+    rest: el.querySelectorAll('[data-testid="explain-term"][data-rest]').length,
+    result: el.querySelector('[data-testid="explain-result"]')?.dataset.value,
+    notes: [...el.querySelectorAll('[data-testid="explain-note"]')].map((n) => n.textContent),
+    operands: el.querySelectorAll('[data-testid="explain-operand"]').length,
+  }));
+}
+
+/** Waits until the panel's title is `title`. */
+const waitTitle = (page, title) =>
+  page.waitForFunction((t) => document.querySelector('[data-testid="explain"] .al-ex-title')?.textContent === t, title);
+
+/** The terms add up (left to right, as listed) to the table's value, within 1e-12 of the
+ *  largest of |value| and Σ|term| (the engine's matrix product may add in another order). */
+function assertSum(t, p, want, what) {
+  const terms = p.terms.map(num);
+  t.assert.ok(terms.length > 0, `${what}: no terms`);
+  if (Number.isNaN(want)) {
+    t.assert.ok(terms.some(Number.isNaN), `${what}: a NaN value has a NaN term`);
+    return;
+  }
+  const sum = terms.reduce((a, b) => a + b, 0);
+  const scale = Math.max(Math.abs(want), terms.reduce((a, b) => a + Math.abs(b), 0), 1e-300);
+  t.assert.ok(Math.abs(sum - want) <= 1e-12 * scale, `${what}: Σ terms ${sum} vs ${want}`);
+}
+
+async function openAt(page, step, r, c, head = 0, batch = 0) {
+  await page.waitForSelector(canvas(step, head, batch));
+  await page.focus(canvas(step, head, batch)); // the cursor starts at (0, 0)
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < r; i++) await page.keyboard.press('ArrowDown');
+  for (let i = 0; i < c; i++) await page.keyboard.press('ArrowRight');
+}
+
+async function shot(page, name) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.locator('figure.al-card:has([data-testid="explain"])').screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+export const tests = [
+  {
+    name: 'explain: q, scores, context and output terms add up to the table value; arrows move the panel',
+    run: async (t) => {
+      for (const [step, idx] of [['q', (r, c) => `q[0,${r},${c}]`], ['scores', (r, c) => `scores[0,1,${r},${c}]`],
+        ['context', (r, c) => `context[0,0,${r},${c}]`], ['output', (r, c) => `output[0,${r},${c}]`]]) {
+        const page = await t.gotoApp(`${SMALL}&step=${step}`);
+        const head = step === 'scores' ? 1 : 0;
+        await page.waitForSelector(canvas(step, head));
+        await page.focus(canvas(step, head));
+        await page.keyboard.press('Enter');
+        await waitTitle(page, step === 'scores' ? 'scores[0,1,0,0]' : idx(0, 0));
+        let p = await panel(page);
+        const first = num(await page.getAttribute(cell(step, 0, 0, head), 'data-value'));
+        t.assert.equal(num(p.result), first, `${step}: result is the table's value`);
+        assertSum(t, p, first, `${step}[0,0]`);
+        // the arrow keys move the explained cell
+        await page.keyboard.press('ArrowDown');
+        await page.keyboard.press('ArrowRight');
+        await page.keyboard.press('ArrowDown');
+        await waitTitle(page, step === 'scores' ? 'scores[0,1,2,1]' : idx(2, 1));
+        p = await panel(page);
+        const want = num(await page.getAttribute(cell(step, 2, 1, head), 'data-value'));
+        t.assert.equal(p.result, await page.getAttribute(cell(step, 2, 1, head), 'data-value'));
+        assertSum(t, p, want, `${step}[2,1]`);
+        t.assert.ok(p.operands >= 1, `${step}: the operand strip is shown`);
+        if (step === 'scores') {
+          await shot(page, 'explain-score-1440');
+          t.assert.equal(p.terms.length, 4, 'd_k = 4 products');
+          t.assert.equal(p.operands, 2, 'the q row and the k row');
+        }
+        if (step === 'output') await shot(page, 'explain-output-1440');
+        if (step === 'q') t.assert.equal(p.terms.length, 9, '8 products and the bias');
+        // the table marks the explained cell
+        t.assert.ok(await page.$eval(cell(step, 2, 1, head), (td) => td.classList.contains('al-explained')));
+        // Esc closes it and gives the focus back to the heatmap
+        await page.keyboard.press('Escape');
+        await page.waitForSelector('[data-testid="explain"]', { state: 'detached' });
+        t.assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'heatmap');
+        t.assert.deepEqual(t.errors(), []);
+      }
+    },
+  },
+  {
+    name: 'explain: a long sum lists the 16 largest terms and the rest; show all expands it',
+    run: async (t) => {
+      const page = await t.gotoApp('s=the%20cat%20sat&d=32&h=2&p=seeded&seed=3&pad=none&step=q');
+      await openAt(page, 'q', 1, 5);
+      await waitTitle(page, 'q[0,1,5]');
+      let p = await panel(page);
+      const want = num(await page.getAttribute(cell('q', 1, 5), 'data-value'));
+      t.assert.equal(p.terms.length, 17, '16 largest and the rest');
+      t.assert.equal(p.rest, 1);
+      assertSum(t, p, want, 'q folded');
+      await page.click('[data-testid="explain-show-all"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="explain-term"]').length === 33);
+      p = await panel(page);
+      t.assert.equal(p.rest, 0);
+      assertSum(t, p, want, 'q, all 33 terms');
+      t.assert.equal(num(p.result), want);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'explain: weights, including a NaN row under -inf, at 1440 and 375 px',
+    run: async (t) => {
+      for (const width of [1440, 375]) {
+        await t.page.setViewportSize({ width, height: 900 });
+        const page = await t.gotoApp(`${PADDED}&step=weights&b=1`);
+        // sentence 2 is "d" and two pads: the pad queries' rows are fully masked, NaN
+        await openAt(page, 'weights', 1, 0, 0, 1);
+        await waitTitle(page, 'weights[1,0,1,0]');
+        const p = await panel(page);
+        t.assert.equal(p.result, 'NaN');
+        t.assert.equal(await page.getAttribute(cell('weights', 1, 0, 0, 1), 'data-value'), 'NaN');
+        t.assert.ok(p.notes.some((n) => /NaN/.test(n) && /−∞/.test(n)), `a note explains the NaN: ${p.notes}`);
+        t.assert.ok(p.terms.every((v) => v === 'NaN'), 'every exp is NaN');
+        // the cells it reads (the masked row) are outlined on the heatmap
+        t.assert.ok(await page.$$eval('[data-testid="operand-outline"]', (els) => els.length) >= 1);
+        await shot(page, `explain-weight-nan-${width}`);
+        // a finite weight: the result is the table's value, and the row is outlined
+        await page.keyboard.press('ArrowUp');
+        await waitTitle(page, 'weights[1,0,0,0]');
+        const q = await panel(page);
+        t.assert.equal(q.result, await page.getAttribute(cell('weights', 0, 0, 0, 1), 'data-value'));
+        t.assert.equal(q.result, '1');
+        await shot(page, `explain-weight-${width}`);
+        // where the panel is: beside the heatmap on a wide screen, below it on a phone
+        const c = await page.locator(canvas('weights', 0, 1)).boundingBox();
+        const e = await page.locator('[data-testid="explain"]').boundingBox();
+        if (width === 375) {
+          t.assert.ok(e.y >= c.y + c.height, `below: panel top ${e.y}, canvas bottom ${c.y + c.height}`);
+          t.assert.ok(e.x + e.width <= 375 + 0.5, `inside the screen: right edge ${e.x + e.width}`);
+        } else {
+          t.assert.ok(e.x >= c.x + c.width, `beside: panel left ${e.x}, canvas right ${c.x + c.width}`);
+        }
+        t.assert.deepEqual(t.errors(), []);
+      }
+    },
+  },
+  {
+    name: 'explain: a score at 375 px sits below its heatmap',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      const page = await t.gotoApp(`${SMALL}&step=scores`);
+      await openAt(page, 'scores', 2, 1);
+      await waitTitle(page, 'scores[0,0,2,1]');
+      const c = await page.locator(canvas('scores')).boundingBox();
+      const e = await page.locator('[data-testid="explain"]').boundingBox();
+      t.assert.ok(e.y >= c.y + c.height);
+      await shot(page, 'explain-score-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'explain: a table cell opens the panel (click and Enter), and guess first asks before it tells',
+    run: async (t) => {
+      const page = await t.gotoApp(`${SMALL}&step=weights`);
+      await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
+      await page.click(cell('weights', 3, 2));
+      await waitTitle(page, 'weights[0,0,3,2]');
+      let p = await panel(page);
+      t.assert.equal(p.result, await page.getAttribute(cell('weights', 3, 2), 'data-value'));
+      // the masked row it reads is outlined on the canvas; the cell in the table
+      t.assert.ok(await page.$$eval('[data-testid="operand-outline"]', (els) => els.length) >= 1);
+      t.assert.ok(await page.$eval(cell('weights', 3, 2), (td) => td.classList.contains('al-explained')));
+      // keyboard: focus a cell, Enter
+      await page.focus(cell('weights', 0, 0));
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('Enter');
+      await waitTitle(page, 'weights[0,0,0,1]');
+      // guess first: the value is hidden until the learner guesses
+      await page.check('[data-testid="explain-guess-toggle"]');
+      await page.waitForSelector('[data-testid="explain-result"]', { state: 'detached' });
+      await page.fill('[data-testid="explain-guess-input"]', '0.2');
+      await page.click('.al-ex-keys button >> nth=1');
+      await page.focus('[data-testid="explain-guess-input"]');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="explain-feedback"]');
+      const feedback = await page.textContent('[data-testid="explain-feedback"]');
+      t.assert.match(feedback, /You guessed 0\.2000; the value is/);
+      t.assert.match(feedback, /key/);
+      p = await panel(page);
+      t.assert.equal(p.result, await page.getAttribute(cell('weights', 0, 1), 'data-value'));
+      // the close button
+      await page.click('[data-testid="explain-close"]');
+      await page.waitForSelector('[data-testid="explain"]', { state: 'detached' });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];
