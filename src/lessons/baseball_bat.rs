@@ -25,6 +25,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::X,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
@@ -42,6 +43,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
@@ -62,6 +64,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Softmax turns each row into weights that sum to 1: baseball {} and bat {}. \"bat\" gives \
@@ -77,6 +80,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair,
                 focus: S::Output,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
@@ -99,6 +103,7 @@ pub fn lesson() -> Lesson {
                 scenario: whole,
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension. The \

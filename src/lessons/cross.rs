@@ -25,6 +25,7 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
@@ -43,6 +44,7 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Output,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "weights {} @ v {} gives context {}: each query gets a weighted sum of the other \
@@ -59,6 +61,7 @@ pub fn lesson() -> Lesson {
                 scenario: batch,
                 focus: S::Weights,
                 batch: 1,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
                     format!(

@@ -71,6 +71,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::X,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "\"The creek was cold and the spunky dog wanted to jump over it.\" \"cold\" describes the \
@@ -86,6 +87,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let j = argmax(t, 0, 0, IT).unwrap_or(0);
                     format!(
@@ -103,6 +105,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let j = argmax(t, 0, 1, COLD).unwrap_or(0);
                     format!(
@@ -119,6 +122,7 @@ pub fn lesson() -> Lesson {
                 scenario: one,
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Now both relationships must share one head's 4 query and key columns (head 1 here; head \
@@ -137,6 +141,7 @@ pub fn lesson() -> Lesson {
                 scenario: two,
                 focus: S::Concat,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let d = t.sizes.d_model;
                     format!(

@@ -24,6 +24,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::Q,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
@@ -44,6 +45,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
                     format!(
@@ -66,6 +68,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
                     let wrong = t
@@ -93,6 +96,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
@@ -108,6 +112,7 @@ pub fn lesson() -> Lesson {
                 scenario: s,
                 focus: S::Concat,
                 batch: 0,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "After attention, context is {}. context.transpose(1, 2) swaps h and T back, but only \
