@@ -14,6 +14,7 @@ use crate::engine::{Scenario, StepName, Trace};
 
 pub mod baseball_bat;
 pub mod cross;
+pub mod first_screen;
 pub mod heads;
 pub mod masks;
 pub mod shapes;

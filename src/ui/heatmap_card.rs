@@ -253,6 +253,27 @@ pub fn HeatmapCard(
     };
     let size =
         move || layout.with(|l| l.as_ref().map(|l| format!("width:{}px;height:{}px", l.width, l.height)));
+    // the lesson's highlighted cells, outlined over the canvas
+    let highlighted = super::highlight::cells_of(id);
+    let highlight_boxes = move || {
+        let (n_rows, n_cols) = dims();
+        let boxes: Vec<String> = layout.with(|l| {
+            let Some(l) = l.as_ref() else { return Vec::new() };
+            highlighted
+                .get()
+                .into_iter()
+                .filter(|&(r, c)| r < n_rows && c < n_cols)
+                .map(|(r, c)| {
+                    let (x, y, side) = l.cell_rect(r, c);
+                    format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px")
+                })
+                .collect()
+        });
+        boxes
+            .into_iter()
+            .map(|style| view! { <div class="al-highlight-cell" data-testid="highlight" style=style></div> })
+            .collect_view()
+    };
 
     let label = move || {
         let (n_rows, n_cols) = dims();
@@ -337,6 +358,7 @@ pub fn HeatmapCard(
                     on:focus=move |_| if cursor.get_untracked().is_none() { cursor.set(Some((0, 0))) }
                 ></canvas>
                 <div class="al-cursor" style=outline hidden=move || clamped().is_none()></div>
+                {highlight_boxes}
             </div>
             <p class="al-readout" data-testid="readout" aria-live="polite">
                 {move || readout().unwrap_or_else(|| "Point at a cell (or focus the map and use the arrow keys) to read its exact value.".into())}
@@ -400,6 +422,7 @@ pub fn MatrixTable(
 ) -> impl IntoView {
     let n_cols = values.ncols();
     let eager = values.len() <= EAGER_TABLE_CELLS;
+    let highlighted = super::highlight::cells_of(CardId { step, batch, head });
     let open = use_context::<TablesOpen>().map(|t| t.0);
     let contents = move || {
         let visible = eager || open.is_some_and(|o| o.get());
@@ -415,7 +438,8 @@ pub fn MatrixTable(
                         .map(|(c, v)| {
                             let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
                             view! {
-                                <td data-value=exact(*v) class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
+                                <td data-value=exact(*v) class:al-blocked=is_blocked class:al-nan=v.is_nan()
+                                    class:al-highlight=move || highlighted.with(|h| h.contains(&(r, c)))>{short_number(*v)}</td>
                             }
                         })
                         .collect_view();
