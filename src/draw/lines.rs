@@ -127,14 +127,15 @@ pub struct LinesLayout {
 }
 
 impl LinesLayout {
-    /// Two columns of `n_q` and `n_k` tokens in at most `max_width` CSS pixels.
-    pub fn new(n_q: usize, n_k: usize, max_width: f64) -> Self {
+    /// Two columns of `n_q` and `n_k` tokens whose longest label has `max_chars`
+    /// characters, in at most `max_width` CSS pixels.
+    pub fn new(n_q: usize, n_k: usize, max_chars: usize, max_width: f64) -> Self {
         let font: f64 = 13.0;
         let row_h = 26.0;
-        let label_w = (font * 0.62 * 11.0).min(max_width * 0.3);
-        // room for the numbers written beside the far column under focus
-        let numbers_w = 70.0;
         let width = max_width.clamp(240.0, 560.0);
+        let label_w = (font * 0.62 * max_chars.clamp(3, 11) as f64).min(width * 0.25);
+        // room for the numbers written beside the key column under focus
+        let numbers_w = 44.0;
         let left_x = label_w + 8.0;
         let right_x = width - label_w - numbers_w;
         let top = 28.0;
@@ -269,7 +270,7 @@ pub fn draw_lines<DB: DrawingBackend>(
     match lines.focus {
         Some(Focus::Query(i)) if i < n_q => {
             for j in 0..n_k {
-                let x = layout.right_x + layout.label_w + 6.0;
+                let x = layout.right_x + layout.label_w + 4.0;
                 for h in 0..n_heads {
                     let c = if lines.is_blocked(i, j) { grey } else { HEAD_COLORS[h % HEAD_COLORS.len()] };
                     let text = if lines.row_is_nan(h, i) { "NaN".to_owned() } else { number(h, i, j) };
@@ -317,7 +318,8 @@ mod tests {
     }
 
     fn svg_of(lines: &Lines) -> String {
-        let layout = LinesLayout::new(lines.queries.len(), lines.keys.len(), 480.0);
+        let longest = lines.queries.iter().chain(lines.keys).map(|l| l.chars().count()).max().unwrap_or(1);
+        let layout = LinesLayout::new(lines.queries.len(), lines.keys.len(), longest, 480.0);
         let mut svg = String::new();
         {
             let backend = SVGBackend::with_string(&mut svg, (layout.width as u32, layout.height as u32));

@@ -11,6 +11,7 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
+use crate::draw::heatmap::short_label;
 use crate::draw::lines::{draw_lines, top_keys, Focus, Lines, LinesLayout};
 use crate::engine::{StepName, Trace};
 use crate::format::short;
@@ -139,7 +140,18 @@ pub fn LinesView(
         trace.with(|t| t.as_ref().and_then(|t| LinesData::build(t, step, batch)))
     });
     let layout = Memo::new(move |_| {
-        data.with(|d| d.as_ref().map(|d| LinesLayout::new(d.queries.len(), d.keys.len(), max_width.get())))
+        data.with(|d| {
+            d.as_ref().map(|d| {
+                let longest = d
+                    .queries
+                    .iter()
+                    .chain(&d.keys)
+                    .map(|l| short_label(l).chars().count())
+                    .max()
+                    .unwrap_or(1);
+                LinesLayout::new(d.queries.len(), d.keys.len(), longest, max_width.get())
+            })
+        })
     });
     // a focus outside the (edited) sentence is dropped
     let shown_focus = move || {
