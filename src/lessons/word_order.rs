@@ -56,6 +56,15 @@ fn matching_cells(t: &Trace) -> Vec<Cell> {
     vec![cell(0, i, j), cell(1, pi[i], pi[j])]
 }
 
+/// The row of the first moved token in both sentences: `weights[0][i][·]` and
+/// `weights[1][π(i)][·]`.
+fn moved_rows(t: &Trace) -> Vec<Cell> {
+    let Some((i, _, pi)) = pair_words(t) else { return Vec::new() };
+    let n = pi.len();
+    let cell = |batch, row, col| Cell { step: S::Weights, batch, head: 0, row, col };
+    (0..n).map(|j| cell(0, i, j)).chain((0..n).map(|j| cell(1, pi[i], j))).collect()
+}
+
 /// The largest `|weights[0][i][j] − weights[1][π(i)][π(j)]|` over every pair.
 pub fn largest_mismatch(t: &Trace) -> Option<f64> {
     let pi = permutation(t)?;
@@ -101,7 +110,7 @@ pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
 fn sameness(d: Option<f64>) -> String {
     match d {
         Some(0.0) => "exactly equal".into(),
-        Some(d) if d < 1e-12 => "equal up to float rounding (every difference is below 1e-12)".into(),
+        Some(d) if d < 1e-12 => "equal up to float rounding, every difference below 1e-12".into(),
         Some(d) => format!("different by up to {}", num(d)),
         None => "not comparable (the sentences are no longer the same words reordered)".into(),
     }
@@ -156,7 +165,7 @@ pub fn lesson() -> Lesson {
                 scenario: orders(Positional::None),
                 focus: S::Weights,
                 batch: 1,
-                highlight: matching_cells,
+                highlight: moved_rows,
                 narrate: |t| {
                     let Some((i, _, pi)) = pair_words(t) else {
                         return "Type two sentences with the same words in a different order to compare them.".into();
@@ -164,9 +173,9 @@ pub fn lesson() -> Lesson {
                     format!(
                         "In sentence 1, \"{w}\" (position {}) has the row {}; in sentence 2, \"{w}\" (position \
                          {}) has {}: the same numbers, in the order its words now come. Mathematicians call this \
-                         permutation-equivariant. The outputs follow: every token's output row is {} to the same \
-                         token's row in the other sentence, so after attention \"dog\" cannot know whether it \
-                         bit or was bitten.",
+                         permutation-equivariant. The outputs follow: each token's output is the same vector in \
+                         both sentences ({}), so after attention \"dog\" cannot know whether it bit or was \
+                         bitten.",
                         i + 1,
                         row(t, S::Weights, 0, 0, i),
                         pi[i] + 1,
