@@ -142,7 +142,7 @@ export const tests = [
     name: 'every lesson step renders at 1440 px and 375 px without horizontal scrolling',
     run: async (t) => {
       const page = t.page;
-      const ids = ['baseball-bat', 'why-heads', 'masks', 'shapes', 'cross'];
+      const ids = ['baseball-bat', 'why-heads', 'masks', 'shapes', 'cross', 'word-order'];
       for (const width of [1440, 375]) {
         await page.setViewportSize({ width, height: 900 });
         for (const id of ids) {

@@ -138,7 +138,7 @@ export const tests = [
       const notices = await page.$$eval('[data-testid="notice"]', (els) => els.map((e) => e.textContent));
       t.assert.equal(notices.length, 4, notices.join(' | '));
       t.assert.match(notices[0], /d="banana" is not a whole number/);
-      t.assert.equal(await page.inputValue('[data-testid="d-model"]'), '8');
+      t.assert.equal(await page.inputValue('[data-testid="d-model"]'), '3', 'the default d_model');
       t.assert.equal(await page.$('script[src=""]'), null);
       await page.waitForSelector('canvas[data-testid="heatmap"]');
       t.assert.deepEqual(t.errors(), []);

@@ -50,6 +50,7 @@ pub fn lesson() -> Lesson {
                 focus: S::X,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
@@ -68,6 +69,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Scaled,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
@@ -88,6 +90,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     question: |t| {
                         format!(
@@ -110,6 +113,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Softmax turns each row into weights that sum to 1: baseball {} and bat {}. \"bat\" gives \
@@ -126,6 +130,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Output,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
@@ -149,6 +154,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension. The \

@@ -49,6 +49,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
@@ -67,6 +68,7 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Weights,
                 batch: 0,
+                highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     question: |t| {
                         format!(
@@ -90,6 +92,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Output,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "weights {} @ v {} gives context {}: each query gets a weighted sum of the other \
@@ -107,6 +110,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 1,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
                     format!(

@@ -114,6 +114,7 @@ pub fn lesson() -> Lesson {
                 focus: S::X,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "\"The creek was cold and the spunky dog wanted to jump over it.\" \"cold\" describes the \
@@ -130,6 +131,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let j = argmax(t, 0, 0, IT).unwrap_or(0);
                     format!(
@@ -148,6 +150,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let j = argmax(t, 0, 1, COLD).unwrap_or(0);
                     format!(
@@ -165,6 +168,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Now both relationships must share one head's 4 query and key columns (head 1 here; head \
@@ -183,6 +187,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     question: |_| {
                         "Head 2 matches words on nature and animal. Reading head 2's scaled scores, which word \
@@ -203,6 +208,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Concat,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let d = t.sizes.d_model;
                     format!(

@@ -1,8 +1,13 @@
-//! Lesson 3, masks (seeds 000, 001, 002): causal, padding, -inf against -1e9.
+//! Lesson 3, masks (seeds 000, 001, 002): causal, padding, -inf against -1e9, and where
+//! -1e9 leaks.
+
+use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Lesson, LessonStep};
-use crate::engine::{Fill, MaskConfig, Padding, Scenario, StepName as S};
+use super::{at, base, num, row, token, Cell, Lesson, LessonStep};
+use crate::engine::{
+    ExplicitWeights, Fill, MaskConfig, Padding, Projections, Scenario, StepName as S, Trace,
+};
 
 const SAMPLE: [&str; 2] = ["this is a sample sequence", "the spunky dog wanted to jump high"];
 
@@ -10,6 +15,34 @@ fn masks(causal: bool, padding: Padding, fill: Fill) -> Scenario {
     let mut s = base(&SAMPLE, 8, 2);
     s.mask = MaskConfig { causal, padding, fill };
     s
+}
+
+/// A causal sentence whose real scores fall below -1e9: `d_model = 1`, "now" = 1e5 and
+/// "later" = -1e5, and `W_K = -1` (the other projections are 1), so the score of "now"
+/// with itself is 1e5 · (-1e5) = -1e10. (With `W_Q = W_K` a token's score with itself is
+/// `x²` ≥ 0 and no row falls that low: the key has to be turned around.)
+pub fn leak(fill: Fill) -> Scenario {
+    let mut s = base(&["now later"], 1, 1);
+    s.embeddings = BTreeMap::from([("now".into(), vec![1e5]), ("later".into(), vec![-1e5])]);
+    let one = vec![vec![1.0]];
+    s.projections = Projections::Explicit(Box::new(ExplicitWeights {
+        w_q: one.clone(),
+        b_q: vec![],
+        w_k: vec![vec![-1.0]],
+        b_k: vec![],
+        w_v: one.clone(),
+        b_v: vec![],
+        w_o: one,
+        b_o: vec![],
+    }));
+    s.mask = MaskConfig { causal: true, padding: Padding::None, fill };
+    s
+}
+
+/// Row 1's two weights: the real key (itself) and the blocked future key.
+fn leak_cells(_: &Trace) -> Vec<Cell> {
+    let cell = |col| Cell { step: S::Weights, batch: 0, head: 0, row: 0, col };
+    vec![cell(0), cell(1)]
 }
 
 /// The lesson.
@@ -25,6 +58,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "A decoder must not see later words. Seed 000's subsequent_mask blocks key j > i: the \
@@ -41,6 +75,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::None, Fill::NegInf),
                 focus: S::Masked,
                 batch: 0,
+                highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     question: |t| {
                         format!(
@@ -78,6 +113,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let pads = t.sizes.t - t.lengths.first().copied().unwrap_or(0);
                     format!(
@@ -98,6 +134,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Masked,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Causal and padding together give seed 002's table: a triangle for the words, and the \
@@ -117,6 +154,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "A <pad> query row has every key blocked. With -inf, softmax computes e^(-inf − (-inf)) \
@@ -133,13 +171,65 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "With -1e9 (seed 000's choice) every score in a fully masked row is the same -1e9, so \
                          softmax gives each of the T = {} keys the weight {} = 1/T: finite, but meaningless, and \
-                         usually ignored by the loss. Elsewhere -1e9 and -inf give the same weights to 1e-9.",
+                         usually ignored by the loss. Elsewhere -1e9 and -inf give the same weights here, because \
+                         these real scores are far above -1e9; the next step shows when they are not.",
                         t.sizes.t,
                         num(at(t, S::Weights, 0, 0, 6, 0)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "-1e9 leaks: a query attends to the future",
+                scenario: leak(Fill::LargeNegative),
+                focus: S::Weights,
+                batch: 0,
+                quiz: None,
+                highlight: leak_cells,
+                narrate: |t| {
+                    format!(
+                        "-1e9 is only a number, and real scores can be smaller. Here d_model = {}, \"{a}\" is {} \
+                         and \"{b}\" is {}, and W_K = {} turns the key around, so \"{a}\" scores {} with itself. \
+                         The causal mask replaces the future key's score by {}, which is now the largest in the \
+                         row: \"{a}\" gives {} to the blocked future \"{b}\" and {} to itself. The mask leaked.",
+                        t.sizes.d_model,
+                        num(at(t, S::X, 0, 0, 0, 0)),
+                        num(at(t, S::X, 0, 0, 1, 0)),
+                        crate::format::exact(t.params.k.w.get((0, 0)).copied().unwrap_or(f64::NAN)),
+                        num(at(t, S::Scaled, 0, 0, 0, 0)),
+                        num(at(t, S::Masked, 0, 0, 0, 1)),
+                        num(at(t, S::Weights, 0, 0, 0, 1)),
+                        num(at(t, S::Weights, 0, 0, 0, 0)),
+                        a = token(t, 0, 0),
+                        b = token(t, 0, 1),
+                    )
+                },
+            },
+            LessonStep {
+                title: "-inf does not leak",
+                scenario: leak(Fill::NegInf),
+                focus: S::Weights,
+                batch: 0,
+                quiz: None,
+                highlight: leak_cells,
+                narrate: |t| {
+                    format!(
+                        "The same sentence with -inf: the future score is {}, e^(-inf) is exactly 0 whatever the \
+                         other scores are, so \"{a}\" gives {} to \"{b}\" and {} to itself, as the mask says. \
+                         A -1e9 fill is \"almost zero weight\" only while the real scores stay far above -1e9. \
+                         And a fully masked row? masked_fill(-inf) + softmax gives NaN (step 4); \
+                         PyTorch's F.scaled_dot_product_attention, given a boolean mask that is all False on a \
+                         row, returns zeros for that row's output instead (checked with torch 2.15, float32 and \
+                         float64).",
+                        num(at(t, S::Masked, 0, 0, 0, 1)),
+                        num(at(t, S::Weights, 0, 0, 0, 1)),
+                        num(at(t, S::Weights, 0, 0, 0, 0)),
+                        a = token(t, 0, 0),
+                        b = token(t, 0, 1),
                     )
                 },
             },
@@ -160,5 +250,24 @@ mod tests {
         let uniform = run(&l.steps[5].scenario).unwrap();
         assert!((at(&uniform, S::Weights, 0, 0, 6, 0) - 1.0 / 7.0).abs() < 1e-12);
         assert!((l.steps[5].narrate)(&uniform).contains("0.14 = 1/T"));
+    }
+
+    #[test]
+    fn large_negative_leaks_to_the_future_and_neg_inf_does_not() {
+        let l = lesson();
+        let leaky = run(&l.steps[6].scenario).unwrap();
+        // "now" with itself: 1e5 · (-1 · 1e5) = -1e10, below the fill
+        assert_eq!(at(&leaky, S::Scaled, 0, 0, 0, 0), -1e10);
+        assert_eq!(at(&leaky, S::Masked, 0, 0, 0, 1), -1e9);
+        assert!(leaky.mask.is_blocked(0, 0, 1));
+        // softmax([-1e10, -1e9]) = [e^-9e9, 1] = [0, 1]: all of it on the blocked future key
+        assert_eq!(at(&leaky, S::Weights, 0, 0, 0, 1), 1.0);
+        assert_eq!(at(&leaky, S::Weights, 0, 0, 0, 0), 0.0);
+        let text = (l.steps[6].narrate)(&leaky);
+        assert!(text.contains("\"now\" gives 1.00 to the blocked future \"later\""), "{text}");
+        let safe = run(&l.steps[7].scenario).unwrap();
+        assert_eq!(at(&safe, S::Weights, 0, 0, 0, 1), 0.0);
+        assert_eq!(at(&safe, S::Weights, 0, 0, 0, 0), 1.0);
+        assert!((l.steps[7].narrate)(&safe).contains("gives 0.00 to \"later\" and 1.00 to itself"));
     }
 }

@@ -6,17 +6,20 @@
 
 //! One file per lesson, each with its own constants and tests:
 //! [`baseball_bat`] (seed 003), [`heads`] (seed 002), [`masks`] (seeds 000–002),
-//! [`shapes`] (seeds 000, 002), [`cross`] (seeds 001, 003).
+//! [`shapes`] (seeds 000, 002), [`cross`] (seeds 001, 003), [`word_order`] (seed 000's
+//! positional encoding).
 
 use crate::engine::trace::shape_text;
 use crate::engine::{Scenario, StepName, Trace};
 
 pub mod baseball_bat;
 pub mod cross;
+pub mod first_screen;
 pub mod heads;
 pub mod masks;
 pub mod quiz;
 pub mod shapes;
+pub mod word_order;
 
 pub use quiz::{Quiz, QuizKind, Verdict};
 
@@ -35,6 +38,30 @@ pub struct LessonStep {
     pub quiz: Option<Quiz>,
     /// Writes the step's text from the live trace.
     pub narrate: fn(&Trace) -> String,
+    /// The cells the step points at, from the live trace (outlined on the heatmaps and
+    /// marked in the tables); [`no_highlight`] for most steps.
+    pub highlight: fn(&Trace) -> Vec<Cell>,
+}
+
+/// One cell of one step's matrix: `trace[step][batch, head, row, col]` (`head` is 0 for
+/// steps without heads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// The step.
+    pub step: StepName,
+    /// The sentence.
+    pub batch: usize,
+    /// The head.
+    pub head: usize,
+    /// Row (query).
+    pub row: usize,
+    /// Column (key or feature).
+    pub col: usize,
+}
+
+/// A step that points at nothing in particular.
+pub fn no_highlight(_: &Trace) -> Vec<Cell> {
+    Vec::new()
 }
 
 /// A lesson: an id for its URL, a title, its steps.
@@ -108,7 +135,14 @@ pub(crate) fn path_of(trace: &Trace, step: StepName) -> String {
 
 /// All lessons, in order.
 pub fn lessons() -> Vec<Lesson> {
-    vec![baseball_bat::lesson(), heads::lesson(), masks::lesson(), shapes::lesson(), cross::lesson()]
+    vec![
+        baseball_bat::lesson(),
+        heads::lesson(),
+        masks::lesson(),
+        shapes::lesson(),
+        cross::lesson(),
+        word_order::lesson(),
+    ]
 }
 
 #[cfg(test)]
@@ -124,6 +158,10 @@ mod tests {
                 assert!(trace.step(step.focus).is_some());
                 let text = (step.narrate)(&trace);
                 assert!(!text.is_empty() && !text.contains("[]"), "{}: {text}", lesson.id);
+                for cell in (step.highlight)(&trace) {
+                    let v = at(&trace, cell.step, cell.batch, cell.head, cell.row, cell.col);
+                    assert!(!v.is_nan(), "{} step {i}: highlighted {cell:?} is not in the trace", lesson.id);
+                }
             }
         }
     }

@@ -46,6 +46,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Q,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
@@ -67,6 +68,7 @@ pub fn lesson() -> Lesson {
                 focus: S::QHeads,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
                     format!(
@@ -90,6 +92,7 @@ pub fn lesson() -> Lesson {
                 focus: S::QHeads,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
                     let wrong = t
@@ -117,6 +120,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::KHeads,
                 batch: 0,
+                highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     question: |t| {
                         format!(
@@ -140,6 +144,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
@@ -156,6 +161,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Concat,
                 batch: 0,
                 quiz: None,
+                highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "After attention, context is {}. context.transpose(1, 2) swaps h and T back, but only \

@@ -14,6 +14,7 @@ use super::controls::Controls;
 use super::dom;
 use super::explain_panel::Explained;
 use super::heatmap_card::TablesOpen;
+use super::highlight::Highlights;
 use super::lesson_panel::{EmbeddingEditor, EmbeddingPlot, LessonPanel, MaskConventions};
 use super::pipeline::Pipeline;
 use super::state::{self, Settings, ViewState};
@@ -100,6 +101,7 @@ pub fn App() -> impl IntoView {
     let import_error = RwSignal::new(None::<String>);
     let lesson = RwSignal::new(None::<(usize, usize)>);
     provide_context(TablesOpen(RwSignal::new(false)));
+    let first_lesson_title = all_lessons.first().map_or("", |l| l.title);
 
     // Entering a lesson step sets the explorer's inputs to that step's scenario; the
     // learner can then edit them, and the lesson's words follow the live trace.
@@ -181,6 +183,29 @@ pub fn App() -> impl IntoView {
         shown,
         viewport,
         viewport_height,
+    };
+    // The open lesson step's highlighted cells, from the live trace.
+    {
+        let all_lessons = all_lessons.clone();
+        let cells = Signal::derive(move || {
+            let Some((l, s)) = lesson.get() else { return Vec::new() };
+            let Some(step) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return Vec::new() };
+            shown.with(|t| t.as_ref().map(|t| (step.highlight)(t)).unwrap_or_default())
+        });
+        provide_context(Highlights(cells));
+    }
+    // The first screen's caption: what to look at in the weights, from the live trace.
+    let caption = move || {
+        if lesson.get().is_some() {
+            return None;
+        }
+        let (step, batch) = view_state.with(|v| (v.step, v.batch));
+        if step != crate::engine::StepName::Weights {
+            return None;
+        }
+        shown.with(|t| {
+            t.as_ref().and_then(|t| lessons::first_screen::caption(t, batch.min(t.sizes.b.saturating_sub(1))))
+        })
     };
     let error = state.error();
     let stale = move || error.get().is_some() && shown.get().is_some();
@@ -274,6 +299,17 @@ pub fn App() -> impl IntoView {
                     })
                 })
             }
+
+            {move || lesson.get().is_none().then(|| view! {
+                <div class="al-story">
+                    {move || caption().map(|c| view! { <p class="al-caption" data-testid="caption" aria-live="polite">{c}</p> })}
+                    <button type="button" class="al-start" data-testid="start-lesson"
+                        on:click={let go = go_to_lesson.clone(); move |_| go((0, 0))}>
+                        {format!("Start the lesson: {first_lesson_title}")}
+                    </button>
+                </div>
+            })}
+
             <div class="al-notices" aria-live="polite">
                 {url_notices.iter().cloned().map(|n| view! { <p class="al-notice" data-testid="notice">{n}</p> }).collect_view()}
                 {move || run.with(|r| r.notices.iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n.clone()}</p> }).collect_view())}

@@ -368,6 +368,29 @@ pub fn HeatmapCard(
         let (x, y, side) = (x * z, y * z, side * z);
         Some(format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px"))
     };
+    // the lesson's highlighted cells, outlined over the canvas
+    let highlighted = super::highlight::cells_of(id);
+    let highlight_boxes = move || {
+        let (n_rows, n_cols) = dims();
+        let z = zoom.get();
+        let boxes: Vec<String> = layout.with(|l| {
+            let Some(l) = l.as_ref() else { return Vec::new() };
+            highlighted
+                .get()
+                .into_iter()
+                .filter(|&(r, c)| r < n_rows && c < n_cols)
+                .map(|(r, c)| {
+                    let (x, y, side) = l.cell_rect(r, c);
+                    let (x, y, side) = (x * z, y * z, side * z);
+                    format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px")
+                })
+                .collect()
+        });
+        boxes
+            .into_iter()
+            .map(|style| view! { <div class="al-highlight-cell" data-testid="highlight" style=style></div> })
+            .collect_view()
+    };
 
     let label = move || {
         let (n_rows, n_cols) = dims();
@@ -455,6 +478,7 @@ pub fn HeatmapCard(
                 ></canvas>
                 <div class="al-cursor" style=outline hidden=move || clamped().is_none()></div>
                 {marks}
+                {highlight_boxes}
             </div>
             <p class="al-readout" data-testid="readout" aria-live="polite">
                 {move || readout().unwrap_or_else(|| "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value.".into())}
@@ -632,6 +656,7 @@ pub fn MatrixTable(
         }
         marked
     });
+    let highlighted = super::highlight::cells_of(id);
     let open = use_context::<TablesOpen>().map(|t| t.0);
     let contents = move || {
         let visible = eager || open.is_some_and(|o| o.get());
@@ -649,7 +674,8 @@ pub fn MatrixTable(
                             // one cell in the tab order; the arrow keys move between cells
                             let tab = if r == 0 && c == 0 { "0" } else { "-1" };
                             view! {
-                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
+                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()
+                                    class:al-highlight=move || highlighted.with(|h| h.contains(&(r, c)))>{short_number(*v)}</td>
                             }
                         })
                         .collect_view();

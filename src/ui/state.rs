@@ -39,15 +39,17 @@ pub struct Settings {
     pub positional: Positional,
 }
 
-/// The first page a learner sees: two sentences of different lengths, so the batch is
-/// padded; eight named features split into two heads of four.
+/// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
+/// 3-dimensional sports/animal/other space with one head. The first heatmap shows "bat"
+/// attending to "baseball" (sports) in sentence 1 and to "flew" (animal) in sentence 2;
+/// the batch is padded, so the `<pad>` keys are blocked.
 pub const DEFAULT_TEXT: &str = "I bought a baseball bat\nthe bat flew";
 
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            d_model: 8,
-            n_heads: 2,
+            d_model: 3,
+            n_heads: 1,
             projections: Projections::Named(ProjectionKind::Identity),
             seed: 0,
             mask: MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf },
@@ -67,11 +69,13 @@ pub struct ViewState {
     pub batch: usize,
     /// One colour scale shared by all heads of a step.
     pub shared_scale: bool,
+    /// Show a `(B, h, T_q, T_k)` step as lines between the tokens instead of heatmaps.
+    pub lines: bool,
 }
 
 impl Default for ViewState {
     fn default() -> Self {
-        Self { step: StepName::Weights, batch: 0, shared_scale: true }
+        Self { step: StepName::Weights, batch: 0, shared_scale: true, lines: false }
     }
 }
 
@@ -182,6 +186,9 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     if s.positional != Positional::None {
         pairs.push(("pe", s.positional.name().to_owned()));
     }
+    if v.lines {
+        pairs.push(("view", "lines".to_owned()));
+    }
     pairs
 }
 
@@ -255,6 +262,11 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                     value,
                     &format!("a sentence number from 0 to {}", UI_MAX_BATCH - 1),
                 ),
+            },
+            "view" => match value {
+                "lines" => v.lines = true,
+                "heatmap" => v.lines = false,
+                _ => bad(&mut notices, "view", value, "lines or heatmap"),
             },
             "share" => match value {
                 "1" => v.shared_scale = true,
@@ -360,12 +372,28 @@ mod tests {
             kv_text: Some("x y z".into()),
             positional: Positional::Sinusoidal,
         };
-        let v = ViewState { step: StepName::Scores, batch: 1, shared_scale: false };
+        let v = ViewState { step: StepName::Scores, batch: 1, shared_scale: false, lines: true };
         let q: Vec<(String, String)> =
             to_query("a b\nc", &s, &v).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let (text, s2, v2, notices) = from_query(&q);
         assert_eq!((text.as_str(), s2, v2), ("a b\nc", s, v));
         assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn the_lines_view_is_in_the_url() {
+        let v = ViewState { lines: true, ..ViewState::default() };
+        let q = to_query(DEFAULT_TEXT, &Settings::default(), &v);
+        assert!(q.contains(&("view", "lines".to_owned())));
+        let back: Vec<(String, String)> = q.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        assert!(from_query(&back).2.lines);
+        // the default (heatmaps) adds nothing to the URL
+        assert!(!to_query(DEFAULT_TEXT, &Settings::default(), &ViewState::default())
+            .iter()
+            .any(|(k, _)| *k == "view"));
+        assert!(!from_query(&pairs(&[("view", "heatmap")])).2.lines);
+        let (_, _, v, notices) = from_query(&pairs(&[("view", "spiral")]));
+        assert!(!v.lines && notices[0].contains("view=\"spiral\" is not lines or heatmap"), "{notices:?}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::engine::{StepName, Trace};
 
 use super::app::AppState;
 use super::heatmap_card::{CardId, HeatmapCard};
+use super::lines_view::LinesView;
 use super::state::ViewState;
 
 /// The step shown, never one the trace lacks: a step of cross-attention or positions
@@ -108,9 +109,39 @@ pub fn TensorView(
             card_width(column.get(), heads, n_cols)
         })
     };
+    // A (B, h, T_q, T_k) step can be shown as lines instead of heatmaps.
+    let lines_possible = move || {
+        shown.with(|t| {
+            t.as_ref()
+                .and_then(|t| t.step(shown_step(t, view_state.with(|v| v.step))))
+                .is_some_and(|s| s.has_heads() && s.cols_are_keys())
+        })
+    };
+    let as_lines = move || lines_possible() && view_state.with(|v| v.lines);
+    let selection = Signal::derive(move || {
+        let (step, batch) = view_state.with(|v| (v.step, v.batch));
+        shown.with(|t| {
+            t.as_ref().map_or((step, 0), |t| (shown_step(t, step), batch.min(t.sizes.b.saturating_sub(1))))
+        })
+    });
+    let toggle = move || {
+        lines_possible().then(|| {
+            view! {
+                <button type="button" class="al-small al-lines-toggle" data-testid="lines-toggle"
+                    aria-pressed=move || if as_lines() { "true" } else { "false" }
+                    on:click=move |_| view_state.update(|v| v.lines = !v.lines)>
+                    {move || if as_lines() { "View as heatmaps" } else { "View as lines" }}
+                </button>
+            }
+        })
+    };
     view! {
         {header}
-        <div class="al-cards">
+        {toggle}
+        {move || as_lines().then(|| view! {
+            <LinesView trace=trace selection=selection max_width=Signal::derive(move || card_width(column.get(), 1, 0)) />
+        })}
+        <div class="al-cards" hidden=as_lines>
             <For
                 each=move || ids.get().unwrap_or_default()
                 key=|id| *id

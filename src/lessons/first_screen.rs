@@ -1,0 +1,70 @@
+//! The first screen's one-line caption: what to look at in the weights, written from the
+//! live trace (so it follows every edit, and disappears when there is nothing to say).
+
+use super::{num, token};
+use crate::engine::{StepName, Trace};
+
+/// The strongest attention from one word to another word in sentence `batch`, head 1:
+/// e.g. `"bat" attends to "baseball" as much as to itself: 0.34`. `None` when no query
+/// has a real, unblocked, finite weight on another real key (one word, a NaN row, …).
+pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
+    let w = trace.step(StepName::Weights)?.matrix(batch, 0)?;
+    let (n_q, n_k) = (trace.query_length(batch).min(w.nrows()), trace.key_length(batch).min(w.ncols()));
+    let cross = trace.is_cross();
+    let mut best: Option<(usize, usize, f64)> = None;
+    for i in 0..n_q {
+        for j in 0..n_k {
+            let v = w[(i, j)];
+            let other = cross || i != j;
+            if other && v.is_finite() && !trace.mask.is_blocked(batch, i, j) && best.is_none_or(|b| v > b.2) {
+                best = Some((i, j, v));
+            }
+        }
+    }
+    let (i, j, v) = best?;
+    let (q, k) = (token(trace, batch, i), trace.key_tokens(batch).get(j).cloned().unwrap_or_default());
+    let heads = if trace.sizes.n_heads > 1 { " (head 1)" } else { "" };
+    let own = (!cross).then(|| w[(i, i)]).filter(|x| x.is_finite());
+    Some(match own {
+        Some(s) if num(s) == num(v) => {
+            format!("“{q}” attends to “{k}” as much as to itself{heads}: {} each.", num(v))
+        }
+        Some(s) if s > v => {
+            format!("“{q}” attends most to “{k}” after itself{heads}: {} (itself {}).", num(v), num(s))
+        }
+        _ => format!("“{q}” attends most to “{k}”{heads}: {}.", num(v)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+    use crate::ui::state::{scenario, Settings, DEFAULT_TEXT};
+
+    fn default_trace() -> Trace {
+        run(&scenario(DEFAULT_TEXT, &Settings::default()).0).unwrap()
+    }
+
+    #[test]
+    fn the_default_story_bat_looks_at_baseball_then_at_flew() {
+        let t = default_trace();
+        let w = |b, i, j| num(super::super::at(&t, StepName::Weights, b, 0, i, j));
+        // "bat" (4) → "baseball" (3) in sentence 1, "bat" (1) → "flew" (2) in sentence 2
+        assert_eq!(
+            caption(&t, 0).unwrap(),
+            format!("“bat” attends to “baseball” as much as to itself: {} each.", w(0, 4, 3))
+        );
+        assert_eq!(w(0, 4, 3), "0.34");
+        let second = caption(&t, 1).unwrap();
+        assert!(second.starts_with("“bat” attends most to “flew” after itself: "), "{second}");
+        assert!(second.contains(&w(1, 1, 2)), "{second}");
+    }
+
+    #[test]
+    fn no_caption_without_another_word() {
+        let t = run(&scenario("hello", &Settings::default()).0).unwrap();
+        assert_eq!(caption(&t, 0), None);
+        assert_eq!(caption(&default_trace(), 9), None, "a sentence out of range is no caption, not a panic");
+    }
+}

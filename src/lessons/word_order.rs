@@ -1,0 +1,387 @@
+//! Lesson 6, word order ("Attention Is All You Need", §3.5; no seed has it): without
+//! positions, self-attention cannot tell "dog bites man" from "man bites dog"; the
+//! sinusoidal positional encoding tells them apart, and nearby positions get similar codes.
+
+use super::quiz::{Quiz, QuizKind};
+use super::{at, base, no_highlight, num, row, token, Cell, Lesson, LessonStep};
+use crate::engine::{Positional, Scenario, StepName as S, Trace};
+
+/// The two orders, as one batch: sentence 1 and sentence 2.
+const ORDERS: [&str; 2] = ["dog bites man", "man bites dog"];
+/// A longer sentence for the picture of the encoding itself.
+const LONG: &str = "the spunky dog wanted to jump over the cold creek and back";
+
+fn orders(positional: Positional) -> Scenario {
+    let mut s = base(&ORDERS, 4, 1);
+    s.positional = positional;
+    s
+}
+
+fn long() -> Scenario {
+    let mut s = base(&[LONG], 16, 1);
+    s.positional = Positional::Sinusoidal;
+    s
+}
+
+/// Where each token of sentence 1 sits in sentence 2 (`π(i)`), matching the tokens'
+/// text (each occurrence used once); `None` if sentence 2 is not a reordering of
+/// sentence 1 (the learner edited it).
+pub fn permutation(trace: &Trace) -> Option<Vec<usize>> {
+    let (a, b) = (trace.tokens.first()?, trace.tokens.get(1)?);
+    let (la, lb) = (trace.lengths.first().copied()?, trace.lengths.get(1).copied()?);
+    if la != lb || la == 0 {
+        return None;
+    }
+    let mut used = vec![false; lb];
+    let mut pi = Vec::with_capacity(la);
+    for word in a.iter().take(la) {
+        let j = (0..lb).find(|&j| !used[j] && b.get(j) == Some(word))?;
+        used[j] = true;
+        pi.push(j);
+    }
+    Some(pi)
+}
+
+/// The first pair `(i, j)` of sentence 1 whose tokens moved (`π(i) ≠ i`, `π(j) ≠ j`,
+/// `i ≠ j`): "dog" → "man".
+fn moved_pair(pi: &[usize]) -> Option<(usize, usize)> {
+    let moved: Vec<usize> = (0..pi.len()).filter(|&i| pi[i] != i).collect();
+    Some((*moved.first()?, *moved.get(1)?))
+}
+
+/// The cell `weights[0][i][j]` and its image `weights[1][π(i)][π(j)]`.
+fn matching_cells(t: &Trace) -> Vec<Cell> {
+    let Some(pi) = permutation(t) else { return Vec::new() };
+    let Some((i, j)) = moved_pair(&pi) else { return Vec::new() };
+    let cell = |batch, row, col| Cell { step: S::Weights, batch, head: 0, row, col };
+    vec![cell(0, i, j), cell(1, pi[i], pi[j])]
+}
+
+/// The row of the first moved token in both sentences: `weights[0][i][·]` and
+/// `weights[1][π(i)][·]`.
+fn moved_rows(t: &Trace) -> Vec<Cell> {
+    let Some((i, _, pi)) = pair_words(t) else { return Vec::new() };
+    let n = pi.len();
+    let cell = |batch, row, col| Cell { step: S::Weights, batch, head: 0, row, col };
+    (0..n).map(|j| cell(0, i, j)).chain((0..n).map(|j| cell(1, pi[i], j))).collect()
+}
+
+/// The largest `|weights[0][i][j] − weights[1][π(i)][π(j)]|` over every pair.
+pub fn largest_mismatch(t: &Trace) -> Option<f64> {
+    let pi = permutation(t)?;
+    let n = pi.len();
+    let mut worst = 0.0f64;
+    for i in 0..n {
+        for j in 0..n {
+            let d = (at(t, S::Weights, 0, 0, i, j) - at(t, S::Weights, 1, 0, pi[i], pi[j])).abs();
+            if d.is_nan() {
+                return None;
+            }
+            worst = worst.max(d);
+        }
+    }
+    Some(worst)
+}
+
+/// The same for the outputs: `|output[0][i] − output[1][π(i)]|`, the largest over every
+/// token and feature.
+fn largest_output_mismatch(t: &Trace) -> Option<f64> {
+    let pi = permutation(t)?;
+    let (a, b) = (t.step(S::Output)?.matrix(0, 0)?, t.step(S::Output)?.matrix(1, 0)?);
+    let mut worst = 0.0f64;
+    for (i, &p) in pi.iter().enumerate() {
+        for c in 0..a.ncols() {
+            worst = worst.max((a.get((i, c))? - b.get((p, c))?).abs());
+        }
+    }
+    Some(worst)
+}
+
+/// `pe[i] · pe[j]`, from the trace's `pe` step.
+pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
+    let Some(pe) = t.step(S::Pe).and_then(|s| s.matrix(0, 0)) else { return f64::NAN };
+    if i >= pe.nrows() || j >= pe.nrows() {
+        return f64::NAN;
+    }
+    pe.row(i).dot(&pe.row(j))
+}
+
+/// "exactly equal", "equal up to float rounding" (summing in another order changes the
+/// last bits), or the largest difference.
+fn sameness(d: Option<f64>) -> String {
+    match d {
+        Some(0.0) => "exactly equal".into(),
+        Some(d) if d < 1e-12 => "equal up to float rounding, every difference below 1e-12".into(),
+        Some(d) => format!("different by up to {}", num(d)),
+        None => "not comparable (the sentences are no longer the same words reordered)".into(),
+    }
+}
+
+fn fixed4(v: f64) -> String {
+    crate::format::fixed(v, 4)
+}
+
+fn pair_words(t: &Trace) -> Option<(usize, usize, Vec<usize>)> {
+    let pi = permutation(t)?;
+    let (i, j) = moved_pair(&pi)?;
+    Some((i, j, pi))
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    Lesson {
+        id: "word-order",
+        title: "Word order",
+        seeds: "Attention Is All You Need §3.5",
+        steps: vec![
+            LessonStep {
+                title: "Without positions, order is invisible",
+                scenario: orders(Positional::None),
+                focus: S::Weights,
+                batch: 0,
+                quiz: None,
+                highlight: matching_cells,
+                narrate: |t| {
+                    let Some((i, j, pi)) = pair_words(t) else {
+                        return "Type two sentences with the same words in a different order to compare them.".into();
+                    };
+                    format!(
+                        "The batch holds \"{}\" and \"{}\": the same words in another order. Attention only \
+                         compares vectors, and a word's vector does not say where the word is. So \"{}\" → \
+                         \"{}\" gets the weight {} in sentence 1 and {} in sentence 2 (outlined in both; switch \
+                         sentences with the tabs). Every weight of one order is a weight of the other, moved: \
+                         weights[1][i][j] = weights[2][π(i)][π(j)], {} over all {} pairs.",
+                        sentence_text(t, 0),
+                        sentence_text(t, 1),
+                        token(t, 0, i),
+                        token(t, 0, j),
+                        num(at(t, S::Weights, 0, 0, i, j)),
+                        num(at(t, S::Weights, 1, 0, pi[i], pi[j])),
+                        sameness(largest_mismatch(t)),
+                        pi.len() * pi.len(),
+                    )
+                },
+            },
+            LessonStep {
+                title: "The other order: the same numbers, moved",
+                scenario: orders(Positional::None),
+                focus: S::Weights,
+                batch: 1,
+                quiz: None,
+                highlight: moved_rows,
+                narrate: |t| {
+                    let Some((i, _, pi)) = pair_words(t) else {
+                        return "Type two sentences with the same words in a different order to compare them.".into();
+                    };
+                    format!(
+                        "In sentence 1, \"{w}\" (position {}) has the row {}; in sentence 2, \"{w}\" (position \
+                         {}) has {}: the same numbers, in the order its words now come. Mathematicians call this \
+                         permutation-equivariant. The outputs follow: each token's output is the same vector in \
+                         both sentences ({}), so after attention \"dog\" cannot know whether it bit or was \
+                         bitten.",
+                        i + 1,
+                        row(t, S::Weights, 0, 0, i),
+                        pi[i] + 1,
+                        row(t, S::Weights, 1, 0, pi[i]),
+                        sameness(largest_output_mismatch(t)),
+                        w = token(t, 0, i),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Add positions: the weights now differ",
+                scenario: orders(Positional::Sinusoidal),
+                focus: S::Weights,
+                batch: 0,
+                quiz: None,
+                highlight: matching_cells,
+                narrate: |t| {
+                    let Some((i, j, pi)) = pair_words(t) else {
+                        return "Type two sentences with the same words in a different order to compare them.".into();
+                    };
+                    format!(
+                        "Now a positional encoding PE (d_model = {}) is added to every embedding before the \
+                         projections: x_pe = x + PE, and the vector of \"{}\" at position {} is no longer the \
+                         vector of \"{}\" at position {}. \"{}\" → \"{}\" now gets {} in sentence 1 and {} in \
+                         sentence 2; over all pairs the two orders are {}.",
+                        t.sizes.d_model,
+                        token(t, 0, i),
+                        i + 1,
+                        token(t, 0, i),
+                        pi[i] + 1,
+                        token(t, 0, i),
+                        token(t, 0, j),
+                        num(at(t, S::Weights, 0, 0, i, j)),
+                        num(at(t, S::Weights, 1, 0, pi[i], pi[j])),
+                        sameness(largest_mismatch(t)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "What positional encoding looks like",
+                scenario: long(),
+                focus: S::Pe,
+                batch: 0,
+                quiz: None,
+                highlight: super::no_highlight,
+                narrate: |t| {
+                    format!(
+                        "PE has one row per position and one column per feature, (1, T, d_model) = (1, {}, {}), \
+                         the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
+                         the cosine. Position 1's row is {}. The first columns turn fast (column 1 goes {}, {}, {} \
+                         over positions 1–3); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
+                         {}).",
+                        t.sizes.t,
+                        t.sizes.d_model,
+                        row(t, S::Pe, 0, 0, 0),
+                        num(at(t, S::Pe, 0, 0, 0, 0)),
+                        num(at(t, S::Pe, 0, 0, 1, 0)),
+                        num(at(t, S::Pe, 0, 0, 2, 0)),
+                        fixed4(at(t, S::Pe, 0, 0, 0, t.sizes.d_model.saturating_sub(2))),
+                        fixed4(at(t, S::Pe, 0, 0, 1, t.sizes.d_model.saturating_sub(2))),
+                        fixed4(at(t, S::Pe, 0, 0, 2, t.sizes.d_model.saturating_sub(2))),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Predict: which position is most like position 5?",
+                scenario: long(),
+                focus: S::Pe,
+                batch: 0,
+                quiz: Some(Quiz {
+                    question: |_| {
+                        "Each row of PE is a position's code. Compare position 5's code with others by the dot \
+                         product: which gives the largest, apart from position 5 itself?"
+                            .into()
+                    },
+                    kind: QuizKind::Choice {
+                        choices: |_| NEIGHBOURS.map(|p| format!("position {}", p + 1)).to_vec(),
+                        answer: closest_position,
+                    },
+                }),
+                highlight: no_highlight,
+                narrate: |_| {
+                    "Predict first: the sines and cosines of nearby positions have nearly the same phase. \
+                     Choose an answer to see the dot products."
+                        .into()
+                },
+            },
+            LessonStep {
+                title: "Nearby positions have similar codes",
+                scenario: long(),
+                focus: S::Pe,
+                batch: 0,
+                quiz: None,
+                highlight: |t| {
+                    let n = t.step(S::Pe).and_then(|s| s.matrix(0, 0)).map_or(0, |m| m.ncols());
+                    (0..n)
+                        .flat_map(|c| [4, 5].map(|r| Cell { step: S::Pe, batch: 0, head: 0, row: r, col: c }))
+                        .collect()
+                },
+                narrate: |t| {
+                    format!(
+                        "Compare two positions by the dot product of their rows. Position 5 with itself: {}; \
+                         with its neighbour 6: {}; with 7: {}; with 10: {}. Close positions have close codes, \
+                         and the dot product depends only on how far apart they are: positions 1 and 2 give {} \
+                         as well. So attention can learn \"look one word back\" once, for every position.",
+                        num(pe_dot(t, 4, 4)),
+                        num(pe_dot(t, 4, 5)),
+                        num(pe_dot(t, 4, 6)),
+                        num(pe_dot(t, 4, 9)),
+                        num(pe_dot(t, 0, 1)),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+/// The positions (0-based) the question offers as position 5's closest code.
+const NEIGHBOURS: [usize; 3] = [5, 6, 9];
+
+/// Which of [`NEIGHBOURS`] has the largest dot product with position 5 (index 4), and the
+/// dot products as the reason, from the trace's `pe`.
+fn closest_position(t: &Trace) -> Option<(usize, String)> {
+    let dots = NEIGHBOURS.map(|p| pe_dot(t, 4, p));
+    if dots.iter().any(|d| !d.is_finite()) {
+        return None;
+    }
+    let best = (0..NEIGHBOURS.len()).max_by(|&a, &b| dots[a].total_cmp(&dots[b]))?;
+    Some((
+        best,
+        format!(
+            "PE(5)·PE(6) = {}, PE(5)·PE(7) = {}, PE(5)·PE(10) = {}: the nearer the position, the more alike \
+             the codes.",
+            num(dots[0]),
+            num(dots[1]),
+            num(dots[2])
+        ),
+    ))
+}
+
+/// Sentence `b` as its real tokens joined by spaces.
+fn sentence_text(t: &Trace, b: usize) -> String {
+    let n = t.lengths.get(b).copied().unwrap_or(0);
+    t.tokens.get(b).map(|toks| toks.iter().take(n).cloned().collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+
+    #[test]
+    fn without_positions_the_orders_are_permutations_of_each_other() {
+        let l = lesson();
+        let t = run(&l.steps[0].scenario).unwrap();
+        assert_eq!(permutation(&t), Some(vec![2, 1, 0]));
+        // equal up to the order of summation
+        assert!(largest_mismatch(&t).unwrap() < 1e-12);
+        assert!(largest_output_mismatch(&t).unwrap() < 1e-12);
+        let cells = (l.steps[0].highlight)(&t);
+        assert_eq!(cells.len(), 2);
+        assert_eq!((cells[0].batch, cells[0].row, cells[0].col), (0, 0, 2));
+        assert_eq!((cells[1].batch, cells[1].row, cells[1].col), (1, 2, 0));
+        let text = (l.steps[0].narrate)(&t);
+        assert!(text.contains("equal") && text.contains("over all 9 pairs"), "{text}");
+        let w = num(at(&t, S::Weights, 0, 0, 0, 2));
+        assert!(text.contains(&format!("weight {w} in sentence 1 and {w} in sentence 2")), "{text}");
+    }
+
+    #[test]
+    fn with_positions_the_weights_differ() {
+        let l = lesson();
+        let t = run(&l.steps[2].scenario).unwrap();
+        let worst = largest_mismatch(&t).unwrap();
+        assert!(worst > 0.01, "{worst}");
+        let (a, b) = (at(&t, S::Weights, 0, 0, 0, 2), at(&t, S::Weights, 1, 0, 2, 0));
+        assert!((a - b).abs() > 1e-3 && num(a) != num(b), "{a} {b}");
+        assert!((l.steps[2].narrate)(&t).contains("different by up to"));
+    }
+
+    #[test]
+    fn nearby_positions_have_larger_dot_products() {
+        let l = lesson();
+        let t = run(&l.steps[4].scenario).unwrap();
+        let d = t.sizes.d_model as f64;
+        // every row has norm² d_model / 2 (sin² + cos² = 1 per pair)
+        assert!((pe_dot(&t, 4, 4) - d / 2.0).abs() < 1e-12);
+        assert!(pe_dot(&t, 4, 4) > pe_dot(&t, 4, 5));
+        assert!(pe_dot(&t, 4, 5) > pe_dot(&t, 4, 6));
+        assert!(pe_dot(&t, 4, 6) > pe_dot(&t, 4, 9));
+        // shift-invariant: it depends on the distance only
+        assert!((pe_dot(&t, 4, 5) - pe_dot(&t, 0, 1)).abs() < 1e-12);
+        assert!(pe_dot(&t, 40, 0).is_nan(), "out of range is NaN, not a panic");
+        assert_eq!((l.steps[5].highlight)(&t).len(), 2 * t.sizes.d_model);
+    }
+
+    #[test]
+    fn edited_sentences_are_not_compared() {
+        let mut s = orders(Positional::None);
+        s.sentences = vec!["dog bites man".into(), "cats sleep".into()];
+        let t = run(&s).unwrap();
+        assert_eq!(permutation(&t), None);
+        assert!(matching_cells(&t).is_empty());
+        assert!((lesson().steps[0].narrate)(&t).starts_with("Type two sentences"));
+    }
+}
