@@ -190,8 +190,7 @@ pub fn App() -> impl IntoView {
             </header>
             {
                 let all_lessons = all_lessons.clone();
-                move || lesson.get().map(|(l, _)| {
-                    let id = all_lessons[l].id;
+                move || lesson.get().and_then(|(l, _)| Some((l, all_lessons.get(l)?.id))).map(|(l, id)| {
                     let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
                     let batch = Signal::derive(move || view_state.with(|v| v.batch));
                     view! {
