@@ -34,7 +34,8 @@ pub struct PlotLayout {
     pub y: (f64, f64),
     /// Margin around the plot area.
     pub margin: f64,
-    /// One dimension only (`d_model = 1`): every point sits on the x axis, no y ticks.
+    /// One dimension only (`d_model = 1`): a strip plot, each word on a row of its own
+    /// (y is the row, not a number), no y ticks.
     pub one_d: bool,
 }
 
@@ -49,11 +50,11 @@ impl PlotLayout {
 
     /// A plot that shows every finite coordinate of `points` (and at least
     /// [`DEFAULT_RANGE`], so that dragging within it never rescales the picture). With
-    /// `one_d`, only x is fitted and y is a thin band around the axis.
+    /// `one_d`, only x is fitted and y is `0..1`, the words' rows.
     pub fn fit(width: f64, height: f64, points: &[Point], one_d: bool) -> Self {
         let xs = points.iter().flat_map(|p| [p.before.0, p.after.0]);
         let ys = points.iter().flat_map(|p| [p.before.1, p.after.1]);
-        let y = if one_d { (-1.0, 1.0) } else { fit_range(ys) };
+        let y = if one_d { (0.0, 1.0) } else { fit_range(ys) };
         Self { one_d, ..Self::new(width, height, fit_range(xs), y) }
     }
 
@@ -123,19 +124,21 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
     let at = |p: (f64, f64)| px(layout.to_px(p));
     area.fill(&theme.background)?;
     let font = 12.0 * dpr;
-    // grid and axes
+    // grid and axes; tick labels and the axes are kept clear of the word labels
     let grid = theme.blocked.stroke_width(1);
-    let y_bottom = if layout.one_d { 0.0 } else { layout.y.0 };
+    let tick_font = 12.0 * 0.85;
+    let mut avoid = Vec::new();
     for v in ticks(layout.x.0, layout.x.1) {
-        if !layout.one_d {
-            area.draw(&PathElement::new(vec![at((v, layout.y.0)), at((v, layout.y.1))], grid))?;
-        }
+        area.draw(&PathElement::new(vec![at((v, layout.y.0)), at((v, layout.y.1))], grid))?;
         let style = ("sans-serif", font * 0.85)
             .into_font()
             .color(&theme.muted)
             .pos(Pos::new(HPos::Center, VPos::Top));
-        let (x, y) = at((v, y_bottom));
-        area.draw(&Text::new(crate::format::tick(v), (x, y + (4.0 * dpr) as i32), style))?;
+        let text = crate::format::tick(v);
+        let (x, y) = layout.to_px((v, layout.y.0));
+        let w = text_width(text.chars().count(), tick_font);
+        avoid.push(Rect { x0: x - w / 2.0, y0: y + 4.0, x1: x + w / 2.0, y1: y + 4.0 + tick_font * 1.2 });
+        area.draw(&Text::new(text, px((x, y + 4.0)), style))?;
     }
     if !layout.one_d {
         for v in ticks(layout.y.0, layout.y.1) {
@@ -149,10 +152,12 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
         }
     }
     let axis = theme.text.stroke_width((1.5 * dpr) as u32);
-    if !layout.one_d {
-        area.draw(&PathElement::new(vec![at((0.0, layout.y.0)), at((0.0, layout.y.1))], axis))?;
-    }
-    area.draw(&PathElement::new(vec![at((layout.x.0, 0.0)), at((layout.x.1, 0.0))], axis))?;
+    let y_axis = if layout.one_d { layout.y.0 } else { 0.0 };
+    area.draw(&PathElement::new(vec![at((0.0, layout.y.0)), at((0.0, layout.y.1))], axis))?;
+    area.draw(&PathElement::new(vec![at((layout.x.0, y_axis)), at((layout.x.1, y_axis))], axis))?;
+    let ((x0, y0), (x1, y1)) = (layout.to_px((0.0, layout.y.0)), layout.to_px((layout.x.1, y_axis)));
+    avoid.push(Rect { x0: x0 - 1.5, y0: y1, x1: x0 + 1.5, y1: y0 }); // the vertical axis
+    avoid.push(Rect { x0: layout.to_px((layout.x.0, 0.0)).0, y0: y1 - 1.5, x1, y1: y1 + 1.5 });
 
     let colors = [RGBColor(213, 94, 0), RGBColor(0, 114, 178), RGBColor(0, 158, 115)];
     let finite = |(x, y): (f64, f64)| x.is_finite() && y.is_finite();
@@ -162,12 +167,16 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
     let mut dots = Vec::new();
     let mut labels = Vec::new();
     let mut texts = Vec::new();
+    // in one dimension each word gets a row of its own, so the arrows do not overlap
+    let n = points.len() as f64;
+    let lane =
+        |k: usize, (x, y): (f64, f64)| if layout.one_d { (x, (k as f64 + 1.0) / (n + 1.0)) } else { (x, y) };
     for (k, p) in points.iter().enumerate() {
         let color = colors[k % colors.len()];
-        for (where_, text, radius) in [
-            (p.before, short_label(&p.label), ring(p)),
-            (p.after, format!("{} after", short_label(&p.label)), r),
-        ] {
+        let (before, after) = (lane(k, p.before), lane(k, p.after));
+        for (where_, text, radius) in
+            [(before, short_label(&p.label), ring(p)), (after, format!("{} after", short_label(&p.label)), r)]
+        {
             if !finite(where_) {
                 continue;
             }
@@ -178,16 +187,17 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
         }
     }
     let bounds = Rect { x0: 0.0, y0: 0.0, x1: layout.width, y1: layout.height };
-    let placed = place_labels(&labels, &dots, bounds);
+    let placed = place_labels(&labels, &dots, &avoid, bounds);
 
     for (k, p) in points.iter().enumerate() {
         let color = colors[k % colors.len()];
-        if !finite(p.before) {
+        let (before, after) = (lane(k, p.before), lane(k, p.after));
+        if !finite(before) {
             continue;
         }
-        let b = at(p.before);
-        if finite(p.after) {
-            let a = at(p.after);
+        let b = at(before);
+        if finite(after) {
+            let a = at(after);
             // arrow from before to after, with a small head
             area.draw(&PathElement::new(vec![b, a], color.stroke_width((2.0 * dpr) as u32)))?;
             let (dx, dy) = (f64::from(a.0 - b.0), f64::from(a.1 - b.1));

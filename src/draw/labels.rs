@@ -89,11 +89,12 @@ pub fn text_width(chars: usize, font_px: f64) -> f64 {
     chars as f64 * font_px * 0.62
 }
 
-/// Places every label, in order, so that no label overlaps a dot or a label placed before
-/// it, and all stay inside `bounds`, if any place around its dot allows it; otherwise the
-/// place with the least overlap. Labels more than one gap from their dot get a leader.
-pub fn place_labels(labels: &[LabelBox], dots: &[Dot], bounds: Rect) -> Vec<Placed> {
-    let dot_rects: Vec<Rect> = dots.iter().map(Dot::rect).collect();
+/// Places every label, in order, so that no label overlaps a dot, a rectangle of `avoid`
+/// (tick labels, axis lines) or a label placed before it, and all stay inside `bounds`, if
+/// any place around its dot allows it; otherwise the place with the least overlap. Labels
+/// more than one gap from their dot get a leader.
+pub fn place_labels(labels: &[LabelBox], dots: &[Dot], avoid: &[Rect], bounds: Rect) -> Vec<Placed> {
+    let dot_rects: Vec<Rect> = dots.iter().map(Dot::rect).chain(avoid.iter().copied()).collect();
     let mut placed: Vec<Placed> = Vec::with_capacity(labels.len());
     for label in labels {
         let mut best: Option<(f64, Placed)> = None;
@@ -159,7 +160,7 @@ mod tests {
 
     /// No label on a dot or on another label, and every label inside the bounds.
     fn check(labels: &[LabelBox], dots: &[Dot]) -> Vec<Placed> {
-        let placed = place_labels(labels, dots, BOUNDS);
+        let placed = place_labels(labels, dots, &[], BOUNDS);
         assert_eq!(placed.len(), labels.len());
         for (i, p) in placed.iter().enumerate() {
             assert_eq!(p.rect.outside(&BOUNDS), 0.0, "label {i} leaves the plot: {p:?}");
@@ -226,7 +227,15 @@ mod tests {
     }
 
     #[test]
+    fn labels_keep_off_the_axis() {
+        let axis = Rect { x0: 0.0, y0: 99.0, x1: 300.0, y1: 101.0 };
+        let at = (100.0, 100.0);
+        let placed = place_labels(&[label(at, "baseball")], &[Dot { at, radius: 7.0 }], &[axis], BOUNDS);
+        assert_eq!(placed[0].rect.overlap(&axis), 0.0, "{placed:?}");
+    }
+
+    #[test]
     fn no_labels_no_places() {
-        assert!(place_labels(&[], &[], BOUNDS).is_empty());
+        assert!(place_labels(&[], &[], &[], BOUNDS).is_empty());
     }
 }
