@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs whatever is missing first.
-.PHONY: serve test setup build bench fuzz
+.PHONY: serve test setup build bench fuzz monkey
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
 	scripts/serve.sh
@@ -23,3 +23,9 @@ fuzz:   ## fuzz engine::run_json for FUZZ_SECONDS (600) under ASan; not part of 
 
 bench:  ## the benchmarks of BENCHMARKS.md (numpy needed; no timing is a test)
 	scripts/setup.sh && e2e/bench/all.sh
+
+SEED ?= 20261122
+ACTIONS ?= 300
+
+monkey: ## the browser random walk only, against the built dist/: make monkey SEED=7 ACTIONS=1000
+	. scripts/env.sh && MONKEY_SEED=$(SEED) MONKEY_ACTIONS=$(ACTIONS) node e2e/run.mjs --dist dist --filter monkey
