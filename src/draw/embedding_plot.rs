@@ -106,6 +106,24 @@ pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     (first..=last).take(16).map(|k| k as f64 * step).collect()
 }
 
+/// Small boxes along the segment `a → b` (CSS pixels), for labels to keep off it; the
+/// ends are left out (the dots are there, and labels may sit beside them).
+pub fn segment_boxes(a: (f64, f64), b: (f64, f64)) -> Vec<Rect> {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len = (dx * dx + dy * dy).sqrt();
+    if !len.is_finite() || len < 1.0 {
+        return vec![];
+    }
+    let n = ((len / 4.0).ceil() as usize).min(400);
+    (1..n)
+        .map(|i| {
+            let f = i as f64 / n as f64;
+            let (x, y) = (a.0 + dx * f, a.1 + dy * f);
+            Rect { x0: x - 1.5, y0: y - 1.5, x1: x + 1.5, y1: y + 1.5 }
+        })
+        .collect()
+}
+
 /// Draws axes, every word's embedding (hollow), its output (filled) and an arrow between,
 /// and labels placed by [`place_labels`] so that none covers a dot or another label (with
 /// a leader line when a label had to move away from its dot). An output that is not finite
@@ -155,9 +173,13 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
     let y_axis = if layout.one_d { layout.y.0 } else { 0.0 };
     area.draw(&PathElement::new(vec![at((0.0, layout.y.0)), at((0.0, layout.y.1))], axis))?;
     area.draw(&PathElement::new(vec![at((layout.x.0, y_axis)), at((layout.x.1, y_axis))], axis))?;
-    let ((x0, y0), (x1, y1)) = (layout.to_px((0.0, layout.y.0)), layout.to_px((layout.x.1, y_axis)));
-    avoid.push(Rect { x0: x0 - 1.5, y0: y1, x1: x0 + 1.5, y1: y0 }); // the vertical axis
-    avoid.push(Rect { x0: layout.to_px((layout.x.0, 0.0)).0, y0: y1 - 1.5, x1, y1: y1 + 1.5 });
+    // the two axes as thin boxes: x = 0 from bottom to top, and the horizontal axis
+    let (zero_x, bottom) = layout.to_px((0.0, layout.y.0));
+    let top = layout.to_px((0.0, layout.y.1)).1;
+    let (left, axis_y) = layout.to_px((layout.x.0, y_axis));
+    let right = layout.to_px((layout.x.1, y_axis)).0;
+    avoid.push(Rect { x0: zero_x - 1.5, y0: top, x1: zero_x + 1.5, y1: bottom });
+    avoid.push(Rect { x0: left, y0: axis_y - 1.5, x1: right, y1: axis_y + 1.5 });
 
     let colors = [RGBColor(213, 94, 0), RGBColor(0, 114, 178), RGBColor(0, 158, 115)];
     let finite = |(x, y): (f64, f64)| x.is_finite() && y.is_finite();
@@ -187,6 +209,13 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
         }
     }
     let bounds = Rect { x0: 0.0, y0: 0.0, x1: layout.width, y1: layout.height };
+    // the arrows too: a label should not sit on a line
+    for (k, p) in points.iter().enumerate() {
+        let (b, a) = (lane(k, p.before), lane(k, p.after));
+        if finite(b) && finite(a) {
+            avoid.extend(segment_boxes(layout.to_px(b), layout.to_px(a)));
+        }
+    }
     let placed = place_labels(&labels, &dots, &avoid, bounds);
 
     for (k, p) in points.iter().enumerate() {
@@ -214,12 +243,22 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
         let extra = if p.draggable { 2.0 } else { 0.0 };
         area.draw(&Circle::new(b, ((r + extra) * dpr) as i32, color.stroke_width((2.0 * dpr) as u32)))?;
     }
-    for (place, (text, color)) in placed.iter().zip(texts) {
+    for ((place, label), (text, color)) in placed.iter().zip(&labels).zip(texts) {
         if let Some((from, to)) = place.leader {
             area.draw(&PathElement::new(vec![px(from), px(to)], color.stroke_width(dpr.max(1.0) as u32)))?;
         }
-        let style = ("sans-serif", font).into_font().color(&color).pos(Pos::new(HPos::Left, VPos::Top));
-        area.draw(&Text::new(text, px((place.rect.x0, place.rect.y0 + 1.0)), style))?;
+        // the estimated box is wider than the text: hold the text to the side nearest its dot
+        let Rect { x0, y0, x1, .. } = place.rect;
+        let dot_x = label.dot.at.0;
+        let (h, x) = if x1 <= dot_x {
+            (HPos::Right, x1)
+        } else if x0 >= dot_x {
+            (HPos::Left, x0)
+        } else {
+            (HPos::Center, (x0 + x1) / 2.0)
+        };
+        let style = ("sans-serif", font).into_font().color(&color).pos(Pos::new(h, VPos::Top));
+        area.draw(&Text::new(text, px((x, y0 + 1.0)), style))?;
     }
     Ok(())
 }
@@ -311,5 +350,15 @@ mod tests {
             vec![Point { label: "x".into(), before: (1e30, -1e30), after: (-1e30, 1e30), draggable: false }];
         let svg = svg_of(&huge, &PlotLayout::fit(300.0, 260.0, &huge, false));
         assert!(svg.contains("x after"));
+    }
+
+    #[test]
+    fn segments_become_boxes_between_their_ends() {
+        let boxes = segment_boxes((0.0, 0.0), (40.0, 0.0));
+        assert_eq!(boxes.len(), 9);
+        assert!(boxes.iter().all(|b| b.x0 > 0.0 && b.x1 < 40.0 && b.y0 < 0.0 && b.y1 > 0.0));
+        assert!(segment_boxes((0.0, 0.0), (0.5, 0.0)).is_empty());
+        assert!(segment_boxes((0.0, 0.0), (f64::INFINITY, 0.0)).is_empty());
+        assert!(segment_boxes((0.0, 0.0), (1e9, 0.0)).len() < 400);
     }
 }

@@ -236,12 +236,8 @@ pub fn plot_data(t: &Trace, bat_editable: bool) -> Result<PlotData, String> {
             if t.sizes.b > 1 { "sentence 1" } else { "the sentence" }
         ));
     }
-    let name = |d: usize| {
-        t.feature_names
-            .as_ref()
-            .and_then(|n| n.get(d))
-            .map_or(format!("dimension {}", d + 1), |s| s.to_string())
-    };
+    let name =
+        |d: usize| t.feature_names.as_ref().and_then(|n| n.get(d)).map_or(format!("d{d}"), |s| s.to_string());
     let mut caption = if one_d {
         format!("{} (→). d_model = 1: each word is a single number, so the plot is a line", name(0))
     } else {
