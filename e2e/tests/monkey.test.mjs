@@ -81,6 +81,11 @@ export const tests = [
         if (el) await el.click();
         return el !== null;
       };
+      /** `fn(element)` on the control, if the page shows it (a missing control is skipped). */
+      const on = async (selector, fn) => {
+        const el = await pick(selector);
+        if (el) await fn(el);
+      };
       const importFile = async (name) => {
         await page.setInputFiles('[data-testid="import-scenario"]', {
           name: 'scenario.json', mimeType: 'application/json', buffer: Buffer.from(IMPORTS[name]),
@@ -115,20 +120,20 @@ export const tests = [
           const box = el && (await el.boundingBox());
           if (box) await page.mouse.move(box.x + random() * box.width, box.y + random() * box.height);
         }],
-        ['type sentences', 4, () => page.fill('[data-testid="sentences"]', choose(SENTENCES))],
-        ['cross toggle', 2, () => page.click('[data-testid="cross"]')],
+        ['type sentences', 4, () => on('[data-testid="sentences"]', (el) => el.fill(choose(SENTENCES)))],
+        ['cross toggle', 2, () => on('[data-testid="cross"]', (el) => el.click())],
         ['kv text', 2, async () => {
           const el = await pick('[data-testid="kv-sentences"]');
           if (el) await el.fill(choose(KV));
         }],
-        ['h', 2, () => page.fill('[data-testid="n-heads"]', choose(HEADS))],
-        ['d_model', 3, () => page.fill('[data-testid="d-model"]', choose(D_MODEL))],
-        ['causal', 1, () => page.click('[data-testid="mask-causal"]')],
-        ['padding', 1, () => page.selectOption('[data-testid="mask-padding"]', choose(['none', 'keys', 'keys_and_queries']))],
-        ['fill', 1, () => page.selectOption('[data-testid="mask-fill"]', choose(['neg_inf', 'large_negative']))],
-        ['positions', 1, () => page.selectOption('[data-testid="positional"]', choose(['none', 'sinusoidal']))],
-        ['projections', 1, () => page.selectOption('[data-testid="projections"]', choose(['identity', 'seeded']))],
-        ['shared scale', 1, () => page.click('[data-testid="shared-scale"]')],
+        ['h', 2, () => on('[data-testid="n-heads"]', (el) => el.fill(choose(HEADS)))],
+        ['d_model', 3, () => on('[data-testid="d-model"]', (el) => el.fill(choose(D_MODEL)))],
+        ['causal', 1, () => on('[data-testid="mask-causal"]', (el) => el.click())],
+        ['padding', 1, () => on('[data-testid="mask-padding"]', (el) => el.selectOption(choose(['none', 'keys', 'keys_and_queries'])))],
+        ['fill', 1, () => on('[data-testid="mask-fill"]', (el) => el.selectOption(choose(['neg_inf', 'large_negative'])))],
+        ['positions', 1, () => on('[data-testid="positional"]', (el) => el.selectOption(choose(['none', 'sinusoidal'])))],
+        ['projections', 1, () => on('[data-testid="projections"]', (el) => el.selectOption(choose(['identity', 'seeded'])))],
+        ['shared scale', 1, () => on('[data-testid="shared-scale"]', (el) => el.click())],
         ['embedding edit', 2, async () => {
           const el = await pick('[data-testid="embedding-input"]');
           if (el) {
