@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs whatever is missing first.
-.PHONY: serve test setup build bench fuzz check-torch
+.PHONY: serve test setup build bench fuzz check-torch monkey
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
 	scripts/serve.sh
@@ -26,3 +26,9 @@ bench:  ## the benchmarks of BENCHMARKS.md (numpy needed; no timing is a test)
 
 check-torch:  ## exported scripts' PyTorch checks + tools/from_pytorch.py (installs torch into .venv); not part of `make test`
 	scripts/python-check.sh --torch
+
+SEED ?= 20261122
+ACTIONS ?= 300
+
+monkey: ## the browser random walk only, against the built dist/: make monkey SEED=7 ACTIONS=1000
+	. scripts/env.sh && MONKEY_SEED=$(SEED) MONKEY_ACTIONS=$(ACTIONS) node e2e/run.mjs --dist dist --filter monkey

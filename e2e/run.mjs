@@ -145,7 +145,9 @@ async function runTest(browser, baseUrl, test) {
         return page;
       },
     };
-    await withTimeout(Promise.resolve().then(() => test.run(t)), TEST_TIMEOUT_MS, `test "${test.name}"`);
+    // a test may ask for more time than the default (the random walk does)
+    const ms = Math.max(TEST_TIMEOUT_MS, Number(test.timeoutMs) || 0);
+    await withTimeout(Promise.resolve().then(() => test.run(t)), ms, `test "${test.name}"`);
   } finally {
     await context.close().catch(() => {});
   }

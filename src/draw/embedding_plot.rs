@@ -6,6 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::heatmap::{short_label, Theme};
+use super::labels::{place_labels, text_width, Dot, LabelBox, Rect};
 
 /// One word: where it starts (its embedding) and where attention moves it (its output).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,12 +34,28 @@ pub struct PlotLayout {
     pub y: (f64, f64),
     /// Margin around the plot area.
     pub margin: f64,
+    /// One dimension only (`d_model = 1`): a strip plot, each word on a row of its own
+    /// (y is the row, not a number), no y ticks.
+    pub one_d: bool,
 }
+
+/// The range a plot shows by default: seed 003's plane, with room to drag "bat".
+pub const DEFAULT_RANGE: (f64, f64) = (-0.5, 3.0);
 
 impl PlotLayout {
     /// A plot of `width × height` CSS pixels over the given data ranges.
     pub fn new(width: f64, height: f64, x: (f64, f64), y: (f64, f64)) -> Self {
-        Self { width, height, x, y, margin: 28.0 }
+        Self { width, height, x, y, margin: 28.0, one_d: false }
+    }
+
+    /// A plot that shows every finite coordinate of `points` (and at least
+    /// [`DEFAULT_RANGE`], so that dragging within it never rescales the picture). With
+    /// `one_d`, only x is fitted and y is `0..1`, the words' rows.
+    pub fn fit(width: f64, height: f64, points: &[Point], one_d: bool) -> Self {
+        let xs = points.iter().flat_map(|p| [p.before.0, p.after.0]);
+        let ys = points.iter().flat_map(|p| [p.before.1, p.after.1]);
+        let y = if one_d { (0.0, 1.0) } else { fit_range(ys) };
+        Self { one_d, ..Self::new(width, height, fit_range(xs), y) }
     }
 
     /// Pixel position of a data point.
@@ -61,7 +78,56 @@ impl PlotLayout {
     }
 }
 
-/// Draws axes, every word's embedding (hollow), its output (filled) and an arrow between.
+/// The smallest range holding [`DEFAULT_RANGE`] and every finite value, with a margin of
+/// a tenth of the values' span; non-finite values (a NaN output row) are left out.
+pub fn fit_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if lo > hi {
+        return DEFAULT_RANGE;
+    }
+    let pad = (hi - lo) * 0.1;
+    ((lo - pad).min(DEFAULT_RANGE.0), (hi + pad).max(DEFAULT_RANGE.1))
+}
+
+/// Axis ticks for `lo..=hi`: multiples of 1, 2 or 5 × 10^k, at most about seven of them;
+/// none for an empty or non-finite range.
+pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite() && hi > lo) {
+        return vec![];
+    }
+    let raw = (hi - lo) / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * magnitude).find(|s| *s >= raw).unwrap_or(raw);
+    let (first, last) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
+    (first..=last).take(16).map(|k| k as f64 * step).collect()
+}
+
+/// Small boxes along the segment `a → b` (CSS pixels), for labels to keep off it; the
+/// ends are left out (the dots are there, and labels may sit beside them).
+pub fn segment_boxes(a: (f64, f64), b: (f64, f64)) -> Vec<Rect> {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len = (dx * dx + dy * dy).sqrt();
+    if !len.is_finite() || len < 1.0 {
+        return vec![];
+    }
+    let n = ((len / 4.0).ceil() as usize).min(400);
+    (1..n)
+        .map(|i| {
+            let f = i as f64 / n as f64;
+            let (x, y) = (a.0 + dx * f, a.1 + dy * f);
+            Rect { x0: x - 1.5, y0: y - 1.5, x1: x + 1.5, y1: y + 1.5 }
+        })
+        .collect()
+}
+
+/// Draws axes, every word's embedding (hollow), its output (filled) and an arrow between,
+/// and labels placed by [`place_labels`] so that none covers a dot or another label (with
+/// a leader line when a label had to move away from its dot). An output that is not finite
+/// (a fully masked row's NaN) is left out, arrow and all.
 ///
 /// # Errors
 /// The backend's drawing errors.
@@ -76,59 +142,123 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
     let at = |p: (f64, f64)| px(layout.to_px(p));
     area.fill(&theme.background)?;
     let font = 12.0 * dpr;
-    // grid and axes
+    // grid and axes; tick labels and the axes are kept clear of the word labels
     let grid = theme.blocked.stroke_width(1);
-    let mut v = layout.x.0.ceil();
-    while v <= layout.x.1 {
+    let tick_font = 12.0 * 0.85;
+    let mut avoid = Vec::new();
+    for v in ticks(layout.x.0, layout.x.1) {
         area.draw(&PathElement::new(vec![at((v, layout.y.0)), at((v, layout.y.1))], grid))?;
         let style = ("sans-serif", font * 0.85)
             .into_font()
             .color(&theme.muted)
             .pos(Pos::new(HPos::Center, VPos::Top));
-        let (x, y) = at((v, layout.y.0));
-        area.draw(&Text::new(crate::format::tick(v), (x, y + (4.0 * dpr) as i32), style))?;
-        v += 1.0;
+        let text = crate::format::tick(v);
+        let (x, y) = layout.to_px((v, layout.y.0));
+        let w = text_width(text.chars().count(), tick_font);
+        avoid.push(Rect { x0: x - w / 2.0, y0: y + 4.0, x1: x + w / 2.0, y1: y + 4.0 + tick_font * 1.2 });
+        area.draw(&Text::new(text, px((x, y + 4.0)), style))?;
     }
-    let mut v = layout.y.0.ceil();
-    while v <= layout.y.1 {
-        area.draw(&PathElement::new(vec![at((layout.x.0, v)), at((layout.x.1, v))], grid))?;
-        let style = ("sans-serif", font * 0.85)
-            .into_font()
-            .color(&theme.muted)
-            .pos(Pos::new(HPos::Right, VPos::Center));
-        let (x, y) = at((layout.x.0, v));
-        area.draw(&Text::new(crate::format::tick(v), (x - (4.0 * dpr) as i32, y), style))?;
-        v += 1.0;
+    if !layout.one_d {
+        for v in ticks(layout.y.0, layout.y.1) {
+            area.draw(&PathElement::new(vec![at((layout.x.0, v)), at((layout.x.1, v))], grid))?;
+            let style = ("sans-serif", font * 0.85)
+                .into_font()
+                .color(&theme.muted)
+                .pos(Pos::new(HPos::Right, VPos::Center));
+            let (x, y) = at((layout.x.0, v));
+            area.draw(&Text::new(crate::format::tick(v), (x - (4.0 * dpr) as i32, y), style))?;
+        }
     }
     let axis = theme.text.stroke_width((1.5 * dpr) as u32);
+    let y_axis = if layout.one_d { layout.y.0 } else { 0.0 };
     area.draw(&PathElement::new(vec![at((0.0, layout.y.0)), at((0.0, layout.y.1))], axis))?;
-    area.draw(&PathElement::new(vec![at((layout.x.0, 0.0)), at((layout.x.1, 0.0))], axis))?;
+    area.draw(&PathElement::new(vec![at((layout.x.0, y_axis)), at((layout.x.1, y_axis))], axis))?;
+    // the two axes as thin boxes: x = 0 from bottom to top, and the horizontal axis
+    let (zero_x, bottom) = layout.to_px((0.0, layout.y.0));
+    let top = layout.to_px((0.0, layout.y.1)).1;
+    let (left, axis_y) = layout.to_px((layout.x.0, y_axis));
+    let right = layout.to_px((layout.x.1, y_axis)).0;
+    avoid.push(Rect { x0: zero_x - 1.5, y0: top, x1: zero_x + 1.5, y1: bottom });
+    avoid.push(Rect { x0: left, y0: axis_y - 1.5, x1: right, y1: axis_y + 1.5 });
 
     let colors = [RGBColor(213, 94, 0), RGBColor(0, 114, 178), RGBColor(0, 158, 115)];
+    let finite = |(x, y): (f64, f64)| x.is_finite() && y.is_finite();
+    let r = 5.0;
+    let ring = |p: &Point| if p.draggable { r + 3.0 } else { r + 1.0 };
+    // every dot, in CSS pixels, and the labels that name them
+    let mut dots = Vec::new();
+    let mut labels = Vec::new();
+    let mut texts = Vec::new();
+    // in one dimension each word gets a row of its own, so the arrows do not overlap
+    let n = points.len() as f64;
+    let lane =
+        |k: usize, (x, y): (f64, f64)| if layout.one_d { (x, (k as f64 + 1.0) / (n + 1.0)) } else { (x, y) };
     for (k, p) in points.iter().enumerate() {
         let color = colors[k % colors.len()];
-        let (b, a) = (at(p.before), at(p.after));
-        // arrow from before to after, with a small head
-        area.draw(&PathElement::new(vec![b, a], color.stroke_width((2.0 * dpr) as u32)))?;
-        let (dx, dy) = (f64::from(a.0 - b.0), f64::from(a.1 - b.1));
-        let len = (dx * dx + dy * dy).sqrt();
-        if len > 6.0 * dpr {
-            let (ux, uy) = (dx / len, dy / len);
-            let s = 9.0 * dpr;
-            let left = (a.0 - (s * (ux + uy * 0.5)) as i32, a.1 - (s * (uy - ux * 0.5)) as i32);
-            let right = (a.0 - (s * (ux - uy * 0.5)) as i32, a.1 - (s * (uy + ux * 0.5)) as i32);
-            area.draw(&Polygon::new(vec![a, left, right], color.filled()))?;
+        let (before, after) = (lane(k, p.before), lane(k, p.after));
+        for (where_, text, radius) in
+            [(before, short_label(&p.label), ring(p)), (after, format!("{} after", short_label(&p.label)), r)]
+        {
+            if !finite(where_) {
+                continue;
+            }
+            let dot = Dot { at: layout.to_px(where_), radius };
+            dots.push(dot);
+            labels.push(LabelBox { dot, width: text_width(text.chars().count(), 12.0), height: 14.0 });
+            texts.push((text, color));
         }
-        let r = (5.0 * dpr) as i32;
-        area.draw(&Circle::new(
-            b,
-            r + if p.draggable { (2.0 * dpr) as i32 } else { 0 },
-            color.stroke_width((2.0 * dpr) as u32),
-        ))?;
-        area.draw(&Circle::new(a, r, color.filled()))?;
-        let style = ("sans-serif", font).into_font().color(&color).pos(Pos::new(HPos::Left, VPos::Bottom));
-        area.draw(&Text::new(short_label(&p.label), (b.0 + r + 3, b.1 - r), style.clone()))?;
-        area.draw(&Text::new(format!("{} after", short_label(&p.label)), (a.0 + r + 3, a.1 + 3 * r), style))?;
+    }
+    let bounds = Rect { x0: 0.0, y0: 0.0, x1: layout.width, y1: layout.height };
+    // the arrows too: a label should not sit on a line
+    for (k, p) in points.iter().enumerate() {
+        let (b, a) = (lane(k, p.before), lane(k, p.after));
+        if finite(b) && finite(a) {
+            avoid.extend(segment_boxes(layout.to_px(b), layout.to_px(a)));
+        }
+    }
+    let placed = place_labels(&labels, &dots, &avoid, bounds);
+
+    for (k, p) in points.iter().enumerate() {
+        let color = colors[k % colors.len()];
+        let (before, after) = (lane(k, p.before), lane(k, p.after));
+        if !finite(before) {
+            continue;
+        }
+        let b = at(before);
+        if finite(after) {
+            let a = at(after);
+            // arrow from before to after, with a small head
+            area.draw(&PathElement::new(vec![b, a], color.stroke_width((2.0 * dpr) as u32)))?;
+            let (dx, dy) = (f64::from(a.0 - b.0), f64::from(a.1 - b.1));
+            let len = (dx * dx + dy * dy).sqrt();
+            if len > 6.0 * dpr {
+                let (ux, uy) = (dx / len, dy / len);
+                let s = 9.0 * dpr;
+                let left = (a.0 - (s * (ux + uy * 0.5)) as i32, a.1 - (s * (uy - ux * 0.5)) as i32);
+                let right = (a.0 - (s * (ux - uy * 0.5)) as i32, a.1 - (s * (uy + ux * 0.5)) as i32);
+                area.draw(&Polygon::new(vec![a, left, right], color.filled()))?;
+            }
+            area.draw(&Circle::new(a, (r * dpr) as i32, color.filled()))?;
+        }
+        let extra = if p.draggable { 2.0 } else { 0.0 };
+        area.draw(&Circle::new(b, ((r + extra) * dpr) as i32, color.stroke_width((2.0 * dpr) as u32)))?;
+    }
+    for ((place, label), (text, color)) in placed.iter().zip(&labels).zip(texts) {
+        if let Some((from, to)) = place.leader {
+            area.draw(&PathElement::new(vec![px(from), px(to)], color.stroke_width(dpr.max(1.0) as u32)))?;
+        }
+        // the estimated box is wider than the text: hold the text to the side nearest its dot
+        let Rect { x0, y0, x1, .. } = place.rect;
+        let dot_x = label.dot.at.0;
+        let (h, x) = if x1 <= dot_x {
+            (HPos::Right, x1)
+        } else if x0 >= dot_x {
+            (HPos::Left, x0)
+        } else {
+            (HPos::Center, (x0 + x1) / 2.0)
+        };
+        let style = ("sans-serif", font).into_font().color(&color).pos(Pos::new(h, VPos::Top));
+        area.draw(&Text::new(text, px((x, y0 + 1.0)), style))?;
     }
     Ok(())
 }
@@ -163,5 +293,72 @@ mod tests {
         assert_eq!(svg.matches("<circle").count(), 4);
         assert_eq!(svg.matches("<polygon").count(), 2, "two arrow heads");
         assert!(svg.contains("bat after") && svg.contains("baseball"));
+    }
+
+    fn svg_of(pts: &[Point], l: &PlotLayout) -> String {
+        let mut svg = String::new();
+        {
+            let b = SVGBackend::with_string(&mut svg, (l.width as u32, l.height as u32));
+            draw_embedding_plot(&b.into_drawing_area(), pts, l, &Theme::LIGHT, 1.0).unwrap();
+        }
+        svg
+    }
+
+    #[test]
+    fn ticks_are_round_and_never_minus_zero() {
+        assert_eq!(ticks(-0.5, 3.0), vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(ticks(-0.6, 0.6), vec![-0.5, 0.0, 0.5]);
+        assert!(ticks(f64::NAN, 1.0).is_empty() && ticks(1.0, 1.0).is_empty());
+        assert!(ticks(-1e30, 1e30).len() <= 16, "huge ranges give few ticks, and return");
+        // -0.0 and tiny negatives print as 0
+        let l = PlotLayout::new(300.0, 260.0, (-1.0, 1.0), (-1.0, 1.0));
+        let pts =
+            vec![Point { label: "bat".into(), before: (-1e-12, -0.0), after: (0.5, 0.5), draggable: true }];
+        let svg = svg_of(&pts, &l);
+        assert!(!svg.contains(">-0<") && !svg.contains(">-0.0"), "a tick prints -0");
+    }
+
+    #[test]
+    fn fit_range_holds_every_finite_value() {
+        assert_eq!(fit_range([]), DEFAULT_RANGE);
+        assert_eq!(fit_range([1.0, 2.0, f64::NAN]), DEFAULT_RANGE);
+        let (lo, hi) = fit_range([-10.0, 20.0, f64::INFINITY]);
+        assert!(lo <= -10.0 && hi >= 20.0 && hi.is_finite());
+        let pts = vec![Point {
+            label: "bat".into(),
+            before: (40.0, -7.0),
+            after: (f64::NAN, f64::NAN),
+            draggable: true,
+        }];
+        let l = PlotLayout::fit(300.0, 260.0, &pts, false);
+        assert!(l.x.1 >= 40.0 && l.y.0 <= -7.0);
+    }
+
+    #[test]
+    fn one_dimension_and_nan_outputs_draw_without_panicking() {
+        // d_model = 1: every point on the x axis; NaN outputs (a fully masked row) are left out
+        let pts = vec![
+            Point { label: "baseball".into(), before: (2.0, 0.0), after: (1.9, 0.0), draggable: false },
+            Point { label: "bat".into(), before: (1.0, 0.0), after: (f64::NAN, 0.0), draggable: true },
+        ];
+        let l = PlotLayout::fit(300.0, 260.0, &pts, true);
+        let svg = svg_of(&pts, &l);
+        assert_eq!(svg.matches("<circle").count(), 3, "two embeddings and one finite output");
+        assert!(svg.contains("baseball after") && !svg.contains("bat after"));
+        // huge numbers: a picture, quickly
+        let huge =
+            vec![Point { label: "x".into(), before: (1e30, -1e30), after: (-1e30, 1e30), draggable: false }];
+        let svg = svg_of(&huge, &PlotLayout::fit(300.0, 260.0, &huge, false));
+        assert!(svg.contains("x after"));
+    }
+
+    #[test]
+    fn segments_become_boxes_between_their_ends() {
+        let boxes = segment_boxes((0.0, 0.0), (40.0, 0.0));
+        assert_eq!(boxes.len(), 9);
+        assert!(boxes.iter().all(|b| b.x0 > 0.0 && b.x1 < 40.0 && b.y0 < 0.0 && b.y1 > 0.0));
+        assert!(segment_boxes((0.0, 0.0), (0.5, 0.0)).is_empty());
+        assert!(segment_boxes((0.0, 0.0), (f64::INFINITY, 0.0)).is_empty());
+        assert!(segment_boxes((0.0, 0.0), (1e9, 0.0)).len() < 400);
     }
 }

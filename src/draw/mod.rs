@@ -6,6 +6,7 @@
 
 pub mod embedding_plot;
 pub mod heatmap;
+pub mod labels;
 pub mod lines;
 pub mod scale;
 

@@ -91,6 +91,7 @@ pub(crate) fn row(trace: &Trace, step: StepName, b: usize, head: usize, i: usize
     let cells: Vec<String> = trace
         .step(step)
         .and_then(|s| s.matrix(b, head))
+        .filter(|m| i < m.nrows())
         .map(|m| m.row(i).iter().map(|v| num(*v)).collect())
         .unwrap_or_default();
     format!("[{}]", cells.join(", "))
@@ -103,6 +104,9 @@ pub(crate) fn token(trace: &Trace, b: usize, i: usize) -> String {
 /// The index of the largest weight in row `i` of head `head`.
 pub fn argmax(trace: &Trace, b: usize, head: usize, i: usize) -> Option<usize> {
     let m = trace.step(StepName::Weights)?.matrix(b, head)?;
+    if i >= m.nrows() {
+        return None;
+    }
     let r = m.row(i);
     (0..r.len()).filter(|&j| r[j].is_finite()).max_by(|&a, &c| r[a].total_cmp(&r[c]))
 }
@@ -146,7 +150,7 @@ pub fn lessons() -> Vec<Lesson> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::run;
 
@@ -161,6 +165,41 @@ mod tests {
                 for cell in (step.highlight)(&trace) {
                     let v = at(&trace, cell.step, cell.batch, cell.head, cell.row, cell.col);
                     assert!(!v.is_nan(), "{} step {i}: highlighted {cell:?} is not in the trace", lesson.id);
+                }
+            }
+        }
+    }
+
+    /// Scenarios a learner can import while a lesson is open: every lesson's words must
+    /// still be written (a panic here would stop the page).
+    pub(crate) fn odd_scenarios() -> Vec<(&'static str, Scenario)> {
+        use crate::engine::{Fill, Padding};
+        let mut out = Vec::new();
+        let mut one = Scenario::identity(&["baseball bat"], 1, 1);
+        one.embeddings = [("baseball".to_string(), vec![2.0]), ("bat".to_string(), vec![1.0])].into();
+        out.push(("d_model 1", one));
+        out.push(("d_model 2", Scenario::identity(&["baseball bat"], 2, 2)));
+        let mut cross = Scenario::identity(&["bat"], 3, 1);
+        cross.kv_sentences = Some(vec!["I bought a baseball".into()]);
+        out.push(("cross-attention, one query", cross));
+        let mut batch = Scenario::identity(&["a", "the baseball bat", "x y"], 4, 2);
+        batch.mask.padding = Padding::KeysAndQueries;
+        batch.mask.causal = true;
+        out.push(("B = 3, padded, causal", batch.clone()));
+        batch.mask.fill = Fill::LargeNegative;
+        out.push(("B = 3, -1e9", batch));
+        out.push(("one token", Scenario::identity(&["bat"], 3, 3)));
+        out
+    }
+
+    #[test]
+    fn every_step_narrates_any_imported_scenario_without_panicking() {
+        for (what, scenario) in odd_scenarios() {
+            let trace = run(&scenario).unwrap_or_else(|e| panic!("{what}: {e}"));
+            for lesson in lessons() {
+                for step in &lesson.steps {
+                    let text = (step.narrate)(&trace);
+                    assert!(!text.is_empty(), "{what}, {}", lesson.id);
                 }
             }
         }

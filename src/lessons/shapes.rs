@@ -99,7 +99,9 @@ pub fn lesson() -> Lesson {
                         .step(S::Q)
                         .and_then(|q| crate::engine::view_without_transpose(q, t.sizes.n_heads).ok())
                         .map(|w| {
-                            let cells: Vec<String> = (0..d_k).map(|c| num(w[[0, 0, 1, c]])).collect();
+                            let cells: Vec<String> = (0..d_k)
+                                .map(|c| num(w.get([0, 0, 1, c]).copied().unwrap_or(f64::NAN)))
+                                .collect();
                             format!("[{}]", cells.join(", "))
                         })
                         .unwrap_or_default();

@@ -579,6 +579,18 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The table's corner: what its rows and columns are, from the step's roles
+/// ("query ↓ key →", "key/value token ↓ feature →").
+fn corner(step: StepName) -> &'static str {
+    match (step.rows(), step.cols()) {
+        (Role::Queries, Role::Keys) => "query ↓ key →",
+        (Role::Keys, Role::HeadFeatures) => "key/value token ↓ d_k →",
+        (Role::Keys, _) => "key/value token ↓ feature →",
+        (_, Role::HeadFeatures) => "token ↓ d_k →",
+        _ => "token ↓ feature →",
+    }
+}
+
 /// The heatmap's numbers as an HTML table, for screen readers and copying. Each cell's
 /// `data-value` is the exact number (`NaN`, `-Infinity` as strings).
 #[component]
@@ -687,7 +699,7 @@ pub fn MatrixTable(
                     on:click=on_cell_click on:keydown=on_cell_key>
                     <thead>
                         <tr>
-                            <th scope="col">"query ↓ key →"</th>
+                            <th scope="col">{corner(step)}</th>
                             {cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
                         </tr>
                     </thead>
