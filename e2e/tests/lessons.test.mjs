@@ -125,6 +125,7 @@ export const tests = [
       const page = await t.gotoApp('lesson=baseball-bat&ls=4');
       const plot = '[data-testid="embedding-plot"]';
       await page.waitForSelector(plot);
+      await page.$eval(plot, (c) => c.scrollIntoView({ block: 'center' }));
       const box = await page.$eval(plot, (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
       const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
       t.assert.equal(await page.inputValue(input), '1');

@@ -58,6 +58,9 @@ export const tests = [
       // the PE step shows the encoding itself
       await page.click('[data-testid="lesson-next"]');
       await page.waitForSelector('canvas[data-testid="heatmap"][data-step="pe"]');
+      await page.click('[data-testid="lesson-next"]'); // predict first: which position is most like 5?
+      await page.click('[data-testid="quiz-choice"][data-choice="0"]');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: position 6\. PE\(5\)·PE\(6\) = \d\.\d\d/);
       await page.click('[data-testid="lesson-next"]');
       t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /with its neighbour 6: \d\.\d\d/);
       t.assert.ok(await page.locator('[data-testid="highlight"]').count() > 0);
@@ -126,7 +129,7 @@ export const tests = [
   {
     name: 'teach: masks, -1e9 leaks (the causal query puts its weight on the future); -inf does not',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=5');
+      const page = await t.gotoApp('lesson=masks&ls=6');
       await page.waitForSelector('[data-testid="lesson-text"]');
       const w = await numbers(page, 'weights');
       t.assert.deepEqual(w[0], [0, 1], 'query "now" on the blocked future "later"');
