@@ -69,7 +69,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Scaled,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)],
                 narrate: |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
@@ -113,7 +113,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |_| vec![super::cell(S::Weights, 1, 0)],
                 narrate: |t| {
                     format!(
                         "Softmax turns each row into weights that sum to 1: baseball {} and bat {}. \"bat\" gives \
@@ -130,7 +130,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Output,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| super::row_cells(t, S::Output, 0, 0, 1),
                 narrate: |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
@@ -154,7 +154,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)],
                 narrate: |t| {
                     format!(
                         "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension. The \

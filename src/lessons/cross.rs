@@ -110,7 +110,11 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 1,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| {
+                    (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))
+                        .map(|j| super::Cell { step: S::Weights, batch: 1, head: 0, row: 0, col: j })
+                        .collect()
+                },
                 narrate: |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
                     format!(

@@ -131,7 +131,9 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| {
+                    argmax(t, 0, 0, IT).map(|j| super::cell(S::Weights, IT, j)).into_iter().collect()
+                },
                 narrate: |t| {
                     let j = argmax(t, 0, 0, IT).unwrap_or(0);
                     format!(
@@ -150,7 +152,12 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| {
+                    argmax(t, 0, 1, COLD)
+                        .map(|j| super::Cell { step: S::Weights, batch: 0, head: 1, row: COLD, col: j })
+                        .into_iter()
+                        .collect()
+                },
                 narrate: |t| {
                     let j = argmax(t, 0, 1, COLD).unwrap_or(0);
                     format!(
@@ -168,7 +175,10 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| {
+                    [super::row_cells(t, S::Weights, 0, 0, IT), super::row_cells(t, S::Weights, 0, 0, COLD)]
+                        .concat()
+                },
                 narrate: |t| {
                     format!(
                         "Now both relationships must share one head's 4 query and key columns (head 1 here; head \

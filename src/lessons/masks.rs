@@ -58,7 +58,10 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| {
+                    [super::row_cells(t, S::Weights, 0, 0, 0), super::row_cells(t, S::Weights, 0, 0, 1)]
+                        .concat()
+                },
                 narrate: |t| {
                     format!(
                         "A decoder must not see later words. Seed 000's subsequent_mask blocks key j > i: the \
@@ -113,7 +116,9 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| {
+                    (t.query_length(0)..t.sizes.t).map(|j| super::cell(S::Weights, 0, j)).collect()
+                },
                 narrate: |t| {
                     let pads = t.sizes.t - t.lengths.first().copied().unwrap_or(0);
                     format!(
@@ -154,7 +159,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
                     format!(
                         "A <pad> query row has every key blocked. With -inf, softmax computes e^(-inf − (-inf)) \
@@ -171,7 +176,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
                     format!(
                         "With -1e9 (seed 000's choice) every score in a fully masked row is the same -1e9, so \

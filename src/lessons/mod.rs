@@ -59,6 +59,19 @@ pub struct Cell {
     pub col: usize,
 }
 
+/// One cell of a step, sentence 0, head 0 (most lessons' words name such cells).
+pub fn cell(step: StepName, row: usize, col: usize) -> Cell {
+    Cell { step, batch: 0, head: 0, row, col }
+}
+
+/// Every cell of row `row` of a step, for sentence `batch` and `head`, as wide as the trace
+/// has it (nothing when the step or row is missing).
+pub fn row_cells(t: &Trace, step: StepName, batch: usize, head: usize, row: usize) -> Vec<Cell> {
+    let n =
+        t.step(step).and_then(|s| s.matrix(batch, head)).filter(|m| row < m.nrows()).map_or(0, |m| m.ncols());
+    (0..n).map(|col| Cell { step, batch, head, row, col }).collect()
+}
+
 /// A step that points at nothing in particular.
 pub fn no_highlight(_: &Trace) -> Vec<Cell> {
     Vec::new()
@@ -163,8 +176,9 @@ pub(crate) mod tests {
                 let text = (step.narrate)(&trace);
                 assert!(!text.is_empty() && !text.contains("[]"), "{}: {text}", lesson.id);
                 for cell in (step.highlight)(&trace) {
-                    let v = at(&trace, cell.step, cell.batch, cell.head, cell.row, cell.col);
-                    assert!(!v.is_nan(), "{} step {i}: highlighted {cell:?} is not in the trace", lesson.id);
+                    let m = trace.step(cell.step).and_then(|s| s.matrix(cell.batch, cell.head));
+                    let inside = m.is_some_and(|m| cell.row < m.nrows() && cell.col < m.ncols());
+                    assert!(inside, "{} step {i}: highlighted {cell:?} is not in the trace", lesson.id);
                 }
             }
         }
