@@ -332,6 +332,14 @@ pub fn App() -> impl IntoView {
                 } else {
                     view! { <Controls state=state /> }.into_any()
                 };
+                // the list of steps; selecting one shows its tensors
+                let pipeline = move || view! {
+                    <Pipeline
+                        trace=Signal::derive(move || shown.get())
+                        selected=Signal::derive(move || view_state.with(|v| v.step))
+                        on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
+                    />
+                };
                 let column = Signal::derive(move || {
                     let w = viewport.get().min(1400.0);
                     if w > 900.0 { w - 400.0 } else { w - 40.0 }
@@ -340,11 +348,7 @@ pub fn App() -> impl IntoView {
                     view! {
                         <details class="al-fold" data-testid="pipeline-fold">
                             <summary>"The pipeline: every step, its shape and its PyTorch line"</summary>
-                            <Pipeline
-                                trace=Signal::derive(move || shown.get())
-                                selected=Signal::derive(move || view_state.with(|v| v.step))
-                                on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
-                            />
+                            {pipeline()}
                         </details>
                     }.into_any()
                 } else {
@@ -353,11 +357,7 @@ pub fn App() -> impl IntoView {
                         <main class="al-main">
                             <nav class="al-side" aria-label="Pipeline">
                                 <h2>"Pipeline"</h2>
-                                <Pipeline
-                                    trace=Signal::derive(move || shown.get())
-                                    selected=Signal::derive(move || view_state.with(|v| v.step))
-                                    on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
-                                />
+                                {pipeline()}
                             </nav>
                             <section class="al-tensors" aria-label="Selected step">
                                 <div class="al-tabs"><BatchTabs state=state /></div>

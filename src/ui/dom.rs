@@ -115,14 +115,7 @@ pub fn put_rgba(canvas: &web_sys::HtmlCanvasElement, x: i32, y: i32, width: u32,
     if width == 0 || rgba.is_empty() {
         return;
     }
-    let Some(ctx) = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let Some(ctx) = context_2d(canvas) else { return };
     let height = (rgba.len() / 4) as u32 / width;
     if let Ok(image) =
         web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(rgba), width, height)
@@ -135,14 +128,7 @@ pub fn put_rgba(canvas: &web_sys::HtmlCanvasElement, x: i32, y: i32, width: u32,
 /// (not per string, and nothing is measured), columns labels are rotated in place.
 pub fn fill_texts(canvas: &web_sys::HtmlCanvasElement, items: &[crate::draw::heatmap::TextItem]) {
     use crate::draw::heatmap::Anchor;
-    let Some(ctx) = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let Some(ctx) = context_2d(canvas) else { return };
     ctx.set_text_baseline("middle");
     let mut font = f64::NAN;
     let mut color = None;
@@ -172,6 +158,15 @@ pub fn fill_texts(canvas: &web_sys::HtmlCanvasElement, items: &[crate::draw::hea
             let _ = ctx.fill_text(&item.text, x, y);
         }
     }
+}
+
+/// A canvas's 2D drawing context, if the browser gives one.
+fn context_2d(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+    canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
 }
 
 /// The page's current address, query included.

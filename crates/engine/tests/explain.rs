@@ -5,10 +5,13 @@ use std::collections::BTreeMap;
 
 use attention_engine::embedding::Source;
 use attention_engine::{
-    explain, run, top_terms, BlockReason, ExplainError, Explanation, ExplicitWeights, Fill, Kind, MaskConfig,
-    Operand, Padding, Positional, Projections, Scenario, StepName, Tensor, Trace,
+    explain, run, top_terms, BlockReason, ExplainError, Explanation, Fill, Kind, MaskConfig, Operand,
+    Padding, Positional, Projections, Scenario, StepName, Tensor, Trace,
 };
 use proptest::prelude::*;
+
+mod common;
+use common::arb_scenario;
 
 fn close(got: f64, want: f64, tol: f64) -> bool {
     (got - want).abs() <= tol
@@ -335,75 +338,6 @@ fn every_step_explains_and_serialises() {
         let json = serde_json::to_string(&e).unwrap();
         assert!(json.contains(step.name.as_str()));
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// Random scenarios, as tests/engine.rs makes them.
-
-fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
-    (0..rows).map(|i| (0..cols).map(|j| vals[(i * cols + j) % vals.len()]).collect()).collect()
-}
-
-fn arb_scenario() -> impl Strategy<Value = Scenario> {
-    let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
-    (
-        1usize..=3,
-        1usize..=3,
-        1usize..=5,
-        any::<bool>(),
-        0usize..3,
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions)| {
-            let d = h * d_k;
-            let sentence = prop::collection::vec(words.clone(), 1..=7).prop_map(|w| w.join(" "));
-            (
-                prop::collection::vec(sentence.clone(), b),
-                if cross {
-                    prop::collection::vec(sentence, b).prop_map(Some).boxed()
-                } else {
-                    Just(None).boxed()
-                },
-                prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
-                prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
-                Just((d, h, causal, padding, large, positions)),
-            )
-        })
-        .prop_map(
-            |(sentences, kv_sentences, vectors, params, (d, h, causal, padding, large, positions))| {
-                let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
-                let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
-                let (m, rest) = params.split_at(8 * d * d);
-                let w = |i: usize| matrix(d, d, &m[i * 2 * d * d..(i * 2 + 1) * d * d]);
-                let bias = |i: usize| rest[i * d..(i + 1) * d].to_vec();
-                Scenario {
-                    sentences,
-                    kv_sentences,
-                    d_model: d,
-                    n_heads: h,
-                    embeddings,
-                    projections: Projections::Explicit(Box::new(ExplicitWeights {
-                        w_q: w(0),
-                        b_q: bias(0),
-                        w_k: w(1),
-                        b_k: bias(1),
-                        w_v: w(2),
-                        b_v: bias(2),
-                        w_o: w(3),
-                        b_o: bias(3),
-                    })),
-                    seed: 0,
-                    mask: MaskConfig {
-                        causal,
-                        padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][padding],
-                        fill: if large { Fill::LargeNegative } else { Fill::NegInf },
-                    },
-                    positional: if positions { Positional::Sinusoidal } else { Positional::None },
-                }
-            },
-        )
 }
 
 /// The result is always the trace's value, bit for bit (NaN for NaN).
