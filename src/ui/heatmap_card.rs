@@ -154,7 +154,7 @@ pub fn axis_labels(
             (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
             _ => {
                 let d_k = trace.sizes.d_k.max(1);
-                (0..n).map(|j| format!("h{} · {}", j / d_k, j % d_k)).collect()
+                (0..n).map(|j| format!("h{} · {}", j / d_k + 1, j % d_k)).collect()
             }
         };
         (labels, vec![false; n])
