@@ -1,7 +1,9 @@
 // Cold load: the bytes of dist/ as shipped (raw, gzip -9, brotli q11) and the time from
 // navigation start to the first heatmap drawn, in a fresh browser context each time,
 // served from 127.0.0.1 without compression or caching.
-//   node e2e/bench/load.mjs [--dist dist] [--loads 20]
+//   node e2e/bench/load.mjs [--dist dist] [--loads 20] [--budget 330] [--size-only]
+// The total gzip size of everything shipped is checked against --budget (kB = 1000 bytes,
+// issue 14: 330); over it, the line says OVER and, with --size-only, the exit code is 1.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -9,8 +11,12 @@ import { serve, launch, stats, fmt, arg } from './lib.mjs';
 
 const dist = arg('dist', 'dist');
 const loads = Number(arg('loads', 20));
+const budgetKb = Number(arg('budget', 330));
 
-const kinds = { wasm: /\.wasm$/, js: /\.js$/, css: /\.css$/, html: /\.html$/, other: /./ };
+const kinds = {
+  wasm: /\.wasm$/, js: /\.js$/, css: /\.css$/, html: /\.html$/, icons: /\.(png|svg|ico)$/,
+  manifest: /\.webmanifest$/, other: /./,
+};
 const totals = {};
 for (const f of fs.readdirSync(dist)) {
   const file = path.join(dist, f);
@@ -34,6 +40,10 @@ for (const [k, t] of Object.entries(totals)) {
   for (const c of Object.keys(sum)) sum[c] += t[c];
 }
 console.log(`| **total** | ${kb(sum.raw)} | ${kb(sum.gzip)} | ${kb(sum.br)} |`);
+const over = sum.gzip > budgetKb * 1000;
+console.log(`\ntotal gzip -9: ${(sum.gzip / 1000).toFixed(1)} kB (${kb(sum.gzip)} KiB), budget ${budgetKb} kB: ${over ? 'OVER' : 'within'}`
+  + ` (${over ? '+' : ''}${((sum.gzip - budgetKb * 1000) / 1000).toFixed(1)} kB)`);
+if (process.argv.includes('--size-only')) process.exit(over ? 1 : 0);
 
 const server = await serve(dist);
 const browser = await launch();
