@@ -31,4 +31,4 @@ SEED ?= 20261122
 ACTIONS ?= 300
 
 monkey: ## the browser random walk only, against the built dist/: make monkey SEED=7 ACTIONS=1000
-	. scripts/env.sh && MONKEY_SEED=$(SEED) MONKEY_ACTIONS=$(ACTIONS) node e2e/run.mjs --dist dist --filter monkey
+	PATH="$$PWD/node_modules/.bin:$$PATH" MONKEY_SEED=$(SEED) MONKEY_ACTIONS=$(ACTIONS) node e2e/run.mjs --dist dist --filter monkey

@@ -74,17 +74,27 @@ export const tests = [
         const n = await all.count();
         if (n === 0) return null;
         const el = all.nth(int(n));
-        return (await el.isEnabled()) ? el : null;
+        return (await el.isEnabled({ timeout: 1500 }).catch(() => false)) ? el : null;
+      };
+      /** Runs a Playwright action; one whose element went away or was covered in the
+       *  meantime (a re-render) is skipped: only page errors and panics fail the walk. */
+      const tolerant = async (fn) => {
+        try {
+          await fn();
+          return true;
+        } catch (e) {
+          if (e?.name === 'TimeoutError') return false;
+          throw e;
+        }
       };
       const clickSome = async (selector) => {
         const el = await pick(selector);
-        if (el) await el.click();
-        return el !== null;
+        return el !== null && tolerant(() => el.click({ timeout: 1500 }));
       };
       /** `fn(element)` on the control, if the page shows it (a missing control is skipped). */
       const on = async (selector, fn) => {
         const el = await pick(selector);
-        if (el) await fn(el);
+        if (el) await tolerant(() => fn(el));
       };
       const importFile = async (name) => {
         await page.setInputFiles('[data-testid="import-scenario"]', {
@@ -152,6 +162,38 @@ export const tests = [
           await page.mouse.up();
         }],
         ['import', 3, () => importFile(choose(Object.keys(IMPORTS)))],
+        // this round's views: folds, explanations, lines, questions, presenter mode
+        ['fold', 2, () => clickSome(choose(['[data-testid="change-numbers"] > summary', '[data-testid="pipeline-fold"] > summary']))],
+        ['explain by key', 3, async () => {
+          const el = await pick('canvas[data-testid="heatmap"]');
+          if (!el) return;
+          await el.focus();
+          await page.keyboard.press('Enter');
+          for (let i = int(5); i >= 0; i--) await page.keyboard.press(choose(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']));
+          if (random() < 0.3) await page.keyboard.press('Escape');
+        }],
+        ['explain a table cell', 1, async () => {
+          if (await clickSome('details.al-table > summary')) await clickSome('table[data-testid="matrix-table"] td');
+        }],
+        ['explain extras', 1, () => clickSome(choose(['[data-testid="explain-show-all"]', '[data-testid="explain-guess-toggle"]', '[data-testid="explain-reveal"]', '[data-testid="explain-close"]']))],
+        ['lines view', 2, () => clickSome('[data-testid="lines-toggle"]')],
+        ['lines token', 1, async () => {
+          const el = await pick('[data-testid="lines-token"]');
+          if (!el) return;
+          await el.focus();
+          for (let i = int(4); i >= 0; i--) await page.keyboard.press(choose(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']));
+        }],
+        ['quiz', 2, async () => {
+          const number = await pick('[data-testid="quiz-number"]');
+          if (number) await number.fill(choose(['0.5', '1', '-3', 'abc', '']));
+          await clickSome('[data-testid="quiz-choice"]');
+        }],
+        ['present', 1, async () => {
+          if (await clickSome('[data-testid="present"]')) {
+            for (let i = int(3); i >= 0; i--) await blurThenPress(choose(['ArrowRight', 'ArrowLeft', ' ']));
+            if (random() < 0.7) await blurThenPress('Escape');
+          }
+        }],
       ];
       const total = actions.reduce((s, a) => s + a[1], 0);
       const weighted = () => {
@@ -187,13 +229,14 @@ export const tests = [
       // Then a random walk.
       for (; done < ACTIONS; done++) {
         const [name, , act] = weighted();
-        await act();
+        await tolerant(act);
         await page.waitForTimeout(5);
         await check(`#${done + 1} ${name}`);
       }
 
       // The page still answers an edit: a plain scenario in (the walk may have left
       // explicit vectors that no d_model fits), then new words.
+      if (!(await page.isVisible('[data-testid="mode-explorer"]'))) await blurThenPress('Escape'); // presenter mode
       await page.click('[data-testid="mode-explorer"]');
       IMPORTS.plain = scenario({ sentences: ['x'], d_model: 8, n_heads: 2 });
       await importFile('plain');
@@ -206,6 +249,7 @@ export const tests = [
         t.assert.fail(`the page did not answer the final edit: tokens "${await words()}", messages ${JSON.stringify(shown)}`);
       });
       await page.click('[data-testid="trace-step"][data-step="weights"] button');
+      if (await page.isVisible('[data-testid="lines-view"]')) await page.click('[data-testid="lines-toggle"]');
       await page.waitForSelector('canvas[data-testid="heatmap"][data-step="weights"]');
       t.assert.equal(await page.locator('[data-testid="stale"]').count(), 0, 'still stale after a valid edit');
       await check('the final edit');
