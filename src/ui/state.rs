@@ -358,10 +358,12 @@ pub fn engine_work(scenario: &Scenario) -> Option<u64> {
 }
 
 /// From this much [`engine_work`] on, the page runs the engine in its worker (see
-/// README, "Large inputs"): measured in Chromium on the benchmark machine, the engine
-/// then takes over ~10 ms in wasm, more than the main thread pays to receive a trace
-/// from the worker.
-pub const WORKER_MIN_WORK: u64 = 8_000_000;
+/// README, "Large inputs"). Measured in Chromium (`e2e/bench/crossover.mjs`, BENCHMARKS.md
+/// 1.5): the engine takes ~10 ms on the page here (16 M: B = 4, T = 64, d_model = 128 is
+/// 23 M and 10 ms; B = 2, T = 64, d_model = 128 is 11.5 M and 6 ms), while receiving a
+/// trace from the worker costs the main thread 1–4 ms at any size; below it, the worker's
+/// round trip (≥ 30 ms) would only make the answer later.
+pub const WORKER_MIN_WORK: u64 = 16_000_000;
 
 /// True when the scenario's engine run belongs in the worker: large enough, and within
 /// the page's limits (an error is shown at once, without a round trip).
