@@ -12,6 +12,7 @@ use crate::lessons;
 
 use super::controls::Controls;
 use super::dom;
+use super::engine_worker;
 use super::explain_panel::Explained;
 use super::heatmap_card::TablesOpen;
 use super::highlight::Highlights;
@@ -28,17 +29,38 @@ pub struct Run {
     pub scenario: Scenario,
     /// What was cut to the page's limits.
     pub notices: Vec<String>,
-    /// The trace, or why there is none.
+    /// The trace, or why there is none. While `computing`, the previous run's.
     pub result: Result<Arc<Trace>, EngineError>,
+    /// True while the engine worker computes this scenario (the page shows the last
+    /// picture, marked as computing).
+    pub computing: bool,
 }
 
-/// Two runs are the same when their inputs are: the engine is a pure function of the
-/// scenario, so comparing the traces number by number (what a derived `PartialEq` would
-/// do on every edit) could only repeat that.
+/// Two runs are the same when their inputs and their state are: the engine is a pure
+/// function of the scenario, so comparing the traces number by number (what a derived
+/// `PartialEq` would do on every edit) could only repeat that; the trace's pointer tells
+/// a worker's answer from the picture kept while it computed.
 impl PartialEq for Run {
     fn eq(&self, other: &Self) -> bool {
-        self.scenario == other.scenario && self.notices == other.notices
+        let same_result = match (&self.result, &other.result) {
+            (Ok(a), Ok(b)) => Arc::ptr_eq(a, b),
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        };
+        self.scenario == other.scenario
+            && self.notices == other.notices
+            && self.computing == other.computing
+            && same_result
     }
+}
+
+/// Where the engine runs: `?engine=sync` or `?engine=worker` force one (for tests and
+/// benchmarks); otherwise by size ([`state::belongs_in_worker`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EngineMode {
+    Auto,
+    Sync,
+    Worker,
 }
 
 /// The page's state, shared by its components: plain signals, copied into each.
@@ -89,11 +111,16 @@ pub fn App() -> impl IntoView {
     // The lesson and the display modes are read here; the rest is the explorer's state.
     let (pairs, lesson_pairs): (Vec<_>, Vec<_>) = dom::query_pairs()
         .into_iter()
-        .partition(|(k, _)| !matches!(k.as_str(), "lesson" | "ls" | "present" | "embed"));
+        .partition(|(k, _)| !matches!(k.as_str(), "lesson" | "ls" | "present" | "embed" | "engine"));
     let flag = |name: &str| lesson_pairs.iter().any(|(k, v)| k == name && (v == "1" || v == "true"));
     // presenter mode: one lesson step per screen; embed mode: only the selected figure
     let present = RwSignal::new(flag("present"));
     let embed = flag("embed");
+    let engine_mode = match lesson_pairs.iter().find(|(k, _)| k == "engine").map(|(_, v)| v.as_str()) {
+        Some("sync") => EngineMode::Sync,
+        Some("worker") => EngineMode::Worker,
+        _ => EngineMode::Auto,
+    };
     let (text0, settings0, view0, mut url_notices) = state::from_query(&pairs);
     let text = RwSignal::new(text0);
     let settings = RwSignal::new(settings0);
@@ -142,14 +169,57 @@ pub fn App() -> impl IntoView {
     let on_go = Callback::new(go_to_lesson.clone());
     let on_exit = Callback::new(move |()| lesson.set(None));
 
-    // The one place the engine runs.
-    let run = Memo::new(move |_| {
-        dom::mark("al-engine-start");
+    // The one place the engine runs: here, or for large inputs in the engine worker
+    // (engine_worker.rs), whose answer comes back through `channel`. While it computes,
+    // the last picture stays, marked as computing.
+    let channel = engine_worker::Channel::new();
+    let run = Memo::new(move |prev: Option<&Run>| {
         let (scenario, notices) = state::scenario(&text.get(), &settings.get());
+        let off_thread = !channel.failed.get()
+            && match engine_mode {
+                EngineMode::Sync => false,
+                EngineMode::Worker => state::check_page_limits(&scenario).is_ok(),
+                EngineMode::Auto => state::belongs_in_worker(&scenario),
+            };
+        if let Some(p) = prev.filter(|p| p.scenario == scenario && !p.computing) {
+            let result = p.result.clone();
+            return Run { scenario, notices, result, computing: false };
+        }
+        if off_thread {
+            let answered = channel
+                .answer
+                .with(|a| a.as_ref().filter(|a| a.scenario == scenario).map(|a| a.result.clone()));
+            match (answered, prev) {
+                (Some(result), _) => return Run { scenario, notices, result, computing: false },
+                // the first picture is computed here at once (the worker is not started yet)
+                (None, Some(p)) => {
+                    return Run { scenario, notices, result: p.result.clone(), computing: true }
+                }
+                (None, None) => {}
+            }
+        }
+        dom::mark("al-engine-start");
         let result = state::run(&scenario).map(Arc::new);
         dom::mark("al-engine-end");
-        Run { scenario, notices, result }
+        Run { scenario, notices, result, computing: false }
     });
+    // A run marked as computing is a request to the worker (pushed out of the reactive
+    // system here; its answer comes back in `channel.answer`).
+    // A large first picture is computed here; the worker then starts loading for the next.
+    Effect::new(move |_| {
+        run.with(|r| {
+            if r.computing {
+                engine_worker::request(&r.scenario, channel);
+            } else if match engine_mode {
+                EngineMode::Sync => false,
+                EngineMode::Worker => true,
+                EngineMode::Auto => state::belongs_in_worker(&r.scenario),
+            } {
+                engine_worker::start(channel);
+            }
+        })
+    });
+    let computing = Memo::new(move |_| run.with(|r| r.computing));
     // The last trace that ran without error stays on screen, marked stale, under an error.
     // (It changes when it holds another trace: comparing the pointers is enough.)
     let shown = Memo::new_with_compare(
@@ -209,6 +279,16 @@ pub fn App() -> impl IntoView {
     };
     let error = state.error();
     let stale = move || error.get().is_some() && shown.get().is_some();
+    let computing_note = move || {
+        computing.get().then(|| {
+            view! {
+                <p class="al-notice al-computing" data-testid="computing">
+                    <span class="al-spinner" aria-hidden="true"></span>
+                    "Computing the new pictures… the ones below are from the previous input."
+                </p>
+            }
+        })
+    };
 
     // Live state goes into the URL (replacing, not pushing, history entries).
     {
@@ -224,6 +304,11 @@ pub fn App() -> impl IntoView {
             if present.get() {
                 q.push(("present", "1".into()));
             }
+            match engine_mode {
+                EngineMode::Auto => {}
+                EngineMode::Sync => q.push(("engine", "sync".into())),
+                EngineMode::Worker => q.push(("engine", "worker".into())),
+            }
             if embed {
                 q.push(("embed", "1".into()));
             }
@@ -233,7 +318,8 @@ pub fn App() -> impl IntoView {
 
     if embed {
         return view! {
-            <div class="al-app al-embed" class:al-stale=stale>
+            <div class="al-app al-embed" class:al-stale=stale class:al-computing=move || computing.get()>
+                {computing_note}
                 <EmbedView state=state />
                 <div data-testid="app-ready" hidden=true></div>
             </div>
@@ -242,7 +328,7 @@ pub fn App() -> impl IntoView {
     }
 
     view! {
-        <div class="al-app" class:al-stale=stale class:al-present=move || present.get()>
+        <div class="al-app" class:al-stale=stale class:al-computing=move || computing.get() class:al-present=move || present.get()>
             <header class="al-header" hidden=move || present.get()>
                 <h1>"Attention Lens"</h1>
                 <p class="al-tagline">
@@ -313,6 +399,7 @@ pub fn App() -> impl IntoView {
             <div class="al-notices" aria-live="polite">
                 {url_notices.iter().cloned().map(|n| view! { <p class="al-notice" data-testid="notice">{n}</p> }).collect_view()}
                 {move || run.with(|r| r.notices.iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n.clone()}</p> }).collect_view())}
+                {computing_note}
                 {move || stale().then(|| view! {
                     <p class="al-notice al-stale-note" data-testid="stale">"The pictures below are from the last valid input; fix the error above to update them."</p>
                 })}

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod controls;
 pub mod dom;
+pub mod engine_worker;
 pub mod explain_panel;
 pub mod heatmap_card;
 pub mod highlight;

@@ -16,7 +16,7 @@ fn step_row(step: &Step, selected: Signal<StepName>, on_select: Callback<StepNam
         .map(|r| {
             view! {
                 <li>
-                    <code class="al-op">{r.op}</code>
+                    <code class="al-op">{r.op.to_string()}</code>
                     " → "
                     <span class="al-shape">{shape_text(&r.dims, &r.shape)}</span>
                 </li>

@@ -341,6 +341,36 @@ pub fn check_page_limits(scenario: &Scenario) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// The engine's work for a scenario, in multiply-adds: the four projections
+/// (`B·(2·T_q + 2·T_k)·d_model²`) and the two attention products (`2·B·h·T_q·T_k·d_k`),
+/// plus 16 per attention cell for the scale, mask, `exp` and the copies the trace keeps.
+/// `None` when the sentences do not tokenize (the engine's error then comes at once).
+pub fn engine_work(scenario: &Scenario) -> Option<u64> {
+    let q = engine::tokenize::batch(&scenario.sentences).ok()?;
+    let (b, t_q) = (q.b() as u64, q.t as u64);
+    let t_k = match &scenario.kv_sentences {
+        Some(kv) => engine::tokenize::batch(kv).ok()?.t as u64,
+        None => t_q,
+    };
+    let (d, h) = (scenario.d_model as u64, scenario.n_heads.max(1) as u64);
+    let cells = b * h * t_q * t_k;
+    Some(b * (2 * t_q + 2 * t_k) * d * d + 2 * cells * (d / h) + 16 * cells)
+}
+
+/// From this much [`engine_work`] on, the page runs the engine in its worker (see
+/// README, "Large inputs"). Measured in Chromium (`e2e/bench/crossover.mjs`, BENCHMARKS.md
+/// 1.5): the engine takes ~10 ms on the page here (16 M: B = 4, T = 64, d_model = 128 is
+/// 23 M and 10 ms; B = 2, T = 64, d_model = 128 is 11.5 M and 6 ms), while receiving a
+/// trace from the worker costs the main thread 1–4 ms at any size; below it, the worker's
+/// round trip (≥ 30 ms) would only make the answer later.
+pub const WORKER_MIN_WORK: u64 = 16_000_000;
+
+/// True when the scenario's engine run belongs in the worker: large enough, and within
+/// the page's limits (an error is shown at once, without a round trip).
+pub fn belongs_in_worker(scenario: &Scenario) -> bool {
+    check_page_limits(scenario).is_ok() && engine_work(scenario).is_some_and(|w| w >= WORKER_MIN_WORK)
+}
+
 /// [`engine::run`] within the page's limits ([`check_page_limits`]), for the page's one
 /// engine memo: a typed `d_model = 100000` is then a clear error next to the field
 /// rather than silently cut to the limit.
@@ -477,5 +507,29 @@ mod tests {
         assert_eq!(sc.sentences, ["one", "two"]);
         assert!(notices.is_empty());
         assert!(scenario(" \n ", &Settings::default()).0.sentences.is_empty());
+    }
+
+    #[test]
+    fn large_runs_go_to_the_worker() {
+        let mut s = Settings::default();
+        // the default page: a few thousand multiply-adds
+        let (small, _) = scenario(DEFAULT_TEXT, &s);
+        assert!(!belongs_in_worker(&small));
+        // the stress page: B = 4, T = 128, d_model = 256, h = 8
+        let words: Vec<String> = (0..128).map(|i| format!("w{i}")).collect();
+        let text = vec![words.join(" "); 4].join("\n");
+        s.d_model = 256;
+        s.n_heads = 8;
+        let (stress, _) = scenario(&text, &s);
+        // 4·512·256² + 2·524 288·32 + 16·524 288
+        assert_eq!(engine_work(&stress), Some(134_217_728 + 33_554_432 + 8_388_608));
+        assert!(belongs_in_worker(&stress));
+        // over the page's d_model limit: an error at once, not a round trip
+        let mut over = stress.clone();
+        over.d_model = UI_MAX_D_MODEL + 8;
+        assert!(!belongs_in_worker(&over));
+        // no sentences: the engine's error at once
+        let (empty, _) = scenario("", &s);
+        assert!(!belongs_in_worker(&empty));
     }
 }

@@ -20,7 +20,7 @@ use crate::error::{check_number, EngineError};
 use crate::tokenize::{Batch, PAD};
 
 /// Where a token's vector came from, shown in the page next to `x`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// The scenario's `embeddings`.

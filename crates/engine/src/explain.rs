@@ -555,7 +555,7 @@ impl Explainer<'_> {
         let source = sources.and_then(|s| s.get(b)).and_then(|row| row.get(t)).copied();
         let d_model = self.d_model();
         let key = text.to_lowercase();
-        let feature = self.trace.feature_names.as_ref().and_then(|f| f.get(c)).copied();
+        let feature = self.trace.feature_names.as_ref().and_then(|f| f.get(c)).map(|f| f.as_ref());
         let name = self.step.as_str();
         let mut notes = vec![format!("Token {t} of sentence {b} is “{text}”.")];
         let (label, recomputed) = match source {

@@ -245,9 +245,13 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     let (tq, tk) = if cross { (A::TQ, A::TK) } else { (A::T, A::T) };
     let split_path = |tn: A, len: usize| {
         vec![
-            Reshape { op: "view", dims: vec![A::B, tn, A::H, A::DK], shape: vec![b, len, n_heads, d_k] },
             Reshape {
-                op: "transpose(1, 2)",
+                op: "view".into(),
+                dims: vec![A::B, tn, A::H, A::DK],
+                shape: vec![b, len, n_heads, d_k],
+            },
+            Reshape {
+                op: "transpose(1, 2)".into(),
                 dims: vec![A::B, A::H, tn, A::DK],
                 shape: vec![b, n_heads, len, d_k],
             },
@@ -260,7 +264,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         StepName::Scores,
         &ctx,
         vec![Reshape {
-            op: "k.transpose(-2, -1)",
+            op: "k.transpose(-2, -1)".into(),
             dims: vec![A::B, A::H, A::DK, tk],
             shape: vec![b, n_heads, d_k, t_k],
         }],
@@ -271,9 +275,17 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         StepName::Masked,
         &ctx,
         vec![
-            Reshape { op: "mask", dims: vec![A::B, tq, tk], shape: vec![b, t, t_k] },
-            Reshape { op: "mask.unsqueeze(1)", dims: vec![A::B, A::One, tq, tk], shape: vec![b, 1, t, t_k] },
-            Reshape { op: "broadcast", dims: StepName::Masked.dims(cross), shape: vec![b, n_heads, t, t_k] },
+            Reshape { op: "mask".into(), dims: vec![A::B, tq, tk], shape: vec![b, t, t_k] },
+            Reshape {
+                op: "mask.unsqueeze(1)".into(),
+                dims: vec![A::B, A::One, tq, tk],
+                shape: vec![b, 1, t, t_k],
+            },
+            Reshape {
+                op: "broadcast".into(),
+                dims: StepName::Masked.dims(cross),
+                shape: vec![b, n_heads, t, t_k],
+            },
         ],
         masked.into_dyn(),
     ));
@@ -284,12 +296,12 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         &ctx,
         vec![
             Reshape {
-                op: "transpose(1, 2)",
+                op: "transpose(1, 2)".into(),
                 dims: vec![A::B, tq, A::H, A::DK],
                 shape: vec![b, t, n_heads, d_k],
             },
             Reshape {
-                op: "contiguous().view",
+                op: "contiguous().view".into(),
                 dims: StepName::Concat.dims(cross),
                 shape: vec![b, t, d_model],
             },
@@ -307,12 +319,12 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
         sources,
         kv_sources,
         positional: scenario.positional,
-        feature_names: embedding::lexicon(d_model).map(|l| l.dims.to_vec()),
+        feature_names: embedding::lexicon(d_model).map(|l| l.dims.iter().map(|&d| d.into()).collect()),
         sizes: trace::Sizes { b, t, t_k: cross.then_some(t_k), d_model, n_heads, d_k },
         mask: trace::MaskTrace {
             config: scenario.mask,
             fill_value: fill,
-            convention: "true = blocked",
+            convention: "true = blocked".into(),
             shape: [mb, mt, mk],
             blocked: mask.iter().copied().collect(),
         },

@@ -4,9 +4,12 @@
 //! Serialised as JSON by [`Trace::to_json`]; non-finite numbers become the strings
 //! `"NaN"`, `"Infinity"` and `"-Infinity"`, since JSON has no literal for them.
 
-use ndarray::{ArrayD, ArrayView2, Axis as NdAxis};
+use std::borrow::Cow;
+
+use ndarray::{ArrayD, ArrayView2, Axis as NdAxis, IxDyn};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, Serializer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::embedding::Source;
 use crate::scenario::{MaskConfig, Positional};
@@ -14,7 +17,7 @@ use crate::step::{Axis, Role, StepName};
 use crate::weights::Weights;
 
 /// The sizes of the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sizes {
     /// Sentences in the batch.
     #[serde(rename = "B")]
@@ -35,10 +38,11 @@ pub struct Sizes {
 }
 
 /// One reshape on the way to a step's shape, e.g. `view` then `transpose(1, 2)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reshape {
-    /// The PyTorch operation, e.g. `"view"`, `"transpose(1, 2)"`.
-    pub op: &'static str,
+    /// The PyTorch operation, e.g. `"view"`, `"transpose(1, 2)"` (borrowed when the
+    /// engine writes it, owned when read back from JSON).
+    pub op: Cow<'static, str>,
     /// Axis names after the operation.
     pub dims: Vec<Axis>,
     /// Sizes after the operation.
@@ -46,7 +50,12 @@ pub struct Reshape {
 }
 
 /// One intermediate tensor.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// Read back from JSON, `data` must have as many numbers as `shape` says, or none at all
+/// (`"data": []`, a step sent without its numbers, as the page's worker does: see
+/// [`Step::numbers_omitted`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "StepJson")]
 pub struct Step {
     /// Which step this is.
     pub name: StepName,
@@ -67,6 +76,12 @@ pub struct Step {
 }
 
 impl Step {
+    /// True when this step was read from JSON without its numbers (`"data": []` for a
+    /// shape that is not empty): the reader fills `data` itself.
+    pub fn numbers_omitted(&self) -> bool {
+        self.data.is_empty() && self.shape.iter().product::<usize>() != 0
+    }
+
     /// True when the rows are key/value tokens (`x_kv`, `k`, `v`, `k_heads`, `v_heads`).
     pub fn rows_are_keys(&self) -> bool {
         self.name.rows() == Role::Keys
@@ -115,16 +130,16 @@ impl Step {
 }
 
 /// What was blocked, in the engine's convention: `true` = blocked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MaskTrace {
     /// The settings.
     #[serde(flatten)]
     pub config: MaskConfig,
     /// The number written into blocked scores.
-    #[serde(serialize_with = "serialize_number")]
+    #[serde(serialize_with = "serialize_number", deserialize_with = "deserialize_number")]
     pub fill_value: f64,
     /// Always `"true = blocked"`.
-    pub convention: &'static str,
+    pub convention: Cow<'static, str>,
     /// `[B, T, T]`; `unsqueeze(1)` makes it `[B, 1, T, T]`, broadcast over the heads.
     pub shape: [usize; 3],
     /// Row-major `[b][query][key]`.
@@ -140,7 +155,10 @@ impl MaskTrace {
 }
 
 /// Everything one run computed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// [`Trace::to_json`] writes it and [`Trace::from_json`] reads it back; `params` and
+/// `kv_sources` are not part of the JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     /// `B × T` token texts, `<pad>` included.
     pub tokens: Vec<Vec<String>>,
@@ -159,11 +177,11 @@ pub struct Trace {
     #[serde(skip)]
     pub kv_sources: Option<Vec<Vec<Source>>>,
     /// The positional encoding added to the embeddings (`none` is not written).
-    #[serde(skip_serializing_if = "Positional::is_none")]
+    #[serde(default, skip_serializing_if = "Positional::is_none")]
     pub positional: Positional,
     /// Names of the embedding dimensions when a lexicon space was used.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub feature_names: Option<Vec<&'static str>>,
+    pub feature_names: Option<Vec<Cow<'static, str>>>,
     /// B, T, d_model, h, d_k.
     pub sizes: Sizes,
     /// The mask that was applied.
@@ -175,8 +193,9 @@ pub struct Trace {
     /// Every tensor, in [`StepName::ALL`] order.
     pub steps: Vec<Step>,
     /// The projections the run used (seeded ones drawn out), for explanations and
-    /// exports. Not part of the trace JSON.
-    #[serde(skip)]
+    /// exports. Not part of the trace JSON: [`Trace::from_json`] leaves them empty
+    /// (0 × 0), and the reader restores them with [`crate::weights::build`].
+    #[serde(skip, default = "no_params")]
     pub params: std::sync::Arc<Weights>,
 }
 
@@ -246,6 +265,16 @@ impl Trace {
         }
     }
 
+    /// Reads a trace written by [`Trace::to_json`]. `params` come back empty (0 × 0) and
+    /// `kv_sources` as `None`: neither is in the JSON. Steps may omit their numbers (see
+    /// [`Step::numbers_omitted`]).
+    ///
+    /// # Errors
+    /// The JSON error, e.g. for a step whose numbers do not fit its shape.
+    pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
     /// The trace as compact JSON, one line (pipe it through `python3 -m json.tool` to read).
     pub fn to_json(&self) -> String {
         // Every field serialises infallibly (non-finite numbers are written as strings).
@@ -287,6 +316,103 @@ impl Serialize for Number {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         serialize_number(&self.0, s)
     }
+}
+
+/// Reads a number, or `"NaN"`, `"Infinity"`, `"-Infinity"`.
+fn deserialize_number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    d.deserialize_any(NumberVisitor)
+}
+
+struct NumberVisitor;
+
+impl Visitor<'_> for NumberVisitor {
+    type Value = f64;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a number or \"NaN\", \"Infinity\", \"-Infinity\"")
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+        Ok(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+        Ok(v as f64)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+        Ok(v as f64)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+        match v {
+            "NaN" => Ok(f64::NAN),
+            "Infinity" => Ok(f64::INFINITY),
+            "-Infinity" => Ok(f64::NEG_INFINITY),
+            _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_number(d).map(Number)
+    }
+}
+
+/// Reads `data` as a flat list of numbers.
+fn deserialize_flat<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    struct Flat;
+    impl<'de> Visitor<'de> for Flat {
+        type Value = Vec<f64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a list of numbers")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<f64>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(Number(v)) = seq.next_element()? {
+                out.push(v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Flat)
+}
+
+/// A step as JSON has it: `data` flat, shaped by `shape` in [`Step`]'s `TryFrom`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepJson {
+    name: StepName,
+    op: String,
+    pytorch: String,
+    dims: Vec<Axis>,
+    shape: Vec<usize>,
+    #[serde(default)]
+    shape_path: Vec<Reshape>,
+    #[serde(deserialize_with = "deserialize_flat")]
+    data: Vec<f64>,
+}
+
+impl TryFrom<StepJson> for Step {
+    type Error = String;
+    fn try_from(j: StepJson) -> Result<Self, String> {
+        let data = if j.data.is_empty() {
+            ArrayD::zeros(IxDyn(&[0]))
+        } else {
+            ArrayD::from_shape_vec(IxDyn(&j.shape), j.data).map_err(|e| {
+                format!("step {}: its numbers do not fit the shape {:?} ({e})", j.name, j.shape)
+            })?
+        };
+        Ok(Step {
+            name: j.name,
+            op: j.op,
+            pytorch: j.pytorch,
+            dims: j.dims,
+            shape: j.shape,
+            shape_path: j.shape_path,
+            data,
+        })
+    }
+}
+
+fn no_params() -> std::sync::Arc<Weights> {
+    std::sync::Arc::new(Weights::empty())
 }
 
 fn serialize_data<S: Serializer>(data: &ArrayD<f64>, s: S) -> Result<S::Ok, S::Error> {

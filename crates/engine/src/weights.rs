@@ -41,6 +41,15 @@ pub struct Weights {
     pub o: Linear,
 }
 
+impl Weights {
+    /// No weights at all (every matrix 0 × 0): what [`crate::Trace::from_json`] puts in
+    /// `params` until the reader restores them with [`build`].
+    pub fn empty() -> Self {
+        let none = || Linear { w: Array2::zeros((0, 0)), b: Array1::zeros(0) };
+        Self { q: none(), k: none(), v: none(), o: none() }
+    }
+}
+
 /// The number of parameters of a multi-head attention layer: four `d_model × d_model`
 /// matrices and four biases, `4·d_model² + 4·d_model`. It does not depend on `h`.
 pub fn parameter_count(d_model: usize) -> usize {

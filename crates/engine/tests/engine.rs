@@ -67,7 +67,7 @@ fn seed_003_baseball_bat_exact() {
 fn seed_003_whole_sentence_keeps_the_pair_scores() {
     let trace = run(&scenario(&["I bought a baseball bat"], 3, 1)).unwrap();
     assert_eq!(trace.tokens[0], ["I", "bought", "a", "baseball", "bat"]);
-    assert_eq!(trace.feature_names.as_deref(), Some(&["sports", "animal", "other"][..]));
+    assert_eq!(trace.feature_names.as_deref(), Some(&["sports".into(), "animal".into(), "other".into()][..]));
     let scaled = get(&trace, "scaled").matrix(0, 0).unwrap();
     // scores are pairwise: the baseball/bat block is the seed's, whatever else is in the sentence
     check_close(

@@ -1,0 +1,153 @@
+//! The message format between the page and its engine worker (`src/main.rs`).
+//!
+//! The page posts `{id, scenario_json}`. The worker answers `{ready: true}` once, when it
+//! can take requests, then for each request either
+//! `{id, meta, data: [Float64Array, …], blocked: Uint8Array}` or `{id, error}`:
+//!
+//! - `meta` is [`Trace::to_json`] with every step's numbers left out (`"data": []`) and
+//!   `mask.blocked` empty, wrapped with the `kv_sources` the trace JSON does not hold:
+//!   `{"trace": …, "kv_sources": …}`. It is small (tokens, shapes, words).
+//! - `data[i]` holds step `i`'s numbers, row-major, and `blocked` the mask, one byte per
+//!   cell: both are transferred, not copied, so a 3.4 M-number trace (B = 4, T = 128,
+//!   d_model = 256, h = 8) crosses in one `memcpy` on each side instead of as 60 MB of
+//!   JSON text.
+//!
+//! [`split`] makes the parts in the worker and [`join`] puts them back on the page; both
+//! are plain Rust, tested natively.
+
+use attention_engine::embedding::Source;
+use attention_engine::{weights, Scenario, Trace};
+use ndarray::{ArrayD, IxDyn};
+use serde::Deserialize;
+
+/// A trace taken apart for `postMessage`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parts {
+    /// The trace without its numbers, and its `kv_sources`, as JSON.
+    pub meta: String,
+    /// Each step's numbers, row-major, in the trace's step order.
+    pub data: Vec<Vec<f64>>,
+    /// The mask, `1` = blocked, row-major `[b][query][key]`.
+    pub blocked: Vec<u8>,
+}
+
+/// Takes a trace apart: the numbers out, the rest as JSON.
+pub fn split(mut trace: Trace) -> Parts {
+    let data = trace
+        .steps
+        .iter_mut()
+        .map(|s| {
+            let d = std::mem::replace(&mut s.data, ArrayD::zeros(IxDyn(&[0])));
+            match d.as_slice() {
+                Some(flat) => flat.to_vec(),
+                None => d.iter().copied().collect(),
+            }
+        })
+        .collect();
+    let blocked = std::mem::take(&mut trace.mask.blocked).into_iter().map(u8::from).collect();
+    let kv_sources = serde_json::to_string(&trace.kv_sources).unwrap_or_else(|_| "null".into());
+    let meta = format!("{{\"kv_sources\":{kv_sources},\"trace\":{}}}", trace.to_json());
+    Parts { meta, data, blocked }
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    kv_sources: Option<Vec<Vec<Source>>>,
+    trace: Trace,
+}
+
+/// Puts a trace back together on the page: the JSON, the numbers, the mask, and the
+/// projections rebuilt from the scenario (`weights::build` keeps the seeded ones of the
+/// last seeds, so this is a lookup after the first time).
+///
+/// # Errors
+/// Unreadable JSON, or numbers that do not fit a step's shape.
+pub fn join(parts: Parts, scenario: &Scenario) -> Result<Trace, String> {
+    let Parts { meta, data, blocked } = parts;
+    let Meta { kv_sources, mut trace } = serde_json::from_str(&meta).map_err(|e| e.to_string())?;
+    if data.len() != trace.steps.len() {
+        return Err(format!("{} steps but {} lists of numbers", trace.steps.len(), data.len()));
+    }
+    for (step, numbers) in trace.steps.iter_mut().zip(data) {
+        step.data = ArrayD::from_shape_vec(IxDyn(&step.shape), numbers)
+            .map_err(|e| format!("step {}: {e}", step.name))?;
+    }
+    let [b, t_q, t_k] = trace.mask.shape;
+    if blocked.len() != b * t_q * t_k {
+        return Err(format!("the mask has {} cells, not {b}·{t_q}·{t_k}", blocked.len()));
+    }
+    trace.mask.blocked = blocked.into_iter().map(|x| x != 0).collect();
+    trace.kv_sources = kv_sources;
+    trace.params = if scenario.d_model == trace.sizes.d_model {
+        weights::build(&scenario.projections, scenario.d_model, scenario.seed).map_err(|e| e.to_string())?
+    } else {
+        return Err(format!(
+            "the trace has d_model = {}, the scenario {}",
+            trace.sizes.d_model, scenario.d_model
+        ));
+    };
+    Ok(trace)
+}
+
+/// What the worker does with one request: the scenario's JSON in, the trace's parts or
+/// the engine's error message out.
+///
+/// # Errors
+/// The engine's error, as text (the page runs the scenario itself to show it by its
+/// control: every engine error is found before the heavy work).
+pub fn answer(scenario_json: &str) -> Result<Parts, String> {
+    attention_engine::run_json(scenario_json).map(split).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(scenario_json: &str) {
+        let scenario = Scenario::from_json(scenario_json).unwrap();
+        let direct = attention_engine::run(&scenario).unwrap();
+        let parts = answer(scenario_json).unwrap();
+        assert!(parts.meta.len() < 20_000, "the numbers are not in the JSON: {} bytes", parts.meta.len());
+        let back = join(parts, &scenario).unwrap();
+        // NaN ≠ NaN, so compare the JSON (which spells it), then what the JSON leaves out
+        assert_eq!(back.to_json(), direct.to_json());
+        assert_eq!(back.kv_sources, direct.kv_sources);
+        assert_eq!(back.params, direct.params);
+        assert_eq!(back.mask.blocked, direct.mask.blocked);
+        for (a, b) in back.steps.iter().zip(&direct.steps) {
+            assert_eq!(a.data.shape(), b.data.shape(), "{}", a.name);
+        }
+    }
+
+    #[test]
+    fn a_trace_survives_the_trip() {
+        // self-attention, seeded, causal with -inf: fully masked rows are NaN
+        check(
+            r#"{"sentences": ["the cat sat", "I bought a baseball bat today"], "d_model": 6, "n_heads": 3,
+                "projections": "seeded", "seed": 7, "mask": {"causal": true, "padding": "keys_and_queries", "fill": "neg_inf"}}"#,
+        );
+        // cross-attention with positions: kv_sources and x_kv
+        check(
+            r#"{"sentences": ["a b"], "kv_sentences": ["one two three"], "d_model": 4, "n_heads": 2,
+                "positional": "sinusoidal"}"#,
+        );
+        // explicit weights and embeddings
+        check(
+            r#"{"sentences": ["x y"], "d_model": 2, "n_heads": 1, "embeddings": {"x": [1, 0], "y": [0, 1]},
+                "projections": {"w_q": [[1, 2], [3, 4]], "w_k": [[1, 0], [0, 1]], "w_v": [[2, 0], [0, 2]], "w_o": [[1, 0], [0, 1]]}}"#,
+        );
+    }
+
+    #[test]
+    fn bad_parts_are_errors() {
+        let json = r#"{"sentences": ["a b"], "d_model": 2, "n_heads": 1}"#;
+        let scenario = Scenario::from_json(json).unwrap();
+        let mut parts = answer(json).unwrap();
+        parts.data[0].pop();
+        assert!(join(parts, &scenario).is_err());
+        let mut parts = answer(json).unwrap();
+        parts.blocked.push(0);
+        assert!(join(parts, &scenario).is_err());
+        assert!(answer(r#"{"sentences": [], "d_model": 2, "n_heads": 1}"#).is_err());
+    }
+}

@@ -1,0 +1,60 @@
+//! The engine worker: a dedicated Web Worker that runs `attention_engine::run` off the
+//! page's main thread. Trunk builds it from index.html (`data-type="worker"`,
+//! `data-bindgen-target="no-modules"`, `data-loader-shim`): the page starts
+//! `engine_worker_loader.js`, which loads `engine_worker.js` and `engine_worker_bg.wasm`.
+//! The messages are described in the library (`attention_worker`).
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
+    use wasm_bindgen::prelude::*;
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let set = |o: &Object, k: &str, v: &JsValue| {
+        let _ = Reflect::set(o, &JsValue::from_str(k), v);
+    };
+    let reply = scope.clone();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let msg = ev.data();
+        let id = Reflect::get(&msg, &JsValue::from_str("id")).unwrap_or(JsValue::NULL);
+        let json = Reflect::get(&msg, &JsValue::from_str("scenario_json")).ok().and_then(|v| v.as_string());
+        let out = Object::new();
+        set(&out, "id", &id);
+        let transfer = Array::new();
+        match json
+            .ok_or_else(|| "no scenario_json in the request".to_string())
+            .and_then(|j| attention_worker::answer(&j))
+        {
+            Ok(parts) => {
+                set(&out, "meta", &JsValue::from_str(&parts.meta));
+                let data = Array::new();
+                for numbers in &parts.data {
+                    let a = Float64Array::new_with_length(numbers.len() as u32);
+                    a.copy_from(numbers);
+                    transfer.push(&a.buffer());
+                    data.push(&a);
+                }
+                set(&out, "data", &data);
+                let blocked = Uint8Array::new_with_length(parts.blocked.len() as u32);
+                blocked.copy_from(&parts.blocked);
+                transfer.push(&blocked.buffer());
+                set(&out, "blocked", &blocked);
+            }
+            Err(e) => set(&out, "error", &JsValue::from_str(&e)),
+        }
+        if reply.post_message_with_transfer(&out, &transfer).is_err() {
+            let _ = reply.post_message(&out);
+        }
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let ready = Object::new();
+    set(&ready, "ready", &JsValue::TRUE);
+    let _ = scope.post_message(&ready);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    println!("engine_worker is the page's Web Worker: Trunk builds it for wasm32 (see index.html).");
+}
