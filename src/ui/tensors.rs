@@ -155,7 +155,9 @@ pub fn TensorView(
 /// an iframe in slides or a course page, with a link to the full page.
 #[component]
 pub fn EmbedView(state: AppState) -> impl IntoView {
-    let AppState { shown, view: view_state, viewport, .. } = state;
+    let AppState { shown, view: view_state, viewport, viewport_height, .. } = state;
+    // the figure fills the frame: a small matrix is drawn larger (up to 2.5×)
+    let max_height = Signal::derive(move || Some((viewport_height.get() - 140.0).max(160.0)));
     let caption = move || {
         let trace = shown.get()?;
         let s = trace.step(shown_step(&trace, view_state.with(|v| v.step)))?;
@@ -167,7 +169,7 @@ pub fn EmbedView(state: AppState) -> impl IntoView {
     };
     view! {
         <figure class="al-embed-figure" data-testid="embed">
-            <TensorView state=state column=Signal::derive(move || viewport.get() - 16.0) compact=true max_height=Signal::derive(|| None) />
+            <TensorView state=state column=Signal::derive(move || viewport.get() - 16.0) compact=true max_height=max_height />
             <figcaption data-testid="embed-caption">
                 {caption}
                 " · "
