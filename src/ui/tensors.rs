@@ -79,20 +79,38 @@ pub fn TensorView(
     };
     // The colour scale of one card: viridis for weights; otherwise blue–white–red over
     // one head's numbers, or every head's when the scale is shared.
+    // One colour scale for every head of a (B, h, ·, ·) step, when the scale is shared:
+    // computed once per trace and view, not once per card.
+    let shared_scale = Memo::new(move |_| {
+        let (step, batch, shared) = view_state.with(|v| (v.step, v.batch, v.shared_scale));
+        if !shared {
+            return None;
+        }
+        shown.with(|t| {
+            let t = t.as_ref()?;
+            let s = t.step(shown_step(t, step))?;
+            if s.name == StepName::Weights || !s.has_heads() {
+                return None;
+            }
+            let batch = batch.min(t.sizes.b.saturating_sub(1));
+            let heads = s.shape.get(1).copied().unwrap_or(1);
+            let values = (0..heads).filter_map(|h| s.matrix(batch, h)).flat_map(|m| m.into_iter());
+            Some((s.name, batch, Scale::diverging(values)))
+        })
+    });
     let scale_for = move |id: CardId| {
         Signal::derive(move || {
             if id.step == StepName::Weights {
                 return Scale::weights();
             }
-            let shared = view_state.with(|v| v.shared_scale);
+            if let Some((step, batch, scale)) = shared_scale.get() {
+                if (step, batch) == (id.step, id.batch) {
+                    return scale;
+                }
+            }
             shown.with(|t| {
                 let Some(s) = t.as_ref().and_then(|t| t.step(id.step)) else { return Scale::weights() };
-                let heads = if shared && s.has_heads() {
-                    0..s.shape.get(1).copied().unwrap_or(1)
-                } else {
-                    id.head..id.head + 1
-                };
-                Scale::diverging(heads.filter_map(|h| s.matrix(id.batch, h)).flat_map(|m| m.into_iter()))
+                Scale::diverging(s.matrix(id.batch, id.head).into_iter().flat_map(|m| m.into_iter()))
             })
         })
     };
