@@ -266,14 +266,23 @@ pub fn draw_lines<DB: DrawingBackend>(
     }
 
     // under focus, the numbers beside the other column
-    let number = |h: usize, i: usize, j: usize| crate::format::short(lines.value(h, i, j));
+    // the number of head h for query i → key j, in the head's colour (grey when blocked)
+    let label = |h: usize, i: usize, j: usize| {
+        let color = if lines.is_blocked(i, j) { grey } else { HEAD_COLORS[h % HEAD_COLORS.len()] };
+        let text = if lines.row_is_nan(h, i) {
+            "NaN".to_owned()
+        } else {
+            crate::format::short(lines.value(h, i, j))
+        };
+        (text, color)
+    };
     match lines.focus {
         Some(Focus::Query(i)) if i < n_q => {
+            // one number per head, stacked around the key's line
+            let x = layout.right_x + layout.label_w + 4.0;
             for j in 0..n_k {
-                let x = layout.right_x + layout.label_w + 4.0;
                 for h in 0..n_heads {
-                    let c = if lines.is_blocked(i, j) { grey } else { HEAD_COLORS[h % HEAD_COLORS.len()] };
-                    let text = if lines.row_is_nan(h, i) { "NaN".to_owned() } else { number(h, i, j) };
+                    let (text, c) = label(h, i, j);
                     let dy = (h as f64 - (n_heads as f64 - 1.0) / 2.0) * (layout.font - 2.0);
                     area.draw(&Text::new(
                         text,
@@ -284,15 +293,14 @@ pub fn draw_lines<DB: DrawingBackend>(
             }
         }
         Some(Focus::Key(j)) if j < n_k => {
+            // one number per head, side by side above the query's line
+            let x = layout.left_x + 6.0;
             for i in 0..n_q {
-                let x = layout.left_x + 6.0;
                 for h in 0..n_heads {
-                    let c = if lines.is_blocked(i, j) { grey } else { HEAD_COLORS[h % HEAD_COLORS.len()] };
-                    let text = if lines.row_is_nan(h, i) { "NaN".to_owned() } else { number(h, i, j) };
-                    let dy = (h as f64 - (n_heads as f64 - 1.0) / 2.0) * (layout.font - 2.0);
+                    let (text, c) = label(h, i, j);
                     area.draw(&Text::new(
                         text,
-                        (px(x + 38.0 * h as f64, dpr), px(layout.y(i) - 9.0 + dy * 0.0, dpr)),
+                        (px(x + 38.0 * h as f64, dpr), px(layout.y(i) - 9.0, dpr)),
                         ("sans-serif", (layout.font - 3.0) * dpr).into_font().color(&c).pos(left),
                     ))?;
                 }
