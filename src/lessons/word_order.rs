@@ -9,6 +9,10 @@ use crate::engine::{Positional, Scenario, StepName as S, Trace};
 /// The two orders, as one batch: sentence 1 and sentence 2.
 const ORDERS: [&str; 2] = ["dog bites man", "man bites dog"];
 /// A longer sentence for the picture of the encoding itself.
+/// What the steps that compare the two orders say when the sentences are not two orders
+/// of the same words (after an edit or an import).
+const NOT_TWO_ORDERS: &str = "Type two sentences with the same words in a different order to compare them.";
+
 const LONG: &str = "the spunky dog wanted to jump over the cold creek and back";
 
 fn orders(positional: Positional) -> Scenario {
@@ -143,7 +147,7 @@ pub fn lesson() -> Lesson {
                 highlight: matching_cells,
                 narrate: |t| {
                     let Some((i, j, pi)) = pair_words(t) else {
-                        return "Type two sentences with the same words in a different order to compare them.".into();
+                        return NOT_TWO_ORDERS.into();
                     };
                     format!(
                         "The batch holds \"{}\" and \"{}\": the same words in another order. Attention only \
@@ -171,7 +175,7 @@ pub fn lesson() -> Lesson {
                 highlight: moved_rows,
                 narrate: |t| {
                     let Some((i, _, pi)) = pair_words(t) else {
-                        return "Type two sentences with the same words in a different order to compare them.".into();
+                        return NOT_TWO_ORDERS.into();
                     };
                     format!(
                         "In sentence 1, \"{w}\" (position {}) has the row {}; in sentence 2, \"{w}\" (position \
@@ -197,7 +201,7 @@ pub fn lesson() -> Lesson {
                 highlight: matching_cells,
                 narrate: |t| {
                     let Some((i, j, pi)) = pair_words(t) else {
-                        return "Type two sentences with the same words in a different order to compare them.".into();
+                        return NOT_TWO_ORDERS.into();
                     };
                     format!(
                         "Now a positional encoding PE (d_model = {}) is added to every embedding before the \
