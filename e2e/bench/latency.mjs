@@ -1,7 +1,7 @@
 // Interaction latency: from a trusted keystroke in the sentences box to the frame in
 // which every heatmap has been redrawn, split into engine, drawing and the rest.
 //
-//   node e2e/bench/latency.mjs [--dist dist] [--edits 60] [--only default|medium|stress]
+//   node e2e/bench/latency.mjs [--dist dist] [--edits 60] [--only default|medium|stress|stress-sync]
 //
 // Each edit types "x" into (or deletes it from) the first word of the first sentence,
 // so T stays the same. The page's performance marks al-engine-start/end (the engine
@@ -22,7 +22,11 @@ const SCENARIOS = {
   default: '',
   medium: q(sentences(2, 32), 'd=64&h=8&p=seeded&pad=keys&step=weights'),
   stress: q(sentences(4, 128), 'd=256&h=8&p=seeded&pad=keys&step=weights'),
+  // only with --only: the stress page with the engine forced onto the page (no worker),
+  // to see the engine's own time per edit
+  'stress-sync': q(sentences(4, 128), 'd=256&h=8&p=seeded&pad=keys&step=weights&engine=sync'),
 };
+const OPTIONAL = ['stress-sync'];
 
 const ARM = () => {
   performance.clearMarks();
@@ -108,7 +112,7 @@ async function main() {
   const out = dists.map(() => []);
   try {
     for (const [name, query] of Object.entries(SCENARIOS)) {
-      if (only && !only.split(',').includes(name)) continue;
+      if (only ? !only.split(',').includes(name) : OPTIONAL.includes(name)) continue;
       for (let i = 0; i < dists.length; i++) out[i].push(await measure(browser, bases[i], name, query));
     }
   } finally {

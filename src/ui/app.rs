@@ -199,7 +199,9 @@ pub fn App() -> impl IntoView {
             }
         }
         dom::mark("al-engine-start");
-        let result = state::run(&scenario).map(Arc::new);
+        // the sentences that did not change are not projected again
+        let previous = prev.and_then(|p| p.result.as_deref().ok());
+        let result = state::run_reusing(&scenario, previous).map(Arc::new);
         dom::mark("al-engine-end");
         Run { scenario, notices, result, computing: false }
     });

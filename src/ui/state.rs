@@ -378,8 +378,17 @@ pub fn belongs_in_worker(scenario: &Scenario) -> bool {
 /// # Errors
 /// As [`check_page_limits`], then as [`engine::run`].
 pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
+    run_reusing(scenario, None)
+}
+
+/// [`run`], taking from the `previous` trace the projections of the sentences that did
+/// not change ([`engine::run_reusing`]: the same numbers, bit for bit, sooner).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_reusing(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, EngineError> {
     check_page_limits(scenario)?;
-    engine::run(scenario)
+    engine::run_reusing(scenario, previous)
 }
 
 #[cfg(test)]

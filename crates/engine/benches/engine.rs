@@ -8,13 +8,16 @@
 //!   step, the trace), what the page pays on every edit.
 //! - `math/T=…`: the attention functions alone on ready x and W, the work numpy does.
 //! - `steps/…` (T=512): each stage alone, to see where the time goes.
+//! - `typing/…`: the page's stress size (B=4, T=128, d_model=256, h=8, padding masked)
+//!   after a one-word edit in one sentence: `run` against `run_reusing` with the trace
+//!   before the edit (the other three sentences are copied).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use attention_engine::{
-    attention, embedding, mask, run, tokenize, weights, MaskConfig, Positional, ProjectionKind, Projections,
-    Scenario,
+    attention, embedding, mask, run, run_reusing, tokenize, weights, MaskConfig, Positional, ProjectionKind,
+    Projections, Scenario,
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -130,5 +133,26 @@ fn bench_steps(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_run, bench_math, bench_steps);
+fn bench_typing(c: &mut Criterion) {
+    let sentence =
+        |k: usize| (0..128).map(|i| format!("w{}", (i * 7 + k) % 97)).collect::<Vec<_>>().join(" ");
+    let before = Scenario {
+        sentences: (0..4).map(sentence).collect(),
+        d_model: 256,
+        mask: MaskConfig { padding: attention_engine::Padding::Keys, ..MaskConfig::default() },
+        ..scenario(1)
+    };
+    let mut after = before.clone();
+    after.sentences[0] = after.sentences[0].replacen("w0", "wx", 1);
+    let previous = run(&before).expect("run");
+    let mut group = c.benchmark_group("typing");
+    group.sample_size(20);
+    group.bench_function("run B=4 T=128 d=256", |b| b.iter(|| run(black_box(&after)).map(|t| t.sizes.t)));
+    group.bench_function("run_reusing B=4 T=128 d=256", |b| {
+        b.iter(|| run_reusing(black_box(&after), Some(&previous)).map(|t| t.sizes.t))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_run, bench_math, bench_steps, bench_typing);
 criterion_main!(benches);

@@ -32,6 +32,7 @@ pub mod export;
 pub mod invariants;
 pub mod mask;
 pub mod positional;
+pub mod reuse;
 pub mod scenario;
 pub mod step;
 pub mod tokenize;
@@ -136,6 +137,18 @@ fn add_positions(x: &Array3<f64>, pe: &Array2<f64>) -> Array3<f64> {
 /// Any [`EngineError`]: bad sizes, empty or too long input, wrong embedding or weight
 /// shapes, non-finite numbers. Never panics.
 pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
+    run_reusing(scenario, None)
+}
+
+/// [`run`], taking from `previous` the projections of every sentence whose input rows
+/// did not change: typing in one of four long sentences projects one sentence instead
+/// of four (the projections are most of the work). The trace is [`run`]'s, bit for bit;
+/// `previous` may be any trace (one with other sizes or weights, or read from a file,
+/// is not used). See [`reuse`].
+///
+/// # Errors
+/// As [`run`].
+pub fn run_reusing(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, EngineError> {
     use attention::*;
     use step::Axis as A;
     let d_k = check_sizes(scenario)?;
@@ -204,10 +217,13 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
 
     // 3. Project every token into a query, a key and a value (keys and values from the
     //    other sentence in cross-attention).
+    //    A sentence the previous trace projected from the same rows is copied from it.
     let kv_source = x_kv_in.as_ref().unwrap_or(&x_in);
-    let q = linear(&x_in, &w.q); // (b, t_q, d_model)
-    let k = linear(kv_source, &w.k); // (b, t_k, d_model)
-    let v = linear(kv_source, &w.v);
+    let prev = previous.and_then(|p| reuse::Previous::of(p, &w, positions, cross));
+    let prev = prev.as_ref();
+    let q = reuse::linear(&x_in, &w.q, prev.map(|p| (p.x_in, p.q))); // (b, t_q, d_model)
+    let k = reuse::linear(kv_source, &w.k, prev.map(|p| (p.x_kv_in, p.k))); // (b, t_k, d_model)
+    let v = reuse::linear(kv_source, &w.v, prev.map(|p| (p.x_kv_in, p.v)));
 
     // 4. Split d_model into h heads of d_k and put the head axis before T.
     let q_heads = split_heads(q.clone(), n_heads)?; // (b, h, t_q, d_k)
@@ -231,7 +247,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, EngineError> {
     // 7. Each query's weighted sum of the values, then the heads side by side, then W_O.
     let context = attend(&weights, &v_heads); // (b, h, t_q, d_k)
     let concat = merge_heads(context.clone())?; // (b, t_q, d_model)
-    let output = linear(&concat, &w.o);
+    let output = reuse::linear(&concat, &w.o, prev.map(|p| (p.concat, p.output)));
 
     let fully_masked_rows = mask::fully_masked_rows(&mask);
     // A NaN row is NaN in every column, so column 0 tells (and scans T times less).
