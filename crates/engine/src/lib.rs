@@ -233,19 +233,17 @@ pub fn run_reusing(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trac
     steps.push(step(StepName::K, &ctx, vec![], k.into_dyn()));
     steps.push(step(StepName::V, &ctx, vec![], v.into_dyn()));
 
-    // 5. Every query against every key, scaled by √d_k.
-    let scores = attn_scores(&q_heads, &k_heads); // (b, h, t_q, t_k)
-    let scaled = scale(&scores, d_k);
-
-    // 6. Blocked pairs get the fill; softmax turns each row into weights.
+    // 5.–7. Every query against every key, scaled by √d_k; blocked pairs get the fill;
+    //    softmax turns each row into weights; each query's weighted sum of the values.
+    //    A sentence whose heads and mask rows are the previous trace's is copied from it.
     let k_lengths = kv_batch.as_ref().map_or(&batch.lengths, |kv| &kv.lengths);
     let mask = mask::build_cross(&batch.lengths, t, k_lengths, t_k, &scenario.mask); // (b, t_q, t_k)
     let fill = scenario.mask.fill.value();
-    let masked = apply_mask(&scaled, &mask, fill);
-    let weights = softmax_rows(&masked);
+    // (b, h, t_q, t_k) four times, then (b, h, t_q, d_k)
+    let [scores, scaled, masked, weights, context] =
+        reuse::attention([&q_heads, &k_heads, &v_heads], &mask, fill, d_k, prev);
 
-    // 7. Each query's weighted sum of the values, then the heads side by side, then W_O.
-    let context = attend(&weights, &v_heads); // (b, h, t_q, d_k)
+    // Then the heads side by side, then W_O.
     let concat = merge_heads(context.clone())?; // (b, t_q, d_model)
     let output = reuse::linear(&concat, &w.o, prev.map(|p| (p.concat, p.output)));
 

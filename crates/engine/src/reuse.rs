@@ -7,15 +7,20 @@
 //! sentence's result, bit for bit (the same operations on the same numbers in the same
 //! order). [`crate::run_reusing`] copies it instead. Typing in one of four long
 //! sentences then runs the four projections (most of the engine's work) on one sentence
-//! instead of four; the attention itself, which is cheaper, is computed again. The
-//! output projection reads `concat`, so a sentence whose attention came out the same is
-//! copied too.
+//! instead of four.
+//!
+//! The same holds for the attention of a sentence ([`attention`]): its scores, weights and
+//! context depend only on its own `q`, `k` and `v` heads, its rows of the mask and the
+//! fill, each computed per sentence and head (softmax per row). When those are the
+//! previous trace's for some sentence, its five attention steps are copied (as
+//! contiguous runs of numbers), and the other sentences are computed together. The output
+//! projection reads `concat`, so such a sentence's output is copied too.
 //!
 //! `tests/reuse.rs` checks on random pairs of scenarios (edits, swaps, added and removed
 //! sentences, masks, fills, positions, weights, cross-attention) that a reusing run's
 //! trace is a fresh run's, bit for bit.
 
-use ndarray::{Array3, ArrayD, ArrayView2, Axis, Ix2};
+use ndarray::{Array3, Array4, ArrayD, ArrayView2, Axis, Dimension, Ix2};
 
 use crate::attention;
 use crate::step::StepName;
@@ -38,6 +43,16 @@ pub struct Previous<'a> {
     pub concat: &'a ArrayD<f64>,
     /// `output`.
     pub output: &'a ArrayD<f64>,
+    /// `q_heads`, `k_heads`, `v_heads`: what the attention read.
+    pub heads: [&'a ArrayD<f64>; 3],
+    /// `scores`, `scaled`, `masked`, `weights`, `context`: what it computed.
+    pub attention: [&'a ArrayD<f64>; 5],
+    /// The mask, `(B', T_q, T_k)` row-major, `true` = blocked.
+    pub blocked: &'a [bool],
+    /// The mask's shape.
+    pub mask_shape: [usize; 3],
+    /// The fill of blocked scores.
+    pub fill: f64,
 }
 
 impl<'a> Previous<'a> {
@@ -68,6 +83,17 @@ impl<'a> Previous<'a> {
             v: data(StepName::V)?,
             concat: data(StepName::Concat)?,
             output: data(StepName::Output)?,
+            heads: [data(StepName::QHeads)?, data(StepName::KHeads)?, data(StepName::VHeads)?],
+            attention: [
+                data(StepName::Scores)?,
+                data(StepName::Scaled)?,
+                data(StepName::Masked)?,
+                data(StepName::Weights)?,
+                data(StepName::Context)?,
+            ],
+            blocked: &prev.mask.blocked,
+            mask_shape: prev.mask.shape,
+            fill: prev.mask.fill_value,
         })
     }
 }
@@ -106,4 +132,108 @@ pub fn linear(x: &Array3<f64>, layer: &Linear, known: Option<(&ArrayD<f64>, &Arr
         let j = if i < count && fits(i) { Some(i) } else { (0..count).find(|&j| j != i && fits(j)) };
         j.and_then(|j| sentence(outputs, j))
     })
+}
+
+fn same_bits<D: Dimension, E: Dimension>(
+    a: ndarray::ArrayView<'_, f64, D>,
+    b: ndarray::ArrayView<'_, f64, E>,
+) -> bool {
+    a.shape() == b.shape() && a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Scores, scaled, masked, weights and context (`attention::*`) for every sentence, a
+/// sentence whose heads, mask rows and fill are the previous trace's for some sentence
+/// copied from it.
+pub fn attention(
+    heads: [&Array4<f64>; 3],
+    mask: &Array3<bool>,
+    fill: f64,
+    d_k: usize,
+    prev: Option<&Previous<'_>>,
+) -> [Array4<f64>; 5] {
+    use attention::{apply_mask, attend, attn_scores, scale, softmax_rows};
+    let [q, k, v] = heads;
+    let compute = |q: &Array4<f64>, k: &Array4<f64>, v: &Array4<f64>, mask: &Array3<bool>| {
+        let scores = attn_scores(q, k);
+        let scaled = scale(&scores, d_k);
+        let masked = apply_mask(&scaled, mask, fill);
+        let weights = softmax_rows(&masked);
+        let context = attend(&weights, v);
+        [scores, scaled, masked, weights, context]
+    };
+    let b = q.len_of(Axis(0));
+    let (_, t_q, t_k) = mask.dim();
+    let Some(p) = prev.filter(|p| {
+        p.fill.to_bits() == fill.to_bits()
+            && p.mask_shape.get(1..) == Some(&[t_q, t_k][..])
+            && p.blocked.len() == p.mask_shape.iter().product::<usize>()
+    }) else {
+        return compute(q, k, v, mask);
+    };
+    let count = p.mask_shape[0].min(p.heads.iter().map(|a| a.len_of(Axis(0))).min().unwrap_or(0));
+    let row = t_q * t_k;
+    let fits = |i: usize, j: usize| {
+        [q, k, v]
+            .iter()
+            .zip(p.heads)
+            .all(|(new, old)| same_bits(new.index_axis(Axis(0), i), old.index_axis(Axis(0), j)))
+            && p.blocked
+                .get(j * row..(j + 1) * row)
+                .is_some_and(|old| mask.index_axis(Axis(0), i).iter().eq(old.iter()))
+    };
+    let from: Vec<Option<usize>> = (0..b)
+        .map(|i| if i < count && fits(i, i) { Some(i) } else { (0..count).find(|&j| j != i && fits(i, j)) })
+        .collect();
+    let fresh: Vec<usize> = (0..b).filter(|&i| from.get(i).is_some_and(Option::is_none)).collect();
+    if fresh.len() == b {
+        return compute(q, k, v, mask);
+    }
+    let computed = (!fresh.is_empty()).then(|| {
+        let pick = |a: &Array4<f64>| a.select(Axis(0), &fresh);
+        compute(&pick(q), &pick(k), &pick(v), &mask.select(Axis(0), &fresh))
+    });
+    let h = q.len_of(Axis(1));
+    let shapes = [[b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, d_k]];
+    let mut out = Vec::with_capacity(5);
+    for (n, (shape, old)) in shapes.iter().zip(p.attention).enumerate() {
+        let new = computed.as_ref().and_then(|c| c.get(n));
+        match assemble(*shape, &from, new, old) {
+            Some(a) => out.push(a),
+            None => return compute(q, k, v, mask),
+        }
+    }
+    match out.try_into() {
+        Ok(all) => all,
+        Err(_) => compute(q, k, v, mask),
+    }
+}
+
+/// One `(B, …)` step: sentence `i` from `computed` (in the order of the computed
+/// sentences) or from `prev` (sentence `from[i]`), copied as contiguous runs. `None` if
+/// a source is not in standard layout or does not have the per-sentence shape.
+fn assemble(
+    shape: [usize; 4],
+    from: &[Option<usize>],
+    computed: Option<&Array4<f64>>,
+    prev: &ArrayD<f64>,
+) -> Option<Array4<f64>> {
+    let per: usize = shape.iter().skip(1).product();
+    let prev_flat = prev.as_slice().filter(|_| prev.shape().get(1..) == shape.get(1..))?;
+    let computed_flat = match computed {
+        Some(c) if c.shape().get(1..) == shape.get(1..) => c.as_slice(),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(shape.iter().product());
+    let mut next = 0;
+    for source in from {
+        let run = match source {
+            Some(j) => prev_flat.get(j * per..(j + 1) * per)?,
+            None => {
+                next += 1;
+                computed_flat?.get((next - 1) * per..next * per)?
+            }
+        };
+        out.extend_from_slice(run);
+    }
+    Array4::from_shape_vec(shape, out).ok()
 }

@@ -160,10 +160,18 @@ fn unchanged_sentences_are_copied_and_changed_ones_computed() {
     let mut t1 = run(&s1).unwrap();
     let planted = 12345.0;
     for step in &mut t1.steps {
-        if step.name == StepName::Output {
+        match step.name {
             // sentence 0 and sentence 2, first token, first column
-            step.data[[0, 0, 0]] = planted;
-            step.data[[2, 0, 0]] = planted;
+            StepName::Output => {
+                step.data[[0, 0, 0]] = planted;
+                step.data[[2, 0, 0]] = planted;
+            }
+            // and their first weight in head 1
+            StepName::Weights => {
+                step.data[[0, 1, 0, 0]] = planted;
+                step.data[[2, 1, 0, 0]] = planted;
+            }
+            _ => {}
         }
     }
     // sentence 0 changes (same length, so T stays), 1 and 2 do not; 2 moves to the front
@@ -173,6 +181,9 @@ fn unchanged_sentences_are_copied_and_changed_ones_computed() {
     let output = t2.step(StepName::Output).unwrap();
     assert_eq!(output.data[[0, 0, 0]], planted, "'birds fly high' was copied from sentence 2");
     assert_ne!(output.data[[2, 0, 0]], planted, "'the cow sat' was computed");
+    let weights = t2.step(StepName::Weights).unwrap();
+    assert_eq!(weights.data[[0, 1, 0, 0]], planted, "its attention was copied too");
+    assert_ne!(weights.data[[2, 1, 0, 0]], planted);
     // a sentence that gets longer changes T: nothing is copied
     s2.sentences[1] = "a dog ran far".into();
     let t3 = run_reusing(&s2, Some(&t1)).unwrap();
