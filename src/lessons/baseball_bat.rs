@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::quiz::{top_keys, Quiz, QuizKind};
+use super::quiz::{Quiz, QuizKind};
 use super::{at, base, num, row, token, Lesson, LessonStep};
 use crate::engine::{StepName as S, Trace};
 
@@ -17,7 +17,7 @@ fn pair_choices(t: &Trace) -> Vec<String> {
 
 /// The key with the larger weight in row 0 (or "they tie"), with the weights as the reason.
 fn pair_answer(t: &Trace) -> Option<(usize, String)> {
-    let top = top_keys(t, 0, 0, 0);
+    let top = t.top_keys(0, 0, 0);
     let i = match top.as_slice() {
         [j] => *j,
         [_, _, ..] => 2,

@@ -1,6 +1,6 @@
 //! Lesson 2, why several heads (seed 002): two hand-made heads find two relationships.
 
-use super::quiz::{top_keys, Quiz, QuizKind};
+use super::quiz::{Quiz, QuizKind};
 use super::{argmax, at, base, num, row, token, Lesson, LessonStep};
 use crate::engine::weights::parameter_count;
 use crate::engine::{ExplicitWeights, Projections, StepName as S, Trace};
@@ -78,7 +78,7 @@ fn dog_candidates(t: &Trace) -> Vec<usize> {
 }
 
 fn dog_answer(t: &Trace) -> Option<(usize, String)> {
-    let top = *top_keys(t, 0, 1, DOG).first()?;
+    let top = *t.top_keys(0, 1, DOG).first()?;
     let word = token(t, 0, top).to_lowercase();
     let i = dog_candidates(t).iter().position(|&j| token(t, 0, j).to_lowercase() == word)?;
     Some((

@@ -114,14 +114,10 @@ pub(crate) fn token(trace: &Trace, b: usize, i: usize) -> String {
     trace.tokens.get(b).and_then(|r| r.get(i)).cloned().unwrap_or_default()
 }
 
-/// The index of the largest weight in row `i` of head `head`.
+/// The key that gets the most of row `i`'s weight in head `head` (the first of keys that
+/// tie): [`Trace::top_keys`].
 pub fn argmax(trace: &Trace, b: usize, head: usize, i: usize) -> Option<usize> {
-    let m = trace.step(StepName::Weights)?.matrix(b, head)?;
-    if i >= m.nrows() {
-        return None;
-    }
-    let r = m.row(i);
-    (0..r.len()).filter(|&j| r[j].is_finite()).max_by(|&a, &c| r[a].total_cmp(&r[c]))
+    trace.top_keys(b, head, i).first().copied()
 }
 
 pub(crate) fn base(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {

@@ -3,9 +3,9 @@
 //! The right answer and its reason are computed from the live trace, like the lessons'
 //! words, so a learner who edits the numbers gets the answer for *their* numbers.
 
-use crate::engine::{StepName, Trace};
+use crate::engine::Trace;
 
-use super::{at, num};
+use super::num;
 
 /// A question, asked before the answer is shown.
 #[derive(Debug, Clone, Copy)]
@@ -73,15 +73,6 @@ impl Quiz {
             }
         })
     }
-}
-
-/// The key that gets the most of query `i`'s weight in `head`, or the keys that tie for
-/// it (within 1e-12): the right answer of "which word will … attend to most?".
-pub fn top_keys(trace: &Trace, b: usize, head: usize, i: usize) -> Vec<usize> {
-    let n = trace.key_tokens(b).len();
-    let w: Vec<f64> = (0..n).map(|j| at(trace, StepName::Weights, b, head, i, j)).collect();
-    let Some(max) = w.iter().copied().filter(|v| v.is_finite()).reduce(f64::max) else { return vec![] };
-    (0..n).filter(|&j| w.get(j).is_some_and(|v| (max - v).abs() <= 1e-12)).collect()
 }
 
 #[cfg(test)]

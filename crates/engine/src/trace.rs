@@ -210,6 +210,21 @@ impl Trace {
         StepName::from_name(name).and_then(|n| self.step(n))
     }
 
+    /// The keys that get the most of query `i`'s weight in `head` of sentence `b`,
+    /// ascending: one key, or the keys that tie with it (within 1e-12, so that weights
+    /// equal on paper but not in the last bit tie too). Empty for a NaN row (fully masked
+    /// under `-inf`) and for indices out of range. "Which key gets the most weight?" has
+    /// this one answer everywhere in the app (lessons, questions, the explanation panel).
+    pub fn top_keys(&self, b: usize, head: usize, i: usize) -> Vec<usize> {
+        let Some(m) = self.step(StepName::Weights).and_then(|s| s.matrix(b, head)) else { return vec![] };
+        if i >= m.nrows() {
+            return vec![];
+        }
+        let row = m.row(i);
+        let Some(max) = row.iter().copied().filter(|v| v.is_finite()).reduce(f64::max) else { return vec![] };
+        row.iter().enumerate().filter(|(_, v)| (max - **v).abs() <= 1e-12).map(|(j, _)| j).collect()
+    }
+
     /// True for cross-attention runs.
     pub fn is_cross(&self) -> bool {
         self.kv_tokens.is_some()

@@ -239,6 +239,31 @@ fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() 
     assert_eq!(masked[[0, 1]], -1e9);
 }
 
+/// "Which key gets the most weight?": the keys that tie, ascending; none for a NaN row
+/// or an index out of range.
+#[test]
+fn top_keys_ties_nan_rows_and_out_of_range() {
+    let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
+    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+    let trace = run(&s).unwrap();
+    // query 0 under the causal mask sees key 0 alone
+    assert_eq!(trace.top_keys(1, 0, 0), vec![0]);
+    assert!(trace.top_keys(0, 1, 5).is_empty(), "a NaN row has no top key");
+    assert!(trace.top_keys(2, 0, 0).is_empty() && trace.top_keys(0, 2, 0).is_empty());
+    assert!(trace.top_keys(0, 0, 99).is_empty());
+    // under -1e9 the fully masked row is uniform: every key ties
+    s.mask.fill = Fill::LargeNegative;
+    let trace = run(&s).unwrap();
+    assert_eq!(trace.top_keys(0, 1, 6), (0..7).collect::<Vec<_>>());
+    // otherwise the keys with the largest weight (here identity projections make some tie)
+    let w = get(&trace, "weights").matrix(1, 1).unwrap();
+    let row = w.row(6).to_vec();
+    let max = row.iter().copied().fold(f64::MIN, f64::max);
+    let want: Vec<usize> = (0..row.len()).filter(|&j| max - row[j] <= 1e-12).collect();
+    assert_eq!(trace.top_keys(1, 1, 6), want);
+    assert!(!want.is_empty() && want.len() < row.len());
+}
+
 #[test]
 fn trace_json_writes_non_finite_numbers_as_strings() {
     let mut s = scenario(&["a b", "c"], 2, 1);
