@@ -17,7 +17,9 @@
 // weights (32 exps), scores (8 products), q (65 terms: 16 largest and the rest), output.
 // The floor is the same measure for a keystroke whose only effect is one changed text
 // node (a listener the benchmark adds; the panel is open and ignores the key): what any
-// keystroke costs on this page, the wait for the next frame included.
+// keystroke costs on this page, the wait for the next frame included (Chromium draws at
+// the display's rate, 60 Hz headless: a change waits up to 16.7 ms for its frame, so
+// "frame" cannot be below that wait; "the frame itself" (frame − raf) leaves it out).
 import { serve, launch, stats, fmt, arg, sentences } from './lib.mjs';
 
 const MOVES = Number(arg('moves', 40));
@@ -143,9 +145,13 @@ async function main() {
     const all = out[i].flatMap((o) => [...o.open, ...o.move]);
     const s = stats(all.map((r) => r.frame));
     const w = stats(all.map((r) => r.work));
-    const f = stats(out[i].flatMap((o) => o.floor).map((r) => r.frame));
-    console.log(`\nall ${s.n} interactions: to the next frame median ${fmt(s.median)}, p95 ${fmt(s.p95)} ms (target p95 ≤ 16 ms); script work median ${fmt(w.median)}, p95 ${fmt(w.p95)} ms`);
-    console.log(`floor, ${f.n} keystrokes that change one text node: to the next frame median ${fmt(f.median)}, p95 ${fmt(f.p95)} ms`);
+    const floor = out[i].flatMap((o) => o.floor);
+    const f = stats(floor.map((r) => r.frame));
+    // the frame itself: from its requestAnimationFrame to its end (style, layout, paint)
+    const own = (rows) => stats(rows.map((r) => r.frame - r.raf));
+    const [a, b] = [own(all), own(floor)];
+    console.log(`\nall ${s.n} interactions: to the next frame median ${fmt(s.median)}, p95 ${fmt(s.p95)} ms (target p95 ≤ 16 ms); script work median ${fmt(w.median)}, p95 ${fmt(w.p95)} ms; the frame itself (frame − raf) median ${fmt(a.median)}, p95 ${fmt(a.p95)} ms`);
+    console.log(`floor, ${f.n} keystrokes that change one text node: to the next frame median ${fmt(f.median)}, p95 ${fmt(f.p95)} ms; the frame itself median ${fmt(b.median)}, p95 ${fmt(b.p95)} ms`);
   }
 }
 
