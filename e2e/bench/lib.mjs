@@ -38,10 +38,11 @@ export function serve(root) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-export async function launch() {
+/** Headless Chromium; `extra` are more command-line switches. */
+export async function launch(extra = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extra],
   });
 }
 

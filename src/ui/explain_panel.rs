@@ -225,6 +225,64 @@ pub fn listed_terms(ex: &Explanation, show_all: bool) -> (Vec<&Term>, Option<(us
     }
 }
 
+/// One listed term, as text: what the panel's row shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermRow {
+    /// What it is, e.g. `q[0,0,1,2] · k[0,0,0,2]`.
+    pub label: String,
+    /// Its numbers, e.g. `0.5000 × (-1.2000)` (none for a term without operands).
+    pub nums: Option<String>,
+    /// Its exact value ([`exact`]): the row's text and its `data-value`.
+    pub value: String,
+}
+
+/// The terms section of the panel as text: built once per explanation (and fold), so
+/// that the view only patches the texts that changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermList {
+    /// E.g. `65 terms, added (the bias is the last term) (largest first)`.
+    pub heading: String,
+    /// The listed terms ([`listed_terms`]).
+    pub rows: Vec<TermRow>,
+    /// The folded rest: its label and exact sum.
+    pub rest: Option<(String, String)>,
+    /// How many terms there are in all.
+    pub n_terms: usize,
+    /// The exact result.
+    pub result: String,
+}
+
+/// The terms section's texts for `ex`: all terms, or the largest [`MAX_TERMS`] and the
+/// rest unless `show_all`.
+pub fn term_list(ex: &Explanation, show_all: bool) -> TermList {
+    let (listed, rest) = listed_terms(ex, show_all);
+    let n_terms = ex.terms.len();
+    let heading = match &ex.kind {
+        Kind::Sum if ex.terms.iter().any(|t| t.label.starts_with("bias")) => {
+            format!("{n_terms} terms, added (the bias is the last term)")
+        }
+        Kind::Sum => format!("{n_terms} terms, added"),
+        Kind::Softmax { .. } => format!("{n_terms} exps of the row (the denominator is their sum)"),
+        Kind::Quotient { .. } => "numerator and denominator".to_owned(),
+        _ => "what it is".to_owned(),
+    };
+    let ordered = if rest.is_some() { " (largest first)" } else { "" };
+    TermList {
+        heading: format!("{heading}{ordered}"),
+        rows: listed
+            .into_iter()
+            .map(|t| TermRow {
+                label: t.label.clone(),
+                nums: (!t.operands.is_empty()).then(|| term_numbers(t)),
+                value: exact(t.value),
+            })
+            .collect(),
+        rest: rest.map(|(n, sum)| (format!("the other {n} terms, summed"), exact(sum))),
+        n_terms,
+        result: exact(ex.result),
+    }
+}
+
 /// A number for reading: four decimals, `-1e9` style for large magnitudes, `NaN`, `-inf`.
 pub fn num(v: f64) -> String {
     if !v.is_finite() || v.abs() >= 1e4 {
@@ -257,14 +315,12 @@ pub fn with_numbers(ex: &Explanation) -> String {
     let lhs = format!("{}[{}]", ex.step, ex.index.iter().map(usize::to_string).collect::<Vec<_>>().join(","));
     let result = num(ex.result);
     let body = match &ex.kind {
+        // only the terms shown are formatted (a 65-term sum shows 4)
+        Kind::Sum if ex.terms.len() <= 6 => ex.terms.iter().map(term_numbers).collect::<Vec<_>>().join(" + "),
         Kind::Sum => {
-            let parts: Vec<String> = ex.terms.iter().map(term_numbers).collect();
-            if parts.len() <= 6 {
-                parts.join(" + ")
-            } else {
-                let tail = parts.last().cloned().unwrap_or_default();
-                format!("{} + … + {tail}  ({} terms)", parts[..3].join(" + "), parts.len())
-            }
+            let head: Vec<String> = ex.terms.iter().take(3).map(term_numbers).collect();
+            let tail = ex.terms.last().map(term_numbers).unwrap_or_default();
+            format!("{} + … + {tail}  ({} terms)", head.join(" + "), ex.terms.len())
         }
         Kind::Quotient { numerator, denominator } => format!("{} / {}", num(*numerator), num(*denominator)),
         Kind::Softmax { numerator, sum, .. } => format!("{} / {}", num(*numerator), num(*sum)),
@@ -368,6 +424,12 @@ fn select_text(el: &web_sys::HtmlElement) {
 // The panel.
 
 /// The explanation of the explained cell, shown in the card `id` that holds it.
+///
+/// Built once when the panel opens; moving the cell only patches what changed. Each part
+/// reads a small memo of its own texts (title, terms, strip, notes, code), so a part
+/// whose texts are the same for the new cell is not touched, and the lists are rebuilt
+/// in place (same elements, new texts) rather than made anew. The buttons and their
+/// listeners are made once and read the explanation when clicked.
 #[component]
 pub fn ExplainPanel(
     #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
@@ -400,155 +462,192 @@ pub fn ExplainPanel(
         }
     };
 
-    let ok = move || ex.get().and_then(Result::ok);
-    let hidden = move || guess_mode.get() && !revealed();
+    // The explanation, if there is one (an `Arc`: cloning it copies a pointer).
+    let ok = Memo::new_with_compare(
+        move |_| ex.with(|r| r.as_ref().and_then(|r| r.as_ref().ok().cloned())),
+        |a, b| match (a, b) {
+            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
+            (Some(None), Some(None)) => false,
+            _ => true,
+        },
+    );
+    let hidden = Memo::new(move |_| guess_mode.get() && !revealed());
+    // The explanation when its answer may be shown (not while the learner guesses).
+    let told = move || if hidden.get() { None } else { ok.get() };
 
-    let title = move || {
-        ok().map(|e| {
-            format!("{}[{}]", e.step, e.index.iter().map(usize::to_string).collect::<Vec<_>>().join(","))
-        })
-    };
-    let summary = move || {
-        ex.get().map(|r| match r {
-            Ok(_) if hidden() => format!("{}: guess its value first.", title().unwrap_or_default()),
-            Ok(e) => with_numbers(&e),
-            Err(msg) => msg,
-        })
-    };
-
-    let terms = move || {
-        let e = ok()?;
-        if hidden() {
-            return None;
-        }
-        let all = show_all();
-        let (listed, rest) = listed_terms(&e, all);
-        let n_terms = e.terms.len();
-        let heading = match &e.kind {
-            Kind::Sum if e.terms.iter().any(|t| t.label.starts_with("bias")) => {
-                format!("{n_terms} terms, added (the bias is the last term)")
-            }
-            Kind::Sum => format!("{n_terms} terms, added"),
-            Kind::Softmax { .. } => format!("{n_terms} exps of the row (the denominator is their sum)"),
-            Kind::Quotient { .. } => "numerator and denominator".to_owned(),
-            _ => "what it is".to_owned(),
-        };
-        let items = listed
-            .into_iter()
-            .map(|t| {
-                view! {
-                    <li data-testid="explain-term" data-value=exact(t.value)>
-                        <span class="al-ex-label">{t.label.clone()}</span>
-                        <span class="al-ex-nums">{(!t.operands.is_empty()).then(|| term_numbers(t))}</span>
-                        <span class="al-ex-val">{"= "}{exact(t.value)}</span>
-                    </li>
-                }
+    let title = Memo::new(move |_| {
+        ok.with(|e| {
+            e.as_ref().map(|e| {
+                format!("{}[{}]", e.step, e.index.iter().map(usize::to_string).collect::<Vec<_>>().join(","))
             })
-            .collect_view();
-        let rest_item = rest.map(|(n, sum)| {
+        })
+    });
+    let formula = Memo::new(move |_| ok.with(|e| e.as_ref().map(|e| e.formula.clone())));
+    let summary = Memo::new(move |_| {
+        ex.with(|r| {
+            r.as_ref().map(|r| match r {
+                Ok(_) if hidden.get() => {
+                    format!("{}: guess its value first.", title.get().unwrap_or_default())
+                }
+                Ok(e) => with_numbers(e),
+                Err(msg) => msg.clone(),
+            })
+        })
+    });
+
+    // The terms, folded or not, as text; `None` while hidden.
+    let terms = Memo::new(move |_| {
+        let all = show_all();
+        told().map(|e| term_list(&e, all))
+    });
+    let has_terms = Memo::new(move |_| terms.with(Option::is_some));
+    let n_terms = Memo::new(move |_| terms.with(|t| t.as_ref().map_or(0, |t| t.n_terms)));
+    let result = Memo::new(move |_| terms.with(|t| t.as_ref().map(|t| t.result.clone())).unwrap_or_default());
+    let term_items = move || {
+        terms.with(|t| {
+            t.as_ref()
+                .map(|t| {
+                    t.rows
+                        .iter()
+                        .map(|row| {
+                            let value = row.value.clone();
+                            view! {
+                                <li data-testid="explain-term" data-value=value>
+                                    <span class="al-ex-label">{row.label.clone()}</span>
+                                    <span class="al-ex-nums">{row.nums.clone()}</span>
+                                    <span class="al-ex-val">{"= "}{row.value.clone()}</span>
+                                </li>
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    let rest_item = move || {
+        terms.with(|t| t.as_ref().and_then(|t| t.rest.clone())).map(|(label, sum)| {
+            let value = sum.clone();
             view! {
-                <li data-testid="explain-term" data-rest="true" data-value=exact(sum) class="al-ex-rest">
-                    <span class="al-ex-label">{format!("the other {n} terms, summed")}</span>
-                    <span class="al-ex-val">{"= "}{exact(sum)}</span>
+                <li data-testid="explain-term" data-rest="true" data-value=value class="al-ex-rest">
+                    <span class="al-ex-label">{label}</span>
+                    <span class="al-ex-val">{"= "}{sum}</span>
                 </li>
             }
-        });
-        let toggle = (n_terms > MAX_TERMS).then(|| {
-            view! {
-                <button type="button" class="al-small" data-testid="explain-show-all"
-                    aria-expanded=move || show_all().to_string()
-                    on:click=move |_| show_all_for.set(if show_all() { None } else { cell.get_untracked() })>
-                    {move || if show_all() { format!("show the largest {MAX_TERMS}") } else { format!("show all {n_terms}") }}
-                </button>
-            }
-        });
-        let ordered = if rest.is_some() { " (largest first)" } else { "" };
-        Some(view! {
-            <p class="al-ex-h">{heading}{ordered}</p>
-            <ol class="al-ex-terms">{items}{rest_item}</ol>
-            {toggle}
-            <p class="al-ex-result" data-testid="explain-result" data-value=exact(e.result)>
-                "result: " <strong>{exact(e.result)}</strong>
-            </p>
         })
     };
-
-    let notes = move || {
-        let e = ok()?;
-        (!hidden()).then(|| {
+    let foldable = Memo::new(move |_| n_terms.get() > MAX_TERMS);
+    let terms_view = move || {
+        has_terms.get().then(|| {
             view! {
-                <ul class="al-ex-notes">
-                    {e.notes.iter().map(|n| view! { <li data-testid="explain-note">{n.clone()}</li> }).collect_view()}
-                </ul>
+                <p class="al-ex-h">{move || terms.with(|t| t.as_ref().map(|t| t.heading.clone()))}</p>
+                <ol class="al-ex-terms">{term_items}{rest_item}</ol>
+                <Show when=move || foldable.get()>
+                    <button type="button" class="al-small" data-testid="explain-show-all"
+                        aria-expanded=move || show_all().to_string()
+                        on:click=move |_| show_all_for.set(if show_all() { None } else { cell.get_untracked() })>
+                        {move || if show_all() { format!("show the largest {MAX_TERMS}") } else { format!("show all {}", n_terms.get()) }}
+                    </button>
+                </Show>
+                <p class="al-ex-result" data-testid="explain-result" data-value=move || result.get()>
+                    "result: " <strong>{move || result.get()}</strong>
+                </p>
             }
         })
     };
 
-    let strip = move || {
-        let e = ok()?;
-        let rows = trace.with(|t| t.as_ref().map(|t| strips(t, &e)))?;
-        (!rows.is_empty()).then(|| {
-            let rows = rows
-                .into_iter()
-                .map(|s| {
-                    let more = (s.more > 0).then(|| view! { <span class="al-ex-more">{format!("… {} more", s.more)}</span> });
-                    view! {
-                        <div class="al-ex-strip-row" data-testid="explain-operand">
-                            <code class="al-ex-strip-label">{s.label}</code>
-                            <span class="al-ex-strip-values">
-                                {s.values.iter().map(|v| view! { <span class="al-ex-chip" class:al-nan=v.is_nan() data-value=exact(*v)>{short(*v)}</span> }).collect_view()}
-                                {more}
-                            </span>
-                        </div>
-                    }
-                })
-                .collect_view();
-            view! {
-                <div class="al-ex-strip" aria-label="The numbers it reads">
-                    <p class="al-ex-h">"It reads"</p>
-                    {rows}
-                </div>
-            }
+    let notes = Memo::new(move |_| told().map(|e| e.notes.clone()));
+    let notes_view = move || {
+        notes.with(|n| {
+            n.as_ref().map(|n| {
+                let items = n
+                    .iter()
+                    .map(|n| view! { <li data-testid="explain-note">{n.clone()}</li> })
+                    .collect::<Vec<_>>();
+                view! { <ul class="al-ex-notes">{items}</ul> }
+            })
         })
     };
 
-    let code = move || {
-        let e = ok()?;
-        (!hidden()).then(|| {
-            let py = e.pytorch.clone();
-            let tex = e.latex.clone();
-            let copy_py = move |_| copy(py.clone(), py_ref.get_untracked(), set_status);
-            let copy_tex = move |_| {
-                tex_open.set(true);
-                copy(tex.clone(), tex_ref.get_untracked(), set_status);
-            };
-            view! {
-                <div class="al-ex-code">
-                    <p class="al-ex-h">"PyTorch"</p>
-                    <code class="al-pytorch" node_ref=py_ref data-testid="explain-pytorch">{e.pytorch.clone()}</code>
-                    <div class="al-ex-buttons">
-                        <button type="button" class="al-small" data-testid="explain-copy" on:click=copy_py>"Copy PyTorch"</button>
-                        <button type="button" class="al-small" data-testid="explain-copy-latex" on:click=copy_tex>"Copy as LaTeX"</button>
-                        <span class="al-ex-status" role="status">{status}</span>
+    // The operands' numbers, read from the trace: the same for the next cell of a row
+    // (a weight's masked row), and then not touched.
+    let strip_rows = Memo::new(move |_| {
+        ok.with(|e| e.as_ref().and_then(|e| trace.with(|t| t.as_ref().map(|t| strips(t, e)))))
+            .unwrap_or_default()
+    });
+    let strip_view = move || {
+        strip_rows.with(|rows| {
+            (!rows.is_empty()).then(|| {
+                let rows = rows
+                    .iter()
+                    .map(|s| {
+                        let more = (s.more > 0)
+                            .then(|| view! { <span class="al-ex-more">{format!("… {} more", s.more)}</span> });
+                        let chips = s
+                            .values
+                            .iter()
+                            .map(|v| view! { <span class="al-ex-chip" class:al-nan=v.is_nan() data-value=exact(*v)>{short(*v)}</span> })
+                            .collect::<Vec<_>>();
+                        view! {
+                            <div class="al-ex-strip-row" data-testid="explain-operand">
+                                <code class="al-ex-strip-label">{s.label.clone()}</code>
+                                <span class="al-ex-strip-values">{chips}{more}</span>
+                            </div>
+                        }
+                    })
+                    .collect::<Vec<_>>();
+                view! {
+                    <div class="al-ex-strip" aria-label="The numbers it reads">
+                        <p class="al-ex-h">"It reads"</p>
+                        {rows}
                     </div>
-                    <details class="al-ex-latex" prop:open=move || tex_open.get()
-                        on:toggle=move |ev| {
-                            let open = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok()).is_some_and(|d| d.open());
-                            tex_open.set(open);
-                        }>
-                        <summary>"LaTeX"</summary>
-                        <code node_ref=tex_ref data-testid="explain-latex">{e.latex.clone()}</code>
-                    </details>
-                </div>
-            }
+                }
+            })
         })
+    };
+
+    // PyTorch and LaTeX: two texts; the buttons read them when clicked.
+    let code = Memo::new(move |_| told().map(|e| (e.pytorch.clone(), e.latex.clone())));
+    let has_code = Memo::new(move |_| code.with(Option::is_some));
+    let copy_py = move |_| {
+        if let Some(py) = code.with_untracked(|c| c.as_ref().map(|c| c.0.clone())) {
+            copy(py, py_ref.get_untracked(), set_status);
+        }
+    };
+    let copy_tex = move |_| {
+        tex_open.set(true);
+        if let Some(tex) = code.with_untracked(|c| c.as_ref().map(|c| c.1.clone())) {
+            copy(tex, tex_ref.get_untracked(), set_status);
+        }
+    };
+    let code_view = view! {
+        <Show when=move || has_code.get()>
+            <div class="al-ex-code">
+                <p class="al-ex-h">"PyTorch"</p>
+                <code class="al-pytorch" node_ref=py_ref data-testid="explain-pytorch">
+                    {move || code.with(|c| c.as_ref().map(|c| c.0.clone()))}
+                </code>
+                <div class="al-ex-buttons">
+                    <button type="button" class="al-small" data-testid="explain-copy" on:click=copy_py>"Copy PyTorch"</button>
+                    <button type="button" class="al-small" data-testid="explain-copy-latex" on:click=copy_tex>"Copy as LaTeX"</button>
+                    <span class="al-ex-status" role="status">{status}</span>
+                </div>
+                <details class="al-ex-latex" prop:open=move || tex_open.get()
+                    on:toggle=move |ev| {
+                        let open = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok()).is_some_and(|d| d.open());
+                        tex_open.set(open);
+                    }>
+                    <summary>"LaTeX"</summary>
+                    <code node_ref=tex_ref data-testid="explain-latex">{move || code.with(|c| c.as_ref().map(|c| c.1.clone()))}</code>
+                </details>
+            </div>
+        </Show>
     };
 
     let guess = move || {
-        let e = ok()?;
         if !guess_mode.get() {
             return None;
         }
+        let e = ok.get()?;
         let is_weight = e.step == StepName::Weights;
         let top = if is_weight { trace.with(|t| t.as_ref().and_then(|t| top_key(t, &e))) } else { None };
         let keys: Vec<String> = if is_weight {
@@ -626,12 +725,11 @@ pub fn ExplainPanel(
         })
     };
 
-    let formula = move || ok().map(|e| e.formula.clone());
     view! {
         <aside class="al-explain" data-testid="explain" role="region" aria-label="Explanation of the cell"
             on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); on_close.run(()); }>
             <div class="al-ex-top">
-                <h3 class="al-ex-title">{move || title().unwrap_or_else(|| "Explanation".into())}</h3>
+                <h3 class="al-ex-title">{move || title.get().unwrap_or_else(|| "Explanation".into())}</h3>
                 <label class="al-ex-toggle">
                     <input type="checkbox" data-testid="explain-guess-toggle" prop:checked=move || guess_mode.get()
                         on:change=move |ev| { guess_mode.set(event_target_checked(&ev)); revealed_for.set(None); } />
@@ -640,13 +738,13 @@ pub fn ExplainPanel(
                 <button type="button" class="al-small al-ex-close" data-testid="explain-close"
                     aria-label="Close the explanation (Esc)" on:click=move |_| on_close.run(())>"✕"</button>
             </div>
-            <p class="al-ex-formula"><code>{formula}</code></p>
-            <p class="al-ex-summary" aria-live="polite" data-testid="explain-summary">{summary}</p>
+            <p class="al-ex-formula"><code>{move || formula.get()}</code></p>
+            <p class="al-ex-summary" aria-live="polite" data-testid="explain-summary">{move || summary.get()}</p>
             {guess}
-            {strip}
-            {terms}
-            {notes}
-            {code}
+            {strip_view}
+            {terms_view}
+            {notes_view}
+            {code_view}
         </aside>
     }
 }
@@ -715,6 +813,38 @@ mod tests {
         assert_eq!(rest.map(|r| r.0), Some(5));
         let (all, rest) = listed_terms(&q, true);
         assert_eq!((all.len(), rest), (21, None));
+    }
+
+    #[test]
+    fn the_term_list_is_the_listed_terms_as_text() {
+        let t = run(&Scenario::identity(&["a b c"], 20, 1)).unwrap();
+        let q = explain(&t, StepName::Q, &[0, 0, 0]).unwrap();
+        let folded = term_list(&q, false);
+        assert_eq!(folded.n_terms, 21);
+        assert_eq!(folded.rows.len(), MAX_TERMS);
+        assert!(folded.heading.ends_with("(largest first)"), "{}", folded.heading);
+        let (top, rest) = listed_terms(&q, false);
+        for (row, term) in folded.rows.iter().zip(&top) {
+            assert_eq!(row.value, exact(term.value));
+            assert_eq!(row.label, term.label);
+        }
+        let rest = rest.unwrap();
+        assert_eq!(folded.rest, Some((format!("the other {} terms, summed", rest.0), exact(rest.1))));
+        assert_eq!(folded.result, exact(q.result));
+        // the summary formats the 4 terms it shows, not all 21
+        let summary = with_numbers(&q);
+        assert!(summary.starts_with("q[0,0,0] = "), "{summary}");
+        assert!(summary.contains(" + … + ") && summary.contains("(21 terms)"), "{summary}");
+        assert_eq!(summary.matches(" + ").count(), 4, "{summary}");
+        let all = term_list(&q, true);
+        assert_eq!((all.rows.len(), all.rest.clone()), (21, None));
+        assert!(!all.heading.contains("largest"));
+        // the bias has no operands: no numbers line
+        assert_eq!(all.rows.last().map(|r| r.nums.clone()), Some(None));
+        // a score: a short sum, unfolded whatever the switch says
+        let s = explain(&trace(), StepName::Scores, &[0, 0, 1, 0]).unwrap();
+        assert_eq!(term_list(&s, false), term_list(&s, true));
+        assert_eq!(term_list(&s, false).heading, "3 terms, added");
     }
 
     #[test]

@@ -266,10 +266,11 @@ pub fn HeatmapCard(
     // The explanation panel (one per page, see explain_panel.rs): Enter or a click opens
     // it on a cell of this card; the arrow keys move it while it is open here.
     let explained = use_context::<Explained>();
-    let explained_here = move || {
+    // A memo: a move elsewhere (another card's panel) does not wake this card's marks.
+    let explained_here = Memo::new(move |_| {
         explained.and_then(|e| e.cell.with(|c| c.filter(|(i, _, _)| *i == id).map(|(_, r, c)| (r, c))))
-    };
-    let panel_open = Memo::new(move |_| explained_here().is_some());
+    });
+    let panel_open = Memo::new(move |_| explained_here.with(Option::is_some));
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let z = zoom.get_untracked();
         let cell = layout.with_untracked(|l| {
@@ -327,7 +328,7 @@ pub fn HeatmapCard(
     // The explained cell and the cells it reads, outlined over the canvas.
     let marks = move || {
         let e = explained?;
-        let (r, c) = explained_here()?;
+        let (r, c) = explained_here.get()?;
         let z = zoom.get();
         let rects = layout.with(|l| {
             let l = l.as_ref()?;
@@ -652,10 +653,12 @@ pub fn MatrixTable(
     };
     // The explained cell and the cells it reads get a class (set on the DOM: a reactive
     // class on each of up to 16 384 cells would cost more than the table).
+    // Only once the table is built (big tables are built when opened): until then the
+    // effect does not follow the explained cell.
     Effect::new(move |prev: Option<Vec<(usize, usize, &'static str)>>| {
+        let Some(table) = table_ref.get() else { return vec![] };
         let marked: Vec<(usize, usize, &'static str)> =
             explained.map_or(vec![], |e| table_marks(e, id, n_rows, n_cols));
-        let Some(table) = table_ref.get() else { return marked };
         for (r, c, class) in prev.unwrap_or_default() {
             if let Ok(Some(el)) = table.query_selector(&cell_selector((r, c))) {
                 let _ = el.class_list().remove_1(class);
