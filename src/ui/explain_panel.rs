@@ -355,22 +355,28 @@ pub fn closeness(guess: f64, actual: f64) -> String {
     format!("You guessed {}; the value is {}: off by {} — {verdict}.", num(guess), num(actual), num(off))
 }
 
-/// The key a weights row gives the most weight (first of equals), read from the trace;
-/// `None` for a NaN row.
-pub fn top_key(trace: &Trace, ex: &Explanation) -> Option<usize> {
-    let [b, h, i, _] = *ex.index.as_slice() else { return None };
-    let row = trace.step(StepName::Weights)?.matrix(b, h)?;
-    let row = row.row(i).to_vec();
-    if row.iter().any(|v| v.is_nan()) {
-        return None;
-    }
-    let mut best = 0;
-    for (k, v) in row.iter().enumerate() {
-        if *v > row[best] {
-            best = k;
+/// The keys a weights row gives the most weight ([`Trace::top_keys`]: one, or those that
+/// tie); none for a NaN row.
+pub fn top_keys(trace: &Trace, ex: &Explanation) -> Vec<usize> {
+    let [b, h, i, _] = *ex.index.as_slice() else { return vec![] };
+    trace.top_keys(b, h, i)
+}
+
+/// What the panel says about the learner's "which key gets the most weight?" guess.
+pub fn key_feedback(guess: Option<usize>, tops: &[usize], names: &[String]) -> String {
+    let name = |k: usize| format!("key {} (“{}”)", k + 1, names.get(k).cloned().unwrap_or_default());
+    match (guess, tops) {
+        (_, []) => "This row is NaN: no key gets the most weight.".to_owned(),
+        (Some(k), [_]) if tops.contains(&k) => "And you picked the key with the most weight.".to_owned(),
+        (Some(k), _) if tops.contains(&k) => {
+            format!("And you picked one of the {} keys that tie for the most weight.", tops.len())
         }
+        (_, [t]) => format!("The most weight goes to {}.", name(*t)),
+        (_, _) => format!(
+            "{} tie for the most weight.",
+            tops.iter().map(|&t| name(t)).collect::<Vec<_>>().join(", ")
+        ),
     }
-    (!row.is_empty()).then_some(best)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -649,7 +655,11 @@ pub fn ExplainPanel(
         }
         let e = ok.get()?;
         let is_weight = e.step == StepName::Weights;
-        let top = if is_weight { trace.with(|t| t.as_ref().and_then(|t| top_key(t, &e))) } else { None };
+        let tops = if is_weight {
+            trace.with(|t| t.as_ref().map(|t| top_keys(t, &e)).unwrap_or_default())
+        } else {
+            vec![]
+        };
         let keys: Vec<String> = if is_weight {
             trace.with(|t| {
                 t.as_ref()
@@ -671,22 +681,7 @@ pub fn ExplainPanel(
                 };
                 if is_weight {
                     text.push(' ');
-                    text.push_str(&match (key_guess(), top) {
-                        (_, None) => "This row is NaN: no key gets the most weight.".to_owned(),
-                        (Some(k), Some(t)) if k == t => {
-                            "And you picked the key with the most weight.".to_owned()
-                        }
-                        (Some(_), Some(t)) => format!(
-                            "The most weight goes to key {} (“{}”).",
-                            t + 1,
-                            names.get(t).cloned().unwrap_or_default()
-                        ),
-                        (None, Some(t)) => format!(
-                            "The most weight goes to key {} (“{}”).",
-                            t + 1,
-                            names.get(t).cloned().unwrap_or_default()
-                        ),
-                    });
+                    text.push_str(&key_feedback(key_guess(), &tops, &names));
                 }
                 view! { <p class="al-ex-feedback" data-testid="explain-feedback">{text}</p> }
             })
@@ -845,6 +840,16 @@ mod tests {
         let s = explain(&trace(), StepName::Scores, &[0, 0, 1, 0]).unwrap();
         assert_eq!(term_list(&s, false), term_list(&s, true));
         assert_eq!(term_list(&s, false).heading, "3 terms, added");
+    }
+
+    #[test]
+    fn the_key_guess_is_judged_against_every_tied_key() {
+        let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(key_feedback(Some(1), &[1], &names), "And you picked the key with the most weight.");
+        assert_eq!(key_feedback(Some(0), &[1], &names), "The most weight goes to key 2 (“b”).");
+        assert!(key_feedback(Some(2), &[0, 2], &names).contains("one of the 2 keys that tie"));
+        assert_eq!(key_feedback(None, &[0, 2], &names), "key 1 (“a”), key 3 (“c”) tie for the most weight.");
+        assert!(key_feedback(Some(0), &[], &names).contains("NaN"));
     }
 
     #[test]
