@@ -15,23 +15,29 @@ fn main() {
         let _ = Reflect::set(o, &JsValue::from_str(k), v);
     };
     let reply = scope.clone();
+    // absolute times (ms since the epoch, sub-millisecond): the page turns them into its
+    // own marks (al-worker-received, -computed, -sent) to show where a round trip goes
+    let clock = scope.performance();
+    let now = move || clock.as_ref().map_or(0.0, |p| p.time_origin() + p.now());
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let received = now();
         let msg = ev.data();
         let id = Reflect::get(&msg, &JsValue::from_str("id")).unwrap_or(JsValue::NULL);
         let json = Reflect::get(&msg, &JsValue::from_str("scenario_json")).ok().and_then(|v| v.as_string());
         let out = Object::new();
         set(&out, "id", &id);
         let transfer = Array::new();
-        match json
+        let result = json
             .ok_or_else(|| "no scenario_json in the request".to_string())
-            .and_then(|j| attention_worker::answer(&j))
-        {
+            .and_then(|j| attention_engine::run_json(&j).map_err(|e| e.to_string()));
+        let computed = now();
+        match result.map(attention_worker::split) {
             Ok(parts) => {
                 set(&out, "meta", &JsValue::from_str(&parts.meta));
                 let data = Array::new();
-                for numbers in &parts.data {
-                    let a = Float64Array::new_with_length(numbers.len() as u32);
-                    a.copy_from(numbers);
+                // one copy each, out of wasm memory (the step's own buffer), freed at once
+                for numbers in parts.data {
+                    let a = Float64Array::from(numbers.as_slice());
                     transfer.push(&a.buffer());
                     data.push(&a);
                 }
@@ -43,6 +49,8 @@ fn main() {
             }
             Err(e) => set(&out, "error", &JsValue::from_str(&e)),
         }
+        let times = Array::of3(&received.into(), &computed.into(), &now().into());
+        set(&out, "times", &times);
         if reply.post_message_with_transfer(&out, &transfer).is_err() {
             let _ = reply.post_message(&out);
         }
