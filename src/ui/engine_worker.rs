@@ -197,6 +197,7 @@ fn on_message(msg: JsValue, channel: Channel) {
     });
     // an answer to an older request: drop it and send the newest
     let Some(scenario) = scenario else {
+        recycle(&msg);
         pump();
         return;
     };
@@ -224,10 +225,36 @@ fn on_message(msg: JsValue, channel: Channel) {
         }
     };
     dom::mark("al-engine-end");
+    recycle(&msg);
     // the pictures in a task of their own: reading the answer and drawing it are two
     // tasks, each well under 50 ms at the stress size, and a keystroke can come between
     set_timeout(move || channel.answer.set(Some(Answer { scenario, result })), Duration::ZERO);
     pump();
+}
+
+/// Sends an answer's buffers back to the worker once they are read, for its next answer
+/// (see `attention_worker`): filling buffers already in memory is faster than new ones.
+fn recycle(msg: &JsValue) {
+    let buffers = Array::new();
+    if let Ok(data) = get(msg, "data").dyn_into::<Array>() {
+        for a in data.iter().filter_map(|a| a.dyn_into::<Float64Array>().ok()) {
+            buffers.push(&a.buffer());
+        }
+    }
+    if let Ok(blocked) = get(msg, "blocked").dyn_into::<Uint8Array>() {
+        buffers.push(&blocked.buffer());
+    }
+    if buffers.length() == 0 {
+        return;
+    }
+    let back = js_sys::Object::new();
+    let _ = Reflect::set(&back, &"recycle".into(), &buffers);
+    CLIENT.with_borrow(|c| {
+        if let Some(worker) = &c.worker {
+            // (if the transfer fails, the worker simply makes new buffers)
+            let _ = worker.post_message_with_transfer(&back, &buffers);
+        }
+    });
 }
 
 /// The bytes of a trace's numbers and mask: about what the next answer of the same size

@@ -2,7 +2,7 @@
 //!
 //! The page posts `{id, scenario_json}`. The worker answers `{ready: true}` once, when it
 //! can take requests, then for each request either
-//! `{id, meta, data: [Float64Array, …], blocked: Uint8Array}` or `{id, error}`:
+//! `{id, meta, data: [Float64Array, …], blocked: Uint8Array, times}` or `{id, error, times}`:
 //!
 //! - `meta` is [`Trace::to_json`] with every step's numbers left out (`"data": []`) and
 //!   `mask.blocked` empty, wrapped with the `kv_sources` the trace JSON does not hold:
@@ -10,7 +10,14 @@
 //! - `data[i]` holds step `i`'s numbers, row-major, and `blocked` the mask, one byte per
 //!   cell: both are transferred, not copied, so a 3.4 M-number trace (B = 4, T = 128,
 //!   d_model = 256, h = 8) crosses in one `memcpy` on each side instead of as 60 MB of
-//!   JSON text.
+//!   JSON text. (The worker copies each step's buffer once, into its `Float64Array`.)
+//! - `times` = `[received, computed, sent]`: the worker's clock (ms since the epoch) when
+//!   the request arrived, when the engine was done, and when the answer left; the page
+//!   marks them (`al-worker-received`, …) for the benchmarks.
+//!
+//! Once the page has read an answer it sends the buffers back, `{recycle: [ArrayBuffer,
+//! …]}` (transferred), and the worker fills them for the next answer of the same size
+//! instead of new ones, whose pages the system would have to commit again.
 //!
 //! [`split`] makes the parts in the worker and [`join`] puts them back on the page; both
 //! are plain Rust, tested natively.

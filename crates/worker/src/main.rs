@@ -6,7 +6,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
+    use js_sys::{Array, ArrayBuffer, Float64Array, Object, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -19,9 +19,24 @@ fn main() {
     // own marks (al-worker-received, -computed, -sent) to show where a round trip goes
     let clock = scope.performance();
     let now = move || clock.as_ref().map_or(0.0, |p| p.time_origin() + p.now());
+    // The buffers of the last answer, which the page sends back once it has read them
+    // (`{recycle: [ArrayBuffer, …]}`): filling a buffer whose pages are already in memory
+    // is several times faster than filling a new one (27 MB: ~3 against 6–15 ms).
+    let mut pool: Vec<ArrayBuffer> = Vec::new();
+    // a pooled buffer of exactly `bytes` (never an empty, i.e. detached, one)
+    let take = |pool: &mut Vec<ArrayBuffer>, bytes: usize| {
+        let i = pool.iter().position(|b| bytes > 0 && b.byte_length() as usize == bytes)?;
+        Some(pool.swap_remove(i))
+    };
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let received = now();
         let msg = ev.data();
+        if let Ok(buffers) =
+            Reflect::get(&msg, &JsValue::from_str("recycle")).and_then(|b| b.dyn_into::<Array>())
+        {
+            pool = buffers.iter().filter_map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect();
+            return;
+        }
         let id = Reflect::get(&msg, &JsValue::from_str("id")).unwrap_or(JsValue::NULL);
         let json = Reflect::get(&msg, &JsValue::from_str("scenario_json")).ok().and_then(|v| v.as_string());
         let out = Object::new();
@@ -36,19 +51,31 @@ fn main() {
                 set(&out, "meta", &JsValue::from_str(&parts.meta));
                 let data = Array::new();
                 // one copy each, out of wasm memory (the step's own buffer), freed at once
+                // (into a buffer the page sent back when one has the size)
                 for numbers in parts.data {
-                    let a = Float64Array::from(numbers.as_slice());
+                    let a = match take(&mut pool, numbers.len() * 8) {
+                        Some(buffer) => {
+                            let a = Float64Array::new(&buffer);
+                            a.copy_from(&numbers);
+                            a
+                        }
+                        None => Float64Array::from(numbers.as_slice()),
+                    };
                     transfer.push(&a.buffer());
                     data.push(&a);
                 }
                 set(&out, "data", &data);
-                let blocked = Uint8Array::new_with_length(parts.blocked.len() as u32);
+                let blocked = match take(&mut pool, parts.blocked.len()) {
+                    Some(buffer) => Uint8Array::new(&buffer),
+                    None => Uint8Array::new_with_length(parts.blocked.len() as u32),
+                };
                 blocked.copy_from(&parts.blocked);
                 transfer.push(&blocked.buffer());
                 set(&out, "blocked", &blocked);
             }
             Err(e) => set(&out, "error", &JsValue::from_str(&e)),
         }
+        pool.clear();
         let times = Array::of3(&received.into(), &computed.into(), &now().into());
         set(&out, "times", &times);
         if reply.post_message_with_transfer(&out, &transfer).is_err() {
