@@ -129,7 +129,11 @@ try {
       for (const r of rows) {
         for (const l of r.long) {
           const has = (t) => t >= l.start && t <= l.start + l.duration;
-          const what = [has(r.joinStart) && 'join', has(r.drawStart) && 'draw'].filter(Boolean).join('+') || 'other';
+          const after = (a, b) => l.start >= a && l.start < b;
+          const what = [has(r.t0) && 'input', has(r.joinStart) && 'join', has(r.drawStart) && 'draw'].filter(Boolean).join('+')
+            || (after(r.drawEnd, r.tEnd) && 'after the drawing (style, layout, paint)')
+            || (after(r.t0, r.received) && 'before the worker started')
+            || (after(r.received, r.answer) && 'while the worker computed') || 'other';
           out[i].long.push({ ...l, first: r === rows[0], what });
         }
       }

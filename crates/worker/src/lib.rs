@@ -15,6 +15,9 @@
 //!   the request arrived, when the engine was done, and when the answer left; the page
 //!   marks them (`al-worker-received`, …) for the benchmarks.
 //!
+//! The page may also post `{warm: scenario_json}` once, when the worker is ready: the
+//! worker computes it and answers nothing (its first run is the slow one).
+//!
 //! Once the page has read an answer it sends the buffers back, `{recycle: [ArrayBuffer,
 //! …]}` (transferred), and the worker fills them for the next answer of the same size
 //! instead of new ones, whose pages the system would have to commit again.
