@@ -76,7 +76,8 @@ async function measure(browser, base, query) {
   await page.goto(base + query);
   await page.waitForSelector('canvas[data-testid="heatmap"]');
   await page.waitForTimeout(300);
-  const loadLong = await page.evaluate(() => window.__alLong.splice(0));
+  const loadLong = await page.evaluate(() => window.__alLong.splice(0).map((l) => ({ ...l,
+    marks: performance.getEntriesByType('mark').filter((m) => m.startTime >= l.start && m.startTime <= l.start + l.duration).map((m) => m.name) })));
   const ta = page.locator('[data-testid="sentences"]');
   const caret = await ta.evaluate((el) => el.value.split('\n')[0].indexOf(' '));
   const rows = [];
@@ -114,7 +115,7 @@ const PARTS = [
 ];
 
 const dists = arg('dist', 'dist').split(',');
-const query = PAGES[arg('page', 'stress')];
+const query = PAGES[arg('page', 'stress')] + (arg('engine', '') ? `&engine=${arg('engine', '')}` : '');
 const servers = await Promise.all(dists.map((d) => serve(d)));
 const bases = servers.map((s) => `http://127.0.0.1:${s.address().port}/`);
 const browser = await launch();
@@ -122,7 +123,8 @@ const out = dists.map(() => ({ rows: [], firsts: [], long: [], rooms: [] }));
 try {
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < dists.length; i++) {
-      const { rows, rooms } = await measure(browser, bases[i], query);
+      const { rows, rooms, loadLong } = await measure(browser, bases[i], query);
+      if (process.argv.includes('--load-tasks')) console.log(dists[i], 'long tasks while loading:', JSON.stringify(loadLong));
       out[i].rooms.push(...rooms);
       out[i].firsts.push(rows[0]);
       out[i].rows.push(...rows.slice(1));
