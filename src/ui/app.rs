@@ -217,7 +217,12 @@ pub fn App() -> impl IntoView {
                 EngineMode::Worker => true,
                 EngineMode::Auto => state::belongs_in_worker(&r.scenario),
             } {
+                engine_worker::warm(&r.scenario);
                 engine_worker::start(channel);
+                // room in memory for the next answer while this picture is shown
+                if let Ok(trace) = &r.result {
+                    engine_worker::make_room(engine_worker::trace_bytes(trace));
+                }
             }
         })
     });

@@ -1,6 +1,6 @@
 //! The few things the page asks of the browser directly: the URL, the pixel ratio, the
-//! colour scheme, downloads and timing marks. Each fails quietly (a missing download is
-//! better than a dead page).
+//! colour scheme, downloads, timing marks and work put off to later tasks. Each fails
+//! quietly (a missing download is better than a dead page).
 
 use wasm_bindgen::JsCast;
 
@@ -106,6 +106,22 @@ pub fn download_url(filename: &str, url: &str) {
 pub fn mark(name: &str) {
     if let Some(p) = window().and_then(|w| w.performance()) {
         let _ = p.mark(name);
+    }
+}
+
+/// `performance.mark(name, {startTime})` for a time another context measured, given in
+/// ms since the epoch (`timeOrigin + now()` there): the engine worker's own times.
+pub fn mark_at(name: &str, epoch_ms: f64) {
+    if let Some(p) = window().and_then(|w| w.performance()) {
+        let start = epoch_ms - p.time_origin();
+        // (web-sys has the options form only as an unstable API)
+        let mark =
+            js_sys::Reflect::get(&p, &"mark".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        if let (Some(mark), true) = (mark, start.is_finite() && start >= 0.0) {
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &"startTime".into(), &start.into());
+            let _ = mark.call2(&p, &name.into(), &options);
+        }
     }
 }
 
@@ -241,4 +257,82 @@ pub fn register_service_worker() {
             leptos::logging::warn!("service worker not registered: {e:?}");
         }
     });
+}
+
+/// Work put off to tasks of their own, one piece per task, in order (see [`later`]).
+struct Later {
+    queue: Vec<(u64, Box<dyn FnOnce()>)>,
+    scheduled: bool,
+    next_key: u64,
+    /// The port that wakes [`run_later`] (a `MessageChannel`: unlike `setTimeout(0)`,
+    /// never clamped to 4 ms when tasks chain).
+    port: Option<web_sys::MessagePort>,
+}
+
+thread_local! {
+    static LATER: std::cell::RefCell<Later> =
+        std::cell::RefCell::new(Later { queue: Vec::new(), scheduled: false, next_key: 0, port: None });
+}
+
+/// A key for [`later`], new each time.
+pub fn later_key() -> u64 {
+    LATER.with_borrow_mut(|l| {
+        l.next_key += 1;
+        l.next_key
+    })
+}
+
+/// Runs `f` in a later task, after the pieces queued before it, as many pieces per task
+/// as fit in [`LATER_BUDGET_MS`], so that a long piece of work (drawing eight large
+/// heatmaps) is a few short tasks and the page can take a keystroke between them. A piece queued again under the same
+/// `key` before it ran replaces the older one, in its place.
+pub fn later(key: u64, f: impl FnOnce() + 'static) {
+    LATER.with_borrow_mut(|l| match l.queue.iter_mut().find(|(k, _)| *k == key) {
+        Some(entry) => entry.1 = Box::new(f),
+        None => l.queue.push((key, Box::new(f))),
+    });
+    schedule_later();
+}
+
+fn schedule_later() {
+    let posted = LATER.with_borrow_mut(|l| {
+        if l.scheduled {
+            return true;
+        }
+        if l.port.is_none() {
+            if let Ok(channel) = web_sys::MessageChannel::new() {
+                let wake = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(run_later);
+                channel.port1().set_onmessage(Some(wake.as_ref().unchecked_ref()));
+                wake.forget();
+                l.port = Some(channel.port2());
+            }
+        }
+        l.scheduled = l.port.as_ref().is_some_and(|p| p.post_message(&wasm_bindgen::JsValue::NULL).is_ok());
+        l.scheduled
+    });
+    if !posted {
+        LATER.with_borrow_mut(|l| l.scheduled = true);
+        leptos::prelude::set_timeout(run_later, std::time::Duration::ZERO);
+    }
+}
+
+/// How long one task of [`later`] pieces may run before it yields (a piece is never cut).
+const LATER_BUDGET_MS: f64 = 12.0;
+
+fn run_later() {
+    let performance = window().and_then(|w| w.performance());
+    let now = || performance.as_ref().map_or(0.0, |p| p.now());
+    let start = now();
+    LATER.with_borrow_mut(|l| l.scheduled = false);
+    loop {
+        let next = LATER.with_borrow_mut(|l| (!l.queue.is_empty()).then(|| l.queue.remove(0)));
+        let Some((_, f)) = next else { return };
+        f();
+        if now() - start >= LATER_BUDGET_MS {
+            break;
+        }
+    }
+    if LATER.with_borrow(|l| !l.queue.is_empty()) {
+        schedule_later();
+    }
 }

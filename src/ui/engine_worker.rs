@@ -73,6 +73,8 @@ struct Client {
     in_flight: Option<u64>,
     /// The highest id posted so far.
     sent: u64,
+    /// A scenario to compute once, for nothing, when the worker is ready (see [`warm`]).
+    warm: Option<Scenario>,
 }
 
 thread_local! {
@@ -104,6 +106,18 @@ pub fn start(channel: Channel) {
             fail(channel, &why);
         }
     }
+}
+
+/// Has the worker, once it is ready and if nothing is asked of it by then, compute
+/// `scenario` (the picture on screen) and throw the result away: its first run is
+/// otherwise 30–60 ms slower than the next ones at the stress size (its memory grows, its
+/// code warms up, the seeded weights are made), and the first edit would pay for that.
+pub fn warm(scenario: &Scenario) {
+    CLIENT.with_borrow_mut(|c| {
+        if !c.ready && c.warm.is_none() {
+            c.warm = Some(scenario.clone());
+        }
+    });
 }
 
 /// Posts the newest request if the worker is ready and idle.
@@ -173,9 +187,28 @@ fn get(msg: &JsValue, key: &str) -> JsValue {
 
 fn on_message(msg: JsValue, channel: Channel) {
     if get(&msg, "ready").is_truthy() {
-        CLIENT.with_borrow_mut(|c| c.ready = true);
+        CLIENT.with_borrow_mut(|c| {
+            c.ready = true;
+            let warm = c.warm.take().filter(|_| c.wanted.is_none());
+            if let (Some(worker), Some(scenario)) = (&c.worker, warm) {
+                let msg = js_sys::Object::new();
+                let _ = Reflect::set(&msg, &"warm".into(), &JsValue::from_str(&scenario.to_json()));
+                let _ = worker.post_message(&msg);
+            }
+        });
         pump();
         return;
+    }
+    dom::mark("al-worker-answer");
+    // the worker's own times, as marks on the page's clock (read by the benchmarks)
+    if let Ok(times) = get(&msg, "times").dyn_into::<Array>() {
+        for (i, name) in
+            ["al-worker-received", "al-worker-computed", "al-worker-sent"].into_iter().enumerate()
+        {
+            if let Some(t) = times.get(i as u32).as_f64() {
+                dom::mark_at(name, t);
+            }
+        }
     }
     let id = get(&msg, "id").as_f64().map_or(0, |x| x as u64);
     let scenario = CLIENT.with_borrow_mut(|c| {
@@ -186,6 +219,7 @@ fn on_message(msg: JsValue, channel: Channel) {
     });
     // an answer to an older request: drop it and send the newest
     let Some(scenario) = scenario else {
+        recycle(&msg);
         pump();
         return;
     };
@@ -213,6 +247,108 @@ fn on_message(msg: JsValue, channel: Channel) {
         }
     };
     dom::mark("al-engine-end");
-    channel.answer.set(Some(Answer { scenario, result }));
+    recycle(&msg);
+    // the pictures in a task of their own: reading the answer and drawing it are two
+    // tasks, each well under 50 ms at the stress size, and a keystroke can come between
+    set_timeout(move || channel.answer.set(Some(Answer { scenario, result })), Duration::ZERO);
     pump();
+}
+
+/// Sends an answer's buffers back to the worker once they are read, for its next answer
+/// (see `attention_worker`): filling buffers already in memory is faster than new ones.
+fn recycle(msg: &JsValue) {
+    let buffers = Array::new();
+    if let Ok(data) = get(msg, "data").dyn_into::<Array>() {
+        for a in data.iter().filter_map(|a| a.dyn_into::<Float64Array>().ok()) {
+            buffers.push(&a.buffer());
+        }
+    }
+    if let Ok(blocked) = get(msg, "blocked").dyn_into::<Uint8Array>() {
+        buffers.push(&blocked.buffer());
+    }
+    if buffers.length() == 0 {
+        return;
+    }
+    let back = js_sys::Object::new();
+    let _ = Reflect::set(&back, &"recycle".into(), &buffers);
+    CLIENT.with_borrow(|c| {
+        if let Some(worker) = &c.worker {
+            // (if the transfer fails, the worker simply makes new buffers)
+            let _ = worker.post_message_with_transfer(&back, &buffers);
+        }
+    });
+}
+
+/// The bytes of a trace's numbers and mask: about what the next answer of the same size
+/// will take in the page's memory while this trace is still shown.
+pub fn trace_bytes(trace: &Trace) -> usize {
+    let numbers: usize = trace.steps.iter().map(|s| s.data.len()).sum();
+    numbers.saturating_mul(std::mem::size_of::<f64>()).saturating_add(trace.mask.blocked.len())
+}
+
+/// How much memory [`make_room`] takes in one idle callback (a few ms each).
+const ROOM_STEP: usize = 4 << 20;
+
+thread_local! {
+    /// The largest room asked of [`make_room`] so far.
+    static ROOM: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The blocks taken so far, kept until the room is complete, then freed together.
+    static TAKEN: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Makes room in the page's wasm memory for an answer of `bytes`, at idle moments: the
+/// memory grows, and the system commits its pages, now, not inside the task that reads
+/// the worker's first answer (where it took ~10 of that task's 24 ms at the stress size).
+/// It takes blocks of [`ROOM_STEP`], one per idle callback, each page written once, then
+/// frees them all: the allocator keeps the memory for the next trace. Once is enough for
+/// each size; later answers reuse what the traces before them freed.
+pub fn make_room(bytes: usize) {
+    if bytes <= ROOM.get() {
+        return;
+    }
+    ROOM.set(bytes);
+    take_room(bytes);
+}
+
+fn take_room(left: usize) {
+    let step = move || {
+        dom::mark("al-room-start");
+        let n = left.min(ROOM_STEP);
+        let mut block: Vec<u8> = Vec::new();
+        let done = if block.try_reserve_exact(n).is_ok() {
+            // one write per 4 KiB page commits it
+            for page in block.spare_capacity_mut().chunks_mut(4096) {
+                if let Some(byte) = page.first_mut() {
+                    byte.write(1);
+                }
+            }
+            std::hint::black_box(block.as_ptr());
+            TAKEN.with_borrow_mut(|t| t.push(block));
+            left <= n
+        } else {
+            true // no more memory: give up, the answer will grow it if it can
+        };
+        if done {
+            let taken = TAKEN.take();
+            drop(taken);
+        } else {
+            take_room(left - n);
+        }
+        dom::mark("al-room-end");
+    };
+    // requestIdleCallback where there is one (not in Safari), else a little later
+    let window = web_sys::window();
+    let idle = window
+        .as_ref()
+        .and_then(|w| Reflect::get(w, &"requestIdleCallback".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match (window, idle) {
+        (Some(w), Some(idle)) => {
+            let callback = Closure::once_into_js(step);
+            let options = js_sys::Object::new();
+            let _ = Reflect::set(&options, &"timeout".into(), &JsValue::from_f64(1000.0));
+            let _ = idle.call2(&w, &callback, &options);
+        }
+        _ => set_timeout(step, Duration::from_millis(50)),
+    }
 }

@@ -185,6 +185,9 @@ pub fn fit_layout(rows: &[String], cols: &[String], width: f64, height: Option<f
     layout
 }
 
+/// Cards with at least this many cells are drawn in a task of their own (`dom::later`).
+const DRAW_APART_CELLS: usize = 8192;
+
 /// A heatmap, its hover read-out, table and export buttons. Keyed by [`CardId`]: the card
 /// lives as long as the step, sentence and head are shown, and redraws itself only when
 /// its numbers, labels, scale or width change.
@@ -213,21 +216,18 @@ pub fn HeatmapCard(
     });
     let dims = move || data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim()));
 
-    // Draw whenever the numbers, the layout or the scale change (and only then).
-    Effect::new(move |_| {
-        let Some(el) = canvas.get() else { return };
-        let scale = scale.get();
-        let Some(layout) = layout.get() else { return };
-        let zoom = zoom.get();
-        data.with(|d| {
-            let Some(d) = d else { return };
+    // Draw whenever the numbers, the layout or the scale change (and only then). A large
+    // card draws in a task of its own (`dom::later`), with the newest values when its turn
+    // comes: eight 128 × 128 cards drawn in one go took ~25 ms, too close to a long task.
+    let draw =
+        move |el: &web_sys::HtmlCanvasElement, layout: &Layout, zoom: f64, scale: Scale, d: &CardData| {
             dom::mark("al-draw-start");
             // drawing at `dpr · zoom` device pixels per layout pixel enlarges everything
             let dpr = dom::dpr() * zoom;
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
             // the CSS size, set here with the backing store so the two never disagree
-            let style = web_sys::HtmlElement::style(&el);
+            let style = web_sys::HtmlElement::style(el);
             let _ = style.set_property("width", &format!("{}px", layout.width * zoom));
             let _ = style.set_property("height", &format!("{}px", layout.height * zoom));
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
@@ -242,15 +242,42 @@ pub fn HeatmapCard(
                 col_group: d.col_group,
             };
             // the cells as one bitmap (one putImageData), the rest with plotters
-            let put = |g: &draw::GridPixels| dom::put_rgba(&el, g.x, g.y, g.width, &g.rgba);
+            let put = |g: &draw::GridPixels| dom::put_rgba(el, g.x, g.y, g.width, &g.rgba);
             let area = backend.into_drawing_area();
             // the texts with the canvas's own fillText: one font per size, nothing measured
-            let text = |items: &[draw::heatmap::TextItem]| dom::fill_texts(&el, items);
-            if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, &layout, &dom::theme(), dpr, put, text)
-            {
+            let text = |items: &[draw::heatmap::TextItem]| dom::fill_texts(el, items);
+            if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, layout, &dom::theme(), dpr, put, text) {
                 leptos::logging::warn!("drawing {} failed: {e:?}", id.step);
             }
             dom::mark("al-draw-end");
+        };
+    let later_key = dom::later_key();
+    Effect::new(move |_| {
+        let Some(el) = canvas.get() else { return };
+        let scale_now = scale.get();
+        let Some(layout_now) = layout.get() else { return };
+        let zoom_now = zoom.get();
+        let cells = data.with(|d| d.as_ref().map_or(0, |d| d.values.len()));
+        if cells < DRAW_APART_CELLS {
+            data.with(|d| {
+                if let Some(d) = d {
+                    draw(&el, &layout_now, zoom_now, scale_now, d);
+                }
+            });
+            return;
+        }
+        dom::later(later_key, move || {
+            // the card may be gone by now: then nothing is drawn
+            let (Some(scale_now), Some(Some(layout_now)), Some(zoom_now)) =
+                (scale.try_get_untracked(), layout.try_get_untracked(), zoom.try_get_untracked())
+            else {
+                return;
+            };
+            data.try_with_untracked(|d| {
+                if let Some(d) = d {
+                    draw(&el, &layout_now, zoom_now, scale_now, d);
+                }
+            });
         });
     });
 

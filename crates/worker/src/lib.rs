@@ -2,7 +2,7 @@
 //!
 //! The page posts `{id, scenario_json}`. The worker answers `{ready: true}` once, when it
 //! can take requests, then for each request either
-//! `{id, meta, data: [Float64Array, …], blocked: Uint8Array}` or `{id, error}`:
+//! `{id, meta, data: [Float64Array, …], blocked: Uint8Array, times}` or `{id, error, times}`:
 //!
 //! - `meta` is [`Trace::to_json`] with every step's numbers left out (`"data": []`) and
 //!   `mask.blocked` empty, wrapped with the `kv_sources` the trace JSON does not hold:
@@ -10,7 +10,17 @@
 //! - `data[i]` holds step `i`'s numbers, row-major, and `blocked` the mask, one byte per
 //!   cell: both are transferred, not copied, so a 3.4 M-number trace (B = 4, T = 128,
 //!   d_model = 256, h = 8) crosses in one `memcpy` on each side instead of as 60 MB of
-//!   JSON text.
+//!   JSON text. (The worker copies each step's buffer once, into its `Float64Array`.)
+//! - `times` = `[received, computed, sent]`: the worker's clock (ms since the epoch) when
+//!   the request arrived, when the engine was done, and when the answer left; the page
+//!   marks them (`al-worker-received`, …) for the benchmarks.
+//!
+//! The page may also post `{warm: scenario_json}` once, when the worker is ready: the
+//! worker computes it and answers nothing (its first run is the slow one).
+//!
+//! Once the page has read an answer it sends the buffers back, `{recycle: [ArrayBuffer,
+//! …]}` (transferred), and the worker fills them for the next answer of the same size
+//! instead of new ones, whose pages the system would have to commit again.
 //!
 //! [`split`] makes the parts in the worker and [`join`] puts them back on the page; both
 //! are plain Rust, tested natively.
@@ -36,18 +46,32 @@ pub fn split(mut trace: Trace) -> Parts {
     let data = trace
         .steps
         .iter_mut()
-        .map(|s| {
-            let d = std::mem::replace(&mut s.data, ArrayD::zeros(IxDyn(&[0])));
-            match d.as_slice() {
-                Some(flat) => flat.to_vec(),
-                None => d.iter().copied().collect(),
-            }
-        })
+        .map(|s| into_row_major(std::mem::replace(&mut s.data, ArrayD::zeros(IxDyn(&[0])))))
         .collect();
     let blocked = std::mem::take(&mut trace.mask.blocked).into_iter().map(u8::from).collect();
     let kv_sources = serde_json::to_string(&trace.kv_sources).unwrap_or_else(|_| "null".into());
     let meta = format!("{{\"kv_sources\":{kv_sources},\"trace\":{}}}", trace.to_json());
     Parts { meta, data, blocked }
+}
+
+/// An array's numbers in row-major order: its own buffer, moved out, when it is laid out
+/// so (the engine's arrays are), else a copy. (`split` used to copy every step, and the
+/// worker copied the copy again into a `Float64Array`: 27 MB twice at the stress size.)
+fn into_row_major(a: ArrayD<f64>) -> Vec<f64> {
+    if !a.is_standard_layout() {
+        return a.iter().copied().collect();
+    }
+    let n = a.len();
+    let (mut buffer, offset) = a.into_raw_vec_and_offset();
+    let start = offset.unwrap_or(0);
+    if start == 0 && buffer.len() == n {
+        return buffer;
+    }
+    // a slice of a larger buffer (never made by the engine): the part that is the array
+    // (a wrong length is an error in `join`, never a panic here)
+    buffer.truncate(start.saturating_add(n));
+    buffer.drain(..start.min(buffer.len()));
+    buffer
 }
 
 #[derive(Deserialize)]
@@ -136,6 +160,28 @@ mod tests {
             r#"{"sentences": ["x y"], "d_model": 2, "n_heads": 1, "embeddings": {"x": [1, 0], "y": [0, 1]},
                 "projections": {"w_q": [[1, 2], [3, 4]], "w_k": [[1, 0], [0, 1]], "w_v": [[2, 0], [0, 2]], "w_o": [[1, 0], [0, 1]]}}"#,
         );
+    }
+
+    #[test]
+    fn numbers_come_out_row_major_whatever_the_layout() {
+        let a = ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![1., 2., 3., 4., 5., 6.]).unwrap();
+        let ptr = a.as_ptr();
+        // the standard layout hands its own buffer over, no copy
+        let b = a.clone();
+        let b_ptr = b.as_ptr();
+        assert_ne!(ptr, b_ptr);
+        let moved = into_row_major(b);
+        assert_eq!(moved, vec![1., 2., 3., 4., 5., 6.]);
+        assert_eq!(moved.as_ptr(), b_ptr);
+        // transposed: copied in row-major order of the transposed shape
+        assert_eq!(into_row_major(a.clone().reversed_axes()), vec![1., 4., 2., 5., 3., 6.]);
+        // a part of a larger buffer (offset ≠ 0, shorter than the buffer)
+        let mut c = a.clone();
+        c.slice_collapse(ndarray::s![1.., ..]);
+        assert_eq!(into_row_major(c), vec![4., 5., 6.]);
+        let mut d = a;
+        d.slice_collapse(ndarray::s![..1, ..]);
+        assert_eq!(into_row_major(d), vec![1., 2., 3.]);
     }
 
     #[test]
