@@ -43,15 +43,42 @@ pub struct Parts {
 
 /// Takes a trace apart: the numbers out, the rest as JSON.
 pub fn split(mut trace: Trace) -> Parts {
+    let meta = meta(&mut trace);
     let data = trace
         .steps
         .iter_mut()
         .map(|s| into_row_major(std::mem::replace(&mut s.data, ArrayD::zeros(IxDyn(&[0])))))
         .collect();
     let blocked = std::mem::take(&mut trace.mask.blocked).into_iter().map(u8::from).collect();
+    Parts { meta, data, blocked }
+}
+
+/// [`Parts::meta`] of a trace the worker keeps (to reuse its numbers for the next
+/// request, [`attention_engine::run_reusing`]): the numbers and the mask are taken out
+/// while the JSON is written, then put back, so the trace is as it was.
+pub fn meta(trace: &mut Trace) -> String {
+    let data: Vec<ArrayD<f64>> =
+        trace.steps.iter_mut().map(|s| std::mem::replace(&mut s.data, ArrayD::zeros(IxDyn(&[0])))).collect();
+    let blocked = std::mem::take(&mut trace.mask.blocked);
     let kv_sources = serde_json::to_string(&trace.kv_sources).unwrap_or_else(|_| "null".into());
     let meta = format!("{{\"kv_sources\":{kv_sources},\"trace\":{}}}", trace.to_json());
-    Parts { meta, data, blocked }
+    for (step, numbers) in trace.steps.iter_mut().zip(data) {
+        step.data = numbers;
+    }
+    trace.mask.blocked = blocked;
+    meta
+}
+
+/// What the worker computes for a request: the scenario's trace, reusing the numbers of
+/// the `previous` trace it computed where the inputs did not change (the same numbers,
+/// bit for bit), or the engine's message.
+///
+/// # Errors
+/// The engine's error, as text.
+pub fn compute(scenario_json: &str, previous: Option<&Trace>) -> Result<Trace, String> {
+    Scenario::from_json(scenario_json)
+        .and_then(|s| attention_engine::run_reusing(&s, previous))
+        .map_err(|e| e.to_string())
 }
 
 /// An array's numbers in row-major order: its own buffer, moved out, when it is laid out
@@ -141,6 +168,24 @@ mod tests {
         for (a, b) in back.steps.iter().zip(&direct.steps) {
             assert_eq!(a.data.shape(), b.data.shape(), "{}", a.name);
         }
+    }
+
+    /// The worker keeps its last trace to reuse: `meta` leaves it as it was, and the next
+    /// request computed from it is a fresh run's, bit for bit.
+    #[test]
+    fn a_kept_trace_is_unchanged_and_reused() {
+        let first = r#"{"sentences": ["the cat sat", "a dog ran far"], "d_model": 4, "n_heads": 2,
+            "projections": "seeded", "mask": {"causal": true, "padding": "keys_and_queries", "fill": "neg_inf"}}"#;
+        let mut kept = compute(first, None).unwrap();
+        let fresh = attention_engine::run_json(first).unwrap();
+        let meta_kept = meta(&mut kept);
+        assert_eq!(kept.to_json(), fresh.to_json());
+        assert_eq!(kept.mask.blocked, fresh.mask.blocked);
+        assert_eq!(meta_kept, split(fresh).meta);
+        let next = first.replace("the cat sat", "the cow sat");
+        let reused = compute(&next, Some(&kept)).unwrap();
+        assert_eq!(reused.to_json(), attention_engine::run_json(&next).unwrap().to_json());
+        assert!(compute("{", Some(&kept)).is_err());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The engine worker: a dedicated Web Worker that runs `attention_engine::run` off the
+//! The engine worker: a dedicated Web Worker that runs `attention_engine::run_reusing` off the
 //! page's main thread. Trunk builds it from index.html (`data-type="worker"`,
 //! `data-bindgen-target="no-modules"`, `data-loader-shim`): the page starts
 //! `engine_worker_loader.js`, which loads `engine_worker.js` and `engine_worker_bg.wasm`.
@@ -28,12 +28,16 @@ fn main() {
         let i = pool.iter().position(|b| bytes > 0 && b.byte_length() as usize == bytes)?;
         Some(pool.swap_remove(i))
     };
+    // The last trace computed: the next request copies the numbers of every sentence
+    // whose inputs did not change from it (`attention_engine::run_reusing`).
+    let mut last: Option<attention_engine::Trace> = None;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let received = now();
         let msg = ev.data();
-        // a warm-up: compute, answer nothing (the next run is the faster for it)
+        // a warm-up: compute, answer nothing (the next run is the faster for it, and reuses
+        // this trace's numbers)
         if let Some(json) = Reflect::get(&msg, &JsValue::from_str("warm")).ok().and_then(|v| v.as_string()) {
-            drop(attention_engine::run_json(&json));
+            last = attention_worker::compute(&json, last.as_ref()).ok();
             return;
         }
         if let Ok(buffers) =
@@ -47,36 +51,48 @@ fn main() {
         let out = Object::new();
         set(&out, "id", &id);
         let transfer = Array::new();
+        // the sentences whose inputs did not change are copied from the last trace
         let result = json
             .ok_or_else(|| "no scenario_json in the request".to_string())
-            .and_then(|j| attention_engine::run_json(&j).map_err(|e| e.to_string()));
+            .and_then(|j| attention_worker::compute(&j, last.as_ref()));
         let computed = now();
-        match result.map(attention_worker::split) {
-            Ok(parts) => {
-                set(&out, "meta", &JsValue::from_str(&parts.meta));
+        match result {
+            Ok(mut trace) => {
+                set(&out, "meta", &JsValue::from_str(&attention_worker::meta(&mut trace)));
                 let data = Array::new();
-                // one copy each, out of wasm memory (the step's own buffer), freed at once
-                // (into a buffer the page sent back when one has the size)
-                for numbers in parts.data {
+                // one copy each, out of wasm memory (the step's own numbers, which the
+                // worker keeps for the next request), into a buffer the page sent back
+                // when one has the size
+                for step in &trace.steps {
+                    let owned;
+                    let numbers = match step.data.as_slice() {
+                        Some(flat) => flat,
+                        None => {
+                            owned = step.data.iter().copied().collect::<Vec<f64>>();
+                            &owned
+                        }
+                    };
                     let a = match take(&mut pool, numbers.len() * 8) {
                         Some(buffer) => {
                             let a = Float64Array::new(&buffer);
-                            a.copy_from(&numbers);
+                            a.copy_from(numbers);
                             a
                         }
-                        None => Float64Array::from(numbers.as_slice()),
+                        None => Float64Array::from(numbers),
                     };
                     transfer.push(&a.buffer());
                     data.push(&a);
                 }
                 set(&out, "data", &data);
-                let blocked = match take(&mut pool, parts.blocked.len()) {
+                let mask: Vec<u8> = trace.mask.blocked.iter().map(|&b| u8::from(b)).collect();
+                let blocked = match take(&mut pool, mask.len()) {
                     Some(buffer) => Uint8Array::new(&buffer),
-                    None => Uint8Array::new_with_length(parts.blocked.len() as u32),
+                    None => Uint8Array::new_with_length(mask.len() as u32),
                 };
-                blocked.copy_from(&parts.blocked);
+                blocked.copy_from(&mask);
                 transfer.push(&blocked.buffer());
                 set(&out, "blocked", &blocked);
+                last = Some(trace);
             }
             Err(e) => set(&out, "error", &JsValue::from_str(&e)),
         }
