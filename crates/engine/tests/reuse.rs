@@ -41,6 +41,8 @@ enum Edit {
     Positions,
     /// One weight changes.
     Weight,
+    /// One bias changes.
+    Bias,
     /// The key/value sentence `i` changes (cross-attention).
     KeySentence(usize),
 }
@@ -57,6 +59,7 @@ fn arb_edit() -> impl Strategy<Value = Edit> {
         Just(Edit::Causal),
         Just(Edit::Positions),
         Just(Edit::Weight),
+        Just(Edit::Bias),
         (0usize..4).prop_map(Edit::KeySentence),
     ]
 }
@@ -114,6 +117,11 @@ fn apply(s: &Scenario, edit: &Edit) -> Scenario {
         Edit::Weight => {
             if let Projections::Explicit(w) = &mut s.projections {
                 w.w_v[0][0] += 0.25;
+            }
+        }
+        Edit::Bias => {
+            if let Projections::Explicit(w) = &mut s.projections {
+                w.b_q[0] += 0.25;
             }
         }
         Edit::KeySentence(i) => {
