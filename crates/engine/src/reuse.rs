@@ -1,5 +1,4 @@
-//! Reusing the previous trace's projections, so that an edit computes only what it
-//! changed.
+//! Reusing the previous trace's numbers, so that an edit computes only what it changed.
 //!
 //! A projection is computed one sentence at a time (`x_b @ W + b`,
 //! [`attention::linear`]): when a sentence's input rows are, bit for bit, rows of a
@@ -20,14 +19,15 @@
 //! sentences, masks, fills, positions, weights, cross-attention) that a reusing run's
 //! trace is a fresh run's, bit for bit.
 
-use ndarray::{Array3, Array4, ArrayD, ArrayView2, Axis, Dimension, Ix2};
+use ndarray::{Array3, Array4, ArrayD, ArrayView, ArrayView2, Axis, Dimension, Ix2};
 
 use crate::attention;
 use crate::step::StepName;
 use crate::trace::Trace;
 use crate::weights::{Linear, Weights};
 
-/// The previous trace's projection inputs and outputs, `(B', T, ·)` each.
+/// What a run can take from the previous trace: the projections' inputs and outputs,
+/// `(B', T, ·)` each, and the attention's heads, results, mask and fill.
 pub struct Previous<'a> {
     /// What the query projection read (`x`, or `x_pe`).
     pub x_in: &'a ArrayD<f64>,
@@ -98,12 +98,23 @@ impl<'a> Previous<'a> {
     }
 }
 
+/// The same shape and the same numbers, bit for bit (so NaN = NaN and -0 ≠ 0).
+fn same_bits<D: Dimension, E: Dimension>(a: ArrayView<'_, f64, D>, b: ArrayView<'_, f64, E>) -> bool {
+    a.shape() == b.shape() && a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// The sentence of the previous trace that sentence `i` can take its numbers from: `i`
+/// itself if it `fits`, else the first other of the `count` that does.
+fn matching(i: usize, count: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
+    if i < count && fits(i) {
+        Some(i)
+    } else {
+        (0..count).find(|&j| j != i && fits(j))
+    }
+}
+
 fn same_linear(a: &Linear, b: &Linear) -> bool {
-    let bits = |x: &f64, y: &f64| x.to_bits() == y.to_bits();
-    a.w.shape() == b.w.shape()
-        && a.b.len() == b.b.len()
-        && a.w.iter().zip(b.w.iter()).all(|(x, y)| bits(x, y))
-        && a.b.iter().zip(b.b.iter()).all(|(x, y)| bits(x, y))
+    same_bits(a.w.view(), b.w.view()) && same_bits(a.b.view(), b.b.view())
 }
 
 fn same_weights(a: &Weights, b: &Weights) -> bool {
@@ -124,21 +135,10 @@ fn sentence(a: &ArrayD<f64>, j: usize) -> Option<ArrayView2<'_, f64>> {
 pub fn linear(x: &Array3<f64>, layer: &Linear, known: Option<(&ArrayD<f64>, &ArrayD<f64>)>) -> Array3<f64> {
     let Some((inputs, outputs)) = known else { return attention::linear(x, layer) };
     let count = inputs.len_of(Axis(0)).min(outputs.len_of(Axis(0)));
-    let same = |a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>| {
-        a.dim() == b.dim() && a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits())
-    };
     attention::linear_or_known(x, layer, |i, x_b| {
-        let fits = |j: usize| sentence(inputs, j).is_some_and(|old| same(x_b, old));
-        let j = if i < count && fits(i) { Some(i) } else { (0..count).find(|&j| j != i && fits(j)) };
-        j.and_then(|j| sentence(outputs, j))
+        let fits = |j: usize| sentence(inputs, j).is_some_and(|old| same_bits(x_b.view(), old));
+        matching(i, count, fits).and_then(|j| sentence(outputs, j))
     })
-}
-
-fn same_bits<D: Dimension, E: Dimension>(
-    a: ndarray::ArrayView<'_, f64, D>,
-    b: ndarray::ArrayView<'_, f64, E>,
-) -> bool {
-    a.shape() == b.shape() && a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// Scores, scaled, masked, weights and context (`attention::*`) for every sentence, a
@@ -172,17 +172,19 @@ pub fn attention(
     };
     let count = p.mask_shape[0].min(p.heads.iter().map(|a| a.len_of(Axis(0))).min().unwrap_or(0));
     let row = t_q * t_k;
-    let fits = |i: usize, j: usize| {
-        [q, k, v]
-            .iter()
-            .zip(p.heads)
-            .all(|(new, old)| same_bits(new.index_axis(Axis(0), i), old.index_axis(Axis(0), j)))
-            && p.blocked
-                .get(j * row..(j + 1) * row)
-                .is_some_and(|old| mask.index_axis(Axis(0), i).iter().eq(old.iter()))
-    };
     let from: Vec<Option<usize>> = (0..b)
-        .map(|i| if i < count && fits(i, i) { Some(i) } else { (0..count).find(|&j| j != i && fits(i, j)) })
+        .map(|i| {
+            let fits = |j: usize| {
+                [q, k, v]
+                    .iter()
+                    .zip(p.heads)
+                    .all(|(new, old)| same_bits(new.index_axis(Axis(0), i), old.index_axis(Axis(0), j)))
+                    && p.blocked
+                        .get(j * row..(j + 1) * row)
+                        .is_some_and(|old| mask.index_axis(Axis(0), i).iter().eq(old.iter()))
+            };
+            matching(i, count, fits)
+        })
         .collect();
     let fresh: Vec<usize> = (0..b).filter(|&i| from.get(i).is_some_and(Option::is_none)).collect();
     if fresh.len() == b {
@@ -194,17 +196,16 @@ pub fn attention(
     });
     let h = q.len_of(Axis(1));
     let shapes = [[b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, d_k]];
-    let mut out = Vec::with_capacity(5);
-    for (n, (shape, old)) in shapes.iter().zip(p.attention).enumerate() {
-        let new = computed.as_ref().and_then(|c| c.get(n));
-        match assemble(*shape, &from, new, old) {
-            Some(a) => out.push(a),
-            None => return compute(q, k, v, mask),
-        }
-    }
-    match out.try_into() {
-        Ok(all) => all,
-        Err(_) => compute(q, k, v, mask),
+    // a source that does not fit (which the checks above rule out) means computing all
+    let assembled: Option<Vec<Array4<f64>>> = shapes
+        .iter()
+        .zip(p.attention)
+        .enumerate()
+        .map(|(n, (shape, old))| assemble(*shape, &from, computed.as_ref().and_then(|c| c.get(n)), old))
+        .collect();
+    match assembled.and_then(|all| <[Array4<f64>; 5]>::try_from(all).ok()) {
+        Some(all) => all,
+        None => compute(q, k, v, mask),
     }
 }
 
