@@ -22,8 +22,11 @@
 //! …]}` (transferred), and the worker fills them for the next answer of the same size
 //! instead of new ones, whose pages the system would have to commit again.
 //!
-//! [`split`] makes the parts in the worker and [`join`] puts them back on the page; both
-//! are plain Rust, tested natively.
+//! The worker makes the parts with [`compute`], [`meta`], [`numbers`] and [`mask_bytes`]
+//! ([`split`] puts them together, for the tests) and [`join`] puts them back on the page;
+//! all are plain Rust, tested natively.
+
+use std::borrow::Cow;
 
 use attention_engine::embedding::Source;
 use attention_engine::{weights, Scenario, Trace};
@@ -41,16 +44,28 @@ pub struct Parts {
     pub blocked: Vec<u8>,
 }
 
-/// Takes a trace apart: the numbers out, the rest as JSON.
+/// Takes a trace apart as the worker does ([`meta`], [`numbers`], [`mask_bytes`]), into
+/// owned parts.
 pub fn split(mut trace: Trace) -> Parts {
     let meta = meta(&mut trace);
-    let data = trace
-        .steps
-        .iter_mut()
-        .map(|s| into_row_major(std::mem::replace(&mut s.data, ArrayD::zeros(IxDyn(&[0])))))
-        .collect();
-    let blocked = std::mem::take(&mut trace.mask.blocked).into_iter().map(u8::from).collect();
-    Parts { meta, data, blocked }
+    let data = trace.steps.iter().map(|s| numbers(&s.data).into_owned()).collect();
+    Parts { meta, data, blocked: mask_bytes(&trace) }
+}
+
+/// A step's numbers in row-major order, as the worker copies them into a `Float64Array`:
+/// the array's own memory when it is laid out so (the engine's arrays are), else a copy.
+/// (The worker copies each step once; it used to copy it twice, 27 MB each time at the
+/// stress size.)
+pub fn numbers(data: &ArrayD<f64>) -> Cow<'_, [f64]> {
+    match data.as_slice() {
+        Some(flat) => Cow::Borrowed(flat),
+        None => Cow::Owned(data.iter().copied().collect()),
+    }
+}
+
+/// The mask as the worker sends it, one byte per cell, `1` = blocked.
+pub fn mask_bytes(trace: &Trace) -> Vec<u8> {
+    trace.mask.blocked.iter().map(|&b| u8::from(b)).collect()
 }
 
 /// [`Parts::meta`] of a trace the worker keeps (to reuse its numbers for the next
@@ -79,26 +94,6 @@ pub fn compute(scenario_json: &str, previous: Option<&Trace>) -> Result<Trace, S
     Scenario::from_json(scenario_json)
         .and_then(|s| attention_engine::run_reusing(&s, previous))
         .map_err(|e| e.to_string())
-}
-
-/// An array's numbers in row-major order: its own buffer, moved out, when it is laid out
-/// so (the engine's arrays are), else a copy. (`split` used to copy every step, and the
-/// worker copied the copy again into a `Float64Array`: 27 MB twice at the stress size.)
-fn into_row_major(a: ArrayD<f64>) -> Vec<f64> {
-    if !a.is_standard_layout() {
-        return a.iter().copied().collect();
-    }
-    let n = a.len();
-    let (mut buffer, offset) = a.into_raw_vec_and_offset();
-    let start = offset.unwrap_or(0);
-    if start == 0 && buffer.len() == n {
-        return buffer;
-    }
-    // a slice of a larger buffer (never made by the engine): the part that is the array
-    // (a wrong length is an error in `join`, never a panic here)
-    buffer.truncate(start.saturating_add(n));
-    buffer.drain(..start.min(buffer.len()));
-    buffer
 }
 
 #[derive(Deserialize)]
@@ -140,14 +135,14 @@ pub fn join(parts: Parts, scenario: &Scenario) -> Result<Trace, String> {
     Ok(trace)
 }
 
-/// What the worker does with one request: the scenario's JSON in, the trace's parts or
-/// the engine's error message out.
+/// The parts the worker posts for a request it computes from scratch (no previous
+/// trace): the scenario's JSON in, the trace's parts or the engine's error message out.
 ///
 /// # Errors
 /// The engine's error, as text (the page runs the scenario itself to show it by its
 /// control: every engine error is found before the heavy work).
 pub fn answer(scenario_json: &str) -> Result<Parts, String> {
-    attention_engine::run_json(scenario_json).map(split).map_err(|e| e.to_string())
+    compute(scenario_json, None).map(split)
 }
 
 #[cfg(test)]
@@ -210,23 +205,20 @@ mod tests {
     #[test]
     fn numbers_come_out_row_major_whatever_the_layout() {
         let a = ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![1., 2., 3., 4., 5., 6.]).unwrap();
-        let ptr = a.as_ptr();
-        // the standard layout hands its own buffer over, no copy
-        let b = a.clone();
-        let b_ptr = b.as_ptr();
-        assert_ne!(ptr, b_ptr);
-        let moved = into_row_major(b);
-        assert_eq!(moved, vec![1., 2., 3., 4., 5., 6.]);
-        assert_eq!(moved.as_ptr(), b_ptr);
+        // the standard layout is read where it is, no copy
+        let read = numbers(&a);
+        assert!(matches!(read, Cow::Borrowed(_)));
+        assert_eq!(read.as_ptr(), a.as_ptr());
+        assert_eq!(&*read, &[1., 2., 3., 4., 5., 6.]);
         // transposed: copied in row-major order of the transposed shape
-        assert_eq!(into_row_major(a.clone().reversed_axes()), vec![1., 4., 2., 5., 3., 6.]);
+        assert_eq!(&*numbers(&a.clone().reversed_axes()), &[1., 4., 2., 5., 3., 6.]);
         // a part of a larger buffer (offset ≠ 0, shorter than the buffer)
         let mut c = a.clone();
         c.slice_collapse(ndarray::s![1.., ..]);
-        assert_eq!(into_row_major(c), vec![4., 5., 6.]);
+        assert_eq!(&*numbers(&c), &[4., 5., 6.]);
         let mut d = a;
         d.slice_collapse(ndarray::s![..1, ..]);
-        assert_eq!(into_row_major(d), vec![1., 2., 3.]);
+        assert_eq!(&*numbers(&d), &[1., 2., 3.]);
     }
 
     #[test]

@@ -64,27 +64,20 @@ fn main() {
                 // worker keeps for the next request), into a buffer the page sent back
                 // when one has the size
                 for step in &trace.steps {
-                    let owned;
-                    let numbers = match step.data.as_slice() {
-                        Some(flat) => flat,
-                        None => {
-                            owned = step.data.iter().copied().collect::<Vec<f64>>();
-                            &owned
-                        }
-                    };
+                    let numbers = attention_worker::numbers(&step.data);
                     let a = match take(&mut pool, numbers.len() * 8) {
                         Some(buffer) => {
                             let a = Float64Array::new(&buffer);
-                            a.copy_from(numbers);
+                            a.copy_from(&numbers);
                             a
                         }
-                        None => Float64Array::from(numbers),
+                        None => Float64Array::from(&*numbers),
                     };
                     transfer.push(&a.buffer());
                     data.push(&a);
                 }
                 set(&out, "data", &data);
-                let mask: Vec<u8> = trace.mask.blocked.iter().map(|&b| u8::from(b)).collect();
+                let mask = attention_worker::mask_bytes(&trace);
                 let blocked = match take(&mut pool, mask.len()) {
                     Some(buffer) => Uint8Array::new(&buffer),
                     None => Uint8Array::new_with_length(mask.len() as u32),
