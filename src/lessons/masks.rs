@@ -204,7 +204,7 @@ pub fn lesson() -> Lesson {
                         t.sizes.d_model,
                         num(at(t, S::X, 0, 0, 0, 0)),
                         num(at(t, S::X, 0, 0, 1, 0)),
-                        crate::format::exact(t.params.k.w.get((0, 0)).copied().unwrap_or(f64::NAN)),
+                        crate::format::exact(t.params.k.w().get((0, 0)).copied().unwrap_or(f64::NAN)),
                         num(at(t, S::Scaled, 0, 0, 0, 0)),
                         num(at(t, S::Masked, 0, 0, 0, 1)),
                         num(at(t, S::Weights, 0, 0, 0, 1)),

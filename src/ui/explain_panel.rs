@@ -188,9 +188,11 @@ fn strip(trace: &Trace, op: &Operand) -> Option<Strip> {
                 Param::WO | Param::BO => &trace.params.o,
             };
             match (p, op.index.as_slice()) {
-                (Param::BQ | Param::BK | Param::BV | Param::BO, [Some(c)]) => vec![*layer.b.get(*c)?],
-                (_, [None, Some(c)]) if *c < layer.w.ncols() => layer.w.column(*c).iter().copied().collect(),
-                (_, [Some(r), None]) if *r < layer.w.nrows() => layer.w.row(*r).iter().copied().collect(),
+                (Param::BQ | Param::BK | Param::BV | Param::BO, [Some(c)]) => vec![*layer.b().get(*c)?],
+                (_, [None, Some(c)]) if *c < layer.w().ncols() => {
+                    layer.w().column(*c).iter().copied().collect()
+                }
+                (_, [Some(r), None]) if *r < layer.w().nrows() => layer.w().row(*r).iter().copied().collect(),
                 _ => return None,
             }
         }

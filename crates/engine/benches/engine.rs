@@ -110,7 +110,7 @@ fn bench_steps(c: &mut Criterion) {
         })
     });
     group.bench_function("weights::build seeded d=512", |b| {
-        b.iter(|| weights::build(black_box(&s.projections), D_MODEL, 0).expect("w").q.w.len())
+        b.iter(|| weights::build(black_box(&s.projections), D_MODEL, 0).expect("w").q.w().len())
     });
     group.bench_function("linear T=512", |b| b.iter(|| attention::linear(black_box(&x), &w.q).len()));
     group.bench_function("split_heads T=512", |b| {

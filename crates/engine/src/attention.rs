@@ -4,9 +4,10 @@
 //! `(B, T, d_model)` for token vectors and `(B, h, T, ·)` once split into heads. The
 //! reshapes mirror PyTorch: [`view`] is `view`, `permuted_axes` is `permute`/`transpose`.
 
-use ndarray::{linalg::general_mat_mul, s, Array, Array3, Array4, ArrayView2, Dimension, IntoDimension, Zip};
+use ndarray::{s, Array, Array3, Array4, ArrayView2, Dimension, IntoDimension, Zip};
 
 use crate::error::EngineError;
+use crate::matmul::gemm;
 use crate::weights::Linear;
 
 /// PyTorch's `.contiguous().view(shape)`: the same numbers in row-major order, read with
@@ -46,15 +47,15 @@ pub fn linear_or_known<'a>(
     mut known: impl FnMut(usize, ArrayView2<'_, f64>) -> Option<ArrayView2<'a, f64>>,
 ) -> Array3<f64> {
     let (b, t, _d_in) = x.dim();
-    let mut y = Array3::zeros((b, t, layer.w.ncols()));
+    let mut y = Array3::zeros((b, t, layer.w().ncols()));
     for (i, (x_b, mut y_b)) in x.outer_iter().zip(y.outer_iter_mut()).enumerate() {
         if let Some(done) = known(i, x_b).filter(|d| d.dim() == y_b.dim()) {
             y_b.assign(&done);
             continue;
         }
         // y_b = x_b @ W + b, one sentence at a time: (T, d_in) @ (d_in, d_out)
-        general_mat_mul(1.0, &x_b, &layer.w, 0.0, &mut y_b);
-        y_b += &layer.b;
+        gemm(x_b, layer.w().view(), layer.packed(), y_b.view_mut());
+        y_b += layer.b();
     }
     y
 }
@@ -121,7 +122,7 @@ fn matmul_per_head(a: &Array4<f64>, b: &Array4<f64>, transpose_b: bool) -> Array
             let b_bh = b.slice(s![bi, hi, .., ..]);
             let b_bh = if transpose_b { b_bh.reversed_axes() } else { b_bh };
             let mut out_bh = out.slice_mut(s![bi, hi, .., ..]);
-            general_mat_mul(1.0, &a_bh, &b_bh, 0.0, &mut out_bh);
+            gemm(a_bh, b_bh, None, out_bh.view_mut());
         }
     }
     out
@@ -261,7 +262,7 @@ mod tests {
     #[test]
     fn linear_is_x_at_w_plus_b() {
         // [1, 2] @ [[1, 2], [3, 4]] + [10, 20] = [1+6+10, 2+8+20] = [17, 30]
-        let layer = Linear { w: array![[1.0, 2.0], [3.0, 4.0]], b: array![10.0, 20.0] };
+        let layer = Linear::new(array![[1.0, 2.0], [3.0, 4.0]], array![10.0, 20.0]);
         let x = Array3::from_shape_vec((1, 1, 2), vec![1.0, 2.0]).unwrap();
         assert_eq!(linear(&x, &layer).into_raw_vec_and_offset().0, vec![17.0, 30.0]);
     }

@@ -326,14 +326,14 @@ fn cell(trace: &Trace, step: StepName, index: &[usize]) -> Result<f64, ExplainEr
 }
 
 fn weight(layer: &Linear, name: Param, row: usize, col: usize) -> Result<f64, ExplainError> {
-    match layer.w.get((row, col)) {
+    match layer.w().get((row, col)) {
         Some(&v) => Ok(v),
         None => inconsistent(format!("{}[{row},{col}] is missing from the parameters", name.as_str())),
     }
 }
 
 fn bias(layer: &Linear, name: Param, col: usize) -> Result<f64, ExplainError> {
-    match layer.b.get(col) {
+    match layer.b().get(col) {
         Some(&v) => Ok(v),
         None => inconsistent(format!("{}[{col}] is missing from the parameters", name.as_str())),
     }

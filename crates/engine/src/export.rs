@@ -247,22 +247,22 @@ fn py_array(values: &[f64], row_len: usize, shape: &str, indent: usize) -> Strin
 /// A weight matrix (`np.eye` when it is exactly the identity) or bias (`np.zeros` when it
 /// is exactly zero).
 fn py_linear(name: &str, layer: &Linear) -> String {
-    let d = layer.w.nrows();
-    let identity = layer.w.ncols() == d
+    let d = layer.w().nrows();
+    let identity = layer.w().ncols() == d
         && layer
-            .w
+            .w()
             .indexed_iter()
             .all(|((i, j), &v)| v.to_bits() == if i == j { 1f64 } else { 0f64 }.to_bits());
     let w = if identity {
         "np.eye(d_model)  # exactly the identity".to_owned()
     } else {
-        let flat: Vec<f64> = layer.w.iter().copied().collect();
-        py_array(&flat, layer.w.ncols(), "d_model, d_model", 0)
+        let flat: Vec<f64> = layer.w().iter().copied().collect();
+        py_array(&flat, layer.w().ncols(), "d_model, d_model", 0)
     };
-    let b = if layer.b.iter().all(|&v| v.to_bits() == 0) {
+    let b = if layer.b().iter().all(|&v| v.to_bits() == 0) {
         "np.zeros(d_model)  # exactly zero".to_owned()
     } else {
-        let flat: Vec<f64> = layer.b.iter().copied().collect();
+        let flat: Vec<f64> = layer.b().iter().copied().collect();
         py_array(&flat, flat.len(), "d_model", 0)
     };
     format!("W_{name} = {w}\nb_{name} = {b}\n")
@@ -1027,7 +1027,7 @@ mod tests {
         let w = &trace.params;
         for (name, layer) in [("W_q", &w.q), ("W_k", &w.k), ("W_v", &w.v), ("W_o", &w.o)] {
             let got = parse_array(&script, name);
-            assert!(same_bits(&got, layer.w.iter().copied()), "{name}");
+            assert!(same_bits(&got, layer.w().iter().copied()), "{name}");
         }
         assert!(script.contains("b_q = np.zeros(d_model)  # exactly zero"));
         assert!(script.contains("seed 3"));

@@ -31,6 +31,7 @@ pub mod explain;
 pub mod export;
 pub mod invariants;
 pub mod mask;
+pub mod matmul;
 pub mod positional;
 pub mod reuse;
 pub mod scenario;

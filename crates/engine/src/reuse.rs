@@ -114,7 +114,7 @@ fn matching(i: usize, count: usize, fits: impl Fn(usize) -> bool) -> Option<usiz
 }
 
 fn same_linear(a: &Linear, b: &Linear) -> bool {
-    same_bits(a.w.view(), b.w.view()) && same_bits(a.b.view(), b.b.view())
+    same_bits(a.w().view(), b.w().view()) && same_bits(a.b().view(), b.b().view())
 }
 
 fn same_weights(a: &Weights, b: &Weights) -> bool {

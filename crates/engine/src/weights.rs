@@ -3,7 +3,7 @@
 //! Convention (the paper's): `y = x @ W + b`, with `W` of shape `(d_model_in,
 //! d_model_out)`. PyTorch's `nn.Linear.weight` is stored transposed, `(out, in)`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ndarray::{Array1, Array2};
 use rand_chacha::ChaCha8Rng;
@@ -11,20 +11,59 @@ use rand_core::SeedableRng;
 
 use crate::embedding::unit;
 use crate::error::{check_number, EngineError};
+use crate::matmul::Packed;
 use crate::scenario::{ExplicitWeights, ProjectionKind, Projections};
 
-/// One linear layer, `y = x @ w + b`.
+/// One linear layer, `y = x @ w + b`. Its numbers cannot change once it is made (there
+/// is no `&mut` access), so the packed copy of `w` the wasm kernel reads, made on the
+/// first product, is always `w`'s.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Linear {
-    /// `[d_model_in, d_model_out]`
-    pub w: Array2<f64>,
-    /// `[d_model_out]`
-    pub b: Array1<f64>,
+    w: Array2<f64>,
+    b: Array1<f64>,
+    packed: PackedOnce,
 }
 
 impl Linear {
+    /// The layer `x @ w + b`: `w` is `[d_model_in, d_model_out]`, `b` is `[d_model_out]`.
+    pub fn new(w: Array2<f64>, b: Array1<f64>) -> Self {
+        Self { w, b, packed: PackedOnce::default() }
+    }
+
     fn identity(d: usize) -> Self {
-        Self { w: Array2::eye(d), b: Array1::zeros(d) }
+        Self::new(Array2::eye(d), Array1::zeros(d))
+    }
+
+    /// `[d_model_in, d_model_out]`
+    pub fn w(&self) -> &Array2<f64> {
+        &self.w
+    }
+
+    /// `[d_model_out]`
+    pub fn b(&self) -> &Array1<f64> {
+        &self.b
+    }
+
+    /// `w` as the wasm SIMD kernel reads it, packed on the first call (natively `None`:
+    /// matrixmultiply packs for itself). Seeded weights are cached, so typing packs them
+    /// once, not per keystroke.
+    pub fn packed(&self) -> Option<&Packed> {
+        if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+            Some(self.packed.0.get_or_init(|| Packed::of(self.w.view())))
+        } else {
+            None
+        }
+    }
+}
+
+/// The packed copy of a [`Linear`]'s `w`, made once. It is derived from `w`, so two
+/// layers are equal when their numbers are, packed or not.
+#[derive(Debug, Clone, Default)]
+struct PackedOnce(OnceLock<Packed>);
+
+impl PartialEq for PackedOnce {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 
@@ -45,7 +84,7 @@ impl Weights {
     /// No weights at all (every matrix 0 × 0): what [`crate::Trace::from_json`] puts in
     /// `params` until the reader restores them with [`build`].
     pub fn empty() -> Self {
-        let none = || Linear { w: Array2::zeros((0, 0)), b: Array1::zeros(0) };
+        let none = || Linear::new(Array2::zeros((0, 0)), Array1::zeros(0));
         Self { q: none(), k: none(), v: none(), o: none() }
     }
 }
@@ -113,7 +152,7 @@ fn seeded(seed: u64, d_model: usize) -> Arc<Weights> {
 /// W_Q, W_K, W_V, W_O in that order, each row-major, from one ChaCha8 stream.
 pub fn draw_seeded(seed: u64, d_model: usize) -> Weights {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut layer = || Linear { w: xavier_uniform(&mut rng, d_model), b: Array1::zeros(d_model) };
+    let mut layer = || Linear::new(xavier_uniform(&mut rng, d_model), Array1::zeros(d_model));
     Weights { q: layer(), k: layer(), v: layer(), o: layer() }
 }
 
@@ -167,7 +206,7 @@ fn linear(
     };
     let flat: Vec<f64> = w.iter().flatten().copied().collect();
     let w = Array2::from_shape_vec((d, d), flat).map_err(|_| shape_error(vec![w.len()]))?;
-    Ok(Linear { w, b: bias })
+    Ok(Linear::new(w, bias))
 }
 
 #[cfg(test)]
@@ -229,7 +268,7 @@ mod tests {
             b_o: vec![1.0, 2.0],
         };
         let w = build(&Projections::Explicit(Box::new(good.clone())), 2, 0).unwrap();
-        assert_eq!(w.o.b.to_vec(), vec![1.0, 2.0]);
+        assert_eq!(w.o.b().to_vec(), vec![1.0, 2.0]);
 
         let mut ragged = good.clone();
         ragged.w_k[1].push(3.0);

@@ -141,7 +141,7 @@ fn trace_json_reads_back() {
             assert_eq!(a.data.shape(), b.data.shape(), "{name}: {}", a.name);
             assert!(!a.numbers_omitted());
         }
-        assert_eq!(back.params.q.w.dim(), (0, 0), "{name}: params are not in the JSON");
+        assert_eq!(back.params.q.w().dim(), (0, 0), "{name}: params are not in the JSON");
         assert!(back.kv_sources.is_none());
         // the traces written before the engine was a crate read too
         Trace::from_json(&old.to_string()).unwrap_or_else(|e| panic!("{name} (old): {e}"));

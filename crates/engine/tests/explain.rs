@@ -290,7 +290,8 @@ fn bad_requests_are_errors() {
     assert!(explain(&trace, StepName::Output, &[usize::MAX, 0, 0]).is_err());
     // a trace cut short does not panic either
     let mut broken = trace.clone();
-    std::sync::Arc::make_mut(&mut broken.params).o.w = ndarray::Array2::zeros((1, 1));
+    let params = std::sync::Arc::make_mut(&mut broken.params);
+    params.o = attention_engine::weights::Linear::new(ndarray::Array2::zeros((1, 1)), params.o.b().clone());
     assert!(matches!(explain(&broken, StepName::Output, &[0, 0, 2]), Err(ExplainError::Inconsistent(_))));
     let mut broken = trace;
     broken.steps.retain(|s| s.name != StepName::QHeads);

@@ -22,7 +22,7 @@ fi
 if [ -n "${RUSTFLAGS:-}${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
   echo "RUSTFLAGS is set: it replaces .cargo/config.toml's flags, so the harness is not built like the app" >&2
 fi
-level="${WASM_OPT_LEVEL:-$(grep -o 'data-wasm-opt="[^"]*"' "$root/index.html" | cut -d'"' -f2)}"
+level="${WASM_OPT_LEVEL:-$(grep -o 'data-wasm-opt="[^"]*"' "$root/index.html" | head -1 | cut -d'"' -f2)}"
 cp "$root/Cargo.lock" "$here/Cargo.lock"
 
 # build TARGET_DIR OUT_DIR [RUSTFLAGS]
