@@ -113,6 +113,34 @@ const tamperedTests = TAMPERED.map(([what, query, notice, defaults]) => ({
 
 export const tests = [
   {
+    name: 'a browser without WebAssembly SIMD gets a message saying which browsers work, not an empty page',
+    run: async (t) => {
+      // this Chromium has SIMD: no message, the app starts
+      const page = await openApp(t);
+      t.assert.equal(await page.locator('[data-testid="unsupported"]').count(), 0, 'message shown in a browser with SIMD');
+      await nothingThrown(t, page);
+      // one without it: validate says no and compiling fails, as it would there
+      const old = await t.context.newPage();
+      await old.setViewportSize({ width: 375, height: 700 });
+      await old.addInitScript(() => {
+        const no = () => Promise.reject(new WebAssembly.CompileError('invalid opcode 0xfd (simulated: no SIMD)'));
+        WebAssembly.validate = () => false;
+        Object.assign(WebAssembly, { compile: no, compileStreaming: no, instantiate: no, instantiateStreaming: no });
+      });
+      await old.goto(t.url('/'));
+      const box = old.locator('[data-testid="unsupported"]');
+      await box.waitFor();
+      const text = await box.textContent();
+      for (const want of [/needs a newer browser/, /WebAssembly with SIMD/, /Chrome or Edge 91/, /Firefox 89/, /Safari 16\.4/]) {
+        t.assert.match(text, want);
+      }
+      t.assert.ok(await box.isVisible(), 'the message is visible');
+      t.assert.equal(await overflows(old), false, 'the message fits 375 px');
+      await old.screenshot({ path: new URL('../screenshots/unsupported-375.png', import.meta.url).pathname });
+      t.assert.equal(await old.locator('[data-testid="app-ready"]').count(), 0, 'the app cannot have started');
+    },
+  },
+  {
     name: 'empty text (only blank lines): error next to the sentences, last picture kept and marked stale',
     run: async (t) => {
       const page = await openApp(t);
