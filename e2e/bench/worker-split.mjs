@@ -118,7 +118,7 @@ const dists = arg('dist', 'dist').split(',');
 const query = PAGES[arg('page', 'stress')] + (arg('engine', '') ? `&engine=${arg('engine', '')}` : '');
 const servers = await Promise.all(dists.map((d) => serve(d)));
 const bases = servers.map((s) => `http://127.0.0.1:${s.address().port}/`);
-const browser = await launch();
+const browser = await launch(process.env.JS_FLAGS ? [`--js-flags=${process.env.JS_FLAGS}`] : []);
 const out = dists.map(() => ({ rows: [], firsts: [], long: [], rooms: [] }));
 try {
   for (let round = 0; round < ROUNDS; round++) {
