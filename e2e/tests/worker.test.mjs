@@ -13,6 +13,7 @@ function sentences(n, t) {
     Array.from({ length: t }, (_, i) => `w${(i * 7 + b * 13) % 101}`).join(' ')).join('\n');
 }
 const STRESS = `s=${encodeURIComponent(sentences(4, 128))}&d=256&h=8&p=seeded&pad=keys&step=weights`;
+const SEED = '[data-testid="seed"]';
 
 /** The tokens the page shows for sentence `b`. */
 const tokens = (page, b = 0) => page.$$eval(`[data-testid="tokens"][data-batch="${b}"] li`,
@@ -43,7 +44,8 @@ export const tests = [
     run: async (t) => {
       const page = t.page;
       const seen = watch(page);
-      await t.gotoApp(STRESS);
+      // in the worker whatever the size (the page itself types at this size: next test)
+      await t.gotoApp(`${STRESS}&engine=worker`);
       await page.waitForSelector('canvas[data-testid="heatmap"]');
       t.assert.equal((await tokens(page))[0], 'w0');
       // note whether the computing notice ever appears, and that it is announced
@@ -76,6 +78,37 @@ export const tests = [
       t.assert.ok(computing.length > 0, 'the computing notice appeared');
       t.assert.ok(computing.some((visible) => visible), 'visible, inside an aria-live region');
       t.assert.ok(await workerPosts(page) > 0, 'the worker was asked');
+      t.assert.ok(seen.workerFiles.some(([u, s]) => /engine_worker_bg\.wasm$/.test(u) && s === 200));
+      t.assert.deepEqual(seen.warnings.filter((w) => /worker/.test(w)), []);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'stress size, engine chosen by size: typing is computed on the page, a new seed in the worker; the newest input is shown',
+    timeoutMs: 120000,
+    run: async (t) => {
+      const page = t.page;
+      const seen = watch(page);
+      await t.gotoApp(STRESS);
+      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      // typing changes one sentence of four: a quarter of the work, less than the
+      // worker's round trip, so the page computes it (state::work_to_do)
+      const ta = page.locator(SENTENCES);
+      await ta.evaluate((el) => { el.focus(); el.setSelectionRange(0, 0); });
+      await page.keyboard.type('fast', { delay: 15 });
+      t.assert.ok((await ta.inputValue()).startsWith('fastw0 w7'), 'every keystroke arrived');
+      await waitForFirstToken(page, 'fastw0');
+      t.assert.equal(await workerPosts(page), 0, 'no keystroke went to the worker');
+      t.assert.equal((await tokens(page, 3))[0], 'w39');
+      // a new seed changes every number: the whole run, in the worker
+      await page.fill(SEED, '7');
+      await page.waitForFunction(() => performance.getEntriesByName('al-worker-post').length > 0, null, { timeout: 30000 });
+      await page.waitForFunction(() => !document.querySelector('[data-testid="computing"]'), null, { timeout: 30000 });
+      await ta.evaluate((el) => { el.focus(); el.setSelectionRange(0, 0); });
+      await page.keyboard.type('z', { delay: 15 });
+      await waitForFirstToken(page, 'zfastw0');
+      await page.waitForTimeout(600);
+      t.assert.equal((await tokens(page))[0], 'zfastw0', 'the newest input stays on screen');
       t.assert.ok(seen.workerFiles.some(([u, s]) => /engine_worker_bg\.wasm$/.test(u) && s === 200));
       t.assert.deepEqual(seen.warnings.filter((w) => /worker/.test(w)), []);
       t.assert.deepEqual(t.errors(), []);

@@ -20,6 +20,13 @@ pub const MAX_LABEL: usize = 10;
 /// Shortens a label to [`MAX_LABEL`] graphemes, so an emoji or a combining mark is
 /// never cut in half.
 pub fn short_label(label: &str) -> String {
+    if one_byte_graphemes(label) {
+        // most tokens: every byte is a grapheme (a card has hundreds of labels per draw)
+        return match label.get(..MAX_LABEL - 1) {
+            Some(head) if label.len() > MAX_LABEL => format!("{head}…"),
+            _ => label.to_owned(),
+        };
+    }
     let graphemes: Vec<&str> = label.graphemes(true).collect();
     if graphemes.len() <= MAX_LABEL {
         label.to_owned()
@@ -31,7 +38,16 @@ pub fn short_label(label: &str) -> String {
 }
 
 fn label_len(label: &str) -> usize {
+    if one_byte_graphemes(label) {
+        return label.len().min(MAX_LABEL);
+    }
     short_label(label).graphemes(true).count()
+}
+
+/// True when every byte of `label` is a grapheme of its own: ASCII without "\r\n" (the
+/// one ASCII pair that is a single grapheme).
+fn one_byte_graphemes(label: &str) -> bool {
+    label.is_ascii() && !label.contains("\r\n")
 }
 
 /// Colours that follow the page's light or dark theme.
@@ -208,6 +224,17 @@ fn cell_px(layout: &Layout, r: usize, c: usize, dpr: f64) -> (i32, i32, i32, i32
 
 /// A cell's fill and whether it is hatched (blocked by the mask, or NaN).
 fn cell_style(map: &Heatmap, theme: &Theme, r: usize, c: usize) -> (RGBColor, bool) {
+    cell_style_with(map, theme, &map.scale.lookup(), r, c)
+}
+
+/// [`cell_style`] with the scale's colours looked up already.
+fn cell_style_with(
+    map: &Heatmap,
+    theme: &Theme,
+    colors: &crate::draw::scale::Lookup,
+    r: usize,
+    c: usize,
+) -> (RGBColor, bool) {
     let v = map.values[[r, c]];
     let blocked = map.is_blocked(r, c);
     let fill = if v.is_nan() {
@@ -215,7 +242,7 @@ fn cell_style(map: &Heatmap, theme: &Theme, r: usize, c: usize) -> (RGBColor, bo
     } else if blocked {
         theme.blocked
     } else {
-        map.scale.color(v)
+        colors.color(v)
     };
     (fill, blocked || v.is_nan())
 }
@@ -279,6 +306,7 @@ pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64)
         ((gx1 - gx).max(0) as usize, (gy1 - gy).max(0) as usize)
     };
     let mut rgba = vec![255u8; width * height * 4];
+    let colors = map.scale.lookup();
     let put = |rgba: &mut [u8], x: i32, y: i32, RGBColor(r, g, b): RGBColor| {
         let (x, y) = ((x - gx) as usize, (y - gy) as usize);
         let i = 4 * (y * width + x);
@@ -292,7 +320,7 @@ pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64)
         let row_start = 4 * (y0 - gy) as usize * width;
         for c in 0..n_cols {
             let (x0, _, x1, _) = cell_px(layout, r, c, dpr);
-            let (RGBColor(cr, cg, cb), _) = cell_style(map, theme, r, c);
+            let (RGBColor(cr, cg, cb), _) = cell_style_with(map, theme, &colors, r, c);
             let span = &mut rgba[row_start + 4 * (x0 - gx) as usize..row_start + 4 * (x1 - gx) as usize];
             for p in span.chunks_exact_mut(4) {
                 p[..3].copy_from_slice(&[cr, cg, cb]);
@@ -593,6 +621,21 @@ mod tests {
         let family = "👨‍👩‍👧".repeat(12); // 12 graphemes, each several code points
         assert_eq!(short_label(&family).graphemes(true).count(), MAX_LABEL);
         assert!(short_label(&family).starts_with("👨‍👩‍👧"));
+        // the ASCII shortcut gives what the grapheme path gives, "\r\n" (one grapheme) too
+        let slow = |l: &str| {
+            let g: Vec<&str> = l.graphemes(true).collect();
+            if g.len() <= MAX_LABEL {
+                l.to_owned()
+            } else {
+                format!("{}…", g[..MAX_LABEL - 1].concat())
+            }
+        };
+        for l in
+            ["", "a", "0123456789", "0123456789a", "ab\r\ncd\r\nef\r\ngh\r\nij", "x\ry\nz", &"q".repeat(40)]
+        {
+            assert_eq!(short_label(l), slow(l), "{l:?}");
+            assert_eq!(label_len(l), slow(l).graphemes(true).count(), "{l:?}");
+        }
     }
 
     #[test]

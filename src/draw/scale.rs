@@ -1,6 +1,8 @@
 //! Colour scales: viridis (sequential, colour-blind safe) for weights in [0, 1], and a
 //! blue–white–red diverging scale centred on 0 for signed values.
 
+use std::sync::OnceLock;
+
 use plotters::style::colors::colormaps::{ColorMap, DerivedColorMap, ViridisRGB};
 use plotters::style::RGBColor;
 
@@ -24,6 +26,36 @@ pub struct Scale {
     pub hi: f64,
 }
 
+/// Points of each colour map kept in a table ([`Scale::color`]); odd, so t = ½ is one.
+pub const STEPS: usize = 4097;
+static SEQUENTIAL: OnceLock<Vec<RGBColor>> = OnceLock::new();
+static DIVERGING: OnceLock<Vec<RGBColor>> = OnceLock::new();
+
+/// A [`Scale`]'s colours as a table: [`Scale::lookup`].
+#[derive(Debug, Clone, Copy)]
+pub struct Lookup {
+    table: &'static [RGBColor],
+    lo: f64,
+    /// Table steps per unit of value (0 for an empty range: the middle colour).
+    per: f64,
+}
+
+impl Lookup {
+    /// See [`Scale::color`].
+    #[inline]
+    pub fn color(&self, v: f64) -> RGBColor {
+        let i = if self.per > 0.0 { ((v - self.lo) * self.per).round() } else { (STEPS / 2) as f64 };
+        // `as` saturates: below the range is 0, above it the last (NaN is 0; cells that
+        // are NaN are drawn as blocked before they get here)
+        let i = (i as usize).min(STEPS - 1);
+        self.table.get(i).copied().unwrap_or(WHITE)
+    }
+}
+
+fn table(color: impl Fn(f64) -> RGBColor) -> Vec<RGBColor> {
+    (0..STEPS).map(|i| color(i as f64 / (STEPS - 1) as f64)).collect()
+}
+
 const BLUE: RGBColor = RGBColor(33, 102, 172);
 const WHITE: RGBColor = RGBColor(247, 247, 247);
 const RED: RGBColor = RGBColor(178, 24, 43);
@@ -42,10 +74,28 @@ impl Scale {
         Self { kind: ScaleKind::Diverging, lo: -hi, hi }
     }
 
-    /// The colour of a finite value (clamped to the range).
+    /// The colour of a finite value (clamped to the range): the colour map's at the
+    /// nearest of [`STEPS`] evenly spaced points of the range, looked up, not computed
+    /// per cell (a 128 × 128 card has 16 384 cells; computing each took ~40 ns). The
+    /// ends and the middle are exact; elsewhere a channel is at most 1 of 255 off.
     pub fn color(&self, v: f64) -> RGBColor {
+        self.lookup().color(v)
+    }
+
+    /// [`Scale::color`] with the table found once, for a loop over many cells.
+    pub fn lookup(&self) -> Lookup {
+        let table = match self.kind {
+            ScaleKind::Sequential => SEQUENTIAL.get_or_init(|| table(ViridisRGB::get_color)),
+            ScaleKind::Diverging => {
+                DIVERGING.get_or_init(|| table(|t| DerivedColorMap::new(&[BLUE, WHITE, RED]).get_color(t)))
+            }
+        };
         let span = self.hi - self.lo;
-        let t = if span > 0.0 { ((v - self.lo) / span).clamp(0.0, 1.0) } else { 0.5 };
+        Lookup { table, lo: self.lo, per: if span > 0.0 { (STEPS - 1) as f64 / span } else { 0.0 } }
+    }
+
+    /// The colour map itself at `t` in [0, 1], computed (for the tests of [`Scale::color`]).
+    pub fn exact_color(&self, t: f64) -> RGBColor {
         match self.kind {
             ScaleKind::Sequential => ViridisRGB::get_color(t),
             ScaleKind::Diverging => DerivedColorMap::new(&[BLUE, WHITE, RED]).get_color(t),
@@ -82,6 +132,23 @@ mod tests {
         assert_eq!(s.color(-2.0), BLUE);
         assert_eq!(s.color(9.0), RED);
         assert_eq!(Scale::diverging(&[0.0]).hi, 1.0);
+    }
+
+    #[test]
+    fn the_looked_up_colour_is_the_colour_map_to_within_one_unit() {
+        for scale in [Scale::weights(), Scale::diverging(&[-3.0, 3.0])] {
+            for i in 0..=20_000 {
+                let t = f64::from(i) / 20_000.0;
+                let v = scale.lo + t * (scale.hi - scale.lo);
+                let (RGBColor(a, b, c), RGBColor(x, y, z)) = (scale.color(v), scale.exact_color(t));
+                let off = [a.abs_diff(x), b.abs_diff(y), c.abs_diff(z)];
+                assert!(off.iter().all(|&d| d <= 1), "{:?} at t = {t}: {off:?}", scale.kind);
+            }
+            // the ends and the middle exactly
+            for t in [0.0, 0.5, 1.0] {
+                assert_eq!(scale.color(scale.lo + t * (scale.hi - scale.lo)), scale.exact_color(t));
+            }
+        }
     }
 
     #[test]

@@ -175,11 +175,13 @@ pub fn App() -> impl IntoView {
     let channel = engine_worker::Channel::new();
     let run = Memo::new(move |prev: Option<&Run>| {
         let (scenario, notices) = state::scenario(&text.get(), &settings.get());
+        // the scenario of the trace on screen, which the engine would reuse from
+        let last_run = prev.filter(|p| !p.computing && p.result.is_ok()).map(|p| &p.scenario);
         let off_thread = !channel.failed.get()
             && match engine_mode {
                 EngineMode::Sync => false,
                 EngineMode::Worker => state::check_page_limits(&scenario).is_ok(),
-                EngineMode::Auto => state::belongs_in_worker(&scenario),
+                EngineMode::Auto => state::belongs_in_worker(&scenario, last_run),
             };
         if let Some(p) = prev.filter(|p| p.scenario == scenario && !p.computing) {
             let result = p.result.clone();
@@ -215,7 +217,9 @@ pub fn App() -> impl IntoView {
             } else if match engine_mode {
                 EngineMode::Sync => false,
                 EngineMode::Worker => true,
-                EngineMode::Auto => state::belongs_in_worker(&r.scenario),
+                // a page whose whole run is large: the worker gets ready for the runs
+                // that are (a new seed, h, d_model; typing is mostly done here)
+                EngineMode::Auto => state::belongs_in_worker(&r.scenario, None),
             } {
                 engine_worker::warm(&r.scenario);
                 engine_worker::start(channel);

@@ -140,15 +140,18 @@ pub fn put_rgba(canvas: &web_sys::HtmlCanvasElement, x: i32, y: i32, width: u32,
     }
 }
 
-/// Writes a heatmap's texts with the canvas's `fillText`: the font is set once per size
-/// (not per string, and nothing is measured), columns labels are rotated in place.
+/// Writes a heatmap's texts with the canvas's `fillText`: the font, colour and alignment
+/// are set only when they change (nothing is measured), and the column labels are all
+/// written under one rotation (a 128-token card has 128 of them: one save, translate,
+/// rotate and restore each cost more than the text).
 pub fn fill_texts(canvas: &web_sys::HtmlCanvasElement, items: &[crate::draw::heatmap::TextItem]) {
     use crate::draw::heatmap::Anchor;
     let Some(ctx) = context_2d(canvas) else { return };
     ctx.set_text_baseline("middle");
     let mut font = f64::NAN;
     let mut color = None;
-    for item in items {
+    let mut align = None;
+    let mut write = |item: &crate::draw::heatmap::TextItem, x: f64, y: f64| {
         if item.size != font {
             font = item.size;
             ctx.set_font(&format!("{:.2}px sans-serif", item.size));
@@ -158,22 +161,26 @@ pub fn fill_texts(canvas: &web_sys::HtmlCanvasElement, items: &[crate::draw::hea
             let plotters::style::RGBColor(r, g, b) = item.color;
             ctx.set_fill_style_str(&format!("rgb({r},{g},{b})"));
         }
-        ctx.set_text_align(match item.anchor {
-            Anchor::Left => "left",
-            Anchor::Center => "center",
-            Anchor::Right => "right",
-        });
-        let (x, y) = (f64::from(item.x), f64::from(item.y));
-        if item.upwards {
-            ctx.save();
-            let _ = ctx.translate(x, y);
-            let _ = ctx.rotate(-std::f64::consts::FRAC_PI_2);
-            let _ = ctx.fill_text(&item.text, 0.0, 0.0);
-            ctx.restore();
-        } else {
-            let _ = ctx.fill_text(&item.text, x, y);
+        if align != Some(item.anchor) {
+            align = Some(item.anchor);
+            ctx.set_text_align(match item.anchor {
+                Anchor::Left => "left",
+                Anchor::Center => "center",
+                Anchor::Right => "right",
+            });
         }
+        let _ = ctx.fill_text(&item.text, x, y);
+    };
+    for item in items.iter().filter(|i| !i.upwards) {
+        write(item, f64::from(item.x), f64::from(item.y));
     }
+    // rotated by -90°, the canvas point (x, y) is the point (-y, x)
+    ctx.save();
+    let _ = ctx.rotate(-std::f64::consts::FRAC_PI_2);
+    for item in items.iter().filter(|i| i.upwards) {
+        write(item, -f64::from(item.y), f64::from(item.x));
+    }
+    ctx.restore();
 }
 
 /// A canvas's 2D drawing context, if the browser gives one.

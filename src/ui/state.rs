@@ -357,18 +357,51 @@ pub fn engine_work(scenario: &Scenario) -> Option<u64> {
     Some(b * (2 * t_q + 2 * t_k) * d * d + 2 * cells * (d / h) + 16 * cells)
 }
 
-/// From this much [`engine_work`] on, the page runs the engine in its worker (see
-/// README, "Large inputs"). Measured in Chromium (`e2e/bench/crossover.mjs`, BENCHMARKS.md
-/// 1.5): the engine takes ~10 ms on the page here (16 M: B = 4, T = 64, d_model = 128 is
-/// 23 M and 10 ms; B = 2, T = 64, d_model = 128 is 11.5 M and 6 ms), while receiving a
-/// trace from the worker costs the main thread 1–4 ms at any size; below it, the worker's
-/// round trip (≥ 30 ms) would only make the answer later.
-pub const WORKER_MIN_WORK: u64 = 16_000_000;
+/// The part of [`engine_work`] the engine still has to do after computing `previous`
+/// (the scenario of the page's last trace): the engine copies every sentence whose inputs
+/// did not change ([`engine::run_reusing`]), so typing in one sentence of four costs a
+/// quarter of the work. Counted conservatively: only when nothing but the sentences'
+/// texts changed and the padded length T and the number of sentences are the same, and
+/// only the sentences changed in place (the engine also finds moved ones). `None` when
+/// the sentences do not tokenize.
+pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u64> {
+    let all = engine_work(scenario)?;
+    let Some(p) = previous else { return Some(all) };
+    let same_setup = p.kv_sentences == scenario.kv_sentences
+        && p.d_model == scenario.d_model
+        && p.n_heads == scenario.n_heads
+        && p.embeddings == scenario.embeddings
+        && p.projections == scenario.projections
+        && p.seed == scenario.seed
+        && p.mask == scenario.mask
+        && p.positional == scenario.positional
+        && p.sentences.len() == scenario.sentences.len();
+    let same_t = || {
+        let t = |s: &Scenario| engine::tokenize::batch(&s.sentences).ok().map(|b| b.t);
+        t(p).is_some() && t(p) == t(scenario)
+    };
+    if !same_setup || !same_t() {
+        return Some(all);
+    }
+    let b = scenario.sentences.len().max(1) as u64;
+    let changed = scenario.sentences.iter().zip(&p.sentences).filter(|(a, b)| a != b).count() as u64;
+    Some(all * changed / b)
+}
 
-/// True when the scenario's engine run belongs in the worker: large enough, and within
-/// the page's limits (an error is shown at once, without a round trip).
-pub fn belongs_in_worker(scenario: &Scenario) -> bool {
-    check_page_limits(scenario).is_ok() && engine_work(scenario).is_some_and(|w| w >= WORKER_MIN_WORK)
+/// From this much [`work_to_do`] on, the page runs the engine in its worker (see README,
+/// "Large inputs"). Measured in Chromium (`e2e/bench/crossover.mjs`, BENCHMARKS.md R3.3),
+/// typing one word with the wasm SIMD engine: 44 M of work to do (one 128-token sentence
+/// at d_model = 256, alone or one of four) takes 9.7–17.2 ms on the page (p95 ≤ 21),
+/// while the worker's round trip is 35–55 ms; a fresh run of the whole stress page (176 M)
+/// would be a main-thread task of about 40 ms of engine alone, so that goes to the worker.
+pub const WORKER_MIN_WORK: u64 = 48_000_000;
+
+/// True when the scenario's engine run belongs in the worker: its [`work_to_do`] after
+/// `previous` is large enough, and it is within the page's limits (an error is shown at
+/// once, without a round trip).
+pub fn belongs_in_worker(scenario: &Scenario, previous: Option<&Scenario>) -> bool {
+    check_page_limits(scenario).is_ok()
+        && work_to_do(scenario, previous).is_some_and(|w| w >= WORKER_MIN_WORK)
 }
 
 /// [`engine::run`] within the page's limits ([`check_page_limits`]), for the page's one
@@ -523,22 +556,64 @@ mod tests {
         let mut s = Settings::default();
         // the default page: a few thousand multiply-adds
         let (small, _) = scenario(DEFAULT_TEXT, &s);
-        assert!(!belongs_in_worker(&small));
+        assert!(!belongs_in_worker(&small, None));
         // the stress page: B = 4, T = 128, d_model = 256, h = 8
-        let words: Vec<String> = (0..128).map(|i| format!("w{i}")).collect();
-        let text = vec![words.join(" "); 4].join("\n");
-        s.d_model = 256;
-        s.n_heads = 8;
-        let (stress, _) = scenario(&text, &s);
+        let stress = stress_page(&mut s, "w0");
         // 4·512·256² + 2·524 288·32 + 16·524 288
         assert_eq!(engine_work(&stress), Some(134_217_728 + 33_554_432 + 8_388_608));
-        assert!(belongs_in_worker(&stress));
+        assert!(belongs_in_worker(&stress, None));
         // over the page's d_model limit: an error at once, not a round trip
         let mut over = stress.clone();
         over.d_model = UI_MAX_D_MODEL + 8;
-        assert!(!belongs_in_worker(&over));
+        assert!(!belongs_in_worker(&over, None));
         // no sentences: the engine's error at once
         let (empty, _) = scenario("", &s);
-        assert!(!belongs_in_worker(&empty));
+        assert!(!belongs_in_worker(&empty, None));
+    }
+
+    /// The stress page (B = 4, T = 128, d_model = 256, h = 8) with `first` as the first
+    /// word of the first sentence.
+    fn stress_page(s: &mut Settings, first: &str) -> Scenario {
+        let words: Vec<String> = (0..128).map(|i| format!("w{i}")).collect();
+        let mut text = vec![words.join(" "); 4].join("\n");
+        text.replace_range(0..2, first);
+        s.d_model = 256;
+        s.n_heads = 8;
+        scenario(&text, s).0
+    }
+
+    #[test]
+    fn typing_in_one_sentence_is_a_quarter_of_the_stress_page_and_stays_here() {
+        let mut s = Settings::default();
+        let before = stress_page(&mut s, "w0");
+        let typed = stress_page(&mut s, "w0x");
+        let all = engine_work(&typed).unwrap();
+        assert_eq!(work_to_do(&typed, Some(&before)), Some(all / 4));
+        assert!(!belongs_in_worker(&typed, Some(&before)), "one sentence of four: on the page");
+        // nothing changed: nothing to do
+        assert_eq!(work_to_do(&typed, Some(&typed)), Some(0));
+        // everything else changed: the whole run, in the worker
+        let mut seed = typed.clone();
+        seed.seed += 1;
+        assert_eq!(work_to_do(&seed, Some(&typed)), Some(engine_work(&seed).unwrap()));
+        assert!(belongs_in_worker(&seed, Some(&typed)));
+        let mut causal = typed.clone();
+        causal.mask.causal = !causal.mask.causal;
+        assert!(belongs_in_worker(&causal, Some(&typed)));
+        // a new word makes T longer: every sentence is padded anew, the whole run
+        let mut longer = typed.clone();
+        longer.sentences[0] = format!("{} more", longer.sentences[0].split_once(' ').unwrap().1);
+        longer.sentences[1].push_str(" more");
+        assert!(work_to_do(&longer, Some(&typed)) == engine_work(&longer));
+        // another number of sentences: the whole run
+        let mut fewer = typed.clone();
+        fewer.sentences.pop();
+        assert_eq!(work_to_do(&fewer, Some(&typed)), engine_work(&fewer));
+        // two sentences of four changed: half
+        let mut two = typed.clone();
+        two.sentences[2] = two.sentences[2].replacen("w0", "w1", 1);
+        two.sentences[3] = two.sentences[3].replacen("w0", "w2", 1);
+        assert_eq!(work_to_do(&two, Some(&typed)), Some(engine_work(&two).unwrap() / 2));
+        assert!(belongs_in_worker(&two, Some(&typed)));
     }
 }
