@@ -367,15 +367,22 @@ pub fn engine_work(scenario: &Scenario) -> Option<u64> {
 pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u64> {
     let all = engine_work(scenario)?;
     let Some(p) = previous else { return Some(all) };
-    let same_setup = p.kv_sentences == scenario.kv_sentences
-        && p.d_model == scenario.d_model
-        && p.n_heads == scenario.n_heads
-        && p.embeddings == scenario.embeddings
-        && p.projections == scenario.projections
-        && p.seed == scenario.seed
-        && p.mask == scenario.mask
-        && p.positional == scenario.positional
-        && p.sentences.len() == scenario.sentences.len();
+    // every field named, so that a new one is a compile error here, not a missed change
+    let Scenario {
+        sentences,
+        kv_sentences,
+        d_model,
+        n_heads,
+        embeddings,
+        projections,
+        seed,
+        mask,
+        positional,
+    } = scenario;
+    let same_setup = (&p.kv_sentences, p.d_model, p.n_heads, &p.embeddings)
+        == (kv_sentences, *d_model, *n_heads, embeddings)
+        && (&p.projections, p.seed, &p.mask, &p.positional) == (projections, *seed, mask, positional)
+        && p.sentences.len() == sentences.len();
     let same_t = || {
         let t = |s: &Scenario| engine::tokenize::batch(&s.sentences).ok().map(|b| b.t);
         t(p).is_some() && t(p) == t(scenario)
