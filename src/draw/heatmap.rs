@@ -314,15 +314,22 @@ pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64)
     };
     // a canvas line w px wide at 45° covers about w·√2 pixels of each pixel row
     let hatch_w = ((f64::from(hatch_width(dpr)) * std::f64::consts::SQRT_2).round() as i32).max(1);
+    // a column's pixels are the same in every row: [x0, x1) in bytes of a pixel row
+    let spans: Vec<(usize, usize)> = (0..n_cols)
+        .map(|c| {
+            let (x0, _, x1, _) = cell_px(layout, 0, c, dpr);
+            (4 * (x0 - gx) as usize, 4 * (x1 - gx) as usize)
+        })
+        .collect();
     for r in 0..n_rows {
         // one row of cells at a time: fill the first pixel row, then copy it down
         let (_, y0, _, y1) = cell_px(layout, r, 0, dpr);
         let row_start = 4 * (y0 - gy) as usize * width;
-        for c in 0..n_cols {
-            let (x0, _, x1, _) = cell_px(layout, r, c, dpr);
-            let (RGBColor(cr, cg, cb), _) = cell_style_with(map, theme, &colors, r, c);
-            let span = &mut rgba[row_start + 4 * (x0 - gx) as usize..row_start + 4 * (x1 - gx) as usize];
-            for p in span.chunks_exact_mut(4) {
+        let mut hatched = false;
+        for (c, &(x0, x1)) in spans.iter().enumerate() {
+            let (RGBColor(cr, cg, cb), hatch) = cell_style_with(map, theme, &colors, r, c);
+            hatched |= hatch;
+            for p in rgba[row_start + x0..row_start + x1].chunks_exact_mut(4) {
                 p[..3].copy_from_slice(&[cr, cg, cb]);
             }
         }
@@ -330,6 +337,9 @@ pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64)
         for y in y0 + 1..y1 {
             let dst = 4 * (y - gy) as usize * width;
             rgba.copy_within(row_start..row_start + line, dst);
+        }
+        if !hatched {
+            continue;
         }
         for c in 0..n_cols {
             if !(map.is_blocked(r, c) || map.values[[r, c]].is_nan()) {
