@@ -218,7 +218,8 @@ pub fn HeatmapCard(
 
     // Draw whenever the numbers, the layout or the scale change (and only then). A large
     // card draws in a task of its own (`dom::later`), with the newest values when its turn
-    // comes: eight 128 × 128 cards drawn in one go took ~25 ms, too close to a long task.
+    // comes: eight 128 × 128 cards drawn in one go took ~25 ms, too close to a long task
+    // (since BENCHMARKS R4.3 about 12 ms: they now fit in one of `dom::later`'s tasks).
     let draw =
         move |el: &web_sys::HtmlCanvasElement, layout: &Layout, zoom: f64, scale: Scale, d: &CardData| {
             dom::mark("al-draw-start");
