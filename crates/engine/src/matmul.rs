@@ -246,7 +246,6 @@ fn product<L: Lanes>(a: &[f64], b: &Packed, out: &mut [f64], m: usize) {
 fn pack(b: ArrayView2<'_, f64>, k0: usize, kc: usize) -> Vec<[f64; 4]> {
     let n = b.ncols();
     let mut packed = vec![[0.0; 4]; n.div_ceil(NR) * kc];
-    let rows = b.rows().into_iter().skip(k0).take(kc);
     if let Some(b) = b.as_slice() {
         // rows of contiguous numbers (the weights, `V`): strip by strip, 4 at a time
         let rows: Vec<&[f64]> = b.chunks_exact(n).skip(k0).take(kc).collect();
@@ -260,7 +259,7 @@ fn pack(b: ArrayView2<'_, f64>, k0: usize, kc: usize) -> Vec<[f64; 4]> {
         }
     } else {
         // strided rows (`K_hᵀ`): one number at a time
-        for (kk, row) in rows.enumerate() {
+        for (kk, row) in b.rows().into_iter().skip(k0).take(kc).enumerate() {
             for (j, &x) in row.iter().enumerate() {
                 if let Some(to) = packed.get_mut((j / NR) * kc + kk).and_then(|q| q.get_mut(j % NR)) {
                     *to = x;
@@ -270,6 +269,7 @@ fn pack(b: ArrayView2<'_, f64>, k0: usize, kc: usize) -> Vec<[f64; 4]> {
     }
     packed
 }
+
 /// The accumulators of `out[at..at + width]`: zero for the first block of K, else the
 /// partial sums the previous block stored.
 #[inline(always)]

@@ -57,9 +57,16 @@ impl Linear {
 }
 
 /// The packed copy of a [`Linear`]'s `w`, made once. It is derived from `w`, so two
-/// layers are equal when their numbers are, packed or not.
-#[derive(Debug, Clone, Default)]
+/// layers are equal when their numbers are, packed or not, and `Debug` does not print
+/// it again.
+#[derive(Clone, Default)]
 struct PackedOnce(OnceLock<Packed>);
+
+impl std::fmt::Debug for PackedOnce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "packed" } else { "not packed yet" })
+    }
+}
 
 impl PartialEq for PackedOnce {
     fn eq(&self, _: &Self) -> bool {

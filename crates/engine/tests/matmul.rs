@@ -135,6 +135,9 @@ fn engine_sized_products_match_bit_for_bit() {
         (5, 520, 13),
         (130, 257, 6),
         (64, 512, 64),
+        (67, 600, 5),
+        (66, 1030, 7),
+        (3, 1025, 4),
     ];
     for &(m, k, n) in &shapes {
         let a = Array2::from_shape_fn((m, k), |(i, j)| ((i * 31 + j * 17) % 23) as f64 / 7.0 - 1.5);
