@@ -321,14 +321,17 @@ pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64)
             (4 * (x0 - gx) as usize, 4 * (x1 - gx) as usize)
         })
         .collect();
+    let mut hatched = Vec::new();
     for r in 0..n_rows {
         // one row of cells at a time: fill the first pixel row, then copy it down
         let (_, y0, _, y1) = cell_px(layout, r, 0, dpr);
         let row_start = 4 * (y0 - gy) as usize * width;
-        let mut hatched = false;
+        hatched.clear();
         for (c, &(x0, x1)) in spans.iter().enumerate() {
             let (RGBColor(cr, cg, cb), hatch) = cell_style_with(map, theme, &colors, r, c);
-            hatched |= hatch;
+            if hatch {
+                hatched.push(c);
+            }
             for p in rgba[row_start + x0..row_start + x1].chunks_exact_mut(4) {
                 p[..3].copy_from_slice(&[cr, cg, cb]);
             }
@@ -338,13 +341,8 @@ pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64)
             let dst = 4 * (y - gy) as usize * width;
             rgba.copy_within(row_start..row_start + line, dst);
         }
-        if !hatched {
-            continue;
-        }
-        for c in 0..n_cols {
-            if !(map.is_blocked(r, c) || map.values[[r, c]].is_nan()) {
-                continue;
-            }
+        // the cells of this row that are blocked or NaN
+        for &c in &hatched {
             let rect = cell_px(layout, r, c, dpr);
             let (x0, y0, x1, y1) = rect;
             for [(ax, ay), (bx, by)] in hatch_lines(rect, layout.cell) {

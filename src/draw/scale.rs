@@ -52,8 +52,12 @@ impl Lookup {
     }
 }
 
-fn table(color: impl Fn(f64) -> RGBColor) -> Vec<RGBColor> {
-    (0..STEPS).map(|i| color(i as f64 / (STEPS - 1) as f64)).collect()
+/// The colour map of `kind` at `t` in [0, 1], computed: what the tables hold.
+fn map_color(kind: ScaleKind, t: f64) -> RGBColor {
+    match kind {
+        ScaleKind::Sequential => ViridisRGB::get_color(t),
+        ScaleKind::Diverging => DerivedColorMap::new(&[BLUE, WHITE, RED]).get_color(t),
+    }
 }
 
 const BLUE: RGBColor = RGBColor(33, 102, 172);
@@ -84,22 +88,19 @@ impl Scale {
 
     /// [`Scale::color`] with the table found once, for a loop over many cells.
     pub fn lookup(&self) -> Lookup {
-        let table = match self.kind {
-            ScaleKind::Sequential => SEQUENTIAL.get_or_init(|| table(ViridisRGB::get_color)),
-            ScaleKind::Diverging => {
-                DIVERGING.get_or_init(|| table(|t| DerivedColorMap::new(&[BLUE, WHITE, RED]).get_color(t)))
-            }
-        };
+        let kind = self.kind;
+        let table = match kind {
+            ScaleKind::Sequential => &SEQUENTIAL,
+            ScaleKind::Diverging => &DIVERGING,
+        }
+        .get_or_init(|| (0..STEPS).map(|i| map_color(kind, i as f64 / (STEPS - 1) as f64)).collect());
         let span = self.hi - self.lo;
         Lookup { table, lo: self.lo, per: if span > 0.0 { (STEPS - 1) as f64 / span } else { 0.0 } }
     }
 
     /// The colour map itself at `t` in [0, 1], computed (for the tests of [`Scale::color`]).
     pub fn exact_color(&self, t: f64) -> RGBColor {
-        match self.kind {
-            ScaleKind::Sequential => ViridisRGB::get_color(t),
-            ScaleKind::Diverging => DerivedColorMap::new(&[BLUE, WHITE, RED]).get_color(t),
-        }
+        map_color(self.kind, t)
     }
 
     /// Black or white, whichever reads better on `background`.

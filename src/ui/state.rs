@@ -385,7 +385,7 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
         && p.sentences.len() == sentences.len();
     let same_t = || {
         let t = |s: &Scenario| engine::tokenize::batch(&s.sentences).ok().map(|b| b.t);
-        t(p).is_some() && t(p) == t(scenario)
+        t(p).is_some_and(|t_p| Some(t_p) == t(scenario))
     };
     if !same_setup || !same_t() {
         return Some(all);
