@@ -37,6 +37,12 @@ pub struct Settings {
     pub kv_text: Option<String>,
     /// The positional encoding added before the projections.
     pub positional: Positional,
+    /// Grouped-query attention: the number of key/value heads (None = h).
+    pub n_kv_heads: Option<usize>,
+    /// Rotary position embeddings (None = off).
+    pub rope: Option<engine::Rope>,
+    /// ALiBi's per-head linear bias.
+    pub alibi: bool,
 }
 
 /// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
@@ -52,10 +58,13 @@ impl Default for Settings {
             n_heads: 1,
             projections: Projections::Named(ProjectionKind::Identity),
             seed: 0,
-            mask: MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf },
+            mask: MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf, window: None },
             embeddings: BTreeMap::new(),
             kv_text: None,
             positional: Positional::None,
+            n_kv_heads: None,
+            rope: None,
+            alibi: false,
         }
     }
 }
@@ -96,6 +105,9 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         seed: settings.seed,
         mask: settings.mask,
         positional: settings.positional,
+        n_kv_heads: settings.n_kv_heads,
+        rope: settings.rope,
+        alibi: settings.alibi,
     };
     (scenario, notices)
 }
@@ -155,6 +167,9 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             embeddings: s.embeddings.clone(),
             kv_text: s.kv_sentences.as_ref().map(|kv| kv.join("\n")),
             positional: s.positional,
+            n_kv_heads: s.n_kv_heads,
+            rope: s.rope,
+            alibi: s.alibi,
         },
     )
 }
@@ -378,10 +393,14 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
         seed,
         mask,
         positional,
+        n_kv_heads,
+        rope,
+        alibi,
     } = scenario;
     let same_setup = (&p.kv_sentences, p.d_model, p.n_heads, &p.embeddings)
         == (kv_sentences, *d_model, *n_heads, embeddings)
         && (&p.projections, p.seed, &p.mask, &p.positional) == (projections, *seed, mask, positional)
+        && (p.n_kv_heads, p.rope, p.alibi) == (*n_kv_heads, *rope, *alibi)
         && p.sentences.len() == sentences.len();
     let same_t = || {
         let t = |s: &Scenario| engine::tokenize::batch(&s.sentences).ok().map(|b| b.t);
@@ -446,10 +465,18 @@ mod tests {
             n_heads: 3,
             projections: Projections::Named(ProjectionKind::Seeded),
             seed: 42,
-            mask: MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::LargeNegative },
+            mask: MaskConfig {
+                causal: true,
+                padding: Padding::KeysAndQueries,
+                fill: Fill::LargeNegative,
+                window: None,
+            },
             embeddings: BTreeMap::new(),
             kv_text: Some("x y z".into()),
             positional: Positional::Sinusoidal,
+            n_kv_heads: None,
+            rope: None,
+            alibi: false,
         };
         let v = ViewState { step: StepName::Scores, batch: 1, shared_scale: false, lines: true };
         let q: Vec<(String, String)> =

@@ -36,6 +36,9 @@ fn scenario(t: usize) -> Scenario {
         seed: 0,
         mask: MaskConfig::default(),
         positional: Positional::None,
+        n_kv_heads: None,
+        rope: None,
+        alibi: false,
     }
 }
 
@@ -67,7 +70,7 @@ fn bench_math(c: &mut Criterion) {
         let s = scenario(t);
         let batch = tokenize::batch(&s.sentences).expect("batch");
         let (x, _) = embedding::embed(&batch, D_MODEL, &s.embeddings).expect("embed");
-        let w = weights::build(&s.projections, D_MODEL, s.seed).expect("weights");
+        let w = weights::build(&s.projections, D_MODEL, D_MODEL, s.seed).expect("weights");
         let m = mask::build(&batch.lengths, batch.t, &s.mask);
         group.throughput(Throughput::Elements(flops(t, D_MODEL) as u64));
         group.bench_function(format!("T={t}"), |b| {
@@ -92,7 +95,7 @@ fn bench_steps(c: &mut Criterion) {
     let s = scenario(t);
     let batch = tokenize::batch(&s.sentences).expect("batch");
     let (x, _) = embedding::embed(&batch, D_MODEL, &s.embeddings).expect("embed");
-    let w = weights::build(&s.projections, D_MODEL, s.seed).expect("weights");
+    let w = weights::build(&s.projections, D_MODEL, D_MODEL, s.seed).expect("weights");
     let q = attention::linear(&x, &w.q);
     let qh = attention::split_heads(q.clone(), HEADS).expect("split");
     let kh = qh.clone();
@@ -110,7 +113,7 @@ fn bench_steps(c: &mut Criterion) {
         })
     });
     group.bench_function("weights::build seeded d=512", |b| {
-        b.iter(|| weights::build(black_box(&s.projections), D_MODEL, 0).expect("w").q.w().len())
+        b.iter(|| weights::build(black_box(&s.projections), D_MODEL, D_MODEL, 0).expect("w").q.w().len())
     });
     group.bench_function("linear T=512", |b| b.iter(|| attention::linear(black_box(&x), &w.q).len()));
     group.bench_function("split_heads T=512", |b| {

@@ -8,6 +8,7 @@ use ndarray::{s, Array, Array3, Array4, ArrayView2, Dimension, IntoDimension, Zi
 
 use crate::error::EngineError;
 use crate::matmul::gemm;
+use crate::scenario::Rope;
 use crate::weights::Linear;
 
 /// PyTorch's `.contiguous().view(shape)`: the same numbers in row-major order, read with
@@ -105,6 +106,114 @@ pub fn merge_heads(context: Array4<f64>) -> Result<Array3<f64>, EngineError> {
     let (b, h, t, d_k) = context.dim();
     let transposed = context.permuted_axes([0, 2, 1, 3]); // (b, t, h, d_k), not contiguous
     view(transposed, (b, t, h * d_k)) // (b, t, d_model)
+}
+
+/// RoPE's angles: `angle[pos][i] = pos·θ_i` with `θ_i = 1 / base^(2i/d_k)` for the
+/// `d_k / 2` pairs of a head (written as Hugging Face's `inv_freq`, so the numbers are
+/// the same as `transformers`' in float64).
+///
+/// # Shapes
+/// - returns: `[T, d_k / 2]`
+pub fn rope_angles(t: usize, d_k: usize, base: f64) -> ndarray::Array2<f64> {
+    ndarray::Array2::from_shape_fn((t, d_k / 2), |(pos, i)| rope_angle(pos, i, d_k, base))
+}
+
+/// One of RoPE's angles, `pos·θ_i` with `θ_i = 1 / base^(2i/d_k)`.
+pub fn rope_angle(pos: usize, i: usize, d_k: usize, base: f64) -> f64 {
+    let inv_freq = 1.0 / base.powf((2 * i) as f64 / d_k as f64);
+    pos as f64 * inv_freq
+}
+
+/// Rotates every query or key head at its token's position (RoPE). Each pair of
+/// dimensions `(c, partner)` ([`RopeStyle::partner`]) is turned by `pos·θ_i`: the first of
+/// the pair becomes `x_c·cos − x_partner·sin`, the second `x_c·cos + x_partner·sin`.
+/// With [`RopeStyle::Half`] this is Hugging Face's `q * cos + rotate_half(q) * sin`;
+/// with [`RopeStyle::Interleaved`], Meta's complex product `q · e^{i·pos·θ}`. Positions
+/// count from 0 within each (padded) sentence, as the sinusoidal encoding's do.
+///
+/// # Shapes
+/// - x: `[B, heads, T, d_k]` with `d_k` even
+/// - returns: `[B, heads, T, d_k]`
+pub fn rotate(x: &Array4<f64>, rope: Rope) -> Array4<f64> {
+    let (_, _, t, d_k) = x.dim();
+    let angles = rope_angles(t, d_k, rope.base);
+    let (cos, sin) = (angles.mapv(f64::cos), angles.mapv(f64::sin));
+    let mut out = Array4::zeros(x.dim());
+    Zip::indexed(&mut out).for_each(|(b, h, pos, c), y| {
+        let (partner, first) = rope.style.partner(c, d_k);
+        let i = rope.style.pair_index(c, d_k);
+        let (cos, sin) =
+            (cos.get((pos, i)).copied().unwrap_or(1.0), sin.get((pos, i)).copied().unwrap_or(0.0));
+        let (x_c, x_p) = (
+            x.get((b, h, pos, c)).copied().unwrap_or(0.0),
+            x.get((b, h, pos, partner)).copied().unwrap_or(0.0),
+        );
+        // rotate_half puts −x_partner in the first half and x_partner in the second
+        let rotated = if first { -x_p } else { x_p };
+        *y = x_c * cos + rotated * sin;
+    });
+    out
+}
+
+/// Repeats each key/value head for its group of `n_rep = h / h_kv` query heads, so query
+/// head `i` reads key/value head `⌊i / n_rep⌋`: PyTorch's
+/// `k.repeat_interleave(n_rep, dim=1)`, Hugging Face's `repeat_kv`.
+///
+/// # Shapes
+/// - x: `[B, h_kv, T, d_k]`
+/// - returns: `[B, h_kv·n_rep, T, d_k]`
+pub fn repeat_kv(x: &Array4<f64>, n_rep: usize) -> Array4<f64> {
+    let (b, h_kv, t, d_k) = x.dim();
+    Array4::from_shape_fn((b, h_kv * n_rep, t, d_k), |(bi, h, i, c)| {
+        x.get((bi, h / n_rep.max(1), i, c)).copied().unwrap_or(0.0)
+    })
+}
+
+/// ALiBi's slope per head, as in the paper's code (Press et al., 2022): for `h` a power of
+/// two, `m_k = 2^(−8(k+1)/h)` (h = 8: 1/2, 1/4, …, 1/256); otherwise the slopes of the
+/// largest power of two `n < h`, then every other slope of `2n` for the remaining heads.
+pub fn alibi_slopes(h: usize) -> Vec<f64> {
+    fn power_of_two(n: usize) -> Vec<f64> {
+        (1..=n).map(|k| 2f64.powf(-8.0 * k as f64 / n as f64)).collect()
+    }
+    if h == 0 {
+        return vec![];
+    }
+    if h.is_power_of_two() {
+        return power_of_two(h);
+    }
+    let n = 1 << h.ilog2(); // the largest power of two below h
+    let mut slopes = power_of_two(n);
+    slopes.extend(power_of_two(2 * n).into_iter().step_by(2).take(h - n));
+    slopes
+}
+
+/// ALiBi's bias `m_h·(j − i)` for query `i` and key `j` of head `h`: 0 on the diagonal,
+/// more negative the farther back the key is. The same for every sentence.
+///
+/// # Shapes
+/// - returns: `[1, h, T_q, T_k]`
+pub fn alibi_bias(slopes: &[f64], t_q: usize, t_k: usize) -> Array4<f64> {
+    Array4::from_shape_fn((1, slopes.len(), t_q, t_k), |(_, h, i, j)| {
+        slopes.get(h).copied().unwrap_or(0.0) * (j as f64 - i as f64)
+    })
+}
+
+/// `scaled + bias`, the bias broadcast over the sentences.
+///
+/// # Shapes
+/// - scaled: `[B, h, T_q, T_k]`, bias: `[1, h, T_q, T_k]`
+/// - returns: `[B, h, T_q, T_k]`
+pub fn add_bias(scaled: &Array4<f64>, bias: &Array4<f64>) -> Array4<f64> {
+    let mut out = scaled.as_standard_layout().into_owned();
+    if let Some(per_head) = bias.outer_iter().next() {
+        for mut sentence in out.outer_iter_mut() {
+            if sentence.shape() == per_head.shape() {
+                sentence += &per_head;
+            }
+        }
+    }
+    out
 }
 
 /// `a @ b` (or `a @ bᵀ`) for every sentence and head.

@@ -29,10 +29,10 @@ pub enum EngineError {
         keys: usize,
     },
 
-    /// `d_model` or `n_heads` is zero.
+    /// `d_model`, `n_heads`, `n_kv_heads` or the mask's `window` is zero.
     #[error("{what} must be at least 1, got 0")]
     ZeroSize {
-        /// `"d_model"` or `"n_heads"`.
+        /// `"d_model"`, `"n_heads"`, `"n_kv_heads"` or `"window"`.
         what: &'static str,
     },
 
@@ -46,6 +46,36 @@ pub enum EngineError {
         d_model: usize,
         /// The number of heads.
         n_heads: usize,
+    },
+
+    /// `n_kv_heads` does not divide `n_heads`, so the query heads cannot share the
+    /// key/value heads in equal groups.
+    #[error(
+        "h_kv = {n_kv_heads} does not divide h = {n_heads}: each key/value head serves a group of \
+         h / h_kv query heads, and {n_heads} / {n_kv_heads} is not a whole number"
+    )]
+    KvHeadsDoNotDivide {
+        /// The number of query heads.
+        n_heads: usize,
+        /// The number of key/value heads asked for.
+        n_kv_heads: usize,
+    },
+
+    /// RoPE rotates pairs of a head's dimensions, so it needs an even `d_k`.
+    #[error(
+        "RoPE rotates pairs of dimensions, so d_k must be even, but d_k = d_model / h = {d_k}: \
+         change d_model or h, or turn RoPE off"
+    )]
+    RopeOddWidth {
+        /// The head width, `d_model / h`.
+        d_k: usize,
+    },
+
+    /// The RoPE base is not a usable number.
+    #[error("the RoPE base is {base}: it must be a finite number greater than 0 (10000 is usual)")]
+    RopeBase {
+        /// The base, as text.
+        base: String,
     },
 
     /// A size is over one of the documented limits in [`limits`].
@@ -116,13 +146,15 @@ pub enum EngineError {
 impl EngineError {
     /// Which input the error is about, so the UI can show it next to that control.
     ///
-    /// One of `"sentences"`, `"d_model"`, `"n_heads"`, `"embeddings"`, `"projections"`,
-    /// `"scenario"`.
+    /// One of `"sentences"`, `"d_model"`, `"n_heads"`, `"n_kv_heads"`, `"rope"`,
+    /// `"window"`, `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn field(&self) -> &'static str {
         match self {
             Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => "sentences",
             Self::ZeroSize { what } => what,
             Self::HeadsDoNotDivide { .. } => "n_heads",
+            Self::KvHeadsDoNotDivide { .. } => "n_kv_heads",
+            Self::RopeOddWidth { .. } | Self::RopeBase { .. } => "rope",
             Self::TooLarge { what, .. } => {
                 if what.starts_with("d_model") {
                     "d_model"
@@ -190,7 +222,7 @@ fn shorten_message(message: &str) -> String {
 }
 
 /// A number as an error message shows it: `1e31` rather than 32 digits.
-fn number_text(value: f64) -> String {
+pub(crate) fn number_text(value: f64) -> String {
     let a = value.abs();
     if value.is_finite() && a != 0.0 && !(1e-4..1e16).contains(&a) {
         format!("{value:e}")

@@ -123,6 +123,8 @@ pub enum BlockReason {
     PadKey,
     /// Padding mask with `keys_and_queries`: the query is `<pad>`.
     PadQuery,
+    /// Sliding window: the key is `window` or more positions away from the query.
+    Window,
 }
 
 /// One number in the arithmetic: a product, a bias, a copied cell, an exp.
@@ -298,8 +300,12 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::XPe | StepName::XKvPe => ex.plus_pe(),
         StepName::Q | StepName::K | StepName::V | StepName::Output => ex.projection(),
         StepName::QHeads | StepName::KHeads | StepName::VHeads => ex.head_copy(),
+        StepName::QRot | StepName::KRot => ex.rotated(),
+        StepName::KRep | StepName::VRep => ex.repeated(),
         StepName::Scores => ex.scores(),
         StepName::Scaled => ex.scaled(),
+        StepName::Alibi => ex.alibi(),
+        StepName::Biased => ex.biased(),
         StepName::Masked => ex.masked(),
         StepName::Weights => ex.weights(),
         StepName::Context => ex.context(),
@@ -532,6 +538,36 @@ impl Explainer<'_> {
                 num(self.result)
             ));
         }
+    }
+
+    /// The first of `order` the trace has (the last one if none).
+    fn first_of(&self, order: &[StepName]) -> StepName {
+        order
+            .iter()
+            .copied()
+            .find(|&s| self.trace.step(s).is_some())
+            .unwrap_or_else(|| order.last().copied().unwrap_or(StepName::X))
+    }
+
+    /// The query heads the scores read: `q_rot` with RoPE, else `q_heads`.
+    fn q_source(&self) -> StepName {
+        self.first_of(&[StepName::QRot, StepName::QHeads])
+    }
+
+    /// The key heads the scores read: `k_rep` when grouped, `k_rot` with RoPE, else
+    /// `k_heads`.
+    fn k_source(&self) -> StepName {
+        self.first_of(&[StepName::KRep, StepName::KRot, StepName::KHeads])
+    }
+
+    /// The value heads the context reads: `v_rep` when grouped, else `v_heads`.
+    fn v_source(&self) -> StepName {
+        self.first_of(&[StepName::VRep, StepName::VHeads])
+    }
+
+    /// The scores the mask reads: `biased` with ALiBi, else `scaled`.
+    fn masked_source(&self) -> StepName {
+        self.first_of(&[StepName::Biased, StepName::Scaled])
     }
 
     /// The step `q`, `k` and `v` read from: `x_pe` / `x_kv_pe` with positions, `x_kv` in
@@ -798,6 +834,159 @@ impl Explainer<'_> {
         )
     }
 
+    /// `q_rot`, `k_rot`: RoPE turns a pair of a head's dimensions by `pos·θ_i`.
+    fn rotated(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, t, c] = four(self.index)?;
+        let Some(rope) = self.trace.rope else {
+            return inconsistent(format!("{} is in the trace but RoPE's settings are not", self.step));
+        };
+        let (from, short) =
+            if self.step == StepName::QRot { (StepName::QHeads, "q") } else { (StepName::KHeads, "k") };
+        let d_k = self.d_k();
+        let (partner, first) = rope.style.partner(c, d_k);
+        let i = rope.style.pair_index(c, d_k);
+        let angle = crate::attention::rope_angle(t, i, d_k, rope.base);
+        let (cos, sin) = (angle.cos(), angle.sin());
+        let x_c = cell(self.trace, from, &[b, h, t, c])?;
+        let x_p = cell(self.trace, from, &[b, h, t, partner])?;
+        let signed = if first { -x_p } else { x_p };
+        let sign = if first { "−" } else { "+" };
+        let terms = vec![
+            product(format!("{from}[{b},{h},{t},{c}] · cos(angle)"), x_c, cos),
+            product(format!("{sign}{from}[{b},{h},{t},{partner}] · sin(angle)"), signed, sin),
+        ];
+        let recomputed = left_sum(terms.iter().map(|t| t.value));
+        let pairing = match rope.style {
+            crate::RopeStyle::Half => format!("\"half\" pairs dimension i with i + d_k/2 (Hugging Face's rotate_half), so {c} goes with {partner}"),
+            crate::RopeStyle::Interleaved => format!("\"interleaved\" pairs dimensions 2i and 2i+1 (the RoFormer paper, Meta's Llama code), so {c} goes with {partner}"),
+        };
+        let who = if self.step == StepName::QRot { "query" } else { "key" };
+        let mut notes = vec![
+            format!(
+                "RoPE turns each pair of a {who} head's dimensions by an angle that grows with the token's position: {pairing}."
+            ),
+            format!(
+                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/d_k) = {t} · {}^(−{}/{d_k}) = {} radians; cos = {}, sin = {}.",
+                num(rope.base),
+                2 * i,
+                num(angle),
+                num(cos),
+                num(sin)
+            ),
+            "A turn keeps the vector's length, and a query turned by its position dotted with a key turned by its own depends only on how far apart they are.".into(),
+        ];
+        self.check(recomputed, &mut notes);
+        let pytorch = match rope.style {
+            crate::RopeStyle::Half => format!("({short} * cos + rotate_half({short}) * sin)[{b}, {h}, {t}, {c}]"),
+            crate::RopeStyle::Interleaved => format!(
+                "torch.view_as_real(torch.view_as_complex({short}.reshape(*{short}.shape[:-1], -1, 2)) * freqs_cis).flatten(-2)[{b}, {h}, {t}, {c}]"
+            ),
+        };
+        self.done(
+            format!(
+                "{}[b,h,t,c] = {from}[b,h,t,c]·cos(t·θ_i) {sign} {from}[b,h,t,{}]·sin(t·θ_i)",
+                self.step,
+                if first { "c+pair" } else { "c−pair" }
+            ),
+            Kind::Sum,
+            terms.clone(),
+            notes,
+            vec![Operand::cell(from, &[b, h, t, c]), Operand::cell(from, &[b, h, t, partner])],
+            pytorch,
+            format!(r"{} = {} = {}", self.lhs(), tex_terms(&terms), tex(self.result)),
+        )
+    }
+
+    /// `k_rep`, `v_rep`: query head `h` reads key/value head `⌊h / (h/h_kv)⌋`.
+    fn repeated(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, t, c] = four(self.index)?;
+        let group = self.trace.sizes.group_size().max(1);
+        let kv = h / group;
+        let from = if self.step == StepName::KRep {
+            self.first_of(&[StepName::KRot, StepName::KHeads])
+        } else {
+            StepName::VHeads
+        };
+        let v = cell(self.trace, from, &[b, kv, t, c])?;
+        let (n_heads, n_kv) = (self.trace.sizes.n_heads, self.trace.sizes.kv_heads());
+        let mut notes = vec![format!(
+            "No arithmetic: grouped-query attention keeps h_kv = {n_kv} key/value heads for h = {n_heads} query heads, so each serves a group of h / h_kv = {group}. repeat_interleave({group}, dim=1) copies head {kv} into heads {}..={}; query head {h} (counted from 0) reads head ⌊{h} / {group}⌋ = {kv}.",
+            kv * group,
+            kv * group + group - 1
+        )];
+        self.check(v, &mut notes);
+        let short = if self.step == StepName::KRep { "k" } else { "v" };
+        self.done(
+            format!("{}[b,h,t,c] = {from}[b,⌊h / (h/h_kv)⌋,t,c]", self.step),
+            Kind::Copy,
+            vec![plain(format!("{from}[{b},{kv},{t},{c}]"), v)],
+            notes,
+            vec![Operand::cell(from, &[b, kv, t, c])],
+            format!("{short}.repeat_interleave({group}, dim=1)[{b}, {h}, {t}, {c}]"),
+            format!(r"{} = {} = {}", self.lhs(), tex_name(from.as_str(), &[b, kv, t, c]), tex(self.result)),
+        )
+    }
+
+    /// `alibi`: head `h`'s slope times how far key `j` is from query `i`.
+    fn alibi(&self) -> Result<Explanation, ExplainError> {
+        let [_, h, i, j] = four(self.index)?;
+        let Some(&slope) = self.trace.alibi_slopes.get(h) else {
+            return inconsistent(format!("no ALiBi slope for head {h}"));
+        };
+        let distance = j as f64 - i as f64;
+        let n = self.trace.sizes.n_heads;
+        let rule = if n.is_power_of_two() {
+            format!("m = 2^(−8·{}/{n}) = {}", h + 1, num(slope))
+        } else {
+            format!("m = {} (for {n} heads, not a power of two, the paper takes the slopes of the nearest smaller power of two and every other slope of the next one)", num(slope))
+        };
+        let mut notes = vec![
+            format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h} (counted from 0) has the slope {rule}."),
+            format!("Key {j} is j − i = {} positions from query {i}, so the bias is {} · {} = {}.", num(distance), num(slope), num(distance), num(self.result)),
+        ];
+        self.check(slope * distance, &mut notes);
+        self.done(
+            "alibi[0,h,i,j] = m_h · (j − i)".into(),
+            Kind::Sum,
+            vec![product(format!("m_{h} · (j − i) = m_{h} · ({j} − {i})"), slope, distance)],
+            notes,
+            vec![],
+            format!("slopes[{h}] * ({j} - {i})"),
+            format!(
+                r"{} = m_{{{h}}} \cdot ({j} - {i}) = {} \cdot {} = {}",
+                self.lhs(),
+                tex(slope),
+                tex(distance),
+                tex(self.result)
+            ),
+        )
+    }
+
+    /// `biased`: the scaled score plus ALiBi's bias.
+    fn biased(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, i, j] = four(self.index)?;
+        let scaled = cell(self.trace, StepName::Scaled, self.index)?;
+        let bias = cell(self.trace, StepName::Alibi, &[0, h, i, j])?;
+        let terms = vec![
+            plain(format!("scaled[{}]", comma(self.index)), scaled),
+            plain(format!("alibi[0,{h},{i},{j}]"), bias),
+        ];
+        let mut notes = vec![format!(
+            "The scaled score of {} plus ALiBi's bias for head {h}: the farther back the key, the lower the score.",
+            self.pair(b, i, j)
+        )];
+        self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
+        self.done(
+            "biased[b,h,i,j] = scaled[b,h,i,j] + alibi[0,h,i,j]".into(),
+            Kind::Sum,
+            terms.clone(),
+            notes,
+            vec![Operand::cell(StepName::Scaled, self.index), Operand::cell(StepName::Alibi, &[0, h, i, j])],
+            format!("scores[{b}, {h}, {i}, {j}] / math.sqrt(d_k) + alibi[0, {h}, {i}, {j}]"),
+            format!(r"{} = {} = {}", self.lhs(), tex_terms(&terms), tex(self.result)),
+        )
+    }
+
     /// The query and key tokens of a `(B, h, T_q, T_k)` cell.
     fn pair(&self, b: usize, i: usize, j: usize) -> String {
         format!(
@@ -829,8 +1018,8 @@ impl Explainer<'_> {
             terms,
             notes,
             vec![
-                Operand::step(StepName::QHeads, &[Some(b), Some(h), Some(i), None]),
-                Operand::step(StepName::KHeads, &[Some(b), Some(h), Some(j), None]),
+                Operand::step(self.q_source(), &[Some(b), Some(h), Some(i), None]),
+                Operand::step(self.k_source(), &[Some(b), Some(h), Some(j), None]),
             ],
             format!("(q[{b}, {h}, {i}] * k[{b}, {h}, {j}]).sum()"),
             latex,
@@ -840,9 +1029,10 @@ impl Explainer<'_> {
     /// The products of a query row and a key row, and their left-to-right sum.
     fn dot(&self, b: usize, h: usize, i: usize, j: usize) -> Result<(Vec<Term>, f64), ExplainError> {
         let mut terms = Vec::with_capacity(self.d_k());
+        let (q_step, k_step) = (self.q_source(), self.k_source());
         for d in 0..self.d_k() {
-            let q = cell(self.trace, StepName::QHeads, &[b, h, i, d])?;
-            let k = cell(self.trace, StepName::KHeads, &[b, h, j, d])?;
+            let q = cell(self.trace, q_step, &[b, h, i, d])?;
+            let k = cell(self.trace, k_step, &[b, h, j, d])?;
             terms.push(product(format!("q[{b},{h},{i},{d}] · k[{b},{h},{j},{d}]"), q, k));
         }
         let sum = left_sum(terms.iter().map(|t| t.value));
@@ -889,6 +1079,10 @@ impl Explainer<'_> {
         if config.causal && j > i {
             reasons.push(BlockReason::Causal);
         }
+        let outside = |w: usize| if config.causal { j.saturating_add(w) <= i } else { i.abs_diff(j) >= w };
+        if config.window.is_some_and(outside) {
+            reasons.push(BlockReason::Window);
+        }
         if config.padding != Padding::None && j >= self.trace.key_length(b) {
             reasons.push(BlockReason::PadKey);
         }
@@ -901,6 +1095,17 @@ impl Explainer<'_> {
     fn reason_words(&self, b: usize, i: usize, j: usize, reason: BlockReason) -> String {
         match reason {
             BlockReason::Causal => format!("the causal mask blocks key {j}, which comes after query {i} (j > i)"),
+            BlockReason::Window => {
+                let w = self.trace.mask.config.window.unwrap_or(0);
+                if self.trace.mask.config.causal {
+                    format!(
+                        "the sliding window of {w} keys lets query {i} see only keys {}..={i}, and key {j} is older",
+                        (i + 1).saturating_sub(w)
+                    )
+                } else {
+                    format!("the sliding window of {w} blocks key {j}: |{i} − {j}| = {} ≥ {w}", i.abs_diff(j))
+                }
+            }
             BlockReason::PadKey => format!(
                 "key {j} is <pad> (sentence {b} has {} real key tokens) and the padding mask blocks pad keys",
                 self.trace.key_length(b)
@@ -922,7 +1127,8 @@ impl Explainer<'_> {
         let blocked = self.trace.mask.is_blocked(b, i, j);
         let reasons = if blocked { self.reasons(b, i, j) } else { vec![] };
         let fill = self.trace.mask.fill_value;
-        let scaled = cell(self.trace, StepName::Scaled, self.index)?;
+        let source = self.masked_source();
+        let scaled = cell(self.trace, source, self.index)?;
         let mut notes = Vec::new();
         let (terms, recomputed, pytorch, latex) = if blocked {
             let why: Vec<String> = reasons.iter().map(|&r| self.reason_words(b, i, j, r)).collect();
@@ -947,23 +1153,24 @@ impl Explainer<'_> {
             )
         } else {
             notes.push(format!(
-                "Not blocked ({} may attend), so the scaled score is kept unchanged.",
-                self.pair(b, i, j)
+                "Not blocked ({} may attend), so the {} score is kept unchanged.",
+                self.pair(b, i, j),
+                source
             ));
             (
-                vec![plain(format!("scaled[{}]", comma(self.index)), scaled)],
+                vec![plain(format!("{source}[{}]", comma(self.index)), scaled)],
                 scaled,
-                format!("(q[{b}, {h}, {i}] * k[{b}, {h}, {j}]).sum() / math.sqrt(d_k)  # mask[{b}, {i}, {j}] is False"),
-                format!(r"{} = {} = {}", self.lhs(), tex_name("scaled", self.index), tex(self.result)),
+                format!("scores[{b}, {h}, {i}, {j}]  # mask[{b}, {i}, {j}] is False: kept"),
+                format!(r"{} = {} = {}", self.lhs(), tex_name(source.as_str(), self.index), tex(self.result)),
             )
         };
         self.check(recomputed, &mut notes);
         self.done(
-            format!("masked[b,h,i,j] = {} if mask[b,i,j] else scaled[b,h,i,j]", self.fill_name()),
+            format!("masked[b,h,i,j] = {} if mask[b,i,j] else {source}[b,h,i,j]", self.fill_name()),
             Kind::Masked { blocked, reasons, fill },
             terms,
             notes,
-            vec![Operand::cell(StepName::Scaled, self.index)],
+            vec![Operand::cell(source, self.index)],
             pytorch,
             latex,
         )
@@ -1011,6 +1218,7 @@ impl Explainer<'_> {
                     BlockReason::Causal => "causal: later keys",
                     BlockReason::PadKey => "padding: pad keys",
                     BlockReason::PadQuery => "padding: this query is <pad>",
+                    BlockReason::Window => "sliding window: keys too far away",
                 })
                 .collect();
             let why = if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join(", ")) };
@@ -1080,7 +1288,7 @@ impl Explainer<'_> {
         let mut terms = Vec::with_capacity(t_k);
         for j in 0..t_k {
             let w = cell(self.trace, StepName::Weights, &[b, h, i, j])?;
-            let v = cell(self.trace, StepName::VHeads, &[b, h, j, c])?;
+            let v = cell(self.trace, self.v_source(), &[b, h, j, c])?;
             terms.push(product(format!("weights[{b},{h},{i},{j}] · v[{b},{h},{j},{c}]"), w, v));
         }
         let mut notes = vec![format!(
@@ -1104,7 +1312,7 @@ impl Explainer<'_> {
             notes,
             vec![
                 Operand::step(StepName::Weights, &[Some(b), Some(h), Some(i), None]),
-                Operand::step(StepName::VHeads, &[Some(b), Some(h), None, Some(c)]),
+                Operand::step(self.v_source(), &[Some(b), Some(h), None, Some(c)]),
             ],
             format!("(weights[{b}, {h}, {i}] * v[{b}, {h}, :, {c}]).sum()"),
             latex,

@@ -277,6 +277,8 @@ fn axis_symbol(axis: Axis) -> &'static str {
         Axis::TK => "T_k",
         Axis::DModel => "d_model",
         Axis::DK => "d_k",
+        Axis::HKv => "h_kv",
+        Axis::KvWidth => "h_kv * d_k",
         Axis::One => "1",
     }
 }
@@ -349,12 +351,26 @@ fn scenario_words(scenario: &Scenario, trace: &Trace) -> Vec<String> {
     }
     prose.push(s.trim_end().to_owned());
     prose.push(format!(
-        "Sizes: d_model = {}, h = {} heads, d_k = d_model / h = {}{}",
+        "Sizes: d_model = {}, h = {} heads, d_k = d_model / h = {}{}{}",
         z.d_model,
         z.n_heads,
         z.d_k,
-        z.t_k.map_or(String::new(), |t_k| format!(", T_q = {}, T_k = {t_k}", z.t))
+        z.t_k.map_or(String::new(), |t_k| format!(", T_q = {}, T_k = {t_k}", z.t)),
+        z.n_kv_heads.map_or(String::new(), |h_kv| format!(
+            ", h_kv = {h_kv} key/value heads (grouped-query attention: each serves {} query heads)",
+            z.group_size()
+        ))
     ));
+    if let Some(rope) = trace.rope {
+        prose.push(format!(
+            "RoPE: queries and keys rotated per head at their positions, pairs \"{}\", base {}.",
+            rope.style.name(),
+            py_number(rope.base)
+        ));
+    }
+    if !trace.alibi_slopes.is_empty() {
+        prose.push("ALiBi: m_h·(j − i) added to the scaled scores before the mask.".into());
+    }
     let m = &scenario.mask;
     let full = trace.fully_masked_rows.len();
     let full_words = match (full, m.fill) {
@@ -367,8 +383,9 @@ fn scenario_words(scenario: &Scenario, trace: &Trace) -> Vec<String> {
         }
     };
     prose.push(format!(
-        "Mask (True = blocked): causal {}; padding {}; blocked scores become {}. {full_words}",
+        "Mask (True = blocked): causal {}; {}padding {}; blocked scores become {}. {full_words}",
         if m.causal { "on (query i may not attend to key j > i)" } else { "off" },
+        m.window.map_or(String::new(), |w| format!("a sliding window of {w} keys; ")),
         padding_words(m.padding),
         m.fill.pytorch()
     ));
@@ -438,6 +455,7 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
         None => code.push_str("T_k = T\n"),
     }
     code.push_str("d_k = d_model // h\n");
+    let _ = writeln!(code, "h_kv = {}  # key/value heads (h unless grouped-query attention)", z.kv_heads());
     let _ = writeln!(code, "positional = {}", py_str(trace.positional.name()));
     out.push(Section::new(
         "Sizes and tokens",
@@ -470,6 +488,7 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
     let m = &scenario.mask;
     let code = format!(
         "causal = {}\n\
+         window = {}  # a sliding window of keys, or None\n\
          padding = {}  # \"none\", \"keys\" or \"keys_and_queries\"\n\
          fill = {}\n\n\
          q_is_pad = np.arange(T)[None, :] >= np.array(lengths)[:, None]  # (B, T)\n\
@@ -477,6 +496,9 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
          mask = np.zeros((B, T, T_k), dtype=bool)  # True = blocked\n\
          if causal:\n    \
          mask |= np.triu(np.ones((T, T_k), dtype=bool), k=1)  # key j > query i\n\
+         if window is not None:\n    \
+         i, j = np.arange(T)[:, None], np.arange(T_k)[None, :]\n    \
+         mask |= (j + window <= i) if causal else (np.abs(i - j) >= window)  # outside the window\n\
          if padding in (\"keys\", \"keys_and_queries\"):\n    \
          mask |= k_is_pad[:, None, :]  # no query attends to a <pad> key\n\
          if padding == \"keys_and_queries\":\n    \
@@ -485,6 +507,7 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
          print(f\"mask: {{int(mask.sum())}} of {{mask.size}} query-key pairs blocked, \
          {{int(fully_blocked.sum())}} query rows blocked entirely\")\n",
         if m.causal { "True" } else { "False" },
+        m.window.map_or("None".to_owned(), |w| w.to_string()),
         py_str(m.padding.name()),
         m.fill.pytorch(),
     );
@@ -521,6 +544,56 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
         ));
     }
 
+    // 4b. RoPE and ALiBi, as functions the steps call.
+    if let Some(rope) = trace.rope {
+        out.push(Section::new(
+            "Rotary positions (RoPE)",
+            vec![format!(
+                "Each pair of a head's dimensions is turned by pos·θ_i, θ_i = base^(−2i/d_k), positions from 0. \
+                 Pairs here: \"{}\" ({}).",
+                rope.style.name(),
+                match rope.style {
+                    crate::RopeStyle::Half => "dimension i with i + d_k/2, Hugging Face's rotate_half",
+                    crate::RopeStyle::Interleaved => "dimensions 2i and 2i+1, the RoFormer paper and Meta's Llama code",
+                }
+            )],
+            format!(
+                "rope_style, rope_base = {}, {}\n\n\n\
+                 def rope(x):\n    \
+                 \"\"\"x: (B, heads, T, d_k) -> the same, each pair of dimensions turned by pos * theta_i.\"\"\"\n    \
+                 inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
+                 angle = np.arange(x.shape[2])[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
+                 cos, sin = np.cos(angle), np.sin(angle)\n    \
+                 if rope_style == \"half\":  # rotate_half: dimension i with i + d_k/2\n        \
+                 cos, sin = np.concatenate([cos, cos], -1), np.concatenate([sin, sin], -1)\n        \
+                 rotated = np.concatenate([-x[..., d_k // 2:], x[..., : d_k // 2]], -1)\n    \
+                 else:  # interleaved: dimension 2i with 2i+1\n        \
+                 cos, sin = np.repeat(cos, 2, -1), np.repeat(sin, 2, -1)\n        \
+                 rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
+                 return x * cos + rotated * sin\n",
+                py_str(rope.style.name()),
+                py_number(rope.base)
+            ),
+        ));
+    }
+    if !trace.alibi_slopes.is_empty() {
+        out.push(Section::new(
+            "ALiBi",
+            vec!["A bias m_h·(j − i) per head, added to the scaled scores before the mask; the slopes follow the \
+                  ALiBi paper's code."
+                .into()],
+            String::from(
+                "def alibi_slopes(n):\n    \
+                 def power_of_2(n):\n        \
+                 return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]\n    \
+                 if n & (n - 1) == 0:\n        \
+                 return power_of_2(n)\n    \
+                 m = 2 ** int(math.floor(math.log2(n)))  # the largest power of two below n\n    \
+                 return power_of_2(m) + power_of_2(2 * m)[0::2][: n - m]\n",
+            ),
+        ));
+    }
+
     // 5. The steps in NumPy.
     let x_in = if positions { "x_pe" } else { "x" };
     let kv_in = match (cross, positions) {
@@ -534,14 +607,14 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
         let name = step.name;
         let mut prose = vec![
             name.words(z.d_model, z.n_heads, z.d_k, fill),
-            format!("PyTorch: `{}`", name.pytorch(fill, cross)),
+            format!("PyTorch: `{}`", name.pytorch_in(fill, cross, trace.rope.map(|r| r.style))),
             format!("Shape: {}", shape_text(&step.dims, &step.shape)),
         ];
         if first {
             prose.insert(0, "The pipeline in NumPy, one block per step of the page.".into());
             first = false;
         }
-        let mut code = numpy_step(name, x_in, kv_in, table);
+        let mut code = numpy_step(name, x_in, kv_in, table, trace);
         let _ = writeln!(code, "numpy_steps[{}] = {}", py_str(name.as_str()), name.as_str());
         if name == StepName::X {
             code.insert_str(0, "numpy_steps = {}  # every step, by the page's names\n\n");
@@ -642,7 +715,16 @@ fn embedding_section(trace: &Trace) -> (Section, bool) {
 }
 
 /// The NumPy code of one step (without the `numpy_steps[...] = ` line).
-fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool) -> String {
+fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, trace: &Trace) -> String {
+    let has = |s: StepName| trace.step(s).is_some();
+    let first = |order: &[StepName]| order.iter().copied().find(|&s| has(s)).map_or("", StepName::as_str);
+    let (q_final, k_final, v_final) = (
+        first(&[StepName::QRot, StepName::QHeads]),
+        first(&[StepName::KRep, StepName::KRot, StepName::KHeads]),
+        first(&[StepName::VRep, StepName::VHeads]),
+    );
+    let k_before_repeat = first(&[StepName::KRot, StepName::KHeads]);
+    let masked_from = first(&[StepName::Biased, StepName::Scaled]);
     let lookup = |var: &str, tokens: &str, given: &str| {
         if table {
             format!("{var} = np.array([[embedding[t] for t in sentence] for sentence in {tokens}])  # look every token up\n")
@@ -660,23 +742,40 @@ fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool) -> String {
                 .into()
         }
         StepName::Q => format!("q = {x_in} @ W_q + b_q  # (B, T, d_model)\n"),
-        StepName::K => format!("k = {kv_in} @ W_k + b_k  # (B, T_k, d_model)\n"),
-        StepName::V => format!("v = {kv_in} @ W_v + b_v  # (B, T_k, d_model)\n"),
+        StepName::K => format!("k = {kv_in} @ W_k + b_k  # (B, T_k, h_kv * d_k)\n"),
+        StepName::V => format!("v = {kv_in} @ W_v + b_v  # (B, T_k, h_kv * d_k)\n"),
         StepName::QHeads => "q_heads = q.reshape(B, T, h, d_k).transpose(0, 2, 1, 3)  # (B, h, T, d_k)\n".into(),
-        StepName::KHeads => "k_heads = k.reshape(B, T_k, h, d_k).transpose(0, 2, 1, 3)  # (B, h, T_k, d_k)\n".into(),
-        StepName::VHeads => "v_heads = v.reshape(B, T_k, h, d_k).transpose(0, 2, 1, 3)  # (B, h, T_k, d_k)\n".into(),
-        StepName::Scores => "scores = q_heads @ k_heads.transpose(0, 1, 3, 2)  # (B, h, T, T_k)\n".into(),
+        StepName::KHeads => {
+            "k_heads = k.reshape(B, T_k, h_kv, d_k).transpose(0, 2, 1, 3)  # (B, h_kv, T_k, d_k)\n".into()
+        }
+        StepName::VHeads => {
+            "v_heads = v.reshape(B, T_k, h_kv, d_k).transpose(0, 2, 1, 3)  # (B, h_kv, T_k, d_k)\n".into()
+        }
+        StepName::QRot => "q_rot = rope(q_heads)  # (B, h, T, d_k)\n".into(),
+        StepName::KRot => "k_rot = rope(k_heads)  # (B, h_kv, T_k, d_k)\n".into(),
+        StepName::KRep => format!(
+            "k_rep = np.repeat({k_before_repeat}, h // h_kv, axis=1)  # (B, h, T_k, d_k): head i reads head i // (h // h_kv)\n"
+        ),
+        StepName::VRep => "v_rep = np.repeat(v_heads, h // h_kv, axis=1)  # (B, h, T_k, d_k)\n".into(),
+        StepName::Scores => format!("scores = {q_final} @ {k_final}.transpose(0, 1, 3, 2)  # (B, h, T, T_k)\n"),
         StepName::Scaled => "scaled = scores / math.sqrt(d_k)\n".into(),
-        StepName::Masked => "masked = np.where(mask[:, None, :, :], fill, scaled)  # mask[:, None] is mask.unsqueeze(1)\n".into(),
+        StepName::Alibi => "alibi = np.array(alibi_slopes(h))[None, :, None, None] * \
+                            (np.arange(T_k)[None, :] - np.arange(T)[:, None])[None, None]  # (1, h, T, T_k): m_h * (j - i)\n"
+            .into(),
+        StepName::Biased => "biased = scaled + alibi\n".into(),
+        StepName::Masked => format!(
+            "masked = np.where(mask[:, None, :, :], fill, {masked_from})  # mask[:, None] is mask.unsqueeze(1)\n"
+        ),
         StepName::Weights => String::from(
             "with np.errstate(invalid=\"ignore\"):  # a row of -inf only: -inf - (-inf) = NaN, as in PyTorch\n    \
              shifted = masked - masked.max(axis=-1, keepdims=True)\n    \
              e = np.exp(shifted)\n    \
              weights = e / e.sum(axis=-1, keepdims=True)  # each row sums to 1 (or is NaN)\n",
         ),
-        StepName::Context => "with np.errstate(invalid=\"ignore\"):  # NaN rows stay NaN\n    \
-                              context = weights @ v_heads  # (B, h, T, d_k)\n"
-            .into(),
+        StepName::Context => format!(
+            "with np.errstate(invalid=\"ignore\"):  # NaN rows stay NaN\n    \
+             context = weights @ {v_final}  # (B, h, T, d_k)\n"
+        ),
         StepName::Concat => "concat = context.transpose(0, 2, 1, 3).reshape(B, T, d_model)  # (B, T, d_model)\n".into(),
         StepName::Output => "with np.errstate(invalid=\"ignore\"):\n    \
                              output = concat @ W_o + b_o  # (B, T, d_model)\n"
@@ -935,7 +1034,7 @@ mod tests {
         let mut s = Scenario::identity(&["I bought a baseball bat", "the bat flew"], 3, 1);
         s.embeddings.insert("baseball".into(), vec![2.0, 0.0, 0.0]);
         s.embeddings.insert("bat".into(), vec![1.0, 1.0, 0.0]);
-        s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill };
+        s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, window: None };
         s
     }
 
@@ -946,7 +1045,8 @@ mod tests {
         s.projections = Projections::Named(ProjectionKind::Seeded);
         s.seed = 3;
         s.positional = Positional::Sinusoidal;
-        s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+        s.mask =
+            MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
         s
     }
 

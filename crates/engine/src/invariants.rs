@@ -4,9 +4,11 @@
 //! they get; the command line calls it in debug builds. The checks:
 //!
 //! 1. the steps are the expected ones, in [`StepName::ALL`] order: `x`, then `pe` and
-//!    `x_pe` with positions, `x_kv` (and `x_kv_pe`) in cross-attention, then `q` … `output`;
-//! 2. every step's axes are `name.dims(cross)` and every axis has its size from [`Sizes`]
-//!    (the data's shape included);
+//!    `x_pe` with positions, `x_kv` (and `x_kv_pe`) in cross-attention, then `q` … `output`,
+//!    with `q_rot`/`k_rot` exactly when RoPE is on, `k_rep`/`v_rep` exactly when
+//!    `h_kv < h`, and `alibi`/`biased` exactly when ALiBi's slopes (one per head) are there;
+//! 2. every step's axes are `name.dims_in(layout)` and every axis has its size from
+//!    [`Sizes`] (the data's shape included); `h_kv`, when given, divides `h` and is less;
 //! 3. the tokens and the mask have the sizes of the run;
 //! 4. NaN appears only in fully masked rows under the `-inf` fill (in `weights`,
 //!    `context`, `concat` and `output`), and such a row of `weights` is NaN throughout;
@@ -33,13 +35,29 @@ fn fail<T>(message: String) -> Result<T, InvariantError> {
 }
 
 impl Trace {
-    /// The steps a trace of this kind must have, in order.
+    /// The steps a trace of this kind must have, in order, without RoPE, ALiBi or grouped
+    /// heads.
     pub fn expected_steps(cross: bool, positional: Positional) -> Vec<StepName> {
+        Self::expected_steps_with(cross, positional, false, false, false)
+    }
+
+    /// The steps a trace must have, in order, with the options `rope`, `grouped`
+    /// (`h_kv < h`) and `alibi` on or off.
+    pub fn expected_steps_with(
+        cross: bool,
+        positional: Positional,
+        rope: bool,
+        grouped: bool,
+        alibi: bool,
+    ) -> Vec<StepName> {
         let positions = positional == Positional::Sinusoidal;
         StepName::ALL
             .into_iter()
             .filter(|s| !s.is_cross_only() || cross)
             .filter(|s| !s.is_positional() || positions)
+            .filter(|s| !s.is_rope_only() || rope)
+            .filter(|s| !s.is_grouped_only() || grouped)
+            .filter(|s| !s.is_alibi_only() || alibi)
             .collect()
     }
 
@@ -55,7 +73,9 @@ impl Trace {
 
     fn check_steps(&self) -> Result<(), InvariantError> {
         let cross = self.is_cross();
-        let want = Self::expected_steps(cross, self.positional);
+        let alibi = !self.alibi_slopes.is_empty();
+        let want =
+            Self::expected_steps_with(cross, self.positional, self.rope.is_some(), self.is_grouped(), alibi);
         let got: Vec<StepName> = self.steps.iter().map(|s| s.name).collect();
         if got != want {
             return fail(format!("steps {got:?}, expected {want:?}"));
@@ -67,8 +87,20 @@ impl Trace {
         if z.d_model == 0 || z.n_heads == 0 || z.d_k * z.n_heads != z.d_model {
             return fail(format!("sizes d_model {} h {} d_k {}", z.d_model, z.n_heads, z.d_k));
         }
+        if let Some(h_kv) = z.n_kv_heads {
+            if h_kv == 0 || h_kv >= z.n_heads || !z.n_heads.is_multiple_of(h_kv) {
+                return fail(format!("h_kv {h_kv} does not divide h {} into groups of 2 or more", z.n_heads));
+            }
+        }
+        if alibi && self.alibi_slopes.len() != z.n_heads {
+            return fail(format!("{} ALiBi slopes for {} heads", self.alibi_slopes.len(), z.n_heads));
+        }
+        if self.rope.is_some() && !z.d_k.is_multiple_of(2) {
+            return fail(format!("RoPE with an odd d_k = {}", z.d_k));
+        }
+        let layout = self.layout();
         for s in &self.steps {
-            let dims = s.name.dims(cross);
+            let dims = s.name.dims_in(layout);
             if s.dims != dims {
                 return fail(format!("step {} has axes {:?}, expected {dims:?}", s.name, s.dims));
             }

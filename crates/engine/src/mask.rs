@@ -21,7 +21,9 @@ pub fn build(lengths: &[usize], t: usize, config: &MaskConfig) -> Array3<bool> {
 }
 
 /// The mask when queries and keys come from different sentences (cross-attention):
-/// causal blocks key positions after the query's, padding uses each side's lengths.
+/// causal blocks key positions after the query's, a window blocks keys `W` or more
+/// positions away (only earlier ones matter under causal), padding uses each side's
+/// lengths.
 ///
 /// # Shapes
 /// - returns: `[B, T_q, T_k]`
@@ -36,9 +38,17 @@ pub fn build_cross(
         let len_q = q_lengths.get(b).copied().unwrap_or(0);
         let len_k = k_lengths.get(b).copied().unwrap_or(0);
         let future = config.causal && j > i;
+        // a window of W keys: i − W < j ≤ i with causal (Mistral's), |i − j| < W without
+        let outside_window = config.window.is_some_and(|w| {
+            if config.causal {
+                j.saturating_add(w) <= i
+            } else {
+                i.abs_diff(j) >= w
+            }
+        });
         let pad_key = config.padding != Padding::None && j >= len_k;
         let pad_query = config.padding == Padding::KeysAndQueries && i >= len_q;
-        future || pad_key || pad_query
+        future || outside_window || pad_key || pad_query
     })
 }
 
@@ -62,7 +72,26 @@ mod tests {
     use crate::scenario::Fill;
 
     fn cfg(causal: bool, padding: Padding) -> MaskConfig {
-        MaskConfig { causal, padding, fill: Fill::NegInf }
+        MaskConfig { causal, padding, fill: Fill::NegInf, window: None }
+    }
+
+    /// Mistral's sliding window, W = 3, T = 5: each query sees itself and the 2 keys
+    /// before it; without causal, the keys less than 3 positions away on either side.
+    #[test]
+    fn sliding_window_causal_and_not() {
+        let seen = |m: &Array3<bool>, i: usize| (0..5).filter(|&j| !m[(0, i, j)]).collect::<Vec<_>>();
+        let causal = build(&[5], 5, &MaskConfig { window: Some(3), ..cfg(true, Padding::None) });
+        assert_eq!(seen(&causal, 0), vec![0]);
+        assert_eq!(seen(&causal, 2), vec![0, 1, 2]);
+        assert_eq!(seen(&causal, 4), vec![2, 3, 4]);
+        let both = build(&[5], 5, &MaskConfig { window: Some(3), ..cfg(false, Padding::None) });
+        assert_eq!(seen(&both, 0), vec![0, 1, 2]);
+        assert_eq!(seen(&both, 2), vec![0, 1, 2, 3, 4]);
+        assert_eq!(seen(&both, 4), vec![2, 3, 4]);
+        // W = 1: only the diagonal; with padding, a <pad> query is fully blocked
+        let one = build(&[3], 5, &MaskConfig { window: Some(1), ..cfg(true, Padding::KeysAndQueries) });
+        assert_eq!((seen(&one, 1), seen(&one, 4)), (vec![1], vec![]));
+        assert_eq!(fully_masked_rows(&one), vec![[0, 3], [0, 4]]);
     }
 
     /// Seed 000's `subsequent_mask(5)`, written out: `True` where attending is allowed

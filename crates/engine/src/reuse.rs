@@ -43,10 +43,13 @@ pub struct Previous<'a> {
     pub concat: &'a ArrayD<f64>,
     /// `output`.
     pub output: &'a ArrayD<f64>,
-    /// `q_heads`, `k_heads`, `v_heads`: what the attention read.
+    /// The query, key and value heads the attention read: `q_heads` (or `q_rot`),
+    /// `k_heads` (or `k_rot`, or `k_rep`), `v_heads` (or `v_rep`).
     pub heads: [&'a ArrayD<f64>; 3],
     /// `scores`, `scaled`, `masked`, `weights`, `context`: what it computed.
     pub attention: [&'a ArrayD<f64>; 5],
+    /// ALiBi's `alibi` and `biased`, when the previous run had them.
+    pub alibi: Option<[&'a ArrayD<f64>; 2]>,
     /// The mask, `(B', T_q, T_k)` row-major, `true` = blocked.
     pub blocked: &'a [bool],
     /// The mask's shape.
@@ -83,7 +86,11 @@ impl<'a> Previous<'a> {
             v: data(StepName::V)?,
             concat: data(StepName::Concat)?,
             output: data(StepName::Output)?,
-            heads: [data(StepName::QHeads)?, data(StepName::KHeads)?, data(StepName::VHeads)?],
+            heads: [
+                data(StepName::QRot).or_else(|| data(StepName::QHeads))?,
+                data(StepName::KRep).or_else(|| data(StepName::KRot)).or_else(|| data(StepName::KHeads))?,
+                data(StepName::VRep).or_else(|| data(StepName::VHeads))?,
+            ],
             attention: [
                 data(StepName::Scores)?,
                 data(StepName::Scaled)?,
@@ -91,6 +98,7 @@ impl<'a> Previous<'a> {
                 data(StepName::Weights)?,
                 data(StepName::Context)?,
             ],
+            alibi: data(StepName::Alibi).zip(data(StepName::Biased)).map(|(a, b)| [a, b]),
             blocked: &prev.mask.blocked,
             mask_shape: prev.mask.shape,
             fill: prev.mask.fill_value,
@@ -141,32 +149,78 @@ pub fn linear(x: &Array3<f64>, layer: &Linear, known: Option<(&ArrayD<f64>, &Arr
     })
 }
 
-/// Scores, scaled, masked, weights and context (`attention::*`) for every sentence, a
-/// sentence whose heads, mask rows and fill are the previous trace's for some sentence
-/// copied from it.
+/// What the attention computes, `(B, h, T_q, ·)` each.
+pub struct Attended {
+    /// `Q Kᵀ`.
+    pub scores: Array4<f64>,
+    /// `/ √d_k`.
+    pub scaled: Array4<f64>,
+    /// `+ bias` (ALiBi only).
+    pub biased: Option<Array4<f64>>,
+    /// Blocked scores replaced by the fill.
+    pub masked: Array4<f64>,
+    /// Softmax over the keys.
+    pub weights: Array4<f64>,
+    /// `weights @ V`.
+    pub context: Array4<f64>,
+}
+
+impl Attended {
+    /// The steps in the order the trace has them (`biased` after `scaled` when there).
+    fn into_vec(self) -> Vec<Array4<f64>> {
+        let mut all = vec![self.scores, self.scaled];
+        all.extend(self.biased);
+        all.extend([self.masked, self.weights, self.context]);
+        all
+    }
+
+    /// [`Attended::into_vec`] read back.
+    fn from_vec(all: Vec<Array4<f64>>, biased: bool) -> Option<Self> {
+        let mut it = all.into_iter();
+        let (scores, scaled) = (it.next()?, it.next()?);
+        let biased = if biased { Some(it.next()?) } else { None };
+        Some(Self { scores, scaled, biased, masked: it.next()?, weights: it.next()?, context: it.next()? })
+    }
+}
+
+/// Scores, scaled, biased, masked, weights and context (`attention::*`) for every
+/// sentence, a sentence whose heads, mask rows, bias and fill are the previous trace's for
+/// some sentence copied from it.
+///
+/// # Shapes
+/// - heads: `[B, h, T_q, d_k]`, `[B, h, T_k, d_k]`, `[B, h, T_k, d_k]` (after any repeat)
+/// - mask: `[B, T_q, T_k]`, bias: `[1, h, T_q, T_k]`
 pub fn attention(
     heads: [&Array4<f64>; 3],
     mask: &Array3<bool>,
+    bias: Option<&Array4<f64>>,
     fill: f64,
     d_k: usize,
     prev: Option<&Previous<'_>>,
-) -> [Array4<f64>; 5] {
-    use attention::{apply_mask, attend, attn_scores, scale, softmax_rows};
+) -> Attended {
+    use attention::{add_bias, apply_mask, attend, attn_scores, scale, softmax_rows};
     let [q, k, v] = heads;
     let compute = |q: &Array4<f64>, k: &Array4<f64>, v: &Array4<f64>, mask: &Array3<bool>| {
         let scores = attn_scores(q, k);
         let scaled = scale(&scores, d_k);
-        let masked = apply_mask(&scaled, mask, fill);
+        let biased = bias.map(|bias| add_bias(&scaled, bias));
+        let masked = apply_mask(biased.as_ref().unwrap_or(&scaled), mask, fill);
         let weights = softmax_rows(&masked);
         let context = attend(&weights, v);
-        [scores, scaled, masked, weights, context]
+        Attended { scores, scaled, biased, masked, weights, context }
     };
     let b = q.len_of(Axis(0));
     let (_, t_q, t_k) = mask.dim();
+    let same_bias = |p: &Previous<'_>| match (bias, p.alibi) {
+        (None, None) => true,
+        (Some(new), Some([old, _])) => same_bits(new.view(), old.view()),
+        _ => false,
+    };
     let Some(p) = prev.filter(|p| {
         p.fill.to_bits() == fill.to_bits()
             && p.mask_shape.get(1..) == Some(&[t_q, t_k][..])
             && p.blocked.len() == p.mask_shape.iter().product::<usize>()
+            && same_bias(p)
     }) else {
         return compute(q, k, v, mask);
     };
@@ -192,18 +246,24 @@ pub fn attention(
     }
     let computed = (!fresh.is_empty()).then(|| {
         let pick = |a: &Array4<f64>| a.select(Axis(0), &fresh);
-        compute(&pick(q), &pick(k), &pick(v), &mask.select(Axis(0), &fresh))
+        compute(&pick(q), &pick(k), &pick(v), &mask.select(Axis(0), &fresh)).into_vec()
     });
     let h = q.len_of(Axis(1));
-    let shapes = [[b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, t_k], [b, h, t_q, d_k]];
+    let (scores, context) = ([b, h, t_q, t_k], [b, h, t_q, d_k]);
+    let [old_scores, old_scaled, old_masked, old_weights, old_context] = p.attention;
+    let mut olds = vec![old_scores, old_scaled];
+    olds.extend(p.alibi.map(|[_, biased]| biased));
+    olds.extend([old_masked, old_weights, old_context]);
+    let mut shapes = vec![scores; olds.len() - 1];
+    shapes.push(context);
     // a source that does not fit (which the checks above rule out) means computing all
     let assembled: Option<Vec<Array4<f64>>> = shapes
         .iter()
-        .zip(p.attention)
+        .zip(olds)
         .enumerate()
         .map(|(n, (shape, old))| assemble(*shape, &from, computed.as_ref().and_then(|c| c.get(n)), old))
         .collect();
-    match assembled.and_then(|all| <[Array4<f64>; 5]>::try_from(all).ok()) {
+    match assembled.and_then(|all| Attended::from_vec(all, bias.is_some())) {
         Some(all) => all,
         None => compute(q, k, v, mask),
     }

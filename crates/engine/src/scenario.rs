@@ -38,6 +38,11 @@ pub struct Scenario {
     pub d_model: usize,
     /// Number of heads, `h`. Must divide `d_model`.
     pub n_heads: usize,
+    /// Grouped-query attention: the number of key/value heads, `h_kv`, which must divide
+    /// `n_heads`. Query head `i` reads key/value head `⌊i / (h / h_kv)⌋`. Absent means
+    /// `h_kv = h` (plain multi-head attention); `1` is multi-query attention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_kv_heads: Option<usize>,
     /// Per-word vectors that override the toy embeddings. Keys are matched without case;
     /// `"<pad>"` sets the padding token's vector (zero by default).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -54,6 +59,14 @@ pub struct Scenario {
     /// The positional encoding added to the embeddings before the projections.
     #[serde(default, skip_serializing_if = "Positional::is_none")]
     pub positional: Positional,
+    /// Rotary position embeddings: rotate every query and key head at its token's
+    /// position, after the split. Absent means no rotation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rope: Option<Rope>,
+    /// ALiBi: add `m_h·(j − i)` to head `h`'s scaled score of query `i` and key `j`, before
+    /// the mask.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub alibi: bool,
 }
 
 impl Scenario {
@@ -70,7 +83,15 @@ impl Scenario {
             seed: 0,
             mask: MaskConfig::default(),
             positional: Positional::None,
+            rope: None,
+            alibi: false,
+            n_kv_heads: None,
         }
+    }
+
+    /// The number of key/value heads, `h_kv`: [`Scenario::n_kv_heads`], or `h` when absent.
+    pub fn kv_heads(&self) -> usize {
+        self.n_kv_heads.unwrap_or(self.n_heads)
     }
 
     /// Reads a scenario from JSON text.
@@ -162,6 +183,11 @@ pub struct MaskConfig {
     /// What a blocked score is replaced with.
     #[serde(default)]
     pub fill: Fill,
+    /// A sliding window of `W ≥ 1` keys: with `causal`, query `i` sees the keys
+    /// `i − W < j ≤ i` (Mistral's); without it, the keys `|i − j| < W`. Absent means no
+    /// window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<usize>,
 }
 
 /// How `<pad>` tokens are blocked.
@@ -278,5 +304,83 @@ impl Positional {
     /// The value with this name.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// Rotary position embeddings (RoPE): each pair of a head's dimensions is rotated by the
+/// angle `pos·θ_i`, with `θ_i = base^(−2i/d_k)` for the pair's index `i < d_k/2`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rope {
+    /// Which dimensions make a pair.
+    pub style: RopeStyle,
+    /// The base of the angles, 10000 in the RoFormer paper and Llama 2.
+    #[serde(default = "Rope::default_base")]
+    pub base: f64,
+}
+
+impl Rope {
+    /// 10000, as in the RoFormer paper, GPT-NeoX and Llama 2.
+    pub const DEFAULT_BASE: f64 = 10000.0;
+
+    fn default_base() -> f64 {
+        Self::DEFAULT_BASE
+    }
+
+    /// RoPE of `style` with the default base.
+    pub fn new(style: RopeStyle) -> Self {
+        Self { style, base: Self::DEFAULT_BASE }
+    }
+}
+
+/// Which two dimensions of a head RoPE rotates together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RopeStyle {
+    /// Dimension `i` with `i + d_k/2`: Hugging Face's `rotate_half` (Llama, GPT-NeoX, Qwen,
+    /// Mistral in `transformers`).
+    Half,
+    /// Dimension `2i` with `2i + 1`: the RoFormer paper and Meta's reference Llama code
+    /// (`torch.view_as_complex`).
+    Interleaved,
+}
+
+impl RopeStyle {
+    /// Every value, in the order the page lists them.
+    pub const ALL: [RopeStyle; 2] = [RopeStyle::Half, RopeStyle::Interleaved];
+
+    /// The JSON (and URL) name: `half`, `interleaved`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Half => "half",
+            Self::Interleaved => "interleaved",
+        }
+    }
+
+    /// The value with this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The dimension dimension `c` is paired with in a head of width `d_k` (even), and
+    /// whether `c` is the first of its pair: the rotation gives the first
+    /// `x_c·cos − x_pair·sin` and the second `x_c·cos + x_pair·sin`. The pair's index `i`
+    /// (for `θ_i`) is [`RopeStyle::pair_index`].
+    pub fn partner(self, c: usize, d_k: usize) -> (usize, bool) {
+        let half = d_k / 2;
+        match self {
+            Self::Half if c < half => (c + half, true),
+            Self::Half => (c - half, false),
+            Self::Interleaved if c.is_multiple_of(2) => (c + 1, true),
+            Self::Interleaved => (c - 1, false),
+        }
+    }
+
+    /// The index `i` of the pair that dimension `c` belongs to, so its angle is `pos·θ_i`.
+    pub fn pair_index(self, c: usize, d_k: usize) -> usize {
+        match self {
+            Self::Half => c % (d_k / 2).max(1),
+            Self::Interleaved => c / 2,
+        }
     }
 }

@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::scenario::Fill;
+use crate::scenario::{Fill, RopeStyle};
 
 /// One step of the pipeline, in the order the engine computes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,12 +39,25 @@ pub enum StepName {
     QHeads,
     /// Keys split into heads, `(B, h, T_k, d_k)`.
     KHeads,
-    /// Values split into heads, `(B, h, T_k, d_k)`.
+    /// Values split into heads, `(B, h, T_k, d_k)` (`(B, h_kv, T_k, d_k)` when grouped).
     VHeads,
+    /// RoPE: the query heads rotated at their positions, `(B, h, T_q, d_k)`.
+    QRot,
+    /// RoPE: the key heads rotated at their positions, `(B, h_kv, T_k, d_k)`.
+    KRot,
+    /// Grouped-query attention: each key head repeated for its group of query heads,
+    /// `(B, h, T_k, d_k)`.
+    KRep,
+    /// Grouped-query attention: each value head repeated for its group, `(B, h, T_k, d_k)`.
+    VRep,
     /// `Q Kᵀ`, `(B, h, T_q, T_k)`.
     Scores,
     /// `Q Kᵀ / √d_k`.
     Scaled,
+    /// ALiBi's bias `m_h·(j − i)`, `(1, h, T_q, T_k)`, the same for every sentence.
+    Alibi,
+    /// `Q Kᵀ / √d_k + m_h·(j − i)`: the scaled scores with ALiBi's bias added.
+    Biased,
     /// Blocked scores replaced by the fill.
     Masked,
     /// Softmax over the keys.
@@ -74,8 +87,22 @@ pub enum Axis {
     DModel,
     /// Features of one head, `d_model / h`.
     DK,
+    /// Key/value heads in grouped-query attention, `h_kv`.
+    HKv,
+    /// The width of the keys and values in grouped-query attention, `h_kv·d_k`.
+    KvWidth,
     /// A broadcast axis of size 1 (`mask.unsqueeze(1)`, `pe[:, :T]`).
     One,
+}
+
+/// What a step's axes depend on besides its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Layout {
+    /// Cross-attention: the query and key token axes are `T_q` and `T_k`.
+    pub cross: bool,
+    /// Grouped-query attention (`h_kv < h`): the key/value heads before the repeat are
+    /// `h_kv`.
+    pub grouped: bool,
 }
 
 /// What the rows or columns of a step's matrix stand for, so the page can label them.
@@ -94,8 +121,9 @@ pub enum Role {
 impl StepName {
     /// Every step, in the order the engine computes them. A trace holds a subsequence:
     /// `pe`, `x_pe` and `x_kv_pe` only with positions, `x_kv` and `x_kv_pe` only in
-    /// cross-attention.
-    pub const ALL: [StepName; 18] = [
+    /// cross-attention, `q_rot` and `k_rot` only with RoPE, `k_rep` and `v_rep` only with
+    /// fewer key/value heads than query heads, `alibi` and `biased` only with ALiBi.
+    pub const ALL: [StepName; 24] = [
         Self::X,
         Self::Pe,
         Self::XPe,
@@ -107,8 +135,14 @@ impl StepName {
         Self::QHeads,
         Self::KHeads,
         Self::VHeads,
+        Self::QRot,
+        Self::KRot,
+        Self::KRep,
+        Self::VRep,
         Self::Scores,
         Self::Scaled,
+        Self::Alibi,
+        Self::Biased,
         Self::Masked,
         Self::Weights,
         Self::Context,
@@ -130,8 +164,14 @@ impl StepName {
             Self::QHeads => "q_heads",
             Self::KHeads => "k_heads",
             Self::VHeads => "v_heads",
+            Self::QRot => "q_rot",
+            Self::KRot => "k_rot",
+            Self::KRep => "k_rep",
+            Self::VRep => "v_rep",
             Self::Scores => "scores",
             Self::Scaled => "scaled",
+            Self::Alibi => "alibi",
+            Self::Biased => "biased",
             Self::Masked => "masked",
             Self::Weights => "weights",
             Self::Context => "context",
@@ -145,20 +185,36 @@ impl StepName {
         Self::ALL.into_iter().find(|s| s.as_str() == name)
     }
 
-    /// The step's axes: `cross` says whether the run is cross-attention, where the query
-    /// and key token axes are `T_q` and `T_k`; in self-attention both are `T`.
+    /// The step's axes in self- or cross-attention (`cross`) with as many key/value heads
+    /// as query heads: [`StepName::axes_in`] with that layout.
     pub fn axes(self, cross: bool) -> [Axis; 4] {
+        self.axes_in(Layout { cross, grouped: false })
+    }
+
+    /// The step's axes: in cross-attention the query and key token axes are `T_q` and
+    /// `T_k` (in self-attention both are `T`); with grouped heads the key/value heads
+    /// before the repeat are `h_kv`, and the projections `k` and `v` are `h_kv·d_k` wide.
+    pub fn axes_in(self, layout: Layout) -> [Axis; 4] {
         use Axis::*;
-        let (tq, tk) = if cross { (TQ, TK) } else { (T, T) };
+        let (tq, tk) = if layout.cross { (TQ, TK) } else { (T, T) };
+        let (kv, kv_width) = if layout.grouped { (HKv, KvWidth) } else { (H, DModel) };
         // The fourth entry of a 3-axis step is `One` and is cut off by `dims`.
         match self {
             Self::X | Self::XPe | Self::Q | Self::Concat | Self::Output => [B, tq, DModel, One],
             Self::Pe => [One, tq, DModel, One],
-            Self::XKv | Self::XKvPe | Self::K | Self::V => [B, tk, DModel, One],
-            Self::QHeads | Self::Context => [B, H, tq, DK],
-            Self::KHeads | Self::VHeads => [B, H, tk, DK],
-            Self::Scores | Self::Scaled | Self::Masked | Self::Weights => [B, H, tq, tk],
+            Self::XKv | Self::XKvPe => [B, tk, DModel, One],
+            Self::K | Self::V => [B, tk, kv_width, One],
+            Self::QHeads | Self::QRot | Self::Context => [B, H, tq, DK],
+            Self::KHeads | Self::VHeads | Self::KRot => [B, kv, tk, DK],
+            Self::KRep | Self::VRep => [B, H, tk, DK],
+            Self::Scores | Self::Scaled | Self::Biased | Self::Masked | Self::Weights => [B, H, tq, tk],
+            Self::Alibi => [One, H, tq, tk],
         }
+    }
+
+    /// The step's axes as a vector of its rank, in a run of this layout.
+    pub fn dims_in(self, layout: Layout) -> Vec<Axis> {
+        self.axes_in(layout).into_iter().take(self.rank()).collect()
     }
 
     /// The number of axes: 3 for token vectors, 4 once split into heads.
@@ -182,8 +238,14 @@ impl StepName {
             Self::QHeads
                 | Self::KHeads
                 | Self::VHeads
+                | Self::QRot
+                | Self::KRot
+                | Self::KRep
+                | Self::VRep
                 | Self::Scores
                 | Self::Scaled
+                | Self::Alibi
+                | Self::Biased
                 | Self::Masked
                 | Self::Weights
                 | Self::Context
@@ -193,7 +255,15 @@ impl StepName {
     /// What the rows of the matrix shown for one sentence (and head) stand for.
     pub const fn rows(self) -> Role {
         match self {
-            Self::XKv | Self::XKvPe | Self::K | Self::V | Self::KHeads | Self::VHeads => Role::Keys,
+            Self::XKv
+            | Self::XKvPe
+            | Self::K
+            | Self::V
+            | Self::KHeads
+            | Self::VHeads
+            | Self::KRot
+            | Self::KRep
+            | Self::VRep => Role::Keys,
             _ => Role::Queries,
         }
     }
@@ -201,8 +271,17 @@ impl StepName {
     /// What the columns of that matrix stand for.
     pub const fn cols(self) -> Role {
         match self {
-            Self::Scores | Self::Scaled | Self::Masked | Self::Weights => Role::Keys,
-            Self::QHeads | Self::KHeads | Self::VHeads | Self::Context => Role::HeadFeatures,
+            Self::Scores | Self::Scaled | Self::Alibi | Self::Biased | Self::Masked | Self::Weights => {
+                Role::Keys
+            }
+            Self::QHeads
+            | Self::KHeads
+            | Self::VHeads
+            | Self::QRot
+            | Self::KRot
+            | Self::KRep
+            | Self::VRep
+            | Self::Context => Role::HeadFeatures,
             _ => Role::Features,
         }
     }
@@ -222,11 +301,39 @@ impl StepName {
         matches!(self, Self::XKv | Self::XKvPe)
     }
 
+    /// True for the steps that only exist with RoPE.
+    pub const fn is_rope_only(self) -> bool {
+        matches!(self, Self::QRot | Self::KRot)
+    }
+
+    /// True for the steps that only exist with fewer key/value heads than query heads.
+    pub const fn is_grouped_only(self) -> bool {
+        matches!(self, Self::KRep | Self::VRep)
+    }
+
+    /// True for the steps that only exist with ALiBi.
+    pub const fn is_alibi_only(self) -> bool {
+        matches!(self, Self::Alibi | Self::Biased)
+    }
+
     /// The PyTorch line a reader of the tutorials would write for this step. In
     /// cross-attention (`cross`) the keys and values are projected from `x_kv`, and the
-    /// lengths are written `T_q` and `T_k`, as in the step's axes.
+    /// lengths are written `T_q` and `T_k`, as in the step's axes. RoPE is written in the
+    /// style of `rope` (Hugging Face's `rotate_half` by default).
     pub fn pytorch(self, fill: Fill, cross: bool) -> String {
+        self.pytorch_in(fill, cross, None)
+    }
+
+    /// [`StepName::pytorch`], with the RoPE style of the run.
+    pub fn pytorch_in(self, fill: Fill, cross: bool, rope: Option<RopeStyle>) -> String {
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
+        let rotate = |x: &str| match rope {
+            Some(RopeStyle::Interleaved) => format!(
+                "{x} = torch.view_as_real(torch.view_as_complex({x}.reshape(*{x}.shape[:-1], -1, 2)) * \
+                 freqs_cis).flatten(-2)"
+            ),
+            _ => format!("{x} = {x} * cos + rotate_half({x}) * sin"),
+        };
         let line = match self {
             Self::X => "x = embedding(tokens)",
             Self::Pe => "pe = self.pe[:, :x.size(1)]",
@@ -239,6 +346,12 @@ impl StepName {
             Self::QHeads => return format!("q = q.view(B, {t_q}, h, d_k).transpose(1, 2)"),
             Self::KHeads => return format!("k = k.view(B, {t_k}, h, d_k).transpose(1, 2)"),
             Self::VHeads => return format!("v = v.view(B, {t_k}, h, d_k).transpose(1, 2)"),
+            Self::QRot => return rotate("q"),
+            Self::KRot => return rotate("k"),
+            Self::KRep => "k = k.repeat_interleave(h // h_kv, dim=1)",
+            Self::VRep => "v = v.repeat_interleave(h // h_kv, dim=1)",
+            Self::Alibi => "alibi = slopes.view(1, h, 1, 1) * (j - i)  # j - i: key minus query position",
+            Self::Biased => "scores = scores + alibi",
             Self::Scores => "scores = q @ k.transpose(-2, -1)",
             Self::Scaled => "scores = scores / math.sqrt(d_k)",
             Self::Masked => {
@@ -285,6 +398,20 @@ impl StepName {
             }
             Self::KHeads => "The same split for the keys".into(),
             Self::VHeads => "The same split for the values".into(),
+            Self::QRot => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, \
+                           θ_i = base^(−2i/d_k)"
+                .into(),
+            Self::KRot => "RoPE: turn each key the same way at its own position, so a query·key product \
+                           depends only on how far apart they are"
+                .into(),
+            Self::KRep => "Repeat each key head for its group of query heads (grouped-query attention): \
+                           query head i reads key head ⌊i / (h / h_kv)⌋"
+                .into(),
+            Self::VRep => "Repeat each value head for its group of query heads the same way".into(),
+            Self::Alibi => "ALiBi's bias m_h·(j − i): 0 for the query's own position, more negative the \
+                            farther back the key, with a slope m_h per head"
+                .into(),
+            Self::Biased => "Add ALiBi's bias to the scaled scores".into(),
             Self::Scores => "Dot every query with every key, in each head: Q Kᵀ".into(),
             Self::Scaled => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
             Self::Masked => format!(
@@ -327,11 +454,21 @@ impl<'de> Deserialize<'de> for StepName {
 
 impl Axis {
     /// Every axis.
-    pub const ALL: [Axis; 8] =
-        [Self::B, Self::H, Self::T, Self::TQ, Self::TK, Self::DModel, Self::DK, Self::One];
+    pub const ALL: [Axis; 10] = [
+        Self::B,
+        Self::H,
+        Self::T,
+        Self::TQ,
+        Self::TK,
+        Self::DModel,
+        Self::DK,
+        Self::HKv,
+        Self::KvWidth,
+        Self::One,
+    ];
 
     /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
-    /// `d_model`, `d_k`, `1`.
+    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `1`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::B => "B",
@@ -341,6 +478,8 @@ impl Axis {
             Self::TK => "T_k",
             Self::DModel => "d_model",
             Self::DK => "d_k",
+            Self::HKv => "h_kv",
+            Self::KvWidth => "h_kv·d_k",
             Self::One => "1",
         }
     }

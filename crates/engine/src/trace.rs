@@ -12,8 +12,8 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::embedding::Source;
-use crate::scenario::{MaskConfig, Positional};
-use crate::step::{Axis, Role, StepName};
+use crate::scenario::{MaskConfig, Positional, Rope};
+use crate::step::{Axis, Layout, Role, StepName};
 use crate::weights::Weights;
 
 /// The sizes of the run.
@@ -35,6 +35,22 @@ pub struct Sizes {
     pub n_heads: usize,
     /// Width of one head, `d_model / h`.
     pub d_k: usize,
+    /// Grouped-query attention only: the number of key/value heads, `h_kv < h`. Absent
+    /// (and not written) when every query head has its own.
+    #[serde(rename = "h_kv", default, skip_serializing_if = "Option::is_none")]
+    pub n_kv_heads: Option<usize>,
+}
+
+impl Sizes {
+    /// The number of key/value heads: `h_kv`, or `h` when not grouped.
+    pub fn kv_heads(&self) -> usize {
+        self.n_kv_heads.unwrap_or(self.n_heads)
+    }
+
+    /// The query heads per key/value head, `h / h_kv` (1 when not grouped).
+    pub fn group_size(&self) -> usize {
+        self.n_heads / self.kv_heads().max(1)
+    }
 }
 
 /// One reshape on the way to a step's shape, e.g. `view` then `transpose(1, 2)`.
@@ -63,7 +79,7 @@ pub struct Step {
     pub op: String,
     /// The PyTorch line a reader of the tutorials would write.
     pub pytorch: String,
-    /// Axis names, e.g. `["B", "h", "T", "d_k"]`: always `name.dims(cross)`.
+    /// Axis names, e.g. `["B", "h", "T", "d_k"]`: always `name.dims_in(layout)`.
     pub dims: Vec<Axis>,
     /// Axis sizes, e.g. `[2, 4, 5, 2]`.
     pub shape: Vec<usize>,
@@ -179,6 +195,12 @@ pub struct Trace {
     /// The positional encoding added to the embeddings (`none` is not written).
     #[serde(default, skip_serializing_if = "Positional::is_none")]
     pub positional: Positional,
+    /// RoPE's settings, when the queries and keys were rotated (`q_rot`, `k_rot`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rope: Option<Rope>,
+    /// ALiBi's slope per head, when its bias was added (`alibi`, `biased`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alibi_slopes: Vec<f64>,
     /// Names of the embedding dimensions when a lexicon space was used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_names: Option<Vec<Cow<'static, str>>>,
@@ -230,6 +252,16 @@ impl Trace {
         self.kv_tokens.is_some()
     }
 
+    /// True when fewer key/value heads than query heads were used (`h_kv < h`).
+    pub fn is_grouped(&self) -> bool {
+        self.sizes.kv_heads() != self.sizes.n_heads
+    }
+
+    /// What the steps' axes depend on in this run.
+    pub fn layout(&self) -> Layout {
+        Layout { cross: self.is_cross(), grouped: self.is_grouped() }
+    }
+
     /// The query tokens of sentence `b` (in self-attention, its tokens).
     pub fn query_tokens(&self, b: usize) -> &[String] {
         self.tokens.get(b).map_or(&[], Vec::as_slice)
@@ -276,6 +308,8 @@ impl Trace {
             Axis::TK => z.t_k.unwrap_or(z.t),
             Axis::DModel => z.d_model,
             Axis::DK => z.d_k,
+            Axis::HKv => z.kv_heads(),
+            Axis::KvWidth => z.kv_heads() * z.d_k,
             Axis::One => 1,
         }
     }

@@ -30,8 +30,14 @@ impl Linear {
         Self { w, b, packed: PackedOnce::default() }
     }
 
-    fn identity(d: usize) -> Self {
-        Self::new(Array2::eye(d), Array1::zeros(d))
+    /// The first `d_out` columns of the `d × d` identity: output `j` is input `j`. With
+    /// `d_out < d` (the key and value projections of grouped-query attention), key/value
+    /// head `g` sees columns `g·d_k .. (g+1)·d_k` of the embedding, as query head `g` does.
+    fn identity(d: usize, d_out: usize) -> Self {
+        Self::new(
+            Array2::from_shape_fn((d, d_out), |(i, j)| f64::from(u8::from(i == j))),
+            Array1::zeros(d_out),
+        )
     }
 
     /// `[d_model_in, d_model_out]`
@@ -99,55 +105,70 @@ impl Weights {
 /// The number of parameters of a multi-head attention layer: four `d_model × d_model`
 /// matrices and four biases, `4·d_model² + 4·d_model`. It does not depend on `h`.
 pub fn parameter_count(d_model: usize) -> usize {
-    4 * d_model * d_model + 4 * d_model
+    parameter_count_kv(d_model, d_model)
+}
+
+/// The number of parameters when the keys and values are `kv_width = h_kv·d_k` wide
+/// (grouped-query attention): W_Q and W_O are `d_model × d_model`, W_K and W_V
+/// `d_model × kv_width`, plus the biases: `2·d_model² + 2·d_model·kv_width + 2·d_model +
+/// 2·kv_width`.
+pub fn parameter_count_kv(d_model: usize, kv_width: usize) -> usize {
+    2 * d_model * d_model + 2 * d_model * kv_width + 2 * d_model + 2 * kv_width
 }
 
 /// Xavier (Glorot) uniform: `U(-a, a)` with `a = sqrt(6 / (fan_in + fan_out))`.
-fn xavier_uniform(rng: &mut ChaCha8Rng, d: usize) -> Array2<f64> {
-    let a = (6.0 / (2 * d) as f64).sqrt();
-    Array2::from_shape_simple_fn((d, d), || a * (2.0 * unit(rng) - 1.0))
+fn xavier_uniform(rng: &mut ChaCha8Rng, fan_in: usize, fan_out: usize) -> Array2<f64> {
+    let a = (6.0 / (fan_in + fan_out) as f64).sqrt();
+    Array2::from_shape_simple_fn((fan_in, fan_out), || a * (2.0 * unit(rng) - 1.0))
 }
 
-/// Builds the weights a scenario asks for.
+/// Builds the weights a scenario asks for. `kv_width` is the width of the keys and
+/// values, `h_kv·d_k` (`d_model` unless the attention is grouped-query).
 ///
 /// `"seeded"` draws W_Q, W_K, W_V, W_O in that order, each row-major, from one ChaCha8
 /// stream seeded with `seed`; the biases are zero.
 ///
 /// # Errors
 /// [`EngineError::WeightShape`] or [`EngineError::BadNumber`] for explicit weights.
-pub fn build(projections: &Projections, d_model: usize, seed: u64) -> Result<Arc<Weights>, EngineError> {
+pub fn build(
+    projections: &Projections,
+    d_model: usize,
+    kv_width: usize,
+    seed: u64,
+) -> Result<Arc<Weights>, EngineError> {
     match projections {
         Projections::Named(ProjectionKind::Identity) => Ok(Arc::new(Weights {
-            q: Linear::identity(d_model),
-            k: Linear::identity(d_model),
-            v: Linear::identity(d_model),
-            o: Linear::identity(d_model),
+            q: Linear::identity(d_model, d_model),
+            k: Linear::identity(d_model, kv_width),
+            v: Linear::identity(d_model, kv_width),
+            o: Linear::identity(d_model, d_model),
         })),
-        Projections::Named(ProjectionKind::Seeded) => Ok(seeded(seed, d_model)),
-        Projections::Explicit(e) => explicit(e, d_model).map(Arc::new),
+        Projections::Named(ProjectionKind::Seeded) => Ok(seeded(seed, d_model, kv_width)),
+        Projections::Explicit(e) => explicit(e, d_model, kv_width).map(Arc::new),
     }
 }
 
-/// Seeded weights drawn lately, newest first: `(seed, d_model)` → weights. Typing a
-/// sentence changes neither, so the page draws 4·d_model² numbers once, not per keystroke.
-/// The cache changes no result (the same seed always draws the same numbers).
+/// Seeded weights drawn lately, newest first: `(seed, d_model, kv_width)` → weights.
+/// Typing a sentence changes none of them, so the page draws 4·d_model² numbers once, not
+/// per keystroke. The cache changes no result (the same seed always draws the same
+/// numbers).
 static SEEDED: Mutex<SeededCache> = Mutex::new(Vec::new());
 
-/// `(seed, d_model)` → weights, newest first.
-type SeededCache = Vec<((u64, usize), Arc<Weights>)>;
+/// `(seed, d_model, kv_width)` → weights, newest first.
+type SeededCache = Vec<((u64, usize, usize), Arc<Weights>)>;
 
-/// How many `(seed, d_model)` pairs [`SEEDED`] keeps.
+/// How many `(seed, d_model, kv_width)` keys [`SEEDED`] keeps.
 const SEEDED_CACHE_LEN: usize = 4;
 
-/// The Xavier-uniform weights of `seed` and `d_model`, from the cache when they are there.
-fn seeded(seed: u64, d_model: usize) -> Arc<Weights> {
-    let key = (seed, d_model);
+/// The Xavier-uniform weights of `seed` and the sizes, from the cache when they are there.
+fn seeded(seed: u64, d_model: usize, kv_width: usize) -> Arc<Weights> {
+    let key = (seed, d_model, kv_width);
     if let Ok(cache) = SEEDED.lock() {
         if let Some((_, w)) = cache.iter().find(|(k, _)| *k == key) {
             return Arc::clone(w);
         }
     }
-    let w = Arc::new(draw_seeded(seed, d_model));
+    let w = Arc::new(draw_seeded(seed, d_model, kv_width));
     if let Ok(mut cache) = SEEDED.lock() {
         cache.retain(|(k, _)| *k != key);
         cache.insert(0, (key, Arc::clone(&w)));
@@ -156,19 +177,22 @@ fn seeded(seed: u64, d_model: usize) -> Arc<Weights> {
     w
 }
 
-/// W_Q, W_K, W_V, W_O in that order, each row-major, from one ChaCha8 stream.
-pub fn draw_seeded(seed: u64, d_model: usize) -> Weights {
+/// W_Q `(d_model, d_model)`, W_K and W_V `(d_model, kv_width)`, W_O `(d_model, d_model)`,
+/// in that order, each row-major, from one ChaCha8 stream. With `kv_width = d_model` these
+/// are the weights drawn before grouped-query attention existed, number for number.
+pub fn draw_seeded(seed: u64, d_model: usize, kv_width: usize) -> Weights {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut layer = || Linear::new(xavier_uniform(&mut rng, d_model), Array1::zeros(d_model));
-    Weights { q: layer(), k: layer(), v: layer(), o: layer() }
+    let mut layer =
+        |d_out: usize| Linear::new(xavier_uniform(&mut rng, d_model, d_out), Array1::zeros(d_out));
+    Weights { q: layer(d_model), k: layer(kv_width), v: layer(kv_width), o: layer(d_model) }
 }
 
-fn explicit(e: &ExplicitWeights, d: usize) -> Result<Weights, EngineError> {
+fn explicit(e: &ExplicitWeights, d: usize, kv: usize) -> Result<Weights, EngineError> {
     Ok(Weights {
-        q: linear("w_q", &e.w_q, "b_q", &e.b_q, d)?,
-        k: linear("w_k", &e.w_k, "b_k", &e.b_k, d)?,
-        v: linear("w_v", &e.w_v, "b_v", &e.b_v, d)?,
-        o: linear("w_o", &e.w_o, "b_o", &e.b_o, d)?,
+        q: linear("w_q", &e.w_q, "b_q", &e.b_q, d, d)?,
+        k: linear("w_k", &e.w_k, "b_k", &e.b_k, d, kv)?,
+        v: linear("w_v", &e.w_v, "b_v", &e.b_v, d, kv)?,
+        o: linear("w_o", &e.w_o, "b_o", &e.b_o, d, d)?,
     })
 }
 
@@ -178,17 +202,18 @@ fn linear(
     b_name: &'static str,
     b: &[f64],
     d: usize,
+    d_out: usize,
 ) -> Result<Linear, EngineError> {
     let shape_error = |found: Vec<usize>| EngineError::WeightShape {
         name: w_name,
-        expected: vec![d, d],
+        expected: vec![d, d_out],
         found,
         d_model: d,
     };
     if w.len() != d {
         return Err(shape_error(vec![w.len(), w.first().map_or(0, Vec::len)]));
     }
-    if let Some(row) = w.iter().find(|row| row.len() != d) {
+    if let Some(row) = w.iter().find(|row| row.len() != d_out) {
         return Err(shape_error(vec![w.len(), row.len()]));
     }
     for (i, row) in w.iter().enumerate() {
@@ -197,8 +222,8 @@ fn linear(
         }
     }
     let bias = if b.is_empty() {
-        Array1::zeros(d)
-    } else if b.len() == d {
+        Array1::zeros(d_out)
+    } else if b.len() == d_out {
         for (i, &v) in b.iter().enumerate() {
             check_number(v, || format!("{b_name}[{i}]"))?;
         }
@@ -206,13 +231,13 @@ fn linear(
     } else {
         return Err(EngineError::WeightShape {
             name: b_name,
-            expected: vec![d],
+            expected: vec![d_out],
             found: vec![b.len()],
             d_model: d,
         });
     };
     let flat: Vec<f64> = w.iter().flatten().copied().collect();
-    let w = Array2::from_shape_vec((d, d), flat).map_err(|_| shape_error(vec![w.len()]))?;
+    let w = Array2::from_shape_vec((d, d_out), flat).map_err(|_| shape_error(vec![w.len()]))?;
     Ok(Linear::new(w, bias))
 }
 
@@ -223,18 +248,18 @@ mod tests {
     #[test]
     fn seeded_weights_are_cached_and_unchanged_by_the_cache() {
         let seeded = Projections::Named(ProjectionKind::Seeded);
-        let a = build(&seeded, 6, 41).unwrap();
-        let b = build(&seeded, 6, 41).unwrap();
+        let a = build(&seeded, 6, 6, 41).unwrap();
+        let b = build(&seeded, 6, 6, 41).unwrap();
         assert!(Arc::ptr_eq(&a, &b), "the second build comes from the cache");
-        assert_eq!(*a, draw_seeded(41, 6));
+        assert_eq!(*a, draw_seeded(41, 6, 6));
         // other seeds and sizes push it out, and it is drawn again, the same
         for seed in 100..110 {
-            build(&seeded, 6, seed).unwrap();
+            build(&seeded, 6, 6, seed).unwrap();
         }
-        let c = build(&seeded, 6, 41).unwrap();
+        let c = build(&seeded, 6, 6, 41).unwrap();
         assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(*a, *c);
-        assert_ne!(*build(&seeded, 6, 42).unwrap(), *a);
+        assert_ne!(*build(&seeded, 6, 6, 42).unwrap(), *a);
     }
 
     #[test]
@@ -242,14 +267,45 @@ mod tests {
         // 4·512² + 4·512 = 1_050_624, the paper's layer
         assert_eq!(parameter_count(512), 1_050_624);
         assert_eq!(parameter_count(3), 48);
+        // GQA, d_model 8, h_kv·d_k = 4: 2·64 + 2·32 + 2·8 + 2·4 = 216
+        assert_eq!(parameter_count_kv(8, 4), 216);
+        assert_eq!(parameter_count_kv(8, 8), parameter_count(8));
+    }
+
+    #[test]
+    fn grouped_weights_have_narrow_keys_and_values() {
+        let seeded = build(&Projections::Named(ProjectionKind::Seeded), 6, 2, 3).unwrap();
+        assert_eq!((seeded.q.w().dim(), seeded.k.w().dim(), seeded.v.w().dim()), ((6, 6), (6, 2), (6, 2)));
+        assert_eq!((seeded.k.b().len(), seeded.o.w().dim()), (2, (6, 6)));
+        // W_Q is drawn first, so it does not depend on the key width
+        assert_eq!(seeded.q, draw_seeded(3, 6, 6).q);
+        let id = build(&Projections::Named(ProjectionKind::Identity), 3, 2, 0).unwrap();
+        assert_eq!(id.k.w(), &ndarray::array![[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]);
+        let narrow = ExplicitWeights {
+            w_q: eye(2),
+            b_q: vec![],
+            w_k: vec![vec![1.0], vec![2.0]],
+            b_k: vec![0.5],
+            w_v: vec![vec![1.0], vec![2.0]],
+            b_v: vec![],
+            w_o: eye(2),
+            b_o: vec![],
+        };
+        let w = build(&Projections::Explicit(Box::new(narrow.clone())), 2, 1, 0).unwrap();
+        assert_eq!(w.k.b().to_vec(), vec![0.5]);
+        let err = build(&Projections::Explicit(Box::new(narrow)), 2, 2, 0).unwrap_err();
+        assert_eq!(
+            err,
+            EngineError::WeightShape { name: "w_k", expected: vec![2, 2], found: vec![2, 1], d_model: 2 }
+        );
     }
 
     #[test]
     fn seeded_is_deterministic_and_xavier_bounded() {
         let p = Projections::Named(ProjectionKind::Seeded);
-        let a = build(&p, 8, 7).unwrap();
-        assert_eq!(a, build(&p, 8, 7).unwrap());
-        assert_ne!(a, build(&p, 8, 8).unwrap());
+        let a = build(&p, 8, 8, 7).unwrap();
+        assert_eq!(a, build(&p, 8, 8, 7).unwrap());
+        assert_ne!(a, build(&p, 8, 8, 8).unwrap());
         let bound = (6.0f64 / 16.0).sqrt();
         for l in [&a.q, &a.k, &a.v, &a.o] {
             assert!(l.w.iter().all(|v| v.abs() <= bound));
@@ -274,12 +330,12 @@ mod tests {
             w_o: eye(2),
             b_o: vec![1.0, 2.0],
         };
-        let w = build(&Projections::Explicit(Box::new(good.clone())), 2, 0).unwrap();
+        let w = build(&Projections::Explicit(Box::new(good.clone())), 2, 2, 0).unwrap();
         assert_eq!(w.o.b().to_vec(), vec![1.0, 2.0]);
 
         let mut ragged = good.clone();
         ragged.w_k[1].push(3.0);
-        let err = build(&Projections::Explicit(Box::new(ragged)), 2, 0).unwrap_err();
+        let err = build(&Projections::Explicit(Box::new(ragged)), 2, 2, 0).unwrap_err();
         assert_eq!(
             err,
             EngineError::WeightShape { name: "w_k", expected: vec![2, 2], found: vec![2, 3], d_model: 2 }
@@ -287,12 +343,12 @@ mod tests {
 
         let mut bias = good.clone();
         bias.b_v = vec![1.0];
-        let err = build(&Projections::Explicit(Box::new(bias)), 2, 0).unwrap_err();
+        let err = build(&Projections::Explicit(Box::new(bias)), 2, 2, 0).unwrap_err();
         assert!(matches!(err, EngineError::WeightShape { name: "b_v", .. }));
 
         let mut inf = good;
         inf.w_o[0][1] = f64::INFINITY;
-        let err = build(&Projections::Explicit(Box::new(inf)), 2, 0).unwrap_err();
+        let err = build(&Projections::Explicit(Box::new(inf)), 2, 2, 0).unwrap_err();
         assert!(matches!(err, EngineError::BadNumber { ref what, .. } if what == "w_o[0][1]"));
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use attention_engine::{
     attention, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind,
-    Projections, Scenario, Step, StepName, Trace,
+    Projections, Rope, RopeStyle, Scenario, Step, StepName, Trace,
 };
 use ndarray::{Array4, ArrayD};
 use proptest::prelude::*;
@@ -222,7 +222,7 @@ fn cross_attention_shape_trace_snapshot() {
 #[test]
 fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() {
     let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
-    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
     let trace = run(&s).unwrap();
     assert_eq!(trace.fully_masked_rows, vec![[0, 5], [0, 6]]);
     assert_eq!(trace.nan_rows, vec![[0, 0, 5], [0, 0, 6], [0, 1, 5], [0, 1, 6]]);
@@ -244,7 +244,7 @@ fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() 
 #[test]
 fn top_keys_ties_nan_rows_and_out_of_range() {
     let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
-    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
     let trace = run(&s).unwrap();
     // query 0 under the causal mask sees key 0 alone
     assert_eq!(trace.top_keys(1, 0, 0), vec![0]);
@@ -267,7 +267,7 @@ fn top_keys_ties_nan_rows_and_out_of_range() {
 #[test]
 fn trace_json_writes_non_finite_numbers_as_strings() {
     let mut s = scenario(&["a b", "c"], 2, 1);
-    s.mask = MaskConfig { causal: false, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+    s.mask = MaskConfig { causal: false, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
     let json: Value = serde_json::from_str(&run(&s).unwrap().to_json()).unwrap();
     let steps = json["steps"].as_array().unwrap();
     let masked = steps.iter().find(|s| s["name"] == "masked").unwrap();
@@ -387,24 +387,53 @@ fn numpy_fixtures_agree_to_1e_12_relative() {
 // A slow, obviously correct reference: plain loops, no ndarray, no reshapes.
 // ---------------------------------------------------------------------------------------
 
+/// What the slow reference needs to know of today's options: key/value heads, RoPE
+/// (style, base) and ALiBi.
+struct Modern {
+    n_kv_heads: usize,
+    rope: Option<(RopeStyle, f64)>,
+    alibi: bool,
+}
+
+/// ALiBi's slopes as the paper's code writes them: `start · ratio^k` with
+/// `start = ratio = 2^(−8/n)` for a power of two `n`; otherwise the nearest smaller power
+/// of two's slopes, then every other slope of twice that, as many as are missing.
+fn paper_slopes(n: usize) -> Vec<f64> {
+    fn pow2(n: usize) -> Vec<f64> {
+        let start = 2f64.powf(-8.0 / n as f64);
+        (0..n).map(|k| start * start.powi(k as i32)).collect()
+    }
+    if n.is_power_of_two() {
+        return pow2(n);
+    }
+    let closest = 1usize << (usize::BITS - 1 - n.leading_zeros());
+    let mut slopes = pow2(closest);
+    slopes.extend(pow2(2 * closest).into_iter().step_by(2).take(n - closest));
+    slopes
+}
+
 /// Multi-head attention written from the formula, index by index. Queries come from
 /// `x`, keys and values from `x_kv` (the same tensor in self-attention); `positions` adds
-/// the sinusoidal encoding, written here from the paper's formula.
+/// the sinusoidal encoding, written here from the paper's formula. Grouped heads, RoPE
+/// (as a turn of each pair of dimensions, written from the complex product) and ALiBi
+/// (the paper's slopes) are written here again, without the engine's code.
 /// x: [b][t][c]; returns (weights [b][h][i][j], output [b][t][c]).
-#[allow(clippy::type_complexity, clippy::needless_range_loop)]
+#[allow(clippy::type_complexity, clippy::needless_range_loop, clippy::too_many_arguments)]
 fn slow_reference(
     x: &[Vec<Vec<f64>>],
     x_kv: &[Vec<Vec<f64>>],
     positions: bool,
     w: &ExplicitWeights,
     n_heads: usize,
+    modern: &Modern,
     blocked: &dyn Fn(usize, usize, usize) -> bool,
     fill: f64,
 ) -> (Vec<Vec<Vec<Vec<f64>>>>, Vec<Vec<Vec<f64>>>) {
     let (b, t, d) = (x.len(), x[0].len(), x[0][0].len());
     let t_k = x_kv[0].len();
     let d_k = d / n_heads;
-    // PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))
+    let group = n_heads / modern.n_kv_heads; // query heads per key/value head
+                                             // PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))
     let pe = |pos: usize, c: usize| -> f64 {
         if !positions {
             return 0.0;
@@ -418,7 +447,7 @@ fn slow_reference(
         }
     };
     let lin = |v: &[f64], m: &[Vec<f64>], bias: &[f64]| -> Vec<f64> {
-        (0..d).map(|j| (0..d).map(|i| v[i] * m[i][j]).sum::<f64>() + bias[j]).collect()
+        (0..m[0].len()).map(|j| (0..d).map(|i| v[i] * m[i][j]).sum::<f64>() + bias[j]).collect()
     };
     let with_pe = |rows: &[Vec<f64>]| -> Vec<Vec<f64>> {
         rows.iter()
@@ -426,6 +455,23 @@ fn slow_reference(
             .map(|(p, r)| r.iter().enumerate().map(|(c, v)| v + pe(p, c)).collect())
             .collect()
     };
+    // RoPE: pair p of a head is the complex number x_a + i·x_b, multiplied by e^{i·pos·θ_p}
+    let turn = |head: &[f64], pos: usize| -> Vec<f64> {
+        let Some((style, base)) = modern.rope else { return head.to_vec() };
+        let mut out = head.to_vec();
+        for p in 0..d_k / 2 {
+            let (a, b) = match style {
+                RopeStyle::Half => (p, p + d_k / 2),
+                RopeStyle::Interleaved => (2 * p, 2 * p + 1),
+            };
+            let theta = base.powf(-2.0 * p as f64 / d_k as f64);
+            let (cos, sin) = ((pos as f64 * theta).cos(), (pos as f64 * theta).sin());
+            out[a] = head[a] * cos - head[b] * sin;
+            out[b] = head[a] * sin + head[b] * cos;
+        }
+        out
+    };
+    let slopes = paper_slopes(n_heads);
     let mut weights = vec![vec![vec![vec![0.0; t_k]; t]; n_heads]; b];
     let mut output = vec![vec![vec![0.0; d]; t]; b];
     for bi in 0..b {
@@ -435,14 +481,20 @@ fn slow_reference(
         let v: Vec<Vec<f64>> = xkv.iter().map(|v| lin(v, &w.w_v, &w.b_v)).collect();
         let mut concat = vec![vec![0.0; d]; t];
         for h in 0..n_heads {
-            let cols = h * d_k..(h + 1) * d_k; // head h owns these columns
+            let cols = h * d_k..(h + 1) * d_k; // query head h owns these columns
+            let g = h / group; // and reads key/value head g
+            let kv_cols = g * d_k..(g + 1) * d_k;
             for i in 0..t {
+                let qi = turn(&q[i][cols.clone()], i);
                 let mut row: Vec<f64> = (0..t_k)
                     .map(|j| {
                         if blocked(bi, i, j) {
                             fill
                         } else {
-                            cols.clone().map(|c| q[i][c] * k[j][c]).sum::<f64>() / (d_k as f64).sqrt()
+                            let kj = turn(&k[j][kv_cols.clone()], j);
+                            let score = (0..d_k).map(|c| qi[c] * kj[c]).sum::<f64>() / (d_k as f64).sqrt();
+                            let bias = if modern.alibi { slopes[h] * (j as f64 - i as f64) } else { 0.0 };
+                            score + bias
                         }
                     })
                     .collect();
@@ -451,8 +503,8 @@ fn slow_reference(
                 for s in &mut row {
                     *s = (*s - max).exp() / sum;
                 }
-                for c in cols.clone() {
-                    concat[i][c] = (0..t_k).map(|j| row[j] * v[j][c]).sum();
+                for (c, kv_c) in cols.clone().zip(kv_cols.clone()) {
+                    concat[i][c] = (0..t_k).map(|j| row[j] * v[j][kv_c]).sum();
                 }
                 weights[bi][h][i] = row;
             }
@@ -462,6 +514,23 @@ fn slow_reference(
         }
     }
     (weights, output)
+}
+
+/// The mask written from its definition, for sentences of the trace's lengths.
+fn slow_mask(trace: &Trace, b: usize, i: usize, j: usize) -> bool {
+    let m = &trace.mask.config;
+    let window = m.window.is_some_and(|w| {
+        let (i, j, w) = (i as i64, j as i64, w as i64);
+        if m.causal {
+            j <= i - w
+        } else {
+            (i - j).abs() >= w
+        }
+    });
+    (m.causal && j > i)
+        || window
+        || (m.padding != Padding::None && j >= trace.key_length(b))
+        || (m.padding == Padding::KeysAndQueries && i >= trace.query_length(b))
 }
 
 fn to_vec3(a: &ArrayD<f64>) -> Vec<Vec<Vec<f64>>> {
@@ -486,7 +555,12 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let (weights, output) = slow_reference(&x, &x_kv, positions, explicit(&s), s.n_heads, &|b, i, j| trace.mask.is_blocked(b, i, j), s.mask.fill.value());
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base)), alibi: s.alibi };
+        let [b, t_q, t_k] = trace.mask.shape;
+        for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
+            prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
+        }}}
+        let (weights, output) = slow_reference(&x, &x_kv, positions, explicit(&s), s.n_heads, &modern, &|b, i, j| slow_mask(&trace, b, i, j), s.mask.fill.value());
         let flat_w: Vec<f64> = weights.iter().flatten().flatten().flatten().copied().collect();
         check_close("weights", &data(get(&trace, "weights")), &flat_w, 1e-9);
         let flat_o: Vec<f64> = output.iter().flatten().flatten().copied().collect();
@@ -535,7 +609,7 @@ proptest! {
     }
 
     #[test]
-    fn a_pad_embedding_never_reaches_real_tokens_under_keys_padding(s in arb_scenario(), pad in prop::collection::vec(-50.0f64..50.0, 15)) {
+    fn a_pad_embedding_never_reaches_real_tokens_under_keys_padding(s in arb_scenario(), pad in prop::collection::vec(-50.0f64..50.0, 20)) {
         let mut s = s;
         s.mask.padding = Padding::Keys;
         let before = run(&s).unwrap();
@@ -543,7 +617,10 @@ proptest! {
         let after = run(&s).unwrap();
         let (o1, o2) = (get(&before, "output"), get(&after, "output"));
         for (bi, &len) in before.lengths.iter().enumerate() {
-            for i in 0..len {
+            // A real query whose every key is blocked is the exception: in cross-attention a
+            // sliding window can leave it only <pad> keys, all blocked, and under -1e9 it then
+            // averages them (under -inf it is NaN). The page says so for such a row.
+            for i in (0..len).filter(|&i| !before.fully_masked_rows.contains(&[bi, i])) {
                 for c in 0..s.d_model {
                     prop_assert_eq!(o1.data[[bi, i, c]], o2.data[[bi, i, c]]);
                 }
@@ -613,10 +690,59 @@ fn every_error_variant_is_reached() {
             }),
             "w_q has shape [2, 3], but it must be [3, 3]",
         ),
+        (with(&|s| s.n_kv_heads = Some(0)), "n_kv_heads must be at least 1"),
+        (
+            with(&|s| {
+                s.d_model = 6;
+                s.n_heads = 3;
+                s.n_kv_heads = Some(2);
+            }),
+            "h_kv = 2 does not divide h = 3",
+        ),
+        (
+            with(&|s| {
+                s.d_model = 6;
+                s.n_heads = 2;
+                s.n_kv_heads = Some(4);
+            }),
+            "h_kv = 4 does not divide h = 2",
+        ),
+        (with(&|s| s.rope = Some(Rope::new(RopeStyle::Half))), "RoPE rotates pairs of dimensions, so d_k must be even, but d_k = d_model / h = 3"),
+        (
+            with(&|s| {
+                s.d_model = 4;
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: f64::NAN });
+            }),
+            "the RoPE base is NaN",
+        ),
+        (
+            with(&|s| {
+                s.d_model = 4;
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: -1.0 });
+            }),
+            "the RoPE base is -1",
+        ),
+        (with(&|s| s.mask.window = Some(0)), "window must be at least 1, got 0"),
     ];
     for (err, want) in &cases {
         assert!(err.to_string().starts_with(want), "{err} should start with {want}");
     }
+    // Every new option's error names its control.
+    let fields: Vec<&str> = cases.iter().skip(cases.len() - 7).map(|(e, _)| e.field()).collect();
+    assert_eq!(fields, ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window"]);
+    // An unknown RoPE style and a window of -1 are JSON errors.
+    for text in [
+        r#"{"sentences": ["a"], "d_model": 4, "n_heads": 1, "rope": {"style": "sideways"}}"#,
+        r#"{"sentences": ["a"], "d_model": 4, "n_heads": 1, "mask": {"window": -1}}"#,
+    ] {
+        let e = attention_engine::run_json(text).unwrap_err();
+        assert!(e.to_string().starts_with("the scenario JSON is not valid"), "{e}");
+    }
+    let e = attention_engine::run_json(
+        r#"{"sentences": ["a"], "d_model": 4, "n_heads": 1, "rope": {"style": "sideways"}}"#,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("expected `half` or `interleaved`"), "{e}");
     // Reshape: only reachable by asking `view` for an impossible shape directly.
     let e = attention::view(ndarray::Array2::<f64>::zeros((2, 3)), (4, 2)).unwrap_err();
     assert_eq!(e.to_string(), "cannot view a tensor of shape [2, 3] into [4, 2]");
@@ -695,7 +821,7 @@ fn cross_attention_is_t_q_by_t_k_as_in_seed_001() {
 fn cross_attention_with_the_same_sentences_is_self_attention() {
     let mut s = scenario(&["the cat sat", "a dog"], 6, 3);
     s.projections = Projections::Named(ProjectionKind::Seeded);
-    s.mask = MaskConfig { causal: true, padding: Padding::Keys, fill: Fill::LargeNegative };
+    s.mask = MaskConfig { causal: true, padding: Padding::Keys, fill: Fill::LargeNegative, window: None };
     let plain = run(&s).unwrap();
     s.kv_sentences = Some(s.sentences.clone());
     let cross = run(&s).unwrap();
@@ -712,7 +838,7 @@ fn cross_attention_with_the_same_sentences_is_self_attention() {
 fn cross_attention_pads_keys_by_the_key_sentences() {
     let mut s = scenario(&["a b c", "d"], 4, 1);
     s.kv_sentences = Some(vec!["w".into(), "x y z q".into()]);
-    s.mask = MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf };
+    s.mask = MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf, window: None };
     let trace = run(&s).unwrap();
     let w = get(&trace, "weights");
     assert_eq!(w.shape, [2, 1, 3, 4]);

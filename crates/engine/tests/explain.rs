@@ -203,7 +203,7 @@ fn cross_attention_key_side_cells_index_key_tokens() {
 
 fn causal_pad(fill: Fill) -> Trace {
     let mut s = Scenario::identity(&["I bought a baseball bat", "the bat"], 3, 1);
-    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill };
+    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, window: None };
     run(&s).unwrap()
 }
 
@@ -262,7 +262,7 @@ fn the_large_negative_leak_is_explained() {
     let mut s = Scenario::identity(&["up"], 1, 1);
     s.embeddings = BTreeMap::from([("up".into(), vec![1e5]), ("down".into(), vec![-1e5])]);
     s.kv_sentences = Some(vec!["down up".into()]);
-    s.mask = MaskConfig { causal: true, padding: Padding::None, fill: Fill::LargeNegative };
+    s.mask = MaskConfig { causal: true, padding: Padding::None, fill: Fill::LargeNegative, window: None };
     // cross, causal: query 0 may see key 0 ("down": -1e10), not key 1 ("up": +1e10)
     let trace = run(&s).unwrap();
     let blocked = ex(&trace, StepName::Weights, &[0, 0, 0, 1]);
@@ -325,7 +325,11 @@ fn every_step_explains_and_serialises() {
     let mut s = Scenario::identity(&["the cat sat", "the bat"], 4, 2);
     s.kv_sentences = Some(vec!["a dog".into(), "the mat was cold".into()]);
     s.positional = Positional::Sinusoidal;
-    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf };
+    s.mask =
+        MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: Some(2) };
+    s.n_kv_heads = Some(1);
+    s.rope = Some(attention_engine::Rope::new(attention_engine::RopeStyle::Half));
+    s.alibi = true;
     let trace = run(&s).unwrap();
     assert_eq!(trace.steps.len(), StepName::ALL.len());
     for step in &trace.steps {
@@ -359,6 +363,7 @@ proptest! {
             prop_assert!(same(e.result, value), "{}{:?}: result {} vs trace {}", step.name, index, e.result, value);
             prop_assert!(!e.notes.iter().any(|n| n.contains("Recomputed")), "{}{:?}: {:?}", step.name, index, e.notes);
             if matches!(step.name, StepName::XPe | StepName::XKvPe | StepName::Q | StepName::K | StepName::V
+                | StepName::QRot | StepName::KRot | StepName::Alibi | StepName::Biased
                 | StepName::Scores | StepName::Context | StepName::Output) {
                 prop_assert_eq!(&e.kind, &Kind::Sum);
                 prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", step.name, index, e.terms_sum(), e.result);

@@ -32,6 +32,7 @@ fn mask() -> impl Strategy<Value = MaskConfig> {
         causal,
         padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][p],
         fill: if large { Fill::LargeNegative } else { Fill::NegInf },
+        window: None,
     })
 }
 
@@ -85,6 +86,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 seed: 1,
                 mask,
                 positional: if positions { Positional::Sinusoidal } else { Positional::None },
+                n_kv_heads: None,
+                rope: None,
+                alibi: false,
             }
         })
 }
@@ -151,8 +155,16 @@ fn sizes_at_the_limits_run() {
             embeddings: BTreeMap::new(),
             projections: Projections::Named(ProjectionKind::Seeded),
             seed: 0,
-            mask: MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf },
+            mask: MaskConfig {
+                causal: true,
+                padding: Padding::KeysAndQueries,
+                fill: Fill::NegInf,
+                window: None,
+            },
             positional: Positional::None,
+            n_kv_heads: None,
+            rope: None,
+            alibi: false,
         };
         let trace = run(&s).unwrap();
         assert_eq!(trace.sizes.t, t);
@@ -167,6 +179,9 @@ fn sizes_at_the_limits_run() {
         seed: 0,
         mask: MaskConfig::default(),
         positional: Positional::None,
+        n_kv_heads: None,
+        rope: None,
+        alibi: false,
     };
     assert_eq!(run(&wide).unwrap().sizes.d_k, 16);
 }
@@ -185,6 +200,9 @@ fn numerics_stay_finite_and_nan_input_is_refused() {
         seed: 0,
         mask: MaskConfig::default(),
         positional: Positional::None,
+        n_kv_heads: None,
+        rope: None,
+        alibi: false,
     };
     // score(big, big) = 100·100 = 1e4
     let trace = run(&s).unwrap();
@@ -227,6 +245,9 @@ fn bad_input_messages_are_short_and_say_what_to_do() {
         seed: 0,
         mask: MaskConfig::default(),
         positional: Positional::None,
+        n_kv_heads: None,
+        rope: None,
+        alibi: false,
     };
     assert_eq!(
         run(&big).unwrap_err().to_string(),

@@ -125,7 +125,9 @@ pub fn join(parts: Parts, scenario: &Scenario) -> Result<Trace, String> {
     trace.mask.blocked = blocked.into_iter().map(|x| x != 0).collect();
     trace.kv_sources = kv_sources;
     trace.params = if scenario.d_model == trace.sizes.d_model {
-        weights::build(&scenario.projections, scenario.d_model, scenario.seed).map_err(|e| e.to_string())?
+        let kv_width = trace.sizes.kv_heads() * trace.sizes.d_k;
+        weights::build(&scenario.projections, scenario.d_model, kv_width, scenario.seed)
+            .map_err(|e| e.to_string())?
     } else {
         return Err(format!(
             "the trace has d_model = {}, the scenario {}",

@@ -1,6 +1,8 @@
 //! What the engine's integration tests share: the random-scenario generator.
 
-use attention_engine::{ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, Scenario};
+use attention_engine::{
+    ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, Rope, RopeStyle, Scenario,
+};
 use proptest::prelude::*;
 
 /// A `rows × cols` matrix filled from `vals`, cycling.
@@ -8,23 +10,32 @@ pub fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
     (0..rows).map(|i| (0..cols).map(|j| vals[(i * cols + j) % vals.len()]).collect()).collect()
 }
 
+/// The options of today's models, drawn independently: `(h_kv choice, RoPE choice, RoPE
+/// base choice, ALiBi, window)`. A choice that does not fit the sizes (h_kv must divide
+/// h, RoPE needs an even d_k) falls back to the plain option.
+fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usize>)> {
+    (0usize..4, 0usize..3, 0usize..3, any::<bool>(), prop::option::of(1usize..=4))
+}
+
 /// Random scenarios with odd sizes, so a swapped axis cannot hide: B ∈ 1..=3, T ∈ 1..=7,
-/// h ∈ 1..=3, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
-/// combination, self- and cross-attention (T_k ∈ 1..=7 independent of T_q), with and
-/// without positions.
+/// h ∈ 1..=4, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
+/// combination with and without a sliding window, self- and cross-attention (T_k ∈ 1..=7
+/// independent of T_q), with and without positions, with h_kv any divisor of h, RoPE in
+/// both styles (when d_k is even) and ALiBi.
 pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
     let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
     (
         1usize..=3,
-        1usize..=3,
+        1usize..=4,
         1usize..=5,
         any::<bool>(),
         0usize..3,
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        arb_modern(),
     )
-        .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions)| {
+        .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions, modern)| {
             let d = h * d_k;
             let sentence = prop::collection::vec(words.clone(), 1..=7).prop_map(|w| w.join(" "));
             (
@@ -37,15 +48,33 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
                 prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
                 Just((d, h, causal, padding, large, positions)),
+                Just((d_k, modern)),
             )
         })
         .prop_map(
-            |(sentences, kv_sentences, vectors, params, (d, h, causal, padding, large, positions))| {
+            |(
+                sentences,
+                kv_sentences,
+                vectors,
+                params,
+                (d, h, causal, padding, large, positions),
+                modern,
+            )| {
+                let (d_k, (kv_choice, rope_choice, base_choice, alibi, window)) = modern;
+                let divisors: Vec<usize> = (1..=h).filter(|g| h % g == 0).collect();
+                let h_kv = divisors[kv_choice % divisors.len()];
+                let kv = h_kv * d_k;
+                let rope = match rope_choice {
+                    1 if d_k % 2 == 0 => Some(RopeStyle::Half),
+                    2 if d_k % 2 == 0 => Some(RopeStyle::Interleaved),
+                    _ => None,
+                }
+                .map(|style| Rope { style, base: [10000.0, 100.0, 7.5][base_choice] });
                 let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
                 let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
                 let (m, rest) = params.split_at(8 * d * d);
-                let w = |i: usize| matrix(d, d, &m[i * 2 * d * d..(i * 2 + 1) * d * d]);
-                let bias = |i: usize| rest[i * d..(i + 1) * d].to_vec();
+                let w = |i: usize, cols: usize| matrix(d, cols, &m[i * 2 * d * d..(i * 2 + 1) * d * d]);
+                let bias = |i: usize, len: usize| rest[i * d..i * d + len].to_vec();
                 Scenario {
                     sentences,
                     kv_sentences,
@@ -53,22 +82,26 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     n_heads: h,
                     embeddings,
                     projections: Projections::Explicit(Box::new(ExplicitWeights {
-                        w_q: w(0),
-                        b_q: bias(0),
-                        w_k: w(1),
-                        b_k: bias(1),
-                        w_v: w(2),
-                        b_v: bias(2),
-                        w_o: w(3),
-                        b_o: bias(3),
+                        w_q: w(0, d),
+                        b_q: bias(0, d),
+                        w_k: w(1, kv),
+                        b_k: bias(1, kv),
+                        w_v: w(2, kv),
+                        b_v: bias(2, kv),
+                        w_o: w(3, d),
+                        b_o: bias(3, d),
                     })),
                     seed: 0,
                     mask: MaskConfig {
                         causal,
                         padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][padding],
                         fill: if large { Fill::LargeNegative } else { Fill::NegInf },
+                        window,
                     },
                     positional: if positions { Positional::Sinusoidal } else { Positional::None },
+                    n_kv_heads: (h_kv != h).then_some(h_kv),
+                    rope,
+                    alibi,
                 }
             },
         )
