@@ -58,7 +58,13 @@ Expected format (output)
       "steps": [{"name": "x", "shape": [B,T,d_model], "data": [...C order...]}, ...] }
 
     steps: x, [pe (1,T_q,d_model), x_pe], [x_kv, [x_kv_pe]], q, k, v, q_heads, k_heads,
-    v_heads, scores, scaled, masked, weights, context, concat, output.
+    v_heads, [q_rot, k_rot], [k_rep, v_rep], scores, scaled, [alibi, biased], masked,
+    weights, context, concat, output.
+
+Today's options: "n_kv_heads" (grouped-query attention: W_K, W_V are (d_model,
+n_kv_heads*d_k), each key/value head repeated for its group of query heads),
+"rope": {"style": "half|interleaved", "base"} (written here as a complex product),
+"alibi": true (the paper's slopes and m*(j - i)), "mask": {..., "window": W}.
 
 Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 """
@@ -111,18 +117,50 @@ def embed(tokens, embeddings, d_model):
     return np.array([[table[t] for t in row] for row in tokens])
 
 
-def load_projections(projections, d_model):
-    """Return {"q": (W, b), "k": ..., "v": ..., "o": ...}, W of shape (d_model, d_model)."""
+def load_projections(projections, d_model, kv_width=None):
+    """Return {"q": (W, b), "k": ..., "v": ..., "o": ...}: W_Q and W_O of shape
+    (d_model, d_model), W_K and W_V of shape (d_model, kv_width), kv_width = h_kv * d_k."""
+    kv_width = d_model if kv_width is None else kv_width
+    width = {"q": d_model, "k": kv_width, "v": kv_width, "o": d_model}
     if projections == "identity":
-        return {n: (np.eye(d_model), np.zeros(d_model)) for n in PROJECTION_NAMES}
+        return {n: (np.eye(d_model, width[n]), np.zeros(width[n])) for n in PROJECTION_NAMES}
     result = {}
     for n in PROJECTION_NAMES:
         W = np.array(projections[f"w_{n}"], dtype=np.float64)
         b = np.array(projections[f"b_{n}"], dtype=np.float64)
-        if W.shape != (d_model, d_model) or b.shape != (d_model,):
+        if W.shape != (d_model, width[n]) or b.shape != (width[n],):
             raise ValueError(f"w_{n}/b_{n} have shapes {W.shape}/{b.shape}")
         result[n] = (W, b)
     return result
+
+
+def rope_rotate(x, style, base):
+    """RoPE on (B, heads, T, d_k): pair p is the complex number x[a] + i x[b], turned by
+    pos * base^(-2p/d_k). "half" pairs a = p with b = p + d_k/2 (Hugging Face's
+    rotate_half); "interleaved" pairs a = 2p with b = 2p + 1 (RoFormer, Meta's Llama)."""
+    d_k = x.shape[-1]
+    if d_k % 2:
+        raise ValueError("RoPE needs an even d_k")
+    p = np.arange(d_k // 2)
+    a, b = (p, p + d_k // 2) if style == "half" else (2 * p, 2 * p + 1)
+    if style not in ("half", "interleaved"):
+        raise ValueError(f"unknown RoPE style {style!r}")
+    pos = np.arange(x.shape[2], dtype=np.float64)[:, None]        # (T, 1)
+    z = (x[..., a] + 1j * x[..., b]) * np.exp(1j * pos * base ** (-2.0 * p / d_k))
+    out = np.empty_like(x)
+    out[..., a], out[..., b] = z.real, z.imag
+    return out
+
+
+def alibi_slopes(n):
+    """The ALiBi paper's slopes (Press et al., github.com/ofirpress/attention_with_linear_biases)."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
 
 
 def sinusoidal(T, d_model):
@@ -134,7 +172,7 @@ def sinusoidal(T, d_model):
     return np.where(col % 2 == 0, np.sin(angle), np.cos(angle))
 
 
-def blocked_mask(q_tokens, kv_tokens, causal, padding):
+def blocked_mask(q_tokens, kv_tokens, causal, padding, window=None):
     """Boolean (B,T_q,T_k) mask: True where query i may NOT attend to key j."""
     q_pad = np.array([[t == PAD for t in row] for row in q_tokens])    # (B,T_q)
     k_pad = np.array([[t == PAD for t in row] for row in kv_tokens])   # (B,T_k)
@@ -142,6 +180,10 @@ def blocked_mask(q_tokens, kv_tokens, causal, padding):
     blocked = np.zeros((B, T_q, T_k), dtype=bool)
     if causal:
         blocked |= np.triu(np.ones((T_q, T_k), dtype=bool), k=1)  # key j > query i
+    if window is not None:
+        i, j = np.arange(T_q)[:, None], np.arange(T_k)[None, :]
+        # Mistral's window with causal: i - W < j <= i; without causal: |i - j| < W
+        blocked |= (i - j >= window) if causal else (np.abs(i - j) >= window)
     if padding in ("keys", "keys_and_queries"):
         blocked |= k_pad[:, None, :]  # no query attends to a <pad> key
     if padding == "keys_and_queries":
@@ -173,6 +215,11 @@ def attention_trace(scenario):
     if d_model % h != 0:
         raise ValueError("d_model must be divisible by n_heads")
     d_k = d_model // h
+    h_kv = scenario.get("n_kv_heads", h)
+    if h % h_kv != 0:
+        raise ValueError("n_kv_heads must divide n_heads")
+    rope = scenario.get("rope")
+    alibi = scenario.get("alibi", False)
     positional = scenario.get("positional", "none")
     if positional not in ("none", "sinusoidal"):
         raise ValueError(f"unknown positional encoding {positional!r}")
@@ -183,13 +230,13 @@ def attention_trace(scenario):
     if len(kv_tokens) != len(tokens):
         raise ValueError("kv_sentences needs one sentence per query sentence")
     B, T_q, T_k = len(tokens), len(tokens[0]), len(kv_tokens[0])
-    proj = load_projections(scenario["projections"], d_model)
+    proj = load_projections(scenario["projections"], d_model, h_kv * d_k)
     mask_cfg = scenario["mask"]
-    blocked = blocked_mask(tokens, kv_tokens, mask_cfg["causal"], mask_cfg["padding"])
+    blocked = blocked_mask(tokens, kv_tokens, mask_cfg["causal"], mask_cfg["padding"], mask_cfg.get("window"))
     fill = FILL_VALUES[mask_cfg["fill"]]
 
-    def split_heads(a):  # (B,T,d_model) -> (B,h,T,d_k)
-        return a.reshape(B, a.shape[1], h, d_k).transpose(0, 2, 1, 3)
+    def split_heads(a, heads=h):  # (B,T,heads*d_k) -> (B,heads,T,d_k)
+        return a.reshape(B, a.shape[1], heads, d_k).transpose(0, 2, 1, 3)
 
     steps = []
     x = embed(tokens, scenario["embeddings"], d_model)
@@ -209,20 +256,34 @@ def attention_trace(scenario):
     q = x @ proj["q"][0] + proj["q"][1]        # (B,T_q,d_model)
     k = x_kv @ proj["k"][0] + proj["k"][1]     # (B,T_k,d_model)
     v = x_kv @ proj["v"][0] + proj["v"][1]
-    q_heads, k_heads, v_heads = split_heads(q), split_heads(k), split_heads(v)
-    scores = q_heads @ k_heads.swapaxes(-1, -2)  # (B,h,T_q,T_k)
+    q_heads, k_heads, v_heads = split_heads(q), split_heads(k, h_kv), split_heads(v, h_kv)
+    steps += [("q", q), ("k", k), ("v", v), ("q_heads", q_heads), ("k_heads", k_heads), ("v_heads", v_heads)]
+    q_att, k_att, v_att = q_heads, k_heads, v_heads
+    if rope is not None:
+        base = rope.get("base", 10000.0)
+        q_att, k_att = rope_rotate(q_heads, rope["style"], base), rope_rotate(k_heads, rope["style"], base)
+        steps += [("q_rot", q_att), ("k_rot", k_att)]
+    if h_kv != h:
+        # query head i reads key/value head i // (h // h_kv), as repeat_interleave does
+        group = [i // (h // h_kv) for i in range(h)]
+        k_att, v_att = k_att[:, group], v_att[:, group]
+        steps += [("k_rep", k_att), ("v_rep", v_att)]
+    scores = q_att @ k_att.swapaxes(-1, -2)  # (B,h,T_q,T_k)
     scaled = scores / math.sqrt(d_k)
+    steps += [("scores", scores), ("scaled", scaled)]
+    if alibi:
+        slopes = np.array(alibi_slopes(h))[None, :, None, None]
+        bias = slopes * (np.arange(T_k)[None, :] - np.arange(T_q)[:, None])  # (1,h,T_q,T_k): m (j - i)
+        scaled = scaled + bias
+        steps += [("alibi", bias), ("biased", scaled)]
     # masked_fill: blocked scores are replaced (not added to); same mask for every head
     masked = np.where(blocked[:, None, :, :], fill, scaled)
     weights = softmax(masked)
-    context = weights @ v_heads  # (B,h,T_q,d_k); a NaN weights row gives a NaN context row
+    context = weights @ v_att  # (B,h,T_q,d_k); a NaN weights row gives a NaN context row
     concat = context.transpose(0, 2, 1, 3).reshape(B, T_q, d_model)
     output = concat @ proj["o"][0] + proj["o"][1]
 
-    steps += [("q", q), ("k", k), ("v", v),
-              ("q_heads", q_heads), ("k_heads", k_heads), ("v_heads", v_heads),
-              ("scores", scores), ("scaled", scaled), ("masked", masked),
-              ("weights", weights), ("context", context), ("concat", concat),
+    steps += [("masked", masked), ("weights", weights), ("context", context), ("concat", concat),
               ("output", output)]
     return tokens, (kv_tokens if cross else None), blocked, steps
 
@@ -390,6 +451,40 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "sentences": q, "kv_sentences": kv, "d_model": 2, "n_heads": 2,
         "embeddings": random_embeddings(q + kv, 2), "projections": random_projections(2),
         "mask": mask(True, "keys_and_queries", "neg_inf"), "positional": "sinusoidal"}
+
+    # Today's models (added last, so the RNG stream above is unchanged): GQA with RoPE in
+    # both pairings, ALiBi with a power-of-two and an odd number of heads, sliding windows
+    # with and without causal, MQA in cross-attention.
+    def projections_kv(d, kv):
+        p = {}
+        for n in PROJECTION_NAMES:
+            out = kv if n in "kv" else d
+            p[f"w_{n}"] = rnd((d, out), 1.0 / math.sqrt(d))
+            p[f"b_{n}"] = rnd(out, 0.1)
+        return p
+
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["gqa_rope_half_window"] = {
+        "sentences": s, "d_model": 8, "n_heads": 4, "n_kv_heads": 2,
+        "rope": {"style": "half", "base": 10000.0},
+        "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
+        "mask": dict(mask(True, "keys", "neg_inf"), window=3)}
+    scenarios["gqa_rope_interleaved_alibi"] = {
+        "sentences": s, "d_model": 8, "n_heads": 4, "n_kv_heads": 2,
+        "rope": {"style": "interleaved", "base": 100.0}, "alibi": True, "positional": "sinusoidal",
+        "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
+        "mask": mask(True, "keys_and_queries", "neg_inf")}
+    s = ["zorp blick fen zorp quell mib tarn", "blick mib yon fen", "quell yon zorp"]
+    scenarios["alibi_h3_window_both_sides"] = {
+        "sentences": s, "d_model": 15, "n_heads": 3, "alibi": True,
+        "embeddings": random_embeddings(s, 15), "projections": random_projections(15),
+        "mask": dict(mask(False, "keys_and_queries", "large_negative"), window=2)}
+    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
+    scenarios["mqa_cross_rope_window"] = {
+        "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "n_kv_heads": 1,
+        "rope": {"style": "half", "base": 10000.0},
+        "embeddings": random_embeddings(q + kv, 6), "projections": projections_kv(6, 2),
+        "mask": dict(mask(True, "keys", "neg_inf"), window=2)}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

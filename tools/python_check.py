@@ -39,12 +39,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def explicit_projections(rng, d, scale=None):
+def explicit_projections(rng, d, scale=None, kv=None):
+    """W_Q, W_O (d, d) and W_K, W_V (d, kv), kv = h_kv * d_k (d unless grouped)."""
     scale = scale or 1.0 / math.sqrt(d)
+    kv = kv or d
     p = {}
     for n in "qkvo":
-        p[f"w_{n}"] = np.round(rng.normal(0.0, scale, size=(d, d)), 4).tolist()
-        p[f"b_{n}"] = np.round(rng.normal(0.0, 0.1, size=d), 4).tolist()
+        out = kv if n in "kv" else d
+        p[f"w_{n}"] = np.round(rng.normal(0.0, scale, size=(d, out)), 4).tolist()
+        p[f"b_{n}"] = np.round(rng.normal(0.0, 0.1, size=out), 4).tolist()
     return p
 
 
@@ -100,6 +103,26 @@ def scenarios():
             "sentences": [" ".join(f"w{i % 23}" for i in range(40)), " ".join(f"w{i}" for i in range(25))],
             "d_model": 64, "n_heads": 4, "projections": "seeded", "seed": 5, "positional": "sinusoidal",
             "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # today's models: GQA (4 query heads, 2 key/value heads), RoPE rotate_half, ALiBi and a
+        # causal sliding window, seeded weights
+        "gqa_rope_half_alibi_window": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "alibi": True,
+            "projections": "seeded", "seed": 9,
+            "mask": {"causal": True, "padding": "keys", "fill": "neg_inf", "window": 3}},
+        # MQA in cross-attention with interleaved RoPE (base 100) and sinusoidal positions too;
+        # pad queries: NaN rows
+        "mqa_cross_rope_interleaved": {
+            "sentences": ["one two three four five", "six"], "kv_sentences": ["a b c", "d e f g h i"],
+            "d_model": 12, "n_heads": 3, "n_kv_heads": 1, "rope": {"style": "interleaved", "base": 100},
+            "positional": "sinusoidal", "projections": explicit_projections(rng, 12, kv=4),
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # ALiBi with h = 6 (not a power of two: the paper's interleaved slopes), a window without
+        # causal, GQA 6 -> 3, -1e9
+        "alibi_h6_window_both_sides": {
+            "sentences": ["alpha beta gamma delta epsilon zeta eta", "beta gamma"], "d_model": 12, "n_heads": 6,
+            "n_kv_heads": 3, "alibi": True, "projections": "seeded", "seed": 4,
+            "mask": {"causal": False, "padding": "keys_and_queries", "fill": "large_negative", "window": 2}},
     }
 
 
@@ -185,6 +208,20 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         "heads without transpose": script.replace(
             "q_heads = q.reshape(B, T, h, d_k).transpose(0, 2, 1, 3)", "q_heads = q.reshape(B, h, T, d_k)"
         ) if scenario["n_heads"] > 1 else None,
+        # grouped heads tiled (0, 1, 0, 1) instead of repeated (0, 0, 1, 1): a classic bug
+        "repeat_kv as tile": re.sub(
+            r"np\.repeat\((\w+), h // h_kv, axis=1\)", r"np.concatenate([\1] * (h // h_kv), axis=1)", script
+        ) if scenario.get("n_kv_heads", scenario["n_heads"]) not in (1, scenario["n_heads"]) else None,
+        # rotate_half without its minus sign
+        "rotation without the minus": script.replace(
+            "rotated = np.concatenate([-x[..., d_k // 2:]", "rotated = np.concatenate([x[..., d_k // 2:]"
+        ) if scenario.get("rope", {}).get("style") == "half" else script.replace(
+            "rotated = np.stack([-x[..., 1::2]", "rotated = np.stack([x[..., 1::2]"
+        ) if "rope" in scenario else None,
+        # ALiBi's distance the wrong way round, i - j
+        "alibi i - j": script.replace(
+            "(np.arange(T_k)[None, :] - np.arange(T)[:, None])", "(np.arange(T)[:, None] - np.arange(T_k)[None, :])"
+        ) if scenario.get("alibi") else None,
     }
     for what, broken in mutations.items():
         if broken is None:

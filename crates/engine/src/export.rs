@@ -246,24 +246,26 @@ fn py_array(values: &[f64], row_len: usize, shape: &str, indent: usize) -> Strin
 
 /// A weight matrix (`np.eye` when it is exactly the identity) or bias (`np.zeros` when it
 /// is exactly zero).
-fn py_linear(name: &str, layer: &Linear) -> String {
-    let d = layer.w().nrows();
-    let identity = layer.w().ncols() == d
-        && layer
-            .w()
-            .indexed_iter()
-            .all(|((i, j), &v)| v.to_bits() == if i == j { 1f64 } else { 0f64 }.to_bits());
-    let w = if identity {
+/// `out` is the Python name of the output width (`d_model`, or `h_kv * d_k` for the
+/// keys and values of grouped-query attention).
+fn py_linear(name: &str, layer: &Linear, out: &str) -> String {
+    let identity = layer
+        .w()
+        .indexed_iter()
+        .all(|((i, j), &v)| v.to_bits() == if i == j { 1f64 } else { 0f64 }.to_bits());
+    let w = if identity && out == "d_model" {
         "np.eye(d_model)  # exactly the identity".to_owned()
+    } else if identity {
+        format!("np.eye(d_model, {out})  # exactly the identity's first {out} columns")
     } else {
         let flat: Vec<f64> = layer.w().iter().copied().collect();
-        py_array(&flat, layer.w().ncols(), "d_model, d_model", 0)
+        py_array(&flat, layer.w().ncols(), &format!("d_model, {out}"), 0)
     };
     let b = if layer.b().iter().all(|&v| v.to_bits() == 0) {
-        "np.zeros(d_model)  # exactly zero".to_owned()
+        format!("np.zeros({out})  # exactly zero")
     } else {
         let flat: Vec<f64> = layer.b().iter().copied().collect();
-        py_array(&flat, flat.len(), "d_model", 0)
+        py_array(&flat, flat.len(), out, 0)
     };
     format!("W_{name} = {w}\nb_{name} = {b}\n")
 }
@@ -470,8 +472,11 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
     out.push(section);
     let w = &trace.params;
     let mut code = String::new();
-    for (name, layer) in [("q", &w.q), ("k", &w.k), ("v", &w.v), ("o", &w.o)] {
-        code.push_str(&py_linear(name, layer));
+    let kv = if trace.is_grouped() { "h_kv * d_k" } else { "d_model" };
+    for (name, layer, out) in
+        [("q", &w.q, "d_model"), ("k", &w.k, kv), ("v", &w.v, kv), ("o", &w.o, "d_model")]
+    {
+        code.push_str(&py_linear(name, layer, out));
     }
     out.push(Section::new(
         "Weights",
