@@ -5,7 +5,14 @@
 //! cargo run --release --example trace -- - < scenario.json     # read standard input
 //! cargo run --release --example trace -- --python scenario.json > attention.py
 //! cargo run --release --example trace -- --notebook scenario.json > attention.ipynb
+//! cargo run --release --example trace -- --decode scenario.json > decoded.json
+//! cargo run --release --example trace -- --tiled 4 scenario.json > tiles.json
 //! ```
+//!
+//! `--decode` prints the scenario decoded token by token with a key/value cache
+//! (`{"positions": [...]}`, see `attention_engine::decode`); `--tiled BLOCK` prints the
+//! context computed tile by tile with an online softmax (`{"block", "tiles", "context"}`,
+//! see `attention_engine::tiled`).
 //!
 //! `--python` writes one self-contained Python file that recomputes every step in NumPy
 //! (and PyTorch, when installed) and checks it against the engine's numbers;
@@ -18,7 +25,8 @@ use std::process::ExitCode;
 
 use attention_engine::{export, Scenario};
 
-const USAGE: &str = "usage: trace [--python | --notebook] SCENARIO.json   (or - for standard input)";
+const USAGE: &str =
+    "usage: trace [--python | --notebook | --decode | --tiled BLOCK] SCENARIO.json   (or - for standard input)";
 
 fn read(path: &str) -> Result<String, String> {
     if path == "-" {
@@ -35,6 +43,8 @@ enum Output {
     Trace,
     Python,
     Notebook,
+    Decode,
+    Tiled(usize),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +52,14 @@ fn main() -> ExitCode {
     let (output, path) = match args.as_slice() {
         [flag, path] if flag == "--python" => (Output::Python, path),
         [flag, path] if flag == "--notebook" => (Output::Notebook, path),
+        [flag, path] if flag == "--decode" => (Output::Decode, path),
+        [flag, block, path] if flag == "--tiled" => match block.parse() {
+            Ok(block) => (Output::Tiled(block), path),
+            Err(_) => {
+                eprintln!("error: --tiled needs a block size (a whole number ≥ 1), not \"{block}\"");
+                return ExitCode::from(2);
+            }
+        },
         [path] if !path.starts_with("--") => (Output::Trace, path),
         _ => {
             eprintln!("{USAGE}");
@@ -66,10 +84,19 @@ fn main() -> ExitCode {
         eprintln!("internal error: {e}");
         return ExitCode::from(3);
     }
-    let mut text = match output {
-        Output::Trace => trace.to_json(),
-        Output::Python => export::python_script(&scenario, &trace),
-        Output::Notebook => export::notebook(&scenario, &trace),
+    let text = match output {
+        Output::Trace => Ok(trace.to_json()),
+        Output::Python => Ok(export::python_script(&scenario, &trace)),
+        Output::Notebook => Ok(export::notebook(&scenario, &trace)),
+        Output::Decode => attention_engine::decode(&scenario).map(|d| d.to_json()),
+        Output::Tiled(block) => attention_engine::tiled(&scenario, block).map(|t| t.to_json()),
+    };
+    let mut text = match text {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
     };
     if !text.ends_with('\n') {
         text.push('\n');

@@ -135,8 +135,19 @@ pub fn rope_angle(pos: usize, i: usize, d_k: usize, base: f64) -> f64 {
 /// - x: `[B, heads, T, d_k]` with `d_k` even
 /// - returns: `[B, heads, T, d_k]`
 pub fn rotate(x: &Array4<f64>, rope: Rope) -> Array4<f64> {
+    rotate_from(x, rope, 0)
+}
+
+/// [`rotate`] for tokens at positions `first, first + 1, …`: a decoder turns its one new
+/// query and key at their absolute position `t`.
+///
+/// # Shapes
+/// - x: `[B, heads, T, d_k]` with `d_k` even
+/// - returns: `[B, heads, T, d_k]`
+pub fn rotate_from(x: &Array4<f64>, rope: Rope, first: usize) -> Array4<f64> {
     let (_, _, t, d_k) = x.dim();
-    let angles = rope_angles(t, d_k, rope.base);
+    let angles =
+        ndarray::Array2::from_shape_fn((t, d_k / 2), |(pos, i)| rope_angle(first + pos, i, d_k, rope.base));
     let (cos, sin) = (angles.mapv(f64::cos), angles.mapv(f64::sin));
     let mut out = Array4::zeros(x.dim());
     Zip::indexed(&mut out).for_each(|(b, h, pos, c), y| {

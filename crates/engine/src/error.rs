@@ -29,10 +29,10 @@ pub enum EngineError {
         keys: usize,
     },
 
-    /// `d_model`, `n_heads`, `n_kv_heads` or the mask's `window` is zero.
+    /// `d_model`, `n_heads`, `n_kv_heads`, the mask's `window` or a tile's `block` is zero.
     #[error("{what} must be at least 1, got 0")]
     ZeroSize {
-        /// `"d_model"`, `"n_heads"`, `"n_kv_heads"` or `"window"`.
+        /// `"d_model"`, `"n_heads"`, `"n_kv_heads"`, `"window"` or `"block"`.
         what: &'static str,
     },
 
@@ -77,6 +77,13 @@ pub enum EngineError {
         /// The base, as text.
         base: String,
     },
+
+    /// Decoding self-attention needs a causal mask.
+    #[error(
+        "decoding needs a causal mask: a model that generates text writes one token at a time and \
+         cannot look at tokens it has not written yet; turn \"causal\" on"
+    )]
+    DecodeNeedsCausal,
 
     /// A size is over one of the documented limits in [`limits`].
     #[error("{what} = {value} is over the limit of {max}")]
@@ -147,7 +154,7 @@ impl EngineError {
     /// Which input the error is about, so the UI can show it next to that control.
     ///
     /// One of `"sentences"`, `"d_model"`, `"n_heads"`, `"n_kv_heads"`, `"rope"`,
-    /// `"window"`, `"embeddings"`, `"projections"`, `"scenario"`.
+    /// `"window"`, `"block"`, `"causal"`, `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn field(&self) -> &'static str {
         match self {
             Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => "sentences",
@@ -155,6 +162,7 @@ impl EngineError {
             Self::HeadsDoNotDivide { .. } => "n_heads",
             Self::KvHeadsDoNotDivide { .. } => "n_kv_heads",
             Self::RopeOddWidth { .. } | Self::RopeBase { .. } => "rope",
+            Self::DecodeNeedsCausal => "causal",
             Self::TooLarge { what, .. } => {
                 if what.starts_with("d_model") {
                     "d_model"

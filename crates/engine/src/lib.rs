@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod attention;
+pub mod decode;
 pub mod embedding;
 pub mod error;
 pub mod explain;
@@ -43,10 +44,12 @@ pub mod reuse;
 pub mod scenario;
 pub mod stages;
 pub mod step;
+pub mod tiled;
 pub mod tokenize;
 pub mod trace;
 pub mod weights;
 
+pub use decode::{decode, DecodeStep, Decoded};
 pub use error::EngineError;
 pub use explain::{
     explain, top_terms, BlockReason, ExplainError, Explanation, Kind, Operand, Param, Tensor, Term,
@@ -57,6 +60,7 @@ pub use scenario::{
     Scenario,
 };
 pub use step::{Axis, Layout, Role, StepName};
+pub use tiled::{tiled, Tile, Tiled};
 pub use trace::{Reshape, Sizes, Step, Trace};
 
 /// The documented size limits. They keep one run under about 200 MB and a second even in

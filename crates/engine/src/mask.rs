@@ -37,19 +37,29 @@ pub fn build_cross(
     Array3::from_shape_fn((q_lengths.len(), t_q, t_k), |(b, i, j)| {
         let len_q = q_lengths.get(b).copied().unwrap_or(0);
         let len_k = k_lengths.get(b).copied().unwrap_or(0);
-        let future = config.causal && j > i;
-        // a window of W keys: i − W < j ≤ i with causal (Mistral's), |i − j| < W without
-        let outside_window = config.window.is_some_and(|w| {
-            if config.causal {
-                j.saturating_add(w) <= i
-            } else {
-                i.abs_diff(j) >= w
-            }
-        });
-        let pad_key = config.padding != Padding::None && j >= len_k;
-        let pad_query = config.padding == Padding::KeysAndQueries && i >= len_q;
-        future || outside_window || pad_key || pad_query
+        blocked(config, len_q, len_k, i, j)
     })
+}
+
+/// One cell of the mask: may query `i` of a sentence with `len_q` real query tokens not
+/// attend to key `j` of one with `len_k` real key tokens? Positions are absolute (from 0),
+/// so decoding one query at a time and walking tiles ask the same question.
+pub fn blocked(config: &MaskConfig, len_q: usize, len_k: usize, i: usize, j: usize) -> bool {
+    let future = config.causal && j > i;
+    // a window of W keys: i − W < j ≤ i with causal (Mistral's), |i − j| < W without
+    let outside_window =
+        config.window.is_some_and(
+            |w| {
+                if config.causal {
+                    j.saturating_add(w) <= i
+                } else {
+                    i.abs_diff(j) >= w
+                }
+            },
+        );
+    let pad_key = config.padding != Padding::None && j >= len_k;
+    let pad_query = config.padding == Padding::KeysAndQueries && i >= len_q;
+    future || outside_window || pad_key || pad_query
 }
 
 /// The `[b, i]` rows in which every key is blocked. Under `-inf` their softmax is

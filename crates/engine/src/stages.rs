@@ -452,6 +452,57 @@ fn output(concat: &Array3<f64>, w: &Weights, prev: Option<&Previous<'_>>, rec: &
     rec.push(StepName::Output, vec![], output.into_dyn());
 }
 
+/// What decoding and tiling start from: the checked sizes and options, the weights, and
+/// every token's input row (after the positional encoding, if any).
+pub(crate) struct Inputs {
+    pub b: usize,
+    pub t_q: usize,
+    pub t_k: usize,
+    pub n_heads: usize,
+    pub n_kv_heads: usize,
+    pub d_k: usize,
+    pub cross: bool,
+    pub lengths: Vec<usize>,
+    pub kv_lengths: Vec<usize>,
+    pub mask: crate::scenario::MaskConfig,
+    pub rope: Option<Rope>,
+    pub alibi_slopes: Vec<f64>,
+    pub w: std::sync::Arc<Weights>,
+    /// `(B, T_q, d_model)`: what the query projection reads.
+    pub x_in: Array3<f64>,
+    /// `(B, T_k, d_model)`: what the key and value projections read.
+    pub x_kv_in: Array3<f64>,
+}
+
+/// [`Inputs`] of a scenario: the first two stages of [`run`], without recording them.
+///
+/// # Errors
+/// As [`run`].
+pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
+    let plan = Plan::of(scenario)?;
+    let mut rec = Recorder::new(&plan);
+    let w = weights::build(&scenario.projections, plan.d_model, plan.n_kv_heads * plan.d_k, scenario.seed)?;
+    let embedded = embed(&plan, &mut rec)?;
+    let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
+    Ok(Inputs {
+        b: plan.b,
+        t_q: plan.t_q,
+        t_k: plan.t_k,
+        n_heads: plan.n_heads,
+        n_kv_heads: plan.n_kv_heads,
+        d_k: plan.d_k,
+        cross: plan.cross(),
+        lengths: plan.batch.lengths.clone(),
+        kv_lengths: plan.kv_lengths().to_vec(),
+        mask: scenario.mask,
+        rope: scenario.rope,
+        alibi_slopes: if scenario.alibi { attention::alibi_slopes(plan.n_heads) } else { vec![] },
+        w,
+        x_kv_in: x_kv_in.unwrap_or_else(|| x_in.clone()),
+        x_in,
+    })
+}
+
 /// The whole run, stage by stage: see the [module docs](self).
 pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, EngineError> {
     let plan = Plan::of(scenario)?;

@@ -471,3 +471,31 @@ fn serialize_data<S: Serializer>(data: &ArrayD<f64>, s: S) -> Result<S::Ok, S::E
     }
     seq.end()
 }
+
+/// A tensor on its own as JSON: `{"shape": [...], "data": [...]}`, the numbers row-major
+/// and the non-finite ones as strings, as in a trace's steps (for `trace --decode` and
+/// `trace --tiled`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TensorJson {
+    /// Axis sizes.
+    pub shape: Vec<usize>,
+    /// The numbers, row-major.
+    #[serde(serialize_with = "serialize_data")]
+    pub data: ArrayD<f64>,
+}
+
+impl<D: ndarray::Dimension> From<ndarray::Array<f64, D>> for TensorJson {
+    fn from(a: ndarray::Array<f64, D>) -> Self {
+        let a = a.into_dyn();
+        Self { shape: a.shape().to_vec(), data: a.as_standard_layout().into_owned() }
+    }
+}
+
+/// A list of numbers as JSON, the non-finite ones as strings.
+pub(crate) fn serialize_numbers<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    let mut seq = s.serialize_seq(Some(v.len()))?;
+    for &x in v {
+        seq.serialize_element(&Number(x))?;
+    }
+    seq.end()
+}

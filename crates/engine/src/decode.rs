@@ -1,0 +1,248 @@
+//! Decoding with a key/value cache: attention as a model runs it while it generates,
+//! one query at a time.
+//!
+//! At position `t` the new token's query, key and value are projected (one row each),
+//! turned by RoPE at the absolute position `t`, and the key and value are appended to the
+//! cache. Under a sliding window of `W` the cache is a rolling buffer, as Mistral keeps
+//! it: once it holds `W` rows, the oldest leaves when a new one comes in. The one query
+//! row is scored against every cached key (each key/value head serving its group of query
+//! heads), ALiBi's bias and the mask are applied at the keys' absolute positions, and the
+//! softmax, the weighted sum of the cached values, the merge and `W_O` give the output row.
+//!
+//! Every output row equals row `t` of the full causal run (`tests/decode.rs`, to 1e-12):
+//! a causal query never sees a later key, and a key that left the window is one the full
+//! run blocks. The exception is a row whose every key is blocked (a `<pad>` query under
+//! `keys_and_queries`): under `-inf` both are NaN, but under `-1e9` the full run spreads
+//! the weight evenly over all `T_k` keys and the decoder over the keys it has cached.
+//!
+//! Cross-attention decodes its queries one by one against a fixed cache: every key and
+//! value of the key/value sentences, computed once.
+
+use ndarray::{s, Array3, Array4, Axis};
+use serde::Serialize;
+
+use crate::attention;
+use crate::error::EngineError;
+use crate::mask;
+use crate::scenario::Scenario;
+use crate::stages::{self, Inputs};
+use crate::trace::TensorJson;
+
+/// One position of the decoding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeStep {
+    /// The position decoded, from 0.
+    pub t: usize,
+    /// The new token's query, `(B, h, 1, d_k)`, after RoPE.
+    pub q: Array4<f64>,
+    /// The new token's key, `(B, h_kv, 1, d_k)`, after RoPE (empty in cross-attention:
+    /// the cache is fixed).
+    pub k_new: Array4<f64>,
+    /// The new token's value, `(B, h_kv, 1, d_k)` (empty in cross-attention).
+    pub v_new: Array4<f64>,
+    /// The key cache after the append, `(B, h_kv, L, d_k)`.
+    pub k_cache: Array4<f64>,
+    /// The value cache after the append, `(B, h_kv, L, d_k)`.
+    pub v_cache: Array4<f64>,
+    /// The absolute position of each cached row, oldest first.
+    pub cache_positions: Vec<usize>,
+    /// The position that left the rolling buffer at this step, if one did.
+    pub evicted: Option<usize>,
+    /// The one query row's scores, `(B, h, 1, L)`: `q·k / √d_k` plus ALiBi's bias, blocked
+    /// keys replaced by the fill.
+    pub scores: Array4<f64>,
+    /// Its weights, `(B, h, 1, L)`.
+    pub weights: Array4<f64>,
+    /// Its context, `(B, h, 1, d_k)`.
+    pub context: Array4<f64>,
+    /// Its output row, `(B, 1, d_model)`.
+    pub output: Array3<f64>,
+}
+
+/// Every position of a decoded scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    /// One entry per query position, `t = 0 … T_q − 1`.
+    pub positions: Vec<DecodeStep>,
+    /// True for cross-attention (a fixed cache of the key/value sentences).
+    pub cross: bool,
+}
+
+/// The JSON `trace --decode` prints for one position.
+#[derive(Serialize)]
+struct PositionJson {
+    t: usize,
+    k_cache_shape: Vec<usize>,
+    v_cache_shape: Vec<usize>,
+    cache_positions: Vec<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evicted: Option<usize>,
+    scores: TensorJson,
+    weights: TensorJson,
+    context: TensorJson,
+    output: TensorJson,
+}
+
+impl Decoded {
+    /// `{"positions": [{"t", "k_cache_shape", "v_cache_shape", "cache_positions",
+    /// "evicted", "scores", "weights" (B, h, 1, L), "context", "output" (B, 1, d_model)}]}`,
+    /// the tensors as `{"shape", "data"}` with non-finite numbers as strings.
+    pub fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct All {
+            cross: bool,
+            positions: Vec<PositionJson>,
+        }
+        let positions = self
+            .positions
+            .iter()
+            .map(|p| PositionJson {
+                t: p.t,
+                k_cache_shape: p.k_cache.shape().to_vec(),
+                v_cache_shape: p.v_cache.shape().to_vec(),
+                cache_positions: p.cache_positions.clone(),
+                evicted: p.evicted,
+                scores: p.scores.clone().into(),
+                weights: p.weights.clone().into(),
+                context: p.context.clone().into(),
+                output: p.output.clone().into(),
+            })
+            .collect();
+        serde_json::to_string(&All { cross: self.cross, positions })
+            .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+}
+
+/// The key/value heads of the tokens `range` of every sentence: projected, split and
+/// turned by RoPE at their absolute positions, `(B, h_kv, len, d_k)` each.
+fn keys_and_values(
+    inp: &Inputs,
+    range: std::ops::Range<usize>,
+) -> Result<(Array4<f64>, Array4<f64>), EngineError> {
+    let x = inp.x_kv_in.slice(s![.., range.clone(), ..]).to_owned(); // (b, len, d_model)
+    let k = attention::split_heads(attention::linear(&x, &inp.w.k), inp.n_kv_heads)?; // (b, h_kv, len, d_k)
+    let v = attention::split_heads(attention::linear(&x, &inp.w.v), inp.n_kv_heads)?;
+    let k = match inp.rope {
+        Some(rope) => attention::rotate_from(&k, rope, range.start),
+        None => k,
+    };
+    Ok((k, v))
+}
+
+/// Decodes a scenario position by position with a key/value cache: see the
+/// [module docs](self).
+///
+/// # Errors
+/// [`EngineError::DecodeNeedsCausal`] for self-attention without a causal mask (a model
+/// that generates cannot see the tokens it has not written yet); otherwise as
+/// [`crate::run`].
+pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
+    let inp = stages::inputs(scenario)?;
+    if !inp.cross && !inp.mask.causal {
+        return Err(EngineError::DecodeNeedsCausal);
+    }
+    let (h, group, d_k) = (inp.n_heads, inp.n_heads / inp.n_kv_heads.max(1), inp.d_k);
+    let fill = inp.mask.fill.value();
+    // Cross-attention: one fixed cache of every key/value token.
+    let fixed = if inp.cross { Some(keys_and_values(&inp, 0..inp.t_k)?) } else { None };
+    let mut k_cache = Array4::zeros((inp.b, inp.n_kv_heads, 0, d_k));
+    let mut v_cache = k_cache.clone();
+    let mut cache_positions: Vec<usize> = Vec::new();
+    let mut positions = Vec::with_capacity(inp.t_q);
+    for t in 0..inp.t_q {
+        // 1. The new token's query (and, in self-attention, its key and value), one row.
+        let x_t = inp.x_in.slice(s![.., t..t + 1, ..]).to_owned(); // (b, 1, d_model)
+        let q = attention::split_heads(attention::linear(&x_t, &inp.w.q), h)?; // (b, h, 1, d_k)
+        let q = match inp.rope {
+            Some(rope) => attention::rotate_from(&q, rope, t),
+            None => q,
+        };
+        // 2. The cache after the append (a rolling buffer under a window).
+        let (mut k_new, mut v_new) = (Array4::zeros((inp.b, 0, 0, d_k)), Array4::zeros((inp.b, 0, 0, d_k)));
+        let mut evicted = None;
+        match &fixed {
+            Some((k, v)) => {
+                k_cache = k.clone();
+                v_cache = v.clone();
+                cache_positions = (0..inp.t_k).collect();
+            }
+            None => {
+                (k_new, v_new) = keys_and_values(&inp, t..t + 1)?; // (b, h_kv, 1, d_k)
+                k_cache = ndarray::concatenate(Axis(2), &[k_cache.view(), k_new.view()]).map_err(|_| {
+                    EngineError::Reshape { op: "cat", from: k_cache.shape().to_vec(), to: vec![] }
+                })?;
+                v_cache = ndarray::concatenate(Axis(2), &[v_cache.view(), v_new.view()]).map_err(|_| {
+                    EngineError::Reshape { op: "cat", from: v_cache.shape().to_vec(), to: vec![] }
+                })?;
+                cache_positions.push(t);
+                if let Some(w) = inp.mask.window {
+                    if cache_positions.len() > w {
+                        evicted = Some(cache_positions.remove(0));
+                        k_cache = k_cache.slice(s![.., .., 1.., ..]).to_owned();
+                        v_cache = v_cache.slice(s![.., .., 1.., ..]).to_owned();
+                    }
+                }
+            }
+        }
+        // 3. The one query row against the cache: scores, bias, mask, softmax, context.
+        let k_rep = attention::repeat_kv(&k_cache, group); // (b, h, L, d_k)
+        let v_rep = attention::repeat_kv(&v_cache, group);
+        let scaled = attention::scale(&attention::attn_scores(&q, &k_rep), d_k); // (b, h, 1, L)
+        let biased = if inp.alibi_slopes.is_empty() {
+            scaled
+        } else {
+            let bias = Array4::from_shape_fn((1, h, 1, cache_positions.len()), |(_, hi, _, l)| {
+                let j = cache_positions.get(l).copied().unwrap_or(0);
+                inp.alibi_slopes.get(hi).copied().unwrap_or(0.0) * (j as f64 - t as f64)
+            });
+            attention::add_bias(&scaled, &bias)
+        };
+        let blocked = Array3::from_shape_fn((inp.b, 1, cache_positions.len()), |(b, _, l)| {
+            let (len_q, len_k) =
+                (inp.lengths.get(b).copied().unwrap_or(0), inp.kv_lengths.get(b).copied().unwrap_or(0));
+            mask::blocked(&inp.mask, len_q, len_k, t, cache_positions.get(l).copied().unwrap_or(0))
+        });
+        let scores = attention::apply_mask(&biased, &blocked, fill);
+        let weights = attention::softmax_rows(&scores);
+        let context = attention::attend(&weights, &v_rep); // (b, h, 1, d_k)
+                                                           // 4. The heads side by side, then W_O: the output row.
+        let concat = attention::merge_heads(context.clone())?; // (b, 1, d_model)
+        let output = attention::linear(&concat, &inp.w.o);
+        positions.push(DecodeStep {
+            t,
+            q,
+            k_new,
+            v_new,
+            k_cache: k_cache.clone(),
+            v_cache: v_cache.clone(),
+            cache_positions: cache_positions.clone(),
+            evicted,
+            scores,
+            weights,
+            context,
+            output,
+        });
+    }
+    Ok(Decoded { positions, cross: inp.cross })
+}
+
+/// The bytes a key/value cache takes: two tensors (keys and values) of
+/// `layers × h_kv × d_k` numbers per token, `tokens` tokens, `bytes` bytes per number.
+/// Llama 3 8B (32 layers, 8 K/V heads, d_k = 128) in bf16 (2 bytes) at 8 192 tokens:
+/// 2·32·8·128·2·8192 = 1 GiB per sequence.
+pub fn cache_bytes(layers: u64, kv_heads: u64, d_k: u64, bytes: u64, tokens: u64) -> u64 {
+    2 * layers * kv_heads * d_k * bytes * tokens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama_3_8b_needs_one_gib_of_cache_at_8k_tokens() {
+        assert_eq!(cache_bytes(32, 8, 128, 2, 8192), 1 << 30);
+        // 128 KiB per token with 8 K/V heads, 512 KiB with 32
+        assert_eq!(cache_bytes(32, 8, 128, 2, 1), 128 * 1024);
+        assert_eq!(cache_bytes(32, 32, 128, 2, 1), 512 * 1024);
+    }
+}

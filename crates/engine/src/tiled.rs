@@ -1,0 +1,201 @@
+//! The context computed the way FlashAttention does: tile by tile, with an online
+//! softmax, never holding more than `block × block` scores.
+//!
+//! For each block of queries, walk the blocks of keys. After each tile, per query row:
+//!
+//! ```text
+//! m′ = max(m, rowmax S_tile)                       the running maximum
+//! c  = e^(m − m′)                                  the correction of what came before
+//! ℓ′ = c·ℓ + Σ_j e^(S_j − m′)                      the running sum
+//! O′ = c·O + Σ_j e^(S_j − m′)·V_j                  the running output
+//! ```
+//!
+//! and at the end `O / ℓ`, which is `softmax(S) V`: every earlier term was scaled by the
+//! `e^(m − m′)` of each later raise of the maximum, so all of them end up as `e^(S_j − m)`
+//! for the row's true maximum `m`, the same numerator and denominator as the softmax.
+//!
+//! Under the `-inf` fill a tile whose every cell is blocked changes nothing and is
+//! skipped. A row whose every key is blocked never sees a finite score: `m` stays `−∞`,
+//! `ℓ` stays 0 and `O` stays 0, so the context is `0 / 0 = NaN`, as the full run's NaN
+//! row. Under `-1e9` a blocked score is a number like any other and nothing is skipped: a
+//! fully blocked row ends uniform, as in the full run.
+
+use ndarray::{s, Array2, Array4};
+use serde::Serialize;
+
+use crate::attention;
+use crate::error::EngineError;
+use crate::mask;
+use crate::scenario::{Fill, Scenario};
+use crate::stages;
+use crate::trace::TensorJson;
+
+/// One tile of one head and sentence, after it was folded in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tile {
+    /// The sentence.
+    pub b: usize,
+    /// The head.
+    pub head: usize,
+    /// The query rows, `[start, end)`.
+    pub q: [usize; 2],
+    /// The key columns, `[start, end)`.
+    pub k: [usize; 2],
+    /// True when every cell was blocked under `-inf`: the tile changed nothing.
+    pub skipped: bool,
+    /// The running maximum of each query row after this tile.
+    #[serde(serialize_with = "numbers")]
+    pub m: Vec<f64>,
+    /// The running sum of each query row after this tile.
+    #[serde(serialize_with = "numbers")]
+    pub l: Vec<f64>,
+    /// The correction `e^(m − m′)` this tile applied to each row's earlier sum and output
+    /// (1 where the maximum did not change or nothing came before).
+    #[serde(serialize_with = "numbers")]
+    pub correction: Vec<f64>,
+}
+
+fn numbers<S: serde::Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    crate::trace::serialize_numbers(v, s)
+}
+
+/// The tiles and the context of [`tiled`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tiled {
+    /// The block size.
+    pub block: usize,
+    /// Every tile, in the order folded in: sentence, head, query block, key block.
+    pub tiles: Vec<Tile>,
+    /// `O / ℓ`, `(B, h, T_q, d_k)`: the full run's `context`, to rounding.
+    pub context: Array4<f64>,
+}
+
+impl Tiled {
+    /// `{"block", "tiles": [{"b", "head", "q", "k", "skipped", "m", "l", "correction"}],
+    /// "context": {"shape", "data"}}`.
+    pub fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct All<'a> {
+            block: usize,
+            tiles: &'a [Tile],
+            context: TensorJson,
+        }
+        serde_json::to_string(&All {
+            block: self.block,
+            tiles: &self.tiles,
+            context: self.context.clone().into(),
+        })
+        .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+}
+
+/// Computes the context tile by tile with an online softmax: see the
+/// [module docs](self). `block` is the side of a tile (queries and keys).
+///
+/// # Errors
+/// [`EngineError::ZeroSize`] for a block of 0; otherwise as [`crate::run`].
+pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
+    if block == 0 {
+        return Err(EngineError::ZeroSize { what: "block" });
+    }
+    let inp = stages::inputs(scenario)?;
+    let (h, d_k) = (inp.n_heads, inp.d_k);
+    // The heads as the attention reads them: projected, split, turned, repeated.
+    let q = attention::split_heads(attention::linear(&inp.x_in, &inp.w.q), h)?; // (b, h, t_q, d_k)
+    let k = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.k), inp.n_kv_heads)?;
+    let v = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.v), inp.n_kv_heads)?;
+    let (q, k) = match inp.rope {
+        Some(rope) => (attention::rotate(&q, rope), attention::rotate(&k, rope)),
+        None => (q, k),
+    };
+    let group = h / inp.n_kv_heads.max(1);
+    let (k, v) = (attention::repeat_kv(&k, group), attention::repeat_kv(&v, group)); // (b, h, t_k, d_k)
+    let fill = inp.mask.fill.value();
+    let skip_blocked = inp.mask.fill == Fill::NegInf;
+    let root = (d_k as f64).sqrt();
+
+    let mut context = Array4::zeros((inp.b, h, inp.t_q, d_k));
+    let mut tiles = Vec::new();
+    for b in 0..inp.b {
+        let (len_q, len_k) =
+            (inp.lengths.get(b).copied().unwrap_or(0), inp.kv_lengths.get(b).copied().unwrap_or(0));
+        for head in 0..h {
+            let slope = inp.alibi_slopes.get(head).copied();
+            for q0 in (0..inp.t_q).step_by(block) {
+                let q1 = (q0 + block).min(inp.t_q);
+                let rows = q1 - q0;
+                let q_blk = q.slice(s![b, head, q0..q1, ..]); // (rows, d_k)
+                let mut m = vec![f64::NEG_INFINITY; rows];
+                let mut l = vec![0.0; rows];
+                let mut o = Array2::<f64>::zeros((rows, d_k));
+                for k0 in (0..inp.t_k).step_by(block) {
+                    let k1 = (k0 + block).min(inp.t_k);
+                    // The tile's scores: q·k / √d_k, plus ALiBi's bias, blocked ones the fill.
+                    let blocked = |r: usize, c: usize| mask::blocked(&inp.mask, len_q, len_k, q0 + r, k0 + c);
+                    let all_blocked = (0..rows).all(|r| (0..k1 - k0).all(|c| blocked(r, c)));
+                    if skip_blocked && all_blocked {
+                        tiles.push(Tile {
+                            b,
+                            head,
+                            q: [q0, q1],
+                            k: [k0, k1],
+                            skipped: true,
+                            m: m.clone(),
+                            l: l.clone(),
+                            correction: vec![1.0; rows],
+                        });
+                        continue;
+                    }
+                    let k_blk = k.slice(s![b, head, k0..k1, ..]); // (cols, d_k)
+                    let v_blk = v.slice(s![b, head, k0..k1, ..]);
+                    let mut scores = q_blk.dot(&k_blk.t()) / root; // (rows, cols): at most block × block
+                    for ((r, c), x) in scores.indexed_iter_mut() {
+                        if let Some(slope) = slope {
+                            *x += slope * ((k0 + c) as f64 - (q0 + r) as f64);
+                        }
+                        if blocked(r, c) {
+                            *x = fill;
+                        }
+                    }
+                    let mut correction = vec![1.0; rows];
+                    for (r, row) in scores.outer_iter().enumerate() {
+                        let (Some(m_r), Some(l_r), Some(corr)) =
+                            (m.get_mut(r), l.get_mut(r), correction.get_mut(r))
+                        else {
+                            continue;
+                        };
+                        let m_new = row.iter().fold(*m_r, |a, &x| a.max(x));
+                        if m_new == f64::NEG_INFINITY {
+                            continue; // nothing seen yet in this row: nothing to add
+                        }
+                        *corr = (*m_r - m_new).exp(); // e^(−∞) = 0 when nothing came before
+                        let p: Vec<f64> = row.iter().map(|&x| (x - m_new).exp()).collect();
+                        *l_r = *corr * *l_r + p.iter().sum::<f64>();
+                        let mut o_r = o.row_mut(r);
+                        o_r *= *corr;
+                        for (p_j, v_j) in p.iter().zip(v_blk.outer_iter()) {
+                            o_r.scaled_add(*p_j, &v_j);
+                        }
+                        *m_r = m_new;
+                    }
+                    tiles.push(Tile {
+                        b,
+                        head,
+                        q: [q0, q1],
+                        k: [k0, k1],
+                        skipped: false,
+                        m: m.clone(),
+                        l: l.clone(),
+                        correction,
+                    });
+                }
+                // O / ℓ: 0 / 0 = NaN for a row that never saw a key
+                for (r, o_r) in o.outer_iter().enumerate() {
+                    let l_r = l.get(r).copied().unwrap_or(0.0);
+                    context.slice_mut(s![b, head, q0 + r, ..]).assign(&o_r.mapv(|x| x / l_r));
+                }
+            }
+        }
+    }
+    Ok(Tiled { block, tiles, context })
+}

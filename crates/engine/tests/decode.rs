@@ -1,0 +1,162 @@
+//! KV-cache decoding and the tiled online softmax against the full run.
+
+mod common;
+
+use attention_engine::{decode, run, tiled, EngineError, Fill, Scenario, StepName, Trace};
+use common::arb_scenario;
+use proptest::prelude::*;
+
+/// Within 1e-12, relative to the number (with an absolute floor of 1e-12); NaN = NaN.
+fn close(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn step(trace: &Trace, name: StepName) -> &attention_engine::Step {
+    trace.step(name).unwrap()
+}
+
+/// A scenario a model could decode: causal in self-attention.
+fn decodable(mut s: Scenario) -> Scenario {
+    if s.kv_sentences.is_none() {
+        s.mask.causal = true;
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Every decoded output row is row t of the full run: across GQA, RoPE, ALiBi,
+    /// windows, padding and cross-attention. A fully blocked row under -1e9 is uniform
+    /// over the keys each has (all T_k in the full run, the cached ones when decoding), so
+    /// it is the one row allowed to differ in self-attention.
+    #[test]
+    fn decoding_gives_the_full_runs_rows(s in arb_scenario().prop_map(decodable)) {
+        let full = run(&s).unwrap();
+        let decoded = decode(&s).unwrap();
+        let (output, weights) = (step(&full, StepName::Output), step(&full, StepName::Weights));
+        let z = full.sizes;
+        prop_assert_eq!(decoded.positions.len(), z.t);
+        for p in &decoded.positions {
+            let t = p.t;
+            // the cache: t + 1 rows (at most W under a window), or the fixed T_k in cross-attention
+            let l = if full.is_cross() { z.t_k.unwrap_or(z.t) } else { s.mask.window.map_or(t + 1, |w| (t + 1).min(w)) };
+            prop_assert_eq!(p.k_cache.shape(), &[z.b, z.kv_heads(), l, z.d_k]);
+            prop_assert_eq!(p.v_cache.shape(), p.k_cache.shape());
+            prop_assert_eq!(p.cache_positions.len(), l);
+            for b in 0..z.b {
+                let fully = full.fully_masked_rows.contains(&[b, t]);
+                if fully && s.mask.fill == Fill::LargeNegative && !full.is_cross() {
+                    continue;
+                }
+                for c in 0..z.d_model {
+                    let (got, want) = (p.output[[b, 0, c]], output.data[[b, t, c]]);
+                    prop_assert!(close(got, want), "output[{}, {}, {}]: decoded {} vs full {}", b, t, c, got, want);
+                }
+                // each weight of the cached keys is the full row's weight of that key
+                for h in 0..z.n_heads {
+                    for (li, &j) in p.cache_positions.iter().enumerate() {
+                        let (got, want) = (p.weights[[b, h, 0, li]], weights.data[[b, h, t, j]]);
+                        prop_assert!(close(got, want), "weights[{}, {}, {}, {}]: {} vs {}", b, h, t, j, got, want);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The online softmax's context is the full run's, for every block size from 1 to
+    /// T + 1; no tile holds more than block × block scores.
+    #[test]
+    fn tiles_give_the_full_runs_context(s in arb_scenario(), extra in 0usize..2) {
+        let full = run(&s).unwrap();
+        let context = step(&full, StepName::Context);
+        let t_max = full.sizes.t.max(full.sizes.t_k.unwrap_or(0));
+        for block in 1..=t_max + 1 + extra {
+            let tiles = tiled(&s, block).unwrap();
+            prop_assert_eq!(tiles.context.shape(), context.shape.as_slice());
+            for (got, want) in tiles.context.iter().zip(context.data.iter()) {
+                prop_assert!(close(*got, *want), "block {}: {} vs {}", block, got, want);
+            }
+            for tile in &tiles.tiles {
+                prop_assert!(tile.q[1] - tile.q[0] <= block && tile.k[1] - tile.k[0] <= block);
+                prop_assert!(!tile.skipped || s.mask.fill == Fill::NegInf);
+            }
+        }
+    }
+}
+
+/// How often decoding is bit for bit the full run (printed with --nocapture), over 300
+/// random decodable scenarios: a measurement for the notes, not a requirement.
+#[test]
+fn decoding_bit_for_bit_or_not() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut same, mut all, mut rows_same, mut rows) = (0usize, 0usize, 0usize, 0usize);
+    for _ in 0..300 {
+        let s = decodable(arb_scenario().new_tree(&mut runner).unwrap().current());
+        let full = run(&s).unwrap();
+        let output = step(&full, StepName::Output);
+        for p in &decode(&s).unwrap().positions {
+            for b in 0..full.sizes.b {
+                if full.fully_masked_rows.contains(&[b, p.t]) {
+                    continue;
+                }
+                let bits = |x: f64| x.to_bits();
+                let row_same = (0..full.sizes.d_model)
+                    .filter(|&c| bits(p.output[[b, 0, c]]) == bits(output.data[[b, p.t, c]]))
+                    .count();
+                (same, all) = (same + row_same, all + full.sizes.d_model);
+                rows_same += usize::from(row_same == full.sizes.d_model);
+                rows += 1;
+            }
+        }
+    }
+    eprintln!(
+        "decoding vs the full run, bit for bit: {same} of {all} output numbers, {rows_same} of {rows} rows"
+    );
+    assert!(rows > 0);
+}
+
+#[test]
+fn decoding_refuses_a_scenario_without_a_causal_mask() {
+    let s = Scenario::identity(&["a b c"], 4, 2);
+    assert_eq!(decode(&s).unwrap_err(), EngineError::DecodeNeedsCausal);
+    assert_eq!(EngineError::DecodeNeedsCausal.field(), "causal");
+    assert!(EngineError::DecodeNeedsCausal.to_string().starts_with("decoding needs a causal mask"));
+    assert_eq!(tiled(&s, 0).unwrap_err(), EngineError::ZeroSize { what: "block" });
+}
+
+/// Under a window of 2 the cache is a rolling buffer: it never holds more than 2 rows,
+/// and from t = 2 on the oldest leaves at each step.
+#[test]
+fn the_window_makes_the_cache_a_rolling_buffer() {
+    let mut s = Scenario::identity(&["a b c d e"], 4, 2);
+    s.mask.causal = true;
+    s.mask.window = Some(2);
+    let d = decode(&s).unwrap();
+    let kept: Vec<Vec<usize>> = d.positions.iter().map(|p| p.cache_positions.clone()).collect();
+    assert_eq!(kept, vec![vec![0], vec![0, 1], vec![1, 2], vec![2, 3], vec![3, 4]]);
+    let evicted: Vec<Option<usize>> = d.positions.iter().map(|p| p.evicted).collect();
+    assert_eq!(evicted, vec![None, None, Some(0), Some(1), Some(2)]);
+}
+
+/// One row by hand: scores [0, ln 3] in two tiles of 1. After the first tile m = 0,
+/// ℓ = 1; the second raises m to ln 3, the correction is e^(0 − ln 3) = 1/3, and
+/// ℓ = 1/3 · 1 + e^0 = 4/3. The weights are then e^(s − m)/ℓ = (1/3)/(4/3) = 1/4 and 3/4.
+#[test]
+fn online_softmax_by_hand() {
+    let mut s = Scenario::identity(&["a b"], 1, 1);
+    // q = k = x, d_k = 1: the score of query 1 against key j is x_1 · x_j
+    let r = 3f64.ln().sqrt();
+    s.embeddings.insert("a".into(), vec![0.0]);
+    s.embeddings.insert("b".into(), vec![r]);
+    let t = tiled(&s, 1).unwrap();
+    let row1: Vec<&attention_engine::Tile> = t.tiles.iter().filter(|tile| tile.q == [1, 2]).collect();
+    assert_eq!(row1.len(), 2);
+    assert!((row1[0].m[0] - 0.0).abs() < 1e-15 && (row1[0].l[0] - 1.0).abs() < 1e-15);
+    assert!((row1[1].m[0] - 3f64.ln()).abs() < 1e-12);
+    assert!((row1[1].correction[0] - 1.0 / 3.0).abs() < 1e-12);
+    assert!((row1[1].l[0] - 4.0 / 3.0).abs() < 1e-12);
+    // context of query 1 = 1/4 · 0 + 3/4 · r
+    assert!((t.context[[0, 0, 1, 0]] - 0.75 * r).abs() < 1e-12);
+}
