@@ -330,6 +330,93 @@ def check_from_pytorch(c, trace_bin, work):
     c.report(ok, "from_pytorch: seed 002 MultiHeadAttention (causal) output vs engine", detail)
 
 
+def check_against_hugging_face(c, trace_bin, work):
+    """Grouped heads, RoPE and ALiBi as Hugging Face's `transformers` writes them
+    (modeling_llama's rotate_half, apply_rotary_pos_emb and repeat_kv; modeling_bloom's
+    build_alibi_tensor, which adds m·j instead of m·(j − i): the same weights, because a
+    softmax does not change when a row is shifted by a constant), Meta's complex-number
+    RoPE for the interleaved pairing, and F.scaled_dot_product_attention(enable_gqa=True),
+    against the engine's trace on random scenarios: weights and output to 1e-9."""
+    import torch
+    import torch.nn.functional as F
+    from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb, repeat_kv
+
+    rng = np.random.default_rng(20261124)
+    words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu"]
+    checked = 0
+    for case in range(24):
+        h = int(rng.choice([2, 4, 6, 8]))
+        h_kv = int(rng.choice([g for g in range(1, h + 1) if h % g == 0]))
+        d_k = int(rng.choice([2, 4]))
+        d = h * d_k
+        rope = [None, "half", "interleaved"][case % 3]
+        alibi = bool(case % 2)
+        causal = bool(rng.integers(2))
+        window = int(rng.integers(1, 5)) if rng.integers(2) else None
+        fill = "neg_inf" if rng.integers(2) else "large_negative"
+        lens = [int(rng.integers(1, 7)) for _ in range(int(rng.integers(1, 4)))]
+        sentences = [" ".join(rng.choice(words, n)) for n in lens]
+        scenario = {
+            "sentences": sentences, "d_model": d, "n_heads": h, "n_kv_heads": h_kv,
+            "embeddings": {w: rng.normal(0, 1, d).tolist() for w in words},
+            "projections": explicit_projections(rng, d, kv=h_kv * d_k),
+            "mask": {"causal": causal, "padding": "keys", "fill": fill, "window": window}, "alibi": alibi}
+        if rope:
+            scenario["rope"] = {"style": rope, "base": float(rng.choice([10000.0, 500.0]))}
+        path = work / f"hf_{case}.json"
+        path.write_text(json.dumps(scenario))
+        trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
+        steps = {st["name"]: np.array([float(v) for v in st["data"]]).reshape(st["shape"]) for st in trace["steps"]}
+        blocked = torch.tensor(trace["mask"]["blocked"]).view(trace["mask"]["shape"])  # (B, T, T)
+        B, T = blocked.shape[0], blocked.shape[1]
+
+        P = {k: torch.tensor(v, dtype=torch.float64) for k, v in scenario["projections"].items()}
+        x = torch.tensor(steps["x"])
+        q = (x @ P["w_q"] + P["b_q"]).view(B, T, h, d_k).transpose(1, 2)
+        k = (x @ P["w_k"] + P["b_k"]).view(B, T, h_kv, d_k).transpose(1, 2)
+        v = (x @ P["w_v"] + P["b_v"]).view(B, T, h_kv, d_k).transpose(1, 2)
+        if rope:
+            base = scenario["rope"]["base"]
+            inv_freq = 1.0 / (base ** (torch.arange(0, d_k, 2, dtype=torch.float64) / d_k))
+            freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)  # (T, d_k/2)
+            if rope == "half":  # transformers' Llama
+                emb = torch.cat((freqs, freqs), dim=-1)[None]  # (1, T, d_k)
+                q, k = apply_rotary_pos_emb(q, k, emb.cos(), emb.sin())
+            else:  # Meta's reference Llama (llama/model.py, apply_rotary_emb)
+                freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+                turn = lambda t: torch.view_as_real(  # noqa: E731
+                    torch.view_as_complex(t.reshape(*t.shape[:-1], -1, 2).contiguous()) * freqs_cis).flatten(-2)
+                q, k = turn(q), turn(k)
+        scores = q @ repeat_kv(k, h // h_kv).transpose(-2, -1) / math.sqrt(d_k)
+        if alibi:  # BLOOM: m * j for the keys j a row may see
+            ones = torch.ones(B, T, dtype=torch.float64)
+            scores = scores + build_alibi_tensor(ones, h, torch.float64).view(B, h, 1, T)
+        scores = scores.masked_fill(blocked.unsqueeze(1), float("-inf") if fill == "neg_inf" else -1e9)
+        weights = scores.softmax(dim=-1)
+        context = weights @ repeat_kv(v, h // h_kv)
+        out = context.transpose(1, 2).reshape(B, T, d) @ P["w_o"] + P["b_o"]
+        live = ~blocked.all(dim=-1)  # rows with a key to attend to (a fully blocked one is NaN or uniform)
+        w_ok = np.allclose(np.where(live[:, None, :, None], weights, 0), np.where(live[:, None, :, None], steps["weights"], 0),
+                           rtol=1e-9, atol=1e-12)
+        o_ok = np.allclose(np.where(live[..., None], out, 0), np.where(live[..., None], steps["output"], 0),
+                           rtol=1e-9, atol=1e-12)
+        # PyTorch's fused attention with grouped heads: ALiBi as m·(j − i) in a float mask
+        bias = torch.zeros(1, h, T, T, dtype=torch.float64)
+        if alibi:
+            slopes = torch.tensor(steps["alibi"][0, :, 0, 1] - steps["alibi"][0, :, 0, 0]) if T > 1 else torch.zeros(h)
+            bias = slopes.view(1, h, 1, 1) * (torch.arange(T).view(1, T) - torch.arange(T).view(T, 1))
+        sdpa = F.scaled_dot_product_attention(q, k, v, attn_mask=bias.masked_fill(blocked.unsqueeze(1), float("-inf")),
+                                              enable_gqa=True)
+        s_ok = np.allclose(np.where(live[:, None, :, None], sdpa, 0), np.where(live[:, None, :, None], steps["context"], 0),
+                           rtol=1e-9, atol=1e-12)
+        label = f"h={h} h_kv={h_kv} d_k={d_k} rope={rope} alibi={alibi} causal={causal} window={window} {fill}"
+        c.report(w_ok and o_ok and s_ok, f"hugging face {case}: {label}",
+                 f"weights {w_ok}, output {o_ok}, SDPA(enable_gqa) context {s_ok}")
+        checked += 1
+    return checked
+
+
 def observe_sdpa():
     """What F.scaled_dot_product_attention gives for a fully masked row (recorded, not judged)."""
     import torch
@@ -446,6 +533,7 @@ def main(argv):
             check_decode_and_tiles(c, args.trace_bin, work)
         if args.torch:
             check_from_pytorch(c, args.trace_bin, work)
+            check_against_hugging_face(c, args.trace_bin, work)
             observe_sdpa()
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
