@@ -12,6 +12,13 @@ Modules understood
 * A module shaped like the seeds' `MultiHeadAttention`: four `nn.Linear(d_model, d_model)`
   layers `w_q`, `w_k`, `w_v`, `w_o` and the number of heads in `n_heads` (or `h`,
   `num_heads`); or the Annotated Transformer's `linears` (four layers, q, k, v, o) with `h`.
+* Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's and Qwen's, which
+  are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where `k_proj` and
+  `v_proj` have `num_key_value_heads · head_dim` outputs (grouped-query attention). The
+  heads come from `module.config`; so does RoPE (`rope_theta`, in `rope_parameters` in
+  transformers 5), which `transformers` applies with `rotate_half`: the scenario gets
+  `"rope": {"style": "half", "base": rope_theta}`, and `"window"` from `sliding_window`
+  when the config has one.
 
 `nn.Linear` computes `x @ weight.T + bias`; the scenario uses the paper's `x @ W + b`, so
 `W = layer.weight.T` (shape (d_model_in, d_model_out)).
@@ -55,8 +62,30 @@ def _linear(layer):
     return w, b
 
 
+def _hf_config_options(module):
+    """(n_heads, n_kv_heads, extra scenario fields) of a Hugging Face attention module."""
+    config = getattr(module, "config", None)
+    n_heads = getattr(config, "num_attention_heads", None) or getattr(module, "num_heads", None)
+    if n_heads is None:
+        raise ValueError("cannot find the number of heads (config.num_attention_heads)")
+    n_kv = getattr(config, "num_key_value_heads", None) or n_heads
+    extra = {}
+    theta = getattr(config, "rope_theta", None)
+    params = getattr(config, "rope_parameters", None) or {}
+    theta = theta or params.get("rope_theta")
+    if theta is not None:
+        if params.get("rope_type", "default") != "default":
+            raise ValueError(f"RoPE type {params['rope_type']!r} is not supported (only the default)")
+        extra["rope"] = {"style": "half", "base": float(theta)}
+    window = getattr(config, "sliding_window", None)
+    if window:
+        extra["window"] = int(window)
+    return int(n_heads), int(n_kv), extra
+
+
 def projections_from_module(module):
-    """(d_model, n_heads, projections dict) of a supported attention module."""
+    """(d_model, n_heads, projections dict) of a supported attention module (for a
+    Hugging Face module, see `module_options` for its key/value heads and RoPE)."""
     try:
         import torch.nn as nn
     except ImportError as e:  # pragma: no cover
@@ -77,6 +106,18 @@ def projections_from_module(module):
             layers.append((w, b))
         layers.append(_linear(module.out_proj))
         n_heads = module.num_heads
+    elif all(hasattr(module, n) for n in ("q_proj", "k_proj", "v_proj", "o_proj")):
+        n_heads, n_kv, _ = _hf_config_options(module)
+        layers = [_linear(layer) for layer in (module.q_proj, module.k_proj, module.v_proj, module.o_proj)]
+        d = len(layers[0][0])
+        kv = n_kv * (d // n_heads)
+        projections = {}
+        for name, (w, b) in zip("qkvo", layers):
+            out = kv if name in "kv" else d
+            if len(w) != d or any(len(row) != out for row in w) or len(b) != out:
+                raise ValueError(f"W_{name} must be ({d}, {out}) and b_{name} ({out})")
+            projections[f"w_{name}"], projections[f"b_{name}"] = w, b
+        return d, n_heads, projections
     else:
         if all(hasattr(module, n) for n in ("w_q", "w_k", "w_v", "w_o")):
             linears = [module.w_q, module.w_k, module.w_v, module.w_o]
@@ -107,6 +148,11 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
     positional: "none" or "sinusoidal".
     """
     d_model, n_heads, projections = projections_from_module(module)
+    extra = {}
+    if all(hasattr(module, n) for n in ("q_proj", "k_proj", "v_proj", "o_proj")):
+        _, n_kv, extra = _hf_config_options(module)
+        if n_kv != n_heads:
+            extra["n_kv_heads"] = n_kv
     table = {}
     for word, vector in embeddings.items():
         vector = _matrix(vector)
@@ -126,6 +172,9 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
         "projections": projections,
         "mask": dict({"causal": False, "padding": "none", "fill": "neg_inf"}, **(mask or {})),
     }
+    if "window" in extra:
+        scenario["mask"].setdefault("window", extra.pop("window"))
+    scenario.update(extra)
     if kv_sentences is not None:
         scenario["kv_sentences"] = list(kv_sentences)
     if positional != "none":

@@ -330,6 +330,55 @@ def check_from_pytorch(c, trace_bin, work):
     c.report(ok, "from_pytorch: seed 002 MultiHeadAttention (causal) output vs engine", detail)
 
 
+def check_llama_module(c, trace_bin, work):
+    """tools/from_pytorch.py on transformers' own LlamaAttention with grouped heads (4 query,
+    2 key/value) and its RoPE: the module's forward (its "sdpa" implementation, causal)
+    against the engine's output. Its "eager" implementation takes the softmax in float32
+    (`softmax(..., dtype=torch.float32)`), 1e-8 from float64, so its weights are compared
+    to 1e-6 only."""
+    import torch
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaAttention, LlamaRotaryEmbedding
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from from_pytorch import scenario_from_module
+
+    torch.manual_seed(1)
+    cfg = LlamaConfig(hidden_size=8, num_attention_heads=4, num_key_value_heads=2, intermediate_size=16,
+                      vocab_size=16, attention_bias=True)
+    cfg._attn_implementation = "sdpa"
+    attn = LlamaAttention(cfg, 0).double().eval()
+    sentences = ["the cat sat on the mat"]
+    words = sorted(set(sentences[0].split()))
+    embeddings = {w: torch.randn(8, dtype=torch.float64) for w in words}
+    scenario = scenario_from_module(attn, sentences, embeddings, mask={"causal": True, "padding": "none", "fill": "neg_inf"})
+    path = work / "llama_attention.json"
+    path.write_text(json.dumps(scenario))
+    trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
+    steps = {s["name"]: np.array([float(v) for v in s["data"]]).reshape(s["shape"]) for s in trace["steps"]}
+    x = torch.stack([embeddings[w] for w in sentences[0].split()]).unsqueeze(0)
+    T = x.shape[1]
+    # LlamaRotaryEmbedding computes its angles in float32 whatever the dtype (autocast off,
+    # .float()), which is 1e-8 from float64; its formula, in float64, is used instead, and
+    # the module's own apply_rotary_pos_emb turns q and k.
+    rotary = LlamaRotaryEmbedding(cfg)
+    inv_freq = 1.0 / (10000.0 ** (torch.arange(0, 2, 2, dtype=torch.float64) / 2))
+    assert torch.allclose(rotary.inv_freq.double(), inv_freq.to(rotary.inv_freq.dtype).double())
+    emb = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)
+    emb = torch.cat((emb, emb), dim=-1).unsqueeze(0)  # (1, T, head_dim)
+    cos, sin = emb.cos(), emb.sin()
+    causal = torch.full((T, T), float("-inf"), dtype=torch.float64).triu(1).view(1, 1, T, T)
+    with torch.no_grad():
+        out, _ = attn(x, position_embeddings=(cos, sin), attention_mask=causal)
+        attn.config._attn_implementation = "eager"
+        _, weights = attn(x, position_embeddings=(cos, sin), attention_mask=causal)
+    ok = scenario.get("n_kv_heads") == 2 and scenario.get("rope", {}).get("style") == "half"
+    ok = ok and np.allclose(steps["output"], out.numpy(), rtol=1e-9, atol=1e-12)
+    ok = ok and np.allclose(steps["weights"], weights.numpy(), rtol=1e-6, atol=1e-7)
+    c.report(ok, "from_pytorch: transformers' LlamaAttention (GQA 4/2, RoPE) output and weights vs engine",
+             f"max |error| {float(np.abs(steps['output'] - out.numpy()).max()):.1e}")
+
+
 def check_against_hugging_face(c, trace_bin, work):
     """Grouped heads, RoPE and ALiBi as Hugging Face's `transformers` writes them
     (modeling_llama's rotate_half, apply_rotary_pos_emb and repeat_kv; modeling_bloom's
@@ -534,6 +583,7 @@ def main(argv):
         if args.torch:
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)
+            check_llama_module(c, args.trace_bin, work)
             observe_sdpa()
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
