@@ -14,4 +14,5 @@ pub use attention_engine as engine;
 pub mod draw;
 pub mod format;
 pub mod lessons;
+pub mod link;
 pub mod ui;
