@@ -3,11 +3,11 @@
 
 use leptos::prelude::*;
 
-use crate::engine::{self, Fill, Padding, Positional, ProjectionKind, Projections};
+use crate::engine::{self, EngineError, Fill, Padding, Positional, ProjectionKind, Projections};
 
-use super::app::{AppState, FieldError};
+use super::app_state::AppState;
 use super::io::ImportExport;
-use super::state::{Settings, UI_MAX_D_MODEL};
+use super::settings::{Settings, UI_MAX_D_MODEL};
 
 /// The control panel.
 #[component]
@@ -212,5 +212,15 @@ pub fn Controls(state: AppState) -> impl IntoView {
         </fieldset>
         <ImportExport state=state />
     </section>
+    }
+}
+
+/// An error message for one control, shown only when the engine's error is about it.
+#[component]
+pub fn FieldError(#[prop(into)] error: Signal<Option<EngineError>>, field: &'static str) -> impl IntoView {
+    move || {
+        error.get().filter(|e| e.field() == field).map(|e| {
+            view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> }
+        })
     }
 }

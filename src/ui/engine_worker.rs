@@ -20,7 +20,7 @@ use web_sys::{MessageEvent, Worker};
 
 use crate::engine::{EngineError, Scenario, Trace};
 
-use super::{dom, state};
+use super::{dom, engine_choice};
 
 /// The worker's script, relative to the page (Trunk writes it next to index.html), so the
 /// build works under any sub-path.
@@ -227,7 +227,7 @@ fn on_message(msg: JsValue, channel: Channel) {
     let result = match get(&msg, "error").as_string() {
         // the engine's error, with its variant, as the page's own run gives it: every
         // error is found before the heavy work, so this run is short
-        Some(_) => state::run(&scenario).map(Arc::new),
+        Some(_) => engine_choice::run(&scenario).map(Arc::new),
         None => {
             let data = Array::from(&get(&msg, "data"));
             let parts = Parts {
@@ -241,7 +241,7 @@ fn on_message(msg: JsValue, channel: Channel) {
                     web_sys::console::warn_1(
                         &format!("Attention Lens: unreadable answer from the worker ({e})").into(),
                     );
-                    state::run(&scenario).map(Arc::new)
+                    engine_choice::run(&scenario).map(Arc::new)
                 }
             }
         }

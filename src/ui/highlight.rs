@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::lessons::Cell;
 
-use super::heatmap_card::CardId;
+use super::card_data::CardId;
 
 /// The highlighted cells of the open lesson step (empty outside the lessons).
 #[derive(Debug, Clone, Copy)]

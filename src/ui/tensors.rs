@@ -7,10 +7,11 @@ use crate::draw::Scale;
 use crate::engine::trace::shape_text;
 use crate::engine::{StepName, Trace};
 
-use super::app::AppState;
-use super::heatmap_card::{CardId, HeatmapCard};
+use super::app_state::AppState;
+use super::card_data::CardId;
+use super::heatmap_card::HeatmapCard;
 use super::lines_view::LinesView;
-use super::state::ViewState;
+use super::settings::ViewState;
 
 /// The step shown, never one the trace lacks: a step of cross-attention or positions
 /// that was switched off falls back to the weights.

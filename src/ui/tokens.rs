@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::engine;
 
-use super::app::AppState;
+use super::app_state::AppState;
 
 /// Sizes and token chips.
 #[component]
