@@ -8,7 +8,7 @@
 //! engine's [`crate::engine::explain::explain`]; the strip reads the trace's numbers; the
 //! only arithmetic is how far a learner's guess is from the value.
 
-use crate::engine::explain::{top_terms, Explanation, Kind, Operand, Param, Tensor, Term};
+use crate::engine::explain::{top_terms, Explanation, Kind, Operand, Param, Tensor, Term, TermKind};
 use crate::engine::{Axis, Trace};
 use crate::format::{exact, fixed, short};
 
@@ -205,7 +205,7 @@ pub fn term_list(ex: &Explanation, show_all: bool) -> TermList {
     let (listed, rest) = listed_terms(ex, show_all);
     let n_terms = ex.terms.len();
     let heading = match &ex.kind {
-        Kind::Sum if ex.terms.iter().any(|t| t.label.starts_with("bias")) => {
+        Kind::Sum if ex.terms.iter().any(|t| t.kind == TermKind::Bias) => {
             format!("{n_terms} terms, added (the bias is the last term)")
         }
         Kind::Sum => format!("{n_terms} terms, added"),
@@ -251,7 +251,7 @@ fn factor(v: f64) -> String {
 /// One term with its numbers, e.g. `0.5000 × (-1.2000)`.
 pub fn term_numbers(t: &Term) -> String {
     match t.operands.as_slice() {
-        [a, b] if t.label.starts_with("exp(") => format!("exp({} − {})", factor(*a), factor(*b)),
+        [a, b] if t.kind == TermKind::Exp => format!("exp({} − {})", factor(*a), factor(*b)),
         [a, b] => format!("{} × {}", factor(*a), factor(*b)),
         _ => factor(t.value),
     }
@@ -433,6 +433,20 @@ mod tests {
         assert!(key_feedback(Some(2), &[0, 2], &names).contains("one of the 2 keys that tie"));
         assert_eq!(key_feedback(None, &[0, 2], &names), "key 1 (“a”), key 3 (“c”) tie for the most weight.");
         assert!(key_feedback(Some(0), &[], &names).contains("NaN"));
+    }
+
+    #[test]
+    fn term_kinds_choose_how_a_term_reads() {
+        let t = trace();
+        let w = explain(&t, StepName::Weights, &[0, 0, 1, 0]).unwrap();
+        assert!(w.terms.iter().all(|t| t.kind == TermKind::Exp));
+        assert!(term_numbers(&w.terms[0]).starts_with("exp("), "{}", term_numbers(&w.terms[0]));
+        let q = explain(&t, StepName::Q, &[0, 1, 0]).unwrap();
+        assert_eq!(q.terms.last().map(|t| t.kind), Some(TermKind::Bias));
+        assert!(term_list(&q, true).heading.contains("the bias is the last term"));
+        let s = explain(&t, StepName::Scores, &[0, 0, 1, 0]).unwrap();
+        assert!(s.terms.iter().all(|t| t.kind == TermKind::Product));
+        assert!(term_numbers(&s.terms[0]).contains(" × "));
     }
 
     #[test]
