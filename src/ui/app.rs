@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::engine::error::Field;
 use crate::engine::Trace;
 use crate::lessons;
 
@@ -333,7 +334,7 @@ pub fn App() -> impl IntoView {
                 {move || stale().then(|| view! {
                     <p class="al-notice al-stale-note" data-testid="stale">"The pictures below are from the last valid input; fix the error above to update them."</p>
                 })}
-                {move || error.get().filter(|e| e.field() == "scenario" || e.field() == "embeddings").map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
+                {move || error.get().filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings)).map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
             </div>
 
             {move || (!present.get()).then(|| {

@@ -166,7 +166,7 @@ mod tests {
         assert!(run(&sc).is_ok());
         sc.d_model = 100_000;
         let e = run(&sc).unwrap_err();
-        assert_eq!(e.field(), "d_model");
+        assert_eq!(e.field(), crate::engine::error::Field::DModel);
         assert_eq!(e.to_string(), "d_model = 100000 is over the limit of 512");
         sc.d_model = UI_MAX_D_MODEL;
         assert!(check_page_limits(&sc).is_ok());

@@ -638,7 +638,7 @@ fn every_error_variant_is_reached() {
     ] {
         let e = attention_engine::run_json(text).unwrap_err();
         assert!(e.to_string().starts_with(want), "{e}");
-        assert_eq!(e.field(), "scenario");
+        assert_eq!(e.field().as_str(), "scenario");
     }
 }
 
