@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use attention_worker::RunError;
 use leptos::prelude::*;
 
 use crate::engine::error::Field;
@@ -125,7 +126,7 @@ pub fn App() -> impl IntoView {
         dom::mark("al-engine-start");
         // the sentences that did not change are not projected again
         let previous = prev.and_then(|p| p.result.as_deref().ok());
-        let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new);
+        let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
         dom::mark("al-engine-end");
         Run { scenario, notices, result, computing: false }
     });

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::engine::{EngineError, Scenario, Trace};
+use attention_worker::RunError;
+
+use crate::engine::{Scenario, Trace};
 
 use super::settings::{Settings, ViewState};
 
@@ -19,7 +21,7 @@ pub struct Run {
     /// What was cut to the page's limits.
     pub notices: Vec<String>,
     /// The trace, or why there is none. While `computing`, the previous run's.
-    pub result: Result<Arc<Trace>, EngineError>,
+    pub result: Result<Arc<Trace>, RunError>,
     /// True while the engine worker computes this scenario (the page shows the last
     /// picture, marked as computing).
     pub computing: bool,
@@ -68,7 +70,7 @@ pub struct AppState {
 
 impl AppState {
     /// The engine's error for the current inputs, if any.
-    pub fn error(&self) -> Signal<Option<EngineError>> {
+    pub fn error(&self) -> Signal<Option<RunError>> {
         let run = self.run;
         Signal::derive(move || run.with(|r| r.result.clone().err()))
     }

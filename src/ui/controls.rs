@@ -4,7 +4,9 @@
 use leptos::prelude::*;
 
 use crate::engine::error::Field;
-use crate::engine::{self, EngineError, Fill, Padding, Positional, ProjectionKind, Projections};
+use attention_worker::RunError;
+
+use crate::engine::{self, Fill, Padding, Positional, ProjectionKind, Projections};
 
 use super::app_state::AppState;
 use super::io::ImportExport;
@@ -218,7 +220,7 @@ pub fn Controls(state: AppState) -> impl IntoView {
 
 /// An error message for one control, shown only when the engine's error is about it.
 #[component]
-pub fn FieldError(#[prop(into)] error: Signal<Option<EngineError>>, field: Field) -> impl IntoView {
+pub fn FieldError(#[prop(into)] error: Signal<Option<RunError>>, field: Field) -> impl IntoView {
     move || {
         error.get().filter(|e| e.field() == field).map(|e| {
             view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> }

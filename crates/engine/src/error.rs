@@ -132,6 +132,15 @@ pub enum Field {
 }
 
 impl Field {
+    /// Every field, in the order of the page's controls.
+    pub const ALL: [Field; 6] =
+        [Self::Sentences, Self::DModel, Self::NHeads, Self::Embeddings, Self::Projections, Self::Scenario];
+
+    /// The field named `name` ([`Field::as_str`]), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
     /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
@@ -278,6 +287,10 @@ mod tests {
         for (error, field) in cases {
             assert_eq!(error.field(), field, "{error}");
         }
+        for field in Field::ALL {
+            assert_eq!(Field::from_name(field.as_str()), Some(field));
+        }
+        assert_eq!(Field::from_name("seed"), None);
         assert_eq!(Field::DModel.as_str(), "d_model");
         assert_eq!(Field::NHeads.to_string(), "n_heads");
     }
