@@ -97,7 +97,8 @@ pub fn App() -> impl IntoView {
     // the last picture stays, marked as computing.
     let channel = engine_worker::Channel::new();
     let run = Memo::new(move |prev: Option<&Run>| {
-        let (scenario, notices) = settings::scenario(&text.get(), &settings.get());
+        // borrowed, not cloned: the settings may hold imported embeddings and weights
+        let (scenario, notices) = text.with(|t| settings.with(|s| settings::scenario(t, s)));
         // the scenario of the trace on screen, which the engine would reuse from
         let last_run = prev.filter(|p| !p.computing && p.result.is_ok()).map(|p| &p.scenario);
         let off_thread = !channel.failed.get()
@@ -157,9 +158,11 @@ pub fn App() -> impl IntoView {
     // The last trace that ran without error stays on screen, marked stale, under an error.
     // (It changes when it holds another trace: comparing the pointers is enough.)
     let shown = Memo::new_with_compare(
-        move |prev: Option<&Option<Arc<Trace>>>| match &run.get().result {
-            Ok(t) => Some(t.clone()),
-            Err(_) => prev.cloned().flatten(),
+        move |prev: Option<&Option<Arc<Trace>>>| {
+            run.with(|r| match &r.result {
+                Ok(t) => Some(t.clone()),
+                Err(_) => prev.cloned().flatten(),
+            })
         },
         |a, b| match (a.cloned().flatten(), b.cloned().flatten()) {
             (Some(a), Some(b)) => !Arc::ptr_eq(&a, &b),
@@ -228,7 +231,7 @@ pub fn App() -> impl IntoView {
     {
         let all_lessons = all_lessons.clone();
         Effect::new(move |_| {
-            let mut q = url::to_query(&text.get(), &settings.get(), &view_state.get());
+            let mut q = text.with(|t| settings.with(|s| view_state.with(|v| url::to_query(t, s, v))));
             if let Some((l, s)) = lesson.get() {
                 if let Some(found) = all_lessons.get(l) {
                     q.push(("lesson", found.id.to_string()));

@@ -239,16 +239,16 @@ pub fn HeatmapCard(
         let z = zoom.get();
         let boxes: Vec<String> = layout.with(|l| {
             let Some(l) = l.as_ref() else { return Vec::new() };
-            highlighted
-                .get()
-                .into_iter()
-                .filter(|&(r, c)| r < n_rows && c < n_cols)
-                .map(|(r, c)| {
-                    let (x, y, side) = l.cell_rect(r, c);
-                    let (x, y, side) = (x * z, y * z, side * z);
-                    format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px")
-                })
-                .collect()
+            highlighted.with(|h| {
+                h.iter()
+                    .filter(|&&(r, c)| r < n_rows && c < n_cols)
+                    .map(|&(r, c)| {
+                        let (x, y, side) = l.cell_rect(r, c);
+                        let (x, y, side) = (x * z, y * z, side * z);
+                        format!("left:{x}px;top:{y}px;width:{side}px;height:{side}px")
+                    })
+                    .collect()
+            })
         });
         boxes
             .into_iter()

@@ -1,6 +1,8 @@
 //! The cells a lesson step points at ([`crate::lessons::Cell`]), shared with every heatmap
 //! card through context: a card outlines its own cells and its table marks them.
 
+use std::collections::BTreeSet;
+
 use leptos::prelude::*;
 
 use crate::lessons::Cell;
@@ -11,10 +13,11 @@ use super::card_data::CardId;
 #[derive(Debug, Clone, Copy)]
 pub struct Highlights(pub Signal<Vec<Cell>>);
 
-/// The `(row, col)` cells of one card, from the context (none without one).
-pub fn cells_of(id: CardId) -> Signal<Vec<(usize, usize)>> {
+/// The `(row, col)` cells of one card, from the context (none without one): one memo
+/// per card, so a lesson step that moves another card's cells does not wake this one.
+pub fn cells_of(id: CardId) -> Memo<BTreeSet<(usize, usize)>> {
     let all = use_context::<Highlights>();
-    Signal::derive(move || {
+    Memo::new(move |_| {
         all.map(|h| {
             h.0.with(|cells| {
                 cells

@@ -124,14 +124,20 @@ pub fn MatrixTable(
             e.open(id, next.0, next.1);
         }
     };
-    // The explained cell and the cells it reads get a class (set on the DOM: a reactive
-    // class on each of up to 16 384 cells would cost more than the table).
-    // Only once the table is built (big tables are built when opened): until then the
-    // effect does not follow the explained cell.
+    // The explained cell, the cells it reads and the lesson's highlighted cells get a
+    // class (set on the DOM: a reactive class on each of up to 16 384 cells would cost
+    // more than the table). Only once the table is built (big tables are built when
+    // opened): until then the effect follows neither.
+    let highlighted = super::highlight::cells_of(id);
     Effect::new(move |prev: Option<Vec<(usize, usize, &'static str)>>| {
         let Some(table) = table_ref.get() else { return vec![] };
-        let marked: Vec<(usize, usize, &'static str)> =
+        let mut marked: Vec<(usize, usize, &'static str)> =
             explained.map_or(vec![], |e| table_marks(e, id, n_rows, n_cols));
+        highlighted.with(|h| {
+            marked.extend(
+                h.iter().filter(|&&(r, c)| r < n_rows && c < n_cols).map(|&(r, c)| (r, c, "al-highlight")),
+            );
+        });
         for (r, c, class) in prev.unwrap_or_default() {
             if let Ok(Some(el)) = table.query_selector(&cell_selector((r, c))) {
                 let _ = el.class_list().remove_1(class);
@@ -144,7 +150,6 @@ pub fn MatrixTable(
         }
         marked
     });
-    let highlighted = super::highlight::cells_of(id);
     let open = use_context::<TablesOpen>().map(|t| t.0);
     let contents = move || {
         let visible = eager || open.is_some_and(|o| o.get());
@@ -162,8 +167,7 @@ pub fn MatrixTable(
                             // one cell in the tab order; the arrow keys move between cells
                             let tab = if r == 0 && c == 0 { "0" } else { "-1" };
                             view! {
-                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()
-                                    class:al-highlight=move || highlighted.with(|h| h.contains(&(r, c)))>{short_number(*v)}</td>
+                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
                             }
                         })
                         .collect_view();
