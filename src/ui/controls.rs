@@ -14,7 +14,10 @@ use super::settings::{Settings, UI_MAX_D_MODEL};
 
 /// The control panel.
 #[component]
-pub fn Controls(state: AppState) -> impl IntoView {
+pub fn Controls(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let AppState { text, settings, import_error, .. } = state;
     let error = state.error();
     // Any edit clears an old import error; a number field that does not parse says so
@@ -220,7 +223,13 @@ pub fn Controls(state: AppState) -> impl IntoView {
 
 /// An error message for one control, shown only when the engine's error is about it.
 #[component]
-pub fn FieldError(#[prop(into)] error: Signal<Option<RunError>>, field: Field) -> impl IntoView {
+pub fn FieldError(
+    /// The current error, if any.
+    #[prop(into)]
+    error: Signal<Option<RunError>>,
+    /// The control this message belongs to.
+    field: Field,
+) -> impl IntoView {
     move || {
         error.get().filter(|e| e.field() == field).map(|e| {
             view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> }

@@ -13,7 +13,10 @@ const MAX_EDIT_DIMS: usize = 64;
 /// Editable embedding vectors (the scenario's explicit `embeddings`), or a sentence saying
 /// why there is nothing to edit.
 #[component]
-pub fn EmbeddingEditor(settings: RwSignal<Settings>) -> impl IntoView {
+pub fn EmbeddingEditor(
+    /// The settings whose explicit embeddings are edited.
+    settings: RwSignal<Settings>,
+) -> impl IntoView {
     move || {
         let d_model = settings.with(|s| s.d_model);
         let words: Vec<(String, Vec<f64>)> =

@@ -22,7 +22,10 @@ use super::settings::Settings;
 /// the same in numbers, and the editor beside it is the keyboard path.
 #[component]
 pub fn EmbeddingPlot(
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The settings: dragging "bat" writes its embedding.
     settings: RwSignal<Settings>,
 ) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();

@@ -77,7 +77,10 @@ fn select_text(el: &web_sys::HtmlElement) {
 /// listeners are made once and read the explanation when clicked.
 #[component]
 pub fn ExplainPanel(
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The explained cell and its explanation.
     explained: Explained,
     /// Closes the panel and gives the focus back to the heatmap.
     on_close: Callback<()>,

@@ -28,10 +28,17 @@ const DRAW_APART_CELLS: usize = 8192;
 /// its numbers, labels, scale or width change.
 #[component]
 pub fn HeatmapCard(
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// Which matrix: step, sentence and head.
     id: CardId,
-    #[prop(into)] scale: Signal<Scale>,
-    #[prop(into)] max_width: Signal<f64>,
+    /// The colour scale.
+    #[prop(into)]
+    scale: Signal<Scale>,
+    /// The widest the picture may be, CSS pixels.
+    #[prop(into)]
+    max_width: Signal<f64>,
     /// The tallest the picture may be, if limited: the cells shrink to fit.
     #[prop(into)]
     max_height: Signal<Option<f64>>,

@@ -12,7 +12,10 @@ use super::{dom, settings};
 
 /// The import/export row.
 #[component]
-pub fn ImportExport(state: AppState) -> impl IntoView {
+pub fn ImportExport(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let AppState { text, settings, view: view_state, import_error, run, shown, .. } = state;
     let export_trace = move |_| {
         if let Some(t) = shown.get_untracked() {

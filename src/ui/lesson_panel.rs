@@ -19,10 +19,17 @@ use super::lesson_quiz::QuizView;
 /// navigation. In presenter mode it is all there is on screen.
 #[component]
 pub fn LessonPanel(
+    /// Every lesson, in order.
     lessons: Arc<Vec<Lesson>>,
-    #[prop(into)] position: Signal<(usize, usize)>,
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
+    /// The open lesson and step.
+    #[prop(into)]
+    position: Signal<(usize, usize)>,
+    /// The shown trace, which the words are written from.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// Opens a lesson step.
     on_go: Callback<(usize, usize)>,
+    /// Leaves the lessons for the explorer.
     on_exit: Callback<()>,
     /// Presenter mode: one step per screen, large type.
     present: RwSignal<bool>,

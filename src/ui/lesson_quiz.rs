@@ -19,8 +19,12 @@ enum Answer {
 /// computed from the live trace, so an edit changes the right answer too.
 #[component]
 pub fn QuizView(
+    /// The question, its choices and how it is judged.
     quiz: Quiz,
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
+    /// The shown trace: the right answer is computed from it.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The open lesson and step: a new step asks afresh.
     position: Signal<(usize, usize)>,
 ) -> impl IntoView {
     let answer = RwSignal::new(None::<Answer>);

@@ -129,9 +129,15 @@ impl LinesData {
 /// The lines view of `step` for sentence `batch`.
 #[component]
 pub fn LinesView(
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
-    #[prop(into)] selection: Signal<(StepName, usize)>,
-    #[prop(into)] max_width: Signal<f64>,
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The step and sentence shown.
+    #[prop(into)]
+    selection: Signal<(StepName, usize)>,
+    /// The widest the picture may be, CSS pixels.
+    #[prop(into)]
+    max_width: Signal<f64>,
 ) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let root = NodeRef::<html::Div>::new();

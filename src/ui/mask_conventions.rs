@@ -14,8 +14,12 @@ const MAX_MASK_SIDE: usize = 16;
 /// query, one column per key (`T_q × T_k` in cross-attention), read with checked indexing.
 #[component]
 pub fn MaskConventions(
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
-    #[prop(into)] batch: Signal<usize>,
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The sentence whose mask is shown.
+    #[prop(into)]
+    batch: Signal<usize>,
 ) -> impl IntoView {
     move || {
         let t = trace.get()?;

@@ -69,12 +69,19 @@ fn table_marks(e: Explained, id: CardId, n_rows: usize, n_cols: usize) -> Vec<(u
 /// `data-value` is the exact number (`NaN`, `-Infinity` as strings).
 #[component]
 pub fn MatrixTable(
+    /// The matrix.
     values: ndarray::Array2<f64>,
+    /// Row labels (tokens).
     rows: Vec<String>,
+    /// Column labels (tokens or features).
     cols: Vec<String>,
+    /// Row-major: blocked by the mask (empty for steps without a mask).
     blocked: Vec<bool>,
+    /// The step it shows.
     step: StepName,
+    /// The sentence.
     batch: usize,
+    /// The head (0 for steps without heads).
     head: usize,
 ) -> impl IntoView {
     let n_cols = values.ncols();

@@ -37,8 +37,12 @@ fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
 /// the step's words and PyTorch line (the lesson's words stand beside it).
 #[component]
 pub fn TensorView(
+    /// The page's state.
     state: AppState,
-    #[prop(into)] column: Signal<f64>,
+    /// The width of the column the cards sit in, CSS pixels.
+    #[prop(into)]
+    column: Signal<f64>,
+    /// Leave out the step's words and PyTorch line.
     compact: bool,
     /// The tallest a card's picture may be (lessons: words and picture in one screen).
     #[prop(into)]
@@ -170,7 +174,10 @@ pub fn TensorView(
 /// Embed mode (`?embed=1`): only the selected step's figure and a one-line caption, for
 /// an iframe in slides or a course page, with a link to the full page.
 #[component]
-pub fn EmbedView(state: AppState) -> impl IntoView {
+pub fn EmbedView(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, .. } = state;
     // the figure fills the frame: a small matrix is drawn larger (up to 2.5×)
     let max_height = Signal::derive(move || Some((viewport_height.get() - 140.0).max(160.0)));
