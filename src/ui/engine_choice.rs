@@ -112,11 +112,10 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
 }
 
 /// From this much [`work_to_do`] on, the page runs the engine in its worker (see README,
-/// "Large inputs"). Measured in Chromium (`e2e/bench/crossover.mjs`, BENCHMARKS.md R3.3),
-/// typing one word with the wasm SIMD engine: 44 M of work to do (one 128-token sentence
-/// at d_model = 256, alone or one of four) takes 9.7–17.2 ms on the page (p95 ≤ 21),
-/// while the worker's round trip is 35–55 ms; a fresh run of the whole stress page (176 M)
-/// would be a main-thread task of about 40 ms of engine alone, so that goes to the worker.
+/// "Large inputs"): typing in one 128-token sentence at d_model = 256 (44 M, alone or one
+/// of four) is computed on the page, a fresh run of the whole stress page (176 M) in the
+/// worker. Chosen from `e2e/bench/crossover.mjs`'s measurements (the engine on the page
+/// against the worker's round trip): BENCHMARKS.md, R4.2.
 pub const WORKER_MIN_WORK: u64 = 48_000_000;
 
 /// True when the scenario's engine run belongs in the worker: its [`work_to_do`] after

@@ -111,8 +111,9 @@ pub fn start(channel: Channel) {
 
 /// Has the worker, once it is ready and if nothing is asked of it by then, compute
 /// `scenario` (the picture on screen) and throw the result away: its first run is
-/// otherwise 30–60 ms slower than the next ones at the stress size (its memory grows, its
-/// code warms up, the seeded weights are made), and the first edit would pay for that.
+/// otherwise slower than the next ones (its memory grows, its code warms up, the seeded
+/// weights are made), and the first edit would pay for that (BENCHMARKS.md, 1.6 "A warm
+/// worker").
 pub fn warm(scenario: &Scenario) {
     CLIENT.with_borrow_mut(|c| {
         if !c.ready && c.warm.is_none() {
@@ -277,7 +278,7 @@ thread_local! {
 
 /// Makes room in the page's wasm memory for an answer of `bytes`, at idle moments: the
 /// memory grows, and the system commits its pages, now, not inside the task that reads
-/// the worker's first answer (where it took ~10 of that task's 24 ms at the stress size).
+/// the worker's first answer (BENCHMARKS.md, 1.6 "Memory made ready at idle moments").
 /// It takes blocks of [`ROOM_STEP`], one per idle callback, each page written once, then
 /// frees them all: the allocator keeps the memory for the next trace. Once is enough for
 /// each size; later answers reuse what the traces before them freed.

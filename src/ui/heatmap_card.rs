@@ -60,8 +60,8 @@ pub fn HeatmapCard(
 
     // Draw whenever the numbers, the layout or the scale change (and only then). A large
     // card draws in a task of its own (`dom::later`), with the newest values when its turn
-    // comes: eight 128 × 128 cards drawn in one go took ~25 ms, too close to a long task
-    // (since BENCHMARKS R4.3 about 12 ms: they now fit in one of `dom::later`'s tasks).
+    // comes, so a page of large cards is never one long task (BENCHMARKS.md, 1.6 "Large
+    // cards draw apart"; R4.4 for the budget that now puts the stress page's in one).
     let draw =
         move |el: &web_sys::HtmlCanvasElement, layout: &Layout, zoom: f64, scale: Scale, d: &CardData| {
             dom::mark("al-draw-start");

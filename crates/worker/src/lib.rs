@@ -112,8 +112,7 @@ pub fn split(mut trace: Trace) -> Parts {
 
 /// A step's numbers in row-major order, as the worker copies them into a `Float64Array`:
 /// the array's own memory when it is laid out so (the engine's arrays are), else a copy.
-/// (The worker copies each step once; it used to copy it twice, 27 MB each time at the
-/// stress size.)
+/// (One copy per step: BENCHMARKS.md, 1.6 "One copy in the worker".)
 pub fn numbers(data: &ArrayD<f64>) -> Cow<'_, [f64]> {
     match data.as_slice() {
         Some(flat) => Cow::Borrowed(flat),

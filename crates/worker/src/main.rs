@@ -19,7 +19,7 @@ fn main() {
     let now = move || clock.as_ref().map_or(0.0, |p| p.time_origin() + p.now());
     // The buffers of the last answer, which the page sends back once it has read them
     // (`Request::Recycle`): filling a buffer whose pages are already in memory is several
-    // times faster than filling a new one (BENCHMARKS.md, 1.6).
+    // times faster than filling a new one (BENCHMARKS.md, 1.6 "One copy in the worker").
     let mut pool: Vec<ArrayBuffer> = Vec::new();
     // a pooled buffer of exactly `bytes` (never an empty, i.e. detached, one)
     let take = |pool: &mut Vec<ArrayBuffer>, bytes: usize| {
