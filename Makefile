@@ -1,11 +1,17 @@
 # The two commands of the README. Each installs whatever is missing first.
-.PHONY: serve test setup build bench fuzz check-torch monkey
+.PHONY: serve test check setup build bench fuzz check-torch monkey
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
 	scripts/serve.sh
 
 test:   ## fmt, clippy, native tests, release build, browser tests
 	scripts/test.sh
+
+check:  ## the fast loop: fmt, clippy (native and wasm32, all three crates), native tests; no browser, no setup
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --workspace --target wasm32-unknown-unknown -- -D warnings
+	cargo test --workspace
 
 setup:  ## install the pinned tools only
 	scripts/setup.sh

@@ -5,104 +5,30 @@
 
 use std::sync::Arc;
 
+use attention_worker::RunError;
 use leptos::prelude::*;
 
-use crate::engine::{EngineError, Scenario, Trace};
+use crate::engine::error::Field;
+use crate::engine::Trace;
 use crate::lessons;
 
+use super::app_state::{AppState, Run};
 use super::controls::Controls;
 use super::dom;
+use super::embedding_editor::EmbeddingEditor;
+use super::embedding_plot::EmbeddingPlot;
+use super::engine_choice::{self, EngineMode};
 use super::engine_worker;
-use super::explain_panel::Explained;
-use super::heatmap_card::TablesOpen;
+use super::explained::Explained;
 use super::highlight::Highlights;
-use super::lesson_panel::{EmbeddingEditor, EmbeddingPlot, LessonPanel, MaskConventions};
+use super::lesson_panel::LessonPanel;
+use super::mask_conventions::MaskConventions;
+use super::matrix_table::TablesOpen;
 use super::pipeline::Pipeline;
-use super::state::{self, Settings, ViewState};
+use super::settings;
 use super::tensors::{EmbedView, TensorView};
 use super::tokens::{BatchTabs, Overview};
-
-/// The engine's answer for the current inputs.
-#[derive(Debug, Clone)]
-pub struct Run {
-    /// The scenario the inputs describe.
-    pub scenario: Scenario,
-    /// What was cut to the page's limits.
-    pub notices: Vec<String>,
-    /// The trace, or why there is none. While `computing`, the previous run's.
-    pub result: Result<Arc<Trace>, EngineError>,
-    /// True while the engine worker computes this scenario (the page shows the last
-    /// picture, marked as computing).
-    pub computing: bool,
-}
-
-/// Two runs are the same when their inputs and their state are: the engine is a pure
-/// function of the scenario, so comparing the traces number by number (what a derived
-/// `PartialEq` would do on every edit) could only repeat that; the trace's pointer tells
-/// a worker's answer from the picture kept while it computed.
-impl PartialEq for Run {
-    fn eq(&self, other: &Self) -> bool {
-        let same_result = match (&self.result, &other.result) {
-            (Ok(a), Ok(b)) => Arc::ptr_eq(a, b),
-            (Err(a), Err(b)) => a == b,
-            _ => false,
-        };
-        self.scenario == other.scenario
-            && self.notices == other.notices
-            && self.computing == other.computing
-            && same_result
-    }
-}
-
-/// Where the engine runs: `?engine=sync` or `?engine=worker` force one (for tests and
-/// benchmarks); otherwise by size ([`state::belongs_in_worker`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EngineMode {
-    Auto,
-    Sync,
-    Worker,
-}
-
-/// The page's state, shared by its components: plain signals, copied into each.
-#[derive(Clone, Copy)]
-pub struct AppState {
-    /// The sentences, one per line.
-    pub text: RwSignal<String>,
-    /// Everything the controls set.
-    pub settings: RwSignal<Settings>,
-    /// What is selected.
-    pub view: RwSignal<ViewState>,
-    /// The last import's error.
-    pub import_error: RwSignal<Option<String>>,
-    /// The open lesson and step, if any.
-    pub lesson: RwSignal<Option<(usize, usize)>>,
-    /// The engine's answer for the current inputs.
-    pub run: Memo<Run>,
-    /// The last trace that ran without error (stays on screen under an error).
-    pub shown: Memo<Option<Arc<Trace>>>,
-    /// The window's width, CSS pixels.
-    pub viewport: RwSignal<f64>,
-    /// The window's height, CSS pixels.
-    pub viewport_height: RwSignal<f64>,
-}
-
-impl AppState {
-    /// The engine's error for the current inputs, if any.
-    pub fn error(&self) -> Signal<Option<EngineError>> {
-        let run = self.run;
-        Signal::derive(move || run.with(|r| r.result.clone().err()))
-    }
-}
-
-/// An error message for one control, shown only when the engine's error is about it.
-#[component]
-pub fn FieldError(#[prop(into)] error: Signal<Option<EngineError>>, field: &'static str) -> impl IntoView {
-    move || {
-        error.get().filter(|e| e.field() == field).map(|e| {
-            view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> }
-        })
-    }
-}
+use super::url;
 
 /// The whole page.
 #[component]
@@ -116,12 +42,9 @@ pub fn App() -> impl IntoView {
     // presenter mode: one lesson step per screen; embed mode: only the selected figure
     let present = RwSignal::new(flag("present"));
     let embed = flag("embed");
-    let engine_mode = match lesson_pairs.iter().find(|(k, _)| k == "engine").map(|(_, v)| v.as_str()) {
-        Some("sync") => EngineMode::Sync,
-        Some("worker") => EngineMode::Worker,
-        _ => EngineMode::Auto,
-    };
-    let (text0, settings0, view0, mut url_notices) = state::from_query(&pairs);
+    let engine_mode =
+        EngineMode::from_query(lesson_pairs.iter().find(|(k, _)| k == "engine").map(|(_, v)| v.as_str()));
+    let (text0, settings0, view0, mut url_notices) = url::from_query(&pairs);
     let text = RwSignal::new(text0);
     let settings = RwSignal::new(settings0);
     let view_state = RwSignal::new(view0);
@@ -136,7 +59,7 @@ pub fn App() -> impl IntoView {
         let all_lessons = all_lessons.clone();
         move |(l, s): (usize, usize)| {
             let Some(ls) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return };
-            let (t, st) = state::from_scenario(&ls.scenario);
+            let (t, st) = settings::from_scenario(&ls.scenario);
             settings.set(st);
             text.set(t);
             view_state.update(|v| {
@@ -174,14 +97,15 @@ pub fn App() -> impl IntoView {
     // the last picture stays, marked as computing.
     let channel = engine_worker::Channel::new();
     let run = Memo::new(move |prev: Option<&Run>| {
-        let (scenario, notices) = state::scenario(&text.get(), &settings.get());
+        // borrowed, not cloned: the settings may hold imported embeddings and weights
+        let (scenario, notices) = text.with(|t| settings.with(|s| settings::scenario(t, s)));
         // the scenario of the trace on screen, which the engine would reuse from
         let last_run = prev.filter(|p| !p.computing && p.result.is_ok()).map(|p| &p.scenario);
         let off_thread = !channel.failed.get()
             && match engine_mode {
                 EngineMode::Sync => false,
-                EngineMode::Worker => state::check_page_limits(&scenario).is_ok(),
-                EngineMode::Auto => state::belongs_in_worker(&scenario, last_run),
+                EngineMode::Worker => engine_choice::check_page_limits(&scenario).is_ok(),
+                EngineMode::Auto => engine_choice::belongs_in_worker(&scenario, last_run),
             };
         if let Some(p) = prev.filter(|p| p.scenario == scenario && !p.computing) {
             let result = p.result.clone();
@@ -203,7 +127,7 @@ pub fn App() -> impl IntoView {
         dom::mark("al-engine-start");
         // the sentences that did not change are not projected again
         let previous = prev.and_then(|p| p.result.as_deref().ok());
-        let result = state::run_reusing(&scenario, previous).map(Arc::new);
+        let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
         dom::mark("al-engine-end");
         Run { scenario, notices, result, computing: false }
     });
@@ -219,7 +143,7 @@ pub fn App() -> impl IntoView {
                 EngineMode::Worker => true,
                 // a page whose whole run is large: the worker gets ready for the runs
                 // that are (a new seed, h, d_model; typing is mostly done here)
-                EngineMode::Auto => state::belongs_in_worker(&r.scenario, None),
+                EngineMode::Auto => engine_choice::belongs_in_worker(&r.scenario, None),
             } {
                 engine_worker::warm(&r.scenario);
                 engine_worker::start(channel);
@@ -234,9 +158,11 @@ pub fn App() -> impl IntoView {
     // The last trace that ran without error stays on screen, marked stale, under an error.
     // (It changes when it holds another trace: comparing the pointers is enough.)
     let shown = Memo::new_with_compare(
-        move |prev: Option<&Option<Arc<Trace>>>| match &run.get().result {
-            Ok(t) => Some(t.clone()),
-            Err(_) => prev.cloned().flatten(),
+        move |prev: Option<&Option<Arc<Trace>>>| {
+            run.with(|r| match &r.result {
+                Ok(t) => Some(t.clone()),
+                Err(_) => prev.cloned().flatten(),
+            })
         },
         |a, b| match (a.cloned().flatten(), b.cloned().flatten()) {
             (Some(a), Some(b)) => !Arc::ptr_eq(&a, &b),
@@ -305,7 +231,7 @@ pub fn App() -> impl IntoView {
     {
         let all_lessons = all_lessons.clone();
         Effect::new(move |_| {
-            let mut q = state::to_query(&text.get(), &settings.get(), &view_state.get());
+            let mut q = text.with(|t| settings.with(|s| view_state.with(|v| url::to_query(t, s, v))));
             if let Some((l, s)) = lesson.get() {
                 if let Some(found) = all_lessons.get(l) {
                     q.push(("lesson", found.id.to_string()));
@@ -315,10 +241,8 @@ pub fn App() -> impl IntoView {
             if present.get() {
                 q.push(("present", "1".into()));
             }
-            match engine_mode {
-                EngineMode::Auto => {}
-                EngineMode::Sync => q.push(("engine", "sync".into())),
-                EngineMode::Worker => q.push(("engine", "worker".into())),
+            if let Some(mode) = engine_mode.query_value() {
+                q.push(("engine", mode.into()));
             }
             if embed {
                 q.push(("embed", "1".into()));
@@ -414,7 +338,7 @@ pub fn App() -> impl IntoView {
                 {move || stale().then(|| view! {
                     <p class="al-notice al-stale-note" data-testid="stale">"The pictures below are from the last valid input; fix the error above to update them."</p>
                 })}
-                {move || error.get().filter(|e| e.field() == "scenario" || e.field() == "embeddings").map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
+                {move || error.get().filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings)).map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
             </div>
 
             {move || (!present.get()).then(|| {

@@ -3,15 +3,21 @@
 
 use leptos::prelude::*;
 
+use crate::engine::error::Field;
+use attention_worker::RunError;
+
 use crate::engine::{self, Fill, Padding, Positional, ProjectionKind, Projections};
 
-use super::app::{AppState, FieldError};
+use super::app_state::AppState;
 use super::io::ImportExport;
-use super::state::{Settings, UI_MAX_D_MODEL};
+use super::settings::{Settings, UI_MAX_D_MODEL};
 
 /// The control panel.
 #[component]
-pub fn Controls(state: AppState) -> impl IntoView {
+pub fn Controls(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let AppState { text, settings, import_error, .. } = state;
     let error = state.error();
     // Any edit clears an old import error; a number field that does not parse says so
@@ -68,7 +74,7 @@ pub fn Controls(state: AppState) -> impl IntoView {
                 prop:value=move || text.get()
                 on:input=move |ev| { import_error.set(None); text.set(event_target_value(&ev)) }
             ></textarea>
-            <FieldError error=error field="sentences" />
+            <FieldError error=error field=Field::Sentences />
         </label>
         <label class="al-check">
             <input
@@ -107,7 +113,7 @@ pub fn Controls(state: AppState) -> impl IntoView {
                     on:input=move |ev| set_count("d_model", &ev, &|s, v| s.d_model = v)
                 />
                 {number_error("d_model")}
-                <FieldError error=error field="d_model" />
+                <FieldError error=error field=Field::DModel />
             </label>
             <label class="al-field">
                 <span>"h (heads)"</span>
@@ -121,7 +127,7 @@ pub fn Controls(state: AppState) -> impl IntoView {
                 />
                 {number_error("h")}
                 <span class="al-hint" data-testid="d-k">{d_k_text}</span>
-                <FieldError error=error field="n_heads" />
+                <FieldError error=error field=Field::NHeads />
             </label>
             <label class="al-field">
                 <span>"Projections W_Q, W_K, W_V, W_O"</span>
@@ -141,7 +147,7 @@ pub fn Controls(state: AppState) -> impl IntoView {
                     <option value="seeded">"seeded (Xavier uniform)"</option>
                     <option value="explicit" disabled=true>"imported"</option>
                 </select>
-                <FieldError error=error field="projections" />
+                <FieldError error=error field=Field::Projections />
             </label>
             <label class="al-field">
                 <span>"seed"</span>
@@ -212,5 +218,21 @@ pub fn Controls(state: AppState) -> impl IntoView {
         </fieldset>
         <ImportExport state=state />
     </section>
+    }
+}
+
+/// An error message for one control, shown only when the engine's error is about it.
+#[component]
+pub fn FieldError(
+    /// The current error, if any.
+    #[prop(into)]
+    error: Signal<Option<RunError>>,
+    /// The control this message belongs to.
+    field: Field,
+) -> impl IntoView {
+    move || {
+        error.get().filter(|e| e.field() == field).map(|e| {
+            view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> }
+        })
     }
 }

@@ -324,9 +324,8 @@ fn schedule_later() {
 }
 
 /// How long one task of [`later`] pieces may run before it yields (a piece is never cut).
-/// 24 ms: the eight 128 × 128 cards of the stress page (about 1.5 ms each since R4.3)
-/// draw in one task; with 12 they took two, and the browser's frame in between made the
-/// p95 of a keystroke 5–10 ms later (BENCHMARKS.md R4.4).
+/// 24 ms: the eight 128 × 128 cards of the stress page draw in one task, without a
+/// browser frame between them (BENCHMARKS.md, R4.4).
 const LATER_BUDGET_MS: f64 = 24.0;
 
 fn run_later() {

@@ -12,15 +12,16 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
-use attention_worker::Parts;
-use js_sys::{Array, Float64Array, Reflect, Uint8Array};
+use attention_worker::protocol::{Reply, Request};
+use attention_worker::{Parts, RunError};
+use js_sys::Reflect;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
-use crate::engine::{EngineError, Scenario, Trace};
+use crate::engine::{Scenario, Trace};
 
-use super::{dom, state};
+use super::{dom, engine_choice};
 
 /// The worker's script, relative to the page (Trunk writes it next to index.html), so the
 /// build works under any sub-path.
@@ -35,7 +36,7 @@ pub struct Answer {
     /// The scenario it answers.
     pub scenario: Scenario,
     /// The trace, or the engine's error (as the page's own run gives it).
-    pub result: Result<Arc<Trace>, EngineError>,
+    pub result: Result<Arc<Trace>, RunError>,
 }
 
 /// The signals the worker writes: its newest answer, and whether it failed.
@@ -110,8 +111,9 @@ pub fn start(channel: Channel) {
 
 /// Has the worker, once it is ready and if nothing is asked of it by then, compute
 /// `scenario` (the picture on screen) and throw the result away: its first run is
-/// otherwise 30–60 ms slower than the next ones at the stress size (its memory grows, its
-/// code warms up, the seeded weights are made), and the first edit would pay for that.
+/// otherwise slower than the next ones (its memory grows, its code warms up, the seeded
+/// weights are made), and the first edit would pay for that (BENCHMARKS.md, 1.6 "A warm
+/// worker").
 pub fn warm(scenario: &Scenario) {
     CLIENT.with_borrow_mut(|c| {
         if !c.ready && c.warm.is_none() {
@@ -128,9 +130,7 @@ fn pump() {
         if *id <= c.sent {
             return;
         }
-        let msg = js_sys::Object::new();
-        let _ = Reflect::set(&msg, &"id".into(), &JsValue::from_f64(*id as f64));
-        let _ = Reflect::set(&msg, &"scenario_json".into(), &JsValue::from_str(&scenario.to_json()));
+        let msg = Request::Compute { id: *id, scenario_json: scenario.to_json() }.to_js();
         dom::mark("al-worker-post");
         if worker.post_message(&msg).is_ok() {
             c.in_flight = Some(*id);
@@ -181,36 +181,27 @@ fn start_worker(channel: Channel) -> Result<(), String> {
     Ok(())
 }
 
-fn get(msg: &JsValue, key: &str) -> JsValue {
-    Reflect::get(msg, &key.into()).unwrap_or(JsValue::UNDEFINED)
-}
-
 fn on_message(msg: JsValue, channel: Channel) {
-    if get(&msg, "ready").is_truthy() {
-        CLIENT.with_borrow_mut(|c| {
-            c.ready = true;
-            let warm = c.warm.take().filter(|_| c.wanted.is_none());
-            if let (Some(worker), Some(scenario)) = (&c.worker, warm) {
-                let msg = js_sys::Object::new();
-                let _ = Reflect::set(&msg, &"warm".into(), &JsValue::from_str(&scenario.to_json()));
-                let _ = worker.post_message(&msg);
-            }
-        });
-        pump();
-        return;
-    }
+    let Some(reply) = Reply::from_js(&msg) else { return };
+    let (id, times) = match &reply {
+        Reply::Ready => {
+            CLIENT.with_borrow_mut(|c| {
+                c.ready = true;
+                let warm = c.warm.take().filter(|_| c.wanted.is_none());
+                if let (Some(worker), Some(scenario)) = (&c.worker, warm) {
+                    let _ = worker.post_message(&Request::Warm { scenario_json: scenario.to_json() }.to_js());
+                }
+            });
+            pump();
+            return;
+        }
+        Reply::Trace { id, times, .. } | Reply::Error { id, times, .. } => (*id, *times),
+    };
     dom::mark("al-worker-answer");
     // the worker's own times, as marks on the page's clock (read by the benchmarks)
-    if let Ok(times) = get(&msg, "times").dyn_into::<Array>() {
-        for (i, name) in
-            ["al-worker-received", "al-worker-computed", "al-worker-sent"].into_iter().enumerate()
-        {
-            if let Some(t) = times.get(i as u32).as_f64() {
-                dom::mark_at(name, t);
-            }
-        }
-    }
-    let id = get(&msg, "id").as_f64().map_or(0, |x| x as u64);
+    dom::mark_at("al-worker-received", times.received);
+    dom::mark_at("al-worker-computed", times.computed);
+    dom::mark_at("al-worker-sent", times.sent);
     let scenario = CLIENT.with_borrow_mut(|c| {
         if c.in_flight == Some(id) {
             c.in_flight = None;
@@ -219,21 +210,19 @@ fn on_message(msg: JsValue, channel: Channel) {
     });
     // an answer to an older request: drop it and send the newest
     let Some(scenario) = scenario else {
-        recycle(&msg);
+        recycle(&reply);
         pump();
         return;
     };
     dom::mark("al-engine-start");
-    let result = match get(&msg, "error").as_string() {
-        // the engine's error, with its variant, as the page's own run gives it: every
-        // error is found before the heavy work, so this run is short
-        Some(_) => state::run(&scenario).map(Arc::new),
-        None => {
-            let data = Array::from(&get(&msg, "data"));
+    let result = match &reply {
+        // the engine's error, with the control it is about, as the page's own run gives it
+        Reply::Error { error, .. } => Err(error.clone()),
+        Reply::Trace { meta, data, blocked, .. } => {
             let parts = Parts {
-                meta: get(&msg, "meta").as_string().unwrap_or_default(),
-                data: data.iter().map(|a| Float64Array::from(a).to_vec()).collect(),
-                blocked: Uint8Array::from(get(&msg, "blocked")).to_vec(),
+                meta: meta.clone(),
+                data: data.iter().map(js_sys::Float64Array::to_vec).collect(),
+                blocked: blocked.to_vec(),
             };
             match attention_worker::join(parts, &scenario) {
                 Ok(trace) => Ok(Arc::new(trace)),
@@ -241,13 +230,14 @@ fn on_message(msg: JsValue, channel: Channel) {
                     web_sys::console::warn_1(
                         &format!("Attention Lens: unreadable answer from the worker ({e})").into(),
                     );
-                    state::run(&scenario).map(Arc::new)
+                    engine_choice::run(&scenario).map(Arc::new).map_err(RunError::from)
                 }
             }
         }
+        Reply::Ready => return,
     };
     dom::mark("al-engine-end");
-    recycle(&msg);
+    recycle(&reply);
     // the pictures in a task of their own: reading the answer and drawing it are two
     // tasks, each well under 50 ms at the stress size, and a keystroke can come between
     set_timeout(move || channel.answer.set(Some(Answer { scenario, result })), Duration::ZERO);
@@ -256,25 +246,15 @@ fn on_message(msg: JsValue, channel: Channel) {
 
 /// Sends an answer's buffers back to the worker once they are read, for its next answer
 /// (see `attention_worker`): filling buffers already in memory is faster than new ones.
-fn recycle(msg: &JsValue) {
-    let buffers = Array::new();
-    if let Ok(data) = get(msg, "data").dyn_into::<Array>() {
-        for a in data.iter().filter_map(|a| a.dyn_into::<Float64Array>().ok()) {
-            buffers.push(&a.buffer());
-        }
-    }
-    if let Ok(blocked) = get(msg, "blocked").dyn_into::<Uint8Array>() {
-        buffers.push(&blocked.buffer());
-    }
-    if buffers.length() == 0 {
-        return;
-    }
-    let back = js_sys::Object::new();
-    let _ = Reflect::set(&back, &"recycle".into(), &buffers);
+fn recycle(reply: &Reply) {
+    let Reply::Trace { data, blocked, .. } = reply else { return };
+    let mut buffers: Vec<js_sys::ArrayBuffer> = data.iter().map(|a| a.buffer()).collect();
+    buffers.push(blocked.buffer());
+    let back = Request::Recycle { buffers };
     CLIENT.with_borrow(|c| {
         if let Some(worker) = &c.worker {
             // (if the transfer fails, the worker simply makes new buffers)
-            let _ = worker.post_message_with_transfer(&back, &buffers);
+            let _ = worker.post_message_with_transfer(&back.to_js(), &back.transfer());
         }
     });
 }
@@ -298,7 +278,7 @@ thread_local! {
 
 /// Makes room in the page's wasm memory for an answer of `bytes`, at idle moments: the
 /// memory grows, and the system commits its pages, now, not inside the task that reads
-/// the worker's first answer (where it took ~10 of that task's 24 ms at the stress size).
+/// the worker's first answer (BENCHMARKS.md, 1.6 "Memory made ready at idle moments").
 /// It takes blocks of [`ROOM_STEP`], one per idle callback, each page written once, then
 /// frees them all: the allocator keeps the memory for the next trace. Once is enough for
 /// each size; later answers reuse what the traces before them freed.

@@ -7,12 +7,15 @@ use wasm_bindgen::JsCast;
 
 use crate::engine::{export, Scenario};
 
-use super::app::AppState;
-use super::{dom, state};
+use super::app_state::AppState;
+use super::{dom, settings};
 
 /// The import/export row.
 #[component]
-pub fn ImportExport(state: AppState) -> impl IntoView {
+pub fn ImportExport(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let AppState { text, settings, view: view_state, import_error, run, shown, .. } = state;
     let export_trace = move |_| {
         if let Some(t) = shown.get_untracked() {
@@ -63,7 +66,7 @@ pub fn ImportExport(state: AppState) -> impl IntoView {
                 wasm_bindgen_futures::JsFuture::from(promise).await.ok().and_then(|v| v.as_string());
             match text_value.map(|t| Scenario::from_json(&t)) {
                 Some(Ok(s)) => {
-                    let (t, st) = state::from_scenario(&s);
+                    let (t, st) = settings::from_scenario(&s);
                     import_error.set(None);
                     settings.set(st);
                     text.set(t);

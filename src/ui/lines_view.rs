@@ -16,8 +16,8 @@ use crate::draw::lines::{draw_lines, top_keys, Focus, Lines, LinesLayout};
 use crate::engine::{StepName, Trace};
 use crate::format::short;
 
+use super::card_data::{axis_labels, AxisLabels};
 use super::dom;
-use super::heatmap_card::axis_labels;
 
 /// The numbers and labels the view draws, for one step and sentence.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,7 +40,8 @@ impl LinesData {
         let heads: Vec<_> =
             (0..trace.sizes.n_heads).map_while(|h| s.matrix(batch, h).map(|m| m.to_owned())).collect();
         let (n_q, n_k) = heads.first()?.dim();
-        let (queries, keys, query_pad, key_pad) = axis_labels(trace, step, batch);
+        let AxisLabels { rows: queries, cols: keys, row_pad: query_pad, col_pad: key_pad } =
+            axis_labels(trace, step, batch);
         if queries.len() != n_q || keys.len() != n_k {
             return None;
         }
@@ -128,9 +129,15 @@ impl LinesData {
 /// The lines view of `step` for sentence `batch`.
 #[component]
 pub fn LinesView(
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
-    #[prop(into)] selection: Signal<(StepName, usize)>,
-    #[prop(into)] max_width: Signal<f64>,
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The step and sentence shown.
+    #[prop(into)]
+    selection: Signal<(StepName, usize)>,
+    /// The widest the picture may be, CSS pixels.
+    #[prop(into)]
+    max_width: Signal<f64>,
 ) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let root = NodeRef::<html::Div>::new();

@@ -50,8 +50,13 @@ fn step_row(step: &Step, selected: Signal<StepName>, on_select: Callback<StepNam
 /// The list of steps; arrow keys move the selection.
 #[component]
 pub fn Pipeline(
-    #[prop(into)] trace: Signal<Option<Arc<Trace>>>,
-    #[prop(into)] selected: Signal<StepName>,
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The selected step.
+    #[prop(into)]
+    selected: Signal<StepName>,
+    /// Selects a step.
     on_select: Callback<StepName>,
 ) -> impl IntoView {
     let on_key = move |ev: leptos::ev::KeyboardEvent| {

@@ -7,10 +7,10 @@ use crate::draw::Scale;
 use crate::engine::trace::shape_text;
 use crate::engine::{StepName, Trace};
 
-use super::app::AppState;
-use super::heatmap_card::{CardId, HeatmapCard};
+use super::app_state::AppState;
+use super::card_data::CardId;
+use super::heatmap_card::HeatmapCard;
 use super::lines_view::LinesView;
-use super::state::ViewState;
 
 /// The step shown, never one the trace lacks: a step of cross-attention or positions
 /// that was switched off falls back to the weights.
@@ -37,8 +37,12 @@ fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
 /// the step's words and PyTorch line (the lesson's words stand beside it).
 #[component]
 pub fn TensorView(
+    /// The page's state.
     state: AppState,
-    #[prop(into)] column: Signal<f64>,
+    /// The width of the column the cards sit in, CSS pixels.
+    #[prop(into)]
+    column: Signal<f64>,
+    /// Leave out the step's words and PyTorch line.
     compact: bool,
     /// The tallest a card's picture may be (lessons: words and picture in one screen).
     #[prop(into)]
@@ -46,21 +50,26 @@ pub fn TensorView(
 ) -> impl IntoView {
     let AppState { shown, view: view_state, .. } = state;
     let trace = Signal::derive(move || shown.get());
+    // The step and sentence shown ([`shown_step`], the sentence kept inside the batch):
+    // worked out once here for the cards' keys, the header, the shared scale and the
+    // lines view.
+    let selected = Memo::new(move |_| {
+        let (step, batch) = view_state.with(|v| (v.step, v.batch));
+        shown.with(|t| t.as_ref().map(|t| (shown_step(t, step), batch.min(t.sizes.b.saturating_sub(1)))))
+    });
     // The cards to show, as keys: a card is kept while its key stays.
     let ids = Memo::new(move |_| {
-        let trace = shown.get()?;
-        let ViewState { step, batch, .. } = view_state.get();
-        let name = shown_step(&trace, step);
-        let s = trace.step(name)?;
-        let batch = batch.min(trace.sizes.b.saturating_sub(1));
-        let heads = if s.has_heads() { trace.sizes.n_heads } else { 1 };
+        let (name, batch) = selected.get()?;
+        let heads = shown.with(|t| {
+            let t = t.as_ref()?;
+            Some(if t.step(name)?.has_heads() { t.sizes.n_heads } else { 1 })
+        })?;
         Some((0..heads).map(|head| CardId { step: name, batch, head }).collect::<Vec<_>>())
     });
     let header = move || {
+        let (name, batch) = selected.get()?;
         let trace = shown.get()?;
-        let ViewState { step, batch, .. } = view_state.get();
-        let s = trace.step(shown_step(&trace, step))?;
-        let batch = batch.min(trace.sizes.b.saturating_sub(1));
+        let s = trace.step(name)?;
         let notes = mask_notes(&trace, s.name, batch);
         Some(view! {
             <div class="al-tensor-head">
@@ -82,17 +91,15 @@ pub fn TensorView(
     // One colour scale for every head of a (B, h, ·, ·) step, when the scale is shared:
     // computed once per trace and view, not once per card.
     let shared_scale = Memo::new(move |_| {
-        let (step, batch, shared) = view_state.with(|v| (v.step, v.batch, v.shared_scale));
-        if !shared {
+        if !view_state.with(|v| v.shared_scale) {
             return None;
         }
+        let (step, batch) = selected.get()?;
         shown.with(|t| {
-            let t = t.as_ref()?;
-            let s = t.step(shown_step(t, step))?;
+            let s = t.as_ref()?.step(step)?;
             if s.name == StepName::Weights || !s.has_heads() {
                 return None;
             }
-            let batch = batch.min(t.sizes.b.saturating_sub(1));
             let heads = s.shape.get(1).copied().unwrap_or(1);
             let values = (0..heads).filter_map(|h| s.matrix(batch, h)).flat_map(|m| m.into_iter());
             Some((s.name, batch, Scale::diverging(values)))
@@ -129,19 +136,14 @@ pub fn TensorView(
     };
     // A (B, h, T_q, T_k) step can be shown as lines instead of heatmaps.
     let lines_possible = move || {
+        let Some((step, _)) = selected.get() else { return false };
         shown.with(|t| {
-            t.as_ref()
-                .and_then(|t| t.step(shown_step(t, view_state.with(|v| v.step))))
-                .is_some_and(|s| s.has_heads() && s.cols_are_keys())
+            t.as_ref().and_then(|t| t.step(step)).is_some_and(|s| s.has_heads() && s.cols_are_keys())
         })
     };
     let as_lines = move || lines_possible() && view_state.with(|v| v.lines);
-    let selection = Signal::derive(move || {
-        let (step, batch) = view_state.with(|v| (v.step, v.batch));
-        shown.with(|t| {
-            t.as_ref().map_or((step, 0), |t| (shown_step(t, step), batch.min(t.sizes.b.saturating_sub(1))))
-        })
-    });
+    let selection =
+        Signal::derive(move || selected.get().unwrap_or_else(|| (view_state.with(|v| v.step), 0)));
     let toggle = move || {
         lines_possible().then(|| {
             view! {
@@ -172,7 +174,10 @@ pub fn TensorView(
 /// Embed mode (`?embed=1`): only the selected step's figure and a one-line caption, for
 /// an iframe in slides or a course page, with a link to the full page.
 #[component]
-pub fn EmbedView(state: AppState) -> impl IntoView {
+pub fn EmbedView(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, .. } = state;
     // the figure fills the frame: a small matrix is drawn larger (up to 2.5×)
     let max_height = Signal::derive(move || Some((viewport_height.get() - 140.0).max(160.0)));

@@ -5,11 +5,14 @@ use leptos::prelude::*;
 
 use crate::engine;
 
-use super::app::AppState;
+use super::app_state::AppState;
 
 /// Sizes and token chips.
 #[component]
-pub fn Overview(state: AppState) -> impl IntoView {
+pub fn Overview(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let shown = state.shown;
     let sizes_view = move || {
         shown.get().map(|t| {
@@ -70,7 +73,10 @@ pub fn Overview(state: AppState) -> impl IntoView {
 
 /// One tab per sentence of the batch (none for a single sentence).
 #[component]
-pub fn BatchTabs(state: AppState) -> impl IntoView {
+pub fn BatchTabs(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
     let (shown, view_state) = (state.shown, state.view);
     move || {
         let trace = shown.get()?;

@@ -150,8 +150,8 @@ pub fn hashed_vector(key: &str, d_model: usize) -> Vec<f64> {
 }
 
 /// Hashed vectors drawn lately, by `(d_model, word)`: typing a word into a long text
-/// embeds every other word again, and drawing each from its ChaCha stream was ~2 ms of
-/// an edit at B = 4, T = 128, d_model = 256. The cache changes no number.
+/// embeds every other word again, and drawing each from its ChaCha stream is not free
+/// at the stress size (BENCHMARKS.md, R4.3). The cache changes no number.
 static HASHED: Mutex<HashedCache> = Mutex::new(BTreeMap::new());
 
 /// `(d_model, word)` → the word's vector.

@@ -150,39 +150,116 @@ pub enum EngineError {
     },
 }
 
+/// The input control an [`EngineError`] is about, so the page can show the error next
+/// to it ([`EngineError::field`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// The sentences (and the key/value sentences): their number and tokens.
+    Sentences,
+    /// `d_model`.
+    DModel,
+    /// `n_heads` (h).
+    NHeads,
+    /// The explicit embedding vectors.
+    Embeddings,
+    /// The projection weights.
+    Projections,
+    /// The scenario as a whole (its JSON).
+    Scenario,
+    /// `n_kv_heads` (h_kv, grouped-query attention).
+    NKvHeads,
+    /// The RoPE settings.
+    Rope,
+    /// The mask's sliding window.
+    Window,
+    /// The causal mask switch (decoding needs it).
+    Causal,
+    /// A tile's block size (the online softmax).
+    Block,
+}
+
+impl Field {
+    /// Every field, in the order of the page's controls.
+    pub const ALL: [Field; 11] = [
+        Self::Sentences,
+        Self::DModel,
+        Self::NHeads,
+        Self::NKvHeads,
+        Self::Rope,
+        Self::Causal,
+        Self::Window,
+        Self::Block,
+        Self::Embeddings,
+        Self::Projections,
+        Self::Scenario,
+    ];
+
+    /// The field named `name` ([`Field::as_str`]), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+
+    /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
+    /// `"n_kv_heads"`, `"rope"`, `"causal"`, `"window"`, `"block"`, `"embeddings"`,
+    /// `"projections"`, `"scenario"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sentences => "sentences",
+            Self::DModel => "d_model",
+            Self::NHeads => "n_heads",
+            Self::Embeddings => "embeddings",
+            Self::Projections => "projections",
+            Self::Scenario => "scenario",
+            Self::NKvHeads => "n_kv_heads",
+            Self::Rope => "rope",
+            Self::Window => "window",
+            Self::Causal => "causal",
+            Self::Block => "block",
+        }
+    }
+
+    /// The field of a size named by `ZeroSize` or `TooLarge` (`"d_model"`, `"h (n_heads)"`,
+    /// `"B (sentences)"`, `"T (tokens in sentence 2)"`, the attention cells): the one
+    /// place that reads those names, until the variants carry their [`Field`].
+    fn of_size(what: &str) -> Self {
+        if what.starts_with("d_model") {
+            Self::DModel
+        } else if what.starts_with("h ") || what.starts_with("n_heads") {
+            Self::NHeads
+        } else if what == "n_kv_heads" {
+            Self::NKvHeads
+        } else if what == "window" {
+            Self::Window
+        } else if what == "block" {
+            Self::Block
+        } else {
+            Self::Sentences
+        }
+    }
+}
+
+impl std::fmt::Display for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl EngineError {
     /// Which input the error is about, so the UI can show it next to that control.
-    ///
-    /// One of `"sentences"`, `"d_model"`, `"n_heads"`, `"n_kv_heads"`, `"rope"`,
-    /// `"window"`, `"block"`, `"causal"`, `"embeddings"`, `"projections"`, `"scenario"`.
-    pub fn field(&self) -> &'static str {
+    pub fn field(&self) -> Field {
         match self {
-            Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => "sentences",
-            Self::ZeroSize { what } => what,
-            Self::HeadsDoNotDivide { .. } => "n_heads",
-            Self::KvHeadsDoNotDivide { .. } => "n_kv_heads",
-            Self::RopeOddWidth { .. } | Self::RopeBase { .. } => "rope",
-            Self::DecodeNeedsCausal => "causal",
-            Self::TooLarge { what, .. } => {
-                if what.starts_with("d_model") {
-                    "d_model"
-                } else if what.starts_with("h ") || what.starts_with("n_heads") {
-                    "n_heads"
-                } else {
-                    "sentences"
-                }
-            }
-            Self::EmbeddingLength { .. } => "embeddings",
-            Self::BadNumber { what, .. } => {
-                if what.starts_with("embedding") {
-                    "embeddings"
-                } else {
-                    "projections"
-                }
-            }
-            Self::WeightShape { .. } => "projections",
-            Self::Reshape { .. } => "n_heads",
-            Self::Json { .. } => "scenario",
+            Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => Field::Sentences,
+            Self::ZeroSize { what } => Field::of_size(what),
+            Self::TooLarge { what, .. } => Field::of_size(what),
+            Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
+            Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
+            Self::RopeOddWidth { .. } | Self::RopeBase { .. } => Field::Rope,
+            Self::DecodeNeedsCausal => Field::Causal,
+            Self::EmbeddingLength { .. } => Field::Embeddings,
+            // a bad number is in an embedding (`embedding of "bat"[1]`) or a weight (`w_q[0][1]`)
+            Self::BadNumber { what, .. } if what.starts_with("embedding") => Field::Embeddings,
+            Self::BadNumber { .. } | Self::WeightShape { .. } => Field::Projections,
+            Self::Json { .. } => Field::Scenario,
         }
     }
 }
@@ -245,5 +322,49 @@ pub(crate) fn check_number(value: f64, what: impl FnOnce() -> String) -> Result<
         Ok(())
     } else {
         Err(EngineError::BadNumber { what: what(), value: number_text(value), max: limits::MAX_ABS_INPUT })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_names_its_control() {
+        let too_large = |what: &str| EngineError::TooLarge { what: what.into(), value: 2, max: 1 };
+        let bad_number =
+            |what: &str| EngineError::BadNumber { what: what.into(), value: "NaN".into(), max: 1.0 };
+        let cases = [
+            (EngineError::NoSentences, Field::Sentences),
+            (EngineError::EmptySentence { index: 2 }, Field::Sentences),
+            (EngineError::BatchMismatch { queries: 1, keys: 2 }, Field::Sentences),
+            (EngineError::ZeroSize { what: "d_model" }, Field::DModel),
+            (EngineError::ZeroSize { what: "n_heads" }, Field::NHeads),
+            (EngineError::HeadsDoNotDivide { d_model: 5, n_heads: 2 }, Field::NHeads),
+            (too_large("d_model"), Field::DModel),
+            (too_large("h (n_heads)"), Field::NHeads),
+            (too_large("B (sentences)"), Field::Sentences),
+            (too_large("T (tokens in sentence 2)"), Field::Sentences),
+            (too_large("B·h·T_q·T_k (attention cells, B=1, h=1, T_q=1, T_k=1)"), Field::Sentences),
+            (EngineError::EmbeddingLength { word: "bat".into(), len: 2, d_model: 3 }, Field::Embeddings),
+            (bad_number("embedding of \"bat\"[1]"), Field::Embeddings),
+            (bad_number("w_q[0][1]"), Field::Projections),
+            (bad_number("b_o[2]"), Field::Projections),
+            (
+                EngineError::WeightShape { name: "w_q", expected: vec![2, 2], found: vec![2, 3], d_model: 2 },
+                Field::Projections,
+            ),
+            (EngineError::Reshape { op: "view", from: vec![6], to: vec![4] }, Field::NHeads),
+            (EngineError::Json { message: "EOF".into() }, Field::Scenario),
+        ];
+        for (error, field) in cases {
+            assert_eq!(error.field(), field, "{error}");
+        }
+        for field in Field::ALL {
+            assert_eq!(Field::from_name(field.as_str()), Some(field));
+        }
+        assert_eq!(Field::from_name("seed"), None);
+        assert_eq!(Field::DModel.as_str(), "d_model");
+        assert_eq!(Field::NHeads.to_string(), "n_heads");
     }
 }

@@ -127,11 +127,27 @@ pub enum BlockReason {
     Window,
 }
 
+/// What kind of number a [`Term`] is, so that a reader need not parse its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TermKind {
+    /// `a · b`: its operands are the two factors.
+    Product,
+    /// A bias added to a sum (no operands).
+    Bias,
+    /// `exp(score − max)` of a softmax row: its operands are the score and the row's max.
+    Exp,
+    /// A number read or computed as it is (a copied cell, a fill, `√d_k`; no operands).
+    Value,
+}
+
 /// One number in the arithmetic: a product, a bias, a copied cell, an exp.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Term {
     /// What it is, e.g. `"q[0,0,1,2] · k[0,0,0,2]"` or `"bias b_Q[3]"`.
     pub label: String,
+    /// What kind of number it is.
+    pub kind: TermKind,
     /// The numbers multiplied, if any (for an exp: the score and the row's max).
     #[serde(serialize_with = "numbers")]
     pub operands: Vec<f64>,
@@ -471,11 +487,15 @@ fn left_sum(mut values: impl Iterator<Item = f64>) -> f64 {
 }
 
 fn product(label: String, a: f64, b: f64) -> Term {
-    Term { label, operands: vec![a, b], value: a * b }
+    Term { label, kind: TermKind::Product, operands: vec![a, b], value: a * b }
 }
 
 fn plain(label: String, value: f64) -> Term {
-    Term { label, operands: vec![], value }
+    Term { label, kind: TermKind::Value, operands: vec![], value }
+}
+
+fn bias_term(label: String, value: f64) -> Term {
+    Term { label, kind: TermKind::Bias, operands: vec![], value }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -756,7 +776,7 @@ impl Explainer<'_> {
             terms.push(product(format!("{input}[{b},{t},{d}] · {}[{d},{c}]", w_name.as_str()), x, w));
         }
         let bias_value = bias(layer, b_name, c)?;
-        terms.push(plain(format!("bias {}[{c}]", b_name.as_str()), bias_value));
+        terms.push(bias_term(format!("bias {}[{c}]", b_name.as_str()), bias_value));
         let keys = self.step.rows() == crate::step::Role::Keys;
         let tokens = if keys { self.trace.key_tokens(b) } else { self.trace.query_tokens(b) };
         let mut notes = vec![format!(
@@ -1195,6 +1215,7 @@ impl Explainer<'_> {
             .enumerate()
             .map(|(k, (&s, &e))| Term {
                 label: format!("exp(masked[{b},{h},{i},{k}] − max)"),
+                kind: TermKind::Exp,
                 operands: vec![s, max],
                 value: e,
             })

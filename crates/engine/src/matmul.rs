@@ -159,8 +159,9 @@ mod simd {
 
 /// Columns per strip of `b`, rows per block of `a`; the block of `K` packed at a time
 /// (`KC`: a strip of `KC × 4` is 16 KiB, in L1) and the block of rows of `a` that passes
-/// over every strip before the next (`MC`: `MC × KC` is 256 KiB, in L2). KC = 512 ran
-/// 4–7 % faster than 256 at T = 128 and 512 (d_model = 512: no partial sums to reload).
+/// over every strip before the next (`MC`: `MC × KC` is 256 KiB, in L2). KC = 512 rather
+/// than 256: d_model = 512 then has no partial sums to reload (timings: BENCHMARKS.md,
+/// R4.1).
 const NR: usize = 4;
 const MR: usize = 4;
 const KC: usize = 512;

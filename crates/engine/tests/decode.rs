@@ -121,7 +121,7 @@ fn decoding_bit_for_bit_or_not() {
 fn decoding_refuses_a_scenario_without_a_causal_mask() {
     let s = Scenario::identity(&["a b c"], 4, 2);
     assert_eq!(decode(&s).unwrap_err(), EngineError::DecodeNeedsCausal);
-    assert_eq!(EngineError::DecodeNeedsCausal.field(), "causal");
+    assert_eq!(EngineError::DecodeNeedsCausal.field().as_str(), "causal");
     assert!(EngineError::DecodeNeedsCausal.to_string().starts_with("decoding needs a causal mask"));
     assert_eq!(tiled(&s, 0).unwrap_err(), EngineError::ZeroSize { what: "block" });
 }

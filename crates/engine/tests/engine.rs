@@ -728,7 +728,7 @@ fn every_error_variant_is_reached() {
         assert!(err.to_string().starts_with(want), "{err} should start with {want}");
     }
     // Every new option's error names its control.
-    let fields: Vec<&str> = cases.iter().skip(cases.len() - 7).map(|(e, _)| e.field()).collect();
+    let fields: Vec<&str> = cases.iter().skip(cases.len() - 7).map(|(e, _)| e.field().as_str()).collect();
     assert_eq!(fields, ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window"]);
     // An unknown RoPE style and a window of -1 are JSON errors.
     for text in [
@@ -764,7 +764,7 @@ fn every_error_variant_is_reached() {
     ] {
         let e = attention_engine::run_json(text).unwrap_err();
         assert!(e.to_string().starts_with(want), "{e}");
-        assert_eq!(e.field(), "scenario");
+        assert_eq!(e.field().as_str(), "scenario");
     }
 }
 

@@ -220,7 +220,7 @@ fn numerics_stay_finite_and_nan_input_is_refused() {
 fn bad_input_messages_are_short_and_say_what_to_do() {
     let inf = r#"{"sentences": ["a b"], "d_model": 4, "n_heads": 2, "embeddings": {"a": [1e999, 0, 0, 0]}}"#;
     let e = attention_engine::run_json(inf).unwrap_err();
-    assert_eq!(e.field(), "scenario");
+    assert_eq!(e.field().as_str(), "scenario");
     let msg = e.to_string();
     assert!(msg.starts_with("the scenario JSON is not valid: number out of range at line 1 column"), "{msg}");
     assert!(msg.ends_with("inputs must be finite numbers with |x| ≤ 1e30)"), "{msg}");

@@ -1,8 +1,13 @@
 //! The message format between the page and its engine worker (`src/main.rs`).
 //!
+//! The messages are the types of [`protocol`] ([`protocol::Request`] from the page,
+//! [`protocol::Reply`] from the worker), which both sides encode and decode; no other
+//! code reads a message's keys.
+//!
 //! The page posts `{id, scenario_json}`. The worker answers `{ready: true}` once, when it
 //! can take requests, then for each request either
-//! `{id, meta, data: [Float64Array, …], blocked: Uint8Array, times}` or `{id, error, times}`:
+//! `{id, meta, data: [Float64Array, …], blocked: Uint8Array, times}` or
+//! `{id, error, field, times}`:
 //!
 //! - `meta` is [`Trace::to_json`] with every step's numbers left out (`"data": []`) and
 //!   `mask.blocked` empty, wrapped with the `kv_sources` the trace JSON does not hold:
@@ -11,6 +16,9 @@
 //!   cell: both are transferred, not copied, so a 3.4 M-number trace (B = 4, T = 128,
 //!   d_model = 256, h = 8) crosses in one `memcpy` on each side instead of as 60 MB of
 //!   JSON text. (The worker copies each step's buffer once, into its `Float64Array`.)
+//! - `error` and `field` are the engine's error as a [`RunError`]: its message and the
+//!   control it is about, so the page shows it by that control without running the
+//!   engine itself.
 //! - `times` = `[received, computed, sent]`: the worker's clock (ms since the epoch) when
 //!   the request arrived, when the engine was done, and when the answer left; the page
 //!   marks them (`al-worker-received`, …) for the benchmarks.
@@ -29,9 +37,59 @@
 use std::borrow::Cow;
 
 use attention_engine::embedding::Source;
-use attention_engine::{weights, Scenario, Trace};
+use attention_engine::error::Field;
+use attention_engine::{weights, EngineError, Scenario, Trace};
 use ndarray::{ArrayD, IxDyn};
 use serde::Deserialize;
+
+pub mod protocol;
+
+/// An engine error as the page shows it, wherever the engine ran: the control it is
+/// about ([`EngineError::field`]) and its message. The worker sends it across
+/// ([`protocol::Reply::Error`]), so the page need not run the engine again to know where
+/// to show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    field: Field,
+    message: String,
+}
+
+impl RunError {
+    /// An error about `field` that says `message`.
+    pub fn new(field: Field, message: String) -> Self {
+        Self { field, message }
+    }
+
+    /// The control the error is about.
+    pub fn field(&self) -> Field {
+        self.field
+    }
+
+    /// What the error says.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<&EngineError> for RunError {
+    fn from(e: &EngineError) -> Self {
+        Self { field: e.field(), message: e.to_string() }
+    }
+}
+
+impl From<EngineError> for RunError {
+    fn from(e: EngineError) -> Self {
+        Self::from(&e)
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RunError {}
 
 /// A trace taken apart for `postMessage`.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,8 +112,7 @@ pub fn split(mut trace: Trace) -> Parts {
 
 /// A step's numbers in row-major order, as the worker copies them into a `Float64Array`:
 /// the array's own memory when it is laid out so (the engine's arrays are), else a copy.
-/// (The worker copies each step once; it used to copy it twice, 27 MB each time at the
-/// stress size.)
+/// (One copy per step: BENCHMARKS.md, 1.6 "One copy in the worker".)
 pub fn numbers(data: &ArrayD<f64>) -> Cow<'_, [f64]> {
     match data.as_slice() {
         Some(flat) => Cow::Borrowed(flat),
@@ -89,11 +146,11 @@ pub fn meta(trace: &mut Trace) -> String {
 /// bit for bit), or the engine's message.
 ///
 /// # Errors
-/// The engine's error, as text.
-pub fn compute(scenario_json: &str, previous: Option<&Trace>) -> Result<Trace, String> {
+/// The engine's error.
+pub fn compute(scenario_json: &str, previous: Option<&Trace>) -> Result<Trace, RunError> {
     Scenario::from_json(scenario_json)
         .and_then(|s| attention_engine::run_reusing(&s, previous))
-        .map_err(|e| e.to_string())
+        .map_err(RunError::from)
 }
 
 #[derive(Deserialize)]
@@ -141,9 +198,8 @@ pub fn join(parts: Parts, scenario: &Scenario) -> Result<Trace, String> {
 /// trace): the scenario's JSON in, the trace's parts or the engine's error message out.
 ///
 /// # Errors
-/// The engine's error, as text (the page runs the scenario itself to show it by its
-/// control: every engine error is found before the heavy work).
-pub fn answer(scenario_json: &str) -> Result<Parts, String> {
+/// The engine's error.
+pub fn answer(scenario_json: &str) -> Result<Parts, RunError> {
     compute(scenario_json, None).map(split)
 }
 
@@ -234,5 +290,27 @@ mod tests {
         parts.blocked.push(0);
         assert!(join(parts, &scenario).is_err());
         assert!(answer(r#"{"sentences": [], "d_model": 2, "n_heads": 1}"#).is_err());
+    }
+
+    /// The worker's error says which control it is about, as the page's own run would.
+    #[test]
+    fn an_engine_error_crosses_with_its_control() {
+        let cases = [
+            (r#"{"sentences": [], "d_model": 2, "n_heads": 1}"#, Field::Sentences),
+            (r#"{"sentences": ["a"], "d_model": 3, "n_heads": 2}"#, Field::NHeads),
+            (r#"{"sentences": ["a"], "d_model": 0, "n_heads": 1}"#, Field::DModel),
+            (
+                r#"{"sentences": ["a"], "d_model": 2, "n_heads": 1, "embeddings": {"a": [1]}}"#,
+                Field::Embeddings,
+            ),
+            (r#"{"sentences": "#, Field::Scenario),
+        ];
+        for (json, field) in cases {
+            let e = answer(json).unwrap_err();
+            let direct = Scenario::from_json(json).and_then(|s| attention_engine::run(&s)).unwrap_err();
+            assert_eq!(e, RunError::from(&direct), "{json}");
+            assert_eq!(e.field(), field, "{json}: {e}");
+            assert_eq!(e.to_string(), direct.to_string());
+        }
     }
 }

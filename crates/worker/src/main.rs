@@ -2,26 +2,24 @@
 //! page's main thread. Trunk builds it from index.html (`data-type="worker"`,
 //! `data-bindgen-target="no-modules"`, `data-loader-shim`): the page starts
 //! `engine_worker_loader.js`, which loads `engine_worker.js` and `engine_worker_bg.wasm`.
-//! The messages are described in the library (`attention_worker`).
+//! The messages are the library's `attention_worker::protocol` types.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use js_sys::{Array, ArrayBuffer, Float64Array, Object, Reflect, Uint8Array};
+    use attention_worker::protocol::{Reply, Request, Times};
+    use js_sys::{ArrayBuffer, Float64Array, Uint8Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let set = |o: &Object, k: &str, v: &JsValue| {
-        let _ = Reflect::set(o, &JsValue::from_str(k), v);
-    };
     let reply = scope.clone();
     // absolute times (ms since the epoch, sub-millisecond): the page turns them into its
     // own marks (al-worker-received, -computed, -sent) to show where a round trip goes
     let clock = scope.performance();
     let now = move || clock.as_ref().map_or(0.0, |p| p.time_origin() + p.now());
     // The buffers of the last answer, which the page sends back once it has read them
-    // (`{recycle: [ArrayBuffer, …]}`): filling a buffer whose pages are already in memory
-    // is several times faster than filling a new one (27 MB: ~3 against 6–15 ms).
+    // (`Request::Recycle`): filling a buffer whose pages are already in memory is several
+    // times faster than filling a new one (BENCHMARKS.md, 1.6 "One copy in the worker").
     let mut pool: Vec<ArrayBuffer> = Vec::new();
     // a pooled buffer of exactly `bytes` (never an empty, i.e. detached, one)
     let take = |pool: &mut Vec<ArrayBuffer>, bytes: usize| {
@@ -33,74 +31,69 @@ fn main() {
     let mut last: Option<attention_engine::Trace> = None;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let received = now();
-        let msg = ev.data();
-        // a warm-up: compute, answer nothing (the next run is the faster for it, and reuses
-        // this trace's numbers)
-        if let Some(json) = Reflect::get(&msg, &JsValue::from_str("warm")).ok().and_then(|v| v.as_string()) {
-            last = attention_worker::compute(&json, last.as_ref()).ok();
-            return;
-        }
-        if let Ok(buffers) =
-            Reflect::get(&msg, &JsValue::from_str("recycle")).and_then(|b| b.dyn_into::<Array>())
-        {
-            pool = buffers.iter().filter_map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect();
-            return;
-        }
-        let id = Reflect::get(&msg, &JsValue::from_str("id")).unwrap_or(JsValue::NULL);
-        let json = Reflect::get(&msg, &JsValue::from_str("scenario_json")).ok().and_then(|v| v.as_string());
-        let out = Object::new();
-        set(&out, "id", &id);
-        let transfer = Array::new();
+        let (id, scenario_json) = match Request::from_js(&ev.data()) {
+            // a warm-up: compute, answer nothing (the next run is the faster for it, and
+            // reuses this trace's numbers)
+            Some(Request::Warm { scenario_json }) => {
+                last = attention_worker::compute(&scenario_json, last.as_ref()).ok();
+                return;
+            }
+            Some(Request::Recycle { buffers }) => {
+                pool = buffers;
+                return;
+            }
+            Some(Request::Compute { id, scenario_json }) => (id, scenario_json),
+            None => return,
+        };
         // the sentences whose inputs did not change are copied from the last trace
-        let result = json
-            .ok_or_else(|| "no scenario_json in the request".to_string())
-            .and_then(|j| attention_worker::compute(&j, last.as_ref()));
+        let result = attention_worker::compute(&scenario_json, last.as_ref());
         let computed = now();
-        match result {
+        let outcome = match result {
             Ok(mut trace) => {
-                set(&out, "meta", &JsValue::from_str(&attention_worker::meta(&mut trace)));
-                let data = Array::new();
+                let meta = attention_worker::meta(&mut trace);
                 // one copy each, out of wasm memory (the step's own numbers, which the
                 // worker keeps for the next request), into a buffer the page sent back
                 // when one has the size
-                for step in &trace.steps {
-                    let numbers = attention_worker::numbers(&step.data);
-                    let a = match take(&mut pool, numbers.len() * 8) {
-                        Some(buffer) => {
-                            let a = Float64Array::new(&buffer);
-                            a.copy_from(&numbers);
-                            a
+                let data = trace
+                    .steps
+                    .iter()
+                    .map(|step| {
+                        let numbers = attention_worker::numbers(&step.data);
+                        match take(&mut pool, numbers.len() * 8) {
+                            Some(buffer) => {
+                                let a = Float64Array::new(&buffer);
+                                a.copy_from(&numbers);
+                                a
+                            }
+                            None => Float64Array::from(&*numbers),
                         }
-                        None => Float64Array::from(&*numbers),
-                    };
-                    transfer.push(&a.buffer());
-                    data.push(&a);
-                }
-                set(&out, "data", &data);
+                    })
+                    .collect();
                 let mask = attention_worker::mask_bytes(&trace);
                 let blocked = match take(&mut pool, mask.len()) {
                     Some(buffer) => Uint8Array::new(&buffer),
                     None => Uint8Array::new_with_length(mask.len() as u32),
                 };
                 blocked.copy_from(&mask);
-                transfer.push(&blocked.buffer());
-                set(&out, "blocked", &blocked);
                 last = Some(trace);
+                Ok((meta, data, blocked))
             }
-            Err(e) => set(&out, "error", &JsValue::from_str(&e)),
-        }
+            Err(error) => Err(error),
+        };
         pool.clear();
-        let times = Array::of3(&received.into(), &computed.into(), &now().into());
-        set(&out, "times", &times);
-        if reply.post_message_with_transfer(&out, &transfer).is_err() {
-            let _ = reply.post_message(&out);
+        let times = Times { received, computed, sent: now() };
+        let answer = match outcome {
+            Ok((meta, data, blocked)) => Reply::Trace { id, meta, data, blocked, times },
+            Err(error) => Reply::Error { id, error, times },
+        };
+        let msg = answer.to_js();
+        if reply.post_message_with_transfer(&msg, &answer.transfer()).is_err() {
+            let _ = reply.post_message(&msg);
         }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    let ready = Object::new();
-    set(&ready, "ready", &JsValue::TRUE);
-    let _ = scope.post_message(&ready);
+    let _ = scope.post_message(&Reply::Ready.to_js());
 }
 
 #[cfg(not(target_arch = "wasm32"))]

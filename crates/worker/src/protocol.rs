@@ -1,0 +1,224 @@
+//! The messages between the page and its engine worker, as types: the page posts a
+//! [`Request`], the worker posts a [`Reply`]. Each side encodes with `to_js` and decodes
+//! with `from_js`, so a message's keys are written in this file only.
+//!
+//! | message | JS object |
+//! |---|---|
+//! | [`Request::Compute`] | `{id, scenario_json}` |
+//! | [`Request::Warm`] | `{warm: scenario_json}` |
+//! | [`Request::Recycle`] | `{recycle: [ArrayBuffer, …]}` (transferred) |
+//! | [`Reply::Ready`] | `{ready: true}` |
+//! | [`Reply::Trace`] | `{id, meta, data: [Float64Array, …], blocked: Uint8Array, times}` (buffers transferred) |
+//! | [`Reply::Error`] | `{id, error, field, times}` |
+//!
+//! The buffers are JS objects ([`js_sys`]), so encoding and decoding run in a browser
+//! only; what they carry is tested natively in the crate's library ([`crate::split`],
+//! [`crate::join`], [`crate::RunError`]).
+
+use attention_engine::error::Field;
+use js_sys::{Array, ArrayBuffer, Float64Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::RunError;
+
+const ID: &str = "id";
+const SCENARIO_JSON: &str = "scenario_json";
+const WARM: &str = "warm";
+const RECYCLE: &str = "recycle";
+const READY: &str = "ready";
+const META: &str = "meta";
+const DATA: &str = "data";
+const BLOCKED: &str = "blocked";
+const TIMES: &str = "times";
+const ERROR: &str = "error";
+const FIELD: &str = "field";
+
+/// The worker's clock (ms since the epoch, sub-millisecond) at three moments of a
+/// request; the page marks them (`al-worker-received`, `-computed`, `-sent`) for the
+/// benchmarks. Written as `[received, computed, sent]`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Times {
+    /// When the request arrived.
+    pub received: f64,
+    /// When the engine was done.
+    pub computed: f64,
+    /// When the answer left.
+    pub sent: f64,
+}
+
+/// What the page posts to the worker.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// Compute this scenario and answer with its trace.
+    Compute {
+        /// The request's number: the answer carries it back.
+        id: u64,
+        /// The scenario, as JSON.
+        scenario_json: String,
+    },
+    /// Compute this scenario and answer nothing: the worker's first run is its slow one.
+    Warm {
+        /// The scenario, as JSON.
+        scenario_json: String,
+    },
+    /// An answer's buffers, read and sent back, for the worker to fill again.
+    Recycle {
+        /// The buffers (transferred).
+        buffers: Vec<ArrayBuffer>,
+    },
+}
+
+/// What the worker posts to the page.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// The worker can take requests (once).
+    Ready,
+    /// A request's trace, taken apart ([`crate::Parts`], as JS buffers).
+    Trace {
+        /// The request's number.
+        id: u64,
+        /// [`crate::Parts::meta`].
+        meta: String,
+        /// Each step's numbers (transferred).
+        data: Vec<Float64Array>,
+        /// The mask, one byte per cell (transferred).
+        blocked: Uint8Array,
+        /// The worker's clock.
+        times: Times,
+    },
+    /// A request's engine error, with the control it is about.
+    Error {
+        /// The request's number.
+        id: u64,
+        /// The engine's error.
+        error: RunError,
+        /// The worker's clock.
+        times: Times,
+    },
+}
+
+fn set(o: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(o, &JsValue::from_str(key), value);
+}
+
+fn get(msg: &JsValue, key: &str) -> Option<JsValue> {
+    Reflect::get(msg, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+fn get_string(msg: &JsValue, key: &str) -> Option<String> {
+    get(msg, key).and_then(|v| v.as_string())
+}
+
+fn get_id(msg: &JsValue) -> Option<u64> {
+    get(msg, ID).and_then(|v| v.as_f64()).map(|x| x as u64)
+}
+
+impl Times {
+    fn to_js(self) -> JsValue {
+        Array::of3(&self.received.into(), &self.computed.into(), &self.sent.into()).into()
+    }
+
+    fn from_js(v: Option<JsValue>) -> Self {
+        let Some(a) = v.and_then(|v| v.dyn_into::<Array>().ok()) else { return Self::default() };
+        let at = |i: u32| a.get(i).as_f64().unwrap_or(0.0);
+        Self { received: at(0), computed: at(1), sent: at(2) }
+    }
+}
+
+impl Request {
+    /// The message as the page posts it.
+    pub fn to_js(&self) -> JsValue {
+        let o = Object::new();
+        match self {
+            Self::Compute { id, scenario_json } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, SCENARIO_JSON, &JsValue::from_str(scenario_json));
+            }
+            Self::Warm { scenario_json } => set(&o, WARM, &JsValue::from_str(scenario_json)),
+            Self::Recycle { buffers } => set(&o, RECYCLE, &Self::buffers(buffers)),
+        }
+        o.into()
+    }
+
+    /// The buffers to transfer with the message (none but a recycle's).
+    pub fn transfer(&self) -> Array {
+        match self {
+            Self::Recycle { buffers } => Self::buffers(buffers),
+            _ => Array::new(),
+        }
+    }
+
+    fn buffers(buffers: &[ArrayBuffer]) -> Array {
+        buffers.iter().collect()
+    }
+
+    /// The message the worker received, if it is one.
+    pub fn from_js(msg: &JsValue) -> Option<Self> {
+        if let Some(scenario_json) = get_string(msg, WARM) {
+            return Some(Self::Warm { scenario_json });
+        }
+        if let Some(buffers) = get(msg, RECYCLE).and_then(|b| b.dyn_into::<Array>().ok()) {
+            let buffers = buffers.iter().filter_map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect();
+            return Some(Self::Recycle { buffers });
+        }
+        Some(Self::Compute { id: get_id(msg)?, scenario_json: get_string(msg, SCENARIO_JSON)? })
+    }
+}
+
+impl Reply {
+    /// The message as the worker posts it.
+    pub fn to_js(&self) -> JsValue {
+        let o = Object::new();
+        match self {
+            Self::Ready => set(&o, READY, &JsValue::TRUE),
+            Self::Trace { id, meta, data, blocked, times } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, META, &JsValue::from_str(meta));
+                set(&o, DATA, &data.iter().collect::<Array>());
+                set(&o, BLOCKED, blocked);
+                set(&o, TIMES, &times.to_js());
+            }
+            Self::Error { id, error, times } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, ERROR, &JsValue::from_str(error.message()));
+                set(&o, FIELD, &JsValue::from_str(error.field().as_str()));
+                set(&o, TIMES, &times.to_js());
+            }
+        }
+        o.into()
+    }
+
+    /// The buffers to transfer with the message: a trace's numbers and mask.
+    pub fn transfer(&self) -> Array {
+        let transfer = Array::new();
+        if let Self::Trace { data, blocked, .. } = self {
+            for a in data {
+                transfer.push(&a.buffer());
+            }
+            transfer.push(&blocked.buffer());
+        }
+        transfer
+    }
+
+    /// The message the page received, if it is one. An error whose field is unknown is
+    /// about the scenario as a whole.
+    pub fn from_js(msg: &JsValue) -> Option<Self> {
+        if get(msg, READY).is_some_and(|v| v.is_truthy()) {
+            return Some(Self::Ready);
+        }
+        let id = get_id(msg)?;
+        let times = Times::from_js(get(msg, TIMES));
+        if let Some(message) = get_string(msg, ERROR) {
+            let field = get_string(msg, FIELD).and_then(|f| Field::from_name(&f)).unwrap_or(Field::Scenario);
+            return Some(Self::Error { id, error: RunError::new(field, message), times });
+        }
+        let data = get(msg, DATA)
+            .and_then(|d| d.dyn_into::<Array>().ok())
+            .map(|d| d.iter().filter_map(|a| a.dyn_into::<Float64Array>().ok()).collect())
+            .unwrap_or_default();
+        let blocked = get(msg, BLOCKED)
+            .and_then(|b| b.dyn_into::<Uint8Array>().ok())
+            .unwrap_or_else(|| Uint8Array::new_with_length(0));
+        Some(Self::Trace { id, meta: get_string(msg, META).unwrap_or_default(), data, blocked, times })
+    }
+}

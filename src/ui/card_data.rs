@@ -1,0 +1,324 @@
+//! What a heatmap card shows, as plain Rust: which matrix ([`CardId`]), its numbers and
+//! labels ([`CardData`], [`axis_labels`]), its layout for the space it has
+//! ([`fit_layout`]), its table's corner and its CSV. No web dependency: tested natively.
+
+use crate::draw::Layout;
+use crate::engine::{Role, StepName, Trace};
+use crate::format::exact;
+
+/// Which heatmap a card shows: its key in the list of cards. A card with the same key
+/// is kept across edits, so its keyboard cursor and its table stay where they were.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CardId {
+    /// The step.
+    pub step: StepName,
+    /// Sentence.
+    pub batch: usize,
+    /// Head (0 for steps without heads).
+    pub head: usize,
+}
+
+/// Everything a card draws, read from the trace for one [`CardId`]. Compared number by
+/// number (bitwise, so NaN equals NaN) to decide whether the card must be redrawn: a
+/// head whose numbers did not change is not drawn again.
+#[derive(Debug, Clone)]
+pub struct CardData {
+    /// The matrix.
+    pub values: ndarray::Array2<f64>,
+    /// Row labels (tokens).
+    pub rows: Vec<String>,
+    /// Column labels (tokens or features).
+    pub cols: Vec<String>,
+    /// Which rows are `<pad>`.
+    pub row_pad: Vec<bool>,
+    /// Which columns are `<pad>`.
+    pub col_pad: Vec<bool>,
+    /// Row-major: blocked by the mask (masked and weights only).
+    pub blocked: Vec<bool>,
+    /// Columns per head band (q, k, v, concat with several heads).
+    pub col_group: Option<usize>,
+    /// Columns are key tokens.
+    pub square: bool,
+    /// The step has a head axis.
+    pub has_heads: bool,
+    /// Row sums, for the query-by-key steps.
+    pub row_sums: Vec<f64>,
+}
+
+impl PartialEq for CardData {
+    fn eq(&self, other: &Self) -> bool {
+        self.values.dim() == other.values.dim()
+            && self.values.iter().zip(other.values.iter()).all(|(a, b)| a.to_bits() == b.to_bits())
+            && self.rows == other.rows
+            && self.cols == other.cols
+            && self.row_pad == other.row_pad
+            && self.col_pad == other.col_pad
+            && self.blocked == other.blocked
+            && self.col_group == other.col_group
+    }
+}
+
+impl CardData {
+    /// The card's numbers and labels, or `None` if the trace has no such matrix (a step
+    /// it does not have, a sentence or head out of range): never an index out of bounds.
+    pub fn build(trace: &Trace, id: CardId) -> Option<Self> {
+        Self::with_labels(trace, id, axis_labels(trace, id.step, id.batch))
+    }
+
+    /// [`CardData::build`] with the given labels: `None` unless there is one label (and
+    /// one `<pad>` flag) per row and per column of the matrix.
+    pub fn with_labels(trace: &Trace, id: CardId, labels: AxisLabels) -> Option<Self> {
+        let step = trace.step(id.step)?;
+        let values = step.matrix(id.batch, id.head)?.to_owned();
+        let AxisLabels { rows, cols, row_pad, col_pad } = labels;
+        let (n_rows, n_cols) = values.dim();
+        if rows.len() != n_rows || cols.len() != n_cols || row_pad.len() != n_rows || col_pad.len() != n_cols
+        {
+            return None;
+        }
+        let blocked = if matches!(id.step, StepName::Masked | StepName::Weights) {
+            (0..n_rows * n_cols).map(|k| trace.mask.is_blocked(id.batch, k / n_cols, k % n_cols)).collect()
+        } else {
+            Vec::new()
+        };
+        let col_group = (matches!(id.step, StepName::Q | StepName::K | StepName::V | StepName::Concat)
+            && trace.sizes.n_heads > 1)
+            .then_some(trace.sizes.d_k);
+        let square = step.cols_are_keys();
+        let row_sums = if square {
+            (0..n_rows).filter_map(|r| step.row_sum(id.batch, id.head, r)).collect()
+        } else {
+            vec![]
+        };
+        Some(Self {
+            values,
+            rows,
+            cols,
+            row_pad,
+            col_pad,
+            blocked,
+            col_group,
+            square,
+            has_heads: step.has_heads(),
+            row_sums,
+        })
+    }
+
+    /// The read-out for cell `(r, c)`.
+    pub fn readout(&self, r: usize, c: usize) -> Option<String> {
+        let v = *self.values.get((r, c))?;
+        let mut text = if self.square {
+            format!("query “{}” → key “{}”: {}", self.rows.get(r)?, self.cols.get(c)?, exact(v))
+        } else {
+            format!("“{}”, {}: {}", self.rows.get(r)?, self.cols.get(c)?, exact(v))
+        };
+        if self.blocked.get(r * self.values.ncols() + c).copied().unwrap_or(false) {
+            text.push_str(" (blocked by the mask)");
+        }
+        if let Some(sum) = self.row_sums.get(r) {
+            text.push_str(&format!(" · row sum {}", exact(*sum)));
+        }
+        Some(text)
+    }
+}
+
+/// The labels of a matrix's rows and columns, and which of them are `<pad>`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AxisLabels {
+    /// One label per row (tokens).
+    pub rows: Vec<String>,
+    /// One label per column (tokens or features).
+    pub cols: Vec<String>,
+    /// Which rows are `<pad>`.
+    pub row_pad: Vec<bool>,
+    /// Which columns are `<pad>`.
+    pub col_pad: Vec<bool>,
+}
+
+/// Row and column labels of a step's matrix, and which of them are `<pad>`.
+///
+/// The step says what its rows and columns are ([`StepName::rows`], [`StepName::cols`]):
+/// query tokens, key tokens (cross-attention's `x_kv`, `k`, `v`, `k_heads`, `v_heads` rows
+/// and the `(B, h, T_q, T_k)` columns) or features. The labels always number exactly the
+/// matrix's rows and columns, whatever the trace holds.
+pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
+    let Some(s) = trace.step(step) else { return AxisLabels::default() };
+    let (n_rows, n_cols) = s.matrix(batch, 0).map_or((0, 0), |m| m.dim());
+    let tokens = |role: Role, n: usize| {
+        let (texts, len) = match role {
+            Role::Keys => (trace.key_tokens(batch), trace.key_length(batch)),
+            _ => (trace.query_tokens(batch), trace.query_length(batch)),
+        };
+        let labels = (0..n).map(|i| texts.get(i).cloned().unwrap_or_else(|| format!("#{}", i + 1))).collect();
+        (labels, (0..n).map(|i| i >= len).collect::<Vec<bool>>())
+    };
+    let features = |n: usize| -> (Vec<String>, Vec<bool>) {
+        let named = trace.feature_names.as_ref().filter(|f| f.len() == n);
+        let labels = match (s.name.cols(), named) {
+            (Role::Features, Some(names)) if matches!(step, StepName::X | StepName::XKv) => {
+                names.iter().map(|s| s.to_string()).collect()
+            }
+            (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
+            _ => {
+                let d_k = trace.sizes.d_k.max(1);
+                (0..n).map(|j| format!("h{} · {}", j / d_k + 1, j % d_k)).collect()
+            }
+        };
+        (labels, vec![false; n])
+    };
+    let (rows, row_pad) = tokens(step.rows(), n_rows);
+    let (cols, col_pad) = match step.cols() {
+        Role::Keys | Role::Queries => tokens(step.cols(), n_cols),
+        Role::Features | Role::HeadFeatures => features(n_cols),
+    };
+    AxisLabels { rows, cols, row_pad, col_pad }
+}
+
+/// The layout for at most `width` × `height` CSS pixels: the cells shrink (the labels
+/// keep their size) until the picture is no taller than `height`.
+pub fn fit_layout(rows: &[String], cols: &[String], width: f64, height: Option<f64>) -> Layout {
+    let mut layout = Layout::new(rows, cols, width);
+    let Some(height) = height else { return layout };
+    for _ in 0..4 {
+        if layout.height <= height {
+            break;
+        }
+        let target = ((height - layout.top - 8.0) / layout.n_rows as f64).floor().max(4.0);
+        if target >= layout.cell {
+            break;
+        }
+        layout = Layout::new(rows, cols, layout.width - (layout.cell - target) * layout.n_cols as f64);
+    }
+    layout
+}
+
+/// The matrix as CSV: a header of column labels, then one labelled row per query.
+pub fn csv(rows: &[String], cols: &[String], values: &ndarray::Array2<f64>) -> String {
+    let mut out = String::from("query");
+    for c in cols {
+        out.push(',');
+        out.push_str(&csv_field(c));
+    }
+    out.push('\n');
+    for (label, row) in rows.iter().zip(values.rows()) {
+        out.push_str(&csv_field(label));
+        for v in row {
+            out.push(',');
+            out.push_str(&exact(*v));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The table's corner: what its rows and columns are, from the step's roles
+/// ("query ↓ key →", "key/value token ↓ feature →").
+pub fn corner(step: StepName) -> &'static str {
+    match (step.rows(), step.cols()) {
+        (Role::Queries, Role::Keys) => "query ↓ key →",
+        (Role::Keys, Role::HeadFeatures) => "key/value token ↓ d_k →",
+        (Role::Keys, _) => "key/value token ↓ feature →",
+        (_, Role::HeadFeatures) => "token ↓ d_k →",
+        _ => "token ↓ feature →",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{run, Scenario};
+
+    fn strings(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn csv_quotes_commas_quotes_and_line_breaks_only() {
+        let rows = strings(&["plain", "a,b", "say \"hi\"", "two\nlines"]);
+        let cols = strings(&["k", "x,y"]);
+        let values = ndarray::Array2::from_shape_vec(
+            (4, 2),
+            vec![1.0, -0.5, f64::NAN, f64::NEG_INFINITY, 0.0, -0.0, 2.5, 1e-7],
+        )
+        .unwrap();
+        let text = csv(&rows, &cols, &values);
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        assert_eq!(lines[0], "query,k,\"x,y\"\n");
+        assert!(lines[1].starts_with("plain,"), "{}", lines[1]);
+        assert!(lines[2].starts_with("\"a,b\","), "{}", lines[2]);
+        assert!(lines[3].starts_with("\"say \"\"hi\"\"\","), "{}", lines[3]);
+        // a label with a line break is one quoted field over two lines
+        assert!(lines[4].starts_with("\"two\n") && lines[5].starts_with("lines\","), "{text}");
+        // the numbers are the exact ones, as the table's data-value
+        assert_eq!(lines[2], format!("\"a,b\",{},{}\n", exact(f64::NAN), exact(f64::NEG_INFINITY)));
+        assert_eq!(text.matches('\n').count(), 6, "a header, four rows, one line break inside a label");
+    }
+
+    #[test]
+    fn cross_attention_labels_key_rows_and_key_columns_with_key_tokens() {
+        let mut s = Scenario::identity(&["a b"], 4, 2);
+        s.kv_sentences = Some(vec!["one two three".into()]);
+        let t = run(&s).unwrap();
+        let queries = strings(&["a", "b"]);
+        let keys = strings(&["one", "two", "three"]);
+        // the weights: query rows, key columns
+        let w = axis_labels(&t, StepName::Weights, 0);
+        assert_eq!((w.rows, w.cols), (queries.clone(), keys.clone()));
+        assert_eq!((w.row_pad, w.col_pad), (vec![false; 2], vec![false; 3]));
+        // k and v_heads: key rows; features or d_k columns
+        let k = axis_labels(&t, StepName::K, 0);
+        assert_eq!(k.rows, keys);
+        assert_eq!(k.cols, strings(&["h1 · 0", "h1 · 1", "h2 · 0", "h2 · 1"]));
+        let v = axis_labels(&t, StepName::VHeads, 0);
+        assert_eq!((v.rows, v.cols), (keys, strings(&["d_k 0", "d_k 1"])));
+        // q: query rows
+        assert_eq!(axis_labels(&t, StepName::Q, 0).rows, queries);
+        assert_eq!(corner(StepName::K), "key/value token ↓ feature →");
+        assert_eq!(corner(StepName::VHeads), "key/value token ↓ d_k →");
+        assert_eq!(corner(StepName::Weights), "query ↓ key →");
+        // the card reads the same labels, and its cell says query and key
+        let card = CardData::build(&t, CardId { step: StepName::Weights, batch: 0, head: 1 }).unwrap();
+        assert_eq!(card.values.dim(), (2, 3));
+        assert!(card.readout(1, 2).unwrap().starts_with("query “b” → key “three”: "));
+    }
+
+    #[test]
+    fn a_card_refuses_labels_that_do_not_fit_its_matrix() {
+        let t = run(&Scenario::identity(&["the cat sat", "a dog"], 3, 1)).unwrap();
+        let id = CardId { step: StepName::Weights, batch: 1, head: 0 };
+        let fits = axis_labels(&t, id.step, id.batch);
+        // sentence 2 is padded to T = 3: its last query and key are <pad>
+        assert_eq!(fits.row_pad, [false, false, true]);
+        assert!(CardData::with_labels(&t, id, fits.clone()).is_some());
+        let mut short_rows = fits.clone();
+        short_rows.rows.pop();
+        let mut long_cols = fits.clone();
+        long_cols.cols.push("extra".into());
+        let mut short_pad = fits.clone();
+        short_pad.col_pad.pop();
+        for (what, labels) in [("rows", short_rows), ("cols", long_cols), ("pad", short_pad)] {
+            assert_eq!(CardData::with_labels(&t, id, labels), None, "{what}");
+        }
+        // no such sentence or head: no card, never an index out of bounds
+        assert_eq!(CardData::build(&t, CardId { batch: 2, ..id }), None);
+        assert_eq!(CardData::build(&t, CardId { head: 1, ..id }), None);
+        assert!(axis_labels(&t, StepName::Pe, 0).rows.is_empty(), "a step the trace does not have");
+    }
+
+    #[test]
+    fn a_tall_picture_shrinks_its_cells_to_the_height() {
+        let labels = strings(&["a", "b", "c", "d", "e", "f", "g", "h"]);
+        let free = fit_layout(&labels, &labels, 600.0, None);
+        let fitted = fit_layout(&labels, &labels, 600.0, Some(free.height / 2.0));
+        assert!(fitted.cell < free.cell && fitted.height <= free.height / 2.0 + 1.0, "{fitted:?}");
+        assert_eq!(fit_layout(&labels, &labels, 600.0, Some(1e6)).cell, free.cell);
+    }
+}

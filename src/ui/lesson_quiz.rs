@@ -1,0 +1,106 @@
+//! A lesson step's question before its answer: buttons or a number; the verdict and its
+//! reason come from the lesson's pure functions on the live trace.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::engine::Trace;
+use crate::lessons::{Quiz, QuizKind};
+
+/// What the learner answered.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Answer {
+    Choice(usize),
+    Number(f64),
+}
+
+/// A question before the answer: buttons or a number; the verdict and its reason are
+/// computed from the live trace, so an edit changes the right answer too.
+#[component]
+pub fn QuizView(
+    /// The question, its choices and how it is judged.
+    quiz: Quiz,
+    /// The shown trace: the right answer is computed from it.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The open lesson and step: a new step asks afresh.
+    position: Signal<(usize, usize)>,
+) -> impl IntoView {
+    let answer = RwSignal::new(None::<Answer>);
+    // a new step asks afresh
+    Effect::new(move |_| {
+        position.track();
+        answer.set(None);
+    });
+    let typed = RwSignal::new(String::new());
+    let question = move || trace.get().map(|t| (quiz.question)(&t)).unwrap_or_default();
+    let verdict = move || {
+        let t = trace.get()?;
+        match answer.get()? {
+            Answer::Choice(i) => quiz.judge_choice(&t, i),
+            Answer::Number(x) => quiz.judge_number(&t, x),
+        }
+    };
+    let inputs = move || match quiz.kind {
+        QuizKind::Choice { choices, .. } => {
+            let names = trace.get().map(|t| choices(&t)).unwrap_or_default();
+            names
+                .into_iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    view! {
+                        <button
+                            type="button"
+                            class="al-quiz-choice"
+                            data-testid="quiz-choice"
+                            data-choice=i
+                            aria-pressed=move || (answer.get() == Some(Answer::Choice(i))).to_string()
+                            on:click=move |_| answer.set(Some(Answer::Choice(i)))
+                        >
+                            {name}
+                        </button>
+                    }
+                })
+                .collect_view()
+                .into_any()
+        }
+        QuizKind::Number { .. } => {
+            let check = move || {
+                if let Ok(x) = typed.get_untracked().trim().parse::<f64>() {
+                    answer.set(Some(Answer::Number(x)));
+                }
+            };
+            view! {
+                <input
+                    type="number"
+                    step="0.01"
+                    data-testid="quiz-number"
+                    aria-label="Your answer"
+                    prop:value=move || typed.get()
+                    on:input=move |ev| typed.set(event_target_value(&ev))
+                    on:keydown=move |ev| if ev.key() == "Enter" { check() }
+                />
+                <button type="button" class="al-quiz-choice" data-testid="quiz-choice" on:click=move |_| check()>
+                    "Check"
+                </button>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <div class="al-quiz" data-testid="quiz" role="group" aria-label="Question">
+            <p class="al-quiz-question">{question}</p>
+            <div class="al-quiz-inputs">{inputs}</div>
+            <p
+                class="al-quiz-reveal"
+                class:al-right=move || verdict().is_some_and(|v| v.right)
+                data-testid="quiz-reveal"
+                aria-live="polite"
+                hidden=move || answer.get().is_none()
+            >
+                {move || verdict().map(|v| v.text).unwrap_or_default()}
+            </p>
+        </div>
+    }
+}

@@ -1,0 +1,277 @@
+//! The page's state in its URL: the query pairs of the settings, the text and the
+//! view, and the same read back, with a notice for every value that is not what a
+//! link should hold. Plain Rust, tested natively.
+
+use crate::engine::{limits, Fill, Padding, Positional, ProjectionKind, Projections, StepName};
+
+use super::settings::{Settings, ViewState, DEFAULT_TEXT, UI_MAX_BATCH, UI_MAX_D_MODEL};
+
+/// The URL query pairs for a state. Imported embeddings and weights are not in the URL.
+pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, String)> {
+    let projections = match &s.projections {
+        Projections::Named(ProjectionKind::Identity) => "identity",
+        Projections::Named(ProjectionKind::Seeded) | Projections::Explicit(_) => "seeded",
+    };
+    let padding = s.mask.padding.name();
+    let fill = s.mask.fill.name();
+    let mut pairs = vec![
+        ("s", text.to_owned()),
+        ("d", s.d_model.to_string()),
+        ("h", s.n_heads.to_string()),
+        ("p", projections.into()),
+        ("seed", s.seed.to_string()),
+        ("causal", u8::from(s.mask.causal).to_string()),
+        ("pad", padding.into()),
+        ("fill", fill.into()),
+        ("step", v.step.as_str().to_owned()),
+        ("b", v.batch.to_string()),
+        ("share", u8::from(v.shared_scale).to_string()),
+    ];
+    if let Some(kv) = &s.kv_text {
+        pairs.push(("kv", kv.clone()));
+    }
+    if s.positional != Positional::None {
+        pairs.push(("pe", s.positional.name().to_owned()));
+    }
+    if v.lines {
+        pairs.push(("view", "lines".to_owned()));
+    }
+    pairs
+}
+
+/// A state read back from URL query pairs. Every value that is missing keeps its default;
+/// every value that is wrong keeps its default *and* adds a notice saying so.
+pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, Vec<String>) {
+    let mut text = DEFAULT_TEXT.to_owned();
+    let mut s = Settings::default();
+    let mut v = ViewState::default();
+    let mut notices = Vec::new();
+    let bad = |notices: &mut Vec<String>, key: &str, value: &str, want: &str| {
+        let shown = shown_value(value);
+        notices.push(format!("The link's {key}=\"{shown}\" is not {want}; the default is used instead."));
+    };
+    for (key, value) in pairs {
+        let value = value.as_str();
+        match key.as_str() {
+            "s" => match text_problem(value, false) {
+                Some(want) => bad(&mut notices, "s", value, want),
+                None => text = value.to_owned(),
+            },
+            "kv" => match text_problem(value, true) {
+                Some(want) => bad(&mut notices, "kv", value, want),
+                None => s.kv_text = Some(value.to_owned()),
+            },
+            "d" => match value.parse::<usize>() {
+                Ok(d) if (1..=UI_MAX_D_MODEL).contains(&d) => s.d_model = d,
+                _ => bad(&mut notices, "d", value, &format!("a whole number from 1 to {UI_MAX_D_MODEL}")),
+            },
+            "h" => match value.parse::<usize>() {
+                Ok(h) if (1..=limits::MAX_HEADS).contains(&h) => s.n_heads = h,
+                _ => {
+                    bad(&mut notices, "h", value, &format!("a whole number from 1 to {}", limits::MAX_HEADS))
+                }
+            },
+            "p" => match value {
+                "identity" => s.projections = Projections::Named(ProjectionKind::Identity),
+                "seeded" => s.projections = Projections::Named(ProjectionKind::Seeded),
+                _ => bad(&mut notices, "p", value, "identity or seeded"),
+            },
+            "seed" => match value.parse::<u64>() {
+                Ok(seed) => s.seed = seed,
+                _ => bad(&mut notices, "seed", value, "a whole number from 0 to 18446744073709551615"),
+            },
+            "causal" => match value {
+                "1" | "true" => s.mask.causal = true,
+                "0" | "false" => s.mask.causal = false,
+                _ => bad(&mut notices, "causal", value, "0 or 1"),
+            },
+            "pad" => match Padding::from_name(value) {
+                Some(p) => s.mask.padding = p,
+                None => bad(&mut notices, "pad", value, "none, keys or keys_and_queries"),
+            },
+            "fill" => match Fill::from_name(value) {
+                Some(f) => s.mask.fill = f,
+                None => bad(&mut notices, "fill", value, "neg_inf or large_negative"),
+            },
+            "step" => match StepName::from_name(value) {
+                Some(step) => v.step = step,
+                None => bad(&mut notices, "step", value, "a step name"),
+            },
+            "pe" => match Positional::from_name(value) {
+                Some(p) => s.positional = p,
+                None => bad(&mut notices, "pe", value, "none or sinusoidal"),
+            },
+            "b" => match value.parse::<usize>() {
+                Ok(b) if b < UI_MAX_BATCH => v.batch = b,
+                _ => bad(
+                    &mut notices,
+                    "b",
+                    value,
+                    &format!("a sentence number from 0 to {}", UI_MAX_BATCH - 1),
+                ),
+            },
+            "view" => match value {
+                "lines" => v.lines = true,
+                "heatmap" => v.lines = false,
+                _ => bad(&mut notices, "view", value, "lines or heatmap"),
+            },
+            "share" => match value {
+                "1" => v.shared_scale = true,
+                "0" => v.shared_scale = false,
+                _ => bad(&mut notices, "share", value, "0 or 1"),
+            },
+            other => {
+                let shown = shown_value(other);
+                notices.push(format!("The link's unknown setting \"{shown}\" was ignored."));
+            }
+        }
+    }
+    (text, s, v, notices)
+}
+
+/// A value from a link as a notice quotes it: at most 40 characters, control characters
+/// escaped (the notice is text, never HTML, so nothing else needs escaping).
+fn shown_value(value: &str) -> String {
+    let mut shown = String::new();
+    for (i, c) in value.chars().enumerate() {
+        if i == 40 {
+            shown.push('…');
+            break;
+        }
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
+/// Why a text value from a link is not what someone typed, if it is not: blank, a
+/// replacement character (the browser's decoding of a cut or invalid `%`-escape such as
+/// `%E2%82`), a `%XX` escape that survived decoding (the link was encoded twice, as in
+/// `hello%2520world`), or control characters other than line breaks and tabs. `blank_ok`
+/// allows an empty value.
+fn text_problem(value: &str, blank_ok: bool) -> Option<&'static str> {
+    if value.trim().is_empty() {
+        return (!blank_ok).then_some("any text");
+    }
+    if value.contains('\u{FFFD}') {
+        return Some("valid text (a %-escape in the link is cut off or broken)");
+    }
+    let b = value.as_bytes();
+    let escaped =
+        b.windows(3).any(|w| matches!(w, [b'%', x, y] if x.is_ascii_hexdigit() && y.is_ascii_hexdigit()));
+    if escaped {
+        return Some("plain text (it looks %-encoded twice)");
+    }
+    if value.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        return Some("plain text (it has control characters)");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::engine::MaskConfig;
+
+    fn pairs(q: &[(&str, &str)]) -> Vec<(String, String)> {
+        q.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn url_round_trip() {
+        let s = Settings {
+            d_model: 12,
+            n_heads: 3,
+            projections: Projections::Named(ProjectionKind::Seeded),
+            seed: 42,
+            mask: MaskConfig {
+                causal: true,
+                padding: Padding::KeysAndQueries,
+                fill: Fill::LargeNegative,
+                window: None,
+            },
+            embeddings: BTreeMap::new(),
+            kv_text: Some("x y z".into()),
+            positional: Positional::Sinusoidal,
+            n_kv_heads: None,
+            rope: None,
+            alibi: false,
+        };
+        let v = ViewState { step: StepName::Scores, batch: 1, shared_scale: false, lines: true };
+        let q: Vec<(String, String)> =
+            to_query("a b\nc", &s, &v).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let (text, s2, v2, notices) = from_query(&q);
+        assert_eq!((text.as_str(), s2, v2), ("a b\nc", s, v));
+        assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn the_lines_view_is_in_the_url() {
+        let v = ViewState { lines: true, ..ViewState::default() };
+        let q = to_query(DEFAULT_TEXT, &Settings::default(), &v);
+        assert!(q.contains(&("view", "lines".to_owned())));
+        let back: Vec<(String, String)> = q.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        assert!(from_query(&back).2.lines);
+        // the default (heatmaps) adds nothing to the URL
+        assert!(!to_query(DEFAULT_TEXT, &Settings::default(), &ViewState::default())
+            .iter()
+            .any(|(k, _)| *k == "view"));
+        assert!(!from_query(&pairs(&[("view", "heatmap")])).2.lines);
+        let (_, _, v, notices) = from_query(&pairs(&[("view", "spiral")]));
+        assert!(!v.lines && notices[0].contains("view=\"spiral\" is not lines or heatmap"), "{notices:?}");
+    }
+
+    #[test]
+    fn tampered_values_fall_back_with_a_notice() {
+        let (text, s, v, notices) = from_query(&pairs(&[
+            ("d", "abc"),
+            ("h", "-2"),
+            ("seed", "99999999999999999999999"),
+            ("pad", "sideways"),
+            ("step", "<script>"),
+            ("b", "1e9"),
+            ("zzz", "1"),
+            ("s", "   "),
+            ("causal", "maybe"),
+        ]));
+        assert_eq!((text.as_str(), s, v), (DEFAULT_TEXT, Settings::default(), ViewState::default()));
+        assert_eq!(notices.len(), 9, "{notices:#?}");
+        assert!(notices[0].contains("d=\"abc\" is not a whole number from 1 to 512"));
+        assert!(notices[6].contains("unknown setting \"zzz\""));
+    }
+
+    #[test]
+    fn broken_text_in_a_link_falls_back_with_a_notice() {
+        // what the browser's URLSearchParams hands over for each tampered link
+        let cases = [
+            ("s=%E2%82 (cut UTF-8 escape)", "\u{FFFD}", "a %-escape in the link is cut off"),
+            ("s=hello%2520world (encoded twice)", "hello%20world", "%-encoded twice"),
+            ("s=%00 (control character)", "a\u{0}b", "control characters"),
+            ("s= (empty)", "", "is not any text"),
+        ];
+        for (what, value, want) in cases {
+            let (text, _, _, notices) = from_query(&pairs(&[("s", value)]));
+            assert_eq!(text, DEFAULT_TEXT, "{what}");
+            assert_eq!(notices.len(), 1, "{what}: {notices:?}");
+            assert!(notices[0].contains(want), "{what}: {}", notices[0]);
+        }
+        // the notice quotes at most 40 characters, with control characters escaped
+        let (_, _, _, notices) = from_query(&pairs(&[("s", &format!("\u{7}{}", "x".repeat(100)))]));
+        assert!(notices[0].contains("s=\"\\u{7}xxx") && notices[0].contains("x…\""), "{}", notices[0]);
+        // a bad key/value text keeps self-attention; an empty one is allowed
+        let (_, s, _, notices) = from_query(&pairs(&[("kv", "a%20b")]));
+        assert_eq!((s.kv_text, notices.len()), (None, 1));
+        let (_, s, _, notices) = from_query(&pairs(&[("kv", "")]));
+        assert_eq!((s.kv_text.as_deref(), notices.len()), (Some(""), 0));
+        // ordinary text with a % sign, line breaks, tabs, emoji and RTL text is kept
+        for ok in ["50% off", "100%", "a\nb\tc", "👨‍👩‍👧 שלום مرحبا", "%zz"] {
+            let (text, _, _, notices) = from_query(&pairs(&[("s", ok)]));
+            assert_eq!((text.as_str(), notices.len()), (ok, 0), "{ok:?}");
+        }
+    }
+}
