@@ -44,11 +44,19 @@ pub fn App() -> impl IntoView {
     let embed = flag("embed");
     let engine_mode =
         EngineMode::from_query(lesson_pairs.iter().find(|(k, _)| k == "engine").map(|(_, v)| v.as_str()));
-    let (text0, settings0, view0, mut url_notices) = url::from_query(&pairs);
+    let (mut text0, mut settings0, view0, mut url_notices) = url::from_query(&pairs);
+    // A whole scenario in the fragment (imported numbers) replaces what the query says.
+    match url::from_fragment(&dom::fragment()) {
+        Some(Ok((t, s))) => (text0, settings0) = (t, s),
+        Some(Err(e)) => url_notices.push(format!("{e}; the link's other settings are shown instead.")),
+        None => {}
+    }
     let text = RwSignal::new(text0);
     let settings = RwSignal::new(settings0);
     let view_state = RwSignal::new(view0);
     let import_error = RwSignal::new(None::<String>);
+    // Why the address bar cannot hold this scenario (too large for a link), if it cannot.
+    let link_problem = RwSignal::new(None::<String>);
     let lesson = RwSignal::new(None::<(usize, usize)>);
     provide_context(TablesOpen(RwSignal::new(false)));
     let first_lesson_title = all_lessons.first().map_or("", |l| l.title);
@@ -247,7 +255,9 @@ pub fn App() -> impl IntoView {
             if embed {
                 q.push(("embed", "1".into()));
             }
-            dom::replace_query(&q);
+            let fragment = text.with(|t| settings.with(|s| url::fragment(t, s)));
+            link_problem.set(fragment.as_ref().err().map(ToString::to_string));
+            dom::replace_query(&q, fragment.as_deref().unwrap_or(""));
         });
     }
 
@@ -334,6 +344,7 @@ pub fn App() -> impl IntoView {
             <div class="al-notices" aria-live="polite">
                 {url_notices.iter().cloned().map(|n| view! { <p class="al-notice" data-testid="notice">{n}</p> }).collect_view()}
                 {move || run.with(|r| r.notices.iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n.clone()}</p> }).collect_view())}
+                {move || link_problem.get().map(|p| view! { <p class="al-notice" data-testid="link-too-large">{p}</p> })}
                 {computing_note}
                 {move || stale().then(|| view! {
                     <p class="al-notice al-stale-note" data-testid="stale">"The pictures below are from the last valid input; fix the error above to update them."</p>

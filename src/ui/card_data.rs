@@ -161,7 +161,10 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
             (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
             _ => {
                 let d_k = trace.sizes.d_k.max(1);
-                (0..n).map(|j| format!("h{} · {}", j / d_k + 1, j % d_k)).collect()
+                // grouped-query attention: k and v hold h_kv key/value heads
+                let kv = trace.is_grouped() && matches!(step, StepName::K | StepName::V);
+                let head = if kv { "kv" } else { "h" };
+                (0..n).map(|j| format!("{head}{} · {}", j / d_k + 1, j % d_k)).collect()
             }
         };
         (labels, vec![false; n])

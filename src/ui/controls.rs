@@ -1,12 +1,12 @@
 //! The explorer's inputs: sentences, cross-attention, d_model, h, projections, seed,
-//! positions and the mask. Each control writes the settings; the engine runs in `App`.
+//! positions, today's options (h_kv, RoPE, ALiBi) and the mask with its sliding window. Each control writes the settings; the engine runs in `App`.
 
 use leptos::prelude::*;
 
 use crate::engine::error::Field;
 use attention_worker::RunError;
 
-use crate::engine::{self, Fill, Padding, Positional, ProjectionKind, Projections};
+use crate::engine::{self, Fill, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle};
 
 use super::app_state::AppState;
 use super::io::ImportExport;
@@ -55,6 +55,48 @@ pub fn Controls(
         if let Ok(v) = event_target_value(&ev).trim().parse::<u64>() {
             set(&|s| s.seed = v);
         }
+    };
+    // An optional count: empty means none (the default), anything else must be a number.
+    let set_optional =
+        move |field: &'static str, ev: &leptos::ev::Event, apply: &dyn Fn(&mut Settings, Option<usize>)| {
+            let raw = event_target_value(ev);
+            if raw.trim().is_empty() {
+                bad_number.set(None);
+                set(&|s| apply(s, None));
+            } else {
+                set_count(field, ev, &|s, v| apply(s, Some(v)));
+            }
+        };
+    let on_rope_base = move |ev: leptos::ev::Event| {
+        let raw = event_target_value(&ev);
+        match raw.trim().parse::<f64>() {
+            Ok(base) => {
+                bad_number.set(None);
+                set(&|s| s.rope = s.rope.map(|r| Rope { base, ..r }));
+            }
+            Err(_) => {
+                let shown: String = raw.chars().take(20).collect();
+                bad_number
+                    .set(Some(("RoPE base", format!("the RoPE base must be a number, not \"{shown}\""))));
+            }
+        }
+    };
+    let cache_text = move || {
+        settings.with(|s| match engine::attention::head_width(s.d_model, s.n_heads) {
+            Ok(d_k) => {
+                let h_kv = s.n_kv_heads.unwrap_or(s.n_heads);
+                format!(
+                    "K/V cache per token and layer: 2 · h_kv · d_k = 2 · {h_kv} · {d_k} = {} numbers{}",
+                    2 * h_kv * d_k,
+                    if h_kv < s.n_heads && h_kv > 0 && s.n_heads % h_kv == 0 {
+                        format!(" ({}× less than with h = {} K/V heads)", s.n_heads / h_kv, s.n_heads)
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            Err(_) => String::new(),
+        })
     };
     let d_k_text = move || {
         settings.with(|s| match engine::attention::head_width(s.d_model, s.n_heads) {
@@ -175,6 +217,62 @@ pub fn Controls(
             </select>
         </label>
         </div>
+        <fieldset class="al-row al-modern">
+            <legend>"As today's models run it"</legend>
+            <label class="al-field">
+                <span>"h_kv (key/value heads)"</span>
+                <input
+                    data-testid="n-kv-heads"
+                    type="number"
+                    min="1"
+                    max="64"
+                    aria-describedby="al-cache-per-token"
+                    prop:value=move || settings.with(|s| s.n_kv_heads.unwrap_or(s.n_heads).to_string())
+                    on:input=move |ev| set_optional("h_kv", &ev, &|s, v| s.n_kv_heads = v.filter(|&v| v != s.n_heads))
+                />
+                {number_error("h_kv")}
+                <span class="al-hint" id="al-cache-per-token" data-testid="kv-cache-per-token">{cache_text}</span>
+                <FieldError error=error field=Field::NKvHeads />
+            </label>
+            <label class="al-field">
+                <span>"RoPE (rotary positions)"</span>
+                <select
+                    data-testid="rope"
+                    prop:value=move || settings.with(|s| s.rope.map_or("none", |r| r.style.name()))
+                    on:change=move |ev| {
+                        let style = RopeStyle::from_name(&event_target_value(&ev));
+                        set(&|s| s.rope = style.map(|style| Rope { style, base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base) }));
+                    }
+                >
+                    <option value="none">"none"</option>
+                    <option value="half">"half: i with i + d_k/2 (Llama in transformers)"</option>
+                    <option value="interleaved">"interleaved: 2i with 2i+1 (RoFormer, Meta)"</option>
+                </select>
+                <FieldError error=error field=Field::Rope />
+            </label>
+            <label class="al-field">
+                <span>"RoPE base"</span>
+                <input
+                    data-testid="rope-base"
+                    type="number"
+                    min="1"
+                    step="any"
+                    prop:value=move || settings.with(|s| s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base).to_string())
+                    prop:disabled=move || settings.with(|s| s.rope.is_none())
+                    on:input=on_rope_base
+                />
+                {number_error("RoPE base")}
+            </label>
+            <label class="al-check">
+                <input
+                    data-testid="alibi"
+                    type="checkbox"
+                    prop:checked=move || settings.with(|s| s.alibi)
+                    on:change=move |ev| { let on = event_target_checked(&ev); set(&|s| s.alibi = on) }
+                />
+                "ALiBi (a per-head penalty m·(j − i) for distant keys)"
+            </label>
+        </fieldset>
         <fieldset class="al-row al-mask">
             <legend>"Mask (engine convention: " <code>"true = blocked"</code> ")"</legend>
             <label class="al-check">
@@ -214,6 +312,19 @@ pub fn Controls(
                     <option value="neg_inf">"-inf  (float('-inf'))"</option>
                     <option value="large_negative">"-1e9"</option>
                 </select>
+            </label>
+            <label class="al-field">
+                <span>"sliding window (keys; empty = none)"</span>
+                <input
+                    data-testid="mask-window"
+                    type="number"
+                    min="1"
+                    placeholder="none"
+                    prop:value=move || settings.with(|s| s.mask.window.map(|w| w.to_string()).unwrap_or_default())
+                    on:input=move |ev| set_optional("window", &ev, &|s, v| s.mask.window = v)
+                />
+                {number_error("window")}
+                <FieldError error=error field=Field::Window />
             </label>
         </fieldset>
         <ImportExport state=state />

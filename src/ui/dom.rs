@@ -36,8 +36,14 @@ fn js_sys_iter(params: &web_sys::UrlSearchParams) -> Result<Option<js_sys::IntoI
     js_sys::try_iter(params.as_ref())
 }
 
-/// Replaces the URL's query without adding a history entry (live state, not navigation).
-pub fn replace_query(pairs: &[(&str, String)]) {
+/// The current URL's fragment, with its `#` (empty when there is none).
+pub fn fragment() -> String {
+    window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+}
+
+/// Replaces the URL's query and fragment (`#…`, or empty for none) without adding a
+/// history entry (live state, not navigation).
+pub fn replace_query(pairs: &[(&str, String)], fragment: &str) {
     let Some(w) = window() else { return };
     let Ok(params) = web_sys::UrlSearchParams::new() else { return };
     for (k, v) in pairs {
@@ -49,7 +55,7 @@ pub fn replace_query(pairs: &[(&str, String)]) {
         let _ = history.replace_state_with_url(
             &wasm_bindgen::JsValue::NULL,
             "",
-            Some(&format!("{path}?{query}")),
+            Some(&format!("{path}?{query}{fragment}")),
         );
     }
 }

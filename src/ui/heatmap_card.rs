@@ -11,7 +11,7 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 
 use crate::draw::{self, Heatmap, Layout, Scale};
-use crate::engine::Trace;
+use crate::engine::{StepName, Trace};
 
 use super::card_data::{csv, fit_layout, CardData, CardId};
 use super::dom;
@@ -263,6 +263,15 @@ pub fn HeatmapCard(
             .collect_view()
     };
 
+    // the key/value heads before the repeat of grouped-query attention are h_kv, not h
+    let head_word = move || {
+        let kv_step = matches!(id.step, StepName::KHeads | StepName::VHeads | StepName::KRot);
+        if kv_step && trace.with(|t| t.as_ref().is_some_and(|t| t.is_grouped())) {
+            "K/V head"
+        } else {
+            "head"
+        }
+    };
     let label = move || {
         let (n_rows, n_cols) = dims();
         let head = data.with(|d| d.as_ref().is_some_and(|d| d.has_heads));
@@ -270,7 +279,7 @@ pub fn HeatmapCard(
             "{} heatmap, sentence {}{}, {} rows by {} columns",
             id.step,
             id.batch + 1,
-            if head { format!(", head {}", id.head + 1) } else { String::new() },
+            if head { format!(", {} {}", head_word(), id.head + 1) } else { String::new() },
             n_rows,
             n_cols
         )
@@ -300,7 +309,7 @@ pub fn HeatmapCard(
     };
     let title = move || {
         if data.with(|d| d.as_ref().is_some_and(|d| d.has_heads)) {
-            format!("head {}", id.head + 1)
+            format!("{} {}", head_word(), id.head + 1)
         } else {
             format!("sentence {}", id.batch + 1)
         }

@@ -40,7 +40,7 @@ pub fn ImportExport(
     let embed_code = RwSignal::new(None::<String>);
     let copy_embed = move |_| {
         let href = dom::href();
-        let src = if href.contains('?') { format!("{href}&embed=1") } else { format!("{href}?embed=1") };
+        let src = super::url::with_flag(&href, "embed=1");
         let step = view_state.with_untracked(|v| v.step);
         let code = format!(
             "<iframe src=\"{}\" title=\"Attention Lens: {step}\" width=\"720\" height=\"520\" loading=\"lazy\" style=\"border:0\"></iframe>",

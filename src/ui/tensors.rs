@@ -62,7 +62,9 @@ pub fn TensorView(
         let (name, batch) = selected.get()?;
         let heads = shown.with(|t| {
             let t = t.as_ref()?;
-            Some(if t.step(name)?.has_heads() { t.sizes.n_heads } else { 1 })
+            // h cards, or h_kv for the key/value heads before the repeat (grouped-query)
+            let s = t.step(name)?;
+            Some(if s.has_heads() { s.shape.get(1).copied().unwrap_or(1) } else { 1 })
         })?;
         Some((0..heads).map(|head| CardId { step: name, batch, head }).collect::<Vec<_>>())
     });

@@ -2,7 +2,10 @@
 //! view, and the same read back, with a notice for every value that is not what a
 //! link should hold. Plain Rust, tested natively.
 
-use crate::engine::{limits, Fill, Padding, Positional, ProjectionKind, Projections, StepName};
+use crate::engine::{
+    limits, Fill, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle, StepName,
+};
+use crate::link::{self, LinkError};
 
 use super::settings::{Settings, ViewState, DEFAULT_TEXT, UI_MAX_BATCH, UI_MAX_D_MODEL};
 
@@ -36,7 +39,60 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     if v.lines {
         pairs.push(("view", "lines".to_owned()));
     }
+    if let Some(h_kv) = s.n_kv_heads {
+        pairs.push(("hkv", h_kv.to_string()));
+    }
+    if let Some(rope) = s.rope {
+        pairs.push(("rope", rope.style.name().to_owned()));
+        if rope.base != Rope::DEFAULT_BASE {
+            pairs.push(("rope_base", rope.base.to_string()));
+        }
+    }
+    if s.alibi {
+        pairs.push(("alibi", "1".to_owned()));
+    }
+    if let Some(w) = s.mask.window {
+        pairs.push(("win", w.to_string()));
+    }
     pairs
+}
+
+/// `href` with `flag` (e.g. `embed=1`) added to its query, before any fragment.
+pub fn with_flag(href: &str, flag: &str) -> String {
+    let (base, fragment) = href.split_once('#').map_or((href, ""), |(b, f)| (b, f));
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let hash = if fragment.is_empty() { String::new() } else { format!("#{fragment}") };
+    format!("{base}{sep}{flag}{hash}")
+}
+
+/// True when the short keys of [`to_query`] cannot say everything: imported or edited
+/// embeddings, or explicit weights. Such a state also goes into the link's fragment,
+/// whole ([`fragment`]).
+pub fn needs_fragment(s: &Settings) -> bool {
+    !s.embeddings.is_empty() || matches!(s.projections, Projections::Explicit(_))
+}
+
+/// The URL fragment for a state: `#s=…` with the whole scenario when [`needs_fragment`],
+/// else empty.
+///
+/// # Errors
+/// [`LinkError::TooLarge`] for a scenario too large for a link.
+pub fn fragment(text: &str, s: &Settings) -> Result<String, LinkError> {
+    if !needs_fragment(s) {
+        return Ok(String::new());
+    }
+    let (scenario, _) = super::settings::scenario(text, s);
+    link::encode(&scenario).map(|data| link::fragment(&data))
+}
+
+/// The text and settings a link's fragment carries, if it has one: they replace what its
+/// query says (the query still gives the view).
+///
+/// # Errors
+/// A [`LinkError`] for a fragment that is not a readable scenario.
+pub fn from_fragment(fragment: &str) -> Option<Result<(String, Settings), LinkError>> {
+    let data = link::from_fragment(fragment)?;
+    Some(link::decode(data).map(|scenario| super::settings::from_scenario(&scenario)))
 }
 
 /// A state read back from URL query pairs. Every value that is missing keeps its default;
@@ -120,6 +176,36 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                 "0" => v.shared_scale = false,
                 _ => bad(&mut notices, "share", value, "0 or 1"),
             },
+            "hkv" => match value.parse::<usize>() {
+                Ok(h) if (1..=limits::MAX_HEADS).contains(&h) => s.n_kv_heads = Some(h),
+                _ => bad(
+                    &mut notices,
+                    "hkv",
+                    value,
+                    &format!("a whole number from 1 to {}", limits::MAX_HEADS),
+                ),
+            },
+            "rope" => match RopeStyle::from_name(value) {
+                Some(style) => {
+                    s.rope = Some(Rope { style, base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base) })
+                }
+                None => bad(&mut notices, "rope", value, "half or interleaved"),
+            },
+            "rope_base" => match value.parse::<f64>() {
+                Ok(base) if base.is_finite() && base > 0.0 => {
+                    s.rope = Some(Rope { style: s.rope.map_or(RopeStyle::Half, |r| r.style), base })
+                }
+                _ => bad(&mut notices, "rope_base", value, "a number greater than 0"),
+            },
+            "alibi" => match value {
+                "1" | "true" => s.alibi = true,
+                "0" | "false" => s.alibi = false,
+                _ => bad(&mut notices, "alibi", value, "0 or 1"),
+            },
+            "win" => match value.parse::<usize>() {
+                Ok(w) if w >= 1 => s.mask.window = Some(w),
+                _ => bad(&mut notices, "win", value, "a whole number of at least 1"),
+            },
             other => {
                 let shown = shown_value(other);
                 notices.push(format!("The link's unknown setting \"{shown}\" was ignored."));
@@ -183,6 +269,42 @@ mod tests {
     }
 
     #[test]
+    fn url_round_trip_of_every_option_and_the_fragment() {
+        let mut s = Settings { n_kv_heads: Some(2), alibi: true, ..Settings::default() };
+        s.n_heads = 4;
+        s.d_model = 8;
+        s.rope = Some(Rope::new(RopeStyle::Half));
+        s.mask.window = Some(3);
+        let q: Vec<(String, String)> =
+            to_query("a b", &s, &ViewState::default()).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        assert!(!q.iter().any(|(k, _)| k == "rope_base"), "the default base is not written");
+        let (_, back, _, notices) = from_query(&q);
+        assert_eq!((back, notices), (s.clone(), vec![]));
+        // nothing imported: no fragment; an edited embedding: the whole scenario
+        assert_eq!(fragment("a b", &s).unwrap(), "");
+        s.embeddings.insert("bat".into(), vec![0.1 + 0.2; 8]);
+        let f = fragment("a b", &s).unwrap();
+        assert!(f.starts_with("#s=1."));
+        let (text, from_link) = from_fragment(&f).unwrap().unwrap();
+        assert_eq!((text.as_str(), &from_link), ("a b", &s));
+        assert!(from_fragment("#s=1.garbage").unwrap().is_err());
+        assert!(from_fragment("").is_none());
+        for (key, value) in
+            [("hkv", "0"), ("rope", "sideways"), ("rope_base", "-1"), ("alibi", "2"), ("win", "0")]
+        {
+            let (_, d, _, notices) = from_query(&pairs(&[(key, value)]));
+            assert_eq!(d, Settings::default(), "{key}");
+            assert_eq!(notices.len(), 1, "{key}");
+        }
+    }
+
+    #[test]
+    fn a_flag_goes_before_the_fragment() {
+        assert_eq!(with_flag("https://x/?s=a#s=1.abc", "embed=1"), "https://x/?s=a&embed=1#s=1.abc");
+        assert_eq!(with_flag("https://x/", "embed=1"), "https://x/?embed=1");
+    }
+
+    #[test]
     fn url_round_trip() {
         let s = Settings {
             d_model: 12,
@@ -198,9 +320,9 @@ mod tests {
             embeddings: BTreeMap::new(),
             kv_text: Some("x y z".into()),
             positional: Positional::Sinusoidal,
-            n_kv_heads: None,
-            rope: None,
-            alibi: false,
+            n_kv_heads: Some(1),
+            rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0 }),
+            alibi: true,
         };
         let v = ViewState { step: StepName::Scores, batch: 1, shared_scale: false, lines: true };
         let q: Vec<(String, String)> =
