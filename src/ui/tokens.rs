@@ -21,14 +21,29 @@ pub fn Overview(
                 Some(t_k) => format!("T_q = {}, T_k = {t_k}", z.t),
                 None => format!("T = {}", z.t),
             };
-            format!(
-                "B = {}, {t}, d_model = {}, h = {}, d_k = {} · parameters 4·d_model² + 4·d_model = {}",
-                z.b,
-                z.d_model,
-                z.n_heads,
-                z.d_k,
-                engine::weights::parameter_count(z.d_model)
-            )
+            match z.n_kv_heads {
+                None => format!(
+                    "B = {}, {t}, d_model = {}, h = {}, d_k = {} · parameters 4·d_model² + 4·d_model = {}",
+                    z.b,
+                    z.d_model,
+                    z.n_heads,
+                    z.d_k,
+                    engine::weights::parameter_count(z.d_model)
+                ),
+                // grouped-query attention: W_K and W_V are d_model × h_kv·d_k
+                Some(h_kv) => format!(
+                    "B = {}, {t}, d_model = {}, h = {}, h_kv = {h_kv}, d_k = {} · parameters \
+                     2·d_model² + 2·d_model·h_kv·d_k + 2·d_model + 2·h_kv·d_k = {} (not {} with h_kv = h) · \
+                     K/V cache 2·h_kv·d_k = {} numbers per token",
+                    z.b,
+                    z.d_model,
+                    z.n_heads,
+                    z.d_k,
+                    engine::weights::parameter_count_kv(z.d_model, h_kv * z.d_k),
+                    engine::weights::parameter_count(z.d_model),
+                    2 * h_kv * z.d_k
+                ),
+            }
         })
     };
     let chips = |row: &[String], real: usize, kv: bool| {
