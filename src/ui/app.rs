@@ -135,6 +135,7 @@ pub fn App() -> impl IntoView {
         dom::mark("al-engine-start");
         // the sentences that did not change are not projected again
         let previous = prev.and_then(|p| p.result.as_deref().ok());
+        dom::mark("al-page-run"); // the page's own engine run (the tests count them)
         let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
         dom::mark("al-engine-end");
         Run { scenario, notices, result, computing: false }
