@@ -135,7 +135,8 @@ export const tests = [
         const p = await panel(page);
         t.assert.equal(p.result, 'NaN');
         t.assert.equal(await page.getAttribute(cell('weights', 1, 0, 0, 1), 'data-value'), 'NaN');
-        t.assert.ok(p.notes.some((n) => /NaN/.test(n) && /−∞/.test(n)), `a note explains the NaN: ${p.notes}`);
+        t.assert.ok(p.notes.some((n) => /NaN/.test(n) && /-inf/.test(n)), `a note explains the NaN: ${p.notes}`);
+        t.assert.ok(p.notes.every((n) => !/∞/.test(n)), `one way to write -inf in the panel: ${p.notes}`);
         t.assert.ok(p.terms.every((v) => v === 'NaN'), 'every exp is NaN');
         // the cells it reads (the masked row) are outlined on the heatmap
         t.assert.ok(await page.$$eval('[data-testid="operand-outline"]', (els) => els.length) >= 1);

@@ -209,11 +209,6 @@ impl Layout {
     }
 }
 
-/// Formats a number for a cell: [`crate::format::short`].
-pub fn short_number(v: f64) -> String {
-    crate::format::short(v)
-}
-
 /// A cell's pixel rectangle `[x0, x1) × [y0, y1)` in device pixels: exactly the pixels a
 /// canvas `fillRect(x0, y0, x1 - x0, y1 - y0)` covers, so neighbours abut without gaps.
 fn cell_px(layout: &Layout, r: usize, c: usize, dpr: f64) -> (i32, i32, i32, i32) {
@@ -465,7 +460,7 @@ pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Ve
     for (i, tick) in map.scale.ticks().iter().rev().enumerate() {
         let y = layout.top + bar_h * i as f64 / 4.0;
         items.push(TextItem {
-            text: short_number(*tick),
+            text: crate::format::short(*tick),
             x: px(layout.bar_x + BAR_W + 4.0),
             y: px(y),
             size: tick_font,
@@ -482,7 +477,7 @@ pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Ve
                 let (fill, _) = cell_style(map, theme, r, c);
                 let v = map.values.get((r, c)).copied().unwrap_or(f64::NAN);
                 items.push(TextItem {
-                    text: short_number(v),
+                    text: crate::format::short(v),
                     x: (x0 + x1) / 2,
                     y: (y0 + y1) / 2,
                     size: font * 0.9,
@@ -679,7 +674,7 @@ mod tests {
             (-1e9, "-1e9"),
         ];
         for (v, want) in cases {
-            assert_eq!(short_number(v), want);
+            assert_eq!(crate::format::short(v), want);
         }
     }
 

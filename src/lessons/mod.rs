@@ -90,10 +90,8 @@ pub struct Lesson {
     pub steps: Vec<LessonStep>,
 }
 
-/// Two decimals, as the seeds print them.
-pub fn num(v: f64) -> String {
-    crate::draw::heatmap::short_number(v)
-}
+/// Two decimals, as the seeds print them: the one formatter's [`crate::format::short`].
+pub use crate::format::short as num;
 
 /// `trace[step][b, head, i, j]` (or `[b, i, j]` for steps without heads), NaN if absent.
 pub fn at(trace: &Trace, step: StepName, b: usize, head: usize, i: usize, j: usize) -> f64 {

@@ -10,7 +10,7 @@
 
 use crate::engine::explain::{top_terms, Explanation, Kind, Operand, Param, Tensor, Term, TermKind};
 use crate::engine::{Axis, Trace};
-use crate::format::{exact, fixed, short};
+use crate::format::{exact, short};
 
 use super::card_data::CardId;
 
@@ -230,13 +230,10 @@ pub fn term_list(ex: &Explanation, show_all: bool) -> TermList {
     }
 }
 
-/// A number for reading: four decimals, `-1e9` style for large magnitudes, `NaN`, `-inf`.
+/// A number for reading: the one formatter's [`crate::format::reading`], as the
+/// engine's own notes in the same panel write it.
 pub fn num(v: f64) -> String {
-    if !v.is_finite() || v.abs() >= 1e4 {
-        short(v)
-    } else {
-        fixed(v, 4)
-    }
+    crate::format::reading(v)
 }
 
 fn factor(v: f64) -> String {
@@ -364,10 +361,7 @@ mod tests {
         assert_eq!(strips[0].label, "q_heads[0,0,1,:]");
         assert_eq!(strips[0].values, vec![1.0, 1.0, 0.0]);
         assert_eq!(strips[1].values, vec![2.0, 0.0, 0.0]);
-        assert_eq!(
-            with_numbers(&s),
-            "scores[0,0,1,0] = 1.0000 × 2.0000 + 1.0000 × 0.0000 + 0.0000 × 0.0000 = 2.0000"
-        );
+        assert_eq!(with_numbers(&s), "scores[0,0,1,0] = 1 × 2 + 1 × 0 + 0 × 0 = 2");
     }
 
     #[test]
@@ -455,7 +449,22 @@ mod tests {
         assert!(closeness(0.51, 0.5).contains("very close"));
         assert!(closeness(-0.5, 0.5).contains("wrong sign"));
         assert!(closeness(0.5, f64::NAN).contains("NaN"));
-        assert_eq!(num(-0.0), "0.0000");
+        assert_eq!(num(-0.0), "0");
         assert_eq!(num(f64::NEG_INFINITY), "-inf");
+    }
+
+    /// One panel, one way of writing a number: the panel's own texts and the engine's
+    /// notes both write through `format::reading` (no `−∞` beside `-inf`).
+    #[test]
+    fn the_panel_and_the_engine_write_a_number_the_same_way() {
+        let mut s = Scenario::identity(&["a b", "c"], 2, 1);
+        s.mask.padding = crate::engine::Padding::KeysAndQueries;
+        let t = run(&s).unwrap();
+        let e = explain(&t, StepName::Weights, &[1, 0, 1, 0]).unwrap();
+        let notes = e.notes.join(" ");
+        assert!(notes.contains("-inf") && !notes.contains('∞'), "{notes}");
+        for v in [0.25, -1e9, f64::NEG_INFINITY, 1.0 / 3.0] {
+            assert_eq!(num(v), crate::format::reading(v));
+        }
     }
 }

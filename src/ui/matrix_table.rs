@@ -5,7 +5,6 @@
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::draw::heatmap::short_number;
 use crate::engine::StepName;
 use crate::format::exact;
 
@@ -174,7 +173,7 @@ pub fn MatrixTable(
                             // one cell in the tab order; the arrow keys move between cells
                             let tab = if r == 0 && c == 0 { "0" } else { "-1" };
                             view! {
-                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()>{short_number(*v)}</td>
+                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()>{crate::format::short(*v)}</td>
                             }
                         })
                         .collect_view();

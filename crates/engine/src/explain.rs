@@ -16,6 +16,7 @@ use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
 use crate::embedding::{self, Source};
+use crate::format;
 use crate::positional;
 use crate::scenario::{Fill, Padding};
 use crate::step::{Axis, StepName};
@@ -392,42 +393,14 @@ fn py(index: &[usize]) -> String {
     index.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// A number for the notes: integers as integers, otherwise 4 decimals or scientific.
+/// A number in an explanation's words: the one formatter's [`format::reading`].
 fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return match non_finite_name(v) {
-            "NaN" => "NaN".into(),
-            "Infinity" => "∞".into(),
-            _ => "−∞".into(),
-        };
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        return format!("{v:.0}");
-    }
-    if (1e-3..1e6).contains(&v.abs()) {
-        let s = format!("{v:.4}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        return s.to_owned();
-    }
-    format!("{v:.4e}")
+    format::reading(v)
 }
 
-/// A number for LaTeX.
+/// A number for LaTeX: [`format::tex`].
 fn tex(v: f64) -> String {
-    if v.is_nan() {
-        return r"\mathrm{NaN}".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { r"\infty".into() } else { r"-\infty".into() };
-    }
-    let s = num(v);
-    match s.split_once('e') {
-        Some((m, e)) => format!(r"{m} \times 10^{{{e}}}"),
-        None => s,
-    }
+    format::tex(v)
 }
 
 /// A factor in a LaTeX product: negatives in parentheses.
@@ -787,7 +760,7 @@ impl Explainer<'_> {
         )];
         if self.step == StepName::Output && self.result.is_nan() {
             notes.push(format!(
-                "concat[{b},{t},:] is NaN (a fully masked query row under the −∞ fill), so every product and the output are NaN."
+                "concat[{b},{t},:] is NaN (a fully masked query row under the -inf fill), so every product and the output are NaN."
             ));
         }
         self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
@@ -1251,10 +1224,10 @@ impl Explainer<'_> {
             let why = if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join(", ")) };
             match fill {
                 Fill::NegInf => notes.push(format!(
-                    "Every key of this row is blocked{why}, so every score is −∞. The maximum is −∞, and −∞ − (−∞) = NaN, so every exp is NaN and the weight is NaN. Mathematically it is 0/0: there is nothing to attend to. PyTorch gives the same NaN row."
+                    "Every key of this row is blocked{why}, so every score is -inf. The maximum is -inf, and -inf − (-inf) = NaN, so every exp is NaN and the weight is NaN. Mathematically it is 0/0: there is nothing to attend to. PyTorch gives the same NaN row."
                 )),
                 Fill::LargeNegative => notes.push(format!(
-                    "Every key of this row is blocked{why}, so every score is −1e9. Subtracting the maximum (−1e9) leaves 0 everywhere, exp(0) = 1, and the weights are uniform: 1/{t_k} = {}. The row attends to keys it should not see; −∞ would give NaN instead.",
+                    "Every key of this row is blocked{why}, so every score is -1e9. Subtracting the maximum (-1e9) leaves 0 everywhere, exp(0) = 1, and the weights are uniform: 1/{t_k} = {}. The row attends to keys it should not see; -inf would give NaN instead.",
                     num(1.0 / t_k as f64)
                 )),
             }
@@ -1268,7 +1241,7 @@ impl Explainer<'_> {
                 ));
             } else {
                 notes.push(format!(
-                    "Key {j} is blocked, yet its weight is {}: the fill −1e9 is a number, and this row's real scores are so low (maximum {}) that exp(−1e9 − max) does not vanish. The −1e9 fill leaks attention to a blocked key; −∞ never does.",
+                    "Key {j} is blocked, yet its weight is {}: the fill -1e9 is a number, and this row's real scores are so low (maximum {}) that exp(-1e9 − max) does not vanish. The -1e9 fill leaks attention to a blocked key; -inf never does.",
                     num(self.result),
                     num(max)
                 ));
@@ -1281,7 +1254,7 @@ impl Explainer<'_> {
                 .fold(f64::NEG_INFINITY, |m, (_, &x)| m.max(x));
             if real_max < fill.value() {
                 notes.push(format!(
-                    "The real scores of this row (maximum {}) are below the fill −1e9, so the blocked keys take the weight: the −1e9 fill leaks; −∞ never does.",
+                    "The real scores of this row (maximum {}) are below the fill -1e9, so the blocked keys take the weight: the -1e9 fill leaks; -inf never does.",
                     num(real_max)
                 ));
             }
@@ -1324,7 +1297,7 @@ impl Explainer<'_> {
             token(self.trace.query_tokens(b), i)
         )];
         if self.result.is_nan() {
-            notes.push("The weights row is NaN (every key blocked under the −∞ fill), so every term, and the sum, is NaN.".into());
+            notes.push("The weights row is NaN (every key blocked under the -inf fill), so every term, and the sum, is NaN.".into());
         }
         self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
         let latex = format!(
@@ -1378,7 +1351,7 @@ mod tests {
         assert_eq!(num(2.0), "2");
         assert_eq!(num(1.0 / 3f64.sqrt() * 2.0), "1.1547");
         assert_eq!(num(0.5), "0.5");
-        assert_eq!(num(f64::NEG_INFINITY), "−∞");
+        assert_eq!(num(f64::NEG_INFINITY), "-inf");
         assert_eq!(num(1e-9), "1.0000e-9");
         assert_eq!(tex(f64::NEG_INFINITY), r"-\infty");
         assert_eq!(tex(1e-9), r"1.0000 \times 10^{-9}");

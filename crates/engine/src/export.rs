@@ -196,27 +196,14 @@ fn py_str_list<S: AsRef<str>>(items: &[S]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// A number in a list literal: shortest round-trip digits, `float('nan')` and friends
-/// for the non-finite ones.
+/// A Python literal: the one formatter's [`crate::format::python`].
 fn py_number(v: f64) -> String {
-    if v.is_nan() {
-        "float('nan')".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "float('inf')" } else { "float('-inf')" }.into()
-    } else {
-        format!("{v:?}")
-    }
+    crate::format::python(v)
 }
 
-/// A number in a `numbers("""…""")` block: what Python's `float()` reads.
+/// A number in a text block NumPy reads: [`crate::format::python_text`].
 fn text_number(v: f64) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "inf" } else { "-inf" }.into()
-    } else {
-        format!("{v:?}")
-    }
+    crate::format::python_text(v)
 }
 
 /// `np.array([...]).reshape(shape)` (or `numbers("""...""").reshape(shape)` for a big

@@ -36,6 +36,7 @@ pub mod embedding;
 pub mod error;
 pub mod explain;
 pub mod export;
+pub mod format;
 pub mod invariants;
 pub mod mask;
 pub mod matmul;
