@@ -108,17 +108,9 @@ pub fn merge_heads(context: Array4<f64>) -> Result<Array3<f64>, EngineError> {
     view(transposed, (b, t, h * d_k)) // (b, t, d_model)
 }
 
-/// RoPE's angles: `angle[pos][i] = pos·θ_i` with `θ_i = 1 / base^(2i/d_k)` for the
-/// `d_k / 2` pairs of a head (written as Hugging Face's `inv_freq`, so the numbers are
-/// the same as `transformers`' in float64).
-///
-/// # Shapes
-/// - returns: `[T, d_k / 2]`
-pub fn rope_angles(t: usize, d_k: usize, base: f64) -> ndarray::Array2<f64> {
-    ndarray::Array2::from_shape_fn((t, d_k / 2), |(pos, i)| rope_angle(pos, i, d_k, base))
-}
-
-/// One of RoPE's angles, `pos·θ_i` with `θ_i = 1 / base^(2i/d_k)`.
+/// One of RoPE's angles, `pos·θ_i` with `θ_i = 1 / base^(2i/d_k)` for pair `i < d_k/2` of
+/// a head (written as Hugging Face's `inv_freq`, so the numbers are `transformers`' in
+/// float64).
 pub fn rope_angle(pos: usize, i: usize, d_k: usize, base: f64) -> f64 {
     let inv_freq = 1.0 / base.powf((2 * i) as f64 / d_k as f64);
     pos as f64 * inv_freq
