@@ -15,9 +15,12 @@ use crate::engine::{Scenario, StepName, Trace};
 pub mod baseball_bat;
 pub mod cross;
 pub mod first_screen;
+pub mod gqa;
 pub mod heads;
+pub mod local;
 pub mod masks;
 pub mod quiz;
+pub mod rope;
 pub mod shapes;
 pub mod word_order;
 
@@ -153,6 +156,9 @@ pub fn lessons() -> Vec<Lesson> {
         shapes::lesson(),
         cross::lesson(),
         word_order::lesson(),
+        rope::lesson(),
+        gqa::lesson(),
+        local::lesson(),
     ]
 }
 

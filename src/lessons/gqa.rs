@@ -1,0 +1,173 @@
+//! Lesson 8, sharing keys and values: multi-head (MHA), grouped-query (GQA) and
+//! multi-query (MQA) attention with the same query heads, and what each costs in the
+//! key/value cache of a model that generates text.
+
+use super::quiz::{Quiz, QuizKind};
+use super::{at, base, num, row, Lesson, LessonStep};
+use crate::engine::decode::cache_bytes;
+use crate::engine::{run, ProjectionKind, Projections, Scenario, StepName as S, Trace};
+
+const SENTENCE: &str = "the cat sat on the mat";
+/// "mat".
+const MAT: usize = 5;
+
+/// Four query heads of d_k = 2 on seeded weights; `h_kv` key/value heads.
+fn scenario(h_kv: usize) -> Scenario {
+    let mut s = base(&[SENTENCE], 8, 4);
+    s.projections = Projections::Named(ProjectionKind::Seeded);
+    s.seed = 3;
+    s.mask.causal = true;
+    s.n_kv_heads = (h_kv != 4).then_some(h_kv);
+    s
+}
+
+/// "2 · h_kv · d_k = … numbers" for the trace's sizes.
+fn per_token(t: &Trace) -> String {
+    let (h_kv, d_k) = (t.sizes.kv_heads(), t.sizes.d_k);
+    format!("2 · h_kv · d_k = 2 · {h_kv} · {d_k} = {} numbers", 2 * h_kv * d_k)
+}
+
+/// Llama 3 8B: 32 layers, 8 key/value heads (for 32 query heads), d_k = 128, bf16.
+const LLAMA3_8B: (u64, u64, u64, u64) = (32, 8, 128, 2);
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    Lesson {
+        id: "gqa",
+        title: "Sharing keys and values: GQA and MQA",
+        seeds: "Llama 3, Mistral and Qwen's attention",
+        steps: vec![
+            LessonStep {
+                title: "Every query head has its own key head",
+                scenario: scenario(4),
+                focus: S::KHeads,
+                batch: 0,
+                quiz: None,
+                highlight: super::no_highlight,
+                narrate: |t| {
+                    format!(
+                        "Multi-head attention as in the 2017 paper: h = {} query heads, and as many key and value \
+                         heads. A model that writes text one token at a time keeps every earlier token's keys and \
+                         values, so it does not compute them again: the K/V cache. Per token and layer it holds {}.",
+                        t.sizes.n_heads,
+                        per_token(t),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Grouped-query attention: two query heads share a key head",
+                scenario: scenario(2),
+                focus: S::KRep,
+                batch: 0,
+                quiz: None,
+                highlight: |t| {
+                    [super::row_cells(t, S::KRep, 0, 0, MAT), super::row_cells(t, S::KRep, 0, 1, MAT)]
+                        .concat()
+                },
+                narrate: |t| {
+                    format!(
+                        "Llama 3, Mistral and Qwen keep fewer key/value heads: here h_kv = {} serves h = {} query \
+                         heads, in groups of {}. The step k_rep repeats each key head for its group \
+                         (k.repeat_interleave(h // h_kv, dim=1)), so query heads 1 and 2 read the same keys: \
+                         \"mat\"'s key is {} in head 1 and {} in head 2. Query head i reads key head ⌊i / {}⌋ \
+                         (counting from 0). The cache per token and layer is now {}, half as much.",
+                        t.sizes.kv_heads(),
+                        t.sizes.n_heads,
+                        t.sizes.group_size(),
+                        row(t, S::KRep, 0, 0, MAT),
+                        row(t, S::KRep, 0, 1, MAT),
+                        t.sizes.group_size(),
+                        per_token(t),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Multi-query attention: one key head for all",
+                scenario: scenario(1),
+                focus: S::Weights,
+                batch: 0,
+                quiz: None,
+                highlight: |t| (0..4).flat_map(|h| super::row_cells(t, S::Weights, 0, h, MAT)).collect(),
+                narrate: |t| {
+                    let mha = run(&scenario(4)).ok();
+                    let before = mha.as_ref().map_or(f64::NAN, |m| at(m, S::Output, 0, 0, MAT, 0));
+                    format!(
+                        "With h_kv = 1 every query head reads the same keys and values, and still the heads \
+                         attend differently, because their queries differ: \"mat\" gives \"cat\" {} in head 1 and \
+                         {} in head 2. It is another model, with fewer parameters: \"mat\"'s first output number is \
+                         {} here and {} with four key/value heads. The cache per token and layer: {}, four times \
+                         less than multi-head attention.",
+                        num(at(t, S::Weights, 0, 0, MAT, 1)),
+                        num(at(t, S::Weights, 0, 1, MAT, 1)),
+                        num(at(t, S::Output, 0, 0, MAT, 0)),
+                        num(before),
+                        per_token(t),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Predict: the cache of a real model",
+                scenario: scenario(2),
+                focus: S::KRep,
+                batch: 0,
+                highlight: super::no_highlight,
+                quiz: Some(Quiz {
+                    question: |_| {
+                        "Llama 3 8B has 32 layers and 32 query heads of d_k = 128, but only 8 key/value heads. \
+                         Each number is stored in bf16 (2 bytes). How many KiB of K/V cache does one token take? \
+                         (2 tensors, K and V; 1 KiB = 1024 bytes.)"
+                            .into()
+                    },
+                    kind: QuizKind::Number {
+                        answer: |_| {
+                            let (layers, kv, d_k, bytes) = LLAMA3_8B;
+                            let kib = cache_bytes(layers, kv, d_k, bytes, 1) as f64 / 1024.0;
+                            let mha = cache_bytes(layers, 32, d_k, bytes, 1) as f64 / 1024.0;
+                            let long = cache_bytes(layers, kv, d_k, bytes, 8192) as f64 / (1u64 << 30) as f64;
+                            Some((
+                                kib,
+                                format!(
+                                    "2 · 32 layers · 8 heads · 128 · 2 bytes = {} bytes = {} KiB per token; with \
+                                     32 key/value heads it would be {} KiB. At 8 192 tokens that is {} GiB per \
+                                     sequence, for every sequence the server holds at once.",
+                                    cache_bytes(layers, kv, d_k, bytes, 1),
+                                    num(kib),
+                                    num(mha),
+                                    num(long)
+                                ),
+                            ))
+                        },
+                        tolerance: 0.5,
+                    },
+                }),
+                narrate: |t| {
+                    format!(
+                        "The same arithmetic as in this small model ({} per token and layer), at full size. \
+                         Type a number to see the answer.",
+                        per_token(t)
+                    )
+                },
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_heads_share_keys_and_the_cache_shrinks() {
+        let gqa = run(&scenario(2)).unwrap();
+        assert_eq!(row(&gqa, S::KRep, 0, 0, MAT), row(&gqa, S::KRep, 0, 1, MAT));
+        assert_ne!(row(&gqa, S::KRep, 0, 1, MAT), row(&gqa, S::KRep, 0, 2, MAT));
+        let mqa = run(&scenario(1)).unwrap();
+        assert_ne!(
+            at(&mqa, S::Weights, 0, 0, MAT, 1),
+            at(&mqa, S::Weights, 0, 1, MAT, 1),
+            "heads still differ"
+        );
+        assert_eq!(per_token(&mqa), "2 · h_kv · d_k = 2 · 1 · 2 = 4 numbers");
+        assert_eq!(cache_bytes(32, 8, 128, 2, 1), 128 * 1024);
+    }
+}

@@ -1,0 +1,213 @@
+//! Lesson 9, local attention: a sliding window (Mistral), how stacked layers widen what a
+//! token can reach, ALiBi's per-head slopes (BLOOM, MPT), and why BLOOM's m·j and the
+//! paper's m·(j − i) give the same weights.
+
+use ndarray::Array4;
+
+use super::quiz::{Quiz, QuizKind};
+use super::{at, base, num, row, Lesson, LessonStep};
+use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
+
+const SENTENCE: &str = "one two three four five six seven eight";
+/// "six" and "eight".
+const SIX: usize = 5;
+const EIGHT: usize = 7;
+
+/// Eight tokens, four heads of d_k = 2 on seeded weights, causal; a window and ALiBi as
+/// asked.
+fn scenario(window: Option<usize>, alibi: bool) -> Scenario {
+    let mut s = base(&[SENTENCE], 8, 4);
+    s.projections = Projections::Named(ProjectionKind::Seeded);
+    s.seed = 5;
+    s.mask.causal = true;
+    s.mask.window = window;
+    s.alibi = alibi;
+    s
+}
+
+/// The keys query `i` may see (not blocked), as a count.
+fn seen(t: &Trace, i: usize) -> usize {
+    let [_, _, t_k] = t.mask.shape;
+    (0..t_k).filter(|&j| !t.mask.is_blocked(0, i, j)).count()
+}
+
+/// Row `i` of `biased` in head `h` with `m·i` added to every score (BLOOM's `m·j` instead
+/// of `m·(j − i)`), and its softmax as the engine computes one.
+fn bloom_row(t: &Trace, h: usize, i: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+    let m = *t.alibi_slopes.get(h)?;
+    let biased = t.step(S::Biased)?.matrix(0, h)?;
+    let masked = t.step(S::Masked)?.matrix(0, h)?;
+    let shift = m * i as f64;
+    let shifted: Vec<f64> = biased.row(i).iter().map(|s| s + shift).collect();
+    // the mask replaces blocked scores, whatever was added before it
+    let masked_shifted: Vec<f64> = shifted
+        .iter()
+        .zip(masked.row(i).iter())
+        .enumerate()
+        .map(|(j, (s, fill))| if t.mask.is_blocked(0, i, j) { *fill } else { *s })
+        .collect();
+    let n = masked_shifted.len();
+    let w =
+        crate::engine::attention::softmax_rows(&Array4::from_shape_vec((1, 1, 1, n), masked_shifted).ok()?);
+    Some((shifted, w.iter().copied().collect()))
+}
+
+fn list(v: &[f64]) -> String {
+    format!("[{}]", v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", "))
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    Lesson {
+        id: "local",
+        title: "Local attention: windows and ALiBi",
+        seeds: "Mistral, BLOOM and MPT's attention",
+        steps: vec![
+            LessonStep {
+                title: "A sliding window",
+                scenario: scenario(Some(3), false),
+                focus: S::Weights,
+                batch: 0,
+                quiz: None,
+                highlight: |t| super::row_cells(t, S::Weights, 0, 0, EIGHT),
+                narrate: |t| {
+                    format!(
+                        "A causal mask lets a query see every earlier word; a sliding window of W = {} keys lets \
+                         it see only itself and the {} before it: key j for query i when i − W < j ≤ i, as in \
+                         Mistral. \"eight\" now attends to \"six\", \"seven\" and itself only: {}. The work and \
+                         the memory per query stay W, however long the text grows.",
+                        t.mask.config.window.unwrap_or(0),
+                        t.mask.config.window.unwrap_or(1).saturating_sub(1),
+                        row(t, S::Weights, 0, 0, EIGHT),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Predict: how many keys does \"six\" see?",
+                scenario: scenario(Some(3), false),
+                focus: S::Masked,
+                batch: 0,
+                highlight: super::no_highlight,
+                quiz: Some(Quiz {
+                    question: |t| {
+                        format!(
+                            "With a causal window of W = {}, how many keys does \"six\" (position 5, counting from \
+                             0) see, itself included?",
+                            t.mask.config.window.unwrap_or(0)
+                        )
+                    },
+                    kind: QuizKind::Number {
+                        answer: |t| {
+                            let n = seen(t, SIX);
+                            Some((
+                                n as f64,
+                                format!(
+                                    "\"six\" sees {n} keys: \"four\", \"five\" and itself; every other key is \
+                                     blocked. Its row of the masked scores is {}.",
+                                    row(t, S::Masked, 0, 0, SIX)
+                                ),
+                            ))
+                        },
+                        tolerance: 0.1,
+                    },
+                }),
+                narrate: |_| {
+                    "Count the keys that are not blocked in the row of \"six\". Type a number to see the row."
+                        .into()
+                },
+            },
+            LessonStep {
+                title: "Layers widen the reach",
+                scenario: scenario(Some(3), false),
+                focus: S::Weights,
+                batch: 0,
+                quiz: None,
+                highlight: |t| {
+                    [super::row_cells(t, S::Weights, 0, 0, EIGHT), super::row_cells(t, S::Weights, 0, 0, SIX)]
+                        .concat()
+                },
+                narrate: |t| {
+                    let w = t.mask.config.window.unwrap_or(1);
+                    format!(
+                        "One layer lets \"eight\" read {} positions back. But \"six\", which it reads, has read \
+                         \"four\" in the layer before: what a token knows travels W − 1 = {} positions per layer. \
+                         After 4 layers \"eight\" can have heard of anything up to {} positions back. Mistral 7B \
+                         has W = 4096 and 32 layers: up to 131 072 positions, with a cache of only 4096 tokens \
+                         per layer.",
+                        w.saturating_sub(1),
+                        w.saturating_sub(1),
+                        4 * w.saturating_sub(1),
+                    )
+                },
+            },
+            LessonStep {
+                title: "ALiBi: a penalty for distance, one slope per head",
+                scenario: scenario(None, true),
+                focus: S::Alibi,
+                batch: 0,
+                quiz: None,
+                highlight: |t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect(),
+                narrate: |t| {
+                    format!(
+                        "ALiBi (BLOOM, MPT) adds no positions to the embeddings. It adds m·(j − i) to each score \
+                         instead: 0 for the query itself, −m for the key before, −2m for the one before that. \
+                         Each head has its own slope m, 2^(−8·k/h) for head k of h = {}: {}. In head 1 \"eight\" \
+                         pays {} for \"one\", in head 4 only {}: head 1 looks near, head 4 far.",
+                        t.sizes.n_heads,
+                        list(&t.alibi_slopes),
+                        num(at(t, S::Alibi, 0, 0, EIGHT, 0)),
+                        num(at(t, S::Alibi, 0, 3, EIGHT, 0)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "BLOOM's m·j gives the same weights",
+                scenario: scenario(None, true),
+                focus: S::Biased,
+                batch: 0,
+                quiz: None,
+                highlight: |t| super::row_cells(t, S::Biased, 0, 0, EIGHT),
+                narrate: |t| {
+                    let Some((bloom, bloom_weights)) = bloom_row(t, 0, EIGHT) else {
+                        return "ALiBi is off: turn it on to compare the two ways of writing its bias."
+                            .into();
+                    };
+                    let m = t.alibi_slopes.first().copied().unwrap_or(0.0);
+                    format!(
+                        "BLOOM's code adds m·j, not m·(j − i). For \"eight\" (i = {EIGHT}) in head 1 that is m·i = \
+                         {} more on every score: the paper's row {} becomes {}. A softmax does not change when the \
+                         same number is added to a whole row (it cancels between numerator and denominator), so \
+                         the weights are the same: {} either way ({} by the engine's softmax of BLOOM's row).",
+                        num(m * EIGHT as f64),
+                        row(t, S::Biased, 0, 0, EIGHT),
+                        list(&bloom),
+                        row(t, S::Weights, 0, 0, EIGHT),
+                        list(&bloom_weights),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run;
+
+    #[test]
+    fn the_window_the_slopes_and_blooms_shift() {
+        let t = run(&scenario(Some(3), false)).unwrap();
+        assert_eq!(seen(&t, SIX), 3);
+        assert_eq!(seen(&t, 1), 2);
+        let a = run(&scenario(None, true)).unwrap();
+        assert_eq!(a.alibi_slopes, vec![0.25, 0.0625, 0.015625, 0.00390625]);
+        let (_, bloom) = bloom_row(&a, 0, EIGHT).unwrap();
+        let w = a.step(S::Weights).unwrap().matrix(0, 0).unwrap();
+        for (x, y) in bloom.iter().zip(w.row(EIGHT)) {
+            assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+        }
+        // no ALiBi: the step says so instead of failing
+        assert!(bloom_row(&t, 0, EIGHT).is_none());
+    }
+}

@@ -1,0 +1,224 @@
+//! Lesson 7, rotary positions (RoPE): a turn instead of an addition, and why a query·key
+//! product then sees only how far apart the two words are. Followed by the two ways the
+//! code we read pairs the dimensions (Hugging Face's `rotate_half`, Meta's interleaved).
+
+use std::collections::BTreeMap;
+
+use super::quiz::{Quiz, QuizKind};
+use super::{at, base, num, row, Cell, Lesson, LessonStep};
+use crate::engine::{run, Rope, RopeStyle, Scenario, StepName as S, Trace};
+
+/// "bat ball" twice, four positions apart: positions 0 1 and 4 5.
+const SENTENCE: &str = "bat ball and a bat ball";
+const BALL_1: usize = 1;
+const BAT_0: usize = 0;
+const BALL_5: usize = 5;
+const BAT_4: usize = 4;
+
+/// One head of d_k = 4 (two pairs), identity projections, hand-made vectors, RoPE of
+/// `style` (or none).
+fn scenario(style: Option<RopeStyle>) -> Scenario {
+    let mut s = base(&[SENTENCE], 4, 1);
+    s.embeddings = BTreeMap::from([
+        ("bat".into(), vec![1.0, 0.0, 1.0, 0.0]),
+        ("ball".into(), vec![0.5, 1.0, 0.0, 1.0]),
+        ("and".into(), vec![0.2, -0.1, 0.3, 0.1]),
+        ("a".into(), vec![-0.1, 0.2, 0.1, 0.3]),
+    ]);
+    s.rope = style.map(Rope::new);
+    s
+}
+
+/// The three (query, key) pairs of the lesson: ball@1→bat@0, ball@5→bat@4, ball@5→bat@0.
+fn pairs(step: S) -> Vec<Cell> {
+    [(BALL_1, BAT_0), (BALL_5, BAT_4), (BALL_5, BAT_0)]
+        .into_iter()
+        .map(|(row, col)| Cell { step, batch: 0, head: 0, row, col })
+        .collect()
+}
+
+/// The length of row `i` of a `(B, h, T, d_k)` step, head 0.
+fn length(t: &Trace, step: S, i: usize) -> f64 {
+    t.step(step)
+        .and_then(|s| s.matrix(0, 0))
+        .filter(|m| i < m.nrows())
+        .map_or(f64::NAN, |m| m.row(i).iter().map(|v| v * v).sum::<f64>().sqrt())
+}
+
+/// The θ of pair `i` in a head of `d_k`, as the engine turns it (`10000^(−2i/d_k)`).
+fn theta(t: &Trace, i: usize) -> f64 {
+    let base = t.rope.map_or(Rope::DEFAULT_BASE, |r| r.base);
+    crate::engine::attention::rope_angle(1, i, t.sizes.d_k, base)
+}
+
+/// Is the score of ball@5→bat@4 the same as ball@1→bat@0 (to 1e-12), larger or smaller?
+fn offset_answer(t: &Trace) -> Option<(usize, String)> {
+    let (near, far) = (at(t, S::Scores, 0, 0, BALL_1, BAT_0), at(t, S::Scores, 0, 0, BALL_5, BAT_4));
+    if !near.is_finite() || !far.is_finite() {
+        return None;
+    }
+    let tol = 1e-12 * near.abs().max(1.0);
+    let i = if (far - near).abs() <= tol {
+        0
+    } else if far > near {
+        1
+    } else {
+        2
+    };
+    let why = if i == 0 {
+        format!(
+            "Both pairs are one position apart, so both score {}: turning the query and the key by four more \
+             positions each leaves the angle between them as it was, and a dot product only sees that angle.",
+            num(near)
+        )
+    } else {
+        format!(
+            "Here they differ ({} and {}): the numbers were edited so that something other than RoPE tells \
+             the positions apart.",
+            num(near),
+            num(far)
+        )
+    };
+    Some((i, why))
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    Lesson {
+        id: "rope",
+        title: "Rotary positions (RoPE)",
+        seeds: "Llama, Mistral and Qwen's attention",
+        steps: vec![
+            LessonStep {
+                title: "Without positions, order is invisible",
+                scenario: scenario(None),
+                focus: S::Scores,
+                batch: 0,
+                quiz: None,
+                highlight: |_| pairs(S::Scores),
+                narrate: |t| {
+                    format!(
+                        "\"bat ball\" appears twice, four positions apart. Without any positional information a \
+                         query·key score cannot tell where the words are: \"ball\" at position 1 scores {} with \
+                         \"bat\" at position 0, \"ball\" at position 5 scores {} with \"bat\" at 4, and {} with the \
+                         \"bat\" five positions back. Today's models fix this inside attention itself.",
+                        num(at(t, S::Scores, 0, 0, BALL_1, BAT_0)),
+                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_4)),
+                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_0)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "RoPE turns each query and key",
+                scenario: scenario(Some(RopeStyle::Half)),
+                focus: S::QRot,
+                batch: 0,
+                quiz: None,
+                highlight: |t| {
+                    [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
+                        .concat()
+                },
+                narrate: |t| {
+                    format!(
+                        "RoPE (rotary position embedding) does not add a vector: it turns each query and key by \
+                         an angle that grows with the word's position. The head's d_k = {} numbers form {} pairs, \
+                         and pair i turns by position × θ_i, with θ_i = base^(−2i/d_k): θ_0 = {} and θ_1 = {} \
+                         radians per position. The same word \"ball\" is {} at position 1 and {} at position 5: \
+                         turned further. A turn keeps the length: {} both times.",
+                        t.sizes.d_k,
+                        t.sizes.d_k / 2,
+                        num(theta(t, 0)),
+                        num(theta(t, 1)),
+                        row(t, S::QRot, 0, 0, BALL_1),
+                        row(t, S::QRot, 0, 0, BALL_5),
+                        num(length(t, S::QRot, BALL_5)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Predict: the same distance, four positions later",
+                scenario: scenario(Some(RopeStyle::Half)),
+                focus: S::Scores,
+                batch: 0,
+                highlight: |_| pairs(S::Scores),
+                quiz: Some(Quiz {
+                    question: |t| {
+                        format!(
+                            "With RoPE, \"ball\" at position 1 scores {} with \"bat\" at position 0. \"ball\" at \
+                             position 5 and \"bat\" at position 4 are turned by more, but are also one position \
+                             apart. Their score is…",
+                            num(at(t, S::Scores, 0, 0, BALL_1, BAT_0))
+                        )
+                    },
+                    kind: QuizKind::Choice {
+                        choices: |_| vec!["the same".into(), "larger".into(), "smaller".into()],
+                        answer: offset_answer,
+                    },
+                }),
+                narrate: |t| {
+                    format!(
+                        "Both one-apart pairs score {} and {}: only the distance between the two words counts, \
+                         not where they stand. Five positions apart, \"ball\" at 5 and the first \"bat\" score {}. \
+                         This is why RoPE is called relative: q_m·k_n depends on m − n alone.",
+                        num(at(t, S::Scores, 0, 0, BALL_1, BAT_0)),
+                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_4)),
+                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_0)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Two ways to pair the dimensions",
+                scenario: scenario(Some(RopeStyle::Interleaved)),
+                focus: S::QRot,
+                batch: 0,
+                quiz: None,
+                highlight: |t| super::row_cells(t, S::QRot, 0, 0, BALL_5),
+                narrate: |t| {
+                    // the same sentence with the other pairing, for comparison (the engine runs it)
+                    let half = run(&scenario(Some(RopeStyle::Half))).ok();
+                    let half_row = half.as_ref().map(|h| row(h, S::QRot, 0, 0, BALL_5)).unwrap_or_default();
+                    format!(
+                        "The code you will read pairs the dimensions two ways. Hugging Face's Llama (rotate_half) \
+                         pairs dimension i with i + d_k/2: 0 with 2 and 1 with 3. The RoFormer paper and Meta's own \
+                         Llama code pair neighbours, 2i with 2i+1: 0 with 1 and 2 with 3 (\"interleaved\", shown \
+                         here). Same angles, other pairs: \"ball\" at position 5 is {} here and {} with rotate_half. \
+                         The scores still depend only on the distance ({} and {} for the two one-apart pairs), but \
+                         a checkpoint converted from one layout to the other must reorder the columns of W_Q and \
+                         W_K inside each head, or its attention changes; W_V and W_O are not turned and stay.",
+                        row(t, S::QRot, 0, 0, BALL_5),
+                        half_row,
+                        num(at(t, S::Scores, 0, 0, BALL_1, BAT_0)),
+                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_4)),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rope_makes_the_score_depend_on_the_distance_only() {
+        let none = run(&scenario(None)).unwrap();
+        // without positions, all three (ball, bat) pairs score the same
+        let s = |t: &Trace, i, j| at(t, S::Scores, 0, 0, i, j);
+        assert_eq!(s(&none, BALL_1, BAT_0), s(&none, BALL_5, BAT_0));
+        for style in RopeStyle::ALL {
+            let t = run(&scenario(Some(style))).unwrap();
+            assert!((s(&t, BALL_1, BAT_0) - s(&t, BALL_5, BAT_4)).abs() < 1e-12, "{style:?}");
+            assert!((s(&t, BALL_5, BAT_0) - s(&t, BALL_1, BAT_0)).abs() > 0.1, "{style:?}: 5 apart differs");
+            assert_eq!(offset_answer(&t).unwrap().0, 0);
+            // a turn keeps the length
+            assert!((length(&t, S::QRot, BALL_5) - length(&t, S::QHeads, BALL_5)).abs() < 1e-12);
+        }
+        // the two pairings give other numbers for the same word
+        let (h, i) = (
+            run(&scenario(Some(RopeStyle::Half))).unwrap(),
+            run(&scenario(Some(RopeStyle::Interleaved))).unwrap(),
+        );
+        assert_ne!(row(&h, S::QRot, 0, 0, BALL_5), row(&i, S::QRot, 0, 0, BALL_5));
+    }
+}
