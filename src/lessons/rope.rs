@@ -138,9 +138,13 @@ pub fn lesson() -> Lesson {
             LessonStep {
                 title: "Predict: the same distance, four positions later",
                 scenario: scenario(Some(RopeStyle::Half)),
-                focus: S::Scores,
+                // the turned queries, not the scores: the answer is not in the picture yet
+                focus: S::QRot,
                 batch: 0,
-                highlight: |_| pairs(S::Scores),
+                highlight: |t| {
+                    [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
+                        .concat()
+                },
                 quiz: Some(Quiz {
                     question: |t| {
                         format!(
@@ -155,11 +159,26 @@ pub fn lesson() -> Lesson {
                         answer: offset_answer,
                     },
                 }),
+                narrate: |_| {
+                    "Predict first. The queries of \"ball\" at positions 1 and 5 are turned by different \
+                     angles (the outlined rows), and so are the keys of the two \"bat\"s. Choose an answer, then \
+                     go on to see the scores."
+                        .into()
+                },
+            },
+            LessonStep {
+                title: "Only the distance counts",
+                scenario: scenario(Some(RopeStyle::Half)),
+                focus: S::Scores,
+                batch: 0,
+                quiz: None,
+                highlight: |_| pairs(S::Scores),
                 narrate: |t| {
                     format!(
                         "Both one-apart pairs score {} and {}: only the distance between the two words counts, \
                          not where they stand. Five positions apart, \"ball\" at 5 and the first \"bat\" score {}. \
-                         This is why RoPE is called relative: q_m·k_n depends on m − n alone.",
+                         This is why RoPE is called relative: the score of a query at position m and a key at \
+                         position n depends on m − n alone.",
                         num(at(t, S::Scores, 0, 0, BALL_1, BAT_0)),
                         num(at(t, S::Scores, 0, 0, BALL_5, BAT_4)),
                         num(at(t, S::Scores, 0, 0, BALL_5, BAT_0)),

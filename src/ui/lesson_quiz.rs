@@ -77,7 +77,8 @@ pub fn QuizView(
                     step="0.01"
                     data-testid="quiz-number"
                     aria-label="Your answer"
-                    prop:value=move || typed.get()
+                    // not bound back to `typed`: writing the value while it is typed drops
+                    // a trailing "." (typing 0.5 gave 50)
                     on:input=move |ev| typed.set(event_target_value(&ev))
                     on:keydown=move |ev| if ev.key() == "Enter" { check() }
                 />
