@@ -351,7 +351,12 @@ pub fn App() -> impl IntoView {
                     <Pipeline
                         trace=Signal::derive(move || shown.get())
                         selected=Signal::derive(move || view_state.with(|v| v.step))
-                        on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
+                        on_select=Callback::new(move |name| {
+                            view_state.update(|v| v.step = name);
+                            // the picture of the step is beside the list: bring it into view
+                            // when the list was scrolled past it (a phone, a long pipeline)
+                            dom::scroll_into_view_if_above(".al-tensors");
+                        })
                     />
                 };
                 let column = Signal::derive(move || {

@@ -105,18 +105,21 @@ impl CardData {
     }
 
     /// The read-out for cell `(r, c)`.
+    /// Four decimals (`format::reading`): the exact value is one key away, in the table
+    /// and the explanation panel (Enter).
     pub fn readout(&self, r: usize, c: usize) -> Option<String> {
         let v = *self.values.get((r, c))?;
+        let shown = crate::format::reading(v);
         let mut text = if self.square {
-            format!("query “{}” → key “{}”: {}", self.rows.get(r)?, self.cols.get(c)?, exact(v))
+            format!("query “{}” → key “{}”: {shown}", self.rows.get(r)?, self.cols.get(c)?)
         } else {
-            format!("“{}”, {}: {}", self.rows.get(r)?, self.cols.get(c)?, exact(v))
+            format!("“{}”, {}: {shown}", self.rows.get(r)?, self.cols.get(c)?)
         };
         if self.blocked.get(r * self.values.ncols() + c).copied().unwrap_or(false) {
             text.push_str(" (blocked by the mask)");
         }
         if let Some(sum) = self.row_sums.get(r) {
-            text.push_str(&format!(" · row sum {}", exact(*sum)));
+            text.push_str(&format!(" · row sum {}", crate::format::reading(*sum)));
         }
         Some(text)
     }

@@ -351,3 +351,13 @@ fn run_later() {
         schedule_later();
     }
 }
+
+/// Scrolls the first element matching `selector` to the top of the window when its top
+/// is above the window (it was scrolled past); does nothing when it is in view or below.
+pub fn scroll_into_view_if_above(selector: &str) {
+    let Some(doc) = window().and_then(|w| w.document()) else { return };
+    let Ok(Some(el)) = doc.query_selector(selector) else { return };
+    if el.get_bounding_client_rect().top() < 0.0 {
+        el.scroll_into_view();
+    }
+}
