@@ -379,6 +379,29 @@ mod tests {
         assert_eq!(linear(&x, &layer).into_raw_vec_and_offset().0, vec![17.0, 30.0]);
     }
 
+    /// The ALiBi paper's slopes (github.com/ofirpress/attention_with_linear_biases,
+    /// `get_slopes`): for 6 heads the 4 of n = 4, then every other of n = 8; for 12 the
+    /// 8 of n = 8, then every other of n = 16.
+    #[test]
+    fn alibi_slopes_follow_the_paper_for_any_number_of_heads() {
+        let p2 = |n: usize| (1..=n).map(|k| 2f64.powf(-8.0 * k as f64 / n as f64)).collect::<Vec<_>>();
+        assert_eq!(alibi_slopes(4), vec![0.25, 0.0625, 0.015625, 0.00390625]);
+        let six: Vec<f64> = p2(4).into_iter().chain(p2(8).into_iter().step_by(2).take(2)).collect();
+        assert_eq!(alibi_slopes(6), six);
+        // 2^(-1), 2^(-3): the odd slopes of n = 8
+        assert_eq!(alibi_slopes(6)[4..], [0.5, 0.125]);
+        let twelve: Vec<f64> = p2(8).into_iter().chain(p2(16).into_iter().step_by(2).take(4)).collect();
+        assert_eq!(alibi_slopes(12), twelve);
+        assert_eq!(alibi_slopes(3), vec![2f64.powf(-4.0), 2f64.powf(-8.0), 2f64.powf(-2.0)]);
+        assert!(alibi_slopes(0).is_empty());
+    }
+
+    #[test]
+    fn softmax_of_no_keys_is_empty_not_a_panic() {
+        let w = softmax_rows(&Array4::zeros((1, 1, 2, 0)));
+        assert_eq!(w.dim(), (1, 1, 2, 0));
+    }
+
     #[test]
     fn mask_replaces_instead_of_adding() {
         let scaled = Array4::from_elem((1, 2, 1, 2), 5.0);
