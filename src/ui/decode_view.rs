@@ -1,0 +1,441 @@
+//! The decode view (`view=decode`): the scenario as a model generating it runs it, one
+//! position at a time with a key/value cache. Step through t with ← → (or Play); each
+//! position shows the cache growing (under a window, the row that leaves), the one query
+//! row's weights over the cached keys, the output row and its check against the full
+//! run, and the cache's bytes. The numbers are [`crate::engine::decode`]'s, computed
+//! once per scenario; the pure parts are [`super::decode_data`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::engine::{decode, Decoded, EngineError, Trace};
+use crate::format::{exact, fixed, short};
+
+use super::app_state::AppState;
+use super::decode_data::{
+    self as data, format_bytes, group_digits, listed_rows, scenario_cache_bytes, slots, token_label, DTYPES,
+    MODELS,
+};
+use super::dom;
+
+/// The newest cache rows listed in the K and V tables.
+const MAX_ROWS: usize = 8;
+/// The first numbers of a row listed (d_k or d_model may be up to 512).
+const MAX_COLS: usize = 8;
+
+/// The decode view of the current inputs.
+#[component]
+pub fn DecodeView(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
+    let AppState { run, settings, view: view_state, .. } = state;
+    let scenario = Memo::new(move |_| run.with(|r| r.scenario.clone()));
+    // Decoded once per scenario; stepping reads the stored result.
+    let decoded = Memo::new_with_compare(
+        move |_| {
+            scenario.with(|s| {
+                dom::mark("al-decode-start");
+                let d = decode(s).map(Arc::new);
+                dom::mark("al-decode-end");
+                d
+            })
+        },
+        |a: Option<&Result<Arc<Decoded>, EngineError>>, b: Option<&Result<Arc<Decoded>, EngineError>>| match (
+            a, b,
+        ) {
+            (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
+            (Some(Err(a)), Some(Err(b))) => a != b,
+            _ => true,
+        },
+    );
+    // The full run of the same inputs, for the check (none while the worker computes).
+    let full = Signal::derive(move || {
+        run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
+    });
+    let n = move || decoded.with(|d| d.as_ref().map_or(0, |d| d.positions.len()));
+    let t = RwSignal::new(0_usize);
+    let head = RwSignal::new(0_usize);
+    let playing = RwSignal::new(false);
+    let timer = StoredValue::new(None::<IntervalHandle>);
+    let stop = move || {
+        if let Some(h) = timer.get_value() {
+            h.clear();
+        }
+        timer.set_value(None);
+        playing.set(false);
+    };
+    on_cleanup(stop);
+    let go = move |delta: isize| {
+        let last = n().saturating_sub(1);
+        t.update(|t| *t = (*t).min(last).saturating_add_signed(delta).min(last));
+    };
+    let play = move |_| {
+        if playing.get_untracked() {
+            stop();
+            return;
+        }
+        if t.get_untracked() + 1 >= n() {
+            t.set(0);
+        }
+        playing.set(true);
+        let handle = set_interval_with_handle(
+            move || {
+                if t.get_untracked() + 1 >= n() {
+                    stop();
+                } else {
+                    go(1);
+                }
+            },
+            Duration::from_millis(900),
+        );
+        timer.set_value(handle.ok());
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        // the calculator's fields keep their own keys
+        let in_field = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+        if in_field {
+            return;
+        }
+        match ev.key().as_str() {
+            "ArrowRight" => go(1),
+            "ArrowLeft" => go(-1),
+            "Home" => t.set(0),
+            "End" => t.set(n().saturating_sub(1)),
+            _ => return,
+        }
+        ev.prevent_default();
+    };
+    let batch = move || view_state.with(|v| v.batch);
+
+    let body = move || {
+        let b = batch();
+        decoded.with(|d| match d {
+            Err(EngineError::DecodeNeedsCausal) => view! {
+                <div class="al-flag" data-testid="decode-needs-causal" role="alert">
+                    <p>{EngineError::DecodeNeedsCausal.to_string()}</p>
+                    <p>"A model that generates text writes one token at a time: when it computes token t, the later tokens do not exist yet. Turn the causal mask on to decode this scenario."</p>
+                    <button type="button" data-testid="decode-turn-causal-on"
+                        on:click=move |_| settings.update(|s| s.mask.causal = true)>"Turn causal on"</button>
+                </div>
+            }
+            .into_any(),
+            Err(e) => view! { <p class="al-error" data-testid="decode-error" role="alert">{e.to_string()}</p> }.into_any(),
+            Ok(d) => {
+                let last = d.positions.len().saturating_sub(1);
+                let now = t.get().min(last);
+                let Some(p) = d.positions.get(now) else {
+                    return view! { <p data-testid="decode-empty">"No position to decode."</p> }.into_any();
+                };
+                let full = full.get();
+                position_view(d, p, full.as_deref(), b, head.get()).into_any()
+            }
+        })
+    };
+    let heads = move || {
+        decoded.with(|d| {
+            d.as_ref()
+                .ok()
+                .and_then(|d| d.positions.first())
+                .map_or(1, |p| p.q.shape().get(1).copied().unwrap_or(1))
+        })
+    };
+    let position_text = move || {
+        let last = n().saturating_sub(1);
+        let now = t.get().min(last);
+        let token = full.with(|f| f.as_ref().and_then(|f| f.query_tokens(batch()).get(now).cloned()));
+        format!(
+            "t = {now} of {last}{}",
+            token.map(|tok| format!(": the query is “{tok}”")).unwrap_or_default()
+        )
+    };
+    view! {
+        <section class="al-decode" data-testid="decode-view" tabindex="0" on:keydown=on_key
+            aria-label="Decoding with a key/value cache, one position at a time (← → to step)">
+            <h2>"Decoding with a KV cache"</h2>
+            <p class="al-view-intro">
+                "A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
+            </p>
+            <div class="al-step-nav">
+                <button type="button" data-testid="decode-prev" on:click=move |_| go(-1) aria-label="Previous position">"← Previous"</button>
+                <button type="button" data-testid="decode-play" on:click=play aria-pressed=move || if playing.get() { "true" } else { "false" }>
+                    {move || if playing.get() { "Pause" } else { "Play" }}
+                </button>
+                <button type="button" data-testid="decode-next" on:click=move |_| go(1) aria-label="Next position">"Next →"</button>
+                <span class="al-step-where" data-testid="decode-position" aria-live="polite">{position_text}</span>
+                <label class="al-head-pick">"Query head "
+                    <select data-testid="decode-head" on:change=move |ev| head.set(event_target_value(&ev).parse().unwrap_or(0))>
+                        {move || (0..heads()).map(|h| view! { <option value=h.to_string() selected=move || head.get() == h>{h.to_string()}</option> }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            {body}
+            <CacheCalculator />
+        </section>
+    }
+}
+
+/// Everything shown for one position: the cache strip, the K/V head's cache tables, the
+/// weights, the output row, its check, and this scenario's cache bytes.
+fn position_view(
+    d: &Decoded,
+    p: &crate::engine::DecodeStep,
+    full: Option<&Trace>,
+    b: usize,
+    head: usize,
+) -> impl IntoView {
+    let shape = |a: &ndarray::Array4<f64>| a.shape().to_vec();
+    let (k_shape, q_shape) = (shape(&p.k_cache), shape(&p.q));
+    let (batch_len, h, h_kv, len, d_k) = (
+        k_shape.first().copied().unwrap_or(0),
+        q_shape.get(1).copied().unwrap_or(1).max(1),
+        k_shape.get(1).copied().unwrap_or(1).max(1),
+        k_shape.get(2).copied().unwrap_or(0),
+        k_shape.get(3).copied().unwrap_or(0),
+    );
+    let b = b.min(batch_len.saturating_sub(1));
+    let head = head.min(h - 1);
+    let kv_head = head / (h / h_kv).max(1);
+    let key_tokens: Vec<String> = full.map(|f| f.key_tokens(b).to_vec()).unwrap_or_default();
+    let query_token = full.and_then(|f| f.query_tokens(b).get(p.t).cloned()).unwrap_or_default();
+    let n_keys = if d.cross { len } else { d.positions.len() };
+    let strip = slots(p, n_keys, d.cross)
+        .into_iter()
+        .enumerate()
+        .map(|(j, slot)| {
+            let label = token_label(&key_tokens, j);
+            let title = format!("{label}: {}", slot.name());
+            view! {
+                <li class=format!("al-slot al-slot-{}", slot.name()) data-slot=slot.name() data-pos=j title=title.clone() aria-label=title>
+                    {key_tokens.get(j).cloned().unwrap_or_else(|| j.to_string())}
+                </li>
+            }
+        })
+        .collect_view();
+    let evicted_note = p.evicted.map(|e| {
+        view! {
+            <p class="al-evicted-note" data-testid="decode-evicted">
+                {format!("Position {} left the cache: the window keeps the last {len} keys and values, so the buffer drops its oldest row when a new one comes in.", token_label(&key_tokens, e))}
+            </p>
+        }
+    });
+    // The evicted row's numbers are in the previous position's cache.
+    let previous = p.t.checked_sub(1).and_then(|t| d.positions.get(t));
+    let cache_table = |which: &'static str| {
+        let (cache, prev_cache) = if which == "K" {
+            (&p.k_cache, previous.map(|q| &q.k_cache))
+        } else {
+            (&p.v_cache, previous.map(|q| &q.v_cache))
+        };
+        let rows = data::cache_rows(cache, b, kv_head);
+        let listed = listed_rows(rows.len(), MAX_ROWS);
+        let cols = d_k.min(MAX_COLS);
+        let header = (0..cols).map(|c| view! { <th scope="col">{format!("{c}")}</th> }).collect_view();
+        let more_cols = (d_k > cols).then(|| view! { <th scope="col">"…"</th> });
+        let evicted_row = p.evicted.and_then(|e| {
+            let prev = previous?;
+            let i = prev.cache_positions.iter().position(|&x| x == e)?;
+            let row = data::cache_rows(prev_cache?, b, kv_head).into_iter().nth(i)?;
+            Some(view! {
+                <tr class="al-row-evicted" data-slot="evicted" data-pos=e>
+                    <th scope="row">{format!("{} (left)", token_label(&key_tokens, e))}</th>
+                    {row.into_iter().take(cols).map(|x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect_view()}
+                    {(d_k > cols).then(|| view! { <td>"…"</td> })}
+                </tr>
+            })
+        });
+        let body = listed
+            .clone()
+            .filter_map(|l| {
+                let pos = p.cache_positions.get(l).copied()?;
+                let row = rows.get(l)?;
+                let is_new = pos == p.t && !d.cross;
+                Some(view! {
+                    <tr class:al-row-new=is_new data-slot=if is_new { "new" } else { "cached" } data-pos=pos>
+                        <th scope="row">{token_label(&key_tokens, pos)}{is_new.then_some(" (new)")}</th>
+                        {row.iter().take(cols).map(|&x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect_view()}
+                        {(d_k > cols).then(|| view! { <td>"…"</td> })}
+                    </tr>
+                })
+            })
+            .collect_view();
+        let hidden = listed.start;
+        let caption = format!(
+            "{which} cache, K/V head {kv_head}: {len} row{} × d_k = {d_k}{}{}",
+            if len == 1 { "" } else { "s" },
+            if hidden > 0 { format!(" ({hidden} older rows not listed)") } else { String::new() },
+            if d_k > cols { format!(", the first {cols} numbers of each") } else { String::new() },
+        );
+        view! {
+            <div class="al-table-wrap">
+                <table class="al-table al-cache-table" data-testid=format!("{}-cache", which.to_lowercase())>
+                    <caption>{caption}</caption>
+                    <thead><tr><th scope="col">"position"</th>{header}{more_cols}</tr></thead>
+                    <tbody>{evicted_row}{body}</tbody>
+                </table>
+            </div>
+        }
+    };
+    let weights = data::weight_row(p, b, head);
+    let weight_rows = weights
+        .iter()
+        .enumerate()
+        .map(|(l, &w)| {
+            let pos = p.cache_positions.get(l).copied().unwrap_or(l);
+            let width = if w.is_finite() { (w * 100.0).clamp(0.0, 100.0) } else { 0.0 };
+            view! {
+                <tr data-pos=pos>
+                    <th scope="row">{token_label(&key_tokens, pos)}</th>
+                    <td data-value=exact(w)>{fixed(w, 4)}</td>
+                    <td class="al-bar-cell" aria-hidden="true"><span class="al-bar" style=format!("width: {width:.1}%")></span></td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let output = data::decoded_output_row(p, b).unwrap_or_default();
+    let d_model = output.len();
+    let out_cols = d_model.min(MAX_COLS * 2);
+    let output_cells = output
+        .iter()
+        .take(out_cols)
+        .map(|&x| view! { <td data-value=exact(x)>{short(x)}</td> })
+        .collect_view();
+    let check = match full.and_then(|f| data::output_check(p, f, b).map(|diff| (f, diff))) {
+        None => view! { <p class="al-check" data-testid="decode-check">"The full run is not ready yet: no check."</p> }.into_any(),
+        Some((f, diff)) => {
+            let fully = f.fully_masked_rows.contains(&[b, p.t]);
+            let ok = diff <= 1e-12;
+            let words = if diff == 0.0 {
+                format!("Equals row {} of the full run: largest |difference| = 0 (bit for bit).", p.t)
+            } else if ok {
+                format!("Equals row {} of the full run: largest |difference| = {} (rounding).", p.t, exact(diff))
+            } else if fully {
+                format!(
+                    "Row {} is fully masked: under -1e9 the full run spreads its weight over all T_k keys, the decoder over the {len} it has cached, so they differ (largest |difference| = {}).",
+                    p.t,
+                    short(diff)
+                )
+            } else {
+                format!("Differs from row {} of the full run: largest |difference| = {}.", p.t, exact(diff))
+            };
+            view! { <p class="al-check" class:al-check-ok=ok class:al-flag=!ok data-testid="decode-check" data-diff=exact(diff)>{words}</p> }.into_any()
+        }
+    };
+    let bytes_now = scenario_cache_bytes(batch_len, h_kv, d_k, len);
+    let memory = format!(
+        "This scenario's cache now: B × L × h_kv × d_k × 2 (K and V) × 8 bytes (f64) = {batch_len} × {len} × {h_kv} × {d_k} × 2 × 8 = {} bytes ({}), one layer.",
+        group_digits(bytes_now),
+        format_bytes(bytes_now)
+    );
+    let cache_shape = format!("(B, h_kv, L, d_k) = ({batch_len}, {h_kv}, {len}, {d_k})");
+    view! {
+        <div class="al-decode-step">
+            <h3>{format!("Position {}: “{query_token}”", p.t)}</h3>
+            <p class="al-cache-shape" data-testid="decode-cache-shape">
+                {format!("The cache after the append: k_cache and v_cache are {cache_shape}")}
+                {d.cross.then_some(" (cross-attention: a fixed cache of the key/value sentence, computed once)")}
+            </p>
+            <ol class="al-cache-strip" data-testid="cache-strip" aria-label="Each key position: in the cache, new, left the cache, or not written yet">
+                {strip}
+            </ol>
+            <p class="al-legend" aria-hidden="true">
+                <span class="al-slot al-slot-new">"new"</span>" appended now · "
+                <span class="al-slot al-slot-cached">"cached"</span>" · "
+                <span class="al-slot al-slot-evicted">"left now"</span>" · "
+                <span class="al-slot al-slot-gone">"left earlier"</span>" · "
+                <span class="al-slot al-slot-future">"not written yet"</span>
+            </p>
+            {evicted_note}
+            <div class="al-decode-grid">
+                <div class="al-decode-cache">
+                    {cache_table("K")}
+                    {cache_table("V")}
+                </div>
+                <div class="al-decode-query">
+                    <div class="al-table-wrap">
+                        <table class="al-table al-weights-table" data-testid="decode-weights">
+                            <caption>{format!("Query head {head}'s weights over the {} cached keys: softmax(q·k / √d_k)", weights.len())}</caption>
+                            <thead><tr><th scope="col">"key"</th><th scope="col">"weight"</th><th scope="col"><span class="al-sr">"bar"</span></th></tr></thead>
+                            <tbody>{weight_rows}</tbody>
+                        </table>
+                    </div>
+                    <div class="al-table-wrap">
+                        <table class="al-table" data-testid="decode-output">
+                            <caption>{format!(
+                                "The output row, (B, 1, d_model) for sentence {b}{}",
+                                if d_model > out_cols { format!(": the first {out_cols} of {d_model} numbers") } else { String::new() }
+                            )}</caption>
+                            <tbody><tr><th scope="row">{format!("output[{b}, {}]", p.t)}</th>{output_cells}</tr></tbody>
+                        </table>
+                    </div>
+                    {check}
+                </div>
+            </div>
+            <p class="al-memory" data-testid="decode-memory">{memory}</p>
+        </div>
+    }
+}
+
+/// The cache of a published model: model × tokens × number format, through
+/// [`crate::engine::decode::cache_bytes`].
+#[component]
+fn CacheCalculator() -> impl IntoView {
+    let model = RwSignal::new(0_usize);
+    let tokens = RwSignal::new(8192_u64);
+    let dtype = RwSignal::new(0_usize);
+    let result = move || {
+        let m = MODELS.get(model.get()).copied().unwrap_or(MODELS[0]);
+        let (name, bytes) = DTYPES.get(dtype.get()).copied().unwrap_or(DTYPES[0]);
+        let n = tokens.get();
+        let kept = m.window.map_or(n, |w| n.min(w));
+        let total = m.cache_bytes(n, bytes);
+        let window = m
+            .window
+            .filter(|&w| n > w)
+            .map(|w| format!(" The sliding window keeps only the last {} tokens.", group_digits(w)))
+            .unwrap_or_default();
+        format!(
+            "{} at {} tokens in {name}: 2 (K and V) × {} layers × {} K/V heads × d_k {} × {bytes} bytes × {} tokens = {} bytes = {} per sequence.{window}",
+            m.name,
+            group_digits(n),
+            m.layers,
+            m.kv_heads,
+            m.d_k,
+            group_digits(kept),
+            group_digits(total),
+            format_bytes(total)
+        )
+    };
+    let on_tokens = move |ev: leptos::ev::Event| {
+        if let Ok(v) = event_target_value(&ev).trim().parse::<u64>() {
+            tokens.set(v.clamp(1, 10_000_000));
+        }
+    };
+    view! {
+        <fieldset class="al-calc" data-testid="cache-calculator">
+            <legend>"The cache of a published model"</legend>
+            <label>"Model "
+                <select data-testid="calc-model" on:change=move |ev| model.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {MODELS.iter().enumerate().map(|(i, m)| view! { <option value=i.to_string()>{m.name}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Tokens "
+                <input type="number" min="1" max="10000000" step="1" data-testid="calc-tokens"
+                    prop:value=move || tokens.get().to_string()
+                    on:input=on_tokens />
+            </label>
+            <label>"Numbers in "
+                <select data-testid="calc-dtype" on:change=move |ev| dtype.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {DTYPES.iter().enumerate().map(|(i, (name, bytes))| view! { <option value=i.to_string()>{format!("{name} ({bytes} bytes)")}</option> }).collect_view()}
+                </select>
+            </label>
+            <p data-testid="calc-result" aria-live="polite">{result}</p>
+        </fieldset>
+    }
+}
