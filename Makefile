@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs whatever is missing first.
-.PHONY: serve test check setup build bench fuzz check-torch monkey
+.PHONY: serve test check setup build bench fuzz check-torch monkey mutants
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
 	scripts/serve.sh
@@ -38,3 +38,10 @@ ACTIONS ?= 300
 
 monkey: ## the browser random walk only, against the built dist/: make monkey SEED=7 ACTIONS=1000
 	PATH="$$PWD/node_modules/.bin:$$PATH" MONKEY_SEED=$(SEED) MONKEY_ACTIONS=$(ACTIONS) node e2e/run.mjs --dist dist --filter monkey
+
+MUTANTS_FILES ?= crates/engine/src/attention.rs crates/engine/src/mask.rs crates/engine/src/positional.rs crates/engine/src/stages.rs crates/engine/src/decode.rs crates/engine/src/tiled.rs
+
+mutants: ## cargo-mutants on the engine's math (slow, not part of `make test`): make mutants MUTANTS_FILES=src/ui/url.rs
+	export PATH="$$HOME/.cargo/bin:$$PATH"; \
+	command -v cargo-mutants >/dev/null || cargo install cargo-mutants --version 27.1.0 --locked && \
+	cargo mutants --no-shuffle --timeout 600 $(foreach f,$(MUTANTS_FILES),-f $(f)) -o target/mutants

@@ -163,6 +163,29 @@ export const tests = [
     },
   },
   {
+    name: 'modern: the worker gives the page engine\'s numbers with all four options',
+    run: async (t) => {
+      const page = await t.gotoApp(`${ALL_FOUR}&engine=sync`);
+      await waitStep(page, 'biased');
+      await select(page, 'weights', 2);
+      const want = await values(page, 'weights', 2, 0);
+      const other = await t.context.newPage();
+      // the first picture is the page's own; the edit after it is the worker's
+      await other.goto(t.url(`/?${ALL_FOUR.replace('seed=2', 'seed=1')}&engine=worker`));
+      await other.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      const pageRuns = await other.evaluate(() => performance.getEntriesByName('al-page-run').length);
+      await other.fill('[data-testid="seed"]', '2');
+      await other.waitForFunction(() => /seed=2/.test(location.search));
+      await other.waitForFunction(() => !document.querySelector('[data-testid="computing"]'));
+      t.assert.equal(await other.evaluate(() => performance.getEntriesByName('al-page-run').length), pageRuns,
+        'the edit was computed by the worker');
+      await other.click('[data-testid="trace-step"][data-step="weights"] button');
+      await other.waitForSelector(table('weights', 2, 0), { state: 'attached' });
+      t.assert.deepEqual(await values(other, 'weights', 2, 0), want);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'modern: the explanation adds up a rotated, a repeated and a biased cell',
     run: async (t) => {
       const page = await t.gotoApp(ALL_FOUR);

@@ -143,6 +143,11 @@ export const tests = [
         ['fill', 1, () => on('[data-testid="mask-fill"]', (el) => el.selectOption(choose(['neg_inf', 'large_negative'])))],
         ['positions', 1, () => on('[data-testid="positional"]', (el) => el.selectOption(choose(['none', 'sinusoidal'])))],
         ['projections', 1, () => on('[data-testid="projections"]', (el) => el.selectOption(choose(['identity', 'seeded'])))],
+        ['h_kv', 2, () => on('[data-testid="n-kv-heads"]', (el) => el.fill(choose(['', '1', '2', '3', '0', '8'])))],
+        ['rope', 2, () => on('[data-testid="rope"]', (el) => el.selectOption(choose(['none', 'half', 'interleaved'])))],
+        ['rope base', 1, () => on('[data-testid="rope-base"]', async (el) => { if (await el.isEnabled()) await el.fill(choose(['10000', '100', '0.5', '-3', '1e40'])); })],
+        ['alibi', 1, () => on('[data-testid="alibi"]', (el) => el.click())],
+        ['window', 2, () => on('[data-testid="mask-window"]', (el) => el.fill(choose(['', '1', '2', '3', '0', '64'])))],
         ['shared scale', 1, () => on('[data-testid="shared-scale"]', (el) => el.click())],
         ['embedding edit', 2, async () => {
           const el = await pick('[data-testid="embedding-input"]');

@@ -153,6 +153,25 @@ export const tests = [
     },
   },
   {
+    name: 'worker: its typed error shows by its control with no second engine run on the page',
+    run: async (t) => {
+      const page = t.page;
+      await t.gotoApp('s=the%20cat%20sat&d=8&h=2&engine=worker');
+      await page.fill(SENTENCES, 'a dog ran');
+      await waitForFirstToken(page, 'a');
+      const runs = () => page.evaluate(() => performance.getEntriesByName('al-page-run').length);
+      const before = await runs();
+      await page.fill(N_HEADS, '3');
+      await page.waitForFunction((sel) => /d_model = 8 is not divisible by h = 3/.test(document.querySelector(sel)?.textContent ?? ''),
+        errorBy(N_HEADS), { timeout: 30000 });
+      // the h_kv control's error slot stays empty: the error is the worker's, by its field
+      await page.fill('[data-testid="n-kv-heads"]', '5');
+      await page.waitForFunction(() => /h_kv = 5 does not divide h = 3|is not divisible/.test(document.body.textContent), null, { timeout: 30000 });
+      t.assert.equal(await runs(), before, 'the page did not run the engine again after the worker\'s errors');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'worker: works under a sub-path (/attention-lens/)',
     run: async (t) => {
       const page = t.page;

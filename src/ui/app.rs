@@ -35,15 +35,11 @@ use super::url;
 pub fn App() -> impl IntoView {
     let all_lessons = Arc::new(lessons::lessons());
     // The lesson and the display modes are read here; the rest is the explorer's state.
-    let (pairs, lesson_pairs): (Vec<_>, Vec<_>) = dom::query_pairs()
-        .into_iter()
-        .partition(|(k, _)| !matches!(k.as_str(), "lesson" | "ls" | "present" | "embed" | "engine"));
-    let flag = |name: &str| lesson_pairs.iter().any(|(k, v)| k == name && (v == "1" || v == "true"));
+    let (page, pairs) = url::PageParams::split(dom::query_pairs());
     // presenter mode: one lesson step per screen; embed mode: only the selected figure
-    let present = RwSignal::new(flag("present"));
-    let embed = flag("embed");
-    let engine_mode =
-        EngineMode::from_query(lesson_pairs.iter().find(|(k, _)| k == "engine").map(|(_, v)| v.as_str()));
+    let present = RwSignal::new(page.present);
+    let embed = page.embed;
+    let engine_mode = page.engine;
     let (mut text0, mut settings0, view0, mut url_notices) = url::from_query(&pairs);
     // A whole scenario in the fragment (imported numbers) replaces what the query says.
     match url::from_fragment(&dom::fragment()) {
@@ -77,12 +73,7 @@ pub fn App() -> impl IntoView {
             lesson.set(Some((l, s)));
         }
     };
-    if let Some(id) = lesson_pairs.iter().find(|(k, _)| k == "lesson").map(|(_, v)| v.clone()) {
-        let n = lesson_pairs
-            .iter()
-            .find(|(k, _)| k == "ls")
-            .and_then(|(_, v)| v.parse::<usize>().ok())
-            .unwrap_or(0);
+    if let Some((id, n)) = page.lesson {
         match all_lessons.iter().position(|l| l.id == id) {
             Some(l) => {
                 let last = all_lessons.get(l).map_or(0, |x| x.steps.len().saturating_sub(1));
@@ -135,6 +126,7 @@ pub fn App() -> impl IntoView {
         dom::mark("al-engine-start");
         // the sentences that did not change are not projected again
         let previous = prev.and_then(|p| p.result.as_deref().ok());
+        dom::mark("al-page-run"); // the page's own engine run (the tests count them)
         let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
         dom::mark("al-engine-end");
         Run { scenario, notices, result, computing: false }
@@ -240,21 +232,10 @@ pub fn App() -> impl IntoView {
         let all_lessons = all_lessons.clone();
         Effect::new(move |_| {
             let mut q = text.with(|t| settings.with(|s| view_state.with(|v| url::to_query(t, s, v))));
-            if let Some((l, s)) = lesson.get() {
-                if let Some(found) = all_lessons.get(l) {
-                    q.push(("lesson", found.id.to_string()));
-                    q.push(("ls", s.to_string()));
-                }
-            }
-            if present.get() {
-                q.push(("present", "1".into()));
-            }
-            if let Some(mode) = engine_mode.query_value() {
-                q.push(("engine", mode.into()));
-            }
-            if embed {
-                q.push(("embed", "1".into()));
-            }
+            let open =
+                lesson.get().and_then(|(l, s)| all_lessons.get(l).map(|found| (found.id.to_string(), s)));
+            url::PageParams { lesson: open, present: present.get(), embed, engine: engine_mode }
+                .push_to(&mut q);
             let fragment = text.with(|t| settings.with(|s| url::fragment(t, s)));
             link_problem.set(fragment.as_ref().err().map(ToString::to_string));
             dom::replace_query(&q, fragment.as_deref().unwrap_or(""));

@@ -155,21 +155,39 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
     let features = |n: usize| -> (Vec<String>, Vec<bool>) {
         let named = trace.feature_names.as_ref().filter(|f| f.len() == n);
         let labels = match (s.name.cols(), named) {
-            (Role::Features, Some(names)) if matches!(step, StepName::X | StepName::XKv) => {
+            // the toy space's names, where the columns are its dimensions
+            (Role::Features, Some(names))
+                if matches!(
+                    step,
+                    StepName::X | StepName::XKv | StepName::XPe | StepName::XKvPe | StepName::Output
+                ) =>
+            {
                 names.iter().map(|s| s.to_string()).collect()
             }
             (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
-            _ => {
+            // the positional encoding: a sine and a cosine per frequency i
+            _ if step == StepName::Pe => {
+                (0..n).map(|c| format!("{} {}", if c % 2 == 0 { "sin" } else { "cos" }, c / 2)).collect()
+            }
+            // columns that the split cuts into heads: head · feature
+            _ if matches!(step, StepName::Q | StepName::K | StepName::V | StepName::Concat) => {
                 let d_k = trace.sizes.d_k.max(1);
                 // grouped-query attention: k and v hold h_kv key/value heads
                 let kv = trace.is_grouped() && matches!(step, StepName::K | StepName::V);
                 let head = if kv { "kv" } else { "h" };
                 (0..n).map(|j| format!("{head}{} · {}", j / d_k + 1, j % d_k)).collect()
             }
+            // a token vector without heads: its features
+            _ => (0..n).map(|j| format!("f{j}")).collect(),
         };
         (labels, vec![false; n])
     };
-    let (rows, row_pad) = tokens(step.rows(), n_rows);
+    let (rows, row_pad) = if step == StepName::Pe {
+        // the encoding depends on the position only, counted from 0 as in the formula
+        ((0..n_rows).map(|i| format!("pos {i}")).collect(), vec![false; n_rows])
+    } else {
+        tokens(step.rows(), n_rows)
+    };
     let (cols, col_pad) = match step.cols() {
         Role::Keys | Role::Queries => tokens(step.cols(), n_cols),
         Role::Features | Role::HeadFeatures => features(n_cols),
@@ -291,6 +309,30 @@ mod tests {
         let card = CardData::build(&t, CardId { step: StepName::Weights, batch: 0, head: 1 }).unwrap();
         assert_eq!(card.values.dim(), (2, 3));
         assert!(card.readout(1, 2).unwrap().starts_with("query “b” → key “three”: "));
+    }
+
+    #[test]
+    fn feature_columns_are_named_by_feature_and_heads_only_where_the_split_makes_them() {
+        // the toy space (d_model 3): x and output by sports, animal, other
+        let t = run(&Scenario::identity(&["baseball bat"], 3, 1)).unwrap();
+        let names = ["sports", "animal", "other"];
+        for step in [StepName::X, StepName::Output] {
+            assert_eq!(axis_labels(&t, step, 0).cols, strings(&names), "{step}");
+        }
+        // d_model 4, h 2, positions: x is f0…, q is h1 · 0…, pe is pos × sin/cos
+        let mut s = Scenario::identity(&["a b c"], 4, 2);
+        s.positional = crate::engine::Positional::Sinusoidal;
+        let t = run(&s).unwrap();
+        assert_eq!(axis_labels(&t, StepName::X, 0).cols, strings(&["f0", "f1", "f2", "f3"]));
+        assert_eq!(axis_labels(&t, StepName::Output, 0).cols, strings(&["f0", "f1", "f2", "f3"]));
+        assert_eq!(axis_labels(&t, StepName::Q, 0).cols, strings(&["h1 · 0", "h1 · 1", "h2 · 0", "h2 · 1"]));
+        let pe = axis_labels(&t, StepName::Pe, 0);
+        assert_eq!(pe.cols, strings(&["sin 0", "cos 0", "sin 1", "cos 1"]));
+        assert_eq!(pe.rows, strings(&["pos 0", "pos 1", "pos 2"]));
+        // grouped-query attention: k holds key/value heads
+        s.n_kv_heads = Some(1);
+        let t = run(&s).unwrap();
+        assert_eq!(axis_labels(&t, StepName::K, 0).cols, strings(&["kv1 · 0", "kv1 · 1"]));
     }
 
     #[test]

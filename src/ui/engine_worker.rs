@@ -230,6 +230,7 @@ fn on_message(msg: JsValue, channel: Channel) {
                     web_sys::console::warn_1(
                         &format!("Attention Lens: unreadable answer from the worker ({e})").into(),
                     );
+                    dom::mark("al-page-run");
                     engine_choice::run(&scenario).map(Arc::new).map_err(RunError::from)
                 }
             }

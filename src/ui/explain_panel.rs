@@ -93,7 +93,13 @@ pub fn ExplainPanel(
     let key_guess_for = RwSignal::new(None::<(Cell, usize)>);
     let status_for = RwSignal::new(None::<(Cell, String)>);
     let guess_mode = RwSignal::new(false);
-    let guess_text = RwSignal::new(String::new());
+    // the typed guess belongs to its cell: a move to another cell starts with an empty box
+    let guess_for = RwSignal::new(None::<(Cell, String)>);
+    let guess_text = move || {
+        guess_for
+            .with(|g| g.as_ref().filter(|(c, _)| Some(*c) == cell.get()).map(|(_, t)| t.clone()))
+            .unwrap_or_default()
+    };
     let py_ref = NodeRef::<leptos::html::Code>::new();
     let tex_ref = NodeRef::<leptos::html::Code>::new();
     let tex_open = RwSignal::new(false);
@@ -316,7 +322,7 @@ pub fn ExplainPanel(
         let reveal = move || revealed_for.set(cell.get_untracked());
         let feedback = move || {
             revealed().then(|| {
-                let g = guess_text.get().trim().parse::<f64>().ok();
+                let g = guess_text().trim().parse::<f64>().ok();
                 let mut text = match g {
                     Some(g) if g.is_finite() => closeness(g, actual),
                     _ => format!("No number guessed; the value is {}.", num(actual)),
@@ -352,8 +358,8 @@ pub fn ExplainPanel(
                 <label>
                     "Your guess for the value: "
                     <input type="text" inputmode="decimal" data-testid="explain-guess-input" size="10"
-                        prop:value=move || guess_text.get()
-                        on:input=move |ev| guess_text.set(event_target_value(&ev)) />
+                        prop:value=guess_text
+                        on:input=move |ev| if let Some(c) = cell.get_untracked() { guess_for.set(Some((c, event_target_value(&ev)))) } />
                 </label>
                 {key_buttons}
                 <button type="submit" class="al-small" data-testid="explain-reveal" disabled=revealed>"Reveal"</button>
@@ -375,6 +381,9 @@ pub fn ExplainPanel(
                 <button type="button" class="al-small al-ex-close" data-testid="explain-close"
                     aria-label="Close the explanation (Esc)" on:click=move |_| on_close.run(())>"✕"</button>
             </div>
+            <p class="al-hint al-ex-index-note" data-testid="explain-index-note">
+                "Indices in brackets count from 0, as in PyTorch: head 1 is h = 0, sentence 1 is b = 0."
+            </p>
             <p class="al-ex-formula"><code>{move || formula.get()}</code></p>
             <p class="al-ex-summary" aria-live="polite" data-testid="explain-summary">{move || summary.get()}</p>
             {guess}

@@ -1,6 +1,12 @@
-//! The keys that move through a lesson's steps, as plain Rust (tested natively): ← →
-//! anywhere but in a field or on a heatmap; in presenter mode also space (shift+space
-//! back), Esc to leave it and F for full screen.
+//! The keys that move through a lesson's steps, as plain Rust (tested natively).
+//!
+//! In a lesson and in presenter mode, → and PageDown (what most presentation remotes
+//! send) go forward, ← and PageUp back, space forward (shift+space back), Home and End to
+//! the first and last step. They work after a click on any of the lesson's buttons: a
+//! button keeps only space and Enter, which press it. A field (typing, choosing) keeps
+//! every key, and a heatmap keeps its arrows, which move its cursor; in presenter mode
+//! the arrows and the remote's keys always move. Esc leaves presenter mode, F goes full
+//! screen.
 
 /// What a key press does in the lessons mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,8 +15,13 @@ pub enum KeyAction {
     Step {
         /// −1 back, +1 forward.
         by: isize,
-        /// Prevent the browser's default for the key (space would scroll).
+        /// Prevent the browser's default for the key (space and PageDown would scroll).
         consume: bool,
+    },
+    /// Go to the first step (`false`) or the last (`true`).
+    Edge {
+        /// The last step rather than the first.
+        last: bool,
     },
     /// Leave presenter mode (and full screen).
     LeavePresenter,
@@ -18,24 +29,50 @@ pub enum KeyAction {
     ToggleFullscreen,
 }
 
-/// True for the elements whose keys belong to them: typing in a field, choosing in a
-/// select, moving on a heatmap, pressing a button.
-pub fn is_typing_tag(tag: &str) -> bool {
-    matches!(tag, "INPUT" | "TEXTAREA" | "SELECT" | "CANVAS" | "BUTTON")
+/// What has the keyboard focus, as far as the lesson keys care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// A text field, a number box, a select, a text area: every key is its own.
+    Field,
+    /// A heatmap: its arrow keys move its cursor.
+    Heatmap,
+    /// A button or a link: space and Enter press it; the other keys are the lesson's.
+    Button,
+    /// Anything else (the page itself).
+    Page,
 }
 
-/// What `key` does (with shift held or not), given whether the focus is in an element of
-/// [`is_typing_tag`] and whether the page is presenting. Keys with Alt, Ctrl or ⌘ never
-/// reach here.
-pub fn key_action(key: &str, shift: bool, typing: bool, presenting: bool) -> Option<KeyAction> {
-    match key {
-        "ArrowRight" if !typing || presenting => Some(KeyAction::Step { by: 1, consume: false }),
-        "ArrowLeft" if !typing || presenting => Some(KeyAction::Step { by: -1, consume: false }),
-        " " if presenting && !typing => {
-            Some(KeyAction::Step { by: if shift { -1 } else { 1 }, consume: true })
+impl Focus {
+    /// The focus of an element with this tag name (`"INPUT"`, `"CANVAS"`, …).
+    pub fn of_tag(tag: &str) -> Self {
+        match tag {
+            "INPUT" | "TEXTAREA" | "SELECT" => Self::Field,
+            "CANVAS" => Self::Heatmap,
+            "BUTTON" | "A" | "SUMMARY" => Self::Button,
+            _ => Self::Page,
         }
+    }
+}
+
+/// What `key` does (with shift held or not), given what has the focus and whether the
+/// page is presenting. Keys with Alt, Ctrl or ⌘ never reach here.
+pub fn key_action(key: &str, shift: bool, focus: Focus, presenting: bool) -> Option<KeyAction> {
+    let field = focus == Focus::Field;
+    // the arrows belong to a field or a heatmap, except when presenting
+    let arrows_free = presenting || matches!(focus, Focus::Button | Focus::Page);
+    let step = |by: isize, consume: bool| Some(KeyAction::Step { by, consume });
+    match key {
+        "ArrowRight" if arrows_free => step(1, false),
+        "ArrowLeft" if arrows_free => step(-1, false),
+        "PageDown" if !field || presenting => step(1, true),
+        "PageUp" if !field || presenting => step(-1, true),
+        " " if focus == Focus::Page || (presenting && focus == Focus::Heatmap) => {
+            step(if shift { -1 } else { 1 }, true)
+        }
+        "Home" if !field => Some(KeyAction::Edge { last: false }),
+        "End" if !field => Some(KeyAction::Edge { last: true }),
         "Escape" if presenting => Some(KeyAction::LeavePresenter),
-        "f" | "F" if presenting && !typing => Some(KeyAction::ToggleFullscreen),
+        "f" | "F" if presenting && !field => Some(KeyAction::ToggleFullscreen),
         _ => None,
     }
 }
@@ -50,25 +87,68 @@ pub fn step_after(step: usize, by: isize, n: usize) -> usize {
 mod tests {
     use super::*;
 
+    const NEXT: Option<KeyAction> = Some(KeyAction::Step { by: 1, consume: false });
+
     #[test]
-    fn arrows_move_unless_typing_and_space_only_when_presenting() {
-        let next = Some(KeyAction::Step { by: 1, consume: false });
-        assert_eq!(key_action("ArrowRight", false, false, false), next);
-        assert_eq!(key_action("ArrowRight", false, true, false), None, "typing in a field");
-        assert_eq!(key_action("ArrowRight", false, true, true), next, "presenting: the arrows always move");
+    fn arrows_move_unless_a_field_or_a_heatmap_has_them() {
+        assert_eq!(key_action("ArrowRight", false, Focus::Page, false), NEXT);
         assert_eq!(
-            key_action("ArrowLeft", false, false, false),
+            key_action("ArrowRight", false, Focus::Button, false),
+            NEXT,
+            "after a click on Next or a tab"
+        );
+        assert_eq!(key_action("ArrowRight", false, Focus::Field, false), None, "typing in a field");
+        assert_eq!(key_action("ArrowRight", false, Focus::Heatmap, false), None, "the heatmap's cursor");
+        assert_eq!(
+            key_action("ArrowRight", false, Focus::Field, true),
+            NEXT,
+            "presenting: the arrows always move"
+        );
+        assert_eq!(
+            key_action("ArrowLeft", false, Focus::Page, false),
             Some(KeyAction::Step { by: -1, consume: false })
         );
-        assert_eq!(key_action(" ", false, false, false), None);
-        assert_eq!(key_action(" ", false, false, true), Some(KeyAction::Step { by: 1, consume: true }));
-        assert_eq!(key_action(" ", true, false, true), Some(KeyAction::Step { by: -1, consume: true }));
-        assert_eq!(key_action(" ", false, true, true), None, "space on a button presses it");
-        assert_eq!(key_action("Escape", false, true, true), Some(KeyAction::LeavePresenter));
-        assert_eq!(key_action("Escape", false, false, false), None);
-        assert_eq!(key_action("F", false, false, true), Some(KeyAction::ToggleFullscreen));
-        assert_eq!(key_action("f", false, false, false), None);
-        assert!(is_typing_tag("CANVAS") && is_typing_tag("INPUT") && !is_typing_tag("DIV"));
+    }
+
+    #[test]
+    fn a_remote_and_space_move_and_home_end_jump() {
+        for focus in [Focus::Page, Focus::Button, Focus::Heatmap] {
+            assert_eq!(
+                key_action("PageDown", false, focus, false),
+                Some(KeyAction::Step { by: 1, consume: true })
+            );
+            assert_eq!(
+                key_action("PageUp", false, focus, false),
+                Some(KeyAction::Step { by: -1, consume: true })
+            );
+            assert_eq!(key_action("Home", false, focus, false), Some(KeyAction::Edge { last: false }));
+            assert_eq!(key_action("End", false, focus, false), Some(KeyAction::Edge { last: true }));
+        }
+        assert_eq!(key_action("PageDown", false, Focus::Field, false), None, "a text area scrolls");
+        assert_eq!(
+            key_action("PageDown", false, Focus::Field, true),
+            Some(KeyAction::Step { by: 1, consume: true })
+        );
+        assert_eq!(key_action("End", false, Focus::Field, true), None, "End moves the caret");
+        assert_eq!(
+            key_action(" ", false, Focus::Page, false),
+            Some(KeyAction::Step { by: 1, consume: true })
+        );
+        assert_eq!(key_action(" ", true, Focus::Page, true), Some(KeyAction::Step { by: -1, consume: true }));
+        assert_eq!(key_action(" ", false, Focus::Button, true), None, "space on a button presses it");
+        assert_eq!(key_action(" ", false, Focus::Field, false), None);
+    }
+
+    #[test]
+    fn presenter_keys() {
+        assert_eq!(key_action("Escape", false, Focus::Field, true), Some(KeyAction::LeavePresenter));
+        assert_eq!(key_action("Escape", false, Focus::Page, false), None);
+        assert_eq!(key_action("F", false, Focus::Page, true), Some(KeyAction::ToggleFullscreen));
+        assert_eq!(key_action("f", false, Focus::Page, false), None);
+        assert_eq!(
+            (Focus::of_tag("CANVAS"), Focus::of_tag("INPUT"), Focus::of_tag("BUTTON"), Focus::of_tag("DIV")),
+            (Focus::Heatmap, Focus::Field, Focus::Button, Focus::Page)
+        );
     }
 
     #[test]

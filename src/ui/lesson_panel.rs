@@ -11,7 +11,7 @@ use crate::engine::Trace;
 use crate::lessons::Lesson;
 
 use super::dom;
-use super::lesson_keys::{is_typing_tag, key_action, step_after, KeyAction};
+use super::lesson_keys::{key_action, step_after, Focus, KeyAction};
 use super::lesson_quiz::QuizView;
 
 /// The current lesson step: its words and its picture side by side (stacked on a
@@ -50,22 +50,31 @@ pub fn LessonPanel(
             on_go.run((l, next));
         }
     };
-    // ← → (and space in presenter mode) move through the steps, unless the learner is
-    // typing or reading a heatmap; Esc leaves presenter mode, F goes full screen.
+    // ← →, PageDown/PageUp (a presentation remote), space, Home and End move through the
+    // steps, unless a field or a heatmap has them (lesson_keys.rs); Esc leaves presenter
+    // mode, F goes full screen.
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
         }
-        let typing = ev
+        let focus = ev
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|el| is_typing_tag(&el.tag_name()));
-        match key_action(&ev.key(), ev.shift_key(), typing, present.get_untracked()) {
+            .map_or(Focus::Page, |el| Focus::of_tag(&el.tag_name()));
+        match key_action(&ev.key(), ev.shift_key(), focus, present.get_untracked()) {
             Some(KeyAction::Step { by, consume }) => {
                 if consume {
                     ev.prevent_default();
                 }
                 go(by);
+            }
+            Some(KeyAction::Edge { last }) => {
+                ev.prevent_default();
+                let (l, s) = position.get_untracked();
+                let to = if last { n_steps(l).saturating_sub(1) } else { 0 };
+                if to != s {
+                    on_go.run((l, to));
+                }
             }
             Some(KeyAction::LeavePresenter) => {
                 dom::exit_fullscreen();

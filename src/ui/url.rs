@@ -7,9 +7,64 @@ use crate::engine::{
 };
 use crate::link::{self, LinkError};
 
+use super::engine_choice::EngineMode;
 use super::settings::{
     Settings, ViewMode, ViewState, DEFAULT_BLOCK, DEFAULT_TEXT, UI_MAX_BATCH, UI_MAX_D_MODEL, UI_MAX_TOKENS,
 };
+
+/// The link's settings of the page itself rather than of the explorer: the open lesson,
+/// presenter and embed mode, and where the engine runs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PageParams {
+    /// The open lesson's id (`lesson=`) and step (`ls=`, 0 when missing or not a number).
+    pub lesson: Option<(String, usize)>,
+    /// Presenter mode (`present=1`): one lesson step per screen.
+    pub present: bool,
+    /// Embed mode (`embed=1`): only the selected figure.
+    pub embed: bool,
+    /// Where the engine runs (`engine=sync` or `engine=worker`).
+    pub engine: EngineMode,
+}
+
+/// The page's own keys ([`PageParams`]); every other key is the explorer's
+/// ([`from_query`]).
+const PAGE_KEYS: [&str; 5] = ["lesson", "ls", "present", "embed", "engine"];
+
+impl PageParams {
+    /// The link's query pairs, split into the page's own settings and the explorer's
+    /// pairs (for [`from_query`]).
+    pub fn split(pairs: Vec<(String, String)>) -> (Self, Vec<(String, String)>) {
+        let (page, explorer): (Vec<_>, Vec<_>) =
+            pairs.into_iter().partition(|(k, _)| PAGE_KEYS.contains(&k.as_str()));
+        let first = |key: &str| page.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let flag = |key: &str| page.iter().any(|(k, v)| k == key && (v == "1" || v == "true"));
+        let step = first("ls").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+        let params = Self {
+            lesson: first("lesson").map(|id| (id.to_owned(), step)),
+            present: flag("present"),
+            embed: flag("embed"),
+            engine: EngineMode::from_query(first("engine")),
+        };
+        (params, explorer)
+    }
+
+    /// Appends the page's own settings to the explorer's query pairs ([`to_query`]).
+    pub fn push_to(&self, q: &mut Vec<(&'static str, String)>) {
+        if let Some((id, step)) = &self.lesson {
+            q.push(("lesson", id.clone()));
+            q.push(("ls", step.to_string()));
+        }
+        if self.present {
+            q.push(("present", "1".into()));
+        }
+        if let Some(mode) = self.engine.query_value() {
+            q.push(("engine", mode.into()));
+        }
+        if self.embed {
+            q.push(("embed", "1".into()));
+        }
+    }
+}
 
 /// The URL query pairs for a state. Imported embeddings and weights are not in the URL.
 pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, String)> {
@@ -316,6 +371,38 @@ mod tests {
     fn a_flag_goes_before_the_fragment() {
         assert_eq!(with_flag("https://x/?s=a#s=1.abc", "embed=1"), "https://x/?s=a&embed=1#s=1.abc");
         assert_eq!(with_flag("https://x/", "embed=1"), "https://x/?embed=1");
+    }
+
+    #[test]
+    fn the_pages_own_settings_round_trip_apart_from_the_explorers() {
+        let page = PageParams {
+            lesson: Some(("masks".into(), 2)),
+            present: true,
+            embed: true,
+            engine: EngineMode::Worker,
+        };
+        let mut q = to_query("a b", &Settings::default(), &ViewState::default());
+        let n_explorer = q.len();
+        page.push_to(&mut q);
+        let back: Vec<(String, String)> = q.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let (read, explorer) = PageParams::split(back);
+        assert_eq!(read, page);
+        assert_eq!(explorer.len(), n_explorer);
+        assert!(from_query(&explorer).3.is_empty(), "the page's keys are not the explorer's unknown keys");
+        // the defaults add nothing; a flag is "1" or "true"; a bad step is step 0
+        let mut none = Vec::new();
+        PageParams::default().push_to(&mut none);
+        assert!(none.is_empty());
+        let (read, _) = PageParams::split(pairs(&[
+            ("lesson", "x"),
+            ("ls", "two"),
+            ("present", "true"),
+            ("embed", "yes"),
+        ]));
+        assert_eq!(
+            read,
+            PageParams { lesson: Some(("x".into(), 0)), present: true, ..PageParams::default() }
+        );
     }
 
     #[test]

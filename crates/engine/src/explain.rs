@@ -827,6 +827,7 @@ impl Explainer<'_> {
     /// `q_heads`, `k_heads`, `v_heads`: column `h·d_k + j` of `q`, `k`, `v`.
     fn head_copy(&self) -> Result<Explanation, ExplainError> {
         let [b, h, t, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let (from, py_layer) = match self.step {
             StepName::QHeads => (StepName::Q, "self.w_q(x)"),
             StepName::KHeads => {
@@ -838,7 +839,7 @@ impl Explainer<'_> {
         let col = h * d_k + j;
         let v = cell(self.trace, from, &[b, t, col])?;
         let mut notes = vec![format!(
-            "No arithmetic: view(B, T, h, d_k) cuts d_model = {} into {} heads of d_k = {d_k}, and transpose(1, 2) puts the head axis first. Head {h}, feature {j} is column {h}·{d_k} + {j} = {col} of {from}.",
+            "No arithmetic: view(B, T, h, d_k) cuts d_model = {} into {} heads of d_k = {d_k}, and transpose(1, 2) puts the head axis first. Head {h1} (index h = {h}), feature {j} is column {h}·{d_k} + {j} = {col} of {from}.",
             self.d_model(),
             self.trace.sizes.n_heads
         )];
@@ -920,6 +921,7 @@ impl Explainer<'_> {
     /// `k_rep`, `v_rep`: query head `h` reads key/value head `⌊h / (h/h_kv)⌋`.
     fn repeated(&self) -> Result<Explanation, ExplainError> {
         let [b, h, t, c] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let group = self.trace.sizes.group_size().max(1);
         let kv = h / group;
         let from = if self.step == StepName::KRep {
@@ -930,7 +932,7 @@ impl Explainer<'_> {
         let v = cell(self.trace, from, &[b, kv, t, c])?;
         let (n_heads, n_kv) = (self.trace.sizes.n_heads, self.trace.sizes.kv_heads());
         let mut notes = vec![format!(
-            "No arithmetic: grouped-query attention keeps h_kv = {n_kv} key/value heads for h = {n_heads} query heads, so each serves a group of h / h_kv = {group}. repeat_interleave({group}, dim=1) copies head {kv} into heads {}..={}; query head {h} (counted from 0) reads head ⌊{h} / {group}⌋ = {kv}.",
+            "No arithmetic: grouped-query attention keeps h_kv = {n_kv} key/value heads for h = {n_heads} query heads, so each serves a group of h / h_kv = {group}. repeat_interleave({group}, dim=1) copies head {kv} into heads {}..={}; query head {h1} (index h = {h}) reads the K/V head of index ⌊{h} / {group}⌋ = {kv}.",
             kv * group,
             kv * group + group - 1
         )];
@@ -950,6 +952,7 @@ impl Explainer<'_> {
     /// `alibi`: head `h`'s slope times how far key `j` is from query `i`.
     fn alibi(&self) -> Result<Explanation, ExplainError> {
         let [_, h, i, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let Some(&slope) = self.trace.alibi_slopes.get(h) else {
             return inconsistent(format!("no ALiBi slope for head {h}"));
         };
@@ -961,7 +964,7 @@ impl Explainer<'_> {
             format!("m = {} (for {n} heads, not a power of two, the paper takes the slopes of the nearest smaller power of two and every other slope of the next one)", num(slope))
         };
         let mut notes = vec![
-            format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h} (counted from 0) has the slope {rule}."),
+            format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h1} (index h = {h}) has the slope {rule}."),
             format!("Key {j} is j − i = {} positions from query {i}, so the bias is {} · {} = {}.", num(distance), num(slope), num(distance), num(self.result)),
         ];
         self.check(slope * distance, &mut notes);
@@ -985,6 +988,7 @@ impl Explainer<'_> {
     /// `biased`: the scaled score plus ALiBi's bias.
     fn biased(&self) -> Result<Explanation, ExplainError> {
         let [b, h, i, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let scaled = cell(self.trace, StepName::Scaled, self.index)?;
         let bias = cell(self.trace, StepName::Alibi, &[0, h, i, j])?;
         let terms = vec![
@@ -992,7 +996,7 @@ impl Explainer<'_> {
             plain(format!("alibi[0,{h},{i},{j}]"), bias),
         ];
         let mut notes = vec![format!(
-            "The scaled score of {} plus ALiBi's bias for head {h}: the farther back the key, the lower the score.",
+            "The scaled score of {} plus ALiBi's bias for head {h1}: the farther back the key, the lower the score.",
             self.pair(b, i, j)
         )];
         self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
@@ -1019,9 +1023,10 @@ impl Explainer<'_> {
     /// `scores`: `Σ_d q·k`.
     fn scores(&self) -> Result<Explanation, ExplainError> {
         let [b, h, i, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let (terms, sum) = self.dot(b, h, i, j)?;
         let mut notes = vec![format!(
-            "How well {} match in head {h}: the dot product of the query's and the key's d_k = {} features.",
+            "How well {} match in head {h1}: the dot product of the query's and the key's d_k = {} features.",
             self.pair(b, i, j),
             self.d_k()
         )];
@@ -1199,6 +1204,7 @@ impl Explainer<'_> {
     /// `weights`: the softmax of the masked row.
     fn weights(&self) -> Result<Explanation, ExplainError> {
         let [b, h, i, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let t_k = self.trace.axis_len(Axis::TK);
         let mut row = Vec::with_capacity(t_k);
         for k in 0..t_k {
@@ -1224,7 +1230,7 @@ impl Explainer<'_> {
         let fully = !blocked.is_empty() && blocked.len() == t_k;
         let fill = self.trace.mask.config.fill;
         let mut notes = vec![format!(
-            "Softmax over the {t_k} keys of {}'s row in head {h}: subtract the row's maximum {} (so exp cannot overflow), take exp of each, divide by their sum {}.",
+            "Softmax over the {t_k} keys of {}'s row in head {h1}: subtract the row's maximum {} (so exp cannot overflow), take exp of each, divide by their sum {}.",
             token(self.trace.query_tokens(b), i),
             num(max),
             num(sum)
@@ -1305,6 +1311,7 @@ impl Explainer<'_> {
     /// `context`: `Σ_j w[i,j] · v[j,c]`.
     fn context(&self) -> Result<Explanation, ExplainError> {
         let [b, h, i, c] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let t_k = self.trace.axis_len(Axis::TK);
         let mut terms = Vec::with_capacity(t_k);
         for j in 0..t_k {
@@ -1313,7 +1320,7 @@ impl Explainer<'_> {
             terms.push(product(format!("weights[{b},{h},{i},{j}] · v[{b},{h},{j},{c}]"), w, v));
         }
         let mut notes = vec![format!(
-            "{}'s weighted average of feature {c} of the {t_k} values in head {h}: each value times the weight the query gives its key.",
+            "{}'s weighted average of feature {c} of the {t_k} values in head {h1}: each value times the weight the query gives its key.",
             token(self.trace.query_tokens(b), i)
         )];
         if self.result.is_nan() {
