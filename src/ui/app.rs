@@ -351,7 +351,11 @@ pub fn App() -> impl IntoView {
                     <Pipeline
                         trace=Signal::derive(move || shown.get())
                         selected=Signal::derive(move || view_state.with(|v| v.step))
-                        on_select=Callback::new(move |name| view_state.update(|v| v.step = name))
+                        on_select=Callback::new(move |name| view_state.update(|v| {
+                            // a step chosen in the pipeline is shown, out of the decode or tiles view
+                            v.step = name;
+                            v.mode = settings::ViewMode::Cards;
+                        }))
                     />
                 };
                 let column = Signal::derive(move || {

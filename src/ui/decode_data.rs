@@ -6,7 +6,8 @@
 use std::ops::Range;
 
 use crate::engine::decode::cache_bytes;
-use crate::engine::{DecodeStep, StepName, Trace};
+use crate::engine::tokenize::tokenize;
+use crate::engine::{DecodeStep, Scenario, StepName, Trace};
 
 /// The largest absolute difference between two lists of numbers of the same length:
 /// `None` when the lengths differ. Two NaNs, or two equal infinities, differ by 0; a NaN
@@ -118,6 +119,17 @@ pub fn slots(step: &DecodeStep, n: usize, cross: bool) -> Vec<Slot> {
         .collect()
 }
 
+/// A difference as the checks print it: `0`, or two significant digits (`5.6e-17`).
+pub fn format_difference(d: f64) -> String {
+    if d == 0.0 {
+        "0".to_owned()
+    } else if d.is_finite() {
+        format!("{d:.1e}")
+    } else {
+        crate::format::short(d)
+    }
+}
+
 /// A token's label: `"3 bat"`, position then token (`?` past the end of `tokens`).
 pub fn token_label(tokens: &[String], j: usize) -> String {
     format!("{j} {}", tokens.get(j).map_or("?", String::as_str))
@@ -160,6 +172,27 @@ pub fn scenario_cache_bytes(batch: usize, kv_heads: usize, d_k: usize, rows: usi
     batch as u64 * cache_bytes(1, kv_heads as u64, d_k as u64, 8, rows as u64)
 }
 
+/// The most bytes of caches the page keeps for a decoded scenario: the engine keeps
+/// every position's cache (K and V, B × h_kv × L × d_k each), so a long batch of wide
+/// sentences would need gigabytes.
+pub const MAX_DECODE_BYTES: u64 = 256 << 20;
+
+/// The bytes of every position's key and value cache that [`crate::engine::decode`]
+/// keeps for a scenario (each position holds its own copy): the longest sentence's
+/// positions, `min(t + 1, W)` rows each (the key sentences' `T_k` in cross-attention).
+pub fn decode_footprint(s: &Scenario) -> u64 {
+    let longest =
+        |sentences: &[String]| sentences.iter().map(|x| tokenize(x).len()).max().unwrap_or(0) as u64;
+    let t_q = longest(&s.sentences);
+    let d_k = (s.d_model / s.n_heads.max(1)) as u64;
+    let h_kv = s.n_kv_heads.unwrap_or(s.n_heads) as u64;
+    let rows: u64 = match &s.kv_sentences {
+        Some(kv) => t_q * longest(kv),
+        None => (0..t_q).map(|t| s.mask.window.map_or(t + 1, |w| (t + 1).min(w as u64))).sum(),
+    };
+    (s.sentences.len() as u64).saturating_mul(cache_bytes(1, h_kv, d_k, 8, rows))
+}
+
 /// A published model's attention, as far as its cache is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelConfig {
@@ -198,7 +231,7 @@ pub const DTYPES: [(&str, u64); 3] = [("bf16", 2), ("f32", 4), ("f64", 8)];
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{decode, run, Scenario};
+    use crate::engine::{decode, run};
 
     fn scenario(extra: &str) -> Scenario {
         Scenario::from_json(&format!(
@@ -267,6 +300,9 @@ mod tests {
         assert_eq!(group_digits(1 << 30), "1,073,741,824");
         assert_eq!(group_digits(999), "999");
         assert_eq!(group_digits(1000), "1,000");
+        assert_eq!(format_difference(0.0), "0");
+        assert_eq!(format_difference(5.551115123125783e-17), "5.6e-17");
+        assert_eq!(format_difference(f64::INFINITY), "inf");
     }
 
     #[test]
@@ -281,6 +317,25 @@ mod tests {
         assert_eq!(llama2.cache_bytes(4096, 2), 2 << 30);
         // this scenario's own cache: B = 2, h_kv = 2, d_k = 3, 4 rows, f64
         assert_eq!(scenario_cache_bytes(2, 2, 3, 4), 2 * 2 * 2 * 3 * 4 * 8);
+    }
+
+    #[test]
+    fn the_footprint_counts_every_positions_cache() {
+        // 6 positions hold 1 + 2 + … + 6 = 21 rows; B = 2, h_kv = 2, d_k = 3, K and V, f64
+        assert_eq!(decode_footprint(&scenario("")), 2 * 21 * 2 * 3 * 2 * 8);
+        // a window of 2: 1 + 2 + 2 + 2 + 2 + 2 = 11 rows
+        assert_eq!(decode_footprint(&scenario(r#", "window": 2"#)), 2 * 11 * 2 * 3 * 2 * 8);
+        let d = decode(&scenario("")).unwrap();
+        let kept: usize = d.positions.iter().map(|p| p.k_cache.len() + p.v_cache.len()).sum();
+        assert_eq!(decode_footprint(&scenario("")), kept as u64 * 8);
+        // the page's largest batch: 16 sentences of 128 tokens at d_model = 512 is too much
+        let mut big = scenario("");
+        big.sentences = vec!["w ".repeat(128); 16];
+        big.d_model = 512;
+        big.n_heads = 8;
+        assert!(decode_footprint(&big) > MAX_DECODE_BYTES);
+        big.sentences.truncate(1);
+        assert!(decode_footprint(&big) < MAX_DECODE_BYTES);
     }
 
     #[test]

@@ -16,10 +16,13 @@ use crate::format::{exact, fixed, short};
 
 use super::app_state::AppState;
 use super::decode_data::{
-    self as data, format_bytes, group_digits, listed_rows, scenario_cache_bytes, slots, token_label, DTYPES,
-    MODELS,
+    self as data, format_bytes, format_difference, group_digits, listed_rows, scenario_cache_bytes, slots,
+    token_label, DTYPES, MODELS,
 };
 use super::dom;
+
+/// The engine's refusal of a scenario without a causal mask, as the view shows it.
+const NEEDS_CAUSAL: &str = "needs causal";
 
 /// The newest cache rows listed in the K and V tables.
 const MAX_ROWS: usize = 8;
@@ -38,15 +41,24 @@ pub fn DecodeView(
     let decoded = Memo::new_with_compare(
         move |_| {
             scenario.with(|s| {
+                let bytes = data::decode_footprint(s);
+                if bytes > data::MAX_DECODE_BYTES {
+                    return Err(format!(
+                        "Decoding this scenario on the page would keep {} of caches (every position's keys and values), more than the {} it allows. Use fewer or shorter sentences, or a smaller d_model.",
+                        format_bytes(bytes),
+                        format_bytes(data::MAX_DECODE_BYTES)
+                    ));
+                }
                 dom::mark("al-decode-start");
                 let d = decode(s).map(Arc::new);
                 dom::mark("al-decode-end");
-                d
+                d.map_err(|e| match e {
+                    EngineError::DecodeNeedsCausal => NEEDS_CAUSAL.to_owned(),
+                    e => e.to_string(),
+                })
             })
         },
-        |a: Option<&Result<Arc<Decoded>, EngineError>>, b: Option<&Result<Arc<Decoded>, EngineError>>| match (
-            a, b,
-        ) {
+        |a: Option<&Result<Arc<Decoded>, String>>, b: Option<&Result<Arc<Decoded>, String>>| match (a, b) {
             (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
             (Some(Err(a)), Some(Err(b))) => a != b,
             _ => true,
@@ -117,7 +129,7 @@ pub fn DecodeView(
     let body = move || {
         let b = batch();
         decoded.with(|d| match d {
-            Err(EngineError::DecodeNeedsCausal) => view! {
+            Err(e) if e == NEEDS_CAUSAL => view! {
                 <div class="al-flag" data-testid="decode-needs-causal" role="alert">
                     <p>{EngineError::DecodeNeedsCausal.to_string()}</p>
                     <p>"A model that generates text writes one token at a time: when it computes token t, the later tokens do not exist yet. Turn the causal mask on to decode this scenario."</p>
@@ -126,7 +138,7 @@ pub fn DecodeView(
                 </div>
             }
             .into_any(),
-            Err(e) => view! { <p class="al-error" data-testid="decode-error" role="alert">{e.to_string()}</p> }.into_any(),
+            Err(e) => view! { <p class="al-error" data-testid="decode-error" role="alert">{e.clone()}</p> }.into_any(),
             Ok(d) => {
                 let last = d.positions.len().saturating_sub(1);
                 let now = t.get().min(last);
@@ -151,7 +163,7 @@ pub fn DecodeView(
         let now = t.get().min(last);
         let token = full.with(|f| f.as_ref().and_then(|f| f.query_tokens(batch()).get(now).cloned()));
         format!(
-            "t = {now} of {last}{}",
+            "t = {now} (positions 0 to {last}){}",
             token.map(|tok| format!(": the query is “{tok}”")).unwrap_or_default()
         )
     };
@@ -314,15 +326,15 @@ fn position_view(
             let words = if diff == 0.0 {
                 format!("Equals row {} of the full run: largest |difference| = 0 (bit for bit).", p.t)
             } else if ok {
-                format!("Equals row {} of the full run: largest |difference| = {} (rounding).", p.t, exact(diff))
+                format!("Equals row {} of the full run: largest |difference| = {} (rounding).", p.t, format_difference(diff))
             } else if fully {
                 format!(
                     "Row {} is fully masked: under -1e9 the full run spreads its weight over all T_k keys, the decoder over the {len} it has cached, so they differ (largest |difference| = {}).",
                     p.t,
-                    short(diff)
+                    format_difference(diff)
                 )
             } else {
-                format!("Differs from row {} of the full run: largest |difference| = {}.", p.t, exact(diff))
+                format!("Differs from row {} of the full run: largest |difference| = {}.", p.t, format_difference(diff))
             };
             view! { <p class="al-check" class:al-check-ok=ok class:al-flag=!ok data-testid="decode-check" data-diff=exact(diff)>{words}</p> }.into_any()
         }

@@ -15,7 +15,7 @@ use crate::engine::{tiled, EngineError, StepName, Tiled, Trace};
 use crate::format::{exact, fixed, short};
 
 use super::app_state::AppState;
-use super::decode_data::token_label;
+use super::decode_data::{format_difference, token_label};
 use super::dom;
 use super::settings::UI_MAX_TOKENS;
 use super::tiles_data::{
@@ -220,9 +220,9 @@ pub fn TilesView(
         let words = if diff == 0.0 {
             "After the last tile of each block, O / ℓ: the context of this head equals the full run's softmax(S)·V, largest |difference| = 0 (bit for bit).".to_owned()
         } else if ok {
-            format!("After the last tile of each block, O / ℓ: the context of this head equals the full run's softmax(S)·V, largest |difference| = {} (rounding: the sums are added in another order).", exact(diff))
+            format!("After the last tile of each block, O / ℓ: the context of this head equals the full run's softmax(S)·V, largest |difference| = {} (rounding: the sums are added in another order).", format_difference(diff))
         } else {
-            format!("The tiled context differs from the full run's by up to {}.", exact(diff))
+            format!("The tiled context differs from the full run's by up to {}.", format_difference(diff))
         };
         view! { <p class="al-check" class:al-check-ok=ok class:al-flag=!ok data-testid="tiles-check" data-diff=exact(diff)>{words}</p> }.into_any()
     };
@@ -244,6 +244,22 @@ pub fn TilesView(
             index.set(0);
             view_state.update(|v| v.block = n.clamp(1, UI_MAX_TOKENS));
         }
+    };
+    // The tokens beside the rows and above the columns, when the cells are wide enough.
+    let labels = move || {
+        let c = cell();
+        if c < 20.0 {
+            return None;
+        }
+        let b = shown_batch();
+        full.with(|f| {
+            let f = f.as_ref()?;
+            let q =
+                f.query_tokens(b).iter().enumerate().map(|(i, tok)| format!("{i} {tok}")).collect::<Vec<_>>();
+            let k =
+                f.key_tokens(b).iter().enumerate().map(|(j, tok)| format!("{j} {tok}")).collect::<Vec<_>>();
+            Some((q, k, c))
+        })
     };
     let max_block = move || t_q().max(t_k()).clamp(1, UI_MAX_TOKENS);
     view! {
@@ -272,11 +288,21 @@ pub fn TilesView(
             <p class="al-memory" data-testid="tiles-peak">{peak}</p>
             <div class="al-tiles-grid">
                 <figure class="al-tiles-figure">
+                    <div class="al-tiles-frame">
+                    {move || labels().map(|(q, k, c)| view! {
+                        <div class="al-tiles-collabels" aria-hidden="true">
+                            {k.into_iter().map(|l| view! { <span style=format!("width: {c}px") title=l.clone()>{l.clone()}</span> }).collect_view()}
+                        </div>
+                        <div class="al-tiles-rowlabels" aria-hidden="true">
+                            {q.into_iter().map(|l| view! { <span style=format!("height: {c}px; line-height: {c}px") title=l.clone()>{l.clone()}</span> }).collect_view()}
+                        </div>
+                    })}
                     <div class="al-tiles-canvas" style=move || format!("width: {}px; height: {}px", cell() * t_k() as f64, cell() * t_q() as f64)>
                         <canvas node_ref=canvas data-testid="tiles-canvas" role="img"
                             aria-label=move || format!("The masked scores of head {}, {} query rows by {} keys, blocked cells grey; the current tile is outlined. Its numbers are in the table below.", shown_head(), t_q(), t_k())
                             style=move || format!("width: {}px; height: {}px", cell() * t_k() as f64, cell() * t_q() as f64)></canvas>
                         <div class="al-tile-outline" data-testid="tile-outline" style=outline_style></div>
+                    </div>
                     </div>
                     <figcaption>"masked scores, rows = queries, columns = keys; grey = blocked"</figcaption>
                 </figure>
