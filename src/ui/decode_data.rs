@@ -64,6 +64,20 @@ pub fn cache_rows(cache: &ndarray::Array4<f64>, b: usize, kv_head: usize) -> Vec
         .unwrap_or_default()
 }
 
+/// The keys whose weights the table lists: all of them up to `max`, else the `max`
+/// largest (ties and NaN by position), in position order.
+pub fn listed_keys(weights: &[f64], max: usize) -> Vec<usize> {
+    if weights.len() <= max {
+        return (0..weights.len()).collect();
+    }
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    let key = |i: &usize| weights.get(*i).copied().filter(|w| !w.is_nan()).unwrap_or(f64::NEG_INFINITY);
+    order.sort_by(|a, b| key(b).total_cmp(&key(a)).then(a.cmp(b)));
+    order.truncate(max);
+    order.sort_unstable();
+    order
+}
+
 /// The rows of a cache of `len` rows that the tables list: the newest `max`.
 pub fn listed_rows(len: usize, max: usize) -> Range<usize> {
     len.saturating_sub(max)..len
@@ -288,6 +302,9 @@ mod tests {
         let decoded = decode(&scenario("")).unwrap();
         assert_eq!(slots(&decoded.positions[1], 4, false), [Cached, New, Future, Future]);
         assert_eq!(listed_rows(10, 4), 6..10);
+        assert_eq!(listed_keys(&[0.1, 0.5, 0.05, 0.35], 4), [0, 1, 2, 3]);
+        assert_eq!(listed_keys(&[0.1, 0.5, 0.05, 0.35], 2), [1, 3]);
+        assert_eq!(listed_keys(&[f64::NAN, 0.2, 0.2], 2), [1, 2]);
         assert_eq!(listed_rows(3, 4), 0..3);
     }
 

@@ -26,6 +26,8 @@ const NEEDS_CAUSAL: &str = "needs causal";
 
 /// The newest cache rows listed in the K and V tables.
 const MAX_ROWS: usize = 8;
+/// The most weights listed (the largest, beyond that).
+const MAX_KEYS: usize = 24;
 /// The first numbers of a row listed (d_k or d_model may be up to 512).
 const MAX_COLS: usize = 8;
 
@@ -295,10 +297,20 @@ fn position_view(
         }
     };
     let weights = data::weight_row(p, b, head);
-    let weight_rows = weights
+    let listed = data::listed_keys(&weights, MAX_KEYS);
+    let unlisted = (listed.len() < weights.len()).then(|| {
+        let rest: f64 = weights.iter().enumerate().filter(|(l, _)| !listed.contains(l)).map(|(_, w)| w).sum();
+        format!(
+            " (the {} largest, in order; the other {} add up to {})",
+            listed.len(),
+            weights.len() - listed.len(),
+            fixed(rest, 4)
+        )
+    });
+    let weight_rows = listed
         .iter()
-        .enumerate()
-        .map(|(l, &w)| {
+        .filter_map(|&l| weights.get(l).map(|&w| (l, w)))
+        .map(|(l, w)| {
             let pos = p.cache_positions.get(l).copied().unwrap_or(l);
             let width = if w.is_finite() { (w * 100.0).clamp(0.0, 100.0) } else { 0.0 };
             view! {
@@ -372,7 +384,7 @@ fn position_view(
                 <div class="al-decode-query">
                     <div class="al-table-wrap">
                         <table class="al-table al-weights-table" data-testid="decode-weights">
-                            <caption>{format!("Query head {head}'s weights over the {} cached keys: softmax(q·k / √d_k)", weights.len())}</caption>
+                            <caption>{format!("Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)", weights.len(), unlisted.unwrap_or_default())}</caption>
                             <thead><tr><th scope="col">"key"</th><th scope="col">"weight"</th><th scope="col"><span class="al-sr">"bar"</span></th></tr></thead>
                             <tbody>{weight_rows}</tbody>
                         </table>
