@@ -11,13 +11,13 @@ use std::time::Duration;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::engine::{decode, Decoded, EngineError, Trace};
+use crate::engine::{decode, DecodeStep, Decoded, EngineError, Trace};
 use crate::format::{exact, fixed, short};
 
 use super::app_state::AppState;
 use super::decode_data::{
     self as data, format_bytes, format_difference, group_digits, listed_rows, scenario_cache_bytes, slots,
-    token_label, DTYPES, MODELS,
+    token_label, Slot, DTYPES, MODELS,
 };
 use super::dom;
 
@@ -128,8 +128,9 @@ pub fn DecodeView(
     };
     let batch = move || view_state.with(|v| v.batch);
 
+    let ctx = Ctx { decoded, t, batch: Signal::derive(batch), head, full };
+    // Rebuilt only when the decoding changes (a new scenario): each part below follows t.
     let body = move || {
-        let b = batch();
         decoded.with(|d| match d {
             Err(e) if e == NEEDS_CAUSAL => view! {
                 <div class="al-flag" data-testid="decode-needs-causal" role="alert">
@@ -141,15 +142,8 @@ pub fn DecodeView(
             }
             .into_any(),
             Err(e) => view! { <p class="al-error" data-testid="decode-error" role="alert">{e.clone()}</p> }.into_any(),
-            Ok(d) => {
-                let last = d.positions.len().saturating_sub(1);
-                let now = t.get().min(last);
-                let Some(p) = d.positions.get(now) else {
-                    return view! { <p data-testid="decode-empty">"No position to decode."</p> }.into_any();
-                };
-                let full = full.get();
-                position_view(d, p, full.as_deref(), b, head.get()).into_any()
-            }
+            Ok(d) if d.positions.is_empty() => view! { <p data-testid="decode-empty">"No position to decode."</p> }.into_any(),
+            Ok(_) => step_view(ctx).into_any(),
         })
     };
     let heads = move || {
@@ -195,107 +189,277 @@ pub fn DecodeView(
     }
 }
 
-/// Everything shown for one position: the cache strip, the K/V head's cache tables, the
-/// weights, the output row, its check, and this scenario's cache bytes.
-fn position_view(
-    d: &Decoded,
-    p: &crate::engine::DecodeStep,
-    full: Option<&Trace>,
+/// What every part of a position reads: the decoding, the position, the sentence and the
+/// query head, and the full run.
+#[derive(Clone, Copy)]
+struct Ctx {
+    decoded: Memo<Result<Arc<Decoded>, String>>,
+    t: RwSignal<usize>,
+    batch: Signal<usize>,
+    head: RwSignal<usize>,
+    full: Signal<Option<Arc<Trace>>>,
+}
+
+/// The sizes of a position: B, h, h_kv, L, d_k, and the sentence, query head and K/V head
+/// shown (kept in range).
+#[derive(Clone, Copy)]
+struct At {
+    batch_len: usize,
+    h_kv: usize,
+    len: usize,
+    d_k: usize,
     b: usize,
     head: usize,
-) -> impl IntoView {
-    let shape = |a: &ndarray::Array4<f64>| a.shape().to_vec();
-    let (k_shape, q_shape) = (shape(&p.k_cache), shape(&p.q));
-    let (batch_len, h, h_kv, len, d_k) = (
-        k_shape.first().copied().unwrap_or(0),
-        q_shape.get(1).copied().unwrap_or(1).max(1),
-        k_shape.get(1).copied().unwrap_or(1).max(1),
-        k_shape.get(2).copied().unwrap_or(0),
-        k_shape.get(3).copied().unwrap_or(0),
-    );
-    let b = b.min(batch_len.saturating_sub(1));
-    let head = head.min(h - 1);
-    let kv_head = head / (h / h_kv).max(1);
-    let key_tokens: Vec<String> = full.map(|f| f.key_tokens(b).to_vec()).unwrap_or_default();
-    let query_token = full.and_then(|f| f.query_tokens(b).get(p.t).cloned()).unwrap_or_default();
-    let n_keys = if d.cross { len } else { d.positions.len() };
-    let strip = slots(p, n_keys, d.cross)
-        .into_iter()
-        .enumerate()
-        .map(|(j, slot)| {
-            let label = token_label(&key_tokens, j);
-            let title = format!("{label}: {}", slot.name());
-            view! {
-                <li class=format!("al-slot al-slot-{}", slot.name()) data-slot=slot.name() data-pos=j title=title.clone() aria-label=title>
-                    {key_tokens.get(j).cloned().unwrap_or_else(|| j.to_string())}
-                </li>
-            }
-        })
-        .collect_view();
-    let evicted_note = p.evicted.map(|e| {
-        view! {
-            <p class="al-evicted-note" data-testid="decode-evicted">
-                {format!("Position {} left the cache: the window keeps the last {len} keys and values, so the buffer drops its oldest row when a new one comes in.", token_label(&key_tokens, e))}
-            </p>
+    kv_head: usize,
+}
+
+impl At {
+    fn of(p: &DecodeStep, b: usize, head: usize) -> Self {
+        let (k, q) = (p.k_cache.shape(), p.q.shape());
+        let h = q.get(1).copied().unwrap_or(1).max(1);
+        let h_kv = k.get(1).copied().unwrap_or(1).max(1);
+        let batch_len = k.first().copied().unwrap_or(0);
+        let head = head.min(h - 1);
+        At {
+            batch_len,
+            h_kv,
+            len: k.get(2).copied().unwrap_or(0),
+            d_k: k.get(3).copied().unwrap_or(0),
+            b: b.min(batch_len.saturating_sub(1)),
+            head,
+            kv_head: head / (h / h_kv).max(1),
         }
-    });
-    // The evicted row's numbers are in the previous position's cache.
-    let previous = p.t.checked_sub(1).and_then(|t| d.positions.get(t));
-    let cache_table = |which: &'static str| {
-        let (cache, prev_cache) = if which == "K" {
-            (&p.k_cache, previous.map(|q| &q.k_cache))
+    }
+}
+
+impl Ctx {
+    /// `f` of the current position (tracked: reruns when t, the sentence, the head, the
+    /// decoding or the full run change).
+    fn with<R>(&self, f: impl FnOnce(&Arc<Decoded>, &DecodeStep, Option<&Trace>, At) -> R) -> Option<R> {
+        let (b, head, t) = (self.batch.get(), self.head.get(), self.t.get());
+        let full = self.full.get();
+        self.decoded.with(|d| {
+            let d = d.as_ref().ok()?;
+            let p = d.positions.get(t.min(d.positions.len().saturating_sub(1)))?;
+            Some(f(d, p, full.as_deref(), At::of(p, b, head)))
+        })
+    }
+}
+
+/// One row of a cache table: kept on screen while its key stays (a position's key and
+/// value never change, so a step adds and removes a row or two instead of redrawing).
+#[derive(Debug, Clone, PartialEq)]
+struct CacheRow {
+    /// The decoding it is from (its address), so that a new scenario replaces every row.
+    generation: usize,
+    pos: usize,
+    slot: &'static str,
+    label: String,
+    values: Vec<f64>,
+    more: bool,
+}
+
+/// The rows of the K or V table at the current position: the row that left (if one
+/// did), then the newest [`MAX_ROWS`] rows, the first [`MAX_COLS`] numbers of each.
+fn cache_rows_now(
+    d: &Arc<Decoded>,
+    p: &DecodeStep,
+    full: Option<&Trace>,
+    at: At,
+    which: char,
+) -> Vec<CacheRow> {
+    let generation = Arc::as_ptr(d) as usize;
+    let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
+    fn pick(s: &DecodeStep, which: char) -> &ndarray::Array4<f64> {
+        if which == 'K' {
+            &s.k_cache
         } else {
-            (&p.v_cache, previous.map(|q| &q.v_cache))
-        };
-        let rows = data::cache_rows(cache, b, kv_head);
-        let listed = listed_rows(rows.len(), MAX_ROWS);
+            &s.v_cache
+        }
+    }
+    let cols = at.d_k.min(MAX_COLS);
+    let row = |pos: usize, slot: &'static str, values: &[f64]| CacheRow {
+        generation,
+        pos,
+        slot,
+        label: match slot {
+            "evicted" => format!("{} (left)", token_label(key_tokens, pos)),
+            "new" => format!("{} (new)", token_label(key_tokens, pos)),
+            _ => token_label(key_tokens, pos),
+        },
+        values: values.iter().take(cols).copied().collect(),
+        more: at.d_k > cols,
+    };
+    let mut out = Vec::new();
+    // the evicted row's numbers are in the previous position's cache
+    if let Some(e) = p.evicted {
+        let prev = p.t.checked_sub(1).and_then(|t| d.positions.get(t));
+        if let Some(prev) = prev {
+            let i = prev.cache_positions.iter().position(|&x| x == e);
+            if let Some(values) =
+                i.and_then(|i| data::cache_rows(pick(prev, which), at.b, at.kv_head).into_iter().nth(i))
+            {
+                out.push(row(e, "evicted", &values));
+            }
+        }
+    }
+    let rows = data::cache_rows(pick(p, which), at.b, at.kv_head);
+    for l in listed_rows(rows.len(), MAX_ROWS) {
+        let (Some(&pos), Some(values)) = (p.cache_positions.get(l), rows.get(l)) else { continue };
+        let slot = if pos == p.t && !d.cross { "new" } else { "cached" };
+        out.push(row(pos, slot, values));
+    }
+    out
+}
+
+/// The K or V cache table of the shown K/V head, its rows keyed.
+fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
+    let rows = Memo::new(move |_| {
+        ctx.with(|d, p, full, at| cache_rows_now(d, p, full, at, which)).unwrap_or_default()
+    });
+    let caption = move || {
+        ctx.with(|_, _, _, at| {
+            let listed = at.len.min(MAX_ROWS);
+            let cols = at.d_k.min(MAX_COLS);
+            format!(
+                "{which} cache, K/V head {}: {} row{} × d_k = {}{}{}",
+                at.kv_head,
+                at.len,
+                if at.len == 1 { "" } else { "s" },
+                at.d_k,
+                if at.len > listed {
+                    format!(" ({} older rows not listed)", at.len - listed)
+                } else {
+                    String::new()
+                },
+                if at.d_k > cols { format!(", the first {cols} numbers of each") } else { String::new() },
+            )
+        })
+    };
+    let header = move || {
+        let d_k = ctx.with(|_, _, _, at| at.d_k).unwrap_or(0);
         let cols = d_k.min(MAX_COLS);
-        let header = (0..cols).map(|c| view! { <th scope="col">{format!("{c}")}</th> }).collect_view();
-        let more_cols = (d_k > cols).then(|| view! { <th scope="col">"…"</th> });
-        let evicted_row = p.evicted.and_then(|e| {
-            let prev = previous?;
-            let i = prev.cache_positions.iter().position(|&x| x == e)?;
-            let row = data::cache_rows(prev_cache?, b, kv_head).into_iter().nth(i)?;
-            Some(view! {
-                <tr class="al-row-evicted" data-slot="evicted" data-pos=e>
-                    <th scope="row">{format!("{} (left)", token_label(&key_tokens, e))}</th>
-                    {row.into_iter().take(cols).map(|x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect_view()}
-                    {(d_k > cols).then(|| view! { <td>"…"</td> })}
-                </tr>
-            })
-        });
-        let body = listed
-            .clone()
-            .filter_map(|l| {
-                let pos = p.cache_positions.get(l).copied()?;
-                let row = rows.get(l)?;
-                let is_new = pos == p.t && !d.cross;
-                Some(view! {
-                    <tr class:al-row-new=is_new data-slot=if is_new { "new" } else { "cached" } data-pos=pos>
-                        <th scope="row">{token_label(&key_tokens, pos)}{is_new.then_some(" (new)")}</th>
-                        {row.iter().take(cols).map(|&x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect_view()}
-                        {(d_k > cols).then(|| view! { <td>"…"</td> })}
-                    </tr>
-                })
-            })
-            .collect_view();
-        let hidden = listed.start;
-        let caption = format!(
-            "{which} cache, K/V head {kv_head}: {len} row{} × d_k = {d_k}{}{}",
-            if len == 1 { "" } else { "s" },
-            if hidden > 0 { format!(" ({hidden} older rows not listed)") } else { String::new() },
-            if d_k > cols { format!(", the first {cols} numbers of each") } else { String::new() },
-        );
         view! {
-            <div class="al-table-wrap">
-                <table class="al-table al-cache-table" data-testid=format!("{}-cache", which.to_lowercase())>
-                    <caption>{caption}</caption>
-                    <thead><tr><th scope="col">"position"</th>{header}{more_cols}</tr></thead>
-                    <tbody>{evicted_row}{body}</tbody>
-                </table>
-            </div>
+            <tr>
+                <th scope="col">"position"</th>
+                {(0..cols).map(|c| view! { <th scope="col">{c.to_string()}</th> }).collect_view()}
+                {(d_k > cols).then(|| view! { <th scope="col">"…"</th> })}
+            </tr>
         }
     };
+    view! {
+        <div class="al-table-wrap">
+            <table class="al-table al-cache-table" data-testid=format!("{}-cache", which.to_ascii_lowercase())>
+                <caption>{caption}</caption>
+                <thead>{header}</thead>
+                <tbody>
+                    <For each=move || rows.get() key=|r| (r.generation, r.pos, r.slot) children=|r| {
+                        let CacheRow { pos, slot, label, values, more, .. } = r;
+                        view! {
+                            <tr class:al-row-new=slot == "new" class:al-row-evicted=slot == "evicted" data-slot=slot data-pos=pos>
+                                <th scope="row">{label}</th>
+                                {values.into_iter().map(|x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect_view()}
+                                {more.then(|| view! { <td>"…"</td> })}
+                            </tr>
+                        }
+                    } />
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// One position: the cache strip (keyed, its classes follow t), the K and V tables
+/// (keyed rows), and the query's weights, output, check and bytes (rebuilt per step).
+fn step_view(ctx: Ctx) -> impl IntoView {
+    let strip_keys = Memo::new(move |_| {
+        ctx.with(|d, _, full, at| {
+            let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
+            let n = if d.cross { at.len } else { d.positions.len() };
+            (0..n)
+                .map(|j| (j, key_tokens.get(j).cloned().unwrap_or_else(|| j.to_string())))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+    });
+    let slots_now = Memo::new(move |_| {
+        ctx.with(|d, p, _, at| slots(p, if d.cross { at.len } else { d.positions.len() }, d.cross))
+            .unwrap_or_default()
+    });
+    let slot_of = move |j: usize| slots_now.with(|s| s.get(j).copied().unwrap_or(Slot::Future));
+    let top = move || {
+        ctx.with(|d, p, full, at| {
+            let query_token = full.and_then(|f| f.query_tokens(at.b).get(p.t).cloned()).unwrap_or_default();
+            let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
+            let evicted = p.evicted.map(|e| {
+                view! {
+                    <p class="al-evicted-note" data-testid="decode-evicted">
+                        {format!("Position {} left the cache: the window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.", token_label(key_tokens, e), at.len)}
+                    </p>
+                }
+            });
+            view! {
+                <h3>{format!("Position {}: “{query_token}”", p.t)}</h3>
+                <p class="al-cache-shape" data-testid="decode-cache-shape">
+                    {format!("The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {})", at.batch_len, at.h_kv, at.len, at.d_k)}
+                    {d.cross.then_some(" (cross-attention: a fixed cache of the key/value sentence, computed once)")}
+                </p>
+                {evicted}
+            }
+        })
+    };
+    let query = move || ctx.with(|_, p, full, at| query_view(p, full, at));
+    let memory = move || {
+        ctx.with(|_, _, _, at| {
+            let bytes = scenario_cache_bytes(at.batch_len, at.h_kv, at.d_k, at.len);
+            format!(
+                "This scenario's cache now: B × L × h_kv × d_k × 2 (K and V) × 8 bytes (f64) = {} × {} × {} × {} × 2 × 8 = {} bytes ({}), one layer.",
+                at.batch_len, at.len, at.h_kv, at.d_k, group_digits(bytes), format_bytes(bytes)
+            )
+        })
+    };
+    view! {
+        <div class="al-decode-step">
+            {top}
+            <ol class="al-cache-strip" data-testid="cache-strip" aria-label="Each key position: in the cache, new, left the cache, or not written yet">
+                <For each=move || strip_keys.get() key=|k| k.clone() children=move |(j, token)| {
+                    let name = move || slot_of(j).name();
+                    let title = {
+                        let token = token.clone();
+                        move || format!("{j} {token}: {}", slot_of(j).name())
+                    };
+                    let label = title.clone();
+                    view! {
+                        <li class=move || format!("al-slot al-slot-{}", name()) data-slot=name data-pos=j title=title aria-label=label>
+                            {token}
+                        </li>
+                    }
+                } />
+            </ol>
+            <p class="al-legend" aria-hidden="true">
+                <span class="al-slot al-slot-new">"new"</span>" appended now · "
+                <span class="al-slot al-slot-cached">"cached"</span>" · "
+                <span class="al-slot al-slot-evicted">"left now"</span>" · "
+                <span class="al-slot al-slot-gone">"left earlier"</span>" · "
+                <span class="al-slot al-slot-future">"not written yet"</span>
+            </p>
+            <div class="al-decode-grid">
+                <div class="al-decode-cache">
+                    {cache_table(ctx, 'K')}
+                    {cache_table(ctx, 'V')}
+                </div>
+                <div class="al-decode-query">{query}</div>
+            </div>
+            <p class="al-memory" data-testid="decode-memory">{memory}</p>
+        </div>
+    }
+}
+
+/// The one query row at this position: its weights over the cached keys, the output row,
+/// and the check against the full run.
+fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
+    let At { b, head, len, .. } = at;
+    let key_tokens: &[String] = full.map(|f| f.key_tokens(b)).unwrap_or(&[]);
     let weights = data::weight_row(p, b, head);
     let listed = data::listed_keys(&weights, MAX_KEYS);
     let unlisted = (listed.len() < weights.len()).then(|| {
@@ -315,7 +479,7 @@ fn position_view(
             let width = if w.is_finite() { (w * 100.0).clamp(0.0, 100.0) } else { 0.0 };
             view! {
                 <tr data-pos=pos>
-                    <th scope="row">{token_label(&key_tokens, pos)}</th>
+                    <th scope="row">{token_label(key_tokens, pos)}</th>
                     <td data-value=exact(w)>{fixed(w, 4)}</td>
                     <td class="al-bar-cell" aria-hidden="true"><span class="al-bar" style=format!("width: {width:.1}%")></span></td>
                 </tr>
@@ -351,58 +515,24 @@ fn position_view(
             view! { <p class="al-check" class:al-check-ok=ok class:al-flag=!ok data-testid="decode-check" data-diff=exact(diff)>{words}</p> }.into_any()
         }
     };
-    let bytes_now = scenario_cache_bytes(batch_len, h_kv, d_k, len);
-    let memory = format!(
-        "This scenario's cache now: B × L × h_kv × d_k × 2 (K and V) × 8 bytes (f64) = {batch_len} × {len} × {h_kv} × {d_k} × 2 × 8 = {} bytes ({}), one layer.",
-        group_digits(bytes_now),
-        format_bytes(bytes_now)
-    );
-    let cache_shape = format!("(B, h_kv, L, d_k) = ({batch_len}, {h_kv}, {len}, {d_k})");
     view! {
-        <div class="al-decode-step">
-            <h3>{format!("Position {}: “{query_token}”", p.t)}</h3>
-            <p class="al-cache-shape" data-testid="decode-cache-shape">
-                {format!("The cache after the append: k_cache and v_cache are {cache_shape}")}
-                {d.cross.then_some(" (cross-attention: a fixed cache of the key/value sentence, computed once)")}
-            </p>
-            <ol class="al-cache-strip" data-testid="cache-strip" aria-label="Each key position: in the cache, new, left the cache, or not written yet">
-                {strip}
-            </ol>
-            <p class="al-legend" aria-hidden="true">
-                <span class="al-slot al-slot-new">"new"</span>" appended now · "
-                <span class="al-slot al-slot-cached">"cached"</span>" · "
-                <span class="al-slot al-slot-evicted">"left now"</span>" · "
-                <span class="al-slot al-slot-gone">"left earlier"</span>" · "
-                <span class="al-slot al-slot-future">"not written yet"</span>
-            </p>
-            {evicted_note}
-            <div class="al-decode-grid">
-                <div class="al-decode-cache">
-                    {cache_table("K")}
-                    {cache_table("V")}
-                </div>
-                <div class="al-decode-query">
-                    <div class="al-table-wrap">
-                        <table class="al-table al-weights-table" data-testid="decode-weights">
-                            <caption>{format!("Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)", weights.len(), unlisted.unwrap_or_default())}</caption>
-                            <thead><tr><th scope="col">"key"</th><th scope="col">"weight"</th><th scope="col"><span class="al-sr">"bar"</span></th></tr></thead>
-                            <tbody>{weight_rows}</tbody>
-                        </table>
-                    </div>
-                    <div class="al-table-wrap">
-                        <table class="al-table" data-testid="decode-output">
-                            <caption>{format!(
-                                "The output row, (B, 1, d_model) for sentence {b}{}",
-                                if d_model > out_cols { format!(": the first {out_cols} of {d_model} numbers") } else { String::new() }
-                            )}</caption>
-                            <tbody><tr><th scope="row">{format!("output[{b}, {}]", p.t)}</th>{output_cells}</tr></tbody>
-                        </table>
-                    </div>
-                    {check}
-                </div>
-            </div>
-            <p class="al-memory" data-testid="decode-memory">{memory}</p>
+        <div class="al-table-wrap">
+            <table class="al-table al-weights-table" data-testid="decode-weights">
+                <caption>{format!("Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)", weights.len(), unlisted.unwrap_or_default())}</caption>
+                <thead><tr><th scope="col">"key"</th><th scope="col">"weight"</th><th scope="col"><span class="al-sr">"bar"</span></th></tr></thead>
+                <tbody>{weight_rows}</tbody>
+            </table>
         </div>
+        <div class="al-table-wrap">
+            <table class="al-table" data-testid="decode-output">
+                <caption>{format!(
+                    "The output row, (B, 1, d_model) for sentence {b}{}",
+                    if d_model > out_cols { format!(": the first {out_cols} of {d_model} numbers") } else { String::new() }
+                )}</caption>
+                <tbody><tr><th scope="row">{format!("output[{b}, {}]", p.t)}</th>{output_cells}</tr></tbody>
+            </table>
+        </div>
+        {check}
     }
 }
 
