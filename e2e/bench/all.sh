@@ -5,6 +5,7 @@
 #   2. engine::run in wasm (T = 16, 128, 512)    e2e/bench/wasm-engine/run.sh
 #   3. interaction latency (default, medium, stress)   node e2e/bench/latency.mjs
 #   4. bytes shipped and cold load               node e2e/bench/load.mjs
+#   5. a decode step and a tile step (issue 21)   node e2e/bench/decode.mjs
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -14,3 +15,4 @@ python3 tools/bench_numpy.py --engine
 e2e/bench/wasm-engine/run.sh
 node e2e/bench/latency.mjs --dist dist
 node e2e/bench/load.mjs --dist dist
+node e2e/bench/decode.mjs --dist dist

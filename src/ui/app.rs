@@ -352,7 +352,11 @@ pub fn App() -> impl IntoView {
                         trace=Signal::derive(move || shown.get())
                         selected=Signal::derive(move || view_state.with(|v| v.step))
                         on_select=Callback::new(move |name| {
-                            view_state.update(|v| v.step = name);
+                            view_state.update(|v| {
+                                // a step chosen in the pipeline is shown, out of the decode or tiles view
+                                v.step = name;
+                                v.mode = settings::ViewMode::Cards;
+                            });
                             // the picture of the step is beside the list: bring it into view
                             // when the list was scrolled past it (a phone, a long pipeline)
                             dom::scroll_into_view_if_above(".al-tensors");

@@ -5,6 +5,8 @@ pub mod app;
 pub mod app_state;
 pub mod card_data;
 pub mod controls;
+pub mod decode_data;
+pub mod decode_view;
 pub mod dom;
 pub mod embedding_editor;
 pub mod embedding_plot;
@@ -26,6 +28,8 @@ pub mod pipeline;
 pub mod plot_data;
 pub mod settings;
 pub mod tensors;
+pub mod tiles_data;
+pub mod tiles_view;
 pub mod tokens;
 pub mod url;
 

@@ -81,11 +81,37 @@ pub struct ViewState {
     pub shared_scale: bool,
     /// Show a `(B, h, T_q, T_k)` step as lines between the tokens instead of heatmaps.
     pub lines: bool,
+    /// The step's cards, or one of the views of how a model runs attention.
+    pub mode: ViewMode,
+    /// The tiles view's block size (the side of a tile).
+    pub block: usize,
 }
+
+/// What the tensors' column shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewMode {
+    /// The selected step's cards (heatmaps, or lines).
+    #[default]
+    Cards,
+    /// KV-cache decoding, position by position (`view=decode`).
+    Decode,
+    /// The online softmax, tile by tile (`view=tiles`).
+    Tiles,
+}
+
+/// The tiles view's block size when the link gives none.
+pub const DEFAULT_BLOCK: usize = 2;
 
 impl Default for ViewState {
     fn default() -> Self {
-        Self { step: StepName::Weights, batch: 0, shared_scale: true, lines: false }
+        Self {
+            step: StepName::Weights,
+            batch: 0,
+            shared_scale: true,
+            lines: false,
+            mode: ViewMode::Cards,
+            block: DEFAULT_BLOCK,
+        }
     }
 }
 

@@ -9,8 +9,11 @@ use crate::engine::{StepName, Trace};
 
 use super::app_state::AppState;
 use super::card_data::CardId;
+use super::decode_view::DecodeView;
 use super::heatmap_card::HeatmapCard;
 use super::lines_view::LinesView;
+use super::settings::ViewMode;
+use super::tiles_view::TilesView;
 
 /// The step shown, never one the trace lacks: a step of cross-attention or positions
 /// that was switched off falls back to the weights.
@@ -157,18 +160,43 @@ pub fn TensorView(
             }
         })
     };
+    // The decode and tiles views replace the cards (the explorer only, not a lesson's).
+    let mode = Memo::new(move |_| if compact { ViewMode::Cards } else { view_state.with(|v| v.mode) });
+    let cards = move || mode.get() == ViewMode::Cards;
+    let set_mode = move |m: ViewMode| view_state.update(|v| v.mode = m);
+    let mode_button = move |m: ViewMode, id: &'static str, text: &'static str| {
+        view! {
+            <button type="button" class="al-tab" data-testid=id class:al-selected=move || mode.get() == m
+                aria-pressed=move || if mode.get() == m { "true" } else { "false" }
+                on:click=move |_| set_mode(m)>{text}</button>
+        }
+    };
     view! {
-        {header}
-        {toggle}
-        {move || as_lines().then(|| view! {
-            <LinesView trace=trace selection=selection max_width=Signal::derive(move || card_width(column.get(), 1, 0)) />
+        {(!compact).then(|| view! {
+            <nav class="al-view-modes" aria-label="How to look at the attention">
+                {mode_button(ViewMode::Cards, "view-cards", "The step's tensors")}
+                {mode_button(ViewMode::Decode, "view-decode", "Decode with a KV cache")}
+                {mode_button(ViewMode::Tiles, "view-tiles", "Tiles (online softmax)")}
+            </nav>
         })}
-        <div class="al-cards" hidden=as_lines>
-            <For
-                each=move || ids.get().unwrap_or_default()
-                key=|id| *id
-                children=move |id| view! { <HeatmapCard trace=trace id=id scale=scale_for(id) max_width=width_for(id) max_height=max_height /> }
-            />
+        {move || match mode.get() {
+            ViewMode::Cards => None,
+            ViewMode::Decode => Some(view! { <DecodeView state=state /> }.into_any()),
+            ViewMode::Tiles => Some(view! { <TilesView state=state column=column /> }.into_any()),
+        }}
+        <div class="al-cards-view" hidden=move || !cards()>
+            {header}
+            {toggle}
+            {move || (cards() && as_lines()).then(|| view! {
+                <LinesView trace=trace selection=selection max_width=Signal::derive(move || card_width(column.get(), 1, 0)) />
+            })}
+            <div class="al-cards" hidden=as_lines>
+                <For
+                    each=move || if cards() { ids.get().unwrap_or_default() } else { Vec::new() }
+                    key=|id| *id
+                    children=move |id| view! { <HeatmapCard trace=trace id=id scale=scale_for(id) max_width=width_for(id) max_height=max_height /> }
+                />
+            </div>
         </div>
     }
 }

@@ -8,7 +8,9 @@ use crate::engine::{
 use crate::link::{self, LinkError};
 
 use super::engine_choice::EngineMode;
-use super::settings::{Settings, ViewState, DEFAULT_TEXT, UI_MAX_BATCH, UI_MAX_D_MODEL};
+use super::settings::{
+    Settings, ViewMode, ViewState, DEFAULT_BLOCK, DEFAULT_TEXT, UI_MAX_BATCH, UI_MAX_D_MODEL, UI_MAX_TOKENS,
+};
 
 /// The link's settings of the page itself rather than of the explorer: the open lesson,
 /// presenter and embed mode, and where the engine runs.
@@ -91,8 +93,14 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     if s.positional != Positional::None {
         pairs.push(("pe", s.positional.name().to_owned()));
     }
-    if v.lines {
-        pairs.push(("view", "lines".to_owned()));
+    match v.mode {
+        ViewMode::Decode => pairs.push(("view", "decode".to_owned())),
+        ViewMode::Tiles => pairs.push(("view", "tiles".to_owned())),
+        ViewMode::Cards if v.lines => pairs.push(("view", "lines".to_owned())),
+        ViewMode::Cards => {}
+    }
+    if v.mode == ViewMode::Tiles && v.block != DEFAULT_BLOCK {
+        pairs.push(("block", v.block.to_string()));
     }
     if let Some(h_kv) = s.n_kv_heads {
         pairs.push(("hkv", h_kv.to_string()));
@@ -224,7 +232,13 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
             "view" => match value {
                 "lines" => v.lines = true,
                 "heatmap" => v.lines = false,
-                _ => bad(&mut notices, "view", value, "lines or heatmap"),
+                "decode" => v.mode = ViewMode::Decode,
+                "tiles" => v.mode = ViewMode::Tiles,
+                _ => bad(&mut notices, "view", value, "lines, heatmap, decode or tiles"),
+            },
+            "block" => match value.parse::<usize>() {
+                Ok(n) if (1..=UI_MAX_TOKENS).contains(&n) => v.block = n,
+                _ => bad(&mut notices, "block", value, &format!("a whole number from 1 to {UI_MAX_TOKENS}")),
             },
             "share" => match value {
                 "1" => v.shared_scale = true,
@@ -411,12 +425,41 @@ mod tests {
             rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0 }),
             alibi: true,
         };
-        let v = ViewState { step: StepName::Scores, batch: 1, shared_scale: false, lines: true };
+        let v = ViewState {
+            step: StepName::Scores,
+            batch: 1,
+            shared_scale: false,
+            lines: true,
+            ..ViewState::default()
+        };
         let q: Vec<(String, String)> =
             to_query("a b\nc", &s, &v).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let (text, s2, v2, notices) = from_query(&q);
         assert_eq!((text.as_str(), s2, v2), ("a b\nc", s, v));
         assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn the_decode_and_tiles_views_are_in_the_url() {
+        for (mode, name) in [(ViewMode::Decode, "decode"), (ViewMode::Tiles, "tiles")] {
+            let v = ViewState { mode, block: 3, ..ViewState::default() };
+            let q = to_query(DEFAULT_TEXT, &Settings::default(), &v);
+            assert!(q.contains(&("view", name.to_owned())), "{q:?}");
+            // the block goes with the tiles view only
+            assert_eq!(q.iter().any(|(k, _)| *k == "block"), mode == ViewMode::Tiles);
+            let back: Vec<(String, String)> = q.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            let (_, _, v2, notices) = from_query(&back);
+            assert_eq!(v2.mode, mode);
+            assert!(notices.is_empty(), "{notices:?}");
+        }
+        let (_, _, v, notices) = from_query(&pairs(&[("view", "tiles"), ("block", "4")]));
+        assert_eq!((v.mode, v.block), (ViewMode::Tiles, 4));
+        assert!(notices.is_empty());
+        for bad in ["0", "x", "100000"] {
+            let (_, _, v, notices) = from_query(&pairs(&[("block", bad)]));
+            assert_eq!(v.block, DEFAULT_BLOCK);
+            assert!(notices[0].contains("block="), "{notices:?}");
+        }
     }
 
     #[test]
@@ -432,7 +475,10 @@ mod tests {
             .any(|(k, _)| *k == "view"));
         assert!(!from_query(&pairs(&[("view", "heatmap")])).2.lines);
         let (_, _, v, notices) = from_query(&pairs(&[("view", "spiral")]));
-        assert!(!v.lines && notices[0].contains("view=\"spiral\" is not lines or heatmap"), "{notices:?}");
+        assert!(
+            !v.lines && notices[0].contains("view=\"spiral\" is not lines, heatmap, decode or tiles"),
+            "{notices:?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,211 @@
+// How a model runs attention when it generates (issue 21, the page): the decode view
+// (view=decode: KV-cache decoding position by position, ← → and Play, the cache growing,
+// a window's rolling buffer, "equals row t of the full run", the cache's bytes) and the
+// tiles view (view=tiles: the online softmax tile by tile, the block control, m, ℓ and
+// the correction, the context equal to the full run's), at 1440 and 375 px.
+
+const BASE = 's=the%20cat%20sat%20on%20the%20mat%0Aa%20dog%20ran&d=16&h=4&p=seeded&seed=2&pad=keys';
+const DECODE = `${BASE}&causal=1&view=decode`;
+const TILES = `${BASE}&causal=1&view=tiles`;
+
+/** True when the page is wider than the viewport (a horizontal scroll bar). */
+const overflows = (page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+
+const text = (page, id) => page.textContent(`[data-testid="${id}"]`);
+
+/** The cache rows the K table lists: position and slot. */
+const kRows = (page) =>
+  page.$$eval('[data-testid="k-cache"] tbody tr', (rows) =>
+    rows.map((tr) => ({ pos: Number(tr.dataset.pos), slot: tr.dataset.slot })));
+
+/** Waits until the decode view is at position `t`. */
+const waitT = (page, t) =>
+  page.waitForFunction((tt) => (document.querySelector('[data-testid="decode-position"]')?.textContent ?? '')
+    .startsWith(`t = ${tt} `), t);
+
+/** The check's largest difference, and its words. */
+async function check(page, id = 'decode-check') {
+  return page.$eval(`[data-testid="${id}"]`, (el) => ({ diff: Number(el.dataset.diff), text: el.textContent }));
+}
+
+async function openDecode(t, query = DECODE) {
+  const page = await t.gotoApp(query);
+  await page.waitForSelector('[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
+  return page;
+}
+
+export const tests = [
+  {
+    name: 'decode view: ArrowRight advances t, the cache grows a row at a time, each output row equals the full run\'s',
+    run: async (t) => {
+      const page = await openDecode(t);
+      t.assert.match(await text(page, "decode-position"), /^t = 0 \(positions 0 to 5\): the query is “the”/);
+      await page.focus('[data-testid="decode-view"]');
+      for (let step = 0; step < 6; step++) {
+        if (step > 0) {
+          await page.keyboard.press('ArrowRight');
+          await waitT(page, step);
+        }
+        const rows = await kRows(page);
+        // L = t + 1 rows, the newest one marked new, oldest first
+        t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
+        t.assert.deepEqual(rows.filter((r) => r.slot === 'new').map((r) => r.pos), [step]);
+        t.assert.equal(await page.$$eval('[data-testid="decode-weights"] tbody tr', (r) => r.length), step + 1);
+        const c = await check(page);
+        t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
+        t.assert.match(c.text, new RegExp(`^Equals row ${step} of the full run`));
+        t.assert.match(await text(page, 'decode-cache-shape'), new RegExp(`\\(2, 4, ${step + 1}, 4\\)`));
+      }
+      // the weights of the one query row sum to 1
+      const sum = await page.$$eval('[data-testid="decode-weights"] td[data-value]', (tds) =>
+        tds.reduce((s, td) => s + Number(td.dataset.value), 0));
+      t.assert.ok(Math.abs(sum - 1) < 1e-12, String(sum));
+      // past the end stays at the end; ArrowLeft goes back
+      await page.keyboard.press('ArrowRight');
+      await waitT(page, 5);
+      await page.keyboard.press('ArrowLeft');
+      await waitT(page, 4);
+      // this scenario's cache: B 2 × L 5 × h_kv 4 × d_k 4 × 2 × 8 bytes = 2,560 bytes
+      t.assert.match(await text(page, 'decode-memory'), /= 2,560 bytes \(2\.5 KiB\)/);
+      t.assert.ok(page.url().includes('view=decode'));
+      t.assert.equal(await overflows(page), false);
+      await t.screenshot('decode-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'decode view: the calculator gives Llama 3 8B at 8,192 tokens in bf16 = 1 GiB, and the others',
+    run: async (t) => {
+      const page = await openDecode(t);
+      t.assert.match(await text(page, 'calc-result'), /^Llama 3 8B at 8,192 tokens in bf16: .*= 1,073,741,824 bytes = 1 GiB per sequence/);
+      await page.selectOption('[data-testid="calc-dtype"]', '1'); // f32
+      t.assert.match(await text(page, 'calc-result'), /= 2 GiB per sequence/);
+      await page.selectOption('[data-testid="calc-dtype"]', '0');
+      await page.selectOption('[data-testid="calc-model"]', '2'); // Llama 2 7B: 32 K/V heads
+      t.assert.match(await text(page, 'calc-result'), /= 4 GiB per sequence/);
+      await page.selectOption('[data-testid="calc-model"]', '1'); // Mistral 7B: window 4096
+      await page.fill('[data-testid="calc-tokens"]', '32768');
+      t.assert.match(await text(page, 'calc-result'), /= 512 MiB per sequence\. The sliding window keeps only the last 4,096 tokens/);
+      // typing in the calculator does not step the decoding
+      await page.focus('[data-testid="calc-tokens"]');
+      await page.keyboard.press('ArrowRight');
+      t.assert.match(await text(page, 'decode-position'), /^t = 0 /);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'decode view under a window: the cache never holds more than W rows; the row that leaves is marked',
+    run: async (t) => {
+      const page = await openDecode(t, `${DECODE}&win=3`);
+      await page.focus('[data-testid="decode-view"]');
+      for (let step = 0; step < 6; step++) {
+        if (step > 0) {
+          await page.keyboard.press('ArrowRight');
+          await waitT(page, step);
+        }
+        const rows = await kRows(page);
+        const kept = rows.filter((r) => r.slot !== 'evicted').map((r) => r.pos);
+        t.assert.ok(kept.length <= 3, `t = ${step}: ${kept}`);
+        t.assert.deepEqual(kept, [...Array(Math.min(step + 1, 3)).keys()].map((i) => Math.max(0, step - 2) + i));
+        const evicted = rows.filter((r) => r.slot === 'evicted').map((r) => r.pos);
+        t.assert.deepEqual(evicted, step >= 3 ? [step - 3] : []);
+        const strip = await page.$$eval('[data-testid="cache-strip"] li', (li) => li.map((l) => l.dataset.slot));
+        t.assert.equal(strip.filter((s) => s === 'cached' || s === 'new').length, Math.min(step + 1, 3));
+        if (step >= 3) {
+          t.assert.equal(strip[step - 3], 'evicted');
+          t.assert.match(await text(page, 'decode-evicted'), new RegExp(`^Position ${step - 3} `));
+        }
+        const c = await check(page);
+        t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
+        if (step === 4) await t.screenshot('decode-window-1440');
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'decode view at 375 px: no sideways scroll, and Play steps through t',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      const page = await openDecode(t, `${DECODE}&win=3`);
+      t.assert.equal(await overflows(page), false);
+      await page.click('[data-testid="decode-next"]');
+      await page.click('[data-testid="decode-next"]');
+      await page.click('[data-testid="decode-next"]');
+      await waitT(page, 3);
+      await t.screenshot('decode-375');
+      await page.click('[data-testid="decode-play"]');
+      t.assert.equal(await text(page, 'decode-play'), 'Pause');
+      await waitT(page, 4);
+      await page.click('[data-testid="decode-play"]');
+      t.assert.equal(await text(page, 'decode-play'), 'Play');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'decode view: a non-causal scenario says why, and its button turns causal on; cross-attention decodes',
+    run: async (t) => {
+      const page = await t.gotoApp(`${BASE}&causal=0&view=decode`);
+      await page.waitForSelector('[data-testid="decode-needs-causal"]');
+      t.assert.match(await text(page, 'decode-needs-causal'), /causal/);
+      await page.click('[data-testid="decode-turn-causal-on"]');
+      await page.waitForSelector('[data-testid="decode-check"][data-diff]');
+      t.assert.ok(page.url().includes('causal=1'));
+      // cross-attention: a fixed cache of the key sentence, every row from the start
+      await page.goto(t.url(`/?${BASE}&causal=0&kv=${encodeURIComponent('the dog sat down\nthe cat ran')}&view=decode`));
+      await page.waitForSelector('[data-testid="decode-check"][data-diff]');
+      const rows = await kRows(page);
+      t.assert.deepEqual(rows.map((r) => r.slot), ['cached', 'cached', 'cached', 'cached']);
+      t.assert.ok((await check(page)).diff <= 1e-12);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'tiles view: the block control, ← → through the tiles, m and ℓ per row, the context equals the full run\'s',
+    run: async (t) => {
+      const page = await t.gotoApp(TILES);
+      await page.waitForSelector('[data-testid="tiles-view"] [data-testid="tiles-check"][data-diff]');
+      // T = 6, block 2: 3 × 3 tiles per head and sentence
+      t.assert.match(await text(page, 'tiles-position'), /^Tile 1 of 9: query rows 0–1, key columns 0–1/);
+      t.assert.equal(await page.$$eval('[data-testid="tile-rows"] tbody tr', (r) => r.length), 2);
+      t.assert.match(await text(page, 'tiles-peak'), /block² = 4 numbers at a time, against T_q × T_k = 36/);
+      await page.focus('[data-testid="tiles-view"]');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => document.querySelector('[data-testid="tiles-position"]').textContent.startsWith('Tile 2 of 9'));
+      // causal: rows 0–1 against keys 2–3 are all blocked, the tile is skipped
+      t.assert.match(await text(page, 'tile-words'), /skipped/);
+      const box = await page.$eval('[data-testid="tile-outline"]', (el) => el.getBoundingClientRect().width);
+      t.assert.ok(box > 0);
+      const c = await check(page, 'tiles-check');
+      t.assert.ok(c.diff <= 1e-12, String(c.diff));
+      await t.screenshot('tiles-1440');
+      // a block of 4: 2 × 2 tiles, the URL keeps it
+      await page.fill('[data-testid="tile-block"]', '4');
+      await page.press('[data-testid="tile-block"]', 'Enter');
+      await page.waitForFunction(() => document.querySelector('[data-testid="tiles-position"]').textContent.startsWith('Tile 1 of 4'));
+      t.assert.ok(page.url().includes('block=4'));
+      t.assert.match(await text(page, 'tiles-peak'), /block² = 16 numbers/);
+      t.assert.equal(await page.$$eval('[data-testid="tile-rows"] tbody tr', (r) => r.length), 4);
+      await page.click('[data-testid="tiles-next"]');
+      await page.click('[data-testid="tiles-next"]');
+      // the tile at rows 4–5, keys 0–3: a later tile for rows 4 and 5 follows
+      t.assert.match(await text(page, 'tiles-position'), /^Tile 3 of 4: query rows 4–5, key columns 0–3/);
+      t.assert.ok((await check(page, 'tiles-check')).diff <= 1e-12);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'tiles view at 375 px: no sideways scroll, buttons step',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      const page = await t.gotoApp(`${TILES}&block=3`);
+      await page.waitForSelector('[data-testid="tiles-check"][data-diff]');
+      t.assert.equal(await overflows(page), false);
+      await page.click('[data-testid="tiles-next"]');
+      await page.click('[data-testid="tiles-next"]');
+      t.assert.match(await text(page, 'tiles-position'), /^Tile 3 of 4/);
+      await t.screenshot('tiles-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];
