@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Lesson, LessonStep};
+use super::{at, base, num, row, token, Extra, Lesson, LessonStep};
 use crate::engine::{StepName as S, Trace};
 
 fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
@@ -49,6 +49,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::X,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -68,6 +69,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)],
                 narrate: |t| {
@@ -90,8 +92,10 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |t| {
                         format!(
                             "Before softmax: \"baseball\"'s scores are {}. Which key will get the most of \"baseball\"'s \
@@ -112,6 +116,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Weights, 1, 0)],
                 narrate: |t| {
@@ -129,6 +134,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair,
                 focus: S::Output,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Output, 0, 0, 1),
                 narrate: |t| {
@@ -153,6 +159,7 @@ pub fn lesson() -> Lesson {
                 scenario: whole,
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)],
                 narrate: |t| {

@@ -1,7 +1,7 @@
 //! Lesson 5, cross-attention (seeds 001, 003): T_q queries against T_k keys.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, shape_of, Lesson, LessonStep};
+use super::{at, base, num, shape_of, Extra, Lesson, LessonStep};
 use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
 fn cross(padding: Padding) -> Scenario {
@@ -48,6 +48,7 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -68,8 +69,10 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |t| {
                         format!(
                             "The weights are {}, and v (the values, from the other sentence) is {}. What shape is \
@@ -91,6 +94,7 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Output,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -109,6 +113,7 @@ pub fn lesson() -> Lesson {
                 scenario: batch,
                 focus: S::Weights,
                 batch: 1,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))

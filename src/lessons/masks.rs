@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Cell, Lesson, LessonStep};
+use super::{at, base, num, row, token, Cell, Extra, Lesson, LessonStep};
 use crate::engine::{
     ExplicitWeights, Fill, MaskConfig, Padding, Projections, Scenario, StepName as S, Trace,
 };
@@ -57,6 +57,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::None, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     [super::row_cells(t, S::Weights, 0, 0, 0), super::row_cells(t, S::Weights, 0, 0, 1)]
@@ -78,8 +79,10 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::None, Fill::NegInf),
                 focus: S::Masked,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |t| {
                         format!(
                             "Row 2 (\"is\") of the masked scores is {}. After softmax, what weight does \"is\" give \
@@ -115,6 +118,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(false, Padding::Keys, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     (t.query_length(0)..t.sizes.t).map(|j| super::cell(S::Weights, 0, j)).collect()
@@ -138,6 +142,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
                 focus: S::Masked,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -158,6 +163,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
@@ -175,6 +181,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::LargeNegative),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
@@ -193,6 +200,7 @@ pub fn lesson() -> Lesson {
                 scenario: leak(Fill::LargeNegative),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: leak_cells,
                 narrate: |t| {
@@ -219,6 +227,7 @@ pub fn lesson() -> Lesson {
                 scenario: leak(Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: leak_cells,
                 narrate: |t| {

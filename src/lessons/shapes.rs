@@ -1,7 +1,7 @@
 //! Lesson 4, shapes (seeds 000, 002): view, transpose, contiguous.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, path_of, shape_of, token, Lesson, LessonStep};
+use super::{at, base, num, path_of, shape_of, token, Extra, Lesson, LessonStep};
 use crate::engine::{ProjectionKind, Projections, StepName as S, Trace};
 
 /// Numbers `from..to` of row `t` of a `(B, T, d_model)` step, sentence 0.
@@ -45,6 +45,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::Q,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -67,6 +68,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -91,6 +93,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -122,8 +125,10 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::KHeads,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |t| {
                         format!(
                             "q_heads is {} and k_heads is {}. scores = q @ k.transpose(-2, -1), then softmax. What \
@@ -145,6 +150,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -162,6 +168,7 @@ pub fn lesson() -> Lesson {
                 scenario: s,
                 focus: S::Concat,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {

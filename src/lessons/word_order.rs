@@ -3,7 +3,7 @@
 //! sinusoidal positional encoding tells them apart, and nearby positions get similar codes.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, no_highlight, num, row, token, Cell, Lesson, LessonStep};
+use super::{at, base, no_highlight, num, row, token, Cell, Extra, Lesson, LessonStep};
 use crate::engine::{Positional, Scenario, StepName as S, Trace};
 
 /// The two orders, as one batch: sentence 1 and sentence 2.
@@ -143,6 +143,7 @@ pub fn lesson() -> Lesson {
                 scenario: orders(Positional::None),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: matching_cells,
                 narrate: |t| {
@@ -171,6 +172,7 @@ pub fn lesson() -> Lesson {
                 scenario: orders(Positional::None),
                 focus: S::Weights,
                 batch: 1,
+                extra: Extra::None,
                 quiz: None,
                 highlight: moved_rows,
                 narrate: |t| {
@@ -197,6 +199,7 @@ pub fn lesson() -> Lesson {
                 scenario: orders(Positional::Sinusoidal),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: matching_cells,
                 narrate: |t| {
@@ -226,6 +229,7 @@ pub fn lesson() -> Lesson {
                 scenario: long(),
                 focus: S::Pe,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -252,7 +256,9 @@ pub fn lesson() -> Lesson {
                 scenario: long(),
                 focus: S::Pe,
                 batch: 0,
+                extra: Extra::None,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |_| {
                         "Each row of PE is a position's code. Compare position 5's code with others by the dot \
                          product: which gives the largest, apart from position 5 itself?"
@@ -275,6 +281,7 @@ pub fn lesson() -> Lesson {
                 scenario: long(),
                 focus: S::Pe,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     let n = t.step(S::Pe).and_then(|s| s.matrix(0, 0)).map_or(0, |m| m.ncols());
