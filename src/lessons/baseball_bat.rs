@@ -42,14 +42,14 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "baseball-bat",
         title: "The baseball bat",
-        seeds: "seed 003",
+        seeds: "the baseball-bat tutorial",
         steps: vec![
             LessonStep {
                 title: "Two words in a 3-dimensional space",
                 scenario: pair.clone(),
                 focus: S::X,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -69,13 +69,13 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)],
                 narrate: |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
-                         scores the seed prints: baseball {} and bat {}. (The seed calls these \"scores\"; in the \
+                         scores the baseball-bat tutorial prints: baseball {} and bat {}. (The tutorial calls these \"scores\"; in the \
                          pipeline they are the scaled step.) \"baseball\"·\"bat\" = {} because they share the \
                          sports dimension.",
                         row(t, S::Scores, 0, 0, 0),
@@ -92,10 +92,10 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::EmbeddingPlot,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
-                    reveal: None,
+                    reveal: Some(S::Weights),
                     question: |t| {
                         format!(
                             "Before softmax: \"baseball\"'s scores are {}. Which key will get the most of \"baseball\"'s \
@@ -116,7 +116,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Weights,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Weights, 1, 0)],
                 narrate: |t| {
@@ -134,7 +134,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair,
                 focus: S::Output,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Output, 0, 0, 1),
                 narrate: |t| {
@@ -159,7 +159,7 @@ pub fn lesson() -> Lesson {
                 scenario: whole,
                 focus: S::Weights,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)],
                 narrate: |t| {

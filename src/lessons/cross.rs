@@ -41,7 +41,7 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "cross",
         title: "Cross-attention",
-        seeds: "seeds 001, 003",
+        seeds: "the Masterclass chapter and the baseball-bat tutorial",
         steps: vec![
             LessonStep {
                 title: "Queries from one sentence, keys and values from another",
@@ -54,8 +54,8 @@ pub fn lesson() -> Lesson {
                 narrate: |t| {
                     format!(
                         "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
-                         and values from the encoder's (seed 003). Here T_q = {} query tokens meet T_k = {} key \
-                         tokens, so the weights are {}: one row per query, one column per key, as in seed 001's \
+                         and values from the encoder's (the baseball-bat tutorial). Here T_q = {} query tokens meet T_k = {} key \
+                         tokens, so the weights are {}: one row per query, one column per key, as in the Masterclass chapter's \
                          example (seq_len_q = 5, seq_len_k = 7). Each row still sums to 1 (row 1: {}).",
                         t.sizes.t,
                         t.sizes.t_k.unwrap_or(t.sizes.t),
@@ -123,7 +123,7 @@ pub fn lesson() -> Lesson {
                 narrate: |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
                     format!(
-                        "In a batch, the key sentences are padded to the longest, T_k = {}. Seed 001 masks \
+                        "In a batch, the key sentences are padded to the longest, T_k = {}. The Masterclass chapter masks \
                          the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
                          sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
                          still sum to {}.",

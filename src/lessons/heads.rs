@@ -106,7 +106,7 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "why-heads",
         title: "Why several heads",
-        seeds: "seed 002",
+        seeds: "the multi-head attention article",
         steps: vec![
             LessonStep {
                 title: "Two relationships to one word",
@@ -204,7 +204,7 @@ pub fn lesson() -> Lesson {
                 extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
-                    reveal: None,
+                    reveal: Some(S::Weights),
                     question: |_| {
                         "Head 2 matches words on nature and animal. Reading head 2's scaled scores, which word \
                          will \"dog\" attend to most?"

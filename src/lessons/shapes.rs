@@ -38,7 +38,7 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "shapes",
         title: "Shapes",
-        seeds: "seeds 000, 002",
+        seeds: "the Annotated Transformer and the multi-head attention article",
         steps: vec![
             LessonStep {
                 title: "One tensor, (B, T, d_model)",
@@ -157,7 +157,7 @@ pub fn lesson() -> Lesson {
                     format!(
                         "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
                          axes and keeps (B, h) in front, so the attention matrix is {}: one T × T matrix per \
-                         sentence and head. Seed 000's text calls it B × L × h × h; that is a slip, and its own \
+                         sentence and head. The Annotated Transformer's text calls it B × L × h × h; that is a slip, and its own \
                          next formula and code give B × h × L × L, as here.",
                         shape_of(t, S::Weights),
                     )
