@@ -59,6 +59,16 @@ pub enum Extra {
     EmbeddingPlot,
     /// The same boolean mask in three conventions (no numbers, only T/F and 0/1).
     MaskConventions,
+    /// The positions' similarity, `PE · PEᵀ`: one row and one column per position (from
+    /// 0), cell `(i, j)` = [`position_similarity`]`[i][j]`.
+    PositionSimilarity,
+}
+
+/// `PE · PEᵀ`, the dot product of every two positions' encodings (empty without
+/// positions): what the word-order lesson's similarity heatmap shows.
+pub fn position_similarity(trace: &Trace) -> Vec<Vec<f64>> {
+    let Some(pe) = trace.step(StepName::Pe).and_then(|s| s.matrix(0, 0)) else { return Vec::new() };
+    (0..pe.nrows()).map(|i| (0..pe.nrows()).map(|j| pe.row(i).dot(&pe.row(j))).collect()).collect()
 }
 
 /// One cell of one step's matrix: `trace[step][batch, head, row, col]` (`head` is 0 for
@@ -187,6 +197,9 @@ pub fn picture_numbers(
     add_step(shown);
     match step.extra {
         Extra::None | Extra::MaskConventions => {}
+        Extra::PositionSimilarity => {
+            out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v)));
+        }
         Extra::EmbeddingPlot => {
             add_step(StepName::X);
             add_step(StepName::Output);
@@ -317,10 +330,6 @@ pub(crate) mod tests {
         "?lesson=word-order&ls=5 reveal: 6.14",
         "?lesson=word-order&ls=5 reveal: 6.37",
         "?lesson=word-order&ls=5 reveal: 7.49",
-        "?lesson=word-order&ls=6 words: 6.14",
-        "?lesson=word-order&ls=6 words: 6.37",
-        "?lesson=word-order&ls=6 words: 7.49",
-        "?lesson=word-order&ls=6 words: 8.00",
     ];
 
     #[test]

@@ -281,7 +281,7 @@ pub fn lesson() -> Lesson {
                 scenario: long(),
                 focus: S::Pe,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::PositionSimilarity,
                 quiz: None,
                 highlight: |t| {
                     let n = t.step(S::Pe).and_then(|s| s.matrix(0, 0)).map_or(0, |m| m.ncols());
