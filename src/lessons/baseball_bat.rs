@@ -140,17 +140,15 @@ pub fn lesson() -> Lesson {
                 narrate: |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
-                         moved from {} to {}: more sports ({} → {}), less animal ({} → {}). That is how attention \
+                         moved from {} to {}: {}, {}. That is how attention \
                          injects context. Edit the vectors, or drag \"bat\" in the plot, and watch every number \
                          here change.",
                         row(t, S::Output, 0, 0, 0),
                         row(t, S::Output, 0, 0, 1),
                         row(t, S::X, 0, 0, 1),
                         row(t, S::Output, 0, 0, 1),
-                        num(at(t, S::X, 0, 0, 1, 0)),
-                        num(at(t, S::Output, 0, 0, 1, 0)),
-                        num(at(t, S::X, 0, 0, 1, 1)),
-                        num(at(t, S::Output, 0, 0, 1, 1)),
+                        super::change("sports", at(t, S::X, 0, 0, 1, 0), at(t, S::Output, 0, 0, 1, 0)),
+                        super::change("animal", at(t, S::X, 0, 0, 1, 1), at(t, S::Output, 0, 0, 1, 1)),
                     )
                 },
             },

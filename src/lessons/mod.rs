@@ -123,6 +123,20 @@ pub fn num(v: f64) -> String {
     crate::draw::heatmap::short_number(v)
 }
 
+/// How a feature moved, as the page prints it: "more sports (1.00 → 1.50)", "less animal
+/// (1.00 → 0.50)", or "the same other (0.00)" when the two numbers print the same (an
+/// edit can make them equal; a comparison of equal numbers is never phrased as a change).
+pub fn change(feature: &str, before: f64, after: f64) -> String {
+    let (b, a) = (num(before), num(after));
+    if b == a {
+        format!("the same {feature} ({b})")
+    } else if after > before {
+        format!("more {feature} ({b} → {a})")
+    } else {
+        format!("less {feature} ({b} → {a})")
+    }
+}
+
 /// `trace[step][b, head, i, j]` (or `[b, i, j]` for steps without heads), NaN if absent.
 pub fn at(trace: &Trace, step: StepName, b: usize, head: usize, i: usize, j: usize) -> f64 {
     trace.step(step).and_then(|s| s.matrix(b, head)).and_then(|m| m.get((i, j)).copied()).unwrap_or(f64::NAN)
@@ -342,6 +356,45 @@ pub(crate) mod tests {
         assert!(unknown.is_empty(), "numbers the words quote but the picture lacks:\n{unknown:#?}");
         let fixed: Vec<&&str> = known.iter().filter(|k| !list.iter().any(|l| l == *k)).collect();
         assert!(fixed.is_empty(), "fixed: take these out of KNOWN_MISSING: {fixed:#?}");
+    }
+
+    #[test]
+    fn a_change_of_equal_numbers_is_not_phrased_as_a_change() {
+        assert_eq!(change("sports", 1.0, 1.5), "more sports (1.00 → 1.50)");
+        assert_eq!(change("animal", 1.0, 0.5), "less animal (1.00 → 0.50)");
+        assert_eq!(change("animal", 0.0, 0.001), "the same animal (0.00)");
+        assert_eq!(change("animal", 0.0, -0.0), "the same animal (0.00)");
+    }
+
+    /// No step's words, for the lessons' own scenarios or any imported one, print an
+    /// arrow between two equal numbers ("less animal (0.00 → 0.00)").
+    #[test]
+    fn no_words_print_a_change_between_equal_numbers() {
+        let mut scenarios: Vec<(String, Scenario)> =
+            odd_scenarios().into_iter().map(|(w, s)| (w.to_string(), s)).collect();
+        let mut same = baseball_bat::lesson().steps[4].scenario.clone();
+        if let Some(v) = same.embeddings.get("baseball").cloned() {
+            same.embeddings.insert("bat".into(), v);
+        }
+        scenarios.push(("bat edited to equal baseball".into(), same));
+        for (what, scenario) in scenarios {
+            let trace = run(&scenario).unwrap();
+            for lesson in lessons() {
+                for (i, step) in lesson.steps.iter().enumerate() {
+                    let text = (step.narrate)(&trace);
+                    let n = quoted_numbers(&text);
+                    for (k, pair) in n.windows(2).enumerate() {
+                        let arrow = format!("{} → {}", pair[0], pair[1]);
+                        assert!(
+                            pair[0] != pair[1] || !text.contains(&arrow),
+                            "{what}, {} step {}: {arrow} (#{k}) in {text}",
+                            lesson.id,
+                            i + 1
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
