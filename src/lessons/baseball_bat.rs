@@ -56,7 +56,10 @@ pub fn lesson() -> Lesson {
                     format!(
                         "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
                          space whose dimensions mean sports, animal and other. \"baseball\" is {} and \"bat\" is {}: \
-                         on its own, \"bat\" is half sports, half animal. Self-attention uses Q = K = V = x here \
+                         on its own, \"bat\" is half sports, half animal. Attention lets each word ask the others \
+                         a question: its query says what it is looking for, each word's key says what it offers, \
+                         and a word takes most from those whose key answers its query best. What it takes is their \
+                         value, the information they pass on. Here Q = K = V = x \
                          (identity projections, one head, d_k = d_model = {}).",
                         row(t, S::X, 0, 0, 0),
                         row(t, S::X, 0, 0, 1),

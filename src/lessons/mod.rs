@@ -16,6 +16,7 @@ pub mod baseball_bat;
 pub mod cross;
 pub mod first_screen;
 pub mod heads;
+pub mod labels;
 pub mod masks;
 pub mod quiz;
 pub mod shapes;
