@@ -15,6 +15,7 @@ use crate::engine::{Scenario, StepName, Trace};
 pub mod baseball_bat;
 pub mod cross;
 pub mod first_screen;
+pub mod glossary;
 pub mod heads;
 pub mod labels;
 pub mod masks;
