@@ -185,9 +185,9 @@ pub fn lesson() -> Lesson {
                          permutation-equivariant. The outputs follow: each token's output is the same vector in \
                          both sentences ({}), so after attention \"dog\" cannot know whether it bit or was \
                          bitten.",
-                        i + 1,
+                        i,
                         row(t, S::Weights, 0, 0, i),
-                        pi[i] + 1,
+                        pi[i],
                         row(t, S::Weights, 1, 0, pi[i]),
                         sameness(largest_output_mismatch(t)),
                         w = token(t, 0, i),
@@ -213,9 +213,9 @@ pub fn lesson() -> Lesson {
                          sentence 2; over all pairs the two orders are {}.",
                         t.sizes.d_model,
                         token(t, 0, i),
-                        i + 1,
+                        i,
                         token(t, 0, i),
-                        pi[i] + 1,
+                        pi[i],
                         token(t, 0, i),
                         token(t, 0, j),
                         num(at(t, S::Weights, 0, 0, i, j)),
