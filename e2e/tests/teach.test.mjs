@@ -58,11 +58,11 @@ export const tests = [
       // the PE step shows the encoding itself
       await page.click('[data-testid="lesson-next"]');
       await page.waitForSelector('canvas[data-testid="heatmap"][data-step="pe"]');
-      await page.click('[data-testid="lesson-next"]'); // predict first: which position is most like 5?
+      await page.click('[data-testid="lesson-next"]'); // predict first: which position is most like 4?
       await page.click('[data-testid="quiz-choice"][data-choice="0"]');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: position 6\. PE\(5\)·PE\(6\) = \d\.\d\d/);
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: position 5\. PE\(4\)·PE\(5\) = \d\.\d\d/);
       await page.click('[data-testid="lesson-next"]');
-      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /with its neighbour 6: \d\.\d\d/);
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /with its neighbour 5: \d\.\d\d/);
       t.assert.ok(await page.locator('[data-testid="highlight"]').count() > 0);
       t.assert.deepEqual(t.errors(), []);
     },

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Lesson, LessonStep};
+use super::{at, base, num, row, token, Extra, Lesson, LessonStep};
 use crate::engine::{StepName as S, Trace};
 
 fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
@@ -42,20 +42,24 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "baseball-bat",
         title: "The baseball bat",
-        seeds: "seed 003",
+        seeds: "the baseball-bat tutorial",
         steps: vec![
             LessonStep {
                 title: "Two words in a 3-dimensional space",
                 scenario: pair.clone(),
                 focus: S::X,
                 batch: 0,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
                          space whose dimensions mean sports, animal and other. \"baseball\" is {} and \"bat\" is {}: \
-                         on its own, \"bat\" is half sports, half animal. Self-attention uses Q = K = V = x here \
+                         on its own, \"bat\" is half sports, half animal. Attention lets each word ask the others \
+                         a question: its query says what it is looking for, each word's key says what it offers, \
+                         and a word takes most from those whose key answers its query best. What it takes is their \
+                         value, the information they pass on. Here Q = K = V = x \
                          (identity projections, one head, d_k = d_model = {}).",
                         row(t, S::X, 0, 0, 0),
                         row(t, S::X, 0, 0, 1),
@@ -68,12 +72,13 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)],
                 narrate: |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
-                         scores the seed prints: baseball {} and bat {}. (The seed calls these \"scores\"; in the \
+                         scores the baseball-bat tutorial prints: baseball {} and bat {}. (The tutorial calls these \"scores\"; in the \
                          pipeline they are the scaled step.) \"baseball\"·\"bat\" = {} because they share the \
                          sports dimension.",
                         row(t, S::Scores, 0, 0, 0),
@@ -90,8 +95,10 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                extra: Extra::EmbeddingPlot,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: Some(S::Weights),
                     question: |t| {
                         format!(
                             "Before softmax: \"baseball\"'s scores are {}. Which key will get the most of \"baseball\"'s \
@@ -112,6 +119,7 @@ pub fn lesson() -> Lesson {
                 scenario: pair.clone(),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Weights, 1, 0)],
                 narrate: |t| {
@@ -129,22 +137,21 @@ pub fn lesson() -> Lesson {
                 scenario: pair,
                 focus: S::Output,
                 batch: 0,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Output, 0, 0, 1),
                 narrate: |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
-                         moved from {} to {}: more sports ({} → {}), less animal ({} → {}). That is how attention \
+                         moved from {} to {}: {}, {}. That is how attention \
                          injects context. Edit the vectors, or drag \"bat\" in the plot, and watch every number \
                          here change.",
                         row(t, S::Output, 0, 0, 0),
                         row(t, S::Output, 0, 0, 1),
                         row(t, S::X, 0, 0, 1),
                         row(t, S::Output, 0, 0, 1),
-                        num(at(t, S::X, 0, 0, 1, 0)),
-                        num(at(t, S::Output, 0, 0, 1, 0)),
-                        num(at(t, S::X, 0, 0, 1, 1)),
-                        num(at(t, S::Output, 0, 0, 1, 1)),
+                        super::change("sports", at(t, S::X, 0, 0, 1, 0), at(t, S::Output, 0, 0, 1, 0)),
+                        super::change("animal", at(t, S::X, 0, 0, 1, 1), at(t, S::Output, 0, 0, 1, 1)),
                     )
                 },
             },
@@ -153,6 +160,7 @@ pub fn lesson() -> Lesson {
                 scenario: whole,
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::EmbeddingPlot,
                 quiz: None,
                 highlight: |_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)],
                 narrate: |t| {

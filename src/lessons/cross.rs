@@ -1,7 +1,7 @@
 //! Lesson 5, cross-attention (seeds 001, 003): T_q queries against T_k keys.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, shape_of, Lesson, LessonStep};
+use super::{at, base, num, shape_of, Extra, Lesson, LessonStep};
 use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
 fn cross(padding: Padding) -> Scenario {
@@ -41,20 +41,21 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "cross",
         title: "Cross-attention",
-        seeds: "seeds 001, 003",
+        seeds: "the Masterclass chapter and the baseball-bat tutorial",
         steps: vec![
             LessonStep {
                 title: "Queries from one sentence, keys and values from another",
                 scenario: cross(Padding::None),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
-                         and values from the encoder's (seed 003). Here T_q = {} query tokens meet T_k = {} key \
-                         tokens, so the weights are {}: one row per query, one column per key, as in seed 001's \
+                         and values from the encoder's (the baseball-bat tutorial). Here T_q = {} query tokens meet T_k = {} key \
+                         tokens, so the weights are {}: one row per query, one column per key, as in the Masterclass chapter's \
                          example (seq_len_q = 5, seq_len_k = 7). Each row still sums to 1 (row 1: {}).",
                         t.sizes.t,
                         t.sizes.t_k.unwrap_or(t.sizes.t),
@@ -68,8 +69,10 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |t| {
                         format!(
                             "The weights are {}, and v (the values, from the other sentence) is {}. What shape is \
@@ -91,6 +94,7 @@ pub fn lesson() -> Lesson {
                 scenario: cross(Padding::None),
                 focus: S::Output,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -109,6 +113,7 @@ pub fn lesson() -> Lesson {
                 scenario: batch,
                 focus: S::Weights,
                 batch: 1,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))
@@ -118,7 +123,7 @@ pub fn lesson() -> Lesson {
                 narrate: |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
                     format!(
-                        "In a batch, the key sentences are padded to the longest, T_k = {}. Seed 001 masks \
+                        "In a batch, the key sentences are padded to the longest, T_k = {}. The Masterclass chapter masks \
                          the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
                          sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
                          still sum to {}.",

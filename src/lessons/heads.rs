@@ -1,7 +1,7 @@
 //! Lesson 2, why several heads (seed 002): two hand-made heads find two relationships.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{argmax, at, base, num, row, token, Lesson, LessonStep};
+use super::{argmax, at, base, num, row, token, Extra, Lesson, LessonStep};
 use crate::engine::weights::parameter_count;
 use crate::engine::{ExplicitWeights, Projections, StepName as S, Trace};
 
@@ -106,13 +106,14 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "why-heads",
         title: "Why several heads",
-        seeds: "seed 002",
+        seeds: "the multi-head attention article",
         steps: vec![
             LessonStep {
                 title: "Two relationships to one word",
                 scenario: two.clone(),
                 focus: S::X,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -130,6 +131,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     argmax(t, 0, 0, IT).map(|j| super::cell(S::Weights, IT, j)).into_iter().collect()
@@ -151,6 +153,7 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     argmax(t, 0, 1, COLD)
@@ -174,6 +177,7 @@ pub fn lesson() -> Lesson {
                 scenario: one,
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     [super::row_cells(t, S::Weights, 0, 0, IT), super::row_cells(t, S::Weights, 0, 0, COLD)]
@@ -197,8 +201,10 @@ pub fn lesson() -> Lesson {
                 scenario: two.clone(),
                 focus: S::Scaled,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: Some(S::Weights),
                     question: |_| {
                         "Head 2 matches words on nature and animal. Reading head 2's scaled scores, which word \
                          will \"dog\" attend to most?"
@@ -217,6 +223,7 @@ pub fn lesson() -> Lesson {
                 scenario: two,
                 focus: S::Concat,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {

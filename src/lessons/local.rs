@@ -5,7 +5,7 @@
 use ndarray::Array4;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Lesson, LessonStep};
+use super::{at, base, num, row, Extra, Lesson, LessonStep};
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 
 const SENTENCE: &str = "one two three four five six seven eight";
@@ -68,6 +68,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(Some(3), false),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, EIGHT),
                 narrate: |t| {
@@ -87,8 +88,10 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(Some(3), false),
                 focus: S::Masked,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: Some(S::Masked),
                     question: |t| {
                         format!(
                             "With a causal window of W = {}, how many keys does \"six\" (position 5, counting from \
@@ -121,6 +124,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(Some(3), false),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     [super::row_cells(t, S::Weights, 0, 0, EIGHT), super::row_cells(t, S::Weights, 0, 0, SIX)]
@@ -145,6 +149,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(None, true),
                 focus: S::Alibi,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect(),
                 narrate: |t| {
@@ -165,6 +170,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(None, true),
                 focus: S::Biased,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Biased, 0, 0, EIGHT),
                 narrate: |t| {

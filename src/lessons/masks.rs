@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Cell, Lesson, LessonStep};
+use super::{at, base, num, row, token, Cell, Extra, Lesson, LessonStep};
 use crate::engine::{
     ExplicitWeights, Fill, MaskConfig, Padding, Projections, Scenario, StepName as S, Trace,
 };
@@ -50,13 +50,14 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "masks",
         title: "Masks",
-        seeds: "seeds 000, 001, 002",
+        seeds: "the Annotated Transformer, the Masterclass chapter and the multi-head attention article",
         steps: vec![
             LessonStep {
                 title: "Causal: no peeking at the future",
                 scenario: masks(true, Padding::None, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 quiz: None,
                 highlight: |t| {
                     [super::row_cells(t, S::Weights, 0, 0, 0), super::row_cells(t, S::Weights, 0, 0, 1)]
@@ -64,7 +65,7 @@ pub fn lesson() -> Lesson {
                 },
                 narrate: |t| {
                     format!(
-                        "A decoder must not see later words. Seed 000's subsequent_mask blocks key j > i: the \
+                        "A decoder must not see later words. The Annotated Transformer's subsequent_mask blocks key j > i: the \
                          hatched upper triangle. Blocked scores become -inf, so their weights are exactly {}; \
                          \"this\" can only attend to itself ({}), \"is\" splits {} between \"this\" and \"is\".",
                         num(at(t, S::Weights, 0, 0, 0, 1)),
@@ -78,8 +79,10 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::None, Fill::NegInf),
                 focus: S::Masked,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |t| {
                         format!(
                             "Row 2 (\"is\") of the masked scores is {}. After softmax, what weight does \"is\" give \
@@ -115,6 +118,7 @@ pub fn lesson() -> Lesson {
                 scenario: masks(false, Padding::Keys, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 quiz: None,
                 highlight: |t| {
                     (t.query_length(0)..t.sizes.t).map(|j| super::cell(S::Weights, 0, j)).collect()
@@ -123,7 +127,7 @@ pub fn lesson() -> Lesson {
                     let pads = t.sizes.t - t.lengths.first().copied().unwrap_or(0);
                     format!(
                         "The batch is padded to its longest sentence, T = {}, so \"this is a sample sequence\" \
-                         gets {} <pad> tokens. A padding mask (seed 001, PyTorch's key_padding_mask) stops every \
+                         gets {} <pad> tokens. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
                          query from attending to them: the <pad> columns get weight {}, and the five real words \
                          share all of it (row 1 sums to {}).",
                         t.sizes.t,
@@ -138,11 +142,12 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
                 focus: S::Masked,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
-                        "Causal and padding together give seed 002's table: a triangle for the words, and the \
+                        "Causal and padding together give the multi-head attention article's table: a triangle for the words, and the \
                          <pad> rows blocked entirely. The mask is built once per sentence as (B, T, T) = ({}, \
                          {}, {}) and mask.unsqueeze(1) makes it (B, 1, T, T), which broadcasts over the h = {} \
                          heads (see the masked step's shape trace).",
@@ -158,13 +163,14 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
                     format!(
                         "A <pad> query row has every key blocked. With -inf, softmax computes e^(-inf − (-inf)) \
                          = e^NaN: the row's weights are {} (0/0), and the NaN flows into context, concat and \
-                         output. Seed 001's code warns about exactly this (\"NaNs detected in attention \
+                         output. The Masterclass chapter's code warns about exactly this (\"NaNs detected in attention \
                          weights\").",
                         num(at(t, S::Weights, 0, 0, 6, 0)),
                     )
@@ -175,11 +181,12 @@ pub fn lesson() -> Lesson {
                 scenario: masks(true, Padding::KeysAndQueries, Fill::LargeNegative),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
                     format!(
-                        "With -1e9 (seed 000's choice) every score in a fully masked row is the same -1e9, so \
+                        "With -1e9 (the Annotated Transformer's choice) every score in a fully masked row is the same -1e9, so \
                          softmax gives each of the T = {} keys the weight {} = 1/T: finite, but meaningless, and \
                          usually ignored by the loss. Elsewhere -1e9 and -inf give the same weights here, because \
                          these real scores are far above -1e9; the next step shows when they are not.",
@@ -193,6 +200,7 @@ pub fn lesson() -> Lesson {
                 scenario: leak(Fill::LargeNegative),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 quiz: None,
                 highlight: leak_cells,
                 narrate: |t| {
@@ -219,6 +227,7 @@ pub fn lesson() -> Lesson {
                 scenario: leak(Fill::NegInf),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::MaskConventions,
                 quiz: None,
                 highlight: leak_cells,
                 narrate: |t| {
@@ -226,7 +235,7 @@ pub fn lesson() -> Lesson {
                         "The same sentence with -inf: the future score is {}, e^(-inf) is exactly 0 whatever the \
                          other scores are, so \"{a}\" gives {} to \"{b}\" and {} to itself, as the mask says. \
                          A -1e9 fill is \"almost zero weight\" only while the real scores stay far above -1e9. \
-                         And a fully masked row? masked_fill(-inf) + softmax gives NaN (step 4); \
+                         And a fully masked row? masked_fill(-inf) + softmax gives NaN (step 5); \
                          PyTorch's F.scaled_dot_product_attention, given a boolean mask that is all False on a \
                          row, returns zeros for that row's output instead (checked with torch 2.15, float32 and \
                          float64).",

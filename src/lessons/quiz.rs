@@ -14,6 +14,10 @@ pub struct Quiz {
     pub question: fn(&Trace) -> String,
     /// How the learner answers.
     pub kind: QuizKind,
+    /// The trace step the picture shows once the answer is revealed, when it is not the
+    /// step's focus (a question about the weights, asked over the scores, reveals the
+    /// weights). `None`: the picture stays on the focus.
+    pub reveal: Option<crate::engine::StepName>,
 }
 
 /// Buttons, or a number.

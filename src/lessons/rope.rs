@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Lesson, LessonStep};
-use crate::engine::{run, Rope, RopeStyle, Scenario, StepName as S, Trace};
+use super::{at, base, num, row, Cell, Extra, Lesson, LessonStep};
+use crate::engine::{Rope, RopeStyle, Scenario, StepName as S, Trace};
 
 /// "bat ball" twice, four positions apart: positions 0 1 and 4 5.
 const SENTENCE: &str = "bat ball and a bat ball";
@@ -35,14 +35,6 @@ fn pairs(step: S) -> Vec<Cell> {
         .into_iter()
         .map(|(row, col)| Cell { step, batch: 0, head: 0, row, col })
         .collect()
-}
-
-/// The length of row `i` of a `(B, h, T, d_k)` step, head 0.
-fn length(t: &Trace, step: S, i: usize) -> f64 {
-    t.step(step)
-        .and_then(|s| s.matrix(0, 0))
-        .filter(|m| i < m.nrows())
-        .map_or(f64::NAN, |m| m.row(i).iter().map(|v| v * v).sum::<f64>().sqrt())
 }
 
 /// The θ of pair `i` in a head of `d_k`, as the engine turns it (`10000^(−2i/d_k)`).
@@ -94,6 +86,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(None),
                 focus: S::Scores,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |_| pairs(S::Scores),
                 narrate: |t| {
@@ -113,6 +106,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(Some(RopeStyle::Half)),
                 focus: S::QRot,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| {
                     [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
@@ -122,16 +116,15 @@ pub fn lesson() -> Lesson {
                     format!(
                         "RoPE (rotary position embedding) does not add a vector: it turns each query and key by \
                          an angle that grows with the word's position. The head's d_k = {} numbers form {} pairs, \
-                         and pair i turns by position × θ_i, with θ_i = base^(−2i/d_k): θ_0 = {} and θ_1 = {} \
-                         radians per position. The same word \"ball\" is {} at position 1 and {} at position 5: \
-                         turned further. A turn keeps the length: {} both times.",
+                         and pair i turns by position × θ_i, with θ_i = base^(−2i/d_k): θ_0 = 1 radian per \
+                         position, θ_1 = 1/{} of a radian. The same word \"ball\" is {} at position 1 and {} at \
+                         position 5: turned further. A turn keeps the length, so both rows are as long as \
+                         \"ball\"'s query was before it was turned.",
                         t.sizes.d_k,
                         t.sizes.d_k / 2,
-                        num(theta(t, 0)),
-                        num(theta(t, 1)),
+                        (1.0 / theta(t, 1)).round(),
                         row(t, S::QRot, 0, 0, BALL_1),
                         row(t, S::QRot, 0, 0, BALL_5),
-                        num(length(t, S::QRot, BALL_5)),
                     )
                 },
             },
@@ -141,18 +134,18 @@ pub fn lesson() -> Lesson {
                 // the turned queries, not the scores: the answer is not in the picture yet
                 focus: S::QRot,
                 batch: 0,
+                extra: Extra::None,
                 highlight: |t| {
                     [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
                         .concat()
                 },
                 quiz: Some(Quiz {
-                    question: |t| {
-                        format!(
-                            "With RoPE, \"ball\" at position 1 scores {} with \"bat\" at position 0. \"ball\" at \
-                             position 5 and \"bat\" at position 4 are turned by more, but are also one position \
-                             apart. Their score is…",
-                            num(at(t, S::Scores, 0, 0, BALL_1, BAT_0))
-                        )
+                    reveal: Some(S::Scores),
+                    question: |_| {
+                        "With RoPE, \"ball\" at position 1 and \"bat\" at position 0 are one position apart. \
+                         \"ball\" at position 5 and \"bat\" at position 4 are turned by more, but are also one \
+                         position apart. Compared with the first pair's score, their score is…"
+                            .into()
                     },
                     kind: QuizKind::Choice {
                         choices: |_| vec!["the same".into(), "larger".into(), "smaller".into()],
@@ -171,6 +164,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(Some(RopeStyle::Half)),
                 focus: S::Scores,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |_| pairs(S::Scores),
                 narrate: |t| {
@@ -190,24 +184,19 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(Some(RopeStyle::Interleaved)),
                 focus: S::QRot,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::QRot, 0, 0, BALL_5),
                 narrate: |t| {
-                    // the same sentence with the other pairing, for comparison (the engine runs it)
-                    let half = run(&scenario(Some(RopeStyle::Half))).ok();
-                    let half_row = half.as_ref().map(|h| row(h, S::QRot, 0, 0, BALL_5)).unwrap_or_default();
                     format!(
                         "The code you will read pairs the dimensions two ways. Hugging Face's Llama (rotate_half) \
-                         pairs dimension i with i + d_k/2: 0 with 2 and 1 with 3. The RoFormer paper and Meta's own \
-                         Llama code pair neighbours, 2i with 2i+1: 0 with 1 and 2 with 3 (\"interleaved\", shown \
-                         here). Same angles, other pairs: \"ball\" at position 5 is {} here and {} with rotate_half. \
-                         The scores still depend only on the distance ({} and {} for the two one-apart pairs), but \
-                         a checkpoint converted from one layout to the other must reorder the columns of W_Q and \
-                         W_K inside each head, or its attention changes; W_V and W_O are not turned and stay.",
+                         pairs dimension i with i + d_k/2: 0 with 2 and 1 with 3 (step 2). The RoFormer paper and \
+                         Meta's own Llama code pair neighbours, 2i with 2i+1: 0 with 1 and 2 with 3 \
+                         (\"interleaved\", shown here). Same angles, other pairs: \"ball\" at position 5 is {} \
+                         here, other numbers than in step 2. The scores still depend only on the distance, but a \
+                         checkpoint converted from one layout to the other must reorder the columns of W_Q and W_K \
+                         inside each head, or its attention changes; W_V and W_O are not turned and stay.",
                         row(t, S::QRot, 0, 0, BALL_5),
-                        half_row,
-                        num(at(t, S::Scores, 0, 0, BALL_1, BAT_0)),
-                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_4)),
                     )
                 },
             },
@@ -218,6 +207,15 @@ pub fn lesson() -> Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::run;
+
+    /// The length of row `i` of a `(B, h, T, d_k)` step, head 0.
+    fn length(t: &Trace, step: S, i: usize) -> f64 {
+        t.step(step)
+            .and_then(|s| s.matrix(0, 0))
+            .filter(|m| i < m.nrows())
+            .map_or(f64::NAN, |m| m.row(i).iter().map(|v| v * v).sum::<f64>().sqrt())
+    }
 
     #[test]
     fn rope_makes_the_score_depend_on_the_distance_only() {

@@ -1,7 +1,7 @@
 //! Lesson 4, shapes (seeds 000, 002): view, transpose, contiguous.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, path_of, shape_of, token, Lesson, LessonStep};
+use super::{at, base, num, path_of, shape_of, token, Extra, Lesson, LessonStep};
 use crate::engine::{ProjectionKind, Projections, StepName as S, Trace};
 
 /// Numbers `from..to` of row `t` of a `(B, T, d_model)` step, sentence 0.
@@ -38,13 +38,14 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "shapes",
         title: "Shapes",
-        seeds: "seeds 000, 002",
+        seeds: "the Annotated Transformer and the multi-head attention article",
         steps: vec![
             LessonStep {
                 title: "One tensor, (B, T, d_model)",
                 scenario: s.clone(),
                 focus: S::Q,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -67,6 +68,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -91,6 +93,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -122,8 +125,10 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::KHeads,
                 batch: 0,
+                extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |t| {
                         format!(
                             "q_heads is {} and k_heads is {}. scores = q @ k.transpose(-2, -1), then softmax. What \
@@ -145,13 +150,14 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
                          axes and keeps (B, h) in front, so the attention matrix is {}: one T × T matrix per \
-                         sentence and head. Seed 000's text calls it B × L × h × h; that is a slip, and its own \
+                         sentence and head. The Annotated Transformer's text calls it B × L × h × h; that is a slip, and its own \
                          next formula and code give B × h × L × L, as here.",
                         shape_of(t, S::Weights),
                     )
@@ -162,6 +168,7 @@ pub fn lesson() -> Lesson {
                 scenario: s,
                 focus: S::Concat,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {

@@ -3,7 +3,7 @@
 //! sinusoidal positional encoding tells them apart, and nearby positions get similar codes.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, no_highlight, num, row, token, Cell, Lesson, LessonStep};
+use super::{at, base, no_highlight, num, row, token, Cell, Extra, Lesson, LessonStep};
 use crate::engine::{Positional, Scenario, StepName as S, Trace};
 
 /// The two orders, as one batch: sentence 1 and sentence 2.
@@ -143,6 +143,7 @@ pub fn lesson() -> Lesson {
                 scenario: orders(Positional::None),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: matching_cells,
                 narrate: |t| {
@@ -171,6 +172,7 @@ pub fn lesson() -> Lesson {
                 scenario: orders(Positional::None),
                 focus: S::Weights,
                 batch: 1,
+                extra: Extra::None,
                 quiz: None,
                 highlight: moved_rows,
                 narrate: |t| {
@@ -183,9 +185,9 @@ pub fn lesson() -> Lesson {
                          permutation-equivariant. The outputs follow: each token's output is the same vector in \
                          both sentences ({}), so after attention \"dog\" cannot know whether it bit or was \
                          bitten.",
-                        i + 1,
+                        i,
                         row(t, S::Weights, 0, 0, i),
-                        pi[i] + 1,
+                        pi[i],
                         row(t, S::Weights, 1, 0, pi[i]),
                         sameness(largest_output_mismatch(t)),
                         w = token(t, 0, i),
@@ -197,6 +199,7 @@ pub fn lesson() -> Lesson {
                 scenario: orders(Positional::Sinusoidal),
                 focus: S::Weights,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: matching_cells,
                 narrate: |t| {
@@ -210,9 +213,9 @@ pub fn lesson() -> Lesson {
                          sentence 2; over all pairs the two orders are {}.",
                         t.sizes.d_model,
                         token(t, 0, i),
-                        i + 1,
+                        i,
                         token(t, 0, i),
-                        pi[i] + 1,
+                        pi[i],
                         token(t, 0, i),
                         token(t, 0, j),
                         num(at(t, S::Weights, 0, 0, i, j)),
@@ -226,14 +229,15 @@ pub fn lesson() -> Lesson {
                 scenario: long(),
                 focus: S::Pe,
                 batch: 0,
+                extra: Extra::None,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
                         "PE has one row per position and one column per feature, (1, T, d_model) = (1, {}, {}), \
                          the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
-                         the cosine. Position 1's row is {}. The first columns turn fast (column 1 goes {}, {}, {} \
-                         over positions 1–3); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
+                         the cosine. Position 0's row is {}. The first columns turn fast (column 0 goes {}, {}, {} \
+                         over positions 0–2); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
                          {}).",
                         t.sizes.t,
                         t.sizes.d_model,
@@ -248,18 +252,21 @@ pub fn lesson() -> Lesson {
                 },
             },
             LessonStep {
-                title: "Predict: which position is most like position 5?",
+                title: "Predict: which position is most like position 4?",
                 scenario: long(),
                 focus: S::Pe,
                 batch: 0,
+                extra: Extra::None,
                 quiz: Some(Quiz {
+                    reveal: None,
                     question: |_| {
-                        "Each row of PE is a position's code. Compare position 5's code with others by the dot \
-                         product: which gives the largest, apart from position 5 itself?"
+                        "Each row of PE is a position's code. Compare position 4's code with others by the dot \
+                         product: which gives the largest, apart from position 4 itself? (Positions count from 0, \
+                         as pos in the formula does.)"
                             .into()
                     },
                     kind: QuizKind::Choice {
-                        choices: |_| NEIGHBOURS.map(|p| format!("position {}", p + 1)).to_vec(),
+                        choices: |_| NEIGHBOURS.map(|p| format!("position {p}")).to_vec(),
                         answer: closest_position,
                     },
                 }),
@@ -275,6 +282,7 @@ pub fn lesson() -> Lesson {
                 scenario: long(),
                 focus: S::Pe,
                 batch: 0,
+                extra: Extra::PositionSimilarity,
                 quiz: None,
                 highlight: |t| {
                     let n = t.step(S::Pe).and_then(|s| s.matrix(0, 0)).map_or(0, |m| m.ncols());
@@ -284,9 +292,9 @@ pub fn lesson() -> Lesson {
                 },
                 narrate: |t| {
                     format!(
-                        "Compare two positions by the dot product of their rows. Position 5 with itself: {}; \
-                         with its neighbour 6: {}; with 7: {}; with 10: {}. Close positions have close codes, \
-                         and the dot product depends only on how far apart they are: positions 1 and 2 give {} \
+                        "Compare two positions by the dot product of their rows. Position 4 with itself: {}; \
+                         with its neighbour 5: {}; with 6: {}; with 9: {}. Close positions have close codes, \
+                         and the dot product depends only on how far apart they are: positions 0 and 1 give {} \
                          as well. So attention can learn \"look one word back\" once, for every position.",
                         num(pe_dot(t, 4, 4)),
                         num(pe_dot(t, 4, 5)),
@@ -300,10 +308,10 @@ pub fn lesson() -> Lesson {
     }
 }
 
-/// The positions (0-based) the question offers as position 5's closest code.
+/// The positions (0-based) the question offers as position 4's closest code.
 const NEIGHBOURS: [usize; 3] = [5, 6, 9];
 
-/// Which of [`NEIGHBOURS`] has the largest dot product with position 5 (index 4), and the
+/// Which of [`NEIGHBOURS`] has the largest dot product with position 4, and the
 /// dot products as the reason, from the trace's `pe`.
 fn closest_position(t: &Trace) -> Option<(usize, String)> {
     let dots = NEIGHBOURS.map(|p| pe_dot(t, 4, p));
@@ -314,7 +322,7 @@ fn closest_position(t: &Trace) -> Option<(usize, String)> {
     Some((
         best,
         format!(
-            "PE(5)·PE(6) = {}, PE(5)·PE(7) = {}, PE(5)·PE(10) = {}: the nearer the position, the more alike \
+            "PE(4)·PE(5) = {}, PE(4)·PE(6) = {}, PE(4)·PE(9) = {}: the nearer the position, the more alike \
              the codes.",
             num(dots[0]),
             num(dots[1]),

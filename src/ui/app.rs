@@ -272,14 +272,19 @@ pub fn App() -> impl IntoView {
             {
                 let all_lessons = all_lessons.clone();
                 move || lesson.get().and_then(|(l, _)| {
-                    let id = all_lessons.get(l)?.id;
+                    let steps_extras: Vec<lessons::Extra> = all_lessons.get(l)?.steps.iter().map(|s| s.extra).collect();
+                    // what the current step's picture shows beside the focus step: the step says
+                    let extra = Memo::new(move |_| {
+                        lesson.get().and_then(|(_, s)| steps_extras.get(s).copied()).unwrap_or_default()
+                    });
                     let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
                     let batch = Signal::derive(move || view_state.with(|v| v.batch));
                     let trace = Signal::derive(move || shown.get());
-                    let extras = move || match id {
-                        "baseball-bat" => view! { <EmbeddingEditor settings=settings /> }.into_any(),
-                        "masks" => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
-                        _ => ().into_any(),
+                    let extras = move || match extra.get() {
+                        lessons::Extra::EmbeddingPlot => view! { <EmbeddingEditor settings=settings /> }.into_any(),
+                        lessons::Extra::MaskConventions => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
+                        // the position-similarity heatmap is not drawn yet (issue 26's page part)
+                        lessons::Extra::None | lessons::Extra::PositionSimilarity => ().into_any(),
                     };
                     // the picture the words talk about, as large as the column allows
                     let column = Signal::derive(move || {
@@ -303,7 +308,7 @@ pub fn App() -> impl IntoView {
                     let picture = move || view! {
                         <div class="al-tabs"><BatchTabs state=state /></div>
                         <TensorView state=state column=column compact=true max_height=max_height />
-                        {(id == "baseball-bat").then(|| view! { <EmbeddingPlot trace=trace settings=settings /> })}
+                        {move || (extra.get() == lessons::Extra::EmbeddingPlot).then(|| view! { <EmbeddingPlot trace=trace settings=settings /> })}
                     };
                     Some(view! {
                         <LessonPanel lessons=all_lessons.clone() position=position trace=trace on_go=on_go on_exit=on_exit

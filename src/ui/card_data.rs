@@ -169,9 +169,7 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
             }
             (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
             // the positional encoding: a sine and a cosine per frequency i
-            _ if step == StepName::Pe => {
-                (0..n).map(|c| format!("{} {}", if c % 2 == 0 { "sin" } else { "cos" }, c / 2)).collect()
-            }
+            _ if step == StepName::Pe => crate::lessons::labels::pe_cols(n),
             // columns that the split cuts into heads: head · feature
             _ if matches!(step, StepName::Q | StepName::K | StepName::V | StepName::Concat) => {
                 let d_k = trace.sizes.d_k.max(1);
@@ -187,7 +185,7 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
     };
     let (rows, row_pad) = if step == StepName::Pe {
         // the encoding depends on the position only, counted from 0 as in the formula
-        ((0..n_rows).map(|i| format!("pos {i}")).collect(), vec![false; n_rows])
+        (crate::lessons::labels::pe_rows(trace.query_tokens(batch), n_rows), vec![false; n_rows])
     } else {
         tokens(step.rows(), n_rows)
     };
@@ -331,7 +329,7 @@ mod tests {
         assert_eq!(axis_labels(&t, StepName::Q, 0).cols, strings(&["h1 · 0", "h1 · 1", "h2 · 0", "h2 · 1"]));
         let pe = axis_labels(&t, StepName::Pe, 0);
         assert_eq!(pe.cols, strings(&["sin 0", "cos 0", "sin 1", "cos 1"]));
-        assert_eq!(pe.rows, strings(&["pos 0", "pos 1", "pos 2"]));
+        assert_eq!(pe.rows, strings(&["pos 0 (a)", "pos 1 (b)", "pos 2 (c)"]));
         // grouped-query attention: k holds key/value heads
         s.n_kv_heads = Some(1);
         let t = run(&s).unwrap();

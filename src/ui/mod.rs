@@ -35,11 +35,6 @@ pub mod url;
 
 pub use app::App;
 
-/// The old name of [`settings`], for `src/lessons/first_screen.rs`'s test (owned by the
-/// lessons; to be renamed there, then this alias goes).
-#[doc(hidden)]
-pub use settings as state;
-
 /// The last-resort guard: if a panic still happens, the console gets the message and the
 /// page shows a "reset" banner instead of freezing silently.
 pub fn install_panic_guard() {

@@ -1,0 +1,163 @@
+//! A small glossary, and where each term is first used in each lesson (the page links
+//! that first use to the entry).
+
+use super::Lesson;
+use crate::engine::run;
+
+/// One glossary entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Term {
+    /// The term as the entry's title, e.g. "query".
+    pub term: &'static str,
+    /// The spellings that count as a use in lesson text, matched as whole words, case
+    /// sensitive where the case means something (`Q`, `d_k`).
+    pub forms: &'static [&'static str],
+    /// One or two plain sentences.
+    pub meaning: &'static str,
+}
+
+/// The glossary, in reading order.
+pub const GLOSSARY: &[Term] = &[
+    Term {
+        term: "query",
+        forms: &["query", "queries", "Q"],
+        meaning: "What a word is looking for: a vector compared with every key. Row i of Q is word i's query.",
+    },
+    Term {
+        term: "key",
+        forms: &["key", "keys", "K"],
+        meaning: "What a word offers to be found by: the vector each query is dotted with.",
+    },
+    Term {
+        term: "value",
+        forms: &["value", "values", "V"],
+        meaning: "What a word passes on when it is attended to; the output is a weighted average of values.",
+    },
+    Term {
+        term: "head",
+        forms: &["head", "heads"],
+        meaning: "One attention computation with its own slice of Q, K and V (d_k wide); h heads run side by side.",
+    },
+    Term {
+        term: "d_model",
+        forms: &["d_model"],
+        meaning: "The width of every token's vector: the number of features per word.",
+    },
+    Term {
+        term: "d_k",
+        forms: &["d_k"],
+        meaning: "The width of one head's queries and keys: d_model / h. Scores are divided by √d_k.",
+    },
+    Term {
+        term: "score",
+        forms: &["score", "scores"],
+        meaning: "A query dotted with a key (QKᵀ, then / √d_k): how well the key answers the query, before softmax.",
+    },
+    Term {
+        term: "logits",
+        forms: &["logits"],
+        meaning: "Numbers that softmax turns into probabilities; here, the scaled scores.",
+    },
+    Term {
+        term: "softmax",
+        forms: &["softmax"],
+        meaning: "exp of each number divided by the row's sum of exps: positive weights that sum to 1.",
+    },
+    Term {
+        term: "weights",
+        forms: &["weights", "weight"],
+        meaning: "The attention weights: softmax of each row of scores, how much each query takes from each key.",
+    },
+    Term {
+        term: "mask",
+        forms: &["mask", "masks", "masked"],
+        meaning: "Which keys a query may not see (a later word, a <pad>): their scores are replaced before softmax.",
+    },
+    Term {
+        term: "<pad>",
+        forms: &["<pad>"],
+        meaning: "A filler token that makes a batch's sentences equally long; a padding mask hides it.",
+    },
+    Term {
+        term: "batch",
+        forms: &["batch", "B"],
+        meaning: "Several sentences computed together, B of them, padded to the same length T.",
+    },
+];
+
+/// Where `term` is first used in `text`: the byte range of its first form found as a
+/// whole word (not inside a longer word or name), if any.
+pub fn first_use(term: &Term, text: &str) -> Option<(usize, usize)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    term.forms
+        .iter()
+        .filter_map(|form| {
+            text.match_indices(form).find(|(at, _)| {
+                let before = text[..*at].chars().next_back();
+                let after = text[at + form.len()..].chars().next();
+                let edge = |c: Option<char>| c.is_none_or(|c| !is_word(c));
+                // a lone capital (Q, K, V, B) counts only as itself, not as "K" in "QKᵀ"
+                let lone = form.len() > 1 || (edge(before) && !matches!(after, Some('ᵀ')));
+                edge(before) && edge(after) && lone
+            })
+        })
+        .map(|(at, form)| (at, at + form.len()))
+        .min()
+}
+
+/// The first use of each glossary term in a lesson: `(term, step index from 0, byte
+/// range in that step's words)`, reading the steps in order, for the lesson's own
+/// scenarios.
+pub fn first_uses(lesson: &Lesson) -> Vec<(&'static Term, usize, (usize, usize))> {
+    let texts: Vec<String> =
+        lesson.steps.iter().map(|s| run(&s.scenario).map(|t| (s.narrate)(&t)).unwrap_or_default()).collect();
+    GLOSSARY
+        .iter()
+        .filter_map(|term| {
+            texts.iter().enumerate().find_map(|(i, text)| first_use(term, text).map(|r| (term, i, r)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::lessons;
+
+    #[test]
+    fn every_entry_has_a_meaning_and_distinct_forms() {
+        for t in GLOSSARY {
+            assert!(!t.meaning.is_empty() && !t.forms.is_empty(), "{}", t.term);
+        }
+        for name in ["query", "key", "value", "head", "d_model", "d_k", "softmax", "mask", "<pad>", "logits"]
+        {
+            assert!(GLOSSARY.iter().any(|t| t.term == name), "{name}");
+        }
+    }
+
+    #[test]
+    fn first_use_finds_whole_words_only() {
+        let key = GLOSSARY.iter().find(|t| t.term == "key").unwrap();
+        assert_eq!(first_use(key, "QKᵀ: each keyboard, then the keys"), Some((31, 35)));
+        let d_k = GLOSSARY.iter().find(|t| t.term == "d_k").unwrap();
+        assert_eq!(first_use(d_k, "d_model = 4, d_k = 2"), Some((13, 16)));
+        assert_eq!(first_use(d_k, "no such term"), None);
+    }
+
+    #[test]
+    fn every_lesson_links_its_first_uses_and_the_first_lesson_names_query_key_value() {
+        for lesson in lessons() {
+            let uses = first_uses(&lesson);
+            assert!(!uses.is_empty(), "{}", lesson.id);
+            for (term, step, (a, b)) in uses {
+                let t = run(&lesson.steps[step].scenario).unwrap();
+                let text = (lesson.steps[step].narrate)(&t);
+                assert!(term.forms.contains(&&text[a..b]), "{} {}: {}", lesson.id, term.term, &text[a..b]);
+            }
+        }
+        let first = first_uses(&lessons()[0]);
+        for name in ["query", "key", "value"] {
+            assert!(first.iter().any(|(t, step, _)| t.term == name && *step == 0), "{name}");
+        }
+    }
+}
