@@ -260,6 +260,47 @@ impl Challenge {
     }
 }
 
+/// The URL fragment key that carries a whole challenge: `#c=1.<base64url(deflate(json))>`,
+/// the codec of [`crate::link`].
+pub const LINK_KEY: &str = "c";
+
+/// The fragment that carries `c`, e.g. `#c=1.…`.
+pub fn link_fragment(c: &Challenge) -> String {
+    use base64::Engine as _;
+    let json = serde_json::to_string(c).unwrap_or_default();
+    let packed = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
+    format!(
+        "#{LINK_KEY}={}.{}",
+        crate::link::VERSION,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+    )
+}
+
+/// The challenge in a URL fragment written by [`link_fragment`], if the fragment has one.
+///
+/// # Errors
+/// What is wrong with the data, in one sentence.
+pub fn from_link_fragment(fragment: &str) -> Option<Result<Challenge, String>> {
+    use base64::Engine as _;
+    let data = fragment
+        .trim_start_matches('#')
+        .split('&')
+        .find_map(|p| p.strip_prefix(LINK_KEY).and_then(|r| r.strip_prefix('=')))?;
+    Some((|| {
+        let body = data
+            .strip_prefix(crate::link::VERSION)
+            .and_then(|r| r.strip_prefix('.'))
+            .ok_or("the challenge link has an unknown version")?;
+        let packed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|_| "the challenge link is damaged (not base64url)")?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, crate::link::MAX_DECODED)
+            .map_err(|_| "the challenge link is damaged (bad compressed data)")?;
+        let text = String::from_utf8(json).map_err(|_| "the challenge link is not UTF-8 text")?;
+        Challenge::from_json(&text)
+    })())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +316,26 @@ mod tests {
         // Out of range: nothing changes but the form.
         let u = set_matrix_entry(&s, Matrix::WK, 5, 5, 3.0);
         assert_eq!(explicit_weights(&u).w_k, identity(2, 2));
+    }
+
+    #[test]
+    fn the_readme_example_reads_and_its_solution_works() {
+        let readme = include_str!("../../README.md");
+        let section = readme.split("## Challenges").nth(1).expect("README has a Challenges section");
+        let json = section.split("```json").nth(1).and_then(|r| r.split("```").next()).expect("an example");
+        let c = Challenge::from_json(json).unwrap();
+        assert!(!c.goal.check(&crate::engine::run(&c.scenario).unwrap()).met);
+        assert!(c.goal.check(&crate::engine::run(&c.solved_scenario()).unwrap()).met);
+    }
+
+    #[test]
+    fn link_round_trip() {
+        let c = builtin::all().pop().unwrap();
+        let f = link_fragment(&c);
+        assert!(f.starts_with("#c=1."));
+        assert_eq!(from_link_fragment(&f), Some(Ok(c)));
+        assert_eq!(from_link_fragment("#s=1.abc"), None);
+        assert!(from_link_fragment("#c=1.!!").unwrap().is_err());
     }
 
     #[test]
