@@ -337,7 +337,11 @@ pub fn App() -> impl IntoView {
                 })
             }
 
-            {move || challenge.get().is_some().then(|| view! { <ChallengeMode open=challenge imported=imported /> })}
+            {
+                // one ChallengeMode while in the mode (switching challenges does not rebuild it)
+                let in_challenges = Memo::new(move |_| challenge.get().is_some());
+                move || in_challenges.get().then(|| view! { <ChallengeMode open=challenge imported=imported /> })
+            }
             {move || (lesson.get().is_none() && challenge.get().is_none()).then(|| view! {
                 <div class="al-story">
                     {move || caption().map(|c| view! { <p class="al-caption" data-testid="caption" aria-live="polite">{c}</p> })}
