@@ -11,6 +11,7 @@
 
 pub use attention_engine as engine;
 
+pub mod challenges;
 pub mod draw;
 pub mod format;
 pub mod lessons;

@@ -13,6 +13,7 @@ use crate::engine::Trace;
 use crate::lessons;
 
 use super::app_state::{AppState, Run};
+use super::challenge_panel::ChallengeMode;
 use super::controls::Controls;
 use super::dom;
 use super::embedding_editor::EmbeddingEditor;
@@ -54,6 +55,18 @@ pub fn App() -> impl IntoView {
     // Why the address bar cannot hold this scenario (too large for a link), if it cannot.
     let link_problem = RwSignal::new(None::<String>);
     let lesson = RwSignal::new(None::<(usize, usize)>);
+    // Challenges mode (src/ui/challenge_panel.rs): the open challenge's id, and a challenge
+    // imported as JSON or carried whole by a `#c=` link.
+    let challenge = RwSignal::new(page.challenge.clone());
+    let imported = RwSignal::new(None::<crate::challenges::Challenge>);
+    match crate::challenges::from_link_fragment(&dom::fragment()) {
+        Some(Ok(c)) => {
+            challenge.set(Some(c.id.clone()));
+            imported.set(Some(c));
+        }
+        Some(Err(e)) => url_notices.push(e),
+        None => {}
+    }
     provide_context(TablesOpen(RwSignal::new(false)));
     let first_lesson_title = all_lessons.first().map_or("", |l| l.title);
 
@@ -234,9 +247,19 @@ pub fn App() -> impl IntoView {
             let mut q = text.with(|t| settings.with(|s| view_state.with(|v| url::to_query(t, s, v))));
             let open =
                 lesson.get().and_then(|(l, s)| all_lessons.get(l).map(|found| (found.id.to_string(), s)));
-            url::PageParams { lesson: open, present: present.get(), embed, engine: engine_mode }
-                .push_to(&mut q);
-            let fragment = text.with(|t| settings.with(|s| url::fragment(t, s)));
+            url::PageParams {
+                lesson: open,
+                present: present.get(),
+                embed,
+                engine: engine_mode,
+                challenge: challenge.get(),
+            }
+            .push_to(&mut q);
+            let fragment = match imported.get().filter(|c| challenge.get().as_deref() == Some(c.id.as_str()))
+            {
+                Some(c) => Ok(crate::challenges::link_fragment(&c)),
+                None => text.with(|t| settings.with(|s| url::fragment(t, s))),
+            };
             link_problem.set(fragment.as_ref().err().map(ToString::to_string));
             dom::replace_query(&q, fragment.as_deref().unwrap_or(""));
         });
@@ -263,15 +286,17 @@ pub fn App() -> impl IntoView {
                     ", computed exactly in your browser, step by step."
                 </p>
                 <nav class="al-modes" aria-label="Mode">
-                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_none()
-                        data-testid="mode-explorer" on:click=move |_| lesson.set(None)>"Explorer"</button>
-                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_some()
-                        data-testid="mode-lessons" on:click={let go = go_to_lesson.clone(); move |_| if lesson.get_untracked().is_none() { go((0, 0)) }}>"Lessons"</button>
+                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_none() && challenge.get().is_none()
+                        data-testid="mode-explorer" on:click=move |_| { lesson.set(None); challenge.set(None) }>"Explorer"</button>
+                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
+                        data-testid="mode-lessons" on:click={let go = go_to_lesson.clone(); move |_| { challenge.set(None); if lesson.get_untracked().is_none() { go((0, 0)) } }}>"Lessons"</button>
+                    <button type="button" class="al-tab" class:al-selected=move || challenge.get().is_some()
+                        data-testid="mode-challenges" on:click=move |_| if challenge.get_untracked().is_none() { challenge.set(Some(String::new())) }>"Challenges"</button>
                 </nav>
             </header>
             {
                 let all_lessons = all_lessons.clone();
-                move || lesson.get().and_then(|(l, _)| {
+                move || lesson.get().filter(|_| challenge.get().is_none()).and_then(|(l, _)| {
                     let steps_extras: Vec<lessons::Extra> = all_lessons.get(l)?.steps.iter().map(|s| s.extra).collect();
                     // what the current step's picture shows beside the focus step: the step says
                     let extra = Memo::new(move |_| {
@@ -317,7 +342,12 @@ pub fn App() -> impl IntoView {
                 })
             }
 
-            {move || lesson.get().is_none().then(|| view! {
+            {
+                // one ChallengeMode while in the mode (switching challenges does not rebuild it)
+                let in_challenges = Memo::new(move |_| challenge.get().is_some());
+                move || in_challenges.get().then(|| view! { <ChallengeMode open=challenge imported=imported /> })
+            }
+            {move || (lesson.get().is_none() && challenge.get().is_none()).then(|| view! {
                 <div class="al-story">
                     {move || caption().map(|c| view! { <p class="al-caption" data-testid="caption" aria-live="polite">{c}</p> })}
                     <button type="button" class="al-start" data-testid="start-lesson"
@@ -338,7 +368,7 @@ pub fn App() -> impl IntoView {
                 {move || error.get().filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings)).map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
             </div>
 
-            {move || (!present.get()).then(|| {
+            {move || (!present.get() && challenge.get().is_none()).then(|| {
                 let in_lesson = lesson.get().is_some();
                 let controls = if in_lesson {
                     view! {

@@ -24,11 +24,13 @@ pub struct PageParams {
     pub embed: bool,
     /// Where the engine runs (`engine=sync` or `engine=worker`).
     pub engine: EngineMode,
+    /// Challenges mode (`challenge=ID`): the open challenge's id (empty: the list).
+    pub challenge: Option<String>,
 }
 
 /// The page's own keys ([`PageParams`]); every other key is the explorer's
 /// ([`from_query`]).
-const PAGE_KEYS: [&str; 5] = ["lesson", "ls", "present", "embed", "engine"];
+const PAGE_KEYS: [&str; 6] = ["lesson", "ls", "present", "embed", "engine", "challenge"];
 
 impl PageParams {
     /// The link's query pairs, split into the page's own settings and the explorer's
@@ -44,6 +46,7 @@ impl PageParams {
             present: flag("present"),
             embed: flag("embed"),
             engine: EngineMode::from_query(first("engine")),
+            challenge: first("challenge").map(str::to_owned),
         };
         (params, explorer)
     }
@@ -53,6 +56,9 @@ impl PageParams {
         if let Some((id, step)) = &self.lesson {
             q.push(("lesson", id.clone()));
             q.push(("ls", step.to_string()));
+        }
+        if let Some(id) = &self.challenge {
+            q.push(("challenge", id.clone()));
         }
         if self.present {
             q.push(("present", "1".into()));
@@ -380,6 +386,7 @@ mod tests {
             present: true,
             embed: true,
             engine: EngineMode::Worker,
+            challenge: Some("uniform".into()),
         };
         let mut q = to_query("a b", &Settings::default(), &ViewState::default());
         let n_explorer = q.len();

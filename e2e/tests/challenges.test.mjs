@@ -1,0 +1,172 @@
+// Challenges mode (issue 25): solve challenges by typing numbers, hints one at a time,
+// progress kept across a reload, 375 px.
+
+const GOAL = '[data-testid="challenge-goal"]';
+
+/** Types `value` into `selector` and leaves the field (Tab), as a learner would. */
+async function type(page, selector, value) {
+  const input = page.locator(selector);
+  await input.click();
+  await input.fill(String(value));
+  await input.press('Tab');
+}
+
+const met = (page) => page.getAttribute(GOAL, 'data-met');
+
+async function open(t, id) {
+  const page = await t.gotoApp(`challenge=${id}`);
+  await page.waitForSelector(id ? '[data-testid="challenge"]' : '[data-testid="challenges"]');
+  return page;
+}
+
+const emb = (word, dim) => `[data-testid="challenge-embedding"][data-word="${word}"][data-dim="${dim}"]`;
+const cell = (m, i, j) => `[data-testid="challenge-matrix-input"][data-matrix="${m}"][data-row="${i}"][data-col="${j}"]`;
+
+export const tests = [
+  {
+    name: 'challenge: cat-mat solved by typing an embedding; a wrong attempt stays false',
+    run: async (t) => {
+      const page = await open(t, 'cat-mat');
+      t.assert.equal(await met(page), 'false');
+      // a wrong attempt: mat's animal number 1 (cat · mat = 2 < cat · cat = 4)
+      await type(page, emb('mat', 1), 1);
+      t.assert.equal(await met(page), 'false');
+      t.assert.equal(await page.locator('[data-testid="challenge-solution"]').count(), 0);
+      await type(page, emb('mat', 1), 3);
+      await page.waitForSelector(`${GOAL}[data-met="true"]`);
+      t.assert.ok((await page.textContent('[data-testid="challenge-why"]')).includes('q'));
+      t.assert.equal(await page.locator('[data-testid="challenge-solution"]').count(), 1);
+      await t.screenshot('challenge-cat-mat-met');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'challenge: uniform solved by typing zeros into W_Q',
+    run: async (t) => {
+      const page = await open(t, 'uniform');
+      for (let i = 0; i < 3; i++) {
+        for (let j = 0; j < 3; j++) {
+          if (i === 2 && j === 2) t.assert.equal(await met(page), 'false');
+          await type(page, cell('w_q', i, j), 0);
+        }
+      }
+      await page.waitForSelector(`${GOAL}[data-met="true"]`);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'challenge: previous-token solved with positions and W_Q',
+    run: async (t) => {
+      const page = await open(t, 'previous-token');
+      await page.check('[data-testid="challenge-positions"]');
+      t.assert.equal(await met(page), 'false');
+      await type(page, cell('w_q', 0, 0), 5.4);
+      await type(page, cell('w_q', 0, 1), 8.4);
+      await type(page, cell('w_q', 1, 0), -8.4);
+      await type(page, cell('w_q', 1, 1), 5.4);
+      await page.waitForSelector(`${GOAL}[data-met="true"]`);
+      await t.screenshot('challenge-previous-token-met');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'challenge: hints one at a time, solution on request',
+    run: async (t) => {
+      const page = await open(t, 'bat-baseball');
+      const hints = () => page.locator('[data-testid="challenge-hint"]').count();
+      t.assert.equal(await hints(), 0);
+      await page.click('[data-testid="challenge-next-hint"]');
+      t.assert.equal(await hints(), 1);
+      await page.click('[data-testid="challenge-next-hint"]');
+      t.assert.equal(await hints(), 2);
+      await page.click('[data-testid="challenge-next-hint"]');
+      t.assert.equal(await hints(), 3);
+      t.assert.ok(await page.isDisabled('[data-testid="challenge-next-hint"]'));
+      t.assert.equal(await page.locator('[data-testid="challenge-solution"]').count(), 0);
+      await page.click('[data-testid="challenge-show-solution"]');
+      t.assert.ok(await page.isVisible('[data-testid="challenge-solution"]'));
+      t.assert.equal(await met(page), 'false');
+      await t.screenshot('challenge-hints');
+    },
+  },
+  {
+    name: 'challenge: progress survives a reload and can be cleared; the tab opens the list',
+    run: async (t) => {
+      const page = await open(t, 'cat-mat');
+      await type(page, emb('mat', 1), 3);
+      await page.waitForSelector(`${GOAL}[data-met="true"]`);
+      await page.reload();
+      await page.waitForSelector('[data-testid="challenge"]');
+      t.assert.equal(await page.locator('[data-testid="challenge-item"][data-id="cat-mat"] .al-solved').count(), 1);
+      await page.click('[data-testid="challenge-clear"]');
+      t.assert.equal(await page.locator('.al-solved').count(), 0);
+      await page.reload();
+      await page.waitForSelector('[data-testid="challenge"]');
+      t.assert.equal(await page.locator('.al-solved').count(), 0);
+      // the mode tabs
+      await page.click('[data-testid="mode-explorer"]');
+      t.assert.equal(await page.locator('[data-testid="challenge"]').count(), 0);
+      await page.click('[data-testid="mode-challenges"]');
+      await page.click('[data-testid="challenge-item"][data-id="uniform"]');
+      await page.waitForSelector('[data-testid="challenge"]');
+      t.assert.ok(page.url().includes('challenge=uniform'));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'challenge: works without storage',
+    run: async (t) => {
+      await t.page.addInitScript(() => {
+        Object.defineProperty(window, 'localStorage', { get() { throw new Error('denied'); } });
+      });
+      const page = await open(t, 'cat-mat');
+      await type(page, emb('mat', 1), 3);
+      await page.waitForSelector(`${GOAL}[data-met="true"]`);
+      await page.click('[data-testid="challenge-clear"]');
+      t.assert.equal(await page.locator('[data-testid="panic"]').count(), 0);
+    },
+  },
+  {
+    name: 'challenge: import as JSON, bad JSON gives a clear error, the link carries it',
+    run: async (t) => {
+      const page = await open(t, '');
+      await page.click('summary:has-text("Import a challenge")');
+      await page.fill('[data-testid="challenge-import"]', '{"id": 3}');
+      await page.click('[data-testid="challenge-import-go"]');
+      t.assert.ok((await page.textContent('[data-testid="challenge-import-error"]')).startsWith('not a challenge'));
+      const json = JSON.stringify({
+        id: 'my-one', title: 'Mine', story: 'Make the look at flew.',
+        scenario: { sentences: ['the bat flew'], d_model: 3, n_heads: 1, projections: 'identity' },
+        editable: { embeddings: ['flew'] },
+        goal: { kind: 'attend_most', query: 'the', key: 'flew' },
+        hints: ['the = [0, 0, 1]'],
+        solution: [{ edit: 'embedding', word: 'flew', vector: [0, 0, 3] }],
+      });
+      await page.fill('[data-testid="challenge-import"]', json);
+      await page.click('[data-testid="challenge-import-go"]');
+      await page.waitForSelector('[data-testid="challenge"] h2:has-text("Mine")');
+      const url = page.url();
+      t.assert.ok(url.includes('#c=1.'), url);
+      const again = await t.page.context().newPage();
+      await again.goto(url);
+      await again.waitForSelector('[data-testid="challenge"] h2:has-text("Mine")');
+      await type(again, emb('flew', 2), 3);
+      await again.waitForSelector(`${GOAL}[data-met="true"]`);
+    },
+  },
+  {
+    name: 'challenge: 375 px, no horizontal scroll, the goal visible',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      for (const id of ['gqa-heads', 'two-heads', 'fill-leak']) {
+        const page = await open(t, id);
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+        t.assert.equal(wide, false, id);
+        await page.locator(GOAL).scrollIntoViewIfNeeded();
+        t.assert.ok(await page.isVisible(GOAL));
+        await t.screenshot(`challenge-375-${id}`);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];

@@ -1,0 +1,392 @@
+//! What a challenge asks of the attention, as data (serde, so a teacher can write it as
+//! JSON), and how far a trace is from it. [`Goal::check`] reads only the trace and never
+//! panics: a word that is not in the sentence, a head out of range or a NaN row give an
+//! unmet [`Progress`] whose words say why.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{StepName, Trace};
+
+/// The word that stands for "every real query" in [`Goal::WeightAtLeast`] and
+/// [`Goal::WeightAtMost`].
+pub const EVERY_QUERY: &str = "*";
+
+/// One goal. Words are matched without case against the trace's tokens of `sentence`
+/// (0-based); heads count from 0 in the JSON (the page numbers them from 1).
+/// The fields are named as in the JSON and described on each variant.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Goal {
+    /// `query` gives `key` more weight than any other key, in `head`.
+    AttendMost {
+        query: String,
+        key: String,
+        #[serde(default)]
+        head: usize,
+        #[serde(default)]
+        sentence: usize,
+    },
+    /// `query` (or every real query, `"*"`) puts at least `at_least` on `key` (summed over
+    /// every occurrence of the word among the keys).
+    WeightAtLeast {
+        query: String,
+        key: String,
+        at_least: f64,
+        #[serde(default)]
+        head: usize,
+        #[serde(default)]
+        sentence: usize,
+    },
+    /// As [`Goal::WeightAtLeast`], with at most `at_most`.
+    WeightAtMost {
+        query: String,
+        key: String,
+        at_most: f64,
+        #[serde(default)]
+        head: usize,
+        #[serde(default)]
+        sentence: usize,
+    },
+    /// Every weight of every real query, in every head, is 1/T within `tol`.
+    UniformRows {
+        #[serde(default = "default_tol")]
+        tol: f64,
+        #[serde(default)]
+        sentence: usize,
+    },
+    /// Every query after the first puts at least `at_least` on the token just before it.
+    PreviousToken {
+        at_least: f64,
+        #[serde(default)]
+        head: usize,
+        #[serde(default)]
+        sentence: usize,
+    },
+    /// The output row of `token` equals its input embedding (`x`) within `tol`.
+    OutputEquals {
+        token: String,
+        #[serde(default = "default_tol")]
+        tol: f64,
+        #[serde(default)]
+        sentence: usize,
+    },
+    /// The keys that get the most of `query`'s weight in head `heads[0]` and in head
+    /// `heads[1]` have none in common.
+    HeadsDiffer {
+        query: String,
+        #[serde(default = "default_heads")]
+        heads: [usize; 2],
+        #[serde(default)]
+        sentence: usize,
+    },
+}
+
+fn default_tol() -> f64 {
+    0.01
+}
+
+fn default_heads() -> [usize; 2] {
+    [0, 1]
+}
+
+/// How far a trace is from a goal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    /// The goal is met.
+    pub met: bool,
+    /// The number measured on the trace (NaN when it could not be measured).
+    pub measured: f64,
+    /// The number the goal asks for.
+    pub asked: f64,
+    /// One line for the learner, e.g. "bat → baseball: 0.41 of the 0.60 asked".
+    pub words: String,
+}
+
+impl Progress {
+    fn unmet(words: impl Into<String>) -> Self {
+        Self { met: false, measured: f64::NAN, asked: f64::NAN, words: words.into() }
+    }
+}
+
+/// Two decimals, or the string for a non-finite number.
+pub fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// The positions of `word` (without case) among `tokens`.
+fn positions(tokens: &[String], word: &str) -> Vec<usize> {
+    let w = word.to_lowercase();
+    tokens.iter().enumerate().filter(|(_, t)| t.to_lowercase() == w).map(|(i, _)| i).collect()
+}
+
+/// The weights row of query `i`, head `head`, sentence `b`, as a vector.
+fn weights_row(trace: &Trace, b: usize, head: usize, i: usize) -> Option<Vec<f64>> {
+    let m = trace.step(StepName::Weights)?.matrix(b, head)?;
+    (i < m.nrows()).then(|| m.row(i).to_vec())
+}
+
+/// The real query positions of sentence `b`: `word`'s first occurrence, or every real
+/// token for `"*"`.
+fn queries(trace: &Trace, b: usize, word: &str) -> Result<Vec<usize>, String> {
+    let len = trace.query_length(b).min(trace.query_tokens(b).len());
+    if word == EVERY_QUERY {
+        return Ok((0..len).collect());
+    }
+    positions(&trace.query_tokens(b)[..len], word)
+        .first()
+        .map(|&i| vec![i])
+        .ok_or_else(|| format!("\"{word}\" is not in sentence {}", b + 1))
+}
+
+fn heads_ok(trace: &Trace, head: usize) -> Result<(), String> {
+    if head < trace.sizes.n_heads {
+        Ok(())
+    } else {
+        Err(format!("there is no head {} (h = {})", head + 1, trace.sizes.n_heads))
+    }
+}
+
+/// The smallest (`least = true`) or largest weight that the goal's queries put on `key`.
+fn weight_on(
+    trace: &Trace,
+    query: &str,
+    key: &str,
+    head: usize,
+    b: usize,
+    least: bool,
+) -> Result<(f64, String), String> {
+    heads_ok(trace, head)?;
+    let keys = positions(trace.key_tokens(b), key);
+    if keys.is_empty() {
+        return Err(format!("\"{key}\" is not among the keys of sentence {}", b + 1));
+    }
+    let mut worst: Option<(f64, String)> = None;
+    for i in queries(trace, b, query)? {
+        let row = weights_row(trace, b, head, i).ok_or("no weights for this query")?;
+        let w: f64 = keys.iter().filter_map(|&j| row.get(j)).sum();
+        let name = trace.query_tokens(b).get(i).cloned().unwrap_or_default();
+        let replace = match &worst {
+            None => true,
+            Some((v, _)) => w.is_nan() || (if least { w < *v } else { w > *v }),
+        };
+        if replace {
+            worst = Some((w, name));
+        }
+    }
+    worst.ok_or_else(|| format!("sentence {} has no real query", b + 1))
+}
+
+impl Goal {
+    /// The goal in words, e.g. "\"bat\" puts at least 0.60 of its weight on \"baseball\"".
+    pub fn describe(&self) -> String {
+        let h = |head: &usize| format!(" (head {})", head + 1);
+        let who = |q: &str| if q == EVERY_QUERY { "every query".to_string() } else { format!("\"{q}\"") };
+        match self {
+            Goal::AttendMost { query, key, head, .. } => {
+                format!("\"{query}\" attends most to \"{key}\"{}", h(head))
+            }
+            Goal::WeightAtLeast { query, key, at_least, head, .. } => {
+                format!(
+                    "{} puts at least {} of its weight on \"{key}\"{}",
+                    who(query),
+                    num(*at_least),
+                    h(head)
+                )
+            }
+            Goal::WeightAtMost { query, key, at_most, head, .. } => {
+                format!("{} puts at most {} of its weight on \"{key}\"{}", who(query), num(*at_most), h(head))
+            }
+            Goal::UniformRows { tol, .. } => {
+                format!("every weight equals 1/T, in every head (within {tol})")
+            }
+            Goal::PreviousToken { at_least, head, .. } => {
+                format!("every query puts at least {} on the token before it{}", num(*at_least), h(head))
+            }
+            Goal::OutputEquals { token, tol, .. } => {
+                format!("the output row of \"{token}\" equals its input embedding (within {tol})")
+            }
+            Goal::HeadsDiffer { query, heads, .. } => format!(
+                "\"{query}\" attends most to different keys in head {} and head {}",
+                heads[0] + 1,
+                heads[1] + 1
+            ),
+        }
+    }
+
+    /// How far `trace` is from the goal. Reads only the trace; never panics.
+    pub fn check(&self, trace: &Trace) -> Progress {
+        self.try_check(trace).unwrap_or_else(Progress::unmet)
+    }
+
+    fn try_check(&self, trace: &Trace) -> Result<Progress, String> {
+        match self {
+            Goal::AttendMost { query, key, head, sentence } => {
+                heads_ok(trace, *head)?;
+                let b = *sentence;
+                let i = queries(trace, b, query)?[0];
+                let row = weights_row(trace, b, *head, i).ok_or("no weights for this query")?;
+                let keys = trace.key_tokens(b);
+                let lk = key.to_lowercase();
+                let is_key = |j: usize| keys.get(j).is_some_and(|t| t.to_lowercase() == lk);
+                if !keys.iter().any(|t| t.to_lowercase() == lk) {
+                    return Err(format!("\"{key}\" is not among the keys of sentence {}", b + 1));
+                }
+                let on_key = (0..row.len()).filter(|&j| is_key(j)).map(|j| row[j]).fold(f64::NAN, f64::max);
+                let (best_other, other) = (0..row.len())
+                    .filter(|&j| !is_key(j))
+                    .map(|j| (row[j], keys.get(j).cloned().unwrap_or_default()))
+                    .fold(
+                        (f64::NAN, String::new()),
+                        |acc, x| if acc.0.is_nan() || x.0 > acc.0 { x } else { acc },
+                    );
+                let top = trace.top_keys(b, *head, i);
+                let met = !top.is_empty() && top.iter().all(|&j| is_key(j));
+                let words = if other.is_empty() {
+                    format!("{query} → {key}: {}", num(on_key))
+                } else {
+                    format!(
+                        "{query} → {key}: {}; the most on another key is {} (on \"{other}\")",
+                        num(on_key),
+                        num(best_other)
+                    )
+                };
+                Ok(Progress { met, measured: on_key, asked: best_other, words })
+            }
+            Goal::WeightAtLeast { query, key, at_least, head, sentence } => {
+                let (w, q) = weight_on(trace, query, key, *head, *sentence, true)?;
+                let met = w >= *at_least;
+                Ok(Progress {
+                    met,
+                    measured: w,
+                    asked: *at_least,
+                    words: format!("{q} → {key}: {} of the {} asked", num(w), num(*at_least)),
+                })
+            }
+            Goal::WeightAtMost { query, key, at_most, head, sentence } => {
+                let (w, q) = weight_on(trace, query, key, *head, *sentence, false)?;
+                let met = w <= *at_most;
+                Ok(Progress {
+                    met,
+                    measured: w,
+                    asked: *at_most,
+                    words: format!("{q} → {key}: {}, at most {} asked", num(w), num(*at_most)),
+                })
+            }
+            Goal::UniformRows { tol, sentence } => {
+                let b = *sentence;
+                let len = trace.query_length(b);
+                let mut worst = 0.0_f64;
+                let mut any = false;
+                for head in 0..trace.sizes.n_heads {
+                    for i in 0..len {
+                        let row = weights_row(trace, b, head, i).ok_or("no weights")?;
+                        let t = row.len() as f64;
+                        for w in row {
+                            any = true;
+                            let d = (w - 1.0 / t).abs();
+                            worst = if d.is_nan() { f64::INFINITY } else { worst.max(d) };
+                        }
+                    }
+                }
+                if !any {
+                    return Err(format!("sentence {} has no weights", b + 1));
+                }
+                let t = trace.key_tokens(b).len();
+                Ok(Progress {
+                    met: worst <= *tol,
+                    measured: worst,
+                    asked: *tol,
+                    words: format!("farthest weight from 1/{t}: {} away, {tol} allowed", num(worst)),
+                })
+            }
+            Goal::PreviousToken { at_least, head, sentence } => {
+                heads_ok(trace, *head)?;
+                let b = *sentence;
+                let len = trace.query_length(b);
+                let mut worst: Option<(f64, usize)> = None;
+                for i in 1..len {
+                    let row = weights_row(trace, b, *head, i).ok_or("no weights")?;
+                    let w = row.get(i - 1).copied().unwrap_or(f64::NAN);
+                    if worst.is_none_or(|(v, _)| w.is_nan() || w < v) {
+                        worst = Some((w, i));
+                    }
+                }
+                let (w, i) = worst.ok_or("the sentence needs at least two tokens")?;
+                let toks = trace.query_tokens(b);
+                let name = |k: usize| toks.get(k).cloned().unwrap_or_default();
+                Ok(Progress {
+                    met: w >= *at_least,
+                    measured: w,
+                    asked: *at_least,
+                    words: format!(
+                        "weakest: {} → {}: {} of the {} asked",
+                        name(i),
+                        name(i - 1),
+                        num(w),
+                        num(*at_least)
+                    ),
+                })
+            }
+            Goal::OutputEquals { token, tol, sentence } => {
+                let b = *sentence;
+                let i = queries(trace, b, token)?[0];
+                let x = trace.step(StepName::X).and_then(|s| s.matrix(b, 0)).ok_or("no x")?;
+                let out = trace.step(StepName::Output).and_then(|s| s.matrix(b, 0)).ok_or("no output")?;
+                if i >= x.nrows() || i >= out.nrows() || x.ncols() != out.ncols() {
+                    return Err("no output row for this token".into());
+                }
+                let d = x.row(i).iter().zip(out.row(i).iter()).map(|(a, o)| (a - o).abs()).fold(
+                    0.0,
+                    |m: f64, d| {
+                        if d.is_nan() {
+                            f64::INFINITY
+                        } else {
+                            m.max(d)
+                        }
+                    },
+                );
+                Ok(Progress {
+                    met: d <= *tol,
+                    measured: d,
+                    asked: *tol,
+                    words: format!("{token}: output differs from its embedding by {}, {tol} allowed", num(d)),
+                })
+            }
+            Goal::HeadsDiffer { query, heads, sentence } => {
+                let b = *sentence;
+                heads_ok(trace, heads[0])?;
+                heads_ok(trace, heads[1])?;
+                let i = queries(trace, b, query)?[0];
+                let a = trace.top_keys(b, heads[0], i);
+                let c = trace.top_keys(b, heads[1], i);
+                let keys = trace.key_tokens(b);
+                let names = |v: &[usize]| {
+                    v.iter()
+                        .map(|&j| keys.get(j).cloned().unwrap_or_default())
+                        .collect::<Vec<_>>()
+                        .join(" = ")
+                };
+                let shared = a.iter().filter(|j| c.contains(j)).count();
+                let met = !a.is_empty() && !c.is_empty() && shared == 0;
+                Ok(Progress {
+                    met,
+                    measured: shared as f64,
+                    asked: 0.0,
+                    words: format!(
+                        "{query}: head {} → {}, head {} → {}{}",
+                        heads[0] + 1,
+                        names(&a),
+                        heads[1] + 1,
+                        names(&c),
+                        if met { "" } else { " (not different yet)" }
+                    ),
+                })
+            }
+        }
+    }
+}
