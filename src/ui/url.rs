@@ -373,6 +373,37 @@ mod tests {
         }
     }
 
+    /// Every bound of the short keys: the last good value is taken, the first bad one is a
+    /// notice; every spelling of a flag is read both ways.
+    #[test]
+    fn bounds_and_flags_of_the_short_keys() {
+        let read = |k: &str, v: &str| from_query(&pairs(&[(k, v)]));
+        let max_d = UI_MAX_D_MODEL.to_string();
+        assert_eq!(read("d", &max_d).1.d_model, UI_MAX_D_MODEL);
+        for bad in ["0".to_string(), (UI_MAX_D_MODEL + 1).to_string()] {
+            assert_eq!(read("d", &bad).3.len(), 1, "d={bad}");
+        }
+        assert_eq!(read("h", "64").1.n_heads, 64);
+        assert_eq!(read("h", "0").3.len(), 1);
+        assert_eq!(read("h", "65").3.len(), 1);
+        assert_eq!(read("b", &(UI_MAX_BATCH - 1).to_string()).2.batch, UI_MAX_BATCH - 1);
+        assert_eq!(read("b", &UI_MAX_BATCH.to_string()).3.len(), 1);
+        assert_eq!(read("rope_base", "0").3.len(), 1);
+        assert_eq!(read("rope_base", "0.5").1.rope.map(|r| r.base), Some(0.5));
+        // the later pair wins, so each flag's "off" spelling is read
+        let (_, s, v, notices) = from_query(&pairs(&[
+            ("view", "lines"),
+            ("view", "heatmap"),
+            ("causal", "1"),
+            ("causal", "false"),
+            ("alibi", "1"),
+            ("alibi", "0"),
+        ]));
+        assert!(!v.lines && !s.mask.causal && !s.alibi && notices.is_empty());
+        let (_, s, ..) = from_query(&pairs(&[("causal", "true"), ("causal", "0")]));
+        assert!(!s.mask.causal);
+    }
+
     #[test]
     fn a_flag_goes_before_the_fragment() {
         assert_eq!(with_flag("https://x/?s=a#s=1.abc", "embed=1"), "https://x/?s=a&embed=1#s=1.abc");

@@ -53,11 +53,14 @@ proptest! {
                     let (got, want) = (p.output[[b, 0, c]], output.data[[b, t, c]]);
                     prop_assert!(close(got, want), "output[{}, {}, {}]: decoded {} vs full {}", b, t, c, got, want);
                 }
-                // each weight of the cached keys is the full row's weight of that key
+                // each weight (and masked score) of the cached keys is the full row's for that key
+                let masked = step(&full, StepName::Masked);
                 for h in 0..z.n_heads {
                     for (li, &j) in p.cache_positions.iter().enumerate() {
                         let (got, want) = (p.weights[[b, h, 0, li]], weights.data[[b, h, t, j]]);
                         prop_assert!(close(got, want), "weights[{}, {}, {}, {}]: {} vs {}", b, h, t, j, got, want);
+                        let (got, want) = (p.scores[[b, h, 0, li]], masked.data[[b, h, t, j]]);
+                        prop_assert!(close(got, want), "scores[{}, {}, {}, {}]: {} vs {}", b, h, t, j, got, want);
                     }
                 }
             }
@@ -115,6 +118,32 @@ fn decoding_bit_for_bit_or_not() {
         "decoding vs the full run, bit for bit: {same} of {all} output numbers, {rows_same} of {rows} rows"
     );
     assert!(rows > 0);
+}
+
+/// `trace --decode` and `--tiled`'s JSON: the shapes and numbers of the structs.
+#[test]
+fn the_command_line_json_has_the_positions_and_the_tiles() {
+    let mut s = Scenario::identity(&["a b c"], 4, 2);
+    s.mask.causal = true;
+    s.mask.window = Some(2);
+    let d = decode(&s).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
+    let positions = json["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 3);
+    assert_eq!(positions[2]["t"], 2);
+    assert_eq!(positions[2]["k_cache_shape"], serde_json::json!([1, 2, 2, 2]));
+    assert_eq!(positions[2]["cache_positions"], serde_json::json!([1, 2]));
+    assert_eq!(positions[2]["evicted"], 0);
+    assert_eq!(positions[2]["weights"]["shape"], serde_json::json!([1, 2, 1, 2]));
+    assert_eq!(positions[2]["output"]["data"].as_array().unwrap().len(), 4);
+    let first = positions[0]["output"]["data"][0].as_f64().unwrap();
+    assert_eq!(first, d.positions[0].output[[0, 0, 0]]);
+    let t = tiled(&s, 2).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&t.to_json()).unwrap();
+    assert_eq!(json["block"], 2);
+    assert_eq!(json["tiles"].as_array().unwrap().len(), t.tiles.len());
+    assert_eq!(json["tiles"][0]["q"], serde_json::json!([0, 2]));
+    assert_eq!(json["context"]["shape"], serde_json::json!([1, 2, 3, 2]));
 }
 
 #[test]

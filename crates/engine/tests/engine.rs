@@ -727,6 +727,21 @@ fn every_error_variant_is_reached() {
     for (err, want) in &cases {
         assert!(err.to_string().starts_with(want), "{err} should start with {want}");
     }
+    // The limits themselves are allowed: d_model 1024, h 64, exactly 2²² attention cells.
+    let at = |d: usize, h: usize, words: usize| {
+        let mut s = scenario(&[&"w ".repeat(words)], d, h);
+        s.projections = Projections::Named(ProjectionKind::Identity);
+        run(&s)
+    };
+    assert!(at(1024, 1, 1).is_ok());
+    assert!(at(64, 64, 1).is_ok());
+    assert!(at(16, 16, 512).is_ok(), "1·16·512·512 = 2²² cells is the limit, not over it");
+    // a RoPE base of 0 is refused (every angle after the first would be infinite)
+    let e = with(&|s| {
+        s.d_model = 4;
+        s.rope = Some(Rope { style: RopeStyle::Half, base: 0.0 });
+    });
+    assert!(e.to_string().starts_with("the RoPE base is 0"), "{e}");
     // Every new option's error names its control.
     let fields: Vec<&str> = cases.iter().skip(cases.len() - 7).map(|(e, _)| e.field().as_str()).collect();
     assert_eq!(fields, ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window"]);
