@@ -34,7 +34,7 @@ const LLAMA3_8B: (u64, u64, u64, u64) = (32, 8, 128, 2);
 pub fn lesson() -> Lesson {
     Lesson {
         id: "gqa",
-        title: "Sharing keys and values: GQA and MQA",
+        title: "GQA and MQA",
         seeds: "Llama 3, Mistral and Qwen's attention",
         steps: vec![
             LessonStep {

@@ -60,7 +60,7 @@ fn list(v: &[f64]) -> String {
 pub fn lesson() -> Lesson {
     Lesson {
         id: "local",
-        title: "Local attention: windows and ALiBi",
+        title: "Windows and ALiBi",
         seeds: "Mistral, BLOOM and MPT's attention",
         steps: vec![
             LessonStep {

@@ -78,7 +78,7 @@ fn offset_answer(t: &Trace) -> Option<(usize, String)> {
 pub fn lesson() -> Lesson {
     Lesson {
         id: "rope",
-        title: "Rotary positions (RoPE)",
+        title: "RoPE",
         seeds: "Llama, Mistral and Qwen's attention",
         steps: vec![
             LessonStep {
