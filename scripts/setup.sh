@@ -5,6 +5,7 @@
 #
 #   - the wasm32-unknown-unknown target            (rustup)
 #   - trunk $TRUNK_VERSION                          (cargo install --locked)
+#   - leptosfmt $LEPTOSFMT_VERSION                   (cargo install --locked; formats view!)
 #   - wasm-bindgen-cli at the version Cargo.lock pins (cargo install, not --locked:
 #     a locked dependency of it is missing from the registry)
 #   - Debian's chromium, nodejs and npm              (apt-get, only if missing)
@@ -15,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TRUNK_VERSION=0.21.14
+LEPTOSFMT_VERSION=0.1.33
 export PATH="$HOME/.cargo/bin:$PATH"
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
@@ -34,6 +36,11 @@ fi
 if ! trunk --version 2>/dev/null | grep -q "trunk $TRUNK_VERSION"; then
   say "installing trunk $TRUNK_VERSION from source (about 12 minutes on 2 cores)"
   cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+if ! leptosfmt --version 2>/dev/null | grep -q "leptosfmt $LEPTOSFMT_VERSION"; then
+  say "installing leptosfmt $LEPTOSFMT_VERSION from source (about 3 minutes)"
+  cargo install leptosfmt --version "$LEPTOSFMT_VERSION" --locked
 fi
 
 if ! wasm-bindgen --version 2>/dev/null | grep -q "wasm-bindgen $WASM_BINDGEN_VERSION"; then
@@ -66,4 +73,4 @@ if [ "${wasm_opt_major:-0}" -lt 117 ]; then
   exit 1
 fi
 
-say "ready: $(trunk --version), wasm-bindgen $WASM_BINDGEN_VERSION, wasm-opt $wasm_opt_major, $(/usr/bin/chromium --version 2>/dev/null | head -1)"
+say "ready: $(trunk --version), $(leptosfmt --version), wasm-bindgen $WASM_BINDGEN_VERSION, wasm-opt $wasm_opt_major, $(/usr/bin/chromium --version 2>/dev/null | head -1)"

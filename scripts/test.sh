@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, in order, stopping at the first failure:
-#   1. cargo fmt --check   2. cargo clippy   3. cargo test (native)
+#   1. cargo fmt --check, leptosfmt --check   2. cargo clippy   3. cargo test (native)
 #   4. trunk build --release --offline   5. browser tests against dist/ in Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,8 +9,9 @@ source scripts/env.sh
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-step "1/5 cargo fmt --check"
+step "1/5 cargo fmt --check, leptosfmt --check (the view! macros)"
 cargo fmt --check
+leptosfmt --check --quiet src
 
 step "2/5 cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings

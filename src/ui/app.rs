@@ -277,155 +277,340 @@ pub fn App() -> impl IntoView {
     }
 
     view! {
-        <div class="al-app" class:al-stale=stale class:al-computing=move || computing.get() class:al-present=move || present.get()>
+        <div
+            class="al-app"
+            class:al-stale=stale
+            class:al-computing=move || computing.get()
+            class:al-present=move || present.get()
+        >
             <header class="al-header" hidden=move || present.get()>
                 <h1>"Attention Lens"</h1>
                 <p class="al-tagline">
-                    "Multi-head scaled dot-product attention, "
-                    <code>"softmax(QKᵀ/√d_k + mask)V"</code>
+                    "Multi-head scaled dot-product attention, " <code>"softmax(QKᵀ/√d_k + mask)V"</code>
                     ", computed exactly in your browser, step by step."
                 </p>
                 <nav class="al-modes" aria-label="Mode">
-                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_none() && challenge.get().is_none()
-                        data-testid="mode-explorer" on:click=move |_| { lesson.set(None); challenge.set(None) }>"Explorer"</button>
-                    <button type="button" class="al-tab" class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
-                        data-testid="mode-lessons" on:click={let go = go_to_lesson.clone(); move |_| { challenge.set(None); if lesson.get_untracked().is_none() { go((0, 0)) } }}>"Lessons"</button>
-                    <button type="button" class="al-tab" class:al-selected=move || challenge.get().is_some()
-                        data-testid="mode-challenges" on:click=move |_| if challenge.get_untracked().is_none() { challenge.set(Some(String::new())) }>"Challenges"</button>
+                    <button
+                        type="button"
+                        class="al-tab"
+                        class:al-selected=move || lesson.get().is_none() && challenge.get().is_none()
+                        data-testid="mode-explorer"
+                        on:click=move |_| {
+                            lesson.set(None);
+                            challenge.set(None)
+                        }
+                    >
+                        "Explorer"
+                    </button>
+                    <button
+                        type="button"
+                        class="al-tab"
+                        class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
+                        data-testid="mode-lessons"
+                        on:click={
+                            let go = go_to_lesson.clone();
+                            move |_| {
+                                challenge.set(None);
+                                if lesson.get_untracked().is_none() {
+                                    go((0, 0))
+                                }
+                            }
+                        }
+                    >
+                        "Lessons"
+                    </button>
+                    <button
+                        type="button"
+                        class="al-tab"
+                        class:al-selected=move || challenge.get().is_some()
+                        data-testid="mode-challenges"
+                        on:click=move |_| {
+                            if challenge.get_untracked().is_none() {
+                                challenge.set(Some(String::new()))
+                            }
+                        }
+                    >
+                        "Challenges"
+                    </button>
                 </nav>
             </header>
             {
                 let all_lessons = all_lessons.clone();
-                move || lesson.get().filter(|_| challenge.get().is_none()).and_then(|(l, _)| {
-                    let steps_extras: Vec<lessons::Extra> = all_lessons.get(l)?.steps.iter().map(|s| s.extra).collect();
-                    // what the current step's picture shows beside the focus step: the step says
-                    let extra = Memo::new(move |_| {
-                        lesson.get().and_then(|(_, s)| steps_extras.get(s).copied()).unwrap_or_default()
-                    });
-                    let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
-                    let batch = Signal::derive(move || view_state.with(|v| v.batch));
-                    let trace = Signal::derive(move || shown.get());
-                    let extras = move || match extra.get() {
-                        lessons::Extra::EmbeddingPlot => view! { <EmbeddingEditor settings=settings /> }.into_any(),
-                        lessons::Extra::MaskConventions => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
-                        // the position-similarity heatmap is not drawn yet (issue 26's page part)
-                        lessons::Extra::None | lessons::Extra::PositionSimilarity => ().into_any(),
-                    };
-                    // the picture the words talk about, as large as the column allows
-                    let column = Signal::derive(move || {
-                        let w = viewport.get();
-                        // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
-                        if w <= 900.0 {
-                            w - 70.0
-                        } else if present.get() {
-                            (w - 96.0) / 1.8
-                        } else {
-                            (w.min(1400.0) - 90.0) * 1.25 / 2.25
-                        }
-                    });
-                    // ... and short enough that words and picture share the first screen
-                    // (the page header, the lesson tabs and the card's title sit above it)
-                    let max_height = Signal::derive(move || {
-                        let h = viewport_height.get();
-                        let above = if present.get() { 140.0 } else { 300.0 };
-                        (viewport.get() > 900.0).then(|| (h - above).max(160.0))
-                    });
-                    let picture = move || view! {
-                        <div class="al-tabs"><BatchTabs state=state /></div>
-                        <TensorView state=state column=column compact=true max_height=max_height />
-                        {move || (extra.get() == lessons::Extra::EmbeddingPlot).then(|| view! { <EmbeddingPlot trace=trace settings=settings /> })}
-                    };
-                    Some(view! {
-                        <LessonPanel lessons=all_lessons.clone() position=position trace=trace on_go=on_go on_exit=on_exit
-                            present=present extras=extras picture=picture />
-                    })
-                })
+                move || {
+                    lesson
+                        .get()
+                        .filter(|_| challenge.get().is_none())
+                        .and_then(|(l, _)| {
+                            let steps_extras: Vec<lessons::Extra> = all_lessons
+                                .get(l)?
+                                .steps
+                                .iter()
+                                .map(|s| s.extra)
+                                .collect();
+                            let extra = Memo::new(move |_| {
+                                lesson
+                                    .get()
+                                    .and_then(|(_, s)| steps_extras.get(s).copied())
+                                    .unwrap_or_default()
+                            });
+                            let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
+                            let batch = Signal::derive(move || view_state.with(|v| v.batch));
+                            let trace = Signal::derive(move || shown.get());
+                            let extras = move || match extra.get() {
+                                lessons::Extra::EmbeddingPlot => {
+                                    // what the current step's picture shows beside the focus step: the step says
+                                    view! { <EmbeddingEditor settings=settings /> }
+                                        .into_any()
+                                }
+                                lessons::Extra::MaskConventions => {
+                                    view! { <MaskConventions trace=trace batch=batch /> }.into_any()
+                                }
+                                lessons::Extra::None | lessons::Extra::PositionSimilarity => ().into_any(),
+                            };
+                            let column = Signal::derive(move || {
+                                let w = viewport.get();
+                                if w <= 900.0 {
+                                    w - 70.0
+                                } else if present.get() {
+                                    (w - 96.0) / 1.8
+                                } else {
+                                    (w.min(1400.0) - 90.0) * 1.25 / 2.25
+                                }
+                            });
+                            let max_height = Signal::derive(move || {
+                                let h = viewport_height.get();
+                                let above = if present.get() { 140.0 } else { 300.0 };
+                                (viewport.get() > 900.0).then(|| (h - above).max(160.0))
+                            });
+                            let picture = move || {
+                                // the position-similarity heatmap is not drawn yet (issue 26's page part)
+                                // the picture the words talk about, as large as the column allows
+                                // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
+                                // ... and short enough that words and picture share the first screen
+                                // (the page header, the lesson tabs and the card's title sit above it)
+                                view! {
+                                    <div class="al-tabs">
+                                        <BatchTabs state=state />
+                                    </div>
+                                    <TensorView
+                                        state=state
+                                        column=column
+                                        compact=true
+                                        max_height=max_height
+                                    />
+                                    {move || {
+                                        (extra.get() == lessons::Extra::EmbeddingPlot)
+                                            .then(|| {
+                                                view! { <EmbeddingPlot trace=trace settings=settings /> }
+                                            })
+                                    }}
+                                }
+                            };
+                            Some(
+                                view! {
+                                    <LessonPanel
+                                        lessons=all_lessons.clone()
+                                        position=position
+                                        trace=trace
+                                        on_go=on_go
+                                        on_exit=on_exit
+                                        present=present
+                                        extras=extras
+                                        picture=picture
+                                    />
+                                },
+                            )
+                        })
+                }
             }
 
             {
-                // one ChallengeMode while in the mode (switching challenges does not rebuild it)
                 let in_challenges = Memo::new(move |_| challenge.get().is_some());
-                move || in_challenges.get().then(|| view! { <ChallengeMode open=challenge imported=imported /> })
+                move || {
+                    in_challenges
+                        .get()
+                        .then(|| {
+                            // one ChallengeMode while in the mode (switching challenges does not rebuild it)
+                            view! { <ChallengeMode open=challenge imported=imported /> }
+                        })
+                }
             }
-            {move || (lesson.get().is_none() && challenge.get().is_none()).then(|| view! {
-                <div class="al-story">
-                    {move || caption().map(|c| view! { <p class="al-caption" data-testid="caption" aria-live="polite">{c}</p> })}
-                    <button type="button" class="al-start" data-testid="start-lesson"
-                        on:click={let go = go_to_lesson.clone(); move |_| go((0, 0))}>
-                        {format!("Start the lesson: {first_lesson_title}")}
-                    </button>
-                </div>
-            })}
+            {move || {
+                (lesson.get().is_none() && challenge.get().is_none())
+                    .then(|| {
+                        view! {
+                            <div class="al-story">
+                                {move || {
+                                    caption()
+                                        .map(|c| {
+                                            view! {
+                                                <p
+                                                    class="al-caption"
+                                                    data-testid="caption"
+                                                    aria-live="polite"
+                                                >
+                                                    {c}
+                                                </p>
+                                            }
+                                        })
+                                }}
+                                <button
+                                    type="button"
+                                    class="al-start"
+                                    data-testid="start-lesson"
+                                    on:click={
+                                        let go = go_to_lesson.clone();
+                                        move |_| go((0, 0))
+                                    }
+                                >
+                                    {format!("Start the lesson: {first_lesson_title}")}
+                                </button>
+                            </div>
+                        }
+                    })
+            }}
 
             <div class="al-notices" aria-live="polite">
-                {url_notices.iter().cloned().map(|n| view! { <p class="al-notice" data-testid="notice">{n}</p> }).collect_view()}
-                {move || run.with(|r| r.notices.iter().map(|n| view! { <p class="al-notice" data-testid="notice">{n.clone()}</p> }).collect_view())}
-                {move || link_problem.get().map(|p| view! { <p class="al-notice" data-testid="link-too-large">{p}</p> })}
+                {url_notices
+                    .iter()
+                    .cloned()
+                    .map(|n| {
+                        view! {
+                            <p class="al-notice" data-testid="notice">
+                                {n}
+                            </p>
+                        }
+                    })
+                    .collect_view()}
+                {move || {
+                    run.with(|r| {
+                        r.notices
+                            .iter()
+                            .map(|n| {
+                                view! {
+                                    <p class="al-notice" data-testid="notice">
+                                        {n.clone()}
+                                    </p>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }}
+                {move || {
+                    link_problem
+                        .get()
+                        .map(|p| {
+                            view! {
+                                <p class="al-notice" data-testid="link-too-large">
+                                    {p}
+                                </p>
+                            }
+                        })
+                }}
                 {computing_note}
-                {move || stale().then(|| view! {
-                    <p class="al-notice al-stale-note" data-testid="stale">"The pictures below are from the last valid input; fix the error above to update them."</p>
-                })}
-                {move || error.get().filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings)).map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e.to_string()}</p> })}
+                {move || {
+                    stale()
+                        .then(|| {
+                            view! {
+                                <p class="al-notice al-stale-note" data-testid="stale">
+                                    "The pictures below are from the last valid input; fix the error above to update them."
+                                </p>
+                            }
+                        })
+                }}
+                {move || {
+                    error
+                        .get()
+                        .filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings))
+                        .map(|e| {
+                            view! {
+                                <p class="al-error" data-testid="error" role="alert">
+                                    {e.to_string()}
+                                </p>
+                            }
+                        })
+                }}
             </div>
 
-            {move || (!present.get() && challenge.get().is_none()).then(|| {
-                let in_lesson = lesson.get().is_some();
-                let controls = if in_lesson {
-                    view! {
-                        <details class="al-fold" data-testid="change-numbers">
-                            <summary>"Change the numbers"</summary>
-                            <Controls state=state />
-                            <Overview state=state />
-                        </details>
-                    }.into_any()
-                } else {
-                    view! { <Controls state=state /> }.into_any()
-                };
-                // the list of steps; selecting one shows its tensors
-                let pipeline = move || view! {
-                    <Pipeline
-                        trace=Signal::derive(move || shown.get())
-                        selected=Signal::derive(move || view_state.with(|v| v.step))
-                        on_select=Callback::new(move |name| {
-                            view_state.update(|v| {
-                                // a step chosen in the pipeline is shown, out of the decode or tiles view
-                                v.step = name;
-                                v.mode = settings::ViewMode::Cards;
-                            });
+            {move || {
+                (!present.get() && challenge.get().is_none())
+                    .then(|| {
+                        let in_lesson = lesson.get().is_some();
+                        let controls = if in_lesson {
+                            view! {
+                                <details class="al-fold" data-testid="change-numbers">
+                                    <summary>"Change the numbers"</summary>
+                                    <Controls state=state />
+                                    <Overview state=state />
+                                </details>
+                            }
+                                .into_any()
+                        } else {
+                            view! { <Controls state=state /> }.into_any()
+                        };
+                        let pipeline = move || {
+                            // the list of steps; selecting one shows its tensors
+                            view! {
+                                <Pipeline
+                                    trace=Signal::derive(move || shown.get())
+                                    selected=Signal::derive(move || view_state.with(|v| v.step))
+                                    on_select=Callback::new(move |name| {
+                                        view_state
+                                            .update(|v| {
+                                                v.step = name;
+                                                v.mode = settings::ViewMode::Cards;
+                                            });
+                                        dom::scroll_into_view_if_above(".al-tensors");
+                                    })
+                                />
+                            }
+                        };
+                        let column = Signal::derive(move || {
+                            let w = viewport.get().min(1400.0);
+                            if w > 900.0 { w - 400.0 } else { w - 40.0 }
+                        });
+                        let main = if in_lesson {
+                            // a step chosen in the pipeline is shown, out of the decode or tiles view
                             // the picture of the step is beside the list: bring it into view
                             // when the list was scrolled past it (a phone, a long pipeline)
-                            dom::scroll_into_view_if_above(".al-tensors");
-                        })
-                    />
-                };
-                let column = Signal::derive(move || {
-                    let w = viewport.get().min(1400.0);
-                    if w > 900.0 { w - 400.0 } else { w - 40.0 }
-                });
-                let main = if in_lesson {
-                    view! {
-                        <details class="al-fold" data-testid="pipeline-fold">
-                            <summary>"The pipeline: every step, its shape and its PyTorch line"</summary>
-                            {pipeline()}
-                        </details>
-                    }.into_any()
-                } else {
-                    view! {
-                        <Overview state=state />
-                        <main class="al-main">
-                            <nav class="al-side" aria-label="Pipeline">
-                                <h2>"Pipeline"</h2>
-                                {pipeline()}
-                            </nav>
-                            <section class="al-tensors" aria-label="Selected step">
-                                <div class="al-tabs"><BatchTabs state=state /></div>
-                                <TensorView state=state column=column compact=false max_height=Signal::derive(|| None) />
-                            </section>
-                        </main>
-                    }.into_any()
-                };
-                view! { {controls} {main} }
-            })}
+                            view! {
+                                <details class="al-fold" data-testid="pipeline-fold">
+                                    <summary>
+                                        "The pipeline: every step, its shape and its PyTorch line"
+                                    </summary>
+                                    {pipeline()}
+                                </details>
+                            }
+                                .into_any()
+                        } else {
+                            view! {
+                                <Overview state=state />
+                                <main class="al-main">
+                                    <nav class="al-side" aria-label="Pipeline">
+                                        <h2>"Pipeline"</h2>
+                                        {pipeline()}
+                                    </nav>
+                                    <section class="al-tensors" aria-label="Selected step">
+                                        <div class="al-tabs">
+                                            <BatchTabs state=state />
+                                        </div>
+                                        <TensorView
+                                            state=state
+                                            column=column
+                                            compact=false
+                                            max_height=Signal::derive(|| None)
+                                        />
+                                    </section>
+                                </main>
+                            }
+                                .into_any()
+                        };
+                        view! {
+                            {controls}
+                            {main}
+                        }
+                    })
+            }}
             <div data-testid="app-ready" hidden=true></div>
         </div>
     }

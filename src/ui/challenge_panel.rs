@@ -148,11 +148,20 @@ pub fn ChallengeMode(
             let id3 = id.clone();
             view! {
                 <li>
-                    <button type="button" class="al-tab" data-testid="challenge-item" data-id=id.clone()
+                    <button
+                        type="button"
+                        class="al-tab"
+                        data-testid="challenge-item"
+                        data-id=id.clone()
                         class:al-selected=move || open.get().as_deref() == Some(id2.as_str())
-                        on:click=move |_| open.set(Some(id.clone()))>
+                        on:click=move |_| open.set(Some(id.clone()))
+                    >
                         {c.title.clone()}
-                        {move || solved.with(|s| s.contains(&id3)).then(|| view! { <span class="al-solved">" ✓ solved"</span> })}
+                        {move || {
+                            solved
+                                .with(|s| s.contains(&id3))
+                                .then(|| view! { <span class="al-solved">" ✓ solved"</span> })
+                        }}
                     </button>
                 </li>
             }
@@ -172,13 +181,18 @@ pub fn ChallengeMode(
                     .iter()
                     .map(|word| {
                         let vector = s.embeddings.get(word).cloned().unwrap_or_else(|| {
-                            trace.with_untracked(|t| {
-                                let t = t.as_ref()?.as_ref().ok()?;
-                                let b = t.tokens.iter().position(|r| r.iter().any(|x| x.eq_ignore_ascii_case(word)))?;
-                                let i = t.tokens[b].iter().position(|x| x.eq_ignore_ascii_case(word))?;
-                                let x = t.step(StepName::X)?.matrix(b, 0)?;
-                                Some(x.row(i).to_vec())
-                            }).unwrap_or_else(|| vec![0.0; s.d_model])
+                            trace
+                                .with_untracked(|t| {
+                                    let t = t.as_ref()?.as_ref().ok()?;
+                                    let b = t
+                                        .tokens
+                                        .iter()
+                                        .position(|r| r.iter().any(|x| x.eq_ignore_ascii_case(word)))?;
+                                    let i = t.tokens[b].iter().position(|x| x.eq_ignore_ascii_case(word))?;
+                                    let x = t.step(StepName::X)?.matrix(b, 0)?;
+                                    Some(x.row(i).to_vec())
+                                })
+                                .unwrap_or_else(|| vec![0.0; s.d_model])
                         });
                         let cells = vector
                             .iter()
@@ -190,22 +204,54 @@ pub fn ChallengeMode(
                                     .and_then(|l| l.dims.get(d).map(|n| n.to_string()))
                                     .unwrap_or_else(|| format!("d{}", d + 1));
                                 view! {
-                                    <label class="al-emb-cell"><span>{dim.clone()}</span>
-                                    <input type="number" step="0.1" class="al-num" data-testid="challenge-embedding"
-                                        data-word=word.clone() data-dim=d aria-label=format!("{word}, {dim}")
-                                        prop:value=exact(*v)
-                                        on:change=move |ev| if let Some(x) = parse(&ev) {
-                                            scenario.update(|s| if let Some(s) = s {
-                                                // the word's vector now (other numbers may have been edited since)
-                                                let mut v = s.embeddings.get(&word).cloned().unwrap_or_else(|| full.clone());
-                                                if let Some(slot) = v.get_mut(d) { *slot = x; }
-                                                *s = challenges::apply(s, &Edit::Embedding { word: word.clone(), vector: v });
-                                            });
-                                        } /></label>
+                                    <label class="al-emb-cell">
+                                        <span>{dim.clone()}</span>
+                                        <input
+                                            type="number"
+                                            step="0.1"
+                                            class="al-num"
+                                            data-testid="challenge-embedding"
+                                            data-word=word.clone()
+                                            data-dim=d
+                                            aria-label=format!("{word}, {dim}")
+                                            prop:value=exact(*v)
+                                            on:change=move |ev| {
+                                                if let Some(x) = parse(&ev) {
+                                                    scenario
+                                                        .update(|s| {
+                                                            if let Some(s) = s {
+                                                                let mut v = s
+                                                                    .embeddings
+                                                                    .get(&word)
+                                                                    .cloned()
+                                                                    .unwrap_or_else(|| full.clone());
+                                                                if let Some(slot) = v.get_mut(d) {
+                                                                    *slot = x;
+                                                                }
+                                                                *s = challenges::apply(
+                                                                    s,
+                                                                    &Edit::Embedding {
+                                                                        word: word.clone(),
+                                                                        vector: v,
+                                                                    },
+                                                                );
+                                                            }
+                                                        });
+                                                }
+                                            }
+                                        />
+                                    </label>
                                 }
                             })
                             .collect_view();
-                        view! { <div class="al-emb-row"><code>{word.clone()}</code>" = [ "{cells}" ]"</div> }
+                        view! {
+                            <div class="al-emb-row">
+                                <code>{word.clone()}</code>
+                                " = [ "
+                                {cells}
+                                " ]"
+                            </div>
+                        }
                     })
                     .collect_view();
                 let mats = c
@@ -223,44 +269,105 @@ pub fn ChallengeMode(
                                     .iter()
                                     .enumerate()
                                     .map(|(j, v)| view! {
-                                        <td><input type="number" step="0.1" class="al-num" data-testid="challenge-matrix-input"
-                                            data-matrix=name.clone() data-row=i data-col=j
-                                            aria-label=format!("{} row {} column {}", m.label(), i + 1, j + 1)
-                                            prop:value=exact(*v)
-                                            on:change=move |ev| if let Some(x) = parse(&ev) {
-                                                scenario.update(|s| if let Some(s) = s { *s = challenges::set_matrix_entry(s, m, i, j, x); });
-                                            } /></td>
+                                        <td>
+                                            <input
+                                                type="number"
+                                                step="0.1"
+                                                class="al-num"
+                                                data-testid="challenge-matrix-input"
+                                                data-matrix=name.clone()
+                                                data-row=i
+                                                data-col=j
+                                                aria-label=format!(
+                                                    "{} row {} column {}",
+                                                    m.label(),
+                                                    i + 1,
+                                                    j + 1,
+                                                )
+                                                prop:value=exact(*v)
+                                                on:change=move |ev| {
+                                                    if let Some(x) = parse(&ev) {
+                                                        scenario
+                                                            .update(|s| {
+                                                                if let Some(s) = s {
+                                                                    *s = challenges::set_matrix_entry(s, m, i, j, x);
+                                                                }
+                                                            });
+                                                    }
+                                                }
+                                            />
+                                        </td>
                                     })
                                     .collect_view();
                                 view! { <tr>{cells}</tr> }
                             })
                             .collect_view();
                         view! {
-                            <figure class="al-matrix-editor" data-testid="challenge-matrix" data-matrix=name.clone()>
-                                <figcaption><code>{m.label()}</code>{format!(" ({} × {})", rows.len(), rows.first().map_or(0, Vec::len))}</figcaption>
-                                <table><tbody>{body}</tbody></table>
+                            <figure
+                                class="al-matrix-editor"
+                                data-testid="challenge-matrix"
+                                data-matrix=name.clone()
+                            >
+                                <figcaption>
+                                    <code>{m.label()}</code>
+                                    {format!(" ({} × {})", rows.len(), rows.first().map_or(0, Vec::len))}
+                                </figcaption>
+                                <table>
+                                    <tbody>{body}</tbody>
+                                </table>
                             </figure>
                         }
                     })
                     .collect_view();
-                let positions = c.editable.positions.then(|| view! {
-                    <label><input type="checkbox" data-testid="challenge-positions" prop:checked=!s.positional.is_none()
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            let p = if on { Positional::Sinusoidal } else { Positional::None };
-                            scenario.update(|s| if let Some(s) = s { s.positional = p; });
-                        } />" add positions (sinusoidal)"</label>
+                let positions = c.editable.positions.then(|| {
+                    view! {
+                        <label>
+                            <input
+                                type="checkbox"
+                                data-testid="challenge-positions"
+                                prop:checked=!s.positional.is_none()
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    let p = if on { Positional::Sinusoidal } else { Positional::None };
+                                    scenario
+                                        .update(|s| {
+                                            if let Some(s) = s {
+                                                s.positional = p;
+                                            }
+                                        });
+                                }
+                            />
+                            " add positions (sinusoidal)"
+                        </label>
+                    }
                 });
                 let mask = c.editable.mask.then(|| view! {
-                    <label><input type="checkbox" data-testid="challenge-padding" prop:checked=s.mask.padding != Padding::None
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            scenario.update(|s| if let Some(s) = s { s.mask.padding = if on { Padding::Keys } else { Padding::None }; });
-                        } />" padding mask"</label>
+                    <label>
+                        <input
+                            type="checkbox"
+                            data-testid="challenge-padding"
+                            prop:checked=s.mask.padding != Padding::None
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                scenario
+                                    .update(|s| {
+                                        if let Some(s) = s {
+                                            s.mask.padding = if on { Padding::Keys } else { Padding::None };
+                                        }
+                                    });
+                            }
+                        />
+                        " padding mask"
+                    </label>
                 });
-                Some(
-                    view! { <div class="al-challenge-editors" data-testid="challenge-editors">{positions}{mask}{emb}{mats}</div> },
-                )
+                Some(view! {
+                    <div class="al-challenge-editors" data-testid="challenge-editors">
+                        {positions}
+                        {mask}
+                        {emb}
+                        {mats}
+                    </div>
+                })
             }
         };
         // The goal's weights, read from the trace, so the learner sees what moves.
@@ -275,25 +382,52 @@ pub fn ChallengeMode(
                         | Goal::WeightAtLeast { head, sentence, .. }
                         | Goal::WeightAtMost { head, sentence, .. }
                         | Goal::PreviousToken { head, sentence, .. } => (*sentence, vec![*head]),
-                        Goal::UniformRows { sentence, .. } | Goal::OutputEquals { sentence, .. } => (*sentence, vec![0]),
+                        Goal::UniformRows { sentence, .. } | Goal::OutputEquals { sentence, .. } => {
+                            (*sentence, vec![0])
+                        }
                     };
                     let keys = t.key_tokens(b).to_vec();
-                    let tables = heads.into_iter().filter_map(|h| {
-                        let m = t.step(StepName::Weights)?.matrix(b, h)?;
-                        let head_row = keys.iter().map(|k| view! { <th scope="col">{k.clone()}</th> }).collect_view();
-                        let rows = m.outer_iter().enumerate().map(|(i, r)| {
-                            let q = t.query_tokens(b).get(i).cloned().unwrap_or_default();
-                            let cells = r.iter().map(|w| view! { <td>{challenges::goal::num(*w)}</td> }).collect_view();
-                            view! { <tr><th scope="row">{q}</th>{cells}</tr> }
-                        }).collect_view();
-                        Some(view! {
-                            <table class="al-challenge-weights" data-testid="challenge-weights">
-                                <caption>{format!("weights, head {} (rows: queries, columns: keys)", h + 1)}</caption>
-                                <thead><tr><th></th>{head_row}</tr></thead>
-                                <tbody>{rows}</tbody>
-                            </table>
+                    let tables = heads
+                        .into_iter()
+                        .filter_map(|h| {
+                            let m = t.step(StepName::Weights)?.matrix(b, h)?;
+                            let head_row = keys
+                                .iter()
+                                .map(|k| view! { <th scope="col">{k.clone()}</th> })
+                                .collect_view();
+                            let rows = m
+                                .outer_iter()
+                                .enumerate()
+                                .map(|(i, r)| {
+                                    let q = t.query_tokens(b).get(i).cloned().unwrap_or_default();
+                                    let cells = r
+                                        .iter()
+                                        .map(|w| view! { <td>{challenges::goal::num(*w)}</td> })
+                                        .collect_view();
+                                    view! {
+                                        <tr>
+                                            <th scope="row">{q}</th>
+                                            {cells}
+                                        </tr>
+                                    }
+                                })
+                                .collect_view();
+                            Some(view! {
+                                <table class="al-challenge-weights" data-testid="challenge-weights">
+                                    <caption>
+                                        {format!("weights, head {} (rows: queries, columns: keys)", h + 1)}
+                                    </caption>
+                                    <thead>
+                                        <tr>
+                                            <th></th>
+                                            {head_row}
+                                        </tr>
+                                    </thead>
+                                    <tbody>{rows}</tbody>
+                                </table>
+                            })
                         })
-                    }).collect_view();
+                        .collect_view();
                     Some(view! { <div class="al-challenge-tables">{tables}</div> })
                 })
             }
@@ -310,37 +444,102 @@ pub fn ChallengeMode(
             <section class="al-challenge" data-testid="challenge" aria-labelledby="al-challenge-title">
                 <h2 id="al-challenge-title">{c.title.clone()}</h2>
                 <p class="al-challenge-story">{c.story.clone()}</p>
-                <p class="al-challenge-goal" data-testid="challenge-goal" aria-live="polite"
-                    data-met=move || if met() { "true" } else { "false" }>
+                <p
+                    class="al-challenge-goal"
+                    data-testid="challenge-goal"
+                    aria-live="polite"
+                    data-met=move || if met() { "true" } else { "false" }
+                >
                     <strong>{move || if met() { "Goal met: " } else { "Goal: " }}</strong>
                     {goal_text}
                     <br />
-                    <span data-testid="challenge-progress">{move || progress.with(|p| p.as_ref().map(|p| p.words.clone()))}</span>
+                    <span data-testid="challenge-progress">
+                        {move || progress.with(|p| p.as_ref().map(|p| p.words.clone()))}
+                    </span>
                 </p>
                 {editors}
                 {weights}
-                {move || met().then(|| trace.with(|t| t.as_ref().and_then(|t| t.as_ref().ok()).and_then(|t| why_it_works(&goal_for_why, t)))
-                    .map(|w| view! { <p class="al-challenge-why" data-testid="challenge-why">{w}</p> }))}
+                {move || {
+                    met()
+                        .then(|| {
+                            trace
+                                .with(|t| {
+                                    t.as_ref()
+                                        .and_then(|t| t.as_ref().ok())
+                                        .and_then(|t| why_it_works(&goal_for_why, t))
+                                })
+                                .map(|w| {
+                                    view! {
+                                        <p class="al-challenge-why" data-testid="challenge-why">
+                                            {w}
+                                        </p>
+                                    }
+                                })
+                        })
+                }}
                 <div class="al-challenge-help">
                     <ol class="al-challenge-hints">
-                        {move || hints.iter().take(hints_shown.get()).map(|h| view! { <li data-testid="challenge-hint">{h.clone()}</li> }).collect_view()}
+                        {move || {
+                            hints
+                                .iter()
+                                .take(hints_shown.get())
+                                .map(|h| view! { <li data-testid="challenge-hint">{h.clone()}</li> })
+                                .collect_view()
+                        }}
                     </ol>
-                    <button type="button" data-testid="challenge-next-hint"
+                    <button
+                        type="button"
+                        data-testid="challenge-next-hint"
                         disabled=move || { hints_shown.get() >= n_hints }
-                        on:click=move |_| hints_shown.update(|n| *n = (*n + 1).min(n_hints))>
+                        on:click=move |_| hints_shown.update(|n| *n = (*n + 1).min(n_hints))
+                    >
                         {move || format!("Show a hint ({} of {n_hints} shown)", hints_shown.get())}
                     </button>
-                    <button type="button" data-testid="challenge-show-solution" on:click=move |_| show_solution.set(true)>"Show the solution"</button>
-                    <button type="button" data-testid="challenge-reset" on:click={let s0 = c.scenario.clone(); move |_| { scenario.set(Some(s0.clone())); generation.update(|g| *g += 1); }}>"Start again"</button>
-                    {move || (show_solution.get() || met()).then(|| view! {
-                        <div class="al-challenge-solution" data-testid="challenge-solution">
-                            <p><strong>"A worked solution: "</strong>{solution.join("; ")}</p>
-                            <p>{why.clone()}</p>
-                        </div>
-                    })}
-                    {(!builtin_id).then(|| view! {
-                        <p class="al-note">"Share this challenge: "<a data-testid="challenge-share" href=share.clone()>"link"</a></p>
-                    })}
+                    <button
+                        type="button"
+                        data-testid="challenge-show-solution"
+                        on:click=move |_| show_solution.set(true)
+                    >
+                        "Show the solution"
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="challenge-reset"
+                        on:click={
+                            let s0 = c.scenario.clone();
+                            move |_| {
+                                scenario.set(Some(s0.clone()));
+                                generation.update(|g| *g += 1);
+                            }
+                        }
+                    >
+                        "Start again"
+                    </button>
+                    {move || {
+                        (show_solution.get() || met())
+                            .then(|| {
+                                view! {
+                                    <div class="al-challenge-solution" data-testid="challenge-solution">
+                                        <p>
+                                            <strong>"A worked solution: "</strong>
+                                            {solution.join("; ")}
+                                        </p>
+                                        <p>{why.clone()}</p>
+                                    </div>
+                                }
+                            })
+                    }}
+                    {(!builtin_id)
+                        .then(|| {
+                            view! {
+                                <p class="al-note">
+                                    "Share this challenge: "
+                                    <a data-testid="challenge-share" href=share.clone()>
+                                        "link"
+                                    </a>
+                                </p>
+                            }
+                        })}
                 </div>
             </section>
         })
@@ -351,27 +550,68 @@ pub fn ChallengeMode(
             <nav class="al-challenge-list" aria-label="Challenges">
                 <h2>"Challenges: build the head yourself"</h2>
                 <ol>{items}</ol>
-                <button type="button" data-testid="challenge-clear" on:click=move |_| { solved.set(Vec::new()); save_solved(&[]); }>
+                <button
+                    type="button"
+                    data-testid="challenge-clear"
+                    on:click=move |_| {
+                        solved.set(Vec::new());
+                        save_solved(&[]);
+                    }
+                >
                     "Clear my progress"
                 </button>
                 <details class="al-fold">
                     <summary>"Import a challenge (JSON)"</summary>
                     <label for="al-challenge-json">"Challenge JSON (see the README)"</label>
-                    <textarea id="al-challenge-json" data-testid="challenge-import" rows="6"
-                        prop:value=move || import_text.get() on:input=move |ev| import_text.set(event_target_value(&ev))></textarea>
-                    <button type="button" data-testid="challenge-import-go" on:click=move |_| {
-                        match Challenge::from_json(&import_text.get_untracked()) {
-                            Ok(c) => { import_error.set(None); let id = c.id.clone(); imported.set(Some(c)); open.set(Some(id)); }
-                            Err(e) => import_error.set(Some(e)),
+                    <textarea
+                        id="al-challenge-json"
+                        data-testid="challenge-import"
+                        rows="6"
+                        prop:value=move || import_text.get()
+                        on:input=move |ev| import_text.set(event_target_value(&ev))
+                    ></textarea>
+                    <button
+                        type="button"
+                        data-testid="challenge-import-go"
+                        on:click=move |_| {
+                            match Challenge::from_json(&import_text.get_untracked()) {
+                                Ok(c) => {
+                                    import_error.set(None);
+                                    let id = c.id.clone();
+                                    imported.set(Some(c));
+                                    open.set(Some(id));
+                                }
+                                Err(e) => import_error.set(Some(e)),
+                            }
                         }
-                    }>"Import"</button>
-                    {move || import_error.get().map(|e| view! { <p class="al-error" role="alert" data-testid="challenge-import-error">{e}</p> })}
+                    >
+                        "Import"
+                    </button>
+                    {move || {
+                        import_error
+                            .get()
+                            .map(|e| {
+                                view! {
+                                    <p class="al-error" role="alert" data-testid="challenge-import-error">
+                                        {e}
+                                    </p>
+                                }
+                            })
+                    }}
                 </details>
             </nav>
             {panel}
-            {move || open.get().is_some_and(|id| challenge.get().is_none() && !id.is_empty()).then(|| view! {
-                <p class="al-notice" data-testid="notice">"This challenge does not exist; pick one from the list."</p>
-            })}
+            {move || {
+                open.get()
+                    .is_some_and(|id| challenge.get().is_none() && !id.is_empty())
+                    .then(|| {
+                        view! {
+                            <p class="al-notice" data-testid="notice">
+                                "This challenge does not exist; pick one from the list."
+                            </p>
+                        }
+                    })
+            }}
         </div>
     }
 }

@@ -135,13 +135,24 @@ pub fn DecodeView(
             Err(e) if e == NEEDS_CAUSAL => view! {
                 <div class="al-flag" data-testid="decode-needs-causal" role="alert">
                     <p>{EngineError::DecodeNeedsCausal.to_string()}</p>
-                    <p>"A model that generates text writes one token at a time: when it computes token t, the later tokens do not exist yet. Turn the causal mask on to decode this scenario."</p>
-                    <button type="button" data-testid="decode-turn-causal-on"
-                        on:click=move |_| settings.update(|s| s.mask.causal = true)>"Turn causal on"</button>
+                    <p>
+                        "A model that generates text writes one token at a time: when it computes token t, the later tokens do not exist yet. Turn the causal mask on to decode this scenario."
+                    </p>
+                    <button
+                        type="button"
+                        data-testid="decode-turn-causal-on"
+                        on:click=move |_| settings.update(|s| s.mask.causal = true)
+                    >
+                        "Turn causal on"
+                    </button>
                 </div>
             }
             .into_any(),
-            Err(e) => view! { <p class="al-error" data-testid="decode-error" role="alert">{e.clone()}</p> }.into_any(),
+            Err(e) => view! {
+                <p class="al-error" data-testid="decode-error" role="alert">
+                    {e.clone()}
+                </p>
+            }.into_any(),
             Ok(d) if d.positions.is_empty() => view! { <p data-testid="decode-empty">"No position to decode."</p> }.into_any(),
             Ok(_) => step_view(ctx).into_any(),
         })
@@ -164,22 +175,62 @@ pub fn DecodeView(
         )
     };
     view! {
-        <section class="al-decode" data-testid="decode-view" tabindex="0" on:keydown=on_key
-            aria-label="Decoding with a key/value cache, one position at a time (← → to step)">
+        <section
+            class="al-decode"
+            data-testid="decode-view"
+            tabindex="0"
+            on:keydown=on_key
+            aria-label="Decoding with a key/value cache, one position at a time (← → to step)"
+        >
             <h2>"Decoding with a KV cache"</h2>
             <p class="al-view-intro">
                 "A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
             </p>
             <div class="al-step-nav">
-                <button type="button" data-testid="decode-prev" on:click=move |_| go(-1) aria-label="Previous position">"← Previous"</button>
-                <button type="button" data-testid="decode-play" on:click=play aria-pressed=move || if playing.get() { "true" } else { "false" }>
+                <button
+                    type="button"
+                    data-testid="decode-prev"
+                    on:click=move |_| go(-1)
+                    aria-label="Previous position"
+                >
+                    "← Previous"
+                </button>
+                <button
+                    type="button"
+                    data-testid="decode-play"
+                    on:click=play
+                    aria-pressed=move || if playing.get() { "true" } else { "false" }
+                >
                     {move || if playing.get() { "Pause" } else { "Play" }}
                 </button>
-                <button type="button" data-testid="decode-next" on:click=move |_| go(1) aria-label="Next position">"Next →"</button>
-                <span class="al-step-where" data-testid="decode-position" aria-live="polite">{position_text}</span>
-                <label class="al-head-pick">"Query head "
-                    <select data-testid="decode-head" on:change=move |ev| head.set(event_target_value(&ev).parse().unwrap_or(0))>
-                        {move || (0..heads()).map(|h| view! { <option value=h.to_string() selected=move || head.get() == h>{h.to_string()}</option> }).collect_view()}
+                <button
+                    type="button"
+                    data-testid="decode-next"
+                    on:click=move |_| go(1)
+                    aria-label="Next position"
+                >
+                    "Next →"
+                </button>
+                <span class="al-step-where" data-testid="decode-position" aria-live="polite">
+                    {position_text}
+                </span>
+                <label class="al-head-pick">
+                    "Query head "
+                    <select
+                        data-testid="decode-head"
+                        on:change=move |ev| head.set(event_target_value(&ev).parse().unwrap_or(0))
+                    >
+                        {move || {
+                            (0..heads())
+                                .map(|h| {
+                                    view! {
+                                        <option value=h.to_string() selected=move || head.get() == h>
+                                            {h.to_string()}
+                                        </option>
+                                    }
+                                })
+                                .collect_view()
+                        }}
                     </select>
                 </label>
             </div>
@@ -349,20 +400,35 @@ fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
     };
     view! {
         <div class="al-table-wrap">
-            <table class="al-table al-cache-table" data-testid=format!("{}-cache", which.to_ascii_lowercase())>
+            <table
+                class="al-table al-cache-table"
+                data-testid=format!("{}-cache", which.to_ascii_lowercase())
+            >
                 <caption>{caption}</caption>
                 <thead>{header}</thead>
                 <tbody>
-                    <For each=move || rows.get() key=|r| (r.generation, r.pos, r.slot) children=|r| {
-                        let CacheRow { pos, slot, label, values, more, .. } = r;
-                        view! {
-                            <tr class:al-row-new=slot == "new" class:al-row-evicted=slot == "evicted" data-slot=slot data-pos=pos>
-                                <th scope="row">{label}</th>
-                                {values.into_iter().map(|x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect_view()}
-                                {more.then(|| view! { <td>"…"</td> })}
-                            </tr>
+                    <For
+                        each=move || rows.get()
+                        key=|r| (r.generation, r.pos, r.slot)
+                        children=|r| {
+                            let CacheRow { pos, slot, label, values, more, .. } = r;
+                            view! {
+                                <tr
+                                    class:al-row-new=slot == "new"
+                                    class:al-row-evicted=slot == "evicted"
+                                    data-slot=slot
+                                    data-pos=pos
+                                >
+                                    <th scope="row">{label}</th>
+                                    {values
+                                        .into_iter()
+                                        .map(|x| view! { <td data-value=exact(x)>{short(x)}</td> })
+                                        .collect_view()}
+                                    {more.then(|| view! { <td>"…"</td> })}
+                                </tr>
+                            }
                         }
-                    } />
+                    />
                 </tbody>
             </table>
         </div>
@@ -394,15 +460,29 @@ fn step_view(ctx: Ctx) -> impl IntoView {
             let evicted = p.evicted.map(|e| {
                 view! {
                     <p class="al-evicted-note" data-testid="decode-evicted">
-                        {format!("Position {} left the cache: the window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.", token_label(key_tokens, e), at.len)}
+                        {format!(
+                            "Position {} left the cache: the window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.",
+                            token_label(key_tokens, e),
+                            at.len,
+                        )}
                     </p>
                 }
             });
             view! {
                 <h3>{format!("Position {}: “{query_token}”", p.t)}</h3>
                 <p class="al-cache-shape" data-testid="decode-cache-shape">
-                    {format!("The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {})", at.batch_len, at.h_kv, at.len, at.d_k)}
-                    {d.cross.then_some(" (cross-attention: a fixed cache of the key/value sentence, computed once)")}
+                    {format!(
+                        "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {})",
+                        at.batch_len,
+                        at.h_kv,
+                        at.len,
+                        at.d_k,
+                    )}
+                    {d
+                        .cross
+                        .then_some(
+                            " (cross-attention: a fixed cache of the key/value sentence, computed once)",
+                        )}
                 </p>
                 {evicted}
             }
@@ -421,36 +501,50 @@ fn step_view(ctx: Ctx) -> impl IntoView {
     view! {
         <div class="al-decode-step">
             {top}
-            <ol class="al-cache-strip" data-testid="cache-strip" aria-label="Each key position: in the cache, new, left the cache, or not written yet">
-                <For each=move || strip_keys.get() key=|k| k.clone() children=move |(j, token)| {
-                    let name = move || slot_of(j).name();
-                    let title = {
-                        let token = token.clone();
-                        move || format!("{j} {token}: {}", slot_of(j).name())
-                    };
-                    let label = title.clone();
-                    view! {
-                        <li class=move || format!("al-slot al-slot-{}", name()) data-slot=name data-pos=j title=title aria-label=label>
-                            {token}
-                        </li>
+            <ol
+                class="al-cache-strip"
+                data-testid="cache-strip"
+                aria-label="Each key position: in the cache, new, left the cache, or not written yet"
+            >
+                <For
+                    each=move || strip_keys.get()
+                    key=|k| k.clone()
+                    children=move |(j, token)| {
+                        let name = move || slot_of(j).name();
+                        let title = {
+                            let token = token.clone();
+                            move || format!("{j} {token}: {}", slot_of(j).name())
+                        };
+                        let label = title.clone();
+                        view! {
+                            <li
+                                class=move || format!("al-slot al-slot-{}", name())
+                                data-slot=name
+                                data-pos=j
+                                title=title
+                                aria-label=label
+                            >
+                                {token}
+                            </li>
+                        }
                     }
-                } />
-            </ol>
-            <p class="al-legend" aria-hidden="true">
-                <span class="al-slot al-slot-new">"new"</span>" appended now · "
-                <span class="al-slot al-slot-cached">"cached"</span>" · "
-                <span class="al-slot al-slot-evicted">"left now"</span>" · "
-                <span class="al-slot al-slot-gone">"left earlier"</span>" · "
+                />
+            </ol> <p class="al-legend" aria-hidden="true">
+                <span class="al-slot al-slot-new">"new"</span>
+                " appended now · "
+                <span class="al-slot al-slot-cached">"cached"</span>
+                " · "
+                <span class="al-slot al-slot-evicted">"left now"</span>
+                " · "
+                <span class="al-slot al-slot-gone">"left earlier"</span>
+                " · "
                 <span class="al-slot al-slot-future">"not written yet"</span>
-            </p>
-            <div class="al-decode-grid">
-                <div class="al-decode-cache">
-                    {cache_table(ctx, 'K')}
-                    {cache_table(ctx, 'V')}
-                </div>
+            </p> <div class="al-decode-grid">
+                <div class="al-decode-cache">{cache_table(ctx, 'K')} {cache_table(ctx, 'V')}</div>
                 <div class="al-decode-query">{query}</div>
-            </div>
-            <p class="al-memory" data-testid="decode-memory">{memory}</p>
+            </div> <p class="al-memory" data-testid="decode-memory">
+                {memory}
+            </p>
         </div>
     }
 }
@@ -481,7 +575,9 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
                 <tr data-pos=pos>
                     <th scope="row">{token_label(key_tokens, pos)}</th>
                     <td data-value=exact(w)>{fixed(w, 4)}</td>
-                    <td class="al-bar-cell" aria-hidden="true"><span class="al-bar" style=format!("width: {width:.1}%")></span></td>
+                    <td class="al-bar-cell" aria-hidden="true">
+                        <span class="al-bar" style=format!("width: {width:.1}%")></span>
+                    </td>
                 </tr>
             }
         })
@@ -495,14 +591,23 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
         .map(|&x| view! { <td data-value=exact(x)>{short(x)}</td> })
         .collect_view();
     let check = match full.and_then(|f| data::output_check(p, f, b).map(|diff| (f, diff))) {
-        None => view! { <p class="al-check" data-testid="decode-check">"The full run is not ready yet: no check."</p> }.into_any(),
+        None => view! {
+            <p class="al-check" data-testid="decode-check">
+                "The full run is not ready yet: no check."
+            </p>
+        }
+        .into_any(),
         Some((f, diff)) => {
             let fully = f.fully_masked_rows.contains(&[b, p.t]);
             let ok = diff <= 1e-12;
             let words = if diff == 0.0 {
                 format!("Equals row {} of the full run: largest |difference| = 0 (bit for bit).", p.t)
             } else if ok {
-                format!("Equals row {} of the full run: largest |difference| = {} (rounding).", p.t, format_difference(diff))
+                format!(
+                    "Equals row {} of the full run: largest |difference| = {} (rounding).",
+                    p.t,
+                    format_difference(diff)
+                )
             } else if fully {
                 format!(
                     "Row {} is fully masked: under -1e9 the full run spreads its weight over all T_k keys, the decoder over the {len} it has cached, so they differ (largest |difference| = {}).",
@@ -510,26 +615,66 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
                     format_difference(diff)
                 )
             } else {
-                format!("Differs from row {} of the full run: largest |difference| = {}.", p.t, format_difference(diff))
+                format!(
+                    "Differs from row {} of the full run: largest |difference| = {}.",
+                    p.t,
+                    format_difference(diff)
+                )
             };
-            view! { <p class="al-check" class:al-check-ok=ok class:al-flag=!ok data-testid="decode-check" data-diff=exact(diff)>{words}</p> }.into_any()
+            view! {
+                <p
+                    class="al-check"
+                    class:al-check-ok=ok
+                    class:al-flag=!ok
+                    data-testid="decode-check"
+                    data-diff=exact(diff)
+                >
+                    {words}
+                </p>
+            }
+            .into_any()
         }
     };
     view! {
         <div class="al-table-wrap">
             <table class="al-table al-weights-table" data-testid="decode-weights">
-                <caption>{format!("Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)", weights.len(), unlisted.unwrap_or_default())}</caption>
-                <thead><tr><th scope="col">"key"</th><th scope="col">"weight"</th><th scope="col"><span class="al-sr">"bar"</span></th></tr></thead>
+                <caption>
+                    {format!(
+                        "Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)",
+                        weights.len(),
+                        unlisted.unwrap_or_default(),
+                    )}
+                </caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"key"</th>
+                        <th scope="col">"weight"</th>
+                        <th scope="col">
+                            <span class="al-sr">"bar"</span>
+                        </th>
+                    </tr>
+                </thead>
                 <tbody>{weight_rows}</tbody>
             </table>
         </div>
         <div class="al-table-wrap">
             <table class="al-table" data-testid="decode-output">
-                <caption>{format!(
-                    "The output row, (B, 1, d_model) for sentence {b}{}",
-                    if d_model > out_cols { format!(": the first {out_cols} of {d_model} numbers") } else { String::new() }
-                )}</caption>
-                <tbody><tr><th scope="row">{format!("output[{b}, {}]", p.t)}</th>{output_cells}</tr></tbody>
+                <caption>
+                    {format!(
+                        "The output row, (B, 1, d_model) for sentence {b}{}",
+                        if d_model > out_cols {
+                            format!(": the first {out_cols} of {d_model} numbers")
+                        } else {
+                            String::new()
+                        },
+                    )}
+                </caption>
+                <tbody>
+                    <tr>
+                        <th scope="row">{format!("output[{b}, {}]", p.t)}</th>
+                        {output_cells}
+                    </tr>
+                </tbody>
             </table>
         </div>
         {check}
@@ -574,22 +719,49 @@ fn CacheCalculator() -> impl IntoView {
     view! {
         <fieldset class="al-calc" data-testid="cache-calculator">
             <legend>"The cache of a published model"</legend>
-            <label>"Model "
-                <select data-testid="calc-model" on:change=move |ev| model.set(event_target_value(&ev).parse().unwrap_or(0))>
-                    {MODELS.iter().enumerate().map(|(i, m)| view! { <option value=i.to_string()>{m.name}</option> }).collect_view()}
+            <label>
+                "Model "
+                <select
+                    data-testid="calc-model"
+                    on:change=move |ev| model.set(event_target_value(&ev).parse().unwrap_or(0))
+                >
+                    {MODELS
+                        .iter()
+                        .enumerate()
+                        .map(|(i, m)| view! { <option value=i.to_string()>{m.name}</option> })
+                        .collect_view()}
                 </select>
             </label>
-            <label>"Tokens "
-                <input type="number" min="1" max="10000000" step="1" data-testid="calc-tokens"
+            <label>
+                "Tokens "
+                <input
+                    type="number"
+                    min="1"
+                    max="10000000"
+                    step="1"
+                    data-testid="calc-tokens"
                     prop:value=move || tokens.get().to_string()
-                    on:input=on_tokens />
+                    on:input=on_tokens
+                />
             </label>
-            <label>"Numbers in "
-                <select data-testid="calc-dtype" on:change=move |ev| dtype.set(event_target_value(&ev).parse().unwrap_or(0))>
-                    {DTYPES.iter().enumerate().map(|(i, (name, bytes))| view! { <option value=i.to_string()>{format!("{name} ({bytes} bytes)")}</option> }).collect_view()}
+            <label>
+                "Numbers in "
+                <select
+                    data-testid="calc-dtype"
+                    on:change=move |ev| dtype.set(event_target_value(&ev).parse().unwrap_or(0))
+                >
+                    {DTYPES
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (name, bytes))| {
+                            view! { <option value=i.to_string()>{format!("{name} ({bytes} bytes)")}</option> }
+                        })
+                        .collect_view()}
                 </select>
             </label>
-            <p data-testid="calc-result" aria-live="polite">{result}</p>
+            <p data-testid="calc-result" aria-live="polite">
+                {result}
+            </p>
         </fieldset>
     }
 }

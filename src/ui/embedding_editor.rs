@@ -44,7 +44,8 @@ pub fn EmbeddingEditor(
                     .enumerate()
                     .map(|(i, v)| {
                         let word = word.clone();
-                        let label = names.as_ref().and_then(|n| n.get(i)).map_or(format!("d{i}"), |s| s.to_string());
+                        let label =
+                            names.as_ref().and_then(|n| n.get(i)).map_or(format!("d{i}"), |s| s.to_string());
                         let aria = format!("{word} {label}");
                         view! {
                             <label class="al-emb-cell">
@@ -59,12 +60,20 @@ pub fn EmbeddingEditor(
                                     prop:value=exact(*v)
                                     on:change=move |ev| {
                                         let parsed = event_target_value(&ev).trim().parse::<f64>();
-                                        if let Ok(x) = parsed.map_err(drop).and_then(|x| if x.is_finite() { Ok(x) } else { Err(()) }) {
-                                            settings.update(|s| {
-                                                if let Some(slot) = s.embeddings.get_mut(&word).and_then(|v| v.get_mut(i)) {
-                                                    *slot = x;
-                                                }
-                                            });
+                                        if let Ok(x) = parsed
+                                            .map_err(drop)
+                                            .and_then(|x| if x.is_finite() { Ok(x) } else { Err(()) })
+                                        {
+                                            settings
+                                                .update(|s| {
+                                                    if let Some(slot) = s
+                                                        .embeddings
+                                                        .get_mut(&word)
+                                                        .and_then(|v| v.get_mut(i))
+                                                    {
+                                                        *slot = x;
+                                                    }
+                                                });
                                         }
                                     }
                                 />
@@ -75,16 +84,29 @@ pub fn EmbeddingEditor(
                 let note = (n != d_model || n > MAX_EDIT_DIMS).then(|| {
                     let mut parts = Vec::new();
                     if n != d_model {
-                        parts.push(format!("{n} numbers, but d_model = {d_model}: the engine refuses this vector"));
+                        parts.push(format!(
+                            "{n} numbers, but d_model = {d_model}: the engine refuses this vector"
+                        ));
                     }
                     if n > MAX_EDIT_DIMS {
                         parts.push(format!("the first {MAX_EDIT_DIMS} of {n} shown"));
                     }
                     view! { <span class="al-note">{parts.join("; ")}</span> }
                 });
-                view! { <div class="al-emb-row"><code>{word}</code>{cells}{note}</div> }
+                view! {
+                    <div class="al-emb-row">
+                        <code>{word}</code>
+                        {cells}
+                        {note}
+                    </div>
+                }
             })
             .collect_view();
-        view! { <div class="al-emb-editor" data-testid="embedding-editor">{rows}</div> }.into_any()
+        view! {
+            <div class="al-emb-editor" data-testid="embedding-editor">
+                {rows}
+            </div>
+        }
+        .into_any()
     }
 }

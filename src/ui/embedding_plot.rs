@@ -92,12 +92,24 @@ pub fn EmbeddingPlot(
             .points
             .iter()
             .map(|p| {
-                view! { <tr><th scope="row">{p.label.clone()}</th><td>{coords(p.before)}</td><td>{coords(p.after)}</td></tr> }
+                view! {
+                    <tr>
+                        <th scope="row">{p.label.clone()}</th>
+                        <td>{coords(p.before)}</td>
+                        <td>{coords(p.after)}</td>
+                    </tr>
+                }
             })
             .collect_view();
         Some(view! {
             <table class="al-plot-table" data-testid="embedding-plot-table">
-                <thead><tr><th scope="col">"word"</th><th scope="col">"embedding (x)"</th><th scope="col">"after attention (output)"</th></tr></thead>
+                <thead>
+                    <tr>
+                        <th scope="col">"word"</th>
+                        <th scope="col">"embedding (x)"</th>
+                        <th scope="col">"after attention (output)"</th>
+                    </tr>
+                </thead>
                 <tbody>{rows}</tbody>
             </table>
         })
@@ -112,8 +124,15 @@ pub fn EmbeddingPlot(
                 aria-label="Embedding plot: baseball and bat before and after attention; the table below has the numbers"
                 hidden=move || !matches!(data.get(), Some(Ok(_)))
                 style=format!("width:{width}px;height:{height}px;touch-action:none")
-                on:pointerdown=move |ev: leptos::ev::PointerEvent| { dragging.set(true); move_bat(f64::from(ev.offset_x()), f64::from(ev.offset_y())); }
-                on:pointermove=move |ev: leptos::ev::PointerEvent| if dragging.get_untracked() { move_bat(f64::from(ev.offset_x()), f64::from(ev.offset_y())) }
+                on:pointerdown=move |ev: leptos::ev::PointerEvent| {
+                    dragging.set(true);
+                    move_bat(f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+                }
+                on:pointermove=move |ev: leptos::ev::PointerEvent| {
+                    if dragging.get_untracked() {
+                        move_bat(f64::from(ev.offset_x()), f64::from(ev.offset_y()))
+                    }
+                }
                 on:pointerup=move |_| dragging.set(false)
                 on:pointerleave=move |_| dragging.set(false)
             ></canvas>

@@ -196,14 +196,27 @@ pub fn ExplainPanel(
                 <p class="al-ex-h">{move || terms.with(|t| t.as_ref().map(|t| t.heading.clone()))}</p>
                 <ol class="al-ex-terms">{term_items}{rest_item}</ol>
                 <Show when=move || foldable.get()>
-                    <button type="button" class="al-small" data-testid="explain-show-all"
+                    <button
+                        type="button"
+                        class="al-small"
+                        data-testid="explain-show-all"
                         aria-expanded=move || show_all().to_string()
-                        on:click=move |_| show_all_for.set(if show_all() { None } else { cell.get_untracked() })>
-                        {move || if show_all() { format!("show the largest {MAX_TERMS}") } else { format!("show all {}", n_terms.get()) }}
+                        on:click=move |_| {
+                            show_all_for.set(if show_all() { None } else { cell.get_untracked() })
+                        }
+                    >
+                        {move || {
+                            if show_all() {
+                                format!("show the largest {MAX_TERMS}")
+                            } else {
+                                format!("show all {}", n_terms.get())
+                            }
+                        }}
                     </button>
                 </Show>
                 <p class="al-ex-result" data-testid="explain-result" data-value=move || result.get()>
-                    "result: " <strong>{move || result.get()}</strong>
+                    "result: "
+                    <strong>{move || result.get()}</strong>
                 </p>
             }
         })
@@ -234,12 +247,19 @@ pub fn ExplainPanel(
                 let rows = rows
                     .iter()
                     .map(|s| {
-                        let more = (s.more > 0)
-                            .then(|| view! { <span class="al-ex-more">{format!("… {} more", s.more)}</span> });
+                        let more = (s.more > 0).then(
+                            || view! { <span class="al-ex-more">{format!("… {} more", s.more)}</span> },
+                        );
                         let chips = s
                             .values
                             .iter()
-                            .map(|v| view! { <span class="al-ex-chip" class:al-nan=v.is_nan() data-value=exact(*v)>{short(*v)}</span> })
+                            .map(|v| {
+                                view! {
+                                    <span class="al-ex-chip" class:al-nan=v.is_nan() data-value=exact(*v)>
+                                        {short(*v)}
+                                    </span>
+                                }
+                            })
                             .collect::<Vec<_>>();
                         view! {
                             <div class="al-ex-strip-row" data-testid="explain-operand">
@@ -281,17 +301,31 @@ pub fn ExplainPanel(
                     {move || code.with(|c| c.as_ref().map(|c| c.0.clone()))}
                 </code>
                 <div class="al-ex-buttons">
-                    <button type="button" class="al-small" data-testid="explain-copy" on:click=copy_py>"Copy PyTorch"</button>
-                    <button type="button" class="al-small" data-testid="explain-copy-latex" on:click=copy_tex>"Copy as LaTeX"</button>
-                    <span class="al-ex-status" role="status">{status}</span>
+                    <button type="button" class="al-small" data-testid="explain-copy" on:click=copy_py>
+                        "Copy PyTorch"
+                    </button>
+                    <button type="button" class="al-small" data-testid="explain-copy-latex" on:click=copy_tex>
+                        "Copy as LaTeX"
+                    </button>
+                    <span class="al-ex-status" role="status">
+                        {status}
+                    </span>
                 </div>
-                <details class="al-ex-latex" prop:open=move || tex_open.get()
+                <details
+                    class="al-ex-latex"
+                    prop:open=move || tex_open.get()
                     on:toggle=move |ev| {
-                        let open = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok()).is_some_and(|d| d.open());
+                        let open = ev
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+                            .is_some_and(|d| d.open());
                         tex_open.set(open);
-                    }>
+                    }
+                >
                     <summary>"LaTeX"</summary>
-                    <code node_ref=tex_ref data-testid="explain-latex">{move || code.with(|c| c.as_ref().map(|c| c.1.clone()))}</code>
+                    <code node_ref=tex_ref data-testid="explain-latex">
+                        {move || code.with(|c| c.as_ref().map(|c| c.1.clone()))}
+                    </code>
                 </details>
             </div>
         </Show>
@@ -331,7 +365,11 @@ pub fn ExplainPanel(
                     text.push(' ');
                     text.push_str(&key_feedback(key_guess(), &tops, &names));
                 }
-                view! { <p class="al-ex-feedback" data-testid="explain-feedback">{text}</p> }
+                view! {
+                    <p class="al-ex-feedback" data-testid="explain-feedback">
+                        {text}
+                    </p>
+                }
             })
         };
         let key_buttons = is_weight.then(|| {
@@ -340,9 +378,19 @@ pub fn ExplainPanel(
                 .enumerate()
                 .map(|(k, word)| {
                     view! {
-                        <button type="button" class="al-small" aria-pressed=move || (key_guess() == Some(k)).to_string()
+                        <button
+                            type="button"
+                            class="al-small"
+                            aria-pressed=move || (key_guess() == Some(k)).to_string()
                             class:al-selected=move || key_guess() == Some(k)
-                            on:click=move |_| if let Some(c) = cell.get_untracked() { key_guess_for.set(Some((c, k))) }>{word.clone()}</button>
+                            on:click=move |_| {
+                                if let Some(c) = cell.get_untracked() {
+                                    key_guess_for.set(Some((c, k)))
+                                }
+                            }
+                        >
+                            {word.clone()}
+                        </button>
                     }
                 })
                 .collect_view();
@@ -354,38 +402,84 @@ pub fn ExplainPanel(
             }
         });
         Some(view! {
-            <form class="al-ex-guess" data-testid="explain-guess" on:submit=move |ev| { ev.prevent_default(); reveal(); }>
+            <form
+                class="al-ex-guess"
+                data-testid="explain-guess"
+                on:submit=move |ev| {
+                    ev.prevent_default();
+                    reveal();
+                }
+            >
                 <label>
                     "Your guess for the value: "
-                    <input type="text" inputmode="decimal" data-testid="explain-guess-input" size="10"
+                    <input
+                        type="text"
+                        inputmode="decimal"
+                        data-testid="explain-guess-input"
+                        size="10"
                         prop:value=guess_text
-                        on:input=move |ev| if let Some(c) = cell.get_untracked() { guess_for.set(Some((c, event_target_value(&ev)))) } />
+                        on:input=move |ev| {
+                            if let Some(c) = cell.get_untracked() {
+                                guess_for.set(Some((c, event_target_value(&ev))))
+                            }
+                        }
+                    />
                 </label>
                 {key_buttons}
-                <button type="submit" class="al-small" data-testid="explain-reveal" disabled=revealed>"Reveal"</button>
+                <button type="submit" class="al-small" data-testid="explain-reveal" disabled=revealed>
+                    "Reveal"
+                </button>
                 {feedback}
             </form>
         })
     };
 
     view! {
-        <aside class="al-explain" data-testid="explain" role="region" aria-label="Explanation of the cell"
-            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); on_close.run(()); }>
+        <aside
+            class="al-explain"
+            data-testid="explain"
+            role="region"
+            aria-label="Explanation of the cell"
+            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                if ev.key() == "Escape" {
+                    ev.prevent_default();
+                    on_close.run(());
+                }
+            }
+        >
             <div class="al-ex-top">
                 <h3 class="al-ex-title">{move || title.get().unwrap_or_else(|| "Explanation".into())}</h3>
                 <label class="al-ex-toggle">
-                    <input type="checkbox" data-testid="explain-guess-toggle" prop:checked=move || guess_mode.get()
-                        on:change=move |ev| { guess_mode.set(event_target_checked(&ev)); revealed_for.set(None); } />
+                    <input
+                        type="checkbox"
+                        data-testid="explain-guess-toggle"
+                        prop:checked=move || guess_mode.get()
+                        on:change=move |ev| {
+                            guess_mode.set(event_target_checked(&ev));
+                            revealed_for.set(None);
+                        }
+                    />
                     " Guess first"
                 </label>
-                <button type="button" class="al-small al-ex-close" data-testid="explain-close"
-                    aria-label="Close the explanation (Esc)" on:click=move |_| on_close.run(())>"✕"</button>
+                <button
+                    type="button"
+                    class="al-small al-ex-close"
+                    data-testid="explain-close"
+                    aria-label="Close the explanation (Esc)"
+                    on:click=move |_| on_close.run(())
+                >
+                    "✕"
+                </button>
             </div>
             <p class="al-hint al-ex-index-note" data-testid="explain-index-note">
                 "Indices in brackets count from 0, as in PyTorch: head 1 is h = 0, sentence 1 is b = 0."
             </p>
-            <p class="al-ex-formula"><code>{move || formula.get()}</code></p>
-            <p class="al-ex-summary" aria-live="polite" data-testid="explain-summary">{move || summary.get()}</p>
+            <p class="al-ex-formula">
+                <code>{move || formula.get()}</code>
+            </p>
+            <p class="al-ex-summary" aria-live="polite" data-testid="explain-summary">
+                {move || summary.get()}
+            </p>
             {guess}
             {strip_view}
             {terms_view}

@@ -226,10 +226,23 @@ pub fn HeatmapCard(
         })?;
         let (ops, own) = rects;
         Some(view! {
-            {ops.into_iter().map(|(style, same)| view! {
-                <div class="al-operand" class:al-operand-same=same data-testid="operand-outline" style=style></div>
-            }).collect_view()}
-            {own.map(|style| view! { <div class="al-ex-cell" data-testid="explained-outline" style=style></div> })}
+            {ops
+                .into_iter()
+                .map(|(style, same)| {
+                    view! {
+                        <div
+                            class="al-operand"
+                            class:al-operand-same=same
+                            data-testid="operand-outline"
+                            style=style
+                        ></div>
+                    }
+                })
+                .collect_view()}
+            {own
+                .map(|style| {
+                    view! { <div class="al-ex-cell" data-testid="explained-outline" style=style></div> }
+                })}
         })
     };
     let outline = move || {
@@ -332,49 +345,81 @@ pub fn HeatmapCard(
     view! {
         <figure class="al-card" hidden=move || data.with(Option::is_none)>
             <figcaption>
-                <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>{title}</span>
+                <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>
+                    {title}
+                </span>
                 <span class="al-card-actions">
-                    <button type="button" class="al-small" on:click=png title="Download this heatmap as PNG">"PNG"</button>
-                    <button type="button" class="al-small" on:click=csv_click title="Download this matrix as CSV">"CSV"</button>
+                    <button type="button" class="al-small" on:click=png title="Download this heatmap as PNG">
+                        "PNG"
+                    </button>
+                    <button
+                        type="button"
+                        class="al-small"
+                        on:click=csv_click
+                        title="Download this matrix as CSV"
+                    >
+                        "CSV"
+                    </button>
                 </span>
             </figcaption>
             <div class="al-card-body">
-            <div class="al-card-main">
-            <div class="al-canvas-wrap">
-                <canvas
-                    node_ref=canvas
-                    data-testid="heatmap"
-                    data-step=id.step.as_str()
-                    data-head=id.head
-                    data-batch=id.batch
-                    tabindex="0"
-                    role="img"
-                    aria-label=label
-                    on:mousemove=on_move
-                    on:click=on_click
-                    on:mouseleave=move |_| cursor.set(None)
-                    on:keydown=on_key
-                    on:focus=move |_| if cursor.get_untracked().is_none() { cursor.set(Some((0, 0))) }
-                ></canvas>
-                <div class="al-cursor" style=outline hidden=move || clamped().is_none()></div>
-                {marks}
-                {highlight_boxes}
-            </div>
-            <p class="al-readout" data-testid="readout" aria-live="polite">
-                {move || readout().unwrap_or_else(|| "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value.".into())}
-            </p>
-            {table}
-            </div>
-            <Show when=move || panel_open.get()>
-                {move || explained.map(|e| view! {
-                    <ExplainPanel trace=trace explained=e on_close=Callback::new(move |()| {
-                        e.close();
-                        if let Some(el) = canvas.get_untracked() {
-                            let _ = el.focus();
-                        }
-                    }) />
-                })}
-            </Show>
+                <div class="al-card-main">
+                    <div class="al-canvas-wrap">
+                        <canvas
+                            node_ref=canvas
+                            data-testid="heatmap"
+                            data-step=id.step.as_str()
+                            data-head=id.head
+                            data-batch=id.batch
+                            tabindex="0"
+                            role="img"
+                            aria-label=label
+                            on:mousemove=on_move
+                            on:click=on_click
+                            on:mouseleave=move |_| cursor.set(None)
+                            on:keydown=on_key
+                            on:focus=move |_| {
+                                if cursor.get_untracked().is_none() {
+                                    cursor.set(Some((0, 0)))
+                                }
+                            }
+                        ></canvas>
+                        <div class="al-cursor" style=outline hidden=move || clamped().is_none()></div>
+                        {marks}
+                        {highlight_boxes}
+                    </div>
+                    <p class="al-readout" data-testid="readout" aria-live="polite">
+                        {move || {
+                            readout()
+                                .unwrap_or_else(|| {
+                                    "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value."
+                                        .into()
+                                })
+                        }}
+                    </p>
+                    {table}
+                </div>
+                <Show when=move || {
+                    panel_open.get()
+                }>
+                    {move || {
+                        explained
+                            .map(|e| {
+                                view! {
+                                    <ExplainPanel
+                                        trace=trace
+                                        explained=e
+                                        on_close=Callback::new(move |()| {
+                                            e.close();
+                                            if let Some(el) = canvas.get_untracked() {
+                                                let _ = el.focus();
+                                            }
+                                        })
+                                    />
+                                }
+                            })
+                    }}
+                </Show>
             </div>
         </figure>
     }

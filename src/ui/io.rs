@@ -78,31 +78,86 @@ pub fn ImportExport(
     };
     view! {
         <div class="al-row al-io">
-            <button type="button" on:click=export_trace data-testid="export-trace">"Export trace JSON"</button>
-            <button type="button" on:click=export_scenario data-testid="export-scenario">"Export scenario JSON"</button>
-    <button type="button" on:click=export_python data-testid="export-python" title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers">"Download Python"</button>
-    <button type="button" on:click=copy_embed data-testid="copy-embed" title="Copy an <iframe> that shows this figure in slides or a course page">"Copy embed code"</button>
-    <button type="button" on:click=export_notebook data-testid="export-notebook" title="The same as a Jupyter notebook, a markdown cell of words before each step">"Download notebook"</button>
+            <button type="button" on:click=export_trace data-testid="export-trace">
+                "Export trace JSON"
+            </button>
+            <button type="button" on:click=export_scenario data-testid="export-scenario">
+                "Export scenario JSON"
+            </button>
+            <button
+                type="button"
+                on:click=export_python
+                data-testid="export-python"
+                title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers"
+            >
+                "Download Python"
+            </button>
+            <button
+                type="button"
+                on:click=copy_embed
+                data-testid="copy-embed"
+                title="Copy an <iframe> that shows this figure in slides or a course page"
+            >
+                "Copy embed code"
+            </button>
+            <button
+                type="button"
+                on:click=export_notebook
+                data-testid="export-notebook"
+                title="The same as a Jupyter notebook, a markdown cell of words before each step"
+            >
+                "Download notebook"
+            </button>
             <label class="al-file">
                 "Import scenario JSON "
-                <input type="file" accept=".json,application/json" data-testid="import-scenario" on:change=on_import />
+                <input
+                    type="file"
+                    accept=".json,application/json"
+                    data-testid="import-scenario"
+                    on:change=on_import
+                />
             </label>
             <label class="al-check">
                 <input
                     type="checkbox"
                     data-testid="shared-scale"
                     prop:checked=move || view_state.with(|v| v.shared_scale)
-                    on:change=move |ev| { let c = event_target_checked(&ev); view_state.update(|v| v.shared_scale = c) }
+                    on:change=move |ev| {
+                        let c = event_target_checked(&ev);
+                        view_state.update(|v| v.shared_scale = c)
+                    }
                 />
                 "one colour scale for all heads"
             </label>
-            {move || embed_code.get().map(|code| view! {
-        <label class="al-field al-embed-field">
-            <span>"Embed code (copied): paste it into a slide or a course page"</span>
-            <input type="text" readonly=true class="al-embed-code" data-testid="embed-code" prop:value=code />
-        </label>
-    })}
-    {move || import_error.get().map(|e| view! { <p class="al-error" data-testid="error" role="alert">{e}</p> })}
+            {move || {
+                embed_code
+                    .get()
+                    .map(|code| {
+                        view! {
+                            <label class="al-field al-embed-field">
+                                <span>"Embed code (copied): paste it into a slide or a course page"</span>
+                                <input
+                                    type="text"
+                                    readonly=true
+                                    class="al-embed-code"
+                                    data-testid="embed-code"
+                                    prop:value=code
+                                />
+                            </label>
+                        }
+                    })
+            }}
+            {move || {
+                import_error
+                    .get()
+                    .map(|e| {
+                        view! {
+                            <p class="al-error" data-testid="error" role="alert">
+                                {e}
+                            </p>
+                        }
+                    })
+            }}
         </div>
     }
 }

@@ -120,7 +120,13 @@ pub fn LessonPanel(
             let step = lesson.steps.get(s)?;
             Some(view! {
                 <p class="al-lesson-meta">
-                    {format!("{} · follows {} · step {} of {}", lesson.title, lesson.seeds, s + 1, lesson.steps.len())}
+                    {format!(
+                        "{} · follows {} · step {} of {}",
+                        lesson.title,
+                        lesson.seeds,
+                        s + 1,
+                        lesson.steps.len(),
+                    )}
                 </p>
                 <h2 data-testid="lesson-step-title">{step.title}</h2>
             })
@@ -141,33 +147,71 @@ pub fn LessonPanel(
         Some(view! { <QuizView quiz=quiz trace=trace position=position /> })
     };
     view! {
-        <section class="al-lesson" aria-label="Lesson" data-testid="lesson" class:al-presenting=move || present.get()>
+        <section
+            class="al-lesson"
+            aria-label="Lesson"
+            data-testid="lesson"
+            class:al-presenting=move || present.get()
+        >
             <div class="al-tabs al-lesson-tabs">{lesson_tabs}</div>
             <div class="al-stage">
                 <div class="al-stage-words">
-                    {header}
-                    <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">{text}</p>
-                    {quiz}
-                    <div class="al-lesson-nav">
-                        <button type="button" data-testid="lesson-back" on:click=move |_| go(-1)
-                            prop:disabled=move || position.get().1 == 0>"← Back"</button>
-                        <button type="button" data-testid="lesson-next" on:click=move |_| go(1)
-                            prop:disabled=move || { let (l, s) = position.get(); s + 1 >= n_steps(l) }>"Next →"</button>
-                    </div>
-                    <div class="al-lesson-tools">
-                        <button type="button" class="al-link" data-testid="lesson-exit" on:click=move |_| { present.set(false); on_exit.run(()) }>
+                    {header} <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">
+                        {text}
+                    </p> {quiz} <div class="al-lesson-nav">
+                        <button
+                            type="button"
+                            data-testid="lesson-back"
+                            on:click=move |_| go(-1)
+                            prop:disabled=move || position.get().1 == 0
+                        >
+                            "← Back"
+                        </button>
+                        <button
+                            type="button"
+                            data-testid="lesson-next"
+                            on:click=move |_| go(1)
+                            prop:disabled=move || {
+                                let (l, s) = position.get();
+                                s + 1 >= n_steps(l)
+                            }
+                        >
+                            "Next →"
+                        </button>
+                    </div> <div class="al-lesson-tools">
+                        <button
+                            type="button"
+                            class="al-link"
+                            data-testid="lesson-exit"
+                            on:click=move |_| {
+                                present.set(false);
+                                on_exit.run(())
+                            }
+                        >
                             "Open this step in the free explorer"
                         </button>
                         <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
                             {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
                         </button>
-                        <button type="button" class="al-link" data-testid="present" on:click=move |_| present.update(|p| *p = !*p)>
-                            {move || if present.get() { "Leave presenter mode (Esc)" } else { "Present (full screen with F)" }}
+                        <button
+                            type="button"
+                            class="al-link"
+                            data-testid="present"
+                            on:click=move |_| present.update(|p| *p = !*p)
+                        >
+                            {move || {
+                                if present.get() {
+                                    "Leave presenter mode (Esc)"
+                                } else {
+                                    "Present (full screen with F)"
+                                }
+                            }}
                         </button>
-                    </div>
-                    <div class="al-stage-extras">{move || extras.run()}</div>
+                    </div> <div class="al-stage-extras">{move || extras.run()}</div>
                 </div>
-                <div class="al-stage-picture" data-testid="lesson-picture">{move || picture.run()}</div>
+                <div class="al-stage-picture" data-testid="lesson-picture">
+                    {move || picture.run()}
+                </div>
             </div>
         </section>
     }

@@ -80,9 +80,18 @@ pub fn QuizView(
                     // not bound back to `typed`: writing the value while it is typed drops
                     // a trailing "." (typing 0.5 gave 50)
                     on:input=move |ev| typed.set(event_target_value(&ev))
-                    on:keydown=move |ev| if ev.key() == "Enter" { check() }
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" {
+                            check()
+                        }
+                    }
                 />
-                <button type="button" class="al-quiz-choice" data-testid="quiz-choice" on:click=move |_| check()>
+                <button
+                    type="button"
+                    class="al-quiz-choice"
+                    data-testid="quiz-choice"
+                    on:click=move |_| check()
+                >
                     "Check"
                 </button>
             }

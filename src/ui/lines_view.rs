@@ -237,16 +237,25 @@ pub fn LinesView(
                         data-side=side
                         data-index=idx
                         aria-label=aria
-                        style=format!("left:{}px;top:{}px;width:{}px;height:{}px", rect.0, rect.1, rect.2, rect.3)
+                        style=format!(
+                            "left:{}px;top:{}px;width:{}px;height:{}px",
+                            rect.0,
+                            rect.1,
+                            rect.2,
+                            rect.3,
+                        )
                         on:mouseenter=move |_| focus.set(Some(f))
                         on:mouseleave=move |_| focus.set(None)
                         on:focus=move |_| focus.set(Some(f))
                         on:blur=move |_| focus.set(None)
                         on:keydown=move |ev| move_focus(ev, f)
-                    >{label}</button>
+                    >
+                        {label}
+                    </button>
                 }
             };
-            let qs = d.queries.iter().enumerate().map(|(i, q)| button("query", i, q.clone(), l.query_rect(i)));
+            let qs =
+                d.queries.iter().enumerate().map(|(i, q)| button("query", i, q.clone(), l.query_rect(i)));
             let ks = d.keys.iter().enumerate().map(|(j, k)| button("key", j, k.clone(), l.key_rect(j)));
             Some(qs.chain(ks).collect_view())
         })
@@ -289,7 +298,14 @@ pub fn LinesView(
             (n > 1).then(|| {
                 (0..n)
                     .map(|h| {
-                        view! { <span class="al-lines-head" style=format!("--head-color: var(--al-head-{})", h % 8)>{format!("head {}", h + 1)}</span> }
+                        view! {
+                            <span
+                                class="al-lines-head"
+                                style=format!("--head-color: var(--al-head-{})", h % 8)
+                            >
+                                {format!("head {}", h + 1)}
+                            </span>
+                        }
                     })
                     .collect_view()
             })
@@ -301,16 +317,28 @@ pub fn LinesView(
                 <span class="al-card-title">"Lines: opacity = weight"</span>
                 {legend}
                 <span class="al-card-actions">
-                    <button type="button" class="al-small" on:click=png title="Download this picture as PNG">"PNG"</button>
+                    <button type="button" class="al-small" on:click=png title="Download this picture as PNG">
+                        "PNG"
+                    </button>
                 </span>
             </figcaption>
             <div class="al-lines-wrap" node_ref=root style=size>
-                <canvas node_ref=canvas data-testid="lines-canvas" role="img" aria-label="Lines from each query token to each key token; the list below says the same in words" style=size></canvas>
+                <canvas
+                    node_ref=canvas
+                    data-testid="lines-canvas"
+                    role="img"
+                    aria-label="Lines from each query token to each key token; the list below says the same in words"
+                    style=size
+                ></canvas>
                 {token_buttons}
             </div>
-            <p class="al-readout" data-testid="lines-readout" aria-live="polite">{readout}</p>
+            <p class="al-readout" data-testid="lines-readout" aria-live="polite">
+                {readout}
+            </p>
             <h3 class="al-lines-text-title">"Top keys for each query"</h3>
-            <ul class="al-lines-text" data-testid="lines-text">{text}</ul>
+            <ul class="al-lines-text" data-testid="lines-text">
+                {text}
+            </ul>
         </figure>
     }
 }

@@ -42,10 +42,25 @@ pub fn MaskConventions(
                             view! { <td class:al-blocked=blocked>{f(blocked)}</td> }
                         })
                         .collect_view();
-                    view! { <tr><th scope="row">{q.clone()}</th>{cells}</tr> }
+                    view! {
+                        <tr>
+                            <th scope="row">{q.clone()}</th>
+                            {cells}
+                        </tr>
+                    }
                 })
                 .collect_view();
-            view! { <table><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table> }
+            view! {
+                <table>
+                    <thead>
+                        <tr>
+                            <th></th>
+                            {head}
+                        </tr>
+                    </thead>
+                    <tbody>{body}</tbody>
+                </table>
+            }
         };
         let cut = (t_q > n_rows || t_k > n_cols).then(|| {
             view! {
@@ -57,15 +72,24 @@ pub fn MaskConventions(
         Some(view! {
             <div class="al-conventions" data-testid="mask-conventions">
                 <figure>
-                    <figcaption>"This app, seed 001, nn.MultiheadAttention: " <code>"True"</code> " = blocked"</figcaption>
+                    <figcaption>
+                        "This app, seed 001, nn.MultiheadAttention: " <code>"True"</code> " = blocked"
+                    </figcaption>
                     {grid(&|x| if x { "T" } else { "F" })}
                 </figure>
                 <figure>
-                    <figcaption>"Seeds 000 and 003: " <code>"masked_fill(mask == 0, …)"</code> ", 0 = blocked"</figcaption>
+                    <figcaption>
+                        "Seeds 000 and 003: " <code>"masked_fill(mask == 0, …)"</code> ", 0 = blocked"
+                    </figcaption>
                     {grid(&|x| if x { "0" } else { "1" })}
                 </figure>
                 <figure>
-                    <figcaption><code>"F.scaled_dot_product_attention"</code> " boolean attn_mask: " <code>"True"</code> " = may attend"</figcaption>
+                    <figcaption>
+                        <code>"F.scaled_dot_product_attention"</code>
+                        " boolean attn_mask: "
+                        <code>"True"</code>
+                        " = may attend"
+                    </figcaption>
                     {grid(&|x| if x { "F" } else { "T" })}
                 </figure>
                 {cut}

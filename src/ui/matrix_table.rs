@@ -173,16 +173,37 @@ pub fn MatrixTable(
                             // one cell in the tab order; the arrow keys move between cells
                             let tab = if r == 0 && c == 0 { "0" } else { "-1" };
                             view! {
-                                <td data-value=exact(*v) data-r=r data-c=c tabindex=tab class:al-blocked=is_blocked class:al-nan=v.is_nan()>{crate::format::short(*v)}</td>
+                                <td
+                                    data-value=exact(*v)
+                                    data-r=r
+                                    data-c=c
+                                    tabindex=tab
+                                    class:al-blocked=is_blocked
+                                    class:al-nan=v.is_nan()
+                                >
+                                    {crate::format::short(*v)}
+                                </td>
                             }
                         })
                         .collect_view();
-                    view! { <tr><th scope="row">{rows.get(r).cloned().unwrap_or_default()}</th>{cells}</tr> }
+                    view! {
+                        <tr>
+                            <th scope="row">{rows.get(r).cloned().unwrap_or_default()}</th>
+                            {cells}
+                        </tr>
+                    }
                 })
                 .collect_view();
             view! {
-                <table node_ref=table_ref data-testid="matrix-table" data-step=step.as_str() data-head=head data-batch=batch
-                    on:click=on_cell_click on:keydown=on_cell_key>
+                <table
+                    node_ref=table_ref
+                    data-testid="matrix-table"
+                    data-step=step.as_str()
+                    data-head=head
+                    data-batch=batch
+                    on:click=on_cell_click
+                    on:keydown=on_cell_key
+                >
                     <thead>
                         <tr>
                             <th scope="col">{corner(step)}</th>

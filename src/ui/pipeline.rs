@@ -38,7 +38,9 @@ fn step_row(step: &Step, selected: Signal<StepName>, on_select: Callback<StepNam
                 on:click=move |_| on_select.run(name)
             >
                 <span class="al-step-name">{name.as_str()}</span>
-                <span class="al-shape" data-testid="step-shape">{shape_text(&step.dims, &step.shape)}</span>
+                <span class="al-shape" data-testid="step-shape">
+                    {shape_text(&step.dims, &step.shape)}
+                </span>
             </button>
             <p class="al-step-op">{step.op.clone()}</p>
             <code class="al-pytorch">{step.pytorch.clone()}</code>
@@ -83,7 +85,9 @@ pub fn Pipeline(
     };
     view! {
         <ol class="al-pipeline" on:keydown=on_key aria-label="The steps of multi-head attention">
-            {move || trace.get().map(|t| t.steps.iter().map(|s| step_row(s, selected, on_select)).collect_view())}
+            {move || {
+                trace.get().map(|t| t.steps.iter().map(|s| step_row(s, selected, on_select)).collect_view())
+            }}
         </ol>
     }
 }

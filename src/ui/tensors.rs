@@ -83,10 +83,13 @@ pub fn TensorView(
                     " "
                     <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
                 </h2>
-                {(!compact).then(|| view! {
-                    <p class="al-step-op">{s.op.clone()}</p>
-                    <code class="al-pytorch">{s.pytorch.clone()}</code>
-                })}
+                {(!compact)
+                    .then(|| {
+                        view! {
+                            <p class="al-step-op">{s.op.clone()}</p>
+                            <code class="al-pytorch">{s.pytorch.clone()}</code>
+                        }
+                    })}
             </div>
             {notes}
         })
@@ -152,9 +155,13 @@ pub fn TensorView(
     let toggle = move || {
         lines_possible().then(|| {
             view! {
-                <button type="button" class="al-small al-lines-toggle" data-testid="lines-toggle"
+                <button
+                    type="button"
+                    class="al-small al-lines-toggle"
+                    data-testid="lines-toggle"
                     aria-pressed=move || if as_lines() { "true" } else { "false" }
-                    on:click=move |_| view_state.update(|v| v.lines = !v.lines)>
+                    on:click=move |_| view_state.update(|v| v.lines = !v.lines)
+                >
                     {move || if as_lines() { "View as heatmaps" } else { "View as lines" }}
                 </button>
             }
@@ -166,19 +173,29 @@ pub fn TensorView(
     let set_mode = move |m: ViewMode| view_state.update(|v| v.mode = m);
     let mode_button = move |m: ViewMode, id: &'static str, text: &'static str| {
         view! {
-            <button type="button" class="al-tab" data-testid=id class:al-selected=move || mode.get() == m
+            <button
+                type="button"
+                class="al-tab"
+                data-testid=id
+                class:al-selected=move || mode.get() == m
                 aria-pressed=move || if mode.get() == m { "true" } else { "false" }
-                on:click=move |_| set_mode(m)>{text}</button>
+                on:click=move |_| set_mode(m)
+            >
+                {text}
+            </button>
         }
     };
     view! {
-        {(!compact).then(|| view! {
-            <nav class="al-view-modes" aria-label="How to look at the attention">
-                {mode_button(ViewMode::Cards, "view-cards", "The step's tensors")}
-                {mode_button(ViewMode::Decode, "view-decode", "Decode with a KV cache")}
-                {mode_button(ViewMode::Tiles, "view-tiles", "Tiles (online softmax)")}
-            </nav>
-        })}
+        {(!compact)
+            .then(|| {
+                view! {
+                    <nav class="al-view-modes" aria-label="How to look at the attention">
+                        {mode_button(ViewMode::Cards, "view-cards", "The step's tensors")}
+                        {mode_button(ViewMode::Decode, "view-decode", "Decode with a KV cache")}
+                        {mode_button(ViewMode::Tiles, "view-tiles", "Tiles (online softmax)")}
+                    </nav>
+                }
+            })}
         {move || match mode.get() {
             ViewMode::Cards => None,
             ViewMode::Decode => Some(view! { <DecodeView state=state /> }.into_any()),
@@ -187,14 +204,33 @@ pub fn TensorView(
         <div class="al-cards-view" hidden=move || !cards()>
             {header}
             {toggle}
-            {move || (cards() && as_lines()).then(|| view! {
-                <LinesView trace=trace selection=selection max_width=Signal::derive(move || card_width(column.get(), 1, 0)) />
-            })}
+            {move || {
+                (cards() && as_lines())
+                    .then(|| {
+                        view! {
+                            <LinesView
+                                trace=trace
+                                selection=selection
+                                max_width=Signal::derive(move || card_width(column.get(), 1, 0))
+                            />
+                        }
+                    })
+            }}
             <div class="al-cards" hidden=as_lines>
                 <For
                     each=move || if cards() { ids.get().unwrap_or_default() } else { Vec::new() }
                     key=|id| *id
-                    children=move |id| view! { <HeatmapCard trace=trace id=id scale=scale_for(id) max_width=width_for(id) max_height=max_height /> }
+                    children=move |id| {
+                        view! {
+                            <HeatmapCard
+                                trace=trace
+                                id=id
+                                scale=scale_for(id)
+                                max_width=width_for(id)
+                                max_height=max_height
+                            />
+                        }
+                    }
                 />
             </div>
         </div>
@@ -222,11 +258,16 @@ pub fn EmbedView(
     };
     view! {
         <figure class="al-embed-figure" data-testid="embed">
-            <TensorView state=state column=Signal::derive(move || viewport.get() - 16.0) compact=true max_height=max_height />
+            <TensorView
+                state=state
+                column=Signal::derive(move || viewport.get() - 16.0)
+                compact=true
+                max_height=max_height
+            />
             <figcaption data-testid="embed-caption">
-                {caption}
-                " · "
-                <a href=full target="_blank" rel="noopener">"Open in Attention Lens"</a>
+                {caption} " · " <a href=full target="_blank" rel="noopener">
+                    "Open in Attention Lens"
+                </a>
             </figcaption>
         </figure>
     }
@@ -264,7 +305,11 @@ fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoVi
                     crate::format::exact(w)
                 )
             };
-            view! { <p class="al-flag" data-testid="masked-row-note" data-row=i>{text}</p> }
+            view! {
+                <p class="al-flag" data-testid="masked-row-note" data-row=i>
+                    {text}
+                </p>
+            }
         })
         .collect_view();
     Some(notes)

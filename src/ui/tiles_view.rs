@@ -154,7 +154,9 @@ pub fn TilesView(
                         <th scope="row">{token_label(&tokens, r.row)}</th>
                         <td data-value=exact(r.m)>{fixed(r.m, 4)}</td>
                         <td data-value=exact(r.l)>{fixed(r.l, 4)}</td>
-                        <td data-value=exact(r.correction) class:al-raised=raised>{fixed(r.correction, 4)}</td>
+                        <td data-value=exact(r.correction) class:al-raised=raised>
+                            {fixed(r.correction, 4)}
+                        </td>
                     </tr>
                 }
             })
@@ -162,12 +164,23 @@ pub fn TilesView(
         Some(view! {
             <div class="al-table-wrap">
                 <table class="al-table" data-testid="tile-rows">
-                    <caption>"Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′)"</caption>
-                    <thead><tr><th scope="col">"query"</th><th scope="col">"m′"</th><th scope="col">"ℓ′"</th><th scope="col">"e^(m − m′)"</th></tr></thead>
+                    <caption>
+                        "Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′)"
+                    </caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"query"</th>
+                            <th scope="col">"m′"</th>
+                            <th scope="col">"ℓ′"</th>
+                            <th scope="col">"e^(m − m′)"</th>
+                        </tr>
+                    </thead>
                     <tbody>{body}</tbody>
                 </table>
             </div>
-            <p class="al-tile-words" data-testid="tile-words">{tile_words(&tile)}</p>
+            <p class="al-tile-words" data-testid="tile-words">
+                {tile_words(&tile)}
+            </p>
         })
     };
     // The current tile's scores as a table: the picture's text equivalent.
@@ -180,17 +193,28 @@ pub fn TilesView(
             let (q_tok, k_tok) = (f.query_tokens(b), f.key_tokens(b));
             let q1 = tile.q[1].min(tile.q[0] + MAX_TABLE);
             let k1 = tile.k[1].min(tile.k[0] + MAX_TABLE);
-            let head_row = (tile.k[0]..k1).map(|j| view! { <th scope="col">{token_label(k_tok, j)}</th> }).collect_view();
+            let head_row = (tile.k[0]..k1)
+                .map(|j| view! { <th scope="col">{token_label(k_tok, j)}</th> })
+                .collect_view();
             let body = (tile.q[0]..q1)
                 .map(|i| {
                     let cells = (tile.k[0]..k1)
                         .map(|j| {
                             let x = m.get((i, j)).copied().unwrap_or(f64::NAN);
                             let blocked = f.mask.is_blocked(b, i, j);
-                            view! { <td data-value=exact(x) class:al-blocked=blocked>{short(x)}</td> }
+                            view! {
+                                <td data-value=exact(x) class:al-blocked=blocked>
+                                    {short(x)}
+                                </td>
+                            }
                         })
                         .collect_view();
-                    view! { <tr><th scope="row">{token_label(q_tok, i)}</th>{cells}</tr> }
+                    view! {
+                        <tr>
+                            <th scope="row">{token_label(q_tok, i)}</th>
+                            {cells}
+                        </tr>
+                    }
                 })
                 .collect_view();
             Some(view! {
@@ -198,8 +222,15 @@ pub fn TilesView(
                     <summary>"This tile's scores as a table"</summary>
                     <div class="al-table-wrap">
                         <table class="al-table" data-testid="tile-scores">
-                            <caption>"masked scores (q·k / √d_k, blocked ones the fill) of this tile"</caption>
-                            <thead><tr><th scope="col">"query \\ key"</th>{head_row}</tr></thead>
+                            <caption>
+                                "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
+                            </caption>
+                            <thead>
+                                <tr>
+                                    <th scope="col">"query \\ key"</th>
+                                    {head_row}
+                                </tr>
+                            </thead>
                             <tbody>{body}</tbody>
                         </table>
                     </div>
@@ -214,7 +245,12 @@ pub fn TilesView(
             full.with(|f| f.as_ref().and_then(|f| context_check(t, f, b, h)))
         });
         let Some(diff) = diff else {
-            return view! { <p class="al-check" data-testid="tiles-check">"The full run is not ready yet: no check."</p> }.into_any();
+            return view! {
+                <p class="al-check" data-testid="tiles-check">
+                    "The full run is not ready yet: no check."
+                </p>
+            }
+            .into_any();
         };
         let ok = diff <= 1e-12;
         let words = if diff == 0.0 {
@@ -224,7 +260,18 @@ pub fn TilesView(
         } else {
             format!("The tiled context differs from the full run's by up to {}.", format_difference(diff))
         };
-        view! { <p class="al-check" class:al-check-ok=ok class:al-flag=!ok data-testid="tiles-check" data-diff=exact(diff)>{words}</p> }.into_any()
+        view! {
+            <p
+                class="al-check"
+                class:al-check-ok=ok
+                class:al-flag=!ok
+                data-testid="tiles-check"
+                data-diff=exact(diff)
+            >
+                {words}
+            </p>
+        }
+        .into_any()
     };
     let peak = move || {
         let (held, all) = peak_scores(block.get(), t_q(), t_k());
@@ -234,9 +281,13 @@ pub fn TilesView(
     };
     let error = move || {
         tiles.with(|t| {
-            t.as_ref().err().map(
-                |e| view! { <p class="al-error" data-testid="tiles-error" role="alert">{e.to_string()}</p> },
-            )
+            t.as_ref().err().map(|e| {
+                view! {
+                    <p class="al-error" data-testid="tiles-error" role="alert">
+                        {e.to_string()}
+                    </p>
+                }
+            })
         })
     };
     let on_block = move |ev: leptos::ev::Event| {
@@ -263,46 +314,140 @@ pub fn TilesView(
     };
     let max_block = move || t_q().max(t_k()).clamp(1, UI_MAX_TOKENS);
     view! {
-        <section class="al-tiles" data-testid="tiles-view" tabindex="0" on:keydown=on_key
-            aria-label="The online softmax, one tile at a time (← → to step)">
+        <section
+            class="al-tiles"
+            data-testid="tiles-view"
+            tabindex="0"
+            on:keydown=on_key
+            aria-label="The online softmax, one tile at a time (← → to step)"
+        >
             <h2>"The online softmax, tile by tile"</h2>
             <p class="al-view-intro">
                 "A fast kernel (FlashAttention) never holds the whole score matrix. It walks over tiles of block × block scores, keeping per query row a running maximum m and a running sum ℓ; when a tile raises the maximum, what was summed before is rescaled by e^(m − m′). Step with ← → (click this panel first) or the buttons."
             </p>
             <div class="al-step-nav">
-                <label>"Block "
-                    <input type="number" min="1" max=move || max_block().to_string() step="1" data-testid="tile-block"
+                <label>
+                    "Block "
+                    <input
+                        type="number"
+                        min="1"
+                        max=move || max_block().to_string()
+                        step="1"
+                        data-testid="tile-block"
                         prop:value=move || block.get().to_string()
-                        on:change=on_block />
+                        on:change=on_block
+                    />
                 </label>
-                <button type="button" data-testid="tiles-prev" on:click=move |_| go(-1) aria-label="Previous tile">"← Previous"</button>
-                <button type="button" data-testid="tiles-next" on:click=move |_| go(1) aria-label="Next tile">"Next →"</button>
-                <span class="al-step-where" data-testid="tiles-position" aria-live="polite">{where_text}</span>
-                <label class="al-head-pick">"Head "
-                    <select data-testid="tiles-head" on:change=move |ev| { head.set(event_target_value(&ev).parse().unwrap_or(0)); index.set(0); }>
-                        {move || (0..heads()).map(|h| view! { <option value=h.to_string() selected=move || head.get() == h>{h.to_string()}</option> }).collect_view()}
+                <button
+                    type="button"
+                    data-testid="tiles-prev"
+                    on:click=move |_| go(-1)
+                    aria-label="Previous tile"
+                >
+                    "← Previous"
+                </button>
+                <button type="button" data-testid="tiles-next" on:click=move |_| go(1) aria-label="Next tile">
+                    "Next →"
+                </button>
+                <span class="al-step-where" data-testid="tiles-position" aria-live="polite">
+                    {where_text}
+                </span>
+                <label class="al-head-pick">
+                    "Head "
+                    <select
+                        data-testid="tiles-head"
+                        on:change=move |ev| {
+                            head.set(event_target_value(&ev).parse().unwrap_or(0));
+                            index.set(0);
+                        }
+                    >
+                        {move || {
+                            (0..heads())
+                                .map(|h| {
+                                    view! {
+                                        <option value=h.to_string() selected=move || head.get() == h>
+                                            {h.to_string()}
+                                        </option>
+                                    }
+                                })
+                                .collect_view()
+                        }}
                     </select>
                 </label>
             </div>
             {error}
-            <p class="al-memory" data-testid="tiles-peak">{peak}</p>
+            <p class="al-memory" data-testid="tiles-peak">
+                {peak}
+            </p>
             <div class="al-tiles-grid">
                 <figure class="al-tiles-figure">
                     <div class="al-tiles-frame">
-                    {move || labels().map(|(q, k, c)| view! {
-                        <div class="al-tiles-collabels" aria-hidden="true">
-                            {k.into_iter().map(|l| view! { <span style=format!("width: {c}px") title=l.clone()>{l.clone()}</span> }).collect_view()}
+                        {move || {
+                            labels()
+                                .map(|(q, k, c)| {
+                                    view! {
+                                        <div class="al-tiles-collabels" aria-hidden="true">
+                                            {k
+                                                .into_iter()
+                                                .map(|l| {
+                                                    view! {
+                                                        <span style=format!("width: {c}px") title=l.clone()>
+                                                            {l.clone()}
+                                                        </span>
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </div>
+                                        <div class="al-tiles-rowlabels" aria-hidden="true">
+                                            {q
+                                                .into_iter()
+                                                .map(|l| {
+                                                    view! {
+                                                        <span
+                                                            style=format!("height: {c}px; line-height: {c}px")
+                                                            title=l.clone()
+                                                        >
+                                                            {l.clone()}
+                                                        </span>
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </div>
+                                    }
+                                })
+                        }}
+                        <div
+                            class="al-tiles-canvas"
+                            style=move || {
+                                format!(
+                                    "width: {}px; height: {}px",
+                                    cell() * t_k() as f64,
+                                    cell() * t_q() as f64,
+                                )
+                            }
+                        >
+                            <canvas
+                                node_ref=canvas
+                                data-testid="tiles-canvas"
+                                role="img"
+                                aria-label=move || {
+                                    format!(
+                                        "The masked scores of head {}, {} query rows by {} keys, blocked cells grey; the current tile is outlined. Its numbers are in the table below.",
+                                        shown_head(),
+                                        t_q(),
+                                        t_k(),
+                                    )
+                                }
+                                style=move || {
+                                    format!(
+                                        "width: {}px; height: {}px",
+                                        cell() * t_k() as f64,
+                                        cell() * t_q() as f64,
+                                    )
+                                }
+                            ></canvas>
+                            <div class="al-tile-outline" data-testid="tile-outline" style=outline_style></div>
                         </div>
-                        <div class="al-tiles-rowlabels" aria-hidden="true">
-                            {q.into_iter().map(|l| view! { <span style=format!("height: {c}px; line-height: {c}px") title=l.clone()>{l.clone()}</span> }).collect_view()}
-                        </div>
-                    })}
-                    <div class="al-tiles-canvas" style=move || format!("width: {}px; height: {}px", cell() * t_k() as f64, cell() * t_q() as f64)>
-                        <canvas node_ref=canvas data-testid="tiles-canvas" role="img"
-                            aria-label=move || format!("The masked scores of head {}, {} query rows by {} keys, blocked cells grey; the current tile is outlined. Its numbers are in the table below.", shown_head(), t_q(), t_k())
-                            style=move || format!("width: {}px; height: {}px", cell() * t_k() as f64, cell() * t_q() as f64)></canvas>
-                        <div class="al-tile-outline" data-testid="tile-outline" style=outline_style></div>
-                    </div>
                     </div>
                     <figcaption>"masked scores, rows = queries, columns = keys; grey = blocked"</figcaption>
                 </figure>

@@ -51,7 +51,11 @@ pub fn Overview(
             .enumerate()
             .map(|(i, t)| {
                 let pad = i >= real;
-                view! { <li class="al-token" class:al-kv=kv class:al-pad=pad>{t.clone()}</li> }
+                view! {
+                    <li class="al-token" class:al-kv=kv class:al-pad=pad>
+                        {t.clone()}
+                    </li>
+                }
             })
             .collect_view()
     };
@@ -61,7 +65,11 @@ pub fn Overview(
             (0..trace.sizes.b)
                 .map(|b| {
                     let c = chips(trace.query_tokens(b), trace.query_length(b), false);
-                    view! { <ol class="al-tokens" data-testid="tokens" data-batch=b>{c}</ol> }
+                    view! {
+                        <ol class="al-tokens" data-testid="tokens" data-batch=b>
+                            {c}
+                        </ol>
+                    }
                 })
                 .collect_view(),
         )
@@ -71,15 +79,23 @@ pub fn Overview(
         let t_k = trace.sizes.t_k?;
         Some(view! {
             <p class="al-sizes">"keys and values (cross-attention), T_k = " {t_k} ":"</p>
-            {(0..trace.sizes.b).map(|b| {
-                let c = chips(trace.key_tokens(b), trace.key_length(b), true);
-                view! { <ol class="al-tokens" data-testid="kv-tokens" data-batch=b>{c}</ol> }
-            }).collect_view()}
+            {(0..trace.sizes.b)
+                .map(|b| {
+                    let c = chips(trace.key_tokens(b), trace.key_length(b), true);
+                    view! {
+                        <ol class="al-tokens" data-testid="kv-tokens" data-batch=b>
+                            {c}
+                        </ol>
+                    }
+                })
+                .collect_view()}
         })
     };
     view! {
         <section class="al-overview" aria-label="Tokens">
-            <p class="al-sizes" data-testid="sizes">{sizes_view}</p>
+            <p class="al-sizes" data-testid="sizes">
+                {sizes_view}
+            </p>
             {tokens_view}
             {kv_tokens_view}
         </section>
