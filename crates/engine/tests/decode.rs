@@ -80,9 +80,19 @@ proptest! {
             for (got, want) in tiles.context.iter().zip(context.data.iter()) {
                 prop_assert!(close(*got, *want), "block {}: {} vs {}", block, got, want);
             }
+            let masked = step(&full, StepName::Masked);
             for tile in &tiles.tiles {
                 prop_assert!(tile.q[1] - tile.q[0] <= block && tile.k[1] - tile.k[0] <= block);
-                prop_assert!(!tile.skipped || s.mask.fill == Fill::NegInf);
+                // skipped exactly when every cell is blocked under -inf
+                let all_blocked = (tile.q[0]..tile.q[1])
+                    .all(|i| (tile.k[0]..tile.k[1]).all(|j| full.mask.is_blocked(tile.b, i, j)));
+                prop_assert_eq!(tile.skipped, all_blocked && s.mask.fill == Fill::NegInf);
+                // the running maximum is the row's maximum over the keys folded in so far
+                for (r, &m) in tile.m.iter().enumerate() {
+                    let seen = (0..tile.k[1]).map(|j| masked.data[[tile.b, tile.head, tile.q[0] + r, j]]);
+                    let want = seen.fold(f64::NEG_INFINITY, f64::max);
+                    prop_assert!(close(m, want), "m {} vs {}", m, want);
+                }
             }
         }
     }
