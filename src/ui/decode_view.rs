@@ -9,6 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
+
+use super::head_options::HeadOptions;
 use wasm_bindgen::JsCast;
 
 use crate::engine::{decode, DecodeStep, Decoded, EngineError, Trace};
@@ -215,22 +217,12 @@ pub fn DecodeView(
                     {position_text}
                 </span>
                 <label class="al-head-pick">
-                    "Query head "
+                    "Query "
                     <select
                         data-testid="decode-head"
                         on:change=move |ev| head.set(event_target_value(&ev).parse().unwrap_or(0))
                     >
-                        {move || {
-                            (0..heads())
-                                .map(|h| {
-                                    view! {
-                                        <option value=h.to_string() selected=move || head.get() == h>
-                                            {h.to_string()}
-                                        </option>
-                                    }
-                                })
-                                .collect_view()
-                        }}
+                        <HeadOptions heads=Signal::derive(heads) head=head />
                     </select>
                 </label>
             </div>

@@ -16,6 +16,7 @@ pub mod engine_worker;
 pub mod explain_panel;
 pub mod explain_text;
 pub mod explained;
+pub mod head_options;
 pub mod heatmap_card;
 pub mod highlight;
 pub mod io;

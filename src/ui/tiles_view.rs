@@ -11,6 +11,8 @@ use std::sync::Arc;
 use leptos::html;
 use leptos::prelude::*;
 
+use super::head_options::HeadOptions;
+
 use crate::engine::{tiled, EngineError, StepName, Tiled, Trace};
 use crate::format::{exact, fixed, short};
 
@@ -353,7 +355,7 @@ pub fn TilesView(
                     {where_text}
                 </span>
                 <label class="al-head-pick">
-                    "Head "
+                    "Show "
                     <select
                         data-testid="tiles-head"
                         on:change=move |ev| {
@@ -361,17 +363,7 @@ pub fn TilesView(
                             index.set(0);
                         }
                     >
-                        {move || {
-                            (0..heads())
-                                .map(|h| {
-                                    view! {
-                                        <option value=h.to_string() selected=move || head.get() == h>
-                                            {h.to_string()}
-                                        </option>
-                                    }
-                                })
-                                .collect_view()
-                        }}
+                        <HeadOptions heads=Signal::derive(heads) head=head />
                     </select>
                 </label>
             </div>
