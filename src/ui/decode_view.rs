@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use super::check_line::CheckLine;
 use super::head_options::HeadOptions;
 use wasm_bindgen::JsCast;
 
@@ -613,18 +614,7 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
                     format_difference(diff)
                 )
             };
-            view! {
-                <p
-                    class="al-check"
-                    class:al-check-ok=ok
-                    class:al-flag=!ok
-                    data-testid="decode-check"
-                    data-diff=exact(diff)
-                >
-                    {words}
-                </p>
-            }
-            .into_any()
+            view! { <CheckLine ok=ok diff=diff words=words testid="decode-check" /> }.into_any()
         }
     };
     view! {

@@ -5,6 +5,7 @@ pub mod app;
 pub mod app_state;
 pub mod card_data;
 pub mod challenge_panel;
+pub mod check_line;
 pub mod controls;
 pub mod decode_data;
 pub mod decode_view;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use leptos::html;
 use leptos::prelude::*;
 
+use super::check_line::CheckLine;
 use super::head_options::HeadOptions;
 
 use crate::engine::{tiled, EngineError, StepName, Tiled, Trace};
@@ -262,18 +263,7 @@ pub fn TilesView(
         } else {
             format!("The tiled context differs from the full run's by up to {}.", format_difference(diff))
         };
-        view! {
-            <p
-                class="al-check"
-                class:al-check-ok=ok
-                class:al-flag=!ok
-                data-testid="tiles-check"
-                data-diff=exact(diff)
-            >
-                {words}
-            </p>
-        }
-        .into_any()
+        view! { <CheckLine ok=ok diff=diff words=words testid="tiles-check" /> }.into_any()
     };
     let peak = move || {
         let (held, all) = peak_scores(block.get(), t_q(), t_k());

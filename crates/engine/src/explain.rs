@@ -1077,8 +1077,7 @@ impl Explainer<'_> {
         if config.causal && j > i {
             reasons.push(BlockReason::Causal);
         }
-        let outside = |w: usize| if config.causal { j.saturating_add(w) <= i } else { i.abs_diff(j) >= w };
-        if config.window.is_some_and(outside) {
+        if crate::mask::outside_window(config, i, j) {
             reasons.push(BlockReason::Window);
         }
         if config.padding != Padding::None && j >= self.trace.key_length(b) {

@@ -46,20 +46,15 @@ pub fn build_cross(
 /// so decoding one query at a time and walking tiles ask the same question.
 pub fn blocked(config: &MaskConfig, len_q: usize, len_k: usize, i: usize, j: usize) -> bool {
     let future = config.causal && j > i;
-    // a window of W keys: i − W < j ≤ i with causal (Mistral's), |i − j| < W without
-    let outside_window =
-        config.window.is_some_and(
-            |w| {
-                if config.causal {
-                    j.saturating_add(w) <= i
-                } else {
-                    i.abs_diff(j) >= w
-                }
-            },
-        );
     let pad_key = config.padding != Padding::None && j >= len_k;
     let pad_query = config.padding == Padding::KeysAndQueries && i >= len_q;
-    future || outside_window || pad_key || pad_query
+    future || outside_window(config, i, j) || pad_key || pad_query
+}
+
+/// True when key `j` is outside query `i`'s sliding window (false without a window): a
+/// window of W keys is `i − W < j ≤ i` with causal (Mistral's), `|i − j| < W` without.
+pub fn outside_window(config: &MaskConfig, i: usize, j: usize) -> bool {
+    config.window.is_some_and(|w| if config.causal { j.saturating_add(w) <= i } else { i.abs_diff(j) >= w })
 }
 
 /// The `[b, i]` rows in which every key is blocked. Under `-inf` their softmax is
