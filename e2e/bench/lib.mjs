@@ -3,6 +3,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const MIME = {
@@ -11,6 +12,9 @@ const MIME = {
   '.wasm': 'application/wasm',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.webmanifest': 'application/manifest+json',
+  '.json': 'application/json',
 };
 
 export const CHROMIUM_ARGS = [
@@ -32,6 +36,41 @@ export function serve(root) {
         'content-type': MIME[path.extname(file)] || 'application/octet-stream',
         'cache-control': 'no-store',
       });
+      res.end(data);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/**
+ * Serves `root` on 127.0.0.1 as a static host does: gzip for text and wasm when the
+ * browser asks for it (compressed once per file, at level 9), and `no-cache`, so every
+ * load asks again, as a first visit does.
+ */
+export function serveGzip(root) {
+  root = path.resolve(root);
+  const cache = new Map();
+  const compressible = /\.(html|js|css|wasm|svg|webmanifest|json)$/;
+  const server = http.createServer((req, res) => {
+    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (p.endsWith('/')) p += 'index.html';
+    const file = path.join(root, path.normalize(p));
+    if (!file.startsWith(root + path.sep)) return res.writeHead(404).end();
+    fs.readFile(file, (err, data) => {
+      if (err) return res.writeHead(404).end();
+      const headers = {
+        'content-type': MIME[path.extname(file)] || 'application/octet-stream',
+        'cache-control': 'no-cache',
+      };
+      const accepts = String(req.headers['accept-encoding'] || '');
+      if (compressible.test(file) && /\bgzip\b/.test(accepts)) {
+        if (!cache.has(file)) cache.set(file, zlib.gzipSync(data, { level: 9 }));
+        data = cache.get(file);
+        headers['content-encoding'] = 'gzip';
+        headers.vary = 'accept-encoding';
+      }
+      headers['content-length'] = data.length;
+      res.writeHead(200, headers);
       res.end(data);
     });
   });

@@ -125,6 +125,49 @@ impl CardData {
     }
 }
 
+impl CardData {
+    /// The largest number a query could see: the largest finite value outside the mask
+    /// and outside `<pad>` rows and columns, as `(row, column, value)`; `None` when there
+    /// is none (an empty or fully blocked matrix). The first such cell wins a tie.
+    pub fn largest(&self) -> Option<(usize, usize, f64)> {
+        let n_cols = self.values.ncols();
+        let mut best: Option<(usize, usize, f64)> = None;
+        for ((r, c), &v) in self.values.indexed_iter() {
+            let hidden = self.blocked.get(r * n_cols + c).copied().unwrap_or(false)
+                || self.row_pad.get(r).copied().unwrap_or(false)
+                || self.col_pad.get(c).copied().unwrap_or(false);
+            if hidden || !v.is_finite() {
+                continue;
+            }
+            if best.is_none_or(|(_, _, b)| v > b) {
+                best = Some((r, c, v));
+            }
+        }
+        best
+    }
+
+    /// The picture's text alternative, which a screen reader reads for the canvas: what
+    /// it shows (`what`, e.g. "weights, sentence 1, head 1"), its size, its largest
+    /// number with its labels (four decimals, as the read-out), and where the numbers are.
+    pub fn describe(&self, what: &str) -> String {
+        let (n_rows, n_cols) = self.values.dim();
+        let mut text = format!("{what}: {n_rows} by {n_cols}");
+        if let Some((r, c, v)) = self.largest() {
+            let (row, col) = (self.rows.get(r), self.cols.get(c));
+            if let (Some(row), Some(col)) = (row, col) {
+                let shown = crate::format::reading(v);
+                if self.square {
+                    text.push_str(&format!("; the largest is query “{row}” → key “{col}”, {shown}"));
+                } else {
+                    text.push_str(&format!("; the largest is “{row}”, {col}, {shown}"));
+                }
+            }
+        }
+        text.push_str(". Arrow keys read each cell; every number is in the table of numbers below.");
+        text
+    }
+}
+
 /// The labels of a matrix's rows and columns, and which of them are `<pad>`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AxisLabels {
@@ -260,6 +303,54 @@ mod tests {
 
     fn strings(xs: &[&str]) -> Vec<String> {
         xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn the_text_alternative_names_the_largest_weight_a_query_can_see() {
+        // the baseball-bat tutorial's sentence, as the first lesson runs it
+        let s = Scenario::identity(&["the baseball bat"], 4, 1);
+        let t = run(&s).unwrap();
+        let id = CardId { step: StepName::Weights, batch: 0, head: 0 };
+        let card = CardData::build(&t, id).unwrap();
+        let (r, c, v) = card.largest().unwrap();
+        // every other visible weight is no larger
+        assert!(card.values.iter().all(|&x| x <= v));
+        let text = card.describe("weights, sentence 1, head 1");
+        let want = format!(
+            "weights, sentence 1, head 1: 3 by 3; the largest is query “{}” → key “{}”, {}",
+            card.rows[r],
+            card.cols[c],
+            crate::format::reading(v)
+        );
+        assert!(text.starts_with(&want), "{text}");
+        assert!(text.contains("table of numbers"), "{text}");
+    }
+
+    #[test]
+    fn the_largest_skips_blocked_pad_and_non_finite_cells() {
+        let values =
+            ndarray::Array2::from_shape_vec((2, 3), vec![0.1, 9.0, f64::INFINITY, 0.4, 0.2, 5.0]).unwrap();
+        let card = CardData {
+            values,
+            rows: strings(&["a", "b"]),
+            cols: strings(&["x", "y", "<pad>"]),
+            row_pad: vec![false, false],
+            col_pad: vec![false, false, true],
+            // (0, 1) blocked by the mask
+            blocked: vec![false, true, false, false, false, false],
+            col_group: None,
+            square: true,
+            has_heads: true,
+            row_sums: vec![],
+        };
+        assert_eq!(card.largest(), Some((1, 0, 0.4)));
+        // features, not keys: no arrow between a query and a key
+        let features = CardData { square: false, ..card.clone() };
+        assert!(features.describe("q").contains("the largest is “b”, x, 0.4."), "{}", features.describe("q"));
+        // nothing visible: the size only
+        let blocked = CardData { blocked: vec![true; 6], ..card };
+        assert_eq!(blocked.largest(), None);
+        assert!(blocked.describe("weights").starts_with("weights: 2 by 3. "));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 
 use super::check_line::CheckLine;
 use super::head_options::HeadOptions;
+use super::scroll_region::scroll_region;
 use wasm_bindgen::JsCast;
 
 use crate::engine::{decode, DecodeStep, Decoded, EngineError, Trace};
@@ -392,39 +393,42 @@ fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
         }
     };
     view! {
-        <div class="al-table-wrap">
-            <table
-                class="al-table al-cache-table"
-                data-testid=format!("{}-cache", which.to_ascii_lowercase())
-            >
-                <caption>{caption}</caption>
-                <thead>{header}</thead>
-                <tbody>
-                    <For
-                        each=move || rows.get()
-                        key=|r| (r.generation, r.pos, r.slot)
-                        children=|r| {
-                            let CacheRow { pos, slot, label, values, more, .. } = r;
-                            view! {
-                                <tr
-                                    class:al-row-new=slot == "new"
-                                    class:al-row-evicted=slot == "evicted"
-                                    data-slot=slot
-                                    data-pos=pos
-                                >
-                                    <th scope="row">{label}</th>
-                                    {values
-                                        .into_iter()
-                                        .map(|x| view! { <td data-value=exact(x)>{short(x)}</td> })
-                                        .collect_view()}
-                                    {more.then(|| view! { <td>"…"</td> })}
-                                </tr>
+        {scroll_region(
+            format!("the {which} cache as a table"),
+            view! {
+                <table
+                    class="al-table al-cache-table"
+                    data-testid=format!("{}-cache", which.to_ascii_lowercase())
+                >
+                    <caption>{caption}</caption>
+                    <thead>{header}</thead>
+                    <tbody>
+                        <For
+                            each=move || rows.get()
+                            key=|r| (r.generation, r.pos, r.slot)
+                            children=|r| {
+                                let CacheRow { pos, slot, label, values, more, .. } = r;
+                                view! {
+                                    <tr
+                                        class:al-row-new=slot == "new"
+                                        class:al-row-evicted=slot == "evicted"
+                                        data-slot=slot
+                                        data-pos=pos
+                                    >
+                                        <th scope="row">{label}</th>
+                                        {values
+                                            .into_iter()
+                                            .map(|x| view! { <td data-value=exact(x)>{short(x)}</td> })
+                                            .collect_view()}
+                                        {more.then(|| view! { <td>"…"</td> })}
+                                    </tr>
+                                }
                             }
-                        }
-                    />
-                </tbody>
-            </table>
-        </div>
+                        />
+                    </tbody>
+                </table>
+            },
+        )}
     }
 }
 
@@ -618,47 +622,53 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
         }
     };
     view! {
-        <div class="al-table-wrap">
-            <table class="al-table al-weights-table" data-testid="decode-weights">
-                <caption>
-                    {format!(
-                        "Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)",
-                        weights.len(),
-                        unlisted.unwrap_or_default(),
-                    )}
-                </caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"key"</th>
-                        <th scope="col">"weight"</th>
-                        <th scope="col">
-                            <span class="al-sr">"bar"</span>
-                        </th>
-                    </tr>
-                </thead>
-                <tbody>{weight_rows}</tbody>
-            </table>
-        </div>
-        <div class="al-table-wrap">
-            <table class="al-table" data-testid="decode-output">
-                <caption>
-                    {format!(
-                        "The output row, (B, 1, d_model) for sentence {b}{}",
-                        if d_model > out_cols {
-                            format!(": the first {out_cols} of {d_model} numbers")
-                        } else {
-                            String::new()
-                        },
-                    )}
-                </caption>
-                <tbody>
-                    <tr>
-                        <th scope="row">{format!("output[{b}, {}]", p.t)}</th>
-                        {output_cells}
-                    </tr>
-                </tbody>
-            </table>
-        </div>
+        {scroll_region(
+            "this position's weights as a table".to_string(),
+            view! {
+                <table class="al-table al-weights-table" data-testid="decode-weights">
+                    <caption>
+                        {format!(
+                            "Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)",
+                            weights.len(),
+                            unlisted.unwrap_or_default(),
+                        )}
+                    </caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"key"</th>
+                            <th scope="col">"weight"</th>
+                            <th scope="col">
+                                <span class="al-sr">"bar"</span>
+                            </th>
+                        </tr>
+                    </thead>
+                    <tbody>{weight_rows}</tbody>
+                </table>
+            },
+        )}
+        {scroll_region(
+            "the output row as a table".to_string(),
+            view! {
+                <table class="al-table" data-testid="decode-output">
+                    <caption>
+                        {format!(
+                            "The output row, (B, 1, d_model) for sentence {b}{}",
+                            if d_model > out_cols {
+                                format!(": the first {out_cols} of {d_model} numbers")
+                            } else {
+                                String::new()
+                            },
+                        )}
+                    </caption>
+                    <tbody>
+                        <tr>
+                            <th scope="row">{format!("output[{b}, {}]", p.t)}</th>
+                            {output_cells}
+                        </tr>
+                    </tbody>
+                </table>
+            },
+        )}
         {check}
     }
 }

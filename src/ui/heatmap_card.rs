@@ -285,17 +285,20 @@ pub fn HeatmapCard(
             "head"
         }
     };
+    // the canvas's text alternative: what it shows, its size, its largest number
     let label = move || {
         let (n_rows, n_cols) = dims();
         let head = data.with(|d| d.as_ref().is_some_and(|d| d.has_heads));
-        format!(
-            "{} heatmap, sentence {}{}, {} rows by {} columns",
+        let what = format!(
+            "{} heatmap, sentence {}{}",
             id.step,
             id.batch + 1,
             if head { format!(", {} {}", head_word(), id.head + 1) } else { String::new() },
-            n_rows,
-            n_cols
-        )
+        );
+        data.with(|d| match d {
+            Some(d) => d.describe(&what),
+            None => format!("{what}: {n_rows} by {n_cols}"),
+        })
     };
     let file_stem = format!("{}-b{}-h{}", id.step, id.batch, id.head);
     let png = {

@@ -70,20 +70,21 @@ pub fn MaskConventions(
             }
         });
         Some(view! {
+            // each figure may scroll sideways on a phone: focusable, so arrow keys scroll it
             <div class="al-conventions" data-testid="mask-conventions">
-                <figure>
+                <figure tabindex="0">
                     <figcaption>
                         "This app, seed 001, nn.MultiheadAttention: " <code>"True"</code> " = blocked"
                     </figcaption>
                     {grid(&|x| if x { "T" } else { "F" })}
                 </figure>
-                <figure>
+                <figure tabindex="0">
                     <figcaption>
                         "Seeds 000 and 003: " <code>"masked_fill(mask == 0, …)"</code> ", 0 = blocked"
                     </figcaption>
                     {grid(&|x| if x { "0" } else { "1" })}
                 </figure>
-                <figure>
+                <figure tabindex="0">
                     <figcaption>
                         <code>"F.scaled_dot_product_attention"</code>
                         " boolean attn_mask: "

@@ -13,6 +13,7 @@ use leptos::prelude::*;
 
 use super::check_line::CheckLine;
 use super::head_options::HeadOptions;
+use super::scroll_region::scroll_region;
 
 use crate::engine::{tiled, EngineError, StepName, Tiled, Trace};
 use crate::format::{exact, fixed, short};
@@ -165,22 +166,25 @@ pub fn TilesView(
             })
             .collect_view();
         Some(view! {
-            <div class="al-table-wrap">
-                <table class="al-table" data-testid="tile-rows">
-                    <caption>
-                        "Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′)"
-                    </caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"query"</th>
-                            <th scope="col">"m′"</th>
-                            <th scope="col">"ℓ′"</th>
-                            <th scope="col">"e^(m − m′)"</th>
-                        </tr>
-                    </thead>
-                    <tbody>{body}</tbody>
-                </table>
-            </div>
+            {scroll_region(
+                "the running maximum and sum of each query row, as a table".to_string(),
+                view! {
+                    <table class="al-table" data-testid="tile-rows">
+                        <caption>
+                            "Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′)"
+                        </caption>
+                        <thead>
+                            <tr>
+                                <th scope="col">"query"</th>
+                                <th scope="col">"m′"</th>
+                                <th scope="col">"ℓ′"</th>
+                                <th scope="col">"e^(m − m′)"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{body}</tbody>
+                    </table>
+                },
+            )}
             <p class="al-tile-words" data-testid="tile-words">
                 {tile_words(&tile)}
             </p>
@@ -223,20 +227,23 @@ pub fn TilesView(
             Some(view! {
                 <details class="al-fold">
                     <summary>"This tile's scores as a table"</summary>
-                    <div class="al-table-wrap">
-                        <table class="al-table" data-testid="tile-scores">
-                            <caption>
-                                "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
-                            </caption>
-                            <thead>
-                                <tr>
-                                    <th scope="col">"query \\ key"</th>
-                                    {head_row}
-                                </tr>
-                            </thead>
-                            <tbody>{body}</tbody>
-                        </table>
-                    </div>
+                    {scroll_region(
+                        "this tile's scores as a table".to_string(),
+                        view! {
+                            <table class="al-table" data-testid="tile-scores">
+                                <caption>
+                                    "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
+                                </caption>
+                                <thead>
+                                    <tr>
+                                        <th scope="col">"query \\ key"</th>
+                                        {head_row}
+                                    </tr>
+                                </thead>
+                                <tbody>{body}</tbody>
+                            </table>
+                        },
+                    )}
                 </details>
             })
         })

@@ -1,0 +1,204 @@
+// axe-core over the states a learner meets (issue 22): the WCAG 2.1 A and AA rules, and
+// the suite fails on any violation. Each test names its state in the failure.
+import { assertAxeClean } from '../lib/axe.mjs';
+
+const SMALL = 's=the%20cat%20sat%20on%20the%20mat&d=8&h=2&p=seeded&seed=3&pad=none';
+const SENTENCES = '[data-testid="sentences"]';
+const canvas = (step) => `canvas[data-testid="heatmap"][data-step="${step}"][data-head="0"][data-batch="0"]`;
+const cell = (step, r, c) =>
+  `table[data-testid="matrix-table"][data-step="${step}"][data-head="0"][data-batch="0"] td[data-r="${r}"][data-c="${c}"]`;
+
+/** Waits until the page has drawn: the app is ready and a heatmap (if any) is on the page. */
+async function settled(page) {
+  await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+  await page.waitForTimeout(150);
+}
+
+/** The lesson ids, from the lesson tabs. */
+async function lessonIds(t) {
+  const page = await t.gotoApp('lesson=baseball-bat');
+  await page.waitForSelector('[data-testid="lesson-tab"]');
+  return page.$$eval('[data-testid="lesson-tab"]', (tabs) => tabs.map((b) => b.dataset.lesson));
+}
+
+/** The number of steps of the open lesson, from "step N of M". */
+async function stepCount(page) {
+  const meta = await page.textContent('.al-lesson-meta');
+  const m = /step \d+ of (\d+)/.exec(meta ?? '');
+  if (!m) throw new Error(`no step count in "${meta}"`);
+  return Number(m[1]);
+}
+
+/** Every step of every lesson, with `extra` added to the query (e.g. presenter mode). */
+async function everyStep(t, extra, state) {
+  const ids = await lessonIds(t);
+  t.assert.ok(ids.length >= 9, `lesson tabs: ${ids.join(', ')}`);
+  let checked = 0;
+  for (const id of ids) {
+    const page = await t.gotoApp(`lesson=${id}&ls=0${extra}`);
+    await page.waitForSelector('[data-testid="lesson-text"]');
+    const n = await stepCount(page);
+    for (let s = 0; s < n; s++) {
+      if (s > 0) {
+        await page.click('[data-testid="lesson-next"]');
+        await page.waitForFunction((want) => /step (\d+) of/.exec(document.querySelector('.al-lesson-meta')?.textContent ?? '')?.[1] === String(want), s + 1);
+      }
+      await settled(page);
+      await assertAxeClean(t, page, `${state}, lesson ${id} step ${s + 1} of ${n}`);
+      checked++;
+    }
+  }
+  t.assert.ok(checked >= 40, `checked ${checked} steps`);
+}
+
+export const tests = [
+  {
+    name: 'axe: the first screen at 1440 and 375 px, light and dark',
+    run: async (t) => {
+      let page = await t.gotoApp();
+      await settled(page);
+      await assertAxeClean(t, page, 'first screen, 1440 px, light');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await settled(page);
+      await assertAxeClean(t, page, 'first screen, 375 px, light');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      page = await t.gotoApp();
+      await settled(page);
+      await assertAxeClean(t, page, 'first screen, 375 px, dark');
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await settled(page);
+      await assertAxeClean(t, page, 'first screen, 1440 px, dark');
+    },
+  },
+  {
+    name: 'axe: every step of every lesson',
+    timeoutMs: 600000,
+    run: async (t) => everyStep(t, '', 'lesson'),
+  },
+  {
+    name: 'axe: every step of every lesson in presenter mode, dark',
+    timeoutMs: 600000,
+    run: async (t) => {
+      await t.page.emulateMedia({ colorScheme: 'dark' });
+      await t.page.setViewportSize({ width: 1280, height: 720 });
+      await everyStep(t, '&present=1', 'presenter, dark');
+    },
+  },
+  {
+    name: 'axe: a question before and after its reveal, and the lesson at 375 px',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=masks&ls=0');
+      await page.waitForSelector('[data-testid="lesson-text"]');
+      // the first step with a question
+      const n = await stepCount(page);
+      let found = false;
+      for (let s = 0; s < n && !found; s++) {
+        if (await page.$('[data-testid="quiz-choice"], [data-testid="quiz-number"]')) {
+          found = true;
+          break;
+        }
+        await page.click('[data-testid="lesson-next"]');
+        await page.waitForTimeout(100);
+      }
+      t.assert.ok(found, 'the masks lesson has a question');
+      await settled(page);
+      await assertAxeClean(t, page, 'a question before its reveal');
+      if (await page.$('[data-testid="quiz-number"]')) {
+        await page.fill('[data-testid="quiz-number"]', '1');
+        await page.press('[data-testid="quiz-number"]', 'Enter');
+      } else {
+        await page.click('[data-testid="quiz-choice"] >> nth=0');
+      }
+      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+      await settled(page);
+      await assertAxeClean(t, page, 'a question after its reveal');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await settled(page);
+      await assertAxeClean(t, page, 'a question after its reveal, 375 px');
+    },
+  },
+  {
+    name: 'axe: embed mode, the lines view, the explain panel open',
+    run: async (t) => {
+      let page = await t.gotoApp(`${SMALL}&step=weights&embed=1`);
+      await settled(page);
+      await assertAxeClean(t, page, 'embed mode');
+      page = await t.gotoApp(`${SMALL}&view=lines`);
+      await settled(page);
+      await assertAxeClean(t, page, 'the lines view');
+      page = await t.gotoApp(`${SMALL}&step=weights`);
+      await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
+      await page.click(cell('weights', 3, 2));
+      await page.waitForSelector('[data-testid="explain"]');
+      await settled(page);
+      await assertAxeClean(t, page, 'the explain panel open');
+    },
+  },
+  {
+    name: 'axe: an error shown next to a control',
+    run: async (t) => {
+      const page = await t.gotoApp(SMALL);
+      await page.fill(SENTENCES, '\n  \n');
+      await page.waitForSelector(`label:has(${SENTENCES}) [data-testid="error"]`);
+      await settled(page);
+      await assertAxeClean(t, page, 'an error next to the sentences');
+    },
+  },
+  {
+    name: 'axe: the decode and tiles views, the challenges list and an open challenge',
+    run: async (t) => {
+      let page = await t.gotoApp(`${SMALL}&causal=1&view=decode`);
+      await page.waitForSelector('[data-testid="decode-view"]');
+      await settled(page);
+      await assertAxeClean(t, page, 'the decode view');
+      page = await t.gotoApp(`${SMALL}&causal=1&view=tiles&block=2`);
+      await page.waitForSelector('[data-testid="tiles-view"]');
+      await settled(page);
+      await assertAxeClean(t, page, 'the tiles view');
+      page = await t.gotoApp('challenge=');
+      await settled(page);
+      await assertAxeClean(t, page, 'the challenges list');
+      page = await t.gotoApp('challenge=cat-mat');
+      await settled(page);
+      await assertAxeClean(t, page, 'the cat-mat challenge');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await settled(page);
+      await assertAxeClean(t, page, 'the cat-mat challenge, 375 px');
+    },
+  },
+];
+
+tests.push({
+  name: 'axe: a heatmap is named for a screen reader by what it shows and its largest weight; its table is one key away',
+  run: async (t) => {
+    const page = await t.gotoApp(`${SMALL}&step=weights`);
+    const card = `figure.al-card:has(${canvas('weights')})`;
+    // the numbers, from the table (not from the label): the largest weight and its labels
+    await page.click(`${card} .al-table summary`);
+    const want = await page.$eval(`${card} table[data-testid="matrix-table"]`, (table) => {
+      const cols = [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent);
+      let best = null;
+      for (const td of table.querySelectorAll('td[data-r]')) {
+        const v = Number(td.dataset.value);
+        if (td.classList.contains('al-blocked') || !Number.isFinite(v)) continue;
+        if (!best || v > best.v) best = { v, r: Number(td.dataset.r), c: Number(td.dataset.c) };
+      }
+      const rows = [...table.querySelectorAll('tbody th')].map((th) => th.textContent);
+      return { query: rows[best.r], key: cols[best.c], v: best.v, n: rows.length, m: cols.length };
+    });
+    // the accessible name, as a screen reader gets it (role img, by name)
+    const name = new RegExp(
+      `^weights heatmap, sentence 1, head 1: ${want.n} by ${want.m}; the largest is query “${want.query}” → key “${want.key}”, ${String(want.v).slice(0, 4)}`,
+    );
+    const img = page.getByRole('img', { name });
+    t.assert.equal(await img.count(), 1, `one canvas named ${name}`);
+    // one key away: Tab from the picture reaches its table's toggle
+    await img.focus();
+    await page.keyboard.press('Tab');
+    t.assert.ok(
+      await page.evaluate((sel) => document.activeElement === document.querySelector(`${sel} .al-table summary`), card),
+      `Tab from the heatmap focuses its "Table of numbers" (focused: ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))})`,
+    );
+    t.assert.deepEqual(t.errors(), []);
+  },
+});
