@@ -1,8 +1,11 @@
-//! Mounts the app and registers the service worker. Nothing else happens here.
+//! Removes index.html's first paint, mounts the app and registers the service worker.
+//! Nothing else happens here.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     attention_lens::ui::install_panic_guard();
+    // the static first paint of index.html gives way to the app in this same task
+    attention_lens::ui::dom::remove_by_id("al-shell");
     leptos::mount::mount_to_body(attention_lens::ui::App);
     attention_lens::ui::dom::register_service_worker();
 }

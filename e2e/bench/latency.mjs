@@ -54,7 +54,7 @@ const ARM = () => {
           const work = Math.max(...de, ...ee) - t0;
           resolve({ work, frame: tFrame - t0, engine, draw, framework: work - engine - draw,
             canvases, drawn: de.length, cells: [...document.querySelectorAll('canvas[data-testid="heatmap"]')]
-              .reduce((n, c) => n + Number(c.getAttribute('aria-label').match(/(\d+) rows by (\d+)/).slice(1).reduce((a, b) => a * b)), 0) });
+              .reduce((n, c) => n + Number(c.getAttribute('aria-label').match(/: (\d+) by (\d+)/).slice(1).reduce((a, b) => a * b)), 0) });
         };
         mc.port2.postMessage(0);
       });

@@ -249,6 +249,13 @@ pub fn exit_fullscreen() {
     }
 }
 
+/// Removes the element with this id, if there is one (index.html's first paint).
+pub fn remove_by_id(id: &str) {
+    if let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        el.remove();
+    }
+}
+
 /// Registers the service worker `sw.js` next to the page (offline after the first visit).
 /// Release builds get the caching worker, debug builds (`trunk serve`) one that removes
 /// itself: see scripts/service-worker.sh. Where service workers are unavailable (an

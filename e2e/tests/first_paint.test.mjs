@@ -1,0 +1,61 @@
+// index.html's first paint (issue 22): the app's header and a loading line, painted before
+// the WebAssembly arrives, the same words as the app's header, and gone once the app runs.
+
+/** Holds back every .wasm response until `release()` is called. */
+async function holdWasm(page) {
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  await page.route(/\.wasm$/, async (route) => {
+    await gate;
+    await route.continue();
+  });
+  return release;
+}
+
+export const tests = [
+  {
+    name: 'first paint: the header shows before the wasm, with the app header\'s words, and gives way to the app',
+    run: async (t) => {
+      const { page } = t;
+      const release = await holdWasm(page);
+      await page.goto(t.url('/'));
+      // before the wasm: the shell, its header and its loading line
+      await page.waitForSelector('[data-testid="shell"] .al-header h1');
+      const shell = await page.$eval('[data-testid="shell"]', (el) => ({
+        h1: el.querySelector('h1').textContent.trim(),
+        tagline: el.querySelector('.al-tagline').textContent.replace(/\s+/g, ' ').trim(),
+        loading: el.querySelector('[role="status"]').textContent,
+      }));
+      t.assert.match(shell.loading, /Loading/);
+      release();
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      // the app: no shell left, one header, and the same words as the shell's
+      t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0);
+      t.assert.equal(await page.locator('header.al-header').count(), 1);
+      const app = await page.$eval('header.al-header', (el) => ({
+        h1: el.querySelector('h1').textContent.trim(),
+        tagline: el.querySelector('.al-tagline').textContent.replace(/\s+/g, ' ').trim(),
+      }));
+      t.assert.deepEqual({ h1: shell.h1, tagline: shell.tagline }, app);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'first paint: presenter and embed modes paint no header while loading',
+    run: async (t) => {
+      const { page } = t;
+      for (const q of ['?embed=1&step=weights', '?lesson=masks&ls=1&present=1']) {
+        const release = await holdWasm(page);
+        await page.goto(t.url(`/${q}`));
+        await page.waitForSelector('[data-testid="shell"] [role="status"]');
+        t.assert.equal(await page.locator('[data-testid="shell"] header').count(), 0, q);
+        release();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
+        await page.unroute(/\.wasm$/);
+      }
+      // the next page's navigation may cut the previous page's favicon request short
+      t.assert.deepEqual(t.errors().filter((e) => !/favicon.*ERR_ABORTED/.test(e)), []);
+    },
+  },
+];
