@@ -164,6 +164,14 @@ export const tests = [
       await page.setViewportSize({ width: 375, height: 812 });
       await settled(page);
       await assertAxeClean(t, page, 'the cat-mat challenge, 375 px');
+      // a challenge with its hints and its worked solution shown
+      page = await t.gotoApp('challenge=bat-baseball');
+      await page.waitForSelector('[data-testid="challenge"]');
+      for (let i = 0; i < 3; i++) await page.click('[data-testid="challenge-next-hint"]');
+      await page.click('[data-testid="challenge-show-solution"]');
+      await page.waitForSelector('[data-testid="challenge-solution"]');
+      await settled(page);
+      await assertAxeClean(t, page, 'the bat-baseball challenge, hints and solution shown, 375 px');
     },
   },
 ];

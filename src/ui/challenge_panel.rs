@@ -428,7 +428,17 @@ pub fn ChallengeMode(
                             })
                         })
                         .collect_view();
-                    Some(view! { <div class="al-challenge-tables">{tables}</div> })
+                    // may scroll sideways on a phone: focusable and named, so a keyboard reaches it
+                    Some(view! {
+                        <div
+                            class="al-challenge-tables"
+                            tabindex="0"
+                            role="region"
+                            aria-label="the weights the goal reads, as tables"
+                        >
+                            {tables}
+                        </div>
+                    })
                 })
             }
         };

@@ -178,6 +178,26 @@ pub fn LessonPanel(
                         >
                             "Next →"
                         </button>
+                        // the last step leads on to the next lesson (here and in presenter
+                        // mode, where the lesson tabs are hidden): no dead end
+                        {move || {
+                            let (l, s) = position.get();
+                            let title = l3.with_value(|all| all.get(l + 1).map(|next| next.title));
+                            title
+                                .filter(|_| s + 1 >= n_steps(l))
+                                .map(|title| {
+                                    view! {
+                                        <button
+                                            type="button"
+                                            class="al-next-lesson"
+                                            data-testid="lesson-next-lesson"
+                                            on:click=move |_| on_go.run((l + 1, 0))
+                                        >
+                                            {format!("Next lesson: {title} →")}
+                                        </button>
+                                    }
+                                })
+                        }}
                     </div> <div class="al-lesson-tools">
                         <button
                             type="button"

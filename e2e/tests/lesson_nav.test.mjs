@@ -1,0 +1,42 @@
+// The last step of a lesson leads on to the next lesson (issue 26: no dead ends), in the
+// normal view and in presenter mode, where the lesson tabs are hidden; by mouse and key.
+
+const stepOf = (page) => page.$eval('.al-lesson-meta', (el) => el.textContent);
+
+export const tests = [
+  {
+    name: 'lesson navigation: "Next lesson →" on the last step only, here and in presenter mode',
+    run: async (t) => {
+      let page = await t.gotoApp('lesson=baseball-bat&ls=0');
+      const ids = await page.$$eval('[data-testid="lesson-tab"]', (tabs) => tabs.map((b) => [b.dataset.lesson, b.textContent]));
+      // not before the last step
+      t.assert.equal(await page.locator('[data-testid="lesson-next-lesson"]').count(), 0);
+      await page.keyboard.press('End');
+      await page.waitForSelector('[data-testid="lesson-next-lesson"]');
+      t.assert.ok(await page.isDisabled('[data-testid="lesson-next"]'));
+      const label = await page.textContent('[data-testid="lesson-next-lesson"]');
+      t.assert.ok(label.includes(ids[1][1].replace(/^\d+\.\s*/, '')), `${label} names ${ids[1][1]}`);
+      await page.click('[data-testid="lesson-next-lesson"]');
+      await page.waitForFunction((want) => document.querySelector('.al-tab.al-selected[data-lesson]')?.dataset.lesson === want, ids[1][0]);
+      t.assert.match(await stepOf(page), /step 1 of/);
+      t.assert.match(page.url(), new RegExp(`lesson=${ids[1][0]}&ls=0`));
+      // presenter mode at 1280 × 720, by keyboard: End, then Tab to the button and Enter
+      await page.setViewportSize({ width: 1280, height: 720 });
+      page = await t.gotoApp(`lesson=${ids[1][0]}&ls=0&present=1`);
+      await page.keyboard.press('End');
+      const button = page.locator('[data-testid="lesson-next-lesson"]');
+      await button.waitFor();
+      t.assert.ok(await button.isVisible());
+      await button.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((want) => document.querySelector('.al-tab.al-selected[data-lesson]')?.dataset.lesson === want, ids[2][0]);
+      t.assert.match(await stepOf(page), /step 1 of/);
+      // the last lesson's last step has nowhere further to go
+      page = await t.gotoApp(`lesson=${ids[ids.length - 1][0]}&ls=0`);
+      await page.keyboard.press('End');
+      await page.waitForFunction(() => /step (\d+) of \1/.test(document.querySelector('.al-lesson-meta')?.textContent ?? ''));
+      t.assert.equal(await page.locator('[data-testid="lesson-next-lesson"]').count(), 0);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];
