@@ -440,18 +440,21 @@ pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Ve
             upwards: false,
         });
     }
-    // column labels (keys), written upwards above the grid
+    // column labels (keys), written upwards above the grid; a one-letter label ("I")
+    // upright, since a letter on its side reads as a dash
     for (c, label) in map.col_labels.iter().enumerate().take(n_cols) {
         let (x, _, side) = layout.cell_rect(0, c);
         let pad = map.col_is_pad.get(c).copied().unwrap_or(false);
+        let text = short_label(label);
+        let upright = label_len(&text) == 1;
         items.push(TextItem {
-            text: short_label(label),
+            text,
             x: px(x + side / 2.0),
-            y: px(layout.top - 9.0),
+            y: if upright { px(layout.top - 9.0 - layout.font / 2.0) } else { px(layout.top - 9.0) },
             size: font,
             color: if pad { theme.muted } else { theme.text },
-            anchor: Anchor::Left,
-            upwards: true,
+            anchor: if upright { Anchor::Center } else { Anchor::Left },
+            upwards: !upright,
         });
     }
     // the colour bar's five numbers, top = hi
@@ -708,6 +711,31 @@ mod tests {
         for text in ["baseball", "bat", "&lt;pad&gt;", "0.76", "0.24", "NaN", "1.00"] {
             assert!(svg.contains(text), "{text} missing");
         }
+    }
+
+    /// A column label of one letter ("I") is written upright: on its side it reads as a
+    /// dash. Longer labels are written upwards.
+    #[test]
+    fn one_letter_column_labels_stand_upright() {
+        let values = array![[0.5, 0.5], [0.5, 0.5]];
+        let rows = labels(&["I", "bought"]);
+        let map = Heatmap {
+            values: values.view(),
+            row_labels: &rows,
+            col_labels: &rows,
+            row_is_pad: &[false, false],
+            col_is_pad: &[false, false],
+            blocked: &[false; 4],
+            scale: Scale::weights(),
+            col_group: None,
+        };
+        let layout = Layout::new(&rows, &rows, 400.0);
+        let items = text_items(&map, &layout, &Theme::LIGHT, 1.0);
+        let col = |text: &str| items.iter().find(|i| i.text == text && i.y < layout.top as i32).unwrap();
+        assert!(!col("I").upwards && col("I").anchor == Anchor::Center);
+        assert!(col("bought").upwards);
+        // above the grid, clear of it
+        assert!(f64::from(col("I").y) + layout.font / 2.0 <= layout.top);
     }
 
     /// The bitmap grid has the SVG picture's cells: the same pixel rectangles and colours,
