@@ -22,8 +22,11 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update', '--disable-quic', '--no-first-run', '--disable-sync',
 ];
 
-/** Serves `root` on 127.0.0.1 (uncompressed, no-store, like run.mjs). */
-export function serve(root) {
+/**
+ * A static server for `root` on 127.0.0.1: `respond(req, res, file, data, headers)` sends
+ * a file that exists (with its content type in `headers`); anything else is a 404.
+ */
+function staticServer(root, respond) {
   root = path.resolve(root);
   const server = http.createServer((req, res) => {
     let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -32,14 +35,18 @@ export function serve(root) {
     if (!file.startsWith(root + path.sep)) return res.writeHead(404).end();
     fs.readFile(file, (err, data) => {
       if (err) return res.writeHead(404).end();
-      res.writeHead(200, {
-        'content-type': MIME[path.extname(file)] || 'application/octet-stream',
-        'cache-control': 'no-store',
-      });
-      res.end(data);
+      respond(req, res, file, data, { 'content-type': MIME[path.extname(file)] || 'application/octet-stream' });
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Serves `root` on 127.0.0.1 (uncompressed, no-store, like run.mjs). */
+export function serve(root) {
+  return staticServer(root, (req, res, file, data, headers) => {
+    res.writeHead(200, { ...headers, 'cache-control': 'no-store' });
+    res.end(data);
+  });
 }
 
 /**
@@ -48,33 +55,21 @@ export function serve(root) {
  * load asks again, as a first visit does.
  */
 export function serveGzip(root) {
-  root = path.resolve(root);
   const cache = new Map();
   const compressible = /\.(html|js|css|wasm|svg|webmanifest|json)$/;
-  const server = http.createServer((req, res) => {
-    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (p.endsWith('/')) p += 'index.html';
-    const file = path.join(root, path.normalize(p));
-    if (!file.startsWith(root + path.sep)) return res.writeHead(404).end();
-    fs.readFile(file, (err, data) => {
-      if (err) return res.writeHead(404).end();
-      const headers = {
-        'content-type': MIME[path.extname(file)] || 'application/octet-stream',
-        'cache-control': 'no-cache',
-      };
-      const accepts = String(req.headers['accept-encoding'] || '');
-      if (compressible.test(file) && /\bgzip\b/.test(accepts)) {
-        if (!cache.has(file)) cache.set(file, zlib.gzipSync(data, { level: 9 }));
-        data = cache.get(file);
-        headers['content-encoding'] = 'gzip';
-        headers.vary = 'accept-encoding';
-      }
-      headers['content-length'] = data.length;
-      res.writeHead(200, headers);
-      res.end(data);
-    });
+  return staticServer(root, (req, res, file, data, headers) => {
+    headers['cache-control'] = 'no-cache';
+    const accepts = String(req.headers['accept-encoding'] || '');
+    if (compressible.test(file) && /\bgzip\b/.test(accepts)) {
+      if (!cache.has(file)) cache.set(file, zlib.gzipSync(data, { level: 9 }));
+      data = cache.get(file);
+      headers['content-encoding'] = 'gzip';
+      headers.vary = 'accept-encoding';
+    }
+    headers['content-length'] = data.length;
+    res.writeHead(200, headers);
+    res.end(data);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
 /** Headless Chromium; `extra` are more command-line switches. */
