@@ -148,16 +148,28 @@ export const tests = [
       const page = await t.gotoApp();
       await page.waitForSelector('[data-testid="caption"]');
       const w = await numbers(page, 'weights');
-      t.assert.equal(await page.textContent('[data-testid="caption"]'), `“bat” attends to “baseball” as much as to itself: ${w[4][3].toFixed(2)} each.`);
+      t.assert.equal(await page.textContent('[data-testid="caption"]'), `“bat” attends to “baseball” as much as to itself: ${w[4][3].toFixed(2)} each. (Toy vectors, untrained.)`);
+      // every token of the default text has a toy vector: nothing is marked
+      t.assert.equal(await page.locator('[data-source="hashed"]').count(), 0);
+      t.assert.ok(await page.isHidden('[data-testid="hashed-note"]'));
       await t.screenshot('teach-first-screen-1440');
       // sentence 2: bat looks at "flew"
       await page.locator('[data-testid="batch-tab"]').nth(1).click();
       await page.waitForFunction(() => document.querySelector('[data-testid="caption"]')?.textContent.includes('flew'));
       const w1 = await numbers(page, 'weights', 0, 1);
-      t.assert.equal(await page.textContent('[data-testid="caption"]'), `“bat” attends most to “flew” after itself: ${w1[1][2].toFixed(2)} (itself ${w1[1][1].toFixed(2)}).`);
+      t.assert.equal(await page.textContent('[data-testid="caption"]'), `“bat” attends most to “flew” after itself: ${w1[1][2].toFixed(2)} (itself ${w1[1][1].toFixed(2)}). (Toy vectors, untrained.)`);
       // an edit updates it; one word leaves nothing to say
       await page.fill('[data-testid="sentences"]', 'the cat sat on the mat');
       await page.waitForFunction(() => !document.querySelector('[data-testid="caption"]')?.textContent.includes('bat'));
+      // a word outside the toy lexicon: marked in the tokens, explained, named in the caption
+      await page.fill('[data-testid="sentences"]', 'the cat sat because it was tired');
+      await page.waitForSelector('[data-testid="tokens"] [data-source="hashed"]');
+      const hashed = await page.$$eval('[data-testid="tokens"] [data-source="hashed"]', (els) => els.map((e) => e.textContent.replace('°', '')));
+      t.assert.ok(hashed.includes('tired'), `marked: ${hashed}`);
+      t.assert.ok(!hashed.includes('cat'), `marked: ${hashed}`);
+      t.assert.match(await page.textContent('[data-testid="hashed-note"]'), /no toy vector for this word.*Nothing here is trained/);
+      t.assert.ok(await page.isVisible('[data-testid="hashed-note"]'));
+      t.assert.match(await page.textContent('[data-testid="caption"]'), /no toy vector \(°\): its vector is random|have no toy vectors/);
       await page.fill('[data-testid="sentences"]', 'hello');
       await page.waitForSelector('[data-testid="caption"]', { state: 'detached' });
       await page.fill('[data-testid="sentences"]', 'I bought a baseball bat');

@@ -2,6 +2,7 @@
 //! live trace (so it follows every edit, and disappears when there is nothing to say).
 
 use super::{num, token};
+use crate::engine::embedding::Source;
 use crate::engine::{StepName, Trace};
 
 /// The strongest attention from one word to another word in sentence `batch`, head 1:
@@ -25,7 +26,24 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
     let (q, k) = (token(trace, batch, i), trace.key_tokens(batch).get(j).cloned().unwrap_or_default());
     let heads = if trace.sizes.n_heads > 1 { " (head 1)" } else { "" };
     let own = (!cross).then(|| w[(i, i)]).filter(|x| x.is_finite());
-    Some(match own {
+    // the conclusion is drawn from toy vectors; a word without one has a random vector
+    let hashed = |sources: Option<&Vec<Vec<Source>>>, b: usize, at: usize| {
+        sources.and_then(|s| s.get(b)).and_then(|row| row.get(at)) == Some(&Source::Hashed)
+    };
+    let key_sources = if cross { trace.kv_sources.as_ref() } else { Some(&trace.sources) };
+    let random: Vec<&str> =
+        [(hashed(Some(&trace.sources), batch, i), q.as_str()), (hashed(key_sources, batch, j), k.as_str())]
+            .into_iter()
+            .filter_map(|(h, word)| h.then_some(word))
+            .collect();
+    let caveat = match random.as_slice() {
+        [] => " (Toy vectors, untrained.)".to_owned(),
+        [one] => format!(" But “{one}” has no toy vector (°): its vector is random, so this says nothing about it."),
+        _ => format!(
+            " But “{q}” and “{k}” have no toy vectors (°): theirs are random, so this says nothing about them."
+        ),
+    };
+    let sentence = match own {
         Some(s) if num(s) == num(v) => {
             format!("“{q}” attends to “{k}” as much as to itself{heads}: {} each.", num(v))
         }
@@ -33,7 +51,8 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
             format!("“{q}” attends most to “{k}” after itself{heads}: {} (itself {}).", num(v), num(s))
         }
         _ => format!("“{q}” attends most to “{k}”{heads}: {}.", num(v)),
-    })
+    };
+    Some(sentence + &caveat)
 }
 
 #[cfg(test)]
@@ -53,12 +72,28 @@ mod tests {
         // "bat" (4) → "baseball" (3) in sentence 1, "bat" (1) → "flew" (2) in sentence 2
         assert_eq!(
             caption(&t, 0).unwrap(),
-            format!("“bat” attends to “baseball” as much as to itself: {} each.", w(0, 4, 3))
+            format!(
+                "“bat” attends to “baseball” as much as to itself: {} each. (Toy vectors, untrained.)",
+                w(0, 4, 3)
+            )
         );
         assert_eq!(w(0, 4, 3), "0.34");
         let second = caption(&t, 1).unwrap();
         assert!(second.starts_with("“bat” attends most to “flew” after itself: "), "{second}");
         assert!(second.contains(&w(1, 1, 2)), "{second}");
+    }
+
+    #[test]
+    fn a_word_without_a_toy_vector_is_named_as_random() {
+        // "tired" is not in the toy lexicon: its vector comes from its spelling
+        let t = run(&scenario("the cat sat because it was tired", &Settings::default()).0).unwrap();
+        let text = caption(&t, 0).unwrap();
+        let random = ["because", "was", "tired", "sat", "it"]
+            .iter()
+            .filter(|w| text.contains(&format!("“{w}”")) && text.contains("no toy vector"))
+            .count();
+        assert!(text.contains("no toy vector") && random >= 1, "{text}");
+        assert!(!text.contains("untrained"), "{text}");
     }
 
     #[test]

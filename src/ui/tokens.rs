@@ -4,6 +4,12 @@
 use leptos::prelude::*;
 
 use crate::engine;
+use crate::engine::embedding::Source;
+
+/// What a ° after a token means.
+const HASHED_NOTE: &str =
+    "no toy vector for this word: it gets a fixed random one, derived from its spelling. \
+                           Nothing here is trained, so what it attends to says nothing about the word.";
 
 use super::app_state::AppState;
 
@@ -46,25 +52,43 @@ pub fn Overview(
             }
         })
     };
-    let chips = |row: &[String], real: usize, kv: bool| {
+    // a token whose vector is not a toy one (no lexicon entry, not given) is marked: its
+    // vector is derived from its spelling, so what it attends to means nothing
+    let chips = |row: &[String], real: usize, kv: bool, sources: Option<&Vec<Source>>| {
         row.iter()
             .enumerate()
             .map(|(i, t)| {
                 let pad = i >= real;
+                let hashed = sources.and_then(|s| s.get(i)) == Some(&Source::Hashed);
                 view! {
-                    <li class="al-token" class:al-kv=kv class:al-pad=pad>
+                    <li
+                        class="al-token"
+                        class:al-kv=kv
+                        class:al-pad=pad
+                        class:al-hashed=hashed
+                        data-source=if hashed { "hashed" } else { "toy" }
+                        title=hashed.then_some(HASHED_NOTE)
+                    >
                         {t.clone()}
+                        {hashed.then(|| view! { <span class="al-hashed-mark">"°"</span> })}
                     </li>
                 }
             })
             .collect_view()
+    };
+    let any_hashed = move || {
+        shown.with(|t| {
+            t.as_ref().is_some_and(|t| {
+                t.sources.iter().chain(t.kv_sources.iter().flatten()).flatten().any(|s| *s == Source::Hashed)
+            })
+        })
     };
     let tokens_view = move || {
         let trace = shown.get()?;
         Some(
             (0..trace.sizes.b)
                 .map(|b| {
-                    let c = chips(trace.query_tokens(b), trace.query_length(b), false);
+                    let c = chips(trace.query_tokens(b), trace.query_length(b), false, trace.sources.get(b));
                     view! {
                         <ol class="al-tokens" data-testid="tokens" data-batch=b>
                             {c}
@@ -81,7 +105,12 @@ pub fn Overview(
             <p class="al-sizes">"keys and values (cross-attention), T_k = " {t_k} ":"</p>
             {(0..trace.sizes.b)
                 .map(|b| {
-                    let c = chips(trace.key_tokens(b), trace.key_length(b), true);
+                    let c = chips(
+                        trace.key_tokens(b),
+                        trace.key_length(b),
+                        true,
+                        trace.kv_sources.as_ref().and_then(|s| s.get(b)),
+                    );
                     view! {
                         <ol class="al-tokens" data-testid="kv-tokens" data-batch=b>
                             {c}
@@ -98,6 +127,10 @@ pub fn Overview(
             </p>
             {tokens_view}
             {kv_tokens_view}
+            <p class="al-hashed-note" data-testid="hashed-note" hidden=move || !any_hashed()>
+                "° "
+                {HASHED_NOTE}
+            </p>
         </section>
     }
 }
