@@ -29,7 +29,10 @@ async function stepCount(page) {
   return Number(m[1]);
 }
 
-/** Every step of every lesson, with `extra` added to the query (e.g. presenter mode). */
+/**
+ * Every step of every lesson, with `extra` added to the query (e.g. presenter mode): axe
+ * clean, and no seed cited by number in the lesson's words and picture.
+ */
 async function everyStep(t, extra, state) {
   const ids = await lessonIds(t);
   t.assert.ok(ids.length >= 9, `lesson tabs: ${ids.join(', ')}`);
@@ -45,6 +48,9 @@ async function everyStep(t, extra, state) {
       }
       await settled(page);
       await assertAxeClean(t, page, `${state}, lesson ${id} step ${s + 1} of ${n}`);
+      // the sources are named as readers know them, never as "seed 001" (issue 26)
+      const seed = /\bseeds? 0\d\d\b/i.exec(await page.textContent('[data-testid="lesson"]'));
+      t.assert.equal(seed, null, `lesson ${id} step ${s + 1} cites "${seed?.[0]}"`);
       checked++;
     }
   }

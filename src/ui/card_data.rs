@@ -168,6 +168,24 @@ impl CardData {
     }
 }
 
+/// The heatmap's axis titles, written beside the picture: what its rows and its columns
+/// are, e.g. `("queries ↓ (who is looking)", "keys → (who is looked at)")` for the weights.
+pub fn axis_titles(step: StepName) -> (&'static str, &'static str) {
+    let rows = match step.rows() {
+        _ if step == StepName::Pe => "positions ↓ (from 0)",
+        Role::Queries => "queries ↓ (who is looking)",
+        Role::Keys => "keys ↓ (the tokens looked at)",
+        Role::Features | Role::HeadFeatures => "features ↓",
+    };
+    let cols = match step.cols() {
+        Role::Keys => "keys → (who is looked at)",
+        Role::Queries => "queries →",
+        Role::Features => "features →",
+        Role::HeadFeatures => "this head's d_k features →",
+    };
+    (rows, cols)
+}
+
 /// The labels of a matrix's rows and columns, and which of them are `<pad>`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AxisLabels {
@@ -351,6 +369,26 @@ mod tests {
         let blocked = CardData { blocked: vec![true; 6], ..card };
         assert_eq!(blocked.largest(), None);
         assert!(blocked.describe("weights").starts_with("weights: 2 by 3. "));
+    }
+
+    #[test]
+    fn axis_titles_say_who_looks_and_who_is_looked_at() {
+        assert_eq!(
+            axis_titles(StepName::Weights),
+            ("queries ↓ (who is looking)", "keys → (who is looked at)")
+        );
+        assert_eq!(axis_titles(StepName::Scores).1, "keys → (who is looked at)");
+        assert_eq!(axis_titles(StepName::X), ("queries ↓ (who is looking)", "features →"));
+        assert_eq!(axis_titles(StepName::Pe).0, "positions ↓ (from 0)");
+        assert_eq!(
+            axis_titles(StepName::KHeads),
+            ("keys ↓ (the tokens looked at)", "this head's d_k features →")
+        );
+        // every step has both
+        for step in StepName::ALL {
+            let (r, c) = axis_titles(step);
+            assert!(r.contains('↓') && c.contains('→'), "{step:?}");
+        }
     }
 
     #[test]

@@ -351,6 +351,14 @@ pub fn HeatmapCard(
                 <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>
                     {title}
                 </span>
+                // what the rows and the columns are, in words (issue 26: a reading layer), on
+                // the caption's line so that the picture keeps its height
+                <span class="al-axes" data-testid="axis-titles">
+                    {
+                        let (rows, cols) = super::card_data::axis_titles(id.step);
+                        format!("rows: {rows} · columns: {cols}")
+                    }
+                </span>
                 <span class="al-card-actions">
                     <button type="button" class="al-small" on:click=png title="Download this heatmap as PNG">
                         "PNG"

@@ -74,13 +74,15 @@ pub fn MaskConventions(
             <div class="al-conventions" data-testid="mask-conventions">
                 <figure tabindex="0">
                     <figcaption>
-                        "This app, seed 001, nn.MultiheadAttention: " <code>"True"</code> " = blocked"
+                        "This app, the Masterclass chapter, nn.MultiheadAttention: " <code>"True"</code>
+                        " = blocked"
                     </figcaption>
                     {grid(&|x| if x { "T" } else { "F" })}
                 </figure>
                 <figure tabindex="0">
                     <figcaption>
-                        "Seeds 000 and 003: " <code>"masked_fill(mask == 0, …)"</code> ", 0 = blocked"
+                        "The Annotated Transformer and the baseball-bat tutorial: "
+                        <code>"masked_fill(mask == 0, …)"</code> ", 0 = blocked"
                     </figcaption>
                     {grid(&|x| if x { "0" } else { "1" })}
                 </figure>

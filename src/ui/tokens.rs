@@ -69,8 +69,8 @@ pub fn Overview(
                         data-source=if hashed { "hashed" } else { "toy" }
                         title=hashed.then_some(HASHED_NOTE)
                     >
+                        // the ° is drawn by CSS (::after), so the token's text stays the token
                         {t.clone()}
-                        {hashed.then(|| view! { <span class="al-hashed-mark">"°"</span> })}
                     </li>
                 }
             })
