@@ -18,9 +18,11 @@ pub mod first_screen;
 pub mod glossary;
 pub mod gqa;
 pub mod heads;
+pub mod kv_cache;
 pub mod labels;
 pub mod local;
 pub mod masks;
+pub mod online_softmax;
 pub mod quiz;
 pub mod rope;
 pub mod shapes;
@@ -67,6 +69,65 @@ pub enum Extra {
     /// The positions' similarity, `PE · PEᵀ`: one row and one column per position (from
     /// 0), cell `(i, j)` = [`position_similarity`]`[i][j]`.
     PositionSimilarity,
+    /// Instead of the focus step's heatmaps: the decode view (a key/value cache, one
+    /// position at a time), opened at position `t`.
+    Decode {
+        /// The position shown first.
+        t: usize,
+    },
+    /// Instead of the focus step's heatmaps: the tiles view (the online softmax), with
+    /// blocks of `block` and the `tile`-th tile of sentence `batch`, head 1 shown first.
+    Tiles {
+        /// The block size.
+        block: usize,
+        /// The tile shown first, counted in the order folded in (query block, key block).
+        tile: usize,
+    },
+    /// Beside the focus step: a causal mask anchored at the top left (`is_causal=True`)
+    /// and at the lower right, for fewer queries than keys (no numbers, only ✓ and ✗).
+    CausalCorners,
+}
+
+/// The numbers the decode view shows at position `t` of sentence `batch`: every head's
+/// weights (four decimals), the output row and the cache rows (two).
+fn decode_numbers(scenario: &Scenario, batch: usize, t: usize) -> Vec<String> {
+    let Ok(d) = crate::engine::decode(scenario) else { return Vec::new() };
+    let Some(p) = d.positions.get(t) else { return Vec::new() };
+    let batch = batch.min(p.weights.shape()[0].saturating_sub(1));
+    let mut out: Vec<String> = Vec::new();
+    out.extend(p.weights.slice(ndarray::s![batch, .., .., ..]).iter().map(|w| crate::format::fixed(*w, 4)));
+    out.extend(p.output.slice(ndarray::s![batch, .., ..]).iter().map(|x| num(*x)));
+    for cache in [&p.k_cache, &p.v_cache] {
+        out.extend(cache.slice(ndarray::s![batch, .., .., ..]).iter().map(|x| num(*x)));
+    }
+    out
+}
+
+/// The numbers the tiles view shows for tile `tile` of sentence `batch`, head 1, with
+/// blocks of `block`: each row's running maximum, sum and correction (four decimals) and
+/// the tile's scores (two).
+fn tile_numbers(scenario: &Scenario, trace: &Trace, batch: usize, block: usize, tile: usize) -> Vec<String> {
+    let Ok(tiled) = crate::engine::tiled(scenario, block) else { return Vec::new() };
+    let Some(tile) = tiled.tiles.iter().filter(|t| t.b == batch && t.head == 0).nth(tile) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for v in [&tile.m, &tile.l, &tile.correction] {
+        out.extend(v.iter().map(|x| crate::format::fixed(*x, 4)));
+    }
+    for i in tile.q[0]..tile.q[1] {
+        for j in tile.k[0]..tile.k[1] {
+            out.push(num(at(trace, StepName::Masked, batch, 0, i, j)));
+        }
+    }
+    out
+}
+
+/// Which tile, counted as [`Extra::Tiles`] counts them, holds query `row` and key `key`
+/// with blocks of `block` over `t_k` keys.
+pub fn tile_index(block: usize, t_k: usize, row: usize, key: usize) -> usize {
+    let block = block.max(1);
+    (row / block) * t_k.div_ceil(block) + key / block
 }
 
 /// `PE · PEᵀ`, the dot product of every two positions' encodings (empty without
@@ -211,9 +272,22 @@ pub fn picture_numbers(
             }
         }
     };
+    match step.extra {
+        // the view replaces the heatmaps: only its own numbers are on screen
+        Extra::Decode { t } => {
+            out.extend(decode_numbers(&step.scenario, batch, t));
+            return out;
+        }
+        Extra::Tiles { block, tile } => {
+            out.extend(tile_numbers(&step.scenario, trace, batch, block, tile));
+            return out;
+        }
+        _ => {}
+    }
     add_step(shown);
     match step.extra {
-        Extra::None | Extra::MaskConventions => {}
+        Extra::None | Extra::MaskConventions | Extra::CausalCorners => {}
+        Extra::Decode { .. } | Extra::Tiles { .. } => {}
         Extra::PositionSimilarity => {
             out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v)));
         }
@@ -270,6 +344,8 @@ pub fn lessons() -> Vec<Lesson> {
         rope::lesson(),
         gqa::lesson(),
         local::lesson(),
+        kv_cache::lesson(),
+        online_softmax::lesson(),
     ]
 }
 
@@ -315,8 +391,9 @@ pub(crate) mod tests {
                 let Some(quiz) = step.quiz else { continue };
                 let why = match quiz.kind {
                     QuizKind::Choice { answer, .. } => answer(&trace).map(|(_, why)| why),
+                    // the verdict as the page writes it ("Right: 21. …")
                     QuizKind::Number { answer, .. } => {
-                        answer(&trace).map(|(v, why)| format!("{} {why}", num(v)))
+                        answer(&trace).and_then(|(v, _)| quiz.judge_number(&trace, v)).map(|v| v.text)
                     }
                 };
                 // after the answer the page shows the revealed step beside the focus
@@ -356,7 +433,6 @@ pub(crate) mod tests {
         "?lesson=gqa&ls=4 reveal: 128.00",
         "?lesson=gqa&ls=4 reveal: 512.00",
         "?lesson=gqa&ls=4 reveal: 1.00",
-        "?lesson=local&ls=2 reveal: 3.00",
         "?lesson=local&ls=5 words: 1.75",
         "?lesson=local&ls=5 words: 0.29",
         "?lesson=local&ls=5 words: 0.93",

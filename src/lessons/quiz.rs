@@ -68,12 +68,16 @@ impl Quiz {
         let QuizKind::Number { answer, tolerance } = self.kind else { return None };
         let (right, why) = answer(trace)?;
         let off = (guess - right).abs();
+        // a count ("how many keys") is written as one: 21, not 21.00
+        let whole = right.fract() == 0.0 && right.abs() < 1e15 && tolerance < 1.0;
+        let (shown, off_shown) =
+            if whole { (format!("{right:.0}"), format!("{off}")) } else { (num(right), num(off)) };
         Some(if off <= tolerance {
-            Verdict { right: true, text: format!("Right: {}. {why}", num(right)) }
+            Verdict { right: true, text: format!("Right: {shown}. {why}") }
         } else {
             Verdict {
                 right: false,
-                text: format!("Not quite: it is {} (you were {} away). {why}", num(right), num(off)),
+                text: format!("Not quite: it is {shown} (you were {off_shown} away). {why}"),
             }
         })
     }

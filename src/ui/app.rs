@@ -13,8 +13,10 @@ use crate::engine::Trace;
 use crate::lessons;
 
 use super::app_state::{AppState, Run};
+use super::causal_corners::CausalCorners;
 use super::challenge_panel::ChallengeMode;
 use super::controls::Controls;
+use super::decode_view::DecodeView;
 use super::dom;
 use super::embedding_editor::EmbeddingEditor;
 use super::embedding_plot::EmbeddingPlot;
@@ -28,6 +30,7 @@ use super::matrix_table::TablesOpen;
 use super::pipeline::Pipeline;
 use super::settings;
 use super::tensors::{EmbedView, TensorView};
+use super::tiles_view::TilesView;
 use super::tokens::{BatchTabs, Overview};
 use super::url;
 
@@ -365,7 +368,11 @@ pub fn App() -> impl IntoView {
                                 lessons::Extra::MaskConventions => {
                                     view! { <MaskConventions trace=trace batch=batch /> }.into_any()
                                 }
-                                lessons::Extra::None | lessons::Extra::PositionSimilarity => ().into_any(),
+                                lessons::Extra::None
+                                | lessons::Extra::PositionSimilarity
+                                | lessons::Extra::Decode { .. }
+                                | lessons::Extra::Tiles { .. }
+                                | lessons::Extra::CausalCorners => ().into_any(),
                             };
                             let column = Signal::derive(move || {
                                 let w = viewport.get();
@@ -382,7 +389,7 @@ pub fn App() -> impl IntoView {
                                 let above = if present.get() { 140.0 } else { 300.0 };
                                 (viewport.get() > 900.0).then(|| (h - above).max(160.0))
                             });
-                            let picture = move || {
+                            let heatmaps = move || {
                                 // the position-similarity heatmap is not drawn yet (issue 26's page part)
                                 // the picture the words talk about, as large as the column allows
                                 // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
@@ -398,13 +405,41 @@ pub fn App() -> impl IntoView {
                                         compact=true
                                         max_height=max_height
                                     />
-                                    {move || {
-                                        (extra.get() == lessons::Extra::EmbeddingPlot)
-                                            .then(|| {
-                                                view! { <EmbeddingPlot trace=trace settings=settings /> }
-                                            })
+                                    {move || match extra.get() {
+                                        lessons::Extra::EmbeddingPlot => {
+                                            view! { <EmbeddingPlot trace=trace settings=settings /> }
+                                                .into_any()
+                                        }
+                                        lessons::Extra::CausalCorners => {
+                                            view! { <CausalCorners trace=trace /> }.into_any()
+                                        }
+                                        _ => ().into_any(),
                                     }}
                                 }
+                            };
+                            let kind = Memo::new(move |_| match extra.get() {
+                                e @ (lessons::Extra::Decode { .. } | lessons::Extra::Tiles { .. }) => e,
+                                _ => lessons::Extra::None,
+                            });
+                            let picture = move || match kind.get() {
+                                lessons::Extra::Decode { t } => {
+                                    // the decode and tiles views replace the heatmaps; the other extras sit
+                                    // under them (a memo, so the heatmaps stay while only those change)
+                                    view! { <DecodeView state=state start=t in_lesson=true /> }
+                                        .into_any()
+                                }
+                                lessons::Extra::Tiles { block, tile } => {
+                                    view! {
+                                        <TilesView
+                                            state=state
+                                            column=column
+                                            start=(block, tile)
+                                            in_lesson=true
+                                        />
+                                    }
+                                        .into_any()
+                                }
+                                _ => heatmaps().into_any(),
                             };
                             Some(
                                 view! {

@@ -40,6 +40,14 @@ const MAX_COLS: usize = 8;
 pub fn DecodeView(
     /// The page's state.
     state: AppState,
+    /// The position shown first (a lesson step's); 0 when absent.
+    #[prop(optional)]
+    start: Option<usize>,
+    /// Inside a lesson: the arrows step the positions only while the panel itself has
+    /// the focus (and do not then also move the lesson); a click on one of its buttons
+    /// leaves them to the lesson.
+    #[prop(optional)]
+    in_lesson: bool,
 ) -> impl IntoView {
     let AppState { run, settings, view: view_state, .. } = state;
     let scenario = Memo::new(move |_| run.with(|r| r.scenario.clone()));
@@ -75,7 +83,7 @@ pub fn DecodeView(
         run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
     });
     let n = move || decoded.with(|d| d.as_ref().map_or(0, |d| d.positions.len()));
-    let t = RwSignal::new(0_usize);
+    let t = RwSignal::new(start.unwrap_or(0));
     let head = RwSignal::new(0_usize);
     let playing = RwSignal::new(false);
     let timer = StoredValue::new(None::<IntervalHandle>);
@@ -118,7 +126,7 @@ pub fn DecodeView(
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
-        if in_field {
+        if in_field || (in_lesson && !dom::target_is_current(&ev)) {
             return;
         }
         match ev.key().as_str() {
@@ -129,6 +137,7 @@ pub fn DecodeView(
             _ => return,
         }
         ev.prevent_default();
+        ev.stop_propagation();
     };
     let batch = move || view_state.with(|v| v.batch);
 
@@ -197,7 +206,7 @@ pub fn DecodeView(
                     on:click=move |_| go(-1)
                     aria-label="Previous position"
                 >
-                    "← Previous"
+                    "← Previous position"
                 </button>
                 <button
                     type="button"
@@ -213,7 +222,7 @@ pub fn DecodeView(
                     on:click=move |_| go(1)
                     aria-label="Next position"
                 >
-                    "Next →"
+                    "Next position →"
                 </button>
                 <span class="al-step-where" data-testid="decode-position" aria-live="polite">
                     {position_text}
@@ -368,7 +377,7 @@ fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
             let cols = at.d_k.min(MAX_COLS);
             format!(
                 "{which} cache, K/V head {}: {} row{} × d_k = {}{}{}",
-                at.kv_head,
+                at.kv_head + 1,
                 at.len,
                 if at.len == 1 { "" } else { "s" },
                 at.d_k,
@@ -628,7 +637,8 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
                 <table class="al-table al-weights-table" data-testid="decode-weights">
                     <caption>
                         {format!(
-                            "Query head {head}'s weights over the {} cached keys{}: softmax(q·k / √d_k)",
+                            "Query head {}'s weights over the {} cached keys{}: softmax(q·k / √d_k)",
+                            head + 1,
                             weights.len(),
                             unlisted.unwrap_or_default(),
                         )}
@@ -652,7 +662,8 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
                 <table class="al-table" data-testid="decode-output">
                     <caption>
                         {format!(
-                            "The output row, (B, 1, d_model) for sentence {b}{}",
+                            "The output row, (B, 1, d_model) for sentence {}{}",
+                            b + 1,
                             if d_model > out_cols {
                                 format!(": the first {out_cols} of {d_model} numbers")
                             } else {

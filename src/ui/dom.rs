@@ -249,6 +249,15 @@ pub fn exit_fullscreen() {
     }
 }
 
+/// True when the event's target is the element whose listener runs (the panel itself has
+/// the focus, not one of its buttons or fields).
+pub fn target_is_current(ev: &web_sys::Event) -> bool {
+    match (ev.target(), ev.current_target()) {
+        (Some(t), Some(c)) => t == c,
+        _ => false,
+    }
+}
+
 /// Removes the element with this id, if there is one (index.html's first paint).
 pub fn remove_by_id(id: &str) {
     if let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod app_state;
 pub mod card_data;
+pub mod causal_corners;
 pub mod challenge_panel;
 pub mod check_line;
 pub mod controls;

@@ -37,9 +37,21 @@ pub fn TilesView(
     /// The width of the column, CSS pixels.
     #[prop(into)]
     column: Signal<f64>,
+    /// The block size and the tile shown first (a lesson step's): the block is then the
+    /// view's own, not the page's `block=` setting.
+    #[prop(optional)]
+    start: Option<(usize, usize)>,
+    /// Inside a lesson: the arrows step the tiles only while the panel itself has the
+    /// focus (and do not then also move the lesson).
+    #[prop(optional)]
+    in_lesson: bool,
 ) -> impl IntoView {
     let AppState { run, view: view_state, .. } = state;
-    let block = Memo::new(move |_| view_state.with(|v| v.block.max(1)));
+    let own_block = start.map(|(b, _)| RwSignal::new(b.max(1)));
+    let block = Memo::new(move |_| match own_block {
+        Some(b) => b.get(),
+        None => view_state.with(|v| v.block.max(1)),
+    });
     let scenario = Memo::new(move |_| run.with(|r| r.scenario.clone()));
     // Tiled once per scenario and block size; stepping reads the stored tiles.
     let tiles = Memo::new_with_compare(
@@ -64,7 +76,7 @@ pub fn TilesView(
         run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
     });
     let head = RwSignal::new(0_usize);
-    let index = RwSignal::new(0_usize);
+    let index = RwSignal::new(start.map_or(0, |(_, tile)| tile));
     let batch = move || view_state.with(|v| v.batch);
     let sizes = move || full.with(|f| f.as_ref().map(|f| f.sizes));
     let heads = move || sizes().map_or(1, |s| s.n_heads.max(1));
@@ -88,7 +100,7 @@ pub fn TilesView(
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
                 .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
         };
-        if in_field {
+        if in_field || (in_lesson && !dom::target_is_current(&ev)) {
             return;
         }
         match ev.key().as_str() {
@@ -99,6 +111,7 @@ pub fn TilesView(
             _ => return,
         }
         ev.prevent_default();
+        ev.stop_propagation();
     };
     let t_q = move || sizes().map_or(0, |s| s.t);
     let t_k = move || sizes().map_or(0, |s| s.t_k.unwrap_or(s.t));
@@ -292,7 +305,11 @@ pub fn TilesView(
     let on_block = move |ev: leptos::ev::Event| {
         if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
             index.set(0);
-            view_state.update(|v| v.block = n.clamp(1, UI_MAX_TOKENS));
+            let n = n.clamp(1, UI_MAX_TOKENS);
+            match own_block {
+                Some(b) => b.set(n),
+                None => view_state.update(|v| v.block = n),
+            }
         }
     };
     // The tokens beside the rows and above the columns, when the cells are wide enough.
@@ -343,10 +360,10 @@ pub fn TilesView(
                     on:click=move |_| go(-1)
                     aria-label="Previous tile"
                 >
-                    "← Previous"
+                    "← Previous tile"
                 </button>
                 <button type="button" data-testid="tiles-next" on:click=move |_| go(1) aria-label="Next tile">
-                    "Next →"
+                    "Next tile →"
                 </button>
                 <span class="al-step-where" data-testid="tiles-position" aria-live="polite">
                     {where_text}
@@ -422,7 +439,7 @@ pub fn TilesView(
                                 aria-label=move || {
                                     format!(
                                         "The masked scores of head {}, {} query rows by {} keys, blocked cells grey; the current tile is outlined. Its numbers are in the table below.",
-                                        shown_head(),
+                                        shown_head() + 1,
                                         t_q(),
                                         t_k(),
                                     )

@@ -57,6 +57,29 @@ pub fn outside_window(config: &MaskConfig, i: usize, j: usize) -> bool {
     config.window.is_some_and(|w| if config.causal { j.saturating_add(w) <= i } else { i.abs_diff(j) >= w })
 }
 
+/// Where a causal mask puts its diagonal when there are fewer queries than keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CausalCorner {
+    /// PyTorch's `is_causal=True` (`torch.ones(L, S).tril()`): query `i` may see keys
+    /// `j ≤ i`, as if the queries were the first `L` positions.
+    TopLeft,
+    /// `torch.nn.attention.bias.causal_lower_right`: query `i` may see keys
+    /// `j ≤ i + (S − L)`, the queries being the last `L` positions, as in decoding
+    /// (one query, the newest, against a cache of `S` keys).
+    LowerRight,
+}
+
+/// May query `i` of `t_q` see key `j` of `t_k` under a causal mask anchored at `corner`?
+/// The two agree when `t_q = t_k`; decoding (`t_q = 1`) needs [`CausalCorner::LowerRight`],
+/// which is the engine's own rule at absolute positions ([`blocked`] with the query at
+/// position `t_k − t_q + i`).
+pub fn causal_allows(corner: CausalCorner, t_q: usize, t_k: usize, i: usize, j: usize) -> bool {
+    match corner {
+        CausalCorner::TopLeft => j <= i,
+        CausalCorner::LowerRight => j <= i + t_k.saturating_sub(t_q),
+    }
+}
+
 /// The `[b, i]` rows in which every key is blocked. Under `-inf` their softmax is
 /// 0/0 = NaN; under `-1e9` it is uniform.
 pub fn fully_masked_rows(mask: &Array3<bool>) -> Vec<[usize; 2]> {
@@ -97,6 +120,30 @@ mod tests {
         let one = build(&[3], 5, &MaskConfig { window: Some(1), ..cfg(true, Padding::KeysAndQueries) });
         assert_eq!((seen(&one, 1), seen(&one, 4)), (vec![1], vec![]));
         assert_eq!(fully_masked_rows(&one), vec![[0, 3], [0, 4]]);
+    }
+
+    /// One query against four cached keys: `is_causal`'s top-left diagonal lets it see only
+    /// the first key, the lower-right one all four, which is what the engine's absolute
+    /// positions give the newest query (position 3); square, the two are the same.
+    #[test]
+    fn causal_corners_differ_only_when_queries_are_fewer() {
+        let row = |c, t_q, t_k, i| (0..t_k).filter(|&j| causal_allows(c, t_q, t_k, i, j)).collect::<Vec<_>>();
+        assert_eq!(row(CausalCorner::TopLeft, 1, 4, 0), vec![0]);
+        assert_eq!(row(CausalCorner::LowerRight, 1, 4, 0), vec![0, 1, 2, 3]);
+        assert_eq!(row(CausalCorner::TopLeft, 2, 6, 1), vec![0, 1]);
+        assert_eq!(row(CausalCorner::LowerRight, 2, 6, 0), vec![0, 1, 2, 3, 4]);
+        let causal = cfg(true, Padding::None);
+        for (t_q, t_k) in [(1, 4), (2, 6), (3, 3), (1, 1)] {
+            for i in 0..t_q {
+                for j in 0..t_k {
+                    let engine = !blocked(&causal, t_q, t_k, t_k - t_q + i, j);
+                    assert_eq!(causal_allows(CausalCorner::LowerRight, t_q, t_k, i, j), engine);
+                    if t_q == t_k {
+                        assert_eq!(causal_allows(CausalCorner::TopLeft, t_q, t_k, i, j), engine);
+                    }
+                }
+            }
+        }
     }
 
     /// Seed 000's `subsequent_mask(5)`, written out: `True` where attending is allowed

@@ -164,19 +164,23 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                         else {
                             continue;
                         };
-                        let m_new = row.iter().fold(*m_r, |a, &x| a.max(x));
-                        if m_new == f64::NEG_INFINITY {
+                        let owned;
+                        let row = match row.to_slice() {
+                            Some(r) => r,
+                            None => {
+                                owned = row.to_vec();
+                                &owned
+                            }
+                        };
+                        let Some((c, p)) = fold(m_r, l_r, row) else {
                             continue; // nothing seen yet in this row: nothing to add
-                        }
-                        *corr = (*m_r - m_new).exp(); // e^(−∞) = 0 when nothing came before
-                        let p: Vec<f64> = row.iter().map(|&x| (x - m_new).exp()).collect();
-                        *l_r = *corr * *l_r + p.iter().sum::<f64>();
+                        };
+                        *corr = c;
                         let mut o_r = o.row_mut(r);
-                        o_r *= *corr;
+                        o_r *= c;
                         for (p_j, v_j) in p.iter().zip(v_blk.outer_iter()) {
                             o_r.scaled_add(*p_j, &v_j);
                         }
-                        *m_r = m_new;
                     }
                     tiles.push(Tile {
                         b,
@@ -198,4 +202,54 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
         }
     }
     Ok(Tiled { block, tiles, context })
+}
+
+/// Folds one tile of a query row's scores into its running maximum `m` and sum `l`:
+/// `m′ = max(m, max S)`, `c = e^(m − m′)`, `ℓ′ = c·ℓ + Σ e^(S − m′)`. Returns `c` and the
+/// tile's `e^(S_j − m′)` (the weights of its values in the running output), or `None`,
+/// leaving `m` and `l` as they were, while the row has seen no finite score.
+fn fold(m: &mut f64, l: &mut f64, scores: &[f64]) -> Option<(f64, Vec<f64>)> {
+    let m_new = scores.iter().fold(*m, |a, &x| a.max(x));
+    if m_new == f64::NEG_INFINITY {
+        return None;
+    }
+    let c = (*m - m_new).exp(); // e^(−∞) = 0 when nothing came before
+    let p: Vec<f64> = scores.iter().map(|&x| (x - m_new).exp()).collect();
+    *l = c * *l + p.iter().sum::<f64>();
+    *m = m_new;
+    Some((c, p))
+}
+
+/// One query row after one tile of its keys: what the tiles view lists per row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowAfterTile {
+    /// The key columns of the tile, `[start, end)`.
+    pub k: [usize; 2],
+    /// The running maximum after the tile.
+    pub m: f64,
+    /// The running sum after the tile.
+    pub l: f64,
+    /// The correction `e^(m − m′)` the tile applied (1 when the maximum did not rise or
+    /// nothing came before).
+    pub correction: f64,
+}
+
+/// The online softmax of one row of (masked) scores, `block` keys at a time: the running
+/// maximum, sum and correction after each tile, by the same fold as [`tiled`] (so for a
+/// row of the full run's `masked` scores these are the numbers its tiles hold for that
+/// row). Empty for a block of 0. After the last tile, `e^(S_j − m) / ℓ` is the row's softmax.
+pub fn online_row(scores: &[f64], block: usize) -> Vec<RowAfterTile> {
+    if block == 0 {
+        return Vec::new();
+    }
+    let (mut m, mut l) = (f64::NEG_INFINITY, 0.0);
+    scores
+        .chunks(block)
+        .enumerate()
+        .map(|(n, tile)| {
+            let correction = fold(&mut m, &mut l, tile).map_or(1.0, |(c, _)| c);
+            let k0 = n * block;
+            RowAfterTile { k: [k0, k0 + tile.len()], m, l, correction }
+        })
+        .collect()
 }

@@ -2,6 +2,7 @@
 
 mod common;
 
+use attention_engine::tiled::online_row;
 use attention_engine::{decode, run, tiled, EngineError, Fill, Scenario, StepName, Trace};
 use common::arb_scenario;
 use proptest::prelude::*;
@@ -92,6 +93,15 @@ proptest! {
                     let seen = (0..tile.k[1]).map(|j| masked.data[[tile.b, tile.head, tile.q[0] + r, j]]);
                     let want = seen.fold(f64::NEG_INFINITY, f64::max);
                     prop_assert!(close(m, want), "m {} vs {}", m, want);
+                    // one row folded alone (online_row, what the lessons quote) agrees
+                    let i = tile.q[0] + r;
+                    let row: Vec<f64> =
+                        (0..full.sizes.t_k.unwrap_or(full.sizes.t)).map(|j| masked.data[[tile.b, tile.head, i, j]]).collect();
+                    let alone = online_row(&row, block);
+                    let after = alone.get(tile.k[0] / block).unwrap();
+                    prop_assert_eq!(after.k, tile.k);
+                    prop_assert!(close(after.m, m) && close(after.l, tile.l[r]), "row {} alone: {:?} vs {} {}", i, after, m, tile.l[r]);
+                    prop_assert!(close(after.correction, tile.correction[r]), "{:?} vs {}", after, tile.correction[r]);
                 }
             }
         }

@@ -1,0 +1,134 @@
+// The two lessons on how a model runs attention (kv-cache, online-softmax): every step at
+// 1440 and 375 px shows its words and the picture they talk about (the decode view, the
+// tiles view, the causal corners or the heatmaps), nothing wider than a phone, no page
+// error; their questions answered through the page; the arrows step the panel while it
+// has the focus and the lesson after a click on one of its buttons; the window's rolling
+// buffer in the last kv-cache step.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
+// the picture each step shows, by test id
+const PICTURES = {
+  'kv-cache': ['heatmap', 'decode-view', 'heatmap', 'decode-view', 'causal-corners', 'decode-view'],
+  'online-softmax': ['tiles-view', 'tiles-view', 'tiles-view', 'tiles-view', 'tiles-view', 'tiles-view'],
+};
+
+async function visitAll(t, width, height) {
+  await t.page.setViewportSize({ width, height });
+  for (const [id, pictures] of Object.entries(PICTURES)) {
+    const page = await t.gotoApp(`lesson=${id}&ls=0`);
+    for (let s = 0; s < pictures.length; s++) {
+      await page.waitForFunction((k) => new URLSearchParams(location.search).get('ls') === String(k), s);
+      const text = await page.textContent('[data-testid="lesson-text"]');
+      // (the last online-softmax step explains the NaN of a fully masked row)
+      const nan = /NaN/.test(text) && !(id === 'online-softmax' && s === 5);
+      t.assert.ok(text.length > 20 && !nan && !/\[\]/.test(text), `${id} step ${s + 1}: ${text}`);
+      await page.waitForSelector(`[data-testid="lesson-picture"] [data-testid="${pictures[s]}"]`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      t.assert.ok(overflow <= 1, `${id} step ${s + 1} at ${width} px: ${overflow} px too wide`);
+      fs.mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, `lesson-${id}-${s + 1}-${width}.png`), fullPage: true });
+      if (s + 1 < pictures.length) await page.click('[data-testid="lesson-next"]');
+    }
+  }
+  t.assert.deepEqual(t.errors(), []);
+}
+
+export const tests = [
+  {
+    name: 'generation lessons: every step of kv-cache and online-softmax at 1440 px',
+    timeoutMs: 120000,
+    run: (t) => visitAll(t, 1440, 900),
+  },
+  {
+    name: 'generation lessons: every step of kv-cache and online-softmax at 375 px',
+    timeoutMs: 120000,
+    run: (t) => visitAll(t, 375, 812),
+  },
+  {
+    name: 'generation lessons: the words and the panels open at the same position and tile',
+    run: async (t) => {
+      let page = await t.gotoApp('lesson=kv-cache&ls=1');
+      await page.waitForSelector('[data-testid="decode-view"]');
+      t.assert.match(await page.textContent('[data-testid="decode-position"]'), /^t = 3 /);
+      // the words' weights are the panel's
+      const words = await page.textContent('[data-testid="lesson-text"]');
+      const listed = await page.$$eval('[data-testid="decode-weights"] tbody td[data-value]', (tds) => tds.map((td) => td.textContent));
+      t.assert.ok(listed.length === 4 && words.includes(`[${listed.join(', ')}]`), `${words} / ${listed}`);
+      // the last step: a window of 3 and one K/V head; "sat" has just left the buffer
+      page = await t.gotoApp('lesson=kv-cache&ls=5');
+      await page.waitForSelector('[data-testid="decode-evicted"]');
+      t.assert.match(await page.textContent('[data-testid="decode-evicted"]'), /sat/);
+      t.assert.match(await page.textContent('[data-testid="decode-cache-shape"]'), /\(1, 1, 3, 4\)/);
+      t.assert.match(await page.textContent('[data-testid="decode-check"]'), /Equals row 5 of the full run/);
+      // online softmax: the raising tile, with the words' m′ and correction in its table
+      page = await t.gotoApp('lesson=online-softmax&ls=3');
+      await page.waitForSelector('[data-testid="tiles-view"]');
+      t.assert.match(await page.textContent('[data-testid="tiles-position"]'), /^Tile 8 of 9: query rows 4–5, key columns 2–3/);
+      const row = await page.$$eval('[data-testid="tile-rows"] tr[data-row="5"] td', (tds) => tds.map((td) => td.textContent));
+      const text = await page.textContent('[data-testid="lesson-text"]');
+      t.assert.ok(text.includes(`m′ = ${row[0]}`) && text.includes(`e^(m − m′) = ${row[2]}`), `${text} / ${row}`);
+      t.assert.equal(await page.inputValue('[data-testid="tile-block"]'), '2');
+      // the lesson's block is the view's own: the explorer's block= is not written
+      t.assert.equal(new URL(page.url()).searchParams.get('block'), null);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'generation lessons: the questions are answered through the page',
+    run: async (t) => {
+      let page = await t.gotoApp('lesson=kv-cache&ls=2');
+      await page.fill('[data-testid="quiz-number"]', '6');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Not quite: it is 21 \(you were 15 away\)/);
+      page = await t.gotoApp('lesson=kv-cache&ls=2');
+      await page.fill('[data-testid="quiz-number"]', '21');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 21\. 1 \+ 2 \+ … \+ 6 = 21/);
+      page = await t.gotoApp('lesson=kv-cache&ls=3');
+      await page.click('[data-testid="quiz-choice"]:has-text("only \\"the\\"")');
+      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: only "the", the first\. PyTorch builds is_causal's mask/);
+      page = await t.gotoApp('lesson=online-softmax&ls=1');
+      await page.click('[data-testid="quiz-choice"]:has-text("the largest grows")');
+      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Not quite: the answer is they stay the same/);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'generation lessons: the arrows step the panel while it has the focus, the lesson after a click on its buttons',
+    run: async (t) => {
+      let page = await t.gotoApp('lesson=kv-cache&ls=1');
+      await page.waitForSelector('[data-testid="decode-view"]');
+      await page.focus('[data-testid="decode-view"]');
+      await page.keyboard.press('ArrowRight');
+      t.assert.match(await page.textContent('[data-testid="decode-position"]'), /^t = 4 /);
+      t.assert.equal(new URL(page.url()).searchParams.get('ls'), '1', 'the lesson stays');
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowLeft');
+      t.assert.match(await page.textContent('[data-testid="decode-position"]'), /^t = 2 /);
+      // a click on the panel's own button, then →: the lesson moves on
+      await page.click('[data-testid="decode-next"]');
+      t.assert.match(await page.textContent('[data-testid="decode-position"]'), /^t = 3 /);
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '2');
+      // the tiles view the same way
+      page = await t.gotoApp('lesson=online-softmax&ls=2');
+      await page.waitForSelector('[data-testid="tiles-view"]');
+      t.assert.match(await page.textContent('[data-testid="tiles-position"]'), /^Tile 7 of 9/);
+      await page.focus('[data-testid="tiles-view"]');
+      await page.keyboard.press('ArrowRight');
+      t.assert.match(await page.textContent('[data-testid="tiles-position"]'), /^Tile 8 of 9/);
+      t.assert.equal(new URL(page.url()).searchParams.get('ls'), '2');
+      await page.click('[data-testid="tiles-prev"]');
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '1');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];

@@ -1,0 +1,306 @@
+//! Lesson 10, the key/value cache: how a model that generates text runs attention, one
+//! new query at a time against the keys and values it kept; what the cache saves; why
+//! decoding needs a causal mask anchored at the lower right (PyTorch's `is_causal` is
+//! anchored at the top left); and what GQA and a sliding window do to the cache.
+//!
+//! Its pictures are the decode view ([`Extra::Decode`]) and the two causal corners
+//! ([`Extra::CausalCorners`]); the words quote the full run's rows, which the decode
+//! view's check holds equal to the decoded ones.
+
+use super::quiz::{Quiz, QuizKind};
+use super::{at, base, row, token, Extra, Lesson, LessonStep};
+use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
+use crate::format::fixed;
+
+const SENTENCE: &str = "the cat sat on the mat";
+/// "on": the position the decode steps open at.
+const ON: usize = 3;
+/// "mat".
+const MAT: usize = 5;
+
+/// Two heads of d_k = 4 on seeded weights, causal; `h_kv` key/value heads and a window
+/// as asked.
+fn scenario(h_kv: Option<usize>, window: Option<usize>) -> Scenario {
+    let mut s = base(&[SENTENCE], 8, 2);
+    s.projections = Projections::Named(ProjectionKind::Seeded);
+    s.seed = 3;
+    s.mask.causal = true;
+    s.n_kv_heads = h_kv;
+    s.mask.window = window;
+    s
+}
+
+/// The key positions the cache holds at position `t`: all of `0..=t`, or the last `W`
+/// under a window (what the engine's rolling buffer keeps).
+fn cached(tr: &Trace, t: usize) -> std::ops::RangeInclusive<usize> {
+    let w = tr.mask.config.window.unwrap_or(usize::MAX);
+    (t + 1).saturating_sub(w)..=t
+}
+
+/// Query head 1's weights over the cached keys at position `t`, four decimals as the
+/// decode view lists them: the full run's row `t` at those keys.
+fn cached_weights(tr: &Trace, t: usize) -> String {
+    let w: Vec<String> = cached(tr, t).map(|j| fixed(at(tr, S::Weights, 0, 0, t, j), 4)).collect();
+    format!("[{}]", w.join(", "))
+}
+
+/// The cache's shape at position `t`, `(B, h_kv, L, d_k)`.
+fn cache_shape(tr: &Trace, t: usize) -> String {
+    let len = cached(tr, t).count();
+    format!("({}, {}, {len}, {})", tr.sizes.b, tr.sizes.kv_heads(), tr.sizes.d_k)
+}
+
+/// The tokens of the key positions `range`, quoted and joined with commas and "and".
+fn tokens_of(tr: &Trace, range: impl Iterator<Item = usize>) -> String {
+    let names: Vec<String> = range.map(|j| format!("\"{}\"", token(tr, 0, j))).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+/// Key rows projected to write `n` tokens without a cache: step t projects t + 1.
+fn without_cache(n: usize) -> usize {
+    n * (n + 1) / 2
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    Lesson {
+        id: "kv-cache",
+        title: "Generating with a KV cache",
+        seeds: "how GPT-style models generate text",
+        steps: vec![
+            LessonStep {
+                title: "A model writes one token at a time",
+                scenario: scenario(None, None),
+                focus: S::Weights,
+                batch: 0,
+                extra: Extra::None,
+                quiz: None,
+                highlight: |t| super::row_cells(t, S::Weights, 0, 0, MAT),
+                narrate: |t| {
+                    let n = t.tokens.first().map_or(0, Vec::len);
+                    format!(
+                        "Recall the three roles: a token's query asks what it is looking for, a key says what a \
+                         token offers, and a value is what it passes on when it is chosen. A model that \
+                         generates text writes one token at a time. To write the token after \"{}\" it needs \
+                         one row of this causal picture, the last: \"{}\"'s weights over the {n} tokens so far, \
+                         {} (head 1). The rows above it were computed at earlier steps, and they never change: \
+                         under the causal mask no token sees a later one. So a model keeps every earlier token's \
+                         key and value instead of computing them again. That store is the key/value cache, or \
+                         KV cache.",
+                        token(t, 0, n.saturating_sub(1)),
+                        token(t, 0, n.saturating_sub(1)),
+                        row(t, S::Weights, 0, 0, n.saturating_sub(1)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "The cache, one position at a time",
+                scenario: scenario(None, None),
+                focus: S::Weights,
+                batch: 0,
+                extra: Extra::Decode { t: ON },
+                quiz: None,
+                highlight: super::no_highlight,
+                narrate: |t| {
+                    format!(
+                        "The panel runs attention as a generating model does, at step t = {ON} (positions count \
+                         from 0): only \"{}\" is projected, to one query row, one key row and one value row. The \
+                         key and value are appended to the cache, which is now (B, h_kv, L, d_k) = {}, and the \
+                         one query is scored against the {} cached keys. Query head 1's weights, {}, are row {ON} \
+                         of the full run's weights; the check under them compares the whole output row with the \
+                         full run's. Press \"Next position →\" in the panel to append {}.",
+                        token(t, 0, ON),
+                        cache_shape(t, ON),
+                        cached(t, ON).count(),
+                        cached_weights(t, ON),
+                        tokens_of(t, ON + 1..t.tokens.first().map_or(0, Vec::len)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Predict: what does the cache save?",
+                scenario: scenario(None, None),
+                focus: S::Weights,
+                batch: 0,
+                extra: Extra::None,
+                highlight: super::no_highlight,
+                quiz: Some(Quiz {
+                    reveal: None,
+                    question: |t| {
+                        let n = t.tokens.first().map_or(0, Vec::len);
+                        format!(
+                            "Without a cache, step t would project all t + 1 tokens so far to keys again (and to \
+                             values). Writing all {n} tokens of this sentence, how many key rows is that in all? \
+                             With the cache it is {n}, one per step."
+                        )
+                    },
+                    kind: QuizKind::Number {
+                        answer: |t| {
+                            let n = t.tokens.first().map_or(0, Vec::len);
+                            let all = without_cache(n);
+                            Some((
+                                all as f64,
+                                format!(
+                                    "1 + 2 + … + {n} = {all}: for n tokens, n(n + 1)/2 key rows without a cache \
+                                     against n with it. At 1 000 tokens that is 500 500 against 1 000, as many \
+                                     value rows again, in every layer. The cache does not make the scores \
+                                     cheaper: step t still compares one query with t + 1 keys, the {all} \
+                                     coloured cells of the triangle in the picture."
+                                ),
+                            ))
+                        },
+                        tolerance: 0.1,
+                    },
+                }),
+                narrate: |_| {
+                    "Each row of the picture is one step of writing the sentence. Type a number to see the \
+                     answer."
+                        .into()
+                },
+            },
+            LessonStep {
+                title: "Predict: is_causal with one query",
+                scenario: scenario(None, None),
+                focus: S::Weights,
+                batch: 0,
+                extra: Extra::Decode { t: ON },
+                highlight: super::no_highlight,
+                quiz: Some(Quiz {
+                    reveal: None,
+                    question: |t| {
+                        format!(
+                            "At step t = {ON} the query is 1 row and the key cache {} rows. A program calls \
+                             F.scaled_dot_product_attention(q, k_cache, v_cache, is_causal=True). Which cached \
+                             keys may the one query see?",
+                            cached(t, ON).count()
+                        )
+                    },
+                    kind: QuizKind::Choice {
+                        choices: |t| {
+                            vec![
+                                format!("all {}, {}", cached(t, ON).count(), tokens_of(t, cached(t, ON))),
+                                format!("only \"{}\", the first", token(t, 0, 0)),
+                                format!("only \"{}\", itself", token(t, 0, ON)),
+                            ]
+                        },
+                        answer: |t| {
+                            Some((
+                                1,
+                                format!(
+                                    "PyTorch builds is_causal's mask as torch.ones(L, S).tril(), here with L = 1 \
+                                     query and S = {} keys. Its diagonal starts at the top left, so row 0 keeps \
+                                     column 0 only: the query would see \"{}\" and nothing else. is_causal assumes \
+                                     the queries are the first positions; in decoding the one query is the \
+                                     newest, position {ON}. The panel's weights are the right ones: the next step \
+                                     shows both masks.",
+                                    cached(t, ON).count(),
+                                    token(t, 0, 0),
+                                ),
+                            ))
+                        },
+                    },
+                }),
+                narrate: |_| "Choose an answer to see why.".into(),
+            },
+            LessonStep {
+                title: "Top left or lower right",
+                scenario: scenario(None, None),
+                focus: S::Masked,
+                batch: 0,
+                extra: Extra::CausalCorners,
+                quiz: None,
+                highlight: super::no_highlight,
+                narrate: |_| {
+                    "The two tables below are causal masks for fewer queries (L) than keys (S). is_causal=True \
+                     anchors the diagonal at the top left: query i sees keys j ≤ i, as if the queries were the \
+                     first positions. torch.nn.attention.bias.causal_lower_right anchors it at the lower right: \
+                     query i sees keys j ≤ i + (S − L), the queries being the last positions. For one query \
+                     (decoding) that is every cached key; for a chunk of 2 new queries against 6 keys (a model \
+                     reading a long prompt in pieces) the first sees 5 keys and the second 6. The page's decoder \
+                     counts positions from the start of the sentence, which is the lower-right rule. When L = S, \
+                     as in the heatmaps of a whole sentence, the two are the same: that is why is_causal is \
+                     right for a whole sentence and wrong for a decoding step."
+                        .into()
+                },
+            },
+            LessonStep {
+                title: "GQA and a window keep the cache small",
+                scenario: scenario(Some(1), Some(3)),
+                focus: S::Weights,
+                batch: 0,
+                extra: Extra::Decode { t: MAT },
+                quiz: None,
+                highlight: super::no_highlight,
+                narrate: |t| {
+                    let w = t.mask.config.window;
+                    let left = w.and_then(|w| MAT.checked_sub(w));
+                    format!(
+                        "Two ideas of today's models shrink the cache. Here h_kv = {} key/value head serves all {} \
+                         query heads (multi-query attention, the extreme of grouped-query attention){}. At t = \
+                         {MAT} the cache is {}, the keys and values of {}{}. Without either it would be ({}, {}, \
+                         {}, {}), and it would grow with every token. \"{}\"'s weights over the cached keys are \
+                         {}: row {MAT} of the full run, whose mask blocks the same keys. A cache that forgot the \
+                         window would keep growing, and would let a query see keys the model was trained never to \
+                         see.",
+                        t.sizes.kv_heads(),
+                        t.sizes.n_heads,
+                        w.map(|w| format!(
+                            ", and a sliding window of W = {w} keeps only the last {w} positions: a rolling \
+                             buffer, as Mistral keeps it"
+                        ))
+                        .unwrap_or_default(),
+                        cache_shape(t, MAT),
+                        tokens_of(t, cached(t, MAT)),
+                        left.map(|p| format!("; \"{}\" (position {p}) has just left", token(t, 0, p)))
+                            .unwrap_or_default(),
+                        t.sizes.b,
+                        t.sizes.n_heads,
+                        MAT + 1,
+                        t.sizes.d_k,
+                        token(t, 0, MAT),
+                        cached_weights(t, MAT),
+                    )
+                },
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{decode, run};
+
+    /// The words' cache (shape, positions, weights) is the decoder's, at both positions
+    /// the lesson opens, and the count question's answer is written as a count.
+    #[test]
+    fn the_words_describe_the_decoders_cache() {
+        for (s, t) in [(scenario(None, None), ON), (scenario(Some(1), Some(3)), MAT)] {
+            let tr = run(&s).unwrap();
+            let p = &decode(&s).unwrap().positions[t];
+            assert_eq!(p.cache_positions, cached(&tr, t).collect::<Vec<_>>());
+            let shape: Vec<String> = p.k_cache.shape().iter().map(usize::to_string).collect();
+            assert_eq!(cache_shape(&tr, t), format!("({})", shape.join(", ")));
+            let w: Vec<String> =
+                p.weights.slice(ndarray::s![0, 0, 0, ..]).iter().map(|x| fixed(*x, 4)).collect();
+            assert_eq!(cached_weights(&tr, t), format!("[{}]", w.join(", ")));
+        }
+        let windowed = run(&scenario(Some(1), Some(3))).unwrap();
+        assert_eq!(tokens_of(&windowed, cached(&windowed, MAT)), "\"on\", \"the\" and \"mat\"");
+        assert_eq!(without_cache(6), 21);
+        let step = &lesson().steps[2];
+        let tr = run(&step.scenario).unwrap();
+        let verdict = step.quiz.unwrap().judge_number(&tr, 21.0).unwrap();
+        assert!(
+            verdict.right && verdict.text.starts_with("Right: 21. 1 + 2 + … + 6 = 21"),
+            "{}",
+            verdict.text
+        );
+        let wrong = step.quiz.unwrap().judge_number(&tr, 6.0).unwrap();
+        assert!(wrong.text.starts_with("Not quite: it is 21 (you were 15 away)"), "{}", wrong.text);
+    }
+}
