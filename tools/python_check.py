@@ -110,6 +110,12 @@ def scenarios():
             "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "alibi": True,
             "projections": "seeded", "seed": 9,
             "mask": {"causal": True, "padding": "keys", "fill": "neg_inf", "window": 3}},
+        # causal self-attention with nothing else (no padding, window or ALiBi): PyTorch decodes it
+        # with causal_lower_right; GQA 4 -> 2 and rotate_half RoPE
+        "gqa_rope_causal_plain": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "projections": "seeded", "seed": 2,
+            "mask": {"causal": True, "padding": "none", "fill": "neg_inf"}},
         # MQA in cross-attention with interleaved RoPE (base 100) and sinusoidal positions too;
         # pad queries: NaN rows
         "mqa_cross_rope_interleaved": {
@@ -218,6 +224,16 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         ) if scenario.get("rope", {}).get("style") == "half" else script.replace(
             "rotated = np.stack([-x[..., 1::2]", "rotated = np.stack([x[..., 1::2]"
         ) if "rope" in scenario else None,
+        # the online softmax without its correction e^(m - m'): wrong once a later tile raises a maximum
+        "tiles without the correction": script.replace("o = c * o + p @", "o = o + p @"),
+        # a decoding step's query turned at position 0 instead of its own
+        "decode: RoPE at 0": script.replace("q_t = rope(q_t, start=t)", "q_t = rope(q_t)")
+        if "rope" in scenario and (scenario.get("mask", {}).get("causal") or scenario.get("kv_sentences")) else None,
+        # PyTorch's is_causal=True for one query against the cache: its top-left diagonal sees key 0 only
+        "decode with is_causal": script.replace("attn_mask=causal_lower_right(1, t + 1)", "is_causal=True")
+        if torch and scenario["mask"].get("causal") and scenario["mask"].get("padding") == "none"
+        and not scenario["mask"].get("window") and not scenario.get("alibi") and "kv_sentences" not in scenario
+        else None,
         # ALiBi's distance the wrong way round, i - j
         "alibi i - j": script.replace(
             "(np.arange(T_k)[None, :] - np.arange(T)[:, None])", "(np.arange(T)[:, None] - np.arange(T_k)[None, :])"

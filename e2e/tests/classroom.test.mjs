@@ -3,12 +3,18 @@
 
 const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
 
-/** The bounding boxes of the step's words and of its picture's first heatmap. */
+// What a step's picture is: its first heatmap, or in the decode view the one query's
+// weights, in the tiles view the score matrix with the tile outlined.
+const PICTURE = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]']
+  .map((s) => `[data-testid="lesson-picture"] ${s}`)
+  .join(', ');
+
+/** The bounding boxes of the step's words and of its picture's first heatmap (or view). */
 async function stageBoxes(page) {
-  await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+  await page.waitForSelector(PICTURE);
   const words = await page.$eval('[data-testid="lesson-text"]', (e) => e.getBoundingClientRect().toJSON());
   const title = await page.$eval('[data-testid="lesson-step-title"]', (e) => e.getBoundingClientRect().toJSON());
-  const picture = await page.$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (e) => e.getBoundingClientRect().toJSON());
+  const picture = await page.$eval(PICTURE, (e) => e.getBoundingClientRect().toJSON());
   return { words, title, picture };
 }
 

@@ -69,7 +69,7 @@ fn without_cache(n: usize) -> usize {
 pub fn lesson() -> Lesson {
     Lesson {
         id: "kv-cache",
-        title: "Generating with a KV cache",
+        title: "The KV cache",
         seeds: "how GPT-style models generate text",
         steps: vec![
             LessonStep {
@@ -215,15 +215,13 @@ pub fn lesson() -> Lesson {
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |_| {
-                    "The two tables below are causal masks for fewer queries (L) than keys (S). is_causal=True \
-                     anchors the diagonal at the top left: query i sees keys j ≤ i, as if the queries were the \
-                     first positions. torch.nn.attention.bias.causal_lower_right anchors it at the lower right: \
-                     query i sees keys j ≤ i + (S − L), the queries being the last positions. For one query \
-                     (decoding) that is every cached key; for a chunk of 2 new queries against 6 keys (a model \
-                     reading a long prompt in pieces) the first sees 5 keys and the second 6. The page's decoder \
-                     counts positions from the start of the sentence, which is the lower-right rule. When L = S, \
-                     as in the heatmaps of a whole sentence, the two are the same: that is why is_causal is \
-                     right for a whole sentence and wrong for a decoding step."
+                    "The tables below are causal masks for fewer queries (L) than keys (S). is_causal=True \
+                     anchors the diagonal at the top left: query i sees keys j ≤ i, as if the queries came \
+                     first. causal_lower_right (in torch.nn.attention.bias) anchors it at the lower right: \
+                     query i sees keys j ≤ i + (S − L), the queries being the newest positions. So one decoding \
+                     query sees every cached key, and a chunk of 2 queries against 6 keys sees 5 and 6. When \
+                     L = S, as for a whole sentence, the two agree: is_causal is right there, and wrong for a \
+                     decoding step."
                         .into()
                 },
             },
@@ -240,12 +238,11 @@ pub fn lesson() -> Lesson {
                     let left = w.and_then(|w| MAT.checked_sub(w));
                     format!(
                         "Two ideas of today's models shrink the cache. Here h_kv = {} key/value head serves all {} \
-                         query heads (multi-query attention, the extreme of grouped-query attention){}. At t = \
+                         query heads (multi-query attention){}. At t = \
                          {MAT} the cache is {}, the keys and values of {}{}. Without either it would be ({}, {}, \
                          {}, {}), and it would grow with every token. \"{}\"'s weights over the cached keys are \
-                         {}: row {MAT} of the full run, whose mask blocks the same keys. A cache that forgot the \
-                         window would keep growing, and would let a query see keys the model was trained never to \
-                         see.",
+                         {}: row {MAT} of the full run, whose mask blocks the same keys. A cache that forgot \
+                         the window would keep growing, with rows the mask never lets a query read.",
                         t.sizes.kv_heads(),
                         t.sizes.n_heads,
                         w.map(|w| format!(

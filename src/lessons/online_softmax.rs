@@ -80,7 +80,7 @@ pub fn lesson() -> Lesson {
     let tile = |key: usize| Extra::Tiles { block: BLOCK, tile: tile_index(BLOCK, t_k(), MAT, key) };
     Lesson {
         id: "online-softmax",
-        title: "Softmax tile by tile",
+        title: "Online softmax",
         seeds: "FlashAttention's online softmax",
         steps: vec![
             LessonStep {

@@ -557,10 +557,11 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
             )],
             format!(
                 "rope_style, rope_base = {}, {}\n\n\n\
-                 def rope(x):\n    \
-                 \"\"\"x: (B, heads, T, d_k) -> the same, each pair of dimensions turned by pos * theta_i.\"\"\"\n    \
+                 def rope(x, start=0):\n    \
+                 \"\"\"x: (B, heads, T, d_k) -> the same, each pair of dimensions turned by pos * theta_i, the\n    \
+                 positions counted from start (a decoding step turns one row at its absolute position).\"\"\"\n    \
                  inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
-                 angle = np.arange(x.shape[2])[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
+                 angle = (start + np.arange(x.shape[2]))[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
                  cos, sin = np.cos(angle), np.sin(angle)\n    \
                  if rope_style == \"half\":  # rotate_half: dimension i with i + d_k/2\n        \
                  cos, sin = np.concatenate([cos, cos], -1), np.concatenate([sin, sin], -1)\n        \
@@ -622,6 +623,10 @@ fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> 
             out.push(heatmap_section());
         }
     }
+
+    // 5b. How a model runs it: decoding with a cache, and the online softmax.
+    out.push(decode_section(x_in, kv_in));
+    out.push(tiled_section(trace));
 
     // 6. The same in PyTorch.
     out.push(torch_section(trace, fill, table));
@@ -779,6 +784,115 @@ fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, trace: &Trac
                              output = concat @ W_o + b_o  # (B, T, d_model)\n"
             .into(),
     }
+}
+
+/// The page's decode view in NumPy: one query at a time against a cache of keys and
+/// values (a rolling buffer under a window; a fixed cache of the key/value sentences in
+/// cross-attention), RoPE at the absolute position, ALiBi and the mask at the cached
+/// positions. Self-attention without a causal mask is not decoded (a model that generates
+/// cannot see tokens it has not written), as on the page.
+fn decode_section(x_in: &str, kv_in: &str) -> Section {
+    let code = format!(
+        "def project_heads(rows, W, b, heads):\n    \
+         \"\"\"(B, n, d_model) rows -> (B, heads, n, d_k).\"\"\"\n    \
+         y = rows @ W + b\n    \
+         return y.reshape(B, y.shape[1], heads, d_k).transpose(0, 2, 1, 3)\n\n\n\
+         decoded = None  # (B, T, d_model): the output, one position at a time\n\
+         cross = kv_tokens is not tokens\n\
+         if cross or causal:\n    \
+         decoded = np.zeros((B, T, d_model))\n    \
+         k_cache = np.zeros((B, h_kv, 0, d_k))  # (B, h_kv, L, d_k), L grows by one per position\n    \
+         v_cache = np.zeros((B, h_kv, 0, d_k))\n    \
+         cached = []  # the absolute position of each cached row, oldest first\n    \
+         if cross:  # a fixed cache: every key and value of the key/value sentences, computed once\n        \
+         k_cache = project_heads({kv_in}, W_k, b_k, h_kv)\n        \
+         v_cache = project_heads({kv_in}, W_v, b_v, h_kv)\n        \
+         k_cache = rope(k_cache) if rope_style is not None else k_cache\n        \
+         cached = list(range(T_k))\n    \
+         for t in range(T):\n        \
+         x_t = {x_in}[:, t : t + 1]  # the new token only, (B, 1, d_model)\n        \
+         q_t = project_heads(x_t, W_q, b_q, h)  # (B, h, 1, d_k)\n        \
+         q_t = rope(q_t, start=t) if rope_style is not None else q_t\n        \
+         if not cross:  # append the new key and value\n            \
+         k_t = project_heads(x_t, W_k, b_k, h_kv)\n            \
+         k_t = rope(k_t, start=t) if rope_style is not None else k_t\n            \
+         k_cache = np.concatenate([k_cache, k_t], axis=2)\n            \
+         v_cache = np.concatenate([v_cache, project_heads(x_t, W_v, b_v, h_kv)], axis=2)\n            \
+         cached.append(t)\n            \
+         if window is not None and len(cached) > window:  # a rolling buffer: the oldest row leaves\n                \
+         k_cache, v_cache, cached = k_cache[:, :, 1:], v_cache[:, :, 1:], cached[1:]\n        \
+         pos = np.array(cached)\n        \
+         s = q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2) / math.sqrt(d_k)  # (B, h, 1, L)\n        \
+         if use_alibi:\n            \
+         s = s + np.array(alibi_slopes(h))[None, :, None, None] * (pos - t)[None, None, None, :]\n        \
+         s = np.where(mask[:, None, t : t + 1, pos], fill, s)  # the mask at the cached positions\n        \
+         with np.errstate(invalid=\"ignore\"):\n            \
+         e = np.exp(s - s.max(axis=-1, keepdims=True))\n            \
+         w = e / e.sum(axis=-1, keepdims=True)  # (B, h, 1, L)\n            \
+         ctx = w @ np.repeat(v_cache, h // h_kv, axis=1)  # (B, h, 1, d_k)\n            \
+         decoded[:, t] = (ctx.transpose(0, 2, 1, 3).reshape(B, 1, d_model) @ W_o + b_o)[:, 0]\n\
+         else:\n    \
+         print(\"decoding skipped: self-attention without a causal mask cannot be generated token by token\")\n"
+    );
+    Section::new(
+        "Decoding with a KV cache",
+        vec![
+            "How a model that generates text runs the same attention: at each position t one new query, key and \
+             value (RoPE at position t), the key and value appended to a cache (a rolling buffer of `window` rows \
+             under a sliding window), and the one query scored against the cache. Every row equals row t of the \
+             output above, except a fully blocked row under -1e9 (uniform over the cached keys, not over all T_k)."
+                .into(),
+        ],
+        code,
+    )
+}
+
+/// The page's tiles view in NumPy: the context computed block by block with an online
+/// softmax (a running maximum, sum and output per query row, rescaled by e^(m − m′)).
+fn tiled_section(trace: &Trace) -> Section {
+    let has = |s: StepName| trace.step(s).is_some();
+    let q_final = if has(StepName::QRot) { "q_rot" } else { "q_heads" };
+    let k_final = [StepName::KRep, StepName::KRot, StepName::KHeads]
+        .into_iter()
+        .find(|&s| has(s))
+        .map_or("k_heads", StepName::as_str);
+    let v_final = if has(StepName::VRep) { "v_rep" } else { "v_heads" };
+    let code = format!(
+        "block = 2  # keys (and queries) per tile\n\
+         tiled_context = np.zeros((B, h, T, d_k))\n\
+         for q0 in range(0, T, block):\n    \
+         q1 = min(q0 + block, T)\n    \
+         m = np.full((B, h, q1 - q0, 1), -np.inf)  # the running maximum of each query row\n    \
+         l = np.zeros((B, h, q1 - q0, 1))  # the running sum\n    \
+         o = np.zeros((B, h, q1 - q0, d_k))  # the running output\n    \
+         for k0 in range(0, T_k, block):\n        \
+         k1 = min(k0 + block, T_k)\n        \
+         s = {q_final}[:, :, q0:q1] @ {k_final}[:, :, k0:k1].transpose(0, 1, 3, 2) / math.sqrt(d_k)  # one tile\n        \
+         if use_alibi:\n            \
+         s = s + np.array(alibi_slopes(h))[None, :, None, None] * (np.arange(k0, k1)[None, :] - np.arange(q0, q1)[:, None])\n        \
+         s = np.where(mask[:, None, q0:q1, k0:k1], fill, s)\n        \
+         m_new = np.maximum(m, s.max(axis=-1, keepdims=True))\n        \
+         seen = np.isfinite(m_new)  # a row that has seen no finite score adds nothing yet\n        \
+         m_safe = np.where(seen, m_new, 0.0)\n        \
+         c = np.where(seen, np.exp(m - m_safe), 1.0)  # e^(m - m'): 0 when nothing came before\n        \
+         p = np.where(seen, np.exp(s - m_safe), 0.0)\n        \
+         l = c * l + p.sum(axis=-1, keepdims=True)\n        \
+         o = c * o + p @ {v_final}[:, :, k0:k1]\n        \
+         m = np.where(seen, m_new, m)\n    \
+         with np.errstate(invalid=\"ignore\"):  # 0 / 0 = NaN for a row that never saw a key\n        \
+         tiled_context[:, :, q0:q1] = o / l\n"
+    );
+    Section::new(
+        "The online softmax, tile by tile",
+        vec![
+            "The context as FlashAttention computes it: for each block of queries, the blocks of keys one at a \
+             time, keeping per row a running maximum m, sum ℓ and output O; when a tile raises the maximum, ℓ and \
+             O are multiplied by e^(m − m′). At the end O / ℓ is softmax(S)·V, and no more than block × block \
+             scores were held at once."
+                .into(),
+        ],
+        code,
+    )
 }
 
 fn heatmap_section() -> Section {
@@ -970,7 +1084,27 @@ else:
          mask_t |= (torch.arange(T_k) >= torch.tensor(kv_lengths).unsqueeze(1)).unsqueeze(1)\n        \
          if padding == \"keys_and_queries\":\n            \
          mask_t |= (torch.arange(T) >= torch.tensor(lengths).unsqueeze(1)).unsqueeze(2)\n\n        \
-         output = mha(x, x_kv, mask_t, torch_steps)\n    \
+         output = mha(x, x_kv, mask_t, torch_steps)\n\n        \
+         # Decoding as PyTorch writes it: one query against the keys so far. The causal diagonal must\n        \
+         # sit at the lower right (causal_lower_right); is_causal=True would anchor it at the top left\n        \
+         # and let the one query see key 0 only. (Without a window, ALiBi or padding: the bias object\n        \
+         # is the causal rule alone.)\n        \
+         try:\n            \
+         from torch.nn.attention.bias import causal_lower_right\n        \
+         except ImportError:  # PyTorch before 2.3\n            \
+         causal_lower_right = None\n        \
+         plain = causal and x_kv is x and window is None and not use_alibi and padding == \"none\"\n        \
+         if causal_lower_right is not None and plain:\n            \
+         q_all = torch_steps.get(\"q_rot\", torch_steps[\"q_heads\"])\n            \
+         k_all = torch_steps.get(\"k_rep\", torch_steps.get(\"k_rot\", torch_steps[\"k_heads\"]))\n            \
+         v_all = torch_steps.get(\"v_rep\", torch_steps[\"v_heads\"])\n            \
+         rows = [\n                \
+         F.scaled_dot_product_attention(\n                    \
+         q_all[:, :, t : t + 1], k_all[:, :, : t + 1], v_all[:, :, : t + 1], attn_mask=causal_lower_right(1, t + 1)\n                \
+         )\n                \
+         for t in range(T)\n            \
+         ]\n            \
+         torch_sdpa[\"decoded\"] = torch.cat(rows, dim=2)  # (B, h, T, d_k): the context, row by row\n    \
          print(f\"PyTorch {torch.__version__}: output {tuple(output.shape)}\")\n",
     );
     Section::new(
@@ -1055,12 +1189,18 @@ fn check_section(trace: &Trace, target: Target) -> Section {
          report(same_mask, \"blocked pairs as on the page\" if same_mask else \"the mask differs from the page's\", \"numpy\", \"mask\")\n\
          for name in STEPS:\n    \
          report(*compare(numpy_steps[name], EXPECTED[name]), \"numpy\", name)\n\
+         report(*compare(tiled_context, EXPECTED[\"context\"]), \"numpy\", \"context, tile by tile\")\n\
+         if decoded is not None:  # rows with a key to attend to (a fully blocked row under -1e9 differs)\n    \
+         live = ~EXPECTED_MASK.all(axis=-1)[:, :, None]\n    \
+         report(*compare(np.where(live, decoded, EXPECTED[\"output\"]), EXPECTED[\"output\"]), \"numpy\", \"output, decoded\")\n\
          if torch is not None:\n    \
          for name in STEPS:\n        \
          report(*compare(torch_steps[name].detach().numpy(), EXPECTED[name]), \"torch\", name)\n    \
          live = torch_sdpa[\"live\"].numpy()[:, None, :, None]  # rows with a key to attend to\n    \
          sdpa = np.where(live, torch_sdpa[\"context\"].detach().numpy(), EXPECTED[\"context\"])\n    \
-         report(*compare(sdpa, EXPECTED[\"context\"]), \"torch\", \"F.scaled_dot_product_attention\")\n\
+         report(*compare(sdpa, EXPECTED[\"context\"]), \"torch\", \"F.scaled_dot_product_attention\")\n    \
+         if \"decoded\" in torch_sdpa:\n        \
+         report(*compare(torch_sdpa[\"decoded\"].detach().numpy(), EXPECTED[\"context\"]), \"torch\", \"decoded, causal_lower_right\")\n\
          print(f\"{{passed}} passed, {{failed}} failed\")\n"
     );
     match target {
