@@ -131,4 +131,36 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'generation lessons: a decoded output number opens its explanation; a running sum lists its terms',
+    run: async (t) => {
+      let page = await t.gotoApp('lesson=kv-cache&ls=1');
+      await page.waitForSelector('[data-testid="decode-view"]');
+      const shown = await page.textContent('[data-testid="decode-output"] [data-testid="decode-explain"] >> nth=1');
+      await page.click('[data-testid="decode-output"] [data-testid="decode-explain"] >> nth=1');
+      await page.waitForSelector('[data-testid="decode-view"] [data-testid="explain"]');
+      t.assert.match(await page.textContent('[data-testid="decode-explain-note"]'), /equals row 3 of the full run/);
+      // the panel explains output[0,3,1], the number clicked
+      t.assert.match(await page.textContent('[data-testid="explain"]'), /output\[0,3,1\]/);
+      t.assert.match(await page.textContent('[data-testid="explain-result"]'), new RegExp(shown.replace('-', '[-−]')));
+      await page.click('[data-testid="explain-close"]');
+      await page.waitForSelector('[data-testid="decode-view"] [data-testid="explain"]', { state: 'detached' });
+      // the raising tile: mat's ℓ′ is e^(m − m′)·ℓ plus the tile's two exps
+      page = await t.gotoApp('lesson=online-softmax&ls=3');
+      await page.waitForSelector('[data-testid="tile-rows"]');
+      const l = await page.textContent('[data-testid="tile-rows"] tr[data-row="5"] [data-testid="running-sum-open"]');
+      await page.click('[data-testid="tile-rows"] tr[data-row="5"] [data-testid="running-sum-open"]');
+      await page.waitForSelector('[data-testid="running-sum"]');
+      t.assert.match(await page.textContent('[data-testid="running-sum-carried"]'), /^carried: e\^\(m − m′\) · ℓ = 0\.4915 × 1\.4982 = /);
+      t.assert.equal(await page.locator('[data-testid="running-sum"] li[data-key]').count(), 2);
+      const total = await page.textContent('[data-testid="running-sum-total"]');
+      t.assert.ok(total.endsWith(`= ${l}`), `${total} / ${l}`);
+      const terms = total.replace(/^ℓ′ = /, '').split(' = ')[0].split(' + ').map(Number);
+      t.assert.ok(Math.abs(terms.reduce((a, b) => a + b, 0) - Number(l)) < 2e-4, `${terms} / ${l}`);
+      // a click on the same number closes it
+      await page.click('[data-testid="tile-rows"] tr[data-row="5"] [data-testid="running-sum-open"]');
+      await page.waitForSelector('[data-testid="running-sum"]', { state: 'detached' });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

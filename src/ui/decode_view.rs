@@ -10,12 +10,15 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use super::card_data::CardId;
 use super::check_line::CheckLine;
+use super::explain_panel::ExplainPanel;
+use super::explained::Explained;
 use super::head_options::HeadOptions;
 use super::scroll_region::scroll_region;
 use wasm_bindgen::JsCast;
 
-use crate::engine::{decode, DecodeStep, Decoded, EngineError, Trace};
+use crate::engine::{decode, DecodeStep, Decoded, EngineError, StepName, Trace};
 use crate::format::{exact, fixed, short};
 
 use super::app_state::AppState;
@@ -591,11 +594,53 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
     let output = data::decoded_output_row(p, b).unwrap_or_default();
     let d_model = output.len();
     let out_cols = d_model.min(MAX_COLS * 2);
+    // A click on an output number opens the explanation panel on it: the decoded row is
+    // the full run's row t (the check below), so its arithmetic is that cell's.
+    let explained = use_context::<Explained>();
+    let id = CardId { step: StepName::Output, batch: b, head: 0 };
+    let t = p.t;
     let output_cells = output
         .iter()
         .take(out_cols)
-        .map(|&x| view! { <td data-value=exact(x)>{short(x)}</td> })
+        .enumerate()
+        .map(|(c, &x)| {
+            view! {
+                <td data-value=exact(x)>
+                    <button
+                        type="button"
+                        class="al-cell-button"
+                        data-testid="decode-explain"
+                        title="Explain this number"
+                        on:click=move |_| {
+                            if let Some(e) = explained {
+                                e.open(id, t, c)
+                            }
+                        }
+                    >
+                        {short(x)}
+                    </button>
+                </td>
+            }
+        })
         .collect_view();
+    let panel = explained.map(|e| {
+        move || {
+            e.cell.get().filter(|(cell, r, _)| *cell == id && *r == t).map(|_| {
+                view! {
+                    <p class="al-note" data-testid="decode-explain-note">
+                        {format!(
+                            "This number of the decoded row, explained: the decoded row equals row {t} of the full run (the check above), so it is the same arithmetic, the decoded context row times a column of W_O, plus the bias.",
+                        )}
+                    </p>
+                    <ExplainPanel
+                        trace=Signal::derive(move || e.trace.get())
+                        explained=e
+                        on_close=Callback::new(move |()| e.cell.set(None))
+                    />
+                }
+            })
+        }
+    });
     let check = match full.and_then(|f| data::output_check(p, f, b).map(|diff| (f, diff))) {
         None => view! {
             <p class="al-check" data-testid="decode-check">
@@ -662,7 +707,7 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
                 <table class="al-table" data-testid="decode-output">
                     <caption>
                         {format!(
-                            "The output row, (B, 1, d_model) for sentence {}{}",
+                            "The output row, (B, 1, d_model) for sentence {}{} (click a number for its arithmetic)",
                             b + 1,
                             if d_model > out_cols {
                                 format!(": the first {out_cols} of {d_model} numbers")
@@ -681,6 +726,7 @@ fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
             },
         )}
         {check}
+        {panel}
     }
 }
 

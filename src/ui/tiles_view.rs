@@ -15,6 +15,7 @@ use super::check_line::CheckLine;
 use super::head_options::HeadOptions;
 use super::scroll_region::scroll_region;
 
+use crate::engine::tiled::running_sum;
 use crate::engine::{tiled, EngineError, StepName, Tiled, Trace};
 use crate::format::{exact, fixed, short};
 
@@ -157,6 +158,70 @@ pub fn TilesView(
             tile.k[1].saturating_sub(1)
         )
     };
+    // The running sum ℓ′ of one query row of the current tile, term by term (a click on its
+    // ℓ′ opens it): the engine's `running_sum` of that row of the full run's masked scores.
+    let sum_row = RwSignal::new(None::<usize>);
+    let sum_terms = move || {
+        let i = sum_row.get()?;
+        let tile = current()?;
+        if !(tile.q[0]..tile.q[1]).contains(&i) {
+            return None;
+        }
+        let (b, h, block) = (shown_batch(), shown_head(), block.get());
+        full.with(|f| {
+            let f: &Trace = f.as_ref()?;
+            let row: Vec<f64> = f.step(StepName::Masked)?.matrix(b, h)?.row(i).to_vec();
+            let sum = running_sum(&row, block, tile.k[0] / block)?;
+            let (q_tok, k_tok) = (f.query_tokens(b), f.key_tokens(b));
+            let exps = sum
+                .exps
+                .iter()
+                .map(|&(j, e)| {
+                    let s = row.get(j).copied().unwrap_or(f64::NAN);
+                    view! {
+                        <li data-key=j>
+                            {format!(
+                                "key {}: e^(S − m′) = e^({} − {}) = {}",
+                                token_label(k_tok, j),
+                                fixed(s, 4),
+                                fixed(sum.m, 4),
+                                fixed(e, 4),
+                            )}
+                        </li>
+                    }
+                })
+                .collect_view();
+            let added: Vec<String> = std::iter::once(fixed(sum.carried, 4))
+                .chain(sum.exps.iter().map(|(_, e)| fixed(*e, 4)))
+                .collect();
+            Some(view! {
+                <div class="al-running-sum" data-testid="running-sum" aria-live="polite">
+                    <p>
+                        {format!(
+                            "ℓ′ of “{}” after keys {}–{}: the sum so far, corrected, plus this tile's terms.",
+                            token_label(q_tok, i),
+                            sum.k[0],
+                            sum.k[1].saturating_sub(1),
+                        )}
+                    </p>
+                    <ul>
+                        <li data-testid="running-sum-carried">
+                            {format!(
+                                "carried: e^(m − m′) · ℓ = {} × {} = {}",
+                                fixed(sum.correction, 4),
+                                fixed(sum.before, 4),
+                                fixed(sum.carried, 4),
+                            )}
+                        </li>
+                        {exps}
+                    </ul>
+                    <p data-testid="running-sum-total">
+                        {format!("ℓ′ = {} = {}", added.join(" + "), fixed(sum.after, 4))}
+                    </p>
+                </div>
+            })
+        })
+    };
     let rows = move || {
         let tile = current()?;
         let b = shown_batch();
@@ -170,7 +235,23 @@ pub fn TilesView(
                     <tr data-row=r.row>
                         <th scope="row">{token_label(&tokens, r.row)}</th>
                         <td data-value=exact(r.m)>{fixed(r.m, 4)}</td>
-                        <td data-value=exact(r.l)>{fixed(r.l, 4)}</td>
+                        <td data-value=exact(r.l)>
+                            <button
+                                type="button"
+                                class="al-cell-button"
+                                data-testid="running-sum-open"
+                                title="Show the terms of this running sum"
+                                aria-expanded=move || {
+                                    if sum_row.get() == Some(r.row) { "true" } else { "false" }
+                                }
+                                on:click=move |_| {
+                                    sum_row
+                                        .update(|s| *s = if *s == Some(r.row) { None } else { Some(r.row) })
+                                }
+                            >
+                                {fixed(r.l, 4)}
+                            </button>
+                        </td>
                         <td data-value=exact(r.correction) class:al-raised=raised>
                             {fixed(r.correction, 4)}
                         </td>
@@ -184,7 +265,7 @@ pub fn TilesView(
                 view! {
                     <table class="al-table" data-testid="tile-rows">
                         <caption>
-                            "Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′)"
+                            "Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′) (click an ℓ′ for its terms)"
                         </caption>
                         <thead>
                             <tr>
@@ -198,6 +279,7 @@ pub fn TilesView(
                     </table>
                 },
             )}
+            {sum_terms}
             <p class="al-tile-words" data-testid="tile-words">
                 {tile_words(&tile)}
             </p>

@@ -253,3 +253,57 @@ pub fn online_row(scores: &[f64], block: usize) -> Vec<RowAfterTile> {
         })
         .collect()
 }
+
+/// The terms of one query row's running sum after tile `tile` (of `block` keys): what the
+/// tiles view lists when a learner asks why ℓ′ is what it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunningSum {
+    /// The key columns of the tile, `[start, end)`.
+    pub k: [usize; 2],
+    /// ℓ, the sum before the tile (0 before the first).
+    pub before: f64,
+    /// The correction `e^(m − m′)` (1 when the maximum did not rise or nothing came before;
+    /// before the first finite score it multiplies a sum of 0).
+    pub correction: f64,
+    /// `e^(m − m′)·ℓ`: what the sum so far counts for after the rescaling.
+    pub carried: f64,
+    /// The running maximum after the tile, m′.
+    pub m: f64,
+    /// `e^(S_j − m′)` for each key `j` of the tile, in order (0 for a blocked `-inf` key).
+    pub exps: Vec<(usize, f64)>,
+    /// ℓ′ = carried + Σ exps, as the fold adds it.
+    pub after: f64,
+}
+
+/// The running sum of one row of (masked) scores after tile `tile` of `block` keys, term by
+/// term: `ℓ′ = e^(m − m′)·ℓ + Σ_j e^(S_j − m′)`, by the same fold as [`tiled`] and
+/// [`online_row`] (so `after` is their ℓ for that tile, bit for bit). `None` for a block
+/// of 0 or a tile past the row's end.
+pub fn running_sum(scores: &[f64], block: usize, tile: usize) -> Option<RunningSum> {
+    if block == 0 {
+        return None;
+    }
+    let (mut m, mut l) = (f64::NEG_INFINITY, 0.0);
+    for (n, chunk) in scores.chunks(block).enumerate() {
+        let before = l;
+        let folded = fold(&mut m, &mut l, chunk);
+        if n == tile {
+            let k0 = n * block;
+            let (correction, exps) = match folded {
+                Some((c, p)) => (c, p.into_iter().enumerate().map(|(i, e)| (k0 + i, e)).collect()),
+                None => (1.0, (k0..k0 + chunk.len()).map(|j| (j, 0.0)).collect()),
+            };
+            let carried = correction * before;
+            return Some(RunningSum {
+                k: [k0, k0 + chunk.len()],
+                before,
+                correction,
+                carried,
+                m,
+                exps,
+                after: l,
+            });
+        }
+    }
+    None
+}

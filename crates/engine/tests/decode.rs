@@ -2,7 +2,7 @@
 
 mod common;
 
-use attention_engine::tiled::online_row;
+use attention_engine::tiled::{online_row, running_sum};
 use attention_engine::{decode, run, tiled, EngineError, Fill, Scenario, StepName, Trace};
 use common::arb_scenario;
 use proptest::prelude::*;
@@ -102,6 +102,13 @@ proptest! {
                     prop_assert_eq!(after.k, tile.k);
                     prop_assert!(close(after.m, m) && close(after.l, tile.l[r]), "row {} alone: {:?} vs {} {}", i, after, m, tile.l[r]);
                     prop_assert!(close(after.correction, tile.correction[r]), "{:?} vs {}", after, tile.correction[r]);
+                    // its running sum term by term: the terms add up to ℓ′, bit for bit as folded
+                    let sum = running_sum(&row, block, tile.k[0] / block).unwrap();
+                    prop_assert_eq!(sum.after.to_bits(), after.l.to_bits());
+                    prop_assert_eq!(sum.correction.to_bits(), after.correction.to_bits());
+                    prop_assert_eq!(sum.exps.len(), tile.k[1] - tile.k[0]);
+                    let again = sum.carried + sum.exps.iter().map(|(_, e)| e).sum::<f64>();
+                    prop_assert!(sum.exps.is_empty() || again.to_bits() == sum.after.to_bits() || sum.after == again);
                 }
             }
         }
