@@ -4,8 +4,9 @@
 const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
 
 // What a step's picture is: its first heatmap, or in the decode view the one query's
-// weights, in the tiles view the score matrix with the tile outlined.
-const PICTURE = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]']
+// weights, in the tiles view the score matrix with the tile outlined, or the word-order
+// lesson's table of PE · PEᵀ.
+const PICTURE = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table']
   .map((s) => `[data-testid="lesson-picture"] ${s}`)
   .join(', ');
 

@@ -62,8 +62,11 @@ export const tests = [
       await page.click('[data-testid="quiz-choice"][data-choice="0"]');
       t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: position 5\. PE\(4\)·PE\(5\) = \d\.\d\d/);
       await page.click('[data-testid="lesson-next"]');
-      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /with its neighbour 5: \d\.\d\d/);
-      t.assert.ok(await page.locator('[data-testid="highlight"]').count() > 0);
+      const said = /with its neighbour 5: (\d\.\d\d)/.exec(await page.textContent('[data-testid="lesson-text"]'));
+      t.assert.ok(said, 'the words quote PE(4)·PE(5)');
+      // the picture is the table of PE · PEᵀ, and it holds the number the words quote
+      const cell = await page.$eval('[data-testid="position-similarity"] tbody tr:nth-child(5) td:nth-of-type(6)', (td) => td.textContent);
+      t.assert.equal(cell, said[1]);
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -105,9 +105,20 @@ impl Scale {
 
     /// Black or white, whichever reads better on `background`.
     pub fn text_on(background: RGBColor) -> RGBColor {
+        // WCAG 2's relative luminance and contrast ratio: the text colour with the larger
+        // ratio (black on viridis' middle greens, where a brightness cut-off chose white)
         let RGBColor(r, g, b) = background;
-        let luma = 0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b);
-        if luma > 140.0 {
+        let linear = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let l = 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+        let (on_black, on_white) = ((l + 0.05) / 0.05, 1.05 / (l + 0.05));
+        if on_black >= on_white {
             RGBColor(0, 0, 0)
         } else {
             RGBColor(255, 255, 255)
@@ -161,5 +172,25 @@ mod tests {
         assert_eq!(s.ticks(), [0.0, 0.25, 0.5, 0.75, 1.0]);
         assert_eq!(Scale::text_on(s.color(0.0)), RGBColor(255, 255, 255)); // dark purple
         assert_eq!(Scale::text_on(s.color(1.0)), RGBColor(0, 0, 0)); // yellow
+                                                                     // WCAG AA for the numbers written on a cell: at least 4.5:1 on every colour of both maps
+        let lum = |RGBColor(r, g, b): RGBColor| {
+            let f = |c: u8| {
+                let c = f64::from(c) / 255.0;
+                if c <= 0.04045 {
+                    c / 12.92
+                } else {
+                    ((c + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b)
+        };
+        for scale in [Scale::weights(), Scale::diverging(&[-1.0, 1.0])] {
+            for i in 0..=200 {
+                let bg = scale.color(scale.lo + (scale.hi - scale.lo) * f64::from(i) / 200.0);
+                let (a, b) = (lum(bg), lum(Scale::text_on(bg)));
+                let ratio = (a.max(b) + 0.05) / (a.min(b) + 0.05);
+                assert!(ratio >= 4.5, "{bg:?}: {ratio}");
+            }
+        }
     }
 }

@@ -66,8 +66,8 @@ pub enum Extra {
     EmbeddingPlot,
     /// The same boolean mask in three conventions (no numbers, only T/F and 0/1).
     MaskConventions,
-    /// The positions' similarity, `PE · PEᵀ`: one row and one column per position (from
-    /// 0), cell `(i, j)` = [`position_similarity`]`[i][j]`.
+    /// Instead of the focus step's heatmaps: the positions' similarity, `PE · PEᵀ`, one row
+    /// and one column per position (from 0), cell `(i, j)` = [`position_similarity`]`[i][j]`.
     PositionSimilarity,
     /// Instead of the focus step's heatmaps: the decode view (a key/value cache, one
     /// position at a time), opened at position `t`.
@@ -282,15 +282,16 @@ pub fn picture_numbers(
             out.extend(tile_numbers(&step.scenario, trace, batch, block, tile));
             return out;
         }
+        Extra::PositionSimilarity => {
+            out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v)));
+            return out;
+        }
         _ => {}
     }
     add_step(shown);
     match step.extra {
         Extra::None | Extra::MaskConventions | Extra::CausalCorners => {}
-        Extra::Decode { .. } | Extra::Tiles { .. } => {}
-        Extra::PositionSimilarity => {
-            out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v)));
-        }
+        Extra::Decode { .. } | Extra::Tiles { .. } | Extra::PositionSimilarity => {}
         Extra::EmbeddingPlot => {
             add_step(StepName::X);
             add_step(StepName::Output);

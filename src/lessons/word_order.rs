@@ -284,12 +284,8 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::PositionSimilarity,
                 quiz: None,
-                highlight: |t| {
-                    let n = t.step(S::Pe).and_then(|s| s.matrix(0, 0)).map_or(0, |m| m.ncols());
-                    (0..n)
-                        .flat_map(|c| [4, 5].map(|r| Cell { step: S::Pe, batch: 0, head: 0, row: r, col: c }))
-                        .collect()
-                },
+                // the picture is the table of PE · PEᵀ, not a heatmap with outlines
+                highlight: no_highlight,
                 narrate: |t| {
                     format!(
                         "Compare two positions by the dot product of their rows. Position 4 with itself: {}; \
@@ -384,7 +380,6 @@ mod tests {
         // shift-invariant: it depends on the distance only
         assert!((pe_dot(&t, 4, 5) - pe_dot(&t, 0, 1)).abs() < 1e-12);
         assert!(pe_dot(&t, 40, 0).is_nan(), "out of range is NaN, not a panic");
-        assert_eq!((l.steps[5].highlight)(&t).len(), 2 * t.sizes.d_model);
     }
 
     #[test]

@@ -28,6 +28,7 @@ use super::lesson_panel::LessonPanel;
 use super::mask_conventions::MaskConventions;
 use super::matrix_table::TablesOpen;
 use super::pipeline::Pipeline;
+use super::position_similarity::PositionSimilarity;
 use super::settings;
 use super::tensors::{EmbedView, TensorView};
 use super::tiles_view::TilesView;
@@ -390,7 +391,6 @@ pub fn App() -> impl IntoView {
                                 (viewport.get() > 900.0).then(|| (h - above).max(160.0))
                             });
                             let heatmaps = move || {
-                                // the position-similarity heatmap is not drawn yet (issue 26's page part)
                                 // the picture the words talk about, as large as the column allows
                                 // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
                                 // ... and short enough that words and picture share the first screen
@@ -418,12 +418,17 @@ pub fn App() -> impl IntoView {
                                 }
                             };
                             let kind = Memo::new(move |_| match extra.get() {
-                                e @ (lessons::Extra::Decode { .. } | lessons::Extra::Tiles { .. }) => e,
+                                e @ (lessons::Extra::Decode { .. }
+                                | lessons::Extra::Tiles { .. }
+                                | lessons::Extra::PositionSimilarity) => e,
                                 _ => lessons::Extra::None,
                             });
                             let picture = move || match kind.get() {
+                                lessons::Extra::PositionSimilarity => {
+                                    view! { <PositionSimilarity trace=trace /> }.into_any()
+                                }
                                 lessons::Extra::Decode { t } => {
-                                    // the decode and tiles views replace the heatmaps; the other extras sit
+                                    // the decode and tiles views and the similarity table replace the heatmaps; the other extras sit
                                     // under them (a memo, so the heatmaps stay while only those change)
                                     view! { <DecodeView state=state start=t in_lesson=true /> }
                                         .into_any()

@@ -30,6 +30,7 @@ pub mod mask_conventions;
 pub mod matrix_table;
 pub mod pipeline;
 pub mod plot_data;
+pub mod position_similarity;
 pub mod scroll_region;
 pub mod settings;
 pub mod tensors;

@@ -1,0 +1,94 @@
+//! The word-order lesson's similarity table: `PE · PEᵀ`, the dot product of every two
+//! positions' encodings ([`lessons::position_similarity`]), one row and one column per
+//! position (from 0, as the formula counts), each cell coloured (viridis, smallest to largest)
+//! and written out, so the picture is its own text equivalent.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::draw::scale::{Scale, ScaleKind};
+use crate::engine::Trace;
+use crate::format::short;
+use crate::lessons;
+
+/// The most positions shown (T may be 128).
+const MAX_SIDE: usize = 16;
+
+/// `PE · PEᵀ` of the shown trace as a coloured table (nothing without positions).
+#[component]
+pub fn PositionSimilarity(
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+) -> impl IntoView {
+    move || {
+        let t = trace.get()?;
+        let sim = lessons::position_similarity(&t);
+        if sim.is_empty() {
+            return Some(
+                view! {
+                    <p class="al-note" data-testid="position-similarity-none">
+                        "This scenario has no positional encoding: turn positions on to compare them."
+                    </p>
+                }
+                .into_any(),
+            );
+        }
+        let n = sim.len().min(MAX_SIDE);
+        // viridis from the smallest to the largest shown: every product here is positive
+        let shown = || sim.iter().take(n).flat_map(|r| r.iter().take(n)).copied().filter(|v| v.is_finite());
+        let (lo, hi) = (shown().fold(f64::INFINITY, f64::min), shown().fold(f64::NEG_INFINITY, f64::max));
+        let scale = Scale { kind: ScaleKind::Sequential, lo, hi };
+        let head = (0..n).map(|j| view! { <th scope="col">{format!("pos {j}")}</th> }).collect_view();
+        let body = sim
+            .iter()
+            .take(n)
+            .enumerate()
+            .map(|(i, row)| {
+                let cells = row
+                    .iter()
+                    .take(n)
+                    .map(|&v| {
+                        let bg = scale.color(v);
+                        let fg = Scale::text_on(bg);
+                        let style = format!(
+                            "background: rgb({}, {}, {}); color: rgb({}, {}, {})",
+                            bg.0, bg.1, bg.2, fg.0, fg.1, fg.2
+                        );
+                        view! { <td style=style>{short(v)}</td> }
+                    })
+                    .collect_view();
+                view! {
+                    <tr>
+                        <th scope="row">{format!("pos {i}")}</th>
+                        {cells}
+                    </tr>
+                }
+            })
+            .collect_view();
+        let cut = (sim.len() > n).then(|| format!(" The first {n} of {} positions.", sim.len()));
+        Some(
+            view! {
+                <figure class="al-similarity" data-testid="position-similarity" tabindex="0">
+                    <figcaption>
+                        {format!(
+                            "PE · PEᵀ: the dot product of two positions' codes, row = one position, column = the other (from 0).{}",
+                            cut.unwrap_or_default(),
+                        )}
+                    </figcaption>
+                    <table class="al-table">
+                        <thead>
+                            <tr>
+                                <th scope="col">"pos \\ pos"</th>
+                                {head}
+                            </tr>
+                        </thead>
+                        <tbody>{body}</tbody>
+                    </table>
+                </figure>
+            }
+            .into_any(),
+        )
+    }
+}
