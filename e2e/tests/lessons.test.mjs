@@ -42,6 +42,39 @@ export const tests = [
     },
   },
   {
+    name: 'lesson 1: an edit to bat survives Next and Back, until "Reset this lesson\'s vectors"',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
+      const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
+      await page.waitForSelector(input);
+      t.assert.equal(await page.$('[data-testid="lesson-reset"]'), null, 'nothing to reset before an edit');
+      const own = await page.inputValue(input);
+      await page.fill(input, '3');
+      await page.press(input, 'Enter');
+      await page.waitForSelector('[data-testid="lesson-reset"]');
+      const edited = await page.textContent('[data-testid="lesson-text"]');
+      await page.click('[data-testid="lesson-next"]');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '4');
+      t.assert.equal(await page.inputValue(input), '3', 'Next keeps the edit');
+      t.assert.ok(await page.$('[data-testid="lesson-reset"]'));
+      await page.click('[data-testid="lesson-back"]');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '3');
+      t.assert.equal(await page.inputValue(input), '3', 'Back keeps it too');
+      t.assert.equal(await page.textContent('[data-testid="lesson-text"]'), edited);
+      await page.click('[data-testid="lesson-reset"]');
+      await page.waitForSelector('[data-testid="lesson-reset"]', { state: 'detached' });
+      t.assert.equal(await page.inputValue(input), own, 'reset puts the lesson\'s own vector back');
+      // another lesson starts from its own vectors
+      await page.fill(input, '3');
+      await page.press(input, 'Enter');
+      await page.waitForSelector('[data-testid="lesson-reset"]');
+      await page.click('[data-testid="lesson-tab"][data-lesson="masks"]');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('lesson') === 'masks');
+      t.assert.equal(await page.$('[data-testid="lesson-reset"]'), null);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'lesson 2: "it" → creek in head 1, "cold" → creek in head 2',
     run: async (t) => {
       const page = await t.gotoApp('lesson=why-heads&ls=1');

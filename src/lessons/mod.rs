@@ -171,6 +171,31 @@ pub fn no_highlight(_: &Trace) -> Vec<Cell> {
     Vec::new()
 }
 
+/// The learner's edits to a lesson's vectors: the embeddings of `now` that the step's own
+/// scenario `step` does not have, or has with other numbers.
+pub fn edited_vectors(
+    step: &Scenario,
+    now: &std::collections::BTreeMap<String, Vec<f64>>,
+) -> std::collections::BTreeMap<String, Vec<f64>> {
+    now.iter()
+        .filter(|(word, v)| step.embeddings.get(*word).is_none_or(|own| own != *v))
+        .map(|(w, v)| (w.clone(), v.clone()))
+        .collect()
+}
+
+/// The scenario of `next`, a step of the same lesson, with the learner's vector edits
+/// carried over (issue 26: Back and Next keep them until "Reset this lesson"). Only vectors
+/// as wide as the next step's `d_model` are carried; the others would not fit its space.
+pub fn carry_edits(next: &Scenario, edits: &std::collections::BTreeMap<String, Vec<f64>>) -> Scenario {
+    let mut out = next.clone();
+    for (word, v) in edits {
+        if v.len() == next.d_model {
+            out.embeddings.insert(word.clone(), v.clone());
+        }
+    }
+    out
+}
+
 /// A lesson: an id for its URL, a title, its steps.
 #[derive(Debug, Clone)]
 pub struct Lesson {
@@ -455,6 +480,31 @@ pub(crate) mod tests {
         assert!(unknown.is_empty(), "numbers the words quote but the picture lacks:\n{unknown:#?}");
         let fixed: Vec<&&str> = known.iter().filter(|k| !list.iter().any(|l| l == *k)).collect();
         assert!(fixed.is_empty(), "fixed: take these out of KNOWN_MISSING: {fixed:#?}");
+    }
+
+    /// An edit to "bat" at step 5 of the baseball-bat lesson survives Next and Back (same
+    /// width), is not carried into a step of another width, and an unedited step carries
+    /// nothing.
+    #[test]
+    fn edits_survive_back_and_next() {
+        let lesson = baseball_bat::lesson();
+        let (s4, s5) = (&lesson.steps[4].scenario, &lesson.steps[5].scenario);
+        assert!(edited_vectors(s4, &s4.embeddings).is_empty());
+        let mut now = s4.embeddings.clone();
+        now.insert("bat".into(), vec![0.5, 1.5, 0.0]);
+        let edits = edited_vectors(s4, &now);
+        assert_eq!(edits.len(), 1);
+        let next = carry_edits(s5, &edits);
+        assert_eq!(next.embeddings.get("bat"), Some(&vec![0.5, 1.5, 0.0]));
+        let back = carry_edits(s4, &edited_vectors(s5, &next.embeddings));
+        assert_eq!(back.embeddings.get("bat"), Some(&vec![0.5, 1.5, 0.0]));
+        let wide = Scenario::identity(&["bat"], 8, 2);
+        assert!(carry_edits(&wide, &edits).embeddings.get("bat").is_none());
+        // the words still read sensibly with the carried vector
+        let trace = run(&next).unwrap();
+        for step in &lesson.steps {
+            assert!(!(step.narrate)(&trace).is_empty());
+        }
     }
 
     #[test]

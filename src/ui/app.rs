@@ -76,11 +76,21 @@ pub fn App() -> impl IntoView {
 
     // Entering a lesson step sets the explorer's inputs to that step's scenario; the
     // learner can then edit them, and the lesson's words follow the live trace.
-    let go_to_lesson = {
+    // Opens step s of lesson l. Within a lesson, the learner's edits to its vectors go along
+    // (Back and Next keep them); `fresh` drops them ("Reset this lesson").
+    let open_step = {
         let all_lessons = all_lessons.clone();
-        move |(l, s): (usize, usize)| {
+        move |(l, s): (usize, usize), fresh: bool| {
             let Some(ls) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return };
-            let (t, st) = settings::from_scenario(&ls.scenario);
+            let edits = lesson
+                .get_untracked()
+                .filter(|(now, _)| *now == l && !fresh)
+                .and_then(|(_, now)| all_lessons.get(l)?.steps.get(now))
+                .map(|now| {
+                    settings.with_untracked(|st| lessons::edited_vectors(&now.scenario, &st.embeddings))
+                })
+                .unwrap_or_default();
+            let (t, st) = settings::from_scenario(&lessons::carry_edits(&ls.scenario, &edits));
             settings.set(st);
             text.set(t);
             view_state.update(|v| {
@@ -90,6 +100,24 @@ pub fn App() -> impl IntoView {
             lesson.set(Some((l, s)));
         }
     };
+    let go_to_lesson = {
+        let open_step = open_step.clone();
+        move |at: (usize, usize)| open_step(at, false)
+    };
+    // True while the open step's vectors differ from the lesson's own: "Reset this lesson".
+    let edited = {
+        let all_lessons = all_lessons.clone();
+        Memo::new(move |_| {
+            let Some((l, s)) = lesson.get() else { return false };
+            let Some(step) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return false };
+            settings.with(|st| !lessons::edited_vectors(&step.scenario, &st.embeddings).is_empty())
+        })
+    };
+    let on_reset = Callback::new(move |()| {
+        if let Some(at) = lesson.get_untracked() {
+            open_step(at, true)
+        }
+    });
     if let Some((id, n)) = page.lesson {
         match all_lessons.iter().position(|l| l.id == id) {
             Some(l) => {
@@ -454,6 +482,8 @@ pub fn App() -> impl IntoView {
                                         trace=trace
                                         on_go=on_go
                                         on_exit=on_exit
+                                        edited=edited
+                                        on_reset=on_reset
                                         present=present
                                         extras=extras
                                         picture=picture

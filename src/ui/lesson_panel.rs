@@ -31,6 +31,11 @@ pub fn LessonPanel(
     on_go: Callback<(usize, usize)>,
     /// Leaves the lessons for the explorer.
     on_exit: Callback<()>,
+    /// True while the learner has edited the lesson's vectors (Back and Next keep them).
+    #[prop(into)]
+    edited: Signal<bool>,
+    /// Puts the open step's own vectors back ("Reset this lesson").
+    on_reset: Callback<()>,
     /// Presenter mode: one step per screen, large type.
     present: RwSignal<bool>,
     /// What goes under the words (editors, tables of conventions).
@@ -198,7 +203,25 @@ pub fn LessonPanel(
                                     }
                                 })
                         }}
-                    </div> <div class="al-lesson-tools">
+                    </div>
+                    <div class="al-lesson-tools">
+                        {move || {
+                            edited
+                                .get()
+                                .then(|| {
+                                    view! {
+                                        <button
+                                            type="button"
+                                            class="al-link"
+                                            data-testid="lesson-reset"
+                                            title="Your edits to this lesson's vectors stay as you move between its steps, until you reset them"
+                                            on:click=move |_| on_reset.run(())
+                                        >
+                                            "Reset this lesson's vectors"
+                                        </button>
+                                    }
+                                })
+                        }}
                         <button
                             type="button"
                             class="al-link"
