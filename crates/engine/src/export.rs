@@ -792,48 +792,7 @@ fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, trace: &Trac
 /// positions. Self-attention without a causal mask is not decoded (a model that generates
 /// cannot see tokens it has not written), as on the page.
 fn decode_section(x_in: &str, kv_in: &str) -> Section {
-    let code = format!(
-        "def project_heads(rows, W, b, heads):\n    \
-         \"\"\"(B, n, d_model) rows -> (B, heads, n, d_k).\"\"\"\n    \
-         y = rows @ W + b\n    \
-         return y.reshape(B, y.shape[1], heads, d_k).transpose(0, 2, 1, 3)\n\n\n\
-         decoded = None  # (B, T, d_model): the output, one position at a time\n\
-         cross = kv_tokens is not tokens\n\
-         if cross or causal:\n    \
-         decoded = np.zeros((B, T, d_model))\n    \
-         k_cache = np.zeros((B, h_kv, 0, d_k))  # (B, h_kv, L, d_k), L grows by one per position\n    \
-         v_cache = np.zeros((B, h_kv, 0, d_k))\n    \
-         cached = []  # the absolute position of each cached row, oldest first\n    \
-         if cross:  # a fixed cache: every key and value of the key/value sentences, computed once\n        \
-         k_cache = project_heads({kv_in}, W_k, b_k, h_kv)\n        \
-         v_cache = project_heads({kv_in}, W_v, b_v, h_kv)\n        \
-         k_cache = rope(k_cache) if rope_style is not None else k_cache\n        \
-         cached = list(range(T_k))\n    \
-         for t in range(T):\n        \
-         x_t = {x_in}[:, t : t + 1]  # the new token only, (B, 1, d_model)\n        \
-         q_t = project_heads(x_t, W_q, b_q, h)  # (B, h, 1, d_k)\n        \
-         q_t = rope(q_t, start=t) if rope_style is not None else q_t\n        \
-         if not cross:  # append the new key and value\n            \
-         k_t = project_heads(x_t, W_k, b_k, h_kv)\n            \
-         k_t = rope(k_t, start=t) if rope_style is not None else k_t\n            \
-         k_cache = np.concatenate([k_cache, k_t], axis=2)\n            \
-         v_cache = np.concatenate([v_cache, project_heads(x_t, W_v, b_v, h_kv)], axis=2)\n            \
-         cached.append(t)\n            \
-         if window is not None and len(cached) > window:  # a rolling buffer: the oldest row leaves\n                \
-         k_cache, v_cache, cached = k_cache[:, :, 1:], v_cache[:, :, 1:], cached[1:]\n        \
-         pos = np.array(cached)\n        \
-         s = q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2) / math.sqrt(d_k)  # (B, h, 1, L)\n        \
-         if use_alibi:\n            \
-         s = s + np.array(alibi_slopes(h))[None, :, None, None] * (pos - t)[None, None, None, :]\n        \
-         s = np.where(mask[:, None, t : t + 1, pos], fill, s)  # the mask at the cached positions\n        \
-         with np.errstate(invalid=\"ignore\"):\n            \
-         e = np.exp(s - s.max(axis=-1, keepdims=True))\n            \
-         w = e / e.sum(axis=-1, keepdims=True)  # (B, h, 1, L)\n            \
-         ctx = w @ np.repeat(v_cache, h // h_kv, axis=1)  # (B, h, 1, d_k)\n            \
-         decoded[:, t] = (ctx.transpose(0, 2, 1, 3).reshape(B, 1, d_model) @ W_o + b_o)[:, 0]\n\
-         else:\n    \
-         print(\"decoding skipped: self-attention without a causal mask cannot be generated token by token\")\n"
-    );
+    let code = include_str!("export_py/decode.py").replace("KV_IN", kv_in).replace("X_IN", x_in);
     Section::new(
         "Decoding with a KV cache",
         vec![
@@ -857,31 +816,10 @@ fn tiled_section(trace: &Trace) -> Section {
         .find(|&s| has(s))
         .map_or("k_heads", StepName::as_str);
     let v_final = if has(StepName::VRep) { "v_rep" } else { "v_heads" };
-    let code = format!(
-        "block = 2  # keys (and queries) per tile\n\
-         tiled_context = np.zeros((B, h, T, d_k))\n\
-         for q0 in range(0, T, block):\n    \
-         q1 = min(q0 + block, T)\n    \
-         m = np.full((B, h, q1 - q0, 1), -np.inf)  # the running maximum of each query row\n    \
-         l = np.zeros((B, h, q1 - q0, 1))  # the running sum\n    \
-         o = np.zeros((B, h, q1 - q0, d_k))  # the running output\n    \
-         for k0 in range(0, T_k, block):\n        \
-         k1 = min(k0 + block, T_k)\n        \
-         s = {q_final}[:, :, q0:q1] @ {k_final}[:, :, k0:k1].transpose(0, 1, 3, 2) / math.sqrt(d_k)  # one tile\n        \
-         if use_alibi:\n            \
-         s = s + np.array(alibi_slopes(h))[None, :, None, None] * (np.arange(k0, k1)[None, :] - np.arange(q0, q1)[:, None])\n        \
-         s = np.where(mask[:, None, q0:q1, k0:k1], fill, s)\n        \
-         m_new = np.maximum(m, s.max(axis=-1, keepdims=True))\n        \
-         seen = np.isfinite(m_new)  # a row that has seen no finite score adds nothing yet\n        \
-         m_safe = np.where(seen, m_new, 0.0)\n        \
-         c = np.where(seen, np.exp(m - m_safe), 1.0)  # e^(m - m'): 0 when nothing came before\n        \
-         p = np.where(seen, np.exp(s - m_safe), 0.0)\n        \
-         l = c * l + p.sum(axis=-1, keepdims=True)\n        \
-         o = c * o + p @ {v_final}[:, :, k0:k1]\n        \
-         m = np.where(seen, m_new, m)\n    \
-         with np.errstate(invalid=\"ignore\"):  # 0 / 0 = NaN for a row that never saw a key\n        \
-         tiled_context[:, :, q0:q1] = o / l\n"
-    );
+    let code = include_str!("export_py/tiled.py")
+        .replace("Q_FINAL", q_final)
+        .replace("K_FINAL", k_final)
+        .replace("V_FINAL", v_final);
     Section::new(
         "The online softmax, tile by tile",
         vec![
@@ -923,119 +861,18 @@ fn heatmap_section() -> Section {
     )
 }
 
+/// The PyTorch part's model: `torch_rope`, `MultiHeadAttention` (with the fused
+/// `scaled_dot_product_attention` beside it) and the copy of the page's weights into it.
+/// It reads the names the script's earlier sections define (`d_k`, `rope_style`, `W_q`…).
+const TORCH_MODEL: &str = include_str!("export_py/torch_model.py");
+
 fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
     let cross = trace.is_cross();
     let positions = trace.positional == Positional::Sinusoidal;
     let f = fill.pytorch();
-    let mut c = String::new();
-    c.push_str(
-        r#"try:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
-except ImportError:
-    torch = None
-
-torch_steps = {}
-torch_sdpa = {}
-if torch is None:
-    print("PyTorch check skipped: `import torch` failed (pip install torch to run it)")
-else:
-    torch.set_default_dtype(torch.float64)  # the page computes in float64
-
-    def rotate_half(x):  # Hugging Face's, as in modeling_llama.py
-        x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
-        return torch.cat((-x2, x1), dim=-1)
-
-    def torch_rope(x):  # x: (B, heads, T, d_k), turned at positions 0, 1, ...
-        inv_freq = 1.0 / (rope_base ** (torch.arange(0, d_k, 2) / d_k))
-        freqs = torch.outer(torch.arange(x.shape[2]), inv_freq)  # (T, d_k/2)
-        if rope_style == "half":  # Llama in transformers: q * cos + rotate_half(q) * sin
-            emb = torch.cat((freqs, freqs), dim=-1)
-            return x * emb.cos() + rotate_half(x) * emb.sin()
-        # Meta's reference Llama: pairs (2i, 2i+1) as complex numbers times e^{i pos theta}
-        freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
-        x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
-        return torch.view_as_real(x_ * freqs_cis).flatten(-2)
-
-    class MultiHeadAttention(nn.Module):
-        def __init__(self, d_model, n_heads, n_kv_heads):
-            super().__init__()
-            self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
-            self.n_kv_heads = n_kv_heads
-            self.w_q = nn.Linear(d_model, d_model)
-            self.w_k = nn.Linear(d_model, n_kv_heads * self.d_k)
-            self.w_v = nn.Linear(d_model, n_kv_heads * self.d_k)
-            self.w_o = nn.Linear(d_model, d_model)
-
-        def forward(self, x, x_kv, mask, steps):
-            B, T, _ = x.shape
-            T_k = x_kv.shape[1]
-            h, h_kv, d_k = self.n_heads, self.n_kv_heads, self.d_k
-            q = self.w_q(x)
-            k = self.w_k(x_kv)
-            v = self.w_v(x_kv)
-            steps.update(q=q, k=k, v=v)
-            q = q.view(B, T, h, d_k).transpose(1, 2)  # (B, h, T, d_k)
-            k = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
-            v = v.view(B, T_k, h_kv, d_k).transpose(1, 2)
-            steps.update(q_heads=q, k_heads=k, v_heads=v)
-            if rope_style is not None:
-                q, k = torch_rope(q), torch_rope(k)
-                steps.update(q_rot=q, k_rot=k)
-            q_sdpa, k_sdpa, v_sdpa = q, k, v  # what scaled_dot_product_attention(enable_gqa=True) reads
-            if h_kv != h:
-                k = k.repeat_interleave(h // h_kv, dim=1)  # (B, h, T_k, d_k)
-                v = v.repeat_interleave(h // h_kv, dim=1)
-                steps.update(k_rep=k, v_rep=v)
-            scores = q @ k.transpose(-2, -1)
-            steps["scores"] = scores
-            scores = scores / math.sqrt(d_k)
-            steps["scaled"] = scores
-            bias = torch.zeros(1, h, T, T_k)
-            if use_alibi:
-                slopes = torch.tensor(alibi_slopes(h)).view(1, h, 1, 1)
-                bias = slopes * (torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))  # m (j - i)
-                steps["alibi"] = bias
-                scores = scores + bias
-                steps["biased"] = scores
-"#,
-    );
-    let _ = writeln!(c, "            scores = scores.masked_fill(mask.unsqueeze(1), {f})");
-    c.push_str(
-        r#"            steps["masked"] = scores
-            weights = scores.softmax(dim=-1)
-            steps["weights"] = weights
-            context = weights @ v
-            steps["context"] = context
-            # The same context from PyTorch's fused function: the mask as -inf added to the
-            # bias, the key/value heads shared by enable_gqa. Compared on the rows that have a
-            # key to attend to (a fully blocked row is NaN or uniform by the fill, not by SDPA).
-            attn_bias = bias.masked_fill(mask.unsqueeze(1), float("-inf"))
-            kwargs = {"enable_gqa": True} if h_kv != h else {}
-            torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
-            torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
-            concat = context.transpose(1, 2).contiguous().view(B, T, self.d_model)
-            steps["concat"] = concat
-            output = self.w_o(concat)
-            steps["output"] = output
-            return output
-
-    def positional_encoding(T, d_model):  # self.pe[:, :T], the paper's formula
-        position = torch.arange(T).unsqueeze(1)  # (T, 1)
-        two_i = torch.arange(d_model) // 2 * 2  # 0, 0, 2, 2, 4, ...
-        angle = position / 10000.0 ** (two_i / d_model)
-        pe = torch.where(torch.arange(d_model) % 2 == 0, torch.sin(angle), torch.cos(angle))
-        return pe.unsqueeze(0)  # (1, T, d_model)
-
-    with torch.no_grad():
-        mha = MultiHeadAttention(d_model, h, h_kv)
-        for layer, W, b in [(mha.w_q, W_q, b_q), (mha.w_k, W_k, b_k), (mha.w_v, W_v, b_v), (mha.w_o, W_o, b_o)]:
-            layer.weight.copy_(torch.tensor(W.T))  # nn.Linear stores W transposed: (out, in)
-            layer.bias.copy_(torch.tensor(b))
-
-"#,
-    );
+    // The model, as a tutorial writes it: a Python file of its own (read and checked as
+    // Python), whose MASK_FILL is the scenario's fill.
+    let mut c = TORCH_MODEL.replace("MASK_FILL", f);
     if table {
         c.push_str(
             "        vocab = list(embedding)\n        \

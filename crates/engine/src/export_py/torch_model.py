@@ -1,0 +1,102 @@
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError:
+    torch = None
+
+torch_steps = {}
+torch_sdpa = {}
+if torch is None:
+    print("PyTorch check skipped: `import torch` failed (pip install torch to run it)")
+else:
+    torch.set_default_dtype(torch.float64)  # the page computes in float64
+
+    def rotate_half(x):  # Hugging Face's, as in modeling_llama.py
+        x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
+        return torch.cat((-x2, x1), dim=-1)
+
+    def torch_rope(x):  # x: (B, heads, T, d_k), turned at positions 0, 1, ...
+        inv_freq = 1.0 / (rope_base ** (torch.arange(0, d_k, 2) / d_k))
+        freqs = torch.outer(torch.arange(x.shape[2]), inv_freq)  # (T, d_k/2)
+        if rope_style == "half":  # Llama in transformers: q * cos + rotate_half(q) * sin
+            emb = torch.cat((freqs, freqs), dim=-1)
+            return x * emb.cos() + rotate_half(x) * emb.sin()
+        # Meta's reference Llama: pairs (2i, 2i+1) as complex numbers times e^{i pos theta}
+        freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+        x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
+        return torch.view_as_real(x_ * freqs_cis).flatten(-2)
+
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, d_model, n_heads, n_kv_heads):
+            super().__init__()
+            self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
+            self.n_kv_heads = n_kv_heads
+            self.w_q = nn.Linear(d_model, d_model)
+            self.w_k = nn.Linear(d_model, n_kv_heads * self.d_k)
+            self.w_v = nn.Linear(d_model, n_kv_heads * self.d_k)
+            self.w_o = nn.Linear(d_model, d_model)
+
+        def forward(self, x, x_kv, mask, steps):
+            B, T, _ = x.shape
+            T_k = x_kv.shape[1]
+            h, h_kv, d_k = self.n_heads, self.n_kv_heads, self.d_k
+            q = self.w_q(x)
+            k = self.w_k(x_kv)
+            v = self.w_v(x_kv)
+            steps.update(q=q, k=k, v=v)
+            q = q.view(B, T, h, d_k).transpose(1, 2)  # (B, h, T, d_k)
+            k = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
+            v = v.view(B, T_k, h_kv, d_k).transpose(1, 2)
+            steps.update(q_heads=q, k_heads=k, v_heads=v)
+            if rope_style is not None:
+                q, k = torch_rope(q), torch_rope(k)
+                steps.update(q_rot=q, k_rot=k)
+            q_sdpa, k_sdpa, v_sdpa = q, k, v  # what scaled_dot_product_attention(enable_gqa=True) reads
+            if h_kv != h:
+                k = k.repeat_interleave(h // h_kv, dim=1)  # (B, h, T_k, d_k)
+                v = v.repeat_interleave(h // h_kv, dim=1)
+                steps.update(k_rep=k, v_rep=v)
+            scores = q @ k.transpose(-2, -1)
+            steps["scores"] = scores
+            scores = scores / math.sqrt(d_k)
+            steps["scaled"] = scores
+            bias = torch.zeros(1, h, T, T_k)
+            if use_alibi:
+                slopes = torch.tensor(alibi_slopes(h)).view(1, h, 1, 1)
+                bias = slopes * (torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))  # m (j - i)
+                steps["alibi"] = bias
+                scores = scores + bias
+                steps["biased"] = scores
+            scores = scores.masked_fill(mask.unsqueeze(1), MASK_FILL)
+            steps["masked"] = scores
+            weights = scores.softmax(dim=-1)
+            steps["weights"] = weights
+            context = weights @ v
+            steps["context"] = context
+            # The same context from PyTorch's fused function: the mask as -inf added to the
+            # bias, the key/value heads shared by enable_gqa. Compared on the rows that have a
+            # key to attend to (a fully blocked row is NaN or uniform by the fill, not by SDPA).
+            attn_bias = bias.masked_fill(mask.unsqueeze(1), float("-inf"))
+            kwargs = {"enable_gqa": True} if h_kv != h else {}
+            torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
+            torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
+            concat = context.transpose(1, 2).contiguous().view(B, T, self.d_model)
+            steps["concat"] = concat
+            output = self.w_o(concat)
+            steps["output"] = output
+            return output
+
+    def positional_encoding(T, d_model):  # self.pe[:, :T], the paper's formula
+        position = torch.arange(T).unsqueeze(1)  # (T, 1)
+        two_i = torch.arange(d_model) // 2 * 2  # 0, 0, 2, 2, 4, ...
+        angle = position / 10000.0 ** (two_i / d_model)
+        pe = torch.where(torch.arange(d_model) % 2 == 0, torch.sin(angle), torch.cos(angle))
+        return pe.unsqueeze(0)  # (1, T, d_model)
+
+    with torch.no_grad():
+        mha = MultiHeadAttention(d_model, h, h_kv)
+        for layer, W, b in [(mha.w_q, W_q, b_q), (mha.w_k, W_k, b_k), (mha.w_v, W_v, b_v), (mha.w_o, W_o, b_o)]:
+            layer.weight.copy_(torch.tensor(W.T))  # nn.Linear stores W transposed: (out, in)
+            layer.bias.copy_(torch.tensor(b))
+
