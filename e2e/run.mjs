@@ -115,8 +115,12 @@ async function runTest(browser, baseUrl, test) {
       errors.push(`console: ${msg.text()}${where ? ` (${where})` : ''}`);
     });
     page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-    page.on('requestfailed', (req) =>
-      errors.push(`requestfailed: ${req.url()} (${req.failure()?.errorText ?? 'unknown'})`));
+    page.on('requestfailed', (req) => {
+      const why = req.failure()?.errorText ?? 'unknown';
+      // a navigation may cut the previous page's favicon request short: not the app's error
+      if (/favicon/.test(req.url()) && why === 'net::ERR_ABORTED') return;
+      errors.push(`requestfailed: ${req.url()} (${why})`);
+    });
     page.on('response', (res) => {
       if (res.status() >= 400) errors.push(`http ${res.status()}: ${res.url()}`);
     });

@@ -54,8 +54,7 @@ export const tests = [
         t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
         await page.unroute(/\.wasm$/);
       }
-      // the next page's navigation may cut the previous page's favicon request short
-      t.assert.deepEqual(t.errors().filter((e) => !/favicon.*ERR_ABORTED/.test(e)), []);
+      t.assert.deepEqual(t.errors(), []);
     },
   },
 ];
