@@ -3,12 +3,16 @@
 
 pub mod app;
 pub mod app_state;
+pub mod cache_calculator;
 pub mod card_data;
 pub mod causal_corners;
 pub mod challenge_panel;
 pub mod check_line;
 pub mod controls;
+pub mod decode_cache;
 pub mod decode_data;
+pub mod decode_position;
+pub mod decode_query;
 pub mod decode_view;
 pub mod dom;
 pub mod embedding_editor;
