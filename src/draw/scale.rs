@@ -52,6 +52,19 @@ impl Lookup {
     }
 }
 
+/// WCAG 2's relative luminance of an sRGB colour, 0 (black) to 1 (white).
+pub fn relative_luminance(RGBColor(r, g, b): RGBColor) -> f64 {
+    let linear = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+}
+
 /// The colour map of `kind` at `t` in [0, 1], computed: what the tables hold.
 fn map_color(kind: ScaleKind, t: f64) -> RGBColor {
     match kind {
@@ -105,18 +118,9 @@ impl Scale {
 
     /// Black or white, whichever reads better on `background`.
     pub fn text_on(background: RGBColor) -> RGBColor {
-        // WCAG 2's relative luminance and contrast ratio: the text colour with the larger
-        // ratio (black on viridis' middle greens, where a brightness cut-off chose white)
-        let RGBColor(r, g, b) = background;
-        let linear = |c: u8| {
-            let c = f64::from(c) / 255.0;
-            if c <= 0.04045 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        let l = 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+        // WCAG 2's contrast ratio: the text colour with the larger one (black on viridis'
+        // middle greens, where a brightness cut-off chose white)
+        let l = relative_luminance(background);
         let (on_black, on_white) = ((l + 0.05) / 0.05, 1.05 / (l + 0.05));
         if on_black >= on_white {
             RGBColor(0, 0, 0)
@@ -173,17 +177,7 @@ mod tests {
         assert_eq!(Scale::text_on(s.color(0.0)), RGBColor(255, 255, 255)); // dark purple
         assert_eq!(Scale::text_on(s.color(1.0)), RGBColor(0, 0, 0)); // yellow
                                                                      // WCAG AA for the numbers written on a cell: at least 4.5:1 on every colour of both maps
-        let lum = |RGBColor(r, g, b): RGBColor| {
-            let f = |c: u8| {
-                let c = f64::from(c) / 255.0;
-                if c <= 0.04045 {
-                    c / 12.92
-                } else {
-                    ((c + 0.055) / 1.055).powf(2.4)
-                }
-            };
-            0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b)
-        };
+        let lum = relative_luminance;
         for scale in [Scale::weights(), Scale::diverging(&[-1.0, 1.0])] {
             for i in 0..=200 {
                 let bg = scale.color(scale.lo + (scale.hi - scale.lo) * f64::from(i) / 200.0);
