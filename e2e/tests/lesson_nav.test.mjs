@@ -39,4 +39,29 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'presenter mode: a lesson menu in place of the hidden tabs; no pointer hint under the pictures',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 1280, height: 720 });
+      const page = await t.gotoApp('lesson=baseball-bat&ls=2&present=1');
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      t.assert.equal(await page.isVisible('[data-testid="lesson-tab"]'), false, 'the tabs are hidden');
+      t.assert.equal(await page.isVisible('[data-testid="readout"]'), false, 'the hint is hidden');
+      const menu = page.locator('[data-testid="lesson-menu"]');
+      t.assert.ok(await menu.isVisible());
+      t.assert.equal(await menu.inputValue(), '0');
+      await menu.selectOption({ label: '3. Masks' });
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('lesson') === 'masks');
+      t.assert.equal(new URL(page.url()).searchParams.get('ls'), '0');
+      t.assert.equal(new URL(page.url()).searchParams.get('present'), '1');
+      // a cell under the keyboard cursor is still read out
+      await page.locator('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]').first().focus();
+      await page.waitForSelector('[data-testid="readout"]:visible');
+      // not in the normal view, where the tabs are
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await t.gotoApp('lesson=masks&ls=0');
+      t.assert.equal(await page.isVisible('[data-testid="lesson-menu"]'), false);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

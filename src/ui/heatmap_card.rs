@@ -399,7 +399,12 @@ pub fn HeatmapCard(
                         {marks}
                         {highlight_boxes}
                     </div>
-                    <p class="al-readout" data-testid="readout" aria-live="polite">
+                    <p
+                        class="al-readout"
+                        class:al-hint=move || readout().is_none()
+                        data-testid="readout"
+                        aria-live="polite"
+                    >
                         {move || {
                             readout()
                                 .unwrap_or_else(|| {

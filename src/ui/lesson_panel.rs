@@ -99,6 +99,17 @@ pub fn LessonPanel(
         let step = current()?;
         trace.get().map(|t| (step.narrate)(&t))
     };
+    let menu_options = lessons
+        .iter()
+        .enumerate()
+        .map(|(i, lesson)| {
+            view! {
+                <option value=i.to_string() selected=move || position.get().0 == i>
+                    {format!("{}. {}", i + 1, lesson.title)}
+                </option>
+            }
+        })
+        .collect_view();
     let lesson_tabs = lessons
         .iter()
         .enumerate()
@@ -232,7 +243,20 @@ pub fn LessonPanel(
                             }
                         >
                             "Open this step in the free explorer"
-                        </button>
+                        </button> // presenter mode hides the lesson tabs: a menu changes lesson from here
+                        <label class="al-lesson-menu">
+                            "Lesson "
+                            <select
+                                data-testid="lesson-menu"
+                                on:change=move |ev| {
+                                    if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+                                        on_go.run((i, 0));
+                                    }
+                                }
+                            >
+                                {menu_options}
+                            </select>
+                        </label>
                         <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
                             {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
                         </button>
