@@ -106,7 +106,9 @@ proptest! {
                     let sum = running_sum(&row, block, tile.k[0] / block).unwrap();
                     prop_assert_eq!(sum.after.to_bits(), after.l.to_bits());
                     prop_assert_eq!(sum.correction.to_bits(), after.correction.to_bits());
-                    prop_assert_eq!(sum.exps.len(), tile.k[1] - tile.k[0]);
+                    prop_assert_eq!(sum.k, tile.k);
+                    let keys: Vec<usize> = sum.exps.iter().map(|(j, _)| *j).collect();
+                    prop_assert_eq!(keys, (tile.k[0]..tile.k[1]).collect::<Vec<_>>());
                     let again = sum.carried + sum.exps.iter().map(|(_, e)| e).sum::<f64>();
                     prop_assert!(sum.exps.is_empty() || again.to_bits() == sum.after.to_bits() || sum.after == again);
                 }
