@@ -243,7 +243,8 @@ pub fn LessonPanel(
                             }
                         >
                             "Open this step in the free explorer"
-                        </button> // presenter mode hides the lesson tabs: a menu changes lesson from here
+                        // presenter mode hides the lesson tabs: a menu changes lesson from here
+                        </button>
                         <label class="al-lesson-menu">
                             "Lesson "
                             <select
