@@ -243,9 +243,11 @@ pub fn LessonPanel(
                             }
                         >
                             "Open this step in the free explorer"
-                        // presenter mode hides the lesson tabs: a menu changes lesson from here
                         </button>
-                        <label class="al-lesson-menu">
+                        <label
+                            class="al-lesson-menu"
+                            title="Presenter mode hides the lesson tabs: change lesson here"
+                        >
                             "Lesson "
                             <select
                                 data-testid="lesson-menu"
