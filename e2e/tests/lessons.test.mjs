@@ -75,6 +75,17 @@ export const tests = [
     },
   },
   {
+    name: 'masks step 4: the fully-masked-row notes follow the picture instead of pushing it down',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=masks&ls=3');
+      await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="masked-row-note"]');
+      const heatmap = await page.$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (e) => e.getBoundingClientRect().top);
+      const note = await page.$eval('[data-testid="lesson-picture"] [data-testid="masked-row-note"]', (e) => e.getBoundingClientRect().top);
+      t.assert.ok(heatmap < note, `heatmap at ${heatmap}, note at ${note}`);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'lesson 2: "it" → creek in head 1, "cold" → creek in head 2',
     run: async (t) => {
       const page = await t.gotoApp('lesson=why-heads&ls=1');

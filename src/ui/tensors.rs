@@ -75,7 +75,9 @@ pub fn TensorView(
         let (name, batch) = selected.get()?;
         let trace = shown.get()?;
         let s = trace.step(name)?;
-        let notes = mask_notes(&trace, s.name, batch);
+        // in a lesson the notes follow the picture (they would push it down, and a step may
+        // explain the NaN they announce only later)
+        let notes = (!compact).then(|| mask_notes(&trace, s.name, batch)).flatten();
         Some(view! {
             <div class="al-tensor-head">
                 <h2>
@@ -233,6 +235,14 @@ pub fn TensorView(
                     }
                 />
             </div>
+            {move || {
+                compact
+                    .then(|| {
+                        let (name, batch) = selected.get()?;
+                        shown.with(|t| t.as_ref().and_then(|t| mask_notes(t, name, batch)))
+                    })
+                    .flatten()
+            }}
         </div>
     }
 }
