@@ -27,6 +27,10 @@ use super::tiles_data::{
     cell_size, context_check, outline, peak_scores, row_states, score_pixels, tile_words, tiles_of,
 };
 
+/// The cell width (CSS px) from which a column label holds its token as well as its
+/// position ("2 sat"); narrower columns show the position only.
+const COLUMN_WORDS: f64 = 48.0;
+
 /// The most rows and columns of the current tile's scores listed in its table.
 const MAX_TABLE: usize = 16;
 
@@ -477,10 +481,18 @@ pub fn TilesView(
                                         <div class="al-tiles-collabels" aria-hidden="true">
                                             {k
                                                 .into_iter()
-                                                .map(|l| {
+                                                .enumerate()
+                                                .map(|(j, l)| {
+                                                    let shown = if c >= COLUMN_WORDS {
+                                                        l.clone()
+                                                    } else {
+                                                        j.to_string()
+                                                    };
+                                                    // a narrow column shows its position only (the row
+                                                    // labels and the title name the token)
                                                     view! {
                                                         <span style=format!("width: {c}px") title=l.clone()>
-                                                            {l.clone()}
+                                                            {shown}
                                                         </span>
                                                     }
                                                 })
