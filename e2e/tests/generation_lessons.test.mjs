@@ -163,4 +163,22 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'generation lessons: presenter mode keeps the tables the pictures are made of, and hides a heatmap\'s table fold',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 1280, height: 720 });
+      let page = await t.gotoApp('lesson=kv-cache&ls=1&present=1');
+      for (const id of ['k-cache', 'v-cache', 'decode-weights', 'decode-output']) {
+        t.assert.ok(await page.isVisible(`[data-testid="${id}"]`), `${id} in presenter mode`);
+      }
+      page = await t.gotoApp('lesson=online-softmax&ls=3&present=1');
+      t.assert.ok(await page.isVisible('[data-testid="tile-rows"]'));
+      page = await t.gotoApp('lesson=word-order&ls=5&present=1');
+      t.assert.ok(await page.isVisible('[data-testid="position-similarity"] table'));
+      page = await t.gotoApp('lesson=baseball-bat&ls=2&present=1');
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      t.assert.equal(await page.locator('[data-testid="lesson-picture"] details.al-table').first().isVisible(), false);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -88,6 +88,14 @@ pub enum Extra {
     CausalCorners,
 }
 
+impl Extra {
+    /// True for the pictures that replace the focus step's heatmaps (the decode and tiles
+    /// views, the similarity table); the other extras sit beside them.
+    pub fn replaces_heatmaps(self) -> bool {
+        matches!(self, Self::Decode { .. } | Self::Tiles { .. } | Self::PositionSimilarity)
+    }
+}
+
 /// The numbers the decode view shows at position `t` of sentence `batch`: every head's
 /// weights (four decimals), the output row and the cache rows (two).
 fn decode_numbers(scenario: &Scenario, batch: usize, t: usize) -> Vec<String> {
@@ -297,30 +305,19 @@ pub fn picture_numbers(
             }
         }
     };
-    match step.extra {
-        // the view replaces the heatmaps: only its own numbers are on screen
-        Extra::Decode { t } => {
-            out.extend(decode_numbers(&step.scenario, batch, t));
-            return out;
-        }
-        Extra::Tiles { block, tile } => {
-            out.extend(tile_numbers(&step.scenario, trace, batch, block, tile));
-            return out;
-        }
-        Extra::PositionSimilarity => {
-            out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v)));
-            return out;
-        }
-        _ => {}
+    // a picture that replaces the heatmaps shows only its own numbers
+    if !step.extra.replaces_heatmaps() {
+        add_step(shown);
     }
-    add_step(shown);
     match step.extra {
         Extra::None | Extra::MaskConventions | Extra::CausalCorners => {}
-        Extra::Decode { .. } | Extra::Tiles { .. } | Extra::PositionSimilarity => {}
         Extra::EmbeddingPlot => {
             add_step(StepName::X);
             add_step(StepName::Output);
         }
+        Extra::Decode { t } => out.extend(decode_numbers(&step.scenario, batch, t)),
+        Extra::Tiles { block, tile } => out.extend(tile_numbers(&step.scenario, trace, batch, block, tile)),
+        Extra::PositionSimilarity => out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v))),
     }
     out
 }

@@ -445,21 +445,19 @@ pub fn App() -> impl IntoView {
                                     }}
                                 }
                             };
-                            let kind = Memo::new(move |_| match extra.get() {
-                                e @ (lessons::Extra::Decode { .. }
-                                | lessons::Extra::Tiles { .. }
-                                | lessons::Extra::PositionSimilarity) => e,
-                                _ => lessons::Extra::None,
+                            let kind = Memo::new(move |_| {
+                                Some(extra.get()).filter(|e| e.replaces_heatmaps()).unwrap_or_default()
                             });
                             let picture = move || match kind.get() {
                                 lessons::Extra::PositionSimilarity => {
-                                    view! { <PositionSimilarity trace=trace /> }.into_any()
+                                    // the decode and tiles views and the similarity table replace the
+                                    // heatmaps; the other extras sit under them (a memo, so the heatmaps
+                                    // stay while only those change)
+                                    view! { <PositionSimilarity trace=trace /> }
+                                        .into_any()
                                 }
                                 lessons::Extra::Decode { t } => {
-                                    // the decode and tiles views and the similarity table replace the heatmaps; the other extras sit
-                                    // under them (a memo, so the heatmaps stay while only those change)
-                                    view! { <DecodeView state=state start=t in_lesson=true /> }
-                                        .into_any()
+                                    view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
                                 }
                                 lessons::Extra::Tiles { block, tile } => {
                                     view! {

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::app_state::AppState;
 use super::cache_calculator::CacheCalculator;
@@ -21,6 +20,7 @@ use super::decode_position::Ctx;
 use super::decode_query::query_view;
 use super::dom;
 use super::head_options::HeadOptions;
+use super::lesson_keys::PanelStep;
 use crate::engine::{decode, Decoded, EngineError};
 
 /// The engine's refusal of a scenario without a causal mask, as the view shows it.
@@ -111,21 +111,12 @@ pub fn DecodeView(
         );
         timer.set_value(handle.ok());
     };
+    // the calculator's fields keep their own keys
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        // the calculator's fields keep their own keys
-        let in_field = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
-        if in_field || (in_lesson && !dom::target_is_current(&ev)) {
-            return;
-        }
-        match ev.key().as_str() {
-            "ArrowRight" => go(1),
-            "ArrowLeft" => go(-1),
-            "Home" => t.set(0),
-            "End" => t.set(n().saturating_sub(1)),
-            _ => return,
+        let Some(step) = dom::panel_step(&ev, in_lesson) else { return };
+        match step {
+            PanelStep::By(by) => go(by),
+            PanelStep::Edge { last } => t.set(if last { n().saturating_sub(1) } else { 0 }),
         }
         ev.prevent_default();
         ev.stop_propagation();

@@ -6,6 +6,8 @@ use wasm_bindgen::JsCast;
 
 use crate::draw::Theme;
 
+use super::lesson_keys::{Focus, PanelStep};
+
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
 }
@@ -249,13 +251,19 @@ pub fn exit_fullscreen() {
     }
 }
 
-/// True when the event's target is the element whose listener runs (the panel itself has
-/// the focus, not one of its buttons or fields).
-pub fn target_is_current(ev: &web_sys::Event) -> bool {
-    match (ev.target(), ev.current_target()) {
-        (Some(t), Some(c)) => t == c,
-        _ => false,
-    }
+/// What has the keyboard focus, as the lesson keys see it: the event target's tag.
+pub fn target_focus(ev: &web_sys::Event) -> Focus {
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map_or(Focus::Page, |el| Focus::of_tag(&el.tag_name()))
+}
+
+/// The key a stepping panel (decode, tiles) takes from `ev`, by
+/// [`super::lesson_keys::panel_step`]: "on the panel" when the event's target is the
+/// element whose listener runs, not one of its buttons or fields.
+pub fn panel_step(ev: &web_sys::KeyboardEvent, in_lesson: bool) -> Option<PanelStep> {
+    let on_panel = matches!((ev.target(), ev.current_target()), (Some(t), Some(c)) if t == c);
+    super::lesson_keys::panel_step(&ev.key(), target_focus(ev), in_lesson, on_panel)
 }
 
 /// Removes the element with this id, if there is one (index.html's first paint).

@@ -83,9 +83,54 @@ pub fn step_after(step: usize, by: isize, n: usize) -> usize {
     step.saturating_add_signed(by).min(last)
 }
 
+/// A key a stepping panel (the decode and tiles views) takes: one position or tile back or
+/// on, or to the first or the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanelStep {
+    /// −1 back, +1 on.
+    By(isize),
+    /// The first (`false`) or the last (`true`).
+    Edge {
+        /// The last rather than the first.
+        last: bool,
+    },
+}
+
+/// What `key` does in a stepping panel whose keyboard target has focus `focus`: ← → and
+/// Home/End, unless a field has the key; inside a lesson only while the panel itself has
+/// the focus (`on_panel`), so that after a click on one of its buttons the arrows move the
+/// lesson, not the panel.
+pub fn panel_step(key: &str, focus: Focus, in_lesson: bool, on_panel: bool) -> Option<PanelStep> {
+    if focus == Focus::Field || (in_lesson && !on_panel) {
+        return None;
+    }
+    match key {
+        "ArrowRight" => Some(PanelStep::By(1)),
+        "ArrowLeft" => Some(PanelStep::By(-1)),
+        "Home" => Some(PanelStep::Edge { last: false }),
+        "End" => Some(PanelStep::Edge { last: true }),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panel_steps_unless_a_field_or_the_lesson_has_the_key() {
+        assert_eq!(panel_step("ArrowRight", Focus::Page, false, false), Some(PanelStep::By(1)));
+        assert_eq!(panel_step("ArrowLeft", Focus::Button, false, false), Some(PanelStep::By(-1)));
+        assert_eq!(panel_step("End", Focus::Page, true, true), Some(PanelStep::Edge { last: true }));
+        assert_eq!(panel_step("Home", Focus::Page, true, true), Some(PanelStep::Edge { last: false }));
+        assert_eq!(panel_step("ArrowRight", Focus::Field, false, true), None, "a field keeps its keys");
+        assert_eq!(
+            panel_step("ArrowRight", Focus::Button, true, false),
+            None,
+            "after a click the lesson moves"
+        );
+        assert_eq!(panel_step("PageDown", Focus::Page, true, true), None);
+    }
 
     const NEXT: Option<KeyAction> = Some(KeyAction::Step { by: 1, consume: false });
 

@@ -11,7 +11,7 @@ use crate::engine::Trace;
 use crate::lessons::Lesson;
 
 use super::dom;
-use super::lesson_keys::{key_action, step_after, Focus, KeyAction};
+use super::lesson_keys::{key_action, step_after, KeyAction};
 use super::lesson_quiz::QuizView;
 
 /// The current lesson step: its words and its picture side by side (stacked on a
@@ -62,11 +62,7 @@ pub fn LessonPanel(
         if ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
         }
-        let focus = ev
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .map_or(Focus::Page, |el| Focus::of_tag(&el.tag_name()));
-        match key_action(&ev.key(), ev.shift_key(), focus, present.get_untracked()) {
+        match key_action(&ev.key(), ev.shift_key(), dom::target_focus(&ev), present.get_untracked()) {
             Some(KeyAction::Step { by, consume }) => {
                 if consume {
                     ev.prevent_default();
@@ -99,13 +95,15 @@ pub fn LessonPanel(
         let step = current()?;
         trace.get().map(|t| (step.narrate)(&t))
     };
+    // "3. Masks": a lesson as the tabs and the presenter's menu name it
+    let numbered = |i: usize, lesson: &Lesson| format!("{}. {}", i + 1, lesson.title);
     let menu_options = lessons
         .iter()
         .enumerate()
         .map(|(i, lesson)| {
             view! {
                 <option value=i.to_string() selected=move || position.get().0 == i>
-                    {format!("{}. {}", i + 1, lesson.title)}
+                    {numbered(i, lesson)}
                 </option>
             }
         })
@@ -123,7 +121,7 @@ pub fn LessonPanel(
                     data-lesson=lesson.id
                     on:click=move |_| on_go.run((i, 0))
                 >
-                    {format!("{}. {}", i + 1, lesson.title)}
+                    {numbered(i, lesson)}
                 </button>
             }
         })

@@ -13,6 +13,7 @@ use leptos::prelude::*;
 
 use super::check_line::CheckLine;
 use super::head_options::HeadOptions;
+use super::lesson_keys::PanelStep;
 use super::scroll_region::scroll_region;
 
 use crate::engine::tiled::running_sum;
@@ -99,21 +100,10 @@ pub fn TilesView(
         index.update(|i| *i = (*i).min(last).saturating_add_signed(delta).min(last));
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let in_field = {
-            use wasm_bindgen::JsCast;
-            ev.target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
-        };
-        if in_field || (in_lesson && !dom::target_is_current(&ev)) {
-            return;
-        }
-        match ev.key().as_str() {
-            "ArrowRight" => go(1),
-            "ArrowLeft" => go(-1),
-            "Home" => index.set(0),
-            "End" => index.set(count().saturating_sub(1)),
-            _ => return,
+        let Some(step) = dom::panel_step(&ev, in_lesson) else { return };
+        match step {
+            PanelStep::By(by) => go(by),
+            PanelStep::Edge { last } => index.set(if last { count().saturating_sub(1) } else { 0 }),
         }
         ev.prevent_default();
         ev.stop_propagation();

@@ -283,27 +283,23 @@ pub fn running_sum(scores: &[f64], block: usize, tile: usize) -> Option<RunningS
     if block == 0 {
         return None;
     }
-    let (mut m, mut l) = (f64::NEG_INFINITY, 0.0);
-    for (n, chunk) in scores.chunks(block).enumerate() {
-        let before = l;
-        let folded = fold(&mut m, &mut l, chunk);
-        if n == tile {
-            let k0 = n * block;
-            let (correction, exps) = match folded {
-                Some((c, p)) => (c, p.into_iter().enumerate().map(|(i, e)| (k0 + i, e)).collect()),
-                None => (1.0, (k0..k0 + chunk.len()).map(|j| (j, 0.0)).collect()),
-            };
-            let carried = correction * before;
-            return Some(RunningSum {
-                k: [k0, k0 + chunk.len()],
-                before,
-                correction,
-                carried,
-                m,
-                exps,
-                after: l,
-            });
-        }
-    }
-    None
+    let chunk = scores.chunks(block).nth(tile)?;
+    let k0 = tile * block;
+    // the row after the tiles before this one, as online_row folds them
+    let so_far = online_row(scores.get(..k0)?, block).last().copied();
+    let (mut m, mut l) = so_far.map_or((f64::NEG_INFINITY, 0.0), |r| (r.m, r.l));
+    let before = l;
+    let (correction, exps) = match fold(&mut m, &mut l, chunk) {
+        Some((c, p)) => (c, p.into_iter().enumerate().map(|(i, e)| (k0 + i, e)).collect()),
+        None => (1.0, (k0..k0 + chunk.len()).map(|j| (j, 0.0)).collect()),
+    };
+    Some(RunningSum {
+        k: [k0, k0 + chunk.len()],
+        before,
+        correction,
+        carried: correction * before,
+        m,
+        exps,
+        after: l,
+    })
 }
