@@ -45,6 +45,13 @@ export const tests = [
     run: async (t) => {
       const { page } = t;
       for (const q of ['?embed=1&step=weights', '?lesson=masks&ls=1&present=1']) {
+        // the offline mode's service worker, installed by the first load, would serve the
+        // wasm from its cache, past page.route: let the second load go to the network
+        if (page.url().startsWith('http')) {
+          await page.evaluate(async () => {
+            for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+          });
+        }
         const release = await holdWasm(page);
         await page.goto(t.url(`/${q}`));
         await page.waitForSelector('[data-testid="shell"] [role="status"]');
