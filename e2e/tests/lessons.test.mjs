@@ -86,7 +86,7 @@ export const tests = [
     },
   },
   {
-    name: 'lesson 2: "it" → creek in head 1, "cold" → creek in head 2',
+    name: 'lesson 2: "jump" has a sharp peak in each of two heads, and one head splits its row between them',
     run: async (t) => {
       const page = await t.gotoApp('lesson=why-heads&ls=1');
       const tokens = await page.$$eval('[data-testid="tokens"][data-batch="0"] li', (els) => els.map((e) => e.textContent));
@@ -95,10 +95,19 @@ export const tests = [
         await page.waitForSelector(table('weights', head), { state: 'attached' });
         return (await tableValues(page, table('weights', head))).map((r) => r.map(Number));
       };
+      const [jump, dog, it] = ['jump', 'dog', 'it'].map((w) => tokens.indexOf(w));
       const h1 = await rows(0);
       const h2 = await rows(1);
-      t.assert.equal(tokens[argmax(h1[tokens.indexOf('it')])], 'creek');
-      t.assert.equal(tokens[argmax(h2[tokens.indexOf('cold')])], 'creek');
+      t.assert.equal(tokens[argmax(h1[jump])], 'dog');
+      t.assert.equal(tokens[argmax(h2[jump])], 'it');
+      t.assert.ok(h1[jump][dog] > 0.85 && h2[jump][it] > 0.85, `${h1[jump][dog]} ${h2[jump][it]}`);
+      // one head (step 5): one row, split evenly, neither half above 0.5
+      await page.goto(t.url('/?lesson=why-heads&ls=4'));
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      t.assert.equal(await page.locator(table('weights', 1)).count(), 0, 'h = 1: no second head');
+      const one = await rows(0);
+      t.assert.equal(one[jump][dog], one[jump][it]);
+      t.assert.ok(one[jump][dog] < 0.5 && one[jump][dog] > 0.35, String(one[jump][dog]));
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -1,15 +1,20 @@
-//! Lesson 2, why several heads (seed 002): two hand-made heads find two relationships.
+//! Lesson 2, why several heads (the multi-head attention article): one word needs two
+//! things at once. Two hand-made heads each find one with a sharp peak; one head must
+//! split its single row of weights between them, and its output blends the two.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{argmax, at, base, num, row, token, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, Cell, Extra, Lesson, LessonStep};
 use crate::engine::weights::parameter_count;
-use crate::engine::{ExplicitWeights, Projections, StepName as S, Trace};
+use crate::engine::{ExplicitWeights, Projections, Scenario, StepName as S, Trace};
 
 /// The 8 named features: sports, animal, nature, thing, describes, action, refers, function.
-const NATURE: usize = 2;
 const ANIMAL: usize = 1;
-const THING: usize = 3;
+const ACTION: usize = 5;
 const REFERS: usize = 6;
+
+/// How strongly a key's feature answers a query's: large enough that a head's best key
+/// gets about 0.9 of the row.
+const STRENGTH: f64 = 2.5;
 
 fn zeros(d: usize) -> Vec<Vec<f64>> {
     vec![vec![0.0; d]; d]
@@ -19,227 +24,225 @@ fn eye(d: usize) -> Vec<Vec<f64>> {
     (0..d).map(|i| (0..d).map(|j| if i == j { 1.0 } else { 0.0 }).collect()).collect()
 }
 
-/// Two hand-made heads on the 8 named features (d_k = 4 each):
-/// - head 1 (columns 0–3): a pronoun looks for an inanimate thing. Query: "refers";
-///   key: "thing" minus "animal".
-/// - head 2 (columns 4–7): a word looks for a word of the same nature. Query and key:
-///   "nature" (and "animal" on a second column).
+/// Two questions an action word asks, as hand-made query and key columns on the 8 named
+/// features:
+/// - column 0, "who does it?": the query is the word's "action", the key a word's "animal";
+/// - column 4, "done to what?": the query is again "action", the key a word's "refers" (a
+///   pronoun standing for the thing).
 ///
-/// V and W_O are the identity, so each head's output is its slice of the embeddings.
-pub fn two_heads() -> ExplicitWeights {
+/// With h = 2 (d_k = 4) column 0 is head 1's and column 4 head 2's; with h = 1 (d_k = 8)
+/// both are the one head's. V and W_O are the identity, so a head's output is a weighted
+/// average of its slice of the embeddings, under the features' own names.
+pub fn two_questions() -> ExplicitWeights {
     let mut w_q = zeros(8);
     let mut w_k = zeros(8);
-    // head 1: "it" (refers = 2) → column 0
-    w_q[REFERS][0] = 1.0;
-    w_k[THING][0] = 3.0;
-    w_k[ANIMAL][0] = -3.0;
-    // head 2: nature and animal → columns 4 and 5
-    w_q[NATURE][4] = 2.0;
-    w_k[NATURE][4] = 2.0;
-    w_q[ANIMAL][5] = 2.0;
-    w_k[ANIMAL][5] = 2.0;
+    w_q[ACTION][0] = 1.0;
+    w_k[ANIMAL][0] = STRENGTH;
+    w_q[ACTION][4] = 1.0;
+    w_k[REFERS][4] = STRENGTH;
     ExplicitWeights { w_q, b_q: vec![], w_k, b_k: vec![], w_v: eye(8), b_v: vec![], w_o: eye(8), b_o: vec![] }
 }
 
-/// One head of the same width d_k = 4 that must hold both relationships: the two heads'
-/// query and key columns summed into the same four columns.
-pub fn one_head_same_budget() -> ExplicitWeights {
-    let two = two_heads();
-    let fold = |w: &Vec<Vec<f64>>| -> Vec<Vec<f64>> {
-        w.iter().map(|r| (0..8).map(|j| if j < 4 { r[j] + r[j + 4] } else { 0.0 }).collect()).collect()
-    };
-    ExplicitWeights { w_q: fold(&two.w_q), w_k: fold(&two.w_k), ..two }
-}
-
-/// "dog"'s position in the creek sentence.
-const DOG: usize = 7;
-
-/// Head 2's four best-scoring keys for "dog" (alphabetically, so the order gives nothing
-/// away); the right answer is always among them.
-fn dog_choices(t: &Trace) -> Vec<String> {
-    dog_candidates(t).into_iter().map(|j| format!("\"{}\"", token(t, 0, j))).collect()
-}
-
-fn dog_candidates(t: &Trace) -> Vec<usize> {
-    let n = t.key_tokens(0).len();
-    let mut keys: Vec<usize> = (0..n).collect();
-    keys.sort_by(|&a, &b| at(t, S::Weights, 0, 1, DOG, b).total_cmp(&at(t, S::Weights, 0, 1, DOG, a)));
-    // one entry per distinct word
-    let mut seen = Vec::new();
-    keys.retain(|&j| {
-        let w = token(t, 0, j).to_lowercase();
-        let new = !seen.contains(&w);
-        seen.push(w);
-        new
-    });
-    keys.truncate(4);
-    keys.sort_by_key(|&j| token(t, 0, j).to_lowercase());
-    keys
-}
-
-fn dog_answer(t: &Trace) -> Option<(usize, String)> {
-    let top = *t.top_keys(0, 1, DOG).first()?;
-    let word = token(t, 0, top).to_lowercase();
-    let i = dog_candidates(t).iter().position(|&j| token(t, 0, j).to_lowercase() == word)?;
-    Some((
-        i,
-        format!(
-            "In head 2, \"dog\" gives {} to \"{}\": the largest of its scaled scores ({}) gets the largest weight.",
-            num(at(t, S::Weights, 0, 1, DOG, top)),
-            token(t, 0, top),
-            num(at(t, S::Scaled, 0, 1, DOG, top)),
-        ),
-    ))
-}
-
 const CREEK: &str = "The creek was cold and the spunky dog wanted to jump over it";
+const DOG: usize = 7;
+const WANTED: usize = 8;
+const JUMP: usize = 10;
 const IT: usize = 12;
-const COLD: usize = 3;
-const CREEK_I: usize = 1;
+
+/// The creek sentence with the two questions, in `heads` heads.
+fn scenario(heads: usize) -> Scenario {
+    let mut s = base(&[CREEK], 8, heads);
+    s.projections = Projections::Explicit(Box::new(two_questions()));
+    s
+}
+
+fn weight(t: &Trace, head: usize, i: usize, j: usize) -> String {
+    num(at(t, S::Weights, 0, head, i, j))
+}
+
+fn cells(step: S, head: usize, i: usize, keys: &[usize]) -> Vec<Cell> {
+    keys.iter().map(|&col| Cell { step, batch: 0, head, row: i, col }).collect()
+}
+
+/// The one-head question's choices.
+fn split_choices(_: &Trace) -> Vec<String> {
+    vec![
+        "Yes: with large enough scores, both get most of the weight".into(),
+        "No: the row's weights add up to 1".into(),
+        "Only if d_k is larger".into(),
+    ]
+}
+
+fn split_answer(t: &Trace) -> Option<(usize, String)> {
+    let (dog, it) = (at(t, S::Weights, 0, 0, JUMP, DOG), at(t, S::Weights, 0, 0, JUMP, IT));
+    (dog.is_finite() && it.is_finite()).then(|| {
+        (
+            1,
+            format!(
+                "One head gives \"jump\" one row of weights, and it adds up to 1, so two keys cannot both get \
+                 more than half of it, whatever the scores or d_k. Here \"dog\" gets {} and \"it\" gets {}.",
+                num(dog),
+                num(it),
+            ),
+        )
+    })
+}
 
 /// The lesson.
 pub fn lesson() -> Lesson {
-    let mut two = base(&[CREEK], 8, 2);
-    two.projections = Projections::Explicit(Box::new(two_heads()));
-    let mut one = base(&[CREEK], 8, 2);
-    one.projections = Projections::Explicit(Box::new(one_head_same_budget()));
+    let two = scenario(2);
+    let one = scenario(1);
     Lesson {
         id: "why-heads",
         title: "Why several heads",
         seeds: "the multi-head attention article",
         steps: vec![
             LessonStep {
-                title: "Two relationships to one word",
+                title: "One word, two questions",
                 scenario: two.clone(),
                 focus: S::X,
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| {
+                    [JUMP, DOG, IT].iter().flat_map(|&i| super::row_cells(t, S::X, 0, 0, i)).collect()
+                },
                 narrate: |t| {
                     format!(
-                        "\"The creek was cold and the spunky dog wanted to jump over it.\" \"cold\" describes the \
-                         creek and \"it\" refers to the creek: two different relationships to the same word. \
-                         Each token has 8 named features ({}); \"creek\" is {}.",
+                        "\"The creek was cold and the spunky dog wanted to jump over it.\" To make sense of \
+                         \"jump\", a reader asks two questions at once: who jumps (\"dog\") and over what \
+                         (\"it\", the creek). Each token has 8 named features ({}): \"jump\" is {}, \"dog\" \
+                         is {} and \"it\" is {}.",
                         t.feature_names.as_ref().map(|f| f.join(", ")).unwrap_or_default(),
-                        row(t, S::X, 0, 0, CREEK_I),
+                        row(t, S::X, 0, 0, JUMP),
+                        row(t, S::X, 0, 0, DOG),
+                        row(t, S::X, 0, 0, IT),
                     )
                 },
             },
             LessonStep {
-                title: "Head 1: a pronoun finds its referent",
+                title: "Head 1: who jumps?",
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
-                highlight: |t| {
-                    argmax(t, 0, 0, IT).map(|j| super::cell(S::Weights, IT, j)).into_iter().collect()
-                },
+                highlight: |_| cells(S::Weights, 0, JUMP, &[DOG]),
                 narrate: |t| {
-                    let j = argmax(t, 0, 0, IT).unwrap_or(0);
                     format!(
-                        "Head 1's queries ask \"do I refer to something?\" and its keys answer \"I am a thing, \
-                         not an animal\". The \"it\" row puts its largest weight, {}, on \"{}\" (and {} on \
-                         \"dog\").",
-                        num(at(t, S::Weights, 0, 0, IT, j)),
-                        token(t, 0, j),
-                        num(at(t, S::Weights, 0, 0, IT, 7)),
+                        "Head 1's query asks \"I am an action: who does me?\" and its keys answer \"I am an \
+                         animal\". The \"jump\" row puts {} of its weight on \"dog\": one sharp peak. (\"wanted\" \
+                         is an action too, so its row is the same.)",
+                        weight(t, 0, JUMP, DOG),
                     )
                 },
             },
             LessonStep {
-                title: "Head 2: an adjective finds its noun",
+                title: "Head 2: over what?",
                 scenario: two.clone(),
                 focus: S::Weights,
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
-                highlight: |t| {
-                    argmax(t, 0, 1, COLD)
-                        .map(|j| super::Cell { step: S::Weights, batch: 0, head: 1, row: COLD, col: j })
-                        .into_iter()
-                        .collect()
-                },
+                highlight: |_| cells(S::Weights, 1, JUMP, &[IT]),
                 narrate: |t| {
-                    let j = argmax(t, 0, 1, COLD).unwrap_or(0);
                     format!(
-                        "Head 2 looks at other columns of the same embeddings: nature and animal. The \"cold\" \
-                         row puts its largest weight, {}, on \"{}\". The heads see different subspaces \
-                         (columns 1–4 and 5–8 of Q and K), so they can attend to different things.",
-                        num(at(t, S::Weights, 0, 1, COLD, j)),
-                        token(t, 0, j),
+                        "Head 2 has its own query and key columns. Its query asks \"what am I done to?\" and \
+                         its keys answer \"I stand for a thing\". The \"jump\" row of head 2 puts {} on \"it\". \
+                         Each head gives every query its own row of weights, so \"jump\" gets two sharp peaks, \
+                         one per question.",
+                        weight(t, 1, JUMP, IT),
                     )
                 },
             },
             LessonStep {
-                title: "One head with the same budget blurs them",
-                scenario: one,
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                highlight: |t| {
-                    [super::row_cells(t, S::Weights, 0, 0, IT), super::row_cells(t, S::Weights, 0, 0, COLD)]
-                        .concat()
-                },
-                narrate: |t| {
-                    format!(
-                        "Now both relationships must share one head's 4 query and key columns (head 1 here; head \
-                         2 is left empty, so it attends uniformly). To make both \"cold\" and \"it\" match \
-                         \"creek\", their queries must point the same way, so they become the same query: \
-                         \"it\" attends {} and \"cold\" attends {}, identical rows. The head can no longer \
-                         tell \"a pronoun looking for its referent\" from \"an adjective looking for its noun\"; \
-                         with two heads their rows differ.",
-                        row(t, S::Weights, 0, 0, IT),
-                        row(t, S::Weights, 0, 0, COLD),
-                    )
-                },
-            },
-            LessonStep {
-                title: "Predict: where does \"dog\" look in head 2?",
-                scenario: two.clone(),
+                title: "Predict: can one head do both?",
+                scenario: one.clone(),
                 focus: S::Scaled,
                 batch: 0,
                 extra: Extra::None,
-                highlight: super::no_highlight,
+                highlight: |_| cells(S::Scaled, 0, JUMP, &[DOG, IT]),
                 quiz: Some(Quiz {
                     reveal: Some(S::Weights),
                     question: |_| {
-                        "Head 2 matches words on nature and animal. Reading head 2's scaled scores, which word \
-                         will \"dog\" attend to most?"
+                        "Now h = 1: one head holds both questions' columns (d_k = 8). Can it give \"jump\" a \
+                         sharp peak on \"dog\" and another on \"it\", as the two heads did?"
                             .into()
                     },
-                    kind: QuizKind::Choice { choices: dog_choices, answer: dog_answer },
+                    kind: QuizKind::Choice { choices: split_choices, answer: split_answer },
                 }),
-                narrate: |_| {
-                    "Predict first: in each row, softmax gives the largest weight to the largest score. Choose \
-                     an answer to see head 2's weights for \"dog\"."
-                        .into()
+                narrate: |t| {
+                    format!(
+                        "With one head, \"jump\"'s scaled scores for \"dog\" and \"it\" are {} and {}: one \
+                         query now scores both answers. Choose an answer to see the weights.",
+                        num(at(t, S::Scaled, 0, 0, JUMP, DOG)),
+                        num(at(t, S::Scaled, 0, 0, JUMP, IT)),
+                    )
                 },
             },
             LessonStep {
-                title: "Concat and W_O mix the heads",
+                title: "One head must split its weight",
+                scenario: one.clone(),
+                focus: S::Weights,
+                batch: 0,
+                extra: Extra::None,
+                quiz: None,
+                highlight: |_| cells(S::Weights, 0, JUMP, &[DOG, IT]),
+                narrate: |t| {
+                    format!(
+                        "One head gives each query one row of weights, and a row adds up to 1. \"jump\" needs \
+                         two words, so it splits: {} on \"dog\" and {} on \"it\". Neither answer gets a sharp \
+                         peak, however large the scores: two equal weights can never be more than half each.",
+                        weight(t, 0, JUMP, DOG),
+                        weight(t, 0, JUMP, IT),
+                    )
+                },
+            },
+            LessonStep {
+                title: "The split blends the answers",
+                scenario: one,
+                focus: S::Context,
+                batch: 0,
+                extra: Extra::None,
+                quiz: None,
+                highlight: |t| super::row_cells(t, S::Context, 0, 0, JUMP),
+                narrate: |t| {
+                    format!(
+                        "A head's output is the weighted average of the values (here V is the embeddings \
+                         themselves). With one head, \"jump\"'s output is {}: animal {} from half a \"dog\" and \
+                         refers {} from half an \"it\", each arriving at half strength. \
+                         A third word that \"jump\" also needed would leave even less for each.",
+                        row(t, S::Context, 0, 0, JUMP),
+                        num(at(t, S::Context, 0, 0, JUMP, ANIMAL)),
+                        num(at(t, S::Context, 0, 0, JUMP, REFERS)),
+                    )
+                },
+            },
+            LessonStep {
+                title: "Concat keeps both answers; W_O mixes them",
                 scenario: two,
                 focus: S::Concat,
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |t| super::row_cells(t, S::Concat, 0, 0, JUMP),
                 narrate: |t| {
                     let d = t.sizes.d_model;
                     format!(
-                        "Each head returns d_k = {} numbers per token; concat lays them side by side into \
-                         d_model = {} (the coloured bands), and W_O ({}×{}) mixes them. The layer has \
-                         4·d_model² + 4·d_model = {} parameters whatever h is, and each head costs O(T²·d_k) \
-                         = {}²·{} multiply-adds for its scores.",
+                        "Back to two heads. Each head returns d_k = {} numbers per token, and concat lays them \
+                         side by side into d_model = {}. \"jump\"'s row is {}: head 1's four numbers hold \
+                         \"dog\" (animal {}) and head 2's four hold \"it\" (refers {}), each nearly whole. \
+                         W_O ({}×{}, the identity here) then mixes the heads. The layer has 4·d_model² + \
+                         4·d_model = {} parameters whatever h is: more heads add no parameters, \
+                         each head is just narrower (d_k = d_model / h).",
                         t.sizes.d_k,
                         d,
+                        row(t, S::Concat, 0, 0, JUMP),
+                        num(at(t, S::Concat, 0, 0, JUMP, ANIMAL)),
+                        num(at(t, S::Concat, 0, 0, JUMP, REFERS)),
                         d,
                         d,
                         parameter_count(d),
-                        t.sizes.t,
-                        t.sizes.d_k,
                     )
                 },
             },
@@ -250,24 +253,44 @@ pub fn lesson() -> Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{run, Trace};
+    use crate::engine::run;
+    use crate::lessons::argmax;
 
     #[test]
-    fn two_heads_find_creek_and_one_head_blurs() {
+    fn two_heads_give_jump_two_sharp_peaks_and_one_head_splits_them() {
         let l = lesson();
-        let trace = run(&l.steps[1].scenario).unwrap();
-        assert_eq!(trace.tokens[0][CREEK_I], "creek");
-        assert_eq!(trace.tokens[0][IT], "it");
-        assert_eq!(trace.tokens[0][COLD], "cold");
-        assert_eq!(argmax(&trace, 0, 0, IT), Some(CREEK_I), "head 1: it → creek");
-        assert_eq!(argmax(&trace, 0, 1, COLD), Some(CREEK_I), "head 2: cold → creek");
-        let w =
-            |t: &Trace, h: usize, i: usize| t.step(S::Weights).unwrap().matrix(0, h).unwrap().row(i).to_vec();
-        // two heads: "it" and "cold" attend differently in each head
-        assert_ne!(w(&trace, 0, IT), w(&trace, 0, COLD));
-        assert_ne!(w(&trace, 1, IT), w(&trace, 1, COLD));
-        // one head of the same width: the same query, so the same row
-        let blurred = run(&l.steps[3].scenario).unwrap();
-        assert_eq!(w(&blurred, 0, IT), w(&blurred, 0, COLD));
+        let two = run(&l.steps[1].scenario).unwrap();
+        for (i, word) in [(DOG, "dog"), (WANTED, "wanted"), (JUMP, "jump"), (IT, "it")] {
+            assert_eq!(two.tokens[0][i], word);
+        }
+        // two heads: one question each, one sharp peak each
+        assert_eq!(argmax(&two, 0, 0, JUMP), Some(DOG), "head 1: jump → dog");
+        assert_eq!(argmax(&two, 0, 1, JUMP), Some(IT), "head 2: jump → it");
+        assert!(at(&two, S::Weights, 0, 0, JUMP, DOG) > 0.85);
+        assert!(at(&two, S::Weights, 0, 1, JUMP, IT) > 0.85);
+        // "wanted" asks the same questions
+        let w = |t: &Trace, h: usize, i: usize| t.step(S::Weights).unwrap().matrix(0, h).unwrap().row(i).to_vec();
+        assert_eq!(w(&two, 0, WANTED), w(&two, 0, JUMP));
+        // one head: one row, split evenly between the two answers, neither above a half
+        let one = run(&l.steps[4].scenario).unwrap();
+        assert_eq!(one.sizes.n_heads, 1);
+        let (dog, it) = (at(&one, S::Weights, 0, 0, JUMP, DOG), at(&one, S::Weights, 0, 0, JUMP, IT));
+        assert!((dog - it).abs() < 1e-12 && dog < 0.5 && dog > 0.35, "{dog} {it}");
+        // the one head's output blends half of each; concat keeps each nearly whole
+        let blend = at(&one, S::Context, 0, 0, JUMP, ANIMAL);
+        let whole = at(&two, S::Concat, 0, 0, JUMP, ANIMAL);
+        assert!(blend < 1.0 && whole > 1.7, "{blend} {whole}");
+        assert!(at(&two, S::Concat, 0, 0, JUMP, REFERS) > 1.7);
+    }
+
+    #[test]
+    fn the_question_is_answered_no_with_the_live_weights() {
+        let l = lesson();
+        let step = &l.steps[3];
+        let trace = run(&step.scenario).unwrap();
+        let quiz = step.quiz.unwrap();
+        let right = quiz.judge_choice(&trace, 1).unwrap();
+        assert!(right.right && right.text.contains(&weight(&trace, 0, JUMP, DOG)), "{}", right.text);
+        assert!(!quiz.judge_choice(&trace, 0).unwrap().right);
     }
 }
