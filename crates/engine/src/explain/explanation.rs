@@ -142,7 +142,7 @@ pub struct Term {
     pub value: f64,
 }
 
-/// A parameter tensor of [`Trace::params`].
+/// A parameter tensor of [`Trace::params`](crate::trace::Trace::params).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Param {
     /// `W_Q`, `(d_model, d_model)`.

@@ -11,7 +11,7 @@ use crate::scenario::Scenario;
 use crate::trace::Trace;
 
 /// The run as a Jupyter notebook (nbformat 4.4, JSON): the same code as
-/// [`python_script`] split into cells, a markdown cell of words before each step, and a
+/// [`python_script`](super::python_script) split into cells, a markdown cell of words before each step, and a
 /// heatmap per head of the weights when matplotlib is installed.
 pub fn notebook(scenario: &Scenario, trace: &Trace) -> String {
     let mut cells = Vec::new();
