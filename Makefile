@@ -40,7 +40,7 @@ ACTIONS ?= 300
 monkey: ## the browser random walk only, against the built dist/: make monkey SEED=7 ACTIONS=1000
 	PATH="$$PWD/node_modules/.bin:$$PATH" MONKEY_SEED=$(SEED) MONKEY_ACTIONS=$(ACTIONS) node e2e/run.mjs --dist dist --filter monkey
 
-MUTANTS_FILES ?= crates/engine/src/attention.rs crates/engine/src/mask.rs crates/engine/src/positional.rs crates/engine/src/stages.rs crates/engine/src/decode.rs crates/engine/src/tiled.rs
+MUTANTS_FILES ?= crates/engine/src/attention.rs crates/engine/src/mask.rs crates/engine/src/positional.rs $(wildcard crates/engine/src/stages/*.rs) crates/engine/src/decode.rs crates/engine/src/tiled.rs
 
 mutants: ## cargo-mutants on the engine's math (slow, not part of `make test`): make mutants MUTANTS_FILES=src/ui/url.rs
 	export PATH="$$HOME/.cargo/bin:$$PATH"; \

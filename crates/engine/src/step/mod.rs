@@ -7,13 +7,19 @@
 //!
 //! The JSON spellings (`"x_kv"`, `"q_heads"`, `"T_k"`, `"d_model"`, …) are the ones the
 //! trace has always used; [`StepName::as_str`] and [`Axis::as_str`] give them.
+//!
+//! [`Axis`] is in `axis.rs`; what a step says, its PyTorch line and its words
+//! ([`StepName::pytorch`], [`StepName::words`]), in `text.rs`.
+
+mod axis;
+mod text;
+
+pub use axis::Axis;
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use crate::scenario::{Fill, RopeStyle};
 
 /// One step of the pipeline, in the order the engine computes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,31 +74,6 @@ pub enum StepName {
     Concat,
     /// `concat @ W_O + b_O`.
     Output,
-}
-
-/// An axis of a tensor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Axis {
-    /// Sentences in the batch.
-    B,
-    /// Heads.
-    H,
-    /// Tokens, in self-attention (queries and keys are the same tokens).
-    T,
-    /// Query tokens, in cross-attention.
-    TQ,
-    /// Key/value tokens, in cross-attention.
-    TK,
-    /// Features of a token vector.
-    DModel,
-    /// Features of one head, `d_model / h`.
-    DK,
-    /// Key/value heads in grouped-query attention, `h_kv`.
-    HKv,
-    /// The width of the keys and values in grouped-query attention, `h_kv·d_k`.
-    KvWidth,
-    /// A broadcast axis of size 1 (`mask.unsqueeze(1)`, `pe[:, :T]`).
-    One,
 }
 
 /// What a step's axes depend on besides its name.
@@ -315,115 +296,6 @@ impl StepName {
     pub const fn is_alibi_only(self) -> bool {
         matches!(self, Self::Alibi | Self::Biased)
     }
-
-    /// The PyTorch line a reader of the tutorials would write for this step. In
-    /// cross-attention (`cross`) the keys and values are projected from `x_kv`, and the
-    /// lengths are written `T_q` and `T_k`, as in the step's axes. RoPE is written in the
-    /// style of `rope` (Hugging Face's `rotate_half` by default).
-    pub fn pytorch(self, fill: Fill, cross: bool) -> String {
-        self.pytorch_in(fill, cross, None)
-    }
-
-    /// [`StepName::pytorch`], with the RoPE style of the run.
-    pub fn pytorch_in(self, fill: Fill, cross: bool, rope: Option<RopeStyle>) -> String {
-        let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
-        let rotate = |x: &str| match rope {
-            Some(RopeStyle::Interleaved) => format!(
-                "{x} = torch.view_as_real(torch.view_as_complex({x}.reshape(*{x}.shape[:-1], -1, 2)) * \
-                 freqs_cis).flatten(-2)"
-            ),
-            _ => format!("{x} = {x} * cos + rotate_half({x}) * sin"),
-        };
-        let line = match self {
-            Self::X => "x = embedding(tokens)",
-            Self::Pe => "pe = self.pe[:, :x.size(1)]",
-            Self::XPe => "x = x + self.pe[:, :x.size(1)]",
-            Self::XKv => "x_kv = embedding(kv_tokens)",
-            Self::XKvPe => "x_kv = x_kv + self.pe[:, :x_kv.size(1)]",
-            Self::Q => "q = self.w_q(x)",
-            Self::K => return format!("k = self.w_k({kv})"),
-            Self::V => return format!("v = self.w_v({kv})"),
-            Self::QHeads => return format!("q = q.view(B, {t_q}, h, d_k).transpose(1, 2)"),
-            Self::KHeads => return format!("k = k.view(B, {t_k}, h, d_k).transpose(1, 2)"),
-            Self::VHeads => return format!("v = v.view(B, {t_k}, h, d_k).transpose(1, 2)"),
-            Self::QRot => return rotate("q"),
-            Self::KRot => return rotate("k"),
-            Self::KRep => "k = k.repeat_interleave(h // h_kv, dim=1)",
-            Self::VRep => "v = v.repeat_interleave(h // h_kv, dim=1)",
-            Self::Alibi => "alibi = slopes.view(1, h, 1, 1) * (j - i)  # j - i: key minus query position",
-            Self::Biased => "scores = scores + alibi",
-            Self::Scores => "scores = q @ k.transpose(-2, -1)",
-            Self::Scaled => "scores = scores / math.sqrt(d_k)",
-            Self::Masked => {
-                return format!("scores = scores.masked_fill(mask.unsqueeze(1), {})", fill.pytorch())
-            }
-            Self::Weights => "weights = scores.softmax(dim=-1)",
-            Self::Context => "context = weights @ v",
-            Self::Concat => {
-                return format!("concat = context.transpose(1, 2).contiguous().view(B, {t_q}, d_model)")
-            }
-            Self::Output => "output = self.w_o(concat)",
-        };
-        line.to_owned()
-    }
-
-    /// The step in words, with the sizes that make it concrete.
-    pub fn words(self, d_model: usize, n_heads: usize, d_k: usize, fill: Fill) -> String {
-        match self {
-            Self::X => {
-                "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
-                    .into()
-            }
-            Self::Pe => "The sinusoidal positional encoding: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), \
-                         PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)); the same for every sentence"
-                .into(),
-            Self::XPe => "Add the positional encoding to every token vector, <pad> included: x + PE".into(),
-            Self::XKv => {
-                "Look up the embeddings of the sentence the keys and values come from (in a decoder, the \
-                          encoder's output)"
-                    .into()
-            }
-            Self::XKvPe => {
-                "Add the positional encoding to the key/value tokens, positions counted within their \
-                            own sentence"
-                    .into()
-            }
-            Self::Q => "Project every token to a query: x @ W_Q + b_Q".into(),
-            Self::K => "Project every token to a key: x @ W_K + b_K".into(),
-            Self::V => "Project every token to a value: x @ W_V + b_V".into(),
-            Self::QHeads => {
-                format!(
-                    "Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h"
-                )
-            }
-            Self::KHeads => "The same split for the keys".into(),
-            Self::VHeads => "The same split for the values".into(),
-            Self::QRot => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, \
-                           θ_i = base^(−2i/d_k)"
-                .into(),
-            Self::KRot => "RoPE: turn each key the same way at its own position, so a query·key product \
-                           depends only on how far apart they are"
-                .into(),
-            Self::KRep => "Repeat each key head for its group of query heads (grouped-query attention): \
-                           query head i reads key head ⌊i / (h / h_kv)⌋"
-                .into(),
-            Self::VRep => "Repeat each value head for its group of query heads the same way".into(),
-            Self::Alibi => "ALiBi's bias m_h·(j − i): 0 for the query's own position, more negative the \
-                            farther back the key, with a slope m_h per head"
-                .into(),
-            Self::Biased => "Add ALiBi's bias to the scaled scores".into(),
-            Self::Scores => "Dot every query with every key, in each head: Q Kᵀ".into(),
-            Self::Scaled => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
-            Self::Masked => format!(
-                "Replace every blocked score by {} (masked_fill; the mask is the same for every head)",
-                fill.pytorch()
-            ),
-            Self::Weights => "Softmax over each row (the keys): the weights of a query sum to 1".into(),
-            Self::Context => "Each query's weighted sum of the values".into(),
-            Self::Concat => "Swap h and T back, then lay the heads side by side".into(),
-            Self::Output => "Mix the heads: concat @ W_O + b_O".into(),
-        }
-    }
 }
 
 impl fmt::Display for StepName {
@@ -449,63 +321,6 @@ impl<'de> Deserialize<'de> for StepName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
         Self::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown step \"{name}\"")))
-    }
-}
-
-impl Axis {
-    /// Every axis.
-    pub const ALL: [Axis; 10] = [
-        Self::B,
-        Self::H,
-        Self::T,
-        Self::TQ,
-        Self::TK,
-        Self::DModel,
-        Self::DK,
-        Self::HKv,
-        Self::KvWidth,
-        Self::One,
-    ];
-
-    /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
-    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `1`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::B => "B",
-            Self::H => "h",
-            Self::T => "T",
-            Self::TQ => "T_q",
-            Self::TK => "T_k",
-            Self::DModel => "d_model",
-            Self::DK => "d_k",
-            Self::HKv => "h_kv",
-            Self::KvWidth => "h_kv·d_k",
-            Self::One => "1",
-        }
-    }
-
-    /// The axis with this name.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|a| a.as_str() == name)
-    }
-}
-
-impl fmt::Display for Axis {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for Axis {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Axis {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        Self::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown axis \"{name}\"")))
     }
 }
 

@@ -1,0 +1,227 @@
+//! Positions: the sinusoidal encoding (`pe`) and its sum with the embeddings (`x_pe`,
+//! `x_kv_pe`), RoPE's rotation (`q_rot`, `k_rot`), and ALiBi's bias (`alibi`) and its
+//! sum with the scaled scores (`biased`).
+
+use ndarray::IxDyn;
+
+use super::explanation::{ExplainError, Explanation, Kind, Operand};
+use super::read::{cell, four, inconsistent, three, token};
+use super::write::{comma, left_sum, num, plain, product, py, tex, tex_factor, tex_name, tex_terms};
+use super::Explainer;
+use crate::positional;
+use crate::step::StepName;
+
+impl Explainer<'_> {
+    /// `pe`: a sine or cosine.
+    pub(super) fn pe(&self) -> Result<Explanation, ExplainError> {
+        let [_, pos, c] = three(self.index)?;
+        let d_model = self.d_model();
+        let i = c / 2;
+        let angle = positional::angle(pos, c, d_model);
+        let sine = c.is_multiple_of(2);
+        let f = if sine { "sin" } else { "cos" };
+        let value = if sine { angle.sin() } else { angle.cos() };
+        let mut notes = vec![
+            format!(
+                "Position {pos}, column c = {c}: i = c / 2 = {i}, so the angle is {pos} / 10000^({}/{d_model}) = {}.",
+                2 * i,
+                num(angle)
+            ),
+            format!(
+                "Even columns take the sine and odd ones the cosine, so PE = {f}({}) = {}.",
+                num(angle),
+                num(value)
+            ),
+        ];
+        self.check(value, &mut notes);
+        self.done(
+            "PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))"
+                .into(),
+            Kind::Positional { pos, i, angle, sine },
+            vec![plain(format!("{f}({pos} / 10000^({}/{d_model}))", 2 * i), value)],
+            notes,
+            vec![],
+            format!("math.{f}({pos} / 10000 ** ({} / {d_model}))", 2 * i),
+            format!(
+                r"{} = \{f}\left(\frac{{{pos}}}{{10000^{{{}/{d_model}}}}}\right) = \{f}({}) = {}",
+                self.lhs(),
+                2 * i,
+                tex(angle),
+                tex(self.result)
+            ),
+        )
+    }
+
+    /// `x_pe`, `x_kv_pe`: the embedding plus the positional encoding.
+    pub(super) fn plus_pe(&self) -> Result<Explanation, ExplainError> {
+        let [b, t, c] = three(self.index)?;
+        let (x_name, tokens) = if self.step == StepName::XKvPe {
+            (StepName::XKv, self.trace.key_tokens(b))
+        } else {
+            (StepName::X, self.trace.query_tokens(b))
+        };
+        let x = cell(self.trace, x_name, &[b, t, c])?;
+        let pe_step = self.trace.step(StepName::Pe);
+        let pe_in_trace = pe_step.and_then(|s| s.data.get(IxDyn(&[0, t, c]))).copied();
+        let pe = pe_in_trace.unwrap_or_else(|| positional::value(t, c, self.d_model()));
+        let mut notes = vec![format!(
+            "Token {} at position {t} gets PE[{t},{c}] = {} added to its embedding {} (padding gets a position too).",
+            token(tokens, t),
+            num(pe),
+            num(x)
+        )];
+        let mut operands = vec![Operand::cell(x_name, &[b, t, c])];
+        if pe_in_trace.is_some() {
+            operands.push(Operand::cell(StepName::Pe, &[0, t, c]));
+        } else {
+            notes.push(format!(
+                "The pe step holds the query positions only; position {t} of the key/value sentence is computed from the same formula."
+            ));
+        }
+        let terms =
+            vec![plain(format!("{x_name}[{}]", comma(self.index)), x), plain(format!("PE[{t},{c}]"), pe)];
+        self.check(x + pe, &mut notes);
+        let x_py = if self.step == StepName::XKvPe { "x_kv" } else { "x" };
+        self.done(
+            format!("{}[b,t,c] = {x_name}[b,t,c] + PE[t,c]", self.step),
+            Kind::Sum,
+            terms,
+            notes,
+            operands,
+            format!("{x_py}[{}] + pe[0, {t}, {c}]", py(self.index)),
+            format!(
+                r"{} = {} + \mathrm{{PE}}_{{{t},{c}}} = {} + {} = {}",
+                self.lhs(),
+                tex_name(x_name.as_str(), self.index),
+                tex(x),
+                tex_factor(pe),
+                tex(self.result)
+            ),
+        )
+    }
+
+    /// `q_rot`, `k_rot`: RoPE turns a pair of a head's dimensions by `pos·θ_i`.
+    pub(super) fn rotated(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, t, c] = four(self.index)?;
+        let Some(rope) = self.trace.rope else {
+            return inconsistent(format!("{} is in the trace but RoPE's settings are not", self.step));
+        };
+        let (from, short) =
+            if self.step == StepName::QRot { (StepName::QHeads, "q") } else { (StepName::KHeads, "k") };
+        let d_k = self.d_k();
+        let (partner, first) = rope.style.partner(c, d_k);
+        let i = rope.style.pair_index(c, d_k);
+        let angle = crate::attention::rope_angle(t, i, d_k, rope.base);
+        let (cos, sin) = (angle.cos(), angle.sin());
+        let x_c = cell(self.trace, from, &[b, h, t, c])?;
+        let x_p = cell(self.trace, from, &[b, h, t, partner])?;
+        let signed = if first { -x_p } else { x_p };
+        let sign = if first { "−" } else { "+" };
+        let terms = vec![
+            product(format!("{from}[{b},{h},{t},{c}] · cos(angle)"), x_c, cos),
+            product(format!("{sign}{from}[{b},{h},{t},{partner}] · sin(angle)"), signed, sin),
+        ];
+        let recomputed = left_sum(terms.iter().map(|t| t.value));
+        let pairing = match rope.style {
+            crate::RopeStyle::Half => format!("\"half\" pairs dimension i with i + d_k/2 (Hugging Face's rotate_half), so {c} goes with {partner}"),
+            crate::RopeStyle::Interleaved => format!("\"interleaved\" pairs dimensions 2i and 2i+1 (the RoFormer paper, Meta's Llama code), so {c} goes with {partner}"),
+        };
+        let who = if self.step == StepName::QRot { "query" } else { "key" };
+        let mut notes = vec![
+            format!(
+                "RoPE turns each pair of a {who} head's dimensions by an angle that grows with the token's position: {pairing}."
+            ),
+            format!(
+                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/d_k) = {t} · {}^(−{}/{d_k}) = {} radians; cos = {}, sin = {}.",
+                num(rope.base),
+                2 * i,
+                num(angle),
+                num(cos),
+                num(sin)
+            ),
+            "A turn keeps the vector's length, and a query turned by its position dotted with a key turned by its own depends only on how far apart they are.".into(),
+        ];
+        self.check(recomputed, &mut notes);
+        let pytorch = match rope.style {
+            crate::RopeStyle::Half => format!("({short} * cos + rotate_half({short}) * sin)[{b}, {h}, {t}, {c}]"),
+            crate::RopeStyle::Interleaved => format!(
+                "torch.view_as_real(torch.view_as_complex({short}.reshape(*{short}.shape[:-1], -1, 2)) * freqs_cis).flatten(-2)[{b}, {h}, {t}, {c}]"
+            ),
+        };
+        self.done(
+            format!(
+                "{}[b,h,t,c] = {from}[b,h,t,c]·cos(t·θ_i) {sign} {from}[b,h,t,{}]·sin(t·θ_i)",
+                self.step,
+                if first { "c+pair" } else { "c−pair" }
+            ),
+            Kind::Sum,
+            terms.clone(),
+            notes,
+            vec![Operand::cell(from, &[b, h, t, c]), Operand::cell(from, &[b, h, t, partner])],
+            pytorch,
+            format!(r"{} = {} = {}", self.lhs(), tex_terms(&terms), tex(self.result)),
+        )
+    }
+
+    /// `alibi`: head `h`'s slope times how far key `j` is from query `i`.
+    pub(super) fn alibi(&self) -> Result<Explanation, ExplainError> {
+        let [_, h, i, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
+        let Some(&slope) = self.trace.alibi_slopes.get(h) else {
+            return inconsistent(format!("no ALiBi slope for head {h}"));
+        };
+        let distance = j as f64 - i as f64;
+        let n = self.trace.sizes.n_heads;
+        let rule = if n.is_power_of_two() {
+            format!("m = 2^(−8·{}/{n}) = {}", h + 1, num(slope))
+        } else {
+            format!("m = {} (for {n} heads, not a power of two, the paper takes the slopes of the nearest smaller power of two and every other slope of the next one)", num(slope))
+        };
+        let mut notes = vec![
+            format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h1} (index h = {h}) has the slope {rule}."),
+            format!("Key {j} is j − i = {} positions from query {i}, so the bias is {} · {} = {}.", num(distance), num(slope), num(distance), num(self.result)),
+        ];
+        self.check(slope * distance, &mut notes);
+        self.done(
+            "alibi[0,h,i,j] = m_h · (j − i)".into(),
+            Kind::Sum,
+            vec![product(format!("m_{h} · (j − i) = m_{h} · ({j} − {i})"), slope, distance)],
+            notes,
+            vec![],
+            format!("slopes[{h}] * ({j} - {i})"),
+            format!(
+                r"{} = m_{{{h}}} \cdot ({j} - {i}) = {} \cdot {} = {}",
+                self.lhs(),
+                tex(slope),
+                tex(distance),
+                tex(self.result)
+            ),
+        )
+    }
+
+    /// `biased`: the scaled score plus ALiBi's bias.
+    pub(super) fn biased(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, i, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
+        let scaled = cell(self.trace, StepName::Scaled, self.index)?;
+        let bias = cell(self.trace, StepName::Alibi, &[0, h, i, j])?;
+        let terms = vec![
+            plain(format!("scaled[{}]", comma(self.index)), scaled),
+            plain(format!("alibi[0,{h},{i},{j}]"), bias),
+        ];
+        let mut notes = vec![format!(
+            "The scaled score of {} plus ALiBi's bias for head {h1}: the farther back the key, the lower the score.",
+            self.pair(b, i, j)
+        )];
+        self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
+        self.done(
+            "biased[b,h,i,j] = scaled[b,h,i,j] + alibi[0,h,i,j]".into(),
+            Kind::Sum,
+            terms.clone(),
+            notes,
+            vec![Operand::cell(StepName::Scaled, self.index), Operand::cell(StepName::Alibi, &[0, h, i, j])],
+            format!("scores[{b}, {h}, {i}, {j}] / math.sqrt(d_k) + alibi[0, {h}, {i}, {j}]"),
+            format!(r"{} = {} = {}", self.lhs(), tex_terms(&terms), tex(self.result)),
+        )
+    }
+}

@@ -1,0 +1,144 @@
+//! The projections (`q`, `k`, `v`, `output`: a row dotted with a weight column, plus the
+//! bias) and their heads: the split into heads (`*_heads`) and, in grouped-query
+//! attention, the repeated key/value heads (`k_rep`, `v_rep`), both copies.
+
+use super::explanation::{ExplainError, Explanation, Kind, Operand, Param};
+use super::read::{bias, cell, four, three, token, weight};
+use super::write::{bias_term, left_sum, plain, product, tex, tex_name, tex_terms};
+use super::Explainer;
+use crate::step::StepName;
+
+impl Explainer<'_> {
+    /// `q`, `k`, `v`, `output`: `input[b,t,:] · W[:,c] + b[c]`.
+    pub(super) fn projection(&self) -> Result<Explanation, ExplainError> {
+        let [b, t, c] = three(self.index)?;
+        let p = &self.trace.params;
+        let letter = match self.step {
+            StepName::Q => "Q",
+            StepName::K => "K",
+            StepName::V => "V",
+            _ => "O",
+        };
+        let (input, layer, w_name, b_name, py_layer) = match self.step {
+            StepName::Q => (self.projection_input(false), &p.q, Param::WQ, Param::BQ, "self.w_q"),
+            StepName::K => (self.projection_input(true), &p.k, Param::WK, Param::BK, "self.w_k"),
+            StepName::V => (self.projection_input(true), &p.v, Param::WV, Param::BV, "self.w_v"),
+            _ => (StepName::Concat, &p.o, Param::WO, Param::BO, "self.w_o"),
+        };
+        let mut terms = Vec::with_capacity(self.d_model() + 1);
+        for d in 0..self.d_model() {
+            let x = cell(self.trace, input, &[b, t, d])?;
+            let w = weight(layer, w_name, d, c)?;
+            terms.push(product(format!("{input}[{b},{t},{d}] · {}[{d},{c}]", w_name.as_str()), x, w));
+        }
+        let bias_value = bias(layer, b_name, c)?;
+        terms.push(bias_term(format!("bias {}[{c}]", b_name.as_str()), bias_value));
+        let keys = self.step.rows() == crate::step::Role::Keys;
+        let tokens = if keys { self.trace.key_tokens(b) } else { self.trace.query_tokens(b) };
+        let mut notes = vec![format!(
+            "Row {t} ({}) of {input}, dotted with column {c} of {}, plus the bias: {} products and 1 bias.",
+            token(tokens, t),
+            w_name.as_str(),
+            self.d_model()
+        )];
+        if self.step == StepName::Output && self.result.is_nan() {
+            notes.push(format!(
+                "concat[{b},{t},:] is NaN (a fully masked query row under the -inf fill), so every product and the output are NaN."
+            ));
+        }
+        self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
+        // PyTorch's nn.Linear stores W transposed, (out, in): W[:, c] is weight[c].
+        let py_in = match input {
+            StepName::Concat => "concat",
+            StepName::XKv | StepName::XKvPe => "x_kv",
+            _ => "x",
+        };
+        let latex = format!(
+            r"{} = \sum_{{d}} \mathrm{{{}}}_{{{b},{t},d}}\, W^{{{letter}}}_{{d,{c}}} + b^{{{letter}}}_{{{c}}} = {} = {}",
+            self.lhs(),
+            input.as_str().replace('_', r"\_"),
+            tex_terms(&terms),
+            tex(self.result)
+        );
+        self.done(
+            format!(
+                "{}[b,t,c] = Σ_d {input}[b,t,d] · {}[d,c] + {}[c]",
+                self.step,
+                w_name.as_str(),
+                b_name.as_str()
+            ),
+            Kind::Sum,
+            terms,
+            notes,
+            vec![
+                Operand::step(input, &[Some(b), Some(t), None]),
+                Operand::param(w_name, &[None, Some(c)]),
+                Operand::param(b_name, &[Some(c)]),
+            ],
+            format!("({py_in}[{b}, {t}] * {py_layer}.weight[{c}]).sum() + {py_layer}.bias[{c}]"),
+            latex,
+        )
+    }
+
+    /// `q_heads`, `k_heads`, `v_heads`: column `h·d_k + j` of `q`, `k`, `v`.
+    pub(super) fn head_copy(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, t, j] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
+        let (from, py_layer) = match self.step {
+            StepName::QHeads => (StepName::Q, "self.w_q(x)"),
+            StepName::KHeads => {
+                (StepName::K, if self.trace.is_cross() { "self.w_k(x_kv)" } else { "self.w_k(x)" })
+            }
+            _ => (StepName::V, if self.trace.is_cross() { "self.w_v(x_kv)" } else { "self.w_v(x)" }),
+        };
+        let d_k = self.d_k();
+        let col = h * d_k + j;
+        let v = cell(self.trace, from, &[b, t, col])?;
+        let mut notes = vec![format!(
+            "No arithmetic: view(B, T, h, d_k) cuts d_model = {} into {} heads of d_k = {d_k}, and transpose(1, 2) puts the head axis first. Head {h1} (index h = {h}), feature {j} is column {h}·{d_k} + {j} = {col} of {from}.",
+            self.d_model(),
+            self.trace.sizes.n_heads
+        )];
+        self.check(v, &mut notes);
+        self.done(
+            format!("{}[b,h,t,j] = {from}[b,t,h·d_k + j]", self.step),
+            Kind::Copy,
+            vec![plain(format!("{from}[{b},{t},{col}]"), v)],
+            notes,
+            vec![Operand::cell(from, &[b, t, col])],
+            format!("{py_layer}.view(B, T, h, d_k)[{b}, {t}, {h}, {j}]"),
+            format!(r"{} = {} = {}", self.lhs(), tex_name(from.as_str(), &[b, t, col]), tex(self.result)),
+        )
+    }
+
+    /// `k_rep`, `v_rep`: query head `h` reads key/value head `⌊h / (h/h_kv)⌋`.
+    pub(super) fn repeated(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, t, c] = four(self.index)?;
+        let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
+        let group = self.trace.sizes.group_size().max(1);
+        let kv = h / group;
+        let from = if self.step == StepName::KRep {
+            self.first_of(&[StepName::KRot, StepName::KHeads])
+        } else {
+            StepName::VHeads
+        };
+        let v = cell(self.trace, from, &[b, kv, t, c])?;
+        let (n_heads, n_kv) = (self.trace.sizes.n_heads, self.trace.sizes.kv_heads());
+        let mut notes = vec![format!(
+            "No arithmetic: grouped-query attention keeps h_kv = {n_kv} key/value heads for h = {n_heads} query heads, so each serves a group of h / h_kv = {group}. repeat_interleave({group}, dim=1) copies head {kv} into heads {}..={}; query head {h1} (index h = {h}) reads the K/V head of index ⌊{h} / {group}⌋ = {kv}.",
+            kv * group,
+            kv * group + group - 1
+        )];
+        self.check(v, &mut notes);
+        let short = if self.step == StepName::KRep { "k" } else { "v" };
+        self.done(
+            format!("{}[b,h,t,c] = {from}[b,⌊h / (h/h_kv)⌋,t,c]", self.step),
+            Kind::Copy,
+            vec![plain(format!("{from}[{b},{kv},{t},{c}]"), v)],
+            notes,
+            vec![Operand::cell(from, &[b, kv, t, c])],
+            format!("{short}.repeat_interleave({group}, dim=1)[{b}, {h}, {t}, {c}]"),
+            format!(r"{} = {} = {}", self.lhs(), tex_name(from.as_str(), &[b, kv, t, c]), tex(self.result)),
+        )
+    }
+}

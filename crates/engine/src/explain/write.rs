@@ -1,0 +1,114 @@
+//! Writing numbers and indices: the labels' `0,1,2`, PyTorch's `0, 1, 2`, numbers in
+//! words and in LaTeX, a LaTeX sum of terms, the JSON of non-finite numbers, and the
+//! [`Term`]s themselves (a product, a plain value, a bias).
+
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
+
+use super::explanation::{Term, TermKind};
+use crate::format;
+use crate::trace::non_finite_name;
+
+/// `0,1,2`: an index as the labels write it.
+pub(super) fn comma(index: &[usize]) -> String {
+    index.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// `0, 1, 2`: an index as PyTorch writes it.
+pub(super) fn py(index: &[usize]) -> String {
+    index.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// A number in an explanation's words: the one formatter's [`format::reading`].
+pub(super) fn num(v: f64) -> String {
+    format::reading(v)
+}
+
+/// A number for LaTeX: [`format::tex`].
+pub(super) fn tex(v: f64) -> String {
+    format::tex(v)
+}
+
+/// A factor in a LaTeX product: negatives in parentheses.
+pub(super) fn tex_factor(v: f64) -> String {
+    if v < 0.0 {
+        format!("({})", tex(v))
+    } else {
+        tex(v)
+    }
+}
+
+/// The terms as a LaTeX sum, eliding the middle of long ones.
+pub(super) fn tex_terms(terms: &[Term]) -> String {
+    let one = |t: &Term| match t.operands.as_slice() {
+        [a, b] => format!(r"{} \cdot {}", tex_factor(*a), tex_factor(*b)),
+        _ => tex_factor(t.value),
+    };
+    if terms.len() <= 8 {
+        terms.iter().map(one).collect::<Vec<_>>().join(" + ")
+    } else {
+        let head: Vec<String> = terms.iter().take(3).map(one).collect();
+        let tail = terms.last().map(one).unwrap_or_default();
+        format!(r"{} + \cdots + {tail}", head.join(" + "))
+    }
+}
+
+pub(super) fn tex_name(name: &str, index: &[usize]) -> String {
+    format!(r"\mathrm{{{}}}_{{{}}}", name.replace('_', r"\_"), comma(index))
+}
+
+pub(super) fn number<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_str(non_finite_name(*v))
+    }
+}
+
+pub(super) fn numbers<S: Serializer>(vs: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    struct N(f64);
+    impl Serialize for N {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            number(&self.0, s)
+        }
+    }
+    let mut seq = s.serialize_seq(Some(vs.len()))?;
+    for &v in vs {
+        seq.serialize_element(&N(v))?;
+    }
+    seq.end()
+}
+
+/// Plain left-to-right `f64` addition (0 for no numbers).
+pub(super) fn left_sum(mut values: impl Iterator<Item = f64>) -> f64 {
+    let first = values.next().unwrap_or(0.0);
+    values.fold(first, |acc, v| acc + v)
+}
+
+pub(super) fn product(label: String, a: f64, b: f64) -> Term {
+    Term { label, kind: TermKind::Product, operands: vec![a, b], value: a * b }
+}
+
+pub(super) fn plain(label: String, value: f64) -> Term {
+    Term { label, kind: TermKind::Value, operands: vec![], value }
+}
+
+pub(super) fn bias_term(label: String, value: f64) -> Term {
+    Term { label, kind: TermKind::Bias, operands: vec![], value }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_short() {
+        assert_eq!(num(2.0), "2");
+        assert_eq!(num(1.0 / 3f64.sqrt() * 2.0), "1.1547");
+        assert_eq!(num(0.5), "0.5");
+        assert_eq!(num(f64::NEG_INFINITY), "-inf");
+        assert_eq!(num(1e-9), "1.0000e-9");
+        assert_eq!(tex(f64::NEG_INFINITY), r"-\infty");
+        assert_eq!(tex(1e-9), r"1.0000 \times 10^{-9}");
+    }
+}

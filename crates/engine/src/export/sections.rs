@@ -1,0 +1,264 @@
+//! The sections of the file, in order: title and words, sizes and tokens, embeddings,
+//! weights, mask, positions (RoPE, ALiBi), one NumPy block per step, decoding and the
+//! online softmax, PyTorch, the page's numbers, the check.
+
+use std::fmt::Write as _;
+
+use super::check::{check_section, expected_section};
+use super::decoding::{decode_section, tiled_section};
+use super::notebook::heatmap_section;
+use super::numpy::{embedding_section, numpy_step};
+use super::torch::torch_section;
+use super::values::{py_linear, py_number, py_str, py_str_list};
+use super::words::{padding_words, projection_words, scenario_words};
+use super::{Section, Target};
+use crate::scenario::{Positional, Scenario};
+use crate::step::StepName;
+use crate::trace::{shape_text, Trace};
+
+pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> {
+    let z = &trace.sizes;
+    let cross = trace.is_cross();
+    let positions = trace.positional == Positional::Sinusoidal;
+    let mut out = Vec::new();
+
+    // 0. Title, the scenario in words, imports.
+    out.push(Section::new(
+        "Attention Lens: the whole computation in NumPy and PyTorch",
+        scenario_words(scenario, trace),
+        String::from(
+            "import math\nimport sys\n\nimport numpy as np\n\n\n\
+             def numbers(text):\n    \
+             \"\"\"The numbers of a big array, written one row per line (Python reads one long string\n    \
+             much faster than a list literal of a million floats).\"\"\"\n    \
+             return np.array(text.split(), dtype=np.float64)\n",
+        ),
+    ));
+
+    // 1. Sizes and tokens.
+    let mut code = String::new();
+    let _ = writeln!(code, "sentences = {}", py_str_list(&scenario.sentences));
+    code.push_str("tokens = [  # B × T, padded with <pad> to the longest sentence\n");
+    for row in &trace.tokens {
+        let _ = writeln!(code, "    {},", py_str_list(row));
+    }
+    code.push_str("]\n");
+    let _ = writeln!(code, "lengths = {:?}  # real tokens in each sentence", trace.lengths);
+    match (&trace.kv_tokens, &trace.kv_lengths) {
+        (Some(kv_tokens), Some(kv_lengths)) => {
+            if let Some(kv) = &scenario.kv_sentences {
+                let _ = writeln!(code, "kv_sentences = {}", py_str_list(kv));
+            }
+            code.push_str("kv_tokens = [  # the keys' and values' tokens, B × T_k\n");
+            for row in kv_tokens {
+                let _ = writeln!(code, "    {},", py_str_list(row));
+            }
+            code.push_str("]\n");
+            let _ = writeln!(code, "kv_lengths = {kv_lengths:?}");
+        }
+        _ => code.push_str(
+            "kv_tokens, kv_lengths = tokens, lengths  # self-attention: keys and values come from the same tokens\n",
+        ),
+    }
+    let _ = writeln!(code, "\nB, T, d_model, h = {}, {}, {}, {}", z.b, z.t, z.d_model, z.n_heads);
+    match z.t_k {
+        Some(t_k) => {
+            let _ = writeln!(code, "T_k = {t_k}  # key/value tokens per sentence (T is T_q)");
+        }
+        None => code.push_str("T_k = T\n"),
+    }
+    code.push_str("d_k = d_model // h\n");
+    let _ = writeln!(code, "h_kv = {}  # key/value heads (h unless grouped-query attention)", z.kv_heads());
+    let _ = writeln!(
+        code,
+        "rope_style = {}  # RoPE's pairing, or None\nuse_alibi = {}  # ALiBi's bias",
+        trace.rope.map_or("None".to_owned(), |r| py_str(r.style.name())),
+        if trace.alibi_slopes.is_empty() { "False" } else { "True" }
+    );
+    let _ = writeln!(code, "positional = {}", py_str(trace.positional.name()));
+    out.push(Section::new(
+        "Sizes and tokens",
+        vec![
+            "The tokens as the page split them; shorter sentences are padded with `<pad>` at the end.".into()
+        ],
+        code,
+    ));
+
+    // 2. Embeddings and weights.
+    let (section, table) = embedding_section(trace);
+    out.push(section);
+    let w = &trace.params;
+    let mut code = String::new();
+    let kv = if trace.is_grouped() { "h_kv * d_k" } else { "d_model" };
+    for (name, layer, out) in
+        [("q", &w.q, "d_model"), ("k", &w.k, kv), ("v", &w.v, kv), ("o", &w.o, "d_model")]
+    {
+        code.push_str(&py_linear(name, layer, out));
+    }
+    out.push(Section::new(
+        "Weights",
+        vec![
+            format!("Projections: {}.", projection_words(scenario)),
+            "Convention: `y = x @ W + b` with W of shape (d_model_in, d_model_out). PyTorch's `nn.Linear.weight` \
+             is the transpose, `W.T`."
+                .into(),
+        ],
+        code,
+    ));
+
+    // 3. Mask settings and the mask, rebuilt from the lengths.
+    let m = &scenario.mask;
+    let code = format!(
+        "causal = {}\n\
+         window = {}  # a sliding window of keys, or None\n\
+         padding = {}  # \"none\", \"keys\" or \"keys_and_queries\"\n\
+         fill = {}\n\n\
+         q_is_pad = np.arange(T)[None, :] >= np.array(lengths)[:, None]  # (B, T)\n\
+         k_is_pad = np.arange(T_k)[None, :] >= np.array(kv_lengths)[:, None]  # (B, T_k)\n\
+         mask = np.zeros((B, T, T_k), dtype=bool)  # True = blocked\n\
+         if causal:\n    \
+         mask |= np.triu(np.ones((T, T_k), dtype=bool), k=1)  # key j > query i\n\
+         if window is not None:\n    \
+         i, j = np.arange(T)[:, None], np.arange(T_k)[None, :]\n    \
+         mask |= (j + window <= i) if causal else (np.abs(i - j) >= window)  # outside the window\n\
+         if padding in (\"keys\", \"keys_and_queries\"):\n    \
+         mask |= k_is_pad[:, None, :]  # no query attends to a <pad> key\n\
+         if padding == \"keys_and_queries\":\n    \
+         mask |= q_is_pad[:, :, None]  # a <pad> query attends to nothing\n\
+         fully_blocked = mask.all(axis=-1)  # (B, T): rows where every key is blocked\n\
+         print(f\"mask: {{int(mask.sum())}} of {{mask.size}} query-key pairs blocked, \
+         {{int(fully_blocked.sum())}} query rows blocked entirely\")\n",
+        if m.causal { "True" } else { "False" },
+        m.window.map_or("None".to_owned(), |w| w.to_string()),
+        py_str(m.padding.name()),
+        m.fill.pytorch(),
+    );
+    out.push(Section::new(
+        "Mask",
+        vec![
+            format!(
+                "Causal {}; padding {}; blocked scores become `{}`.",
+                if m.causal { "on" } else { "off" },
+                padding_words(m.padding),
+                m.fill.pytorch()
+            ),
+            "The mask is built here from the lengths, in the page's convention: True = blocked. It is the same \
+             for every head (PyTorch: `mask.unsqueeze(1)`, broadcast over h)."
+                .into(),
+        ],
+        code,
+    ));
+
+    // 4. Positions.
+    if positions {
+        out.push(Section::new(
+            "Positional encoding",
+            vec!["PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)), \
+                  positions from 0; an odd d_model ends in a sine."
+                .into()],
+            String::from(
+                "def sinusoidal(T, d_model):\n    \
+                 pos = np.arange(T)[:, None]  # (T, 1)\n    \
+                 c = np.arange(d_model)[None, :]  # (1, d_model)\n    \
+                 angle = pos / 10000.0 ** ((c - c % 2) / d_model)  # 2i = c - c % 2\n    \
+                 return np.where(c % 2 == 0, np.sin(angle), np.cos(angle))  # (T, d_model)\n",
+            ),
+        ));
+    }
+
+    // 4b. RoPE and ALiBi, as functions the steps call.
+    if let Some(rope) = trace.rope {
+        out.push(Section::new(
+            "Rotary positions (RoPE)",
+            vec![format!(
+                "Each pair of a head's dimensions is turned by pos·θ_i, θ_i = base^(−2i/d_k), positions from 0. \
+                 Pairs here: \"{}\" ({}).",
+                rope.style.name(),
+                match rope.style {
+                    crate::RopeStyle::Half => "dimension i with i + d_k/2, Hugging Face's rotate_half",
+                    crate::RopeStyle::Interleaved => "dimensions 2i and 2i+1, the RoFormer paper and Meta's Llama code",
+                }
+            )],
+            format!(
+                "rope_style, rope_base = {}, {}\n\n\n\
+                 def rope(x, start=0):\n    \
+                 \"\"\"x: (B, heads, T, d_k) -> the same, each pair of dimensions turned by pos * theta_i, the\n    \
+                 positions counted from start (a decoding step turns one row at its absolute position).\"\"\"\n    \
+                 inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
+                 angle = (start + np.arange(x.shape[2]))[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
+                 cos, sin = np.cos(angle), np.sin(angle)\n    \
+                 if rope_style == \"half\":  # rotate_half: dimension i with i + d_k/2\n        \
+                 cos, sin = np.concatenate([cos, cos], -1), np.concatenate([sin, sin], -1)\n        \
+                 rotated = np.concatenate([-x[..., d_k // 2:], x[..., : d_k // 2]], -1)\n    \
+                 else:  # interleaved: dimension 2i with 2i+1\n        \
+                 cos, sin = np.repeat(cos, 2, -1), np.repeat(sin, 2, -1)\n        \
+                 rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
+                 return x * cos + rotated * sin\n",
+                py_str(rope.style.name()),
+                py_number(rope.base)
+            ),
+        ));
+    }
+    if !trace.alibi_slopes.is_empty() {
+        out.push(Section::new(
+            "ALiBi",
+            vec!["A bias m_h·(j − i) per head, added to the scaled scores before the mask; the slopes follow the \
+                  ALiBi paper's code."
+                .into()],
+            String::from(
+                "def alibi_slopes(n):\n    \
+                 def power_of_2(n):\n        \
+                 return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]\n    \
+                 if n & (n - 1) == 0:\n        \
+                 return power_of_2(n)\n    \
+                 m = 2 ** int(math.floor(math.log2(n)))  # the largest power of two below n\n    \
+                 return power_of_2(m) + power_of_2(2 * m)[0::2][: n - m]\n",
+            ),
+        ));
+    }
+
+    // 5. The steps in NumPy.
+    let x_in = if positions { "x_pe" } else { "x" };
+    let kv_in = match (cross, positions) {
+        (true, true) => "x_kv_pe",
+        (true, false) => "x_kv",
+        (false, _) => x_in,
+    };
+    let fill = m.fill;
+    let mut first = true;
+    for step in &trace.steps {
+        let name = step.name;
+        let mut prose = vec![
+            name.words(z.d_model, z.n_heads, z.d_k, fill),
+            format!("PyTorch: `{}`", name.pytorch_in(fill, cross, trace.rope.map(|r| r.style))),
+            format!("Shape: {}", shape_text(&step.dims, &step.shape)),
+        ];
+        if first {
+            prose.insert(0, "The pipeline in NumPy, one block per step of the page.".into());
+            first = false;
+        }
+        let mut code = numpy_step(name, x_in, kv_in, table, trace);
+        let _ = writeln!(code, "numpy_steps[{}] = {}", py_str(name.as_str()), name.as_str());
+        if name == StepName::X {
+            code.insert_str(0, "numpy_steps = {}  # every step, by the page's names\n\n");
+        }
+        out.push(Section::new(name.as_str(), prose, code));
+        if name == StepName::Weights && target == Target::Notebook {
+            out.push(heatmap_section());
+        }
+    }
+
+    // 5b. How a model runs it: decoding with a cache, and the online softmax.
+    out.push(decode_section(x_in, kv_in));
+    out.push(tiled_section(trace));
+
+    // 6. The same in PyTorch.
+    out.push(torch_section(trace, fill, table));
+
+    // 7. The page's numbers.
+    out.push(expected_section(trace));
+
+    // 8. The check.
+    out.push(check_section(trace, target));
+    out
+}

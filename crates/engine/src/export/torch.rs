@@ -1,0 +1,100 @@
+//! The same in PyTorch: the model of `export_py/torch_model.py` (its `MASK_FILL` the
+//! scenario's fill), the inputs, the mask, and decoding with `causal_lower_right`.
+
+use super::Section;
+use crate::scenario::{Fill, Positional};
+use crate::trace::Trace;
+
+/// The PyTorch part's model: `torch_rope`, `MultiHeadAttention` (with the fused
+/// `scaled_dot_product_attention` beside it) and the copy of the page's weights into it.
+/// It reads the names the script's earlier sections define (`d_k`, `rope_style`, `W_q`…).
+const TORCH_MODEL: &str = include_str!("../export_py/torch_model.py");
+
+pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
+    let cross = trace.is_cross();
+    let positions = trace.positional == Positional::Sinusoidal;
+    let f = fill.pytorch();
+    // The model, as a tutorial writes it: a Python file of its own (read and checked as
+    // Python), whose MASK_FILL is the scenario's fill.
+    let mut c = TORCH_MODEL.replace("MASK_FILL", f);
+    if table {
+        c.push_str(
+            "        vocab = list(embedding)\n        \
+             emb = nn.Embedding.from_pretrained(torch.tensor([embedding[w] for w in vocab]))  # x = embedding(tokens)\n        \
+             x = emb(torch.tensor([[vocab.index(t) for t in sentence] for sentence in tokens]))\n",
+        );
+        if cross {
+            c.push_str("        x_kv = emb(torch.tensor([[vocab.index(t) for t in sentence] for sentence in kv_tokens]))\n");
+        }
+    } else {
+        c.push_str("        x = torch.tensor(X_GIVEN)\n");
+        if cross {
+            c.push_str("        x_kv = torch.tensor(X_KV_GIVEN)\n");
+        }
+    }
+    c.push_str("        torch_steps[\"x\"] = x\n");
+    if cross {
+        c.push_str("        torch_steps[\"x_kv\"] = x_kv\n");
+    }
+    if positions {
+        c.push_str(
+            "        pe = positional_encoding(T, d_model)\n        \
+             torch_steps[\"pe\"] = pe\n        \
+             x = x + pe\n        \
+             torch_steps[\"x_pe\"] = x\n",
+        );
+        if cross {
+            c.push_str(
+                "        x_kv = x_kv + positional_encoding(T_k, d_model)\n        \
+                 torch_steps[\"x_kv_pe\"] = x_kv\n",
+            );
+        }
+    }
+    if !cross {
+        c.push_str("        x_kv = x  # self-attention\n");
+    }
+    c.push_str(
+        "\n        \
+         mask_t = torch.zeros(B, T, T_k, dtype=torch.bool)  # True = blocked\n        \
+         if causal:\n            \
+         mask_t |= torch.triu(torch.ones(T, T_k, dtype=torch.bool), diagonal=1)\n        \
+         if window is not None:\n            \
+         i, j = torch.arange(T).unsqueeze(1), torch.arange(T_k).unsqueeze(0)\n            \
+         mask_t |= (j + window <= i) if causal else ((i - j).abs() >= window)\n        \
+         if padding in (\"keys\", \"keys_and_queries\"):\n            \
+         mask_t |= (torch.arange(T_k) >= torch.tensor(kv_lengths).unsqueeze(1)).unsqueeze(1)\n        \
+         if padding == \"keys_and_queries\":\n            \
+         mask_t |= (torch.arange(T) >= torch.tensor(lengths).unsqueeze(1)).unsqueeze(2)\n\n        \
+         output = mha(x, x_kv, mask_t, torch_steps)\n\n        \
+         # Decoding as PyTorch writes it: one query against the keys so far. The causal diagonal must\n        \
+         # sit at the lower right (causal_lower_right); is_causal=True would anchor it at the top left\n        \
+         # and let the one query see key 0 only. (Without a window, ALiBi or padding: the bias object\n        \
+         # is the causal rule alone.)\n        \
+         try:\n            \
+         from torch.nn.attention.bias import causal_lower_right\n        \
+         except ImportError:  # PyTorch before 2.3\n            \
+         causal_lower_right = None\n        \
+         plain = causal and x_kv is x and window is None and not use_alibi and padding == \"none\"\n        \
+         if causal_lower_right is not None and plain:\n            \
+         q_all = torch_steps.get(\"q_rot\", torch_steps[\"q_heads\"])\n            \
+         k_all = torch_steps.get(\"k_rep\", torch_steps.get(\"k_rot\", torch_steps[\"k_heads\"]))\n            \
+         v_all = torch_steps.get(\"v_rep\", torch_steps[\"v_heads\"])\n            \
+         rows = [\n                \
+         F.scaled_dot_product_attention(\n                    \
+         q_all[:, :, t : t + 1], k_all[:, :, : t + 1], v_all[:, :, : t + 1], attn_mask=causal_lower_right(1, t + 1)\n                \
+         )\n                \
+         for t in range(T)\n            \
+         ]\n            \
+         torch_sdpa[\"decoded\"] = torch.cat(rows, dim=2)  # (B, h, T, d_k): the context, row by row\n    \
+         print(f\"PyTorch {torch.__version__}: output {tuple(output.shape)}\")\n",
+    );
+    Section::new(
+        "The same in PyTorch",
+        vec![format!(
+            "The pipeline again, the way the tutorials write it: `nn.Linear` layers, `view` and `transpose(1, 2)`, \
+             `masked_fill(mask.unsqueeze(1), {f})`, `softmax(dim=-1)`, `transpose(1, 2).contiguous().view`. \
+             It runs only when PyTorch is installed."
+        )],
+        c,
+    )
+}

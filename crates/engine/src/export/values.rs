@@ -1,0 +1,135 @@
+//! Writing Python values: strings and lists of strings, numbers (shortest round-trip),
+//! arrays (a list literal, or a text block past [`LITERAL_LIMIT`] numbers), a layer's
+//! weight and bias, and the Python names of the axes.
+
+use std::fmt::Write as _;
+
+use super::LITERAL_LIMIT;
+use crate::step::Axis;
+use crate::trace::Step;
+use crate::weights::Linear;
+
+/// A Python string literal (JSON's escapes are Python's too).
+pub(super) fn py_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
+}
+
+/// A list of Python strings on one line.
+pub(super) fn py_str_list<S: AsRef<str>>(items: &[S]) -> String {
+    let parts: Vec<String> = items.iter().map(|s| py_str(s.as_ref())).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// A Python literal: the one formatter's [`crate::format::python`].
+pub(super) fn py_number(v: f64) -> String {
+    crate::format::python(v)
+}
+
+/// A number in a text block NumPy reads: [`crate::format::python_text`].
+fn text_number(v: f64) -> String {
+    crate::format::python_text(v)
+}
+
+/// `np.array([...]).reshape(shape)` (or `numbers("""...""").reshape(shape)` for a big
+/// array), one row of `row_len` numbers per line, indented by `indent` spaces.
+pub(super) fn py_array(values: &[f64], row_len: usize, shape: &str, indent: usize) -> String {
+    let pad = " ".repeat(indent + 4);
+    let row_len = row_len.max(1);
+    let mut out = String::new();
+    let big = values.len() > LITERAL_LIMIT;
+    out.push_str(if big { "numbers(\"\"\"\n" } else { "np.array([\n" });
+    for row in values.chunks(row_len) {
+        if big {
+            let parts: Vec<String> = row.iter().map(|&v| text_number(v)).collect();
+            let _ = writeln!(out, "{}", parts.join(" "));
+        } else {
+            let parts: Vec<String> = row.iter().map(|&v| py_number(v)).collect();
+            let _ = writeln!(out, "{pad}{},", parts.join(", "));
+        }
+    }
+    if big {
+        let _ = write!(out, "\"\"\").reshape({shape})");
+    } else {
+        let _ = write!(out, "{}]).reshape({shape})", " ".repeat(indent));
+    }
+    out
+}
+
+/// A weight matrix (`np.eye` when it is exactly the identity) or bias (`np.zeros` when it
+/// is exactly zero).
+/// `out` is the Python name of the output width (`d_model`, or `h_kv * d_k` for the
+/// keys and values of grouped-query attention).
+pub(super) fn py_linear(name: &str, layer: &Linear, out: &str) -> String {
+    let identity = layer
+        .w()
+        .indexed_iter()
+        .all(|((i, j), &v)| v.to_bits() == if i == j { 1f64 } else { 0f64 }.to_bits());
+    let w = if identity && out == "d_model" {
+        "np.eye(d_model)  # exactly the identity".to_owned()
+    } else if identity {
+        format!("np.eye(d_model, {out})  # exactly the identity's first {out} columns")
+    } else {
+        let flat: Vec<f64> = layer.w().iter().copied().collect();
+        py_array(&flat, layer.w().ncols(), &format!("d_model, {out}"), 0)
+    };
+    let b = if layer.b().iter().all(|&v| v.to_bits() == 0) {
+        format!("np.zeros({out})  # exactly zero")
+    } else {
+        let flat: Vec<f64> = layer.b().iter().copied().collect();
+        py_array(&flat, flat.len(), out, 0)
+    };
+    format!("W_{name} = {w}\nb_{name} = {b}\n")
+}
+
+/// The Python name of an axis size.
+fn axis_symbol(axis: Axis) -> &'static str {
+    match axis {
+        Axis::B => "B",
+        Axis::H => "h",
+        Axis::T | Axis::TQ => "T",
+        Axis::TK => "T_k",
+        Axis::DModel => "d_model",
+        Axis::DK => "d_k",
+        Axis::HKv => "h_kv",
+        Axis::KvWidth => "h_kv * d_k",
+        Axis::One => "1",
+    }
+}
+
+pub(super) fn shape_symbols(step: &Step) -> String {
+    step.dims.iter().map(|&a| axis_symbol(a)).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixtures::{parse_array, same_bits};
+
+    #[test]
+    fn big_arrays_are_text_blocks_that_round_trip() {
+        let values: Vec<f64> = (0..LITERAL_LIMIT + 3)
+            .map(|i| match i {
+                0 => f64::NAN,
+                1 => f64::NEG_INFINITY,
+                2 => -1e9,
+                _ => (i as f64).sqrt() * 1e-7 - 0.3,
+            })
+            .collect();
+        let text = py_array(&values, 8, "B, T, d_model", 0);
+        assert!(text.starts_with("numbers(\"\"\"\nnan -inf -1000000000.0 "), "{}", &text[..40]);
+        let got = parse_array(&format!("A = {text}"), "A");
+        assert!(same_bits(&got, values.iter().copied()));
+        let small = py_array(&values[..6], 3, "2, 3", 0);
+        assert_eq!(
+            small,
+            format!(
+                "np.array([\n    float('nan'), float('-inf'), -1000000000.0,\n    {:?}, {:?}, {:?},\n]).reshape(2, 3)",
+                values[3], values[4], values[5]
+            )
+        );
+        assert_eq!(py_number(0.1), "0.1");
+        assert_eq!(py_number(1e-7), "1e-7");
+        assert_eq!(py_number(f64::INFINITY), "float('inf')");
+        assert_eq!("1e-7".parse::<f64>().unwrap(), 1e-7);
+    }
+}

@@ -1,0 +1,169 @@
+//! [`crate::run_reusing`] as a sequence of stages, one function each:
+//!
+//! ```text
+//! plan ─▶ embed ─▶ positions ─▶ project ─▶ split ─▶ rotate ─▶ repeat
+//!      ─▶ attend (score, scale, bias, mask, softmax, context) ─▶ merge ─▶ output
+//! ```
+//!
+//! Each stage reads what the one before it returned and records its steps in a
+//! [`Recorder`]; a stage whose option is off (positions, RoPE, grouped heads, ALiBi)
+//! passes its input through and records nothing. A new variant of attention is a new
+//! stage here and a new [`StepName`], not a branch inside another stage.
+//!
+//! The math of each stage is in [`crate::attention`]; what a stage may copy from the
+//! previous trace instead of computing is in [`crate::reuse`].
+//!
+//! The files: [`Plan`] (`plan.rs`, every check that needs no numbers) and [`Recorder`]
+//! (`recorder.rs`); the stages, `embed.rs` (embed, positions), `heads.rs` (project,
+//! split, rotate, repeat), `attend.rs` (bias, attend) and `output.rs` (merge, output);
+//! here, [`run`] puts them in order, and `inputs` gives decoding and tiling their start.
+
+mod attend;
+mod embed;
+mod heads;
+mod output;
+mod plan;
+mod recorder;
+
+pub use plan::Plan;
+pub use recorder::Recorder;
+
+use ndarray::Array3;
+
+use crate::attention;
+use crate::embedding;
+use crate::error::EngineError;
+use crate::mask;
+use crate::reuse::Previous;
+use crate::scenario::{Rope, Scenario};
+use crate::step::StepName;
+use crate::tokenize;
+use crate::trace::{self, Trace};
+use crate::weights::{self, Weights};
+use attend::{attend, bias};
+use embed::{embed, positions};
+use heads::{project, repeat, rotate, split};
+use output::{merge, output};
+
+/// What decoding and tiling start from: the checked sizes and options, the weights, and
+/// every token's input row (after the positional encoding, if any).
+pub(crate) struct Inputs {
+    pub b: usize,
+    pub t_q: usize,
+    pub t_k: usize,
+    pub n_heads: usize,
+    pub n_kv_heads: usize,
+    pub d_k: usize,
+    pub cross: bool,
+    pub lengths: Vec<usize>,
+    pub kv_lengths: Vec<usize>,
+    pub mask: crate::scenario::MaskConfig,
+    pub rope: Option<Rope>,
+    pub alibi_slopes: Vec<f64>,
+    pub w: std::sync::Arc<Weights>,
+    /// `(B, T_q, d_model)`: what the query projection reads.
+    pub x_in: Array3<f64>,
+    /// `(B, T_k, d_model)`: what the key and value projections read.
+    pub x_kv_in: Array3<f64>,
+}
+
+/// [`Inputs`] of a scenario: the first two stages of [`run`], without recording them.
+///
+/// # Errors
+/// As [`run`].
+pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
+    let plan = Plan::of(scenario)?;
+    let mut rec = Recorder::new(&plan);
+    let w = weights::build(&scenario.projections, plan.d_model, plan.n_kv_heads * plan.d_k, scenario.seed)?;
+    let embedded = embed(&plan, &mut rec)?;
+    let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
+    Ok(Inputs {
+        b: plan.b,
+        t_q: plan.t_q,
+        t_k: plan.t_k,
+        n_heads: plan.n_heads,
+        n_kv_heads: plan.n_kv_heads,
+        d_k: plan.d_k,
+        cross: plan.cross(),
+        lengths: plan.batch.lengths.clone(),
+        kv_lengths: plan.kv_lengths().to_vec(),
+        mask: scenario.mask,
+        rope: scenario.rope,
+        alibi_slopes: if scenario.alibi { attention::alibi_slopes(plan.n_heads) } else { vec![] },
+        w,
+        x_kv_in: x_kv_in.unwrap_or_else(|| x_in.clone()),
+        x_in,
+    })
+}
+
+/// The whole run, stage by stage: see the [module docs](self).
+pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, EngineError> {
+    let plan = Plan::of(scenario)?;
+    let mut rec = Recorder::new(&plan);
+    let kv_width = plan.n_kv_heads * plan.d_k;
+    let w = weights::build(&scenario.projections, plan.d_model, kv_width, scenario.seed)?;
+
+    let embedded = embed(&plan, &mut rec)?;
+    let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
+    let prev = previous.and_then(|p| Previous::of(p, &w, plan.positions(), plan.cross()));
+    let prev = prev.as_ref();
+    let projected = project(&x_in, x_kv_in.as_ref(), &w, prev, &mut rec);
+    let heads = split(&plan, projected, &mut rec)?;
+    let heads = rotate(&plan, heads, &mut rec);
+    let heads = repeat(&plan, heads, &mut rec);
+    let mask = mask::build_cross(&plan.batch.lengths, plan.t_q, plan.kv_lengths(), plan.t_k, &scenario.mask); // (b, t_q, t_k)
+    let bias = bias(&plan, &mut rec);
+    let context = attend(&plan, &heads, &mask, bias.as_ref().map(|(b, _)| b), prev, &mut rec);
+    let concat = merge(&plan, context, &mut rec)?;
+    output(&concat, &w, prev, &mut rec);
+
+    let steps = rec.into_steps();
+    let fully_masked_rows = mask::fully_masked_rows(&mask);
+    // A NaN row is NaN in every column, so column 0 tells (and scans T times less).
+    let nan_rows = steps
+        .iter()
+        .find(|s| s.name == StepName::Weights)
+        .and_then(|s| s.data.view().into_dimensionality::<ndarray::Ix4>().ok())
+        .map(|weights| {
+            weights
+                .index_axis(ndarray::Axis(3), 0)
+                .indexed_iter()
+                .filter(|(_, v)| v.is_nan())
+                .map(|((bi, hi, i), _)| [bi, hi, i])
+                .collect()
+        })
+        .unwrap_or_default();
+    let (mb, mt, mk) = mask.dim();
+    Ok(Trace {
+        tokens: plan.batch.texts(),
+        lengths: plan.batch.lengths.clone(),
+        kv_tokens: plan.kv_batch.as_ref().map(tokenize::Batch::texts),
+        kv_lengths: plan.kv_batch.as_ref().map(|kv| kv.lengths.clone()),
+        sources: embedded.sources,
+        kv_sources: embedded.kv_sources,
+        positional: scenario.positional,
+        rope: scenario.rope,
+        alibi_slopes: bias.map(|(_, slopes)| slopes).unwrap_or_default(),
+        feature_names: embedding::lexicon(plan.d_model).map(|l| l.dims.iter().map(|&d| d.into()).collect()),
+        sizes: trace::Sizes {
+            b: plan.b,
+            t: plan.t_q,
+            t_k: plan.cross().then_some(plan.t_k),
+            d_model: plan.d_model,
+            n_heads: plan.n_heads,
+            d_k: plan.d_k,
+            n_kv_heads: plan.grouped().then_some(plan.n_kv_heads),
+        },
+        mask: trace::MaskTrace {
+            config: scenario.mask,
+            fill_value: plan.fill().value(),
+            convention: "true = blocked".into(),
+            shape: [mb, mt, mk],
+            blocked: mask.iter().copied().collect(),
+        },
+        fully_masked_rows,
+        nan_rows,
+        steps,
+        params: w,
+    })
+}

@@ -1,0 +1,139 @@
+//! What a run is, once its input is checked: [`Plan::of`] makes every check that needs
+//! no numbers (sizes, limits, heads, RoPE, window, sentences) and tokenizes.
+
+use crate::attention;
+use crate::error::{number_text, EngineError};
+use crate::limits;
+use crate::scenario::{Fill, Positional, Scenario};
+use crate::step::{Axis as A, Layout};
+use crate::tokenize::{self, Batch};
+
+/// What a run is, once its input is checked: the tokens, the sizes and the options.
+pub struct Plan<'a> {
+    pub(super) scenario: &'a Scenario,
+    pub(super) batch: Batch,
+    pub(super) kv_batch: Option<Batch>,
+    /// Sentences.
+    pub(super) b: usize,
+    /// Query tokens per sentence.
+    pub(super) t_q: usize,
+    /// Key/value tokens per sentence (`t_q` in self-attention).
+    pub(super) t_k: usize,
+    pub(super) d_model: usize,
+    pub(super) n_heads: usize,
+    pub(super) n_kv_heads: usize,
+    pub(super) d_k: usize,
+}
+
+impl<'a> Plan<'a> {
+    /// Checks the scenario's sizes and options and tokenizes its sentences.
+    ///
+    /// # Errors
+    /// Every [`EngineError`] that can be told before any numbers are computed: sizes,
+    /// heads that do not divide, an odd `d_k` under RoPE, a window of 0, empty or too
+    /// many sentences.
+    pub fn of(scenario: &'a Scenario) -> Result<Self, EngineError> {
+        let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
+        let d_k = check_sizes(scenario)?;
+        let n_kv_heads = scenario.kv_heads();
+        if n_kv_heads == 0 {
+            return Err(EngineError::ZeroSize { what: "n_kv_heads" });
+        }
+        if !n_heads.is_multiple_of(n_kv_heads) {
+            return Err(EngineError::KvHeadsDoNotDivide { n_heads, n_kv_heads });
+        }
+        if let Some(rope) = scenario.rope {
+            if !d_k.is_multiple_of(2) {
+                return Err(EngineError::RopeOddWidth { d_k });
+            }
+            if !(rope.base.is_finite() && rope.base > 0.0 && rope.base <= limits::MAX_ABS_INPUT) {
+                return Err(EngineError::RopeBase { base: number_text(rope.base) });
+            }
+        }
+        if scenario.mask.window == Some(0) {
+            return Err(EngineError::ZeroSize { what: "window" });
+        }
+
+        // Tokens, padded to the longest sentence (and, for cross-attention, the key/value
+        // sentences padded to theirs).
+        let batch = tokenize::batch(&scenario.sentences)?;
+        let kv_batch = match &scenario.kv_sentences {
+            None => None,
+            Some(kv) if kv.len() != scenario.sentences.len() => {
+                return Err(EngineError::BatchMismatch { queries: scenario.sentences.len(), keys: kv.len() })
+            }
+            Some(kv) => Some(tokenize::batch(kv)?),
+        };
+        let (b, t_q) = (batch.b(), batch.t);
+        let t_k = kv_batch.as_ref().map_or(t_q, |kv| kv.t);
+        let cells = b * n_heads * t_q * t_k;
+        if cells > limits::MAX_ATTENTION_CELLS {
+            return Err(EngineError::TooLarge {
+                what: format!("B·h·T_q·T_k (attention cells, B={b}, h={n_heads}, T_q={t_q}, T_k={t_k})"),
+                value: cells,
+                max: limits::MAX_ATTENTION_CELLS,
+            });
+        }
+        Ok(Self { scenario, batch, kv_batch, b, t_q, t_k, d_model, n_heads, n_kv_heads, d_k })
+    }
+
+    pub(super) fn cross(&self) -> bool {
+        self.kv_batch.is_some()
+    }
+
+    pub(super) fn grouped(&self) -> bool {
+        self.n_kv_heads != self.n_heads
+    }
+
+    pub(super) fn positions(&self) -> bool {
+        self.scenario.positional == Positional::Sinusoidal
+    }
+
+    pub(super) fn fill(&self) -> Fill {
+        self.scenario.mask.fill
+    }
+
+    pub(super) fn layout(&self) -> Layout {
+        Layout { cross: self.cross(), grouped: self.grouped() }
+    }
+
+    /// The query and key token axes: `T` twice in self-attention, `T_q` and `T_k` in
+    /// cross-attention.
+    pub(super) fn token_axes(&self) -> (A, A) {
+        if self.cross() {
+            (A::TQ, A::TK)
+        } else {
+            (A::T, A::T)
+        }
+    }
+
+    pub(super) fn kv_lengths(&self) -> &[usize] {
+        self.kv_batch.as_ref().map_or(&self.batch.lengths, |kv| &kv.lengths)
+    }
+}
+
+/// Checks the sizes against the limits and returns `d_k`.
+fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
+    let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
+    if d_model == 0 {
+        return Err(EngineError::ZeroSize { what: "d_model" });
+    }
+    if n_heads == 0 {
+        return Err(EngineError::ZeroSize { what: "n_heads" });
+    }
+    if d_model > limits::MAX_D_MODEL {
+        return Err(EngineError::TooLarge {
+            what: "d_model".into(),
+            value: d_model,
+            max: limits::MAX_D_MODEL,
+        });
+    }
+    if n_heads > limits::MAX_HEADS {
+        return Err(EngineError::TooLarge {
+            what: "h (n_heads)".into(),
+            value: n_heads,
+            max: limits::MAX_HEADS,
+        });
+    }
+    attention::head_width(d_model, n_heads)
+}

@@ -1,0 +1,87 @@
+//! [`Axis`], the axes of a tensor, with the names the tutorials and the trace JSON use.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// An axis of a tensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Axis {
+    /// Sentences in the batch.
+    B,
+    /// Heads.
+    H,
+    /// Tokens, in self-attention (queries and keys are the same tokens).
+    T,
+    /// Query tokens, in cross-attention.
+    TQ,
+    /// Key/value tokens, in cross-attention.
+    TK,
+    /// Features of a token vector.
+    DModel,
+    /// Features of one head, `d_model / h`.
+    DK,
+    /// Key/value heads in grouped-query attention, `h_kv`.
+    HKv,
+    /// The width of the keys and values in grouped-query attention, `h_kv·d_k`.
+    KvWidth,
+    /// A broadcast axis of size 1 (`mask.unsqueeze(1)`, `pe[:, :T]`).
+    One,
+}
+
+impl Axis {
+    /// Every axis.
+    pub const ALL: [Axis; 10] = [
+        Self::B,
+        Self::H,
+        Self::T,
+        Self::TQ,
+        Self::TK,
+        Self::DModel,
+        Self::DK,
+        Self::HKv,
+        Self::KvWidth,
+        Self::One,
+    ];
+
+    /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
+    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `1`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::B => "B",
+            Self::H => "h",
+            Self::T => "T",
+            Self::TQ => "T_q",
+            Self::TK => "T_k",
+            Self::DModel => "d_model",
+            Self::DK => "d_k",
+            Self::HKv => "h_kv",
+            Self::KvWidth => "h_kv·d_k",
+            Self::One => "1",
+        }
+    }
+
+    /// The axis with this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+}
+
+impl fmt::Display for Axis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Axis {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Axis {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Self::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown axis \"{name}\"")))
+    }
+}
