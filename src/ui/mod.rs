@@ -38,8 +38,11 @@ pub mod position_similarity;
 pub mod scroll_region;
 pub mod settings;
 pub mod tensors;
+pub mod tile_tables;
 pub mod tiles_data;
+pub mod tiles_picture;
 pub mod tiles_view;
+pub mod tiles_words;
 pub mod tokens;
 pub mod url;
 
