@@ -5,8 +5,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::heatmap::{short_label, Theme};
+use super::heatmap_layout::short_label;
 use super::labels::{place_labels, text_width, Dot, LabelBox, Rect};
+use super::theme::Theme;
 
 /// One word: where it starts (its embedding) and where attention moves it (its output).
 #[derive(Debug, Clone, PartialEq)]

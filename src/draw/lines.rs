@@ -12,7 +12,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::heatmap::{short_label, Theme, HEAD_COLORS};
+use super::heatmap_layout::short_label;
+use super::theme::{Theme, HEAD_COLORS};
 
 /// The token in focus: a query (its row) or a key (its column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -6,12 +6,16 @@
 
 pub mod embedding_plot;
 pub mod heatmap;
+pub mod heatmap_cells;
+pub mod heatmap_layout;
+pub mod heatmap_text;
 pub mod labels;
 pub mod lines;
 pub mod scale;
+pub mod theme;
 
-pub use heatmap::{
-    draw_bar_pixels, draw_grid_pixels, draw_heatmap, draw_heatmap_with_grid, GridPixels, Heatmap, Layout,
-    Theme,
-};
+pub use heatmap::{draw_heatmap, draw_heatmap_with_grid};
+pub use heatmap_cells::{draw_bar_pixels, draw_grid_pixels, GridPixels, Heatmap};
+pub use heatmap_layout::Layout;
 pub use scale::{Scale, ScaleKind};
+pub use theme::Theme;

@@ -1,38 +1,29 @@
-//! The root component: the signals, the one memo that runs the engine, the URL effect,
-//! and the layout. Every part of the page is a component of its own (controls, import and
-//! export, tokens, pipeline, tensors, lessons) that reads [`AppState`]. Nothing here
-//! computes attention.
+//! The root component: the signals, the one memo that runs the engine (made by
+//! [`super::engine_run`]), the URL effect, and the layout. Every part of the page is a
+//! component of its own (header, lesson stage, challenges, first screen, notices,
+//! explorer) that reads [`AppState`]. Nothing here computes attention.
 
 use std::sync::Arc;
 
-use attention_worker::RunError;
 use leptos::prelude::*;
 
-use crate::engine::error::Field;
-use crate::engine::Trace;
 use crate::lessons;
 
-use super::app_state::{AppState, Run};
-use super::causal_corners::CausalCorners;
+use super::app_state::AppState;
 use super::challenge_panel::ChallengeMode;
-use super::controls::Controls;
-use super::decode_view::DecodeView;
 use super::dom;
-use super::embedding_editor::EmbeddingEditor;
-use super::embedding_plot::EmbeddingPlot;
-use super::engine_choice::{self, EngineMode};
+use super::engine_run::{engine_run, last_good_trace, send_to_worker};
 use super::engine_worker;
 use super::explained::Explained;
+use super::explorer::Explorer;
+use super::first_screen::FirstScreen;
+use super::header::Header;
 use super::highlight::Highlights;
-use super::lesson_panel::LessonPanel;
-use super::mask_conventions::MaskConventions;
+use super::lesson_open::{self, find_lesson, is_edited};
+use super::lesson_stage::LessonStage;
 use super::matrix_table::TablesOpen;
-use super::pipeline::Pipeline;
-use super::position_similarity::PositionSimilarity;
-use super::settings;
-use super::tensors::{EmbedView, TensorView};
-use super::tiles_view::TilesView;
-use super::tokens::{BatchTabs, Overview};
+use super::notices::{ComputingNote, Notices};
+use super::tensors::EmbedView;
 use super::url;
 
 /// The whole page.
@@ -80,24 +71,18 @@ pub fn App() -> impl IntoView {
     // (Back and Next keep them); `fresh` drops them ("Reset this lesson").
     let open_step = {
         let all_lessons = all_lessons.clone();
-        move |(l, s): (usize, usize), fresh: bool| {
-            let Some(ls) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return };
-            let edits = lesson
-                .get_untracked()
-                .filter(|(now, _)| *now == l && !fresh)
-                .and_then(|(_, now)| all_lessons.get(l)?.steps.get(now))
-                .map(|now| {
-                    settings.with_untracked(|st| lessons::edited_vectors(&now.scenario, &st.embeddings))
-                })
-                .unwrap_or_default();
-            let (t, st) = settings::from_scenario(&lessons::carry_edits(&ls.scenario, &edits));
-            settings.set(st);
-            text.set(t);
-            view_state.update(|v| {
-                v.step = ls.focus;
-                v.batch = ls.batch;
+        move |at: (usize, usize), fresh: bool| {
+            let opened = settings.with_untracked(|st| {
+                lesson_open::open_step(&all_lessons, lesson.get_untracked(), st, at, fresh)
             });
-            lesson.set(Some((l, s)));
+            let Some(opened) = opened else { return };
+            settings.set(opened.settings);
+            text.set(opened.text);
+            view_state.update(|v| {
+                v.step = opened.focus;
+                v.batch = opened.batch;
+            });
+            lesson.set(Some(at));
         }
     };
     let go_to_lesson = {
@@ -108,9 +93,8 @@ pub fn App() -> impl IntoView {
     let edited = {
         let all_lessons = all_lessons.clone();
         Memo::new(move |_| {
-            let Some((l, s)) = lesson.get() else { return false };
-            let Some(step) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return false };
-            settings.with(|st| !lessons::edited_vectors(&step.scenario, &st.embeddings).is_empty())
+            let Some(at) = lesson.get() else { return false };
+            settings.with(|st| is_edited(&all_lessons, at, st))
         })
     };
     let on_reset = Callback::new(move |()| {
@@ -119,15 +103,9 @@ pub fn App() -> impl IntoView {
         }
     });
     if let Some((id, n)) = page.lesson {
-        match all_lessons.iter().position(|l| l.id == id) {
-            Some(l) => {
-                let last = all_lessons.get(l).map_or(0, |x| x.steps.len().saturating_sub(1));
-                go_to_lesson((l, n.min(last)));
-            }
-            None => url_notices.push(format!(
-                "The link's lesson \"{}\" does not exist; showing the explorer.",
-                id.chars().take(40).collect::<String>()
-            )),
+        match find_lesson(&all_lessons, &id, n) {
+            Ok(at) => go_to_lesson(at),
+            Err(notice) => url_notices.push(notice),
         }
     }
     if present.get_untracked() && lesson.get_untracked().is_none() {
@@ -140,80 +118,11 @@ pub fn App() -> impl IntoView {
     // (engine_worker.rs), whose answer comes back through `channel`. While it computes,
     // the last picture stays, marked as computing.
     let channel = engine_worker::Channel::new();
-    let run = Memo::new(move |prev: Option<&Run>| {
-        // borrowed, not cloned: the settings may hold imported embeddings and weights
-        let (scenario, notices) = text.with(|t| settings.with(|s| settings::scenario(t, s)));
-        // the scenario of the trace on screen, which the engine would reuse from
-        let last_run = prev.filter(|p| !p.computing && p.result.is_ok()).map(|p| &p.scenario);
-        let off_thread = !channel.failed.get()
-            && match engine_mode {
-                EngineMode::Sync => false,
-                EngineMode::Worker => engine_choice::check_page_limits(&scenario).is_ok(),
-                EngineMode::Auto => engine_choice::belongs_in_worker(&scenario, last_run),
-            };
-        if let Some(p) = prev.filter(|p| p.scenario == scenario && !p.computing) {
-            let result = p.result.clone();
-            return Run { scenario, notices, result, computing: false };
-        }
-        if off_thread {
-            let answered = channel
-                .answer
-                .with(|a| a.as_ref().filter(|a| a.scenario == scenario).map(|a| a.result.clone()));
-            match (answered, prev) {
-                (Some(result), _) => return Run { scenario, notices, result, computing: false },
-                // the first picture is computed here at once (the worker is not started yet)
-                (None, Some(p)) => {
-                    return Run { scenario, notices, result: p.result.clone(), computing: true }
-                }
-                (None, None) => {}
-            }
-        }
-        dom::mark("al-engine-start");
-        // the sentences that did not change are not projected again
-        let previous = prev.and_then(|p| p.result.as_deref().ok());
-        dom::mark("al-page-run"); // the page's own engine run (the tests count them)
-        let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
-        dom::mark("al-engine-end");
-        Run { scenario, notices, result, computing: false }
-    });
-    // A run marked as computing is a request to the worker (pushed out of the reactive
-    // system here; its answer comes back in `channel.answer`).
-    // A large first picture is computed here; the worker then starts loading for the next.
-    Effect::new(move |_| {
-        run.with(|r| {
-            if r.computing {
-                engine_worker::request(&r.scenario, channel);
-            } else if match engine_mode {
-                EngineMode::Sync => false,
-                EngineMode::Worker => true,
-                // a page whose whole run is large: the worker gets ready for the runs
-                // that are (a new seed, h, d_model; typing is mostly done here)
-                EngineMode::Auto => engine_choice::belongs_in_worker(&r.scenario, None),
-            } {
-                engine_worker::warm(&r.scenario);
-                engine_worker::start(channel);
-                // room in memory for the next answer while this picture is shown
-                if let Ok(trace) = &r.result {
-                    engine_worker::make_room(engine_worker::trace_bytes(trace));
-                }
-            }
-        })
-    });
+    let run = engine_run(text, settings, engine_mode, channel);
+    send_to_worker(run, engine_mode, channel);
     let computing = Memo::new(move |_| run.with(|r| r.computing));
     // The last trace that ran without error stays on screen, marked stale, under an error.
-    // (It changes when it holds another trace: comparing the pointers is enough.)
-    let shown = Memo::new_with_compare(
-        move |prev: Option<&Option<Arc<Trace>>>| {
-            run.with(|r| match &r.result {
-                Ok(t) => Some(t.clone()),
-                Err(_) => prev.cloned().flatten(),
-            })
-        },
-        |a, b| match (a.cloned().flatten(), b.cloned().flatten()) {
-            (Some(a), Some(b)) => !Arc::ptr_eq(&a, &b),
-            (a, b) => a.is_some() != b.is_some(),
-        },
-    );
+    let shown = last_good_trace(run);
     // One explanation panel per page: the explained cell and its explanation.
     provide_context(Explained::new(shown));
     // The heatmaps are laid out for the window's width, again whenever it changes.
@@ -246,31 +155,8 @@ pub fn App() -> impl IntoView {
         });
         provide_context(Highlights(cells));
     }
-    // The first screen's caption: what to look at in the weights, from the live trace.
-    let caption = move || {
-        if lesson.get().is_some() {
-            return None;
-        }
-        let (step, batch) = view_state.with(|v| (v.step, v.batch));
-        if step != crate::engine::StepName::Weights {
-            return None;
-        }
-        shown.with(|t| {
-            t.as_ref().and_then(|t| lessons::first_screen::caption(t, batch.min(t.sizes.b.saturating_sub(1))))
-        })
-    };
     let error = state.error();
     let stale = move || error.get().is_some() && shown.get().is_some();
-    let computing_note = move || {
-        computing.get().then(|| {
-            view! {
-                <p class="al-notice al-computing" data-testid="computing">
-                    <span class="al-spinner" aria-hidden="true"></span>
-                    "Computing the new pictures… the ones below are from the previous input."
-                </p>
-            }
-        })
-    };
 
     // Live state goes into the URL (replacing, not pushing, history entries).
     {
@@ -296,11 +182,10 @@ pub fn App() -> impl IntoView {
             dom::replace_query(&q, fragment.as_deref().unwrap_or(""));
         });
     }
-
     if embed {
         return view! {
             <div class="al-app al-embed" class:al-stale=stale class:al-computing=move || computing.get()>
-                {computing_note}
+                <ComputingNote computing=computing />
                 <EmbedView state=state />
                 <div data-testid="app-ready" hidden=true></div>
             </div>
@@ -315,57 +200,7 @@ pub fn App() -> impl IntoView {
             class:al-computing=move || computing.get()
             class:al-present=move || present.get()
         >
-            <header class="al-header" hidden=move || present.get()>
-                <h1>"Attention Lens"</h1>
-                <p class="al-tagline">
-                    "Multi-head scaled dot-product attention, " <code>"softmax(QKᵀ/√d_k + mask)V"</code>
-                    ", computed exactly in your browser, step by step."
-                </p>
-                <nav class="al-modes" aria-label="Mode">
-                    <button
-                        type="button"
-                        class="al-tab"
-                        class:al-selected=move || lesson.get().is_none() && challenge.get().is_none()
-                        data-testid="mode-explorer"
-                        on:click=move |_| {
-                            lesson.set(None);
-                            challenge.set(None)
-                        }
-                    >
-                        "Explorer"
-                    </button>
-                    <button
-                        type="button"
-                        class="al-tab"
-                        class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
-                        data-testid="mode-lessons"
-                        on:click={
-                            let go = go_to_lesson.clone();
-                            move |_| {
-                                challenge.set(None);
-                                if lesson.get_untracked().is_none() {
-                                    go((0, 0))
-                                }
-                            }
-                        }
-                    >
-                        "Lessons"
-                    </button>
-                    <button
-                        type="button"
-                        class="al-tab"
-                        class:al-selected=move || challenge.get().is_some()
-                        data-testid="mode-challenges"
-                        on:click=move |_| {
-                            if challenge.get_untracked().is_none() {
-                                challenge.set(Some(String::new()))
-                            }
-                        }
-                    >
-                        "Challenges"
-                    </button>
-                </nav>
-            </header>
+            <Header present=present lesson=lesson challenge=challenge on_go=on_go />
             {
                 let all_lessons = all_lessons.clone();
                 move || {
@@ -379,112 +214,18 @@ pub fn App() -> impl IntoView {
                                 .iter()
                                 .map(|s| s.extra)
                                 .collect();
-                            let extra = Memo::new(move |_| {
-                                lesson
-                                    .get()
-                                    .and_then(|(_, s)| steps_extras.get(s).copied())
-                                    .unwrap_or_default()
-                            });
-                            let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
-                            let batch = Signal::derive(move || view_state.with(|v| v.batch));
-                            let trace = Signal::derive(move || shown.get());
-                            let extras = move || match extra.get() {
-                                lessons::Extra::EmbeddingPlot => {
-                                    // what the current step's picture shows beside the focus step: the step says
-                                    view! { <EmbeddingEditor settings=settings /> }
-                                        .into_any()
-                                }
-                                lessons::Extra::MaskConventions => {
-                                    view! { <MaskConventions trace=trace batch=batch /> }.into_any()
-                                }
-                                lessons::Extra::None
-                                | lessons::Extra::PositionSimilarity
-                                | lessons::Extra::Decode { .. }
-                                | lessons::Extra::Tiles { .. }
-                                | lessons::Extra::CausalCorners => ().into_any(),
-                            };
-                            let column = Signal::derive(move || {
-                                let w = viewport.get();
-                                if w <= 900.0 {
-                                    w - 70.0
-                                } else if present.get() {
-                                    (w - 96.0) / 1.8
-                                } else {
-                                    (w.min(1400.0) - 90.0) * 1.25 / 2.25
-                                }
-                            });
-                            let max_height = Signal::derive(move || {
-                                let h = viewport_height.get();
-                                let above = if present.get() { 140.0 } else { 300.0 };
-                                (viewport.get() > 900.0).then(|| (h - above).max(160.0))
-                            });
-                            let heatmaps = move || {
-                                // the picture the words talk about, as large as the column allows
-                                // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
-                                // ... and short enough that words and picture share the first screen
-                                // (the page header, the lesson tabs and the card's title sit above it)
-                                view! {
-                                    <div class="al-tabs">
-                                        <BatchTabs state=state />
-                                    </div>
-                                    <TensorView
-                                        state=state
-                                        column=column
-                                        compact=true
-                                        max_height=max_height
-                                    />
-                                    {move || match extra.get() {
-                                        lessons::Extra::EmbeddingPlot => {
-                                            view! { <EmbeddingPlot trace=trace settings=settings /> }
-                                                .into_any()
-                                        }
-                                        lessons::Extra::CausalCorners => {
-                                            view! { <CausalCorners trace=trace /> }.into_any()
-                                        }
-                                        _ => ().into_any(),
-                                    }}
-                                }
-                            };
-                            let kind = Memo::new(move |_| {
-                                Some(extra.get()).filter(|e| e.replaces_heatmaps()).unwrap_or_default()
-                            });
-                            let picture = move || match kind.get() {
-                                lessons::Extra::PositionSimilarity => {
-                                    // the decode and tiles views and the similarity table replace the
-                                    // heatmaps; the other extras sit under them (a memo, so the heatmaps
-                                    // stay while only those change)
-                                    view! { <PositionSimilarity trace=trace /> }
-                                        .into_any()
-                                }
-                                lessons::Extra::Decode { t } => {
-                                    view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
-                                }
-                                lessons::Extra::Tiles { block, tile } => {
-                                    view! {
-                                        <TilesView
-                                            state=state
-                                            column=column
-                                            start=(block, tile)
-                                            in_lesson=true
-                                        />
-                                    }
-                                        .into_any()
-                                }
-                                _ => heatmaps().into_any(),
-                            };
                             Some(
                                 view! {
-                                    <LessonPanel
-                                        lessons=all_lessons.clone()
-                                        position=position
-                                        trace=trace
+                                    <LessonStage
+                                        state=state
+                                        all_lessons=all_lessons.clone()
+                                        l=l
+                                        steps_extras=steps_extras
                                         on_go=on_go
                                         on_exit=on_exit
                                         edited=edited
                                         on_reset=on_reset
                                         present=present
-                                        extras=extras
-                                        picture=picture
                                     />
                                 },
                             )
@@ -507,176 +248,25 @@ pub fn App() -> impl IntoView {
                 (lesson.get().is_none() && challenge.get().is_none())
                     .then(|| {
                         view! {
-                            <div class="al-story">
-                                {move || {
-                                    caption()
-                                        .map(|c| {
-                                            view! {
-                                                <p
-                                                    class="al-caption"
-                                                    data-testid="caption"
-                                                    aria-live="polite"
-                                                >
-                                                    {c}
-                                                </p>
-                                            }
-                                        })
-                                }}
-                                <button
-                                    type="button"
-                                    class="al-start"
-                                    data-testid="start-lesson"
-                                    on:click={
-                                        let go = go_to_lesson.clone();
-                                        move |_| go((0, 0))
-                                    }
-                                >
-                                    {format!("Start the lesson: {first_lesson_title}")}
-                                </button>
-                            </div>
+                            <FirstScreen state=state first_lesson_title=first_lesson_title on_go=on_go />
                         }
                     })
             }}
 
-            <div class="al-notices" aria-live="polite">
-                {url_notices
-                    .iter()
-                    .cloned()
-                    .map(|n| {
-                        view! {
-                            <p class="al-notice" data-testid="notice">
-                                {n}
-                            </p>
-                        }
-                    })
-                    .collect_view()}
-                {move || {
-                    run.with(|r| {
-                        r.notices
-                            .iter()
-                            .map(|n| {
-                                view! {
-                                    <p class="al-notice" data-testid="notice">
-                                        {n.clone()}
-                                    </p>
-                                }
-                            })
-                            .collect_view()
-                    })
-                }}
-                {move || {
-                    link_problem
-                        .get()
-                        .map(|p| {
-                            view! {
-                                <p class="al-notice" data-testid="link-too-large">
-                                    {p}
-                                </p>
-                            }
-                        })
-                }}
-                {computing_note}
-                {move || {
-                    stale()
-                        .then(|| {
-                            view! {
-                                <p class="al-notice al-stale-note" data-testid="stale">
-                                    "The pictures below are from the last valid input; fix the error above to update them."
-                                </p>
-                            }
-                        })
-                }}
-                {move || {
-                    error
-                        .get()
-                        .filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings))
-                        .map(|e| {
-                            view! {
-                                <p class="al-error" data-testid="error" role="alert">
-                                    {e.to_string()}
-                                </p>
-                            }
-                        })
-                }}
-            </div>
+            <Notices
+                url_notices=url_notices
+                run=run
+                link_problem=link_problem
+                computing=computing
+                stale=Signal::derive(stale)
+                error=error
+            />
 
             {move || {
                 (!present.get() && challenge.get().is_none())
                     .then(|| {
                         let in_lesson = lesson.get().is_some();
-                        let controls = if in_lesson {
-                            view! {
-                                <details class="al-fold" data-testid="change-numbers">
-                                    <summary>"Change the numbers"</summary>
-                                    <Controls state=state />
-                                    <Overview state=state />
-                                </details>
-                            }
-                                .into_any()
-                        } else {
-                            view! { <Controls state=state /> }.into_any()
-                        };
-                        let pipeline = move || {
-                            // the list of steps; selecting one shows its tensors
-                            view! {
-                                <Pipeline
-                                    trace=Signal::derive(move || shown.get())
-                                    selected=Signal::derive(move || view_state.with(|v| v.step))
-                                    on_select=Callback::new(move |name| {
-                                        view_state
-                                            .update(|v| {
-                                                v.step = name;
-                                                v.mode = settings::ViewMode::Cards;
-                                            });
-                                        dom::scroll_into_view_if_above(".al-tensors");
-                                    })
-                                />
-                            }
-                        };
-                        let column = Signal::derive(move || {
-                            let w = viewport.get().min(1400.0);
-                            if w > 900.0 { w - 400.0 } else { w - 40.0 }
-                        });
-                        let main = if in_lesson {
-                            // a step chosen in the pipeline is shown, out of the decode or tiles view
-                            // the picture of the step is beside the list: bring it into view
-                            // when the list was scrolled past it (a phone, a long pipeline)
-                            view! {
-                                <details class="al-fold" data-testid="pipeline-fold">
-                                    <summary>
-                                        "The pipeline: every step, its shape and its PyTorch line"
-                                    </summary>
-                                    {pipeline()}
-                                </details>
-                            }
-                                .into_any()
-                        } else {
-                            view! {
-                                <Overview state=state />
-                                <main class="al-main">
-                                    <nav class="al-side" aria-label="Pipeline">
-                                        <h2>"Pipeline"</h2>
-                                        {pipeline()}
-                                    </nav>
-                                    <section class="al-tensors" aria-label="Selected step">
-                                        <div class="al-tabs">
-                                            <BatchTabs state=state />
-                                        </div>
-                                        <TensorView
-                                            state=state
-                                            column=column
-                                            compact=false
-                                            max_height=Signal::derive(|| None)
-                                        />
-                                    </section>
-                                </main>
-                            }
-                                .into_any()
-                        };
-                        view! {
-                            {controls}
-                            {main}
-                        }
+                        view! { <Explorer state=state in_lesson=in_lesson /> }
                     })
             }}
             <div data-testid="app-ready" hidden=true></div>

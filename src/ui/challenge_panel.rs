@@ -3,13 +3,16 @@
 //! time, the worked solution, progress kept in `localStorage`, import and share).
 //!
 //! The numbers come from the engine's trace ([`crate::engine::run`] on the challenge's own
-//! small scenario); whether the goal is met is [`Goal::check`]'s answer.
+//! small scenario); whether the goal is met is [`challenges::Goal::check`]'s answer.
 
 use leptos::prelude::*;
 
-use crate::challenges::{self, builtin, Challenge, Edit, Goal};
-use crate::engine::{explain, top_terms, Padding, Positional, Scenario, StepName, Trace};
-use crate::format::exact;
+use crate::challenges::{self, builtin, Challenge};
+use crate::engine::Scenario;
+
+use super::challenge_editors::ChallengeEditors;
+use super::challenge_text::{edit_words, solved_ids, why_it_works};
+use super::challenge_weights::ChallengeWeights;
 
 /// The `localStorage` key of the solved challenges' ids, one line each.
 const STORAGE_KEY: &str = "attention-lens-solved";
@@ -20,10 +23,7 @@ fn storage() -> Option<web_sys::Storage> {
 
 /// The solved ids on this device (none when storage is unavailable).
 fn load_solved() -> Vec<String> {
-    storage()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-        .map(|t| t.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect())
-        .unwrap_or_default()
+    storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()).map(|t| solved_ids(&t)).unwrap_or_default()
 }
 
 fn save_solved(ids: &[String]) {
@@ -34,55 +34,6 @@ fn save_solved(ids: &[String]) {
             s.set_item(STORAGE_KEY, &ids.join("\n"))
         };
     }
-}
-
-/// The query word, key word, head and sentence a goal is about, for "which numbers made
-/// it work".
-fn pair(goal: &Goal) -> Option<(&str, &str, usize, usize)> {
-    match goal {
-        Goal::AttendMost { query, key, head, sentence }
-        | Goal::WeightAtLeast { query, key, head, sentence, .. } => Some((query, key, *head, *sentence)),
-        _ => None,
-    }
-}
-
-/// One sentence naming the products that made the winning score, in the explain panel's
-/// terms (`q[…] · k[…]`), or `None` when the goal has no single winning pair.
-fn why_it_works(goal: &Goal, trace: &Trace) -> Option<String> {
-    let (q, k, head, b) = pair(goal)?;
-    let toks = trace.query_tokens(b);
-    let i = toks.iter().position(|t| t.eq_ignore_ascii_case(q))?;
-    let j = trace.key_tokens(b).iter().position(|t| t.eq_ignore_ascii_case(k))?;
-    let e = explain(trace, StepName::Scores, &[b, head, i, j]).ok()?;
-    let (terms, rest) = top_terms(&e, 3);
-    let list: Vec<String> = terms.iter().map(|t| format!("{} = {}", t.label, exact(t.value))).collect();
-    let rest =
-        if rest.abs() > 0.0 { format!(" (the other terms add {})", exact(rest)) } else { String::new() };
-    Some(format!(
-        "Which numbers made it work: the score {q} → {k} is q · k = {} (before ÷ √d_k), the sum of {q}'s query times {k}'s key, number by number: {}{rest}.",
-        exact(e.result),
-        list.join(", ")
-    ))
-}
-
-fn edit_words(edit: &Edit) -> String {
-    let nums = |v: &[f64]| v.iter().map(|x| exact(*x)).collect::<Vec<_>>().join(", ");
-    match edit {
-        Edit::Embedding { word, vector } => format!("{word} = [{}]", nums(vector)),
-        Edit::Matrix { matrix, rows } => format!(
-            "{} = [{}]",
-            matrix.label(),
-            rows.iter().map(|r| format!("[{}]", nums(r))).collect::<Vec<_>>().join(", ")
-        ),
-        Edit::Positions { positional } => {
-            format!("positions: {}", if positional.is_none() { "off" } else { "on (sinusoidal)" })
-        }
-        Edit::Mask { mask } => format!("mask: causal {}, padding {}", mask.causal, mask.padding.name()),
-    }
-}
-
-fn parse(ev: &leptos::ev::Event) -> Option<f64> {
-    event_target_value(ev).trim().parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
 /// Challenges mode. `open` is the open challenge's id (`?challenge=ID`); `imported` an
@@ -170,278 +121,6 @@ pub fn ChallengeMode(
 
     let panel = move || {
         let c = challenge.get()?;
-        let editors = {
-            let c = c.clone();
-            move || {
-                generation.track();
-                let s = scenario.get_untracked()?;
-                let emb = c
-                    .editable
-                    .embeddings
-                    .iter()
-                    .map(|word| {
-                        let vector = s.embeddings.get(word).cloned().unwrap_or_else(|| {
-                            trace
-                                .with_untracked(|t| {
-                                    let t = t.as_ref()?.as_ref().ok()?;
-                                    let b = t
-                                        .tokens
-                                        .iter()
-                                        .position(|r| r.iter().any(|x| x.eq_ignore_ascii_case(word)))?;
-                                    let i = t.tokens[b].iter().position(|x| x.eq_ignore_ascii_case(word))?;
-                                    let x = t.step(StepName::X)?.matrix(b, 0)?;
-                                    Some(x.row(i).to_vec())
-                                })
-                                .unwrap_or_else(|| vec![0.0; s.d_model])
-                        });
-                        let cells = vector
-                            .iter()
-                            .enumerate()
-                            .map(|(d, v)| {
-                                let word = word.clone();
-                                let full = vector.clone();
-                                let dim = crate::engine::embedding::lexicon(s.d_model)
-                                    .and_then(|l| l.dims.get(d).map(|n| n.to_string()))
-                                    .unwrap_or_else(|| format!("d{}", d + 1));
-                                view! {
-                                    <label class="al-emb-cell">
-                                        <span>{dim.clone()}</span>
-                                        <input
-                                            type="number"
-                                            step="0.1"
-                                            class="al-num"
-                                            data-testid="challenge-embedding"
-                                            data-word=word.clone()
-                                            data-dim=d
-                                            aria-label=format!("{word}, {dim}")
-                                            prop:value=exact(*v)
-                                            on:change=move |ev| {
-                                                if let Some(x) = parse(&ev) {
-                                                    scenario
-                                                        .update(|s| {
-                                                            if let Some(s) = s {
-                                                                let mut v = s
-                                                                    .embeddings
-                                                                    .get(&word)
-                                                                    .cloned()
-                                                                    .unwrap_or_else(|| full.clone());
-                                                                if let Some(slot) = v.get_mut(d) {
-                                                                    *slot = x;
-                                                                }
-                                                                *s = challenges::apply(
-                                                                    s,
-                                                                    &Edit::Embedding {
-                                                                        word: word.clone(),
-                                                                        vector: v,
-                                                                    },
-                                                                );
-                                                            }
-                                                        });
-                                                }
-                                            }
-                                        />
-                                    </label>
-                                }
-                            })
-                            .collect_view();
-                        view! {
-                            <div class="al-emb-row">
-                                <code>{word.clone()}</code>
-                                " = [ "
-                                {cells}
-                                " ]"
-                            </div>
-                        }
-                    })
-                    .collect_view();
-                let mats = c
-                    .editable
-                    .matrices
-                    .iter()
-                    .map(|&m| {
-                        let rows = challenges::matrix_rows(&s, m);
-                        let name = format!("{m:?}").to_lowercase().replace("w", "w_");
-                        let body = rows
-                            .iter()
-                            .enumerate()
-                            .map(|(i, r)| {
-                                let cells = r
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(j, v)| view! {
-                                        <td>
-                                            <input
-                                                type="number"
-                                                step="0.1"
-                                                class="al-num"
-                                                data-testid="challenge-matrix-input"
-                                                data-matrix=name.clone()
-                                                data-row=i
-                                                data-col=j
-                                                aria-label=format!(
-                                                    "{} row {} column {}",
-                                                    m.label(),
-                                                    i + 1,
-                                                    j + 1,
-                                                )
-                                                prop:value=exact(*v)
-                                                on:change=move |ev| {
-                                                    if let Some(x) = parse(&ev) {
-                                                        scenario
-                                                            .update(|s| {
-                                                                if let Some(s) = s {
-                                                                    *s = challenges::set_matrix_entry(s, m, i, j, x);
-                                                                }
-                                                            });
-                                                    }
-                                                }
-                                            />
-                                        </td>
-                                    })
-                                    .collect_view();
-                                view! { <tr>{cells}</tr> }
-                            })
-                            .collect_view();
-                        view! {
-                            <figure
-                                class="al-matrix-editor"
-                                data-testid="challenge-matrix"
-                                data-matrix=name.clone()
-                            >
-                                <figcaption>
-                                    <code>{m.label()}</code>
-                                    {format!(" ({} × {})", rows.len(), rows.first().map_or(0, Vec::len))}
-                                </figcaption>
-                                <table>
-                                    <tbody>{body}</tbody>
-                                </table>
-                            </figure>
-                        }
-                    })
-                    .collect_view();
-                let positions = c.editable.positions.then(|| {
-                    view! {
-                        <label>
-                            <input
-                                type="checkbox"
-                                data-testid="challenge-positions"
-                                prop:checked=!s.positional.is_none()
-                                on:change=move |ev| {
-                                    let on = event_target_checked(&ev);
-                                    let p = if on { Positional::Sinusoidal } else { Positional::None };
-                                    scenario
-                                        .update(|s| {
-                                            if let Some(s) = s {
-                                                s.positional = p;
-                                            }
-                                        });
-                                }
-                            />
-                            " add positions (sinusoidal)"
-                        </label>
-                    }
-                });
-                let mask = c.editable.mask.then(|| view! {
-                    <label>
-                        <input
-                            type="checkbox"
-                            data-testid="challenge-padding"
-                            prop:checked=s.mask.padding != Padding::None
-                            on:change=move |ev| {
-                                let on = event_target_checked(&ev);
-                                scenario
-                                    .update(|s| {
-                                        if let Some(s) = s {
-                                            s.mask.padding = if on { Padding::Keys } else { Padding::None };
-                                        }
-                                    });
-                            }
-                        />
-                        " padding mask"
-                    </label>
-                });
-                Some(view! {
-                    <div class="al-challenge-editors" data-testid="challenge-editors">
-                        {positions}
-                        {mask}
-                        {emb}
-                        {mats}
-                    </div>
-                })
-            }
-        };
-        // The goal's weights, read from the trace, so the learner sees what moves.
-        let weights = {
-            let goal = c.goal.clone();
-            move || {
-                trace.with(|t| {
-                    let t = t.as_ref()?.as_ref().ok()?;
-                    let (b, heads): (usize, Vec<usize>) = match &goal {
-                        Goal::HeadsDiffer { heads, sentence, .. } => (*sentence, heads.to_vec()),
-                        Goal::AttendMost { head, sentence, .. }
-                        | Goal::WeightAtLeast { head, sentence, .. }
-                        | Goal::WeightAtMost { head, sentence, .. }
-                        | Goal::PreviousToken { head, sentence, .. } => (*sentence, vec![*head]),
-                        Goal::UniformRows { sentence, .. } | Goal::OutputEquals { sentence, .. } => {
-                            (*sentence, vec![0])
-                        }
-                    };
-                    let keys = t.key_tokens(b).to_vec();
-                    let tables = heads
-                        .into_iter()
-                        .filter_map(|h| {
-                            let m = t.step(StepName::Weights)?.matrix(b, h)?;
-                            let head_row = keys
-                                .iter()
-                                .map(|k| view! { <th scope="col">{k.clone()}</th> })
-                                .collect_view();
-                            let rows = m
-                                .outer_iter()
-                                .enumerate()
-                                .map(|(i, r)| {
-                                    let q = t.query_tokens(b).get(i).cloned().unwrap_or_default();
-                                    let cells = r
-                                        .iter()
-                                        .map(|w| view! { <td>{challenges::goal::num(*w)}</td> })
-                                        .collect_view();
-                                    view! {
-                                        <tr>
-                                            <th scope="row">{q}</th>
-                                            {cells}
-                                        </tr>
-                                    }
-                                })
-                                .collect_view();
-                            Some(view! {
-                                <table class="al-challenge-weights" data-testid="challenge-weights">
-                                    <caption>
-                                        {format!("weights, head {} (rows: queries, columns: keys)", h + 1)}
-                                    </caption>
-                                    <thead>
-                                        <tr>
-                                            <th></th>
-                                            {head_row}
-                                        </tr>
-                                    </thead>
-                                    <tbody>{rows}</tbody>
-                                </table>
-                            })
-                        })
-                        .collect_view();
-                    // may scroll sideways on a phone: focusable and named, so a keyboard reaches it
-                    Some(view! {
-                        <div
-                            class="al-challenge-tables"
-                            tabindex="0"
-                            role="region"
-                            aria-label="the weights the goal reads, as tables"
-                        >
-                            {tables}
-                        </div>
-                    })
-                })
-            }
-        };
         let hints = c.hints.clone();
         let n_hints = hints.len();
         let solution = c.solution.iter().map(edit_words).collect::<Vec<_>>();
@@ -467,8 +146,13 @@ pub fn ChallengeMode(
                         {move || progress.with(|p| p.as_ref().map(|p| p.words.clone()))}
                     </span>
                 </p>
-                {editors}
-                {weights}
+                <ChallengeEditors
+                    c=c.clone()
+                    scenario=scenario
+                    trace=trace
+                    generation=generation
+                />
+                <ChallengeWeights goal=c.goal.clone() trace=trace />
                 {move || {
                     met()
                         .then(|| {

@@ -152,14 +152,14 @@ pub fn put_rgba(canvas: &web_sys::HtmlCanvasElement, x: i32, y: i32, width: u32,
 /// are set only when they change (nothing is measured), and the column labels are all
 /// written under one rotation (a 128-token card has 128 of them: one save, translate,
 /// rotate and restore each cost more than the text).
-pub fn fill_texts(canvas: &web_sys::HtmlCanvasElement, items: &[crate::draw::heatmap::TextItem]) {
-    use crate::draw::heatmap::Anchor;
+pub fn fill_texts(canvas: &web_sys::HtmlCanvasElement, items: &[crate::draw::heatmap_text::TextItem]) {
+    use crate::draw::heatmap_text::Anchor;
     let Some(ctx) = context_2d(canvas) else { return };
     ctx.set_text_baseline("middle");
     let mut font = f64::NAN;
     let mut color = None;
     let mut align = None;
-    let mut write = |item: &crate::draw::heatmap::TextItem, x: f64, y: f64| {
+    let mut write = |item: &crate::draw::heatmap_text::TextItem, x: f64, y: f64| {
         if item.size != font {
             font = item.size;
             ctx.set_font(&format!("{:.2}px sans-serif", item.size));

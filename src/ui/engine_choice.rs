@@ -38,6 +38,28 @@ impl EngineMode {
             Self::Worker => Some("worker"),
         }
     }
+
+    /// Whether the engine worker computes `scenario` (the page's engine memo asks, while
+    /// the worker works): `last_run` is the scenario of the trace on screen, which the
+    /// engine would reuse from.
+    pub fn runs_in_worker(self, scenario: &Scenario, last_run: Option<&Scenario>) -> bool {
+        match self {
+            Self::Sync => false,
+            Self::Worker => check_page_limits(scenario).is_ok(),
+            Self::Auto => belongs_in_worker(scenario, last_run),
+        }
+    }
+
+    /// Whether, once `scenario` ran on the page, the worker gets ready for the next run:
+    /// in [`EngineMode::Auto`], a page whose whole run is large (the runs that are large
+    /// come from a new seed, h or d_model; typing is mostly done on the page).
+    pub fn readies_worker(self, scenario: &Scenario) -> bool {
+        match self {
+            Self::Sync => false,
+            Self::Worker => true,
+            Self::Auto => belongs_in_worker(scenario, None),
+        }
+    }
 }
 
 /// The page's own limits on a scenario, stricter than the engine's (the command line may
@@ -195,6 +217,32 @@ mod tests {
         // no sentences: the engine's error at once
         let (empty, _) = scenario("", &s);
         assert!(!belongs_in_worker(&empty, None));
+    }
+
+    #[test]
+    fn each_mode_says_where_a_run_goes() {
+        let mut s = Settings::default();
+        let (small, _) = scenario(DEFAULT_TEXT, &s);
+        let stress = stress_page(&mut s, "w0");
+        let typed = stress_page(&mut s, "w0x");
+        let mut over = stress.clone();
+        over.d_model = UI_MAX_D_MODEL + 8;
+        for sc in [&small, &stress, &typed, &over] {
+            assert!(!EngineMode::Sync.runs_in_worker(sc, None) && !EngineMode::Sync.readies_worker(sc));
+            assert!(EngineMode::Worker.readies_worker(sc));
+            assert_eq!(EngineMode::Auto.readies_worker(sc), belongs_in_worker(sc, None));
+            for last in [None, Some(&stress)] {
+                assert_eq!(EngineMode::Auto.runs_in_worker(sc, last), belongs_in_worker(sc, last));
+            }
+        }
+        // the worker mode sends everything within the page's limits, small or not
+        assert!(EngineMode::Worker.runs_in_worker(&small, None));
+        assert!(EngineMode::Worker.runs_in_worker(&typed, Some(&stress)));
+        assert!(!EngineMode::Worker.runs_in_worker(&over, None));
+        // Auto: the whole stress page goes, one sentence typed in it stays
+        assert!(EngineMode::Auto.runs_in_worker(&stress, None));
+        assert!(!EngineMode::Auto.runs_in_worker(&typed, Some(&stress)));
+        assert!(EngineMode::Auto.readies_worker(&typed) && !EngineMode::Auto.readies_worker(&small));
     }
 
     /// The stress page (B = 4, T = 128, d_model = 256, h = 8) with `first` as the first

@@ -88,7 +88,7 @@ pub fn HeatmapCard(
             let put = |g: &draw::GridPixels| dom::put_rgba(el, g.x, g.y, g.width, &g.rgba);
             let area = backend.into_drawing_area();
             // the texts with the canvas's own fillText: one font per size, nothing measured
-            let text = |items: &[draw::heatmap::TextItem]| dom::fill_texts(el, items);
+            let text = |items: &[draw::heatmap_text::TextItem]| dom::fill_texts(el, items);
             if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, layout, &dom::theme(), dpr, put, text) {
                 leptos::logging::warn!("drawing {} failed: {e:?}", id.step);
             }

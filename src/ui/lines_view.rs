@@ -11,7 +11,7 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
-use crate::draw::heatmap::short_label;
+use crate::draw::heatmap_layout::short_label;
 use crate::draw::lines::{draw_lines, top_keys, Focus, Lines, LinesLayout};
 use crate::engine::{StepName, Trace};
 use crate::format::short;

@@ -5,35 +5,28 @@
 //! context against the full run's, and the peak memory. The numbers are
 //! [`crate::engine::tiled`]'s, computed once per scenario and block; the pure parts are
 //! [`super::tiles_data`].
+//!
+//! The parts are [`super::tiles_picture`] (the scores and the outline) and
+//! [`super::tile_tables`] (the current tile's rows and scores as tables); the words are
+//! [`super::tiles_words`].
 
 use std::sync::Arc;
 
-use leptos::html;
 use leptos::prelude::*;
 
 use super::check_line::CheckLine;
 use super::head_options::HeadOptions;
 use super::lesson_keys::PanelStep;
-use super::scroll_region::scroll_region;
 
-use crate::engine::tiled::running_sum;
-use crate::engine::{tiled, EngineError, StepName, Tiled, Trace};
-use crate::format::{exact, fixed, short};
+use crate::engine::{tiled, EngineError, Tiled};
 
 use super::app_state::AppState;
-use super::decode_data::{format_difference, token_label};
 use super::dom;
 use super::settings::UI_MAX_TOKENS;
-use super::tiles_data::{
-    cell_size, context_check, outline, peak_scores, row_states, score_pixels, tile_words, tiles_of,
-};
-
-/// The cell width (CSS px) from which a column label holds its token as well as its
-/// position ("2 sat"); narrower columns show the position only.
-const COLUMN_WORDS: f64 = 48.0;
-
-/// The most rows and columns of the current tile's scores listed in its table.
-const MAX_TABLE: usize = 16;
+use super::tile_tables::{TileRows, TileScores};
+use super::tiles_data::{cell_size, context_check, tiles_of};
+use super::tiles_picture::TilesPicture;
+use super::tiles_words::{check_words, peak_words, position_words};
 
 /// The tiles view of the current inputs.
 #[component]
@@ -112,231 +105,13 @@ pub fn TilesView(
     let t_k = move || sizes().map_or(0, |s| s.t_k.unwrap_or(s.t));
     let cell = move || cell_size((column.get() - 110.0).min(640.0), t_k().max(1));
 
-    // The score matrix: one pixel per cell, scaled up by CSS (pushed to the canvas here).
-    let canvas = NodeRef::<html::Canvas>::new();
-    Effect::new(move |_| {
-        let (b, h) = (shown_batch(), shown_head());
-        let Some(el) = canvas.get() else { return };
-        full.with(|f| {
-            let Some((rgba, width)) = f.as_ref().and_then(|f| score_pixels(f, b, h)) else { return };
-            let height = rgba.len() / 4 / width.max(1);
-            el.set_width(width as u32);
-            el.set_height(height as u32);
-            dom::put_rgba(&el, 0, 0, width as u32, &rgba);
-        });
-    });
-    let current = move || {
+    let current = Signal::derive(move || {
         let i = now();
         let id = mine.with(|m| m.get(i).copied())?;
         tiles.with(|t| t.as_ref().ok().and_then(|t| t.tiles.get(id).cloned()))
-    };
-    let outline_style = move || {
-        let c = cell();
-        current().map_or_else(
-            || "display: none".to_owned(),
-            |tile| {
-                let [x, y, w, h] = outline(&tile, c, 0.0, 0.0);
-                format!("left: {x}px; top: {y}px; width: {w}px; height: {h}px")
-            },
-        )
-    };
-    let where_text = move || {
-        let Some(tile) = current() else { return "No tiles.".to_owned() };
-        format!(
-            "Tile {} of {}: query rows {}–{}, key columns {}–{}",
-            now() + 1,
-            count(),
-            tile.q[0],
-            tile.q[1].saturating_sub(1),
-            tile.k[0],
-            tile.k[1].saturating_sub(1)
-        )
-    };
-    // The running sum ℓ′ of one query row of the current tile, term by term (a click on its
-    // ℓ′ opens it): the engine's `running_sum` of that row of the full run's masked scores.
-    let sum_row = RwSignal::new(None::<usize>);
-    let sum_terms = move || {
-        let i = sum_row.get()?;
-        let tile = current()?;
-        if !(tile.q[0]..tile.q[1]).contains(&i) {
-            return None;
-        }
-        let (b, h, block) = (shown_batch(), shown_head(), block.get());
-        full.with(|f| {
-            let f: &Trace = f.as_ref()?;
-            let row: Vec<f64> = f.step(StepName::Masked)?.matrix(b, h)?.row(i).to_vec();
-            let sum = running_sum(&row, block, tile.k[0] / block)?;
-            let (q_tok, k_tok) = (f.query_tokens(b), f.key_tokens(b));
-            let exps = sum
-                .exps
-                .iter()
-                .map(|&(j, e)| {
-                    let s = row.get(j).copied().unwrap_or(f64::NAN);
-                    view! {
-                        <li data-key=j>
-                            {format!(
-                                "key {}: e^(S − m′) = e^({} − {}) = {}",
-                                token_label(k_tok, j),
-                                fixed(s, 4),
-                                fixed(sum.m, 4),
-                                fixed(e, 4),
-                            )}
-                        </li>
-                    }
-                })
-                .collect_view();
-            let added: Vec<String> = std::iter::once(fixed(sum.carried, 4))
-                .chain(sum.exps.iter().map(|(_, e)| fixed(*e, 4)))
-                .collect();
-            Some(view! {
-                <div class="al-running-sum" data-testid="running-sum" aria-live="polite">
-                    <p>
-                        {format!(
-                            "ℓ′ of “{}” after keys {}–{}: the sum so far, corrected, plus this tile's terms.",
-                            token_label(q_tok, i),
-                            sum.k[0],
-                            sum.k[1].saturating_sub(1),
-                        )}
-                    </p>
-                    <ul>
-                        <li data-testid="running-sum-carried">
-                            {format!(
-                                "carried: e^(m − m′) · ℓ = {} × {} = {}",
-                                fixed(sum.correction, 4),
-                                fixed(sum.before, 4),
-                                fixed(sum.carried, 4),
-                            )}
-                        </li>
-                        {exps}
-                    </ul>
-                    <p data-testid="running-sum-total">
-                        {format!("ℓ′ = {} = {}", added.join(" + "), fixed(sum.after, 4))}
-                    </p>
-                </div>
-            })
-        })
-    };
-    let rows = move || {
-        let tile = current()?;
-        let b = shown_batch();
-        let tokens: Vec<String> =
-            full.with(|f| f.as_ref().map(|f| f.query_tokens(b).to_vec()).unwrap_or_default());
-        let body = row_states(&tile)
-            .into_iter()
-            .map(|r| {
-                let raised = r.correction > 0.0 && r.correction < 1.0;
-                view! {
-                    <tr data-row=r.row>
-                        <th scope="row">{token_label(&tokens, r.row)}</th>
-                        <td data-value=exact(r.m)>{fixed(r.m, 4)}</td>
-                        <td data-value=exact(r.l)>
-                            <button
-                                type="button"
-                                class="al-cell-button"
-                                data-testid="running-sum-open"
-                                title="Show the terms of this running sum"
-                                aria-expanded=move || {
-                                    if sum_row.get() == Some(r.row) { "true" } else { "false" }
-                                }
-                                on:click=move |_| {
-                                    sum_row
-                                        .update(|s| *s = if *s == Some(r.row) { None } else { Some(r.row) })
-                                }
-                            >
-                                {fixed(r.l, 4)}
-                            </button>
-                        </td>
-                        <td data-value=exact(r.correction) class:al-raised=raised>
-                            {fixed(r.correction, 4)}
-                        </td>
-                    </tr>
-                }
-            })
-            .collect_view();
-        Some(view! {
-            {scroll_region(
-                "the running maximum and sum of each query row, as a table".to_string(),
-                view! {
-                    <table class="al-table" data-testid="tile-rows">
-                        <caption>
-                            "Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′) (click an ℓ′ for its terms)"
-                        </caption>
-                        <thead>
-                            <tr>
-                                <th scope="col">"query"</th>
-                                <th scope="col">"m′"</th>
-                                <th scope="col">"ℓ′"</th>
-                                <th scope="col">"e^(m − m′)"</th>
-                            </tr>
-                        </thead>
-                        <tbody>{body}</tbody>
-                    </table>
-                },
-            )}
-            {sum_terms}
-            <p class="al-tile-words" data-testid="tile-words">
-                {tile_words(&tile)}
-            </p>
-        })
-    };
-    // The current tile's scores as a table: the picture's text equivalent.
-    let tile_table = move || {
-        let tile = current()?;
-        let (b, h) = (shown_batch(), shown_head());
-        full.with(|f| {
-            let f: &Trace = f.as_ref()?;
-            let m = f.step(StepName::Masked)?.matrix(b, h)?;
-            let (q_tok, k_tok) = (f.query_tokens(b), f.key_tokens(b));
-            let q1 = tile.q[1].min(tile.q[0] + MAX_TABLE);
-            let k1 = tile.k[1].min(tile.k[0] + MAX_TABLE);
-            let head_row = (tile.k[0]..k1)
-                .map(|j| view! { <th scope="col">{token_label(k_tok, j)}</th> })
-                .collect_view();
-            let body = (tile.q[0]..q1)
-                .map(|i| {
-                    let cells = (tile.k[0]..k1)
-                        .map(|j| {
-                            let x = m.get((i, j)).copied().unwrap_or(f64::NAN);
-                            let blocked = f.mask.is_blocked(b, i, j);
-                            view! {
-                                <td data-value=exact(x) class:al-blocked=blocked>
-                                    {short(x)}
-                                </td>
-                            }
-                        })
-                        .collect_view();
-                    view! {
-                        <tr>
-                            <th scope="row">{token_label(q_tok, i)}</th>
-                            {cells}
-                        </tr>
-                    }
-                })
-                .collect_view();
-            Some(view! {
-                <details class="al-fold">
-                    <summary>"This tile's scores as a table"</summary>
-                    {scroll_region(
-                        "this tile's scores as a table".to_string(),
-                        view! {
-                            <table class="al-table" data-testid="tile-scores">
-                                <caption>
-                                    "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
-                                </caption>
-                                <thead>
-                                    <tr>
-                                        <th scope="col">"query \\ key"</th>
-                                        {head_row}
-                                    </tr>
-                                </thead>
-                                <tbody>{body}</tbody>
-                            </table>
-                        },
-                    )}
-                </details>
-            })
-        })
-    };
+    });
+    let where_text = move || position_words(current.get().as_ref(), now(), count());
+    let (batch_shown, head_shown) = (Signal::derive(shown_batch), Signal::derive(shown_head));
     let check = move || {
         let (b, h) = (shown_batch(), shown_head());
         let diff = tiles.with(|t| {
@@ -351,22 +126,10 @@ pub fn TilesView(
             }
             .into_any();
         };
-        let ok = diff <= 1e-12;
-        let words = if diff == 0.0 {
-            "After the last tile of each block, O / ℓ: the context of this head equals the full run's softmax(S)·V, largest |difference| = 0 (bit for bit).".to_owned()
-        } else if ok {
-            format!("After the last tile of each block, O / ℓ: the context of this head equals the full run's softmax(S)·V, largest |difference| = {} (rounding: the sums are added in another order).", format_difference(diff))
-        } else {
-            format!("The tiled context differs from the full run's by up to {}.", format_difference(diff))
-        };
+        let (ok, words) = check_words(diff);
         view! { <CheckLine ok=ok diff=diff words=words testid="tiles-check" /> }.into_any()
     };
-    let peak = move || {
-        let (held, all) = peak_scores(block.get(), t_q(), t_k());
-        format!(
-            "Peak memory for scores: one tile, block² = {held} numbers at a time, against T_q × T_k = {all} for the whole matrix (per head and sentence). The full weights are never stored."
-        )
-    };
+    let peak = move || peak_words(block.get(), t_q(), t_k());
     let error = move || {
         tiles.with(|t| {
             t.as_ref().err().map(|e| {
@@ -387,22 +150,6 @@ pub fn TilesView(
                 None => view_state.update(|v| v.block = n),
             }
         }
-    };
-    // The tokens beside the rows and above the columns, when the cells are wide enough.
-    let labels = move || {
-        let c = cell();
-        if c < 20.0 {
-            return None;
-        }
-        let b = shown_batch();
-        full.with(|f| {
-            let f = f.as_ref()?;
-            let q =
-                f.query_tokens(b).iter().enumerate().map(|(i, tok)| format!("{i} {tok}")).collect::<Vec<_>>();
-            let k =
-                f.key_tokens(b).iter().enumerate().map(|(j, tok)| format!("{j} {tok}")).collect::<Vec<_>>();
-            Some((q, k, c))
-        })
     };
     let max_block = move || t_q().max(t_k()).clamp(1, UI_MAX_TOKENS);
     view! {
@@ -462,86 +209,19 @@ pub fn TilesView(
                 {peak}
             </p>
             <div class="al-tiles-grid">
-                <figure class="al-tiles-figure">
-                    <div class="al-tiles-frame">
-                        {move || {
-                            labels()
-                                .map(|(q, k, c)| {
-                                    view! {
-                                        <div class="al-tiles-collabels" aria-hidden="true">
-                                            {k
-                                                .into_iter()
-                                                .enumerate()
-                                                .map(|(j, l)| {
-                                                    let shown = if c >= COLUMN_WORDS {
-                                                        l.clone()
-                                                    } else {
-                                                        j.to_string()
-                                                    };
-                                                    // a narrow column shows its position only (the row
-                                                    // labels and the title name the token)
-                                                    view! {
-                                                        <span style=format!("width: {c}px") title=l.clone()>
-                                                            {shown}
-                                                        </span>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </div>
-                                        <div class="al-tiles-rowlabels" aria-hidden="true">
-                                            {q
-                                                .into_iter()
-                                                .map(|l| {
-                                                    view! {
-                                                        <span
-                                                            style=format!("height: {c}px; line-height: {c}px")
-                                                            title=l.clone()
-                                                        >
-                                                            {l.clone()}
-                                                        </span>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </div>
-                                    }
-                                })
-                        }}
-                        <div
-                            class="al-tiles-canvas"
-                            style=move || {
-                                format!(
-                                    "width: {}px; height: {}px",
-                                    cell() * t_k() as f64,
-                                    cell() * t_q() as f64,
-                                )
-                            }
-                        >
-                            <canvas
-                                node_ref=canvas
-                                data-testid="tiles-canvas"
-                                role="img"
-                                aria-label=move || {
-                                    format!(
-                                        "The masked scores of head {}, {} query rows by {} keys, blocked cells grey; the current tile is outlined. Its numbers are in the table below.",
-                                        shown_head() + 1,
-                                        t_q(),
-                                        t_k(),
-                                    )
-                                }
-                                style=move || {
-                                    format!(
-                                        "width: {}px; height: {}px",
-                                        cell() * t_k() as f64,
-                                        cell() * t_q() as f64,
-                                    )
-                                }
-                            ></canvas>
-                            <div class="al-tile-outline" data-testid="tile-outline" style=outline_style></div>
-                        </div>
-                    </div>
-                    <figcaption>"masked scores, rows = queries, columns = keys; grey = blocked"</figcaption>
-                </figure>
-                <div class="al-tiles-rows">{rows}{tile_table}</div>
+                <TilesPicture
+                    full=full
+                    current=current
+                    batch=batch_shown
+                    head=head_shown
+                    cell=Signal::derive(cell)
+                    t_q=Signal::derive(t_q)
+                    t_k=Signal::derive(t_k)
+                />
+                <div class="al-tiles-rows">
+                    <TileRows full=full current=current batch=batch_shown head=head_shown block=block />
+                    <TileScores full=full current=current batch=batch_shown head=head_shown />
+                </div>
             </div>
             {check}
         </section>

@@ -1,0 +1,133 @@
+//! A lesson's stage: the open step's [`LessonPanel`] (words, navigation, quiz) with its
+//! picture: the focus step's heatmaps (with the embedding plot or the causal corners under
+//! them), or instead of them the decode view, the tiles view or the position similarity
+//! table, as the step's [`lessons::Extra`] says; and what sits beside the words (the
+//! embedding editor, the mask conventions). The column widths are
+//! [`super::page_layout`]'s.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::lessons::{self, Lesson};
+
+use super::app_state::AppState;
+use super::causal_corners::CausalCorners;
+use super::decode_view::DecodeView;
+use super::embedding_editor::EmbeddingEditor;
+use super::embedding_plot::EmbeddingPlot;
+use super::lesson_panel::LessonPanel;
+use super::mask_conventions::MaskConventions;
+use super::page_layout::{lesson_column, lesson_max_height};
+use super::position_similarity::PositionSimilarity;
+use super::tensors::TensorView;
+use super::tiles_view::TilesView;
+use super::tokens::BatchTabs;
+
+/// The open lesson `l`'s stage.
+#[component]
+pub fn LessonStage(
+    /// The page's state.
+    state: AppState,
+    /// Every lesson.
+    all_lessons: Arc<Vec<Lesson>>,
+    /// The open lesson.
+    l: usize,
+    /// What each of its steps shows besides (or instead of) the heatmaps.
+    steps_extras: Vec<lessons::Extra>,
+    /// Opens a lesson step.
+    on_go: Callback<(usize, usize)>,
+    /// Leaves the lessons.
+    on_exit: Callback<()>,
+    /// True while the step's vectors differ from the lesson's own.
+    edited: Memo<bool>,
+    /// "Reset this lesson".
+    on_reset: Callback<()>,
+    /// Presenter mode.
+    present: RwSignal<bool>,
+) -> impl IntoView {
+    let AppState { settings, view: view_state, lesson, shown, viewport, viewport_height, .. } = state;
+    let extra =
+        Memo::new(move |_| lesson.get().and_then(|(_, s)| steps_extras.get(s).copied()).unwrap_or_default());
+    let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
+    let batch = Signal::derive(move || view_state.with(|v| v.batch));
+    let trace = Signal::derive(move || shown.get());
+    let extras = move || match extra.get() {
+        lessons::Extra::EmbeddingPlot => {
+            // what the current step's picture shows beside the focus step: the step says
+            view! { <EmbeddingEditor settings=settings /> }.into_any()
+        }
+        lessons::Extra::MaskConventions => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
+        lessons::Extra::None
+        | lessons::Extra::PositionSimilarity
+        | lessons::Extra::Decode { .. }
+        | lessons::Extra::Tiles { .. }
+        | lessons::Extra::CausalCorners => ().into_any(),
+    };
+    let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
+    let max_height =
+        Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
+    let heatmaps = move || {
+        // the picture the words talk about, as large as the column allows
+        // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
+        // ... and short enough that words and picture share the first screen
+        // (the page header, the lesson tabs and the card's title sit above it)
+        view! {
+            <div class="al-tabs">
+                <BatchTabs state=state />
+            </div>
+            <TensorView
+                state=state
+                column=column
+                compact=true
+                max_height=max_height
+            />
+            {move || match extra.get() {
+                lessons::Extra::EmbeddingPlot => {
+                    view! { <EmbeddingPlot trace=trace settings=settings /> }
+                        .into_any()
+                }
+                lessons::Extra::CausalCorners => {
+                    view! { <CausalCorners trace=trace /> }.into_any()
+                }
+                _ => ().into_any(),
+            }}
+        }
+    };
+    let kind = Memo::new(move |_| Some(extra.get()).filter(|e| e.replaces_heatmaps()).unwrap_or_default());
+    let picture = move || match kind.get() {
+        lessons::Extra::PositionSimilarity => {
+            // the decode and tiles views and the similarity table replace the
+            // heatmaps; the other extras sit under them (a memo, so the heatmaps
+            // stay while only those change)
+            view! { <PositionSimilarity trace=trace /> }.into_any()
+        }
+        lessons::Extra::Decode { t } => {
+            view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
+        }
+        lessons::Extra::Tiles { block, tile } => view! {
+            <TilesView
+                state=state
+                column=column
+                start=(block, tile)
+                in_lesson=true
+            />
+        }
+        .into_any(),
+        _ => heatmaps().into_any(),
+    };
+    view! {
+        <LessonPanel
+            lessons=all_lessons
+            position=position
+            trace=trace
+            on_go=on_go
+            on_exit=on_exit
+            edited=edited
+            on_reset=on_reset
+            present=present
+            extras=extras
+            picture=picture
+        />
+    }
+}
