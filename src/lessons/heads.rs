@@ -269,7 +269,8 @@ mod tests {
         assert!(at(&two, S::Weights, 0, 0, JUMP, DOG) > 0.85);
         assert!(at(&two, S::Weights, 0, 1, JUMP, IT) > 0.85);
         // "wanted" asks the same questions
-        let w = |t: &Trace, h: usize, i: usize| t.step(S::Weights).unwrap().matrix(0, h).unwrap().row(i).to_vec();
+        let w =
+            |t: &Trace, h: usize, i: usize| t.step(S::Weights).unwrap().matrix(0, h).unwrap().row(i).to_vec();
         assert_eq!(w(&two, 0, WANTED), w(&two, 0, JUMP));
         // one head: one row, split evenly between the two answers, neither above a half
         let one = run(&l.steps[4].scenario).unwrap();

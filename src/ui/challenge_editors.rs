@@ -123,12 +123,7 @@ pub fn ChallengeEditors(
                                         data-matrix=name.clone()
                                         data-row=i
                                         data-col=j
-                                        aria-label=format!(
-                                            "{} row {} column {}",
-                                            m.label(),
-                                            i + 1,
-                                            j + 1,
-                                        )
+                                        aria-label=format!("{} row {} column {}", m.label(), i + 1, j + 1)
                                         prop:value=exact(*v)
                                         on:change=move |ev| {
                                             if let Some(x) = parse(&ev) {
@@ -148,11 +143,7 @@ pub fn ChallengeEditors(
                     })
                     .collect_view();
                 view! {
-                    <figure
-                        class="al-matrix-editor"
-                        data-testid="challenge-matrix"
-                        data-matrix=name.clone()
-                    >
+                    <figure class="al-matrix-editor" data-testid="challenge-matrix" data-matrix=name.clone()>
                         <figcaption>
                             <code>{m.label()}</code>
                             {format!(" ({} × {})", rows.len(), rows.first().map_or(0, Vec::len))}

@@ -146,12 +146,7 @@ pub fn ChallengeMode(
                         {move || progress.with(|p| p.as_ref().map(|p| p.words.clone()))}
                     </span>
                 </p>
-                <ChallengeEditors
-                    c=c.clone()
-                    scenario=scenario
-                    trace=trace
-                    generation=generation
-                />
+                <ChallengeEditors c=c.clone() scenario=scenario trace=trace generation=generation />
                 <ChallengeWeights goal=c.goal.clone() trace=trace />
                 {move || {
                     met()

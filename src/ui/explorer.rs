@@ -58,9 +58,7 @@ pub fn Explorer(
         // when the list was scrolled past it (a phone, a long pipeline)
         view! {
             <details class="al-fold" data-testid="pipeline-fold">
-                <summary>
-                    "The pipeline: every step, its shape and its PyTorch line"
-                </summary>
+                <summary>"The pipeline: every step, its shape and its PyTorch line"</summary>
                 {pipeline()}
             </details>
         }
@@ -77,12 +75,7 @@ pub fn Explorer(
                     <div class="al-tabs">
                         <BatchTabs state=state />
                     </div>
-                    <TensorView
-                        state=state
-                        column=column
-                        compact=false
-                        max_height=Signal::derive(|| None)
-                    />
+                    <TensorView state=state column=column compact=false max_height=Signal::derive(|| None) />
                 </section>
             </main>
         }

@@ -35,29 +35,25 @@ pub fn FirstScreen(
         })
     };
     view! {
-    <div class="al-story">
-        {move || {
-            caption()
-                .map(|c| {
-                    view! {
-                        <p
-                            class="al-caption"
-                            data-testid="caption"
-                            aria-live="polite"
-                        >
-                            {c}
-                        </p>
-                    }
-                })
-        }}
-        <button
-            type="button"
-            class="al-start"
-            data-testid="start-lesson"
-            on:click=move |_| on_go.run((0, 0))
-        >
-            {format!("Start the lesson: {first_lesson_title}")}
-        </button>
-    </div>
+        <div class="al-story">
+            {move || {
+                caption()
+                    .map(|c| {
+                        view! {
+                            <p class="al-caption" data-testid="caption" aria-live="polite">
+                                {c}
+                            </p>
+                        }
+                    })
+            }}
+            <button
+                type="button"
+                class="al-start"
+                data-testid="start-lesson"
+                on:click=move |_| on_go.run((0, 0))
+            >
+                {format!("Start the lesson: {first_lesson_title}")}
+            </button>
+        </div>
     }
 }

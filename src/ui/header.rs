@@ -16,53 +16,53 @@ pub fn Header(
     on_go: Callback<(usize, usize)>,
 ) -> impl IntoView {
     view! {
-    <header class="al-header" hidden=move || present.get()>
-        <h1>"Attention Lens"</h1>
-        <p class="al-tagline">
-            "Multi-head scaled dot-product attention, " <code>"softmax(QKᵀ/√d_k + mask)V"</code>
-            ", computed exactly in your browser, step by step."
-        </p>
-        <nav class="al-modes" aria-label="Mode">
-            <button
-                type="button"
-                class="al-tab"
-                class:al-selected=move || lesson.get().is_none() && challenge.get().is_none()
-                data-testid="mode-explorer"
-                on:click=move |_| {
-                    lesson.set(None);
-                    challenge.set(None)
-                }
-            >
-                "Explorer"
-            </button>
-            <button
-                type="button"
-                class="al-tab"
-                class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
-                data-testid="mode-lessons"
-                on:click=move |_| {
-                    challenge.set(None);
-                    if lesson.get_untracked().is_none() {
-                        on_go.run((0, 0))
+        <header class="al-header" hidden=move || present.get()>
+            <h1>"Attention Lens"</h1>
+            <p class="al-tagline">
+                "Multi-head scaled dot-product attention, " <code>"softmax(QKᵀ/√d_k + mask)V"</code>
+                ", computed exactly in your browser, step by step."
+            </p>
+            <nav class="al-modes" aria-label="Mode">
+                <button
+                    type="button"
+                    class="al-tab"
+                    class:al-selected=move || lesson.get().is_none() && challenge.get().is_none()
+                    data-testid="mode-explorer"
+                    on:click=move |_| {
+                        lesson.set(None);
+                        challenge.set(None)
                     }
-                }
-            >
-                "Lessons"
-            </button>
-            <button
-                type="button"
-                class="al-tab"
-                class:al-selected=move || challenge.get().is_some()
-                data-testid="mode-challenges"
-                on:click=move |_| {
-                    if challenge.get_untracked().is_none() {
-                        challenge.set(Some(String::new()))
+                >
+                    "Explorer"
+                </button>
+                <button
+                    type="button"
+                    class="al-tab"
+                    class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
+                    data-testid="mode-lessons"
+                    on:click=move |_| {
+                        challenge.set(None);
+                        if lesson.get_untracked().is_none() {
+                            on_go.run((0, 0))
+                        }
                     }
-                }
-            >
-                "Challenges"
-            </button>
-        </nav>
-    </header>
+                >
+                    "Lessons"
+                </button>
+                <button
+                    type="button"
+                    class="al-tab"
+                    class:al-selected=move || challenge.get().is_some()
+                    data-testid="mode-challenges"
+                    on:click=move |_| {
+                        if challenge.get_untracked().is_none() {
+                            challenge.set(Some(String::new()))
+                        }
+                    }
+                >
+                    "Challenges"
+                </button>
+            </nav>
+        </header>
     }
 }

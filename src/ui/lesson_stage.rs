@@ -76,20 +76,12 @@ pub fn LessonStage(
             <div class="al-tabs">
                 <BatchTabs state=state />
             </div>
-            <TensorView
-                state=state
-                column=column
-                compact=true
-                max_height=max_height
-            />
+            <TensorView state=state column=column compact=true max_height=max_height />
             {move || match extra.get() {
                 lessons::Extra::EmbeddingPlot => {
-                    view! { <EmbeddingPlot trace=trace settings=settings /> }
-                        .into_any()
+                    view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
                 }
-                lessons::Extra::CausalCorners => {
-                    view! { <CausalCorners trace=trace /> }.into_any()
-                }
+                lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
                 _ => ().into_any(),
             }}
         }
@@ -105,15 +97,9 @@ pub fn LessonStage(
         lessons::Extra::Decode { t } => {
             view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
         }
-        lessons::Extra::Tiles { block, tile } => view! {
-            <TilesView
-                state=state
-                column=column
-                start=(block, tile)
-                in_lesson=true
-            />
+        lessons::Extra::Tiles { block, tile } => {
+            view! { <TilesView state=state column=column start=(block, tile) in_lesson=true /> }.into_any()
         }
-        .into_any(),
         _ => heatmaps().into_any(),
     };
     view! {

@@ -45,66 +45,67 @@ pub fn Notices(
     error: Signal<Option<RunError>>,
 ) -> impl IntoView {
     view! {
-    <div class="al-notices" aria-live="polite">
-        {url_notices
-            .iter()
-            .cloned()
-            .map(|n| {
-                view! {
-                    <p class="al-notice" data-testid="notice">
-                        {n}
-                    </p>
-                }
-            })
-            .collect_view()}
-        {move || {
-            run.with(|r| {
-                r.notices
-                    .iter()
-                    .map(|n| {
+        <div class="al-notices" aria-live="polite">
+            {url_notices
+                .iter()
+                .cloned()
+                .map(|n| {
+                    view! {
+                        <p class="al-notice" data-testid="notice">
+                            {n}
+                        </p>
+                    }
+                })
+                .collect_view()}
+            {move || {
+                run.with(|r| {
+                    r.notices
+                        .iter()
+                        .map(|n| {
+                            view! {
+                                <p class="al-notice" data-testid="notice">
+                                    {n.clone()}
+                                </p>
+                            }
+                        })
+                        .collect_view()
+                })
+            }}
+            {move || {
+                link_problem
+                    .get()
+                    .map(|p| {
                         view! {
-                            <p class="al-notice" data-testid="notice">
-                                {n.clone()}
+                            <p class="al-notice" data-testid="link-too-large">
+                                {p}
                             </p>
                         }
                     })
-                    .collect_view()
-            })
-        }}
-        {move || {
-            link_problem
-                .get()
-                .map(|p| {
-                    view! {
-                        <p class="al-notice" data-testid="link-too-large">
-                            {p}
-                        </p>
-                    }
-                })
-        }}
-        <ComputingNote computing=computing />
-        {move || {
-            stale.get()
-                .then(|| {
-                    view! {
-                        <p class="al-notice al-stale-note" data-testid="stale">
-                            "The pictures below are from the last valid input; fix the error above to update them."
-                        </p>
-                    }
-                })
-        }}
-        {move || {
-            error
-                .get()
-                .filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings))
-                .map(|e| {
-                    view! {
-                        <p class="al-error" data-testid="error" role="alert">
-                            {e.to_string()}
-                        </p>
-                    }
-                })
-        }}
-    </div>
+            }}
+            <ComputingNote computing=computing />
+            {move || {
+                stale
+                    .get()
+                    .then(|| {
+                        view! {
+                            <p class="al-notice al-stale-note" data-testid="stale">
+                                "The pictures below are from the last valid input; fix the error above to update them."
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                error
+                    .get()
+                    .filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings))
+                    .map(|e| {
+                        view! {
+                            <p class="al-error" data-testid="error" role="alert">
+                                {e.to_string()}
+                            </p>
+                        }
+                    })
+            }}
+        </div>
     }
 }
