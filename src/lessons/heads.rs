@@ -127,7 +127,9 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
-                highlight: |_| cells(S::Weights, 0, JUMP, &[DOG]),
+                highlight: |_| {
+                    [cells(S::Weights, 0, JUMP, &[DOG]), cells(S::Weights, 0, WANTED, &[DOG])].concat()
+                },
                 narrate: |t| {
                     format!(
                         "Head 1's query asks \"I am an action: who does me?\" and its keys answer \"I am an \
