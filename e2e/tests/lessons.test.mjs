@@ -127,15 +127,20 @@ export const tests = [
     },
   },
   {
-    name: 'lesson 5: cross-attention shows a 5×7 weights table',
+    name: 'lesson 5: cross-attention, English queries against French keys: a 6×7 table, each word finds its translation',
     run: async (t) => {
       const page = await t.gotoApp('lesson=cross&ls=0');
-      const w = await tableValues(page, table('weights'));
-      t.assert.equal(w.length, 5);
+      const w = (await tableValues(page, table('weights'))).map((r) => r.map(Number));
+      t.assert.equal(w.length, 6);
       for (const row of w) t.assert.equal(row.length, 7);
+      const queries = await page.$$eval('[data-testid="tokens"][data-batch="0"] li', (els) => els.map((e) => e.textContent));
       const keys = await page.$$eval('[data-testid="kv-tokens"][data-batch="0"] li', (els) => els.map((e) => e.textContent));
-      t.assert.equal(keys.length, 7);
-      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /T_q = 5 query tokens meet T_k = 7/);
+      t.assert.deepEqual(keys, ['le', 'chat', "s'est", 'assis', 'sur', 'le', 'tapis']);
+      const top = (i) => keys[w[i].indexOf(Math.max(...w[i]))];
+      for (const [en, fr] of [['cat', 'chat'], ['sat', 'assis'], ['mat', 'tapis']]) t.assert.equal(top(queries.indexOf(en)), fr, en);
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /"cat" gives 0\.\d\d to "chat".*T_q = 6 query tokens meet T_k = 7/);
+      // no French word is a random (hashed) vector
+      t.assert.equal(await page.locator('[data-testid="kv-tokens"] li[data-source="hashed"]').count(), 0);
       await t.screenshot('lesson5-1440');
       t.assert.deepEqual(t.errors(), []);
     },

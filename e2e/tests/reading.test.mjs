@@ -23,4 +23,72 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'reading: a term\'s first use in a lesson opens its meaning, and the glossary and sources are listed',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=baseball-bat&ls=0');
+      await page.waitForSelector('[data-testid="lesson-text"] [data-testid="term-link"]');
+      const terms = await page.$$eval('[data-testid="lesson-text"] [data-testid="term-link"]', (els) => els.map((e) => e.dataset.term));
+      for (const term of ['query', 'key', 'value']) t.assert.ok(terms.includes(term), `${term} in ${terms}`);
+      // the words read as before: a link is the word itself
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /its query says what it is looking for/);
+      t.assert.equal(await page.locator('[data-testid="term-def"]').count(), 0);
+      const link = page.locator('[data-testid="lesson-text"] [data-testid="term-link"][data-term="query"]');
+      await link.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="term-def"]');
+      t.assert.match(await page.textContent('[data-testid="term-def"]'), /^query: What a word is looking for/);
+      t.assert.equal(await link.getAttribute('aria-expanded'), 'true');
+      await link.click();
+      await page.waitForSelector('[data-testid="term-def"]', { state: 'detached' });
+      // each term is linked once per lesson: step 2 does not link "query" again
+      await page.click('[data-testid="lesson-next"]');
+      await page.waitForFunction(() => /QKᵀ/.test(document.querySelector('[data-testid="lesson-text"]').textContent));
+      const again = await page.$$eval('[data-testid="lesson-text"] [data-testid="term-link"]', (els) => els.map((e) => e.dataset.term));
+      t.assert.ok(!again.includes('query'), String(again));
+      // the glossary and the four sources
+      await page.click('[data-testid="glossary"] > summary');
+      t.assert.ok((await page.$$eval('[data-testid="glossary"] dt', (els) => els.length)) >= 10);
+      await page.click('[data-testid="sources"] > summary');
+      const sources = await page.$$eval('[data-testid="sources"] li b', (els) => els.map((e) => e.textContent));
+      t.assert.deepEqual(sources, ['the baseball-bat tutorial', 'the multi-head attention article', 'the Masterclass chapter', 'the Annotated Transformer']);
+      await t.screenshot('reading-glossary-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'reading: after a question is answered, the picture shows what it asked about',
+    run: async (t) => {
+      const shown = (page) => page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => [...new Set(els.map((e) => e.dataset.step))]);
+      // masks: the masked scores, then the weights the question asked for
+      let page = await t.gotoApp('lesson=masks&ls=1');
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      t.assert.deepEqual(await shown(page), ['masked']);
+      await page.fill('[data-testid="quiz-number"]', '0.5');
+      await page.press('[data-testid="quiz-number"]', 'Enter');
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"][data-step="weights"]');
+      t.assert.deepEqual(await shown(page), ['weights']);
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right/);
+      // cross-attention: the question about the output's shape shows the output
+      page = await t.gotoApp('lesson=cross&ls=1');
+      await page.waitForSelector('[data-testid="quiz-choice"]');
+      await page.click('[data-testid="quiz-choice"][data-choice="0"]');
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"][data-step="output"]');
+      // word order: the dot products the answer quotes, in their own table
+      page = await t.gotoApp('lesson=word-order&ls=4');
+      await page.waitForSelector('[data-testid="quiz-choice"]');
+      t.assert.equal(await page.locator('[data-testid="position-similarity"]').count(), 0);
+      await page.click('[data-testid="quiz-choice"] >> nth=0');
+      await page.waitForSelector('[data-testid="position-similarity"]');
+      const reveal = await page.textContent('[data-testid="quiz-reveal"]');
+      const table = await page.textContent('[data-testid="position-similarity"]');
+      for (const n of reveal.match(/\d+\.\d\d/g) ?? []) t.assert.ok(table.includes(n), `${n} of the answer is in the table`);
+      await t.screenshot('reveal-word-order-1440');
+      // back and forth: a step asks afresh, with its own picture
+      await page.click('[data-testid="lesson-back"]');
+      await page.click('[data-testid="lesson-next"]');
+      await page.waitForSelector('[data-testid="position-similarity"]', { state: 'detached' });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

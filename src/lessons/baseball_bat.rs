@@ -99,6 +99,7 @@ pub fn lesson() -> Lesson {
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: Some(S::Weights),
+                    reveal_extra: None,
                     question: |t| {
                         format!(
                             "Before softmax: \"baseball\"'s scores are {}. Which key will get the most of \"baseball\"'s \

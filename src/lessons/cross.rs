@@ -1,14 +1,62 @@
-//! Lesson 5, cross-attention (seeds 001, 003): T_q queries against T_k keys.
+//! Lesson 5, cross-attention (the Masterclass chapter, the baseball-bat tutorial): T_q
+//! queries against T_k keys, on a translation-like pair whose toy vectors align, so the
+//! weights show what cross-attention is for: each word of the sentence being written
+//! finds the word of the other sentence it translates.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, shape_of, Extra, Lesson, LessonStep};
+use super::{at, base, num, shape_of, token, Cell, Extra, Lesson, LessonStep};
+use crate::engine::embedding::EIGHT_FEATURES;
 use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
-fn cross(padding: Padding) -> Scenario {
-    let mut s = base(&["this is a sample sequence"], 8, 2);
-    s.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into()]);
-    s.mask.padding = padding;
+/// The decoder's sentence (the queries) and the encoder's (the keys and values).
+const ENGLISH: &str = "the cat sat on the mat";
+const FRENCH: &str = "le chat s'est assis sur le tapis";
+/// A second, shorter pair for the batch step.
+const ENGLISH_2: &str = "the cold creek";
+const FRENCH_2: &str = "le ruisseau froid";
+
+/// Each French word and the English word whose toy vector it takes, twice as long (so a
+/// query meets its translation with a score that stands out).
+const TRANSLATIONS: &[(&str, &str)] = &[
+    ("le", "the"),
+    ("chat", "cat"),
+    ("s'est", "was"),
+    ("assis", "sat"),
+    ("sur", "on"),
+    ("tapis", "mat"),
+    ("ruisseau", "creek"),
+    ("froid", "cold"),
+];
+
+/// The English queries of `english` against the French keys of `french`, one head (so
+/// each query has one row over all 8 features), with the French vectors set.
+fn pair(english: &[&str], french: &[&str]) -> Scenario {
+    let mut s = base(english, 8, 1);
+    s.kv_sentences = Some(french.iter().map(|f| f.to_string()).collect());
+    for (fr, en) in TRANSLATIONS {
+        if let Some(v) = EIGHT_FEATURES.words.iter().find(|(w, _)| w == en).map(|(_, v)| v) {
+            s.embeddings.insert(fr.to_string(), v.iter().map(|x| 2.0 * x).collect());
+        }
+    }
     s
+}
+
+fn one_pair() -> Scenario {
+    pair(&[ENGLISH], &[FRENCH])
+}
+
+/// Query positions in [`ENGLISH`], key positions in [`FRENCH`].
+const CAT: usize = 1;
+const SAT: usize = 2;
+const MAT: usize = 5;
+const CHAT: usize = 1;
+const ASSIS: usize = 3;
+const TAPIS: usize = 6;
+/// The translations the first step quotes: (query, key).
+const ALIGNED: [(usize, usize); 3] = [(CAT, CHAT), (SAT, ASSIS), (MAT, TAPIS)];
+
+fn key_token(t: &Trace, b: usize, j: usize) -> String {
+    t.key_tokens(b).get(j).cloned().unwrap_or_default()
 }
 
 /// Three candidate output shapes, from the run's sizes; the first is right.
@@ -35,8 +83,7 @@ fn output_shape_answer(t: &Trace) -> Option<(usize, String)> {
 
 /// The lesson.
 pub fn lesson() -> Lesson {
-    let mut batch = base(&["this is a sample sequence", "the cat sat"], 8, 2);
-    batch.kv_sentences = Some(vec!["the spunky dog wanted to jump high".into(), "the creek was cold".into()]);
+    let mut batch = pair(&[ENGLISH, ENGLISH_2], &[FRENCH, FRENCH_2]);
     batch.mask.padding = Padding::Keys;
     Lesson {
         id: "cross",
@@ -45,34 +92,55 @@ pub fn lesson() -> Lesson {
         steps: vec![
             LessonStep {
                 title: "Queries from one sentence, keys and values from another",
-                scenario: cross(Padding::None),
+                scenario: one_pair(),
                 focus: S::Weights,
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
-                highlight: super::no_highlight,
+                highlight: |_| {
+                    ALIGNED
+                        .iter()
+                        .map(|&(row, col)| Cell { step: S::Weights, batch: 0, head: 0, row, col })
+                        .collect()
+                },
                 narrate: |t| {
+                    let quoted: Vec<String> = ALIGNED
+                        .iter()
+                        .map(|&(i, j)| {
+                            format!(
+                                "\"{}\" gives {} to \"{}\"",
+                                token(t, 0, i),
+                                num(at(t, S::Weights, 0, 0, i, j)),
+                                key_token(t, 0, j)
+                            )
+                        })
+                        .collect();
                     format!(
-                        "In a decoder, cross-attention takes its queries from the decoder's sentence and its keys \
-                         and values from the encoder's (the baseball-bat tutorial). Here T_q = {} query tokens meet T_k = {} key \
-                         tokens, so the weights are {}: one row per query, one column per key, as in the Masterclass chapter's \
-                         example (seq_len_q = 5, seq_len_k = 7). Each row still sums to 1 (row 1: {}).",
+                        "A translation model reads the French sentence with its encoder and writes the English one \
+                         with its decoder. Cross-attention takes its queries from the sentence being written and its \
+                         keys and values from the other (the baseball-bat tutorial): each English word asks which \
+                         French word to take its information from. Here each French word's toy vector points the way \
+                         its English translation's does (twice as long, so that a match stands out), and each row \
+                         finds its translation: {}. T_q = {} query tokens meet T_k = {} key tokens, so the weights \
+                         are {}: one row per query, one column per key, and each row adds up to 1. (The Masterclass \
+                         chapter's example has 5 queries and 7 keys.)",
+                        quoted.join(", "),
                         t.sizes.t,
                         t.sizes.t_k.unwrap_or(t.sizes.t),
                         shape_of(t, S::Weights),
-                        num(t.step(S::Weights).and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN)),
                     )
                 },
             },
             LessonStep {
                 title: "Predict: whose length does the output have?",
-                scenario: cross(Padding::None),
+                scenario: one_pair(),
                 focus: S::Weights,
                 batch: 0,
                 extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
-                    reveal: None,
+                    reveal: Some(S::Output),
+                    reveal_extra: None,
                     question: |t| {
                         format!(
                             "The weights are {}, and v (the values, from the other sentence) is {}. What shape is \
@@ -91,7 +159,7 @@ pub fn lesson() -> Lesson {
             },
             LessonStep {
                 title: "The output has the queries' length",
-                scenario: cross(Padding::None),
+                scenario: one_pair(),
                 focus: S::Output,
                 batch: 0,
                 extra: Extra::None,
@@ -122,15 +190,20 @@ pub fn lesson() -> Lesson {
                 },
                 narrate: |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
+                    // "cold" comes before "creek" in English and after it in French
+                    let top = t.top_keys(1, 0, 1).first().copied().unwrap_or(0);
                     format!(
                         "In a batch, the key sentences are padded to the longest, T_k = {}. The Masterclass chapter masks \
                          the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
                          sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
-                         still sum to {}.",
+                         still add up to 1. Notice \"{}\": its French word \"{}\" ({}) comes after the noun, not \
+                         before. Attention finds it wherever it is.",
                         t.sizes.t_k.unwrap_or(t.sizes.t),
                         kv_len,
                         num(at(t, S::Weights, 1, 0, 0, kv_len)),
-                        num(t.step(S::Weights).and_then(|s| s.row_sum(1, 0, 0)).unwrap_or(f64::NAN)),
+                        token(t, 1, 1),
+                        key_token(t, 1, top),
+                        num(at(t, S::Weights, 1, 0, 1, top)),
                     )
                 },
             },
@@ -144,11 +217,21 @@ mod tests {
     use crate::engine::run;
 
     #[test]
-    fn cross_lesson_is_5_by_7() {
+    fn each_english_word_finds_its_french_translation() {
         let l = lesson();
-        let trace = run(&l.steps[0].scenario).unwrap();
-        assert_eq!(trace.step(S::Weights).unwrap().shape, [1, 2, 5, 7]);
-        let trace = run(&l.steps[3].scenario).unwrap();
-        assert_eq!(trace.step(S::Weights).unwrap().shape, [2, 2, 5, 7]);
+        let t = run(&l.steps[0].scenario).unwrap();
+        assert_eq!(t.step(S::Weights).unwrap().shape, [1, 1, 6, 7]);
+        assert_eq!(t.key_tokens(0), ["le", "chat", "s'est", "assis", "sur", "le", "tapis"]);
+        for (i, j) in ALIGNED {
+            assert_eq!(t.top_keys(0, 0, i), [j], "{} → {}", token(&t, 0, i), key_token(&t, 0, j));
+            assert!(at(&t, S::Weights, 0, 0, i, j) > 0.6);
+        }
+        // no French word is a hashed (random) vector
+        assert!(t.key_tokens(0).iter().all(|w| TRANSLATIONS.iter().any(|(fr, _)| fr == w)));
+        let batch = run(&l.steps[3].scenario).unwrap();
+        assert_eq!(batch.step(S::Weights).unwrap().shape, [2, 1, 6, 7]);
+        // "cold" finds "froid", the last of its three real keys; the <pad> keys get nothing
+        assert_eq!(batch.top_keys(1, 0, 1), [2]);
+        assert_eq!(at(&batch, S::Weights, 1, 0, 1, 3), 0.0);
     }
 }

@@ -105,6 +105,37 @@ pub fn first_use(term: &Term, text: &str) -> Option<(usize, usize)> {
         .min()
 }
 
+/// A step's words cut at the first uses of `terms` (the glossary terms this step is the
+/// first of its lesson to use): `(words, Some(term))` for a term's first use, `(words,
+/// None)` for the text between. The pieces, joined, are `text`; a term whose first use
+/// overlaps an earlier one's is not linked.
+pub fn segments<'a>(text: &'a str, terms: &[&'static Term]) -> Vec<(&'a str, Option<&'static Term>)> {
+    let mut found: Vec<((usize, usize), &'static Term)> =
+        terms.iter().filter_map(|t| first_use(t, text).map(|r| (r, *t))).collect();
+    found.sort_by_key(|((a, _), _)| *a);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for ((a, b), term) in found {
+        if a < at {
+            continue;
+        }
+        if a > at {
+            out.push((&text[at..a], None));
+        }
+        out.push((&text[a..b], Some(term)));
+        at = b;
+    }
+    if at < text.len() || out.is_empty() {
+        out.push((&text[at..], None));
+    }
+    out
+}
+
+/// The glossary terms whose first use in `lesson` is in step `step` (from 0).
+pub fn first_used_in(uses: &[(&'static Term, usize, (usize, usize))], step: usize) -> Vec<&'static Term> {
+    uses.iter().filter(|(_, s, _)| *s == step).map(|(t, _, _)| *t).collect()
+}
+
 /// The first use of each glossary term in a lesson: `(term, step index from 0, byte
 /// range in that step's words)`, reading the steps in order, for the lesson's own
 /// scenarios.
@@ -142,6 +173,46 @@ mod tests {
         let d_k = GLOSSARY.iter().find(|t| t.term == "d_k").unwrap();
         assert_eq!(first_use(d_k, "d_model = 4, d_k = 2"), Some((13, 16)));
         assert_eq!(first_use(d_k, "no such term"), None);
+    }
+
+    #[test]
+    fn segments_link_each_first_use_once_and_join_back_to_the_text() {
+        let find = |name: &str| GLOSSARY.iter().find(|t| t.term == name).unwrap();
+        let terms = [find("query"), find("key"), find("softmax")];
+        let text = "Each query meets every key; the keys answer the query. No softmax.";
+        let parts = segments(text, &terms);
+        assert_eq!(parts.iter().map(|(w, _)| *w).collect::<String>(), text);
+        let linked: Vec<(&str, &str)> = parts.iter().filter_map(|(w, t)| t.map(|t| (*w, t.term))).collect();
+        assert_eq!(linked, [("query", "query"), ("key", "key"), ("softmax", "softmax")]);
+        // nothing to link: the whole text, once; an empty text is one empty piece
+        assert_eq!(segments("plain words", &terms), [("plain words", None)]);
+        assert_eq!(segments("", &terms), [("", None)]);
+        // a term at the very end leaves no empty tail
+        let end = segments("ends with softmax", &terms);
+        assert_eq!(end.last().unwrap(), &("softmax", Some(find("softmax"))));
+        // overlapping first uses: the earlier one wins
+        static CAUSAL: Term = Term { term: "causal mask", forms: &["causal mask"], meaning: "x" };
+        static MASK: Term = Term { term: "mask", forms: &["mask"], meaning: "y" };
+        let parts = segments("a causal mask", &[&MASK, &CAUSAL]);
+        assert_eq!(parts, [("a ", None), ("causal mask", Some(&CAUSAL))]);
+    }
+
+    #[test]
+    fn every_step_links_only_the_terms_it_uses_first() {
+        for lesson in lessons() {
+            let uses = first_uses(&lesson);
+            let mut seen = std::collections::BTreeSet::new();
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let terms = first_used_in(&uses, i);
+                let text = (step.narrate)(&run(&step.scenario).unwrap());
+                let linked: Vec<&str> =
+                    segments(&text, &terms).iter().filter_map(|(_, t)| t.map(|t| t.term)).collect();
+                assert_eq!(linked.len(), terms.len(), "{} step {}", lesson.id, i + 1);
+                for term in linked {
+                    assert!(seen.insert(term), "{} links {term} twice", lesson.id);
+                }
+            }
+        }
     }
 
     #[test]

@@ -113,6 +113,7 @@ pub fn lesson() -> Lesson {
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
+                    reveal_extra: None,
                     question: |_| {
                         "Llama 3 8B has 32 layers and 32 query heads of d_k = 128, but only 8 key/value heads. \
                          Each number is stored in bf16 (2 bytes). How many KiB of K/V cache does one token take? \

@@ -166,6 +166,7 @@ pub fn lesson() -> Lesson {
                 highlight: |_| cells(S::Scaled, 0, JUMP, &[DOG, IT]),
                 quiz: Some(Quiz {
                     reveal: Some(S::Weights),
+                    reveal_extra: None,
                     question: |_| {
                         "Now h = 1: one head holds both questions' columns (d_k = 8). Can it give \"jump\" a \
                          sharp peak on \"dog\" and another on \"it\", as the two heads did?"

@@ -130,6 +130,7 @@ pub fn lesson() -> Lesson {
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
+                    reveal_extra: None,
                     question: |t| {
                         let n = t.tokens.first().map_or(0, Vec::len);
                         format!(
@@ -171,6 +172,7 @@ pub fn lesson() -> Lesson {
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
+                    reveal_extra: None,
                     question: |t| {
                         format!(
                             "At step t = {ON} the query is 1 row and the key cache {} rows. A program calls \

@@ -92,6 +92,7 @@ pub fn lesson() -> Lesson {
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: Some(S::Masked),
+                    reveal_extra: None,
                     question: |t| {
                         format!(
                             "With a causal window of W = {}, how many keys does \"six\" (position 5, counting from \

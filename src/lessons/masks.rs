@@ -82,7 +82,8 @@ pub fn lesson() -> Lesson {
                 extra: Extra::MaskConventions,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
-                    reveal: None,
+                    reveal: Some(S::Weights),
+                    reveal_extra: None,
                     question: |t| {
                         format!(
                             "Row 2 (\"is\") of the masked scores is {}. After softmax, what weight does \"is\" give \
@@ -129,11 +130,11 @@ pub fn lesson() -> Lesson {
                         "The batch is padded to its longest sentence, T = {}, so \"this is a sample sequence\" \
                          gets {} <pad> tokens. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
                          query from attending to them: the <pad> columns get weight {}, and the five real words \
-                         share all of it (row 1 sums to {}).",
+                         share all of it: row 1 is {}, which adds up to 1.",
                         t.sizes.t,
                         pads,
                         num(at(t, S::Weights, 0, 0, 0, 5)),
-                        num(t.step(S::Weights).and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN)),
+                        row(t, S::Weights, 0, 0, 0),
                     )
                 },
             },

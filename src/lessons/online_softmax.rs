@@ -119,6 +119,7 @@ pub fn lesson() -> Lesson {
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
+                    reveal_extra: None,
                     question: |t| {
                         format!(
                             "Suppose 100 were added to every score in \"{}\"'s row. What happens to its weights?",

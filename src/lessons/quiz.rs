@@ -18,6 +18,10 @@ pub struct Quiz {
     /// step's focus (a question about the weights, asked over the scores, reveals the
     /// weights). `None`: the picture stays on the focus.
     pub reveal: Option<crate::engine::StepName>,
+    /// What the picture shows instead once the answer is revealed, when the answer is in a
+    /// picture of its own (the word-order question reveals the positions' similarity
+    /// table). `None`: the step's own [`super::Extra`].
+    pub reveal_extra: Option<super::Extra>,
 }
 
 /// Buttons, or a number.

@@ -141,6 +141,7 @@ pub fn lesson() -> Lesson {
                 },
                 quiz: Some(Quiz {
                     reveal: Some(S::Scores),
+                    reveal_extra: None,
                     question: |_| {
                         "With RoPE, \"ball\" at position 1 and \"bat\" at position 0 are one position apart. \
                          \"ball\" at position 5 and \"bat\" at position 4 are turned by more, but are also one \

@@ -10,6 +10,50 @@ fn slice(trace: &Trace, step: S, t: usize, from: usize, to: usize) -> String {
     format!("[{}]", cells.join(", "))
 }
 
+/// One head of `q` split two ways, for the shapes lesson's picture: `right[i]` is token
+/// i's slice (view, then transpose), `wrong[i]` what `view(B, h, T, d_k)` without the
+/// transpose puts in the same place, and `moved[i]` whether the two differ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitHead {
+    /// The head, from 0.
+    pub head: usize,
+    /// view + transpose: the right rows.
+    pub right: Vec<Vec<f64>>,
+    /// view alone: the rows a head gets without the transpose.
+    pub wrong: Vec<Vec<f64>>,
+    /// Row i of `wrong` is not row i of `right`.
+    pub moved: Vec<bool>,
+}
+
+/// Every head of sentence `b`, split both ways ([`crate::engine::view_without_transpose`]);
+/// empty when the trace has no `q` of shape `(B, T, d_model)` or no heads.
+pub fn split_both_ways(t: &Trace, b: usize) -> Vec<SplitHead> {
+    let Some(q_heads) = t.step(S::QHeads) else { return Vec::new() };
+    let Some(wrong) =
+        t.step(S::Q).and_then(|q| crate::engine::view_without_transpose(q, t.sizes.n_heads).ok())
+    else {
+        return Vec::new();
+    };
+    if b >= wrong.shape()[0] {
+        return Vec::new();
+    }
+    (0..t.sizes.n_heads)
+        .filter_map(|head| {
+            let right = q_heads.matrix(b, head)?;
+            let wrong = wrong.slice(ndarray::s![b, head, .., ..]);
+            if right.shape() != wrong.shape() {
+                return None;
+            }
+            let rows = |m: ndarray::ArrayView2<f64>| -> Vec<Vec<f64>> {
+                m.rows().into_iter().map(|r| r.to_vec()).collect()
+            };
+            let (right, wrong) = (rows(right.view()), rows(wrong));
+            let moved = right.iter().zip(&wrong).map(|(r, w)| r != w).collect();
+            Some(SplitHead { head, right, wrong, moved })
+        })
+        .collect()
+}
+
 /// Three candidate shapes of the weights, from the run's sizes; the first is right.
 fn weight_shapes(t: &Trace) -> Vec<String> {
     let z = t.sizes;
@@ -93,7 +137,7 @@ pub fn lesson() -> Lesson {
                 scenario: s.clone(),
                 focus: S::QHeads,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::SplitBothWays,
                 quiz: None,
                 highlight: super::no_highlight,
                 narrate: |t| {
@@ -128,7 +172,8 @@ pub fn lesson() -> Lesson {
                 extra: Extra::None,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
-                    reveal: None,
+                    reveal: Some(S::Weights),
+                    reveal_extra: None,
                     question: |t| {
                         format!(
                             "q_heads is {} and k_heads is {}. scores = q @ k.transpose(-2, -1), then softmax. What \
@@ -192,6 +237,32 @@ pub fn lesson() -> Lesson {
 mod tests {
     use super::*;
     use crate::engine::run;
+
+    #[test]
+    fn the_picture_splits_each_head_both_ways_and_marks_the_moved_rows() {
+        let l = lesson();
+        let step = &l.steps[2];
+        assert!(step.extra.replaces_heatmaps());
+        let t = run(&step.scenario).unwrap();
+        let heads = split_both_ways(&t, 0);
+        assert_eq!(heads.len(), 2);
+        let q = t.step(S::Q).unwrap().matrix(0, 0).unwrap();
+        let d_k = t.sizes.d_k;
+        // right: token i's own slice; wrong: memory in order, so head 1's row 1 is token 0's second half
+        assert_eq!(heads[0].right[1], q.row(1).slice(ndarray::s![..d_k]).to_vec());
+        assert_eq!(heads[1].right[0], q.row(0).slice(ndarray::s![d_k..]).to_vec());
+        assert_eq!(heads[0].wrong[1], q.row(0).slice(ndarray::s![d_k..]).to_vec());
+        // head 1's first row and head 2's last row are right by position; the other rows
+        // moved (head 2's "on" row only looks right: "on" and "the" share a toy vector)
+        assert!(!heads[0].moved[0] && !heads[1].moved[5]);
+        assert!(heads[0].moved[1..].iter().all(|m| *m));
+        for h in &heads {
+            for i in 0..h.right.len() {
+                assert_eq!(h.moved[i], h.right[i] != h.wrong[i]);
+            }
+        }
+        assert!(split_both_ways(&t, 5).is_empty());
+    }
 
     #[test]
     fn shapes_lesson_quotes_the_wrong_heads() {

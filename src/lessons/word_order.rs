@@ -259,6 +259,7 @@ pub fn lesson() -> Lesson {
                 extra: Extra::None,
                 quiz: Some(Quiz {
                     reveal: None,
+                    reveal_extra: Some(Extra::PositionSimilarity),
                     question: |_| {
                         "Each row of PE is a position's code. Compare position 4's code with others by the dot \
                          product: which gives the largest, apart from position 4 itself? (Positions count from 0, \

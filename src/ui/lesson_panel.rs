@@ -8,9 +8,11 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::Trace;
+use crate::lessons::glossary::{first_used_in, first_uses, Term};
 use crate::lessons::Lesson;
 
 use super::dom;
+use super::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
 use super::lesson_keys::{key_action, step_after, KeyAction};
 use super::lesson_quiz::QuizView;
 
@@ -38,6 +40,8 @@ pub fn LessonPanel(
     on_reset: Callback<()>,
     /// Presenter mode: one step per screen, large type.
     present: RwSignal<bool>,
+    /// The step whose question has been answered, if it is the open one.
+    revealed: RwSignal<Option<(usize, usize)>>,
     /// What goes under the words (editors, tables of conventions).
     #[prop(into)]
     extras: ViewFn,
@@ -91,9 +95,30 @@ pub fn LessonPanel(
         let (l, s) = position.get();
         l3.with_value(|all| all.get(l).and_then(|lesson| lesson.steps.get(s)).cloned())
     };
+    // the glossary terms each step of the open lesson is the first to use, worked out
+    // once per lesson from its own scenarios (a few small runs), then linked in the words
+    type Uses = Vec<(&'static Term, usize, (usize, usize))>;
+    let uses: StoredValue<std::collections::HashMap<usize, Uses>> = StoredValue::new(Default::default());
+    let terms_here = move |l: usize, s: usize| -> Vec<&'static Term> {
+        if uses.with_value(|u| !u.contains_key(&l)) {
+            let found = l3.with_value(|all| all.get(l).map(first_uses).unwrap_or_default());
+            uses.update_value(|u| {
+                u.insert(l, found);
+            });
+        }
+        uses.with_value(|u| u.get(&l).map(|found| first_used_in(found, s)).unwrap_or_default())
+    };
+    let open_term = RwSignal::new(None::<&'static str>);
+    Effect::new(move |_| {
+        position.track();
+        open_term.set(None);
+        revealed.set(None);
+    });
     let text = move || {
         let step = current()?;
-        trace.get().map(|t| (step.narrate)(&t))
+        let (l, s) = position.get();
+        let words = trace.with(|t| t.as_ref().map(|t| (step.narrate)(t)))?;
+        Some(view! { <LessonWords text=words terms=terms_here(l, s) open=open_term /> })
     };
     // "3. Masks": a lesson as the tabs and the presenter's menu name it
     let numbered = |i: usize, lesson: &Lesson| format!("{}. {}", i + 1, lesson.title);
@@ -158,7 +183,7 @@ pub fn LessonPanel(
     let quiz = move || {
         let step = current()?;
         let quiz = step.quiz?;
-        Some(view! { <QuizView quiz=quiz trace=trace position=position /> })
+        Some(view! { <QuizView quiz=quiz trace=trace position=position revealed=revealed /> })
     };
     view! {
         <section
@@ -172,7 +197,7 @@ pub fn LessonPanel(
                 <div class="al-stage-words">
                     {header} <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">
                         {text}
-                    </p> {quiz} <div class="al-lesson-nav">
+                    </p> <TermMeaning open=open_term /> {quiz} <div class="al-lesson-nav">
                         <button
                             type="button"
                             data-testid="lesson-back"
@@ -276,6 +301,9 @@ pub fn LessonPanel(
                             }}
                         </button>
                     </div> <div class="al-stage-extras">{move || extras.run()}</div>
+                    <div class="al-reading-folds">
+                        <ReadingFolds />
+                    </div>
                 </div>
                 <div class="al-stage-picture" data-testid="lesson-picture">
                     {move || picture.run()}

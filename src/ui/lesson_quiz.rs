@@ -26,8 +26,15 @@ pub fn QuizView(
     trace: Signal<Option<Arc<Trace>>>,
     /// The open lesson and step: a new step asks afresh.
     position: Signal<(usize, usize)>,
+    /// Set to the step once its question is answered: the picture then shows what the
+    /// question asked about ([`crate::lessons::Quiz::reveal`]).
+    revealed: RwSignal<Option<(usize, usize)>>,
 ) -> impl IntoView {
     let answer = RwSignal::new(None::<Answer>);
+    let answered = move |a: Answer| {
+        answer.set(Some(a));
+        revealed.set(Some(position.get_untracked()));
+    };
     // a new step asks afresh
     Effect::new(move |_| {
         position.track();
@@ -56,7 +63,7 @@ pub fn QuizView(
                             data-testid="quiz-choice"
                             data-choice=i
                             aria-pressed=move || (answer.get() == Some(Answer::Choice(i))).to_string()
-                            on:click=move |_| answer.set(Some(Answer::Choice(i)))
+                            on:click=move |_| answered(Answer::Choice(i))
                         >
                             {name}
                         </button>
@@ -68,7 +75,7 @@ pub fn QuizView(
         QuizKind::Number { .. } => {
             let check = move || {
                 if let Ok(x) = typed.get_untracked().trim().parse::<f64>() {
-                    answer.set(Some(Answer::Number(x)));
+                    answered(Answer::Number(x));
                 }
             };
             view! {

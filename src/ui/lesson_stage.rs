@@ -20,6 +20,7 @@ use super::lesson_panel::LessonPanel;
 use super::mask_conventions::MaskConventions;
 use super::page_layout::{lesson_column, lesson_max_height};
 use super::position_similarity::PositionSimilarity;
+use super::split_both_ways::SplitBothWays;
 use super::tensors::TensorView;
 use super::tiles_view::TilesView;
 use super::tokens::BatchTabs;
@@ -47,8 +48,25 @@ pub fn LessonStage(
     present: RwSignal<bool>,
 ) -> impl IntoView {
     let AppState { settings, view: view_state, lesson, shown, viewport, viewport_height, .. } = state;
-    let extra =
-        Memo::new(move |_| lesson.get().and_then(|(_, s)| steps_extras.get(s).copied()).unwrap_or_default());
+    // once a step's question is answered, its picture shows what the question asked
+    // about: the revealed trace step, or the revealed extra
+    let revealed = RwSignal::new(None::<(usize, usize)>);
+    let quizzes: Vec<Option<lessons::Quiz>> =
+        all_lessons.get(l).map(|x| x.steps.iter().map(|s| s.quiz).collect()).unwrap_or_default();
+    let quizzes = StoredValue::new(quizzes);
+    let open_quiz = move || {
+        let at = lesson.get()?;
+        (revealed.get() == Some(at)).then(|| quizzes.with_value(|q| q.get(at.1).copied().flatten())).flatten()
+    };
+    Effect::new(move |_| {
+        if let Some(step) = open_quiz().and_then(|q| q.reveal) {
+            view_state.update(|v| v.step = step);
+        }
+    });
+    let extra = Memo::new(move |_| {
+        let own = lesson.get().and_then(|(_, s)| steps_extras.get(s).copied()).unwrap_or_default();
+        open_quiz().and_then(|q| q.reveal_extra).unwrap_or(own)
+    });
     let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
     let batch = Signal::derive(move || view_state.with(|v| v.batch));
     let trace = Signal::derive(move || shown.get());
@@ -62,7 +80,8 @@ pub fn LessonStage(
         | lessons::Extra::PositionSimilarity
         | lessons::Extra::Decode { .. }
         | lessons::Extra::Tiles { .. }
-        | lessons::Extra::CausalCorners => ().into_any(),
+        | lessons::Extra::CausalCorners
+        | lessons::Extra::SplitBothWays => ().into_any(),
     };
     let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
     let max_height =
@@ -94,6 +113,7 @@ pub fn LessonStage(
             // stay while only those change)
             view! { <PositionSimilarity trace=trace /> }.into_any()
         }
+        lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
         lessons::Extra::Decode { t } => {
             view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
         }
@@ -112,6 +132,7 @@ pub fn LessonStage(
             edited=edited
             on_reset=on_reset
             present=present
+            revealed=revealed
             extras=extras
             picture=picture
         />

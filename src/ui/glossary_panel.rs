@@ -1,0 +1,116 @@
+//! The reading layer under a lesson step's words (issue 26): the step's words with the
+//! first use of each glossary term in the lesson as a button that opens its meaning
+//! below the words, the whole glossary, and the sources the lessons follow. The pure
+//! parts (which terms a step uses first, where) are [`crate::lessons::glossary`]'s.
+
+use leptos::prelude::*;
+
+use crate::lessons::glossary::{segments, Term, GLOSSARY};
+use crate::lessons::sources::SOURCES;
+
+/// The id of the paragraph that shows the open term's meaning (the term buttons'
+/// `aria-controls`).
+const DEF_ID: &str = "al-term-def";
+
+/// A step's words, with `terms` (the glossary terms this step is the first of its lesson
+/// to use) as buttons at their first use. A click opens the term's meaning in `open`.
+#[component]
+pub fn LessonWords(
+    /// The step's words.
+    text: String,
+    /// The terms to link.
+    terms: Vec<&'static Term>,
+    /// The term whose meaning is shown, if any.
+    open: RwSignal<Option<&'static str>>,
+) -> impl IntoView {
+    segments(&text, &terms)
+        .into_iter()
+        .map(|(words, term)| match term {
+            None => words.to_string().into_any(),
+            Some(term) => {
+                let name = term.term;
+                view! {
+                    <button
+                        type="button"
+                        class="al-term"
+                        data-testid="term-link"
+                        data-term=name
+                        aria-controls=DEF_ID
+                        aria-expanded=move || if open.get() == Some(name) { "true" } else { "false" }
+                        title=format!("What \"{name}\" means")
+                        on:click=move |_| open.update(|o| *o = if *o == Some(name) { None } else { Some(name) })
+                    >
+                        {words.to_string()}
+                    </button>
+                }
+                    .into_any()
+            }
+        })
+        .collect_view()
+}
+
+/// The open term's meaning, under the words (nothing while no term is open).
+#[component]
+pub fn TermMeaning(
+    /// The term whose meaning is shown.
+    open: RwSignal<Option<&'static str>>,
+) -> impl IntoView {
+    move || {
+        let term = open.get().and_then(|name| GLOSSARY.iter().find(|t| t.term == name))?;
+        Some(view! {
+            <p class="al-term-def" id=DEF_ID role="note" data-testid="term-def">
+                <b>{term.term}</b>
+                ": "
+                {term.meaning}
+                " "
+                <button
+                    type="button"
+                    class="al-link"
+                    aria-label=format!("Close the meaning of {}", term.term)
+                    on:click=move |_| open.set(None)
+                >
+                    "✕"
+                </button>
+            </p>
+        })
+    }
+}
+
+/// The glossary and the sources, each folded: what a learner opens to look a word up or
+/// to see which tutorial a lesson follows.
+#[component]
+pub fn ReadingFolds() -> impl IntoView {
+    let entries = GLOSSARY
+        .iter()
+        .map(|t| {
+            view! {
+                <dt>{t.term}</dt>
+                <dd>{t.meaning}</dd>
+            }
+        })
+        .collect_view();
+    let sources = SOURCES
+        .iter()
+        .map(|s| {
+            view! {
+                <li>
+                    <b>{s.name}</b>
+                    {format!(" ({}): {}.", s.by, s.contributes)}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="al-reading" data-testid="glossary">
+            <summary>"Glossary"</summary>
+            <dl class="al-glossary">{entries}</dl>
+        </details>
+        <details class="al-reading" data-testid="sources">
+            <summary>"Sources"</summary>
+            <p class="al-reading-intro">
+                "The lessons follow four tutorials and check their numbers against them:"
+            </p>
+            <ul class="al-sources">{sources}</ul>
+        </details>
+    }
+}
