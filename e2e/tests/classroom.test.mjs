@@ -5,8 +5,8 @@ const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (
 
 // What a step's picture is: its first heatmap, or in the decode view the one query's
 // weights, in the tiles view the score matrix with the tile outlined, or the word-order
-// lesson's table of PE · PEᵀ.
-const PICTURE = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table']
+// lesson's table of PE · PEᵀ, or the shapes lesson's two splits of q.
+const PICTURE = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table']
   .map((s) => `[data-testid="lesson-picture"] ${s}`)
   .join(', ');
 
@@ -91,6 +91,9 @@ export const tests = [
           t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in presenter mode');
           t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in presenter mode');
           assertFits(t, await stageBoxes(page), w, h, `${w}x${h} ${id} step ${s + 1}`);
+          // heatmap labels a room can read: at least 18 CSS px, as drawn (font × zoom)
+          const labels = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => Number(e.dataset.labelPx)));
+          for (const px of labels) t.assert.ok(px >= 18, `${w}x${h} ${id} step ${s + 1}: heatmap labels of ${px} px`);
           visited++;
         });
         t.assert.ok(visited >= 25);

@@ -69,10 +69,20 @@ const GAP: f64 = 8.0;
 const MAX_CELL: f64 = 56.0;
 const MIN_CELL: f64 = 4.0;
 
+/// The labels' font size, CSS px, where nothing asks for another ([`Layout::with_font`]).
+pub const LABEL_FONT: f64 = 12.0;
+
 impl Layout {
     /// Lays out a `n_rows × n_cols` grid with the given labels in at most `max_width`
-    /// CSS pixels (the cells shrink to fit, down to 4 px).
+    /// CSS pixels (the cells shrink to fit, down to 4 px), labels at [`LABEL_FONT`].
     pub fn new(row_labels: &[String], col_labels: &[String], max_width: f64) -> Self {
+        Self::with_font(row_labels, col_labels, max_width, LABEL_FONT)
+    }
+
+    /// As [`Layout::new`] with labels of `label_font` CSS px. At the default size a dense
+    /// grid's labels shrink to its cells (never below 7 px); a larger size (presenter
+    /// mode, read from the back of a room) is kept whatever the cells.
+    pub fn with_font(row_labels: &[String], col_labels: &[String], max_width: f64, label_font: f64) -> Self {
         let (n_rows, n_cols) = (row_labels.len().max(1), col_labels.len().max(1));
         let longest = |labels: &[String]| labels.iter().map(|l| label_len(l)).max().unwrap_or(1) as f64;
         let (row_chars, col_chars) = (longest(row_labels), longest(col_labels));
@@ -84,9 +94,9 @@ impl Layout {
             let cell = ((max_width - left - bar_room) / n_cols as f64).floor().clamp(MIN_CELL, MAX_CELL);
             (left, top, cell, bar_room)
         };
-        let mut font = 12.0;
+        let mut font = label_font;
         let (mut left, mut top, mut cell, mut bar_room) = fit(font);
-        if cell < 13.0 {
+        if cell < 13.0 && label_font <= LABEL_FONT {
             // dense grid: labels as tall as a cell, but never below 7 px
             font = (cell * 0.95).max(7.0);
             (left, top, cell, bar_room) = fit(font);
@@ -142,6 +152,16 @@ mod tests {
 
     fn labels(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_larger_label_font_is_kept_however_small_the_cells() {
+        let labels: Vec<String> = (0..13).map(|i| format!("word{i}")).collect();
+        let normal = Layout::new(&labels, &labels, 260.0);
+        assert!(normal.cell < 13.0 && normal.font < LABEL_FONT, "{normal:?}");
+        let large = Layout::with_font(&labels, &labels, 260.0, 18.0);
+        assert_eq!(large.font, 18.0);
+        assert!(large.left > normal.left && large.width <= 260.0 + 1.0, "{large:?}");
     }
 
     #[test]

@@ -16,6 +16,6 @@ pub mod theme;
 
 pub use heatmap::{draw_heatmap, draw_heatmap_with_grid};
 pub use heatmap_cells::{draw_bar_pixels, draw_grid_pixels, GridPixels, Heatmap};
-pub use heatmap_layout::Layout;
+pub use heatmap_layout::{Layout, LABEL_FONT};
 pub use scale::{Scale, ScaleKind};
 pub use theme::Theme;

@@ -257,10 +257,10 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
     AxisLabels { rows, cols, row_pad, col_pad }
 }
 
-/// The layout for at most `width` × `height` CSS pixels: the cells shrink (the labels
-/// keep their size) until the picture is no taller than `height`.
-pub fn fit_layout(rows: &[String], cols: &[String], width: f64, height: Option<f64>) -> Layout {
-    let mut layout = Layout::new(rows, cols, width);
+/// The layout for at most `width` × `height` CSS pixels, labels of `font` CSS px: the
+/// cells shrink (the labels keep their size) until the picture is no taller than `height`.
+pub fn fit_layout(rows: &[String], cols: &[String], width: f64, height: Option<f64>, font: f64) -> Layout {
+    let mut layout = Layout::with_font(rows, cols, width, font);
     let Some(height) = height else { return layout };
     for _ in 0..4 {
         if layout.height <= height {
@@ -270,7 +270,8 @@ pub fn fit_layout(rows: &[String], cols: &[String], width: f64, height: Option<f
         if target >= layout.cell {
             break;
         }
-        layout = Layout::new(rows, cols, layout.width - (layout.cell - target) * layout.n_cols as f64);
+        layout =
+            Layout::with_font(rows, cols, layout.width - (layout.cell - target) * layout.n_cols as f64, font);
     }
     layout
 }
@@ -317,6 +318,7 @@ pub fn corner(step: StepName) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::draw::LABEL_FONT;
     use crate::engine::{run, Scenario};
 
     fn strings(xs: &[&str]) -> Vec<String> {
@@ -491,9 +493,9 @@ mod tests {
     #[test]
     fn a_tall_picture_shrinks_its_cells_to_the_height() {
         let labels = strings(&["a", "b", "c", "d", "e", "f", "g", "h"]);
-        let free = fit_layout(&labels, &labels, 600.0, None);
-        let fitted = fit_layout(&labels, &labels, 600.0, Some(free.height / 2.0));
+        let free = fit_layout(&labels, &labels, 600.0, None, LABEL_FONT);
+        let fitted = fit_layout(&labels, &labels, 600.0, Some(free.height / 2.0), LABEL_FONT);
         assert!(fitted.cell < free.cell && fitted.height <= free.height / 2.0 + 1.0, "{fitted:?}");
-        assert_eq!(fit_layout(&labels, &labels, 600.0, Some(1e6)).cell, free.cell);
+        assert_eq!(fit_layout(&labels, &labels, 600.0, Some(1e6), LABEL_FONT).cell, free.cell);
     }
 }

@@ -20,6 +20,11 @@ use super::explain_text::outlines;
 use super::explained::Explained;
 use super::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 
+/// The heatmaps' label size, CSS px, where it is not [`draw::LABEL_FONT`]: presenter mode
+/// provides 18, so a room can read the tokens (issue 26).
+#[derive(Debug, Clone, Copy)]
+pub struct LabelFont(pub Signal<f64>);
+
 /// Cards with at least this many cells are drawn in a task of their own (`dom::later`).
 const DRAW_APART_CELLS: usize = 8192;
 
@@ -46,9 +51,11 @@ pub fn HeatmapCard(
     let canvas = NodeRef::<html::Canvas>::new();
     let cursor = RwSignal::new(None::<(usize, usize)>);
     let data = Memo::new(move |_| trace.with(|t| t.as_ref().and_then(|t| CardData::build(t, id))));
+    let font = use_context::<LabelFont>().map(|f| f.0);
     let layout = Memo::new(move |_| {
         let (width, height) = (max_width.get(), max_height.get());
-        data.with(|d| d.as_ref().map(|d| fit_layout(&d.rows, &d.cols, width, height)))
+        let font = font.map_or(draw::LABEL_FONT, |f| f.get());
+        data.with(|d| d.as_ref().map(|d| fit_layout(&d.rows, &d.cols, width, height, font)))
     });
     // With a height budget (a lesson's picture, presenter mode), a small matrix is drawn
     // larger, labels and numbers included, up to 2.5 times, to fill its place.
@@ -382,6 +389,9 @@ pub fn HeatmapCard(
                             data-step=id.step.as_str()
                             data-head=id.head
                             data-batch=id.batch
+                            data-label-px=move || {
+                                layout.get().map(|l| format!("{:.1}", l.font * zoom.get())).unwrap_or_default()
+                            }
                             tabindex="0"
                             role="img"
                             aria-label=label

@@ -9,13 +9,18 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::draw::LABEL_FONT;
 use crate::lessons::{self, Lesson};
+
+/// The heatmaps' label size in presenter mode, CSS px (issue 26: at least 18).
+const PRESENTER_LABEL_FONT: f64 = 18.0;
 
 use super::app_state::AppState;
 use super::causal_corners::CausalCorners;
 use super::decode_view::DecodeView;
 use super::embedding_editor::EmbeddingEditor;
 use super::embedding_plot::EmbeddingPlot;
+use super::heatmap_card::LabelFont;
 use super::lesson_panel::LessonPanel;
 use super::mask_conventions::MaskConventions;
 use super::page_layout::{lesson_column, lesson_max_height};
@@ -83,6 +88,10 @@ pub fn LessonStage(
         | lessons::Extra::CausalCorners
         | lessons::Extra::SplitBothWays => ().into_any(),
     };
+    // presenter mode's heatmap labels are read from the back of a room
+    provide_context(LabelFont(Signal::derive(
+        move || if present.get() { PRESENTER_LABEL_FONT } else { LABEL_FONT },
+    )));
     let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
     let max_height =
         Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
