@@ -1,4 +1,5 @@
 # The two commands of the README. Each installs whatever is missing first.
+SHELL := /bin/bash
 .PHONY: serve test check setup build bench fuzz check-torch monkey mutants
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
