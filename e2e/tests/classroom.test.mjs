@@ -100,6 +100,15 @@ export const tests = [
       }
       const page = t.page;
       await page.setViewportSize({ width: 1280, height: 720 });
+      // thirteen keys in two heads: one head at a time, the one the words are about, with a picker
+      await page.goto(t.url('/?lesson=why-heads&ls=2&present=1'));
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      t.assert.deepEqual(await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => e.dataset.head)), ['1']);
+      t.assert.equal(await page.getAttribute('[data-testid="present-head"][data-head="1"]', 'aria-pressed'), 'true');
+      await page.click('[data-testid="present-head"][data-head="0"]');
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"][data-head="0"]');
+      t.assert.equal(await page.locator('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]').count(), 1);
+      await t.screenshot('classroom-present-one-head-1280');
       await page.goto(t.url('/?lesson=baseball-bat&ls=0&present=1'));
       await page.waitForSelector('[data-testid="lesson-text"]');
       const fontSize = await page.$eval('[data-testid="lesson-text"]', (e) => parseFloat(getComputedStyle(e).fontSize));

@@ -116,14 +116,12 @@ pub fn lesson() -> Lesson {
                         })
                         .collect();
                     format!(
-                        "A translation model reads the French sentence with its encoder and writes the English one \
-                         with its decoder. Cross-attention takes its queries from the sentence being written and its \
-                         keys and values from the other (the baseball-bat tutorial): each English word asks which \
-                         French word to take its information from. Here each French word's toy vector points the way \
-                         its English translation's does (twice as long, so that a match stands out), and each row \
-                         finds its translation: {}. T_q = {} query tokens meet T_k = {} key tokens, so the weights \
-                         are {}: one row per query, one column per key, and each row adds up to 1. (The Masterclass \
-                         chapter's example has 5 queries and 7 keys.)",
+                        "A translation model reads French with its encoder and writes English with its decoder. \
+                         Cross-attention takes its queries from the sentence being written and its keys and values \
+                         from the other (the baseball-bat tutorial). Each French word's toy vector points the way its \
+                         English translation's does (twice as long), so each row finds its translation: {}. T_q = {} \
+                         query tokens meet T_k = {} key tokens: the weights are {}, one row per query, one column per \
+                         key.",
                         quoted.join(", "),
                         t.sizes.t,
                         t.sizes.t_k.unwrap_or(t.sizes.t),

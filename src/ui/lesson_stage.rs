@@ -12,9 +12,6 @@ use leptos::prelude::*;
 use crate::draw::LABEL_FONT;
 use crate::lessons::{self, Lesson};
 
-/// The heatmaps' label size in presenter mode, CSS px (issue 26: at least 18).
-const PRESENTER_LABEL_FONT: f64 = 18.0;
-
 use super::app_state::AppState;
 use super::causal_corners::CausalCorners;
 use super::decode_view::DecodeView;
@@ -29,6 +26,9 @@ use super::split_both_ways::SplitBothWays;
 use super::tensors::TensorView;
 use super::tiles_view::TilesView;
 use super::tokens::BatchTabs;
+
+/// The heatmaps' label size in presenter mode, CSS px (issue 26: at least 18).
+const PRESENTER_LABEL_FONT: f64 = 18.0;
 
 /// The open lesson `l`'s stage.
 #[component]

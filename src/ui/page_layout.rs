@@ -32,8 +32,24 @@ pub fn lesson_column(viewport: f64, present: impl FnOnce() -> bool) -> f64 {
 /// screen (the page header, the lesson tabs and the card's title sit above it); no limit
 /// on a narrow screen, where they stack.
 pub fn lesson_max_height(viewport: f64, height: f64, present: bool) -> Option<f64> {
-    let above = if present { 140.0 } else { 300.0 };
+    // presenting: the step's sentence tabs, the step's name and shape, its head picker
+    // and the card's title line sit above the canvas
+    let above = if present { 240.0 } else { 300.0 };
     (viewport > 900.0).then(|| (height - above).max(160.0))
+}
+
+/// True when presenter mode should show one head at a time (with a picker) rather than
+/// `heads` cards side by side: two cards, each half of `column`, would draw cells smaller
+/// than their `label_font` labels, and a room reads 18 px labels only on cells at least
+/// as tall. The labels on the left and the colour bar take about 11 × `label_font` of a
+/// card, for `n_cols` columns of cells.
+pub fn one_head_at_a_time(column: f64, heads: usize, n_cols: usize, label_font: f64) -> bool {
+    if heads < 2 {
+        return false;
+    }
+    let card = column / 2.0 - 40.0;
+    let cell = (card - 11.0 * label_font) / n_cols.max(1) as f64;
+    cell < label_font
 }
 
 #[cfg(test)]
@@ -70,7 +86,19 @@ mod tests {
     fn a_lessons_picture_fits_the_first_screen() {
         assert_eq!(lesson_max_height(800.0, 700.0, false), None);
         assert_eq!(lesson_max_height(1200.0, 800.0, false), Some(500.0));
-        assert_eq!(lesson_max_height(1200.0, 800.0, true), Some(660.0));
+        assert_eq!(lesson_max_height(1200.0, 800.0, true), Some(560.0));
         assert_eq!(lesson_max_height(1200.0, 350.0, false), Some(160.0));
+    }
+
+    #[test]
+    fn presenter_mode_shows_one_head_when_two_would_shrink_the_cells_below_the_labels() {
+        // 1280 px presenting: a 658 px picture column
+        let column = lesson_column(1280.0, || true);
+        assert!(!one_head_at_a_time(column, 1, 13, 18.0), "one head is one head");
+        assert!(!one_head_at_a_time(column, 2, 2, 18.0), "baseball bat: two heads of 2 × 2 fit");
+        assert!(one_head_at_a_time(column, 2, 7, 18.0), "masks: 7 keys");
+        assert!(one_head_at_a_time(column, 2, 13, 18.0), "why heads: 13 keys");
+        // the explorer's label size on a wide screen keeps both
+        assert!(!one_head_at_a_time(1400.0, 2, 7, 12.0));
     }
 }

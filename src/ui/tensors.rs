@@ -3,15 +3,17 @@
 
 use leptos::prelude::*;
 
-use crate::draw::Scale;
+use crate::draw::{Scale, LABEL_FONT};
 use crate::engine::trace::shape_text;
 use crate::engine::{StepName, Trace};
 
 use super::app_state::AppState;
 use super::card_data::CardId;
 use super::decode_view::DecodeView;
-use super::heatmap_card::HeatmapCard;
+use super::heatmap_card::{HeatmapCard, LabelFont};
+use super::highlight::Highlights;
 use super::lines_view::LinesView;
+use super::page_layout::one_head_at_a_time;
 use super::settings::ViewMode;
 use super::tiles_view::TilesView;
 
@@ -71,6 +73,71 @@ pub fn TensorView(
         })?;
         Some((0..heads).map(|head| CardId { step: name, batch, head }).collect::<Vec<_>>())
     });
+    // Presenter mode (labels larger than LABEL_FONT) shows one head at a time when two side
+    // by side would draw cells smaller than their labels; the picker chooses which, and a
+    // step starts on the head its words point at (its first highlighted cell's).
+    let font = use_context::<LabelFont>().map(|f| f.0);
+    let highlights = use_context::<Highlights>().map(|h| h.0);
+    let one_head = Memo::new(move |_| {
+        let Some(font) = font.map(|f| f.get()).filter(|f| *f > LABEL_FONT) else { return false };
+        let heads = ids.with(|ids| ids.as_ref().map_or(0, Vec::len));
+        let n_cols = selected.get().and_then(|(step, _)| {
+            shown.with(|t| t.as_ref().and_then(|t| t.step(step)).and_then(|s| s.shape.last().copied()))
+        });
+        one_head_at_a_time(column.get(), heads, n_cols.unwrap_or(1), font)
+    });
+    let chosen = RwSignal::new(None::<usize>);
+    Effect::new(move |_| {
+        selected.track();
+        if let Some(h) = highlights {
+            h.track();
+        }
+        chosen.set(None);
+    });
+    let head_shown = Memo::new(move |_| {
+        chosen.get().unwrap_or_else(|| {
+            let step = selected.get().map(|(s, _)| s);
+            highlights
+                .and_then(|h| h.with(|cells| cells.iter().find(|c| Some(c.step) == step).map(|c| c.head)))
+                .unwrap_or(0)
+        })
+    });
+    let cards_shown = move || {
+        let all = ids.get().unwrap_or_default();
+        if one_head.get() {
+            let head = head_shown.get();
+            all.into_iter().filter(|id| id.head == head).collect()
+        } else {
+            all
+        }
+    };
+    let head_picker = move || {
+        one_head.get().then(|| {
+            let heads = ids.with(|ids| ids.as_ref().map_or(0, Vec::len));
+            let buttons = (0..heads)
+                .map(|h| {
+                    view! {
+                        <button
+                            type="button"
+                            class="al-tab"
+                            data-testid="present-head"
+                            data-head=h
+                            class:al-selected=move || head_shown.get() == h
+                            aria-pressed=move || if head_shown.get() == h { "true" } else { "false" }
+                            on:click=move |_| chosen.set(Some(h))
+                        >
+                            {format!("head {}", h + 1)}
+                        </button>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="al-tabs al-head-picker" role="group" aria-label="Which head">
+                    {buttons}
+                </div>
+            }
+        })
+    };
     let header = move || {
         let (name, batch) = selected.get()?;
         let trace = shown.get()?;
@@ -141,7 +208,7 @@ pub fn TensorView(
                     )
                 })
             });
-            card_width(column.get(), heads, n_cols)
+            card_width(column.get(), if one_head.get() { 1 } else { heads }, n_cols)
         })
     };
     // A (B, h, T_q, T_k) step can be shown as lines instead of heatmaps.
@@ -206,6 +273,7 @@ pub fn TensorView(
         <div class="al-cards-view" hidden=move || !cards()>
             {header}
             {toggle}
+            {head_picker}
             {move || {
                 (cards() && as_lines())
                     .then(|| {
@@ -220,7 +288,7 @@ pub fn TensorView(
             }}
             <div class="al-cards" hidden=as_lines>
                 <For
-                    each=move || if cards() { ids.get().unwrap_or_default() } else { Vec::new() }
+                    each=move || if cards() { cards_shown() } else { Vec::new() }
                     key=|id| *id
                     children=move |id| {
                         view! {
