@@ -208,7 +208,7 @@ export const tests = [
           await page.goto(t.url(`/?lesson=${id}&ls=0`));
           await page.waitForSelector('[data-testid="lesson-text"]');
           for (let step = 0; ; step++) {
-            await page.waitForSelector('canvas[data-testid="heatmap"], [data-testid="position-similarity"]');
+            await page.waitForSelector('canvas[data-testid="heatmap"], [data-testid="position-similarity"], [data-testid="split-both-ways"]');
             const text = await page.textContent('[data-testid="lesson-text"]');
             t.assert.ok(text.length > 80, `${id} step ${step}: ${text}`);
             const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
