@@ -91,4 +91,28 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'phone: the explorer opened at 375 px shows a heatmap on the first screen, the controls folded',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 812 });
+      const page = await t.gotoApp();
+      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      t.assert.equal(await page.$eval('[data-testid="change-numbers"]', (d) => d.open), false, 'the controls are folded');
+      t.assert.equal(await page.isVisible('[data-testid="sentences"]'), false);
+      const top = await page.$eval('canvas[data-testid="heatmap"]', (c) => c.getBoundingClientRect().top + window.scrollY);
+      t.assert.ok(top < 812 - 100, `the first heatmap starts at ${Math.round(top)} px: at least 100 px of it on the 812 px screen`);
+      t.assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll');
+      // the fold opens and the controls work
+      await page.click('[data-testid="change-numbers"] > summary');
+      await page.fill('[data-testid="sentences"]', 'the cat sat');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="tokens"][data-batch="0"] li').length === 3);
+      await t.screenshot('phone-first-screen-375');
+      // a window made narrow after the page opened keeps its controls open
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await t.gotoApp();
+      await page.setViewportSize({ width: 375, height: 812 });
+      t.assert.equal(await page.$('[data-testid="change-numbers"]'), null);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::app_state::AppState;
 use super::controls::Controls;
 use super::dom;
-use super::page_layout::explorer_column;
+use super::page_layout::{explorer_column, folds_controls};
 use super::pipeline::Pipeline;
 use super::settings;
 use super::tensors::TensorView;
@@ -22,10 +22,22 @@ pub fn Explorer(
     in_lesson: bool,
 ) -> impl IntoView {
     let AppState { view: view_state, shown, viewport, .. } = state;
+    let phone = !in_lesson && folds_controls(dom::viewport_width());
     let controls = if in_lesson {
         view! {
             <details class="al-fold" data-testid="change-numbers">
                 <summary>"Change the numbers"</summary>
+                <Controls state=state />
+                <Overview state=state />
+            </details>
+        }
+        .into_any()
+    } else if phone {
+        // a phone opening the page sees a heatmap first: the controls and the sizes wait
+        // under a fold (the sentence tabs above the heatmap still name the sentences)
+        view! {
+            <details class="al-fold" data-testid="change-numbers">
+                <summary>"Change the sentences and sizes"</summary>
                 <Controls state=state />
                 <Overview state=state />
             </details>
@@ -65,7 +77,7 @@ pub fn Explorer(
         .into_any()
     } else {
         view! {
-            <Overview state=state />
+            {(!phone).then(|| view! { <Overview state=state /> })}
             <main class="al-main">
                 <nav class="al-side" aria-label="Pipeline">
                     <h2>"Pipeline"</h2>

@@ -38,7 +38,9 @@ pub fn LessonWords(
                         aria-controls=DEF_ID
                         aria-expanded=move || if open.get() == Some(name) { "true" } else { "false" }
                         title=format!("What \"{name}\" means")
-                        on:click=move |_| open.update(|o| *o = if *o == Some(name) { None } else { Some(name) })
+                        on:click=move |_| {
+                            open.update(|o| *o = if *o == Some(name) { None } else { Some(name) })
+                        }
                     >
                         {words.to_string()}
                     </button>

@@ -390,7 +390,10 @@ pub fn HeatmapCard(
                             data-head=id.head
                             data-batch=id.batch
                             data-label-px=move || {
-                                layout.get().map(|l| format!("{:.1}", l.font * zoom.get())).unwrap_or_default()
+                                layout
+                                    .get()
+                                    .map(|l| format!("{:.1}", l.font * zoom.get()))
+                                    .unwrap_or_default()
                             }
                             tabindex="0"
                             role="img"

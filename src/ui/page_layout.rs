@@ -38,6 +38,13 @@ pub fn lesson_max_height(viewport: f64, height: f64, present: bool) -> Option<f6
     (viewport > 900.0).then(|| (height - above).max(160.0))
 }
 
+/// True when the explorer, opened on a screen `viewport` CSS px wide, folds its controls
+/// (closed) so that a heatmap is on the first screen: a phone. Decided once, when the page
+/// opens; a window made narrower later keeps what it has.
+pub fn folds_controls(viewport: f64) -> bool {
+    viewport > 0.0 && viewport <= 600.0
+}
+
 /// True when presenter mode should show one head at a time (with a picker) rather than
 /// `heads` cards side by side: two cards, each half of `column`, would draw cells smaller
 /// than their `label_font` labels, and a room reads 18 px labels only on cells at least
@@ -100,5 +107,12 @@ mod tests {
         assert!(one_head_at_a_time(column, 2, 13, 18.0), "why heads: 13 keys");
         // the explorer's label size on a wide screen keeps both
         assert!(!one_head_at_a_time(1400.0, 2, 7, 12.0));
+    }
+
+    #[test]
+    fn a_phone_folds_the_explorers_controls() {
+        assert!(folds_controls(375.0) && folds_controls(600.0));
+        assert!(!folds_controls(601.0) && !folds_controls(1440.0));
+        assert!(!folds_controls(0.0), "no window width known: keep them open");
     }
 }

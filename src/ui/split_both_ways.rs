@@ -26,10 +26,7 @@ fn table(tokens: &[String], rows: &[Vec<f64>], marks: Option<&[bool]>) -> impl I
             let cells = row.iter().map(|&v| view! { <td>{short(v)}</td> }).collect_view();
             view! {
                 <tr class:al-moved=moved>
-                    <th scope="row">
-                        {format!("{} {token}", i + 1)}
-                        {moved.then_some(" ✗")}
-                    </th>
+                    <th scope="row">{format!("{} {token}", i + 1)} {moved.then_some(" ✗")}</th>
                     {cells}
                 </tr>
             }
