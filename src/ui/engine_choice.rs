@@ -2,6 +2,7 @@
 //! a run costs, and whether it belongs in the engine worker; [`run`] and [`run_reusing`]
 //! for the page's one engine memo. Tested natively.
 
+use crate::engine::error::Field;
 use crate::engine::{self, EngineError, Scenario, Trace};
 
 use super::settings::UI_MAX_D_MODEL;
@@ -74,6 +75,7 @@ pub fn check_page_limits(scenario: &Scenario) -> Result<(), EngineError> {
             what: "d_model".into(),
             value: scenario.d_model,
             max: UI_MAX_D_MODEL,
+            field: Field::DModel,
         });
     }
     Ok(())

@@ -45,7 +45,7 @@ pub fn LessonWords(
                         {words.to_string()}
                     </button>
                 }
-                    .into_any()
+                .into_any()
             }
         })
         .collect_view()

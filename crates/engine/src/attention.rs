@@ -6,7 +6,7 @@
 
 use ndarray::{s, Array, Array3, Array4, ArrayView2, Dimension, IntoDimension, Zip};
 
-use crate::error::EngineError;
+use crate::error::{EngineError, Field};
 use crate::matmul::gemm;
 use crate::scenario::Rope;
 use crate::weights::Linear;
@@ -67,7 +67,7 @@ pub fn linear_or_known<'a>(
 /// [`EngineError::ZeroSize`] for `h = 0`, [`EngineError::HeadsDoNotDivide`] otherwise.
 pub fn head_width(d_model: usize, n_heads: usize) -> Result<usize, EngineError> {
     if n_heads == 0 {
-        return Err(EngineError::ZeroSize { what: "n_heads" });
+        return Err(EngineError::ZeroSize { what: "n_heads", field: Field::NHeads });
     }
     if !d_model.is_multiple_of(n_heads) {
         return Err(EngineError::HeadsDoNotDivide { d_model, n_heads });
@@ -364,7 +364,10 @@ mod tests {
     fn split_heads_errors() {
         let x = Array3::<f64>::zeros((1, 2, 6));
         assert_eq!(split_heads(x.clone(), 4), Err(EngineError::HeadsDoNotDivide { d_model: 6, n_heads: 4 }));
-        assert_eq!(split_heads(x.clone(), 0), Err(EngineError::ZeroSize { what: "n_heads" }));
+        assert_eq!(
+            split_heads(x.clone(), 0),
+            Err(EngineError::ZeroSize { what: "n_heads", field: Field::NHeads })
+        );
         assert_eq!(
             view(x, (5, 2)).unwrap_err(),
             EngineError::Reshape { op: "view", from: vec![1, 2, 6], to: vec![5, 2] }

@@ -34,6 +34,8 @@ pub enum EngineError {
     ZeroSize {
         /// `"d_model"`, `"n_heads"`, `"n_kv_heads"`, `"window"` or `"block"`.
         what: &'static str,
+        /// The control it is about.
+        field: Field,
     },
 
     /// `d_model` is not a multiple of `n_heads`, so the heads cannot have equal width.
@@ -94,6 +96,8 @@ pub enum EngineError {
         value: usize,
         /// The limit.
         max: usize,
+        /// The control it is about.
+        field: Field,
     },
 
     /// An explicit embedding has the wrong number of components.
@@ -217,25 +221,6 @@ impl Field {
             Self::Block => "block",
         }
     }
-
-    /// The field of a size named by `ZeroSize` or `TooLarge` (`"d_model"`, `"h (n_heads)"`,
-    /// `"B (sentences)"`, `"T (tokens in sentence 2)"`, the attention cells): the one
-    /// place that reads those names, until the variants carry their [`Field`].
-    fn of_size(what: &str) -> Self {
-        if what.starts_with("d_model") {
-            Self::DModel
-        } else if what.starts_with("h ") || what.starts_with("n_heads") {
-            Self::NHeads
-        } else if what == "n_kv_heads" {
-            Self::NKvHeads
-        } else if what == "window" {
-            Self::Window
-        } else if what == "block" {
-            Self::Block
-        } else {
-            Self::Sentences
-        }
-    }
 }
 
 impl std::fmt::Display for Field {
@@ -249,8 +234,7 @@ impl EngineError {
     pub fn field(&self) -> Field {
         match self {
             Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => Field::Sentences,
-            Self::ZeroSize { what } => Field::of_size(what),
-            Self::TooLarge { what, .. } => Field::of_size(what),
+            Self::ZeroSize { field, .. } | Self::TooLarge { field, .. } => *field,
             Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
             Self::RopeOddWidth { .. } | Self::RopeBase { .. } => Field::Rope,
@@ -331,21 +315,13 @@ mod tests {
 
     #[test]
     fn every_error_names_its_control() {
-        let too_large = |what: &str| EngineError::TooLarge { what: what.into(), value: 2, max: 1 };
         let bad_number =
             |what: &str| EngineError::BadNumber { what: what.into(), value: "NaN".into(), max: 1.0 };
         let cases = [
             (EngineError::NoSentences, Field::Sentences),
             (EngineError::EmptySentence { index: 2 }, Field::Sentences),
             (EngineError::BatchMismatch { queries: 1, keys: 2 }, Field::Sentences),
-            (EngineError::ZeroSize { what: "d_model" }, Field::DModel),
-            (EngineError::ZeroSize { what: "n_heads" }, Field::NHeads),
             (EngineError::HeadsDoNotDivide { d_model: 5, n_heads: 2 }, Field::NHeads),
-            (too_large("d_model"), Field::DModel),
-            (too_large("h (n_heads)"), Field::NHeads),
-            (too_large("B (sentences)"), Field::Sentences),
-            (too_large("T (tokens in sentence 2)"), Field::Sentences),
-            (too_large("B·h·T_q·T_k (attention cells, B=1, h=1, T_q=1, T_k=1)"), Field::Sentences),
             (EngineError::EmbeddingLength { word: "bat".into(), len: 2, d_model: 3 }, Field::Embeddings),
             (bad_number("embedding of \"bat\"[1]"), Field::Embeddings),
             (bad_number("w_q[0][1]"), Field::Projections),
@@ -359,6 +335,45 @@ mod tests {
         ];
         for (error, field) in cases {
             assert_eq!(error.field(), field, "{error}");
+        }
+        // the sizes: each error as the engine makes it, for the control it names
+        let run = |edit: &dyn Fn(&mut crate::Scenario)| {
+            let mut s = crate::Scenario::identity(&["the cat sat"], 4, 2);
+            edit(&mut s);
+            crate::run(&s).unwrap_err()
+        };
+        type Edit<'a> = &'a dyn Fn(&mut crate::Scenario);
+        let sizes: [(Edit, Field); 9] = [
+            (&|s| s.d_model = 0, Field::DModel),
+            (&|s| s.n_heads = 0, Field::NHeads),
+            (&|s| s.n_kv_heads = Some(0), Field::NKvHeads),
+            (&|s| s.d_model = limits::MAX_D_MODEL + 1, Field::DModel),
+            (&|s| s.n_heads = limits::MAX_HEADS + 1, Field::NHeads),
+            (&|s| s.sentences = vec!["a".into(); limits::MAX_BATCH + 1], Field::Sentences),
+            (&|s| s.sentences = vec!["a ".repeat(limits::MAX_TOKENS + 1)], Field::Sentences),
+            (
+                &|s| {
+                    s.mask.causal = true;
+                    s.mask.window = Some(0);
+                },
+                Field::Window,
+            ),
+            (
+                &|s| {
+                    s.n_heads = 64;
+                    s.d_model = 64;
+                    s.sentences = vec!["a ".repeat(limits::MAX_TOKENS); limits::MAX_BATCH];
+                },
+                Field::Sentences,
+            ),
+        ];
+        for (i, (edit, field)) in sizes.iter().enumerate() {
+            let error = run(edit);
+            assert!(
+                matches!(error, EngineError::ZeroSize { .. } | EngineError::TooLarge { .. }),
+                "{i}: {error}"
+            );
+            assert_eq!(error.field(), *field, "{i}: {error}");
         }
         for field in Field::ALL {
             assert_eq!(Field::from_name(field.as_str()), Some(field));

@@ -24,7 +24,7 @@ use ndarray::{s, Array2, Array4};
 use serde::Serialize;
 
 use crate::attention;
-use crate::error::EngineError;
+use crate::error::{EngineError, Field};
 use crate::mask;
 use crate::scenario::{Fill, Scenario};
 use crate::stages;
@@ -96,7 +96,7 @@ impl Tiled {
 /// [`EngineError::ZeroSize`] for a block of 0; otherwise as [`crate::run`].
 pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
     if block == 0 {
-        return Err(EngineError::ZeroSize { what: "block" });
+        return Err(EngineError::ZeroSize { what: "block", field: Field::Block });
     }
     let inp = stages::inputs(scenario)?;
     let (h, d_k) = (inp.n_heads, inp.d_k);

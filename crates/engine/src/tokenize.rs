@@ -7,7 +7,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::error::EngineError;
+use crate::error::{EngineError, Field};
 use crate::limits;
 
 /// The token that fills shorter sentences up to the batch's longest, T.
@@ -77,6 +77,7 @@ pub fn batch(sentences: &[String]) -> Result<Batch, EngineError> {
             what: "B (sentences)".into(),
             value: sentences.len(),
             max: limits::MAX_BATCH,
+            field: Field::Sentences,
         });
     }
     let mut tokens = Vec::with_capacity(sentences.len());
@@ -90,6 +91,7 @@ pub fn batch(sentences: &[String]) -> Result<Batch, EngineError> {
                 what: format!("T (tokens in sentence {})", i + 1),
                 value: row.len(),
                 max: limits::MAX_TOKENS,
+                field: Field::Sentences,
             });
         }
         tokens.push(row);

@@ -2,6 +2,7 @@
 
 mod common;
 
+use attention_engine::error::Field;
 use attention_engine::tiled::{online_row, running_sum};
 use attention_engine::{decode, run, tiled, EngineError, Fill, Scenario, StepName, Trace};
 use common::arb_scenario;
@@ -181,7 +182,7 @@ fn decoding_refuses_a_scenario_without_a_causal_mask() {
     assert_eq!(decode(&s).unwrap_err(), EngineError::DecodeNeedsCausal);
     assert_eq!(EngineError::DecodeNeedsCausal.field().as_str(), "causal");
     assert!(EngineError::DecodeNeedsCausal.to_string().starts_with("decoding needs a causal mask"));
-    assert_eq!(tiled(&s, 0).unwrap_err(), EngineError::ZeroSize { what: "block" });
+    assert_eq!(tiled(&s, 0).unwrap_err(), EngineError::ZeroSize { what: "block", field: Field::Block });
 }
 
 /// Under a window of 2 the cache is a rolling buffer: it never holds more than 2 rows,

@@ -2,7 +2,7 @@
 //! no numbers (sizes, limits, heads, RoPE, window, sentences) and tokenizes.
 
 use crate::attention;
-use crate::error::{number_text, EngineError};
+use crate::error::{number_text, EngineError, Field};
 use crate::limits;
 use crate::scenario::{Fill, Positional, Scenario};
 use crate::step::{Axis as A, Layout};
@@ -37,7 +37,7 @@ impl<'a> Plan<'a> {
         let d_k = check_sizes(scenario)?;
         let n_kv_heads = scenario.kv_heads();
         if n_kv_heads == 0 {
-            return Err(EngineError::ZeroSize { what: "n_kv_heads" });
+            return Err(EngineError::ZeroSize { what: "n_kv_heads", field: Field::NKvHeads });
         }
         if !n_heads.is_multiple_of(n_kv_heads) {
             return Err(EngineError::KvHeadsDoNotDivide { n_heads, n_kv_heads });
@@ -51,7 +51,7 @@ impl<'a> Plan<'a> {
             }
         }
         if scenario.mask.window == Some(0) {
-            return Err(EngineError::ZeroSize { what: "window" });
+            return Err(EngineError::ZeroSize { what: "window", field: Field::Window });
         }
 
         // Tokens, padded to the longest sentence (and, for cross-attention, the key/value
@@ -72,6 +72,7 @@ impl<'a> Plan<'a> {
                 what: format!("B·h·T_q·T_k (attention cells, B={b}, h={n_heads}, T_q={t_q}, T_k={t_k})"),
                 value: cells,
                 max: limits::MAX_ATTENTION_CELLS,
+                field: Field::Sentences,
             });
         }
         Ok(Self { scenario, batch, kv_batch, b, t_q, t_k, d_model, n_heads, n_kv_heads, d_k })
@@ -116,16 +117,17 @@ impl<'a> Plan<'a> {
 fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
     let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
     if d_model == 0 {
-        return Err(EngineError::ZeroSize { what: "d_model" });
+        return Err(EngineError::ZeroSize { what: "d_model", field: Field::DModel });
     }
     if n_heads == 0 {
-        return Err(EngineError::ZeroSize { what: "n_heads" });
+        return Err(EngineError::ZeroSize { what: "n_heads", field: Field::NHeads });
     }
     if d_model > limits::MAX_D_MODEL {
         return Err(EngineError::TooLarge {
             what: "d_model".into(),
             value: d_model,
             max: limits::MAX_D_MODEL,
+            field: Field::DModel,
         });
     }
     if n_heads > limits::MAX_HEADS {
@@ -133,6 +135,7 @@ fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
             what: "h (n_heads)".into(),
             value: n_heads,
             max: limits::MAX_HEADS,
+            field: Field::NHeads,
         });
     }
     attention::head_width(d_model, n_heads)
