@@ -23,21 +23,14 @@ pub fn Explorer(
 ) -> impl IntoView {
     let AppState { view: view_state, shown, viewport, .. } = state;
     let phone = !in_lesson && folds_controls(dom::viewport_width());
-    let controls = if in_lesson {
+    // in a lesson, and on a phone opening the page (a heatmap first), the controls and
+    // the sizes wait under a fold; the sentence tabs above the heatmap still name the
+    // sentences
+    let controls = if in_lesson || phone {
+        let title = if in_lesson { "Change the numbers" } else { "Change the sentences and sizes" };
         view! {
             <details class="al-fold" data-testid="change-numbers">
-                <summary>"Change the numbers"</summary>
-                <Controls state=state />
-                <Overview state=state />
-            </details>
-        }
-        .into_any()
-    } else if phone {
-        // a phone opening the page sees a heatmap first: the controls and the sizes wait
-        // under a fold (the sentence tabs above the heatmap still name the sentences)
-        view! {
-            <details class="al-fold" data-testid="change-numbers">
-                <summary>"Change the sentences and sizes"</summary>
+                <summary>{title}</summary>
                 <Controls state=state />
                 <Overview state=state />
             </details>
