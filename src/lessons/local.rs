@@ -52,6 +52,43 @@ fn bloom_row(t: &Trace, h: usize, i: usize) -> Option<(Vec<f64>, Vec<f64>)> {
     Some((shifted, w.iter().copied().collect()))
 }
 
+/// What the BLOOM step's table shows for "eight" in head 1: the paper's biased row, BLOOM's
+/// (the same row plus `shift` = m·i), and the softmax of each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BloomComparison {
+    /// The query's position (from 0) and token.
+    pub query: (usize, String),
+    /// The key tokens, one per column.
+    pub keys: Vec<String>,
+    /// m·i, added to every score of the row.
+    pub shift: f64,
+    /// The paper's row, m·(j − i) added (the trace's `biased` row).
+    pub paper: Vec<f64>,
+    /// BLOOM's row, m·j added.
+    pub bloom: Vec<f64>,
+    /// The softmax of the paper's row (the trace's weights).
+    pub paper_weights: Vec<f64>,
+    /// The softmax of BLOOM's row, as the engine computes one.
+    pub bloom_weights: Vec<f64>,
+}
+
+/// The BLOOM step's comparison for the shown trace; `None` without ALiBi or without an
+/// "eight" row (an imported scenario).
+pub fn bloom_comparison(t: &Trace) -> Option<BloomComparison> {
+    let (bloom, bloom_weights) = bloom_row(t, 0, EIGHT)?;
+    let paper = t.step(S::Biased)?.matrix(0, 0)?.row(EIGHT).to_vec();
+    let paper_weights = t.step(S::Weights)?.matrix(0, 0)?.row(EIGHT).to_vec();
+    Some(BloomComparison {
+        query: (EIGHT, t.tokens.first()?.get(EIGHT)?.clone()),
+        keys: t.key_tokens(0).to_vec(),
+        shift: t.alibi_slopes.first()? * EIGHT as f64,
+        paper,
+        bloom,
+        paper_weights,
+        bloom_weights,
+    })
+}
+
 fn list(v: &[f64]) -> String {
     format!("[{}]", v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", "))
 }
@@ -171,7 +208,7 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(None, true),
                 focus: S::Biased,
                 batch: 0,
-                extra: Extra::None,
+                extra: Extra::BloomRow,
                 quiz: None,
                 highlight: |t| super::row_cells(t, S::Biased, 0, 0, EIGHT),
                 narrate: |t| {
@@ -216,5 +253,15 @@ mod tests {
         }
         // no ALiBi: the step says so instead of failing
         assert!(bloom_row(&t, 0, EIGHT).is_none());
+        assert!(bloom_comparison(&t).is_none());
+        // the table: BLOOM's row is the paper's plus m·i, and both softmaxes agree
+        let c = bloom_comparison(&a).unwrap();
+        assert_eq!(c.query, (EIGHT, "eight".to_string()));
+        assert_eq!(c.shift, 0.25 * 7.0);
+        for (p, b) in c.paper.iter().zip(&c.bloom) {
+            assert!((b - p - c.shift).abs() < 1e-12);
+        }
+        assert_eq!(c.paper_weights, w.row(EIGHT).to_vec());
+        assert_eq!(c.keys.len(), c.paper.len());
     }
 }

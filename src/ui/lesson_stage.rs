@@ -13,6 +13,7 @@ use crate::draw::LABEL_FONT;
 use crate::lessons::{self, Lesson};
 
 use super::app_state::AppState;
+use super::bloom_row::BloomRow;
 use super::causal_corners::CausalCorners;
 use super::decode_view::DecodeView;
 use super::embedding_editor::EmbeddingEditor;
@@ -86,6 +87,7 @@ pub fn LessonStage(
         | lessons::Extra::Decode { .. }
         | lessons::Extra::Tiles { .. }
         | lessons::Extra::CausalCorners
+        | lessons::Extra::BloomRow
         | lessons::Extra::SplitBothWays => ().into_any(),
     };
     // presenter mode's heatmap labels are read from the back of a room
@@ -110,6 +112,7 @@ pub fn LessonStage(
                     view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
                 }
                 lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
+                lessons::Extra::BloomRow => view! { <BloomRow trace=trace /> }.into_any(),
                 _ => ().into_any(),
             }}
         }
