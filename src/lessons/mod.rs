@@ -86,7 +86,7 @@ pub enum Extra {
     /// Beside the focus step: a causal mask anchored at the top left (`is_causal=True`)
     /// and at the lower right, for fewer queries than keys (no numbers, only ✓ and ✗).
     CausalCorners,
-    /// Under the focus step's heatmaps: the ALiBi lesson's table of one row biased the
+    /// Beside the words: the ALiBi lesson's table of one row biased the
     /// paper's way and BLOOM's, and the softmax of each ([`local::bloom_comparison`]).
     BloomRow,
     /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose

@@ -1,4 +1,4 @@
-//! The ALiBi lesson's comparison under the heatmaps: "eight"'s row of head 1 biased the
+//! The ALiBi lesson's comparison beside the words: "eight"'s row of head 1 biased the
 //! paper's way, m·(j − i), and BLOOM's, m·j (the same row plus m·i), with the softmax of
 //! each: different scores, the same weights. The numbers are
 //! [`lessons::local::bloom_comparison`]'s; the table is the picture and its own text.
@@ -34,10 +34,10 @@ pub fn BloomRow(
         };
         let (i, token) = c.query.clone();
         let rows = view! {
-            {line("scores, the paper: + m·(j − i)".into(), &c.paper)}
-            {line(format!("scores, BLOOM: + m·j (+ {} each)", short(c.shift)), &c.bloom)}
-            {line("weights from the paper's scores".into(), &c.paper_weights)}
-            {line("weights from BLOOM's scores".into(), &c.bloom_weights)}
+            {line("paper: + m·(j − i)".into(), &c.paper)}
+            {line("BLOOM: + m·j".into(), &c.bloom)}
+            {line("weights, paper".into(), &c.paper_weights)}
+            {line("weights, BLOOM".into(), &c.bloom_weights)}
         };
         let table = view! {
             <table class="al-table al-bloom-table">
@@ -54,7 +54,8 @@ pub fn BloomRow(
             <figure class="al-bloom" data-testid="bloom-row">
                 <figcaption>
                     {format!(
-                        "\"{token}\" (row {i}), head 1: two ways of writing ALiBi's bias, and the weights each gives",
+                        "\"{token}\" (row {i}), head 1: ALiBi's bias written two ways. BLOOM's scores are the paper's + m·i = {} each; the weights are the same.",
+                        short(c.shift),
                     )}
                 </figcaption>
                 {scroll_region(format!("ALiBi's bias two ways, row {i}"), table)}

@@ -82,12 +82,12 @@ pub fn LessonStage(
             view! { <EmbeddingEditor settings=settings /> }.into_any()
         }
         lessons::Extra::MaskConventions => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
+        lessons::Extra::BloomRow => view! { <BloomRow trace=trace /> }.into_any(),
         lessons::Extra::None
         | lessons::Extra::PositionSimilarity
         | lessons::Extra::Decode { .. }
         | lessons::Extra::Tiles { .. }
         | lessons::Extra::CausalCorners
-        | lessons::Extra::BloomRow
         | lessons::Extra::SplitBothWays => ().into_any(),
     };
     // presenter mode's heatmap labels are read from the back of a room
@@ -112,7 +112,6 @@ pub fn LessonStage(
                     view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
                 }
                 lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
-                lessons::Extra::BloomRow => view! { <BloomRow trace=trace /> }.into_any(),
                 _ => ().into_any(),
             }}
         }
