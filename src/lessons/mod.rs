@@ -364,7 +364,10 @@ pub fn quoted_numbers(text: &str) -> Vec<String> {
             j += 1;
         }
         let is_decimal = j + 1 < chars.len() && chars[j] == '.' && chars[j + 1].is_ascii_digit();
-        if is_decimal {
+        // a library's version ("torch 2.15") is not a number of the picture
+        let before: String = chars[i.saturating_sub(6)..i].iter().collect();
+        let is_version = before.ends_with("torch ");
+        if is_decimal && !is_version {
             j += 1;
             while j < chars.len() && chars[j].is_ascii_digit() {
                 j += 1;
@@ -461,7 +464,6 @@ pub(crate) mod tests {
     const KNOWN_MISSING: &[&str] = &[
         "?lesson=baseball-bat&ls=2 words: 4.00",
         "?lesson=baseball-bat&ls=6 words: 1.15",
-        "?lesson=masks&ls=8 words: 2.15",
         "?lesson=word-order&ls=3 words: 0.24",
         "?lesson=word-order&ls=3 words: 0.30",
         "?lesson=word-order&ls=4 words: 0.0000",
@@ -591,6 +593,7 @@ pub(crate) mod tests {
             ["1.00", "-0.50", "1.73"]
         );
         assert_eq!(quoted_numbers("h1·0 (1.00 → 1.50)"), ["1.00", "1.50"]);
+        assert_eq!(quoted_numbers("checked with torch 2.15, then 0.50"), ["0.50"]);
     }
 
     /// Scenarios a learner can import while a lesson is open: every lesson's words must
