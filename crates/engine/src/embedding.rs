@@ -17,7 +17,7 @@ use ndarray::Array3;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use crate::error::{check_number, EngineError};
+use crate::error::{check_number, EngineError, Field};
 use crate::tokenize::{Batch, PAD};
 
 /// Where a token's vector came from, shown in the page next to `x`.
@@ -191,7 +191,7 @@ pub fn explicit_table(
             return Err(EngineError::EmbeddingLength { word: word.clone(), len: vector.len(), d_model });
         }
         for (i, &v) in vector.iter().enumerate() {
-            check_number(v, || format!("embedding of \"{word}\"[{i}]"))?;
+            check_number(v, Field::Embeddings, || format!("embedding of \"{word}\"[{i}]"))?;
         }
         let key = if word == PAD { word.clone() } else { word.to_lowercase() };
         table.insert(key, vector.clone());

@@ -133,6 +133,8 @@ pub enum EngineError {
         value: String,
         /// The largest magnitude accepted.
         max: f64,
+        /// The control it is about: an embedding or a projection's weights.
+        field: Field,
     },
 
     /// A reshape was asked for a shape with a different number of elements.
@@ -234,15 +236,16 @@ impl EngineError {
     pub fn field(&self) -> Field {
         match self {
             Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => Field::Sentences,
-            Self::ZeroSize { field, .. } | Self::TooLarge { field, .. } => *field,
             Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
             Self::RopeOddWidth { .. } | Self::RopeBase { .. } => Field::Rope,
             Self::DecodeNeedsCausal => Field::Causal,
             Self::EmbeddingLength { .. } => Field::Embeddings,
             // a bad number is in an embedding (`embedding of "bat"[1]`) or a weight (`w_q[0][1]`)
-            Self::BadNumber { what, .. } if what.starts_with("embedding") => Field::Embeddings,
-            Self::BadNumber { .. } | Self::WeightShape { .. } => Field::Projections,
+            Self::ZeroSize { field, .. } | Self::TooLarge { field, .. } | Self::BadNumber { field, .. } => {
+                *field
+            }
+            Self::WeightShape { .. } => Field::Projections,
             Self::Json { .. } => Field::Scenario,
         }
     }
@@ -301,11 +304,20 @@ pub(crate) fn number_text(value: f64) -> String {
 }
 
 /// Checks that an input number is finite and within [`limits::MAX_ABS_INPUT`].
-pub(crate) fn check_number(value: f64, what: impl FnOnce() -> String) -> Result<(), EngineError> {
+pub(crate) fn check_number(
+    value: f64,
+    field: Field,
+    what: impl FnOnce() -> String,
+) -> Result<(), EngineError> {
     if value.is_finite() && value.abs() <= limits::MAX_ABS_INPUT {
         Ok(())
     } else {
-        Err(EngineError::BadNumber { what: what(), value: number_text(value), max: limits::MAX_ABS_INPUT })
+        Err(EngineError::BadNumber {
+            what: what(),
+            value: number_text(value),
+            max: limits::MAX_ABS_INPUT,
+            field,
+        })
     }
 }
 
@@ -315,17 +327,12 @@ mod tests {
 
     #[test]
     fn every_error_names_its_control() {
-        let bad_number =
-            |what: &str| EngineError::BadNumber { what: what.into(), value: "NaN".into(), max: 1.0 };
         let cases = [
             (EngineError::NoSentences, Field::Sentences),
             (EngineError::EmptySentence { index: 2 }, Field::Sentences),
             (EngineError::BatchMismatch { queries: 1, keys: 2 }, Field::Sentences),
             (EngineError::HeadsDoNotDivide { d_model: 5, n_heads: 2 }, Field::NHeads),
             (EngineError::EmbeddingLength { word: "bat".into(), len: 2, d_model: 3 }, Field::Embeddings),
-            (bad_number("embedding of \"bat\"[1]"), Field::Embeddings),
-            (bad_number("w_q[0][1]"), Field::Projections),
-            (bad_number("b_o[2]"), Field::Projections),
             (
                 EngineError::WeightShape { name: "w_q", expected: vec![2, 2], found: vec![2, 3], d_model: 2 },
                 Field::Projections,
@@ -336,14 +343,14 @@ mod tests {
         for (error, field) in cases {
             assert_eq!(error.field(), field, "{error}");
         }
-        // the sizes: each error as the engine makes it, for the control it names
+        // the errors that carry their field: each as the engine makes it, for the control it names
         let run = |edit: &dyn Fn(&mut crate::Scenario)| {
             let mut s = crate::Scenario::identity(&["the cat sat"], 4, 2);
             edit(&mut s);
             crate::run(&s).unwrap_err()
         };
         type Edit<'a> = &'a dyn Fn(&mut crate::Scenario);
-        let sizes: [(Edit, Field); 9] = [
+        let made: [(Edit, Field); 11] = [
             (&|s| s.d_model = 0, Field::DModel),
             (&|s| s.n_heads = 0, Field::NHeads),
             (&|s| s.n_kv_heads = Some(0), Field::NKvHeads),
@@ -366,11 +373,42 @@ mod tests {
                 },
                 Field::Sentences,
             ),
+            // a bad number, in an embedding or in a weight
+            (
+                &|s| {
+                    s.embeddings.insert("cat".into(), vec![f64::NAN; 4]);
+                },
+                Field::Embeddings,
+            ),
+            (
+                &|s| {
+                    let eye: Vec<Vec<f64>> =
+                        (0..4).map(|i| (0..4).map(|j| f64::from(u8::from(i == j))).collect()).collect();
+                    let mut w_q = eye.clone();
+                    w_q[0][1] = f64::INFINITY;
+                    s.projections = crate::Projections::Explicit(Box::new(crate::ExplicitWeights {
+                        w_q,
+                        b_q: vec![],
+                        w_k: eye.clone(),
+                        b_k: vec![],
+                        w_v: eye.clone(),
+                        b_v: vec![],
+                        w_o: eye,
+                        b_o: vec![],
+                    }));
+                },
+                Field::Projections,
+            ),
         ];
-        for (i, (edit, field)) in sizes.iter().enumerate() {
+        for (i, (edit, field)) in made.iter().enumerate() {
             let error = run(edit);
             assert!(
-                matches!(error, EngineError::ZeroSize { .. } | EngineError::TooLarge { .. }),
+                matches!(
+                    error,
+                    EngineError::ZeroSize { .. }
+                        | EngineError::TooLarge { .. }
+                        | EngineError::BadNumber { .. }
+                ),
                 "{i}: {error}"
             );
             assert_eq!(error.field(), *field, "{i}: {error}");

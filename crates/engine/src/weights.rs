@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
 use crate::embedding::unit;
-use crate::error::{check_number, EngineError};
+use crate::error::{check_number, EngineError, Field};
 use crate::matmul::Packed;
 use crate::scenario::{ExplicitWeights, ProjectionKind, Projections};
 
@@ -218,14 +218,14 @@ fn linear(
     }
     for (i, row) in w.iter().enumerate() {
         for (j, &v) in row.iter().enumerate() {
-            check_number(v, || format!("{w_name}[{i}][{j}]"))?;
+            check_number(v, Field::Projections, || format!("{w_name}[{i}][{j}]"))?;
         }
     }
     let bias = if b.is_empty() {
         Array1::zeros(d_out)
     } else if b.len() == d_out {
         for (i, &v) in b.iter().enumerate() {
-            check_number(v, || format!("{b_name}[{i}]"))?;
+            check_number(v, Field::Projections, || format!("{b_name}[{i}]"))?;
         }
         Array1::from(b.to_vec())
     } else {
