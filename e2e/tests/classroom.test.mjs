@@ -91,6 +91,9 @@ export const tests = [
           t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in presenter mode');
           t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in presenter mode');
           assertFits(t, await stageBoxes(page), w, h, `${w}x${h} ${id} step ${s + 1}`);
+          // the baseball-bat plot sits beside the heatmaps, on the screen too
+          const plot = await page.$('[data-testid="lesson-picture"] [data-testid="embedding-plot"]');
+          if (plot) assertFits(t, { plot: await plot.evaluate((e) => e.getBoundingClientRect().toJSON()) }, w, h, `${w}x${h} ${id} step ${s + 1}`);
           // heatmap labels a room can read: at least 18 CSS px, as drawn (font × zoom)
           const labels = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => Number(e.dataset.labelPx)));
           for (const px of labels) t.assert.ok(px >= 18, `${w}x${h} ${id} step ${s + 1}: heatmap labels of ${px} px`);

@@ -28,6 +28,9 @@ use super::tensors::TensorView;
 use super::tiles_view::TilesView;
 use super::tokens::BatchTabs;
 
+/// The embedding plot's width with its margins, CSS px (its canvas is 300 px wide).
+const PLOT_WIDTH: f64 = 330.0;
+
 /// The heatmaps' label size in presenter mode, CSS px (issue 26: at least 18).
 const PRESENTER_LABEL_FONT: f64 = 18.0;
 
@@ -97,6 +100,13 @@ pub fn LessonStage(
     let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
     let max_height =
         Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
+    // presenting, the embedding plot sits beside the heatmaps instead of under them, so
+    // that both are on the screen: the cards get the column less the plot's width
+    let paired = Memo::new(move |_| {
+        present.get() && viewport.get() > 900.0 && extra.get() == lessons::Extra::EmbeddingPlot
+    });
+    let cards_column =
+        Signal::derive(move || if paired.get() { column.get() - PLOT_WIDTH } else { column.get() });
     let heatmaps = move || {
         // the picture the words talk about, as large as the column allows
         // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
@@ -106,14 +116,18 @@ pub fn LessonStage(
             <div class="al-tabs">
                 <BatchTabs state=state />
             </div>
-            <TensorView state=state column=column compact=true max_height=max_height />
-            {move || match extra.get() {
-                lessons::Extra::EmbeddingPlot => {
-                    view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
-                }
-                lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
-                _ => ().into_any(),
-            }}
+            <div class="al-picture-pair" class:al-paired=paired>
+                <div class="al-pair-cards">
+                    <TensorView state=state column=cards_column compact=true max_height=max_height />
+                </div>
+                {move || match extra.get() {
+                    lessons::Extra::EmbeddingPlot => {
+                        view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
+                    }
+                    lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
+                    _ => ().into_any(),
+                }}
+            </div>
         }
     };
     let kind = Memo::new(move |_| Some(extra.get()).filter(|e| e.replaces_heatmaps()).unwrap_or_default());
