@@ -22,7 +22,7 @@ pub fn Explorer(
     in_lesson: bool,
 ) -> impl IntoView {
     let AppState { view: view_state, shown, viewport, .. } = state;
-    let phone = !in_lesson && folds_controls(dom::viewport_width());
+    let phone = !in_lesson && folds_controls(viewport.get_untracked());
     // in a lesson, and on a phone opening the page (a heatmap first), the controls and
     // the sizes wait under a fold; the sentence tabs above the heatmap still name the
     // sentences

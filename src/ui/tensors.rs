@@ -78,13 +78,22 @@ pub fn TensorView(
     // step starts on the head its words point at (its first highlighted cell's).
     let font = use_context::<LabelFont>().map(|f| f.0);
     let highlights = use_context::<Highlights>().map(|h| h.0);
+    // a step's cards and the columns of each: (h, or 1 without heads; the last axis)
+    let heads_and_cols = move |step: StepName| {
+        shown.with(|t| {
+            t.as_ref().and_then(|t| t.step(step)).map_or((1, 0), |s| {
+                (
+                    if s.has_heads() { s.shape.get(1).copied().unwrap_or(1) } else { 1 },
+                    s.shape.last().copied().unwrap_or(0),
+                )
+            })
+        })
+    };
     let one_head = Memo::new(move |_| {
         let Some(font) = font.map(|f| f.get()).filter(|f| *f > LABEL_FONT) else { return false };
-        let heads = ids.with(|ids| ids.as_ref().map_or(0, Vec::len));
-        let n_cols = selected.get().and_then(|(step, _)| {
-            shown.with(|t| t.as_ref().and_then(|t| t.step(step)).and_then(|s| s.shape.last().copied()))
-        });
-        one_head_at_a_time(column.get(), heads, n_cols.unwrap_or(1), font)
+        let Some((step, _)) = selected.get() else { return false };
+        let (heads, n_cols) = heads_and_cols(step);
+        one_head_at_a_time(column.get(), heads, n_cols, font)
     });
     let chosen = RwSignal::new(None::<usize>);
     Effect::new(move |_| {
@@ -200,14 +209,7 @@ pub fn TensorView(
     };
     let width_for = move |id: CardId| {
         Signal::derive(move || {
-            let (heads, n_cols) = shown.with(|t| {
-                t.as_ref().and_then(|t| t.step(id.step)).map_or((1, 0), |s| {
-                    (
-                        if s.has_heads() { s.shape.get(1).copied().unwrap_or(1) } else { 1 },
-                        s.shape.last().copied().unwrap_or(0),
-                    )
-                })
-            });
+            let (heads, n_cols) = heads_and_cols(id.step);
             card_width(column.get(), if one_head.get() { 1 } else { heads }, n_cols)
         })
     };
