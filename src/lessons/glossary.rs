@@ -131,9 +131,23 @@ pub fn segments<'a>(text: &'a str, terms: &[&'static Term]) -> Vec<(&'a str, Opt
     out
 }
 
-/// The glossary terms whose first use in `lesson` is in step `step` (from 0).
-pub fn first_used_in(uses: &[(&'static Term, usize, (usize, usize))], step: usize) -> Vec<&'static Term> {
-    uses.iter().filter(|(_, s, _)| *s == step).map(|(t, _, _)| *t).collect()
+/// The glossary terms whose first use in `lesson` is in step `step` (from 0). The
+/// lesson's [`first_uses`] (a run of each of its steps) are worked out once per lesson
+/// id and kept: the page asks on every step it opens.
+pub fn first_used_in(lesson: &Lesson, step: usize) -> Vec<&'static Term> {
+    type Uses = Vec<(&'static Term, usize, (usize, usize))>;
+    thread_local! {
+        static USES: std::cell::RefCell<std::collections::HashMap<&'static str, Uses>> = Default::default();
+    }
+    USES.with_borrow_mut(|cache| {
+        cache
+            .entry(lesson.id)
+            .or_insert_with(|| first_uses(lesson))
+            .iter()
+            .filter(|(_, s, _)| *s == step)
+            .map(|(t, _, _)| *t)
+            .collect()
+    })
 }
 
 /// The first use of each glossary term in a lesson: `(term, step index from 0, byte
@@ -200,10 +214,9 @@ mod tests {
     #[test]
     fn every_step_links_only_the_terms_it_uses_first() {
         for lesson in lessons() {
-            let uses = first_uses(&lesson);
             let mut seen = std::collections::BTreeSet::new();
             for (i, step) in lesson.steps.iter().enumerate() {
-                let terms = first_used_in(&uses, i);
+                let terms = first_used_in(&lesson, i);
                 let text = (step.narrate)(&run(&step.scenario).unwrap());
                 let linked: Vec<&str> =
                     segments(&text, &terms).iter().filter_map(|(_, t)| t.map(|t| t.term)).collect();

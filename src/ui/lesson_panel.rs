@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::Trace;
-use crate::lessons::glossary::{first_used_in, first_uses, Term};
+use crate::lessons::glossary::{first_used_in, Term};
 use crate::lessons::Lesson;
 
 use super::dom;
@@ -95,18 +95,9 @@ pub fn LessonPanel(
         let (l, s) = position.get();
         l3.with_value(|all| all.get(l).and_then(|lesson| lesson.steps.get(s)).cloned())
     };
-    // the glossary terms each step of the open lesson is the first to use, worked out
-    // once per lesson from its own scenarios (a few small runs), then linked in the words
-    type Uses = Vec<(&'static Term, usize, (usize, usize))>;
-    let uses: StoredValue<std::collections::HashMap<usize, Uses>> = StoredValue::new(Default::default());
+    // the glossary terms this step is the first of its lesson to use, linked in the words
     let terms_here = move |l: usize, s: usize| -> Vec<&'static Term> {
-        if uses.with_value(|u| !u.contains_key(&l)) {
-            let found = l3.with_value(|all| all.get(l).map(first_uses).unwrap_or_default());
-            uses.update_value(|u| {
-                u.insert(l, found);
-            });
-        }
-        uses.with_value(|u| u.get(&l).map(|found| first_used_in(found, s)).unwrap_or_default())
+        l3.with_value(|all| all.get(l).map(|lesson| first_used_in(lesson, s)).unwrap_or_default())
     };
     let open_term = RwSignal::new(None::<&'static str>);
     Effect::new(move |_| {
