@@ -37,6 +37,10 @@ fn bloom_row(t: &Trace, h: usize, i: usize) -> Option<(Vec<f64>, Vec<f64>)> {
     let m = *t.alibi_slopes.get(h)?;
     let biased = t.step(S::Biased)?.matrix(0, h)?;
     let masked = t.step(S::Masked)?.matrix(0, h)?;
+    // an imported scenario may have fewer than i + 1 queries
+    if i >= biased.nrows() || i >= masked.nrows() {
+        return None;
+    }
     let shift = m * i as f64;
     let shifted: Vec<f64> = biased.row(i).iter().map(|s| s + shift).collect();
     // the mask replaces blocked scores, whatever was added before it
@@ -76,8 +80,8 @@ pub struct BloomComparison {
 /// "eight" row (an imported scenario).
 pub fn bloom_comparison(t: &Trace) -> Option<BloomComparison> {
     let (bloom, bloom_weights) = bloom_row(t, 0, EIGHT)?;
-    let paper = t.step(S::Biased)?.matrix(0, 0)?.row(EIGHT).to_vec();
-    let paper_weights = t.step(S::Weights)?.matrix(0, 0)?.row(EIGHT).to_vec();
+    let paper = t.step(S::Biased)?.matrix(0, 0)?.rows().into_iter().nth(EIGHT)?.to_vec();
+    let paper_weights = t.step(S::Weights)?.matrix(0, 0)?.rows().into_iter().nth(EIGHT)?.to_vec();
     Some(BloomComparison {
         query: (EIGHT, t.tokens.first()?.get(EIGHT)?.clone()),
         keys: t.key_tokens(0).to_vec(),

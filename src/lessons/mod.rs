@@ -615,6 +615,10 @@ pub(crate) mod tests {
         batch.mask.fill = Fill::LargeNegative;
         out.push(("B = 3, -1e9", batch));
         out.push(("one token", Scenario::identity(&["bat"], 3, 3)));
+        let mut alibi = Scenario::identity(&["a b c"], 4, 2);
+        alibi.alibi = true;
+        alibi.mask.causal = true;
+        out.push(("ALiBi, 3 tokens", alibi));
         out
     }
 
@@ -622,6 +626,13 @@ pub(crate) mod tests {
     fn every_step_narrates_any_imported_scenario_without_panicking() {
         for (what, scenario) in odd_scenarios() {
             let trace = run(&scenario).unwrap_or_else(|e| panic!("{what}: {e}"));
+            // the pictures' own data, as the page builds it from the shown trace
+            assert!(trace.sizes.t >= 8 || local::bloom_comparison(&trace).is_none(), "{what}");
+            for b in 0..trace.sizes.b + 1 {
+                for h in shapes::split_both_ways(&trace, b) {
+                    assert_eq!(h.right.len(), h.wrong.len(), "{what}");
+                }
+            }
             for lesson in lessons() {
                 for step in &lesson.steps {
                     let text = (step.narrate)(&trace);
