@@ -51,6 +51,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::EmbeddingPlot,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -74,6 +75,16 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::EmbeddingPlot,
                 quiz: None,
+                aside: |t| {
+                    super::row_aside(
+                        t,
+                        format!("\"baseball\"'s row before and after the division by √d_k = √{}.", t.sizes.d_k),
+                        0,
+                        0,
+                        0,
+                        &[("QKᵀ", S::Scores), ("÷ √d_k", S::Scaled)],
+                    )
+                },
                 highlight: |_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)],
                 narrate: |t| {
                     format!(
@@ -96,6 +107,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Scaled,
                 batch: 0,
                 extra: Extra::EmbeddingPlot,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: Some(S::Weights),
@@ -122,6 +134,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::EmbeddingPlot,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |_| vec![super::cell(S::Weights, 1, 0)],
                 narrate: |t| {
                     format!(
@@ -140,6 +153,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::EmbeddingPlot,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Output, 0, 0, 1),
                 narrate: |t| {
                     format!(
@@ -163,6 +177,16 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::EmbeddingPlot,
                 quiz: None,
+                aside: |t| {
+                    super::row_aside(
+                        t,
+                        "\"bat\"'s row: its scaled scores, then softmax shares the row among five keys.".into(),
+                        0,
+                        0,
+                        4,
+                        &[("scaled", S::Scaled), ("weights", S::Weights)],
+                    )
+                },
                 highlight: |_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)],
                 narrate: |t| {
                     format!(

@@ -97,6 +97,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |_| {
                     ALIGNED
                         .iter()
@@ -135,6 +136,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 extra: Extra::None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: Some(S::Output),
@@ -162,6 +164,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -181,6 +184,7 @@ pub fn lesson() -> Lesson {
                 batch: 1,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| {
                     (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))
                         .map(|j| super::Cell { step: S::Weights, batch: 1, head: 0, row: 0, col: j })

@@ -30,6 +30,16 @@ fn per_token(t: &Trace) -> String {
 /// Llama 3 8B: 32 layers, 8 key/value heads (for 32 query heads), d_k = 128, bf16.
 const LLAMA3_8B: (u64, u64, u64, u64) = (32, 8, 128, 2);
 
+/// A size as the reveal writes it: whole (128 KiB, 1 GiB) when it is one, like the
+/// verdict's count, else two decimals.
+fn amount(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        num(v)
+    }
+}
+
 /// The lesson.
 pub fn lesson() -> Lesson {
     Lesson {
@@ -44,6 +54,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -62,6 +73,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| {
                     [super::row_cells(t, S::KRep, 0, 0, MAT), super::row_cells(t, S::KRep, 0, 1, MAT)]
                         .concat()
@@ -90,6 +102,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| (0..4).flat_map(|h| super::row_cells(t, S::Weights, 0, h, MAT)).collect(),
                 narrate: |t| {
                     format!(
@@ -110,6 +123,7 @@ pub fn lesson() -> Lesson {
                 focus: S::KRep,
                 batch: 0,
                 extra: Extra::None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
@@ -133,9 +147,9 @@ pub fn lesson() -> Lesson {
                                      32 key/value heads it would be {} KiB. At 8 192 tokens that is {} GiB per \
                                      sequence, for every sequence the server holds at once.",
                                     cache_bytes(layers, kv, d_k, bytes, 1),
-                                    num(kib),
-                                    num(mha),
-                                    num(long)
+                                    amount(kib),
+                                    amount(mha),
+                                    amount(long)
                                 ),
                             ))
                         },

@@ -104,6 +104,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| {
                     [JUMP, DOG, IT].iter().flat_map(|&i| super::row_cells(t, S::X, 0, 0, i)).collect()
                 },
@@ -127,6 +128,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |_| {
                     [cells(S::Weights, 0, JUMP, &[DOG]), cells(S::Weights, 0, WANTED, &[DOG])].concat()
                 },
@@ -146,6 +148,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |_| cells(S::Weights, 1, JUMP, &[IT]),
                 narrate: |t| {
                     format!(
@@ -163,6 +166,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Scaled,
                 batch: 0,
                 extra: Extra::None,
+                aside: super::no_aside,
                 highlight: |_| cells(S::Scaled, 0, JUMP, &[DOG, IT]),
                 quiz: Some(Quiz {
                     reveal: Some(S::Weights),
@@ -190,6 +194,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |_| cells(S::Weights, 0, JUMP, &[DOG, IT]),
                 narrate: |t| {
                     format!(
@@ -208,6 +213,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Context, 0, 0, JUMP),
                 narrate: |t| {
                     format!(
@@ -228,6 +234,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Concat, 0, 0, JUMP),
                 narrate: |t| {
                     let d = t.sizes.d_model;

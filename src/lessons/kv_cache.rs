@@ -79,6 +79,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, MAT),
                 narrate: |t| {
                     let n = t.tokens.first().map_or(0, Vec::len);
@@ -104,6 +105,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::Decode { t: ON },
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -127,6 +129,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 extra: Extra::None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
@@ -169,6 +172,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Weights,
                 batch: 0,
                 extra: Extra::Decode { t: ON },
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
@@ -215,6 +219,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::CausalCorners,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |_| {
                     "The tables below are causal masks for fewer queries (L) than keys (S). is_causal=True \
@@ -234,6 +239,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::Decode { t: MAT },
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let w = t.mask.config.window;

@@ -111,6 +111,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, EIGHT),
                 narrate: |t| {
                     format!(
@@ -130,6 +131,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Masked,
                 batch: 0,
                 extra: Extra::None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: Some(S::Masked),
@@ -168,6 +170,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| {
                     [super::row_cells(t, S::Weights, 0, 0, EIGHT), super::row_cells(t, S::Weights, 0, 0, SIX)]
                         .concat()
@@ -193,6 +196,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect(),
                 narrate: |t| {
                     format!(
@@ -214,6 +218,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::BloomRow,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Biased, 0, 0, EIGHT),
                 narrate: |t| {
                     let Some((bloom, bloom_weights)) = bloom_row(t, 0, EIGHT) else {

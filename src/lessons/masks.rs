@@ -59,6 +59,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::MaskConventions,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| {
                     [super::row_cells(t, S::Weights, 0, 0, 0), super::row_cells(t, S::Weights, 0, 0, 1)]
                         .concat()
@@ -80,6 +81,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Masked,
                 batch: 0,
                 extra: Extra::MaskConventions,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: Some(S::Weights),
@@ -121,6 +123,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::MaskConventions,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| {
                     (t.query_length(0)..t.sizes.t).map(|j| super::cell(S::Weights, 0, j)).collect()
                 },
@@ -145,6 +148,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::MaskConventions,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -166,6 +170,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::MaskConventions,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
                     format!(
@@ -184,6 +189,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::MaskConventions,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
                 narrate: |t| {
                     format!(
@@ -203,6 +209,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::MaskConventions,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: leak_cells,
                 narrate: |t| {
                     format!(
@@ -230,6 +237,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::MaskConventions,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: leak_cells,
                 narrate: |t| {
                     format!(

@@ -90,6 +90,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::Tiles { block: t_k(), tile: 0 },
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let row = folded(t, MAT, t.key_tokens(0).len().max(1));
@@ -116,6 +117,7 @@ pub fn lesson() -> Lesson {
                 focus: S::Masked,
                 batch: 0,
                 extra: Extra::Tiles { block: t_k(), tile: 0 },
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: None,
@@ -155,6 +157,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: tile(0),
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let row = folded(t, MAT, BLOCK);
@@ -180,6 +183,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: tile(2),
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let row = folded(t, MAT, BLOCK);
@@ -217,6 +221,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: tile(4),
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let row = folded(t, MAT, BLOCK);
@@ -248,6 +253,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::Tiles { block: BLOCK, tile: tile_index(BLOCK, t_k(), 0, 2) },
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let (skipped, all) = blocked_tiles(t, BLOCK);

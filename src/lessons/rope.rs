@@ -88,6 +88,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |_| pairs(S::Scores),
                 narrate: |t| {
                     format!(
@@ -108,6 +109,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| {
                     [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
                         .concat()
@@ -135,6 +137,7 @@ pub fn lesson() -> Lesson {
                 focus: S::QRot,
                 batch: 0,
                 extra: Extra::None,
+                aside: super::no_aside,
                 highlight: |t| {
                     [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
                         .concat()
@@ -167,6 +170,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |_| pairs(S::Scores),
                 narrate: |t| {
                     format!(
@@ -187,6 +191,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: |t| super::row_cells(t, S::QRot, 0, 0, BALL_5),
                 narrate: |t| {
                     format!(

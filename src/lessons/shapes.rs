@@ -91,6 +91,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -114,6 +115,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
@@ -139,6 +141,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::SplitBothWays,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     let d_k = t.sizes.d_k;
@@ -170,6 +173,7 @@ pub fn lesson() -> Lesson {
                 focus: S::KHeads,
                 batch: 0,
                 extra: Extra::None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 quiz: Some(Quiz {
                     reveal: Some(S::Weights),
@@ -197,6 +201,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -215,6 +220,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(

@@ -3,7 +3,7 @@
 //! sinusoidal positional encoding tells them apart, and nearby positions get similar codes.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, no_highlight, num, row, token, Cell, Extra, Lesson, LessonStep};
+use super::{at, base, no_highlight, num, row, token, Aside, Cell, Extra, Lesson, LessonStep};
 use crate::engine::{Positional, Scenario, StepName as S, Trace};
 
 /// The two orders, as one batch: sentence 1 and sentence 2.
@@ -72,19 +72,36 @@ fn moved_rows(t: &Trace) -> Vec<Cell> {
 
 /// The largest `|weights[0][i][j] − weights[1][π(i)][π(j)]|` over every pair.
 pub fn largest_mismatch(t: &Trace) -> Option<f64> {
+    largest_mismatch_pair(t).map(|(_, _, d)| d)
+}
+
+/// The pair `(i, j)` of sentence 1 whose weight differs most from the same pair's in
+/// sentence 2 (the first of pairs that tie), with the difference; `None` when the
+/// sentences are not the same words reordered or a weight is NaN.
+fn largest_mismatch_pair(t: &Trace) -> Option<(usize, usize, f64)> {
     let pi = permutation(t)?;
     let n = pi.len();
-    let mut worst = 0.0f64;
+    let mut worst = (0, 0, 0.0f64);
     for i in 0..n {
         for j in 0..n {
             let d = (at(t, S::Weights, 0, 0, i, j) - at(t, S::Weights, 1, 0, pi[i], pi[j])).abs();
             if d.is_nan() {
                 return None;
             }
-            worst = worst.max(d);
+            if d > worst.2 {
+                worst = (i, j, d);
+            }
         }
     }
     Some(worst)
+}
+
+/// One row of step 3's table: the pair `i → j` of sentence 1, its weight there and in
+/// sentence 2 (at the words' new places), and the difference.
+fn pair_row(t: &Trace, pi: &[usize], i: usize, j: usize) -> Option<(String, Vec<String>)> {
+    let a = at(t, S::Weights, 0, 0, i, j);
+    let b = at(t, S::Weights, 1, 0, *pi.get(i)?, *pi.get(j)?);
+    Some((format!("\"{}\" → \"{}\"", token(t, 0, i), token(t, 0, j)), vec![num(a), num(b), num((a - b).abs())]))
 }
 
 /// The same for the outputs: `|output[0][i] − output[1][π(i)]|`, the largest over every
@@ -145,6 +162,7 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: matching_cells,
                 narrate: |t| {
                     let Some((i, j, pi)) = pair_words(t) else {
@@ -174,6 +192,7 @@ pub fn lesson() -> Lesson {
                 batch: 1,
                 extra: Extra::None,
                 quiz: None,
+                aside: super::no_aside,
                 highlight: moved_rows,
                 narrate: |t| {
                     let Some((i, _, pi)) = pair_words(t) else {
@@ -201,6 +220,21 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: |t| {
+                    let (i, j, pi) = pair_words(t)?;
+                    let mut rows = vec![pair_row(t, &pi, i, j)?];
+                    if let Some((a, b, _)) = largest_mismatch_pair(t).filter(|&(a, b, _)| (a, b) != (i, j)) {
+                        rows.push(pair_row(t, &pi, a, b)?);
+                    }
+                    let most = if rows.len() > 1 { " The second row is the pair that differs most." } else { "" };
+                    Some(Aside {
+                        caption: format!(
+                            "With positions added, the same two words in the two orders: the weights differ.{most}"
+                        ),
+                        head: vec!["weight".into(), "sentence 1".into(), "sentence 2".into(), "difference".into()],
+                        rows,
+                    })
+                },
                 highlight: matching_cells,
                 narrate: |t| {
                     let Some((i, j, pi)) = pair_words(t) else {
@@ -231,6 +265,25 @@ pub fn lesson() -> Lesson {
                 batch: 0,
                 extra: Extra::None,
                 quiz: None,
+                aside: |t| {
+                    let last = t.sizes.d_model.checked_sub(2)?;
+                    let positions = 0..t.sizes.t.min(3);
+                    let mut head = vec!["column".to_string()];
+                    head.extend(positions.clone().map(|p| format!("pos {p}")));
+                    Some(Aside {
+                        caption: "The first and the last sine columns over positions 0–2: the last needs four \
+                                  decimals to be seen moving."
+                            .into(),
+                        head,
+                        rows: vec![
+                            ("sin 0".into(), positions.clone().map(|p| num(at(t, S::Pe, 0, 0, p, 0))).collect()),
+                            (
+                                format!("sin {}", last / 2),
+                                positions.map(|p| fixed4(at(t, S::Pe, 0, 0, p, last))).collect(),
+                            ),
+                        ],
+                    })
+                },
                 highlight: super::no_highlight,
                 narrate: |t| {
                     format!(
@@ -271,6 +324,7 @@ pub fn lesson() -> Lesson {
                         answer: closest_position,
                     },
                 }),
+                aside: super::no_aside,
                 highlight: no_highlight,
                 narrate: |_| {
                     "Predict first: the sines and cosines of nearby positions have nearly the same phase. \
@@ -286,6 +340,7 @@ pub fn lesson() -> Lesson {
                 extra: Extra::PositionSimilarity,
                 quiz: None,
                 // the picture is the table of PE · PEᵀ, not a heatmap with outlines
+                aside: super::no_aside,
                 highlight: no_highlight,
                 narrate: |t| {
                     format!(

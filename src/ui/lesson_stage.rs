@@ -19,6 +19,7 @@ use super::decode_view::DecodeView;
 use super::embedding_editor::EmbeddingEditor;
 use super::embedding_plot::EmbeddingPlot;
 use super::heatmap_card::LabelFont;
+use super::lesson_aside::LessonAside;
 use super::lesson_panel::LessonPanel;
 use super::mask_conventions::MaskConventions;
 use super::page_layout::{lesson_column, lesson_max_height};
@@ -79,19 +80,29 @@ pub fn LessonStage(
     let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
     let batch = Signal::derive(move || view_state.with(|v| v.batch));
     let trace = Signal::derive(move || shown.get());
-    let extras = move || match extra.get() {
-        lessons::Extra::EmbeddingPlot => {
-            // what the current step's picture shows beside the focus step: the step says
-            view! { <EmbeddingEditor settings=settings /> }.into_any()
+    // the open step's small table of numbers its words quote that the heatmaps lack
+    let asides: Vec<fn(&crate::engine::Trace) -> Option<lessons::Aside>> =
+        all_lessons.get(l).map(|x| x.steps.iter().map(|s| s.aside).collect()).unwrap_or_default();
+    let aside = Signal::derive(move || lesson.get().and_then(|(_, s)| asides.get(s).copied()));
+    let extras = move || {
+        let beside = match extra.get() {
+            lessons::Extra::EmbeddingPlot => {
+                // what the current step's picture shows beside the focus step: the step says
+                view! { <EmbeddingEditor settings=settings /> }.into_any()
+            }
+            lessons::Extra::MaskConventions => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
+            lessons::Extra::BloomRow => view! { <BloomRow trace=trace /> }.into_any(),
+            lessons::Extra::None
+            | lessons::Extra::PositionSimilarity
+            | lessons::Extra::Decode { .. }
+            | lessons::Extra::Tiles { .. }
+            | lessons::Extra::CausalCorners
+            | lessons::Extra::SplitBothWays => ().into_any(),
+        };
+        view! {
+            {beside}
+            <LessonAside trace=trace aside=aside />
         }
-        lessons::Extra::MaskConventions => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
-        lessons::Extra::BloomRow => view! { <BloomRow trace=trace /> }.into_any(),
-        lessons::Extra::None
-        | lessons::Extra::PositionSimilarity
-        | lessons::Extra::Decode { .. }
-        | lessons::Extra::Tiles { .. }
-        | lessons::Extra::CausalCorners
-        | lessons::Extra::SplitBothWays => ().into_any(),
     };
     // presenter mode's heatmap labels are read from the back of a room
     provide_context(LabelFont(Signal::derive(

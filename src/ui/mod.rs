@@ -37,6 +37,7 @@ pub mod highlight;
 pub mod io;
 pub mod lesson_keys;
 pub mod lesson_open;
+pub mod lesson_aside;
 pub mod lesson_panel;
 pub mod lesson_quiz;
 pub mod lesson_stage;
