@@ -91,6 +91,9 @@ export const tests = [
           t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in presenter mode');
           t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in presenter mode');
           assertFits(t, await stageBoxes(page), w, h, `${w}x${h} ${id} step ${s + 1}`);
+          // every element of the step on the screen: the page itself does not scroll
+          const page_size = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth }));
+          t.assert.ok(page_size.height <= h + 1 && page_size.width <= w + 1, `${w}x${h} ${id} step ${s + 1}: the page is ${page_size.width} × ${page_size.height} px`);
           // the baseball-bat plot sits beside the heatmaps, on the screen too
           const plot = await page.$('[data-testid="lesson-picture"] [data-testid="embedding-plot"]');
           if (plot) assertFits(t, { plot: await plot.evaluate((e) => e.getBoundingClientRect().toJSON()) }, w, h, `${w}x${h} ${id} step ${s + 1}`);

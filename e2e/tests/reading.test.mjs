@@ -131,4 +131,29 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'reading: a step whose words quote numbers its heatmaps lack shows them in a table beside the words',
+    run: async (t) => {
+      // baseball-bat step 2 quotes QKᵀ = [4.00, 2.00] while its heatmap shows the scaled scores
+      const page = await t.gotoApp('lesson=baseball-bat&ls=1');
+      await page.waitForSelector('[data-testid="lesson-aside"] table');
+      const rows = await page.$$eval('[data-testid="lesson-aside"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())));
+      t.assert.deepEqual(rows, [['QKᵀ', '4.00', '2.00'], ['÷ √d_k', '2.31', '1.15']]);
+      const words = await page.textContent('[data-testid="lesson-text"]');
+      for (const n of ['4.00', '2.00', '2.31', '1.15']) t.assert.ok(words.includes(n), `the words quote ${n}`);
+      // the step before has no aside
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '0');
+      t.assert.equal(await page.$('[data-testid="lesson-aside"]'), null);
+      // word order step 4: the slow column to four decimals, as the words write it
+      await page.goto(t.url('/?lesson=word-order&ls=3'));
+      await page.waitForSelector('[data-testid="lesson-aside"] table');
+      const cells = await page.$$eval('[data-testid="lesson-aside"] td', (tds) => tds.map((c) => c.textContent.trim()));
+      const text = await page.textContent('[data-testid="lesson-text"]');
+      const fours = cells.filter((c) => /^-?\d+\.\d{4}$/.test(c));
+      t.assert.equal(fours.length, 3);
+      for (const c of fours) t.assert.ok(text.includes(c), `the words quote ${c}`);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

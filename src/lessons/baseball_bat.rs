@@ -78,7 +78,10 @@ pub fn lesson() -> Lesson {
                 aside: |t| {
                     super::row_aside(
                         t,
-                        format!("\"baseball\"'s row before and after the division by √d_k = √{}.", t.sizes.d_k),
+                        format!(
+                            "\"baseball\"'s row before and after the division by √d_k = √{}.",
+                            t.sizes.d_k
+                        ),
                         0,
                         0,
                         0,
@@ -180,7 +183,8 @@ pub fn lesson() -> Lesson {
                 aside: |t| {
                     super::row_aside(
                         t,
-                        "\"bat\"'s row: its scaled scores, then softmax shares the row among five keys.".into(),
+                        "\"bat\"'s row: its scaled scores, then softmax shares the row among five keys."
+                            .into(),
                         0,
                         0,
                         4,

@@ -54,8 +54,11 @@ pub struct LessonStep {
     /// A small table beside the words for numbers they quote that the picture's heatmaps
     /// do not show (another step's row, another sentence's cell, more decimals);
     /// [`no_aside`] for most steps.
-    pub aside: fn(&Trace) -> Option<Aside>,
+    pub aside: MakeAside,
 }
+
+/// How a step writes its [`Aside`] from the live trace.
+pub type MakeAside = fn(&Trace) -> Option<Aside>;
 
 /// A small table beside a step's words, every cell already written as the page shows it
 /// (so that [`picture_numbers`] and the page agree): the numbers the words quote that the

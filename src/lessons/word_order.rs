@@ -101,7 +101,10 @@ fn largest_mismatch_pair(t: &Trace) -> Option<(usize, usize, f64)> {
 fn pair_row(t: &Trace, pi: &[usize], i: usize, j: usize) -> Option<(String, Vec<String>)> {
     let a = at(t, S::Weights, 0, 0, i, j);
     let b = at(t, S::Weights, 1, 0, *pi.get(i)?, *pi.get(j)?);
-    Some((format!("\"{}\" → \"{}\"", token(t, 0, i), token(t, 0, j)), vec![num(a), num(b), num((a - b).abs())]))
+    Some((
+        format!("\"{}\" → \"{}\"", token(t, 0, i), token(t, 0, j)),
+        vec![num(a), num(b), num((a - b).abs())],
+    ))
 }
 
 /// The same for the outputs: `|output[0][i] − output[1][π(i)]|`, the largest over every
@@ -226,7 +229,8 @@ pub fn lesson() -> Lesson {
                     if let Some((a, b, _)) = largest_mismatch_pair(t).filter(|&(a, b, _)| (a, b) != (i, j)) {
                         rows.push(pair_row(t, &pi, a, b)?);
                     }
-                    let most = if rows.len() > 1 { " The second row is the pair that differs most." } else { "" };
+                    let most =
+                        if rows.len() > 1 { " The second row is the pair that differs most." } else { "" };
                     Some(Aside {
                         caption: format!(
                             "With positions added, the same two words in the two orders: the weights differ.{most}"
@@ -271,12 +275,16 @@ pub fn lesson() -> Lesson {
                     let mut head = vec!["column".to_string()];
                     head.extend(positions.clone().map(|p| format!("pos {p}")));
                     Some(Aside {
-                        caption: "The first and the last sine columns over positions 0–2: the last needs four \
+                        caption:
+                            "The first and the last sine columns over positions 0–2: the last needs four \
                                   decimals to be seen moving."
-                            .into(),
+                                .into(),
                         head,
                         rows: vec![
-                            ("sin 0".into(), positions.clone().map(|p| num(at(t, S::Pe, 0, 0, p, 0))).collect()),
+                            (
+                                "sin 0".into(),
+                                positions.clone().map(|p| num(at(t, S::Pe, 0, 0, p, 0))).collect(),
+                            ),
                             (
                                 format!("sin {}", last / 2),
                                 positions.map(|p| fixed4(at(t, S::Pe, 0, 0, p, last))).collect(),

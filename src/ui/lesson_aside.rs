@@ -7,7 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::Trace;
-use crate::lessons::Aside;
+use crate::lessons::{Aside, MakeAside};
 
 use super::scroll_region::scroll_region;
 
@@ -19,7 +19,7 @@ pub fn LessonAside(
     trace: Signal<Option<Arc<Trace>>>,
     /// The open step's aside (from its lesson).
     #[prop(into)]
-    aside: Signal<Option<fn(&Trace) -> Option<Aside>>>,
+    aside: Signal<Option<MakeAside>>,
 ) -> impl IntoView {
     move || {
         let make = aside.get()?;

@@ -32,6 +32,10 @@ use super::tokens::BatchTabs;
 /// The embedding plot's width with its margins, CSS px (its canvas is 300 px wide).
 const PLOT_WIDTH: f64 = 330.0;
 
+/// The two causal corners' width beside the heatmaps in presenter mode, CSS px (their
+/// wider table: 2 queries × 6 keys with their labels).
+const CORNERS_WIDTH: f64 = 360.0;
+
 /// The heatmaps' label size in presenter mode, CSS px (issue 26: at least 18).
 const PRESENTER_LABEL_FONT: f64 = 18.0;
 
@@ -81,7 +85,7 @@ pub fn LessonStage(
     let batch = Signal::derive(move || view_state.with(|v| v.batch));
     let trace = Signal::derive(move || shown.get());
     // the open step's small table of numbers its words quote that the heatmaps lack
-    let asides: Vec<fn(&crate::engine::Trace) -> Option<lessons::Aside>> =
+    let asides: Vec<lessons::MakeAside> =
         all_lessons.get(l).map(|x| x.steps.iter().map(|s| s.aside).collect()).unwrap_or_default();
     let aside = Signal::derive(move || lesson.get().and_then(|(_, s)| asides.get(s).copied()));
     let extras = move || {
@@ -90,7 +94,9 @@ pub fn LessonStage(
                 // what the current step's picture shows beside the focus step: the step says
                 view! { <EmbeddingEditor settings=settings /> }.into_any()
             }
-            lessons::Extra::MaskConventions => view! { <MaskConventions trace=trace batch=batch /> }.into_any(),
+            lessons::Extra::MaskConventions => {
+                view! { <MaskConventions trace=trace batch=batch folded=present /> }.into_any()
+            }
             lessons::Extra::BloomRow => view! { <BloomRow trace=trace /> }.into_any(),
             lessons::Extra::None
             | lessons::Extra::PositionSimilarity
@@ -113,11 +119,20 @@ pub fn LessonStage(
         Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
     // presenting, the embedding plot sits beside the heatmaps instead of under them, so
     // that both are on the screen: the cards get the column less the plot's width
+    // (and so do the KV-cache lesson's two causal corners, stacked)
     let paired = Memo::new(move |_| {
-        present.get() && viewport.get() > 900.0 && extra.get() == lessons::Extra::EmbeddingPlot
+        present.get()
+            && viewport.get() > 900.0
+            && matches!(extra.get(), lessons::Extra::EmbeddingPlot | lessons::Extra::CausalCorners)
     });
-    let cards_column =
-        Signal::derive(move || if paired.get() { column.get() - PLOT_WIDTH } else { column.get() });
+    let cards_column = Signal::derive(move || {
+        let beside = if extra.get() == lessons::Extra::CausalCorners { CORNERS_WIDTH } else { PLOT_WIDTH };
+        if paired.get() {
+            column.get() - beside
+        } else {
+            column.get()
+        }
+    });
     let heatmaps = move || {
         // the picture the words talk about, as large as the column allows
         // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting

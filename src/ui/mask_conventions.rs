@@ -20,6 +20,10 @@ pub fn MaskConventions(
     /// The sentence whose mask is shown.
     #[prop(into)]
     batch: Signal<usize>,
+    /// Folded under a summary, closed (presenter mode: the step's words and picture fit
+    /// one screen, and the teacher opens the conventions when the class asks).
+    #[prop(into, optional)]
+    folded: Signal<bool>,
 ) -> impl IntoView {
     move || {
         let t = trace.get()?;
@@ -69,7 +73,7 @@ pub fn MaskConventions(
                 </p>
             }
         });
-        Some(view! {
+        let tables = view! {
             // each figure may scroll sideways on a phone: focusable, so arrow keys scroll it
             <div class="al-conventions" data-testid="mask-conventions">
                 <figure tabindex="0">
@@ -97,6 +101,17 @@ pub fn MaskConventions(
                 </figure>
                 {cut}
             </div>
+        };
+        Some(if folded.get() {
+            view! {
+                <details class="al-fold al-conventions-fold" data-testid="mask-conventions-fold">
+                    <summary>"The same mask in three conventions (T/F, 1/0)"</summary>
+                    {tables}
+                </details>
+            }
+            .into_any()
+        } else {
+            tables.into_any()
         })
     }
 }

@@ -46,15 +46,16 @@ pub fn folds_controls(viewport: f64) -> bool {
 }
 
 /// True when presenter mode should show one head at a time (with a picker) rather than
-/// `heads` cards side by side: two cards, each half of `column`, would draw cells smaller
-/// than their `label_font` labels, and a room reads 18 px labels only on cells at least
-/// as tall. The labels on the left and the colour bar take about 11 × `label_font` of a
-/// card, for `n_cols` columns of cells.
+/// `heads` cards side by side: the cards, all of them in one row of `column`, would draw
+/// cells smaller than their `label_font` labels, and a room reads 18 px labels only on
+/// cells at least as tall (a second row of cards would not fit the screen). The labels on
+/// the left and the colour bar take about 11 × `label_font` of a card, for `n_cols`
+/// columns of cells.
 pub fn one_head_at_a_time(column: f64, heads: usize, n_cols: usize, label_font: f64) -> bool {
     if heads < 2 {
         return false;
     }
-    let card = column / 2.0 - 40.0;
+    let card = column / heads as f64 - 40.0;
     let cell = (card - 11.0 * label_font) / n_cols.max(1) as f64;
     cell < label_font
 }
@@ -105,6 +106,9 @@ mod tests {
         assert!(!one_head_at_a_time(column, 2, 2, 18.0), "baseball bat: two heads of 2 × 2 fit");
         assert!(one_head_at_a_time(column, 2, 7, 18.0), "masks: 7 keys");
         assert!(one_head_at_a_time(column, 2, 13, 18.0), "why heads: 13 keys");
+        // four cards of 2 columns would wrap to a second row, below the screen
+        assert!(one_head_at_a_time(column, 4, 2, 18.0), "GQA: four heads of d_k = 2");
+        assert!(!one_head_at_a_time(1800.0, 4, 2, 18.0), "unless the column holds four");
         // the explorer's label size on a wide screen keeps both
         assert!(!one_head_at_a_time(1400.0, 2, 7, 12.0));
     }

@@ -95,6 +95,18 @@ pub fn TensorView(
         let (heads, n_cols) = heads_and_cols(step);
         one_head_at_a_time(column.get(), heads, n_cols, font)
     });
+    // presenting, a step with notes about fully masked rows under its cards leaves them
+    // room, so that cards and notes share the screen
+    let card_max_height = Signal::derive(move || {
+        let h = max_height.get()?;
+        let presenting = font.is_some_and(|f| f.get() > LABEL_FONT);
+        let notes = compact
+            && presenting
+            && selected.get().is_some_and(|(name, batch)| {
+                shown.with(|t| t.as_ref().is_some_and(|t| !noted_rows(t, name, batch).is_empty()))
+            });
+        Some(if notes { (h - PRESENTER_NOTE_ROOM).max(160.0) } else { h })
+    });
     let chosen = RwSignal::new(None::<usize>);
     Effect::new(move |_| {
         selected.track();
@@ -299,7 +311,7 @@ pub fn TensorView(
                                 id=id
                                 scale=scale_for(id)
                                 max_width=width_for(id)
-                                max_height=max_height
+                                max_height=card_max_height
                             />
                         }
                     }
@@ -353,44 +365,87 @@ pub fn EmbedView(
     }
 }
 
-/// Notes about fully masked rows for the mask-related steps, quoting the trace's numbers.
-fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoView> {
+/// The room presenter mode leaves under the cards for the notes about fully masked rows
+/// (one note of four lines), CSS px.
+const PRESENTER_NOTE_ROOM: f64 = 130.0;
+
+/// The fully masked rows of sentence `batch` that step `step`'s notes name: none for the
+/// steps before the mask.
+fn noted_rows(trace: &Trace, step: StepName, batch: usize) -> Vec<usize> {
     use StepName::*;
     if !matches!(step, Masked | Weights | Context | Concat | Output) {
-        return None;
+        return Vec::new();
     }
-    let rows: Vec<usize> =
-        trace.fully_masked_rows.iter().filter(|[b, _]| *b == batch).map(|[_, i]| *i).collect();
+    trace.fully_masked_rows.iter().filter(|[b, _]| *b == batch).map(|[_, i]| *i).collect()
+}
+
+/// Notes about fully masked rows for the mask-related steps, quoting the trace's numbers.
+fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoView> {
+    let rows = noted_rows(trace, step, batch);
     if rows.is_empty() {
         return None;
     }
     let weights = trace.step(StepName::Weights)?;
-    let notes = rows
+    // one note per kind of row (NaN, or the same uniform weight), naming all its rows:
+    // two <pad> rows make one note, not two that say the same
+    let mut groups: Vec<(String, Vec<(usize, String)>)> = Vec::new();
+    for i in rows {
+        let token = trace.query_tokens(batch).get(i).cloned().unwrap_or_default();
+        let w = weights.matrix(batch, 0).and_then(|m| m.get((i, 0)).copied()).unwrap_or(f64::NAN);
+        let kind = if w.is_nan() { String::new() } else { crate::format::exact(w) };
+        match groups.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, members)) => members.push((i, token)),
+            None => groups.push((kind, vec![(i, token)])),
+        }
+    }
+    let notes = groups
         .into_iter()
-        .map(|i| {
-            let token = trace.query_tokens(batch).get(i).cloned().unwrap_or_default();
-            let w = weights.matrix(batch, 0).and_then(|m| m.get((i, 0)).copied()).unwrap_or(f64::NAN);
-            let text = if w.is_nan() {
+        .map(|(kind, members)| {
+            let (rows, verb) = row_list(&members);
+            let text = if kind.is_empty() {
                 format!(
-                    "Row {} (“{token}”) is fully masked: every score is -inf, so softmax computes e^(-inf − (-inf)) = NaN, \
+                    "{rows} {verb} fully masked: every score is -inf, so softmax computes e^(-inf − (-inf)) = NaN, \
                      i.e. 0/0, and the NaN flows on into context, concat and output. That is why PyTorch code often \
-                     fills with -1e9 instead, or drops those rows.",
-                    i + 1
+                     fills with -1e9 instead, or drops those rows."
                 )
             } else {
                 format!(
-                    "Row {} (“{token}”) is fully masked: with -1e9 every score in it is the same, so softmax gives \
-                     the uniform weight {} to every key.",
-                    i + 1,
-                    crate::format::exact(w)
+                    "{rows} {verb} fully masked: with -1e9 every score in a row is the same, so softmax gives \
+                     the uniform weight {kind} to every key."
                 )
             };
+            let data_rows = members.iter().map(|(i, _)| i.to_string()).collect::<Vec<_>>().join(" ");
             view! {
-                <p class="al-flag" data-testid="masked-row-note" data-row=i>
+                <p class="al-flag" data-testid="masked-row-note" data-rows=data_rows>
                     {text}
                 </p>
             }
         })
         .collect_view();
     Some(notes)
+}
+
+/// "Row 6 (“<pad>”)" and "is", or "Rows 6 and 7 (“<pad>”, “<pad>”)" and "are": rows
+/// counted from 1, as the notes count them.
+fn row_list(members: &[(usize, String)]) -> (String, &'static str) {
+    let numbers: Vec<String> = members.iter().map(|(i, _)| (i + 1).to_string()).collect();
+    let tokens: Vec<String> = members.iter().map(|(_, t)| format!("“{t}”")).collect();
+    match numbers.as_slice() {
+        [one] => (format!("Row {one} ({})", tokens.join(", ")), "is"),
+        [init @ .., last] => (format!("Rows {} and {last} ({})", init.join(", "), tokens.join(", ")), "are"),
+        [] => (String::new(), "are"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_list;
+
+    #[test]
+    fn masked_rows_are_named_together() {
+        let pad = |i: usize| (i, "<pad>".to_string());
+        assert_eq!(row_list(&[pad(5)]), ("Row 6 (“<pad>”)".to_string(), "is"));
+        assert_eq!(row_list(&[pad(5), pad(6)]), ("Rows 6 and 7 (“<pad>”, “<pad>”)".to_string(), "are"));
+        assert_eq!(row_list(&[pad(4), pad(5), pad(6)]).0, "Rows 5, 6 and 7 (“<pad>”, “<pad>”, “<pad>”)");
+    }
 }
