@@ -75,6 +75,20 @@ export const tests = [
       const page = await t.gotoApp('lesson=baseball-bat&ls=3');
       const { words, picture } = await stageBoxes(page);
       t.assert.ok(words.bottom <= picture.top + 1, 'the words come before the picture on a phone');
+      // Next and the whole heatmap on the first screen, the lesson tabs one row
+      const next = await page.$eval('[data-testid="lesson-next"]', (e) => e.getBoundingClientRect().toJSON());
+      t.assert.ok(next.bottom <= 800 && picture.bottom <= 800, `Next ends at ${Math.round(next.bottom)} px, the heatmap at ${Math.round(picture.bottom)} px, on an 800 px screen`);
+      t.assert.ok(next.bottom <= picture.top, 'Next above the picture, not below the editor');
+      // ... and the open lesson's tab scrolled into that row
+      await page.goto(t.url('/?lesson=online-softmax&ls=0'));
+      await page.waitForSelector('[data-testid="lesson-text"]');
+      await page.waitForFunction(() => {
+        const row = document.querySelector('.al-lesson-tabs').getBoundingClientRect();
+        const tab = document.querySelector('[data-testid="lesson-tab"].al-selected').getBoundingClientRect();
+        return tab.left >= row.left - 1 && tab.right <= row.right + 1;
+      }, null, { timeout: 5000 });
+      await page.goto(t.url('/?lesson=baseball-bat&ls=3'));
+      await stageBoxes(page);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       t.assert.ok(overflow <= 1, `page is ${overflow} px wider than the window`);
       await t.screenshot('classroom-lesson-375');

@@ -162,6 +162,15 @@ pub fn LessonPanel(
             })
         }
     };
+    // on a phone the tabs are one row that scrolls sideways: the open lesson's tab is
+    // scrolled into it (the row only, never the page)
+    let tabs_ref = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        position.track();
+        if let Some(row) = tabs_ref.get() {
+            scroll_selected_into_row(&row);
+        }
+    });
     let copied = RwSignal::new(false);
     let copy_link = move |_| {
         dom::copy_text(&dom::href());
@@ -183,7 +192,9 @@ pub fn LessonPanel(
             data-testid="lesson"
             class:al-presenting=move || present.get()
         >
-            <div class="al-tabs al-lesson-tabs">{lesson_tabs}</div>
+            <div class="al-tabs al-lesson-tabs" node_ref=tabs_ref>
+                {lesson_tabs}
+            </div>
             <div class="al-stage">
                 <div class="al-stage-words">
                     {header} <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">
@@ -301,5 +312,16 @@ pub fn LessonPanel(
                 </div>
             </div>
         </section>
+    }
+}
+
+/// Scrolls `row` sideways so that its `.al-selected` child is in view (no change when the
+/// row does not scroll).
+fn scroll_selected_into_row(row: &web_sys::HtmlDivElement) {
+    let Ok(Some(tab)) = row.query_selector(".al-selected") else { return };
+    let (tab_box, row_box) = (tab.get_bounding_client_rect(), row.get_bounding_client_rect());
+    if tab_box.left() < row_box.left() || tab_box.right() > row_box.right() {
+        let target = f64::from(row.scroll_left()) + tab_box.left() - row_box.left() - 8.0;
+        row.set_scroll_left(target.max(0.0) as i32);
     }
 }

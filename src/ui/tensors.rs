@@ -273,8 +273,8 @@ pub fn TensorView(
             .then(|| {
                 view! {
                     <nav class="al-view-modes" aria-label="How to look at the attention">
-                        {mode_button(ViewMode::Cards, "view-cards", "The step's tensors")}
-                        {mode_button(ViewMode::Decode, "view-decode", "Decode with a KV cache")}
+                        {mode_button(ViewMode::Cards, "view-cards", "Tensors")}
+                        {mode_button(ViewMode::Decode, "view-decode", "Decode (KV cache)")}
                         {mode_button(ViewMode::Tiles, "view-tiles", "Tiles (online softmax)")}
                     </nav>
                 }
