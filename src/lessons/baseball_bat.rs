@@ -76,16 +76,16 @@ pub fn lesson() -> Lesson {
                 extra: Extra::EmbeddingPlot,
                 quiz: None,
                 aside: |t| {
-                    super::row_aside(
+                    super::matrix_aside(
                         t,
                         format!(
-                            "\"baseball\"'s row before and after the division by √d_k = √{}.",
+                            "QKᵀ before the division by √d_k = √{}; the heatmap shows it after.",
                             t.sizes.d_k
                         ),
+                        "QKᵀ",
+                        S::Scores,
                         0,
                         0,
-                        0,
-                        &[("QKᵀ", S::Scores), ("÷ √d_k", S::Scaled)],
                     )
                 },
                 highlight: |_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)],

@@ -78,6 +78,33 @@ pub fn no_aside(_: &Trace) -> Option<Aside> {
     None
 }
 
+/// A whole step's matrix for sentence `b`, head `head`: one table row per query, the keys
+/// as columns (e.g. `QKᵀ` beside the scaled scores' heatmap). `None` when the step is
+/// missing or its columns are not the keys.
+pub fn matrix_aside(
+    t: &Trace,
+    caption: String,
+    title: &str,
+    step: StepName,
+    b: usize,
+    head: usize,
+) -> Option<Aside> {
+    let keys = t.key_tokens(b);
+    let m = t.step(step)?.matrix(b, head)?;
+    if m.ncols() != keys.len() {
+        return None;
+    }
+    let rows = m
+        .rows()
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| (format!("\"{}\"", token(t, b, i)), r.iter().map(|v| num(*v)).collect()))
+        .collect();
+    let mut head_row = vec![format!("{title}: query ↓ · key →")];
+    head_row.extend(keys.iter().cloned());
+    Some(Aside { caption, head: head_row, rows })
+}
+
 /// One query's row through several steps of sentence `b`, head `head`, one table row per
 /// step (`(title, step)`), with the keys as columns: e.g. "baseball"'s `QKᵀ` and its
 /// scaled row. `None` when a step or the row is missing.
