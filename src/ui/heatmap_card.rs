@@ -333,6 +333,9 @@ pub fn HeatmapCard(
     let title = move || {
         if data.with(|d| d.as_ref().is_some_and(|d| d.has_heads)) {
             format!("{} {}", head_word(), id.head + 1)
+        } else if id.step == StepName::Pe {
+            // PE depends on the position only: one matrix for every sentence
+            "every sentence".to_string()
         } else {
             format!("sentence {}", id.batch + 1)
         }
