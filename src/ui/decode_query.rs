@@ -1,14 +1,15 @@
 //! The one query row of a decoding step: its weights over the cached keys (the largest,
 //! with what the others add up to), the output row (a number opens its explanation), and
-//! the check against the full run.
+//! the check against the full run. Built once per decoding: a step changes the rows'
+//! and cells' text and attributes (and adds or removes a weight row) instead of building
+//! the tables again, which cost the browser's style, layout and paint of new elements.
 
 use leptos::prelude::*;
 
 use super::card_data::CardId;
-use super::check_line::CheckLine;
 use super::decode_cache::MAX_COLS;
 use super::decode_data::{self as data, format_difference, token_label};
-use super::decode_position::At;
+use super::decode_position::{At, Ctx};
 use super::explain_panel::ExplainPanel;
 use super::explained::Explained;
 use super::scroll_region::scroll_region;
@@ -18,9 +19,77 @@ use crate::format::{exact, fixed, short};
 /// The most weights listed (the largest, beyond that).
 const MAX_KEYS: usize = 24;
 
-/// The one query row at this position: its weights over the cached keys, the output row,
-/// and the check against the full run.
-pub(super) fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl IntoView {
+/// One listed weight: the key's position and label, the weight (exact and shown), and
+/// the bar's fraction of full width (0 to 1).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct WeightRow {
+    pos: usize,
+    label: String,
+    exact: String,
+    shown: String,
+    bar: f64,
+}
+
+/// One number of the output row, exact and shown.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct OutCell {
+    exact: String,
+    shown: String,
+}
+
+/// The check line: not ready (no full run), or its sentence, ok flag and difference.
+#[derive(Debug, Clone, PartialEq)]
+enum Check {
+    NotReady,
+    Line { ok: bool, diff: String, words: String },
+}
+
+/// Everything the query part shows at the current position.
+#[derive(Debug, Clone, PartialEq)]
+struct QueryNow {
+    b: usize,
+    t: usize,
+    weights_caption: String,
+    rows: Vec<WeightRow>,
+    output_caption: String,
+    output_label: String,
+    cells: Vec<OutCell>,
+    check: Check,
+}
+
+/// The check line's sentence for position `p` of sentence `b` against the full run.
+fn check_of(p: &DecodeStep, full: Option<&Trace>, b: usize, len: usize) -> Check {
+    let Some((f, diff)) = full.and_then(|f| data::output_check(p, f, b).map(|diff| (f, diff))) else {
+        return Check::NotReady;
+    };
+    let fully = f.fully_masked_rows.contains(&[b, p.t]);
+    let ok = diff <= 1e-12;
+    let words = if diff == 0.0 {
+        format!("Equals row {} of the full run: largest |difference| = 0 (bit for bit).", p.t)
+    } else if ok {
+        format!(
+            "Equals row {} of the full run: largest |difference| = {} (rounding).",
+            p.t,
+            format_difference(diff)
+        )
+    } else if fully {
+        format!(
+            "Row {} is fully masked: under -1e9 the full run spreads its weight over all T_k keys, the decoder over the {len} it has cached, so they differ (largest |difference| = {}).",
+            p.t,
+            format_difference(diff)
+        )
+    } else {
+        format!(
+            "Differs from row {} of the full run: largest |difference| = {}.",
+            p.t,
+            format_difference(diff)
+        )
+    };
+    Check::Line { ok, diff: exact(diff), words }
+}
+
+/// What the query part shows at position `p` (the engine's numbers, formatted).
+fn query_now(p: &DecodeStep, full: Option<&Trace>, at: At) -> QueryNow {
     let At { b, head, len, .. } = at;
     let key_tokens: &[String] = full.map(|f| f.key_tokens(b)).unwrap_or(&[]);
     let weights = data::weight_row(p, b, head);
@@ -34,58 +103,74 @@ pub(super) fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl I
             fixed(rest, 4)
         )
     });
-    let weight_rows = listed
+    let rows = listed
         .iter()
         .filter_map(|&l| weights.get(l).map(|&w| (l, w)))
         .map(|(l, w)| {
             let pos = p.cache_positions.get(l).copied().unwrap_or(l);
-            let width = if w.is_finite() { (w * 100.0).clamp(0.0, 100.0) } else { 0.0 };
-            view! {
-                <tr data-pos=pos>
-                    <th scope="row">{token_label(key_tokens, pos)}</th>
-                    <td data-value=exact(w)>{fixed(w, 4)}</td>
-                    <td class="al-bar-cell" aria-hidden="true">
-                        <span class="al-bar" style=format!("width: {width:.1}%")></span>
-                    </td>
-                </tr>
+            WeightRow {
+                pos,
+                label: token_label(key_tokens, pos),
+                exact: exact(w),
+                shown: fixed(w, 4),
+                bar: if w.is_finite() { w.clamp(0.0, 1.0) } else { 0.0 },
             }
         })
-        .collect_view();
+        .collect();
     let output = data::decoded_output_row(p, b).unwrap_or_default();
     let d_model = output.len();
     let out_cols = d_model.min(MAX_COLS * 2);
+    QueryNow {
+        b,
+        t: p.t,
+        weights_caption: format!(
+            "Query head {}'s weights over the {} cached keys{}: softmax(q·k / √d_k)",
+            head + 1,
+            weights.len(),
+            unlisted.unwrap_or_default(),
+        ),
+        rows,
+        output_caption: format!(
+            "The output row, (B, 1, d_model) for sentence {}{} (click a number for its arithmetic)",
+            b + 1,
+            if d_model > out_cols {
+                format!(": the first {out_cols} of {d_model} numbers")
+            } else {
+                String::new()
+            },
+        ),
+        output_label: format!("output[{b}, {}]", p.t),
+        cells: output.iter().take(out_cols).map(|&x| OutCell { exact: exact(x), shown: short(x) }).collect(),
+        check: check_of(p, full, b, len),
+    }
+}
+
+/// The one query row at the shown position: its weights over the cached keys, the output
+/// row, and the check against the full run. The rows and cells are keyed by their index
+/// and follow the position.
+pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
+    let now = Memo::new(move |_| ctx.with(|_, p, full, at| query_now(p, full, at)));
+    // Each row and cell reads its own memo: a step re-runs those, and only the fields that
+    // changed update the page (a few hundred closures subscribed to `now` itself would
+    // each be removed from and added to its subscribers at every step).
+    let row_memo = move |i: usize| {
+        Memo::new(move |_| now.with(|q| q.as_ref().and_then(|q| q.rows.get(i).cloned())).unwrap_or_default())
+    };
+    let cell_memo = move |c: usize| {
+        Memo::new(move |_| now.with(|q| q.as_ref().and_then(|q| q.cells.get(c).cloned())).unwrap_or_default())
+    };
+    let n_rows = move || now.with(|q| q.as_ref().map_or(0, |q| q.rows.len()));
+    let n_cells = move || now.with(|q| q.as_ref().map_or(0, |q| q.cells.len()));
+    let bt = move || now.with(|q| q.as_ref().map_or((0, 0), |q| (q.b, q.t)));
+    let bt_untracked = move || now.with_untracked(|q| q.as_ref().map_or((0, 0), |q| (q.b, q.t)));
+    let id_of = |b: usize| CardId { step: StepName::Output, batch: b, head: 0 };
     // A click on an output number opens the explanation panel on it: the decoded row is
     // the full run's row t (the check below), so its arithmetic is that cell's.
     let explained = use_context::<Explained>();
-    let id = CardId { step: StepName::Output, batch: b, head: 0 };
-    let t = p.t;
-    let output_cells = output
-        .iter()
-        .take(out_cols)
-        .enumerate()
-        .map(|(c, &x)| {
-            view! {
-                <td data-value=exact(x)>
-                    <button
-                        type="button"
-                        class="al-cell-button"
-                        data-testid="decode-explain"
-                        title="Explain this number"
-                        on:click=move |_| {
-                            if let Some(e) = explained {
-                                e.open(id, t, c)
-                            }
-                        }
-                    >
-                        {short(x)}
-                    </button>
-                </td>
-            }
-        })
-        .collect_view();
     let panel = explained.map(|e| {
         move || {
-            e.cell.get().filter(|(cell, r, _)| *cell == id && *r == t).map(|_| {
+            let (b, t) = bt();
+            e.cell.get().filter(|(cell, r, _)| *cell == id_of(b) && *r == t).map(|_| {
                 view! {
                     <p class="al-note" data-testid="decode-explain-note">
                         {format!(
@@ -101,53 +186,32 @@ pub(super) fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl I
             })
         }
     });
-    let check = match full.and_then(|f| data::output_check(p, f, b).map(|diff| (f, diff))) {
-        None => view! {
-            <p class="al-check" data-testid="decode-check">
-                "The full run is not ready yet: no check."
-            </p>
-        }
-        .into_any(),
-        Some((f, diff)) => {
-            let fully = f.fully_masked_rows.contains(&[b, p.t]);
-            let ok = diff <= 1e-12;
-            let words = if diff == 0.0 {
-                format!("Equals row {} of the full run: largest |difference| = 0 (bit for bit).", p.t)
-            } else if ok {
-                format!(
-                    "Equals row {} of the full run: largest |difference| = {} (rounding).",
-                    p.t,
-                    format_difference(diff)
-                )
-            } else if fully {
-                format!(
-                    "Row {} is fully masked: under -1e9 the full run spreads its weight over all T_k keys, the decoder over the {len} it has cached, so they differ (largest |difference| = {}).",
-                    p.t,
-                    format_difference(diff)
-                )
-            } else {
-                format!(
-                    "Differs from row {} of the full run: largest |difference| = {}.",
-                    p.t,
-                    format_difference(diff)
-                )
-            };
-            view! { <CheckLine ok=ok diff=diff words=words testid="decode-check" /> }.into_any()
-        }
+    let check = Memo::new(move |_| now.with(|q| q.as_ref().map_or(Check::NotReady, |q| q.check.clone())));
+    let check_class = move || {
+        check.with(|c| match c {
+            Check::NotReady => "al-check",
+            Check::Line { ok: true, .. } => "al-check al-check-ok",
+            Check::Line { ok: false, .. } => "al-check al-flag",
+        })
+    };
+    let check_diff = move || {
+        check.with(|c| match c {
+            Check::NotReady => None,
+            Check::Line { diff, .. } => Some(diff.clone()),
+        })
+    };
+    let check_words = move || {
+        check.with(|c| match c {
+            Check::NotReady => "The full run is not ready yet: no check.".to_owned(),
+            Check::Line { words, .. } => words.clone(),
+        })
     };
     view! {
         {scroll_region(
             "this position's weights as a table".to_string(),
             view! {
                 <table class="al-table al-weights-table" data-testid="decode-weights">
-                    <caption>
-                        {format!(
-                            "Query head {}'s weights over the {} cached keys{}: softmax(q·k / √d_k)",
-                            head + 1,
-                            weights.len(),
-                            unlisted.unwrap_or_default(),
-                        )}
-                    </caption>
+                    <caption>{move || now.with(|q| q.as_ref().map(|q| q.weights_caption.clone()))}</caption>
                     <thead>
                         <tr>
                             <th scope="col">"key"</th>
@@ -157,7 +221,31 @@ pub(super) fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl I
                             </th>
                         </tr>
                     </thead>
-                    <tbody>{weight_rows}</tbody>
+                    <tbody>
+                        <For
+                            each=move || 0..n_rows()
+                            key=|i| *i
+                            children=move |i| {
+                                let row = row_memo(i);
+                                view! {
+                                    <tr data-pos=move || row.with(|r| r.pos)>
+                                        <th scope="row">{move || row.with(|r| r.label.clone())}</th>
+                                        <td data-value=move || {
+                                            row.with(|r| r.exact.clone())
+                                        }>{move || row.with(|r| r.shown.clone())}</td>
+                                        <td class="al-bar-cell" aria-hidden="true">
+                                            <span
+                                                class="al-bar"
+                                                style=move || {
+                                                    format!("transform: scaleX({:.3})", row.with(|r| r.bar))
+                                                }
+                                            ></span>
+                                        </td>
+                                    </tr>
+                                }
+                            }
+                        />
+                    </tbody>
                 </table>
             },
         )}
@@ -165,27 +253,45 @@ pub(super) fn query_view(p: &DecodeStep, full: Option<&Trace>, at: At) -> impl I
             "the output row as a table".to_string(),
             view! {
                 <table class="al-table" data-testid="decode-output">
-                    <caption>
-                        {format!(
-                            "The output row, (B, 1, d_model) for sentence {}{} (click a number for its arithmetic)",
-                            b + 1,
-                            if d_model > out_cols {
-                                format!(": the first {out_cols} of {d_model} numbers")
-                            } else {
-                                String::new()
-                            },
-                        )}
-                    </caption>
+                    <caption>{move || now.with(|q| q.as_ref().map(|q| q.output_caption.clone()))}</caption>
                     <tbody>
                         <tr>
-                            <th scope="row">{format!("output[{b}, {}]", p.t)}</th>
-                            {output_cells}
+                            <th scope="row">
+                                {move || now.with(|q| q.as_ref().map(|q| q.output_label.clone()))}
+                            </th>
+                            <For
+                                each=move || 0..n_cells()
+                                key=|c| *c
+                                children=move |c| {
+                                    let cell = cell_memo(c);
+                                    view! {
+                                        <td data-value=move || cell.with(|x| x.exact.clone())>
+                                            <button
+                                                type="button"
+                                                class="al-cell-button"
+                                                data-testid="decode-explain"
+                                                title="Explain this number"
+                                                on:click=move |_| {
+                                                    if let Some(e) = explained {
+                                                        let (b, t) = bt_untracked();
+                                                        e.open(id_of(b), t, c)
+                                                    }
+                                                }
+                                            >
+                                                {move || cell.with(|x| x.shown.clone())}
+                                            </button>
+                                        </td>
+                                    }
+                                }
+                            />
                         </tr>
                     </tbody>
                 </table>
             },
         )}
-        {check}
+        <p class=check_class data-testid="decode-check" data-diff=check_diff>
+            {check_words}
+        </p>
         {panel}
     }
 }
