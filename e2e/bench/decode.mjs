@@ -5,9 +5,13 @@
 //   node e2e/bench/decode.mjs [--dist dist] [--steps 40] [--block 16]
 //
 // Times (ms):
-//   busy  = the main thread's CPU time for one step (script, style, layout, paint and the
-//           key's own dispatch), from a sampling profile (CDP Profiler, 0.1 ms) with the
-//           steps 120 ms apart: each burst of samples is one step. This is the work.
+//   busy  = the main thread's time in tasks for one step (script, style, layout, paint and
+//           the key's own dispatch), from a sampling profile (CDP Profiler, 0.1 ms) with the
+//           steps 120 ms apart: each burst of samples is one step. Wall-clock samples: a
+//           task the OS pauses to run another process on the core counts as busy.
+//   cpu   = the same steps' CPU time of the renderer's main thread itself: the thread time
+//           (`tdur`) of its top-level tasks in a Chrome trace, each burst one step. This is
+//           the work, without what other processes on the machine take.
 // From the keydown event's timeStamp:
 //   to message = until the view shows the next position or tile and the task that handled the
 //           key (with its microtasks, where Leptos updates the DOM) has ended: a message
@@ -100,8 +104,37 @@ async function measure(browser, base, view, sel, ready, markName) {
     bursts[bursts.length - 1] += dt;
     last = now;
   });
+  // cpu: the renderer main thread's own CPU time of each step (tdur of its top-level tasks
+  // in a Chrome trace), which a task loses while the OS runs something else on the core
+  // is not counted in, unlike busy's wall-clock samples
+  await browser.startTracing(page, { categories: ['disabled-by-default-devtools.timeline', 'devtools.timeline', 'toplevel'] });
+  for (let i = 0; i < STEPS; i++) {
+    await page.keyboard.press(i % 2 ? 'ArrowLeft' : 'ArrowRight');
+    await page.waitForTimeout(120);
+  }
+  const cpu = stepCpu(JSON.parse((await browser.stopTracing()).toString()));
   await context.close();
-  return { work: stats(work), frame: stats(frame), busy: stats(bursts), once, errors };
+  return { work: stats(work), frame: stats(frame), busy: stats(bursts), cpu: stats(cpu), once, errors };
+}
+
+/** Per step, the main thread's CPU ms: its top-level tasks' `tdur`, in bursts 60 ms apart. */
+function stepCpu(trace) {
+  const events = trace.traceEvents || trace;
+  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const tasks = events.filter((e) => e.ph === 'X' && e.name === 'RunTask' && mains.has(`${e.pid}:${e.tid}`) && e.tdur !== undefined);
+  // the page's renderer: the main thread with the most task time
+  const byThread = new Map();
+  for (const e of tasks) byThread.set(`${e.pid}:${e.tid}`, (byThread.get(`${e.pid}:${e.tid}`) || 0) + e.tdur);
+  const page = [...byThread.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const mine = tasks.filter((e) => `${e.pid}:${e.tid}` === page).sort((a, b) => a.ts - b.ts);
+  const bursts = [];
+  let last = -Infinity;
+  for (const e of mine) {
+    if (e.ts - last > 60_000) bursts.push(0);
+    bursts[bursts.length - 1] += e.tdur / 1000;
+    last = e.ts + e.dur;
+  }
+  return bursts.filter((b) => b > 0.5);
 }
 
 const dist = arg('dist', 'dist');
@@ -116,9 +149,10 @@ try {
       '[data-testid="tiles-check"][data-diff]', 'al-tiled')],
   ];
   console.log(`T = 128, d_model = 512, h = 8, B = 1, causal; ${STEPS} steps after ${WARMUP} warm-up (ms)`);
-  console.log('what                  busy median  busy p95 (n)  to message median  p95  frame median  p95  engine once');
+  console.log('what                  busy median  busy p95 (n)  cpu median  cpu p95 (n)  to message median  p95  frame median  p95  engine once');
   for (const [name, r] of rows) {
     console.log(`${name.padEnd(22)}${fmt(r.busy.median).padStart(11)}${fmt(r.busy.p95).padStart(10)} (${r.busy.n})`
+      + `${fmt(r.cpu.median).padStart(12)}${fmt(r.cpu.p95).padStart(9)} (${r.cpu.n})`
       + `${fmt(r.work.median).padStart(19)}${fmt(r.work.p95).padStart(5)}`
       + `${fmt(r.frame.median).padStart(14)}${fmt(r.frame.p95).padStart(5)}  ${r.once.map((x) => fmt(x)).join(', ')}`);
     if (r.errors.length) console.log(`  page errors: ${r.errors.join('; ')}`);
