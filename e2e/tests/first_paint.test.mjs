@@ -25,10 +25,15 @@ export const tests = [
         h1: el.querySelector('h1').textContent.trim(),
         tagline: el.querySelector('.al-tagline').textContent.replace(/\s+/g, ' ').trim(),
         loading: el.querySelector('[role="status"]').textContent,
+        caption: el.querySelector('[data-testid="shell-story"] .al-caption')?.textContent.trim(),
       }));
       t.assert.match(shell.loading, /Loading/);
+      t.assert.match(shell.caption ?? '', /attends to/, 'the first screen\'s caption, before the wasm');
       release();
       await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      // the caption painted first is the app's own, word for word and number for number
+      await page.waitForSelector('[data-testid="caption"]');
+      t.assert.equal((await page.textContent('[data-testid="caption"]')).trim(), shell.caption);
       // the app: no shell left, one header, and the same words as the shell's
       t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0);
       t.assert.equal(await page.locator('header.al-header').count(), 1);
@@ -41,7 +46,7 @@ export const tests = [
     },
   },
   {
-    name: 'first paint: presenter and embed modes paint no header while loading',
+    name: 'first paint: presenter and embed modes paint no header while loading, and no first-screen caption',
     run: async (t) => {
       const { page } = t;
       for (const q of ['?embed=1&step=weights', '?lesson=masks&ls=1&present=1']) {
@@ -56,6 +61,8 @@ export const tests = [
         await page.goto(t.url(`/${q}`));
         await page.waitForSelector('[data-testid="shell"] [role="status"]');
         t.assert.equal(await page.locator('[data-testid="shell"] header').count(), 0, q);
+        // a link to another page than the first screen: not the first screen's caption
+        t.assert.equal(await page.locator('[data-testid="shell-story"]').count(), 0, q);
         release();
         await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
         t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
