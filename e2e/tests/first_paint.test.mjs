@@ -71,4 +71,42 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'first paint: a lesson link paints the step\'s words and question before the wasm, the app\'s own words',
+    run: async (t) => {
+      const { page } = t;
+      for (const q of ['?lesson=baseball-bat&ls=2', '?lesson=masks&ls=1&present=1']) {
+        if (page.url().startsWith('http')) {
+          await page.evaluate(async () => {
+            for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+          });
+        }
+        const release = await holdWasm(page);
+        await page.goto(t.url(`/${q}`));
+        await page.waitForSelector('[data-testid="shell-lesson"] .al-lesson-text');
+        const shell = await page.$eval('[data-testid="shell-lesson"]', (el) => ({
+          title: el.querySelector('h2').textContent,
+          text: el.querySelector('.al-lesson-text').textContent,
+          question: el.querySelector('.al-quiz p')?.textContent,
+        }));
+        t.assert.ok(shell.question, `${q}: the step's question too`);
+        release();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
+        t.assert.equal((await page.textContent('[data-testid="lesson-step-title"]')).trim(), shell.title, q);
+        t.assert.equal((await page.textContent('[data-testid="lesson-text"]')).trim(), shell.text, q);
+        t.assert.ok((await page.textContent('[data-testid="lesson"]')).includes(shell.question), q);
+        await page.unroute(/\.wasm$/);
+      }
+      // a link with more than a lesson step (edited vectors, an unknown lesson) paints none
+      const release = await holdWasm(page);
+      await page.goto(t.url('/?lesson=nope&ls=0'));
+      await page.waitForSelector('[data-testid="shell"] [role="status"]');
+      await page.waitForTimeout(300);
+      t.assert.equal(await page.locator('[data-testid="shell-lesson"]').count(), 0);
+      release();
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -303,6 +303,12 @@ pub struct Lesson {
     pub steps: Vec<LessonStep>,
 }
 
+/// The line above a step's title: "The baseball bat · follows the baseball-bat tutorial ·
+/// step 2 of 6" (`s` counted from 0).
+pub fn meta_line(lesson: &Lesson, s: usize) -> String {
+    format!("{} · follows {} · step {} of {}", lesson.title, lesson.seeds, s + 1, lesson.steps.len())
+}
+
 /// Two decimals, as the seeds print them: the one formatter's [`crate::format::short`].
 pub use crate::format::short as num;
 

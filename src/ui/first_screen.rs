@@ -21,6 +21,34 @@ pub fn default_caption() -> Option<String> {
     lessons::first_screen::caption(&t, 0)
 }
 
+/// What index.html paints for a lesson link (`?lesson=ID&ls=N`) before the WebAssembly
+/// arrives: for each lesson id, each step's meta line, title, words and question, as the
+/// app writes them for the lesson's own vectors. It is `assets/lesson-words.json` (compact
+/// JSON, keys sorted), which index.html fetches only for a lesson link; a native test
+/// holds the file equal to this.
+pub fn lesson_words_json() -> String {
+    let mut all = serde_json::Map::new();
+    for lesson in lessons::lessons() {
+        let steps: Vec<serde_json::Value> = lesson
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(s, step)| {
+                let trace = crate::engine::run(&step.scenario).ok();
+                let said = |f: fn(&crate::engine::Trace) -> String| trace.as_ref().map(f);
+                serde_json::json!({
+                    "meta": lessons::meta_line(&lesson, s),
+                    "title": step.title,
+                    "text": said(step.narrate),
+                    "question": step.quiz.and_then(|q| said(q.question)),
+                })
+            })
+            .collect();
+        all.insert(lesson.id.to_string(), serde_json::Value::Array(steps));
+    }
+    format!("{}\n", serde_json::Value::Object(all))
+}
+
 /// `text` for an HTML text node: `&`, `<` and `>` escaped.
 fn html_text(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
@@ -109,6 +137,27 @@ mod tests {
             "index.html's first-screen caption is not the engine's \"{caption}\": run \
              UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
         );
+    }
+
+    /// `assets/lesson-words.json` is the engine's words for every lesson step
+    /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
+    #[test]
+    fn the_lesson_words_file_is_the_engines() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lesson-words.json");
+        let want = lesson_words_json();
+        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
+            std::fs::write(path, &want).unwrap();
+            return;
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(have == want, "assets/lesson-words.json is not the engine's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen");
+        // every step of every lesson has its words
+        let parsed: serde_json::Value = serde_json::from_str(&have).unwrap();
+        for lesson in lessons::lessons() {
+            let steps = parsed[lesson.id].as_array().unwrap();
+            assert_eq!(steps.len(), lesson.steps.len());
+            assert!(steps.iter().all(|s| s["text"].as_str().is_some_and(|t| !t.is_empty())), "{}", lesson.id);
+        }
     }
 
     #[test]
