@@ -98,7 +98,10 @@ export const tests = [
         t.assert.ok((await page.textContent('[data-testid="lesson"]')).includes(shell.question), q);
         await page.unroute(/\.wasm$/);
       }
-      // a link with more than a lesson step (edited vectors, an unknown lesson) paints none
+      // an unknown lesson paints none (the service worker would serve the wasm past the route)
+      await page.evaluate(async () => {
+        for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+      });
       const release = await holdWasm(page);
       await page.goto(t.url('/?lesson=nope&ls=0'));
       await page.waitForSelector('[data-testid="shell"] [role="status"]');
