@@ -122,13 +122,13 @@ export const tests = [
     name: 'reading: the ALiBi step shows BLOOM\'s row beside the words, with every number its words quote',
     run: async (t) => {
       const page = await t.gotoApp('lesson=local&ls=4');
-      await page.waitForSelector('[data-testid="bloom-row"] table');
+      await page.waitForSelector('[data-testid="lesson-aside"] table');
       const words = await page.textContent('[data-testid="lesson-text"]');
-      const table = await page.textContent('[data-testid="bloom-row"]');
+      const table = await page.textContent('[data-testid="lesson-aside"]');
       const quoted = words.match(/-?\d+\.\d\d/g) ?? [];
       t.assert.ok(quoted.length >= 20, String(quoted.length));
       for (const n of quoted) t.assert.ok(table.includes(n), `${n} of the words is in the table`);
-      const rows = await page.$$eval('[data-testid="bloom-row"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+      const rows = await page.$$eval('[data-testid="lesson-aside"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
       t.assert.deepEqual(rows[2], rows[3], 'the same weights both ways');
       t.assert.notDeepEqual(rows[0], rows[1], 'different scores');
       t.assert.deepEqual(t.errors(), []);

@@ -5,7 +5,7 @@
 use ndarray::Array4;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, Aside, Extra, Lesson, LessonStep};
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 
 const SENTENCE: &str = "one two three four five six seven eight";
@@ -90,6 +90,30 @@ pub fn bloom_comparison(t: &Trace) -> Option<BloomComparison> {
         bloom,
         paper_weights,
         bloom_weights,
+    })
+}
+
+/// The BLOOM step's aside: "eight"'s row of head 1 biased the paper's way, m·(j − i), and
+/// BLOOM's, m·j (the same row plus m·i), with the softmax of each: different scores, the
+/// same weights. `None` when [`bloom_comparison`] is.
+pub fn bloom_aside(t: &Trace) -> Option<Aside> {
+    let c = bloom_comparison(t)?;
+    let (i, token) = &c.query;
+    let cells = |v: &[f64]| v.iter().map(|x| num(*x)).collect::<Vec<_>>();
+    let mut head = vec!["key →".to_string()];
+    head.extend(c.keys.iter().cloned());
+    Some(Aside {
+        caption: format!(
+            "\"{token}\" (row {i}), head 1: ALiBi's bias written two ways. BLOOM's scores are the paper's + m·i = {} each; the weights are the same.",
+            num(c.shift)
+        ),
+        head,
+        rows: vec![
+            ("paper: + m·(j − i)".into(), cells(&c.paper)),
+            ("BLOOM: + m·j".into(), cells(&c.bloom)),
+            ("weights, paper".into(), cells(&c.paper_weights)),
+            ("weights, BLOOM".into(), cells(&c.bloom_weights)),
+        ],
     })
 }
 
@@ -216,9 +240,9 @@ pub fn lesson() -> Lesson {
                 scenario: scenario(None, true),
                 focus: S::Biased,
                 batch: 0,
-                extra: Extra::BloomRow,
+                extra: Extra::None,
                 quiz: None,
-                aside: super::no_aside,
+                aside: bloom_aside,
                 highlight: |t| super::row_cells(t, S::Biased, 0, 0, EIGHT),
                 narrate: |t| {
                     let Some((bloom, bloom_weights)) = bloom_row(t, 0, EIGHT) else {

@@ -163,9 +163,6 @@ pub enum Extra {
     /// Beside the focus step: a causal mask anchored at the top left (`is_causal=True`)
     /// and at the lower right, for fewer queries than keys (no numbers, only ✓ and ✗).
     CausalCorners,
-    /// Beside the words: the ALiBi lesson's table of one row biased the
-    /// paper's way and BLOOM's, and the softmax of each ([`local::bloom_comparison`]).
-    BloomRow,
     /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose
     /// (right) and with view alone (wrong), side by side ([`shapes::split_both_ways`]).
     SplitBothWays,
@@ -410,21 +407,15 @@ pub fn picture_numbers(
         Extra::Decode { t } => out.extend(decode_numbers(&step.scenario, batch, t)),
         Extra::Tiles { block, tile } => out.extend(tile_numbers(&step.scenario, trace, batch, block, tile)),
         Extra::PositionSimilarity => out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v))),
-        Extra::BloomRow => {
-            if let Some(c) = local::bloom_comparison(trace) {
-                out.insert(num(c.shift));
-                for v in [&c.paper, &c.bloom, &c.paper_weights, &c.bloom_weights] {
-                    out.extend(v.iter().map(|x| num(*x)));
-                }
-            }
-        }
         Extra::SplitBothWays => {
             for h in shapes::split_both_ways(trace, batch) {
                 out.extend(h.right.iter().chain(&h.wrong).flatten().map(|v| num(*v)));
             }
         }
     }
+    // an aside's caption is part of the picture too (BLOOM's "+ m·i = 1.75 each")
     if let Some(aside) = (step.aside)(trace) {
+        out.extend(quoted_numbers(&aside.caption));
         out.extend(aside.rows.into_iter().flat_map(|(_, cells)| cells));
     }
     out

@@ -208,19 +208,13 @@ pub fn App() -> impl IntoView {
                         .get()
                         .filter(|_| challenge.get().is_none())
                         .and_then(|(l, _)| {
-                            let steps_extras: Vec<lessons::Extra> = all_lessons
-                                .get(l)?
-                                .steps
-                                .iter()
-                                .map(|s| s.extra)
-                                .collect();
+                            all_lessons.get(l)?;
                             Some(
                                 view! {
                                     <LessonStage
                                         state=state
                                         all_lessons=all_lessons.clone()
                                         l=l
-                                        steps_extras=steps_extras
                                         on_go=on_go
                                         on_exit=on_exit
                                         edited=edited

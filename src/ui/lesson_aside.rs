@@ -46,7 +46,7 @@ pub fn LessonAside(
             </table>
         };
         Some(view! {
-            <figure class="al-bloom al-aside" data-testid="lesson-aside">
+            <figure class="al-aside" data-testid="lesson-aside">
                 <figcaption>{caption.clone()}</figcaption>
                 {scroll_region(caption, table)}
             </figure>

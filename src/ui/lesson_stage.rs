@@ -13,7 +13,6 @@ use crate::draw::LABEL_FONT;
 use crate::lessons::{self, Lesson};
 
 use super::app_state::AppState;
-use super::bloom_row::BloomRow;
 use super::causal_corners::CausalCorners;
 use super::decode_view::DecodeView;
 use super::embedding_editor::EmbeddingEditor;
@@ -48,8 +47,6 @@ pub fn LessonStage(
     all_lessons: Arc<Vec<Lesson>>,
     /// The open lesson.
     l: usize,
-    /// What each of its steps shows besides (or instead of) the heatmaps.
-    steps_extras: Vec<lessons::Extra>,
     /// Opens a lesson step.
     on_go: Callback<(usize, usize)>,
     /// Leaves the lessons.
@@ -65,12 +62,19 @@ pub fn LessonStage(
     // once a step's question is answered, its picture shows what the question asked
     // about: the revealed trace step, or the revealed extra
     let revealed = RwSignal::new(None::<(usize, usize)>);
-    let quizzes: Vec<Option<lessons::Quiz>> =
-        all_lessons.get(l).map(|x| x.steps.iter().map(|s| s.quiz).collect()).unwrap_or_default();
-    let quizzes = StoredValue::new(quizzes);
+    // a field of the open lesson's step `s`
+    let stored = StoredValue::new(all_lessons.clone());
+    fn field<T>(
+        all: StoredValue<Arc<Vec<Lesson>>>,
+        l: usize,
+        s: usize,
+        f: impl FnOnce(&lessons::LessonStep) -> T,
+    ) -> Option<T> {
+        all.with_value(|all| all.get(l).and_then(|x| x.steps.get(s)).map(f))
+    }
     let open_quiz = move || {
         let at = lesson.get()?;
-        (revealed.get() == Some(at)).then(|| quizzes.with_value(|q| q.get(at.1).copied().flatten())).flatten()
+        (revealed.get() == Some(at)).then(|| field(stored, l, at.1, |x| x.quiz)).flatten().flatten()
     };
     Effect::new(move |_| {
         if let Some(step) = open_quiz().and_then(|q| q.reveal) {
@@ -78,16 +82,14 @@ pub fn LessonStage(
         }
     });
     let extra = Memo::new(move |_| {
-        let own = lesson.get().and_then(|(_, s)| steps_extras.get(s).copied()).unwrap_or_default();
+        let own = lesson.get().and_then(|(_, s)| field(stored, l, s, |x| x.extra)).unwrap_or_default();
         open_quiz().and_then(|q| q.reveal_extra).unwrap_or(own)
     });
     let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
     let batch = Signal::derive(move || view_state.with(|v| v.batch));
     let trace = Signal::derive(move || shown.get());
     // the open step's small table of numbers its words quote that the heatmaps lack
-    let asides: Vec<lessons::MakeAside> =
-        all_lessons.get(l).map(|x| x.steps.iter().map(|s| s.aside).collect()).unwrap_or_default();
-    let aside = Signal::derive(move || lesson.get().and_then(|(_, s)| asides.get(s).copied()));
+    let aside = Signal::derive(move || lesson.get().and_then(|(_, s)| field(stored, l, s, |x| x.aside)));
     let extras = move || {
         let beside = match extra.get() {
             lessons::Extra::EmbeddingPlot => {
@@ -97,7 +99,6 @@ pub fn LessonStage(
             lessons::Extra::MaskConventions => {
                 view! { <MaskConventions trace=trace batch=batch folded=present /> }.into_any()
             }
-            lessons::Extra::BloomRow => view! { <BloomRow trace=trace /> }.into_any(),
             lessons::Extra::None
             | lessons::Extra::PositionSimilarity
             | lessons::Extra::Decode { .. }
@@ -120,19 +121,16 @@ pub fn LessonStage(
     // presenting, the embedding plot sits beside the heatmaps instead of under them, so
     // that both are on the screen: the cards get the column less the plot's width
     // (and so do the KV-cache lesson's two causal corners, stacked)
-    let paired = Memo::new(move |_| {
-        present.get()
-            && viewport.get() > 900.0
-            && matches!(extra.get(), lessons::Extra::EmbeddingPlot | lessons::Extra::CausalCorners)
+    let beside = Memo::new(move |_| {
+        let width = match extra.get() {
+            lessons::Extra::EmbeddingPlot => PLOT_WIDTH,
+            lessons::Extra::CausalCorners => CORNERS_WIDTH,
+            _ => return None,
+        };
+        (present.get() && viewport.get() > 900.0).then_some(width)
     });
-    let cards_column = Signal::derive(move || {
-        let beside = if extra.get() == lessons::Extra::CausalCorners { CORNERS_WIDTH } else { PLOT_WIDTH };
-        if paired.get() {
-            column.get() - beside
-        } else {
-            column.get()
-        }
-    });
+    let paired = Memo::new(move |_| beside.get().is_some());
+    let cards_column = Signal::derive(move || column.get() - beside.get().unwrap_or(0.0));
     let heatmaps = move || {
         // the picture the words talk about, as large as the column allows
         // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting

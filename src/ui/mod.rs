@@ -3,7 +3,6 @@
 
 pub mod app;
 pub mod app_state;
-pub mod bloom_row;
 pub mod cache_calculator;
 pub mod card_data;
 pub mod causal_corners;
