@@ -118,22 +118,27 @@ pub fn FirstScreen(
 mod tests {
     use super::*;
 
+    /// Whether the file at `path` (in the crate) holds `want`; with `UPDATE_FIRST_SCREEN`
+    /// set, writes it there first.
+    fn held_equal(path: &str, want: &str) -> bool {
+        let path = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
+            std::fs::write(&path, want).unwrap();
+        }
+        std::fs::read_to_string(&path).is_ok_and(|have| have == want)
+    }
+
     /// index.html paints the default first screen's caption before the WebAssembly
     /// arrives: the engine's words and numbers, none written by hand. When the engine or
     /// the caption changes, `UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes
     /// the new caption into index.html.
     #[test]
     fn index_html_paints_the_engines_first_caption() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/index.html");
-        let html = std::fs::read_to_string(path).unwrap();
+        let html = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/index.html")).unwrap();
         let caption = default_caption().expect("the default first screen has a caption");
         let want = with_caption(&html, &caption).expect("index.html has the caption markers");
-        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
-            std::fs::write(path, &want).unwrap();
-            return;
-        }
         assert!(
-            html == want,
+            held_equal("index.html", &want),
             "index.html's first-screen caption is not the engine's \"{caption}\": run \
              UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
         );
@@ -143,16 +148,13 @@ mod tests {
     /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
     #[test]
     fn the_lesson_words_file_is_the_engines() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lesson-words.json");
         let want = lesson_words_json();
-        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
-            std::fs::write(path, &want).unwrap();
-            return;
-        }
-        let have = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(have == want, "assets/lesson-words.json is not the engine's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen");
+        assert!(
+            held_equal("assets/lesson-words.json", &want),
+            "assets/lesson-words.json is not the engine's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
+        );
         // every step of every lesson has its words
-        let parsed: serde_json::Value = serde_json::from_str(&have).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&want).unwrap();
         for lesson in lessons::lessons() {
             let steps = parsed[lesson.id].as_array().unwrap();
             assert_eq!(steps.len(), lesson.steps.len());

@@ -7,11 +7,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::lessons::meta_line as lessons_meta_line;
-
 use crate::engine::Trace;
 use crate::lessons::glossary::{first_used_in, Term};
-use crate::lessons::Lesson;
+use crate::lessons::{meta_line, Lesson};
 
 use super::dom;
 use super::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
@@ -151,7 +149,7 @@ pub fn LessonPanel(
             let lesson = lessons.get(l)?;
             let step = lesson.steps.get(s)?;
             Some(view! {
-                <p class="al-lesson-meta">{lessons_meta_line(lesson, s)}</p>
+                <p class="al-lesson-meta">{meta_line(lesson, s)}</p>
                 <h2 data-testid="lesson-step-title">{step.title}</h2>
             })
         }
