@@ -3,6 +3,7 @@
 // (Lighthouse's default: a slow 4G link and a 4× slower CPU, simulated) and the desktop
 // preset, on four pages: the first screen, a lesson step, presenter mode and embed mode.
 //   node e2e/bench/lighthouse.mjs [--dist dist] [--runs 3] [--throttling simulate|devtools] [--json out.json]
+//     [--only lesson,embed] [--preset mobile]   (a subset: pages whose name contains a word, one preset)
 // Each row is the median of --runs runs (by performance score). --throttling simulate
 // (Lighthouse's default, as PageSpeed Insights runs it) loads the page at full speed and
 // computes the slow-network times from that trace; on 127.0.0.1 the wasm can arrive
@@ -21,6 +22,8 @@ const dist = arg('dist', 'dist');
 const runs = Number(arg('runs', 3));
 const jsonOut = arg('json', '');
 const throttlingMethod = arg('throttling', 'simulate');
+const only = arg('only', '').split(',').filter(Boolean);
+const onlyPreset = arg('preset', '');
 
 const PAGES = [
   ['first screen', ''],
@@ -56,8 +59,8 @@ try {
   console.log(`Lighthouse ${lighthouseVersion()} on ${dist}/, served with gzip, throttling ${throttlingMethod}; median of ${runs} run(s) each`);
   console.log('| page | preset | perf | a11y | best pr. | SEO | FCP s | LCP s | TBT ms | CLS | SI s | LCP element |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
-  for (const [name, query] of PAGES) {
-    for (const [preset, config] of PRESETS) {
+  for (const [name, query] of PAGES.filter(([n]) => only.length === 0 || only.some((w) => n.includes(w)))) {
+    for (const [preset, config] of PRESETS.filter(([p]) => !onlyPreset || p === onlyPreset)) {
       const all = [];
       for (let i = 0; i < runs; i++) {
         const { lhr } = await lighthouse(

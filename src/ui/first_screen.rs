@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::engine::StepName;
 use crate::lessons;
+use crate::lessons::glossary::{first_used_in, segments};
 
 use super::app_state::AppState;
 use super::settings::{scenario, Settings, DEFAULT_TEXT};
@@ -22,31 +23,60 @@ pub fn default_caption() -> Option<String> {
 }
 
 /// What index.html paints for a lesson link (`?lesson=ID&ls=N`) before the WebAssembly
-/// arrives: for each lesson id, each step's meta line, title, words and question, as the
-/// app writes them for the lesson's own vectors. It is `assets/lesson-words.json` (compact
-/// JSON, keys sorted), which index.html fetches only for a lesson link; a native test
-/// holds the file equal to this.
+/// arrives: the lessons in order (the tabs), and for each step its meta line, title,
+/// words and question, as the app writes them for the lesson's own vectors. Where the
+/// step is the first of its lesson to use glossary terms, `parts` is the words cut at
+/// them (even places plain words, odd places a term, as the app's term buttons), so the
+/// painted paragraph is the app's to the pixel. It is JSON inside index.html (between its
+/// `lesson words` markers), so the words paint in the first paint without a request; a
+/// native test holds it equal to this.
 pub fn lesson_words_json() -> String {
-    let mut all = serde_json::Map::new();
-    for lesson in lessons::lessons() {
-        let steps: Vec<serde_json::Value> = lesson
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(s, step)| {
-                let trace = crate::engine::run(&step.scenario).ok();
-                let said = |f: fn(&crate::engine::Trace) -> String| trace.as_ref().map(f);
-                serde_json::json!({
-                    "meta": lessons::meta_line(&lesson, s),
-                    "title": step.title,
-                    "text": said(step.narrate),
-                    "question": step.quiz.and_then(|q| said(q.question)),
+    use serde_json::{json, Value};
+    let lessons: Vec<Value> = lessons::lessons()
+        .iter()
+        .map(|lesson| {
+            let steps: Vec<Value> = lesson
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(s, step)| {
+                    let trace = crate::engine::run(&step.scenario).ok();
+                    let said = |f: fn(&crate::engine::Trace) -> String| trace.as_ref().map(f);
+                    let text = said(step.narrate);
+                    let mut out = json!({
+                        "meta": lessons::meta_line(lesson, s),
+                        "title": step.title,
+                        "text": text,
+                    });
+                    if let Some(q) = step.quiz.and_then(|q| said(q.question)) {
+                        out["question"] = json!(q);
+                    }
+                    let terms = first_used_in(lesson, s);
+                    if let (Some(text), false) = (&text, terms.is_empty()) {
+                        out["parts"] = json!(alternating(&segments(text, &terms)));
+                    }
+                    out
                 })
-            })
-            .collect();
-        all.insert(lesson.id.to_string(), serde_json::Value::Array(steps));
+                .collect();
+            json!({ "id": lesson.id, "title": lesson.title, "steps": steps })
+        })
+        .collect();
+    // `<` written as \u003c: the JSON sits in a <script> element, which `</script` or
+    // `<!--` in a lesson's words would end early
+    json!({ "lessons": lessons }).to_string().replace('<', "\\u003c")
+}
+
+/// `segments` as plain words and terms alternating, from plain words (an empty string
+/// where a term comes first or two terms meet).
+fn alternating(segments: &[(&str, Option<&'static lessons::glossary::Term>)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (words, term) in segments {
+        if term.is_some() == out.len().is_multiple_of(2) {
+            out.push(String::new());
+        }
+        out.push((*words).to_string());
     }
-    format!("{}\n", serde_json::Value::Object(all))
+    out
 }
 
 /// `text` for an HTML text node: `&`, `<` and `>` escaped.
@@ -57,13 +87,29 @@ fn html_text(text: &str) -> String {
 /// The markers around the caption in index.html.
 const BEGIN: &str = "<!-- first-screen caption: begin -->";
 const END: &str = "<!-- first-screen caption: end -->";
+/// The markers around the lesson words' `<script type="application/json">` in index.html.
+const WORDS_BEGIN: &str = "<!-- lesson words: begin -->";
+const WORDS_END: &str = "<!-- lesson words: end -->";
+
+/// `html` with the text between `begin` and `end` replaced by `inner`, or `None` when the
+/// markers are missing.
+fn between(html: &str, begin: &str, end: &str, inner: &str) -> Option<String> {
+    let start = html.find(begin)? + begin.len();
+    let stop = start + html[start..].find(end)?;
+    Some(format!("{}{inner}{}", &html[..start], &html[stop..]))
+}
 
 /// `html` with the text between the caption markers replaced by `caption`, or `None`
 /// when the markers are missing.
 pub fn with_caption(html: &str, caption: &str) -> Option<String> {
-    let start = html.find(BEGIN)? + BEGIN.len();
-    let end = start + html[start..].find(END)?;
-    Some(format!("{}{}{}", &html[..start], html_text(caption), &html[end..]))
+    between(html, BEGIN, END, &html_text(caption))
+}
+
+/// `html` with the lesson words (`lesson_words_json`) between their markers, or `None`
+/// when the markers are missing.
+pub fn with_lesson_words(html: &str, json: &str) -> Option<String> {
+    let script = format!(r#"<script type="application/json" id="al-lesson-words">{json}</script>"#);
+    between(html, WORDS_BEGIN, WORDS_END, &script)
 }
 
 /// The caption and the "Start the lesson" button.
@@ -144,22 +190,52 @@ mod tests {
         );
     }
 
-    /// `assets/lesson-words.json` is the engine's words for every lesson step
-    /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
+    /// index.html holds the engine's words for every lesson step
+    /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes them).
     #[test]
-    fn the_lesson_words_file_is_the_engines() {
-        let want = lesson_words_json();
+    fn index_html_holds_the_engines_lesson_words() {
+        let html = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/index.html")).unwrap();
+        let json = lesson_words_json();
+        let want = with_lesson_words(&html, &json).expect("index.html has the lesson words markers");
         assert!(
-            held_equal("assets/lesson-words.json", &want),
-            "assets/lesson-words.json is not the engine's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
+            held_equal("index.html", &want),
+            "index.html's lesson words are not the engine's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
         );
-        // every step of every lesson has its words
-        let parsed: serde_json::Value = serde_json::from_str(&want).unwrap();
-        for lesson in lessons::lessons() {
-            let steps = parsed[lesson.id].as_array().unwrap();
+        assert!(!json.contains('<'), "no `<` in a <script> element's JSON");
+        // every lesson, in order, and every step of it has its words; parts join to them
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let all = parsed["lessons"].as_array().unwrap();
+        let lessons = lessons::lessons();
+        assert_eq!(all.len(), lessons.len());
+        let mut with_terms = 0;
+        for (lesson, got) in lessons.iter().zip(all) {
+            assert_eq!(got["id"], lesson.id);
+            let steps = got["steps"].as_array().unwrap();
             assert_eq!(steps.len(), lesson.steps.len());
-            assert!(steps.iter().all(|s| s["text"].as_str().is_some_and(|t| !t.is_empty())), "{}", lesson.id);
+            for (s, step) in steps.iter().enumerate() {
+                let text = step["text"].as_str().unwrap_or_default();
+                assert!(!text.is_empty(), "{} {s}", lesson.id);
+                if let Some(parts) = step["parts"].as_array() {
+                    with_terms += 1;
+                    let parts: Vec<&str> = parts.iter().map(|p| p.as_str().unwrap()).collect();
+                    assert_eq!(parts.concat(), text, "{} {s}", lesson.id);
+                    let terms: Vec<&str> = parts.iter().skip(1).step_by(2).copied().collect();
+                    let want = first_used_in(lesson, s);
+                    let a_form = |t: &&str| want.iter().any(|w| w.forms.contains(t));
+                    assert!(!terms.is_empty() && terms.iter().all(a_form), "{} {s}: {terms:?}", lesson.id);
+                }
+            }
         }
+        assert!(with_terms > 5, "the steps that link terms carry them ({with_terms})");
+    }
+
+    #[test]
+    fn alternating_starts_with_plain_words() {
+        let t = &lessons::glossary::GLOSSARY[0];
+        assert_eq!(alternating(&[("a ", None), ("x", Some(t)), (" b", None)]), ["a ", "x", " b"]);
+        assert_eq!(alternating(&[("x", Some(t)), (" b", None)]), ["", "x", " b"]);
+        assert_eq!(alternating(&[("x", Some(t)), ("y", Some(t))]), ["", "x", "", "y"]);
+        assert_eq!(alternating(&[("only", None)]), ["only"]);
     }
 
     #[test]

@@ -155,13 +155,18 @@ pub fn LessonPanel(
         }
     };
     // on a phone the tabs are one row that scrolls sideways: the open lesson's tab is
-    // scrolled into it (the row only, never the page)
+    // scrolled into it (the row only, never the page). It reads the boxes in the next
+    // frame, where the page is laid out anyway: read while the app mounts, they forced a
+    // layout of the whole page inside the first task (86 ms of it at a phone's 4× slower
+    // CPU, issue 22)
     let tabs_ref = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
         position.track();
-        if let Some(row) = tabs_ref.get() {
-            scroll_selected_into_row(&row);
-        }
+        request_animation_frame(move || {
+            if let Some(row) = tabs_ref.get_untracked() {
+                scroll_selected_into_row(&row);
+            }
+        });
     });
     let copied = RwSignal::new(false);
     let copy_link = move |_| {
