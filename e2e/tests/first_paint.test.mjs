@@ -108,6 +108,14 @@ export const tests = [
         if (shell.question) t.assert.ok((await page.textContent('[data-testid="lesson"]')).includes(shell.question), q);
         t.assert.deepEqual(await boxes(), shellBoxes, `${q} at ${width} px: the app's words where the first paint put them`);
         t.assert.deepEqual(await terms(), shellTerms, `${q}: the same glossary terms as buttons`);
+        // and nothing on the page moved: not the words when the app replaced the first
+        // paint, nor the tools when the picture, built a task later, arrived above them
+        await page.waitForTimeout(300);
+        const shifts = await page.evaluate(() => new Promise((done) => {
+          new PerformanceObserver((l) => done(l.getEntries().map((e) => e.value))).observe({ type: 'layout-shift', buffered: true });
+          setTimeout(() => done([]), 300);
+        }));
+        t.assert.deepEqual(shifts, [], `${q} at ${width} px: layout shifts`);
         await page.unroute(/\.wasm$/);
       }
       // an unknown lesson paints none (the service worker would serve the wasm past the route)

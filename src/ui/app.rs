@@ -19,6 +19,7 @@ use super::explorer::Explorer;
 use super::first_screen::FirstScreen;
 use super::header::Header;
 use super::highlight::Highlights;
+use super::later::Later;
 use super::lesson_open::{self, find_lesson, is_edited};
 use super::lesson_stage::LessonStage;
 use super::matrix_table::TablesOpen;
@@ -203,13 +204,17 @@ pub fn App() -> impl IntoView {
             <Header present=present lesson=lesson challenge=challenge on_go=on_go />
             {
                 let all_lessons = all_lessons.clone();
+                let open_lesson = Memo::new(move |_| {
+                    lesson.get().filter(|_| challenge.get().is_none()).map(|(l, _)| l)
+                });
                 move || {
-                    lesson
+                    open_lesson
                         .get()
-                        .filter(|_| challenge.get().is_none())
-                        .and_then(|(l, _)| {
+                        .and_then(|l| {
                             all_lessons.get(l)?;
                             Some(
+                                // the open lesson, not its step: a step of the same lesson is the stage's
+                                // to show, without building the stage again
                                 view! {
                                     <LessonStage
                                         state=state
@@ -256,14 +261,29 @@ pub fn App() -> impl IntoView {
                 error=error
             />
 
-            {move || {
-                (!present.get() && challenge.get().is_none())
-                    .then(|| {
-                        let in_lesson = lesson.get().is_some();
-                        view! { <Explorer state=state in_lesson=in_lesson /> }
-                    })
-            }}
-            <div data-testid="app-ready" hidden=true></div>
+            // in a lesson, the explorer under it is built in a later task than the lesson
+            {
+                let in_lesson = Memo::new(move |_| lesson.with(Option::is_some));
+                move || {
+                    (!present.get() && challenge.get().is_none())
+                        .then(|| {
+                            if in_lesson.get() {
+                                view! {
+                                    <Later tasks=3>
+                                        <Explorer state=state in_lesson=true />
+                                    </Later>
+                                }
+                                    .into_any()
+                            } else {
+                                view! { <Explorer state=state in_lesson=false /> }.into_any()
+                            }
+                        })
+                }
+            }
+            // ready when every part built later is
+            <Later tasks=4>
+                <div data-testid="app-ready" hidden=true></div>
+            </Later>
         </div>
     }
     .into_any()

@@ -13,6 +13,7 @@ use crate::lessons::{meta_line, Lesson};
 
 use super::dom;
 use super::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
+use super::later::Later;
 use super::lesson_keys::{key_action, step_after, KeyAction};
 use super::lesson_quiz::QuizView;
 
@@ -113,17 +114,21 @@ pub fn LessonPanel(
     };
     // "3. Masks": a lesson as the tabs and the presenter's menu name it
     let numbered = |i: usize, lesson: &Lesson| format!("{}. {}", i + 1, lesson.title);
-    let menu_options = lessons
-        .iter()
-        .enumerate()
-        .map(|(i, lesson)| {
-            view! {
-                <option value=i.to_string() selected=move || position.get().0 == i>
-                    {numbered(i, lesson)}
-                </option>
-            }
-        })
-        .collect_view();
+    // (the names, so that the tools, built a task later, can build the options)
+    let names: Vec<String> = lessons.iter().enumerate().map(|(i, lesson)| numbered(i, lesson)).collect();
+    let menu_options = move || {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                view! {
+                    <option value=i.to_string() selected=move || position.get().0 == i>
+                        {name.clone()}
+                    </option>
+                }
+            })
+            .collect_view()
+    };
     let lesson_tabs = lessons
         .iter()
         .enumerate()
@@ -236,76 +241,91 @@ pub fn LessonPanel(
                                     }
                                 })
                         }}
-                    </div>
-                    <div class="al-lesson-tools">
-                        {move || {
-                            edited
-                                .get()
-                                .then(|| {
-                                    view! {
-                                        <button
-                                            type="button"
-                                            class="al-link"
-                                            data-testid="lesson-reset"
-                                            title="Your edits to this lesson's vectors stay as you move between its steps, until you reset them"
-                                            on:click=move |_| on_reset.run(())
-                                        >
-                                            "Reset this lesson's vectors"
-                                        </button>
-                                    }
-                                })
-                        }}
-                        <button
-                            type="button"
-                            class="al-link"
-                            data-testid="lesson-exit"
-                            on:click=move |_| {
-                                present.set(false);
-                                on_exit.run(())
-                            }
-                        >
-                            "Open this step in the free explorer"
-                        </button>
-                        <label
-                            class="al-lesson-menu"
-                            title="Presenter mode hides the lesson tabs: change lesson here"
-                        >
-                            "Lesson "
-                            <select
-                                data-testid="lesson-menu"
-                                on:change=move |ev| {
-                                    if let Ok(i) = event_target_value(&ev).parse::<usize>() {
-                                        on_go.run((i, 0));
-                                    }
+                    </div> <Later tasks=2>
+                        // the tools after the picture (on a phone they come under it):
+                        // built first, they would be pushed down when it arrives
+                        <div class="al-lesson-tools">
+                            {move || {
+                                edited
+                                    .get()
+                                    .then(|| {
+                                        view! {
+                                            <button
+                                                type="button"
+                                                class="al-link"
+                                                data-testid="lesson-reset"
+                                                title="Your edits to this lesson's vectors stay as you move between its steps, until you reset them"
+                                                on:click=move |_| on_reset.run(())
+                                            >
+                                                "Reset this lesson's vectors"
+                                            </button>
+                                        }
+                                    })
+                            }}
+                            <button
+                                type="button"
+                                class="al-link"
+                                data-testid="lesson-exit"
+                                on:click=move |_| {
+                                    present.set(false);
+                                    on_exit.run(())
                                 }
                             >
-                                {menu_options}
-                            </select>
-                        </label>
-                        <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
-                            {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
-                        </button>
-                        <button
-                            type="button"
-                            class="al-link"
-                            data-testid="present"
-                            on:click=move |_| present.update(|p| *p = !*p)
-                        >
-                            {move || {
-                                if present.get() {
-                                    "Leave presenter mode (Esc)"
-                                } else {
-                                    "Present (full screen with F)"
-                                }
-                            }}
-                        </button>
-                    </div> <div class="al-stage-extras">{move || extras.run()}</div>
-                    <div class="al-reading-folds">
-                        <ReadingFolds />
-                    </div>
+                                "Open this step in the free explorer"
+                            </button>
+                            <label
+                                class="al-lesson-menu"
+                                title="Presenter mode hides the lesson tabs: change lesson here"
+                            >
+                                "Lesson "
+                                <select
+                                    data-testid="lesson-menu"
+                                    on:change=move |ev| {
+                                        if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+                                            on_go.run((i, 0));
+                                        }
+                                    }
+                                >
+                                    {menu_options.clone()}
+                                </select>
+                            </label>
+                            <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
+                                {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
+                            </button>
+                            <button
+                                type="button"
+                                class="al-link"
+                                data-testid="present"
+                                on:click=move |_| present.update(|p| *p = !*p)
+                            >
+                                {move || {
+                                    if present.get() {
+                                        "Leave presenter mode (Esc)"
+                                    } else {
+                                        "Present (full screen with F)"
+                                    }
+                                }}
+                            </button>
+                        </div>
+                        <div class="al-stage-extras">
+                            {
+                                let extras = extras.clone();
+                                move || extras.run()
+                            }
+                        </div>
+                        <div class="al-reading-folds">
+                            <ReadingFolds />
+                        </div>
+                    </Later>
                 </div>
                 <div class="al-stage-picture" data-testid="lesson-picture">
-                    {move || picture.run()}
+                    // the words first: the picture is built in the next task
+                    <Later>
+                        {
+                            let picture = picture.clone();
+                            move || picture.run()
+                        }
+                    </Later>
                 </div>
             </div>
         </section>

@@ -34,6 +34,7 @@ pub mod header;
 pub mod heatmap_card;
 pub mod highlight;
 pub mod io;
+pub mod later;
 pub mod lesson_aside;
 pub mod lesson_keys;
 pub mod lesson_open;

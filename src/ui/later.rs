@@ -1,0 +1,35 @@
+//! Parts of the page built a task or more after the rest (issue 22: total blocking time).
+//! The first render of a lesson link built the words, the picture, the tools and the
+//! explorer under them in one task of 400–600 ms at a phone's 4× slower CPU (much of it
+//! compiling the WebAssembly functions on their first call); a first render of a few
+//! shorter tasks answers a tap between them.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+/// Renders `children` `tasks` tasks after the one that builds it (that many chained
+/// `setTimeout`s of 0), so what comes before it is built, and can be painted, first.
+/// Laters built in one task with the same `tasks` render in the order they were built;
+/// a larger `tasks` renders after a smaller one, whatever the order: what is built later
+/// must be what comes after on the page, or it would push the page down as it arrives.
+#[component]
+pub fn Later(
+    /// How many tasks later (1: the next task).
+    #[prop(default = 1)]
+    tasks: u32,
+    /// What to build later.
+    children: ChildrenFn,
+) -> impl IntoView {
+    let ready = RwSignal::new(false);
+    after_tasks(tasks, move || ready.set(true));
+    move || ready.get().then(|| children())
+}
+
+/// Runs `f` `tasks` tasks from now (at once when `tasks` is 0).
+fn after_tasks(tasks: u32, f: impl FnOnce() + 'static) {
+    match tasks {
+        0 => f(),
+        n => set_timeout(move || after_tasks(n - 1, f), Duration::ZERO),
+    }
+}
