@@ -22,7 +22,10 @@ pub fn Later(
     children: ChildrenFn,
 ) -> impl IntoView {
     let ready = RwSignal::new(false);
-    after_tasks(tasks, move || ready.set(true));
+    // (the part may be gone by then, a mode or a lesson changed: nothing to build)
+    after_tasks(tasks, move || {
+        ready.try_set(true);
+    });
     move || ready.get().then(|| children())
 }
 

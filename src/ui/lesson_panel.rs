@@ -168,7 +168,8 @@ pub fn LessonPanel(
     Effect::new(move |_| {
         position.track();
         request_animation_frame(move || {
-            if let Some(row) = tabs_ref.get_untracked() {
+            // (the panel may be gone by the next frame)
+            if let Some(Some(row)) = tabs_ref.try_get_untracked() {
                 scroll_selected_into_row(&row);
             }
         });
