@@ -75,6 +75,36 @@ export const tests = [
     },
   },
   {
+    name: 'decode view: another query head lists its K/V head\'s cache rows, which stay through a step',
+    run: async (t) => {
+      const page = await openDecode(t);
+      await page.focus('[data-testid="decode-view"]');
+      for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+      await waitT(page, 3);
+      /** Each K row's position and first number. */
+      const firsts = () => page.$$eval('[data-testid="k-cache"] tbody tr', (rows) =>
+        rows.map((tr) => `${tr.dataset.pos}:${tr.querySelector('td').dataset.value}`));
+      const head1 = await firsts();
+      await page.selectOption('[data-testid="decode-head"]', '1');
+      await page.waitForFunction(() => document.querySelector('[data-testid="k-cache"] caption')?.textContent.includes('K/V head 2'));
+      const head2 = await firsts();
+      // h_kv = h = 4: query head 2 reads K/V head 2, whose numbers are others (not the rows of head 1 kept)
+      t.assert.equal(head2.length, 4);
+      head2.forEach((row, i) => t.assert.notEqual(row, head1[i]));
+      await page.focus('[data-testid="decode-view"]');
+      await page.keyboard.press('ArrowRight');
+      await waitT(page, 4);
+      t.assert.deepEqual((await firsts()).slice(0, 4), head2);
+      await page.selectOption('[data-testid="decode-head"]', '0');
+      await page.focus('[data-testid="decode-view"]');
+      await page.keyboard.press('ArrowLeft');
+      await waitT(page, 3);
+      await page.waitForFunction(() => document.querySelector('[data-testid="k-cache"] caption')?.textContent.includes('K/V head 1'));
+      t.assert.deepEqual(await firsts(), head1);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'decode view: the calculator gives Llama 3 8B at 8,192 tokens in bf16 = 1 GiB, and the others',
     run: async (t) => {
       const page = await openDecode(t);

@@ -18,11 +18,16 @@ const MAX_ROWS: usize = 8;
 pub(super) const MAX_COLS: usize = 8;
 
 /// One row of a cache table: kept on screen while its key stays (a position's key and
-/// value never change, so a step adds and removes a row or two instead of redrawing).
+/// value never change, so a step adds a row and removes one, and the row that was new
+/// only changes its class and label).
 #[derive(Debug, Clone, PartialEq)]
 struct CacheRow {
     /// The decoding it is from (its address), so that a new scenario replaces every row.
     generation: usize,
+    /// The sentence and K/V head shown: another one's row at the same position has
+    /// other numbers.
+    b: usize,
+    kv_head: usize,
     pos: usize,
     slot: &'static str,
     label: String,
@@ -51,6 +56,8 @@ fn cache_rows_now(
     let cols = at.d_k.min(MAX_COLS);
     let row = |pos: usize, slot: &'static str, values: &[f64]| CacheRow {
         generation,
+        b: at.b,
+        kv_head: at.kv_head,
         pos,
         slot,
         label: match slot {
@@ -107,8 +114,10 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
             )
         })
     };
+    // d_k, not t: the header is built again only for another decoding
+    let d_k = Memo::new(move |_| ctx.with(|_, _, _, at| at.d_k).unwrap_or(0));
     let header = move || {
-        let d_k = ctx.with(|_, _, _, at| at.d_k).unwrap_or(0);
+        let d_k = d_k.get();
         let cols = d_k.min(MAX_COLS);
         view! {
             <tr>
@@ -131,17 +140,31 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
                     <tbody>
                         <For
                             each=move || rows.get()
-                            key=|r| (r.generation, r.pos, r.slot)
-                            children=|r| {
-                                let CacheRow { pos, slot, label, values, more, .. } = r;
+                            key=|r| (r.generation, r.b, r.kv_head, r.pos)
+                            children=move |r| {
+                                let CacheRow { generation, b, kv_head, pos, values, more, .. } = r;
+                                let now = Memo::new(move |_| {
+                                    rows.with(|rows| {
+                                            rows.iter()
+                                                .find(|r| {
+                                                    (r.generation, r.b, r.kv_head, r.pos)
+                                                        == (generation, b, kv_head, pos)
+                                                })
+                                                .map(|r| (r.slot, r.label.clone()))
+                                        })
+                                        .unwrap_or_default()
+                                });
+                                let slot = move || now.with(|n| n.0);
+                                // the row's slot and label follow the step (new, then
+                                // cached, then left): its numbers stay
                                 view! {
                                     <tr
-                                        class:al-row-new=slot == "new"
-                                        class:al-row-evicted=slot == "evicted"
+                                        class:al-row-new=move || slot() == "new"
+                                        class:al-row-evicted=move || slot() == "evicted"
                                         data-slot=slot
                                         data-pos=pos
                                     >
-                                        <th scope="row">{label}</th>
+                                        <th scope="row">{move || now.with(|n| n.1.clone())}</th>
                                         {values
                                             .into_iter()
                                             .map(|x| view! { <td data-value=exact(x)>{short(x)}</td> })

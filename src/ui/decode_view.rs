@@ -323,6 +323,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                     children=move |(j, token)| {
                         let slot = Memo::new(move |_| slot_of(j));
                         let name = move || slot.get().name();
+                        let long = if data::slot_may_overflow(&token) { " al-slot-long" } else { "" };
                         let title = {
                             let token = token.clone();
                             move || format!("{j} {token}: {}", slot.get().name())
@@ -330,7 +331,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                         let label = title.clone();
                         view! {
                             <li
-                                class=move || format!("al-slot al-slot-{}", name())
+                                class=move || format!("al-slot al-slot-{}{long}", name())
                                 data-slot=name
                                 data-pos=j
                                 title=title
