@@ -27,9 +27,9 @@ pub fn default_caption() -> Option<String> {
 /// words and question, as the app writes them for the lesson's own vectors. Where the
 /// step is the first of its lesson to use glossary terms, `parts` is the words cut at
 /// them (even places plain words, odd places a term, as the app's term buttons), so the
-/// painted paragraph is the app's to the pixel. It is JSON inside index.html (between its
-/// `lesson words` markers), so the words paint in the first paint without a request; a
-/// native test holds it equal to this.
+/// painted paragraph is the app's to the pixel. It is `assets/lesson-words.json`, which
+/// index.html fetches from its head for a lesson link; a native test holds the file equal
+/// to this.
 pub fn lesson_words_json() -> String {
     use serde_json::{json, Value};
     let lessons: Vec<Value> = lessons::lessons()
@@ -61,9 +61,7 @@ pub fn lesson_words_json() -> String {
             json!({ "id": lesson.id, "title": lesson.title, "steps": steps })
         })
         .collect();
-    // `<` written as \u003c: the JSON sits in a <script> element, which `</script` or
-    // `<!--` in a lesson's words would end early
-    json!({ "lessons": lessons }).to_string().replace('<', "\\u003c")
+    format!("{}\n", json!({ "lessons": lessons }))
 }
 
 /// `segments` as plain words and terms alternating, from plain words (an empty string
@@ -87,10 +85,6 @@ fn html_text(text: &str) -> String {
 /// The markers around the caption in index.html.
 const BEGIN: &str = "<!-- first-screen caption: begin -->";
 const END: &str = "<!-- first-screen caption: end -->";
-/// The markers around the lesson words' `<script type="application/json">` in index.html.
-const WORDS_BEGIN: &str = "<!-- lesson words: begin -->";
-const WORDS_END: &str = "<!-- lesson words: end -->";
-
 /// `html` with the text between `begin` and `end` replaced by `inner`, or `None` when the
 /// markers are missing.
 fn between(html: &str, begin: &str, end: &str, inner: &str) -> Option<String> {
@@ -103,13 +97,6 @@ fn between(html: &str, begin: &str, end: &str, inner: &str) -> Option<String> {
 /// when the markers are missing.
 pub fn with_caption(html: &str, caption: &str) -> Option<String> {
     between(html, BEGIN, END, &html_text(caption))
-}
-
-/// `html` with the lesson words (`lesson_words_json`) between their markers, or `None`
-/// when the markers are missing.
-pub fn with_lesson_words(html: &str, json: &str) -> Option<String> {
-    let script = format!(r#"<script type="application/json" id="al-lesson-words">{json}</script>"#);
-    between(html, WORDS_BEGIN, WORDS_END, &script)
 }
 
 /// The caption and the "Start the lesson" button.
@@ -190,18 +177,15 @@ mod tests {
         );
     }
 
-    /// index.html holds the engine's words for every lesson step
-    /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes them).
+    /// `assets/lesson-words.json` is the engine's words for every lesson step
+    /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
     #[test]
-    fn index_html_holds_the_engines_lesson_words() {
-        let html = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/index.html")).unwrap();
+    fn the_lesson_words_file_is_the_engines() {
         let json = lesson_words_json();
-        let want = with_lesson_words(&html, &json).expect("index.html has the lesson words markers");
         assert!(
-            held_equal("index.html", &want),
-            "index.html's lesson words are not the engine's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
+            held_equal("assets/lesson-words.json", &json),
+            "assets/lesson-words.json is not the engine's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
         );
-        assert!(!json.contains('<'), "no `<` in a <script> element's JSON");
         // every lesson, in order, and every step of it has its words; parts join to them
         let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
         let all = parsed["lessons"].as_array().unwrap();
