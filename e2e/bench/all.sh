@@ -7,6 +7,7 @@
 #   4. bytes shipped and cold load               node e2e/bench/load.mjs
 #   5. a decode step and a tile step (issue 21)   node e2e/bench/decode.mjs
 #   6. Lighthouse, mobile and desktop, four pages  node e2e/bench/lighthouse.mjs
+#   7. blocking while a lesson link starts (4× CPU)  node e2e/bench/blocking.mjs
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -18,3 +19,4 @@ node e2e/bench/latency.mjs --dist dist
 node e2e/bench/load.mjs --dist dist
 node e2e/bench/decode.mjs --dist dist
 node e2e/bench/lighthouse.mjs --dist dist --runs 3
+node e2e/bench/blocking.mjs --dist dist --page '?lesson=baseball-bat&ls=2'

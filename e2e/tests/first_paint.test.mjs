@@ -12,7 +12,32 @@ async function holdWasm(page) {
   return release;
 }
 
+/** The layout shifts the page has had (values), read once it has settled. */
+async function layoutShifts(page) {
+  await page.waitForTimeout(300);
+  return page.evaluate(() => new Promise((done) => {
+    new PerformanceObserver((l) => done(l.getEntries().map((e) => e.value))).observe({ type: 'layout-shift', buffered: true });
+    setTimeout(() => done([]), 300);
+  }));
+}
+
 export const tests = [
+  {
+    name: 'first paint: the first screen never shifts while the app replaces the first paint and settles (375 and 1440 px)',
+    run: async (t) => {
+      const { page } = t;
+      for (const width of [375, 1440]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(t.url('/'));
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        t.assert.deepEqual(await layoutShifts(page), [], `first screen at ${width} px: layout shifts`);
+        // and it is whole by app-ready: the pipeline and the (on a phone folded) controls
+        t.assert.ok(await page.locator('[data-testid="trace-step"]').count() > 0, `pipeline at ${width}`);
+        t.assert.ok(await page.locator('textarea').count() > 0, `controls at ${width}`);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
   {
     name: 'first paint: the header shows before the wasm, with the app header\'s words, and gives way to the app',
     run: async (t) => {
@@ -110,12 +135,7 @@ export const tests = [
         t.assert.deepEqual(await terms(), shellTerms, `${q}: the same glossary terms as buttons`);
         // and nothing on the page moved: not the words when the app replaced the first
         // paint, nor the tools when the picture, built a task later, arrived above them
-        await page.waitForTimeout(300);
-        const shifts = await page.evaluate(() => new Promise((done) => {
-          new PerformanceObserver((l) => done(l.getEntries().map((e) => e.value))).observe({ type: 'layout-shift', buffered: true });
-          setTimeout(() => done([]), 300);
-        }));
-        t.assert.deepEqual(shifts, [], `${q} at ${width} px: layout shifts`);
+        t.assert.deepEqual(await layoutShifts(page), [], `${q} at ${width} px: layout shifts`);
         await page.unroute(/\.wasm$/);
       }
       // an unknown lesson paints none (the service worker would serve the wasm past the route)
