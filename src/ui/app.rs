@@ -19,7 +19,7 @@ use super::explorer::Explorer;
 use super::first_screen::FirstScreen;
 use super::header::Header;
 use super::highlight::Highlights;
-use super::later::Later;
+use super::later::{self, Later};
 use super::lesson_open::{self, find_lesson, is_edited};
 use super::lesson_stage::LessonStage;
 use super::matrix_table::TablesOpen;
@@ -282,7 +282,10 @@ pub fn App() -> impl IntoView {
             }
             // ready when every part built later is
             <Later tasks=4>
-                <div data-testid="app-ready" hidden=true></div>
+                {
+                    later::settle();
+                    view! { <div data-testid="app-ready" hidden=true></div> }
+                }
             </Later>
         </div>
     }

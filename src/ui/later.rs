@@ -13,6 +13,10 @@ use leptos::prelude::*;
 /// Laters built in one task with the same `tasks` render in the order they were built;
 /// a larger `tasks` renders after a smaller one, whatever the order: what is built later
 /// must be what comes after on the page, or it would push the page down as it arrives.
+///
+/// Only while the page starts: once [`settle`] has been called, a Later builds its
+/// children at once, so that opening another lesson does not show its words a frame
+/// before its picture.
 #[component]
 pub fn Later(
     /// How many tasks later (1: the next task).
@@ -21,12 +25,25 @@ pub fn Later(
     /// What to build later.
     children: ChildrenFn,
 ) -> impl IntoView {
+    if SETTLED.get() {
+        return children().into_any();
+    }
     let ready = RwSignal::new(false);
     // (the part may be gone by then, a mode or a lesson changed: nothing to build)
     after_tasks(tasks, move || {
         ready.try_set(true);
     });
-    move || ready.get().then(|| children())
+    (move || ready.get().then(|| children())).into_any()
+}
+
+thread_local! {
+    /// True once the page's first render is whole.
+    static SETTLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The page's first render is whole: from now on a [`Later`] builds at once.
+pub fn settle() {
+    SETTLED.set(true);
 }
 
 /// Runs `f` `tasks` tasks from now (at once when `tasks` is 0).
