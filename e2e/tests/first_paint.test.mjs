@@ -1,8 +1,17 @@
 // index.html's first paint (issue 22): the app's header and a loading line, painted before
 // the WebAssembly arrives, the same words as the app's header, and gone once the app runs.
 
-/** Holds back every .wasm response until `release()` is called. */
+/**
+ * Holds back every .wasm response until `release()` is called. A page loaded before
+ * has installed the offline mode's service worker, which would serve the wasm from its
+ * cache, past page.route: it is unregistered first, so the next load goes to the network.
+ */
 async function holdWasm(page) {
+  if (page.url().startsWith('http')) {
+    await page.evaluate(async () => {
+      for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+    });
+  }
   let release;
   const gate = new Promise((r) => { release = r; });
   await page.route(/\.wasm$/, async (route) => {
@@ -99,13 +108,6 @@ export const tests = [
     run: async (t) => {
       const { page } = t;
       for (const q of ['?embed=1&step=weights', '?lesson=masks&ls=1&present=1']) {
-        // the offline mode's service worker, installed by the first load, would serve the
-        // wasm from its cache, past page.route: let the second load go to the network
-        if (page.url().startsWith('http')) {
-          await page.evaluate(async () => {
-            for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
-          });
-        }
         const release = await holdWasm(page);
         await page.goto(t.url(`/${q}`));
         await page.waitForSelector('[data-testid="shell"] [role="status"]');
@@ -133,11 +135,6 @@ export const tests = [
       const terms = () => page.$$eval('.al-lesson-text .al-term', (es) => es.map((e) => e.textContent));
       for (const [q, width] of [['?lesson=baseball-bat&ls=2', 1440], ['?lesson=baseball-bat&ls=2', 412], ['?lesson=masks&ls=1&present=1', 1280], ['?lesson=local&ls=4', 375], ['?lesson=masks&ls=1&present=1', 412]]) {
         await page.setViewportSize({ width, height: 800 });
-        if (page.url().startsWith('http')) {
-          await page.evaluate(async () => {
-            for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
-          });
-        }
         const release = await holdWasm(page);
         await page.goto(t.url(`/${q}`));
         await page.waitForSelector('[data-testid="shell-lesson"] .al-lesson-text');
@@ -162,10 +159,7 @@ export const tests = [
         t.assert.deepEqual(await layoutShifts(page), [], `${q} at ${width} px: layout shifts`);
         await page.unroute(/\.wasm$/);
       }
-      // an unknown lesson paints none (the service worker would serve the wasm past the route)
-      await page.evaluate(async () => {
-        for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
-      });
+      // an unknown lesson paints none
       const release = await holdWasm(page);
       await page.goto(t.url('/?lesson=nope&ls=0'));
       await page.waitForSelector('[data-testid="shell"] [role="status"]');

@@ -85,18 +85,13 @@ fn html_text(text: &str) -> String {
 /// The markers around the caption in index.html.
 const BEGIN: &str = "<!-- first-screen caption: begin -->";
 const END: &str = "<!-- first-screen caption: end -->";
-/// `html` with the text between `begin` and `end` replaced by `inner`, or `None` when the
-/// markers are missing.
-fn between(html: &str, begin: &str, end: &str, inner: &str) -> Option<String> {
-    let start = html.find(begin)? + begin.len();
-    let stop = start + html[start..].find(end)?;
-    Some(format!("{}{inner}{}", &html[..start], &html[stop..]))
-}
 
 /// `html` with the text between the caption markers replaced by `caption`, or `None`
 /// when the markers are missing.
 pub fn with_caption(html: &str, caption: &str) -> Option<String> {
-    between(html, BEGIN, END, &html_text(caption))
+    let start = html.find(BEGIN)? + BEGIN.len();
+    let end = start + html[start..].find(END)?;
+    Some(format!("{}{}{}", &html[..start], html_text(caption), &html[end..]))
 }
 
 /// The caption and the "Start the lesson" button.
