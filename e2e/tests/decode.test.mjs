@@ -14,6 +14,17 @@ const overflows = (page) =>
 
 const text = (page, id) => page.textContent(`[data-testid="${id}"]`);
 
+/** Each cache-strip position's slot, in order. */
+const stripSlots = (page) => page.$$eval('[data-testid="cache-strip"] li', (li) => li.map((l) => l.dataset.slot));
+
+/** The strip's slots at position t under a window of w keys (an independent statement of the rolling buffer). */
+const windowSlots = (n, t, w) => [...Array(n).keys()].map((j) => {
+  if (j > t) return 'future';
+  if (j === t) return 'new';
+  if (j > t - w) return 'cached';
+  return j === t - w ? 'evicted' : 'gone';
+});
+
 /** The cache rows the K table lists: position and slot. */
 const kRows = (page) =>
   page.$$eval('[data-testid="k-cache"] tbody tr', (rows) =>
@@ -140,15 +151,22 @@ export const tests = [
         t.assert.deepEqual(kept, [...Array(Math.min(step + 1, 3)).keys()].map((i) => Math.max(0, step - 2) + i));
         const evicted = rows.filter((r) => r.slot === 'evicted').map((r) => r.pos);
         t.assert.deepEqual(evicted, step >= 3 ? [step - 3] : []);
-        const strip = await page.$$eval('[data-testid="cache-strip"] li', (li) => li.map((l) => l.dataset.slot));
-        t.assert.equal(strip.filter((s) => s === 'cached' || s === 'new').length, Math.min(step + 1, 3));
+        const strip = await stripSlots(page);
+        t.assert.deepEqual(strip, windowSlots(strip.length, step, 3), `t = ${step}`);
         if (step >= 3) {
-          t.assert.equal(strip[step - 3], 'evicted');
           t.assert.match(await text(page, 'decode-evicted'), new RegExp(`^Position ${step - 3} `));
         }
         const c = await check(page);
         t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
         if (step === 4) await t.screenshot('decode-window-1440');
+      }
+      // stepping back sets every position of the strip back, not only the ones a step
+      // forward changed
+      for (const step of [4, 3, 2, 0]) {
+        await page.keyboard.press(step === 0 ? 'Home' : 'ArrowLeft');
+        await waitT(page, step);
+        const strip = await stripSlots(page);
+        t.assert.deepEqual(strip, windowSlots(strip.length, step, 3), `back at t = ${step}`);
       }
       t.assert.deepEqual(t.errors(), []);
     },

@@ -243,11 +243,24 @@ fn step_view(ctx: Ctx) -> impl IntoView {
         ctx.with(|d, p, _, at| slots(p, if d.cross { at.len } else { d.positions.len() }, d.cross))
             .unwrap_or_default()
     });
-    // Each position of the strip reads its slot through a memo of its own: a step re-runs
-    // the 128 memos, and only the two or three positions whose slot changed update their
-    // attributes (four closures per position reading `slots_now` made it a source of 512
-    // subscribers, each re-run a linear removal from its subscriber set: ~1.4 ms a step).
-    let slot_of = move |j: usize| slots_now.with(|s| s.get(j).copied().unwrap_or(Slot::Future));
+    // Each position of the strip holds its slot in a signal of its own, and one effect
+    // sets only the two or three that change at a step. (A memo per position re-ran all
+    // 128 at every step, and closures reading `slots_now` directly made it a source of 512
+    // subscribers, each re-run a linear removal from its subscriber set: ~1.4 ms a step.)
+    let slot_of = move |j: usize| slots_now.with_untracked(|s| s.get(j).copied().unwrap_or(Slot::Future));
+    let strip_slots = StoredValue::new(std::collections::HashMap::<usize, RwSignal<Slot>>::new());
+    Effect::new(move |_| {
+        slots_now.with(|now| {
+            strip_slots.with_value(|signals| {
+                for (&j, signal) in signals {
+                    let slot = now.get(j).copied().unwrap_or(Slot::Future);
+                    if signal.get_untracked() != slot {
+                        signal.set(slot);
+                    }
+                }
+            })
+        })
+    });
     // The header: its text follows t (the evicted note comes and goes).
     let heading = move || {
         ctx.with(|_, p, full, at| {
@@ -321,7 +334,19 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                     each=move || strip_keys.get()
                     key=|k| k.clone()
                     children=move |(j, token)| {
-                        let slot = Memo::new(move |_| slot_of(j));
+                        let slot = RwSignal::new(slot_of(j));
+                        strip_slots
+                            .update_value(|s| {
+                                s.insert(j, slot);
+                            });
+                        on_cleanup(move || {
+                            strip_slots
+                                .update_value(|s| {
+                                    if s.get(&j) == Some(&slot) {
+                                        s.remove(&j);
+                                    }
+                                })
+                        });
                         let name = move || slot.get().name();
                         let long = if data::slot_may_overflow(&token) { " al-slot-long" } else { "" };
                         let title = {
