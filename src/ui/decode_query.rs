@@ -145,6 +145,15 @@ fn query_now(p: &DecodeStep, full: Option<&Trace>, at: At) -> QueryNow {
     }
 }
 
+/// A memo of one item of the shown position's query part (a weight row, an output
+/// cell): it follows the position, and only a change of that item reaches the page.
+fn item_memo<T: Clone + Default + PartialEq + Send + Sync + 'static>(
+    now: Memo<Option<QueryNow>>,
+    item: impl Fn(&QueryNow) -> Option<&T> + Send + Sync + 'static,
+) -> Memo<T> {
+    Memo::new(move |_| now.with(|q| q.as_ref().and_then(|q| item(q).cloned())).unwrap_or_default())
+}
+
 /// The one query row at the shown position: its weights over the cached keys, the output
 /// row, and the check against the full run. The rows and cells are keyed by their index
 /// and follow the position.
@@ -153,12 +162,8 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     // Each row and cell reads its own memo: a step re-runs those, and only the fields that
     // changed update the page (a few hundred closures subscribed to `now` itself would
     // each be removed from and added to its subscribers at every step).
-    let row_memo = move |i: usize| {
-        Memo::new(move |_| now.with(|q| q.as_ref().and_then(|q| q.rows.get(i).cloned())).unwrap_or_default())
-    };
-    let cell_memo = move |c: usize| {
-        Memo::new(move |_| now.with(|q| q.as_ref().and_then(|q| q.cells.get(c).cloned())).unwrap_or_default())
-    };
+    let row_memo = move |i: usize| item_memo(now, move |q| q.rows.get(i));
+    let cell_memo = move |c: usize| item_memo(now, move |q| q.cells.get(c));
     let n_rows = move || now.with(|q| q.as_ref().map_or(0, |q| q.rows.len()));
     let n_cells = move || now.with(|q| q.as_ref().map_or(0, |q| q.cells.len()));
     let bt = move || now.with(|q| q.as_ref().map_or((0, 0), |q| (q.b, q.t)));
