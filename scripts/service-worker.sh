@@ -1,5 +1,5 @@
 #!/bin/sh
-# Trunk post_build hook (Trunk.toml): writes sw.js into the build.
+# Run by scripts/post-build.sh (Trunk's post_build hook): writes sw.js into the build.
 #
 # - release builds (`trunk build --release`, `make build`, `make test`): the worker of
 #   assets/sw.template.js, with CACHE = attention-lens-<hash of every built file> and

@@ -24,7 +24,9 @@ const kinds = {
 const totals = {};
 for (const f of fs.readdirSync(dist)) {
   const file = path.join(dist, f);
-  if (!fs.statSync(file).isFile()) continue;
+  // NAME.gz and NAME.br (scripts/precompress.mjs) are NAME as a host may send it, not more
+  // bytes: NAME is counted, compressed here
+  if (!fs.statSync(file).isFile() || /\.(gz|br)$/.test(f)) continue;
   const data = fs.readFileSync(file);
   const kind = Object.keys(kinds).find((k) => kinds[k].test(f));
   const t = (totals[kind] ??= { raw: 0, gzip: 0, br: 0 });
