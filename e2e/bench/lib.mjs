@@ -52,15 +52,21 @@ export function serve(root) {
 /**
  * Serves `root` on 127.0.0.1 as a static host does: gzip for text and wasm when the
  * browser asks for it (compressed once per file, at level 9), and `no-cache`, so every
- * load asks again, as a first visit does.
+ * load asks again, as a first visit does. With `brotli`, as a host that serves the
+ * build's precompressed files does (scripts/precompress.mjs): NAME.br where the browser
+ * accepts br and the file exists, else gzip as above.
  */
-export function serveGzip(root) {
+export function serveGzip(root, { brotli = false } = {}) {
   const cache = new Map();
   const compressible = /\.(html|js|css|wasm|svg|webmanifest|json)$/;
   return staticServer(root, (req, res, file, data, headers) => {
     headers['cache-control'] = 'no-cache';
     const accepts = String(req.headers['accept-encoding'] || '');
-    if (compressible.test(file) && /\bgzip\b/.test(accepts)) {
+    if (brotli && /\bbr\b/.test(accepts) && fs.existsSync(`${file}.br`)) {
+      data = fs.readFileSync(`${file}.br`);
+      headers['content-encoding'] = 'br';
+      headers.vary = 'accept-encoding';
+    } else if (compressible.test(file) && /\bgzip\b/.test(accepts)) {
       if (!cache.has(file)) cache.set(file, zlib.gzipSync(data, { level: 9 }));
       data = cache.get(file);
       headers['content-encoding'] = 'gzip';

@@ -4,6 +4,7 @@
 // preset, on four pages: the first screen, a lesson step, presenter mode and embed mode.
 //   node e2e/bench/lighthouse.mjs [--dist dist] [--runs 3] [--throttling simulate|devtools] [--json out.json]
 //     [--only lesson,embed] [--preset mobile]   (a subset: pages whose name contains a word, one preset)
+//     [--brotli]   (served as a host serving the build's precompressed NAME.br files)
 // Each row is the median of --runs runs (by performance score). --throttling simulate
 // (Lighthouse's default, as PageSpeed Insights runs it) loads the page at full speed and
 // computes the slow-network times from that trace; on 127.0.0.1 the wasm can arrive
@@ -44,7 +45,8 @@ const METRICS = [
   ['SI', 'speed-index'],
 ];
 
-const server = await serveGzip(dist);
+const brotli = process.argv.includes('--brotli');
+const server = await serveGzip(dist, { brotli });
 const base = `http://127.0.0.1:${server.address().port}/`;
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
@@ -56,7 +58,7 @@ const chrome = await chromeLauncher.launch({
 
 const results = [];
 try {
-  console.log(`Lighthouse ${lighthouseVersion()} on ${dist}/, served with gzip, throttling ${throttlingMethod}; median of ${runs} run(s) each`);
+  console.log(`Lighthouse ${lighthouseVersion()} on ${dist}/, served with ${brotli ? 'the precompressed brotli files' : 'gzip'}, throttling ${throttlingMethod}; median of ${runs} run(s) each`);
   console.log('| page | preset | perf | a11y | best pr. | SEO | FCP s | LCP s | TBT ms | CLS | SI s | LCP element |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [name, query] of PAGES.filter(([n]) => only.length === 0 || only.some((w) => n.includes(w)))) {
