@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use super::decode_data::{self as data, listed_rows, token_label};
 use super::decode_position::{At, Ctx};
 use super::scroll_region::scroll_region;
+use super::text_fit::{may_overflow, ROW_HEADER_FITS};
 use crate::engine::{DecodeStep, Decoded, Trace};
 use crate::format::{exact, short};
 
@@ -164,7 +165,14 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
                                         data-slot=slot
                                         data-pos=pos
                                     >
-                                        <th scope="row">{move || now.with(|n| n.1.clone())}</th>
+                                        <th
+                                            scope="row"
+                                            class:al-clip=move || {
+                                                now.with(|n| may_overflow(&n.1, ROW_HEADER_FITS))
+                                            }
+                                        >
+                                            {move || now.with(|n| n.1.clone())}
+                                        </th>
                                         {values
                                             .into_iter()
                                             .map(|x| view! { <td data-value=exact(x)>{short(x)}</td> })

@@ -133,15 +133,6 @@ pub fn slots(step: &DecodeStep, n: usize, cross: bool) -> Vec<Slot> {
         .collect()
 }
 
-/// Whether a token may be wider than its place in the cache strip (`.al-slot`: at most
-/// 7rem of a monospace font, about 15 characters of 0.6em): only those get the clip
-/// that ends them with an ellipsis (`al-slot-long`). A character past ASCII counts
-/// double (wide scripts, emoji), so a token counted as fitting has room to spare. A
-/// clip on each of the 128 positions was ~0.5 ms of a step's paint and layerizing.
-pub fn slot_may_overflow(token: &str) -> bool {
-    token.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum::<usize>() > 12
-}
-
 /// A difference as the checks print it: `0`, or two significant digits (`5.6e-17`).
 pub fn format_difference(d: f64) -> String {
     if d == 0.0 {
@@ -255,16 +246,6 @@ pub const DTYPES: [(&str, u64); 3] = [("bf16", 2), ("f32", 4), ("f64", 8)];
 mod tests {
     use super::*;
     use crate::engine::{decode, run};
-
-    #[test]
-    fn only_long_tokens_clip_in_the_strip() {
-        assert!(!slot_may_overflow("w21"));
-        assert!(!slot_may_overflow("<pad>"));
-        assert!(!slot_may_overflow("123456789012"));
-        assert!(slot_may_overflow("1234567890123"));
-        assert!(!slot_may_overflow("猫猫猫猫猫猫"));
-        assert!(slot_may_overflow("猫猫猫猫猫猫猫"));
-    }
 
     fn scenario(extra: &str) -> Scenario {
         Scenario::from_json(&format!(

@@ -13,6 +13,7 @@ use super::decode_position::{At, Ctx};
 use super::explain_panel::ExplainPanel;
 use super::explained::Explained;
 use super::scroll_region::scroll_region;
+use super::text_fit::{may_overflow, ROW_HEADER_FITS};
 use crate::engine::{DecodeStep, StepName, Trace};
 use crate::format::{exact, fixed, short};
 
@@ -234,7 +235,14 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
                                 let row = row_memo(i);
                                 view! {
                                     <tr data-pos=move || row.with(|r| r.pos)>
-                                        <th scope="row">{move || row.with(|r| r.label.clone())}</th>
+                                        <th
+                                            scope="row"
+                                            class:al-clip=move || {
+                                                row.with(|r| may_overflow(&r.label, ROW_HEADER_FITS))
+                                            }
+                                        >
+                                            {move || row.with(|r| r.label.clone())}
+                                        </th>
                                         <td data-value=move || {
                                             row.with(|r| r.exact.clone())
                                         }>{move || row.with(|r| r.shown.clone())}</td>

@@ -21,6 +21,7 @@ use super::decode_query::query_view;
 use super::dom;
 use super::head_options::HeadOptions;
 use super::lesson_keys::PanelStep;
+use super::text_fit::{may_overflow, SLOT_FITS};
 use crate::engine::{decode, Decoded, EngineError};
 
 /// The engine's refusal of a scenario without a causal mask, as the view shows it.
@@ -348,7 +349,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                                 })
                         });
                         let name = move || slot.get().name();
-                        let long = if data::slot_may_overflow(&token) { " al-slot-long" } else { "" };
+                        let long = if may_overflow(&token, SLOT_FITS) { " al-slot-long" } else { "" };
                         let title = {
                             let token = token.clone();
                             move || format!("{j} {token}: {}", slot.get().name())

@@ -53,6 +53,7 @@ pub mod scroll_region;
 pub mod settings;
 pub mod split_both_ways;
 pub mod tensors;
+pub mod text_fit;
 pub mod tile_tables;
 pub mod tiles_data;
 pub mod tiles_picture;

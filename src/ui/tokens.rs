@@ -12,6 +12,7 @@ const HASHED_NOTE: &str =
                            Nothing here is trained, so what it attends to says nothing about the word.";
 
 use super::app_state::AppState;
+use super::text_fit::{may_overflow, TOKEN_FITS};
 
 /// Sizes and token chips.
 #[component]
@@ -63,6 +64,7 @@ pub fn Overview(
                 view! {
                     <li
                         class="al-token"
+                        class:al-token-long=may_overflow(t, TOKEN_FITS)
                         class:al-kv=kv
                         class:al-pad=pad
                         class:al-hashed=hashed
