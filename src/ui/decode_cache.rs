@@ -91,6 +91,21 @@ fn cache_rows_now(
     out
 }
 
+/// The longest listed label and number, in characters: the widths the table's fixed
+/// layout gives its columns (`style/decode.css`). With fixed widths a step lays out the
+/// rows it adds and removes, not every column of the table again.
+fn column_chars(rows: &[CacheRow]) -> (usize, usize) {
+    let label = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0).max("position".len());
+    let number = rows
+        .iter()
+        .flat_map(|r| r.values.iter())
+        .map(|&x| short(x).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    (label, number)
+}
+
 /// The K or V cache table of the shown K/V head, its rows keyed.
 pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
     let rows = Memo::new(move |_| {
@@ -115,6 +130,7 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
             )
         })
     };
+    let widths = Memo::new(move |_| rows.with(|r| column_chars(r)));
     // d_k, not t: the header is built again only for another decoding
     let d_k = Memo::new(move |_| ctx.with(|_, _, _, at| at.d_k).unwrap_or(0));
     let header = move || {
@@ -135,6 +151,10 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
                 <table
                     class="al-table al-cache-table"
                     data-testid=format!("{}-cache", which.to_ascii_lowercase())
+                    style=move || {
+                        let (label, number) = widths.get();
+                        format!("--al-label-chars: {label}; --al-num-chars: {number}")
+                    }
                 >
                     <caption>{caption}</caption>
                     <thead>{header}</thead>
@@ -186,5 +206,32 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
                 </table>
             },
         )}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(label: &str, values: &[f64]) -> CacheRow {
+        CacheRow {
+            generation: 0,
+            b: 0,
+            kv_head: 0,
+            pos: 0,
+            slot: "cached",
+            label: label.to_owned(),
+            values: values.to_vec(),
+            more: false,
+        }
+    }
+
+    #[test]
+    fn the_columns_fit_the_longest_label_and_number() {
+        assert_eq!(column_chars(&[]), (8, 1));
+        let rows = [row("3 bat", &[0.5, -1.25]), row("60 w16 (new)", &[-12.5, f64::NEG_INFINITY])];
+        // "-12.50" is the longest number, "60 w16 (new)" the longest label
+        assert_eq!(column_chars(&rows), (12, 6));
+        assert_eq!(column_chars(&[row("x", &[-2e9])]), (8, 4));
     }
 }
