@@ -1,6 +1,7 @@
-//! The decode view's K and V cache tables: the newest rows of the shown K/V head, keyed by
-//! position (a step adds and removes a row or two), the row that just left the window
-//! marked.
+//! The decode view's K and V cache tables: the newest rows of the shown K/V head, the row
+//! that just left the window marked. Their caption and column widths are the decoding's,
+//! the same at every position; a step rebuilds the rows in place (one render effect a
+//! table, see [`cache_table`]).
 
 use std::sync::Arc;
 
@@ -15,25 +16,30 @@ use crate::format::{exact, short};
 
 /// The newest cache rows listed in the K and V tables.
 const MAX_ROWS: usize = 8;
-/// The first numbers of a row listed (d_k may be up to 512).
-pub(super) const MAX_COLS: usize = 8;
+/// The first numbers of a row listed (d_k may be up to 512). Four, with the label, fit
+/// the table's half of the view at 1440 px without a sideways scroll (eight did not: the
+/// last three were hidden), and every number a step shifts costs the browser a text
+/// layout (issue 21).
+const MAX_COLS: usize = 4;
 
-/// One row of a cache table: kept on screen while its key stays (a position's key and
-/// value never change, so a step adds a row and removes one, and the row that was new
-/// only changes its class and label).
+/// One row of a cache table: the position, its slot (new, cached or left), its label
+/// and its first [`MAX_COLS`] numbers.
 #[derive(Debug, Clone, PartialEq)]
 struct CacheRow {
-    /// The decoding it is from (its address), so that a new scenario replaces every row.
-    generation: usize,
-    /// The sentence and K/V head shown: another one's row at the same position has
-    /// other numbers.
-    b: usize,
-    kv_head: usize,
     pos: usize,
     slot: &'static str,
     label: String,
     values: Vec<f64>,
     more: bool,
+}
+
+/// A position's K or V cache.
+fn pick(s: &DecodeStep, which: char) -> &ndarray::Array4<f64> {
+    if which == 'K' {
+        &s.k_cache
+    } else {
+        &s.v_cache
+    }
 }
 
 /// The rows of the K or V table at the current position: the row that left (if one
@@ -45,20 +51,9 @@ fn cache_rows_now(
     at: At,
     which: char,
 ) -> Vec<CacheRow> {
-    let generation = Arc::as_ptr(d) as usize;
     let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
-    fn pick(s: &DecodeStep, which: char) -> &ndarray::Array4<f64> {
-        if which == 'K' {
-            &s.k_cache
-        } else {
-            &s.v_cache
-        }
-    }
     let cols = at.d_k.min(MAX_COLS);
     let row = |pos: usize, slot: &'static str, values: &[f64]| CacheRow {
-        generation,
-        b: at.b,
-        kv_head: at.kv_head,
         pos,
         slot,
         label: match slot {
@@ -66,73 +61,143 @@ fn cache_rows_now(
             "new" => format!("{} (new)", token_label(key_tokens, pos)),
             _ => token_label(key_tokens, pos),
         },
-        values: values.iter().take(cols).copied().collect(),
+        values: values.to_vec(),
         more: at.d_k > cols,
     };
     let mut out = Vec::new();
     // the evicted row's numbers are in the previous position's cache
     if let Some(e) = p.evicted {
         let prev = p.t.checked_sub(1).and_then(|t| d.positions.get(t));
-        if let Some(prev) = prev {
-            let i = prev.cache_positions.iter().position(|&x| x == e);
-            if let Some(values) =
-                i.and_then(|i| data::cache_rows(pick(prev, which), at.b, at.kv_head).into_iter().nth(i))
-            {
-                out.push(row(e, "evicted", &values));
-            }
+        let values = prev.and_then(|prev| {
+            let i = prev.cache_positions.iter().position(|&x| x == e)?;
+            data::cache_row(pick(prev, which), at.b, at.kv_head, i, cols)
+        });
+        if let Some(values) = values {
+            out.push(row(e, "evicted", &values));
         }
     }
-    let rows = data::cache_rows(pick(p, which), at.b, at.kv_head);
-    for l in listed_rows(rows.len(), MAX_ROWS) {
-        let (Some(&pos), Some(values)) = (p.cache_positions.get(l), rows.get(l)) else { continue };
+    for l in listed_rows(at.len, MAX_ROWS) {
+        let (Some(&pos), Some(values)) =
+            (p.cache_positions.get(l), data::cache_row(pick(p, which), at.b, at.kv_head, l, cols))
+        else {
+            continue;
+        };
         let slot = if pos == p.t && !d.cross { "new" } else { "cached" };
-        out.push(row(pos, slot, values));
+        out.push(row(pos, slot, &values));
     }
     out
 }
 
-/// The longest listed label and number, in characters: the widths the table's fixed
-/// layout gives its columns (`style/decode.css`). With fixed widths a step lays out the
-/// rows it adds and removes, not every column of the table again.
-fn column_chars(rows: &[CacheRow]) -> (usize, usize) {
-    let label = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0).max("position".len());
-    let number = rows
-        .iter()
-        .flat_map(|r| r.values.iter())
-        .map(|&x| short(x).chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(1);
+/// The longest of `labels` and of `numbers` (as the table shows them), in characters:
+/// the widths the table's fixed layout gives its columns (`style/decode.css`).
+fn column_chars<'a>(
+    labels: impl Iterator<Item = &'a str>,
+    numbers: impl Iterator<Item = f64>,
+) -> (usize, usize) {
+    let label = labels.map(|l| l.chars().count()).max().unwrap_or(0).max("position".len());
+    let number = numbers.map(|x| short(x).chars().count()).max().unwrap_or(0).max(1);
     (label, number)
 }
 
-/// The K or V cache table of the shown K/V head, its rows keyed.
+/// The column widths of the K or V table for a whole decoding (sentence `at.b`, K/V
+/// head `at.kv_head`): the longest label any listed row takes at any position, and the
+/// longest number of any row. The columns then keep their widths while the learner
+/// steps (a row does not move under the pointer), and a step lays out the rows it adds
+/// and removes, not every column of the table again (issue 21).
+fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char) -> (usize, usize) {
+    let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
+    let cols = at.d_k.min(MAX_COLS);
+    // every key position's label, with the longest mark it can carry
+    let mark = if d.positions.iter().any(|p| p.evicted.is_some()) {
+        " (left)"
+    } else if d.cross {
+        ""
+    } else {
+        " (new)"
+    };
+    let keys =
+        d.positions.first().map_or(0, |p| if d.cross { p.cache_positions.len() } else { d.positions.len() });
+    let labels: Vec<String> = (0..keys).map(|j| format!("{}{mark}", token_label(key_tokens, j))).collect();
+    // a key's row never changes once written: each position's newest row is every row
+    // (self-attention); a cross-attention cache is the same at every position
+    let rows: Vec<Vec<f64>> = if d.cross {
+        let first = d.positions.first();
+        (0..keys)
+            .filter_map(|l| first.and_then(|p| data::cache_row(pick(p, which), at.b, at.kv_head, l, cols)))
+            .collect()
+    } else {
+        d.positions
+            .iter()
+            .filter_map(|p| {
+                let newest = p.cache_positions.len().checked_sub(1)?;
+                data::cache_row(pick(p, which), at.b, at.kv_head, newest, cols)
+            })
+            .collect()
+    };
+    column_chars(labels.iter().map(String::as_str), rows.iter().flatten().copied())
+}
+
+/// The K or V table's caption: the same at every position.
+fn cache_caption(which: char, kv_head: usize, d_k: usize) -> String {
+    let cols = d_k.min(MAX_COLS);
+    let numbers = if d_k > cols {
+        format!("the first {cols} of its d_k = {d_k} numbers")
+    } else {
+        format!("its d_k = {d_k} number{}", if d_k == 1 { "" } else { "s" })
+    };
+    format!(
+        "{which} cache, K/V head {}: a row per cached position (the newest {MAX_ROWS} listed), {numbers}",
+        kv_head + 1
+    )
+}
+
+/// What the shape line says of the tables' rows at a cache of `len` rows.
+pub(super) fn listed_words(len: usize) -> String {
+    if len > MAX_ROWS {
+        format!("the tables below list the newest {MAX_ROWS} of its L = {len} rows")
+    } else {
+        format!("the tables below list all L = {len} of its rows")
+    }
+}
+
+/// One row of a cache table, from plain values.
+fn cache_row_view(r: &CacheRow) -> impl IntoView {
+    let class = match r.slot {
+        "new" => "al-row-new",
+        "evicted" => "al-row-evicted",
+        _ => "",
+    };
+    let clip = if may_overflow(&r.label, ROW_HEADER_FITS) { "al-clip" } else { "" };
+    view! {
+        <tr class=class data-slot=r.slot data-pos=r.pos.to_string()>
+            <th scope="row" class=clip>
+                {r.label.clone()}
+            </th>
+            {r.values.iter().map(|&x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect::<Vec<_>>()}
+            {r.more.then(|| view! { <td>"…"</td> })}
+        </tr>
+    }
+}
+
+/// The K or V cache table of the shown K/V head. Its rows are one render effect: a Vec
+/// of rows of plain values that Tachys rebuilds in place, setting only the texts and
+/// attributes that changed (a step shifts the listed rows by one, so most numbers change
+/// anyway; a keyed list, which moved rows and built the new one with a memo and five
+/// effects per row, cost as much: issue 21, BENCHMARKS.md).
 pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
     let rows = Memo::new(move |_| {
         ctx.with(|d, p, full, at| cache_rows_now(d, p, full, at, which)).unwrap_or_default()
     });
-    let caption = move || {
-        ctx.with(|_, _, _, at| {
-            let listed = at.len.min(MAX_ROWS);
-            let cols = at.d_k.min(MAX_COLS);
-            format!(
-                "{which} cache, K/V head {}: {} row{} × d_k = {}{}{}",
-                at.kv_head + 1,
-                at.len,
-                if at.len == 1 { "" } else { "s" },
-                at.d_k,
-                if at.len > listed {
-                    format!(" ({} older rows not listed)", at.len - listed)
-                } else {
-                    String::new()
-                },
-                if at.d_k > cols { format!(", the first {cols} numbers of each") } else { String::new() },
-            )
-        })
-    };
-    let widths = Memo::new(move |_| rows.with(|r| column_chars(r)));
+    // The caption and the column widths: once per decoding, sentence and head. What a
+    // step changes (L, how many rows are listed) is in the shape line above the tables.
+    let caption = Memo::new(move |_| {
+        ctx.with_decoding(|_, _, at| cache_caption(which, at.kv_head, at.d_k)).unwrap_or_default()
+    });
+    let widths = Memo::new(move |_| {
+        ctx.with_decoding(|d, full, at| decoding_column_chars(d, full, at, which)).unwrap_or((8, 1))
+    });
     // d_k, not t: the header is built again only for another decoding
-    let d_k = Memo::new(move |_| ctx.with(|_, _, _, at| at.d_k).unwrap_or(0));
+    let d_k = Memo::new(move |_| ctx.with_decoding(|_, _, at| at.d_k).unwrap_or(0));
     let header = move || {
         let d_k = d_k.get();
         let cols = d_k.min(MAX_COLS);
@@ -159,49 +224,7 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
                     <caption>{caption}</caption>
                     <thead>{header}</thead>
                     <tbody>
-                        <For
-                            each=move || rows.get()
-                            key=|r| (r.generation, r.b, r.kv_head, r.pos)
-                            children=move |r| {
-                                let CacheRow { generation, b, kv_head, pos, values, more, .. } = r;
-                                let now = Memo::new(move |_| {
-                                    rows.with(|rows| {
-                                            rows.iter()
-                                                .find(|r| {
-                                                    (r.generation, r.b, r.kv_head, r.pos)
-                                                        == (generation, b, kv_head, pos)
-                                                })
-                                                .map(|r| (r.slot, r.label.clone()))
-                                        })
-                                        .unwrap_or_default()
-                                });
-                                let slot = move || now.with(|n| n.0);
-                                // the row's slot and label follow the step (new, then
-                                // cached, then left): its numbers stay
-                                view! {
-                                    <tr
-                                        class:al-row-new=move || slot() == "new"
-                                        class:al-row-evicted=move || slot() == "evicted"
-                                        data-slot=slot
-                                        data-pos=pos
-                                    >
-                                        <th
-                                            scope="row"
-                                            class:al-clip=move || {
-                                                now.with(|n| may_overflow(&n.1, ROW_HEADER_FITS))
-                                            }
-                                        >
-                                            {move || now.with(|n| n.1.clone())}
-                                        </th>
-                                        {values
-                                            .into_iter()
-                                            .map(|x| view! { <td data-value=exact(x)>{short(x)}</td> })
-                                            .collect_view()}
-                                        {more.then(|| view! { <td>"…"</td> })}
-                                    </tr>
-                                }
-                            }
-                        />
+                        {move || rows.with(|rows| rows.iter().map(cache_row_view).collect::<Vec<_>>())}
                     </tbody>
                 </table>
             },
@@ -212,26 +235,79 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{decode, run, Scenario};
 
-    fn row(label: &str, values: &[f64]) -> CacheRow {
-        CacheRow {
-            generation: 0,
-            b: 0,
-            kv_head: 0,
-            pos: 0,
-            slot: "cached",
-            label: label.to_owned(),
-            values: values.to_vec(),
-            more: false,
-        }
+    #[test]
+    fn the_caption_is_the_decodings_and_the_shape_line_counts_the_rows() {
+        assert_eq!(
+            cache_caption('K', 0, 64),
+            "K cache, K/V head 1: a row per cached position (the newest 8 listed), the first 4 of its d_k = 64 numbers"
+        );
+        assert_eq!(
+            cache_caption('V', 2, 4),
+            "V cache, K/V head 3: a row per cached position (the newest 8 listed), its d_k = 4 numbers"
+        );
+        assert!(cache_caption('K', 0, 1).ends_with("its d_k = 1 number"));
+        assert_eq!(listed_words(3), "the tables below list all L = 3 of its rows");
+        assert_eq!(listed_words(8), "the tables below list all L = 8 of its rows");
+        assert_eq!(listed_words(9), "the tables below list the newest 8 of its L = 9 rows");
     }
 
     #[test]
     fn the_columns_fit_the_longest_label_and_number() {
-        assert_eq!(column_chars(&[]), (8, 1));
-        let rows = [row("3 bat", &[0.5, -1.25]), row("60 w16 (new)", &[-12.5, f64::NEG_INFINITY])];
+        assert_eq!(column_chars(std::iter::empty(), std::iter::empty()), (8, 1));
         // "-12.50" is the longest number, "60 w16 (new)" the longest label
-        assert_eq!(column_chars(&rows), (12, 6));
-        assert_eq!(column_chars(&[row("x", &[-2e9])]), (8, 4));
+        let labels = ["3 bat", "60 w16 (new)"];
+        assert_eq!(
+            column_chars(labels.into_iter(), [0.5, -1.25, -12.5, f64::NEG_INFINITY].into_iter()),
+            (12, 6)
+        );
+        assert_eq!(column_chars(["x"].into_iter(), [-2e9].into_iter()), (8, 4));
+    }
+
+    /// One sentence of `words` (and `extra` JSON: a window, cross-attention), causal,
+    /// d_model 4, h 2, h_kv 1, decoded and run.
+    fn decoded(words: &str, mask: &str, extra: &str) -> (Arc<Decoded>, Trace) {
+        let s = Scenario::from_json(&format!(
+            r#"{{"sentences": ["{words}"], "d_model": 4, "n_heads": 2, "n_kv_heads": 1,
+                "projections": "seeded", "seed": 3, "mask": {{"causal": true{mask}}}{extra}}}"#
+        ))
+        .unwrap();
+        (Arc::new(decode(&s).unwrap()), run(&s).unwrap())
+    }
+
+    #[test]
+    fn the_widths_hold_every_row_the_table_lists_at_any_position() {
+        let words = "a much longer word then short ones follow here";
+        for (mask, extra) in [
+            ("", ""),
+            (r#", "window": 2"#, ""),
+            ("", r#", "kv_sentences": ["keys of another sentence entirely"]"#),
+        ] {
+            let (d, full) = decoded(words, mask, extra);
+            let at = At::of(&d.positions[0], 0, 1);
+            for which in ['K', 'V'] {
+                let (label, number) = decoding_column_chars(&d, Some(&full), at, which);
+                for p in &d.positions {
+                    let rows = cache_rows_now(&d, p, Some(&full), At::of(p, 0, 1), which);
+                    let (l, n) = column_chars(
+                        rows.iter().map(|r| r.label.as_str()),
+                        rows.iter().flat_map(|r| r.values.iter().copied()),
+                    );
+                    assert!(l <= label && n <= number, "t = {}: {l} > {label} or {n} > {number}", p.t);
+                }
+                // and no wider than some position needs
+                let widest = d.positions.iter().map(|p| {
+                    let rows = cache_rows_now(&d, p, Some(&full), At::of(p, 0, 1), which);
+                    column_chars(
+                        rows.iter().map(|r| r.label.as_str()),
+                        rows.iter().flat_map(|r| r.values.iter().copied()),
+                    )
+                });
+                let (l, n) = widest.fold((0, 0), |(a, b), (l, n)| (a.max(l), b.max(n)));
+                assert_eq!(n, number);
+                assert!(label <= l + 1, "{label} vs {l}");
+            }
+        }
     }
 }

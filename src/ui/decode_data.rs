@@ -55,13 +55,20 @@ pub fn weight_row(step: &DecodeStep, b: usize, head: usize) -> Vec<f64> {
         .unwrap_or_default()
 }
 
-/// One K/V head's cache of sentence `b`, `(L, d_k)` as rows, from `k_cache` or `v_cache`.
-pub fn cache_rows(cache: &ndarray::Array4<f64>, b: usize, kv_head: usize) -> Vec<Vec<f64>> {
-    cache
-        .outer_iter()
-        .nth(b)
-        .and_then(|s| s.outer_iter().nth(kv_head).map(|h| h.outer_iter().map(|r| r.to_vec()).collect()))
-        .unwrap_or_default()
+/// Row `l` of one K/V head's cache of sentence `b` (`k_cache` or `v_cache`), its first
+/// `cols` numbers; `None` past the cache's ends.
+pub fn cache_row(
+    cache: &ndarray::Array4<f64>,
+    b: usize,
+    kv_head: usize,
+    l: usize,
+    cols: usize,
+) -> Option<Vec<f64>> {
+    let (batch, heads, len, d_k) = cache.dim();
+    if b >= batch || kv_head >= heads || l >= len {
+        return None;
+    }
+    Some((0..cols.min(d_k)).map(|c| cache[[b, kv_head, l, c]]).collect())
 }
 
 /// The keys whose weights the table lists: all of them up to `max`, else the `max`
@@ -286,7 +293,9 @@ mod tests {
             let last = decoded.positions.last().unwrap();
             assert_eq!(output_check(last, &full, 5), None);
             assert!(weight_row(last, 5, 0).is_empty() && weight_row(last, 0, 9).is_empty());
-            assert!(cache_rows(&last.k_cache, 0, 9).is_empty());
+            assert_eq!(cache_row(&last.k_cache, 0, 9, 0, 8), None);
+            assert_eq!(cache_row(&last.k_cache, 5, 0, 0, 8), None);
+            assert_eq!(cache_row(&last.k_cache, 0, 0, 99, 8), None);
         }
     }
 
@@ -295,7 +304,12 @@ mod tests {
         let decoded = decode(&scenario(r#", "window": 2"#)).unwrap();
         let p = &decoded.positions[3];
         assert_eq!(p.cache_positions, [2, 3]);
-        assert_eq!(cache_rows(&p.k_cache, 0, 1).len(), 2);
+        assert_eq!(p.k_cache.shape()[2], 2);
+        // the row of position 3 is the cache's newest, its numbers the first `cols`
+        let row = cache_row(&p.k_cache, 0, 1, 1, 3).unwrap();
+        assert_eq!(row.len(), 3.min(p.k_cache.shape()[3]));
+        assert_eq!(row[0], p.k_cache[[0, 1, 1, 0]]);
+        assert_eq!(cache_row(&p.k_cache, 0, 1, 2, 3), None);
         use Slot::*;
         assert_eq!(slots(p, 6, false), [Gone, Evicted, Cached, New, Future, Future]);
         // without a window nothing leaves

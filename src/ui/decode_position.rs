@@ -66,4 +66,20 @@ impl Ctx {
             Some(f(d, p, full.as_deref(), At::of(p, b, head)))
         })
     }
+
+    /// `f` of the whole decoding, with the sizes and indices of its first position (L
+    /// is the first position's): tracked like [`Ctx::with`] but not on t, so it runs
+    /// once per decoding, sentence and head, not at every step.
+    pub(super) fn with_decoding<R>(
+        &self,
+        f: impl FnOnce(&Arc<Decoded>, Option<&Trace>, At) -> R,
+    ) -> Option<R> {
+        let (b, head) = (self.batch.get(), self.head.get());
+        let full = self.full.get();
+        self.decoded.with(|d| {
+            let d = d.as_ref().ok()?;
+            let p = d.positions.first()?;
+            Some(f(d, full.as_deref(), At::of(p, b, head)))
+        })
+    }
 }

@@ -3,22 +3,27 @@
 //! the check against the full run. Built once per decoding: a step changes the rows'
 //! and cells' text and attributes (and adds or removes a weight row) instead of building
 //! the tables again, which cost the browser's style, layout and paint of new elements.
+//! Each table is one render effect, and its columns have fixed widths (issue 21).
 
 use leptos::prelude::*;
 
 use super::card_data::CardId;
-use super::decode_cache::MAX_COLS;
 use super::decode_data::{self as data, format_difference, token_label};
 use super::decode_position::{At, Ctx};
 use super::explain_panel::ExplainPanel;
 use super::explained::Explained;
 use super::scroll_region::scroll_region;
 use super::text_fit::{may_overflow, ROW_HEADER_FITS};
-use crate::engine::{DecodeStep, StepName, Trace};
+use crate::engine::{DecodeStep, Decoded, StepName, Trace};
 use crate::format::{exact, fixed, short};
 
-/// The most weights listed (the largest, beyond that).
-const MAX_KEYS: usize = 24;
+/// The most weights listed (the largest, beyond that): as many as the table shows at
+/// 1440 px without scrolling (24 were listed in a box that showed 12, and every listed
+/// weight a step changes costs the browser a text layout: issue 21).
+const MAX_KEYS: usize = 12;
+/// The first numbers of the output row listed (d_model may be up to 512): as many as fit
+/// beside the cache tables at 1440 px.
+const MAX_OUT: usize = 8;
 
 /// One listed weight: the key's position and label, the weight (exact and shown), and
 /// the bar's fraction of full width (0 to 1).
@@ -120,7 +125,7 @@ fn query_now(p: &DecodeStep, full: Option<&Trace>, at: At) -> QueryNow {
         .collect();
     let output = data::decoded_output_row(p, b).unwrap_or_default();
     let d_model = output.len();
-    let out_cols = d_model.min(MAX_COLS * 2);
+    let out_cols = d_model.min(MAX_OUT);
     QueryNow {
         b,
         t: p.t,
@@ -146,27 +151,79 @@ fn query_now(p: &DecodeStep, full: Option<&Trace>, at: At) -> QueryNow {
     }
 }
 
-/// A memo of one item of the shown position's query part (a weight row, an output
-/// cell): it follows the position, and only a change of that item reaches the page.
-fn item_memo<T: Clone + Default + PartialEq + Send + Sync + 'static>(
-    now: Memo<Option<QueryNow>>,
-    item: impl Fn(&QueryNow) -> Option<&T> + Send + Sync + 'static,
-) -> Memo<T> {
-    Memo::new(move |_| now.with(|q| q.as_ref().and_then(|q| item(q).cloned())).unwrap_or_default())
+/// One listed weight as a table row, from plain values (no closure inside: the row is
+/// rebuilt in place by the table's one render effect, see [`query_view`]).
+fn weight_row_view(r: &WeightRow) -> impl IntoView {
+    view! {
+        <tr data-pos=r.pos.to_string()>
+            <th scope="row" class=if may_overflow(&r.label, ROW_HEADER_FITS) { "al-clip" } else { "" }>
+                {r.label.clone()}
+            </th>
+            <td data-value=r.exact.clone()>{r.shown.clone()}</td>
+            <td class="al-bar-cell" aria-hidden="true">
+                <span class="al-bar" style=format!("transform: scaleX({:.3})", r.bar)></span>
+            </td>
+        </tr>
+    }
+}
+
+/// One number of the output row as a cell whose button opens its explanation (the
+/// row's one click listener reads `data-col`: a listener per button would be attached
+/// again at every rebuild).
+fn output_cell_view(c: usize, x: &OutCell) -> impl IntoView {
+    view! {
+        <td data-value=x.exact.clone()>
+            <button
+                type="button"
+                class="al-cell-button"
+                data-testid="decode-explain"
+                data-col=c.to_string()
+                title="Explain this number"
+            >
+                {x.shown.clone()}
+            </button>
+        </td>
+    }
+}
+
+/// The longest key label of a decoding (every key position's `"j token"`), in characters:
+/// the width the weights table's fixed layout gives its key column, the same at every
+/// position (`style/decode.css`).
+fn key_label_chars(d: &Decoded, full: Option<&Trace>, b: usize) -> usize {
+    let key_tokens: &[String] = full.map(|f| f.key_tokens(b)).unwrap_or(&[]);
+    let keys =
+        d.positions.first().map_or(0, |p| if d.cross { p.cache_positions.len() } else { d.positions.len() });
+    (0..keys).map(|j| token_label(key_tokens, j).chars().count()).max().unwrap_or(0).max("key".len())
+}
+
+/// The column of the output cell's button an event happened in.
+fn output_column_of(target: Option<web_sys::EventTarget>) -> Option<usize> {
+    let el = wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(target?).ok()?;
+    el.closest("button[data-col]").ok()??.get_attribute("data-col")?.parse().ok()
 }
 
 /// The one query row at the shown position: its weights over the cached keys, the output
-/// row, and the check against the full run. The rows and cells are keyed by their index
-/// and follow the position.
+/// row, and the check against the full run. The weight rows and the output cells are
+/// rebuilt in place, by index, as the position changes.
 pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     let now = Memo::new(move |_| ctx.with(|_, p, full, at| query_now(p, full, at)));
-    // Each row and cell reads its own memo: a step re-runs those, and only the fields that
-    // changed update the page (a few hundred closures subscribed to `now` itself would
-    // each be removed from and added to its subscribers at every step).
-    let row_memo = move |i: usize| item_memo(now, move |q| q.rows.get(i));
-    let cell_memo = move |c: usize| item_memo(now, move |q| q.cells.get(c));
-    let n_rows = move || now.with(|q| q.as_ref().map_or(0, |q| q.rows.len()));
-    let n_cells = move || now.with(|q| q.as_ref().map_or(0, |q| q.cells.len()));
+    // The weight rows and the output cells: one render effect each, a closure that
+    // returns a Vec of rows (or cells) of plain values. Tachys rebuilds such a Vec in
+    // place, item by item, and sets only the texts and attributes that changed, so the
+    // elements are built once (a row is added only while fewer than MAX_KEYS keys are
+    // cached). A step runs two effects here, not one per field of every row and cell
+    // (about 170, each a task of the reactive graph: issue 21's decode step).
+    let weight_rows =
+        move || now.with(|q| q.as_ref().map(|q| q.rows.iter().map(weight_row_view).collect::<Vec<_>>()));
+    let output_cells = move || {
+        now.with(|q| {
+            q.as_ref()
+                .map(|q| q.cells.iter().enumerate().map(|(c, x)| output_cell_view(c, x)).collect::<Vec<_>>())
+        })
+    };
+    // the key column's width: once per decoding and sentence
+    let label_chars =
+        Memo::new(move |_| ctx.with_decoding(|d, full, at| key_label_chars(d, full, at.b)).unwrap_or(8));
     let bt = move || now.with(|q| q.as_ref().map_or((0, 0), |q| (q.b, q.t)));
     let bt_untracked = move || now.with_untracked(|q| q.as_ref().map_or((0, 0), |q| (q.b, q.t)));
     let id_of = |b: usize| CardId { step: StepName::Output, batch: b, head: 0 };
@@ -216,7 +273,11 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
         {scroll_region(
             "this position's weights as a table".to_string(),
             view! {
-                <table class="al-table al-weights-table" data-testid="decode-weights">
+                <table
+                    class="al-table al-weights-table"
+                    data-testid="decode-weights"
+                    style=move || format!("--al-label-chars: {}", label_chars.get())
+                >
                     <caption>{move || now.with(|q| q.as_ref().map(|q| q.weights_caption.clone()))}</caption>
                     <thead>
                         <tr>
@@ -227,38 +288,7 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
                             </th>
                         </tr>
                     </thead>
-                    <tbody>
-                        <For
-                            each=move || 0..n_rows()
-                            key=|i| *i
-                            children=move |i| {
-                                let row = row_memo(i);
-                                view! {
-                                    <tr data-pos=move || row.with(|r| r.pos)>
-                                        <th
-                                            scope="row"
-                                            class:al-clip=move || {
-                                                row.with(|r| may_overflow(&r.label, ROW_HEADER_FITS))
-                                            }
-                                        >
-                                            {move || row.with(|r| r.label.clone())}
-                                        </th>
-                                        <td data-value=move || {
-                                            row.with(|r| r.exact.clone())
-                                        }>{move || row.with(|r| r.shown.clone())}</td>
-                                        <td class="al-bar-cell" aria-hidden="true">
-                                            <span
-                                                class="al-bar"
-                                                style=move || {
-                                                    format!("transform: scaleX({:.3})", row.with(|r| r.bar))
-                                                }
-                                            ></span>
-                                        </td>
-                                    </tr>
-                                }
-                            }
-                        />
-                    </tbody>
+                    <tbody>{weight_rows}</tbody>
                 </table>
             },
         )}
@@ -268,35 +298,16 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
                 <table class="al-table" data-testid="decode-output">
                     <caption>{move || now.with(|q| q.as_ref().map(|q| q.output_caption.clone()))}</caption>
                     <tbody>
-                        <tr>
+                        <tr on:click=move |ev| {
+                            if let (Some(e), Some(c)) = (explained, output_column_of(ev.target())) {
+                                let (b, t) = bt_untracked();
+                                e.open(id_of(b), t, c)
+                            }
+                        }>
                             <th scope="row">
                                 {move || now.with(|q| q.as_ref().map(|q| q.output_label.clone()))}
                             </th>
-                            <For
-                                each=move || 0..n_cells()
-                                key=|c| *c
-                                children=move |c| {
-                                    let cell = cell_memo(c);
-                                    view! {
-                                        <td data-value=move || cell.with(|x| x.exact.clone())>
-                                            <button
-                                                type="button"
-                                                class="al-cell-button"
-                                                data-testid="decode-explain"
-                                                title="Explain this number"
-                                                on:click=move |_| {
-                                                    if let Some(e) = explained {
-                                                        let (b, t) = bt_untracked();
-                                                        e.open(id_of(b), t, c)
-                                                    }
-                                                }
-                                            >
-                                                {move || cell.with(|x| x.shown.clone())}
-                                            </button>
-                                        </td>
-                                    }
-                                }
-                            />
+                            {output_cells}
                         </tr>
                     </tbody>
                 </table>

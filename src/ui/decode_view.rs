@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use super::app_state::AppState;
 use super::cache_calculator::CacheCalculator;
-use super::decode_cache::cache_table;
+use super::decode_cache::{cache_table, listed_words};
 use super::decode_data::{
     self as data, format_bytes, group_digits, scenario_cache_bytes, slots, token_label, Slot,
 };
@@ -230,8 +230,10 @@ pub fn DecodeView(
 /// (keyed rows), and the query's weights, output, check and bytes (built once; their text
 /// and attributes follow t).
 fn step_view(ctx: Ctx) -> impl IntoView {
+    // not on t: the strip's positions are the decoding's (a cross-attention cache has the
+    // same length at every position)
     let strip_keys = Memo::new(move |_| {
-        ctx.with(|d, _, full, at| {
+        ctx.with_decoding(|d, full, at| {
             let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
             let n = if d.cross { at.len } else { d.positions.len() };
             (0..n)
@@ -272,7 +274,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
     let shape = move || {
         ctx.with(|d, _, _, at| {
             format!(
-                "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {}){}",
+                "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {}){}; {}.",
                 at.batch_len,
                 at.h_kv,
                 at.len,
@@ -282,6 +284,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                 } else {
                     ""
                 },
+                listed_words(at.len),
             )
         })
     };
