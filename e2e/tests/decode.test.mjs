@@ -116,6 +116,45 @@ export const tests = [
     },
   },
   {
+    name: 'decode view: longer than the tables list, the columns and captions stay put while the rows and the shape line follow t',
+    run: async (t) => {
+      // 14 words, d_k = 4: more keys than the 12 weights and the 8 cache rows listed
+      const words = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen';
+      const page = await openDecode(t, `s=${encodeURIComponent(words)}&d=16&h=4&p=seeded&seed=5&causal=1&view=decode`);
+      await page.focus('[data-testid="decode-view"]');
+      /** The K and V tables' captions and header cell widths, as laid out. */
+      const frame = () => page.$$eval('[data-testid="k-cache"], [data-testid="v-cache"]', (tables) => tables.map((tb) => ({
+        caption: tb.querySelector('caption').textContent,
+        widths: [...tb.querySelectorAll('thead th')].map((th) => th.getBoundingClientRect().width),
+      })));
+      const first = await frame();
+      t.assert.match(first[0].caption, /^K cache, K\/V head 1: a row per cached position \(the newest 8 listed\), its d_k = 4 numbers$/);
+      for (let step = 1; step < 14; step++) {
+        await page.keyboard.press('ArrowRight');
+        await waitT(page, step);
+        t.assert.deepEqual(await frame(), first, `t = ${step}: the tables' captions and columns move`);
+        const rows = await kRows(page);
+        t.assert.deepEqual(rows.map((r) => r.pos), [...Array(Math.min(step + 1, 8)).keys()].map((i) => i + Math.max(0, step - 7)));
+        t.assert.deepEqual(rows.filter((r) => r.slot === 'new').map((r) => r.pos), [step]);
+        t.assert.match(await text(page, 'decode-cache-shape'), step + 1 > 8
+          ? new RegExp(`= \\(1, 4, ${step + 1}, 4\\); the tables below list the newest 8 of its L = ${step + 1} rows\\.$`)
+          : new RegExp(`= \\(1, 4, ${step + 1}, 4\\); the tables below list all L = ${step + 1} of its rows\\.$`));
+        t.assert.equal(await page.$$eval('[data-testid="decode-weights"] tbody tr', (r) => r.length), Math.min(step + 1, 12));
+      }
+      // at t = 13: the 12 largest of 14 weights, and the caption's sum of the other two makes 1
+      const caption = await page.textContent('[data-testid="decode-weights"] caption');
+      const m = caption.match(/the 12 largest, in order; the other 2 add up to ([0-9.]+)\)/);
+      t.assert.ok(m, caption);
+      const listed = await page.$$eval('[data-testid="decode-weights"] td[data-value]', (tds) =>
+        tds.reduce((s, td) => s + Number(td.dataset.value), 0));
+      t.assert.ok(Math.abs(listed + Number(m[1]) - 1) < 1e-4, `${listed} + ${m[1]}`);
+      // the output row lists its first 8 of d_model = 16 numbers, each equal to the full run's
+      t.assert.equal(await page.$$eval('[data-testid="decode-output"] td[data-value]', (tds) => tds.length), 8);
+      t.assert.ok((await check(page)).diff <= 1e-12);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'decode view: the calculator gives Llama 3 8B at 8,192 tokens in bf16 = 1 GiB, and the others',
     run: async (t) => {
       const page = await openDecode(t);
