@@ -137,26 +137,23 @@ fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char)
     column_chars(labels.iter().map(String::as_str), rows.iter().flatten().copied())
 }
 
-/// The K or V table's caption: the same at every position.
+/// The K or V table's caption: the same at every position, and short (presenter mode
+/// fits a lesson step on one screen). How many rows it lists, when not all, is in the
+/// shape line above ([`listed_words`]).
 fn cache_caption(which: char, kv_head: usize, d_k: usize) -> String {
     let cols = d_k.min(MAX_COLS);
-    let numbers = if d_k > cols {
-        format!("the first {cols} of its d_k = {d_k} numbers")
-    } else {
-        format!("its d_k = {d_k} number{}", if d_k == 1 { "" } else { "s" })
-    };
-    format!(
-        "{which} cache, K/V head {}: a row per cached position (the newest {MAX_ROWS} listed), {numbers}",
-        kv_head + 1
-    )
+    let numbers =
+        if d_k > cols { format!("the first {cols} of d_k = {d_k} numbers") } else { format!("d_k = {d_k}") };
+    format!("{which} cache, K/V head {}: {numbers}", kv_head + 1)
 }
 
-/// What the shape line says of the tables' rows at a cache of `len` rows.
+/// What the shape line adds about the tables' rows at a cache of `len` rows: nothing
+/// while they list every row.
 pub(super) fn listed_words(len: usize) -> String {
     if len > MAX_ROWS {
-        format!("the tables below list the newest {MAX_ROWS} of its L = {len} rows")
+        format!("; the tables below list the newest {MAX_ROWS} of its L = {len} rows")
     } else {
-        format!("the tables below list all L = {len} of its rows")
+        String::new()
     }
 }
 
@@ -239,18 +236,11 @@ mod tests {
 
     #[test]
     fn the_caption_is_the_decodings_and_the_shape_line_counts_the_rows() {
-        assert_eq!(
-            cache_caption('K', 0, 64),
-            "K cache, K/V head 1: a row per cached position (the newest 8 listed), the first 4 of its d_k = 64 numbers"
-        );
-        assert_eq!(
-            cache_caption('V', 2, 4),
-            "V cache, K/V head 3: a row per cached position (the newest 8 listed), its d_k = 4 numbers"
-        );
-        assert!(cache_caption('K', 0, 1).ends_with("its d_k = 1 number"));
-        assert_eq!(listed_words(3), "the tables below list all L = 3 of its rows");
-        assert_eq!(listed_words(8), "the tables below list all L = 8 of its rows");
-        assert_eq!(listed_words(9), "the tables below list the newest 8 of its L = 9 rows");
+        assert_eq!(cache_caption('K', 0, 64), "K cache, K/V head 1: the first 4 of d_k = 64 numbers");
+        assert_eq!(cache_caption('V', 2, 4), "V cache, K/V head 3: d_k = 4");
+        assert_eq!(listed_words(3), "");
+        assert_eq!(listed_words(8), "");
+        assert_eq!(listed_words(9), "; the tables below list the newest 8 of its L = 9 rows");
     }
 
     #[test]

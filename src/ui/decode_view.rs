@@ -274,7 +274,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
     let shape = move || {
         ctx.with(|d, _, _, at| {
             format!(
-                "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {}){}; {}.",
+                "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {}){}{}",
                 at.batch_len,
                 at.h_kv,
                 at.len,
