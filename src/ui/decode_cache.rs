@@ -102,8 +102,7 @@ fn column_chars<'a>(
 /// The column widths of the K or V table for a whole decoding (sentence `at.b`, K/V
 /// head `at.kv_head`): the longest label any listed row takes at any position, and the
 /// longest number of any row. The columns then keep their widths while the learner
-/// steps (a row does not move under the pointer), and a step lays out the rows it adds
-/// and removes, not every column of the table again (issue 21).
+/// steps, and a step does not lay out the table's columns again (issue 21).
 fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char) -> (usize, usize) {
     let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
     let cols = at.d_k.min(MAX_COLS);
