@@ -53,7 +53,7 @@ fn cache_rows_now(
 ) -> Vec<CacheRow> {
     let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
     let cols = at.d_k.min(MAX_COLS);
-    let row = |pos: usize, slot: &'static str, values: &[f64]| CacheRow {
+    let row = |pos: usize, slot: &'static str, values: Vec<f64>| CacheRow {
         pos,
         slot,
         label: match slot {
@@ -61,7 +61,7 @@ fn cache_rows_now(
             "new" => format!("{} (new)", token_label(key_tokens, pos)),
             _ => token_label(key_tokens, pos),
         },
-        values: values.to_vec(),
+        values,
         more: at.d_k > cols,
     };
     let mut out = Vec::new();
@@ -73,7 +73,7 @@ fn cache_rows_now(
             data::cache_row(pick(prev, which), at.b, at.kv_head, i, cols)
         });
         if let Some(values) = values {
-            out.push(row(e, "evicted", &values));
+            out.push(row(e, "evicted", values));
         }
     }
     for l in listed_rows(at.len, MAX_ROWS) {
@@ -83,7 +83,7 @@ fn cache_rows_now(
             continue;
         };
         let slot = if pos == p.t && !d.cross { "new" } else { "cached" };
-        out.push(row(pos, slot, &values));
+        out.push(row(pos, slot, values));
     }
     out
 }
@@ -114,8 +114,7 @@ fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char)
     } else {
         " (new)"
     };
-    let keys =
-        d.positions.first().map_or(0, |p| if d.cross { p.cache_positions.len() } else { d.positions.len() });
+    let keys = data::key_count(d);
     let labels: Vec<String> = (0..keys).map(|j| format!("{}{mark}", token_label(key_tokens, j))).collect();
     // a key's row never changes once written: each position's newest row is every row
     // (self-attention); a cross-attention cache is the same at every position

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use crate::engine::decode::cache_bytes;
 use crate::engine::tokenize::tokenize;
-use crate::engine::{DecodeStep, Scenario, StepName, Trace};
+use crate::engine::{DecodeStep, Decoded, Scenario, StepName, Trace};
 
 /// The largest absolute difference between two lists of numbers of the same length:
 /// `None` when the lengths differ. Two NaNs, or two equal infinities, differ by 0; a NaN
@@ -69,6 +69,16 @@ pub fn cache_row(
         return None;
     }
     Some((0..cols.min(d_k)).map(|c| cache[[b, kv_head, l, c]]).collect())
+}
+
+/// How many key positions a decoding has: every position's (self-attention), or the
+/// fixed cache's (cross-attention, the same at every position).
+pub fn key_count(d: &Decoded) -> usize {
+    if d.cross {
+        d.positions.first().map_or(0, |p| p.cache_positions.len())
+    } else {
+        d.positions.len()
+    }
 }
 
 /// The keys whose weights the table lists: all of them up to `max`, else the `max`
@@ -315,6 +325,14 @@ mod tests {
         // without a window nothing leaves
         let decoded = decode(&scenario("")).unwrap();
         assert_eq!(slots(&decoded.positions[1], 4, false), [Cached, New, Future, Future]);
+        // self-attention: a key per position; cross-attention: the fixed cache's keys
+        assert_eq!(key_count(&decoded), 6);
+        let cross = Scenario::from_json(
+            r#"{"sentences": ["a b"], "kv_sentences": ["x y z w"], "d_model": 4, "n_heads": 2, "mask": {"causal": true}}"#,
+        )
+        .unwrap();
+        let cross = decode(&cross).unwrap();
+        assert_eq!((cross.positions.len(), key_count(&cross)), (2, 4));
         assert_eq!(listed_rows(10, 4), 6..10);
         assert_eq!(listed_keys(&[0.1, 0.5, 0.05, 0.35], 4), [0, 1, 2, 3]);
         assert_eq!(listed_keys(&[0.1, 0.5, 0.05, 0.35], 2), [1, 3]);

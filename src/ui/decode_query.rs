@@ -160,7 +160,7 @@ fn weight_row_view(r: &WeightRow) -> impl IntoView {
                 {r.label.clone()}
             </th>
             <td data-value=r.exact.clone()>{r.shown.clone()}</td>
-            <td class="al-bar-cell" aria-hidden="true">
+            <td aria-hidden="true">
                 <span class="al-bar" style=format!("transform: scaleX({:.3})", r.bar)></span>
             </td>
         </tr>
@@ -191,9 +191,11 @@ fn output_cell_view(c: usize, x: &OutCell) -> impl IntoView {
 /// position (`style/decode.css`).
 fn key_label_chars(d: &Decoded, full: Option<&Trace>, b: usize) -> usize {
     let key_tokens: &[String] = full.map(|f| f.key_tokens(b)).unwrap_or(&[]);
-    let keys =
-        d.positions.first().map_or(0, |p| if d.cross { p.cache_positions.len() } else { d.positions.len() });
-    (0..keys).map(|j| token_label(key_tokens, j).chars().count()).max().unwrap_or(0).max("key".len())
+    (0..data::key_count(d))
+        .map(|j| token_label(key_tokens, j).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("key".len())
 }
 
 /// The column of the output cell's button an event happened in.

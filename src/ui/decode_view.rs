@@ -226,26 +226,23 @@ pub fn DecodeView(
     }
 }
 
-/// One position: the cache strip (keyed, its classes follow t), the K and V tables
-/// (keyed rows), and the query's weights, output, check and bytes (built once; their text
-/// and attributes follow t).
+/// One position: the cache strip (keyed, its classes follow t), the K and V tables and
+/// the query's weights, output, check and bytes (built once; their rows, text and
+/// attributes follow t).
 fn step_view(ctx: Ctx) -> impl IntoView {
     // not on t: the strip's positions are the decoding's (a cross-attention cache has the
     // same length at every position)
     let strip_keys = Memo::new(move |_| {
         ctx.with_decoding(|d, full, at| {
             let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
-            let n = if d.cross { at.len } else { d.positions.len() };
-            (0..n)
+            (0..data::key_count(d))
                 .map(|j| (j, key_tokens.get(j).cloned().unwrap_or_else(|| j.to_string())))
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default()
     });
-    let slots_now = Memo::new(move |_| {
-        ctx.with(|d, p, _, at| slots(p, if d.cross { at.len } else { d.positions.len() }, d.cross))
-            .unwrap_or_default()
-    });
+    let slots_now =
+        Memo::new(move |_| ctx.with(|d, p, _, _| slots(p, data::key_count(d), d.cross)).unwrap_or_default());
     // Each position of the strip holds its slot in a signal of its own, and one effect
     // sets only the two or three that change at a step. (A memo per position re-ran all
     // 128 at every step, and closures reading `slots_now` directly made it a source of 512
