@@ -2,9 +2,9 @@
 //! bias) and their heads: the split into heads (`*_heads`) and, in grouped-query
 //! attention, the repeated key/value heads (`k_rep`, `v_rep`), both copies.
 
-use super::explanation::{ExplainError, Explanation, Kind, Operand, Param};
+use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand, Param};
 use super::read::{bias, cell, four, three, token, weight};
-use super::write::{bias_term, left_sum, plain, product, tex, tex_name, tex_terms};
+use super::write::{bias_term, plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::step::StepName;
 
