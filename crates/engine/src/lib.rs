@@ -49,6 +49,7 @@ pub mod step;
 pub mod tiled;
 pub mod tokenize;
 pub mod trace;
+pub mod train;
 pub mod weights;
 
 pub use decode::{decode, DecodeStep, Decoded};

@@ -1,0 +1,129 @@
+//! The backward pass: the forward's stages in reverse, each through its `ops` backward.
+//!
+//! ```text
+//! dlogits = (probs − onehot) / n_targets            dW_U = resid[L]ᵀ dlogits,  dresid = dlogits W_Uᵀ
+//! for each layer l, last first (dresid holds dL/dresid[l+1]):
+//!     dW_O += zᵀ dresid,  db_O += Σ dresid,  dz = dresid W_Oᵀ
+//!     per head: dattn = dz_h v_hᵀ,  dv_h += attnᵀ dz_h
+//!               dS = attn ∘ (dattn − rowsum(dattn ∘ attn))          (the softmax Jacobian)
+//!               dq_h += dS k_h / √d_k,  dk_h += dSᵀ q_h / √d_k
+//!     dW_{Q,K,V} += resid[l]ᵀ d{q,k,v},  db += Σ d{q,k,v}
+//!     dresid += dq W_Qᵀ + dk W_Kᵀ + dv W_Vᵀ          (the residual path keeps dresid itself)
+//! dE[token] += dresid[0],  dP[t] += dresid[0]  (learned positions)
+//! ```
+
+use super::forward::Acts;
+use super::model::Model;
+use super::ops::{self, HeadDims};
+
+/// The backward's buffers, made once for a batch size and reused every step.
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    dresid: Vec<f64>,
+    dz: Vec<f64>,
+    dq: Vec<f64>,
+    dk: Vec<f64>,
+    dv: Vec<f64>,
+    dattn: Vec<f64>,
+    ds: Vec<f64>,
+    dlogits: Vec<f64>,
+}
+
+impl Scratch {
+    /// Buffers for batches of `b` sequences of `model`.
+    pub fn new(model: &Model, b: usize) -> Self {
+        let dm = &model.dims;
+        let (t, d) = (dm.t, dm.d_model);
+        Self {
+            dresid: vec![0.0; b * t * d],
+            dz: vec![0.0; t * d],
+            dq: vec![0.0; t * d],
+            dk: vec![0.0; t * d],
+            dv: vec![0.0; t * d],
+            dattn: vec![0.0; t * t],
+            ds: vec![0.0; t * t],
+            dlogits: vec![0.0; b * t * dm.vocab],
+        }
+    }
+
+    /// dL/d(resid[0]) after [`backward`]: the gradient of the embedded input.
+    pub fn d_input(&self) -> &[f64] {
+        &self.dresid
+    }
+}
+
+/// A weight and its bias, stored one after the other, as two gradient slices to write.
+fn weight_and_bias(grads: &mut [f64], w: usize, n_w: usize, n_b: usize) -> (&mut [f64], &mut [f64]) {
+    let both = grads.get_mut(w..w + n_w + n_b).unwrap_or(&mut []);
+    let n_w = n_w.min(both.len());
+    both.split_at_mut(n_w)
+}
+
+/// Writes into `grads` (the model's layout) the gradient of the mean cross-entropy of the
+/// forward that filled `acts` (which must have run without an intervention).
+pub fn backward(
+    model: &Model,
+    tokens: &[usize],
+    targets: &[i64],
+    acts: &Acts,
+    s: &mut Scratch,
+    grads: &mut [f64],
+) {
+    let dm = &model.dims;
+    let (t, d, h, v_n) = (dm.t, dm.d_model, dm.n_heads, dm.vocab);
+    let (seq, dims) = (t * d, HeadDims { t, d, d_k: dm.d_k() });
+    grads.fill(0.0);
+    ops::cross_entropy_backward(&acts.probs, targets, v_n, acts.count, &mut s.dlogits);
+    s.dresid.fill(0.0);
+    let last = acts.resid.last().map(Vec::as_slice).unwrap_or(&[]);
+    let w_u = model.slice(model.layout.w_u, d * v_n);
+    let dw_u = grads.get_mut(model.layout.w_u..model.layout.w_u + d * v_n).unwrap_or(&mut []);
+    ops::linear_backward(last, w_u, &s.dlogits, (d, v_n), dw_u, &mut [], Some(&mut s.dresid));
+
+    for (l, o) in model.layout.layers.iter().enumerate().rev() {
+        let w = |off: usize| model.slice(off, d * d);
+        let (Some(x_all), Some(q_all), Some(k_all), Some(v_all), Some(z_all), Some(attn_all)) =
+            (acts.resid.get(l), acts.q.get(l), acts.k.get(l), acts.v.get(l), acts.z.get(l), acts.attn.get(l))
+        else {
+            continue;
+        };
+        for b in 0..acts.b {
+            let x = ops::row(x_all, b, seq);
+            let (q, k, v, z) = (
+                ops::row(q_all, b, seq),
+                ops::row(k_all, b, seq),
+                ops::row(v_all, b, seq),
+                ops::row(z_all, b, seq),
+            );
+            let Some(dout) = s.dresid.get_mut(b * seq..(b + 1) * seq) else { continue };
+            // out = z @ W_O + b_O
+            s.dz.fill(0.0);
+            let (dw_o, db_o) = weight_and_bias(grads, o.w_o, d * d, d);
+            ops::linear_backward(z, w(o.w_o), dout, (d, d), dw_o, db_o, Some(&mut s.dz));
+            // each head: z_h = softmax(mask(q_h k_hᵀ / √d_k)) @ v_h
+            s.dq.fill(0.0);
+            s.dk.fill(0.0);
+            s.dv.fill(0.0);
+            for hh in 0..h {
+                let p = ops::row(attn_all, b * h + hh, t * t);
+                ops::attend_backward(p, v, &s.dz, hh, dims, &mut s.dattn, &mut s.dv);
+                ops::softmax_backward(p, &s.dattn, &mut s.ds, t);
+                ops::scores_backward(&s.ds, q, k, hh, dims, &mut s.dq, &mut s.dk);
+            }
+            // q, k, v = x @ W + b; dout already holds the residual path's gradient
+            for (off_w, dy) in [(o.w_q, &s.dq), (o.w_k, &s.dk), (o.w_v, &s.dv)] {
+                let (dw, db) = weight_and_bias(grads, off_w, d * d, d);
+                ops::linear_backward(x, w(off_w), dy, (d, d), dw, db, Some(dout));
+            }
+        }
+    }
+
+    let (de, dp) = match model.layout.p {
+        Some(p) => {
+            let (de, rest) = grads.split_at_mut(p.min(grads.len()));
+            (de.get_mut(model.layout.e..).unwrap_or(&mut []), rest.get_mut(..t * d))
+        }
+        None => (grads.get_mut(model.layout.e..model.layout.e + v_n * d).unwrap_or(&mut []), None),
+    };
+    ops::embed_backward(&s.dresid, tokens, t, d, de, dp);
+}
