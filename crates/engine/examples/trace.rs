@@ -7,12 +7,15 @@
 //! cargo run --release --example trace -- --notebook scenario.json > attention.ipynb
 //! cargo run --release --example trace -- --decode scenario.json > decoded.json
 //! cargo run --release --example trace -- --tiled 4 scenario.json > tiles.json
+//! cargo run --release --example trace -- --train config.json > run.json
 //! ```
 //!
 //! `--decode` prints the scenario decoded token by token with a key/value cache
 //! (`{"positions": [...]}`, see `attention_engine::decode`); `--tiled BLOCK` prints the
 //! context computed tile by tile with an online softmax (`{"block", "tiles", "context"}`,
-//! see `attention_engine::tiled`).
+//! see `attention_engine::tiled`). `--train` reads a training configuration instead of a
+//! scenario, trains, and prints `params_init`, `batches`, `steps`, `grads_first` and
+//! `params_final` (see `attention_engine::train` and the README).
 //!
 //! `--python` writes one self-contained Python file that recomputes every step in NumPy
 //! (and PyTorch, when installed) and checks it against the engine's numbers;
@@ -26,7 +29,7 @@ use std::process::ExitCode;
 use attention_engine::{export, Scenario};
 
 const USAGE: &str =
-    "usage: trace [--python | --notebook | --decode | --tiled BLOCK] SCENARIO.json   (or - for standard input)";
+    "usage: trace [--python | --notebook | --decode | --tiled BLOCK] SCENARIO.json   (or - for standard input)\n       trace --train CONFIG.json";
 
 fn read(path: &str) -> Result<String, String> {
     if path == "-" {
@@ -49,6 +52,19 @@ enum Output {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, path] = args.as_slice() {
+        if flag == "--train" {
+            return match read(path)
+                .and_then(|t| attention_engine::train::report_json(&t).map_err(|e| e.to_string()))
+            {
+                Ok(text) => print(text),
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+    }
     let (output, path) = match args.as_slice() {
         [flag, path] if flag == "--python" => (Output::Python, path),
         [flag, path] if flag == "--notebook" => (Output::Notebook, path),
@@ -91,13 +107,17 @@ fn main() -> ExitCode {
         Output::Decode => attention_engine::decode(&scenario).map(|d| d.to_json()),
         Output::Tiled(block) => attention_engine::tiled(&scenario, block).map(|t| t.to_json()),
     };
-    let mut text = match text {
-        Ok(text) => text,
+    match text {
+        Ok(text) => print(text),
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
+    }
+}
+
+/// Writes `text` (and a final newline) to standard output.
+fn print(mut text: String) -> ExitCode {
     if !text.ends_with('\n') {
         text.push('\n');
     }
