@@ -16,6 +16,10 @@ and tools/from_pytorch.py is tested against nn.MultiheadAttention and the seeds'
 MultiHeadAttention (engine output vs module forward, to 1e-9). It also records what
 F.scaled_dot_product_attention returns for a fully masked row.
 
+Training (`trace --train`, tools/train_reference.py): a NumPy forward and hand-written
+backward must reproduce `grads_first`, and NumPy SGD/Adam/AdamW the losses and
+`params_final`; with --torch, torch autograd and torch.optim must too (all to 1e-9).
+
 Usage:
     python3 tools/python_check.py --trace-bin target/debug/examples/trace [--torch]
 
@@ -596,6 +600,13 @@ def main(argv):
             check_scenario(c, args.trace_bin, name, scenario, work, args.torch)
         if not args.only:
             check_decode_and_tiles(c, args.trace_bin, work)
+        if not args.only or "train" in args.only:
+            sys.path.insert(0, str(ROOT / "tools"))
+            import train_reference
+
+            train_reference.check_numpy(c, args.trace_bin, work)
+            if args.torch:
+                train_reference.check_torch(c, args.trace_bin, work)
         if args.torch:
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)

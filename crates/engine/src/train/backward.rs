@@ -7,7 +7,7 @@
 //!     per head: dattn = dz_h v_hᵀ,  dv_h += attnᵀ dz_h
 //!               dS = attn ∘ (dattn − rowsum(dattn ∘ attn))          (the softmax Jacobian)
 //!               dq_h += dS k_h / √d_k,  dk_h += dSᵀ q_h / √d_k
-//!     dW_{Q,K,V} += resid[l]ᵀ d{q,k,v},  db += Σ d{q,k,v}
+//!     dW_{Q,K,V} += resid[l]ᵀ d{q,k,v},  db_{Q,V} += Σ d{q,v},  db_K = 0 (softmax ignores it)
 //!     dresid += dq W_Qᵀ + dk W_Kᵀ + dv W_Vᵀ          (the residual path keeps dresid itself)
 //! dE[token] += dresid[0],  dP[t] += dresid[0]  (learned positions)
 //! ```
@@ -110,9 +110,14 @@ pub fn backward(
                 ops::softmax_backward(p, &s.dattn, &mut s.ds, t);
                 ops::scores_backward(&s.ds, q, k, hh, dims, &mut s.dq, &mut s.dk);
             }
-            // q, k, v = x @ W + b; dout already holds the residual path's gradient
-            for (off_w, dy) in [(o.w_q, &s.dq), (o.w_k, &s.dk), (o.w_v, &s.dv)] {
+            // q, k, v = x @ W + b; dout already holds the residual path's gradient.
+            // dL/db_K is exactly 0 and is left so: adding b_K to every key adds q_i·b_K to
+            // every score of row i, which the softmax ignores (Σ_j dS_ij = 0). Summing dk
+            // would give that 0 plus roundoff (~1e-17), and Adam divides by √v, so the
+            // roundoff alone would move b_K by up to lr a step.
+            for (off_w, dy, bias) in [(o.w_q, &s.dq, true), (o.w_k, &s.dk, false), (o.w_v, &s.dv, true)] {
                 let (dw, db) = weight_and_bias(grads, off_w, d * d, d);
+                let db = if bias { db } else { &mut [] };
                 ops::linear_backward(x, w(off_w), dy, (d, d), dw, db, Some(dout));
             }
         }
