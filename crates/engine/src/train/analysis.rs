@@ -79,10 +79,29 @@ pub fn previous_token_score(eval: &Evaluation, model: &Model, batch: &Batch, hea
     mean_weight_on(eval, model, batch, head, |i| i.checked_sub(1))
 }
 
-/// How much a head behaves as an induction head on `induction` sequences (`n = T/2`
-/// tokens, repeated): its mean weight, from each query `i ≥ n` of the repeat, on key
-/// `i − n + 1`, the token that followed the earlier occurrence of query `i`'s token.
+/// How much a head behaves as an induction head: its mean weight, from each query with a
+/// target whose token occurred before, on the key just after that token's most recent
+/// earlier occurrence (on `induction` sequences of period `p`, key `i − p + 1`).
 pub fn induction_score(eval: &Evaluation, model: &Model, batch: &Batch, head: HeadId) -> f64 {
-    let n = model.dims.t / 2;
-    mean_weight_on(eval, model, batch, head, |i| (i >= n).then(|| i + 1 - n))
+    let t = model.dims.t;
+    let (h, Some(attn)) = (model.dims.n_heads, eval.attention.get(head.layer)) else { return 0.0 };
+    let (mut sum, mut n) = (0.0, 0usize);
+    for (b, (tokens, targets)) in
+        batch.tokens.chunks_exact(t.max(1)).zip(batch.targets.chunks_exact(t.max(1))).enumerate()
+    {
+        for (i, (&token, &target)) in tokens.iter().zip(targets).enumerate() {
+            let earlier = tokens.get(..i).and_then(|before| before.iter().rposition(|&x| x == token));
+            if let (true, Some(j)) = (target >= 0, earlier) {
+                if let Some(&w) = attn.get(((b * h + head.head) * t + i) * t + j + 1) {
+                    sum += w;
+                    n += 1;
+                }
+            }
+        }
+    }
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f64
+    }
 }

@@ -7,26 +7,40 @@
 //! columns `hh·d_k .. (hh+1)·d_k`, as after `merge_heads` (`crate::attention`).
 
 /// Row `i` of a matrix with `n` columns (empty if out of range).
+#[inline]
 pub fn row(a: &[f64], i: usize, n: usize) -> &[f64] {
     a.get(i * n..(i + 1) * n).unwrap_or(&[])
 }
 
 /// Head `hh`'s `d_k` columns of one token's row.
+#[inline]
 pub fn head(row: &[f64], hh: usize, d_k: usize) -> &[f64] {
     row.get(hh * d_k..(hh + 1) * d_k).unwrap_or(&[])
 }
 
 /// Head `hh`'s `d_k` columns of one token's row, to write.
+#[inline]
 pub fn head_mut(row: &mut [f64], hh: usize, d_k: usize) -> &mut [f64] {
     row.get_mut(hh * d_k..(hh + 1) * d_k).unwrap_or(&mut [])
 }
 
-/// `Σ a_i·b_i`.
+/// `Σ a_i·b_i`, in four interleaved partial sums (so the products pipeline and
+/// vectorise), added pairwise at the end.
+#[inline]
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let mut acc = [0.0; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4.remainder().iter().zip(b4.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in a4.zip(b4) {
+        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *s += x * y;
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// `y += alpha·x`.
+#[inline]
 pub fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
     for (y, x) in y.iter_mut().zip(x) {
         *y += alpha * x;

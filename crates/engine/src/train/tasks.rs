@@ -12,11 +12,14 @@
 //!   starting uniformly at random. The tokens are the window's words but the last, the
 //!   targets its words but the first (next-word prediction); the rest of the row is
 //!   `<pad>` with target −1.
-//! - `induction`: `n = T/2` distinct tokens (a uniform draw without replacement from
-//!   `0..vocab`), then the same `n` again. The target at `t` is `tokens[t + 1]` for
-//!   `n ≤ t ≤ T − 2`: there the current token occurred once before, at `t − n`, and the
-//!   answer is what followed it. Elsewhere −1 (the first half is unpredictable, and at
-//!   `t = n − 1` the next token is the start of the repeat, which nothing announces).
+//! - `induction`: a period `p`, uniform in `max(2, ⌈T/4⌉) ..= T/2`, then `p` distinct tokens
+//!   (drawn without replacement from `0..vocab`) repeated to the end: `tokens[t] =
+//!   tokens[t mod p]` (with `p = T/2` the second half repeats the first). The target at
+//!   `t` is `tokens[t + 1]` for `p ≤ t ≤ T − 2`: there the current token occurred once
+//!   before, at `t − p`, and the answer is what followed it. Elsewhere −1 (the first `p`
+//!   tokens are unpredictable, and at `t = p − 1` nothing announces the repeat). Because
+//!   `p` varies, no fixed positional offset finds the answer: the model has to look up
+//!   the earlier occurrence by content, which takes two layers (an induction head).
 //!
 //! A uniform draw in `0..n` is `⌊u·n / 2⁶⁴⌋` for a 64-bit draw `u` (bias below n/2⁶⁴).
 
@@ -143,17 +146,18 @@ impl TaskData {
                 }
             }
             TaskKind::Induction => {
-                let n = t / 2;
-                // a partial Fisher–Yates shuffle of 0..vocab: n distinct tokens
+                let shortest = t.div_ceil(4).max(2);
+                let p = shortest + below(&mut self.rng, (t / 2).saturating_sub(shortest) + 1);
+                // a partial Fisher–Yates shuffle of 0..vocab: p distinct tokens
                 let mut pool: Vec<usize> = (0..self.vocab).collect();
-                for i in 0..n.min(self.vocab) {
+                for i in 0..p.min(self.vocab) {
                     let j = i + below(&mut self.rng, self.vocab - i);
                     pool.swap(i, j);
                 }
                 for (i, x) in tokens.iter_mut().enumerate() {
-                    *x = pool.get(i % n.max(1)).copied().unwrap_or(0);
+                    *x = pool.get(i % p.max(1)).copied().unwrap_or(0);
                 }
-                for (i, y) in targets.iter_mut().enumerate().take(t.saturating_sub(1)).skip(n) {
+                for (i, y) in targets.iter_mut().enumerate().take(t.saturating_sub(1)).skip(p) {
                     *y = tokens.get(i + 1).map_or(-1, |&a| a as i64);
                 }
             }

@@ -1,0 +1,149 @@
+//! Timings of the trainer (`attention_engine::train`), for BENCHMARKS.md. No timing is a
+//! test.
+//!
+//! ```text
+//! cargo run --release -p attention-engine --example train_bench -- speed [REPEATS]
+//! cargo run --release -p attention-engine --example train_bench -- induction [CONFIG.json]
+//! ```
+//!
+//! `speed`: training steps per second on previous-token (vocab 16, T 8, batch 32, d_model
+//! 16, h 2, 1 layer, Adam), REPEATS (default 15) runs of 500 steps after 200 warm-up
+//! steps, median and p95 of the per-run rate. `induction`: trains the 2-layer induction
+//! configuration (the one below, or CONFIG.json), prints the loss every 50 steps, the step
+//! and time at which the loss fell below half of ln(vocab) (the drop), and each head's
+//! previous-token and induction scores on the probe, with each head's ablation and the removal of each layer-0
+//! head from layer 1's keys (K-composition).
+
+use std::time::Instant;
+
+use attention_engine::train::{
+    ablate, evaluate, induction_score, previous_token_score, without_k_composition, HeadId, Intervention,
+    TrainConfig, Trainer,
+};
+
+/// The fixed induction run of the Learn view and the lesson.
+pub const INDUCTION: &str = r#"{"task": "induction", "vocab": 16, "T": 12, "batch": 16, "seed": 7, "steps": 600,
+  "d_model": 16, "n_heads": 1, "n_layers": 2, "positions": "learned", "causal": true,
+  "optimizer": {"kind": "adam", "lr": 0.01}}"#;
+
+/// The drop: the 20-step mean loss below 0.5 nats. Without finding the earlier occurrence
+/// the best a model can do is guess among the other tokens of the period (at least 2 of
+/// them for T = 12), ln 2 ≈ 0.69 or more.
+const DROP: f64 = 0.5;
+
+const SPEED: &str = r#"{"task": "previous-token", "vocab": 16, "T": 8, "batch": 32, "seed": 1, "steps": 1,
+  "d_model": 16, "n_heads": 2, "n_layers": 1, "positions": "learned", "causal": true,
+  "optimizer": {"kind": "adam", "lr": 0.01}}"#;
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn speed(repeats: usize) {
+    let config = TrainConfig::from_json(SPEED).expect("the speed configuration is valid");
+    let mut trainer = Trainer::new(&config).expect("valid");
+    trainer.train(200);
+    let mut rates: Vec<f64> = (0..repeats)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..500 {
+                trainer.step();
+            }
+            500.0 / start.elapsed().as_secs_f64()
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    // p95 of the time per step is the 5th percentile of the rate
+    println!(
+        "previous-token (vocab 16, T 8, batch 32, d_model 16, h 2, 1 layer, Adam): {repeats} runs of 500 steps: \
+         median {:.0} steps/s ({:.1} µs/step), p95 step time {:.1} µs ({:.0} steps/s)",
+        percentile(&rates, 0.5),
+        1e6 / percentile(&rates, 0.5),
+        1e6 / percentile(&rates, 0.05),
+        percentile(&rates, 0.05)
+    );
+}
+
+fn induction(text: &str) {
+    let config = TrainConfig::from_json(text).expect("a valid configuration");
+    let mut trainer = Trainer::new(&config).expect("valid");
+    let start = Instant::now();
+    let mut window = std::collections::VecDeque::new();
+    let mut drop = None;
+    for step in 0..config.steps {
+        let stats = trainer.step();
+        window.push_back(stats.loss);
+        if window.len() > 20 {
+            window.pop_front();
+        }
+        let mean = window.iter().sum::<f64>() / window.len() as f64;
+        if drop.is_none() && window.len() == 20 && mean < DROP {
+            drop = Some((step, start.elapsed().as_secs_f64()));
+        }
+        if step % 50 == 0 || step + 1 == config.steps {
+            println!(
+                "step {step:5}  loss {:.4}  accuracy {:.3}  (20-step mean {mean:.4})",
+                stats.loss, stats.accuracy
+            );
+        }
+    }
+    let total = start.elapsed().as_secs_f64();
+    match drop {
+        Some((step, secs)) => println!(
+            "drop: the 20-step mean loss fell below {DROP} at step {step}, {secs:.2} s ({total:.2} s for all {} steps)",
+            config.steps
+        ),
+        None => println!("no drop below {DROP} in {} steps ({total:.2} s)", config.steps),
+    }
+    let probe = trainer.probe(16);
+    let model = &trainer.model;
+    let base = evaluate(model, &probe, &Intervention::default());
+    println!("probe (16 sequences): loss {:.4}, accuracy {:.3}", base.loss, base.accuracy);
+    let mut best = (HeadId { layer: 1, head: 0 }, 0.0);
+    for layer in 0..config.n_layers {
+        for head in 0..config.n_heads {
+            let id = HeadId { layer, head };
+            let (prev, ind) =
+                (previous_token_score(&base, model, &probe, id), induction_score(&base, model, &probe, id));
+            println!("  layer {layer} head {head}: previous-token score {prev:.3}, induction score {ind:.3}");
+            if layer == 1 && ind > best.1 {
+                best = (id, ind);
+            }
+        }
+    }
+    for layer in 0..config.n_layers {
+        for head in 0..config.n_heads {
+            let ablated = ablate(model, &probe, HeadId { layer, head });
+            println!(
+                "ablating layer {layer} head {head}: probe loss {:.4} -> {:.4}, accuracy {:.3} -> {:.3}",
+                base.loss, ablated.loss, base.accuracy, ablated.accuracy
+            );
+        }
+    }
+    for head in 0..config.n_heads {
+        let source = HeadId { layer: 0, head };
+        let removed = without_k_composition(model, &probe, source, 1);
+        println!(
+            "layer 1's keys without layer 0 head {head}: probe loss {:.4} -> {:.4}, layer 1 head {} induction score \
+             {:.3} -> {:.3}",
+            base.loss,
+            removed.loss,
+            best.0.head,
+            best.1,
+            induction_score(&removed, model, &probe, best.0)
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("speed") => speed(args.get(1).and_then(|r| r.parse().ok()).unwrap_or(15)),
+        Some("induction") => match args.get(1) {
+            Some(path) => induction(&std::fs::read_to_string(path).expect("a readable configuration")),
+            None => induction(INDUCTION),
+        },
+        _ => eprintln!("usage: train_bench speed [REPEATS] | induction [CONFIG.json]"),
+    }
+}
