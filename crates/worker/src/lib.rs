@@ -43,6 +43,7 @@ use ndarray::{ArrayD, IxDyn};
 use serde::Deserialize;
 
 pub mod protocol;
+pub mod train;
 
 /// An engine error as the page shows it, wherever the engine ran: the control it is
 /// about ([`EngineError::field`]) and its message. The worker sends it across

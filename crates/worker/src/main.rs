@@ -2,11 +2,12 @@
 //! page's main thread. Trunk builds it from index.html (`data-type="worker"`,
 //! `data-bindgen-target="no-modules"`, `data-loader-shim`): the page starts
 //! `engine_worker_loader.js`, which loads `engine_worker.js` and `engine_worker_bg.wasm`.
-//! The messages are the library's `attention_worker::protocol` types.
+//! The messages are the library's `attention_worker::protocol` types. The worker also
+//! trains (`attention_worker::train`): the page starts a run, then asks for steps in slices.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use attention_worker::protocol::{Reply, Request, Times};
+    use attention_worker::protocol::{Reply, Request, Times, TrainReply, TrainRequest};
     use js_sys::{ArrayBuffer, Float64Array, Uint8Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -29,8 +30,39 @@ fn main() {
     // The last trace computed: the next request copies the numbers of every sentence
     // whose inputs did not change from it (`attention_engine::run_reusing`).
     let mut last: Option<attention_engine::Trace> = None;
+    // The training run, between its messages (`TrainRequest::Start`, then `Steps`).
+    let mut session: Option<attention_worker::train::Session> = None;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let received = now();
+        if let Some(request) = TrainRequest::from_js(&ev.data()) {
+            let answer = match request {
+                TrainRequest::Start { id, config_json } => {
+                    match attention_worker::train::Session::start(&config_json) {
+                        Ok(mut started) => {
+                            let progress_json = attention_worker::train::progress_json(&started.advance(0));
+                            session = Some(started);
+                            TrainReply::Progress { id, progress_json }
+                        }
+                        Err(e) => {
+                            session = None;
+                            TrainReply::Error { id, error: e.to_string() }
+                        }
+                    }
+                }
+                TrainRequest::Steps { id, steps } => match session.as_mut() {
+                    Some(run) => TrainReply::Progress {
+                        id,
+                        progress_json: attention_worker::train::progress_json(&run.advance(steps)),
+                    },
+                    None => TrainReply::Error {
+                        id,
+                        error: String::from("no training run: start one with a configuration first"),
+                    },
+                },
+            };
+            let _ = reply.post_message(&answer.to_js());
+            return;
+        }
         let (id, scenario_json) = match Request::from_js(&ev.data()) {
             // a warm-up: compute, answer nothing (the next run is the faster for it, and
             // reuses this trace's numbers)

@@ -10,6 +10,14 @@
 //! | [`Reply::Ready`] | `{ready: true}` |
 //! | [`Reply::Trace`] | `{id, meta, data: [Float64Array, …], blocked: Uint8Array, times}` (buffers transferred) |
 //! | [`Reply::Error`] | `{id, error, field, times}` |
+//! | [`TrainRequest::Start`] | `{id, train: config_json}` |
+//! | [`TrainRequest::Steps`] | `{id, train_steps: N}` |
+//! | [`TrainReply::Progress`] | `{id, training: progress_json}` |
+//! | [`TrainReply::Error`] | `{id, training_error}` |
+//!
+//! Training has its own two types, so code that handles only traces matches on
+//! [`Request`] and [`Reply`] as before; [`Reply::from_js`] returns `None` for a training
+//! reply (read it with [`TrainReply::from_js`]).
 //!
 //! The buffers are JS objects ([`js_sys`]), so encoding and decoding run in a browser
 //! only; what they carry is tested natively in the crate's library ([`crate::split`],
@@ -32,6 +40,10 @@ const BLOCKED: &str = "blocked";
 const TIMES: &str = "times";
 const ERROR: &str = "error";
 const FIELD: &str = "field";
+const TRAIN: &str = "train";
+const TRAIN_STEPS: &str = "train_steps";
+const TRAINING: &str = "training";
+const TRAINING_ERROR: &str = "training_error";
 
 /// The worker's clock (ms since the epoch, sub-millisecond) at three moments of a
 /// request; the page marks them (`al-worker-received`, `-computed`, `-sent`) for the
@@ -206,6 +218,9 @@ impl Reply {
         if get(msg, READY).is_some_and(|v| v.is_truthy()) {
             return Some(Self::Ready);
         }
+        if get(msg, TRAINING).is_some() || get(msg, TRAINING_ERROR).is_some() {
+            return None;
+        }
         let id = get_id(msg)?;
         let times = Times::from_js(get(msg, TIMES));
         if let Some(message) = get_string(msg, ERROR) {
@@ -220,5 +235,98 @@ impl Reply {
             .and_then(|b| b.dyn_into::<Uint8Array>().ok())
             .unwrap_or_else(|| Uint8Array::new_with_length(0));
         Some(Self::Trace { id, meta: get_string(msg, META).unwrap_or_default(), data, blocked, times })
+    }
+}
+
+/// What the page posts to train (see [`crate::train`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrainRequest {
+    /// Start a training run (replacing any before it); the answer is its state at step 0.
+    Start {
+        /// The request's number.
+        id: u64,
+        /// The `attention_engine::train::TrainConfig`, as JSON.
+        config_json: String,
+    },
+    /// Take this many more steps of the run (none past its configured `steps`).
+    Steps {
+        /// The request's number.
+        id: u64,
+        /// How many steps.
+        steps: usize,
+    },
+}
+
+/// What the worker posts back to a [`TrainRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrainReply {
+    /// The steps taken and the model on the probe: [`crate::train::progress_json`].
+    Progress {
+        /// The request's number.
+        id: u64,
+        /// The progress, as JSON.
+        progress_json: String,
+    },
+    /// A bad configuration (the message names the field), or steps asked for before a run
+    /// was started.
+    Error {
+        /// The request's number.
+        id: u64,
+        /// What is wrong.
+        error: String,
+    },
+}
+
+impl TrainRequest {
+    /// The message as the page posts it.
+    pub fn to_js(&self) -> JsValue {
+        let o = Object::new();
+        match self {
+            Self::Start { id, config_json } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, TRAIN, &JsValue::from_str(config_json));
+            }
+            Self::Steps { id, steps } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, TRAIN_STEPS, &JsValue::from_f64(*steps as f64));
+            }
+        }
+        o.into()
+    }
+
+    /// The training message the worker received, if it is one.
+    pub fn from_js(msg: &JsValue) -> Option<Self> {
+        if let Some(config_json) = get_string(msg, TRAIN) {
+            return Some(Self::Start { id: get_id(msg)?, config_json });
+        }
+        let steps = get(msg, TRAIN_STEPS)?.as_f64()?;
+        Some(Self::Steps { id: get_id(msg)?, steps: steps.max(0.0) as usize })
+    }
+}
+
+impl TrainReply {
+    /// The message as the worker posts it.
+    pub fn to_js(&self) -> JsValue {
+        let o = Object::new();
+        match self {
+            Self::Progress { id, progress_json } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, TRAINING, &JsValue::from_str(progress_json));
+            }
+            Self::Error { id, error } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, TRAINING_ERROR, &JsValue::from_str(error));
+            }
+        }
+        o.into()
+    }
+
+    /// The training reply the page received, if it is one.
+    pub fn from_js(msg: &JsValue) -> Option<Self> {
+        let id = get_id(msg)?;
+        if let Some(progress_json) = get_string(msg, TRAINING) {
+            return Some(Self::Progress { id, progress_json });
+        }
+        Some(Self::Error { id, error: get_string(msg, TRAINING_ERROR)? })
     }
 }

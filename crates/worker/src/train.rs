@@ -1,0 +1,133 @@
+//! Training in the worker: the page starts a run with a configuration
+//! (`attention_engine::train::TrainConfig` as JSON), then asks for a number of steps at a
+//! time; each answer carries those steps' losses and accuracies and the attention maps on
+//! the probe, so the page draws the curve and the maps a few times a second while the
+//! worker trains. The numbers are the engine's; the page does no arithmetic.
+
+use attention_engine::train::{
+    evaluate, probe, Batch, Intervention, StepStats, TrainConfig, TrainError, Trainer,
+};
+use serde::Serialize;
+
+/// Sequences in the probe batch the maps, loss and accuracy are measured on.
+pub const PROBE_SEQUENCES: usize = 8;
+
+/// A training run kept by the worker between messages.
+#[derive(Debug, Clone)]
+pub struct Session {
+    trainer: Trainer,
+    probe: Batch,
+}
+
+/// What the page receives after some steps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    /// Steps taken since the start.
+    pub steps_done: usize,
+    /// The steps just taken: each one's loss and accuracy before its update.
+    pub stats: Vec<StepStats>,
+    /// The model now, on the probe.
+    pub probe: ProbeView,
+}
+
+/// The model on the probe batch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbeView {
+    /// The first probe sequence's tokens (`T`).
+    pub tokens: Vec<usize>,
+    /// Its targets (`T`, −1 = none).
+    pub targets: Vec<i64>,
+    /// The most likely next token at each of its positions (`T`).
+    pub predictions: Vec<usize>,
+    /// Per layer, `(h, T, T)` row-major: each head's attention weights on that sequence.
+    pub attention: Vec<Vec<f64>>,
+    /// The mean loss over the whole probe batch.
+    pub loss: f64,
+    /// The accuracy over the whole probe batch.
+    pub accuracy: f64,
+}
+
+impl Session {
+    /// A run of the configuration, with its seeded initial model.
+    ///
+    /// # Errors
+    /// As [`TrainConfig::from_json`]: unreadable JSON or a bad field, named.
+    pub fn start(config_json: &str) -> Result<Self, TrainError> {
+        let config = TrainConfig::from_json(config_json)?;
+        Ok(Self { probe: probe(&config, PROBE_SEQUENCES), trainer: Trainer::new(&config)? })
+    }
+
+    /// The trainer (the model, its configuration, the last step).
+    pub fn trainer(&self) -> &Trainer {
+        &self.trainer
+    }
+
+    /// The model on the probe now.
+    pub fn probe_view(&self) -> ProbeView {
+        let model = &self.trainer.model;
+        let eval = evaluate(model, &self.probe, &Intervention::default());
+        let (t, h) = (model.dims.t, model.dims.n_heads);
+        ProbeView {
+            tokens: self.probe.tokens.iter().take(t).copied().collect(),
+            targets: self.probe.targets.iter().take(t).copied().collect(),
+            predictions: eval.predictions.iter().take(t).copied().collect(),
+            attention: eval
+                .attention
+                .iter()
+                .map(|layer| layer.iter().take(h * t * t).copied().collect())
+                .collect(),
+            loss: eval.loss,
+            accuracy: eval.accuracy,
+        }
+    }
+
+    /// Takes `steps` steps (none past the configuration's `steps`) and reports them.
+    pub fn advance(&mut self, steps: usize) -> Progress {
+        let left = self.trainer.config.steps.saturating_sub(self.trainer.steps_done());
+        let stats = self.trainer.train(steps.min(left));
+        Progress { steps_done: self.trainer.steps_done(), stats, probe: self.probe_view() }
+    }
+}
+
+/// [`Session::advance`] as the JSON the worker posts.
+pub fn progress_json(progress: &Progress) -> String {
+    // Only numbers, vectors and field names: serde_json cannot fail on them, and a NaN
+    // loss (which training never produces from finite inputs) would be written as null.
+    serde_json::to_string(progress).unwrap_or_else(|_| String::from("{}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONFIG: &str = r#"{"task": "previous-token", "vocab": 8, "T": 6, "batch": 8, "seed": 3, "steps": 50,
+        "d_model": 8, "n_heads": 2, "positions": "learned", "causal": true,
+        "optimizer": {"kind": "adam", "lr": 0.02}}"#;
+
+    #[test]
+    fn steps_arrive_in_slices_that_add_up_to_one_run() {
+        let mut session = Session::start(CONFIG).unwrap();
+        let first = session.advance(20);
+        assert_eq!((first.steps_done, first.stats.len(), first.stats[0].step), (20, 20, 0));
+        let rest = session.advance(100);
+        assert_eq!((rest.steps_done, rest.stats.len(), rest.stats[0].step), (50, 30, 20));
+        assert!(session.advance(10).stats.is_empty());
+        // the same losses as one run of 50 steps
+        let mut whole = Trainer::new(&TrainConfig::from_json(CONFIG).unwrap()).unwrap();
+        let losses: Vec<f64> = whole.train(50).iter().map(|s| s.loss).collect();
+        let sliced: Vec<f64> = first.stats.iter().chain(&rest.stats).map(|s| s.loss).collect();
+        assert_eq!(losses, sliced);
+        // the maps: one layer of 2 heads of 6 × 6 rows that sum to 1
+        let probe = rest.probe;
+        assert_eq!((probe.tokens.len(), probe.attention.len(), probe.attention[0].len()), (6, 1, 72));
+        assert!(probe.attention[0].chunks(6).all(|row| (row.iter().sum::<f64>() - 1.0).abs() < 1e-12));
+        assert!(progress_json(&session.advance(0))
+            .starts_with(r#"{"steps_done":50,"stats":[],"probe":{"tokens":["#));
+    }
+
+    #[test]
+    fn a_bad_configuration_is_named() {
+        let err = Session::start(&CONFIG.replace(r#""n_heads": 2"#, r#""n_heads": 3"#)).unwrap_err();
+        assert!(err.to_string().starts_with("n_heads:"), "{err}");
+    }
+}
