@@ -24,26 +24,40 @@ pub fn head_mut(row: &mut [f64], hh: usize, d_k: usize) -> &mut [f64] {
     row.get_mut(hh * d_k..(hh + 1) * d_k).unwrap_or(&mut [])
 }
 
-/// `Σ a_i·b_i`, in four interleaved partial sums (so the products pipeline and
-/// vectorise), added pairwise at the end.
-#[inline]
+/// `Σ a_i·b_i`, in four interleaved partial sums (so the products pipeline), added
+/// pairwise at the end. Plain index loops over slices cut to one length: the release
+/// profile's `opt-level = "z"` does not inline iterator adapters, and these two loops are
+/// most of a training step (BENCHMARKS.md).
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // every index is below n, the shorter length
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0; 4];
-    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
-    let tail: f64 = a4.remainder().iter().zip(b4.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in a4.zip(b4) {
-        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
-            *s += x * y;
-        }
+    let mut i = 0;
+    while i + 4 <= n {
+        acc[0] += a[i] * b[i];
+        acc[1] += a[i + 1] * b[i + 1];
+        acc[2] += a[i + 2] * b[i + 2];
+        acc[3] += a[i + 3] * b[i + 3];
+        i += 4;
+    }
+    let mut tail = 0.0;
+    while i < n {
+        tail += a[i] * b[i];
+        i += 1;
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
-/// `y += alpha·x`.
-#[inline]
+/// `y += alpha·x` (over the shorter length; a plain index loop, as [`dot`]).
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // every index is below n, the shorter length
 pub fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
-    for (y, x) in y.iter_mut().zip(x) {
-        *y += alpha * x;
+    let n = y.len().min(x.len());
+    let (y, x) = (&mut y[..n], &x[..n]);
+    for i in 0..n {
+        y[i] += alpha * x[i];
     }
 }
 
