@@ -45,22 +45,22 @@ pub fn without_k_composition(model: &Model, batch: &Batch, source: HeadId, layer
     evaluate(model, batch, &Intervention { keys_without: vec![(source, layer)], ..Intervention::default() })
 }
 
-/// Head `head`'s weight on key `j` from query `i`, averaged over the batch's sequences and
-/// over the `(i, j)` pairs `key_of` names (`key_of(i)` = the key a query should read, or
-/// `None` to skip the query). 0 when no pair is named.
+/// Head `head`'s weight on key `j` from query `i`, averaged over the pairs `key_of`
+/// names: `key_of(b, i)` is the key query `i` of sequence `b` should read, or `None` to
+/// skip the query. 0 when no pair is named.
 pub fn mean_weight_on(
     eval: &Evaluation,
     model: &Model,
     batch: &Batch,
     head: HeadId,
-    key_of: impl Fn(usize) -> Option<usize>,
+    key_of: impl Fn(usize, usize) -> Option<usize>,
 ) -> f64 {
     let (t, h) = (model.dims.t, model.dims.n_heads);
     let Some(attn) = eval.attention.get(head.layer) else { return 0.0 };
     let (mut sum, mut n) = (0.0, 0usize);
     for b in 0..batch.b {
         for i in 0..t {
-            if let Some(&w) = key_of(i).and_then(|j| attn.get(((b * h + head.head) * t + i) * t + j)) {
+            if let Some(&w) = key_of(b, i).and_then(|j| attn.get(((b * h + head.head) * t + i) * t + j)) {
                 sum += w;
                 n += 1;
             }
@@ -76,7 +76,7 @@ pub fn mean_weight_on(
 /// How much a head attends to the previous token: its mean weight on key `i − 1` over
 /// queries `i ≥ 1`.
 pub fn previous_token_score(eval: &Evaluation, model: &Model, batch: &Batch, head: HeadId) -> f64 {
-    mean_weight_on(eval, model, batch, head, |i| i.checked_sub(1))
+    mean_weight_on(eval, model, batch, head, |_, i| i.checked_sub(1))
 }
 
 /// How much a head behaves as an induction head: its mean weight, from each query with a
@@ -84,24 +84,11 @@ pub fn previous_token_score(eval: &Evaluation, model: &Model, batch: &Batch, hea
 /// earlier occurrence (on `induction` sequences of period `p`, key `i − p + 1`).
 pub fn induction_score(eval: &Evaluation, model: &Model, batch: &Batch, head: HeadId) -> f64 {
     let t = model.dims.t;
-    let (h, Some(attn)) = (model.dims.n_heads, eval.attention.get(head.layer)) else { return 0.0 };
-    let (mut sum, mut n) = (0.0, 0usize);
-    for (b, (tokens, targets)) in
-        batch.tokens.chunks_exact(t.max(1)).zip(batch.targets.chunks_exact(t.max(1))).enumerate()
-    {
-        for (i, (&token, &target)) in tokens.iter().zip(targets).enumerate() {
-            let earlier = tokens.get(..i).and_then(|before| before.iter().rposition(|&x| x == token));
-            if let (true, Some(j)) = (target >= 0, earlier) {
-                if let Some(&w) = attn.get(((b * h + head.head) * t + i) * t + j + 1) {
-                    sum += w;
-                    n += 1;
-                }
-            }
-        }
-    }
-    if n == 0 {
-        0.0
-    } else {
-        sum / n as f64
-    }
+    mean_weight_on(eval, model, batch, head, |b, i| {
+        let (tokens, targets) =
+            (batch.tokens.get(b * t..(b + 1) * t)?, batch.targets.get(b * t..(b + 1) * t)?);
+        let (&token, &target) = (tokens.get(i)?, targets.get(i)?);
+        let earlier = tokens.get(..i)?.iter().rposition(|&x| x == token)?;
+        (target >= 0).then_some(earlier + 1)
+    })
 }
