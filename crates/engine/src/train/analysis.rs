@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::backward::{backward_recording, Scratch, Upstream};
 use super::forward::{argmax, forward, Acts, HeadId, Intervention};
 use super::model::Model;
 use super::tasks::Batch;
@@ -91,4 +92,93 @@ pub fn induction_score(eval: &Evaluation, model: &Model, batch: &Batch, head: He
         let earlier = tokens.get(..i)?.iter().rposition(|&x| x == token)?;
         (target >= 0).then_some(earlier + 1)
     })
+}
+
+/// One chain-rule term of a weight's gradient: token `t` of sequence `b` contributes
+/// `input·upstream` (the weight's input there, times the gradient flowing into its output).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GradTerm {
+    /// The sequence.
+    pub b: usize,
+    /// The position.
+    pub t: usize,
+    /// `input[b, t, i]`: what the weight multiplied.
+    pub input: f64,
+    /// `upstream[b, t, j]`: dL/d(its output).
+    pub upstream: f64,
+    /// `input·upstream`.
+    pub product: f64,
+}
+
+/// A weight's gradient cell, as the sum of its chain-rule terms.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GradientCell {
+    /// The parameter (`layers[l].W_Q`, …, `W_U`).
+    pub name: String,
+    /// What the input is (`resid[l]`, `z[l]`, `resid[L]`) and the upstream (`dq[l]`, …).
+    pub input: String,
+    /// The upstream's name.
+    pub upstream: String,
+    /// dL/dW[i, j]: the sum of the terms.
+    pub value: f64,
+    /// Every `(b, t)` term, largest `|product|` first (zeros left out).
+    pub terms: Vec<GradTerm>,
+}
+
+/// Why dL/dW[i, j] of a weight (`layers[l].W_Q`, `W_K`, `W_V`, `W_O`, or `W_U`) is what it
+/// is on `batch`: `Σ_{b,t} input[b, t, i]·upstream[b, t, j]`, with the input the residual
+/// stream entering the layer (the contexts `z` for `W_O`, the last stream for `W_U`) and
+/// the upstream dL/d(the weight's output). `None` for another name or `i`, `j` out of
+/// range.
+pub fn explain_gradient(
+    model: &Model,
+    batch: &Batch,
+    name: &str,
+    i: usize,
+    j: usize,
+) -> Option<GradientCell> {
+    let dm = &model.dims;
+    let (t, d, n_layers) = (dm.t, dm.d_model, dm.n_layers);
+    let mut acts = Acts::new(model, batch.b);
+    forward(model, &batch.tokens, &batch.targets, &mut acts, &Intervention::default());
+    let mut grads = vec![0.0; model.params.len()];
+    let mut up = Upstream::default();
+    backward_recording(
+        model,
+        &batch.tokens,
+        &batch.targets,
+        &acts,
+        &mut Scratch::new(model, batch.b),
+        &mut grads,
+        Some(&mut up),
+    );
+    let (input, upstream, names, width_out): (&[f64], &[f64], (String, String), usize) = if name == "W_U" {
+        (acts.resid.get(n_layers)?, &up.dlogits, (format!("resid[{n_layers}]"), "dlogits".into()), dm.vocab)
+    } else {
+        let rest = name.strip_prefix("layers[")?;
+        let (l, w) = rest.split_once("].")?;
+        let l: usize = l.parse().ok()?;
+        let (input, upstream, up_name) = match w {
+            "W_Q" => (acts.resid.get(l)?, up.dq.get(l)?, "dq"),
+            "W_K" => (acts.resid.get(l)?, up.dk.get(l)?, "dk"),
+            "W_V" => (acts.resid.get(l)?, up.dv.get(l)?, "dv"),
+            "W_O" => (acts.z.get(l)?, up.dout.get(l)?, "dout"),
+            _ => return None,
+        };
+        let input_name = if w == "W_O" { format!("z[{l}]") } else { format!("resid[{l}]") };
+        (input.as_slice(), upstream.as_slice(), (input_name, format!("{up_name}[{l}]")), d)
+    };
+    if i >= d || j >= width_out {
+        return None;
+    }
+    let mut terms: Vec<GradTerm> = (0..batch.b * t)
+        .filter_map(|bt| {
+            let (x, g) = (*input.get(bt * d + i)?, *upstream.get(bt * width_out + j)?);
+            (x * g != 0.0).then_some(GradTerm { b: bt / t, t: bt % t, input: x, upstream: g, product: x * g })
+        })
+        .collect();
+    let spec = model.layout.specs.iter().find(|s| s.name == name)?;
+    let value = *grads.get(spec.offset + i * width_out + j)?;
+    terms.sort_by(|a, b| b.product.abs().total_cmp(&a.product.abs()));
+    Some(GradientCell { name: name.to_owned(), input: names.0, upstream: names.1, value, terms })
 }

@@ -59,6 +59,22 @@ fn weight_and_bias(grads: &mut [f64], w: usize, n_w: usize, n_b: usize) -> (&mut
     both.split_at_mut(n_w)
 }
 
+/// The gradients flowing into each weight's output, kept for explaining a gradient cell:
+/// `dW[i, j] = Σ_{b,t} input[b, t, i]·upstream[b, t, j]` ([`crate::train::analysis::explain_gradient`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Upstream {
+    /// Per layer, `(B, T, d)`: dL/dq.
+    pub dq: Vec<Vec<f64>>,
+    /// Per layer: dL/dk.
+    pub dk: Vec<Vec<f64>>,
+    /// Per layer: dL/dv.
+    pub dv: Vec<Vec<f64>>,
+    /// Per layer: dL/d(the layer's output, `z @ W_O + b_O`) = dL/dresid[l+1].
+    pub dout: Vec<Vec<f64>>,
+    /// `(B, T, vocab)`: dL/dlogits.
+    pub dlogits: Vec<f64>,
+}
+
 /// Writes into `grads` (the model's layout) the gradient of the mean cross-entropy of the
 /// forward that filled `acts` (which must have run without an intervention).
 pub fn backward(
@@ -69,11 +85,35 @@ pub fn backward(
     s: &mut Scratch,
     grads: &mut [f64],
 ) {
+    backward_recording(model, tokens, targets, acts, s, grads, None);
+}
+
+/// [`backward`], also copying into `record` (when given) the gradients that flow into
+/// each weight's output.
+pub fn backward_recording(
+    model: &Model,
+    tokens: &[usize],
+    targets: &[i64],
+    acts: &Acts,
+    s: &mut Scratch,
+    grads: &mut [f64],
+    mut record: Option<&mut Upstream>,
+) {
     let dm = &model.dims;
     let (t, d, h, v_n) = (dm.t, dm.d_model, dm.n_heads, dm.vocab);
     let (seq, dims) = (t * d, HeadDims { t, d, d_k: dm.d_k() });
     grads.fill(0.0);
     ops::cross_entropy_backward(&acts.probs, targets, v_n, acts.count, &mut s.dlogits);
+    if let Some(r) = record.as_deref_mut() {
+        let per_layer = || vec![vec![0.0; acts.b * seq]; dm.n_layers];
+        *r = Upstream {
+            dq: per_layer(),
+            dk: per_layer(),
+            dv: per_layer(),
+            dout: per_layer(),
+            dlogits: s.dlogits.clone(),
+        };
+    }
     s.dresid.fill(0.0);
     let last = acts.resid.last().map(Vec::as_slice).unwrap_or(&[]);
     let w_u = model.slice(model.layout.w_u, d * v_n);
@@ -96,6 +136,12 @@ pub fn backward(
                 ops::row(z_all, b, seq),
             );
             let Some(dout) = s.dresid.get_mut(b * seq..(b + 1) * seq) else { continue };
+            let keep = |to: Option<&mut Vec<f64>>, from: &[f64]| {
+                if let Some(slot) = to.and_then(|v| v.get_mut(b * seq..(b + 1) * seq)) {
+                    slot.copy_from_slice(from);
+                }
+            };
+            keep(record.as_deref_mut().and_then(|r| r.dout.get_mut(l)), dout);
             // out = z @ W_O + b_O
             s.dz.fill(0.0);
             let (dw_o, db_o) = weight_and_bias(grads, o.w_o, d * d, d);
@@ -110,6 +156,9 @@ pub fn backward(
                 ops::softmax_backward(p, &s.dattn, &mut s.ds, t);
                 ops::scores_backward(&s.ds, q, k, hh, dims, &mut s.dq, &mut s.dk);
             }
+            keep(record.as_deref_mut().and_then(|r| r.dq.get_mut(l)), &s.dq);
+            keep(record.as_deref_mut().and_then(|r| r.dk.get_mut(l)), &s.dk);
+            keep(record.as_deref_mut().and_then(|r| r.dv.get_mut(l)), &s.dv);
             // q, k, v = x @ W + b; dout already holds the residual path's gradient.
             // dL/db_K is exactly 0 and is left so: adding b_K to every key adds q_i·b_K to
             // every score of row i, which the softmax ignores (Σ_j dS_ij = 0). Summing dk

@@ -15,7 +15,8 @@
 //! - [`optim`]: SGD, Adam and AdamW as `torch.optim` defines them;
 //! - [`tasks`]: the seeded data generators;
 //! - [`run`]: the training loop and the `trace --train` report;
-//! - [`analysis`]: ablation, K-composition and attention scores of trained heads.
+//! - [`analysis`]: ablation, K-composition, attention scores of trained heads, and a
+//!   weight's gradient cell as the sum of its chain-rule terms.
 //!
 //! The attention is the engine's: the same mask rule (`crate::mask::blocked`), the same
 //! scaling and softmax, the same sinusoids; a test checks that a layer's output equals

@@ -558,3 +558,30 @@ fn two_layers_learn_induction_and_come_apart() {
     assert!(k_removed.loss > base.loss + 1.0);
     assert!(induction_score(&k_removed, model, &probe, l1) < 0.3);
 }
+
+/// A gradient cell of every weight is the sum of its chain-rule terms, and that sum is the
+/// backward's number.
+#[test]
+fn a_gradient_cell_is_the_sum_of_its_terms() {
+    let cfg = config(TaskKind::Induction, 2, PositionKind::Learned, true, None);
+    let model = random_model(&cfg, 8);
+    let batch = TaskData::new(&cfg, 1).batch(cfg.batch);
+    let grads = gradient(&model, &batch);
+    let mut cells = 0;
+    for name in ["layers[0].W_Q", "layers[0].W_K", "layers[1].W_V", "layers[1].W_O", "W_U"] {
+        let spec = model.layout.specs.iter().find(|s| s.name == name).unwrap();
+        for (i, j) in [(0, 0), (1, 3), (3, 2)] {
+            let cell = analysis::explain_gradient(&model, &batch, name, i, j).unwrap();
+            let want = grads[spec.offset + i * spec.shape[1] + j];
+            let sum: f64 = cell.terms.iter().map(|t| t.product).sum();
+            assert_eq!(cell.value, want);
+            assert!((sum - want).abs() < 1e-15, "{name}[{i}, {j}]: {sum} vs {want}");
+            assert!(cell.terms.windows(2).all(|w| w[0].product.abs() >= w[1].product.abs()));
+            cells += 1;
+        }
+    }
+    assert_eq!(cells, 15);
+    assert!(analysis::explain_gradient(&model, &batch, "layers[2].W_Q", 0, 0).is_none());
+    assert!(analysis::explain_gradient(&model, &batch, "W_U", 4, 0).is_none());
+    assert!(analysis::explain_gradient(&model, &batch, "E", 0, 0).is_none());
+}
