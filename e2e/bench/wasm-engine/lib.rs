@@ -1,9 +1,9 @@
 //! Times `attention_engine::run` in wasm: B=1, d_model=512, h=8, seeded
-//! projections, the same scenario as `crates/engine/benches/engine.rs`.
+//! projections, the same scenario as `crates/engine/benches/engine.rs`; and training
+//! steps (`attention_engine::train`, `train_rates`, run by `train.mjs`).
 
-use std::collections::BTreeMap;
-
-use attention_engine::{run, MaskConfig, Positional, ProjectionKind, Projections, Scenario};
+use attention_engine::train::{TrainConfig, Trainer};
+use attention_engine::{run, ProjectionKind, Projections, Scenario};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -14,16 +14,10 @@ extern "C" {
 
 fn scenario(t: usize) -> Scenario {
     let words: Vec<String> = (0..t).map(|i| format!("w{}", i % 97)).collect();
+    let sentence = words.join(" ");
     Scenario {
-        sentences: vec![words.join(" ")],
-        kv_sentences: None,
-        d_model: 512,
-        n_heads: 8,
-        embeddings: BTreeMap::new(),
         projections: Projections::Named(ProjectionKind::Seeded),
-        seed: 0,
-        mask: MaskConfig::default(),
-        positional: Positional::None,
+        ..Scenario::identity(&[sentence.as_str()], 512, 8)
     }
 }
 
@@ -42,6 +36,25 @@ pub fn engine_times(t: usize, runs: usize) -> Vec<f64> {
             let ms = now() - start;
             drop(trace);
             ms
+        })
+        .collect()
+}
+
+/// Steps per second of `runs` runs of `steps` training steps of `config_json` (after 200
+/// warm-up steps), the clock read around each run; an empty list for a bad configuration.
+#[wasm_bindgen]
+pub fn train_rates(config_json: &str, steps: usize, runs: usize) -> Vec<f64> {
+    let Ok(mut trainer) = TrainConfig::from_json(config_json).and_then(|c| Trainer::new(&c)) else {
+        return Vec::new();
+    };
+    trainer.train(200);
+    (0..runs)
+        .map(|_| {
+            let start = now();
+            for _ in 0..steps {
+                trainer.step();
+            }
+            steps as f64 * 1000.0 / (now() - start)
         })
         .collect()
 }

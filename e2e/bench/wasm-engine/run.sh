@@ -43,9 +43,10 @@ build() {
   cat > "$out/index.html" <<'HTML'
 <!DOCTYPE html><meta charset="utf-8"><title>engine bench</title>
 <script type="module">
-import init, { engine_times } from './al_wasm_engine_bench.js';
+import init, { engine_times, train_rates } from './al_wasm_engine_bench.js';
 await init();
 window.engineTimes = (t, runs) => Array.from(engine_times(t, runs));
+window.trainRates = (config, steps, runs) => Array.from(train_rates(config, steps, runs));
 window.ready = true;
 </script>
 HTML
