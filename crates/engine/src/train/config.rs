@@ -284,7 +284,7 @@ impl TrainConfig {
     /// The vocabulary size: `vocab`, or for `sentences` the words' count plus `<pad>`.
     pub fn vocab_size(&self) -> usize {
         match self.task {
-            TaskKind::Sentences => crate::train::tasks::words(&self.lines).len(),
+            TaskKind::Sentences => words(&self.lines).len(),
             _ => self.vocab.unwrap_or(0),
         }
     }
@@ -388,4 +388,16 @@ impl TrainConfig {
         }
         self.optimizer.validate()
     }
+}
+
+/// The vocabulary of the `sentences` task: `<pad>`, then every distinct word in order of
+/// first appearance.
+pub fn words(lines: &[String]) -> Vec<String> {
+    let mut words = vec![String::from(crate::tokenize::PAD)];
+    for word in lines.iter().flat_map(|l| l.split_whitespace()) {
+        if !words.iter().any(|w| w == word) {
+            words.push(word.to_owned());
+        }
+    }
+    words
 }

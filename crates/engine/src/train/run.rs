@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::backward::{backward, Scratch};
-use super::config::{TaskKind, TrainConfig, TrainError};
+use super::config::{words, TaskKind, TrainConfig, TrainError};
 use super::forward::{forward, Acts, Intervention};
 use super::model::{Dims, Model, Named};
 use super::optim::Optimizer;
@@ -172,7 +172,7 @@ pub fn report(config: &TrainConfig) -> Result<Report, TrainError> {
     }
     Ok(Report {
         config: config.clone(),
-        words: (config.task == TaskKind::Sentences).then(|| tasks::words(&config.lines)),
+        words: (config.task == TaskKind::Sentences).then(|| words(&config.lines)),
         params_init,
         batches,
         steps,

@@ -27,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use serde::Serialize;
 
-use super::config::{TaskKind, TrainConfig};
+use super::config::{words, TaskKind, TrainConfig};
 
 /// The id of `<pad>` in the `sentences` task.
 pub const PAD_ID: usize = 0;
@@ -68,18 +68,6 @@ impl Batch {
             targets: self.targets.chunks(t).map(<[i64]>::to_vec).collect(),
         }
     }
-}
-
-/// The vocabulary of the `sentences` task: `<pad>`, then every distinct word in order of
-/// first appearance.
-pub fn words(lines: &[String]) -> Vec<String> {
-    let mut words = vec![String::from(crate::tokenize::PAD)];
-    for word in lines.iter().flat_map(|l| l.split_whitespace()) {
-        if !words.iter().any(|w| w == word) {
-            words.push(word.to_owned());
-        }
-    }
-    words
 }
 
 /// A uniform draw in `0..n` (0 for n = 0).

@@ -347,7 +347,7 @@ fn tasks_make_what_they_say() {
     let mut cfg = config(TaskKind::Sentences, 1, PositionKind::None, true, None);
     cfg.vocab = None;
     cfg.lines = vec!["a b c d e f g".into(), "b a".into()];
-    assert_eq!(tasks::words(&cfg.lines), ["<pad>", "a", "b", "c", "d", "e", "f", "g"]);
+    assert_eq!(super::config::words(&cfg.lines), ["<pad>", "a", "b", "c", "d", "e", "f", "g"]);
     for (x, y) in TaskData::new(&cfg, 1)
         .batch(20)
         .tokens
