@@ -5,7 +5,8 @@
 //! worker trains. The numbers are the engine's; the page does no arithmetic.
 
 use attention_engine::train::{
-    evaluate, probe, Batch, Intervention, StepStats, TrainConfig, TrainError, Trainer,
+    evaluate, induction_score, previous_token_score, probe, Batch, HeadId, Intervention, StepStats,
+    TrainConfig, TrainError, Trainer,
 };
 use serde::Serialize;
 
@@ -45,6 +46,19 @@ pub struct ProbeView {
     pub loss: f64,
     /// The accuracy over the whole probe batch.
     pub accuracy: f64,
+    /// Each head's scores over the whole probe batch, layer by layer.
+    pub heads: Vec<HeadScores>,
+}
+
+/// What one head does on the probe (`attention_engine::train::analysis`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HeadScores {
+    /// The head.
+    pub head: HeadId,
+    /// Its mean weight on the previous token.
+    pub previous_token: f64,
+    /// Its mean weight on the token after the query token's earlier occurrence.
+    pub induction: f64,
 }
 
 impl Session {
@@ -78,6 +92,14 @@ impl Session {
                 .collect(),
             loss: eval.loss,
             accuracy: eval.accuracy,
+            heads: (0..model.dims.n_layers)
+                .flat_map(|layer| (0..h).map(move |head| HeadId { layer, head }))
+                .map(|head| HeadScores {
+                    head,
+                    previous_token: previous_token_score(&eval, model, &self.probe, head),
+                    induction: induction_score(&eval, model, &self.probe, head),
+                })
+                .collect(),
         }
     }
 
@@ -121,6 +143,9 @@ mod tests {
         let probe = rest.probe;
         assert_eq!((probe.tokens.len(), probe.attention.len(), probe.attention[0].len()), (6, 1, 72));
         assert!(probe.attention[0].chunks(6).all(|row| (row.iter().sum::<f64>() - 1.0).abs() < 1e-12));
+        // 50 steps of previous-token: the heads' scores are there, and one of them looks back
+        assert_eq!(probe.heads.len(), 2);
+        assert!(probe.heads.iter().any(|s| s.previous_token > 0.4), "{:?}", probe.heads);
         assert!(progress_json(&session.advance(0))
             .starts_with(r#"{"steps_done":50,"stats":[],"probe":{"tokens":["#));
     }
