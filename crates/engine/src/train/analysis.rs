@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::backward::{backward_recording, Scratch, Upstream};
+use super::backward::{backward, Scratch, Upstream};
 use super::forward::{argmax, forward, Acts, HeadId, Intervention};
 use super::model::Model;
 use super::tasks::Batch;
@@ -143,7 +143,7 @@ pub fn explain_gradient(
     forward(model, &batch.tokens, &batch.targets, &mut acts, &Intervention::default());
     let mut grads = vec![0.0; model.params.len()];
     let mut up = Upstream::default();
-    backward_recording(
+    backward(
         model,
         &batch.tokens,
         &batch.targets,

@@ -76,21 +76,9 @@ pub struct Upstream {
 }
 
 /// Writes into `grads` (the model's layout) the gradient of the mean cross-entropy of the
-/// forward that filled `acts` (which must have run without an intervention).
+/// forward that filled `acts` (which must have run without an intervention), and, when
+/// `record` is given, copies into it the gradients that flow into each weight's output.
 pub fn backward(
-    model: &Model,
-    tokens: &[usize],
-    targets: &[i64],
-    acts: &Acts,
-    s: &mut Scratch,
-    grads: &mut [f64],
-) {
-    backward_recording(model, tokens, targets, acts, s, grads, None);
-}
-
-/// [`backward`], also copying into `record` (when given) the gradients that flow into
-/// each weight's output.
-pub fn backward_recording(
     model: &Model,
     tokens: &[usize],
     targets: &[i64],

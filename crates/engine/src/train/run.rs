@@ -85,6 +85,7 @@ impl Trainer {
             &self.acts,
             &mut self.scratch,
             &mut self.grads,
+            None,
         );
         self.optimizer.step(&mut self.model.params, &self.grads);
         let stats = StepStats { step: self.steps, loss, accuracy };

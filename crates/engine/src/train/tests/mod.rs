@@ -68,7 +68,7 @@ fn gradient(model: &Model, batch: &Batch) -> Vec<f64> {
     forward(model, &batch.tokens, &batch.targets, &mut acts, &Intervention::default());
     let mut scratch = Scratch::new(model, batch.b);
     let mut grads = vec![0.0; model.params.len()];
-    backward(model, &batch.tokens, &batch.targets, &acts, &mut scratch, &mut grads);
+    backward(model, &batch.tokens, &batch.targets, &acts, &mut scratch, &mut grads, None);
     grads
 }
 
