@@ -16,8 +16,8 @@ use attention_lens::challenges;
 use attention_lens::engine::{self, Trace};
 use attention_lens::lessons::{self, glossary, quiz::QuizKind, Extra};
 use attention_lens::ui::{
-    card_data, challenge_text, decode_data, explain_text, first_screen, settings, tiles_data, tiles_words,
-    url,
+    challenge::challenge_text, decode::decode_data, explain::explain_text, explorer::first_screen,
+    heatmap::card_data, state::settings, state::url, tiles::tiles_data, tiles::tiles_words,
 };
 
 fn lesson_steps(out: &mut String) {
@@ -215,8 +215,12 @@ fn dump() {
         writeln!(out, "## views of {}", lesson.id).unwrap();
         views(&mut out, &step.scenario, &trace);
         if step.extra == Extra::EmbeddingPlot {
-            writeln!(out, "plot: {:?}", attention_lens::ui::plot_data::plot_data(&trace, true).is_ok())
-                .unwrap();
+            writeln!(
+                out,
+                "plot: {:?}",
+                attention_lens::ui::lesson::plot_data::plot_data(&trace, true).is_ok()
+            )
+            .unwrap();
         }
     }
     links(&mut out);

@@ -59,7 +59,7 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
 mod tests {
     use super::*;
     use crate::engine::run;
-    use crate::ui::settings::{scenario, Settings, DEFAULT_TEXT};
+    use crate::ui::state::settings::{scenario, Settings, DEFAULT_TEXT};
 
     fn default_trace() -> Trace {
         run(&scenario(DEFAULT_TEXT, &Settings::default()).0).unwrap()

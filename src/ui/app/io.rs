@@ -1,0 +1,163 @@
+//! Export the trace or the scenario as JSON, import a scenario, and the shared colour
+//! scale switch. An import replaces the explorer's inputs; in a lesson the lesson's words
+//! then follow the imported numbers, or say that they do not apply.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::engine::{export, Scenario};
+
+use crate::ui::state::app_state::AppState;
+use crate::ui::{platform::dom, state::settings};
+
+/// The import/export row.
+#[component]
+pub fn ImportExport(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
+    let AppState { text, settings, view: view_state, import_error, run, shown, .. } = state;
+    let export_trace = move |_| {
+        if let Some(t) = shown.get_untracked() {
+            dom::download_text("trace.json", "application/json", &format!("{}\n", t.to_json()));
+        }
+    };
+    // The exported script and notebook recompute every step with NumPy (and PyTorch when
+    // it is installed) and check them against this page's numbers.
+    let export_python = move |_| {
+        if let Some(t) = shown.get_untracked() {
+            let script = run.with_untracked(|r| export::python_script(&r.scenario, &t));
+            dom::download_text("attention_lens.py", "text/x-python", &script);
+        }
+    };
+    let export_notebook = move |_| {
+        if let Some(t) = shown.get_untracked() {
+            let nb = run.with_untracked(|r| export::notebook(&r.scenario, &t));
+            dom::download_text("attention_lens.ipynb", "application/x-ipynb+json", &nb);
+        }
+    };
+    // An <iframe> of this exact state in embed mode (only the figure and its caption).
+    let embed_code = RwSignal::new(None::<String>);
+    let copy_embed = move |_| {
+        let href = dom::href();
+        let src = crate::ui::state::url::with_flag(&href, "embed=1");
+        let step = view_state.with_untracked(|v| v.step);
+        let code = format!(
+            "<iframe src=\"{}\" title=\"Attention Lens: {step}\" width=\"720\" height=\"520\" loading=\"lazy\" style=\"border:0\"></iframe>",
+            src.replace('"', "%22")
+        );
+        dom::copy_text(&code);
+        embed_code.set(Some(code));
+    };
+    let export_scenario = move |_| {
+        let s = run.with_untracked(|r| r.scenario.to_json());
+        dom::download_text("scenario.json", "application/json", &format!("{s}\n"));
+    };
+    let on_import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        let promise = file.text();
+        // the same file can be imported again after an edit
+        input.set_value("");
+        leptos::task::spawn_local(async move {
+            let text_value =
+                wasm_bindgen_futures::JsFuture::from(promise).await.ok().and_then(|v| v.as_string());
+            match text_value.map(|t| Scenario::from_json(&t)) {
+                Some(Ok(s)) => {
+                    let (t, st) = settings::from_scenario(&s);
+                    import_error.set(None);
+                    settings.set(st);
+                    text.set(t);
+                }
+                Some(Err(e)) => import_error.set(Some(e.to_string())),
+                None => import_error.set(Some("the file could not be read as text".into())),
+            }
+        });
+    };
+    view! {
+        <div class="al-row al-io">
+            <button type="button" on:click=export_trace data-testid="export-trace">
+                "Export trace JSON"
+            </button>
+            <button type="button" on:click=export_scenario data-testid="export-scenario">
+                "Export scenario JSON"
+            </button>
+            <button
+                type="button"
+                on:click=export_python
+                data-testid="export-python"
+                title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers"
+            >
+                "Download Python"
+            </button>
+            <button
+                type="button"
+                on:click=copy_embed
+                data-testid="copy-embed"
+                title="Copy an <iframe> that shows this figure in slides or a course page"
+            >
+                "Copy embed code"
+            </button>
+            <button
+                type="button"
+                on:click=export_notebook
+                data-testid="export-notebook"
+                title="The same as a Jupyter notebook, a markdown cell of words before each step"
+            >
+                "Download notebook"
+            </button>
+            <label class="al-file">
+                "Import scenario JSON "
+                <input
+                    type="file"
+                    accept=".json,application/json"
+                    data-testid="import-scenario"
+                    on:change=on_import
+                />
+            </label>
+            <label class="al-check">
+                <input
+                    type="checkbox"
+                    data-testid="shared-scale"
+                    prop:checked=move || view_state.with(|v| v.shared_scale)
+                    on:change=move |ev| {
+                        let c = event_target_checked(&ev);
+                        view_state.update(|v| v.shared_scale = c)
+                    }
+                />
+                "one colour scale for all heads"
+            </label>
+            {move || {
+                embed_code
+                    .get()
+                    .map(|code| {
+                        view! {
+                            <label class="al-field al-embed-field">
+                                <span>"Embed code (copied): paste it into a slide or a course page"</span>
+                                <input
+                                    type="text"
+                                    readonly=true
+                                    class="al-embed-code"
+                                    data-testid="embed-code"
+                                    prop:value=code
+                                />
+                            </label>
+                        }
+                    })
+            }}
+            {move || {
+                import_error
+                    .get()
+                    .map(|e| {
+                        view! {
+                            <p class="al-error" data-testid="error" role="alert">
+                                {e}
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}

@@ -1,0 +1,306 @@
+//! Challenges mode: the list of challenges and the open one's panel (story, goal line
+//! checked live on the engine's trace, editors for the editable parts, hints one at a
+//! time, the worked solution, progress kept in `localStorage`, import and share).
+//!
+//! The numbers come from the engine's trace ([`crate::engine::run`] on the challenge's own
+//! small scenario); whether the goal is met is [`challenges::Goal::check`]'s answer.
+
+use leptos::prelude::*;
+
+use crate::challenges::{self, builtin, Challenge};
+use crate::engine::Scenario;
+
+use crate::ui::challenge::challenge_editors::ChallengeEditors;
+use crate::ui::challenge::challenge_text::{edit_words, solved_ids, why_it_works};
+use crate::ui::challenge::challenge_weights::ChallengeWeights;
+
+/// The `localStorage` key of the solved challenges' ids, one line each.
+const STORAGE_KEY: &str = "attention-lens-solved";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// The solved ids on this device (none when storage is unavailable).
+fn load_solved() -> Vec<String> {
+    storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()).map(|t| solved_ids(&t)).unwrap_or_default()
+}
+
+fn save_solved(ids: &[String]) {
+    if let Some(s) = storage() {
+        let _ = if ids.is_empty() {
+            s.remove_item(STORAGE_KEY)
+        } else {
+            s.set_item(STORAGE_KEY, &ids.join("\n"))
+        };
+    }
+}
+
+/// Challenges mode. `open` is the open challenge's id (`?challenge=ID`); `imported` an
+/// imported challenge (from JSON or a `#c=` link).
+#[component]
+pub fn ChallengeMode(
+    /// The open challenge's id (`Some("")`: the list only).
+    open: RwSignal<Option<String>>,
+    /// A challenge imported as JSON or from a `#c=` link.
+    imported: RwSignal<Option<Challenge>>,
+) -> impl IntoView {
+    let list = builtin::all();
+    let solved = RwSignal::new(load_solved());
+    let challenge = Memo::new(move |_| {
+        let id = open.get()?;
+        imported.with(|c| c.clone().filter(|c| c.id == id)).or_else(|| builtin::by_id(&id))
+    });
+    let scenario = RwSignal::new(None::<Scenario>);
+    let hints_shown = RwSignal::new(0usize);
+    let show_solution = RwSignal::new(false);
+    // Bumped when the editors must show the scenario afresh (a new challenge, "start
+    // again"); an edit does not redraw them, so the focus stays where the learner is.
+    let generation = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        scenario.set(challenge.get().map(|c| c.scenario));
+        hints_shown.set(0);
+        show_solution.set(false);
+        generation.update(|g| *g += 1);
+    });
+    let trace = Memo::new(move |_| scenario.get().map(|s| crate::engine::run(&s).map_err(|e| e.to_string())));
+    let progress = Memo::new(move |_| {
+        let c = challenge.get()?;
+        trace.with(|t| match t {
+            Some(Ok(t)) => Some(c.goal.check(t)),
+            Some(Err(e)) => Some(challenges::Progress {
+                met: false,
+                measured: f64::NAN,
+                asked: f64::NAN,
+                words: e.clone(),
+            }),
+            None => None,
+        })
+    });
+    let met = move || progress.with(|p| p.as_ref().is_some_and(|p| p.met));
+    Effect::new(move |_| {
+        if met() {
+            if let Some(id) = open.get_untracked() {
+                if !solved.with_untracked(|s| s.contains(&id)) {
+                    solved.update(|s| s.push(id));
+                    solved.with_untracked(|s| save_solved(s));
+                }
+            }
+        }
+    });
+    let import_text = RwSignal::new(String::new());
+    let import_error = RwSignal::new(None::<String>);
+
+    let items = list
+        .into_iter()
+        .map(|c| {
+            let id = c.id.clone();
+            let id2 = id.clone();
+            let id3 = id.clone();
+            view! {
+                <li>
+                    <button
+                        type="button"
+                        class="al-tab"
+                        data-testid="challenge-item"
+                        data-id=id.clone()
+                        class:al-selected=move || open.get().as_deref() == Some(id2.as_str())
+                        on:click=move |_| open.set(Some(id.clone()))
+                    >
+                        {c.title.clone()}
+                        {move || {
+                            solved
+                                .with(|s| s.contains(&id3))
+                                .then(|| view! { <span class="al-solved">" ✓ solved"</span> })
+                        }}
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+
+    let panel = move || {
+        let c = challenge.get()?;
+        let hints = c.hints.clone();
+        let n_hints = hints.len();
+        let solution = c.solution.iter().map(edit_words).collect::<Vec<_>>();
+        let why = c.why.clone();
+        let goal_text = c.goal.describe();
+        let goal_for_why = c.goal.clone();
+        let share = challenges::link_fragment(&c);
+        let builtin_id = builtin::by_id(&c.id).is_some();
+        Some(view! {
+            <section class="al-challenge" data-testid="challenge" aria-labelledby="al-challenge-title">
+                <h2 id="al-challenge-title">{c.title.clone()}</h2>
+                <p class="al-challenge-story">{c.story.clone()}</p>
+                <p
+                    class="al-challenge-goal"
+                    data-testid="challenge-goal"
+                    aria-live="polite"
+                    data-met=move || if met() { "true" } else { "false" }
+                >
+                    <strong>{move || if met() { "Goal met: " } else { "Goal: " }}</strong>
+                    {goal_text}
+                    <br />
+                    <span data-testid="challenge-progress">
+                        {move || progress.with(|p| p.as_ref().map(|p| p.words.clone()))}
+                    </span>
+                </p>
+                <ChallengeEditors c=c.clone() scenario=scenario trace=trace generation=generation />
+                <ChallengeWeights goal=c.goal.clone() trace=trace />
+                {move || {
+                    met()
+                        .then(|| {
+                            trace
+                                .with(|t| {
+                                    t.as_ref()
+                                        .and_then(|t| t.as_ref().ok())
+                                        .and_then(|t| why_it_works(&goal_for_why, t))
+                                })
+                                .map(|w| {
+                                    view! {
+                                        <p class="al-challenge-why" data-testid="challenge-why">
+                                            {w}
+                                        </p>
+                                    }
+                                })
+                        })
+                }}
+                <div class="al-challenge-help">
+                    <ol class="al-challenge-hints">
+                        {move || {
+                            hints
+                                .iter()
+                                .take(hints_shown.get())
+                                .map(|h| view! { <li data-testid="challenge-hint">{h.clone()}</li> })
+                                .collect_view()
+                        }}
+                    </ol>
+                    <button
+                        type="button"
+                        data-testid="challenge-next-hint"
+                        disabled=move || { hints_shown.get() >= n_hints }
+                        on:click=move |_| hints_shown.update(|n| *n = (*n + 1).min(n_hints))
+                    >
+                        {move || format!("Show a hint ({} of {n_hints} shown)", hints_shown.get())}
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="challenge-show-solution"
+                        on:click=move |_| show_solution.set(true)
+                    >
+                        "Show the solution"
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="challenge-reset"
+                        on:click={
+                            let s0 = c.scenario.clone();
+                            move |_| {
+                                scenario.set(Some(s0.clone()));
+                                generation.update(|g| *g += 1);
+                            }
+                        }
+                    >
+                        "Start again"
+                    </button>
+                    {move || {
+                        (show_solution.get() || met())
+                            .then(|| {
+                                view! {
+                                    <div class="al-challenge-solution" data-testid="challenge-solution">
+                                        <p>
+                                            <strong>"A worked solution: "</strong>
+                                            {solution.join("; ")}
+                                        </p>
+                                        <p>{why.clone()}</p>
+                                    </div>
+                                }
+                            })
+                    }}
+                    {(!builtin_id)
+                        .then(|| {
+                            view! {
+                                <p class="al-note">
+                                    "Share this challenge: "
+                                    <a data-testid="challenge-share" href=share.clone()>
+                                        "link"
+                                    </a>
+                                </p>
+                            }
+                        })}
+                </div>
+            </section>
+        })
+    };
+
+    view! {
+        <div class="al-challenges" data-testid="challenges">
+            <nav class="al-challenge-list" aria-label="Challenges">
+                <h2>"Challenges: build the head yourself"</h2>
+                <ol>{items}</ol>
+                <button
+                    type="button"
+                    data-testid="challenge-clear"
+                    on:click=move |_| {
+                        solved.set(Vec::new());
+                        save_solved(&[]);
+                    }
+                >
+                    "Clear my progress"
+                </button>
+                <details class="al-fold">
+                    <summary>"Import a challenge (JSON)"</summary>
+                    <label for="al-challenge-json">"Challenge JSON (see the README)"</label>
+                    <textarea
+                        id="al-challenge-json"
+                        data-testid="challenge-import"
+                        rows="6"
+                        prop:value=move || import_text.get()
+                        on:input=move |ev| import_text.set(event_target_value(&ev))
+                    ></textarea>
+                    <button
+                        type="button"
+                        data-testid="challenge-import-go"
+                        on:click=move |_| {
+                            match Challenge::from_json(&import_text.get_untracked()) {
+                                Ok(c) => {
+                                    import_error.set(None);
+                                    let id = c.id.clone();
+                                    imported.set(Some(c));
+                                    open.set(Some(id));
+                                }
+                                Err(e) => import_error.set(Some(e)),
+                            }
+                        }
+                    >
+                        "Import"
+                    </button>
+                    {move || {
+                        import_error
+                            .get()
+                            .map(|e| {
+                                view! {
+                                    <p class="al-error" role="alert" data-testid="challenge-import-error">
+                                        {e}
+                                    </p>
+                                }
+                            })
+                    }}
+                </details>
+            </nav>
+            {panel}
+            {move || {
+                open.get()
+                    .is_some_and(|id| challenge.get().is_none() && !id.is_empty())
+                    .then(|| {
+                        view! {
+                            <p class="al-notice" data-testid="notice">
+                                "This challenge does not exist; pick one from the list."
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}

@@ -1,0 +1,189 @@
+//! Challenges mode's pure parts, in plain Rust: a solution's edits in words, "which
+//! numbers made it work" from the engine's explanation, which weights a goal reads, the
+//! editors' names and starting vectors, a typed number, the solved ids kept in
+//! `localStorage`. Tested natively; the components are [`crate::ui::challenge::challenge_panel`],
+//! [`crate::ui::challenge::challenge_editors`] and [`crate::ui::challenge::challenge_weights`].
+
+use crate::challenges::{Edit, Goal, Matrix};
+use crate::engine::{explain, top_terms, StepName, Trace};
+use crate::format::exact;
+
+/// The query word, key word, head and sentence a goal is about, for "which numbers made
+/// it work".
+fn pair(goal: &Goal) -> Option<(&str, &str, usize, usize)> {
+    match goal {
+        Goal::AttendMost { query, key, head, sentence }
+        | Goal::WeightAtLeast { query, key, head, sentence, .. } => Some((query, key, *head, *sentence)),
+        _ => None,
+    }
+}
+
+/// One sentence naming the products that made the winning score, in the explain panel's
+/// terms (`q[…] · k[…]`), or `None` when the goal has no single winning pair.
+pub fn why_it_works(goal: &Goal, trace: &Trace) -> Option<String> {
+    let (q, k, head, b) = pair(goal)?;
+    let toks = trace.query_tokens(b);
+    let i = toks.iter().position(|t| t.eq_ignore_ascii_case(q))?;
+    let j = trace.key_tokens(b).iter().position(|t| t.eq_ignore_ascii_case(k))?;
+    let e = explain(trace, StepName::Scores, &[b, head, i, j]).ok()?;
+    let (terms, rest) = top_terms(&e, 3);
+    let list: Vec<String> = terms.iter().map(|t| format!("{} = {}", t.label, exact(t.value))).collect();
+    let rest =
+        if rest.abs() > 0.0 { format!(" (the other terms add {})", exact(rest)) } else { String::new() };
+    Some(format!(
+        "Which numbers made it work: the score {q} → {k} is q · k = {} (before ÷ √d_k), the sum of {q}'s query times {k}'s key, number by number: {}{rest}.",
+        exact(e.result),
+        list.join(", ")
+    ))
+}
+
+/// A worked solution's edit in words: "mat = [1, 0, 0]", "W_Q = [[…], …]", "positions: on (sinusoidal)".
+pub fn edit_words(edit: &Edit) -> String {
+    let nums = |v: &[f64]| v.iter().map(|x| exact(*x)).collect::<Vec<_>>().join(", ");
+    match edit {
+        Edit::Embedding { word, vector } => format!("{word} = [{}]", nums(vector)),
+        Edit::Matrix { matrix, rows } => format!(
+            "{} = [{}]",
+            matrix.label(),
+            rows.iter().map(|r| format!("[{}]", nums(r))).collect::<Vec<_>>().join(", ")
+        ),
+        Edit::Positions { positional } => {
+            format!("positions: {}", if positional.is_none() { "off" } else { "on (sinusoidal)" })
+        }
+        Edit::Mask { mask } => format!("mask: causal {}, padding {}", mask.causal, mask.padding.name()),
+    }
+}
+
+/// The sentence and the heads whose weights the goal reads (head 0 for the goals that
+/// read every head or the output).
+pub fn weights_shown(goal: &Goal) -> (usize, Vec<usize>) {
+    match goal {
+        Goal::HeadsDiffer { heads, sentence, .. } => (*sentence, heads.to_vec()),
+        Goal::AttendMost { head, sentence, .. }
+        | Goal::WeightAtLeast { head, sentence, .. }
+        | Goal::WeightAtMost { head, sentence, .. }
+        | Goal::PreviousToken { head, sentence, .. } => (*sentence, vec![*head]),
+        Goal::UniformRows { sentence, .. } | Goal::OutputEquals { sentence, .. } => (*sentence, vec![0]),
+    }
+}
+
+/// A matrix's name in `data-matrix`: "w_q", "w_k", "w_v", "w_o".
+pub fn matrix_name(m: Matrix) -> String {
+    format!("{m:?}").to_lowercase().replace("w", "w_")
+}
+
+/// The name of coordinate `d` of a `d_model`-wide embedding: the lexicon's feature
+/// ("sports", …) when there is one, else "d1", "d2", …
+pub fn dim_name(d_model: usize, d: usize) -> String {
+    crate::engine::embedding::lexicon(d_model)
+        .and_then(|l| l.dims.get(d).map(|n| n.to_string()))
+        .unwrap_or_else(|| format!("d{}", d + 1))
+}
+
+/// The embedding the trace gave `word` (its first occurrence, any case), for an editor
+/// of a word the scenario has no explicit vector for.
+pub fn trace_vector(t: &Trace, word: &str) -> Option<Vec<f64>> {
+    let b = t.tokens.iter().position(|r| r.iter().any(|x| x.eq_ignore_ascii_case(word)))?;
+    let i = t.tokens[b].iter().position(|x| x.eq_ignore_ascii_case(word))?;
+    let x = t.step(StepName::X)?.matrix(b, 0)?;
+    Some(x.row(i).to_vec())
+}
+
+/// A number typed into an editor: finite, or none.
+pub fn parse_number(text: &str) -> Option<f64> {
+    text.trim().parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// The solved ids stored as text, one a line (empty lines skipped).
+pub fn solved_ids(text: &str) -> Vec<String> {
+    text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::challenges::builtin;
+    use crate::engine::{run, MaskConfig, Positional};
+
+    #[test]
+    fn the_winning_pair_is_explained_by_its_products() {
+        let c = builtin::by_id("cat-mat").unwrap();
+        let t = run(&c.solved_scenario()).unwrap();
+        let why = why_it_works(&c.goal, &t).unwrap();
+        assert!(why.starts_with("Which numbers made it work: the score cat → mat is q · k = "), "{why}");
+        assert!(why.contains("cat's query times mat's key") && why.ends_with('.'), "{why}");
+        // a goal without one winning pair has no such sentence
+        let uniform = builtin::by_id("uniform").unwrap();
+        assert_eq!(why_it_works(&uniform.goal, &t), None);
+        // a word the trace does not hold: none
+        let other = Goal::AttendMost { query: "cat".into(), key: "dog".into(), head: 0, sentence: 0 };
+        assert_eq!(why_it_works(&other, &t), None);
+    }
+
+    #[test]
+    fn edits_in_words() {
+        let e = |edit: Edit| edit_words(&edit);
+        assert_eq!(
+            e(Edit::Embedding { word: "mat".into(), vector: vec![1.0, 0.5, -2.0] }),
+            "mat = [1, 0.5, -2]"
+        );
+        assert_eq!(
+            e(Edit::Matrix { matrix: Matrix::WK, rows: vec![vec![1.0, 0.0], vec![0.0, 1.0]] }),
+            "W_K = [[1, 0], [0, 1]]"
+        );
+        assert_eq!(e(Edit::Positions { positional: Positional::None }), "positions: off");
+        assert_eq!(e(Edit::Positions { positional: Positional::Sinusoidal }), "positions: on (sinusoidal)");
+        let mask = MaskConfig::default();
+        assert_eq!(
+            e(Edit::Mask { mask }),
+            format!("mask: causal {}, padding {}", mask.causal, mask.padding.name())
+        );
+        // every built-in solution can be said
+        for c in builtin::all() {
+            assert!(c.solution.iter().all(|s| !edit_words(s).is_empty()), "{}", c.id);
+        }
+    }
+
+    #[test]
+    fn the_weights_shown_are_the_goals_heads() {
+        let g = Goal::HeadsDiffer { query: "a".into(), heads: [1, 3], sentence: 2 };
+        assert_eq!(weights_shown(&g), (2, vec![1, 3]));
+        let g = Goal::WeightAtMost { query: "a".into(), key: "b".into(), at_most: 0.1, head: 2, sentence: 1 };
+        assert_eq!(weights_shown(&g), (1, vec![2]));
+        assert_eq!(weights_shown(&Goal::UniformRows { tol: 0.01, sentence: 1 }), (1, vec![0]));
+        assert_eq!(
+            weights_shown(&Goal::OutputEquals { token: "a".into(), tol: 0.01, sentence: 0 }),
+            (0, vec![0])
+        );
+    }
+
+    #[test]
+    fn editor_names() {
+        let names: Vec<String> = Matrix::ALL.into_iter().map(matrix_name).collect();
+        assert_eq!(names, ["w_q", "w_k", "w_v", "w_o"]);
+        assert_eq!(dim_name(3, 1), "animal");
+        assert_eq!(dim_name(3, 5), "d6");
+        assert_eq!(dim_name(5, 0), "d1");
+    }
+
+    #[test]
+    fn a_words_vector_comes_from_the_trace() {
+        let c = builtin::by_id("cat-mat").unwrap();
+        let t = run(&c.scenario).unwrap();
+        let x = t.step(StepName::X).unwrap().matrix(0, 0).unwrap();
+        let cat = t.tokens[0].iter().position(|w| w == "cat").unwrap();
+        assert_eq!(trace_vector(&t, "CAT"), Some(x.row(cat).to_vec()));
+        assert_eq!(trace_vector(&t, "dog"), None);
+    }
+
+    #[test]
+    fn typed_numbers_and_stored_ids() {
+        assert_eq!(parse_number(" 1.5 "), Some(1.5));
+        assert_eq!(parse_number("-2e-1"), Some(-0.2));
+        for bad in ["", "x", "inf", "NaN", "1e400"] {
+            assert_eq!(parse_number(bad), None, "{bad}");
+        }
+        assert_eq!(solved_ids("cat-mat\n\nuniform\n"), ["cat-mat", "uniform"]);
+        assert!(solved_ids("").is_empty());
+    }
+}

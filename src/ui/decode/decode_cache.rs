@@ -1,0 +1,301 @@
+//! The decode view's K and V cache tables: the newest rows of the shown K/V head, the row
+//! that just left the window marked. Their caption and column widths are the decoding's,
+//! the same at every position; a step rebuilds the rows in place (one render effect a
+//! table, see [`cache_table`]).
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::engine::{DecodeStep, Decoded, Trace};
+use crate::format::{exact, short};
+use crate::ui::decode::decode_data::{self as data, listed_rows, token_label};
+use crate::ui::decode::decode_position::{At, Ctx};
+use crate::ui::widgets::scroll_region::scroll_region;
+use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
+
+/// The newest cache rows listed in the K and V tables.
+const MAX_ROWS: usize = 8;
+/// The first numbers of a row listed (d_k may be up to 512). Four, with the label, fit
+/// the table's half of the view at 1440 px without a sideways scroll (eight did not: the
+/// last three were hidden), and every number a step shifts costs the browser a text
+/// layout (issue 21).
+const MAX_COLS: usize = 4;
+
+/// One row of a cache table: the position, its slot (new, cached or left), its label
+/// and its first [`MAX_COLS`] numbers.
+#[derive(Debug, Clone, PartialEq)]
+struct CacheRow {
+    pos: usize,
+    slot: &'static str,
+    label: String,
+    values: Vec<f64>,
+    more: bool,
+}
+
+/// A position's K or V cache.
+fn pick(s: &DecodeStep, which: char) -> &ndarray::Array4<f64> {
+    if which == 'K' {
+        &s.k_cache
+    } else {
+        &s.v_cache
+    }
+}
+
+/// The rows of the K or V table at the current position: the row that left (if one
+/// did), then the newest [`MAX_ROWS`] rows, the first [`MAX_COLS`] numbers of each.
+fn cache_rows_now(
+    d: &Arc<Decoded>,
+    p: &DecodeStep,
+    full: Option<&Trace>,
+    at: At,
+    which: char,
+) -> Vec<CacheRow> {
+    let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
+    let cols = at.d_k.min(MAX_COLS);
+    let row = |pos: usize, slot: &'static str, values: Vec<f64>| CacheRow {
+        pos,
+        slot,
+        label: match slot {
+            "evicted" => format!("{} (left)", token_label(key_tokens, pos)),
+            "new" => format!("{} (new)", token_label(key_tokens, pos)),
+            _ => token_label(key_tokens, pos),
+        },
+        values,
+        more: at.d_k > cols,
+    };
+    let mut out = Vec::new();
+    // the evicted row's numbers are in the previous position's cache
+    if let Some(e) = p.evicted {
+        let prev = p.t.checked_sub(1).and_then(|t| d.positions.get(t));
+        let values = prev.and_then(|prev| {
+            let i = prev.cache_positions.iter().position(|&x| x == e)?;
+            data::cache_row(pick(prev, which), at.b, at.kv_head, i, cols)
+        });
+        if let Some(values) = values {
+            out.push(row(e, "evicted", values));
+        }
+    }
+    for l in listed_rows(at.len, MAX_ROWS) {
+        let (Some(&pos), Some(values)) =
+            (p.cache_positions.get(l), data::cache_row(pick(p, which), at.b, at.kv_head, l, cols))
+        else {
+            continue;
+        };
+        let slot = if pos == p.t && !d.cross { "new" } else { "cached" };
+        out.push(row(pos, slot, values));
+    }
+    out
+}
+
+/// The longest of `labels` and of `numbers` (as the table shows them), in characters:
+/// the widths the table's fixed layout gives its columns (`style/decode.css`).
+fn column_chars<'a>(
+    labels: impl Iterator<Item = &'a str>,
+    numbers: impl Iterator<Item = f64>,
+) -> (usize, usize) {
+    let label = labels.map(|l| l.chars().count()).max().unwrap_or(0).max("position".len());
+    let number = numbers.map(|x| short(x).chars().count()).max().unwrap_or(0).max(1);
+    (label, number)
+}
+
+/// The column widths of the K or V table for a whole decoding (sentence `at.b`, K/V
+/// head `at.kv_head`): the longest label any listed row takes at any position, and the
+/// longest number of any row. The columns then keep their widths while the learner
+/// steps, and a step does not lay out the table's columns again (issue 21).
+fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char) -> (usize, usize) {
+    let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
+    let cols = at.d_k.min(MAX_COLS);
+    // every key position's label, with the longest mark it can carry
+    let mark = if d.positions.iter().any(|p| p.evicted.is_some()) {
+        " (left)"
+    } else if d.cross {
+        ""
+    } else {
+        " (new)"
+    };
+    let keys = data::key_count(d);
+    let labels: Vec<String> = (0..keys).map(|j| format!("{}{mark}", token_label(key_tokens, j))).collect();
+    // a key's row never changes once written: each position's newest row is every row
+    // (self-attention); a cross-attention cache is the same at every position
+    let rows: Vec<Vec<f64>> = if d.cross {
+        let first = d.positions.first();
+        (0..keys)
+            .filter_map(|l| first.and_then(|p| data::cache_row(pick(p, which), at.b, at.kv_head, l, cols)))
+            .collect()
+    } else {
+        d.positions
+            .iter()
+            .filter_map(|p| {
+                let newest = p.cache_positions.len().checked_sub(1)?;
+                data::cache_row(pick(p, which), at.b, at.kv_head, newest, cols)
+            })
+            .collect()
+    };
+    column_chars(labels.iter().map(String::as_str), rows.iter().flatten().copied())
+}
+
+/// The K or V table's caption: the same at every position, and short (presenter mode
+/// fits a lesson step on one screen). How many rows it lists, when not all, is in the
+/// shape line above ([`listed_words`]).
+fn cache_caption(which: char, kv_head: usize, d_k: usize) -> String {
+    let cols = d_k.min(MAX_COLS);
+    let numbers =
+        if d_k > cols { format!("the first {cols} of d_k = {d_k} numbers") } else { format!("d_k = {d_k}") };
+    format!("{which} cache, K/V head {}: {numbers}", kv_head + 1)
+}
+
+/// What the shape line adds about the tables' rows at a cache of `len` rows: nothing
+/// while they list every row.
+pub(super) fn listed_words(len: usize) -> String {
+    if len > MAX_ROWS {
+        format!("; the tables below list the newest {MAX_ROWS} of its L = {len} rows")
+    } else {
+        String::new()
+    }
+}
+
+/// One row of a cache table, from plain values.
+fn cache_row_view(r: &CacheRow) -> impl IntoView {
+    let class = match r.slot {
+        "new" => "al-row-new",
+        "evicted" => "al-row-evicted",
+        _ => "",
+    };
+    let clip = if may_overflow(&r.label, ROW_HEADER_FITS) { "al-clip" } else { "" };
+    view! {
+        <tr class=class data-slot=r.slot data-pos=r.pos.to_string()>
+            <th scope="row" class=clip>
+                {r.label.clone()}
+            </th>
+            {r.values.iter().map(|&x| view! { <td data-value=exact(x)>{short(x)}</td> }).collect::<Vec<_>>()}
+            {r.more.then(|| view! { <td>"…"</td> })}
+        </tr>
+    }
+}
+
+/// The K or V cache table of the shown K/V head. Its rows are one render effect: a Vec
+/// of rows of plain values that Tachys rebuilds in place, setting only the texts and
+/// attributes that changed (a step shifts the listed rows by one, so most numbers change
+/// anyway; a keyed list, which moved rows and built the new one with a memo and five
+/// effects per row, cost as much: issue 21, BENCHMARKS.md).
+pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
+    let rows = Memo::new(move |_| {
+        ctx.with(|d, p, full, at| cache_rows_now(d, p, full, at, which)).unwrap_or_default()
+    });
+    // The caption and the column widths: once per decoding, sentence and head. What a
+    // step changes (L, how many rows are listed) is in the shape line above the tables.
+    let caption = Memo::new(move |_| {
+        ctx.with_decoding(|_, _, at| cache_caption(which, at.kv_head, at.d_k)).unwrap_or_default()
+    });
+    let widths = Memo::new(move |_| {
+        ctx.with_decoding(|d, full, at| decoding_column_chars(d, full, at, which)).unwrap_or((8, 1))
+    });
+    // d_k, not t: the header is built again only for another decoding
+    let d_k = Memo::new(move |_| ctx.with_decoding(|_, _, at| at.d_k).unwrap_or(0));
+    let header = move || {
+        let d_k = d_k.get();
+        let cols = d_k.min(MAX_COLS);
+        view! {
+            <tr>
+                <th scope="col">"position"</th>
+                {(0..cols).map(|c| view! { <th scope="col">{c.to_string()}</th> }).collect_view()}
+                {(d_k > cols).then(|| view! { <th scope="col">"…"</th> })}
+            </tr>
+        }
+    };
+    view! {
+        {scroll_region(
+            format!("the {which} cache as a table"),
+            view! {
+                <table
+                    class="al-table al-cache-table"
+                    data-testid=format!("{}-cache", which.to_ascii_lowercase())
+                    style=move || {
+                        let (label, number) = widths.get();
+                        format!("--al-label-chars: {label}; --al-num-chars: {number}")
+                    }
+                >
+                    <caption>{caption}</caption>
+                    <thead>{header}</thead>
+                    <tbody>
+                        {move || rows.with(|rows| rows.iter().map(cache_row_view).collect::<Vec<_>>())}
+                    </tbody>
+                </table>
+            },
+        )}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{decode, run, Scenario};
+
+    #[test]
+    fn the_caption_is_the_decodings_and_the_shape_line_counts_the_rows() {
+        assert_eq!(cache_caption('K', 0, 64), "K cache, K/V head 1: the first 4 of d_k = 64 numbers");
+        assert_eq!(cache_caption('V', 2, 4), "V cache, K/V head 3: d_k = 4");
+        assert_eq!(listed_words(3), "");
+        assert_eq!(listed_words(8), "");
+        assert_eq!(listed_words(9), "; the tables below list the newest 8 of its L = 9 rows");
+    }
+
+    #[test]
+    fn the_columns_fit_the_longest_label_and_number() {
+        assert_eq!(column_chars(std::iter::empty(), std::iter::empty()), (8, 1));
+        // "-12.50" is the longest number, "60 w16 (new)" the longest label
+        let labels = ["3 bat", "60 w16 (new)"];
+        assert_eq!(
+            column_chars(labels.into_iter(), [0.5, -1.25, -12.5, f64::NEG_INFINITY].into_iter()),
+            (12, 6)
+        );
+        assert_eq!(column_chars(["x"].into_iter(), [-2e9].into_iter()), (8, 4));
+    }
+
+    /// One sentence of `words` (and `extra` JSON: a window, cross-attention), causal,
+    /// d_model 4, h 2, h_kv 1, decoded and run.
+    fn decoded(words: &str, mask: &str, extra: &str) -> (Arc<Decoded>, Trace) {
+        let s = Scenario::from_json(&format!(
+            r#"{{"sentences": ["{words}"], "d_model": 4, "n_heads": 2, "n_kv_heads": 1,
+                "projections": "seeded", "seed": 3, "mask": {{"causal": true{mask}}}{extra}}}"#
+        ))
+        .unwrap();
+        (Arc::new(decode(&s).unwrap()), run(&s).unwrap())
+    }
+
+    #[test]
+    fn the_widths_hold_every_row_the_table_lists_at_any_position() {
+        let words = "a much longer word then short ones follow here";
+        for (mask, extra) in [
+            ("", ""),
+            (r#", "window": 2"#, ""),
+            ("", r#", "kv_sentences": ["keys of another sentence entirely"]"#),
+        ] {
+            let (d, full) = decoded(words, mask, extra);
+            let at = At::of(&d.positions[0], 0, 1);
+            for which in ['K', 'V'] {
+                let (label, number) = decoding_column_chars(&d, Some(&full), at, which);
+                for p in &d.positions {
+                    let rows = cache_rows_now(&d, p, Some(&full), At::of(p, 0, 1), which);
+                    let (l, n) = column_chars(
+                        rows.iter().map(|r| r.label.as_str()),
+                        rows.iter().flat_map(|r| r.values.iter().copied()),
+                    );
+                    assert!(l <= label && n <= number, "t = {}: {l} > {label} or {n} > {number}", p.t);
+                }
+                // and no wider than some position needs
+                let widest = d.positions.iter().map(|p| {
+                    let rows = cache_rows_now(&d, p, Some(&full), At::of(p, 0, 1), which);
+                    column_chars(
+                        rows.iter().map(|r| r.label.as_str()),
+                        rows.iter().flat_map(|r| r.values.iter().copied()),
+                    )
+                });
+                let (l, n) = widest.fold((0, 0), |(a, b), (l, n)| (a.max(l), b.max(n)));
+                assert_eq!(n, number);
+                assert!(label <= l + 1, "{label} vs {l}");
+            }
+        }
+    }
+}

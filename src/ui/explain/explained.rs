@@ -1,0 +1,65 @@
+//! The explained cell, shared by every card through context: which cell (if any) the
+//! explanation panel is open on, and the engine's explanation of it for the shown trace.
+//! The cards set it on Enter or a click and move it with the arrow keys; the panel
+//! ([`crate::ui::explain::explain_panel`]) and the tables read it.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::engine::explain::{explain, Explanation};
+use crate::engine::Trace;
+
+use crate::ui::explain::explain_text::trace_index;
+use crate::ui::heatmap::card_data::CardId;
+
+/// A cell of a card: `(card, row, column)`.
+pub type Cell = (CardId, usize, usize);
+
+/// The explained cell (card, row, column), if any, and its explanation: one per page.
+#[derive(Clone, Copy)]
+pub struct Explained {
+    /// The cell: set by the cards on Enter or a click, moved by the arrow keys.
+    pub cell: RwSignal<Option<Cell>>,
+    /// The engine's explanation of it, for the shown trace.
+    pub explanation: Memo<Option<Result<Arc<Explanation>, String>>>,
+    /// The trace it explains (the page's shown trace).
+    pub trace: Memo<Option<Arc<Trace>>>,
+}
+
+impl Explained {
+    /// The context for the page: the explanation follows the cell and the trace.
+    pub fn new(trace: Memo<Option<Arc<Trace>>>) -> Self {
+        let cell = RwSignal::new(None::<Cell>);
+        let explanation = Memo::new_with_compare(
+            move |_| {
+                let (id, r, c) = cell.get()?;
+                trace.with(|t| {
+                    let t = t.as_ref()?;
+                    Some(match trace_index(t, id, r, c) {
+                        Some(index) => explain(t, id.step, &index).map(Arc::new).map_err(|e| e.to_string()),
+                        None => Err("This cell is not in the current trace.".into()),
+                    })
+                })
+            },
+            // a new explanation whenever it was recomputed (NaN ≠ NaN would say so anyway)
+            |_, _| true,
+        );
+        Self { cell, explanation, trace }
+    }
+
+    /// Opens (or moves) the panel to a cell.
+    pub fn open(&self, id: CardId, r: usize, c: usize) {
+        self.cell.set(Some((id, r, c)));
+    }
+
+    /// The explained `(row, column)` if it is in card `id` (untracked).
+    pub fn in_card_untracked(&self, id: CardId) -> Option<(usize, usize)> {
+        self.cell.with_untracked(|e| e.filter(|(i, _, _)| *i == id).map(|(_, r, c)| (r, c)))
+    }
+
+    /// Closes the panel.
+    pub fn close(&self) {
+        self.cell.set(None);
+    }
+}

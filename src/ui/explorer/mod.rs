@@ -1,0 +1,13 @@
+//! The explorer: the controls, the token overview, the pipeline of steps, the selected
+//! step's tensors (heatmaps or lines) and the first screen's caption.
+//!
+//! May import `state/`, `platform/`, `widgets/` and the views it shows (`heatmap/`,
+//! `decode/`, `tiles/`).
+
+pub mod controls;
+pub mod first_screen;
+pub mod lines_view;
+pub mod pipeline;
+pub mod tensors;
+pub mod tokens;
+pub mod view;

@@ -1,0 +1,451 @@
+//! The selected step: its name, shape, words and PyTorch line, notes about fully masked
+//! rows, and one keyed heatmap card per head.
+
+use leptos::prelude::*;
+
+use crate::draw::{Scale, LABEL_FONT};
+use crate::engine::trace::shape_text;
+use crate::engine::{StepName, Trace};
+
+use crate::ui::decode::decode_view::DecodeView;
+use crate::ui::explorer::lines_view::LinesView;
+use crate::ui::heatmap::card_data::CardId;
+use crate::ui::heatmap::heatmap_card::{HeatmapCard, LabelFont};
+use crate::ui::heatmap::highlight::Highlights;
+use crate::ui::state::app_state::AppState;
+use crate::ui::state::page_layout::one_head_at_a_time;
+use crate::ui::state::settings::ViewMode;
+use crate::ui::tiles::tiles_view::TilesView;
+
+/// The step shown, never one the trace lacks: a step of cross-attention or positions
+/// that was switched off falls back to the weights.
+pub fn shown_step(trace: &Trace, wanted: StepName) -> StepName {
+    if trace.step(wanted).is_some() {
+        wanted
+    } else {
+        StepName::Weights
+    }
+}
+
+/// How wide each card may be in a column `column` px wide.
+fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
+    // two heads side by side while their cells stay big enough to read; one per row
+    // beyond T = 24, so that T = 64 still has ~10 px cells and labels
+    if heads > 1 && column > 560.0 && n_cols <= 24 {
+        (column / 2.0 - 40.0).min(520.0)
+    } else {
+        (column - 30.0).min(760.0)
+    }
+}
+
+/// The tensors of the selected step, in a column `column` px wide. `compact` leaves out
+/// the step's words and PyTorch line (the lesson's words stand beside it).
+#[component]
+pub fn TensorView(
+    /// The page's state.
+    state: AppState,
+    /// The width of the column the cards sit in, CSS pixels.
+    #[prop(into)]
+    column: Signal<f64>,
+    /// Leave out the step's words and PyTorch line.
+    compact: bool,
+    /// The tallest a card's picture may be (lessons: words and picture in one screen).
+    #[prop(into)]
+    max_height: Signal<Option<f64>>,
+) -> impl IntoView {
+    let AppState { shown, view: view_state, .. } = state;
+    let trace = Signal::derive(move || shown.get());
+    // The step and sentence shown ([`shown_step`], the sentence kept inside the batch):
+    // worked out once here for the cards' keys, the header, the shared scale and the
+    // lines view.
+    let selected = Memo::new(move |_| {
+        let (step, batch) = view_state.with(|v| (v.step, v.batch));
+        shown.with(|t| t.as_ref().map(|t| (shown_step(t, step), batch.min(t.sizes.b.saturating_sub(1)))))
+    });
+    // The cards to show, as keys: a card is kept while its key stays.
+    let ids = Memo::new(move |_| {
+        let (name, batch) = selected.get()?;
+        let heads = shown.with(|t| {
+            let t = t.as_ref()?;
+            // h cards, or h_kv for the key/value heads before the repeat (grouped-query)
+            let s = t.step(name)?;
+            Some(if s.has_heads() { s.shape.get(1).copied().unwrap_or(1) } else { 1 })
+        })?;
+        Some((0..heads).map(|head| CardId { step: name, batch, head }).collect::<Vec<_>>())
+    });
+    // Presenter mode (labels larger than LABEL_FONT) shows one head at a time when two side
+    // by side would draw cells smaller than their labels; the picker chooses which, and a
+    // step starts on the head its words point at (its first highlighted cell's).
+    let font = use_context::<LabelFont>().map(|f| f.0);
+    let highlights = use_context::<Highlights>().map(|h| h.0);
+    // a step's cards and the columns of each: (h, or 1 without heads; the last axis)
+    let heads_and_cols = move |step: StepName| {
+        shown.with(|t| {
+            t.as_ref().and_then(|t| t.step(step)).map_or((1, 0), |s| {
+                (
+                    if s.has_heads() { s.shape.get(1).copied().unwrap_or(1) } else { 1 },
+                    s.shape.last().copied().unwrap_or(0),
+                )
+            })
+        })
+    };
+    let one_head = Memo::new(move |_| {
+        let Some(font) = font.map(|f| f.get()).filter(|f| *f > LABEL_FONT) else { return false };
+        let Some((step, _)) = selected.get() else { return false };
+        let (heads, n_cols) = heads_and_cols(step);
+        one_head_at_a_time(column.get(), heads, n_cols, font)
+    });
+    // presenting, a step with notes about fully masked rows under its cards leaves them
+    // room, so that cards and notes share the screen
+    let card_max_height = Signal::derive(move || {
+        let h = max_height.get()?;
+        let presenting = font.is_some_and(|f| f.get() > LABEL_FONT);
+        let notes = compact
+            && presenting
+            && selected.get().is_some_and(|(name, batch)| {
+                shown.with(|t| t.as_ref().is_some_and(|t| !noted_rows(t, name, batch).is_empty()))
+            });
+        Some(if notes { (h - PRESENTER_NOTE_ROOM).max(160.0) } else { h })
+    });
+    let chosen = RwSignal::new(None::<usize>);
+    Effect::new(move |_| {
+        selected.track();
+        if let Some(h) = highlights {
+            h.track();
+        }
+        chosen.set(None);
+    });
+    let head_shown = Memo::new(move |_| {
+        chosen.get().unwrap_or_else(|| {
+            let step = selected.get().map(|(s, _)| s);
+            highlights
+                .and_then(|h| h.with(|cells| cells.iter().find(|c| Some(c.step) == step).map(|c| c.head)))
+                .unwrap_or(0)
+        })
+    });
+    let cards_shown = move || {
+        let all = ids.get().unwrap_or_default();
+        if one_head.get() {
+            let head = head_shown.get();
+            all.into_iter().filter(|id| id.head == head).collect()
+        } else {
+            all
+        }
+    };
+    let head_picker = move || {
+        one_head.get().then(|| {
+            let heads = ids.with(|ids| ids.as_ref().map_or(0, Vec::len));
+            let buttons = (0..heads)
+                .map(|h| {
+                    view! {
+                        <button
+                            type="button"
+                            class="al-tab"
+                            data-testid="present-head"
+                            data-head=h
+                            class:al-selected=move || head_shown.get() == h
+                            aria-pressed=move || if head_shown.get() == h { "true" } else { "false" }
+                            on:click=move |_| chosen.set(Some(h))
+                        >
+                            {format!("head {}", h + 1)}
+                        </button>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="al-tabs al-head-picker" role="group" aria-label="Which head">
+                    {buttons}
+                </div>
+            }
+        })
+    };
+    let header = move || {
+        let (name, batch) = selected.get()?;
+        let trace = shown.get()?;
+        let s = trace.step(name)?;
+        // in a lesson the notes follow the picture (they would push it down, and a step may
+        // explain the NaN they announce only later)
+        let notes = (!compact).then(|| mask_notes(&trace, s.name, batch)).flatten();
+        Some(view! {
+            <div class="al-tensor-head">
+                <h2>
+                    <code>{s.name.as_str()}</code>
+                    " "
+                    <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
+                </h2>
+                {(!compact)
+                    .then(|| {
+                        view! {
+                            <p class="al-step-op">{s.op.clone()}</p>
+                            <code class="al-pytorch">{s.pytorch.clone()}</code>
+                        }
+                    })}
+            </div>
+            {notes}
+        })
+    };
+    // The colour scale of one card: viridis for weights; otherwise blue–white–red over
+    // one head's numbers, or every head's when the scale is shared.
+    // One colour scale for every head of a (B, h, ·, ·) step, when the scale is shared:
+    // computed once per trace and view, not once per card.
+    let shared_scale = Memo::new(move |_| {
+        if !view_state.with(|v| v.shared_scale) {
+            return None;
+        }
+        let (step, batch) = selected.get()?;
+        shown.with(|t| {
+            let s = t.as_ref()?.step(step)?;
+            if s.name == StepName::Weights || !s.has_heads() {
+                return None;
+            }
+            let heads = s.shape.get(1).copied().unwrap_or(1);
+            let values = (0..heads).filter_map(|h| s.matrix(batch, h)).flat_map(|m| m.into_iter());
+            Some((s.name, batch, Scale::diverging(values)))
+        })
+    });
+    let scale_for = move |id: CardId| {
+        Signal::derive(move || {
+            if id.step == StepName::Weights {
+                return Scale::weights();
+            }
+            if let Some((step, batch, scale)) = shared_scale.get() {
+                if (step, batch) == (id.step, id.batch) {
+                    return scale;
+                }
+            }
+            shown.with(|t| {
+                let Some(s) = t.as_ref().and_then(|t| t.step(id.step)) else { return Scale::weights() };
+                Scale::diverging(s.matrix(id.batch, id.head).into_iter().flat_map(|m| m.into_iter()))
+            })
+        })
+    };
+    let width_for = move |id: CardId| {
+        Signal::derive(move || {
+            let (heads, n_cols) = heads_and_cols(id.step);
+            card_width(column.get(), if one_head.get() { 1 } else { heads }, n_cols)
+        })
+    };
+    // A (B, h, T_q, T_k) step can be shown as lines instead of heatmaps.
+    let lines_possible = move || {
+        let Some((step, _)) = selected.get() else { return false };
+        shown.with(|t| {
+            t.as_ref().and_then(|t| t.step(step)).is_some_and(|s| s.has_heads() && s.cols_are_keys())
+        })
+    };
+    let as_lines = move || lines_possible() && view_state.with(|v| v.lines);
+    let selection =
+        Signal::derive(move || selected.get().unwrap_or_else(|| (view_state.with(|v| v.step), 0)));
+    let toggle = move || {
+        lines_possible().then(|| {
+            view! {
+                <button
+                    type="button"
+                    class="al-small al-lines-toggle"
+                    data-testid="lines-toggle"
+                    aria-pressed=move || if as_lines() { "true" } else { "false" }
+                    on:click=move |_| view_state.update(|v| v.lines = !v.lines)
+                >
+                    {move || if as_lines() { "View as heatmaps" } else { "View as lines" }}
+                </button>
+            }
+        })
+    };
+    // The decode and tiles views replace the cards (the explorer only, not a lesson's).
+    let mode = Memo::new(move |_| if compact { ViewMode::Cards } else { view_state.with(|v| v.mode) });
+    let cards = move || mode.get() == ViewMode::Cards;
+    let set_mode = move |m: ViewMode| view_state.update(|v| v.mode = m);
+    let mode_button = move |m: ViewMode, id: &'static str, text: &'static str| {
+        view! {
+            <button
+                type="button"
+                class="al-tab"
+                data-testid=id
+                class:al-selected=move || mode.get() == m
+                aria-pressed=move || if mode.get() == m { "true" } else { "false" }
+                on:click=move |_| set_mode(m)
+            >
+                {text}
+            </button>
+        }
+    };
+    view! {
+        {(!compact)
+            .then(|| {
+                view! {
+                    <nav class="al-view-modes" aria-label="How to look at the attention">
+                        {mode_button(ViewMode::Cards, "view-cards", "Tensors")}
+                        {mode_button(ViewMode::Decode, "view-decode", "Decode (KV cache)")}
+                        {mode_button(ViewMode::Tiles, "view-tiles", "Tiles (online softmax)")}
+                    </nav>
+                }
+            })}
+        {move || match mode.get() {
+            ViewMode::Cards => None,
+            ViewMode::Decode => Some(view! { <DecodeView state=state /> }.into_any()),
+            ViewMode::Tiles => Some(view! { <TilesView state=state column=column /> }.into_any()),
+        }}
+        <div class="al-cards-view" hidden=move || !cards()>
+            {header}
+            {toggle}
+            {head_picker}
+            {move || {
+                (cards() && as_lines())
+                    .then(|| {
+                        view! {
+                            <LinesView
+                                trace=trace
+                                selection=selection
+                                max_width=Signal::derive(move || card_width(column.get(), 1, 0))
+                            />
+                        }
+                    })
+            }}
+            <div class="al-cards" hidden=as_lines>
+                <For
+                    each=move || if cards() { cards_shown() } else { Vec::new() }
+                    key=|id| *id
+                    children=move |id| {
+                        view! {
+                            <HeatmapCard
+                                trace=trace
+                                id=id
+                                scale=scale_for(id)
+                                max_width=width_for(id)
+                                max_height=card_max_height
+                            />
+                        }
+                    }
+                />
+            </div>
+            {move || {
+                compact
+                    .then(|| {
+                        let (name, batch) = selected.get()?;
+                        shown.with(|t| t.as_ref().and_then(|t| mask_notes(t, name, batch)))
+                    })
+                    .flatten()
+            }}
+        </div>
+    }
+}
+
+/// Embed mode (`?embed=1`): only the selected step's figure and a one-line caption, for
+/// an iframe in slides or a course page, with a link to the full page.
+#[component]
+pub fn EmbedView(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
+    let AppState { shown, view: view_state, viewport, viewport_height, .. } = state;
+    // the figure fills the frame: a small matrix is drawn larger (up to 2.5×)
+    let max_height = Signal::derive(move || Some((viewport_height.get() - 140.0).max(160.0)));
+    let caption = move || {
+        let trace = shown.get()?;
+        let s = trace.step(shown_step(&trace, view_state.with(|v| v.step)))?;
+        Some(format!("{} {}: {}", s.name, shape_text(&s.dims, &s.shape), s.op))
+    };
+    let full = move || {
+        let href = crate::ui::platform::dom::href();
+        href.replace("&embed=1", "").replace("?embed=1&", "?").replace("?embed=1", "")
+    };
+    view! {
+        <figure class="al-embed-figure" data-testid="embed">
+            <TensorView
+                state=state
+                column=Signal::derive(move || viewport.get() - 16.0)
+                compact=true
+                max_height=max_height
+            />
+            <figcaption data-testid="embed-caption">
+                {caption} " · " <a href=full target="_blank" rel="noopener">
+                    "Open in Attention Lens"
+                </a>
+            </figcaption>
+        </figure>
+    }
+}
+
+/// The room presenter mode leaves under the cards for the notes about fully masked rows
+/// (one note of four lines), CSS px.
+const PRESENTER_NOTE_ROOM: f64 = 130.0;
+
+/// The fully masked rows of sentence `batch` that step `step`'s notes name: none for the
+/// steps before the mask.
+fn noted_rows(trace: &Trace, step: StepName, batch: usize) -> Vec<usize> {
+    use StepName::*;
+    if !matches!(step, Masked | Weights | Context | Concat | Output) {
+        return Vec::new();
+    }
+    trace.fully_masked_rows.iter().filter(|[b, _]| *b == batch).map(|[_, i]| *i).collect()
+}
+
+/// Notes about fully masked rows for the mask-related steps, quoting the trace's numbers.
+fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoView> {
+    let rows = noted_rows(trace, step, batch);
+    if rows.is_empty() {
+        return None;
+    }
+    let weights = trace.step(StepName::Weights)?;
+    // one note per kind of row (NaN, or the same uniform weight), naming all its rows:
+    // two <pad> rows make one note, not two that say the same
+    let mut groups: Vec<(String, Vec<(usize, String)>)> = Vec::new();
+    for i in rows {
+        let token = trace.query_tokens(batch).get(i).cloned().unwrap_or_default();
+        let w = weights.matrix(batch, 0).and_then(|m| m.get((i, 0)).copied()).unwrap_or(f64::NAN);
+        let kind = if w.is_nan() { String::new() } else { crate::format::exact(w) };
+        match groups.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, members)) => members.push((i, token)),
+            None => groups.push((kind, vec![(i, token)])),
+        }
+    }
+    let notes = groups
+        .into_iter()
+        .map(|(kind, members)| {
+            let (rows, verb) = row_list(&members);
+            let text = if kind.is_empty() {
+                format!(
+                    "{rows} {verb} fully masked: every score is -inf, so softmax computes e^(-inf − (-inf)) = NaN, \
+                     i.e. 0/0, and the NaN flows on into context, concat and output. That is why PyTorch code often \
+                     fills with -1e9 instead, or drops those rows."
+                )
+            } else {
+                format!(
+                    "{rows} {verb} fully masked: with -1e9 every score in a row is the same, so softmax gives \
+                     the uniform weight {kind} to every key."
+                )
+            };
+            let data_rows = members.iter().map(|(i, _)| i.to_string()).collect::<Vec<_>>().join(" ");
+            view! {
+                <p class="al-flag" data-testid="masked-row-note" data-rows=data_rows>
+                    {text}
+                </p>
+            }
+        })
+        .collect_view();
+    Some(notes)
+}
+
+/// "Row 6 (“<pad>”)" and "is", or "Rows 6 and 7 (“<pad>”, “<pad>”)" and "are": rows
+/// counted from 1, as the notes count them.
+fn row_list(members: &[(usize, String)]) -> (String, &'static str) {
+    let numbers: Vec<String> = members.iter().map(|(i, _)| (i + 1).to_string()).collect();
+    let tokens: Vec<String> = members.iter().map(|(_, t)| format!("“{t}”")).collect();
+    match numbers.as_slice() {
+        [one] => (format!("Row {one} ({})", tokens.join(", ")), "is"),
+        [init @ .., last] => (format!("Rows {} and {last} ({})", init.join(", "), tokens.join(", ")), "are"),
+        [] => (String::new(), "are"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_list;
+
+    #[test]
+    fn masked_rows_are_named_together() {
+        let pad = |i: usize| (i, "<pad>".to_string());
+        assert_eq!(row_list(&[pad(5)]), ("Row 6 (“<pad>”)".to_string(), "is"));
+        assert_eq!(row_list(&[pad(5), pad(6)]), ("Rows 6 and 7 (“<pad>”, “<pad>”)".to_string(), "are"));
+        assert_eq!(row_list(&[pad(4), pad(5), pad(6)]).0, "Rows 5, 6 and 7 (“<pad>”, “<pad>”, “<pad>”)");
+    }
+}

@@ -1,0 +1,55 @@
+//! A lesson step's small table beside its words ([`lessons::Aside`]): the numbers the
+//! words quote that the heatmaps cannot show (another step's row, another sentence's
+//! weight, more decimals). The lesson writes every cell; this only lays them out.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::engine::Trace;
+use crate::lessons::{Aside, MakeAside};
+
+use crate::ui::widgets::scroll_region::scroll_region;
+
+/// The open step's aside for the shown trace, or nothing.
+#[component]
+pub fn LessonAside(
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The open step's aside (from its lesson).
+    #[prop(into)]
+    aside: Signal<Option<MakeAside>>,
+) -> impl IntoView {
+    move || {
+        let make = aside.get()?;
+        let Aside { caption, head, rows } = trace.with(|t| t.as_ref().and_then(|t| make(t)))?;
+        let head = head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view();
+        let rows = rows
+            .into_iter()
+            .map(|(title, cells)| {
+                let cells = cells.into_iter().map(|c| view! { <td>{c}</td> }).collect_view();
+                view! {
+                    <tr>
+                        <th scope="row">{title}</th>
+                        {cells}
+                    </tr>
+                }
+            })
+            .collect_view();
+        let table = view! {
+            <table class="al-table al-aside-table">
+                <thead>
+                    <tr>{head}</tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        };
+        Some(view! {
+            <figure class="al-aside" data-testid="lesson-aside">
+                <figcaption>{caption.clone()}</figcaption>
+                {scroll_region(caption, table)}
+            </figure>
+        })
+    }
+}

@@ -1,0 +1,189 @@
+//! A lesson's stage: the open step's [`LessonPanel`] (words, navigation, quiz) with its
+//! picture: the focus step's heatmaps (with the embedding plot or the causal corners under
+//! them), or instead of them the decode view, the tiles view or the position similarity
+//! table, as the step's [`lessons::Extra`] says; and what sits beside the words (the
+//! embedding editor, the mask conventions). The column widths are
+//! [`crate::ui::state::page_layout`]'s.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::draw::LABEL_FONT;
+use crate::lessons::{self, Lesson};
+
+use crate::ui::decode::decode_view::DecodeView;
+use crate::ui::explorer::tensors::TensorView;
+use crate::ui::explorer::tokens::BatchTabs;
+use crate::ui::heatmap::heatmap_card::LabelFont;
+use crate::ui::lesson::causal_corners::CausalCorners;
+use crate::ui::lesson::embedding_editor::EmbeddingEditor;
+use crate::ui::lesson::embedding_plot::EmbeddingPlot;
+use crate::ui::lesson::lesson_aside::LessonAside;
+use crate::ui::lesson::lesson_panel::LessonPanel;
+use crate::ui::lesson::mask_conventions::MaskConventions;
+use crate::ui::lesson::position_similarity::PositionSimilarity;
+use crate::ui::lesson::split_both_ways::SplitBothWays;
+use crate::ui::state::app_state::AppState;
+use crate::ui::state::page_layout::{lesson_column, lesson_max_height};
+use crate::ui::tiles::tiles_view::TilesView;
+
+/// The embedding plot's width with its margins, CSS px (its canvas is 300 px wide).
+const PLOT_WIDTH: f64 = 330.0;
+
+/// The two causal corners' width beside the heatmaps in presenter mode, CSS px (their
+/// wider table: 2 queries × 6 keys with their labels).
+const CORNERS_WIDTH: f64 = 360.0;
+
+/// The heatmaps' label size in presenter mode, CSS px (issue 26: at least 18).
+const PRESENTER_LABEL_FONT: f64 = 18.0;
+
+/// The open lesson `l`'s stage.
+#[component]
+pub fn LessonStage(
+    /// The page's state.
+    state: AppState,
+    /// Every lesson.
+    all_lessons: Arc<Vec<Lesson>>,
+    /// The open lesson.
+    l: usize,
+    /// Opens a lesson step.
+    on_go: Callback<(usize, usize)>,
+    /// Leaves the lessons.
+    on_exit: Callback<()>,
+    /// True while the step's vectors differ from the lesson's own.
+    edited: Memo<bool>,
+    /// "Reset this lesson".
+    on_reset: Callback<()>,
+    /// Presenter mode.
+    present: RwSignal<bool>,
+) -> impl IntoView {
+    let AppState { settings, view: view_state, lesson, shown, viewport, viewport_height, .. } = state;
+    // once a step's question is answered, its picture shows what the question asked
+    // about: the revealed trace step, or the revealed extra
+    let revealed = RwSignal::new(None::<(usize, usize)>);
+    // a field of the open lesson's step `s`
+    let stored = StoredValue::new(all_lessons.clone());
+    fn field<T>(
+        all: StoredValue<Arc<Vec<Lesson>>>,
+        l: usize,
+        s: usize,
+        f: impl FnOnce(&lessons::LessonStep) -> T,
+    ) -> Option<T> {
+        all.with_value(|all| all.get(l).and_then(|x| x.steps.get(s)).map(f))
+    }
+    let open_quiz = move || {
+        let at = lesson.get()?;
+        (revealed.get() == Some(at)).then(|| field(stored, l, at.1, |x| x.quiz)).flatten().flatten()
+    };
+    Effect::new(move |_| {
+        if let Some(step) = open_quiz().and_then(|q| q.reveal) {
+            view_state.update(|v| v.step = step);
+        }
+    });
+    let extra = Memo::new(move |_| {
+        let own = lesson.get().and_then(|(_, s)| field(stored, l, s, |x| x.extra)).unwrap_or_default();
+        open_quiz().and_then(|q| q.reveal_extra).unwrap_or(own)
+    });
+    let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
+    let batch = Signal::derive(move || view_state.with(|v| v.batch));
+    let trace = Signal::derive(move || shown.get());
+    // the open step's small table of numbers its words quote that the heatmaps lack
+    let aside = Signal::derive(move || lesson.get().and_then(|(_, s)| field(stored, l, s, |x| x.aside)));
+    let extras = move || {
+        let beside = match extra.get() {
+            lessons::Extra::EmbeddingPlot => {
+                // what the current step's picture shows beside the focus step: the step says
+                view! { <EmbeddingEditor settings=settings /> }.into_any()
+            }
+            lessons::Extra::MaskConventions => {
+                view! { <MaskConventions trace=trace batch=batch folded=present /> }.into_any()
+            }
+            lessons::Extra::None
+            | lessons::Extra::PositionSimilarity
+            | lessons::Extra::Decode { .. }
+            | lessons::Extra::Tiles { .. }
+            | lessons::Extra::CausalCorners
+            | lessons::Extra::SplitBothWays => ().into_any(),
+        };
+        view! {
+            {beside}
+            <LessonAside trace=trace aside=aside />
+        }
+    };
+    // presenter mode's heatmap labels are read from the back of a room
+    provide_context(LabelFont(Signal::derive(
+        move || if present.get() { PRESENTER_LABEL_FONT } else { LABEL_FONT },
+    )));
+    let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
+    let max_height =
+        Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
+    // presenting, the embedding plot sits beside the heatmaps instead of under them, so
+    // that both are on the screen: the cards get the column less the plot's width
+    // (and so do the KV-cache lesson's two causal corners, stacked)
+    let beside = Memo::new(move |_| {
+        let width = match extra.get() {
+            lessons::Extra::EmbeddingPlot => PLOT_WIDTH,
+            lessons::Extra::CausalCorners => CORNERS_WIDTH,
+            _ => return None,
+        };
+        (present.get() && viewport.get() > 900.0).then_some(width)
+    });
+    let paired = Memo::new(move |_| beside.get().is_some());
+    let cards_column = Signal::derive(move || column.get() - beside.get().unwrap_or(0.0));
+    let heatmaps = move || {
+        // the picture the words talk about, as large as the column allows
+        // the stage's grid: 1fr : 1.25fr inside the lesson box, 0.8fr : 1fr when presenting
+        // ... and short enough that words and picture share the first screen
+        // (the page header, the lesson tabs and the card's title sit above it)
+        view! {
+            <div class="al-tabs">
+                <BatchTabs state=state />
+            </div>
+            <div class="al-picture-pair" class:al-paired=paired>
+                <div class="al-pair-cards">
+                    <TensorView state=state column=cards_column compact=true max_height=max_height />
+                </div>
+                {move || match extra.get() {
+                    lessons::Extra::EmbeddingPlot => {
+                        view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
+                    }
+                    lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
+                    _ => ().into_any(),
+                }}
+            </div>
+        }
+    };
+    let kind = Memo::new(move |_| Some(extra.get()).filter(|e| e.replaces_heatmaps()).unwrap_or_default());
+    let picture = move || match kind.get() {
+        lessons::Extra::PositionSimilarity => {
+            // the decode and tiles views and the similarity table replace the
+            // heatmaps; the other extras sit under them (a memo, so the heatmaps
+            // stay while only those change)
+            view! { <PositionSimilarity trace=trace /> }.into_any()
+        }
+        lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
+        lessons::Extra::Decode { t } => {
+            view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
+        }
+        lessons::Extra::Tiles { block, tile } => {
+            view! { <TilesView state=state column=column start=(block, tile) in_lesson=true /> }.into_any()
+        }
+        _ => heatmaps().into_any(),
+    };
+    view! {
+        <LessonPanel
+            lessons=all_lessons
+            position=position
+            trace=trace
+            on_go=on_go
+            on_exit=on_exit
+            edited=edited
+            on_reset=on_reset
+            present=present
+            revealed=revealed
+            extras=extras
+            picture=picture
+        />
+    }
+}

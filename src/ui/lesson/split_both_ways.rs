@@ -1,0 +1,112 @@
+//! The shapes lesson's picture of a wrong reshape: each head of `q` split with view +
+//! transpose (the right rows) beside view alone (what a head gets without the transpose),
+//! from [`lessons::shapes::split_both_ways`]. Tables of numbers, so the picture is its own
+//! text equivalent; a row that the missing transpose changed is marked in words and colour.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::engine::Trace;
+use crate::format::short;
+use crate::lessons::shapes::{split_both_ways, SplitHead};
+
+use crate::ui::widgets::scroll_region::scroll_region;
+
+/// One table: a row per token, `d_k` numbers each; `marks` marks the changed rows.
+fn table(tokens: &[String], rows: &[Vec<f64>], marks: Option<&[bool]>) -> impl IntoView {
+    let d_k = rows.first().map_or(0, Vec::len);
+    let head = (0..d_k).map(|c| view! { <th scope="col">{format!("col {}", c + 1)}</th> }).collect_view();
+    let body = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let moved = marks.and_then(|m| m.get(i).copied()).unwrap_or(false);
+            let token = tokens.get(i).cloned().unwrap_or_else(|| format!("row {}", i + 1));
+            let cells = row.iter().map(|&v| view! { <td>{short(v)}</td> }).collect_view();
+            view! {
+                <tr class:al-moved=moved>
+                    <th scope="row">{format!("{} {token}", i + 1)} {moved.then_some(" ✗")}</th>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="al-table">
+            <thead>
+                <tr>
+                    <th scope="col">"token"</th>
+                    {head}
+                </tr>
+            </thead>
+            <tbody>{body}</tbody>
+        </table>
+    }
+}
+
+fn one_head(tokens: &[String], h: &SplitHead) -> impl IntoView {
+    let n = h.head + 1;
+    let wrong_rows = h.moved.iter().filter(|m| **m).count();
+    view! {
+        <figure class="al-split-head" data-testid="split-head" data-head=h.head>
+            <figcaption>
+                {format!(
+                    "Head {n}: {wrong_rows} of {} rows differ (✗) without the transpose",
+                    h.right.len(),
+                )}
+            </figcaption>
+            <div class="al-split-pair">
+                <div data-testid="split-right">
+                    <p class="al-split-title">"view, then transpose(1, 2): right"</p>
+                    {scroll_region(format!("Head {n} with the transpose"), table(tokens, &h.right, None))}
+                </div>
+                <div data-testid="split-wrong">
+                    <p class="al-split-title">"view(B, h, T, d_k) alone: wrong"</p>
+                    {scroll_region(
+                        format!("Head {n} without the transpose"),
+                        table(tokens, &h.wrong, Some(&h.moved)),
+                    )}
+                </div>
+            </div>
+        </figure>
+    }
+}
+
+/// Every head of the shown sentence, split both ways (a note when the trace has no heads
+/// to split).
+#[component]
+pub fn SplitBothWays(
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The sentence shown.
+    #[prop(into)]
+    batch: Signal<usize>,
+) -> impl IntoView {
+    move || {
+        let t = trace.get()?;
+        let b = batch.get();
+        let heads = split_both_ways(&t, b);
+        if heads.is_empty() {
+            return Some(
+                view! {
+                    <p class="al-note" data-testid="split-none">
+                        "This scenario has no q of shape (B, T, d_model) to split into heads."
+                    </p>
+                }
+                .into_any(),
+            );
+        }
+        let tokens = t.tokens.get(b).cloned().unwrap_or_default();
+        let figures = heads.iter().map(|h| one_head(&tokens, h)).collect_view();
+        Some(
+            view! {
+                <div class="al-split" data-testid="split-both-ways">
+                    {figures}
+                </div>
+            }
+            .into_any(),
+        )
+    }
+}

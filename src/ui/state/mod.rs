@@ -1,0 +1,13 @@
+//! The page's state and how it is computed, shared by every feature: the settings and the
+//! scenario they make, the link that holds them, the layout sizes, the `AppState` signals
+//! and where the engine runs (synchronously or in a worker).
+//!
+//! Shared: imports `platform/` and `widgets/` only, never a feature folder.
+
+pub mod app_state;
+pub mod engine_choice;
+pub mod engine_run;
+pub mod engine_worker;
+pub mod page_layout;
+pub mod settings;
+pub mod url;

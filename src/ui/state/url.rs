@@ -1,0 +1,570 @@
+//! The page's state in its URL: the query pairs of the settings, the text and the
+//! view, and the same read back, with a notice for every value that is not what a
+//! link should hold. Plain Rust, tested natively.
+
+use crate::engine::{
+    limits, Fill, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle, StepName,
+};
+use crate::link::{self, LinkError};
+
+use crate::ui::state::engine_choice::EngineMode;
+use crate::ui::state::settings::{
+    Settings, ViewMode, ViewState, DEFAULT_BLOCK, DEFAULT_TEXT, UI_MAX_BATCH, UI_MAX_D_MODEL, UI_MAX_TOKENS,
+};
+
+/// The link's settings of the page itself rather than of the explorer: the open lesson,
+/// presenter and embed mode, and where the engine runs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PageParams {
+    /// The open lesson's id (`lesson=`) and step (`ls=`, 0 when missing or not a number).
+    pub lesson: Option<(String, usize)>,
+    /// Presenter mode (`present=1`): one lesson step per screen.
+    pub present: bool,
+    /// Embed mode (`embed=1`): only the selected figure.
+    pub embed: bool,
+    /// Where the engine runs (`engine=sync` or `engine=worker`).
+    pub engine: EngineMode,
+    /// Challenges mode (`challenge=ID`): the open challenge's id (empty: the list).
+    pub challenge: Option<String>,
+}
+
+/// The page's own keys ([`PageParams`]); every other key is the explorer's
+/// ([`from_query`]).
+const PAGE_KEYS: [&str; 6] = ["lesson", "ls", "present", "embed", "engine", "challenge"];
+
+impl PageParams {
+    /// The link's query pairs, split into the page's own settings and the explorer's
+    /// pairs (for [`from_query`]).
+    pub fn split(pairs: Vec<(String, String)>) -> (Self, Vec<(String, String)>) {
+        let (page, explorer): (Vec<_>, Vec<_>) =
+            pairs.into_iter().partition(|(k, _)| PAGE_KEYS.contains(&k.as_str()));
+        let first = |key: &str| page.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let flag = |key: &str| page.iter().any(|(k, v)| k == key && (v == "1" || v == "true"));
+        let step = first("ls").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+        let params = Self {
+            lesson: first("lesson").map(|id| (id.to_owned(), step)),
+            present: flag("present"),
+            embed: flag("embed"),
+            engine: EngineMode::from_query(first("engine")),
+            challenge: first("challenge").map(str::to_owned),
+        };
+        (params, explorer)
+    }
+
+    /// Appends the page's own settings to the explorer's query pairs ([`to_query`]).
+    pub fn push_to(&self, q: &mut Vec<(&'static str, String)>) {
+        if let Some((id, step)) = &self.lesson {
+            q.push(("lesson", id.clone()));
+            q.push(("ls", step.to_string()));
+        }
+        if let Some(id) = &self.challenge {
+            q.push(("challenge", id.clone()));
+        }
+        if self.present {
+            q.push(("present", "1".into()));
+        }
+        if let Some(mode) = self.engine.query_value() {
+            q.push(("engine", mode.into()));
+        }
+        if self.embed {
+            q.push(("embed", "1".into()));
+        }
+    }
+}
+
+/// The URL query pairs for a state. Imported embeddings and weights are not in the URL.
+pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, String)> {
+    let projections = match &s.projections {
+        Projections::Named(ProjectionKind::Identity) => "identity",
+        Projections::Named(ProjectionKind::Seeded) | Projections::Explicit(_) => "seeded",
+    };
+    let padding = s.mask.padding.name();
+    let fill = s.mask.fill.name();
+    let mut pairs = vec![
+        ("s", text.to_owned()),
+        ("d", s.d_model.to_string()),
+        ("h", s.n_heads.to_string()),
+        ("p", projections.into()),
+        ("seed", s.seed.to_string()),
+        ("causal", u8::from(s.mask.causal).to_string()),
+        ("pad", padding.into()),
+        ("fill", fill.into()),
+        ("step", v.step.as_str().to_owned()),
+        ("b", v.batch.to_string()),
+        ("share", u8::from(v.shared_scale).to_string()),
+    ];
+    if let Some(kv) = &s.kv_text {
+        pairs.push(("kv", kv.clone()));
+    }
+    if s.positional != Positional::None {
+        pairs.push(("pe", s.positional.name().to_owned()));
+    }
+    match v.mode {
+        ViewMode::Decode => pairs.push(("view", "decode".to_owned())),
+        ViewMode::Tiles => pairs.push(("view", "tiles".to_owned())),
+        ViewMode::Cards if v.lines => pairs.push(("view", "lines".to_owned())),
+        ViewMode::Cards => {}
+    }
+    if v.mode == ViewMode::Tiles && v.block != DEFAULT_BLOCK {
+        pairs.push(("block", v.block.to_string()));
+    }
+    if let Some(h_kv) = s.n_kv_heads {
+        pairs.push(("hkv", h_kv.to_string()));
+    }
+    if let Some(rope) = s.rope {
+        pairs.push(("rope", rope.style.name().to_owned()));
+        if rope.base != Rope::DEFAULT_BASE {
+            pairs.push(("rope_base", rope.base.to_string()));
+        }
+    }
+    if s.alibi {
+        pairs.push(("alibi", "1".to_owned()));
+    }
+    if let Some(w) = s.mask.window {
+        pairs.push(("win", w.to_string()));
+    }
+    pairs
+}
+
+/// `href` with `flag` (e.g. `embed=1`) added to its query, before any fragment.
+pub fn with_flag(href: &str, flag: &str) -> String {
+    let (base, fragment) = href.split_once('#').map_or((href, ""), |(b, f)| (b, f));
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let hash = if fragment.is_empty() { String::new() } else { format!("#{fragment}") };
+    format!("{base}{sep}{flag}{hash}")
+}
+
+/// True when the short keys of [`to_query`] cannot say everything: imported or edited
+/// embeddings, or explicit weights. Such a state also goes into the link's fragment,
+/// whole ([`fragment`]).
+pub fn needs_fragment(s: &Settings) -> bool {
+    !s.embeddings.is_empty() || matches!(s.projections, Projections::Explicit(_))
+}
+
+/// The URL fragment for a state: `#s=…` with the whole scenario when [`needs_fragment`],
+/// else empty.
+///
+/// # Errors
+/// [`LinkError::TooLarge`] for a scenario too large for a link.
+pub fn fragment(text: &str, s: &Settings) -> Result<String, LinkError> {
+    if !needs_fragment(s) {
+        return Ok(String::new());
+    }
+    let (scenario, _) = crate::ui::state::settings::scenario(text, s);
+    link::encode(&scenario).map(|data| link::fragment(&data))
+}
+
+/// The text and settings a link's fragment carries, if it has one: they replace what its
+/// query says (the query still gives the view).
+///
+/// # Errors
+/// A [`LinkError`] for a fragment that is not a readable scenario.
+pub fn from_fragment(fragment: &str) -> Option<Result<(String, Settings), LinkError>> {
+    let data = link::from_fragment(fragment)?;
+    Some(link::decode(data).map(|scenario| crate::ui::state::settings::from_scenario(&scenario)))
+}
+
+/// A state read back from URL query pairs. Every value that is missing keeps its default;
+/// every value that is wrong keeps its default *and* adds a notice saying so.
+pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, Vec<String>) {
+    let mut text = DEFAULT_TEXT.to_owned();
+    let mut s = Settings::default();
+    let mut v = ViewState::default();
+    let mut notices = Vec::new();
+    let bad = |notices: &mut Vec<String>, key: &str, value: &str, want: &str| {
+        let shown = shown_value(value);
+        notices.push(format!("The link's {key}=\"{shown}\" is not {want}; the default is used instead."));
+    };
+    for (key, value) in pairs {
+        let value = value.as_str();
+        match key.as_str() {
+            "s" => match text_problem(value, false) {
+                Some(want) => bad(&mut notices, "s", value, want),
+                None => text = value.to_owned(),
+            },
+            "kv" => match text_problem(value, true) {
+                Some(want) => bad(&mut notices, "kv", value, want),
+                None => s.kv_text = Some(value.to_owned()),
+            },
+            "d" => match value.parse::<usize>() {
+                Ok(d) if (1..=UI_MAX_D_MODEL).contains(&d) => s.d_model = d,
+                _ => bad(&mut notices, "d", value, &format!("a whole number from 1 to {UI_MAX_D_MODEL}")),
+            },
+            "h" => match value.parse::<usize>() {
+                Ok(h) if (1..=limits::MAX_HEADS).contains(&h) => s.n_heads = h,
+                _ => {
+                    bad(&mut notices, "h", value, &format!("a whole number from 1 to {}", limits::MAX_HEADS))
+                }
+            },
+            "p" => match value {
+                "identity" => s.projections = Projections::Named(ProjectionKind::Identity),
+                "seeded" => s.projections = Projections::Named(ProjectionKind::Seeded),
+                _ => bad(&mut notices, "p", value, "identity or seeded"),
+            },
+            "seed" => match value.parse::<u64>() {
+                Ok(seed) => s.seed = seed,
+                _ => bad(&mut notices, "seed", value, "a whole number from 0 to 18446744073709551615"),
+            },
+            "causal" => match value {
+                "1" | "true" => s.mask.causal = true,
+                "0" | "false" => s.mask.causal = false,
+                _ => bad(&mut notices, "causal", value, "0 or 1"),
+            },
+            "pad" => match Padding::from_name(value) {
+                Some(p) => s.mask.padding = p,
+                None => bad(&mut notices, "pad", value, "none, keys or keys_and_queries"),
+            },
+            "fill" => match Fill::from_name(value) {
+                Some(f) => s.mask.fill = f,
+                None => bad(&mut notices, "fill", value, "neg_inf or large_negative"),
+            },
+            "step" => match StepName::from_name(value) {
+                Some(step) => v.step = step,
+                None => bad(&mut notices, "step", value, "a step name"),
+            },
+            "pe" => match Positional::from_name(value) {
+                Some(p) => s.positional = p,
+                None => bad(&mut notices, "pe", value, "none or sinusoidal"),
+            },
+            "b" => match value.parse::<usize>() {
+                Ok(b) if b < UI_MAX_BATCH => v.batch = b,
+                _ => bad(
+                    &mut notices,
+                    "b",
+                    value,
+                    &format!("a sentence number from 0 to {}", UI_MAX_BATCH - 1),
+                ),
+            },
+            "view" => match value {
+                "lines" => v.lines = true,
+                "heatmap" => v.lines = false,
+                "decode" => v.mode = ViewMode::Decode,
+                "tiles" => v.mode = ViewMode::Tiles,
+                _ => bad(&mut notices, "view", value, "lines, heatmap, decode or tiles"),
+            },
+            "block" => match value.parse::<usize>() {
+                Ok(n) if (1..=UI_MAX_TOKENS).contains(&n) => v.block = n,
+                _ => bad(&mut notices, "block", value, &format!("a whole number from 1 to {UI_MAX_TOKENS}")),
+            },
+            "share" => match value {
+                "1" => v.shared_scale = true,
+                "0" => v.shared_scale = false,
+                _ => bad(&mut notices, "share", value, "0 or 1"),
+            },
+            "hkv" => match value.parse::<usize>() {
+                Ok(h) if (1..=limits::MAX_HEADS).contains(&h) => s.n_kv_heads = Some(h),
+                _ => bad(
+                    &mut notices,
+                    "hkv",
+                    value,
+                    &format!("a whole number from 1 to {}", limits::MAX_HEADS),
+                ),
+            },
+            "rope" => match RopeStyle::from_name(value) {
+                Some(style) => {
+                    s.rope = Some(Rope { style, base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base) })
+                }
+                None => bad(&mut notices, "rope", value, "half or interleaved"),
+            },
+            "rope_base" => match value.parse::<f64>() {
+                Ok(base) if base.is_finite() && base > 0.0 => {
+                    s.rope = Some(Rope { style: s.rope.map_or(RopeStyle::Half, |r| r.style), base })
+                }
+                _ => bad(&mut notices, "rope_base", value, "a number greater than 0"),
+            },
+            "alibi" => match value {
+                "1" | "true" => s.alibi = true,
+                "0" | "false" => s.alibi = false,
+                _ => bad(&mut notices, "alibi", value, "0 or 1"),
+            },
+            "win" => match value.parse::<usize>() {
+                Ok(w) if w >= 1 => s.mask.window = Some(w),
+                _ => bad(&mut notices, "win", value, "a whole number of at least 1"),
+            },
+            other => {
+                let shown = shown_value(other);
+                notices.push(format!("The link's unknown setting \"{shown}\" was ignored."));
+            }
+        }
+    }
+    (text, s, v, notices)
+}
+
+/// A value from a link as a notice quotes it: at most 40 characters, control characters
+/// escaped (the notice is text, never HTML, so nothing else needs escaping).
+fn shown_value(value: &str) -> String {
+    let mut shown = String::new();
+    for (i, c) in value.chars().enumerate() {
+        if i == 40 {
+            shown.push('…');
+            break;
+        }
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
+/// Why a text value from a link is not what someone typed, if it is not: blank, a
+/// replacement character (the browser's decoding of a cut or invalid `%`-escape such as
+/// `%E2%82`), a `%XX` escape that survived decoding (the link was encoded twice, as in
+/// `hello%2520world`), or control characters other than line breaks and tabs. `blank_ok`
+/// allows an empty value.
+fn text_problem(value: &str, blank_ok: bool) -> Option<&'static str> {
+    if value.trim().is_empty() {
+        return (!blank_ok).then_some("any text");
+    }
+    if value.contains('\u{FFFD}') {
+        return Some("valid text (a %-escape in the link is cut off or broken)");
+    }
+    let b = value.as_bytes();
+    let escaped =
+        b.windows(3).any(|w| matches!(w, [b'%', x, y] if x.is_ascii_hexdigit() && y.is_ascii_hexdigit()));
+    if escaped {
+        return Some("plain text (it looks %-encoded twice)");
+    }
+    if value.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        return Some("plain text (it has control characters)");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::engine::MaskConfig;
+
+    fn pairs(q: &[(&str, &str)]) -> Vec<(String, String)> {
+        q.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn url_round_trip_of_every_option_and_the_fragment() {
+        let mut s = Settings { n_kv_heads: Some(2), alibi: true, ..Settings::default() };
+        s.n_heads = 4;
+        s.d_model = 8;
+        s.rope = Some(Rope::new(RopeStyle::Half));
+        s.mask.window = Some(3);
+        let q: Vec<(String, String)> =
+            to_query("a b", &s, &ViewState::default()).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        assert!(!q.iter().any(|(k, _)| k == "rope_base"), "the default base is not written");
+        let (_, back, _, notices) = from_query(&q);
+        assert_eq!((back, notices), (s.clone(), vec![]));
+        // nothing imported: no fragment; an edited embedding: the whole scenario
+        assert_eq!(fragment("a b", &s).unwrap(), "");
+        s.embeddings.insert("bat".into(), vec![0.1 + 0.2; 8]);
+        let f = fragment("a b", &s).unwrap();
+        assert!(f.starts_with("#s=1."));
+        let (text, from_link) = from_fragment(&f).unwrap().unwrap();
+        assert_eq!((text.as_str(), &from_link), ("a b", &s));
+        assert!(from_fragment("#s=1.garbage").unwrap().is_err());
+        assert!(from_fragment("").is_none());
+        for (key, value) in
+            [("hkv", "0"), ("rope", "sideways"), ("rope_base", "-1"), ("alibi", "2"), ("win", "0")]
+        {
+            let (_, d, _, notices) = from_query(&pairs(&[(key, value)]));
+            assert_eq!(d, Settings::default(), "{key}");
+            assert_eq!(notices.len(), 1, "{key}");
+        }
+    }
+
+    /// Every bound of the short keys: the last good value is taken, the first bad one is a
+    /// notice; every spelling of a flag is read both ways.
+    #[test]
+    fn bounds_and_flags_of_the_short_keys() {
+        let read = |k: &str, v: &str| from_query(&pairs(&[(k, v)]));
+        let max_d = UI_MAX_D_MODEL.to_string();
+        assert_eq!(read("d", &max_d).1.d_model, UI_MAX_D_MODEL);
+        for bad in ["0".to_string(), (UI_MAX_D_MODEL + 1).to_string()] {
+            assert_eq!(read("d", &bad).3.len(), 1, "d={bad}");
+        }
+        assert_eq!(read("h", "64").1.n_heads, 64);
+        assert_eq!(read("h", "0").3.len(), 1);
+        assert_eq!(read("h", "65").3.len(), 1);
+        assert_eq!(read("b", &(UI_MAX_BATCH - 1).to_string()).2.batch, UI_MAX_BATCH - 1);
+        assert_eq!(read("b", &UI_MAX_BATCH.to_string()).3.len(), 1);
+        assert_eq!(read("rope_base", "0").3.len(), 1);
+        assert_eq!(read("rope_base", "0.5").1.rope.map(|r| r.base), Some(0.5));
+        // the later pair wins, so each flag's "off" spelling is read
+        let (_, s, v, notices) = from_query(&pairs(&[
+            ("view", "lines"),
+            ("view", "heatmap"),
+            ("causal", "1"),
+            ("causal", "false"),
+            ("alibi", "1"),
+            ("alibi", "0"),
+        ]));
+        assert!(!v.lines && !s.mask.causal && !s.alibi && notices.is_empty());
+        let (_, s, ..) = from_query(&pairs(&[("causal", "true"), ("causal", "0")]));
+        assert!(!s.mask.causal);
+    }
+
+    #[test]
+    fn a_flag_goes_before_the_fragment() {
+        assert_eq!(with_flag("https://x/?s=a#s=1.abc", "embed=1"), "https://x/?s=a&embed=1#s=1.abc");
+        assert_eq!(with_flag("https://x/", "embed=1"), "https://x/?embed=1");
+    }
+
+    #[test]
+    fn the_pages_own_settings_round_trip_apart_from_the_explorers() {
+        let page = PageParams {
+            lesson: Some(("masks".into(), 2)),
+            present: true,
+            embed: true,
+            engine: EngineMode::Worker,
+            challenge: Some("uniform".into()),
+        };
+        let mut q = to_query("a b", &Settings::default(), &ViewState::default());
+        let n_explorer = q.len();
+        page.push_to(&mut q);
+        let back: Vec<(String, String)> = q.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let (read, explorer) = PageParams::split(back);
+        assert_eq!(read, page);
+        assert_eq!(explorer.len(), n_explorer);
+        assert!(from_query(&explorer).3.is_empty(), "the page's keys are not the explorer's unknown keys");
+        // the defaults add nothing; a flag is "1" or "true"; a bad step is step 0
+        let mut none = Vec::new();
+        PageParams::default().push_to(&mut none);
+        assert!(none.is_empty());
+        let (read, _) = PageParams::split(pairs(&[
+            ("lesson", "x"),
+            ("ls", "two"),
+            ("present", "true"),
+            ("embed", "yes"),
+        ]));
+        assert_eq!(
+            read,
+            PageParams { lesson: Some(("x".into(), 0)), present: true, ..PageParams::default() }
+        );
+    }
+
+    #[test]
+    fn url_round_trip() {
+        let s = Settings {
+            d_model: 12,
+            n_heads: 3,
+            projections: Projections::Named(ProjectionKind::Seeded),
+            seed: 42,
+            mask: MaskConfig {
+                causal: true,
+                padding: Padding::KeysAndQueries,
+                fill: Fill::LargeNegative,
+                window: None,
+            },
+            embeddings: BTreeMap::new(),
+            kv_text: Some("x y z".into()),
+            positional: Positional::Sinusoidal,
+            n_kv_heads: Some(1),
+            rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0 }),
+            alibi: true,
+        };
+        let v = ViewState {
+            step: StepName::Scores,
+            batch: 1,
+            shared_scale: false,
+            lines: true,
+            ..ViewState::default()
+        };
+        let q: Vec<(String, String)> =
+            to_query("a b\nc", &s, &v).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let (text, s2, v2, notices) = from_query(&q);
+        assert_eq!((text.as_str(), s2, v2), ("a b\nc", s, v));
+        assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn the_decode_and_tiles_views_are_in_the_url() {
+        for (mode, name) in [(ViewMode::Decode, "decode"), (ViewMode::Tiles, "tiles")] {
+            let v = ViewState { mode, block: 3, ..ViewState::default() };
+            let q = to_query(DEFAULT_TEXT, &Settings::default(), &v);
+            assert!(q.contains(&("view", name.to_owned())), "{q:?}");
+            // the block goes with the tiles view only
+            assert_eq!(q.iter().any(|(k, _)| *k == "block"), mode == ViewMode::Tiles);
+            let back: Vec<(String, String)> = q.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            let (_, _, v2, notices) = from_query(&back);
+            assert_eq!(v2.mode, mode);
+            assert!(notices.is_empty(), "{notices:?}");
+        }
+        let (_, _, v, notices) = from_query(&pairs(&[("view", "tiles"), ("block", "4")]));
+        assert_eq!((v.mode, v.block), (ViewMode::Tiles, 4));
+        assert!(notices.is_empty());
+        for bad in ["0", "x", "100000"] {
+            let (_, _, v, notices) = from_query(&pairs(&[("block", bad)]));
+            assert_eq!(v.block, DEFAULT_BLOCK);
+            assert!(notices[0].contains("block="), "{notices:?}");
+        }
+    }
+
+    #[test]
+    fn the_lines_view_is_in_the_url() {
+        let v = ViewState { lines: true, ..ViewState::default() };
+        let q = to_query(DEFAULT_TEXT, &Settings::default(), &v);
+        assert!(q.contains(&("view", "lines".to_owned())));
+        let back: Vec<(String, String)> = q.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        assert!(from_query(&back).2.lines);
+        // the default (heatmaps) adds nothing to the URL
+        assert!(!to_query(DEFAULT_TEXT, &Settings::default(), &ViewState::default())
+            .iter()
+            .any(|(k, _)| *k == "view"));
+        assert!(!from_query(&pairs(&[("view", "heatmap")])).2.lines);
+        let (_, _, v, notices) = from_query(&pairs(&[("view", "spiral")]));
+        assert!(
+            !v.lines && notices[0].contains("view=\"spiral\" is not lines, heatmap, decode or tiles"),
+            "{notices:?}"
+        );
+    }
+
+    #[test]
+    fn tampered_values_fall_back_with_a_notice() {
+        let (text, s, v, notices) = from_query(&pairs(&[
+            ("d", "abc"),
+            ("h", "-2"),
+            ("seed", "99999999999999999999999"),
+            ("pad", "sideways"),
+            ("step", "<script>"),
+            ("b", "1e9"),
+            ("zzz", "1"),
+            ("s", "   "),
+            ("causal", "maybe"),
+        ]));
+        assert_eq!((text.as_str(), s, v), (DEFAULT_TEXT, Settings::default(), ViewState::default()));
+        assert_eq!(notices.len(), 9, "{notices:#?}");
+        assert!(notices[0].contains("d=\"abc\" is not a whole number from 1 to 512"));
+        assert!(notices[6].contains("unknown setting \"zzz\""));
+    }
+
+    #[test]
+    fn broken_text_in_a_link_falls_back_with_a_notice() {
+        // what the browser's URLSearchParams hands over for each tampered link
+        let cases = [
+            ("s=%E2%82 (cut UTF-8 escape)", "\u{FFFD}", "a %-escape in the link is cut off"),
+            ("s=hello%2520world (encoded twice)", "hello%20world", "%-encoded twice"),
+            ("s=%00 (control character)", "a\u{0}b", "control characters"),
+            ("s= (empty)", "", "is not any text"),
+        ];
+        for (what, value, want) in cases {
+            let (text, _, _, notices) = from_query(&pairs(&[("s", value)]));
+            assert_eq!(text, DEFAULT_TEXT, "{what}");
+            assert_eq!(notices.len(), 1, "{what}: {notices:?}");
+            assert!(notices[0].contains(want), "{what}: {}", notices[0]);
+        }
+        // the notice quotes at most 40 characters, with control characters escaped
+        let (_, _, _, notices) = from_query(&pairs(&[("s", &format!("\u{7}{}", "x".repeat(100)))]));
+        assert!(notices[0].contains("s=\"\\u{7}xxx") && notices[0].contains("x…\""), "{}", notices[0]);
+        // a bad key/value text keeps self-attention; an empty one is allowed
+        let (_, s, _, notices) = from_query(&pairs(&[("kv", "a%20b")]));
+        assert_eq!((s.kv_text, notices.len()), (None, 1));
+        let (_, s, _, notices) = from_query(&pairs(&[("kv", "")]));
+        assert_eq!((s.kv_text.as_deref(), notices.len()), (Some(""), 0));
+        // ordinary text with a % sign, line breaks, tabs, emoji and RTL text is kept
+        for ok in ["50% off", "100%", "a\nb\tc", "👨‍👩‍👧 שלום مرحبا", "%zz"] {
+            let (text, _, _, notices) = from_query(&pairs(&[("s", ok)]));
+            assert_eq!((text.as_str(), notices.len()), (ok, 0), "{ok:?}");
+        }
+    }
+}

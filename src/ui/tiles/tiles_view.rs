@@ -1,0 +1,229 @@
+//! The tiles view (`view=tiles`): the context computed as FlashAttention computes it, tile
+//! by tile with an online softmax. The full run's masked scores of one head and sentence
+//! with the current tile outlined, the block size, ← → through the tiles, each query
+//! row's running m and ℓ and the correction e^(m − m′) after the tile, the check of the
+//! context against the full run's, and the peak memory. The numbers are
+//! [`crate::engine::tiled`]'s, computed once per scenario and block; the pure parts are
+//! [`crate::ui::tiles::tiles_data`].
+//!
+//! The parts are [`crate::ui::tiles::tiles_picture`] (the scores and the outline) and
+//! [`crate::ui::tiles::tile_tables`] (the current tile's rows and scores as tables); the words are
+//! [`crate::ui::tiles::tiles_words`].
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::ui::lesson::lesson_keys::PanelStep;
+use crate::ui::widgets::check_line::CheckLine;
+use crate::ui::widgets::head_options::HeadOptions;
+
+use crate::engine::{tiled, EngineError, Tiled};
+
+use crate::ui::platform::dom;
+use crate::ui::state::app_state::AppState;
+use crate::ui::state::settings::UI_MAX_TOKENS;
+use crate::ui::tiles::tile_tables::{TileRows, TileScores};
+use crate::ui::tiles::tiles_data::{cell_size, context_check, tiles_of};
+use crate::ui::tiles::tiles_picture::TilesPicture;
+use crate::ui::tiles::tiles_words::{check_words, peak_words, position_words};
+
+/// The tiles view of the current inputs.
+#[component]
+pub fn TilesView(
+    /// The page's state.
+    state: AppState,
+    /// The width of the column, CSS pixels.
+    #[prop(into)]
+    column: Signal<f64>,
+    /// The block size and the tile shown first (a lesson step's): the block is then the
+    /// view's own, not the page's `block=` setting.
+    #[prop(optional)]
+    start: Option<(usize, usize)>,
+    /// Inside a lesson: the arrows step the tiles only while the panel itself has the
+    /// focus (and do not then also move the lesson).
+    #[prop(optional)]
+    in_lesson: bool,
+) -> impl IntoView {
+    let AppState { run, view: view_state, .. } = state;
+    let own_block = start.map(|(b, _)| RwSignal::new(b.max(1)));
+    let block = Memo::new(move |_| match own_block {
+        Some(b) => b.get(),
+        None => view_state.with(|v| v.block.max(1)),
+    });
+    let scenario = Memo::new(move |_| run.with(|r| r.scenario.clone()));
+    // Tiled once per scenario and block size; stepping reads the stored tiles.
+    let tiles = Memo::new_with_compare(
+        move |_| {
+            let block = block.get();
+            scenario.with(|s| {
+                dom::mark("al-tiled-start");
+                let t = tiled(s, block).map(Arc::new);
+                dom::mark("al-tiled-end");
+                t
+            })
+        },
+        |a: Option<&Result<Arc<Tiled>, EngineError>>, b: Option<&Result<Arc<Tiled>, EngineError>>| match (
+            a, b,
+        ) {
+            (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
+            (Some(Err(a)), Some(Err(b))) => a != b,
+            _ => true,
+        },
+    );
+    let full = Signal::derive(move || {
+        run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
+    });
+    let head = RwSignal::new(0_usize);
+    let index = RwSignal::new(start.map_or(0, |(_, tile)| tile));
+    let batch = move || view_state.with(|v| v.batch);
+    let sizes = move || full.with(|f| f.as_ref().map(|f| f.sizes));
+    let heads = move || sizes().map_or(1, |s| s.n_heads.max(1));
+    let shown_head = move || head.get().min(heads() - 1);
+    let shown_batch = move || batch().min(sizes().map_or(1, |s| s.b).saturating_sub(1));
+    // The tiles of the shown head and sentence.
+    let mine = Memo::new(move |_| {
+        let (b, h) = (shown_batch(), shown_head());
+        tiles.with(|t| t.as_ref().map(|t| tiles_of(t, b, h)).unwrap_or_default())
+    });
+    let count = move || mine.with(Vec::len);
+    let now = move || index.get().min(count().saturating_sub(1));
+    let go = move |delta: isize| {
+        let last = count().saturating_sub(1);
+        index.update(|i| *i = (*i).min(last).saturating_add_signed(delta).min(last));
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let Some(step) = dom::panel_step(&ev, in_lesson) else { return };
+        match step {
+            PanelStep::By(by) => go(by),
+            PanelStep::Edge { last } => index.set(if last { count().saturating_sub(1) } else { 0 }),
+        }
+        ev.prevent_default();
+        ev.stop_propagation();
+    };
+    let t_q = move || sizes().map_or(0, |s| s.t);
+    let t_k = move || sizes().map_or(0, |s| s.t_k.unwrap_or(s.t));
+    let cell = move || cell_size((column.get() - 110.0).min(640.0), t_k().max(1));
+
+    let current = Signal::derive(move || {
+        let i = now();
+        let id = mine.with(|m| m.get(i).copied())?;
+        tiles.with(|t| t.as_ref().ok().and_then(|t| t.tiles.get(id).cloned()))
+    });
+    let where_text = move || position_words(current.get().as_ref(), now(), count());
+    let (batch_shown, head_shown) = (Signal::derive(shown_batch), Signal::derive(shown_head));
+    let check = move || {
+        let (b, h) = (shown_batch(), shown_head());
+        let diff = tiles.with(|t| {
+            let t = t.as_ref().ok()?;
+            full.with(|f| f.as_ref().and_then(|f| context_check(t, f, b, h)))
+        });
+        let Some(diff) = diff else {
+            return view! {
+                <p class="al-check" data-testid="tiles-check">
+                    "The full run is not ready yet: no check."
+                </p>
+            }
+            .into_any();
+        };
+        let (ok, words) = check_words(diff);
+        view! { <CheckLine ok=ok diff=diff words=words testid="tiles-check" /> }.into_any()
+    };
+    let peak = move || peak_words(block.get(), t_q(), t_k());
+    let error = move || {
+        tiles.with(|t| {
+            t.as_ref().err().map(|e| {
+                view! {
+                    <p class="al-error" data-testid="tiles-error" role="alert">
+                        {e.to_string()}
+                    </p>
+                }
+            })
+        })
+    };
+    let on_block = move |ev: leptos::ev::Event| {
+        if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
+            index.set(0);
+            let n = n.clamp(1, UI_MAX_TOKENS);
+            match own_block {
+                Some(b) => b.set(n),
+                None => view_state.update(|v| v.block = n),
+            }
+        }
+    };
+    let max_block = move || t_q().max(t_k()).clamp(1, UI_MAX_TOKENS);
+    view! {
+        <section
+            class="al-tiles"
+            data-testid="tiles-view"
+            tabindex="0"
+            on:keydown=on_key
+            aria-label="The online softmax, one tile at a time (← → to step)"
+        >
+            <h2>"The online softmax, tile by tile"</h2>
+            <p class="al-view-intro">
+                "A fast kernel (FlashAttention) never holds the whole score matrix. It walks over tiles of block × block scores, keeping per query row a running maximum m and a running sum ℓ; when a tile raises the maximum, what was summed before is rescaled by e^(m − m′). Step with ← → (click this panel first) or the buttons."
+            </p>
+            <div class="al-step-nav">
+                <label>
+                    "Block "
+                    <input
+                        type="number"
+                        min="1"
+                        max=move || max_block().to_string()
+                        step="1"
+                        data-testid="tile-block"
+                        prop:value=move || block.get().to_string()
+                        on:change=on_block
+                    />
+                </label>
+                <button
+                    type="button"
+                    data-testid="tiles-prev"
+                    on:click=move |_| go(-1)
+                    aria-label="Previous tile"
+                >
+                    "← Previous tile"
+                </button>
+                <button type="button" data-testid="tiles-next" on:click=move |_| go(1) aria-label="Next tile">
+                    "Next tile →"
+                </button>
+                <span class="al-step-where" data-testid="tiles-position" aria-live="polite">
+                    {where_text}
+                </span>
+                <label class="al-head-pick">
+                    "Show "
+                    <select
+                        data-testid="tiles-head"
+                        on:change=move |ev| {
+                            head.set(event_target_value(&ev).parse().unwrap_or(0));
+                            index.set(0);
+                        }
+                    >
+                        <HeadOptions heads=Signal::derive(heads) head=head />
+                    </select>
+                </label>
+            </div>
+            {error}
+            <p class="al-memory" data-testid="tiles-peak">
+                {peak}
+            </p>
+            <div class="al-tiles-grid">
+                <TilesPicture
+                    full=full
+                    current=current
+                    batch=batch_shown
+                    head=head_shown
+                    cell=Signal::derive(cell)
+                    t_q=Signal::derive(t_q)
+                    t_k=Signal::derive(t_k)
+                />
+                <div class="al-tiles-rows">
+                    <TileRows full=full current=current batch=batch_shown head=head_shown block=block />
+                    <TileScores full=full current=current batch=batch_shown head=head_shown />
+                </div>
+            </div>
+            {check}
+        </section>
+    }
+}

@@ -1,0 +1,11 @@
+//! Small components and helpers shared by several features: a deferred part of the page,
+//! label fitting, a scrollable region, the check line and head options of the decode and
+//! tiles views.
+//!
+//! Shared: imports `platform/` only, never a feature folder.
+
+pub mod check_line;
+pub mod head_options;
+pub mod later;
+pub mod scroll_region;
+pub mod text_fit;
