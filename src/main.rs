@@ -5,9 +5,9 @@
 fn main() {
     attention_lens::ui::install_panic_guard();
     // the static first paint of index.html gives way to the app in this same task
-    attention_lens::ui::platform::dom::remove_by_id("al-shell");
+    attention_lens::ui::platform::screen::remove_by_id("al-shell");
     leptos::mount::mount_to_body(attention_lens::ui::App);
-    attention_lens::ui::platform::dom::register_service_worker();
+    attention_lens::ui::platform::service_worker::register_service_worker();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -8,7 +8,10 @@ use wasm_bindgen::JsCast;
 use crate::engine::{export, Scenario};
 
 use crate::ui::state::app_state::AppState;
-use crate::ui::{platform::dom, state::settings};
+use crate::ui::{
+    platform::{address, clipboard, files},
+    state::settings,
+};
 
 /// The import/export row.
 #[component]
@@ -19,7 +22,7 @@ pub fn ImportExport(
     let AppState { text, settings, view: view_state, import_error, run, shown, .. } = state;
     let export_trace = move |_| {
         if let Some(t) = shown.get_untracked() {
-            dom::download_text("trace.json", "application/json", &format!("{}\n", t.to_json()));
+            files::download_text("trace.json", "application/json", &format!("{}\n", t.to_json()));
         }
     };
     // The exported script and notebook recompute every step with NumPy (and PyTorch when
@@ -27,31 +30,31 @@ pub fn ImportExport(
     let export_python = move |_| {
         if let Some(t) = shown.get_untracked() {
             let script = run.with_untracked(|r| export::python_script(&r.scenario, &t));
-            dom::download_text("attention_lens.py", "text/x-python", &script);
+            files::download_text("attention_lens.py", "text/x-python", &script);
         }
     };
     let export_notebook = move |_| {
         if let Some(t) = shown.get_untracked() {
             let nb = run.with_untracked(|r| export::notebook(&r.scenario, &t));
-            dom::download_text("attention_lens.ipynb", "application/x-ipynb+json", &nb);
+            files::download_text("attention_lens.ipynb", "application/x-ipynb+json", &nb);
         }
     };
     // An <iframe> of this exact state in embed mode (only the figure and its caption).
     let embed_code = RwSignal::new(None::<String>);
     let copy_embed = move |_| {
-        let href = dom::href();
+        let href = address::href();
         let src = crate::ui::state::url::with_flag(&href, "embed=1");
         let step = view_state.with_untracked(|v| v.step);
         let code = format!(
             "<iframe src=\"{}\" title=\"Attention Lens: {step}\" width=\"720\" height=\"520\" loading=\"lazy\" style=\"border:0\"></iframe>",
             src.replace('"', "%22")
         );
-        dom::copy_text(&code);
+        clipboard::copy_text(&code);
         embed_code.set(Some(code));
     };
     let export_scenario = move |_| {
         let s = run.with_untracked(|r| r.scenario.to_json());
-        dom::download_text("scenario.json", "application/json", &format!("{s}\n"));
+        files::download_text("scenario.json", "application/json", &format!("{s}\n"));
     };
     let on_import = move |ev: leptos::ev::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {

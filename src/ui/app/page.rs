@@ -20,7 +20,7 @@ use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::lesson::lesson_open::{self, find_lesson, is_edited};
 use crate::ui::lesson::lesson_stage::LessonStage;
-use crate::ui::platform::dom;
+use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::engine_run::{engine_run, last_good_trace, send_to_worker};
 use crate::ui::state::engine_worker;
@@ -32,14 +32,14 @@ use crate::ui::widgets::later::{self, Later};
 pub fn App() -> impl IntoView {
     let all_lessons = Arc::new(lessons::lessons());
     // The lesson and the display modes are read here; the rest is the explorer's state.
-    let (page, pairs) = url::PageParams::split(dom::query_pairs());
+    let (page, pairs) = url::PageParams::split(address::query_pairs());
     // presenter mode: one lesson step per screen; embed mode: only the selected figure
     let present = RwSignal::new(page.present);
     let embed = page.embed;
     let engine_mode = page.engine;
     let (mut text0, mut settings0, view0, mut url_notices) = url::from_query(&pairs);
     // A whole scenario in the fragment (imported numbers) replaces what the query says.
-    match url::from_fragment(&dom::fragment()) {
+    match url::from_fragment(&address::fragment()) {
         Some(Ok((t, s))) => (text0, settings0) = (t, s),
         Some(Err(e)) => url_notices.push(format!("{e}; the link's other settings are shown instead.")),
         None => {}
@@ -55,7 +55,7 @@ pub fn App() -> impl IntoView {
     // imported as JSON or carried whole by a `#c=` link.
     let challenge = RwSignal::new(page.challenge.clone());
     let imported = RwSignal::new(None::<crate::challenges::Challenge>);
-    match crate::challenges::from_link_fragment(&dom::fragment()) {
+    match crate::challenges::from_link_fragment(&address::fragment()) {
         Some(Ok(c)) => {
             challenge.set(Some(c.id.clone()));
             imported.set(Some(c));
@@ -127,11 +127,11 @@ pub fn App() -> impl IntoView {
     // One explanation panel per page: the explained cell and its explanation.
     provide_context(Explained::new(shown));
     // The heatmaps are laid out for the window's width, again whenever it changes.
-    let viewport = RwSignal::new(dom::viewport_width());
-    let viewport_height = RwSignal::new(dom::viewport_height());
+    let viewport = RwSignal::new(screen::viewport_width());
+    let viewport_height = RwSignal::new(screen::viewport_height());
     let resize = window_event_listener(leptos::ev::resize, move |_| {
-        viewport.set(dom::viewport_width());
-        viewport_height.set(dom::viewport_height());
+        viewport.set(screen::viewport_width());
+        viewport_height.set(screen::viewport_height());
     });
     on_cleanup(move || resize.remove());
 
@@ -180,7 +180,7 @@ pub fn App() -> impl IntoView {
                 None => text.with(|t| settings.with(|s| url::fragment(t, s))),
             };
             link_problem.set(fragment.as_ref().err().map(ToString::to_string));
-            dom::replace_query(&q, fragment.as_deref().unwrap_or(""));
+            address::replace_query(&q, fragment.as_deref().unwrap_or(""));
         });
     }
     if embed {

@@ -19,7 +19,7 @@ use crate::ui::decode::decode_data::{
 use crate::ui::decode::decode_position::Ctx;
 use crate::ui::decode::decode_query::query_view;
 use crate::ui::lesson::lesson_keys::PanelStep;
-use crate::ui::platform::dom;
+use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::widgets::head_options::HeadOptions;
 use crate::ui::widgets::text_fit::{may_overflow, SLOT_FITS};
@@ -55,9 +55,9 @@ pub fn DecodeView(
                         format_bytes(data::MAX_DECODE_BYTES)
                     ));
                 }
-                dom::mark("al-decode-start");
+                timing::mark("al-decode-start");
                 let d = decode(s).map(Arc::new);
-                dom::mark("al-decode-end");
+                timing::mark("al-decode-end");
                 d.map_err(|e| match e {
                     EngineError::DecodeNeedsCausal => NEEDS_CAUSAL.to_owned(),
                     e => e.to_string(),
@@ -114,7 +114,7 @@ pub fn DecodeView(
     };
     // the calculator's fields keep their own keys
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let Some(step) = dom::panel_step(&ev, in_lesson) else { return };
+        let Some(step) = crate::ui::lesson::lesson_keys::event_panel_step(&ev, in_lesson) else { return };
         match step {
             PanelStep::By(by) => go(by),
             PanelStep::Edge { last } => t.set(if last { n().saturating_sub(1) } else { 0 }),

@@ -2,68 +2,22 @@
 //! clicked cell or table cell), as the engine's [`crate::engine::explain::explain`]
 //! wrote it. One per page: the explained cell is the [`Explained`] context, which the
 //! heatmap cards set on Enter or a click and move with the arrow keys while it is open.
-//! Its texts are built by [`crate::ui::explain::explain_text`]; this file is the view and the
-//! clipboard.
+//! Its texts are built by [`crate::ui::explain::explain_text`]; this file is the view (the
+//! clipboard is [`crate::ui::platform::clipboard`]).
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 
 use crate::engine::{StepName, Trace};
 use crate::format::{exact, short};
+use crate::ui::platform::clipboard;
 
 use crate::ui::explain::explain_text::{
     closeness, key_feedback, num, strips, term_list, top_keys, with_numbers, MAX_TERMS,
 };
 use crate::ui::explain::explained::{Cell, Explained};
-
-// ---------------------------------------------------------------------------------------
-// The clipboard, without web-sys's unstable Clipboard API.
-
-/// Copies `text` with `navigator.clipboard.writeText`; on failure (no permission, an
-/// insecure page) selects the text of `fallback` so that Ctrl+C copies it.
-fn copy(text: String, fallback: Option<web_sys::HtmlElement>, status: impl Fn(String) + Copy + 'static) {
-    let promise = web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("navigator")).ok())
-        .and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("clipboard")).ok())
-        .filter(|c| !c.is_undefined() && !c.is_null())
-        .and_then(|clip| {
-            let f = js_sys::Reflect::get(&clip, &JsValue::from_str("writeText")).ok()?;
-            let f: js_sys::Function = f.dyn_into().ok()?;
-            f.call1(&clip, &JsValue::from_str(&text)).ok()?.dyn_into::<js_sys::Promise>().ok()
-        });
-    let select = move || {
-        if let Some(el) = fallback {
-            select_text(&el);
-            status("Selected: press Ctrl+C (⌘C) to copy.".into());
-        } else {
-            status("Copying is not available here.".into());
-        }
-    };
-    match promise {
-        Some(p) => wasm_bindgen_futures::spawn_local(async move {
-            match wasm_bindgen_futures::JsFuture::from(p).await {
-                Ok(_) => status("Copied.".into()),
-                Err(_) => select(),
-            }
-        }),
-        None => select(),
-    }
-}
-
-/// Selects the text of an element (`getSelection().selectAllChildren(el)`).
-fn select_text(el: &web_sys::HtmlElement) {
-    let Some(window) = web_sys::window() else { return };
-    let Ok(get) = js_sys::Reflect::get(&window, &JsValue::from_str("getSelection")) else { return };
-    let Ok(get) = get.dyn_into::<js_sys::Function>() else { return };
-    let Ok(selection) = get.call0(&window) else { return };
-    if let Ok(f) = js_sys::Reflect::get(&selection, &JsValue::from_str("selectAllChildren")) {
-        if let Ok(f) = f.dyn_into::<js_sys::Function>() {
-            let _ = f.call1(&selection, el);
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // The panel.
@@ -284,13 +238,13 @@ pub fn ExplainPanel(
     let has_code = Memo::new(move |_| code.with(Option::is_some));
     let copy_py = move |_| {
         if let Some(py) = code.with_untracked(|c| c.as_ref().map(|c| c.0.clone())) {
-            copy(py, py_ref.get_untracked(), set_status);
+            clipboard::copy_or_select(py, py_ref.get_untracked(), set_status);
         }
     };
     let copy_tex = move |_| {
         tex_open.set(true);
         if let Some(tex) = code.with_untracked(|c| c.as_ref().map(|c| c.1.clone())) {
-            copy(tex, tex_ref.get_untracked(), set_status);
+            clipboard::copy_or_select(tex, tex_ref.get_untracked(), set_status);
         }
     };
     let code_view = view! {

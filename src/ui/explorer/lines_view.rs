@@ -17,7 +17,7 @@ use crate::engine::{StepName, Trace};
 use crate::format::short;
 
 use crate::ui::heatmap::card_data::{axis_labels, AxisLabels};
-use crate::ui::platform::dom;
+use crate::ui::platform::{files, screen};
 
 /// The numbers and labels the view draws, for one step and sentence.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,11 +179,12 @@ pub fn LinesView(
         let f = shown_focus();
         data.with(|d| {
             let Some(d) = d else { return };
-            let dpr = dom::dpr();
+            let dpr = screen::dpr();
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-            if let Err(e) = draw_lines(&backend.into_drawing_area(), &d.lines(f), &layout, &dom::theme(), dpr)
+            if let Err(e) =
+                draw_lines(&backend.into_drawing_area(), &d.lines(f), &layout, &screen::theme(), dpr)
             {
                 leptos::logging::warn!("drawing the lines failed: {e:?}");
             }
@@ -288,7 +289,7 @@ pub fn LinesView(
         if let Some(el) = canvas.get_untracked() {
             if let Ok(url) = el.to_data_url() {
                 let (step, batch) = selection.get_untracked();
-                dom::download_url(&format!("{step}-b{batch}-lines.png"), &url);
+                files::download_url(&format!("{step}-b{batch}-lines.png"), &url);
             }
         }
     };

@@ -345,7 +345,7 @@ pub fn EmbedView(
         Some(format!("{} {}: {}", s.name, shape_text(&s.dims, &s.shape), s.op))
     };
     let full = move || {
-        let href = crate::ui::platform::dom::href();
+        let href = crate::ui::platform::address::href();
         href.replace("&embed=1", "").replace("?embed=1&", "?").replace("?embed=1", "")
     };
     view! {

@@ -8,7 +8,7 @@ use crate::ui::explorer::controls::Controls;
 use crate::ui::explorer::pipeline::Pipeline;
 use crate::ui::explorer::tensors::TensorView;
 use crate::ui::explorer::tokens::{BatchTabs, Overview};
-use crate::ui::platform::dom;
+use crate::ui::platform::screen;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{explorer_column, folds_controls};
 use crate::ui::state::settings;
@@ -51,7 +51,7 @@ pub fn Explorer(
                             v.step = name;
                             v.mode = settings::ViewMode::Cards;
                         });
-                    dom::scroll_into_view_if_above(".al-tensors");
+                    screen::scroll_into_view_if_above(".al-tensors");
                 })
             />
         }

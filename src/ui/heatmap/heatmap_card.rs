@@ -18,14 +18,14 @@ use crate::ui::explain::explain_text::outlines;
 use crate::ui::explain::explained::Explained;
 use crate::ui::heatmap::card_data::{csv, fit_layout, CardData, CardId};
 use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
-use crate::ui::platform::dom;
+use crate::ui::platform::{canvas, files, screen, tasks, timing};
 
 /// The heatmaps' label size, CSS px, where it is not [`draw::LABEL_FONT`]: presenter mode
 /// provides 18, so a room can read the tokens (issue 26).
 #[derive(Debug, Clone, Copy)]
 pub struct LabelFont(pub Signal<f64>);
 
-/// Cards with at least this many cells are drawn in a task of their own (`dom::later`).
+/// Cards with at least this many cells are drawn in a task of their own (`tasks::later`).
 const DRAW_APART_CELLS: usize = 8192;
 
 /// A heatmap, its hover read-out, table and export buttons. Keyed by [`CardId`]: the card
@@ -66,14 +66,14 @@ pub fn HeatmapCard(
     let dims = move || data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim()));
 
     // Draw whenever the numbers, the layout or the scale change (and only then). A large
-    // card draws in a task of its own (`dom::later`), with the newest values when its turn
+    // card draws in a task of its own (`tasks::later`), with the newest values when its turn
     // comes, so a page of large cards is never one long task (BENCHMARKS.md, 1.6 "Large
     // cards draw apart"; R4.4 for the budget that now puts the stress page's in one).
     let draw =
         move |el: &web_sys::HtmlCanvasElement, layout: &Layout, zoom: f64, scale: Scale, d: &CardData| {
-            dom::mark("al-draw-start");
+            timing::mark("al-draw-start");
             // drawing at `dpr · zoom` device pixels per layout pixel enlarges everything
-            let dpr = dom::dpr() * zoom;
+            let dpr = screen::dpr() * zoom;
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
             // the CSS size, set here with the backing store so the two never disagree
@@ -92,16 +92,18 @@ pub fn HeatmapCard(
                 col_group: d.col_group,
             };
             // the cells as one bitmap (one putImageData), the rest with plotters
-            let put = |g: &draw::GridPixels| dom::put_rgba(el, g.x, g.y, g.width, &g.rgba);
+            let put = |g: &draw::GridPixels| canvas::put_rgba(el, g.x, g.y, g.width, &g.rgba);
             let area = backend.into_drawing_area();
             // the texts with the canvas's own fillText: one font per size, nothing measured
-            let text = |items: &[draw::heatmap_text::TextItem]| dom::fill_texts(el, items);
-            if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, layout, &dom::theme(), dpr, put, text) {
+            let text = |items: &[draw::heatmap_text::TextItem]| canvas::fill_texts(el, items);
+            if let Err(e) =
+                draw::draw_heatmap_with_grid(&area, &map, layout, &screen::theme(), dpr, put, text)
+            {
                 leptos::logging::warn!("drawing {} failed: {e:?}", id.step);
             }
-            dom::mark("al-draw-end");
+            timing::mark("al-draw-end");
         };
-    let later_key = dom::later_key();
+    let later_key = tasks::later_key();
     Effect::new(move |_| {
         let Some(el) = canvas.get() else { return };
         let scale_now = scale.get();
@@ -116,7 +118,7 @@ pub fn HeatmapCard(
             });
             return;
         }
-        dom::later(later_key, move || {
+        tasks::later(later_key, move || {
             // the card may be gone by now: then nothing is drawn
             let (Some(scale_now), Some(Some(layout_now)), Some(zoom_now)) =
                 (scale.try_get_untracked(), layout.try_get_untracked(), zoom.try_get_untracked())
@@ -313,7 +315,7 @@ pub fn HeatmapCard(
         move |_| {
             if let Some(el) = canvas.get_untracked() {
                 if let Ok(url) = el.to_data_url() {
-                    dom::download_url(&format!("{stem}.png"), &url);
+                    files::download_url(&format!("{stem}.png"), &url);
                 }
             }
         }
@@ -322,7 +324,7 @@ pub fn HeatmapCard(
         // built on click: formatting every number up front slowed every edit down
         data.with_untracked(|d| {
             if let Some(d) = d {
-                dom::download_text(
+                files::download_text(
                     &format!("{file_stem}.csv"),
                     "text/csv",
                     &csv(&d.rows, &d.cols, &d.values),

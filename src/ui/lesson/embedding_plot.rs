@@ -14,7 +14,7 @@ use crate::engine::Trace;
 use crate::format::short;
 
 use crate::ui::lesson::plot_data::plot_data;
-use crate::ui::platform::dom;
+use crate::ui::platform::screen;
 use crate::ui::state::settings::Settings;
 
 /// The sports–animal plane of seed 003: "baseball", "bat" before attention, and "bat"
@@ -31,7 +31,7 @@ pub fn EmbeddingPlot(
     let canvas = NodeRef::<html::Canvas>::new();
     let dragging = RwSignal::new(false);
     let (width, height) = (300.0, 260.0);
-    let dpr = dom::dpr();
+    let dpr = screen::dpr();
     let data = Memo::new(move |_| {
         let t = trace.get()?;
         let bat_editable = settings.with(|s| s.embeddings.get("bat").is_some_and(|v| !v.is_empty()));
@@ -50,7 +50,8 @@ pub fn EmbeddingPlot(
         el.set_width((layout.width * dpr) as u32);
         el.set_height((layout.height * dpr) as u32);
         if let Some(backend) = CanvasBackend::with_canvas_object(el) {
-            let _ = draw_embedding_plot(&backend.into_drawing_area(), &d.points, &layout, &dom::theme(), dpr);
+            let _ =
+                draw_embedding_plot(&backend.into_drawing_area(), &d.points, &layout, &screen::theme(), dpr);
         }
     });
     let can_drag = move || data.with(|d| matches!(d, Some(Ok(d)) if d.points.iter().any(|p| p.draggable)));

@@ -113,6 +113,21 @@ pub fn panel_step(key: &str, focus: Focus, in_lesson: bool, on_panel: bool) -> O
     }
 }
 
+/// What has the keyboard focus, as the lesson keys see it: the event target's tag.
+pub fn target_focus(ev: &web_sys::Event) -> Focus {
+    ev.target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .map_or(Focus::Page, |el| Focus::of_tag(&el.tag_name()))
+}
+
+/// The key a stepping panel (decode, tiles) takes from `ev`, by
+/// [`panel_step`]: "on the panel" when the event's target is the
+/// element whose listener runs, not one of its buttons or fields.
+pub fn event_panel_step(ev: &web_sys::KeyboardEvent, in_lesson: bool) -> Option<PanelStep> {
+    let on_panel = matches!((ev.target(), ev.current_target()), (Some(t), Some(c)) if t == c);
+    panel_step(&ev.key(), target_focus(ev), in_lesson, on_panel)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use crate::lessons::{meta_line, Lesson};
 use crate::ui::lesson::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
 use crate::ui::lesson::lesson_keys::{key_action, step_after, KeyAction};
 use crate::ui::lesson::lesson_quiz::QuizView;
-use crate::ui::platform::dom;
+use crate::ui::platform::{address, clipboard, screen};
 use crate::ui::widgets::later::Later;
 
 /// The current lesson step: its words and its picture side by side (stacked on a
@@ -67,7 +67,12 @@ pub fn LessonPanel(
         if ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
         }
-        match key_action(&ev.key(), ev.shift_key(), dom::target_focus(&ev), present.get_untracked()) {
+        match key_action(
+            &ev.key(),
+            ev.shift_key(),
+            crate::ui::lesson::lesson_keys::target_focus(&ev),
+            present.get_untracked(),
+        ) {
             Some(KeyAction::Step { by, consume }) => {
                 if consume {
                     ev.prevent_default();
@@ -83,10 +88,10 @@ pub fn LessonPanel(
                 }
             }
             Some(KeyAction::LeavePresenter) => {
-                dom::exit_fullscreen();
+                screen::exit_fullscreen();
                 present.set(false);
             }
-            Some(KeyAction::ToggleFullscreen) => dom::toggle_fullscreen(),
+            Some(KeyAction::ToggleFullscreen) => screen::toggle_fullscreen(),
             None => {}
         }
     });
@@ -176,7 +181,7 @@ pub fn LessonPanel(
     });
     let copied = RwSignal::new(false);
     let copy_link = move |_| {
-        dom::copy_text(&dom::href());
+        clipboard::copy_text(&address::href());
         copied.set(true);
     };
     Effect::new(move |_| {

@@ -1,6 +1,30 @@
-//! The browser's plumbing: DOM look-ups, the URL bar, the clipboard, fullscreen, the
-//! service worker, canvas text measurement and the task queue.
+//! The browser's plumbing, one file per concern: the address, the screen, downloads,
+//! timing marks, canvas writes, the clipboard, the service worker and the task queue.
+//! Each fails quietly (a missing download is better than a dead page).
 //!
 //! Shared: imports nothing of `ui`.
 
-pub mod dom;
+use wasm_bindgen::JsCast;
+
+pub mod address;
+pub mod canvas;
+pub mod clipboard;
+pub mod files;
+pub mod screen;
+pub mod service_worker;
+pub mod tasks;
+pub mod timing;
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+/// Calls `obj[name](...args)` if it is a function; errors are ignored.
+fn call_method(
+    obj: &wasm_bindgen::JsValue,
+    name: &str,
+    args: &js_sys::Array,
+) -> Option<wasm_bindgen::JsValue> {
+    let f = js_sys::Reflect::get(obj, &name.into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    f.apply(obj, args).ok()
+}

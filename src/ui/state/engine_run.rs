@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::engine::Trace;
 
-use crate::ui::platform::dom;
+use crate::ui::platform::timing;
 use crate::ui::state::app_state::Run;
 use crate::ui::state::engine_choice::{self, EngineMode};
 use crate::ui::state::engine_worker::{self, Channel};
@@ -49,12 +49,12 @@ pub fn engine_run(
                 (None, None) => {}
             }
         }
-        dom::mark("al-engine-start");
+        timing::mark("al-engine-start");
         // the sentences that did not change are not projected again
         let previous = prev.and_then(|p| p.result.as_deref().ok());
-        dom::mark("al-page-run"); // the page's own engine run (the tests count them)
+        timing::mark("al-page-run"); // the page's own engine run (the tests count them)
         let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
-        dom::mark("al-engine-end");
+        timing::mark("al-engine-end");
         Run { scenario, notices, result, computing: false }
     })
 }

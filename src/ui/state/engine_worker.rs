@@ -21,7 +21,7 @@ use web_sys::{MessageEvent, Worker};
 
 use crate::engine::{Scenario, Trace};
 
-use crate::ui::{platform::dom, state::engine_choice};
+use crate::ui::{platform::timing, state::engine_choice};
 
 /// The worker's script, relative to the page (Trunk writes it next to index.html), so the
 /// build works under any sub-path.
@@ -131,7 +131,7 @@ fn pump() {
             return;
         }
         let msg = Request::Compute { id: *id, scenario_json: scenario.to_json() }.to_js();
-        dom::mark("al-worker-post");
+        timing::mark("al-worker-post");
         if worker.post_message(&msg).is_ok() {
             c.in_flight = Some(*id);
             c.sent = *id;
@@ -197,11 +197,11 @@ fn on_message(msg: JsValue, channel: Channel) {
         }
         Reply::Trace { id, times, .. } | Reply::Error { id, times, .. } => (*id, *times),
     };
-    dom::mark("al-worker-answer");
+    timing::mark("al-worker-answer");
     // the worker's own times, as marks on the page's clock (read by the benchmarks)
-    dom::mark_at("al-worker-received", times.received);
-    dom::mark_at("al-worker-computed", times.computed);
-    dom::mark_at("al-worker-sent", times.sent);
+    timing::mark_at("al-worker-received", times.received);
+    timing::mark_at("al-worker-computed", times.computed);
+    timing::mark_at("al-worker-sent", times.sent);
     let scenario = CLIENT.with_borrow_mut(|c| {
         if c.in_flight == Some(id) {
             c.in_flight = None;
@@ -214,7 +214,7 @@ fn on_message(msg: JsValue, channel: Channel) {
         pump();
         return;
     };
-    dom::mark("al-engine-start");
+    timing::mark("al-engine-start");
     let result = match &reply {
         // the engine's error, with the control it is about, as the page's own run gives it
         Reply::Error { error, .. } => Err(error.clone()),
@@ -230,14 +230,14 @@ fn on_message(msg: JsValue, channel: Channel) {
                     web_sys::console::warn_1(
                         &format!("Attention Lens: unreadable answer from the worker ({e})").into(),
                     );
-                    dom::mark("al-page-run");
+                    timing::mark("al-page-run");
                     engine_choice::run(&scenario).map(Arc::new).map_err(RunError::from)
                 }
             }
         }
         Reply::Ready => return,
     };
-    dom::mark("al-engine-end");
+    timing::mark("al-engine-end");
     recycle(&reply);
     // the pictures in a task of their own: reading the answer and drawing it are two
     // tasks, each well under 50 ms at the stress size, and a keystroke can come between
@@ -293,7 +293,7 @@ pub fn make_room(bytes: usize) {
 
 fn take_room(left: usize) {
     let step = move || {
-        dom::mark("al-room-start");
+        timing::mark("al-room-start");
         let n = left.min(ROOM_STEP);
         let mut block: Vec<u8> = Vec::new();
         let done = if block.try_reserve_exact(n).is_ok() {
@@ -315,7 +315,7 @@ fn take_room(left: usize) {
         } else {
             take_room(left - n);
         }
-        dom::mark("al-room-end");
+        timing::mark("al-room-end");
     };
     // requestIdleCallback where there is one (not in Safari), else a little later
     let window = web_sys::window();

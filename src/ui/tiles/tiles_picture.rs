@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use crate::engine::{Tile, Trace};
 
-use crate::ui::platform::dom;
+use crate::ui::platform::canvas;
 use crate::ui::tiles::tiles_data::score_pixels;
 use crate::ui::tiles::tiles_words::{axis_labels, column_label, outline_style};
 
@@ -42,7 +42,7 @@ pub fn TilesPicture(
             let height = rgba.len() / 4 / width.max(1);
             el.set_width(width as u32);
             el.set_height(height as u32);
-            dom::put_rgba(&el, 0, 0, width as u32, &rgba);
+            canvas::put_rgba(&el, 0, 0, width as u32, &rgba);
         });
     });
     let outline_style = move || outline_style(current.get().as_ref(), cell.get());

@@ -20,7 +20,7 @@ use crate::ui::widgets::head_options::HeadOptions;
 
 use crate::engine::{tiled, EngineError, Tiled};
 
-use crate::ui::platform::dom;
+use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::UI_MAX_TOKENS;
 use crate::ui::tiles::tile_tables::{TileRows, TileScores};
@@ -57,9 +57,9 @@ pub fn TilesView(
         move |_| {
             let block = block.get();
             scenario.with(|s| {
-                dom::mark("al-tiled-start");
+                timing::mark("al-tiled-start");
                 let t = tiled(s, block).map(Arc::new);
-                dom::mark("al-tiled-end");
+                timing::mark("al-tiled-end");
                 t
             })
         },
@@ -93,7 +93,7 @@ pub fn TilesView(
         index.update(|i| *i = (*i).min(last).saturating_add_signed(delta).min(last));
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let Some(step) = dom::panel_step(&ev, in_lesson) else { return };
+        let Some(step) = crate::ui::lesson::lesson_keys::event_panel_step(&ev, in_lesson) else { return };
         match step {
             PanelStep::By(by) => go(by),
             PanelStep::Edge { last } => index.set(if last { count().saturating_sub(1) } else { 0 }),

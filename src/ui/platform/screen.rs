@@ -1,0 +1,74 @@
+//! The window and the document: pixel ratio, viewport size, colour scheme, full screen,
+//! removing index.html's first paint, scrolling an element back into view.
+
+use crate::draw::Theme;
+
+use super::{call_method, window};
+
+/// The device pixel ratio (1 when unknown), at most 3.
+pub fn dpr() -> f64 {
+    window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0).min(3.0)
+}
+
+/// The viewport width in CSS pixels.
+pub fn viewport_width() -> f64 {
+    window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1024.0)
+}
+
+/// The window's inner height in CSS pixels (768 when unknown).
+pub fn viewport_height() -> f64 {
+    window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(768.0)
+}
+
+/// Light or dark, following the system setting.
+pub fn theme() -> Theme {
+    let dark = window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    if dark {
+        Theme::DARK
+    } else {
+        Theme::LIGHT
+    }
+}
+
+/// Full screen on (presenter mode's F), or off if it already is.
+pub fn toggle_fullscreen() {
+    let Some(doc) = window().and_then(|w| w.document()) else { return };
+    let current =
+        js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    if current.is_null() || current.is_undefined() {
+        if let Some(root) = doc.document_element() {
+            let _ = call_method(&root, "requestFullscreen", &js_sys::Array::new());
+        }
+    } else {
+        exit_fullscreen();
+    }
+}
+
+/// Leaves full screen, if the page is in it.
+pub fn exit_fullscreen() {
+    let Some(doc) = window().and_then(|w| w.document()) else { return };
+    let current =
+        js_sys::Reflect::get(&doc, &"fullscreenElement".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    if !(current.is_null() || current.is_undefined()) {
+        let _ = call_method(&doc, "exitFullscreen", &js_sys::Array::new());
+    }
+}
+
+/// Removes the element with this id, if there is one (index.html's first paint).
+pub fn remove_by_id(id: &str) {
+    if let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        el.remove();
+    }
+}
+
+/// Scrolls the first element matching `selector` to the top of the window when its top
+/// is above the window (it was scrolled past); does nothing when it is in view or below.
+pub fn scroll_into_view_if_above(selector: &str) {
+    let Some(doc) = window().and_then(|w| w.document()) else { return };
+    let Ok(Some(el)) = doc.query_selector(selector) else { return };
+    if el.get_bounding_client_rect().top() < 0.0 {
+        el.scroll_into_view();
+    }
+}
