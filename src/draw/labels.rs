@@ -177,7 +177,7 @@ mod tests {
     #[test]
     fn the_baseball_bat_labels_keep_apart() {
         // seed 003 in the 300 × 260 plot: baseball (2, 0) → (1.76, 0.24), bat (1, 1) → (1.5, 0.5),
-        // at the pixels PlotLayout gives them; "bat after" used to sit on "baseball".
+        // at the pixels PlotLayout gives them; "bat after" must not sit on "baseball".
         let (baseball, baseball_after) = ((178.0, 192.0), (163.0, 178.0));
         let (bat, bat_after) = ((117.0, 131.0), (147.0, 161.0));
         let dots: Vec<Dot> = [baseball, baseball_after, bat, bat_after]

@@ -275,7 +275,7 @@ pub fn edited_vectors(
 }
 
 /// The scenario of `next`, a step of the same lesson, with the learner's vector edits
-/// carried over (issue 26: Back and Next keep them until "Reset this lesson"). Only vectors
+/// carried over (Back and Next keep them until "Reset this lesson"). Only vectors
 /// as wide as the next step's `d_model` are carried; the others would not fit its space.
 pub fn carry_edits(next: &Scenario, edits: &std::collections::BTreeMap<String, Vec<f64>>) -> Scenario {
     let mut out = next.clone();
@@ -535,22 +535,20 @@ pub(crate) mod tests {
         missing
     }
 
-    /// What the test caught in the lessons before issue 26's fixes, still to fix: each
-    /// fix takes its line out (the test fails on a line that no longer happens, and on
-    /// any line not listed).
+    /// Every decimal a step's words, question or revealed answer quote is a number its
+    /// picture shows (the focus step's heatmaps, its extra, its aside).
     #[test]
     fn every_number_the_words_quote_is_in_the_picture() {
         let missing = numbers_missing_from_pictures();
         let list: Vec<String> =
             missing.iter().map(|(id, step, what, n)| format!("?lesson={id}&ls={step} {what}: {n}")).collect();
-        // none is excused: round 6 took out the last eleven (the asides, the BLOOM table,
-        // whole-number sizes)
+        // none is excused
         assert!(list.is_empty(), "numbers the words quote but the picture lacks:\n{list:#?}");
     }
 
     /// A question whose words promise a picture ("Choose an answer to see the weights")
     /// shows that picture once answered: the step it reveals, or the extra it reveals
-    /// (issue 26, item 6: the picture used to stay on the scores).
+    /// (not the scores the question was asked over).
     #[test]
     fn after_a_reveal_the_picture_shows_what_the_words_promised() {
         let mut checked = 0;

@@ -17,9 +17,8 @@ use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
 /// The newest cache rows listed in the K and V tables.
 const MAX_ROWS: usize = 8;
 /// The first numbers of a row listed (d_k may be up to 512). Four, with the label, fit
-/// the table's half of the view at 1440 px without a sideways scroll (eight did not: the
-/// last three were hidden), and every number a step shifts costs the browser a text
-/// layout (issue 21).
+/// the table's half of the view at 1440 px without a sideways scroll, and every number a
+/// step shifts costs the browser a text layout.
 const MAX_COLS: usize = 4;
 
 /// One row of a cache table: the position, its slot (new, cached or left), its label
@@ -102,7 +101,7 @@ fn column_chars<'a>(
 /// The column widths of the K or V table for a whole decoding (sentence `at.b`, K/V
 /// head `at.kv_head`): the longest label any listed row takes at any position, and the
 /// longest number of any row. The columns then keep their widths while the learner
-/// steps, and a step does not lay out the table's columns again (issue 21).
+/// steps, and a step does not lay out the table's columns again.
 fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char) -> (usize, usize) {
     let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
     let cols = at.d_k.min(MAX_COLS);
@@ -177,8 +176,8 @@ fn cache_row_view(r: &CacheRow) -> impl IntoView {
 /// The K or V cache table of the shown K/V head. Its rows are one render effect: a Vec
 /// of rows of plain values that Tachys rebuilds in place, setting only the texts and
 /// attributes that changed (a step shifts the listed rows by one, so most numbers change
-/// anyway; a keyed list, which moved rows and built the new one with a memo and five
-/// effects per row, cost as much: issue 21, BENCHMARKS.md).
+/// anyway; a keyed list, with a memo and five effects per row, costs as much:
+/// BENCHMARKS.md).
 pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
     let rows = Memo::new(move |_| {
         ctx.with(|d, p, full, at| cache_rows_now(d, p, full, at, which)).unwrap_or_default()

@@ -3,7 +3,7 @@
 //! the check against the full run. Built once per decoding: a step changes the rows'
 //! and cells' text and attributes (and adds or removes a weight row) instead of building
 //! the tables again, which cost the browser's style, layout and paint of new elements.
-//! Each table is one render effect, and its columns have fixed widths (issue 21).
+//! Each table is one render effect, and its columns have fixed widths.
 
 use leptos::prelude::*;
 
@@ -18,8 +18,8 @@ use crate::ui::widgets::scroll_region::scroll_region;
 use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
 
 /// The most weights listed (the largest, beyond that): as many as the table shows at
-/// 1440 px without scrolling (24 were listed in a box that showed 12, and every listed
-/// weight a step changes costs the browser a text layout: issue 21).
+/// 1440 px without scrolling (every listed weight a step changes costs the browser a
+/// text layout).
 const MAX_KEYS: usize = 12;
 /// The first numbers of the output row listed (d_model may be up to 512): as many as fit
 /// beside the cache tables at 1440 px.
@@ -214,7 +214,7 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     // place, item by item, and sets only the texts and attributes that changed, so the
     // elements are built once (a row is added only while fewer than MAX_KEYS keys are
     // cached). A step runs two effects here, not one per field of every row and cell
-    // (about 170, each a task of the reactive graph: issue 21's decode step).
+    // (about 170, each a task of the reactive graph).
     let weight_rows =
         move || now.with(|q| q.as_ref().map(|q| q.rows.iter().map(weight_row_view).collect::<Vec<_>>()));
     let output_cells = move || {

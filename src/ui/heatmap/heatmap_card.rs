@@ -21,7 +21,7 @@ use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 use crate::ui::platform::{canvas, files, screen, tasks, timing};
 
 /// The heatmaps' label size, CSS px, where it is not [`draw::LABEL_FONT`]: presenter mode
-/// provides 18, so a room can read the tokens (issue 26).
+/// provides 18, so a room can read the tokens.
 #[derive(Debug, Clone, Copy)]
 pub struct LabelFont(pub Signal<f64>);
 
@@ -67,8 +67,8 @@ pub fn HeatmapCard(
 
     // Draw whenever the numbers, the layout or the scale change (and only then). A large
     // card draws in a task of its own (`tasks::later`), with the newest values when its turn
-    // comes, so a page of large cards is never one long task (BENCHMARKS.md, 1.6 "Large
-    // cards draw apart"; R4.4 for the budget that now puts the stress page's in one).
+    // comes, so a page of large cards is never one long task (BENCHMARKS.md, "Large
+    // cards draw apart").
     let draw =
         move |el: &web_sys::HtmlCanvasElement, layout: &Layout, zoom: f64, scale: Scale, d: &CardData| {
             timing::mark("al-draw-start");
@@ -363,7 +363,7 @@ pub fn HeatmapCard(
                 <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>
                     {title}
                 </span>
-                // what the rows and the columns are, in words (issue 26: a reading layer), on
+                // what the rows and the columns are, in words (a reading layer), on
                 // the caption's line so that the picture keeps its height
                 <span class="al-axes" data-testid="axis-titles">
                     {

@@ -1,4 +1,4 @@
-//! The reading layer under a lesson step's words (issue 26): the step's words with the
+//! The reading layer under a lesson step's words: the step's words with the
 //! first use of each glossary term in the lesson as a button that opens its meaning
 //! below the words, the whole glossary, and the sources the lessons follow. The pure
 //! parts (which terms a step uses first, where) are [`crate::lessons::glossary`]'s.

@@ -166,9 +166,8 @@ pub fn LessonPanel(
     };
     // on a phone the tabs are one row that scrolls sideways: the open lesson's tab is
     // scrolled into it (the row only, never the page). It reads the boxes in the next
-    // frame, where the page is laid out anyway: read while the app mounts, they forced a
-    // layout of the whole page inside the first task (86 ms of it at a phone's 4× slower
-    // CPU, issue 22)
+    // frame, where the page is laid out anyway: read while the app mounts, they would force
+    // a layout of the whole page inside the first task
     let tabs_ref = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
         position.track();

@@ -35,7 +35,7 @@ const PLOT_WIDTH: f64 = 330.0;
 /// wider table: 2 queries × 6 keys with their labels).
 const CORNERS_WIDTH: f64 = 360.0;
 
-/// The heatmaps' label size in presenter mode, CSS px (issue 26: at least 18).
+/// The heatmaps' label size in presenter mode, CSS px (at least 18).
 const PRESENTER_LABEL_FONT: f64 = 18.0;
 
 /// The open lesson `l`'s stage.

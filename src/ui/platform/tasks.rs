@@ -65,7 +65,7 @@ fn schedule_later() {
 
 /// How long one task of [`later`] pieces may run before it yields (a piece is never cut).
 /// 24 ms: the eight 128 × 128 cards of the stress page draw in one task, without a
-/// browser frame between them (BENCHMARKS.md, R4.4).
+/// browser frame between them (BENCHMARKS.md).
 const LATER_BUDGET_MS: f64 = 24.0;
 
 fn run_later() {

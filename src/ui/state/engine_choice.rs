@@ -143,7 +143,7 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
 /// "Large inputs"): typing in one 128-token sentence at d_model = 256 (44 M, alone or one
 /// of four) is computed on the page, a fresh run of the whole stress page (176 M) in the
 /// worker. Chosen from `e2e/bench/crossover.mjs`'s measurements (the engine on the page
-/// against the worker's round trip): BENCHMARKS.md, R4.2.
+/// against the worker's round trip): BENCHMARKS.md.
 pub const WORKER_MIN_WORK: u64 = 48_000_000;
 
 /// True when the scenario's engine run belongs in the worker: its [`work_to_do`] after

@@ -1,8 +1,7 @@
-//! Parts of the page built a task or more after the rest (issue 22: total blocking time).
-//! The first render of a lesson link built the words, the picture, the tools and the
-//! explorer under them in one task of 400–600 ms at a phone's 4× slower CPU (much of it
-//! compiling the WebAssembly functions on their first call); a first render of a few
-//! shorter tasks answers a tap between them.
+//! Parts of the page built a task or more after the rest: a lesson link's words, picture,
+//! tools and the explorer under them are a few shorter tasks instead of one long one
+//! (much of it compiling the WebAssembly functions on their first call), so the page
+//! answers a tap between them (BENCHMARKS.md).
 
 use std::time::Duration;
 

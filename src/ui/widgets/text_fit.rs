@@ -1,8 +1,7 @@
 //! Whether a label may be wider than the box the style gives it. Only those labels get the
 //! clip that ends them with an ellipsis: each clip is a paint chunk of its own, and with
 //! one on each of 128 tokens and every table header, every frame of the page paid for
-//! them in paint and layerizing (issue 21: a decode step's compositor update went from
-//! about 1.2 to 0.6 ms without them).
+//! them in paint and layerizing (BENCHMARKS.md).
 
 /// Characters of `.al-slot` (the decode view's cache strip): at most 7rem of a 0.75rem
 /// monospace font, about 15 characters of 0.6em, less the padding.
