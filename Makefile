@@ -44,7 +44,7 @@ monkey: ## the browser random walk only, against the built dist/: make monkey SE
 
 MUTANTS_FILES ?= crates/engine/src/attention.rs crates/engine/src/mask.rs crates/engine/src/positional.rs $(wildcard crates/engine/src/stages/*.rs) crates/engine/src/decode.rs crates/engine/src/tiled.rs
 
-mutants: ## cargo-mutants on the engine's math (slow, not part of `make test`): make mutants MUTANTS_FILES=src/ui/url.rs
+mutants: ## cargo-mutants on the engine's math (slow, not part of `make test`): make mutants MUTANTS_FILES=src/ui/state/url.rs
 	export PATH="$$HOME/.cargo/bin:$$PATH"; \
 	command -v cargo-mutants >/dev/null || cargo install cargo-mutants --version 27.1.0 --locked && \
 	cargo mutants --no-shuffle --timeout 600 $(foreach f,$(MUTANTS_FILES),-f $(f)) -o target/mutants

@@ -51,7 +51,7 @@ pub fn App() -> impl IntoView {
     // Why the address bar cannot hold this scenario (too large for a link), if it cannot.
     let link_problem = RwSignal::new(None::<String>);
     let lesson = RwSignal::new(None::<(usize, usize)>);
-    // Challenges mode (src/ui/challenge_panel.rs): the open challenge's id, and a challenge
+    // Challenges mode (src/ui/challenge/challenge_panel.rs): the open challenge's id, and a challenge
     // imported as JSON or carried whole by a `#c=` link.
     let challenge = RwSignal::new(page.challenge.clone());
     let imported = RwSignal::new(None::<crate::challenges::Challenge>);
