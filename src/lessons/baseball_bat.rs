@@ -44,16 +44,11 @@ pub fn lesson() -> Lesson {
         title: "The baseball bat",
         seeds: "the baseball-bat tutorial",
         steps: vec![
-            LessonStep {
-                title: "Two words in a 3-dimensional space",
-                scenario: pair.clone(),
-                focus: S::X,
-                batch: 0,
-                extra: Extra::EmbeddingPlot,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            LessonStep::new(
+                "Two words in a 3-dimensional space",
+                pair.clone(),
+                S::X,
+                |t| {
                     format!(
                         "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
                          space whose dimensions mean sports, animal and other. \"baseball\" is {} and \"bat\" is {}: \
@@ -67,29 +62,13 @@ pub fn lesson() -> Lesson {
                         t.sizes.d_k
                     )
                 },
-            },
-            LessonStep {
-                title: "Scores: QKᵀ / √d_k",
-                scenario: pair.clone(),
-                focus: S::Scaled,
-                batch: 0,
-                extra: Extra::EmbeddingPlot,
-                quiz: None,
-                aside: |t| {
-                    super::matrix_aside(
-                        t,
-                        format!(
-                            "QKᵀ before the division by √d_k = √{}; the heatmap shows it after.",
-                            t.sizes.d_k
-                        ),
-                        "QKᵀ",
-                        S::Scores,
-                        0,
-                        0,
-                    )
-                },
-                highlight: |_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)],
-                narrate: |t| {
+            )
+            .extra(Extra::EmbeddingPlot),
+            LessonStep::new(
+                "Scores: QKᵀ / √d_k",
+                pair.clone(),
+                S::Scaled,
+                |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
                          scores the baseball-bat tutorial prints: baseball {} and bat {}. (The tutorial calls these \"scores\"; in the \
@@ -103,16 +82,34 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Scaled, 0, 0, 0, 1)),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: where does baseball look?",
-                scenario: pair.clone(),
-                focus: S::Scaled,
-                batch: 0,
-                extra: Extra::EmbeddingPlot,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .extra(Extra::EmbeddingPlot)
+            .aside(|t| {
+                    super::matrix_aside(
+                        t,
+                        format!(
+                            "QKᵀ before the division by √d_k = √{}; the heatmap shows it after.",
+                            t.sizes.d_k
+                        ),
+                        "QKᵀ",
+                        S::Scores,
+                        0,
+                        0,
+                    )
+                })
+            .highlight(|_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)]),
+            LessonStep::new(
+                "Predict: where does baseball look?",
+                pair.clone(),
+                S::Scaled,
+                |_| {
+                    "Predict first: softmax keeps the order of the scores, so the largest score gets the largest \
+                     weight. Choose an answer to see the weights."
+                        .into()
+                },
+            )
+            .extra(Extra::EmbeddingPlot)
+            .quiz(Quiz {
                     reveal: Some(S::Weights),
                     reveal_extra: None,
                     question: |t| {
@@ -124,22 +121,11 @@ pub fn lesson() -> Lesson {
                     },
                     kind: QuizKind::Choice { choices: pair_choices, answer: pair_answer },
                 }),
-                narrate: |_| {
-                    "Predict first: softmax keeps the order of the scores, so the largest score gets the largest \
-                     weight. Choose an answer to see the weights."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "Weights: softmax of each row",
-                scenario: pair.clone(),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::EmbeddingPlot,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |_| vec![super::cell(S::Weights, 1, 0)],
-                narrate: |t| {
+            LessonStep::new(
+                "Weights: softmax of each row",
+                pair.clone(),
+                S::Weights,
+                |t| {
                     format!(
                         "Softmax turns each row into weights that sum to 1: baseball {} and bat {}. \"bat\" gives \
                          {} of its attention to \"baseball\": its two scores are equal, so the weights are too.",
@@ -148,17 +134,14 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Weights, 0, 0, 1, 0)),
                     )
                 },
-            },
-            LessonStep {
-                title: "Output: bat is pulled toward baseball",
-                scenario: pair,
-                focus: S::Output,
-                batch: 0,
-                extra: Extra::EmbeddingPlot,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::Output, 0, 0, 1),
-                narrate: |t| {
+            )
+            .extra(Extra::EmbeddingPlot)
+            .highlight(|_| vec![super::cell(S::Weights, 1, 0)]),
+            LessonStep::new(
+                "Output: bat is pulled toward baseball",
+                pair,
+                S::Output,
+                |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
                          moved from {} to {}: {}, {}. That is how attention \
@@ -172,27 +155,14 @@ pub fn lesson() -> Lesson {
                         super::change("animal", at(t, S::X, 0, 0, 1, 1), at(t, S::Output, 0, 0, 1, 1)),
                     )
                 },
-            },
-            LessonStep {
-                title: "The whole sentence",
-                scenario: whole,
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::EmbeddingPlot,
-                quiz: None,
-                aside: |t| {
-                    super::row_aside(
-                        t,
-                        "\"bat\"'s row: its scaled scores, then softmax shares the row among five keys."
-                            .into(),
-                        0,
-                        0,
-                        4,
-                        &[("scaled", S::Scaled), ("weights", S::Weights)],
-                    )
-                },
-                highlight: |_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)],
-                narrate: |t| {
+            )
+            .extra(Extra::EmbeddingPlot)
+            .highlight(|t| super::row_cells(t, S::Output, 0, 0, 1)),
+            LessonStep::new(
+                "The whole sentence",
+                whole,
+                S::Weights,
+                |t| {
                     format!(
                         "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension. The \
                          scores of \"baseball\" and \"bat\" with each other do not change (baseball·bat scaled is \
@@ -205,7 +175,20 @@ pub fn lesson() -> Lesson {
                         row(t, S::Output, 0, 0, 4),
                     )
                 },
-            },
+            )
+            .extra(Extra::EmbeddingPlot)
+            .aside(|t| {
+                    super::row_aside(
+                        t,
+                        "\"bat\"'s row: its scaled scores, then softmax shares the row among five keys."
+                            .into(),
+                        0,
+                        0,
+                        4,
+                        &[("scaled", S::Scaled), ("weights", S::Weights)],
+                    )
+                })
+            .highlight(|_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)]),
         ],
     }
 }

@@ -4,7 +4,7 @@
 //! finds the word of the other sentence it translates.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, shape_of, token, Cell, Extra, Lesson, LessonStep};
+use super::{at, base, num, shape_of, token, Cell, Lesson, LessonStep};
 use crate::engine::embedding::EIGHT_FEATURES;
 use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
@@ -90,21 +90,11 @@ pub fn lesson() -> Lesson {
         title: "Cross-attention",
         seeds: "the Masterclass chapter and the baseball-bat tutorial",
         steps: vec![
-            LessonStep {
-                title: "Queries from one sentence, keys and values from another",
-                scenario: one_pair(),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |_| {
-                    ALIGNED
-                        .iter()
-                        .map(|&(row, col)| Cell { step: S::Weights, batch: 0, head: 0, row, col })
-                        .collect()
-                },
-                narrate: |t| {
+            LessonStep::new(
+                "Queries from one sentence, keys and values from another",
+                one_pair(),
+                S::Weights,
+                |t| {
                     let quoted: Vec<String> = ALIGNED
                         .iter()
                         .map(|&(i, j)| {
@@ -129,16 +119,24 @@ pub fn lesson() -> Lesson {
                         shape_of(t, S::Weights),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: whose length does the output have?",
-                scenario: one_pair(),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .highlight(|_| {
+                    ALIGNED
+                        .iter()
+                        .map(|&(row, col)| Cell { step: S::Weights, batch: 0, head: 0, row, col })
+                        .collect()
+                }),
+            LessonStep::new(
+                "Predict: whose length does the output have?",
+                one_pair(),
+                S::Weights,
+                |_| {
+                    "Predict first: weights @ v multiplies (T_q, T_k) by (T_k, d_k). Choose an answer to see the \
+                     output."
+                        .into()
+                },
+            )
+            .quiz(Quiz {
                     reveal: Some(S::Output),
                     reveal_extra: None,
                     question: |t| {
@@ -151,22 +149,11 @@ pub fn lesson() -> Lesson {
                     },
                     kind: QuizKind::Choice { choices: output_shapes, answer: output_shape_answer },
                 }),
-                narrate: |_| {
-                    "Predict first: weights @ v multiplies (T_q, T_k) by (T_k, d_k). Choose an answer to see the \
-                     output."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "The output has the queries' length",
-                scenario: one_pair(),
-                focus: S::Output,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            LessonStep::new(
+                "The output has the queries' length",
+                one_pair(),
+                S::Output,
+                |t| {
                     format!(
                         "weights {} @ v {} gives context {}: each query gets a weighted sum of the other \
                          sentence's values, so the output is {}, shaped like the queries, not the keys.",
@@ -176,21 +163,12 @@ pub fn lesson() -> Lesson {
                         shape_of(t, S::Output),
                     )
                 },
-            },
-            LessonStep {
-                title: "Padding the keys of a batch",
-                scenario: batch,
-                focus: S::Weights,
-                batch: 1,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| {
-                    (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))
-                        .map(|j| super::Cell { step: S::Weights, batch: 1, head: 0, row: 0, col: j })
-                        .collect()
-                },
-                narrate: |t| {
+            ),
+            LessonStep::new(
+                "Padding the keys of a batch",
+                batch,
+                S::Weights,
+                |t| {
                     let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
                     // "cold" comes before "creek" in English and after it in French
                     let top = t.top_keys(1, 0, 1).first().copied().unwrap_or(0);
@@ -208,7 +186,13 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Weights, 1, 0, 1, top)),
                     )
                 },
-            },
+            )
+            .batch(1)
+            .highlight(|t| {
+                    (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))
+                        .map(|j| super::Cell { step: S::Weights, batch: 1, head: 0, row: 0, col: j })
+                        .collect()
+                }),
         ],
     }
 }

@@ -3,7 +3,7 @@
 //! key/value cache of a model that generates text.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, Lesson, LessonStep};
 use crate::engine::decode::cache_bytes;
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 
@@ -47,16 +47,11 @@ pub fn lesson() -> Lesson {
         title: "GQA and MQA",
         seeds: "Llama 3, Mistral and Qwen's attention",
         steps: vec![
-            LessonStep {
-                title: "Every query head has its own key head",
-                scenario: scenario(4),
-                focus: S::KHeads,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            LessonStep::new(
+                "Every query head has its own key head",
+                scenario(4),
+                S::KHeads,
+                |t| {
                     format!(
                         "Multi-head attention as in the 2017 paper: h = {} query heads, and as many key and value \
                          heads. A model that writes text one token at a time keeps every earlier token's keys and \
@@ -65,20 +60,12 @@ pub fn lesson() -> Lesson {
                         per_token(t),
                     )
                 },
-            },
-            LessonStep {
-                title: "Grouped-query attention: two query heads share a key head",
-                scenario: scenario(2),
-                focus: S::KRep,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| {
-                    [super::row_cells(t, S::KRep, 0, 0, MAT), super::row_cells(t, S::KRep, 0, 1, MAT)]
-                        .concat()
-                },
-                narrate: |t| {
+            ),
+            LessonStep::new(
+                "Grouped-query attention: two query heads share a key head",
+                scenario(2),
+                S::KRep,
+                |t| {
                     format!(
                         "Llama 3, Mistral and Qwen keep fewer key/value heads: here h_kv = {} serves h = {} query \
                          heads, in groups of {}. The step k_rep repeats each key head for its group \
@@ -94,17 +81,16 @@ pub fn lesson() -> Lesson {
                         per_token(t),
                     )
                 },
-            },
-            LessonStep {
-                title: "Multi-query attention: one key head for all",
-                scenario: scenario(1),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| (0..4).flat_map(|h| super::row_cells(t, S::Weights, 0, h, MAT)).collect(),
-                narrate: |t| {
+            )
+            .highlight(|t| {
+                    [super::row_cells(t, S::KRep, 0, 0, MAT), super::row_cells(t, S::KRep, 0, 1, MAT)]
+                        .concat()
+                }),
+            LessonStep::new(
+                "Multi-query attention: one key head for all",
+                scenario(1),
+                S::Weights,
+                |t| {
                     format!(
                         "With h_kv = 1 every query head reads the same keys and values, and still the heads \
                          attend differently, because their queries differ: \"mat\" gives \"cat\" {} in head 1 and \
@@ -116,16 +102,21 @@ pub fn lesson() -> Lesson {
                         per_token(t),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: the cache of a real model",
-                scenario: scenario(2),
-                focus: S::KRep,
-                batch: 0,
-                extra: Extra::None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .highlight(|t| (0..4).flat_map(|h| super::row_cells(t, S::Weights, 0, h, MAT)).collect()),
+            LessonStep::new(
+                "Predict: the cache of a real model",
+                scenario(2),
+                S::KRep,
+                |t| {
+                    format!(
+                        "The same arithmetic as in this small model ({} per token and layer), at full size. \
+                         Type a number to see the answer.",
+                        per_token(t)
+                    )
+                },
+            )
+            .quiz(Quiz {
                     reveal: None,
                     reveal_extra: None,
                     question: |_| {
@@ -156,14 +147,6 @@ pub fn lesson() -> Lesson {
                         tolerance: 0.5,
                     },
                 }),
-                narrate: |t| {
-                    format!(
-                        "The same arithmetic as in this small model ({} per token and layer), at full size. \
-                         Type a number to see the answer.",
-                        per_token(t)
-                    )
-                },
-            },
         ],
     }
 }

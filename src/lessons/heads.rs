@@ -3,7 +3,7 @@
 //! split its single row of weights between them, and its output blends the two.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, Cell, Lesson, LessonStep};
 use crate::engine::weights::parameter_count;
 use crate::engine::{ExplicitWeights, Projections, Scenario, StepName as S, Trace};
 
@@ -97,18 +97,11 @@ pub fn lesson() -> Lesson {
         title: "Why several heads",
         seeds: "the multi-head attention article",
         steps: vec![
-            LessonStep {
-                title: "One word, two questions",
-                scenario: two.clone(),
-                focus: S::X,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| {
-                    [JUMP, DOG, IT].iter().flat_map(|&i| super::row_cells(t, S::X, 0, 0, i)).collect()
-                },
-                narrate: |t| {
+            LessonStep::new(
+                "One word, two questions",
+                two.clone(),
+                S::X,
+                |t| {
                     format!(
                         "\"The creek was cold and the spunky dog wanted to jump over it.\" To make sense of \
                          \"jump\", a reader asks two questions at once: who jumps (\"dog\") and over what \
@@ -120,19 +113,15 @@ pub fn lesson() -> Lesson {
                         row(t, S::X, 0, 0, IT),
                     )
                 },
-            },
-            LessonStep {
-                title: "Head 1: who jumps?",
-                scenario: two.clone(),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |_| {
-                    [cells(S::Weights, 0, JUMP, &[DOG]), cells(S::Weights, 0, WANTED, &[DOG])].concat()
-                },
-                narrate: |t| {
+            )
+            .highlight(|t| {
+                    [JUMP, DOG, IT].iter().flat_map(|&i| super::row_cells(t, S::X, 0, 0, i)).collect()
+                }),
+            LessonStep::new(
+                "Head 1: who jumps?",
+                two.clone(),
+                S::Weights,
+                |t| {
                     format!(
                         "Head 1's query asks \"I am an action: who does me?\" and its keys answer \"I am an \
                          animal\". The \"jump\" row puts {} of its weight on \"dog\": one sharp peak. (\"wanted\" \
@@ -140,17 +129,15 @@ pub fn lesson() -> Lesson {
                         weight(t, 0, JUMP, DOG),
                     )
                 },
-            },
-            LessonStep {
-                title: "Head 2: over what?",
-                scenario: two.clone(),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |_| cells(S::Weights, 1, JUMP, &[IT]),
-                narrate: |t| {
+            )
+            .highlight(|_| {
+                    [cells(S::Weights, 0, JUMP, &[DOG]), cells(S::Weights, 0, WANTED, &[DOG])].concat()
+                }),
+            LessonStep::new(
+                "Head 2: over what?",
+                two.clone(),
+                S::Weights,
+                |t| {
                     format!(
                         "Head 2 has its own query and key columns. Its query asks \"what am I done to?\" and \
                          its keys answer \"I stand for a thing\". The \"jump\" row of head 2 puts {} on \"it\". \
@@ -159,16 +146,22 @@ pub fn lesson() -> Lesson {
                         weight(t, 1, JUMP, IT),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: can one head do both?",
-                scenario: one.clone(),
-                focus: S::Scaled,
-                batch: 0,
-                extra: Extra::None,
-                aside: super::no_aside,
-                highlight: |_| cells(S::Scaled, 0, JUMP, &[DOG, IT]),
-                quiz: Some(Quiz {
+            )
+            .highlight(|_| cells(S::Weights, 1, JUMP, &[IT])),
+            LessonStep::new(
+                "Predict: can one head do both?",
+                one.clone(),
+                S::Scaled,
+                |t| {
+                    format!(
+                        "With one head, \"jump\"'s scaled scores for \"dog\" and \"it\" are {} and {}: one \
+                         query now scores both answers. Choose an answer to see the weights.",
+                        num(at(t, S::Scaled, 0, 0, JUMP, DOG)),
+                        num(at(t, S::Scaled, 0, 0, JUMP, IT)),
+                    )
+                },
+            )
+            .quiz(Quiz {
                     reveal: Some(S::Weights),
                     reveal_extra: None,
                     question: |_| {
@@ -177,26 +170,13 @@ pub fn lesson() -> Lesson {
                             .into()
                     },
                     kind: QuizKind::Choice { choices: split_choices, answer: split_answer },
-                }),
-                narrate: |t| {
-                    format!(
-                        "With one head, \"jump\"'s scaled scores for \"dog\" and \"it\" are {} and {}: one \
-                         query now scores both answers. Choose an answer to see the weights.",
-                        num(at(t, S::Scaled, 0, 0, JUMP, DOG)),
-                        num(at(t, S::Scaled, 0, 0, JUMP, IT)),
-                    )
-                },
-            },
-            LessonStep {
-                title: "One head must split its weight",
-                scenario: one.clone(),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |_| cells(S::Weights, 0, JUMP, &[DOG, IT]),
-                narrate: |t| {
+                })
+            .highlight(|_| cells(S::Scaled, 0, JUMP, &[DOG, IT])),
+            LessonStep::new(
+                "One head must split its weight",
+                one.clone(),
+                S::Weights,
+                |t| {
                     format!(
                         "One head gives each query one row of weights, and a row adds up to 1. \"jump\" needs \
                          two words, so it splits: {} on \"dog\" and {} on \"it\". Neither answer gets a sharp \
@@ -205,17 +185,13 @@ pub fn lesson() -> Lesson {
                         weight(t, 0, JUMP, IT),
                     )
                 },
-            },
-            LessonStep {
-                title: "The split blends the answers",
-                scenario: one,
-                focus: S::Context,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::Context, 0, 0, JUMP),
-                narrate: |t| {
+            )
+            .highlight(|_| cells(S::Weights, 0, JUMP, &[DOG, IT])),
+            LessonStep::new(
+                "The split blends the answers",
+                one,
+                S::Context,
+                |t| {
                     format!(
                         "A head's output is the weighted average of the values (here V is the embeddings \
                          themselves). With one head, \"jump\"'s output is {}: animal {} from half a \"dog\" and \
@@ -226,17 +202,13 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Context, 0, 0, JUMP, REFERS)),
                     )
                 },
-            },
-            LessonStep {
-                title: "Concat keeps both answers; W_O mixes them",
-                scenario: two,
-                focus: S::Concat,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::Concat, 0, 0, JUMP),
-                narrate: |t| {
+            )
+            .highlight(|t| super::row_cells(t, S::Context, 0, 0, JUMP)),
+            LessonStep::new(
+                "Concat keeps both answers; W_O mixes them",
+                two,
+                S::Concat,
+                |t| {
                     let d = t.sizes.d_model;
                     format!(
                         "Back to two heads. Each head returns d_k = {} numbers per token, and concat lays them \
@@ -255,7 +227,8 @@ pub fn lesson() -> Lesson {
                         parameter_count(d),
                     )
                 },
-            },
+            )
+            .highlight(|t| super::row_cells(t, S::Concat, 0, 0, JUMP)),
         ],
     }
 }

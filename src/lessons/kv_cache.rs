@@ -72,16 +72,11 @@ pub fn lesson() -> Lesson {
         title: "The KV cache",
         seeds: "how GPT-style models generate text",
         steps: vec![
-            LessonStep {
-                title: "A model writes one token at a time",
-                scenario: scenario(None, None),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::Weights, 0, 0, MAT),
-                narrate: |t| {
+            LessonStep::new(
+                "A model writes one token at a time",
+                scenario(None, None),
+                S::Weights,
+                |t| {
                     let n = t.tokens.first().map_or(0, Vec::len);
                     format!(
                         "Recall the three roles: a token's query asks what it is looking for, a key says what a \
@@ -97,17 +92,13 @@ pub fn lesson() -> Lesson {
                         row(t, S::Weights, 0, 0, n.saturating_sub(1)),
                     )
                 },
-            },
-            LessonStep {
-                title: "The cache, one position at a time",
-                scenario: scenario(None, None),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::Decode { t: ON },
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            )
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, MAT)),
+            LessonStep::new(
+                "The cache, one position at a time",
+                scenario(None, None),
+                S::Weights,
+                |t| {
                     format!(
                         "The panel runs attention as a generating model does, at step t = {ON} (positions count \
                          from 0): only \"{}\" is projected, to one query row, one key row and one value row. The \
@@ -122,16 +113,19 @@ pub fn lesson() -> Lesson {
                         tokens_of(t, ON + 1..t.tokens.first().map_or(0, Vec::len)),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: what does the cache save?",
-                scenario: scenario(None, None),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .extra(Extra::Decode { t: ON }),
+            LessonStep::new(
+                "Predict: what does the cache save?",
+                scenario(None, None),
+                S::Weights,
+                |_| {
+                    "Each row of the picture is one step of writing the sentence. Type a number to see the \
+                     answer."
+                        .into()
+                },
+            )
+            .quiz(Quiz {
                     reveal: None,
                     reveal_extra: None,
                     question: |t| {
@@ -160,21 +154,14 @@ pub fn lesson() -> Lesson {
                         tolerance: 0.1,
                     },
                 }),
-                narrate: |_| {
-                    "Each row of the picture is one step of writing the sentence. Type a number to see the \
-                     answer."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "Predict: is_causal with one query",
-                scenario: scenario(None, None),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::Decode { t: ON },
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            LessonStep::new(
+                "Predict: is_causal with one query",
+                scenario(None, None),
+                S::Weights,
+                |_| "Choose an answer to see why.".into(),
+            )
+            .extra(Extra::Decode { t: ON })
+            .quiz(Quiz {
                     reveal: None,
                     reveal_extra: None,
                     question: |t| {
@@ -210,18 +197,11 @@ pub fn lesson() -> Lesson {
                         },
                     },
                 }),
-                narrate: |_| "Choose an answer to see why.".into(),
-            },
-            LessonStep {
-                title: "Top left or lower right",
-                scenario: scenario(None, None),
-                focus: S::Masked,
-                batch: 0,
-                extra: Extra::CausalCorners,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |_| {
+            LessonStep::new(
+                "Top left or lower right",
+                scenario(None, None),
+                S::Masked,
+                |_| {
                     "The tables below are causal masks for fewer queries (L) than keys (S). is_causal=True \
                      anchors the diagonal at the top left: query i sees keys j ≤ i, as if the queries came \
                      first. causal_lower_right (in torch.nn.attention.bias) anchors it at the lower right: \
@@ -231,17 +211,13 @@ pub fn lesson() -> Lesson {
                      decoding step."
                         .into()
                 },
-            },
-            LessonStep {
-                title: "GQA and a window keep the cache small",
-                scenario: scenario(Some(1), Some(3)),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::Decode { t: MAT },
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            )
+            .extra(Extra::CausalCorners),
+            LessonStep::new(
+                "GQA and a window keep the cache small",
+                scenario(Some(1), Some(3)),
+                S::Weights,
+                |t| {
                     let w = t.mask.config.window;
                     let left = w.and_then(|w| MAT.checked_sub(w));
                     format!(
@@ -270,7 +246,8 @@ pub fn lesson() -> Lesson {
                         cached_weights(t, MAT),
                     )
                 },
-            },
+            )
+            .extra(Extra::Decode { t: MAT }),
         ],
     }
 }

@@ -5,7 +5,7 @@
 use ndarray::Array4;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Aside, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, Aside, Lesson, LessonStep};
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 
 const SENTENCE: &str = "one two three four five six seven eight";
@@ -128,16 +128,11 @@ pub fn lesson() -> Lesson {
         title: "Windows and ALiBi",
         seeds: "Mistral, BLOOM and MPT's attention",
         steps: vec![
-            LessonStep {
-                title: "A sliding window",
-                scenario: scenario(Some(3), false),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::Weights, 0, 0, EIGHT),
-                narrate: |t| {
+            LessonStep::new(
+                "A sliding window",
+                scenario(Some(3), false),
+                S::Weights,
+                |t| {
                     format!(
                         "A causal mask lets a query see every earlier word; a sliding window of W = {} keys lets \
                          it see only itself and the {} before it: key j for query i when i − W < j ≤ i, as in \
@@ -148,16 +143,18 @@ pub fn lesson() -> Lesson {
                         row(t, S::Weights, 0, 0, EIGHT),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: how many keys does \"six\" see?",
-                scenario: scenario(Some(3), false),
-                focus: S::Masked,
-                batch: 0,
-                extra: Extra::None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, EIGHT)),
+            LessonStep::new(
+                "Predict: how many keys does \"six\" see?",
+                scenario(Some(3), false),
+                S::Masked,
+                |_| {
+                    "Count the keys that are not blocked in the row of \"six\". Type a number to see the row."
+                        .into()
+                },
+            )
+            .quiz(Quiz {
                     reveal: Some(S::Masked),
                     reveal_extra: None,
                     question: |t| {
@@ -182,24 +179,11 @@ pub fn lesson() -> Lesson {
                         tolerance: 0.1,
                     },
                 }),
-                narrate: |_| {
-                    "Count the keys that are not blocked in the row of \"six\". Type a number to see the row."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "Layers widen the reach",
-                scenario: scenario(Some(3), false),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| {
-                    [super::row_cells(t, S::Weights, 0, 0, EIGHT), super::row_cells(t, S::Weights, 0, 0, SIX)]
-                        .concat()
-                },
-                narrate: |t| {
+            LessonStep::new(
+                "Layers widen the reach",
+                scenario(Some(3), false),
+                S::Weights,
+                |t| {
                     let w = t.mask.config.window.unwrap_or(1);
                     format!(
                         "One layer lets \"eight\" read {} positions back. But \"six\", which it reads, has read \
@@ -212,17 +196,16 @@ pub fn lesson() -> Lesson {
                         4 * w.saturating_sub(1),
                     )
                 },
-            },
-            LessonStep {
-                title: "ALiBi: a penalty for distance, one slope per head",
-                scenario: scenario(None, true),
-                focus: S::Alibi,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect(),
-                narrate: |t| {
+            )
+            .highlight(|t| {
+                    [super::row_cells(t, S::Weights, 0, 0, EIGHT), super::row_cells(t, S::Weights, 0, 0, SIX)]
+                        .concat()
+                }),
+            LessonStep::new(
+                "ALiBi: a penalty for distance, one slope per head",
+                scenario(None, true),
+                S::Alibi,
+                |t| {
                     format!(
                         "ALiBi (BLOOM, MPT) adds no positions to the embeddings. It adds m·(j − i) to each score \
                          instead: 0 for the query itself, −m for the key before, −2m for the one before that. \
@@ -234,17 +217,13 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Alibi, 0, 3, EIGHT, 0)),
                     )
                 },
-            },
-            LessonStep {
-                title: "BLOOM's m·j gives the same weights",
-                scenario: scenario(None, true),
-                focus: S::Biased,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: bloom_aside,
-                highlight: |t| super::row_cells(t, S::Biased, 0, 0, EIGHT),
-                narrate: |t| {
+            )
+            .highlight(|t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect()),
+            LessonStep::new(
+                "BLOOM's m·j gives the same weights",
+                scenario(None, true),
+                S::Biased,
+                |t| {
                     let Some((bloom, bloom_weights)) = bloom_row(t, 0, EIGHT) else {
                         return "ALiBi is off: turn it on to compare the two ways of writing its bias."
                             .into();
@@ -262,7 +241,9 @@ pub fn lesson() -> Lesson {
                         list(&bloom_weights),
                     )
                 },
-            },
+            )
+            .aside(bloom_aside)
+            .highlight(|t| super::row_cells(t, S::Biased, 0, 0, EIGHT)),
         ],
     }
 }

@@ -52,19 +52,11 @@ pub fn lesson() -> Lesson {
         title: "Masks",
         seeds: "the Annotated Transformer, the Masterclass chapter and the multi-head attention article",
         steps: vec![
-            LessonStep {
-                title: "Causal: no peeking at the future",
-                scenario: masks(true, Padding::None, Fill::NegInf),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| {
-                    [super::row_cells(t, S::Weights, 0, 0, 0), super::row_cells(t, S::Weights, 0, 0, 1)]
-                        .concat()
-                },
-                narrate: |t| {
+            LessonStep::new(
+                "Causal: no peeking at the future",
+                masks(true, Padding::None, Fill::NegInf),
+                S::Weights,
+                |t| {
                     format!(
                         "A decoder must not see later words. The Annotated Transformer's subsequent_mask blocks key j > i: the \
                          hatched upper triangle. Blocked scores become -inf, so their weights are exactly {}; \
@@ -74,16 +66,24 @@ pub fn lesson() -> Lesson {
                         row(t, S::Weights, 0, 0, 1),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: the second row under the causal mask",
-                scenario: masks(true, Padding::None, Fill::NegInf),
-                focus: S::Masked,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .extra(Extra::MaskConventions)
+            .highlight(|t| {
+                    [super::row_cells(t, S::Weights, 0, 0, 0), super::row_cells(t, S::Weights, 0, 0, 1)]
+                        .concat()
+                }),
+            LessonStep::new(
+                "Predict: the second row under the causal mask",
+                masks(true, Padding::None, Fill::NegInf),
+                S::Masked,
+                |_| {
+                    "Predict first: blocked keys take no weight at all, and the keys that are left share 1. Type \
+                     your answer to see the weights."
+                        .into()
+                },
+            )
+            .extra(Extra::MaskConventions)
+            .quiz(Quiz {
                     reveal: Some(S::Weights),
                     reveal_extra: None,
                     question: |t| {
@@ -110,24 +110,11 @@ pub fn lesson() -> Lesson {
                         tolerance: 0.005,
                     },
                 }),
-                narrate: |_| {
-                    "Predict first: blocked keys take no weight at all, and the keys that are left share 1. Type \
-                     your answer to see the weights."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "Padding: a batch needs equal lengths",
-                scenario: masks(false, Padding::Keys, Fill::NegInf),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| {
-                    (t.query_length(0)..t.sizes.t).map(|j| super::cell(S::Weights, 0, j)).collect()
-                },
-                narrate: |t| {
+            LessonStep::new(
+                "Padding: a batch needs equal lengths",
+                masks(false, Padding::Keys, Fill::NegInf),
+                S::Weights,
+                |t| {
                     let pads = t.sizes.t - t.lengths.first().copied().unwrap_or(0);
                     format!(
                         "The batch is padded to its longest sentence, T = {}, so \"this is a sample sequence\" \
@@ -140,17 +127,16 @@ pub fn lesson() -> Lesson {
                         row(t, S::Weights, 0, 0, 0),
                     )
                 },
-            },
-            LessonStep {
-                title: "Both together",
-                scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
-                focus: S::Masked,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            )
+            .extra(Extra::MaskConventions)
+            .highlight(|t| {
+                    (t.query_length(0)..t.sizes.t).map(|j| super::cell(S::Weights, 0, j)).collect()
+                }),
+            LessonStep::new(
+                "Both together",
+                masks(true, Padding::KeysAndQueries, Fill::NegInf),
+                S::Masked,
+                |t| {
                     format!(
                         "Causal and padding together give the multi-head attention article's table: a triangle for the words, and the \
                          <pad> rows blocked entirely. The mask is built once per sentence as (B, T, T) = ({}, \
@@ -162,17 +148,13 @@ pub fn lesson() -> Lesson {
                         t.sizes.n_heads,
                     )
                 },
-            },
-            LessonStep {
-                title: "-inf: a fully masked row is NaN",
-                scenario: masks(true, Padding::KeysAndQueries, Fill::NegInf),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
-                narrate: |t| {
+            )
+            .extra(Extra::MaskConventions),
+            LessonStep::new(
+                "-inf: a fully masked row is NaN",
+                masks(true, Padding::KeysAndQueries, Fill::NegInf),
+                S::Weights,
+                |t| {
                     format!(
                         "A <pad> query row has every key blocked. With -inf, softmax computes e^(-inf − (-inf)) \
                          = e^NaN: the row's weights are {} (0/0), and the NaN flows into context, concat and \
@@ -181,17 +163,14 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Weights, 0, 0, 6, 0)),
                     )
                 },
-            },
-            LessonStep {
-                title: "-1e9: a fully masked row is uniform",
-                scenario: masks(true, Padding::KeysAndQueries, Fill::LargeNegative),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::Weights, 0, 0, 6),
-                narrate: |t| {
+            )
+            .extra(Extra::MaskConventions)
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, 6)),
+            LessonStep::new(
+                "-1e9: a fully masked row is uniform",
+                masks(true, Padding::KeysAndQueries, Fill::LargeNegative),
+                S::Weights,
+                |t| {
                     format!(
                         "With -1e9 (the Annotated Transformer's choice) every score in a fully masked row is the same -1e9, so \
                          softmax gives each of the T = {} keys the weight {} = 1/T: finite, but meaningless, and \
@@ -201,17 +180,14 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Weights, 0, 0, 6, 0)),
                     )
                 },
-            },
-            LessonStep {
-                title: "-1e9 leaks: a query attends to the future",
-                scenario: leak(Fill::LargeNegative),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: leak_cells,
-                narrate: |t| {
+            )
+            .extra(Extra::MaskConventions)
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, 6)),
+            LessonStep::new(
+                "-1e9 leaks: a query attends to the future",
+                leak(Fill::LargeNegative),
+                S::Weights,
+                |t| {
                     format!(
                         "-1e9 is only a number, and real scores can be smaller. Here d_model = {}, \"{a}\" is {} \
                          and \"{b}\" is {}, and W_K = {} turns the key around, so \"{a}\" scores {} with itself. \
@@ -229,17 +205,14 @@ pub fn lesson() -> Lesson {
                         b = token(t, 0, 1),
                     )
                 },
-            },
-            LessonStep {
-                title: "-inf does not leak",
-                scenario: leak(Fill::NegInf),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::MaskConventions,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: leak_cells,
-                narrate: |t| {
+            )
+            .extra(Extra::MaskConventions)
+            .highlight(leak_cells),
+            LessonStep::new(
+                "-inf does not leak",
+                leak(Fill::NegInf),
+                S::Weights,
+                |t| {
                     format!(
                         "The same sentence with -inf: the future score is {}, e^(-inf) is exactly 0 whatever the \
                          other scores are, so \"{a}\" gives {} to \"{b}\" and {} to itself, as the mask says. \
@@ -255,7 +228,9 @@ pub fn lesson() -> Lesson {
                         b = token(t, 0, 1),
                     )
                 },
-            },
+            )
+            .extra(Extra::MaskConventions)
+            .highlight(leak_cells),
         ],
     }
 }

@@ -83,16 +83,11 @@ pub fn lesson() -> Lesson {
         title: "Online softmax",
         seeds: "FlashAttention's online softmax",
         steps: vec![
-            LessonStep {
-                title: "The max trick, one row by hand",
-                scenario: scenario(false),
-                focus: S::Masked,
-                batch: 0,
-                extra: Extra::Tiles { block: t_k(), tile: 0 },
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            LessonStep::new(
+                "The max trick, one row by hand",
+                scenario(false),
+                S::Masked,
+                |t| {
                     let row = folded(t, MAT, t.key_tokens(0).len().max(1));
                     let Some(last) = row.last() else { return "This sentence has no keys.".into() };
                     format!(
@@ -110,16 +105,16 @@ pub fn lesson() -> Lesson {
                         t.key_tokens(0).len(),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: a whole row moved up",
-                scenario: scenario(false),
-                focus: S::Masked,
-                batch: 0,
-                extra: Extra::Tiles { block: t_k(), tile: 0 },
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .extra(Extra::Tiles { block: t_k(), tile: 0 }),
+            LessonStep::new(
+                "Predict: a whole row moved up",
+                scenario(false),
+                S::Masked,
+                |_| "Choose an answer to see why.".into(),
+            )
+            .extra(Extra::Tiles { block: t_k(), tile: 0 })
+            .quiz(Quiz {
                     reveal: None,
                     reveal_extra: None,
                     question: |t| {
@@ -148,18 +143,11 @@ pub fn lesson() -> Lesson {
                         },
                     },
                 }),
-                narrate: |_| "Choose an answer to see why.".into(),
-            },
-            LessonStep {
-                title: "The same row, two keys at a time",
-                scenario: scenario(false),
-                focus: S::Masked,
-                batch: 0,
-                extra: tile(0),
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            LessonStep::new(
+                "The same row, two keys at a time",
+                scenario(false),
+                S::Masked,
+                |t| {
                     let row = folded(t, MAT, BLOCK);
                     let Some(first) = row.first() else { return "This sentence has no keys.".into() };
                     format!(
@@ -175,17 +163,13 @@ pub fn lesson() -> Lesson {
                         f4(first.l),
                     )
                 },
-            },
-            LessonStep {
-                title: "A later tile raises the maximum",
-                scenario: scenario(false),
-                focus: S::Masked,
-                batch: 0,
-                extra: tile(2),
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            )
+            .extra(tile(0)),
+            LessonStep::new(
+                "A later tile raises the maximum",
+                scenario(false),
+                S::Masked,
+                |t| {
                     let row = folded(t, MAT, BLOCK);
                     let Some(second) = row.get(1) else {
                         return "This sentence has one tile per row.".into();
@@ -213,17 +197,13 @@ pub fn lesson() -> Lesson {
                         f4(second.l),
                     )
                 },
-            },
-            LessonStep {
-                title: "The last tile, and the softmax",
-                scenario: scenario(false),
-                focus: S::Masked,
-                batch: 0,
-                extra: tile(4),
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            )
+            .extra(tile(2)),
+            LessonStep::new(
+                "The last tile, and the softmax",
+                scenario(false),
+                S::Masked,
+                |t| {
                     let row = folded(t, MAT, BLOCK);
                     let Some(last) = row.last() else { return "This sentence has no keys.".into() };
                     let n = t.key_tokens(0).len();
@@ -245,17 +225,13 @@ pub fn lesson() -> Lesson {
                         t.query_tokens(0).len() * n,
                     )
                 },
-            },
-            LessonStep {
-                title: "Tiles a causal mask skips",
-                scenario: scenario(true),
-                focus: S::Masked,
-                batch: 0,
-                extra: Extra::Tiles { block: BLOCK, tile: tile_index(BLOCK, t_k(), 0, 2) },
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            )
+            .extra(tile(4)),
+            LessonStep::new(
+                "Tiles a causal mask skips",
+                scenario(true),
+                S::Masked,
+                |t| {
                     let (skipped, all) = blocked_tiles(t, BLOCK);
                     let row = folded(t, 0, BLOCK);
                     let m = row.last().map_or(f64::NAN, |r| r.m);
@@ -270,7 +246,8 @@ pub fn lesson() -> Lesson {
                         f4(m),
                     )
                 },
-            },
+            )
+            .extra(Extra::Tiles { block: BLOCK, tile: tile_index(BLOCK, t_k(), 0, 2) }),
         ],
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, Cell, Lesson, LessonStep};
 use crate::engine::{Rope, RopeStyle, Scenario, StepName as S, Trace};
 
 /// "bat ball" twice, four positions apart: positions 0 1 and 4 5.
@@ -81,16 +81,11 @@ pub fn lesson() -> Lesson {
         title: "RoPE",
         seeds: "Llama, Mistral and Qwen's attention",
         steps: vec![
-            LessonStep {
-                title: "Without positions, order is invisible",
-                scenario: scenario(None),
-                focus: S::Scores,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |_| pairs(S::Scores),
-                narrate: |t| {
+            LessonStep::new(
+                "Without positions, order is invisible",
+                scenario(None),
+                S::Scores,
+                |t| {
                     format!(
                         "\"bat ball\" appears twice, four positions apart. Without any positional information a \
                          query·key score cannot tell where the words are: \"ball\" at position 1 scores {} with \
@@ -101,20 +96,13 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Scores, 0, 0, BALL_5, BAT_0)),
                     )
                 },
-            },
-            LessonStep {
-                title: "RoPE turns each query and key",
-                scenario: scenario(Some(RopeStyle::Half)),
-                focus: S::QRot,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| {
-                    [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
-                        .concat()
-                },
-                narrate: |t| {
+            )
+            .highlight(|_| pairs(S::Scores)),
+            LessonStep::new(
+                "RoPE turns each query and key",
+                scenario(Some(RopeStyle::Half)),
+                S::QRot,
+                |t| {
                     format!(
                         "RoPE (rotary position embedding) does not add a vector: it turns each query and key by \
                          an angle that grows with the word's position. The head's d_k = {} numbers form {} pairs, \
@@ -129,20 +117,24 @@ pub fn lesson() -> Lesson {
                         row(t, S::QRot, 0, 0, BALL_5),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: the same distance, four positions later",
-                scenario: scenario(Some(RopeStyle::Half)),
-                // the turned queries, not the scores: the answer is not in the picture yet
-                focus: S::QRot,
-                batch: 0,
-                extra: Extra::None,
-                aside: super::no_aside,
-                highlight: |t| {
+            )
+            .highlight(|t| {
                     [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
                         .concat()
+                }),
+            LessonStep::new(
+                "Predict: the same distance, four positions later",
+                scenario(Some(RopeStyle::Half)),
+                // the turned queries, not the scores: the answer is not in the picture yet
+                S::QRot,
+                |_| {
+                    "Predict first. The queries of \"ball\" at positions 1 and 5 are turned by different \
+                     angles (the outlined rows), and so are the keys of the two \"bat\"s. Choose an answer, then \
+                     go on to see the scores."
+                        .into()
                 },
-                quiz: Some(Quiz {
+            )
+            .quiz(Quiz {
                     reveal: Some(S::Scores),
                     reveal_extra: None,
                     question: |_| {
@@ -155,24 +147,16 @@ pub fn lesson() -> Lesson {
                         choices: |_| vec!["the same".into(), "larger".into(), "smaller".into()],
                         answer: offset_answer,
                     },
+                })
+            .highlight(|t| {
+                    [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
+                        .concat()
                 }),
-                narrate: |_| {
-                    "Predict first. The queries of \"ball\" at positions 1 and 5 are turned by different \
-                     angles (the outlined rows), and so are the keys of the two \"bat\"s. Choose an answer, then \
-                     go on to see the scores."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "Only the distance counts",
-                scenario: scenario(Some(RopeStyle::Half)),
-                focus: S::Scores,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |_| pairs(S::Scores),
-                narrate: |t| {
+            LessonStep::new(
+                "Only the distance counts",
+                scenario(Some(RopeStyle::Half)),
+                S::Scores,
+                |t| {
                     format!(
                         "Both one-apart pairs score {} and {}: only the distance between the two words counts, \
                          not where they stand. Five positions apart, \"ball\" at 5 and the first \"bat\" score {}. \
@@ -183,17 +167,13 @@ pub fn lesson() -> Lesson {
                         num(at(t, S::Scores, 0, 0, BALL_5, BAT_0)),
                     )
                 },
-            },
-            LessonStep {
-                title: "Two ways to pair the dimensions",
-                scenario: scenario(Some(RopeStyle::Interleaved)),
-                focus: S::QRot,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: |t| super::row_cells(t, S::QRot, 0, 0, BALL_5),
-                narrate: |t| {
+            )
+            .highlight(|_| pairs(S::Scores)),
+            LessonStep::new(
+                "Two ways to pair the dimensions",
+                scenario(Some(RopeStyle::Interleaved)),
+                S::QRot,
+                |t| {
                     format!(
                         "The code you will read pairs the dimensions two ways. Hugging Face's Llama (rotate_half) \
                          pairs dimension i with i + d_k/2: 0 with 2 and 1 with 3 (step 2). The RoFormer paper and \
@@ -205,7 +185,8 @@ pub fn lesson() -> Lesson {
                         row(t, S::QRot, 0, 0, BALL_5),
                     )
                 },
-            },
+            )
+            .highlight(|t| super::row_cells(t, S::QRot, 0, 0, BALL_5)),
         ],
     }
 }

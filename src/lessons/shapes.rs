@@ -84,16 +84,11 @@ pub fn lesson() -> Lesson {
         title: "Shapes",
         seeds: "the Annotated Transformer and the multi-head attention article",
         steps: vec![
-            LessonStep {
-                title: "One tensor, (B, T, d_model)",
-                scenario: s.clone(),
-                focus: S::Q,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            LessonStep::new(
+                "One tensor, (B, T, d_model)",
+                s.clone(),
+                S::Q,
+                |t| {
                     format!(
                         "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
                          token. Multi-head attention gives each of the h = {} heads its own d_k = {} columns of \
@@ -107,17 +102,12 @@ pub fn lesson() -> Lesson {
                         slice(t, S::Q, 1, t.sizes.d_k, 2 * t.sizes.d_k),
                     )
                 },
-            },
-            LessonStep {
-                title: "view, then transpose(1, 2)",
-                scenario: s.clone(),
-                focus: S::QHeads,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            ),
+            LessonStep::new(
+                "view, then transpose(1, 2)",
+                s.clone(),
+                S::QHeads,
+                |t| {
                     let d_k = t.sizes.d_k;
                     format!(
                         "q.view(B, T, h, d_k) splits each row into h pieces of d_k without moving a number; \
@@ -133,17 +123,12 @@ pub fn lesson() -> Lesson {
                         2 * d_k,
                     )
                 },
-            },
-            LessonStep {
-                title: "Without the transpose, heads get the wrong numbers",
-                scenario: s.clone(),
-                focus: S::QHeads,
-                batch: 0,
-                extra: Extra::SplitBothWays,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            ),
+            LessonStep::new(
+                "Without the transpose, heads get the wrong numbers",
+                s.clone(),
+                S::QHeads,
+                |t| {
                     let d_k = t.sizes.d_k;
                     let wrong = t
                         .step(S::Q)
@@ -166,16 +151,19 @@ pub fn lesson() -> Lesson {
                         slice(t, S::Q, 1, 0, d_k),
                     )
                 },
-            },
-            LessonStep {
-                title: "Predict: the shape of the attention weights",
-                scenario: s.clone(),
-                focus: S::KHeads,
-                batch: 0,
-                extra: Extra::None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                quiz: Some(Quiz {
+            )
+            .extra(Extra::SplitBothWays),
+            LessonStep::new(
+                "Predict: the shape of the attention weights",
+                s.clone(),
+                S::KHeads,
+                |_| {
+                    "Predict first: @ multiplies the last two axes and keeps the ones in front. Choose an answer \
+                     to see the weights."
+                        .into()
+                },
+            )
+            .quiz(Quiz {
                     reveal: Some(S::Weights),
                     reveal_extra: None,
                     question: |t| {
@@ -188,22 +176,11 @@ pub fn lesson() -> Lesson {
                     },
                     kind: QuizKind::Choice { choices: weight_shapes, answer: weight_shape_answer },
                 }),
-                narrate: |_| {
-                    "Predict first: @ multiplies the last two axes and keeps the ones in front. Choose an answer \
-                     to see the weights."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "The attention matrix is (B, h, T, T)",
-                scenario: s.clone(),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            LessonStep::new(
+                "The attention matrix is (B, h, T, T)",
+                s.clone(),
+                S::Weights,
+                |t| {
                     format!(
                         "q_heads (B, h, T, d_k) @ k_heads.transpose(-2, -1) (B, h, d_k, T) multiplies the last two \
                          axes and keeps (B, h) in front, so the attention matrix is {}: one T × T matrix per \
@@ -212,17 +189,12 @@ pub fn lesson() -> Lesson {
                         shape_of(t, S::Weights),
                     )
                 },
-            },
-            LessonStep {
-                title: "Concat: transpose back, contiguous(), view",
-                scenario: s,
-                focus: S::Concat,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: super::no_highlight,
-                narrate: |t| {
+            ),
+            LessonStep::new(
+                "Concat: transpose back, contiguous(), view",
+                s,
+                S::Concat,
+                |t| {
                     format!(
                         "After attention, context is {}. context.transpose(1, 2) swaps h and T back, but only \
                          changes how memory is read (strides): the numbers of one token are no longer next to \
@@ -234,7 +206,7 @@ pub fn lesson() -> Lesson {
                         shape_of(t, S::Concat),
                     )
                 },
-            },
+            ),
         ],
     }
 }

@@ -3,7 +3,7 @@
 //! sinusoidal positional encoding tells them apart, and nearby positions get similar codes.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, no_highlight, num, row, token, Aside, Cell, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, token, Aside, Cell, Extra, Lesson, LessonStep};
 use crate::engine::{Positional, Scenario, StepName as S, Trace};
 
 /// The two orders, as one batch: sentence 1 and sentence 2.
@@ -158,16 +158,11 @@ pub fn lesson() -> Lesson {
         title: "Word order",
         seeds: "Attention Is All You Need §3.5",
         steps: vec![
-            LessonStep {
-                title: "Without positions, order is invisible",
-                scenario: orders(Positional::None),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: matching_cells,
-                narrate: |t| {
+            LessonStep::new(
+                "Without positions, order is invisible",
+                orders(Positional::None),
+                S::Weights,
+                |t| {
                     let Some((i, j, pi)) = pair_words(t) else {
                         return NOT_TWO_ORDERS.into();
                     };
@@ -187,17 +182,13 @@ pub fn lesson() -> Lesson {
                         pi.len() * pi.len(),
                     )
                 },
-            },
-            LessonStep {
-                title: "The other order: the same numbers, moved",
-                scenario: orders(Positional::None),
-                focus: S::Weights,
-                batch: 1,
-                extra: Extra::None,
-                quiz: None,
-                aside: super::no_aside,
-                highlight: moved_rows,
-                narrate: |t| {
+            )
+            .highlight(matching_cells),
+            LessonStep::new(
+                "The other order: the same numbers, moved",
+                orders(Positional::None),
+                S::Weights,
+                |t| {
                     let Some((i, _, pi)) = pair_words(t) else {
                         return NOT_TWO_ORDERS.into();
                     };
@@ -215,32 +206,14 @@ pub fn lesson() -> Lesson {
                         w = token(t, 0, i),
                     )
                 },
-            },
-            LessonStep {
-                title: "Add positions: the weights now differ",
-                scenario: orders(Positional::Sinusoidal),
-                focus: S::Weights,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: |t| {
-                    let (i, j, pi) = pair_words(t)?;
-                    let mut rows = vec![pair_row(t, &pi, i, j)?];
-                    if let Some((a, b, _)) = largest_mismatch_pair(t).filter(|&(a, b, _)| (a, b) != (i, j)) {
-                        rows.push(pair_row(t, &pi, a, b)?);
-                    }
-                    let most =
-                        if rows.len() > 1 { " The second row is the pair that differs most." } else { "" };
-                    Some(Aside {
-                        caption: format!(
-                            "With positions added, the same two words in the two orders: the weights differ.{most}"
-                        ),
-                        head: vec!["weight".into(), "sentence 1".into(), "sentence 2".into(), "difference".into()],
-                        rows,
-                    })
-                },
-                highlight: matching_cells,
-                narrate: |t| {
+            )
+            .batch(1)
+            .highlight(moved_rows),
+            LessonStep::new(
+                "Add positions: the weights now differ",
+                orders(Positional::Sinusoidal),
+                S::Weights,
+                |t| {
                     let Some((i, j, pi)) = pair_words(t) else {
                         return NOT_TWO_ORDERS.into();
                     };
@@ -261,15 +234,48 @@ pub fn lesson() -> Lesson {
                         sameness(largest_mismatch(t)),
                     )
                 },
-            },
-            LessonStep {
-                title: "What positional encoding looks like",
-                scenario: long(),
-                focus: S::Pe,
-                batch: 0,
-                extra: Extra::None,
-                quiz: None,
-                aside: |t| {
+            )
+            .aside(|t| {
+                    let (i, j, pi) = pair_words(t)?;
+                    let mut rows = vec![pair_row(t, &pi, i, j)?];
+                    if let Some((a, b, _)) = largest_mismatch_pair(t).filter(|&(a, b, _)| (a, b) != (i, j)) {
+                        rows.push(pair_row(t, &pi, a, b)?);
+                    }
+                    let most =
+                        if rows.len() > 1 { " The second row is the pair that differs most." } else { "" };
+                    Some(Aside {
+                        caption: format!(
+                            "With positions added, the same two words in the two orders: the weights differ.{most}"
+                        ),
+                        head: vec!["weight".into(), "sentence 1".into(), "sentence 2".into(), "difference".into()],
+                        rows,
+                    })
+                })
+            .highlight(matching_cells),
+            LessonStep::new(
+                "What positional encoding looks like",
+                long(),
+                S::Pe,
+                |t| {
+                    format!(
+                        "PE has one row per position and one column per feature, (1, T, d_model) = (1, {}, {}), \
+                         the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
+                         the cosine. Position 0's row is {}. The first columns turn fast (column 0 goes {}, {}, {} \
+                         over positions 0–2); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
+                         {}).",
+                        t.sizes.t,
+                        t.sizes.d_model,
+                        row(t, S::Pe, 0, 0, 0),
+                        num(at(t, S::Pe, 0, 0, 0, 0)),
+                        num(at(t, S::Pe, 0, 0, 1, 0)),
+                        num(at(t, S::Pe, 0, 0, 2, 0)),
+                        fixed4(at(t, S::Pe, 0, 0, 0, t.sizes.d_model.saturating_sub(2))),
+                        fixed4(at(t, S::Pe, 0, 0, 1, t.sizes.d_model.saturating_sub(2))),
+                        fixed4(at(t, S::Pe, 0, 0, 2, t.sizes.d_model.saturating_sub(2))),
+                    )
+                },
+            )
+            .aside(|t| {
                     let last = t.sizes.d_model.checked_sub(2)?;
                     let positions = 0..t.sizes.t.min(3);
                     let mut head = vec!["column".to_string()];
@@ -291,34 +297,18 @@ pub fn lesson() -> Lesson {
                             ),
                         ],
                     })
+                }),
+            LessonStep::new(
+                "Predict: which position is most like position 4?",
+                long(),
+                S::Pe,
+                |_| {
+                    "Predict first: the sines and cosines of nearby positions have nearly the same phase. \
+                     Choose an answer to see the dot products."
+                        .into()
                 },
-                highlight: super::no_highlight,
-                narrate: |t| {
-                    format!(
-                        "PE has one row per position and one column per feature, (1, T, d_model) = (1, {}, {}), \
-                         the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
-                         the cosine. Position 0's row is {}. The first columns turn fast (column 0 goes {}, {}, {} \
-                         over positions 0–2); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
-                         {}).",
-                        t.sizes.t,
-                        t.sizes.d_model,
-                        row(t, S::Pe, 0, 0, 0),
-                        num(at(t, S::Pe, 0, 0, 0, 0)),
-                        num(at(t, S::Pe, 0, 0, 1, 0)),
-                        num(at(t, S::Pe, 0, 0, 2, 0)),
-                        fixed4(at(t, S::Pe, 0, 0, 0, t.sizes.d_model.saturating_sub(2))),
-                        fixed4(at(t, S::Pe, 0, 0, 1, t.sizes.d_model.saturating_sub(2))),
-                        fixed4(at(t, S::Pe, 0, 0, 2, t.sizes.d_model.saturating_sub(2))),
-                    )
-                },
-            },
-            LessonStep {
-                title: "Predict: which position is most like position 4?",
-                scenario: long(),
-                focus: S::Pe,
-                batch: 0,
-                extra: Extra::None,
-                quiz: Some(Quiz {
+            )
+            .quiz(Quiz {
                     reveal: None,
                     reveal_extra: Some(Extra::PositionSimilarity),
                     question: |_| {
@@ -332,25 +322,12 @@ pub fn lesson() -> Lesson {
                         answer: closest_position,
                     },
                 }),
-                aside: super::no_aside,
-                highlight: no_highlight,
-                narrate: |_| {
-                    "Predict first: the sines and cosines of nearby positions have nearly the same phase. \
-                     Choose an answer to see the dot products."
-                        .into()
-                },
-            },
-            LessonStep {
-                title: "Nearby positions have similar codes",
-                scenario: long(),
-                focus: S::Pe,
-                batch: 0,
-                extra: Extra::PositionSimilarity,
-                quiz: None,
-                // the picture is the table of PE · PEᵀ, not a heatmap with outlines
-                aside: super::no_aside,
-                highlight: no_highlight,
-                narrate: |t| {
+            // the picture is the table of PE · PEᵀ, not a heatmap with outlines
+            LessonStep::new(
+                "Nearby positions have similar codes",
+                long(),
+                S::Pe,
+                |t| {
                     format!(
                         "Compare two positions by the dot product of their rows. Position 4 with itself: {}; \
                          with its neighbour 5: {}; with 6: {}; with 9: {}. Close positions have close codes, \
@@ -363,7 +340,8 @@ pub fn lesson() -> Lesson {
                         num(pe_dot(t, 0, 1)),
                     )
                 },
-            },
+            )
+            .extra(Extra::PositionSimilarity),
         ],
     }
 }

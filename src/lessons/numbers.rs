@@ -1,0 +1,138 @@
+//! The numbers a step's picture shows and the numbers its words quote, formatted as the
+//! page formats them, so the tests can hold every number the words quote to the picture.
+
+use crate::engine::{Scenario, StepName, Trace};
+
+use super::{at, num, shapes, Extra, LessonStep};
+
+/// The numbers the decode view shows at position `t` of sentence `batch`: every head's
+/// weights (four decimals), the output row and the cache rows (two).
+fn decode_numbers(scenario: &Scenario, batch: usize, t: usize) -> Vec<String> {
+    let Ok(d) = crate::engine::decode(scenario) else { return Vec::new() };
+    let Some(p) = d.positions.get(t) else { return Vec::new() };
+    let batch = batch.min(p.weights.shape()[0].saturating_sub(1));
+    let mut out: Vec<String> = Vec::new();
+    out.extend(p.weights.slice(ndarray::s![batch, .., .., ..]).iter().map(|w| crate::format::fixed(*w, 4)));
+    out.extend(p.output.slice(ndarray::s![batch, .., ..]).iter().map(|x| num(*x)));
+    for cache in [&p.k_cache, &p.v_cache] {
+        out.extend(cache.slice(ndarray::s![batch, .., .., ..]).iter().map(|x| num(*x)));
+    }
+    out
+}
+
+/// The numbers the tiles view shows for tile `tile` of sentence `batch`, head 1, with
+/// blocks of `block`: each row's running maximum, sum and correction (four decimals) and
+/// the tile's scores (two).
+fn tile_numbers(scenario: &Scenario, trace: &Trace, batch: usize, block: usize, tile: usize) -> Vec<String> {
+    let Ok(tiled) = crate::engine::tiled(scenario, block) else { return Vec::new() };
+    let Some(tile) = tiled.tiles.iter().filter(|t| t.b == batch && t.head == 0).nth(tile) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for v in [&tile.m, &tile.l, &tile.correction] {
+        out.extend(v.iter().map(|x| crate::format::fixed(*x, 4)));
+    }
+    for i in tile.q[0]..tile.q[1] {
+        for j in tile.k[0]..tile.k[1] {
+            out.push(num(at(trace, StepName::Masked, batch, 0, i, j)));
+        }
+    }
+    out
+}
+
+/// Which tile, counted as [`Extra::Tiles`] counts them, holds query `row` and key `key`
+/// with blocks of `block` over `t_k` keys.
+pub fn tile_index(block: usize, t_k: usize, row: usize, key: usize) -> usize {
+    let block = block.max(1);
+    (row / block) * t_k.div_ceil(block) + key / block
+}
+
+/// `PE · PEᵀ`, the dot product of every two positions' encodings (empty without
+/// positions): what the word-order lesson's similarity heatmap shows.
+pub fn position_similarity(trace: &Trace) -> Vec<Vec<f64>> {
+    let Some(pe) = trace.step(StepName::Pe).and_then(|s| s.matrix(0, 0)) else { return Vec::new() };
+    (0..pe.nrows()).map(|i| (0..pe.nrows()).map(|j| pe.row(i).dot(&pe.row(j))).collect()).collect()
+}
+
+/// Every number a step's picture shows for this trace, formatted as the page formats
+/// it ([`num`]): every head of the focus step (or of `shown`, e.g. the step a question
+/// reveals) for the step's sentence, and the numbers of its [`Extra`].
+pub fn picture_numbers(
+    step: &LessonStep,
+    shown: StepName,
+    trace: &Trace,
+) -> std::collections::BTreeSet<String> {
+    let batch = step.batch.min(trace.sizes.b.saturating_sub(1));
+    let mut out = std::collections::BTreeSet::new();
+    let mut add_step = |name: StepName| {
+        if let Some(s) = trace.step(name) {
+            let heads = if s.has_heads() { s.shape.get(1).copied().unwrap_or(1) } else { 1 };
+            for h in 0..heads {
+                if let Some(m) = s.matrix(batch, h) {
+                    out.extend(m.iter().map(|v| num(*v)));
+                }
+            }
+        }
+    };
+    // a picture that replaces the heatmaps shows only its own numbers
+    if !step.extra.replaces_heatmaps() {
+        add_step(shown);
+    }
+    match step.extra {
+        Extra::None | Extra::MaskConventions | Extra::CausalCorners => {}
+        Extra::EmbeddingPlot => {
+            add_step(StepName::X);
+            add_step(StepName::Output);
+        }
+        Extra::Decode { t } => out.extend(decode_numbers(&step.scenario, batch, t)),
+        Extra::Tiles { block, tile } => out.extend(tile_numbers(&step.scenario, trace, batch, block, tile)),
+        Extra::PositionSimilarity => out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v))),
+        Extra::SplitBothWays => {
+            for h in shapes::split_both_ways(trace, batch) {
+                out.extend(h.right.iter().chain(&h.wrong).flatten().map(|v| num(*v)));
+            }
+        }
+    }
+    // an aside's caption is part of the picture too (BLOOM's "+ m·i = 1.75 each")
+    if let Some(aside) = (step.aside)(trace) {
+        out.extend(quoted_numbers(&aside.caption));
+        out.extend(aside.rows.into_iter().flat_map(|(_, cells)| cells));
+    }
+    out
+}
+
+/// The numbers a lesson's text quotes: every decimal written as [`num`] writes it
+/// (`0.50`, `-1.23`, `1e9`…), in order. Whole numbers (`d_k = 4`, "step 3") are sizes and
+/// counts, not cells.
+pub fn quoted_numbers(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let starts = chars[i].is_ascii_digit()
+            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '.' || chars[i - 1] == '_'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let neg = i > 0 && (chars[i - 1] == '-' || chars[i - 1] == '−');
+        let mut j = i;
+        while j < chars.len() && chars[j].is_ascii_digit() {
+            j += 1;
+        }
+        let is_decimal = j + 1 < chars.len() && chars[j] == '.' && chars[j + 1].is_ascii_digit();
+        // a library's version ("torch 2.15") is not a number of the picture
+        let before: String = chars[i.saturating_sub(6)..i].iter().collect();
+        let is_version = before.ends_with("torch ");
+        if is_decimal && !is_version {
+            j += 1;
+            while j < chars.len() && chars[j].is_ascii_digit() {
+                j += 1;
+            }
+            let digits: String = chars[i..j].iter().collect();
+            out.push(if neg { format!("-{digits}") } else { digits });
+        }
+        i = j.max(i + 1);
+    }
+    out
+}

@@ -1,0 +1,185 @@
+//! The step model: a [`LessonStep`] (built with [`LessonStep::new`] and the setters for
+//! what most steps leave out), the [`Extra`] picture beside its heatmaps, the [`Cell`]s it
+//! points at, and a [`Lesson`].
+
+use crate::engine::{Scenario, StepName, Trace};
+
+use super::aside::{no_aside, MakeAside};
+use super::quiz::Quiz;
+
+/// One step of a lesson.
+#[derive(Debug, Clone)]
+pub struct LessonStep {
+    /// Short title.
+    pub title: &'static str,
+    /// What the engine runs.
+    pub scenario: Scenario,
+    /// The trace step the page selects and highlights.
+    pub focus: StepName,
+    /// The sentence of the batch shown.
+    pub batch: usize,
+    /// A question asked before the answer is shown (predict, then reveal).
+    pub quiz: Option<Quiz>,
+    /// Writes the step's text from the live trace.
+    pub narrate: fn(&Trace) -> String,
+    /// What the picture shows besides the focus step's heatmaps and table.
+    pub extra: Extra,
+    /// The cells the step points at, from the live trace (outlined on the heatmaps and
+    /// marked in the tables); [`no_highlight`] for most steps.
+    pub highlight: fn(&Trace) -> Vec<Cell>,
+    /// A small table beside the words for numbers they quote that the picture's heatmaps
+    /// do not show (another step's row, another sentence's cell, more decimals);
+    /// [`no_aside`] for most steps.
+    pub aside: MakeAside,
+}
+
+impl LessonStep {
+    /// A step on sentence 0 that shows the focus step's heatmaps and nothing else: no
+    /// question, no aside, no highlighted cells. The setters below add what a step has
+    /// besides.
+    pub fn new(
+        title: &'static str,
+        scenario: Scenario,
+        focus: StepName,
+        narrate: fn(&Trace) -> String,
+    ) -> Self {
+        Self {
+            title,
+            scenario,
+            focus,
+            batch: 0,
+            quiz: None,
+            narrate,
+            extra: Extra::None,
+            highlight: no_highlight,
+            aside: no_aside,
+        }
+    }
+
+    /// Shows sentence `batch` of the batch.
+    pub fn batch(self, batch: usize) -> Self {
+        Self { batch, ..self }
+    }
+
+    /// Shows `extra` beside (or instead of) the focus step's heatmaps.
+    pub fn extra(self, extra: Extra) -> Self {
+        Self { extra, ..self }
+    }
+
+    /// Asks `quiz` before the answer is shown.
+    pub fn quiz(self, quiz: Quiz) -> Self {
+        Self { quiz: Some(quiz), ..self }
+    }
+
+    /// Writes a small table beside the words.
+    pub fn aside(self, aside: MakeAside) -> Self {
+        Self { aside, ..self }
+    }
+
+    /// Points at the cells `highlight` gives for the live trace.
+    pub fn highlight(self, highlight: fn(&Trace) -> Vec<Cell>) -> Self {
+        Self { highlight, ..self }
+    }
+}
+
+/// What a lesson step's picture shows beside the focus step's heatmaps and table. The
+/// page renders one view per variant; [`picture_numbers`] lists the numbers each shows,
+/// so the tests can hold every number a step's words quote to its picture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Extra {
+    /// Nothing else.
+    #[default]
+    None,
+    /// The embedding editor and the plot of `x` before and after attention (with its
+    /// table of coordinates): the baseball-bat lesson.
+    EmbeddingPlot,
+    /// The same boolean mask in three conventions (no numbers, only T/F and 0/1).
+    MaskConventions,
+    /// Instead of the focus step's heatmaps: the positions' similarity, `PE · PEᵀ`, one row
+    /// and one column per position (from 0), cell `(i, j)` = [`position_similarity`]`[i][j]`.
+    PositionSimilarity,
+    /// Instead of the focus step's heatmaps: the decode view (a key/value cache, one
+    /// position at a time), opened at position `t`.
+    Decode {
+        /// The position shown first.
+        t: usize,
+    },
+    /// Instead of the focus step's heatmaps: the tiles view (the online softmax), with
+    /// blocks of `block` and the `tile`-th tile of sentence `batch`, head 1 shown first.
+    Tiles {
+        /// The block size.
+        block: usize,
+        /// The tile shown first, counted in the order folded in (query block, key block).
+        tile: usize,
+    },
+    /// Beside the focus step: a causal mask anchored at the top left (`is_causal=True`)
+    /// and at the lower right, for fewer queries than keys (no numbers, only ✓ and ✗).
+    CausalCorners,
+    /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose
+    /// (right) and with view alone (wrong), side by side ([`shapes::split_both_ways`]).
+    SplitBothWays,
+}
+
+impl Extra {
+    /// True for the pictures that replace the focus step's heatmaps (the decode and tiles
+    /// views, the similarity table); the other extras sit beside them.
+    pub fn replaces_heatmaps(self) -> bool {
+        matches!(
+            self,
+            Self::Decode { .. } | Self::Tiles { .. } | Self::PositionSimilarity | Self::SplitBothWays
+        )
+    }
+}
+
+/// One cell of one step's matrix: `trace[step][batch, head, row, col]` (`head` is 0 for
+/// steps without heads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// The step.
+    pub step: StepName,
+    /// The sentence.
+    pub batch: usize,
+    /// The head.
+    pub head: usize,
+    /// Row (query).
+    pub row: usize,
+    /// Column (key or feature).
+    pub col: usize,
+}
+
+/// One cell of a step, sentence 0, head 0 (most lessons' words name such cells).
+pub fn cell(step: StepName, row: usize, col: usize) -> Cell {
+    Cell { step, batch: 0, head: 0, row, col }
+}
+
+/// Every cell of row `row` of a step, for sentence `batch` and `head`, as wide as the trace
+/// has it (nothing when the step or row is missing).
+pub fn row_cells(t: &Trace, step: StepName, batch: usize, head: usize, row: usize) -> Vec<Cell> {
+    let n =
+        t.step(step).and_then(|s| s.matrix(batch, head)).filter(|m| row < m.nrows()).map_or(0, |m| m.ncols());
+    (0..n).map(|col| Cell { step, batch, head, row, col }).collect()
+}
+
+/// A step that points at nothing in particular.
+pub fn no_highlight(_: &Trace) -> Vec<Cell> {
+    Vec::new()
+}
+
+/// A lesson: an id for its URL, a title, its steps.
+#[derive(Debug, Clone)]
+pub struct Lesson {
+    /// URL id, e.g. `baseball-bat`.
+    pub id: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// The seeds it follows.
+    pub seeds: &'static str,
+    /// The steps, in order.
+    pub steps: Vec<LessonStep>,
+}
+
+/// The line above a step's title: "The baseball bat · follows the baseball-bat tutorial ·
+/// step 2 of 6" (`s` counted from 0).
+pub fn meta_line(lesson: &Lesson, s: usize) -> String {
+    format!("{} · follows {} · step {} of {}", lesson.title, lesson.seeds, s + 1, lesson.steps.len())
+}
