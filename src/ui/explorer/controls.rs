@@ -8,7 +8,7 @@ use attention_worker::RunError;
 
 use crate::engine::{self, Fill, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle};
 
-use crate::ui::app::io::ImportExport;
+use crate::ui::explorer::io::ImportExport;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::{Settings, UI_MAX_D_MODEL};
 

@@ -1,4 +1,4 @@
-//! The explorer: the controls, the token overview, the pipeline of steps, the selected
+//! The explorer: the controls (with the import and export row), the token overview, the pipeline of steps, the selected
 //! step's tensors (heatmaps or lines) and the first screen's caption.
 //!
 //! May import `state/`, `platform/`, `widgets/` and the views it shows (`heatmap/`,
@@ -6,6 +6,7 @@
 
 pub mod controls;
 pub mod first_screen;
+pub mod io;
 pub mod lines_view;
 pub mod pipeline;
 pub mod tensors;
