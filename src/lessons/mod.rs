@@ -9,8 +9,8 @@
 //! [`shapes`] (seeds 000, 002), [`cross`] (seeds 001, 003), [`word_order`] (seed 000's
 //! positional encoding), and the later ones after them in [`lessons`].
 //!
-//! Beside them: the step model (`step.rs`: [`LessonStep`] and its builder, [`Extra`],
-//! [`Cell`], [`Lesson`]), the asides (`aside.rs`), the numbers a picture shows and the
+//! Beside them: the step model (`step.rs`: [`LessonStep`] and its builder, [`Cell`],
+//! [`Lesson`]; `extra.rs`: [`Extra`]), the asides (`aside.rs`), the numbers a picture shows and the
 //! words quote (`numbers.rs`), the edits carried from step to step (`edits.rs`); this file
 //! has the registry ([`lessons`]) and the helpers the lesson files share.
 
@@ -19,6 +19,7 @@ use crate::engine::{Scenario, StepName, Trace};
 
 mod aside;
 mod edits;
+mod extra;
 mod numbers;
 mod step;
 
@@ -41,9 +42,10 @@ pub mod word_order;
 
 pub use aside::{matrix_aside, no_aside, row_aside, Aside, MakeAside};
 pub use edits::{carry_edits, edited_vectors};
+pub use extra::Extra;
 pub use numbers::{picture_numbers, position_similarity, quoted_numbers, tile_index};
 pub use quiz::{Quiz, QuizKind, Verdict};
-pub use step::{cell, meta_line, no_highlight, row_cells, Cell, Extra, Lesson, LessonStep};
+pub use step::{cell, meta_line, no_highlight, row_cells, Cell, Lesson, LessonStep};
 
 /// Two decimals, as the seeds print them: the one formatter's [`crate::format::short`].
 pub use crate::format::short as num;
