@@ -13,7 +13,8 @@ For every scenario below it asks the engine's command line for the exported scri
 
 With --torch, PyTorch must be installed: the scripts must also pass their PyTorch checks,
 and tools/from_pytorch.py is tested against nn.MultiheadAttention and the seeds'
-MultiHeadAttention (engine output vs module forward, to 1e-9). It also records what
+MultiHeadAttention (engine output vs module forward, to 1e-9), and every step's PyTorch
+line is run in PyTorch on the step's inputs (check_pytorch_lines). It also records what
 F.scaled_dot_product_attention returns for a fully masked row.
 
 Usage:
@@ -482,6 +483,99 @@ def check_against_hugging_face(c, trace_bin, work):
     return checked
 
 
+def check_pytorch_lines(c, trace_bin, work):
+    """Every step's PyTorch line, as the page and the export show it, run in PyTorch: the
+    lines of a trace are executed in order in one namespace that holds what a tutorial's
+    module holds (`self.w_q` … as nn.Linear with the scenario's weights, `self.pe` the
+    paper's sinusoids computed here, `embedding` an nn.Embedding of the trace's token
+    vectors, `mask`, `slopes`, RoPE's `cos`, `sin` and `freqs_cis` at the step's
+    positions, computed here from the base), and after each line the tensor it assigns
+    must be the step's, to 1e-9. Every scenario of `scenarios()` is run with explicit
+    weights, so the lines meet GQA, MQA, cross-attention, RoPE of both styles and ALiBi."""
+    import types
+
+    import torch
+    import torch.nn as nn
+    from transformers.models.llama.modeling_llama import rotate_half
+
+    rng = np.random.default_rng(20261126)
+    for name, scenario in scenarios().items():
+        scenario = dict(scenario)
+        d, h = scenario["d_model"], scenario["n_heads"]
+        h_kv = scenario.get("n_kv_heads", h)
+        d_k = d // h
+        scenario["projections"] = explicit_projections(rng, d, kv=h_kv * d_k)
+        path = work / f"lines_{name}.json"
+        path.write_text(json.dumps(scenario))
+        trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
+        steps = {st["name"]: st for st in trace["steps"]}
+        data = {n: torch.tensor(json_numbers(st["data"]).reshape(st["shape"])) for n, st in steps.items()}
+        B, T = trace["sizes"]["B"], trace["sizes"]["T"]
+        T_k = trace["sizes"].get("T_k") or T
+        P = {k: torch.tensor(v, dtype=torch.float64) for k, v in scenario["projections"].items()}
+
+        def linear(n):
+            layer = nn.Linear(*P[f"w_{n}"].shape, dtype=torch.float64)
+            with torch.no_grad():
+                layer.weight.copy_(P[f"w_{n}"].T)
+                layer.bias.copy_(P[f"b_{n}"])
+            return layer
+
+        pos, col = np.arange(max(T, T_k))[:, None], np.arange(d)[None, :]
+        angle = pos / 10000.0 ** ((col - col % 2) / d)
+        pe = torch.tensor(np.where(col % 2 == 0, np.sin(angle), np.cos(angle)))[None]
+        module = types.SimpleNamespace(**{f"w_{n}": linear(n) for n in "qkvo"}, pe=pe)
+        vocab, rows = {}, []
+        for tokens, x in [(trace["tokens"], data["x"]), (trace.get("kv_tokens"), data.get("x_kv"))]:
+            for b, sentence in enumerate(tokens or []):
+                for i, token in enumerate(sentence):
+                    if token not in vocab:
+                        vocab[token] = len(rows)
+                        rows.append(x[b, i])
+        ids = lambda tokens: torch.tensor([[vocab[t] for t in s] for s in tokens])  # noqa: E731
+        ns = {
+            "torch": torch, "math": math, "rotate_half": rotate_half, "self": module,
+            "embedding": nn.Embedding.from_pretrained(torch.stack(rows)), "tokens": ids(trace["tokens"]),
+            "B": B, "T": T, "T_q": T, "T_k": T_k, "h": h, "h_kv": h_kv, "d_k": d_k, "d_model": d,
+            "mask": torch.tensor(trace["mask"]["blocked"]).view(trace["mask"]["shape"]),
+            "slopes": torch.tensor(trace.get("alibi_slopes", []), dtype=torch.float64),
+        }
+        if trace.get("kv_tokens"):
+            ns["kv_tokens"] = ids(trace["kv_tokens"])
+        if "rope" in scenario:
+            base = scenario["rope"]["base"]
+            inv_freq = 1.0 / (base ** (torch.arange(0, d_k, 2, dtype=torch.float64) / d_k))
+
+            def at(n):  # RoPE's tables at the positions 0 .. n - 1
+                freqs = torch.outer(torch.arange(n, dtype=torch.float64), inv_freq)
+                emb = torch.cat((freqs, freqs), dim=-1)
+                return {"cos": emb.cos(), "sin": emb.sin(), "freqs_cis": torch.polar(torch.ones_like(freqs), freqs)}
+        if "x_kv" not in steps:
+            ns["x_kv"] = None  # self-attention: no key/value sentences
+        failures, worst = [], 0.0
+        for st in trace["steps"]:
+            line = st["pytorch"]
+            if st["name"] in ("q_rot", "k_rot"):
+                ns.update(at(T if st["name"] == "q_rot" else T_k))
+            target = line.split(" = ", 1)[0]
+            try:
+                with torch.no_grad():
+                    exec(line, ns)  # noqa: S102 - the engine's own line, the point of the check
+            except Exception as e:  # noqa: BLE001
+                failures.append(f"{st['name']}: {line!r} raised {type(e).__name__}: {e}")
+                break
+            got, want = ns[target], data[st["name"]]
+            finite = torch.isfinite(want)
+            ok = tuple(got.shape) == tuple(want.shape) and bool(
+                ((got == want) | (got.isnan() & want.isnan()) | ((got - want).abs() <= 1e-9 * want.abs().clamp(min=1))).all())
+            if finite.any() and tuple(got.shape) == tuple(want.shape):
+                worst = max(worst, float((got - want)[finite].abs().max()))
+            if not ok:
+                failures.append(f"{st['name']}: {line!r} gives {tuple(got.shape)}, the step {tuple(want.shape)}")
+        c.report(not failures, f"{name}: every PyTorch line run in PyTorch gives its step",
+                 "; ".join(failures) or f"{len(trace['steps'])} lines, max |diff| {worst:.1e}")
+
+
 def observe_sdpa():
     """What F.scaled_dot_product_attention gives for a fully masked row (recorded, not judged)."""
     import torch
@@ -600,6 +694,7 @@ def main(argv):
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)
             check_llama_module(c, args.trace_bin, work)
+            check_pytorch_lines(c, args.trace_bin, work)
             observe_sdpa()
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0

@@ -230,7 +230,7 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         let name = step.name;
         let mut prose = vec![
             name.words(z.d_model, z.n_heads, z.d_k, fill),
-            format!("PyTorch: `{}`", name.pytorch_in(fill, cross, trace.rope.map(|r| r.style))),
+            format!("PyTorch: `{}`", name.pytorch(fill, trace.layout(), trace.rope.map(|r| r.style))),
             format!("Shape: {}", shape_text(&step.dims, &step.shape)),
         ];
         if first {

@@ -37,7 +37,7 @@ impl Recorder {
         self.steps.push(Step {
             name,
             op: name.words(self.d_model, self.n_heads, self.d_k, self.fill),
-            pytorch: name.pytorch_in(self.fill, self.layout.cross, self.rope.map(|r| r.style)),
+            pytorch: name.pytorch(self.fill, self.layout, self.rope.map(|r| r.style)),
             dims: name.dims_in(self.layout),
             shape: data.shape().to_vec(),
             shape_path,

@@ -1,21 +1,22 @@
 //! What a step says: the PyTorch line a reader of the tutorials would write for it, and
 //! the step in words with the sizes that make it concrete.
 
-use super::StepName;
+use super::{Layout, StepName};
 use crate::scenario::{Fill, RopeStyle};
 
 impl StepName {
-    /// The PyTorch line a reader of the tutorials would write for this step. In
-    /// cross-attention (`cross`) the keys and values are projected from `x_kv`, and the
-    /// lengths are written `T_q` and `T_k`, as in the step's axes. RoPE is written in the
-    /// style of `rope` (Hugging Face's `rotate_half` by default).
-    pub fn pytorch(self, fill: Fill, cross: bool) -> String {
-        self.pytorch_in(fill, cross, None)
-    }
-
-    /// [`StepName::pytorch`], with the RoPE style of the run.
-    pub fn pytorch_in(self, fill: Fill, cross: bool, rope: Option<RopeStyle>) -> String {
+    /// The PyTorch line a reader of the tutorials would write for this step, one that runs
+    /// on the step's inputs and gives the step's tensor. In cross-attention the keys and
+    /// values are projected from `x_kv`, and the lengths are written `T_q` and `T_k`, as in
+    /// the step's axes; with grouped heads the keys and values split into `h_kv` heads, as
+    /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
+    /// `rotate_half` when `None`).
+    pub fn pytorch(self, fill: Fill, layout: Layout, rope: Option<RopeStyle>) -> String {
+        let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
+        // The key/value heads: `h_kv` of them when grouped (a view into `h` would need
+        // h·d_k numbers per token where there are h_kv·d_k).
+        let h_kv = if layout.grouped { "h_kv" } else { "h" };
         let rotate = |x: &str| match rope {
             Some(RopeStyle::Interleaved) => format!(
                 "{x} = torch.view_as_real(torch.view_as_complex({x}.reshape(*{x}.shape[:-1], -1, 2)) * \
@@ -33,13 +34,16 @@ impl StepName {
             Self::K => return format!("k = self.w_k({kv})"),
             Self::V => return format!("v = self.w_v({kv})"),
             Self::QHeads => return format!("q = q.view(B, {t_q}, h, d_k).transpose(1, 2)"),
-            Self::KHeads => return format!("k = k.view(B, {t_k}, h, d_k).transpose(1, 2)"),
-            Self::VHeads => return format!("v = v.view(B, {t_k}, h, d_k).transpose(1, 2)"),
+            Self::KHeads => return format!("k = k.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
+            Self::VHeads => return format!("v = v.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
             Self::QRot => return rotate("q"),
             Self::KRot => return rotate("k"),
             Self::KRep => "k = k.repeat_interleave(h // h_kv, dim=1)",
             Self::VRep => "v = v.repeat_interleave(h // h_kv, dim=1)",
-            Self::Alibi => "alibi = slopes.view(1, h, 1, 1) * (j - i)  # j - i: key minus query position",
+            Self::Alibi => return format!(
+                "alibi = slopes.view(1, h, 1, 1) * (torch.arange({t_k}) - torch.arange({t_q}).view(-1, 1))  \
+                     # key minus query position"
+            ),
             Self::Biased => "scores = scores + alibi",
             Self::Scores => "scores = q @ k.transpose(-2, -1)",
             Self::Scaled => "scores = scores / math.sqrt(d_k)",

@@ -1,0 +1,134 @@
+//! Every step's PyTorch line against the step itself: a line that reshapes with
+//! `.view(...)` names the axes its shape path records, in order, and those sizes hold as
+//! many numbers as the tensor it reshapes. (`make check-torch` runs each line in PyTorch.)
+
+use attention_engine::{run, Positional, Rope, RopeStyle, Scenario, Step, StepName, Trace};
+use proptest::prelude::*;
+
+mod common;
+use common::arb_scenario;
+
+/// The arguments of the `.view(...)` the line applies to the step's tensor (the one on
+/// the right of `=`), e.g. `["B", "T", "h_kv", "d_k"]`; `None` for a line without one.
+fn view_args(line: &str) -> Option<Vec<String>> {
+    let (target, rest) = line.split_once(" = ")?;
+    let start = rest.find(".view(")?;
+    // The view must be on the tensor being assigned (`k = k.view(`), or on the
+    // contiguous copy of the step's input (`context.transpose(1, 2).contiguous().view(`).
+    let receiver = &rest[..start];
+    if !(receiver == target || receiver.ends_with(".contiguous()")) {
+        return None;
+    }
+    let args = &rest[start + ".view(".len()..];
+    let args = &args[..args.find(')')?];
+    Some(args.split(',').map(|a| a.trim().to_owned()).collect())
+}
+
+/// The step this one reshapes: the one whose tensor the line reads.
+fn input_of(trace: &Trace, step: StepName) -> Option<&Step> {
+    let input = match step {
+        StepName::QHeads => StepName::Q,
+        StepName::KHeads => StepName::K,
+        StepName::VHeads => StepName::V,
+        StepName::Concat => StepName::Context,
+        _ => return None,
+    };
+    trace.steps.iter().find(|s| s.name == input)
+}
+
+/// Checks every line of `trace`; returns how many views were held to their shape paths.
+fn check_lines(trace: &Trace) -> Result<usize, String> {
+    let mut views = 0;
+    for step in &trace.steps {
+        let Some(args) = view_args(&step.pytorch) else {
+            if matches!(step.name, StepName::QHeads | StepName::KHeads | StepName::VHeads | StepName::Concat)
+            {
+                return Err(format!("{}: no view in {:?}", step.name, step.pytorch));
+            }
+            continue;
+        };
+        let reshape = step
+            .shape_path
+            .iter()
+            .find(|r| r.op.ends_with("view"))
+            .ok_or_else(|| format!("{}: a view in the line but none in the shape path", step.name))?;
+        let path: Vec<&str> = reshape.dims.iter().map(|a| a.as_str()).collect();
+        if args != path {
+            return Err(format!(
+                "{}: line {:?} views as {args:?}, its shape path as {path:?}",
+                step.name, step.pytorch
+            ));
+        }
+        let input = input_of(trace, step.name).ok_or_else(|| format!("{}: no input step", step.name))?;
+        let (numbers, viewed) = (input.data.len(), reshape.shape.iter().product::<usize>());
+        if numbers != viewed {
+            return Err(format!(
+                "{}: {:?} views {numbers} numbers of {} as {:?}",
+                step.name, step.pytorch, input.name, reshape.shape
+            ));
+        }
+        views += 1;
+    }
+    Ok(views)
+}
+
+/// Every combination of the options that change a line: self- and cross-attention,
+/// MHA, GQA and MQA, no RoPE or either style, ALiBi or not, positions or not, causal or
+/// not.
+#[test]
+fn every_view_names_its_shape_path_under_every_option() {
+    let mut runs = 0;
+    for cross in [false, true] {
+        for n_kv_heads in [4, 2, 1] {
+            for rope in [None, Some(RopeStyle::Half), Some(RopeStyle::Interleaved)] {
+                for alibi in [false, true] {
+                    for positional in [Positional::None, Positional::Sinusoidal] {
+                        for causal in [false, true] {
+                            let mut s = Scenario::identity(&["the cat sat", "a dog"], 8, 4);
+                            s.projections = Default::default();
+                            s.n_kv_heads = Some(n_kv_heads);
+                            s.kv_sentences =
+                                cross.then(|| vec!["le chat".into(), "un chien court vite".into()]);
+                            s.rope = rope.map(Rope::new);
+                            s.alibi = alibi;
+                            s.positional = positional;
+                            s.mask.causal = causal;
+                            let trace = run(&s).unwrap();
+                            let views = check_lines(&trace).unwrap_or_else(|e| panic!("{e}\nin {s:?}"));
+                            assert_eq!(views, 4, "q, k and v heads and concat");
+                            runs += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 2 * 3 * 3 * 2 * 2 * 2);
+}
+
+/// The line the issue found: under GQA the keys split into `h_kv` heads.
+#[test]
+fn grouped_keys_and_values_split_into_h_kv_heads() {
+    let mut s = Scenario::identity(&["the cat sat"], 8, 4);
+    s.n_kv_heads = Some(2);
+    let trace = run(&s).unwrap();
+    let line = |n: &str| trace.step_named(n).unwrap().pytorch.clone();
+    assert_eq!(line("k_heads"), "k = k.view(B, T, h_kv, d_k).transpose(1, 2)");
+    assert_eq!(line("v_heads"), "v = v.view(B, T, h_kv, d_k).transpose(1, 2)");
+    assert_eq!(line("q_heads"), "q = q.view(B, T, h, d_k).transpose(1, 2)");
+    s.n_kv_heads = None;
+    assert_eq!(
+        run(&s).unwrap().step_named("k_heads").unwrap().pytorch,
+        "k = k.view(B, T, h, d_k).transpose(1, 2)"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn random_scenarios_view_as_their_shape_paths(s in arb_scenario()) {
+        let trace = run(&s).unwrap();
+        prop_assert!(check_lines(&trace).is_ok(), "{:?}", check_lines(&trace));
+    }
+}
