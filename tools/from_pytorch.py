@@ -12,13 +12,28 @@ Modules understood
 * A module shaped like the seeds' `MultiHeadAttention`: four `nn.Linear(d_model, d_model)`
   layers `w_q`, `w_k`, `w_v`, `w_o` and the number of heads in `n_heads` (or `h`,
   `num_heads`); or the Annotated Transformer's `linears` (four layers, q, k, v, o) with `h`.
-* Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's and Qwen's, which
-  are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where `k_proj` and
-  `v_proj` have `num_key_value_heads · head_dim` outputs (grouped-query attention). The
-  heads come from `module.config`; so does RoPE (`rope_theta`, in `rope_parameters` in
-  transformers 5), which `transformers` applies with `rotate_half`: the scenario gets
-  `"rope": {"style": "half", "base": rope_theta}`, and `"window"` from `sliding_window`
-  when the config has one.
+* Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's, Mixtral's and
+  Qwen2's, which are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where
+  `k_proj` and `v_proj` have `num_key_value_heads · head_dim` outputs (grouped-query
+  attention). The heads come from `module.config`; so does RoPE (`rope_theta`, in
+  `rope_parameters` in transformers 5, the layer's own when they are given per layer
+  type), which `transformers` applies with `rotate_half`: the scenario gets
+  `"rope": {"style": "half", "base": rope_theta}`. The window is the layer's own
+  (`module.sliding_window`, None on a full-attention layer; Mistral's config
+  `sliding_window` otherwise), and the mask is causal, as the module's forward is.
+
+Never other numbers
+-------------------
+Whatever the engine does not model raises `Unsupported` (a ValueError) naming it, rather
+than giving a scenario whose numbers differ from the module's: an attention class not in
+the list above, QK-norm (`q_norm`, `k_norm`), attention sinks (`sinks`), logit
+softcapping (`attn_logit_softcapping`), a scale other than 1/√head_dim
+(`query_pre_attn_scalar`), `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
+other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
+(`partial_rotary_factor`), bidirectional attention, fused projections (`qkv_proj`,
+`query_key_value`), multi-head latent attention (`kv_a_proj_with_mqa`), any other
+sub-module or parameter of the attention module, dropout in training mode, a mask whose
+`causal` contradicts the module's, and key/value sentences for a self-attention layer.
 
 `nn.Linear` computes `x @ weight.T + bias`; the scenario uses the paper's `x @ W + b`, so
 `W = layer.weight.T` (shape (d_model_in, d_model_out)).
@@ -45,14 +60,35 @@ scenario of a seeded `nn.MultiheadAttention(8, 2)` with random embeddings.
 """
 
 import json
+import math
 import sys
 
 
+class Unsupported(ValueError):
+    """The module or its config has a feature the engine does not model (named in the
+    message): the scenario would give other numbers than the module, so none is written."""
+
+
+# Hugging Face attention classes whose forward is Llama's (q, k, v projections, optional
+# QK-norm, RoPE with rotate_half, repeat_kv, scale, optional softcap / sinks / window,
+# softmax, o_proj): every difference from the plain one is a config value or a
+# sub-module, each checked in `_hf_refusals`.
+HF_CLASSES = {
+    "LlamaAttention", "MistralAttention", "MixtralAttention", "Qwen2Attention", "Qwen3Attention",
+    "Gemma2Attention", "Gemma3Attention", "GptOssAttention", "Olmo2Attention",
+}
+HF_PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
 def _matrix(t):
-    """A tensor or array as nested lists of Python floats (float64)."""
+    """A tensor, array or (nested) list as nested lists of Python floats (float64)."""
     if hasattr(t, "detach"):
         t = t.detach().to("cpu").double()
-    return t.tolist()
+    if hasattr(t, "tolist"):
+        return t.tolist()
+    if isinstance(t, (list, tuple)):
+        return [_matrix(v) for v in t]
+    return float(t)
 
 
 def _linear(layer):
@@ -62,22 +98,95 @@ def _linear(layer):
     return w, b
 
 
+def _refuse_fused(module):
+    """Fused or latent projections, named, before anything else is read."""
+    name = type(module).__name__
+    if hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj"):
+        raise Unsupported(f"{name}: multi-head latent attention (kv_a_proj_with_mqa, kv_b_proj) is not modelled")
+    for fused in ("qkv_proj", "query_key_value", "c_attn", "Wqkv"):
+        if hasattr(module, fused):
+            raise Unsupported(f"{name}: the fused projection {fused} (q, k and v in one matrix) is not modelled")
+
+
+def _layer_type(module, config):
+    layer_types = getattr(config, "layer_types", None)
+    idx = getattr(module, "layer_idx", None)
+    if layer_types and idx is not None and idx < len(layer_types):
+        return layer_types[idx]
+    return None
+
+
+def _rope_parameters(module, config):
+    """The RoPE parameters of this layer (its layer type's, when given per type), or {}."""
+    params = dict(getattr(config, "rope_parameters", None) or {})
+    layer_type = _layer_type(module, config)
+    if params and all(isinstance(v, dict) for v in params.values()):
+        if layer_type not in params:
+            raise Unsupported(f"RoPE parameters per layer type {sorted(params)} without this layer's ({layer_type})")
+        params = dict(params[layer_type])
+    theta = getattr(config, "rope_theta", None)
+    if theta is not None and "rope_theta" not in params:
+        params["rope_theta"] = theta
+    return params
+
+
+def _hf_refusals(module):
+    """Raises Unsupported for the first feature of a Hugging Face attention module (or its
+    config) that the engine does not model."""
+    name = type(module).__name__
+    config = module.config
+    if name not in HF_CLASSES:
+        raise Unsupported(f"{name} is not an attention class from_pytorch knows (known: {', '.join(sorted(HF_CLASSES))})")
+    children = [n for n, _ in module.named_children() if n not in HF_PROJECTIONS]
+    if "q_norm" in children or "k_norm" in children:
+        raise Unsupported(f"{name}: QK-norm (q_norm, k_norm) is not modelled")
+    if children:
+        raise Unsupported(f"{name}: the sub-modules {children} are not modelled")
+    own = [n for n, p in module.named_parameters(recurse=False) if p is not None]
+    if "sinks" in own:
+        raise Unsupported(f"{name}: attention sinks (sinks) are not modelled")
+    if own:
+        raise Unsupported(f"{name}: the parameters {own} are not modelled")
+    softcap = getattr(module, "attn_logit_softcapping", None) or getattr(config, "attn_logit_softcapping", None)
+    if softcap is not None:
+        raise Unsupported(f"{name}: logit softcapping (attn_logit_softcapping = {softcap}) is not modelled")
+    n_heads = config.num_attention_heads
+    head_dim = getattr(module, "head_dim", None) or config.hidden_size // n_heads
+    if head_dim * n_heads != config.hidden_size:
+        raise Unsupported(f"{name}: head_dim = {head_dim} with {n_heads} heads is not hidden_size = "
+                          f"{config.hidden_size} (a head size of its own is not modelled)")
+    scaling = getattr(module, "scaling", head_dim ** -0.5)
+    if not math.isclose(scaling, head_dim ** -0.5, rel_tol=1e-12):
+        scalar = getattr(config, "query_pre_attn_scalar", None)
+        what = f"query_pre_attn_scalar = {scalar}" if scalar is not None else f"scaling = {scaling}"
+        raise Unsupported(f"{name}: a scale other than 1/√head_dim ({what}) is not modelled")
+    if getattr(module, "is_causal", True) is not True or getattr(config, "use_bidirectional_attention", False):
+        raise Unsupported(f"{name}: bidirectional attention (use_bidirectional_attention) is not modelled")
+    params = _rope_parameters(module, config)
+    rope_type = params.get("rope_type", params.get("type", "default"))
+    if rope_type != "default":
+        raise Unsupported(f"{name}: the RoPE type {rope_type!r} (scaled frequencies) is not modelled")
+    fraction = params.get("partial_rotary_factor", getattr(config, "partial_rotary_factor", None))
+    if fraction not in (None, 1, 1.0):
+        raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {fraction}) is not modelled")
+    if module.training and getattr(config, "attention_dropout", 0.0):
+        raise Unsupported(f"{name}: dropout in training mode (call .eval() first)")
+
+
 def _hf_config_options(module):
     """(n_heads, n_kv_heads, extra scenario fields) of a Hugging Face attention module."""
     config = getattr(module, "config", None)
-    n_heads = getattr(config, "num_attention_heads", None) or getattr(module, "num_heads", None)
-    if n_heads is None:
-        raise ValueError("cannot find the number of heads (config.num_attention_heads)")
+    if config is None:
+        raise Unsupported(f"{type(module).__name__} has no config (a Hugging Face attention module has one)")
+    _hf_refusals(module)
+    n_heads = config.num_attention_heads
     n_kv = getattr(config, "num_key_value_heads", None) or n_heads
     extra = {}
-    theta = getattr(config, "rope_theta", None)
-    params = getattr(config, "rope_parameters", None) or {}
-    theta = theta or params.get("rope_theta")
+    theta = _rope_parameters(module, config).get("rope_theta")
     if theta is not None:
-        if params.get("rope_type", "default") != "default":
-            raise ValueError(f"RoPE type {params['rope_type']!r} is not supported (only the default)")
         extra["rope"] = {"style": "half", "base": float(theta)}
-    window = getattr(config, "sliding_window", None)
+    # The layer's own window: None on a full-attention layer of a model that mixes them.
+    window = module.sliding_window if hasattr(module, "sliding_window") else getattr(config, "sliding_window", None)
     if window:
         extra["window"] = int(window)
     return int(n_heads), int(n_kv), extra
@@ -91,7 +200,10 @@ def projections_from_module(module):
     except ImportError as e:  # pragma: no cover
         raise SystemExit("tools/from_pytorch.py needs PyTorch: pip install torch") from e
 
+    _refuse_fused(module)
     if isinstance(module, nn.MultiheadAttention):
+        if module.training and module.dropout:
+            raise Unsupported("nn.MultiheadAttention: dropout in training mode (call .eval() first)")
         if not module._qkv_same_embed_dim:
             raise ValueError("nn.MultiheadAttention with kdim/vdim != embed_dim is not supported")
         if module.bias_k is not None or module.add_zero_attn:
@@ -106,7 +218,7 @@ def projections_from_module(module):
             layers.append((w, b))
         layers.append(_linear(module.out_proj))
         n_heads = module.num_heads
-    elif all(hasattr(module, n) for n in ("q_proj", "k_proj", "v_proj", "o_proj")):
+    elif all(hasattr(module, n) for n in HF_PROJECTIONS):
         n_heads, n_kv, _ = _hf_config_options(module)
         layers = [_linear(layer) for layer in (module.q_proj, module.k_proj, module.v_proj, module.o_proj)]
         d = len(layers[0][0])
@@ -143,21 +255,30 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
     """The scenario dict (JSON-ready) for `module` run on `sentences` with `embeddings`.
 
     mask: {"causal": bool, "padding": "none" | "keys" | "keys_and_queries",
-           "fill": "neg_inf" | "large_negative"}; default: no mask.
-    kv_sentences: one per sentence for cross-attention (keys and values from them).
+           "fill": "neg_inf" | "large_negative"}; default: no mask (causal for a Hugging
+           Face module, whose forward is).
+    kv_sentences: one per sentence for cross-attention (keys and values from them); not
+           for a Hugging Face module, which is self-attention.
     positional: "none" or "sinusoidal".
     """
     d_model, n_heads, projections = projections_from_module(module)
     extra = {}
-    if all(hasattr(module, n) for n in ("q_proj", "k_proj", "v_proj", "o_proj")):
+    mask = dict(mask or {})
+    if all(hasattr(module, n) for n in HF_PROJECTIONS):
         _, n_kv, extra = _hf_config_options(module)
         if n_kv != n_heads:
             extra["n_kv_heads"] = n_kv
+        if kv_sentences is not None:
+            raise Unsupported(f"{type(module).__name__} is self-attention: kv_sentences would give other numbers")
+        # A Hugging Face decoder layer is causal: its forward builds the causal mask.
+        if mask.setdefault("causal", True) is not True:
+            raise Unsupported(f"{type(module).__name__} is causal (is_causal = True); a mask with causal = "
+                              f"{mask['causal']} would give other numbers than its forward")
     table = {}
     for word, vector in embeddings.items():
         vector = _matrix(vector)
-        if len(vector) != d_model:
-            raise ValueError(f"embedding of {word!r} has {len(vector)} numbers, expected d_model = {d_model}")
+        if not isinstance(vector, list) or any(isinstance(v, list) for v in vector) or len(vector) != d_model:
+            raise ValueError(f"embedding of {word!r} must be {d_model} numbers (d_model), got {vector!r:.80}")
         table[word] = [float(v) for v in vector]
     known = {w.lower() for w in table}
     words = {w for s in list(sentences) + list(kv_sentences or []) for w in s.split()}
@@ -170,7 +291,7 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
         "n_heads": n_heads,
         "embeddings": table,
         "projections": projections,
-        "mask": dict({"causal": False, "padding": "none", "fill": "neg_inf"}, **(mask or {})),
+        "mask": dict({"causal": False, "padding": "none", "fill": "neg_inf"}, **mask),
     }
     if "window" in extra:
         scenario["mask"].setdefault("window", extra.pop("window"))

@@ -483,6 +483,133 @@ def check_against_hugging_face(c, trace_bin, work):
     return checked
 
 
+# Each family's real transformers classes, one small model of two layers: (module of
+# transformers.models, config class, model class, config fields, layer, what a refusal
+# must name or None when the engine must match the layer's forward). The layer's own
+# config, mask, window and RoPE are what the model builds for it.
+HF_SMALL = dict(hidden_size=8, num_attention_heads=4, num_key_value_heads=2, intermediate_size=16,
+                vocab_size=16, num_hidden_layers=2, attn_implementation="eager", pad_token_id=0, bos_token_id=1,
+                eos_token_id=2)
+HF_FAMILIES = {
+    "Llama": ("llama", "LlamaConfig", "LlamaModel", dict(attention_bias=True), 0, None),
+    "Llama (llama3 RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(rope_parameters={
+        "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0, "original_max_position_embeddings": 16}), 0, "'llama3'"),
+    "Llama (head_dim 4, h·head_dim = 16 ≠ 8)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=4), 0, "head_dim"),
+    "Mistral (window 3)": ("mistral", "MistralConfig", "MistralModel", dict(sliding_window=3), 0, None),
+    "Qwen2 (biases, sliding layer)": ("qwen2", "Qwen2Config", "Qwen2Model",
+                                      dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 1, None),
+    "Qwen2 (full layer)": ("qwen2", "Qwen2Config", "Qwen2Model",
+                           dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 0, None),
+    "Qwen3": ("qwen3", "Qwen3Config", "Qwen3Model", dict(head_dim=2), 0, "QK-norm"),
+    "Gemma 2": ("gemma2", "Gemma2Config", "Gemma2Model", dict(head_dim=2, query_pre_attn_scalar=4), 0, "softcapping"),
+    "Gemma 3": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(head_dim=2), 0, "QK-norm"),
+    "gpt-oss": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(head_dim=2, num_local_experts=2, num_experts_per_tok=1),
+                1, "sinks"),
+    "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "QK-norm"),
+    "Phi-3": ("phi3", "Phi3Config", "Phi3Model", {}, 0, "qkv_proj"),
+    "GPT-NeoX": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", {}, 0, "query_key_value"),
+    "DeepSeek-V3": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model",
+                    dict(kv_lora_rank=4, q_lora_rank=None, qk_rope_head_dim=2, qk_nope_head_dim=2, v_head_dim=2,
+                         n_routed_experts=2, num_experts_per_tok=1, n_group=1, topk_group=1, first_k_dense_replace=2),
+                    0, "latent"),
+}
+
+
+def hf_layer_output(model, attn, x):
+    """The attention layer's own output on hidden states `x`, with the mask and RoPE its
+    model builds for it: the layer's input is replaced by `x` and its output kept."""
+    import torch
+
+    got = {}
+
+    def pre(_module, args, kwargs):
+        kwargs["hidden_states"] = x
+        return args, kwargs
+
+    def post(_module, _args, output):
+        got["output"] = output[0]
+
+    hooks = [attn.register_forward_pre_hook(pre, with_kwargs=True), attn.register_forward_hook(post)]
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.zeros(x.shape[:2], dtype=torch.long))
+    finally:
+        for h in hooks:
+            h.remove()
+    return got["output"]
+
+
+def check_hf_families(c, trace_bin, work):
+    """tools/from_pytorch.py on each family's transformers classes (HF_FAMILIES): a layer of
+    a two-layer model in float64 with weights drawn so the scores are O(1) (random init,
+    nothing downloaded) either matches the engine's output, or is refused with its feature
+    named. RoPE's angles are Hugging Face's own, computed in float32 whatever the model's
+    dtype, so a RoPE layer agrees to float32-angle precision (about 1e-7), not 1e-12; the
+    tolerance is 1e-6. Returns {family: max |difference| or the refusal}."""
+    import importlib
+
+    import torch
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from from_pytorch import Unsupported, scenario_from_module
+
+    results = {}
+    sentences = ["the cat sat on the warm mat today"]
+    words = sorted(set(sentences[0].split()))
+    for family, (mod, config_cls, model_cls, fields, layer, refusal) in HF_FAMILIES.items():
+        torch.manual_seed(7)
+        m = importlib.import_module(f"transformers.models.{mod}")
+        try:
+            config = getattr(m, config_cls)(**dict(HF_SMALL, **fields))
+            model = getattr(m, model_cls)(config).double().eval()
+        except Exception as e:  # noqa: BLE001 - a config this check cannot build is a failure of the check
+            c.report(False, f"from_pytorch family {family}: build the model", f"{type(e).__name__}: {e}")
+            continue
+        block = model.layers[layer]
+        attn = block.self_attn if hasattr(block, "self_attn") else block.attention  # GPT-NeoX: attention
+        d = config.hidden_size
+        with torch.no_grad():
+            for name, p in attn.named_parameters():
+                if p.dim() == 2:
+                    p.normal_(0.0, d ** -0.5)
+                elif "norm" in name:
+                    p.copy_(1.0 + 0.2 * torch.randn_like(p))
+                else:
+                    p.normal_(0.0, 0.5)
+        embeddings = {w: torch.randn(d, dtype=torch.float64) for w in words}
+        # The embeddings as a tensor, a NumPy array and a plain list: each must work.
+        kinds = [lambda v: v, lambda v: v.numpy(), lambda v: v.tolist()]
+        embeddings_mixed = {w: kinds[i % 3](v) for i, (w, v) in enumerate(embeddings.items())}
+        try:
+            scenario = scenario_from_module(attn, sentences, embeddings_mixed)
+        except Unsupported as e:
+            ok = refusal is not None and refusal in str(e)
+            results[family] = f"refused: {e}"
+            c.report(ok, f"from_pytorch family {family}: refused by name", str(e))
+            continue
+        if refusal is not None:
+            c.report(False, f"from_pytorch family {family}: must be refused ({refusal})", "it was not")
+            continue
+        path = work / f"family_{mod}_{layer}.json"
+        path.write_text(json.dumps(scenario))
+        run = subprocess.run([trace_bin, str(path)], capture_output=True, text=True)
+        if run.returncode != 0:
+            c.report(False, f"from_pytorch family {family}: the engine runs its scenario", run.stderr.strip())
+            continue
+        steps = {st["name"]: json_numbers(st["data"]).reshape(st["shape"]) for st in json.loads(run.stdout)["steps"]}
+        x = torch.stack([embeddings[w] for w in sentences[0].split()]).unsqueeze(0)
+        want = hf_layer_output(model, attn, x).numpy()
+        err = float(np.abs(steps["output"] - want).max())
+        results[family] = err
+        c.report(steps["output"].shape == want.shape and err <= 1e-6,
+                 f"from_pytorch family {family}: engine = the layer's forward",
+                 f"max |diff| {err:.1e} (output max {float(np.abs(want).max()):.2f}; RoPE angles in float32)")
+    print("note  from_pytorch families: " + "; ".join(
+        f"{f}: {r:.1e}" if isinstance(r, float) else f"{f}: {r}" for f, r in results.items()))
+    return results
+
+
 def check_pytorch_lines(c, trace_bin, work):
     """Every step's PyTorch line, as the page and the export show it, run in PyTorch: the
     lines of a trace are executed in order in one namespace that holds what a tutorial's
@@ -695,6 +822,7 @@ def main(argv):
             check_against_hugging_face(c, args.trace_bin, work)
             check_llama_module(c, args.trace_bin, work)
             check_pytorch_lines(c, args.trace_bin, work)
+            check_hf_families(c, args.trace_bin, work)
             observe_sdpa()
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
