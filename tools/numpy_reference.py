@@ -64,7 +64,8 @@ Expected format (output)
 Today's options: "n_kv_heads" (grouped-query attention: W_K, W_V are (d_model,
 n_kv_heads*d_k), each key/value head repeated for its group of query heads),
 "rope": {"style": "half|interleaved", "base"} (written here as a complex product),
-"alibi": true (the paper's slopes and m*(j - i)), "mask": {..., "window": W}.
+"alibi": true (the paper's slopes and m*(j - i); -m*|i - j| without a causal mask, the
+symmetric form of bidirectional ALiBi), "mask": {..., "window": W}.
 
 Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 """
@@ -273,7 +274,9 @@ def attention_trace(scenario):
     steps += [("scores", scores), ("scaled", scaled)]
     if alibi:
         slopes = np.array(alibi_slopes(h))[None, :, None, None]
-        bias = slopes * (np.arange(T_k)[None, :] - np.arange(T_q)[:, None])  # (1,h,T_q,T_k): m (j - i)
+        j_minus_i = np.arange(T_k)[None, :] - np.arange(T_q)[:, None]
+        # m (j - i) under a causal mask; -m |i - j| without one (bidirectional ALiBi, MosaicBERT)
+        bias = slopes * (j_minus_i if mask_cfg["causal"] else -np.abs(j_minus_i))  # (1,h,T_q,T_k)
         scaled = scaled + bias
         steps += [("alibi", bias), ("biased", scaled)]
     # masked_fill: blocked scores are replaced (not added to); same mask for every head

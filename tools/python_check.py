@@ -238,7 +238,11 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # ALiBi's distance the wrong way round, i - j
         "alibi i - j": script.replace(
             "(np.arange(T_k)[None, :] - np.arange(T)[:, None])", "(np.arange(T)[:, None] - np.arange(T_k)[None, :])"
-        ) if scenario.get("alibi") else None,
+        ) if scenario.get("alibi") and scenario["mask"].get("causal") else None,
+        # without a causal mask, the paper's j - i instead of the symmetric -|i - j|: a reward for later keys
+        "alibi not symmetric": script.replace(
+            "return j_minus_i if causal else -abs(j_minus_i)", "return j_minus_i"
+        ) if scenario.get("alibi") and not scenario["mask"].get("causal") else None,
     }
     for what, broken in mutations.items():
         if broken is None:
@@ -408,6 +412,9 @@ def check_against_hugging_face(c, trace_bin, work):
     from transformers.models.bloom.modeling_bloom import build_alibi_tensor
     from transformers.models.llama.modeling_llama import apply_rotary_pos_emb, repeat_kv
 
+    sys.path.insert(0, str(ROOT / "tools"))
+    from numpy_reference import alibi_slopes as paper_slopes
+
     rng = np.random.default_rng(20261124)
     words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu"]
     checked = 0
@@ -455,9 +462,12 @@ def check_against_hugging_face(c, trace_bin, work):
                     torch.view_as_complex(t.reshape(*t.shape[:-1], -1, 2).contiguous()) * freqs_cis).flatten(-2)
                 q, k = turn(q), turn(k)
         scores = q @ repeat_kv(k, h // h_kv).transpose(-2, -1) / math.sqrt(d_k)
-        if alibi:  # BLOOM: m * j for the keys j a row may see
+        slopes = torch.tensor(paper_slopes(h), dtype=torch.float64) if alibi else None  # the paper's code
+        if alibi and causal:  # BLOOM: m * j for the keys j a row may see
             ones = torch.ones(B, T, dtype=torch.float64)
             scores = scores + build_alibi_tensor(ones, h, torch.float64).view(B, h, 1, T)
+        elif alibi:  # bidirectional ALiBi (MosaicBERT): -m |i - j|
+            scores = scores - slopes.view(1, h, 1, 1) * (torch.arange(T).view(1, T) - torch.arange(T).view(T, 1)).abs()
         scores = scores.masked_fill(blocked.unsqueeze(1), float("-inf") if fill == "neg_inf" else -1e9)
         weights = scores.softmax(dim=-1)
         context = weights @ repeat_kv(v, h // h_kv)
@@ -470,8 +480,8 @@ def check_against_hugging_face(c, trace_bin, work):
         # PyTorch's fused attention with grouped heads: ALiBi as m·(j − i) in a float mask
         bias = torch.zeros(1, h, T, T, dtype=torch.float64)
         if alibi:
-            slopes = torch.tensor(steps["alibi"][0, :, 0, 1] - steps["alibi"][0, :, 0, 0]) if T > 1 else torch.zeros(h)
-            bias = slopes.view(1, h, 1, 1) * (torch.arange(T).view(1, T) - torch.arange(T).view(T, 1))
+            distance = torch.arange(T).view(1, T) - torch.arange(T).view(T, 1)
+            bias = slopes.view(1, h, 1, 1) * (distance if causal else -distance.abs())
         sdpa = F.scaled_dot_product_attention(q, k, v, attn_mask=bias.masked_fill(blocked.unsqueeze(1), float("-inf")),
                                               enable_gqa=True)
         s_ok = np.allclose(np.where(live[:, None, :, None], sdpa, 0), np.where(live[:, None, :, None], steps["context"], 0),

@@ -191,14 +191,32 @@ pub fn alibi_slopes(h: usize) -> Vec<f64> {
     slopes
 }
 
-/// ALiBi's bias `m_h·(j − i)` for query `i` and key `j` of head `h`: 0 on the diagonal,
-/// more negative the farther back the key is. The same for every sentence.
+/// How far key `j` is from query `i` as ALiBi counts it. Under a causal mask, the paper's
+/// `j − i` (Press et al., 2022): every key a query sees is at or before it, so this is
+/// never positive where it counts. Without one, `j − i` would reward every key after the
+/// query (up to `+m·(T − 1)` for the farthest), so the bias takes the symmetric form of
+/// bidirectional ALiBi, `−|i − j|`, as MosaicBERT (Portes et al., 2023) and JinaBERT
+/// (Günther et al., 2023) do. The symmetric form is chosen over refusing ALiBi without a
+/// causal mask because it is the published form for encoders and cross-attention, and a
+/// scenario that ran before still runs, with no distance rewarded.
+pub fn alibi_distance(causal: bool, i: usize, j: usize) -> f64 {
+    let d = j as f64 - i as f64;
+    if causal {
+        d
+    } else {
+        -d.abs()
+    }
+}
+
+/// ALiBi's bias `m_h·(j − i)` for query `i` and key `j` of head `h` under a causal mask,
+/// `−m_h·|i − j|` without one ([`alibi_distance`]): 0 on the diagonal, more negative the
+/// farther the key is. The same for every sentence.
 ///
 /// # Shapes
 /// - returns: `[1, h, T_q, T_k]`
-pub fn alibi_bias(slopes: &[f64], t_q: usize, t_k: usize) -> Array4<f64> {
+pub fn alibi_bias(slopes: &[f64], t_q: usize, t_k: usize, causal: bool) -> Array4<f64> {
     Array4::from_shape_fn((1, slopes.len(), t_q, t_k), |(_, h, i, j)| {
-        slopes.get(h).copied().unwrap_or(0.0) * (j as f64 - i as f64)
+        slopes.get(h).copied().unwrap_or(0.0) * alibi_distance(causal, i, j)
     })
 }
 
@@ -397,6 +415,30 @@ mod tests {
         assert_eq!(alibi_slopes(12), twelve);
         assert_eq!(alibi_slopes(3), vec![2f64.powf(-4.0), 2f64.powf(-8.0), 2f64.powf(-2.0)]);
         assert!(alibi_slopes(0).is_empty());
+    }
+
+    /// Under a causal mask the paper's m·(j − i); without one, −m·|i − j|: symmetric, 0 on
+    /// the diagonal and never positive, so no key is rewarded for its distance.
+    #[test]
+    fn alibi_without_causal_is_symmetric_and_never_a_reward() {
+        let slopes = alibi_slopes(2); // 1/16, 1/256
+        let causal = alibi_bias(&slopes, 3, 4, true);
+        assert_eq!(causal[(0, 0, 0, 3)], 3.0 / 16.0); // after the query: blocked by the mask
+        assert_eq!(causal[(0, 0, 2, 0)], -2.0 / 16.0);
+        let both = alibi_bias(&slopes, 4, 4, false);
+        assert_eq!(both[(0, 0, 0, 3)], -3.0 / 16.0);
+        assert_eq!(both[(0, 1, 3, 1)], -2.0 / 256.0);
+        for h in 0..2 {
+            for i in 0..4 {
+                for j in 0..4 {
+                    assert!(both[(0, h, i, j)] <= 0.0);
+                    assert_eq!(both[(0, h, i, j)], both[(0, h, j, i)]);
+                    if j <= i {
+                        assert_eq!(both[(0, h, i, j)], alibi_bias(&slopes, 4, 4, true)[(0, h, i, j)]);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -193,7 +193,8 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
         } else {
             let bias = Array4::from_shape_fn((1, h, 1, cache_positions.len()), |(_, hi, _, l)| {
                 let j = cache_positions.get(l).copied().unwrap_or(0);
-                inp.alibi_slopes.get(hi).copied().unwrap_or(0.0) * (j as f64 - t as f64)
+                inp.alibi_slopes.get(hi).copied().unwrap_or(0.0)
+                    * attention::alibi_distance(inp.mask.causal, t, j)
             });
             attention::add_bias(&scaled, &bias)
         };

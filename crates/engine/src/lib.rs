@@ -60,7 +60,7 @@ pub use scenario::{
     ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle,
     Scenario,
 };
-pub use step::{Axis, Layout, Role, StepName};
+pub use step::{Axis, Layout, Role, StepName, StepText};
 pub use tiled::{tiled, Tile, Tiled};
 pub use trace::{Reshape, Sizes, Step, Trace};
 

@@ -151,7 +151,7 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                     let mut scores = q_blk.dot(&k_blk.t()) / root; // (rows, cols): at most block × block
                     for ((r, c), x) in scores.indexed_iter_mut() {
                         if let Some(slope) = slope {
-                            *x += slope * ((k0 + c) as f64 - (q0 + r) as f64);
+                            *x += slope * attention::alibi_distance(inp.mask.causal, q0 + r, k0 + c);
                         }
                         if blocked(r, c) {
                             *x = fill;

@@ -393,6 +393,8 @@ struct Modern {
     n_kv_heads: usize,
     rope: Option<(RopeStyle, f64)>,
     alibi: bool,
+    /// ALiBi's distance is `j − i` under a causal mask and `−|i − j|` without one.
+    causal: bool,
 }
 
 /// ALiBi's slopes as the paper's code writes them: `start · ratio^k` with
@@ -493,7 +495,9 @@ fn slow_reference(
                         } else {
                             let kj = turn(&k[j][kv_cols.clone()], j);
                             let score = (0..d_k).map(|c| qi[c] * kj[c]).sum::<f64>() / (d_k as f64).sqrt();
-                            let bias = if modern.alibi { slopes[h] * (j as f64 - i as f64) } else { 0.0 };
+                            let distance =
+                                if modern.causal { j as f64 - i as f64 } else { -(i.abs_diff(j) as f64) };
+                            let bias = if modern.alibi { slopes[h] * distance } else { 0.0 };
                             score + bias
                         }
                     })
@@ -555,7 +559,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base)), alibi: s.alibi };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base)), alibi: s.alibi, causal: s.mask.causal };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
@@ -595,6 +599,23 @@ proptest! {
         if s.mask.fill == Fill::LargeNegative || trace.fully_masked_rows.is_empty() {
             prop_assert!(trace.steps.iter().all(|st| st.data.iter().all(|v| !v.is_nan())));
         }
+    }
+
+    /// ALiBi without a causal mask never rewards distance: every bias is ≤ 0, and 0 only
+    /// where the key is the query's own position.
+    #[test]
+    fn alibi_without_causal_never_rewards_distance(s in arb_scenario()) {
+        let mut s = s;
+        s.alibi = true;
+        s.mask.causal = false;
+        let trace = run(&s).unwrap();
+        let alibi = get(&trace, "alibi");
+        for ((_, h, i, j), &bias) in alibi.data.view().into_dimensionality::<ndarray::Ix4>().unwrap().indexed_iter() {
+            let want = -trace.alibi_slopes[h] * i.abs_diff(j) as f64;
+            prop_assert_eq!(bias, want, "alibi[0, {}, {}, {}]", h, i, j);
+            prop_assert!(bias <= 0.0);
+        }
+        prop_assert!(get(&trace, "alibi").op.contains("−m_h·|i − j|"));
     }
 
     #[test]

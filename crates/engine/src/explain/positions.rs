@@ -170,7 +170,8 @@ impl Explainer<'_> {
         let Some(&slope) = self.trace.alibi_slopes.get(h) else {
             return inconsistent(format!("no ALiBi slope for head {h}"));
         };
-        let distance = j as f64 - i as f64;
+        let causal = self.trace.mask.config.causal;
+        let distance = crate::attention::alibi_distance(causal, i, j);
         let n = self.trace.sizes.n_heads;
         let rule = if n.is_power_of_two() {
             format!("m = 2^(−8·{}/{n}) = {}", h + 1, num(slope))
@@ -179,18 +180,42 @@ impl Explainer<'_> {
         };
         let mut notes = vec![
             format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h1} (index h = {h}) has the slope {rule}."),
-            format!("Key {j} is j − i = {} positions from query {i}, so the bias is {} · {} = {}.", num(distance), num(slope), num(distance), num(self.result)),
         ];
+        // Without a causal mask the distance is −|i − j| (bidirectional ALiBi's symmetric
+        // form): the paper's j − i would reward the keys after the query.
+        let (formula, term, py, tex_distance) = if causal {
+            notes.push(format!(
+                "Key {j} is j − i = {} positions from query {i}, so the bias is {} · {} = {}.",
+                num(distance),
+                num(slope),
+                num(distance),
+                num(self.result)
+            ));
+            (
+                "m_h · (j − i)",
+                format!("m_{h} · (j − i) = m_{h} · ({j} − {i})"),
+                format!("slopes[{h}] * ({j} - {i})"),
+                format!("({j} - {i})"),
+            )
+        } else {
+            notes.push(format!("Without a causal mask the bias is symmetric, −m·|i − j| (bidirectional ALiBi, as in MosaicBERT): key {j} is |i − j| = {} positions from query {i}, before or after it, so the bias is {} · {} = {}.", num(-distance), num(slope), num(distance), num(self.result)));
+            (
+                "−m_h · |i − j|",
+                format!("−m_{h} · |i − j| = m_{h} · −|{i} − {j}|"),
+                format!("-slopes[{h}] * abs({j} - {i})"),
+                format!("(-|{i} - {j}|)"),
+            )
+        };
         self.check(slope * distance, &mut notes);
         self.done(
-            "alibi[0,h,i,j] = m_h · (j − i)".into(),
+            format!("alibi[0,h,i,j] = {formula}"),
             Kind::Sum,
-            vec![product(format!("m_{h} · (j − i) = m_{h} · ({j} − {i})"), slope, distance)],
+            vec![product(term, slope, distance)],
             notes,
             vec![],
-            format!("slopes[{h}] * ({j} - {i})"),
+            py,
             format!(
-                r"{} = m_{{{h}}} \cdot ({j} - {i}) = {} \cdot {} = {}",
+                r"{} = m_{{{h}}} \cdot {tex_distance} = {} \cdot {} = {}",
                 self.lhs(),
                 tex(slope),
                 tex(distance),

@@ -134,7 +134,7 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         StepName::Scores => format!("scores = {q_final} @ {k_final}.transpose(0, 1, 3, 2)  # (B, h, T, T_k)\n"),
         StepName::Scaled => "scaled = scores / math.sqrt(d_k)\n".into(),
         StepName::Alibi => "alibi = np.array(alibi_slopes(h))[None, :, None, None] * \
-                            (np.arange(T_k)[None, :] - np.arange(T)[:, None])[None, None]  # (1, h, T, T_k): m_h * (j - i)\n"
+                            alibi_distance(np.arange(T_k)[None, :] - np.arange(T)[:, None])[None, None]  # (1, h, T, T_k)\n"
             .into(),
         StepName::Biased => "biased = scaled + alibi\n".into(),
         StepName::Masked => format!(

@@ -202,11 +202,20 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     if !trace.alibi_slopes.is_empty() {
         out.push(Section::new(
             "ALiBi",
-            vec!["A bias m_h·(j − i) per head, added to the scaled scores before the mask; the slopes follow the \
-                  ALiBi paper's code."
-                .into()],
+            vec![if trace.mask.config.causal {
+                "A bias m_h·(j − i) per head, added to the scaled scores before the mask; the slopes follow the \
+                 ALiBi paper's code."
+            } else {
+                "A bias −m_h·|i − j| per head, added to the scaled scores before the mask: without a causal mask \
+                 the paper's m_h·(j − i) would reward every later key, so the bias takes the symmetric form of \
+                 bidirectional ALiBi (MosaicBERT, Portes et al., 2023). The slopes follow the ALiBi paper's code."
+            }
+            .into()],
             String::from(
-                "def alibi_slopes(n):\n    \
+                "def alibi_distance(j_minus_i):\n    \
+                 # j - i under a causal mask (the paper's); without one, -|j - i| (bidirectional ALiBi)\n    \
+                 return j_minus_i if causal else -abs(j_minus_i)\n\n\n\
+                 def alibi_slopes(n):\n    \
                  def power_of_2(n):\n        \
                  return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]\n    \
                  if n & (n - 1) == 0:\n        \
@@ -229,8 +238,8 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     for step in &trace.steps {
         let name = step.name;
         let mut prose = vec![
-            name.words(z.d_model, z.n_heads, z.d_k, fill),
-            format!("PyTorch: `{}`", name.pytorch(fill, trace.layout(), trace.rope.map(|r| r.style))),
+            step.op.clone(),
+            format!("PyTorch: `{}`", step.pytorch),
             format!("Shape: {}", shape_text(&step.dims, &step.shape)),
         ];
         if first {

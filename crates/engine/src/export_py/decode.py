@@ -31,7 +31,7 @@ if cross or causal:
         pos = np.array(cached)
         s = q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2) / math.sqrt(d_k)  # (B, h, 1, L)
         if use_alibi:
-            s = s + np.array(alibi_slopes(h))[None, :, None, None] * (pos - t)[None, None, None, :]
+            s = s + np.array(alibi_slopes(h))[None, :, None, None] * alibi_distance(pos - t)[None, None, None, :]
         s = np.where(mask[:, None, t : t + 1, pos], fill, s)  # the mask at the cached positions
         with np.errstate(invalid="ignore"):
             e = np.exp(s - s.max(axis=-1, keepdims=True))

@@ -64,7 +64,7 @@ else:
             bias = torch.zeros(1, h, T, T_k)
             if use_alibi:
                 slopes = torch.tensor(alibi_slopes(h)).view(1, h, 1, 1)
-                bias = slopes * (torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))  # m (j - i)
+                bias = slopes * alibi_distance(torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))
                 steps["alibi"] = bias
                 scores = scores + bias
                 steps["biased"] = scores

@@ -10,14 +10,14 @@ use crate::reuse::{self, Previous};
 use crate::step::{Axis as A, StepName};
 use crate::trace::Reshape;
 
-/// Stage 7a, bias: with ALiBi, its bias `m_h·(j − i)` (`alibi`, `(1, h, t_q, t_k)`) and the
-/// slopes; nothing without it.
+/// Stage 7a, bias: with ALiBi, its bias `m_h·(j − i)`, or `−m_h·|i − j|` without a causal
+/// mask (`alibi`, `(1, h, t_q, t_k)`), and the slopes; nothing without it.
 pub(super) fn bias(plan: &Plan<'_>, rec: &mut Recorder) -> Option<(Array4<f64>, Vec<f64>)> {
     if !plan.scenario.alibi {
         return None;
     }
     let slopes = attention::alibi_slopes(plan.n_heads);
-    let bias = attention::alibi_bias(&slopes, plan.t_q, plan.t_k); // (1, h, t_q, t_k)
+    let bias = attention::alibi_bias(&slopes, plan.t_q, plan.t_k, plan.scenario.mask.causal); // (1, h, t_q, t_k)
     rec.push(StepName::Alibi, vec![], bias.clone().into_dyn());
     Some((bias, slopes))
 }

@@ -5,7 +5,7 @@ use crate::attention;
 use crate::error::{number_text, EngineError, Field};
 use crate::limits;
 use crate::scenario::{Fill, Positional, Scenario};
-use crate::step::{Axis as A, Layout};
+use crate::step::{Axis as A, Layout, StepText};
 use crate::tokenize::{self, Batch};
 
 /// What a run is, once its input is checked: the tokens, the sizes and the options.
@@ -96,6 +96,19 @@ impl<'a> Plan<'a> {
 
     pub(super) fn layout(&self) -> Layout {
         Layout { cross: self.cross(), grouped: self.grouped() }
+    }
+
+    /// What the steps' PyTorch lines and words depend on besides their names.
+    pub(super) fn step_text(&self) -> StepText {
+        StepText {
+            layout: self.layout(),
+            fill: self.fill(),
+            rope: self.scenario.rope.map(|r| r.style),
+            causal: self.scenario.mask.causal,
+            d_model: self.d_model,
+            n_heads: self.n_heads,
+            d_k: self.d_k,
+        }
     }
 
     /// The query and key token axes: `T` twice in self-attention, `T_q` and `T_k` in

@@ -15,6 +15,7 @@ mod axis;
 mod text;
 
 pub use axis::Axis;
+pub use text::StepText;
 
 use std::fmt;
 use std::str::FromStr;

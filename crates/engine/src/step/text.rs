@@ -4,6 +4,26 @@
 use super::{Layout, StepName};
 use crate::scenario::{Fill, RopeStyle};
 
+/// What a step's PyTorch line and words depend on besides its name: the run's layout,
+/// fill, RoPE style, mask and sizes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepText {
+    /// Self- or cross-attention, grouped heads or not.
+    pub layout: Layout,
+    /// What a blocked score becomes.
+    pub fill: Fill,
+    /// RoPE's pairing (Hugging Face's `rotate_half` is written when `None`).
+    pub rope: Option<RopeStyle>,
+    /// A causal mask: ALiBi's bias is `m·(j − i)` with one, `−m·|i − j|` without.
+    pub causal: bool,
+    /// `d_model`.
+    pub d_model: usize,
+    /// `h`.
+    pub n_heads: usize,
+    /// `d_k`.
+    pub d_k: usize,
+}
+
 impl StepName {
     /// The PyTorch line a reader of the tutorials would write for this step, one that runs
     /// on the step's inputs and gives the step's tensor. In cross-attention the keys and
@@ -11,7 +31,8 @@ impl StepName {
     /// the step's axes; with grouped heads the keys and values split into `h_kv` heads, as
     /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
     /// `rotate_half` when `None`).
-    pub fn pytorch(self, fill: Fill, layout: Layout, rope: Option<RopeStyle>) -> String {
+    pub fn pytorch(self, text: &StepText) -> String {
+        let StepText { layout, fill, rope, causal, .. } = *text;
         let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
         // The key/value heads: `h_kv` of them when grouped (a view into `h` would need
@@ -40,10 +61,18 @@ impl StepName {
             Self::KRot => return rotate("k"),
             Self::KRep => "k = k.repeat_interleave(h // h_kv, dim=1)",
             Self::VRep => "v = v.repeat_interleave(h // h_kv, dim=1)",
-            Self::Alibi => return format!(
-                "alibi = slopes.view(1, h, 1, 1) * (torch.arange({t_k}) - torch.arange({t_q}).view(-1, 1))  \
+            Self::Alibi if causal => {
+                return format!(
+                    "alibi = slopes.view(1, h, 1, 1) * (torch.arange({t_k}) - torch.arange({t_q}).view(-1, 1))  \
                      # key minus query position"
-            ),
+                )
+            }
+            Self::Alibi => {
+                return format!(
+                    "alibi = -slopes.view(1, h, 1, 1) * (torch.arange({t_k}) - torch.arange({t_q}).view(-1, 1)).abs()  \
+                     # symmetric: no mask hides the later keys"
+                )
+            }
             Self::Biased => "scores = scores + alibi",
             Self::Scores => "scores = q @ k.transpose(-2, -1)",
             Self::Scaled => "scores = scores / math.sqrt(d_k)",
@@ -61,7 +90,8 @@ impl StepName {
     }
 
     /// The step in words, with the sizes that make it concrete.
-    pub fn words(self, d_model: usize, n_heads: usize, d_k: usize, fill: Fill) -> String {
+    pub fn words(self, text: &StepText) -> String {
+        let StepText { d_model, n_heads, d_k, fill, causal, .. } = *text;
         match self {
             Self::X => {
                 "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
@@ -101,8 +131,13 @@ impl StepName {
                            query head i reads key head ⌊i / (h / h_kv)⌋"
                 .into(),
             Self::VRep => "Repeat each value head for its group of query heads the same way".into(),
-            Self::Alibi => "ALiBi's bias m_h·(j − i): 0 for the query's own position, more negative the \
-                            farther back the key, with a slope m_h per head"
+            Self::Alibi if causal => "ALiBi's bias m_h·(j − i): 0 for the query's own position, more negative \
+                                      the farther back the key, with a slope m_h per head"
+                .into(),
+            Self::Alibi => "ALiBi's bias without a causal mask, −m_h·|i − j|: more negative the farther the key, \
+                            before or after the query (the symmetric form of bidirectional ALiBi, MosaicBERT, \
+                            Portes et al., 2023), with a slope m_h per head. The paper's m_h·(j − i) would reward \
+                            every later key"
                 .into(),
             Self::Biased => "Add ALiBi's bias to the scaled scores".into(),
             Self::Scores => "Dot every query with every key, in each head: Q Kᵀ".into(),
