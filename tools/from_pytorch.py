@@ -12,8 +12,8 @@ Modules understood
 * A module shaped like the seeds' `MultiHeadAttention`: four `nn.Linear(d_model, d_model)`
   layers `w_q`, `w_k`, `w_v`, `w_o` and the number of heads in `n_heads` (or `h`,
   `num_heads`); or the Annotated Transformer's `linears` (four layers, q, k, v, o) with `h`.
-* Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's, Mixtral's and
-  Qwen2's, which are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where
+* Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's, Mixtral's,
+  Qwen2's and Gemma 2's, which are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where
   `k_proj` and `v_proj` have `num_key_value_heads · head_dim` outputs (grouped-query
   attention). The heads come from `module.config`; so does RoPE (`rope_theta`, in
   `rope_parameters` in transformers 5, the layer's own when they are given per layer
@@ -21,14 +21,15 @@ Modules understood
   `"rope": {"style": "half", "base": rope_theta}`. The window is the layer's own
   (`module.sliding_window`, None on a full-attention layer; Mistral's config
   `sliding_window` otherwise), and the mask is causal, as the module's forward is.
+  Gemma 2's scale (`module.scaling`, from `query_pre_attn_scalar`) becomes `"scale"` and
+  its `attn_logit_softcapping` `"softcap"`.
 
 Never other numbers
 -------------------
 Whatever the engine does not model raises `Unsupported` (a ValueError) naming it, rather
 than giving a scenario whose numbers differ from the module's: an attention class not in
-the list above, QK-norm (`q_norm`, `k_norm`), attention sinks (`sinks`), logit
-softcapping (`attn_logit_softcapping`), a scale other than 1/√head_dim
-(`query_pre_attn_scalar`), `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
+the list above, QK-norm (`q_norm`, `k_norm`), attention sinks (`sinks`),
+`head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
 other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
 (`partial_rotary_factor`), bidirectional attention, fused projections (`qkv_proj`,
 `query_key_value`), multi-head latent attention (`kv_a_proj_with_mqa`), any other
@@ -147,19 +148,11 @@ def _hf_refusals(module):
         raise Unsupported(f"{name}: attention sinks (sinks) are not modelled")
     if own:
         raise Unsupported(f"{name}: the parameters {own} are not modelled")
-    softcap = getattr(module, "attn_logit_softcapping", None) or getattr(config, "attn_logit_softcapping", None)
-    if softcap is not None:
-        raise Unsupported(f"{name}: logit softcapping (attn_logit_softcapping = {softcap}) is not modelled")
     n_heads = config.num_attention_heads
     head_dim = getattr(module, "head_dim", None) or config.hidden_size // n_heads
     if head_dim * n_heads != config.hidden_size:
         raise Unsupported(f"{name}: head_dim = {head_dim} with {n_heads} heads is not hidden_size = "
                           f"{config.hidden_size} (a head size of its own is not modelled)")
-    scaling = getattr(module, "scaling", head_dim ** -0.5)
-    if not math.isclose(scaling, head_dim ** -0.5, rel_tol=1e-12):
-        scalar = getattr(config, "query_pre_attn_scalar", None)
-        what = f"query_pre_attn_scalar = {scalar}" if scalar is not None else f"scaling = {scaling}"
-        raise Unsupported(f"{name}: a scale other than 1/√head_dim ({what}) is not modelled")
     if getattr(module, "is_causal", True) is not True or getattr(config, "use_bidirectional_attention", False):
         raise Unsupported(f"{name}: bidirectional attention (use_bidirectional_attention) is not modelled")
     params = _rope_parameters(module, config)
@@ -189,6 +182,15 @@ def _hf_config_options(module):
     window = module.sliding_window if hasattr(module, "sliding_window") else getattr(config, "sliding_window", None)
     if window:
         extra["window"] = int(window)
+    # Gemma 2: the scores times query_pre_attn_scalar ** -0.5 (module.scaling), then
+    # softcapped at attn_logit_softcapping, before the mask.
+    head_dim = getattr(module, "head_dim", None) or config.hidden_size // n_heads
+    scaling = float(getattr(module, "scaling", head_dim ** -0.5))
+    if scaling != head_dim ** -0.5:
+        extra["scale"] = scaling
+    softcap = getattr(module, "attn_logit_softcapping", None)
+    if softcap is not None:
+        extra["softcap"] = float(softcap)
     return int(n_heads), int(n_kv), extra
 
 

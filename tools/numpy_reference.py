@@ -58,14 +58,16 @@ Expected format (output)
       "steps": [{"name": "x", "shape": [B,T,d_model], "data": [...C order...]}, ...] }
 
     steps: x, [pe (1,T_q,d_model), x_pe], [x_kv, [x_kv_pe]], q, k, v, q_heads, k_heads,
-    v_heads, [q_rot, k_rot], [k_rep, v_rep], scores, scaled, [alibi, biased], masked,
+    v_heads, [q_rot, k_rot], [k_rep, v_rep], scores, scaled, [capped], [alibi, biased], masked,
     weights, context, concat, output.
 
 Today's options: "n_kv_heads" (grouped-query attention: W_K, W_V are (d_model,
 n_kv_heads*d_k), each key/value head repeated for its group of query heads),
 "rope": {"style": "half|interleaved", "base"} (written here as a complex product),
 "alibi": true (the paper's slopes and m*(j - i); -m*|i - j| without a causal mask, the
-symmetric form of bidirectional ALiBi), "mask": {..., "window": W}.
+symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
+scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
+scores, before ALiBi's bias and the mask).
 
 Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 """
@@ -270,8 +272,14 @@ def attention_trace(scenario):
         k_att, v_att = k_att[:, group], v_att[:, group]
         steps += [("k_rep", k_att), ("v_rep", v_att)]
     scores = q_att @ k_att.swapaxes(-1, -2)  # (B,h,T_q,T_k)
-    scaled = scores / math.sqrt(d_k)
+    # Gemma 2: a scale of its own (query_pre_attn_scalar ** -0.5) in place of 1 / sqrt(d_k)
+    scale = scenario.get("scale")
+    scaled = scores * scale if scale is not None else scores / math.sqrt(d_k)
     steps += [("scores", scores), ("scaled", scaled)]
+    softcap = scenario.get("softcap")
+    if softcap is not None:  # logit softcapping, as Gemma 2 writes it: divide, tanh, multiply
+        scaled = np.tanh(scaled / softcap) * softcap
+        steps += [("capped", scaled)]
     if alibi:
         slopes = np.array(alibi_slopes(h))[None, :, None, None]
         j_minus_i = np.arange(T_k)[None, :] - np.arange(T_q)[:, None]
@@ -488,6 +496,21 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "rope": {"style": "half", "base": 10000.0},
         "embeddings": random_embeddings(q + kv, 6), "projections": projections_kv(6, 2),
         "mask": dict(mask(True, "keys", "neg_inf"), window=2)}
+
+    # Gemma 2's scores (added last, as above): a scale of its own and a softcap small enough
+    # to bend every score, with GQA, RoPE and a causal window; and a softcap before ALiBi's
+    # symmetric bias in cross-attention.
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["gemma2_scale_softcap_window"] = {
+        "sentences": s, "d_model": 8, "n_heads": 4, "n_kv_heads": 2, "scale": 0.3, "softcap": 0.75,
+        "rope": {"style": "half", "base": 10000.0},
+        "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
+        "mask": dict(mask(True, "keys", "neg_inf"), window=3)}
+    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
+    scenarios["softcap_alibi_cross_both_sides"] = {
+        "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
+        "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6),
+        "mask": mask(False, "keys_and_queries", "large_negative")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

@@ -124,6 +124,18 @@ def scenarios():
             "d_model": 12, "n_heads": 3, "n_kv_heads": 1, "rope": {"style": "interleaved", "base": 100},
             "positional": "sinusoidal", "projections": explicit_projections(rng, 12, kv=4),
             "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # Gemma 2's scores: a scale of its own and logit softcapping (c = 0.6, so every score is
+        # capped visibly), with GQA, rotate_half RoPE, a causal window and padding
+        "gemma2_scale_softcap": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "scale": 0.3, "softcap": 0.6,
+            "projections": "seeded", "seed": 6,
+            "mask": {"causal": True, "padding": "keys", "fill": "neg_inf", "window": 4}},
+        # a softcap with ALiBi in cross-attention without causal (the symmetric bias after the cap)
+        "softcap_alibi_cross": {
+            "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
+            "d_model": 6, "n_heads": 2, "alibi": True, "softcap": 2.5, "projections": "seeded", "seed": 8,
+            "mask": {"causal": False, "padding": "keys", "fill": "large_negative"}},
         # ALiBi with h = 6 (not a power of two: the paper's interleaved slopes), a window without
         # causal, GQA 6 -> 3, -1e9
         "alibi_h6_window_both_sides": {
@@ -211,7 +223,14 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
     d_k = scenario["d_model"] // scenario["n_heads"]
     mutations = {
         "EXPECTED changed": change_first_output_number(script),
-        "no / sqrt(d_k)": script.replace("scaled = scores / math.sqrt(d_k)", "scaled = scores") if d_k > 1 else None,
+        "no / sqrt(d_k)": script.replace("scaled = scores / math.sqrt(d_k)", "scaled = scores")
+        if d_k > 1 and "scale" not in scenario else None,
+        # a scale of its own ignored: 1 / sqrt(d_k) as usual
+        "scale ignored": script.replace("scaled = scores * scale", "scaled = scores / math.sqrt(d_k)")
+        if "scale" in scenario else None,
+        # the softcap left out of the NumPy step
+        "softcap without tanh": script.replace("capped = softcap * np.tanh(scaled / softcap)", "capped = scaled")
+        if "softcap" in scenario else None,
         "heads without transpose": script.replace(
             "q_heads = q.reshape(B, T, h, d_k).transpose(0, 2, 1, 3)", "q_heads = q.reshape(B, h, T, d_k)"
         ) if scenario["n_heads"] > 1 else None,
@@ -512,7 +531,12 @@ HF_FAMILIES = {
     "Qwen2 (full layer)": ("qwen2", "Qwen2Config", "Qwen2Model",
                            dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 0, None),
     "Qwen3": ("qwen3", "Qwen3Config", "Qwen3Model", dict(head_dim=2), 0, "QK-norm"),
-    "Gemma 2": ("gemma2", "Gemma2Config", "Gemma2Model", dict(head_dim=2, query_pre_attn_scalar=4), 0, "softcapping"),
+    # query_pre_attn_scalar 3 (scale 3^-1/2, not head_dim^-1/2) and a softcap of 0.8, small enough
+    # to bend every score; layer 0 is a sliding layer of window 3, layer 1 a full one
+    "Gemma 2 (sliding layer)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
+        head_dim=2, query_pre_attn_scalar=3, attn_logit_softcapping=0.8, sliding_window=3), 0, None),
+    "Gemma 2 (full layer)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
+        head_dim=2, query_pre_attn_scalar=3, attn_logit_softcapping=0.8, sliding_window=3), 1, None),
     "Gemma 3": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(head_dim=2), 0, "QK-norm"),
     "gpt-oss": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(head_dim=2, num_local_experts=2, num_experts_per_tok=1),
                 1, "sinks"),
@@ -676,6 +700,7 @@ def check_pytorch_lines(c, trace_bin, work):
             "B": B, "T": T, "T_q": T, "T_k": T_k, "h": h, "h_kv": h_kv, "d_k": d_k, "d_model": d,
             "mask": torch.tensor(trace["mask"]["blocked"]).view(trace["mask"]["shape"]),
             "slopes": torch.tensor(trace.get("alibi_slopes", []), dtype=torch.float64),
+            "scale": scenario.get("scale"), "softcap": scenario.get("softcap"),
         }
         if trace.get("kv_tokens"):
             ns["kv_tokens"] = ids(trace["kv_tokens"])
@@ -755,7 +780,8 @@ def check_decode_and_tiles(c, trace_bin, work):
 
     fixtures = ROOT / "crates" / "engine" / "tests" / "fixtures"
     for name in ["gqa_rope_half_window", "gqa_rope_interleaved_alibi", "mqa_cross_rope_window",
-                 "causal_pad_large_negative", "alibi_h3_window_both_sides"]:
+                 "causal_pad_large_negative", "alibi_h3_window_both_sides", "gemma2_scale_softcap_window",
+                 "softcap_alibi_cross_both_sides"]:
         path = fixtures / f"{name}.scenario.json"
         scenario = json.loads(path.read_text())
         tokens, kv_tokens, blocked, steps = ref.attention_trace(scenario)

@@ -44,6 +44,10 @@ pub struct Settings {
     pub rope: Option<crate::engine::Rope>,
     /// ALiBi's per-head linear bias.
     pub alibi: bool,
+    /// The scores' factor in place of 1/√d_k (None = 1/√d_k).
+    pub scale: Option<f64>,
+    /// Logit softcapping's c (None = off).
+    pub softcap: Option<f64>,
 }
 
 /// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
@@ -66,6 +70,8 @@ impl Default for Settings {
             n_kv_heads: None,
             rope: None,
             alibi: false,
+            scale: None,
+            softcap: None,
         }
     }
 }
@@ -135,6 +141,8 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         n_kv_heads: settings.n_kv_heads,
         rope: settings.rope,
         alibi: settings.alibi,
+        scale: settings.scale,
+        softcap: settings.softcap,
     };
     (scenario, notices)
 }
@@ -197,6 +205,8 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             n_kv_heads: s.n_kv_heads,
             rope: s.rope,
             alibi: s.alibi,
+            scale: s.scale,
+            softcap: s.softcap,
         },
     )
 }

@@ -123,6 +123,12 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     if let Some(w) = s.mask.window {
         pairs.push(("win", w.to_string()));
     }
+    if let Some(scale) = s.scale {
+        pairs.push(("scale", scale.to_string()));
+    }
+    if let Some(c) = s.softcap {
+        pairs.push(("softcap", c.to_string()));
+    }
     pairs
 }
 
@@ -277,6 +283,12 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                 "0" | "false" => s.alibi = false,
                 _ => bad(&mut notices, "alibi", value, "0 or 1"),
             },
+            "scale" | "softcap" => match value.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => {
+                    *if key == "scale" { &mut s.scale } else { &mut s.softcap } = Some(x);
+                }
+                _ => bad(&mut notices, key.as_str(), value, "a number greater than 0"),
+            },
             "win" => match value.parse::<usize>() {
                 Ok(w) if w >= 1 => s.mask.window = Some(w),
                 _ => bad(&mut notices, "win", value, "a whole number of at least 1"),
@@ -345,7 +357,13 @@ mod tests {
 
     #[test]
     fn url_round_trip_of_every_option_and_the_fragment() {
-        let mut s = Settings { n_kv_heads: Some(2), alibi: true, ..Settings::default() };
+        let mut s = Settings {
+            n_kv_heads: Some(2),
+            alibi: true,
+            scale: Some(0.125),
+            softcap: Some(50.0),
+            ..Settings::default()
+        };
         s.n_heads = 4;
         s.d_model = 8;
         s.rope = Some(Rope::new(RopeStyle::Half));
@@ -462,6 +480,8 @@ mod tests {
             n_kv_heads: Some(1),
             rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0 }),
             alibi: true,
+            scale: Some(0.3),
+            softcap: None,
         };
         let v = ViewState {
             step: StepName::Scores,

@@ -39,6 +39,8 @@ fn scenario(t: usize) -> Scenario {
         n_kv_heads: None,
         rope: None,
         alibi: false,
+        scale: None,
+        softcap: None,
     }
 }
 

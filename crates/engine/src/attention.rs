@@ -272,6 +272,27 @@ pub fn scale(scores: &Array4<f64>, d_k: usize) -> Array4<f64> {
     scores / (d_k as f64).sqrt()
 }
 
+/// [`scale`], or, with a `factor` of its own, the scores times it (Gemma 2 multiplies by
+/// `query_pre_attn_scalar^(−1/2)` instead of dividing by `√d_k`).
+pub fn scale_by(scores: &Array4<f64>, d_k: usize, factor: Option<f64>) -> Array4<f64> {
+    match factor {
+        Some(f) => scores * f,
+        None => scale(scores, d_k),
+    }
+}
+
+/// One score softcapped: `c·tanh(s / c)`, written as Gemma 2's code computes it (divide,
+/// tanh, multiply), so the numbers are `transformers`' in float64.
+pub fn softcap_one(s: f64, c: f64) -> f64 {
+    (s / c).tanh() * c
+}
+
+/// Logit softcapping on every score ([`softcap_one`]): close to the score while it is
+/// small against `c`, never beyond `±c`.
+pub fn softcap(scores: &Array4<f64>, c: f64) -> Array4<f64> {
+    scores.mapv(|s| softcap_one(s, c))
+}
+
 /// `masked_fill`: every blocked score is *replaced* by `fill`; the same `(B, T, T)` mask
 /// is used for every head (`mask.unsqueeze(1)` broadcast over h).
 ///

@@ -187,7 +187,11 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
         // 3. The one query row against the cache: scores, bias, mask, softmax, context.
         let k_rep = attention::repeat_kv(&k_cache, group); // (b, h, L, d_k)
         let v_rep = attention::repeat_kv(&v_cache, group);
-        let scaled = attention::scale(&attention::attn_scores(&q, &k_rep), d_k); // (b, h, 1, L)
+        let scaled = attention::scale_by(&attention::attn_scores(&q, &k_rep), d_k, inp.scale); // (b, h, 1, L)
+        let scaled = match inp.softcap {
+            Some(c) => attention::softcap(&scaled, c),
+            None => scaled,
+        };
         let biased = if inp.alibi_slopes.is_empty() {
             scaled
         } else {

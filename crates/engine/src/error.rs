@@ -80,6 +80,19 @@ pub enum EngineError {
         base: String,
     },
 
+    /// A score option (the scale, the softcap) is not a usable number.
+    #[error("the {what} is {value}: it must be a finite number greater than 0 and at most 1e30 ({usual})")]
+    ScoreOption {
+        /// `"scale"` or `"softcap"`.
+        what: &'static str,
+        /// The value, as text.
+        value: String,
+        /// What is usual, e.g. `"1/√d_k when absent"`.
+        usual: &'static str,
+        /// The control it is about.
+        field: Field,
+    },
+
     /// Decoding self-attention needs a causal mask.
     #[error(
         "decoding needs a causal mask: a model that generates text writes one token at a time and \
@@ -182,15 +195,21 @@ pub enum Field {
     Causal,
     /// A tile's block size (the online softmax).
     Block,
+    /// The factor the scores are multiplied by, in place of 1/√d_k.
+    Scale,
+    /// Logit softcapping's cap.
+    Softcap,
 }
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 11] = [
+    pub const ALL: [Field; 13] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
         Self::NKvHeads,
+        Self::Scale,
+        Self::Softcap,
         Self::Rope,
         Self::Causal,
         Self::Window,
@@ -206,8 +225,8 @@ impl Field {
     }
 
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
-    /// `"n_kv_heads"`, `"rope"`, `"causal"`, `"window"`, `"block"`, `"embeddings"`,
-    /// `"projections"`, `"scenario"`.
+    /// `"n_kv_heads"`, `"scale"`, `"softcap"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
+    /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Sentences => "sentences",
@@ -221,6 +240,8 @@ impl Field {
             Self::Window => "window",
             Self::Causal => "causal",
             Self::Block => "block",
+            Self::Scale => "scale",
+            Self::Softcap => "softcap",
         }
     }
 }
@@ -242,9 +263,10 @@ impl EngineError {
             Self::DecodeNeedsCausal => Field::Causal,
             Self::EmbeddingLength { .. } => Field::Embeddings,
             // a bad number is in an embedding (`embedding of "bat"[1]`) or a weight (`w_q[0][1]`)
-            Self::ZeroSize { field, .. } | Self::TooLarge { field, .. } | Self::BadNumber { field, .. } => {
-                *field
-            }
+            Self::ZeroSize { field, .. }
+            | Self::TooLarge { field, .. }
+            | Self::BadNumber { field, .. }
+            | Self::ScoreOption { field, .. } => *field,
             Self::WeightShape { .. } => Field::Projections,
             Self::Json { .. } => Field::Scenario,
         }
@@ -350,7 +372,11 @@ mod tests {
             crate::run(&s).unwrap_err()
         };
         type Edit<'a> = &'a dyn Fn(&mut crate::Scenario);
-        let made: [(Edit, Field); 11] = [
+        let made: [(Edit, Field); 15] = [
+            (&|s| s.scale = Some(0.0), Field::Scale),
+            (&|s| s.scale = Some(f64::NAN), Field::Scale),
+            (&|s| s.softcap = Some(-1.0), Field::Softcap),
+            (&|s| s.softcap = Some(1e31), Field::Softcap),
             (&|s| s.d_model = 0, Field::DModel),
             (&|s| s.n_heads = 0, Field::NHeads),
             (&|s| s.n_kv_heads = Some(0), Field::NKvHeads),
@@ -408,6 +434,7 @@ mod tests {
                     EngineError::ZeroSize { .. }
                         | EngineError::TooLarge { .. }
                         | EngineError::BadNumber { .. }
+                        | EngineError::ScoreOption { .. }
                 ),
                 "{i}: {error}"
             );

@@ -67,6 +67,15 @@ pub struct Scenario {
     /// the mask.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub alibi: bool,
+    /// The factor the scores are multiplied by, in place of `1/√d_k`: Gemma 2's
+    /// `query_pre_attn_scalar^(−1/2)`. Absent means `1/√d_k`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
+    /// Logit softcapping `c`: every scaled score `s` becomes `c·tanh(s / c)`, close to `s`
+    /// while `|s|` is small and never beyond `±c` (Gemma 2's `attn_logit_softcapping`).
+    /// Absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softcap: Option<f64>,
 }
 
 impl Scenario {
@@ -86,6 +95,8 @@ impl Scenario {
             rope: None,
             alibi: false,
             n_kv_heads: None,
+            scale: None,
+            softcap: None,
         }
     }
 

@@ -148,8 +148,15 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                     }
                     let k_blk = k.slice(s![b, head, k0..k1, ..]); // (cols, d_k)
                     let v_blk = v.slice(s![b, head, k0..k1, ..]);
-                    let mut scores = q_blk.dot(&k_blk.t()) / root; // (rows, cols): at most block × block
+                    let scores = q_blk.dot(&k_blk.t()); // (rows, cols): at most block × block
+                    let mut scores = match inp.scale {
+                        Some(f) => scores * f,
+                        None => scores / root,
+                    };
                     for ((r, c), x) in scores.indexed_iter_mut() {
+                        if let Some(cap) = inp.softcap {
+                            *x = attention::softcap_one(*x, cap);
+                        }
                         if let Some(slope) = slope {
                             *x += slope * attention::alibi_distance(inp.mask.causal, q0 + r, k0 + c);
                         }

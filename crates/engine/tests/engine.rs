@@ -395,6 +395,10 @@ struct Modern {
     alibi: bool,
     /// ALiBi's distance is `j − i` under a causal mask and `−|i − j|` without one.
     causal: bool,
+    /// The scores' factor in place of `1/√d_k`.
+    scale: Option<f64>,
+    /// Logit softcapping's `c`.
+    softcap: Option<f64>,
 }
 
 /// ALiBi's slopes as the paper's code writes them: `start · ratio^k` with
@@ -494,7 +498,10 @@ fn slow_reference(
                             fill
                         } else {
                             let kj = turn(&k[j][kv_cols.clone()], j);
-                            let score = (0..d_k).map(|c| qi[c] * kj[c]).sum::<f64>() / (d_k as f64).sqrt();
+                            let dot = (0..d_k).map(|c| qi[c] * kj[c]).sum::<f64>();
+                            let score = modern.scale.map_or(dot / (d_k as f64).sqrt(), |f| dot * f);
+                            // softcapping: c·tanh(s / c), before ALiBi's bias (Gemma 2 has no ALiBi)
+                            let score = modern.softcap.map_or(score, |c| c * (score / c).tanh());
                             let distance =
                                 if modern.causal { j as f64 - i as f64 } else { -(i.abs_diff(j) as f64) };
                             let bias = if modern.alibi { slopes[h] * distance } else { 0.0 };
@@ -559,7 +566,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base)), alibi: s.alibi, causal: s.mask.causal };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base)), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
@@ -744,6 +751,8 @@ fn every_error_variant_is_reached() {
             "the RoPE base is -1",
         ),
         (with(&|s| s.mask.window = Some(0)), "window must be at least 1, got 0"),
+        (with(&|s| s.scale = Some(0.0)), "the scale is 0: it must be a finite number greater than 0"),
+        (with(&|s| s.softcap = Some(f64::INFINITY)), "the softcap is inf"),
     ];
     for (err, want) in &cases {
         assert!(err.to_string().starts_with(want), "{err} should start with {want}");
@@ -764,8 +773,11 @@ fn every_error_variant_is_reached() {
     });
     assert!(e.to_string().starts_with("the RoPE base is 0"), "{e}");
     // Every new option's error names its control.
-    let fields: Vec<&str> = cases.iter().skip(cases.len() - 7).map(|(e, _)| e.field().as_str()).collect();
-    assert_eq!(fields, ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window"]);
+    let fields: Vec<&str> = cases.iter().skip(cases.len() - 9).map(|(e, _)| e.field().as_str()).collect();
+    assert_eq!(
+        fields,
+        ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window", "scale", "softcap"]
+    );
     // An unknown RoPE style and a window of -1 are JSON errors.
     for text in [
         r#"{"sentences": ["a"], "d_model": 4, "n_heads": 1, "rope": {"style": "sideways"}}"#,

@@ -330,6 +330,8 @@ fn every_step_explains_and_serialises() {
     s.n_kv_heads = Some(1);
     s.rope = Some(attention_engine::Rope::new(attention_engine::RopeStyle::Half));
     s.alibi = true;
+    s.scale = Some(0.4);
+    s.softcap = Some(1.5);
     let trace = run(&s).unwrap();
     assert_eq!(trace.steps.len(), StepName::ALL.len());
     for step in &trace.steps {

@@ -132,3 +132,33 @@ proptest! {
         prop_assert!(check_lines(&trace).is_ok(), "{:?}", check_lines(&trace));
     }
 }
+
+/// Gemma 2's scale and softcap: `scaled` is `scores · scale`, `capped` follows it with
+/// `c·tanh(s / c)` and is what the mask reads; the lines say so.
+#[test]
+fn scale_and_softcap_lines_and_numbers() {
+    let mut s = Scenario::identity(&["the cat sat on the mat"], 8, 2);
+    s.projections = Default::default();
+    s.scale = Some(0.125);
+    s.softcap = Some(0.5);
+    let trace = run(&s).unwrap();
+    trace.check_invariants().unwrap();
+    let step = |n: &str| trace.step_named(n).unwrap();
+    assert_eq!(step("scaled").pytorch, "scores = scores * scale");
+    assert_eq!(step("capped").pytorch, "scores = softcap * torch.tanh(scores / softcap)");
+    let (scores, scaled, capped, masked) =
+        (&step("scores").data, &step("scaled").data, &step("capped").data, &step("masked").data);
+    for (((s, sc), c), m) in scores.iter().zip(scaled).zip(capped).zip(masked) {
+        assert_eq!(*sc, s * 0.125);
+        assert_eq!(*c, (sc / 0.5).tanh() * 0.5);
+        assert!(c.abs() < 0.5);
+        assert_eq!(m, c, "no mask: masked is capped");
+    }
+    let names: Vec<&str> = trace.steps.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names[names.iter().position(|n| *n == "scaled").unwrap() + 1], "capped");
+    s.softcap = None;
+    s.scale = None;
+    let plain = run(&s).unwrap();
+    assert!(plain.step_named("capped").is_none());
+    assert_eq!(plain.step_named("scaled").unwrap().pytorch, "scores = scores / math.sqrt(d_k)");
+}

@@ -79,6 +79,7 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::KRep | StepName::VRep => ex.repeated(),
         StepName::Scores => ex.scores(),
         StepName::Scaled => ex.scaled(),
+        StepName::Capped => ex.capped(),
         StepName::Alibi => ex.alibi(),
         StepName::Biased => ex.biased(),
         StepName::Masked => ex.masked(),
@@ -174,9 +175,15 @@ impl Explainer<'_> {
         self.first_of(&[StepName::VRep, StepName::VHeads])
     }
 
-    /// The scores the mask reads: `biased` with ALiBi, else `scaled`.
+    /// The scores the mask reads: `biased` with ALiBi, else `capped` with a softcap, else
+    /// `scaled`.
     fn masked_source(&self) -> StepName {
-        self.first_of(&[StepName::Biased, StepName::Scaled])
+        self.first_of(&[StepName::Biased, StepName::Capped, StepName::Scaled])
+    }
+
+    /// The scores ALiBi's bias is added to: `capped` with a softcap, else `scaled`.
+    fn bias_source(&self) -> StepName {
+        self.first_of(&[StepName::Capped, StepName::Scaled])
     }
 
     /// The step `q`, `k` and `v` read from: `x_pe` / `x_kv_pe` with positions, `x_kv` in

@@ -228,10 +228,11 @@ impl Explainer<'_> {
     pub(super) fn biased(&self) -> Result<Explanation, ExplainError> {
         let [b, h, i, j] = four(self.index)?;
         let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
-        let scaled = cell(self.trace, StepName::Scaled, self.index)?;
+        let source = self.bias_source();
+        let scaled = cell(self.trace, source, self.index)?;
         let bias = cell(self.trace, StepName::Alibi, &[0, h, i, j])?;
         let terms = vec![
-            plain(format!("scaled[{}]", comma(self.index)), scaled),
+            plain(format!("{source}[{}]", comma(self.index)), scaled),
             plain(format!("alibi[0,{h},{i},{j}]"), bias),
         ];
         let mut notes = vec![format!(
@@ -240,12 +241,12 @@ impl Explainer<'_> {
         )];
         self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
         self.done(
-            "biased[b,h,i,j] = scaled[b,h,i,j] + alibi[0,h,i,j]".into(),
+            format!("biased[b,h,i,j] = {source}[b,h,i,j] + alibi[0,h,i,j]"),
             Kind::Sum,
             terms.clone(),
             notes,
-            vec![Operand::cell(StepName::Scaled, self.index), Operand::cell(StepName::Alibi, &[0, h, i, j])],
-            format!("scores[{b}, {h}, {i}, {j}] / math.sqrt(d_k) + alibi[0, {h}, {i}, {j}]"),
+            vec![Operand::cell(source, self.index), Operand::cell(StepName::Alibi, &[0, h, i, j])],
+            format!("{source}[{b}, {h}, {i}, {j}] + alibi[0, {h}, {i}, {j}]"),
             format!(r"{} = {} = {}", self.lhs(), tex_terms(&terms), tex(self.result)),
         )
     }

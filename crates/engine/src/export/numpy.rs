@@ -98,7 +98,8 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         first(&[StepName::VRep, StepName::VHeads]),
     );
     let k_before_repeat = first(&[StepName::KRot, StepName::KHeads]);
-    let masked_from = first(&[StepName::Biased, StepName::Scaled]);
+    let masked_from = first(&[StepName::Biased, StepName::Capped, StepName::Scaled]);
+    let bias_to = first(&[StepName::Capped, StepName::Scaled]);
     let lookup = |var: &str, tokens: &str, given: &str| {
         if table {
             format!("{var} = np.array([[embedding[t] for t in sentence] for sentence in {tokens}])  # look every token up\n")
@@ -132,11 +133,13 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         ),
         StepName::VRep => "v_rep = np.repeat(v_heads, h // h_kv, axis=1)  # (B, h, T_k, d_k)\n".into(),
         StepName::Scores => format!("scores = {q_final} @ {k_final}.transpose(0, 1, 3, 2)  # (B, h, T, T_k)\n"),
+        StepName::Scaled if trace.scale.is_some() => "scaled = scores * scale  # in place of / math.sqrt(d_k)\n".into(),
         StepName::Scaled => "scaled = scores / math.sqrt(d_k)\n".into(),
+        StepName::Capped => "capped = softcap * np.tanh(scaled / softcap)  # never beyond +-softcap\n".into(),
         StepName::Alibi => "alibi = np.array(alibi_slopes(h))[None, :, None, None] * \
                             alibi_distance(np.arange(T_k)[None, :] - np.arange(T)[:, None])[None, None]  # (1, h, T, T_k)\n"
             .into(),
-        StepName::Biased => "biased = scaled + alibi\n".into(),
+        StepName::Biased => format!("biased = {bias_to} + alibi\n"),
         StepName::Masked => format!(
             "masked = np.where(mask[:, None, :, :], fill, {masked_from})  # mask[:, None] is mask.unsqueeze(1)\n"
         ),

@@ -76,6 +76,17 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         if trace.alibi_slopes.is_empty() { "False" } else { "True" }
     );
     let _ = writeln!(code, "positional = {}", py_str(trace.positional.name()));
+    let _ = writeln!(
+        code,
+        "scale = {}  # the scores' factor in place of 1 / sqrt(d_k), or None\n\
+         softcap = {}  # logit softcapping's c, or None\n\n\n\
+         def scale_scores(s):\n    \
+         \"\"\"The scores scaled (by scale, else 1 / sqrt(d_k)), then softcapped when there is a softcap.\"\"\"\n    \
+         s = s * scale if scale is not None else s / math.sqrt(d_k)\n    \
+         return s if softcap is None else softcap * np.tanh(s / softcap)",
+        trace.scale.map_or("None".to_owned(), py_number),
+        trace.softcap.map_or("None".to_owned(), py_number),
+    );
     out.push(Section::new(
         "Sizes and tokens",
         vec![

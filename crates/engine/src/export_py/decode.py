@@ -29,7 +29,7 @@ if cross or causal:
             if window is not None and len(cached) > window:  # a rolling buffer: the oldest row leaves
                 k_cache, v_cache, cached = k_cache[:, :, 1:], v_cache[:, :, 1:], cached[1:]
         pos = np.array(cached)
-        s = q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2) / math.sqrt(d_k)  # (B, h, 1, L)
+        s = scale_scores(q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2))  # (B, h, 1, L)
         if use_alibi:
             s = s + np.array(alibi_slopes(h))[None, :, None, None] * alibi_distance(pos - t)[None, None, None, :]
         s = np.where(mask[:, None, t : t + 1, pos], fill, s)  # the mask at the cached positions

@@ -59,8 +59,11 @@ else:
                 steps.update(k_rep=k, v_rep=v)
             scores = q @ k.transpose(-2, -1)
             steps["scores"] = scores
-            scores = scores / math.sqrt(d_k)
+            scores = scores * scale if scale is not None else scores / math.sqrt(d_k)
             steps["scaled"] = scores
+            if softcap is not None:
+                scores = softcap * torch.tanh(scores / softcap)
+                steps["capped"] = scores
             bias = torch.zeros(1, h, T, T_k)
             if use_alibi:
                 slopes = torch.tensor(alibi_slopes(h)).view(1, h, 1, 1)
@@ -77,9 +80,13 @@ else:
             # The same context from PyTorch's fused function: the mask as -inf added to the
             # bias, the key/value heads shared by enable_gqa. Compared on the rows that have a
             # key to attend to (a fully blocked row is NaN or uniform by the fill, not by SDPA).
+            # (SDPA has a scale but no softcap: with a softcap there is nothing to compare.)
             attn_bias = bias.masked_fill(mask.unsqueeze(1), float("-inf"))
             kwargs = {"enable_gqa": True} if h_kv != h else {}
-            torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
+            if scale is not None:
+                kwargs["scale"] = scale
+            if softcap is None:
+                torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
             torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
             concat = context.transpose(1, 2).contiguous().view(B, T, self.d_model)
             steps["concat"] = concat

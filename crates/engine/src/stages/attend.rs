@@ -35,7 +35,8 @@ pub(super) fn attend(
     rec: &mut Recorder,
 ) -> Array4<f64> {
     let fill = plan.fill().value();
-    let out = reuse::attention([&heads.q, &heads.k, &heads.v], mask, bias, fill, plan.d_k, prev);
+    let scores = (plan.scenario.scale, plan.scenario.softcap);
+    let out = reuse::attention([&heads.q, &heads.k, &heads.v], mask, bias, fill, plan.d_k, scores, prev);
     let (tq, tk) = plan.token_axes();
     let (b, h, t_q, t_k) = (plan.b, plan.n_heads, plan.t_q, plan.t_k);
     rec.push(
@@ -48,6 +49,9 @@ pub(super) fn attend(
         out.scores.into_dyn(),
     );
     rec.push(StepName::Scaled, vec![], out.scaled.into_dyn());
+    if let Some(capped) = out.capped {
+        rec.push(StepName::Capped, vec![], capped.into_dyn());
+    }
     if let Some(biased) = out.biased {
         rec.push(StepName::Biased, vec![], biased.into_dyn());
     }

@@ -60,6 +60,10 @@ pub(crate) struct Inputs {
     pub mask: crate::scenario::MaskConfig,
     pub rope: Option<Rope>,
     pub alibi_slopes: Vec<f64>,
+    /// The scores' factor in place of `1/√d_k`, if any.
+    pub scale: Option<f64>,
+    /// Logit softcapping's `c`, if any.
+    pub softcap: Option<f64>,
     pub w: std::sync::Arc<Weights>,
     /// `(B, T_q, d_model)`: what the query projection reads.
     pub x_in: Array3<f64>,
@@ -90,6 +94,8 @@ pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
         mask: scenario.mask,
         rope: scenario.rope,
         alibi_slopes: if scenario.alibi { attention::alibi_slopes(plan.n_heads) } else { vec![] },
+        scale: scenario.scale,
+        softcap: scenario.softcap,
         w,
         x_kv_in: x_kv_in.unwrap_or_else(|| x_in.clone()),
         x_in,
@@ -144,6 +150,8 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
         positional: scenario.positional,
         rope: scenario.rope,
         alibi_slopes: bias.map(|(_, slopes)| slopes).unwrap_or_default(),
+        scale: scenario.scale,
+        softcap: scenario.softcap,
         feature_names: embedding::lexicon(plan.d_model).map(|l| l.dims.iter().map(|&d| d.into()).collect()),
         sizes: trace::Sizes {
             b: plan.b,

@@ -50,6 +50,15 @@ impl<'a> Plan<'a> {
                 return Err(EngineError::RopeBase { base: number_text(rope.base) });
             }
         }
+        let options = [
+            (scenario.scale, "scale", "1/√d_k when absent", Field::Scale),
+            (scenario.softcap, "softcap", "Gemma 2 caps at 50", Field::Softcap),
+        ];
+        for (value, what, usual, field) in options {
+            if let Some(v) = value.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= limits::MAX_ABS_INPUT)) {
+                return Err(EngineError::ScoreOption { what, value: number_text(v), usual, field });
+            }
+        }
         if scenario.mask.window == Some(0) {
             return Err(EngineError::ZeroSize { what: "window", field: Field::Window });
         }
@@ -105,6 +114,8 @@ impl<'a> Plan<'a> {
             fill: self.fill(),
             rope: self.scenario.rope.map(|r| r.style),
             causal: self.scenario.mask.causal,
+            scale: self.scenario.scale,
+            softcap: self.scenario.softcap,
             d_model: self.d_model,
             n_heads: self.n_heads,
             d_k: self.d_k,

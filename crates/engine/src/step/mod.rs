@@ -59,8 +59,10 @@ pub enum StepName {
     VRep,
     /// `Q Kᵀ`, `(B, h, T_q, T_k)`.
     Scores,
-    /// `Q Kᵀ / √d_k`.
+    /// `Q Kᵀ / √d_k` (or `Q Kᵀ · scale`).
     Scaled,
+    /// Logit softcapping: `c·tanh(scaled / c)` (with a softcap only).
+    Capped,
     /// ALiBi's bias `m_h·(j − i)`, `(1, h, T_q, T_k)`, the same for every sentence.
     Alibi,
     /// `Q Kᵀ / √d_k + m_h·(j − i)`: the scaled scores with ALiBi's bias added.
@@ -104,8 +106,9 @@ impl StepName {
     /// Every step, in the order the engine computes them. A trace holds a subsequence:
     /// `pe`, `x_pe` and `x_kv_pe` only with positions, `x_kv` and `x_kv_pe` only in
     /// cross-attention, `q_rot` and `k_rot` only with RoPE, `k_rep` and `v_rep` only with
-    /// fewer key/value heads than query heads, `alibi` and `biased` only with ALiBi.
-    pub const ALL: [StepName; 24] = [
+    /// fewer key/value heads than query heads, `capped` only with a softcap, `alibi` and
+    /// `biased` only with ALiBi.
+    pub const ALL: [StepName; 25] = [
         Self::X,
         Self::Pe,
         Self::XPe,
@@ -123,6 +126,7 @@ impl StepName {
         Self::VRep,
         Self::Scores,
         Self::Scaled,
+        Self::Capped,
         Self::Alibi,
         Self::Biased,
         Self::Masked,
@@ -152,6 +156,7 @@ impl StepName {
             Self::VRep => "v_rep",
             Self::Scores => "scores",
             Self::Scaled => "scaled",
+            Self::Capped => "capped",
             Self::Alibi => "alibi",
             Self::Biased => "biased",
             Self::Masked => "masked",
@@ -189,7 +194,9 @@ impl StepName {
             Self::QHeads | Self::QRot | Self::Context => [B, H, tq, DK],
             Self::KHeads | Self::VHeads | Self::KRot => [B, kv, tk, DK],
             Self::KRep | Self::VRep => [B, H, tk, DK],
-            Self::Scores | Self::Scaled | Self::Biased | Self::Masked | Self::Weights => [B, H, tq, tk],
+            Self::Scores | Self::Scaled | Self::Capped | Self::Biased | Self::Masked | Self::Weights => {
+                [B, H, tq, tk]
+            }
             Self::Alibi => [One, H, tq, tk],
         }
     }
@@ -226,6 +233,7 @@ impl StepName {
                 | Self::VRep
                 | Self::Scores
                 | Self::Scaled
+                | Self::Capped
                 | Self::Alibi
                 | Self::Biased
                 | Self::Masked
@@ -253,9 +261,13 @@ impl StepName {
     /// What the columns of that matrix stand for.
     pub const fn cols(self) -> Role {
         match self {
-            Self::Scores | Self::Scaled | Self::Alibi | Self::Biased | Self::Masked | Self::Weights => {
-                Role::Keys
-            }
+            Self::Scores
+            | Self::Scaled
+            | Self::Capped
+            | Self::Alibi
+            | Self::Biased
+            | Self::Masked
+            | Self::Weights => Role::Keys,
             Self::QHeads
             | Self::KHeads
             | Self::VHeads
@@ -296,6 +308,11 @@ impl StepName {
     /// True for the steps that only exist with ALiBi.
     pub const fn is_alibi_only(self) -> bool {
         matches!(self, Self::Alibi | Self::Biased)
+    }
+
+    /// True for the steps that only exist with a softcap.
+    pub const fn is_softcap_only(self) -> bool {
+        matches!(self, Self::Capped)
     }
 }
 

@@ -16,6 +16,10 @@ pub struct StepText {
     pub rope: Option<RopeStyle>,
     /// A causal mask: ALiBi's bias is `m·(j − i)` with one, `−m·|i − j|` without.
     pub causal: bool,
+    /// The factor the scores are multiplied by, when not `1/√d_k`.
+    pub scale: Option<f64>,
+    /// Logit softcapping's `c`, if any.
+    pub softcap: Option<f64>,
     /// `d_model`.
     pub d_model: usize,
     /// `h`.
@@ -32,7 +36,7 @@ impl StepName {
     /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
     /// `rotate_half` when `None`).
     pub fn pytorch(self, text: &StepText) -> String {
-        let StepText { layout, fill, rope, causal, .. } = *text;
+        let StepText { layout, fill, rope, causal, scale, .. } = *text;
         let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
         // The key/value heads: `h_kv` of them when grouped (a view into `h` would need
@@ -75,7 +79,9 @@ impl StepName {
             }
             Self::Biased => "scores = scores + alibi",
             Self::Scores => "scores = q @ k.transpose(-2, -1)",
+            Self::Scaled if scale.is_some() => "scores = scores * scale",
             Self::Scaled => "scores = scores / math.sqrt(d_k)",
+            Self::Capped => "scores = softcap * torch.tanh(scores / softcap)",
             Self::Masked => {
                 return format!("scores = scores.masked_fill(mask.unsqueeze(1), {})", fill.pytorch())
             }
@@ -91,7 +97,7 @@ impl StepName {
 
     /// The step in words, with the sizes that make it concrete.
     pub fn words(self, text: &StepText) -> String {
-        let StepText { d_model, n_heads, d_k, fill, causal, .. } = *text;
+        let StepText { d_model, n_heads, d_k, fill, causal, scale, softcap, .. } = *text;
         match self {
             Self::X => {
                 "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
@@ -141,7 +147,19 @@ impl StepName {
                 .into(),
             Self::Biased => "Add ALiBi's bias to the scaled scores".into(),
             Self::Scores => "Dot every query with every key, in each head: Q Kᵀ".into(),
-            Self::Scaled => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
+            Self::Scaled => match scale {
+                Some(s) => format!(
+                    "Multiply by the scale {s} in place of 1/√d_k = 1/√{d_k} = {:.4} (Gemma 2's \
+                     query_pre_attn_scalar^(−1/2))",
+                    1.0 / (d_k as f64).sqrt()
+                ),
+                None => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
+            },
+            Self::Capped => format!(
+                "Softcap: c·tanh(s / c) with c = {}, close to s while |s| is small, never beyond ±c, so no \
+                 score can dominate the softmax (Gemma 2's attn_logit_softcapping)",
+                softcap.unwrap_or(f64::NAN)
+            ),
             Self::Masked => format!(
                 "Replace every blocked score by {} (masked_fill; the mask is the same for every head)",
                 fill.pytorch()

@@ -11,10 +11,20 @@ pub fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
 }
 
 /// The options of today's models, drawn independently: `(h_kv choice, RoPE choice, RoPE
-/// base choice, ALiBi, window)`. A choice that does not fit the sizes (h_kv must divide
-/// h, RoPE needs an even d_k) falls back to the plain option.
-fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usize>)> {
-    (0usize..4, 0usize..3, 0usize..3, any::<bool>(), prop::option::of(1usize..=4))
+/// base choice, ALiBi, window, scale, softcap)`. A choice that does not fit the sizes
+/// (h_kv must divide h, RoPE needs an even d_k) falls back to the plain option.
+#[allow(clippy::type_complexity)]
+fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usize>, Option<f64>, Option<f64>)>
+{
+    (
+        0usize..4,
+        0usize..3,
+        0usize..3,
+        any::<bool>(),
+        prop::option::of(1usize..=4),
+        prop::option::of(0.05f64..2.0),
+        prop::option::of(0.5f64..20.0),
+    )
 }
 
 /// Random scenarios with odd sizes, so a swapped axis cannot hide: B ∈ 1..=3, T ∈ 1..=7,
@@ -60,7 +70,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 (d, h, causal, padding, large, positions),
                 modern,
             )| {
-                let (d_k, (kv_choice, rope_choice, base_choice, alibi, window)) = modern;
+                let (d_k, (kv_choice, rope_choice, base_choice, alibi, window, scale, softcap)) = modern;
                 let divisors: Vec<usize> = (1..=h).filter(|g| h % g == 0).collect();
                 let h_kv = divisors[kv_choice % divisors.len()];
                 let kv = h_kv * d_k;
@@ -102,6 +112,8 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     n_kv_heads: (h_kv != h).then_some(h_kv),
                     rope,
                     alibi,
+                    scale,
+                    softcap,
                 }
             },
         )
