@@ -111,8 +111,8 @@ pub fn fragment(data: &str) -> String {
 mod tests {
     use super::*;
     use attention_engine::{
-        run, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Rope,
-        RopeStyle,
+        run, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm,
+        Rope, RopeStyle,
     };
     use proptest::prelude::*;
     use std::collections::BTreeMap;
@@ -195,6 +195,11 @@ mod tests {
                         alibi,
                         scale,
                         softcap,
+                        qk_norm: (kv == 1).then(|| QkNorm {
+                            q_weight: vals[..d_k].to_vec(),
+                            k_weight: vec![],
+                            eps: 1e-6,
+                        }),
                     }
                 },
             )

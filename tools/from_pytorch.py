@@ -13,7 +13,7 @@ Modules understood
   layers `w_q`, `w_k`, `w_v`, `w_o` and the number of heads in `n_heads` (or `h`,
   `num_heads`); or the Annotated Transformer's `linears` (four layers, q, k, v, o) with `h`.
 * Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's, Mixtral's,
-  Qwen2's and Gemma 2's, which are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where
+  Qwen2's, Qwen3's, Gemma 2's and Gemma 3's, which are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where
   `k_proj` and `v_proj` have `num_key_value_heads · head_dim` outputs (grouped-query
   attention). The heads come from `module.config`; so does RoPE (`rope_theta`, in
   `rope_parameters` in transformers 5, the layer's own when they are given per layer
@@ -22,13 +22,16 @@ Modules understood
   (`module.sliding_window`, None on a full-attention layer; Mistral's config
   `sliding_window` otherwise), and the mask is causal, as the module's forward is.
   Gemma 2's scale (`module.scaling`, from `query_pre_attn_scalar`) becomes `"scale"` and
-  its `attn_logit_softcapping` `"softcap"`.
+  its `attn_logit_softcapping` `"softcap"`. Qwen3's and Gemma 3's per-head QK-norm
+  (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
+  eps.
 
 Never other numbers
 -------------------
 Whatever the engine does not model raises `Unsupported` (a ValueError) naming it, rather
 than giving a scenario whose numbers differ from the module's: an attention class not in
-the list above, QK-norm (`q_norm`, `k_norm`), attention sinks (`sinks`),
+the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
+attention sinks (`sinks`),
 `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
 other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
 (`partial_rotary_factor`), bidirectional attention, fused projections (`qkv_proj`,
@@ -138,9 +141,9 @@ def _hf_refusals(module):
     config = module.config
     if name not in HF_CLASSES:
         raise Unsupported(f"{name} is not an attention class from_pytorch knows (known: {', '.join(sorted(HF_CLASSES))})")
-    children = [n for n, _ in module.named_children() if n not in HF_PROJECTIONS]
-    if "q_norm" in children or "k_norm" in children:
-        raise Unsupported(f"{name}: QK-norm (q_norm, k_norm) is not modelled")
+    children = [n for n, _ in module.named_children() if n not in HF_PROJECTIONS + ("q_norm", "k_norm")]
+    if hasattr(module, "q_norm") != hasattr(module, "k_norm"):
+        raise Unsupported(f"{name}: QK-norm on only one of the queries and keys is not modelled")
     if children:
         raise Unsupported(f"{name}: the sub-modules {children} are not modelled")
     own = [n for n, p in module.named_parameters(recurse=False) if p is not None]
@@ -150,6 +153,8 @@ def _hf_refusals(module):
         raise Unsupported(f"{name}: the parameters {own} are not modelled")
     n_heads = config.num_attention_heads
     head_dim = getattr(module, "head_dim", None) or config.hidden_size // n_heads
+    if hasattr(module, "q_norm"):
+        _qk_norm(module, head_dim)  # raises for a norm the engine does not model
     if head_dim * n_heads != config.hidden_size:
         raise Unsupported(f"{name}: head_dim = {head_dim} with {n_heads} heads is not hidden_size = "
                           f"{config.hidden_size} (a head size of its own is not modelled)")
@@ -164,6 +169,36 @@ def _hf_refusals(module):
         raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {fraction}) is not modelled")
     if module.training and getattr(config, "attention_dropout", 0.0):
         raise Unsupported(f"{name}: dropout in training mode (call .eval() first)")
+
+
+# RMSNorm classes of QK-norm and the weight each multiplies by: Qwen3's `weight`, Gemma 3's
+# `1 + weight` (its weight is stored as an offset from 1).
+QK_NORMS = {"Qwen3RMSNorm": lambda w: w, "Gemma3RMSNorm": lambda w: 1.0 + w}
+
+
+def _qk_norm(module, head_dim):
+    """The scenario's "qk_norm" of a module with q_norm and k_norm over each head's
+    head_dim numbers (Qwen3, Gemma 3), or Unsupported for another norm (OLMo 2's, over
+    the whole projection; an unknown class)."""
+    name = type(module).__name__
+    out = {}
+    for which in ("q", "k"):
+        norm = getattr(module, f"{which}_norm")
+        cls = type(norm).__name__
+        weight = getattr(norm, "weight", None)
+        if weight is None or weight.dim() != 1:
+            raise Unsupported(f"{name}: QK-norm without a weight vector ({which}_norm: {cls}) is not modelled")
+        if weight.numel() != head_dim:
+            raise Unsupported(f"{name}: QK-norm over the whole projection ({which}_norm of {weight.numel()} numbers, "
+                              f"not one head's {head_dim}; OLMo 2) is not modelled")
+        if cls not in QK_NORMS:
+            raise Unsupported(f"{name}: the QK-norm class {cls} is not one from_pytorch knows "
+                              f"({', '.join(sorted(QK_NORMS))})")
+        out[f"{which}_weight"] = _matrix(QK_NORMS[cls](weight.detach().double()))
+        eps = getattr(norm, "variance_epsilon", getattr(norm, "eps", None))
+        if eps is None or out.setdefault("eps", float(eps)) != float(eps):
+            raise Unsupported(f"{name}: q_norm and k_norm with different (or no) eps are not modelled")
+    return out
 
 
 def _hf_config_options(module):
@@ -191,6 +226,9 @@ def _hf_config_options(module):
     softcap = getattr(module, "attn_logit_softcapping", None)
     if softcap is not None:
         extra["softcap"] = float(softcap)
+    # Qwen3, Gemma 3: RMSNorm of every query and key head with its weight, before RoPE.
+    if hasattr(module, "q_norm"):
+        extra["qk_norm"] = _qk_norm(module, head_dim)
     return int(n_heads), int(n_kv), extra
 
 

@@ -58,7 +58,8 @@ Expected format (output)
       "steps": [{"name": "x", "shape": [B,T,d_model], "data": [...C order...]}, ...] }
 
     steps: x, [pe (1,T_q,d_model), x_pe], [x_kv, [x_kv_pe]], q, k, v, q_heads, k_heads,
-    v_heads, [q_rot, k_rot], [k_rep, v_rep], scores, scaled, [capped], [alibi, biased], masked,
+    v_heads, [q_norm, k_norm], [q_rot, k_rot], [k_rep, v_rep], scores, scaled, [capped],
+    [alibi, biased], masked,
     weights, context, concat, output.
 
 Today's options: "n_kv_heads" (grouped-query attention: W_K, W_V are (d_model,
@@ -67,7 +68,8 @@ n_kv_heads*d_k), each key/value head repeated for its group of query heads),
 "alibi": true (the paper's slopes and m*(j - i); -m*|i - j| without a causal mask, the
 symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
 scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
-scores, before ALiBi's bias and the mask).
+scores, before ALiBi's bias and the mask), "qk_norm": {"q_weight", "k_weight", "eps"}
+(RMSNorm of every query and key head, before RoPE).
 
 Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 """
@@ -262,9 +264,19 @@ def attention_trace(scenario):
     q_heads, k_heads, v_heads = split_heads(q), split_heads(k, h_kv), split_heads(v, h_kv)
     steps += [("q", q), ("k", k), ("v", v), ("q_heads", q_heads), ("k_heads", k_heads), ("v_heads", v_heads)]
     q_att, k_att, v_att = q_heads, k_heads, v_heads
+    qk_norm = scenario.get("qk_norm")
+    if qk_norm is not None:  # RMSNorm of every head row, times a weight of d_k (ones if absent)
+        eps = qk_norm.get("eps", 1e-6)
+
+        def rms_norm(x, w):
+            w = np.array(w, dtype=np.float64) if w else np.ones(x.shape[-1])
+            return w * x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+
+        q_att, k_att = rms_norm(q_att, qk_norm.get("q_weight")), rms_norm(k_att, qk_norm.get("k_weight"))
+        steps += [("q_norm", q_att), ("k_norm", k_att)]
     if rope is not None:
         base = rope.get("base", 10000.0)
-        q_att, k_att = rope_rotate(q_heads, rope["style"], base), rope_rotate(k_heads, rope["style"], base)
+        q_att, k_att = rope_rotate(q_att, rope["style"], base), rope_rotate(k_att, rope["style"], base)
         steps += [("q_rot", q_att), ("k_rot", k_att)]
     if h_kv != h:
         # query head i reads key/value head i // (h // h_kv), as repeat_interleave does
@@ -511,6 +523,14 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
         "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6),
         "mask": mask(False, "keys_and_queries", "large_negative")}
+
+    # QK-norm (Qwen3, Gemma 3), per head before RoPE, with GQA and interleaved RoPE.
+    scenarios["qk_norm_gqa_rope_interleaved"] = {
+        "sentences": ["the cat sat on the warm mat", "a dog ran"], "d_model": 8, "n_heads": 4, "n_kv_heads": 2,
+        "rope": {"style": "interleaved", "base": 100.0},
+        "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
+        "embeddings": random_embeddings(["the cat sat on the warm mat", "a dog ran"], 8),
+        "projections": projections_kv(8, 4), "mask": mask(True, "keys_and_queries", "neg_inf")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

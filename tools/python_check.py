@@ -131,6 +131,14 @@ def scenarios():
             "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "scale": 0.3, "softcap": 0.6,
             "projections": "seeded", "seed": 6,
             "mask": {"causal": True, "padding": "keys", "fill": "neg_inf", "window": 4}},
+        # QK-norm (Qwen3, Gemma 3): every query and key head RMS-normalised with its weight, before
+        # interleaved RoPE, GQA 4 -> 2, causal with padding (NaN rows)
+        "qk_norm_gqa_rope": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "interleaved", "base": 100},
+            "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
+            "projections": "seeded", "seed": 12,
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
         # a softcap with ALiBi in cross-attention without causal (the symmetric bias after the cap)
         "softcap_alibi_cross": {
             "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
@@ -228,6 +236,9 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # a scale of its own ignored: 1 / sqrt(d_k) as usual
         "scale ignored": script.replace("scaled = scores * scale", "scaled = scores / math.sqrt(d_k)")
         if "scale" in scenario else None,
+        # QK-norm's weight left out
+        "qk_norm without weight": script.replace("return w * (x / np.sqrt(", "return (x / np.sqrt(")
+        if "qk_norm" in scenario else None,
         # the softcap left out of the NumPy step
         "softcap without tanh": script.replace("capped = softcap * np.tanh(scaled / softcap)", "capped = scaled")
         if "softcap" in scenario else None,
@@ -530,17 +541,22 @@ HF_FAMILIES = {
                                       dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 1, None),
     "Qwen2 (full layer)": ("qwen2", "Qwen2Config", "Qwen2Model",
                            dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 0, None),
-    "Qwen3": ("qwen3", "Qwen3Config", "Qwen3Model", dict(head_dim=2), 0, "QK-norm"),
+    "Qwen3 (QK-norm)": ("qwen3", "Qwen3Config", "Qwen3Model", dict(head_dim=2), 0, None),
     # query_pre_attn_scalar 3 (scale 3^-1/2, not head_dim^-1/2) and a softcap of 0.8, small enough
     # to bend every score; layer 0 is a sliding layer of window 3, layer 1 a full one
     "Gemma 2 (sliding layer)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
         head_dim=2, query_pre_attn_scalar=3, attn_logit_softcapping=0.8, sliding_window=3), 0, None),
     "Gemma 2 (full layer)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
         head_dim=2, query_pre_attn_scalar=3, attn_logit_softcapping=0.8, sliding_window=3), 1, None),
-    "Gemma 3": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(head_dim=2), 0, "QK-norm"),
+    # Gemma 3: QK-norm (1 + weight), query_pre_attn_scalar, and each layer type's own RoPE base
+    # (sliding layers 10 000, full layers 1 000 000); layer 0 is sliding, layer 1 full (pattern 2)
+    "Gemma 3 (sliding layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
+        head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 0, None),
+    "Gemma 3 (full layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
+        head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 1, None),
     "gpt-oss": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(head_dim=2, num_local_experts=2, num_experts_per_tok=1),
                 1, "sinks"),
-    "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "QK-norm"),
+    "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "whole projection"),
     "Phi-3": ("phi3", "Phi3Config", "Phi3Model", {}, 0, "qkv_proj"),
     "GPT-NeoX": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", {}, 0, "query_key_value"),
     "DeepSeek-V3": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model",
@@ -579,8 +595,10 @@ def check_hf_families(c, trace_bin, work):
     a two-layer model in float64 with weights drawn so the scores are O(1) (random init,
     nothing downloaded) either matches the engine's output, or is refused with its feature
     named. RoPE's angles are Hugging Face's own, computed in float32 whatever the model's
-    dtype, so a RoPE layer agrees to float32-angle precision (about 1e-7), not 1e-12; the
-    tolerance is 1e-6. Returns {family: max |difference| or the refusal}."""
+    dtype (and Qwen3's and Gemma 3's QK-norm RMSNorm is taken in float32 too), so a layer
+    agrees to float32 precision (about 1e-7), not 1e-12; the tolerance is 1e-6. The
+    float64 exactness of the same formulas is what the NumPy reference and the scripts
+    check. Returns {family: max |difference| or the refusal}."""
     import importlib
 
     import torch
@@ -686,6 +704,12 @@ def check_pytorch_lines(c, trace_bin, work):
         angle = pos / 10000.0 ** ((col - col % 2) / d)
         pe = torch.tensor(np.where(col % 2 == 0, np.sin(angle), np.cos(angle)))[None]
         module = types.SimpleNamespace(**{f"w_{n}": linear(n) for n in "qkvo"}, pe=pe)
+        if "qk_norm" in scenario:  # nn.RMSNorm over d_k with the scenario's weights (ones when absent)
+            for n in "qk":
+                norm = nn.RMSNorm(d_k, eps=scenario["qk_norm"].get("eps", 1e-6), dtype=torch.float64)
+                with torch.no_grad():
+                    norm.weight.copy_(torch.tensor(scenario["qk_norm"].get(f"{n}_weight") or [1.0] * d_k))
+                setattr(module, f"{n}_norm", norm)
         vocab, rows = {}, []
         for tokens, x in [(trace["tokens"], data["x"]), (trace.get("kv_tokens"), data.get("x_kv"))]:
             for b, sentence in enumerate(tokens or []):
@@ -781,7 +805,7 @@ def check_decode_and_tiles(c, trace_bin, work):
     fixtures = ROOT / "crates" / "engine" / "tests" / "fixtures"
     for name in ["gqa_rope_half_window", "gqa_rope_interleaved_alibi", "mqa_cross_rope_window",
                  "causal_pad_large_negative", "alibi_h3_window_both_sides", "gemma2_scale_softcap_window",
-                 "softcap_alibi_cross_both_sides"]:
+                 "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved"]:
         path = fixtures / f"{name}.scenario.json"
         scenario = json.loads(path.read_text())
         tokens, kv_tokens, blocked, steps = ref.attention_trace(scenario)

@@ -48,6 +48,8 @@ pub struct Settings {
     pub scale: Option<f64>,
     /// Logit softcapping's c (None = off).
     pub softcap: Option<f64>,
+    /// QK-norm (None = off).
+    pub qk_norm: Option<crate::engine::QkNorm>,
 }
 
 /// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
@@ -72,6 +74,7 @@ impl Default for Settings {
             alibi: false,
             scale: None,
             softcap: None,
+            qk_norm: None,
         }
     }
 }
@@ -143,6 +146,7 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         alibi: settings.alibi,
         scale: settings.scale,
         softcap: settings.softcap,
+        qk_norm: settings.qk_norm.clone(),
     };
     (scenario, notices)
 }
@@ -207,6 +211,7 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             alibi: s.alibi,
             scale: s.scale,
             softcap: s.softcap,
+            qk_norm: s.qk_norm.clone(),
         },
     )
 }

@@ -41,6 +41,7 @@ fn scenario(t: usize) -> Scenario {
         alibi: false,
         scale: None,
         softcap: None,
+        qk_norm: None,
     }
 }
 

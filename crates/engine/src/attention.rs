@@ -108,6 +108,32 @@ pub fn merge_heads(context: Array4<f64>) -> Result<Array3<f64>, EngineError> {
     view(transposed, (b, t, h * d_k)) // (b, t, d_model)
 }
 
+/// `1 / √(mean(x²) + eps)` of one head's row: what RMSNorm multiplies the row by.
+pub fn inverse_rms(row: &[f64], eps: f64) -> f64 {
+    let mean = row.iter().map(|x| x * x).sum::<f64>() / row.len().max(1) as f64;
+    1.0 / (mean + eps).sqrt()
+}
+
+/// QK-norm: RMSNorm of every head's row of `d_k` numbers, `w · x / √(mean(x²) + eps)`,
+/// one weight `w` shared by all heads (Qwen3's and Gemma 3's `q_norm`, `k_norm`).
+///
+/// # Shapes
+/// - x: `[B, heads, T, d_k]`, weight: `[d_k]`
+/// - returns: `[B, heads, T, d_k]`
+pub fn rms_norm_heads(x: &Array4<f64>, weight: &[f64], eps: f64) -> Array4<f64> {
+    let mut out = x.as_standard_layout().into_owned();
+    let d_k = out.dim().3;
+    if let (Some(data), true) = (out.as_slice_mut(), d_k > 0) {
+        for row in data.chunks_exact_mut(d_k) {
+            let r = inverse_rms(row, eps);
+            for (x, w) in row.iter_mut().zip(weight) {
+                *x = w * (*x * r);
+            }
+        }
+    }
+    out
+}
+
 /// One of RoPE's angles, `pos·θ_i` with `θ_i = 1 / base^(2i/d_k)` for pair `i < d_k/2` of
 /// a head (written as Hugging Face's `inv_freq`, so the numbers are `transformers`' in
 /// float64).

@@ -122,6 +122,10 @@ fn keys_and_values(
     let x = inp.x_kv_in.slice(s![.., range.clone(), ..]).to_owned(); // (b, len, d_model)
     let k = attention::split_heads(attention::linear(&x, &inp.w.k), inp.n_kv_heads)?; // (b, h_kv, len, d_k)
     let v = attention::split_heads(attention::linear(&x, &inp.w.v), inp.n_kv_heads)?;
+    let k = match &inp.qk_norm {
+        Some(norm) => attention::rms_norm_heads(&k, &norm.weight(true, inp.d_k), norm.eps),
+        None => k,
+    };
     let k = match inp.rope {
         Some(rope) => attention::rotate_from(&k, rope, range.start),
         None => k,
@@ -153,6 +157,10 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
         // 1. The new token's query (and, in self-attention, its key and value), one row.
         let x_t = inp.x_in.slice(s![.., t..t + 1, ..]).to_owned(); // (b, 1, d_model)
         let q = attention::split_heads(attention::linear(&x_t, &inp.w.q), h)?; // (b, h, 1, d_k)
+        let q = match &inp.qk_norm {
+            Some(norm) => attention::rms_norm_heads(&q, &norm.weight(false, d_k), norm.eps),
+            None => q,
+        };
         let q = match inp.rope {
             Some(rope) => attention::rotate_from(&q, rope, t),
             None => q,

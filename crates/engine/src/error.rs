@@ -93,6 +93,17 @@ pub enum EngineError {
         field: Field,
     },
 
+    /// A QK-norm weight that is not one number per head feature.
+    #[error("the QK-norm {which} has {len} numbers, but d_k = {d_k}: one per feature of a head")]
+    QkNormWeight {
+        /// `"q_weight"` or `"k_weight"`.
+        which: &'static str,
+        /// Its length.
+        len: usize,
+        /// The head width.
+        d_k: usize,
+    },
+
     /// Decoding self-attention needs a causal mask.
     #[error(
         "decoding needs a causal mask: a model that generates text writes one token at a time and \
@@ -199,17 +210,20 @@ pub enum Field {
     Scale,
     /// Logit softcapping's cap.
     Softcap,
+    /// QK-norm's weights and ε.
+    QkNorm,
 }
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 13] = [
+    pub const ALL: [Field; 14] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
         Self::NKvHeads,
         Self::Scale,
         Self::Softcap,
+        Self::QkNorm,
         Self::Rope,
         Self::Causal,
         Self::Window,
@@ -225,7 +239,7 @@ impl Field {
     }
 
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
-    /// `"n_kv_heads"`, `"scale"`, `"softcap"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
+    /// `"n_kv_heads"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
     /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -242,6 +256,7 @@ impl Field {
             Self::Block => "block",
             Self::Scale => "scale",
             Self::Softcap => "softcap",
+            Self::QkNorm => "qk_norm",
         }
     }
 }
@@ -259,6 +274,7 @@ impl EngineError {
             Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => Field::Sentences,
             Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
+            Self::QkNormWeight { .. } => Field::QkNorm,
             Self::RopeOddWidth { .. } | Self::RopeBase { .. } => Field::Rope,
             Self::DecodeNeedsCausal => Field::Causal,
             Self::EmbeddingLength { .. } => Field::Embeddings,

@@ -59,7 +59,7 @@ impl Trace {
             .filter(|s| !s.is_rope_only() || rope)
             .filter(|s| !s.is_grouped_only() || grouped)
             .filter(|s| !s.is_alibi_only() || alibi)
-            .filter(|s| !s.is_softcap_only())
+            .filter(|s| !s.is_softcap_only() && !s.is_qk_norm_only())
             .collect()
     }
 
@@ -78,12 +78,17 @@ impl Trace {
         let alibi = !self.alibi_slopes.is_empty();
         let want =
             Self::expected_steps_with(cross, self.positional, self.rope.is_some(), self.is_grouped(), alibi);
-        // `capped` is there exactly when the trace has a softcap, after `scaled`.
+        // `capped` is there exactly when the trace has a softcap, after `scaled`; `q_norm`
+        // and `k_norm` exactly when it has QK-norm, after `v_heads`.
         let want: Vec<StepName> = want
             .into_iter()
             .flat_map(|s| {
                 let capped = (s == StepName::Scaled && self.softcap.is_some()).then_some(StepName::Capped);
-                std::iter::once(s).chain(capped)
+                let normed = (s == StepName::VHeads && self.qk_norm.is_some())
+                    .then_some([StepName::QNorm, StepName::KNorm])
+                    .into_iter()
+                    .flatten();
+                std::iter::once(s).chain(capped).chain(normed)
             })
             .collect();
         let got: Vec<StepName> = self.steps.iter().map(|s| s.name).collect();

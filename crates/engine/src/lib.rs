@@ -57,8 +57,8 @@ pub use explain::{
 };
 pub use invariants::InvariantError;
 pub use scenario::{
-    ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle,
-    Scenario,
+    ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm, Rope,
+    RopeStyle, Scenario,
 };
 pub use step::{Axis, Layout, Role, StepName, StepText};
 pub use tiled::{tiled, Tile, Tiled};

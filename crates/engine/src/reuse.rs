@@ -89,8 +89,11 @@ impl<'a> Previous<'a> {
             concat: data(StepName::Concat)?,
             output: data(StepName::Output)?,
             heads: [
-                data(StepName::QRot).or_else(|| data(StepName::QHeads))?,
-                data(StepName::KRep).or_else(|| data(StepName::KRot)).or_else(|| data(StepName::KHeads))?,
+                data(StepName::QRot).or_else(|| data(StepName::QNorm)).or_else(|| data(StepName::QHeads))?,
+                data(StepName::KRep)
+                    .or_else(|| data(StepName::KRot))
+                    .or_else(|| data(StepName::KNorm))
+                    .or_else(|| data(StepName::KHeads))?,
                 data(StepName::VRep).or_else(|| data(StepName::VHeads))?,
             ],
             attention: [

@@ -332,6 +332,7 @@ fn every_step_explains_and_serialises() {
     s.alibi = true;
     s.scale = Some(0.4);
     s.softcap = Some(1.5);
+    s.qk_norm = Some(attention_engine::QkNorm { q_weight: vec![1.5, 0.5], k_weight: vec![], eps: 1e-6 });
     let trace = run(&s).unwrap();
     assert_eq!(trace.steps.len(), StepName::ALL.len());
     for step in &trace.steps {

@@ -162,3 +162,38 @@ fn scale_and_softcap_lines_and_numbers() {
     assert!(plain.step_named("capped").is_none());
     assert_eq!(plain.step_named("scaled").unwrap().pytorch, "scores = scores / math.sqrt(d_k)");
 }
+
+/// QK-norm (Qwen3, Gemma 3): `q_norm` and `k_norm` follow the split and come before RoPE,
+/// each head row `w · x / √(mean(x²) + ε)`; a weight of the wrong length is an error of
+/// the `qk_norm` field.
+#[test]
+fn qk_norm_per_head_before_rope() {
+    let mut s = Scenario::identity(&["the cat sat on the mat"], 8, 4);
+    s.projections = Default::default();
+    s.n_kv_heads = Some(2);
+    s.rope = Some(Rope::new(RopeStyle::Half));
+    s.qk_norm = Some(attention_engine::QkNorm { q_weight: vec![0.5, 2.0], k_weight: vec![], eps: 0.25 });
+    let trace = run(&s).unwrap();
+    trace.check_invariants().unwrap();
+    let names: Vec<&str> = trace.steps.iter().map(|s| s.name.as_str()).collect();
+    let at = |n: &str| names.iter().position(|m| *m == n).unwrap();
+    assert!(at("v_heads") < at("q_norm") && at("q_norm") < at("k_norm") && at("k_norm") < at("q_rot"));
+    let step = |n: &str| trace.step_named(n).unwrap();
+    assert_eq!(step("q_norm").pytorch, "q = self.q_norm(q)");
+    assert_eq!(step("k_norm").dims, step("k_heads").dims);
+    let (heads, normed) = (&step("q_heads").data, &step("q_norm").data);
+    for (x, y) in heads.rows().into_iter().zip(normed.rows()) {
+        let rms = ((x[0] * x[0] + x[1] * x[1]) / 2.0 + 0.25).sqrt();
+        assert!((y[0] - 0.5 * x[0] / rms).abs() < 1e-15 && (y[1] - 2.0 * x[1] / rms).abs() < 1e-15);
+    }
+    // the keys' weight is all ones when not given
+    let (k, kn) = (&step("k_heads").data, &step("k_norm").data);
+    for (x, y) in k.rows().into_iter().zip(kn.rows()) {
+        let rms = ((x[0] * x[0] + x[1] * x[1]) / 2.0 + 0.25).sqrt();
+        assert!((y[0] - x[0] / rms).abs() < 1e-15);
+    }
+    s.qk_norm = Some(attention_engine::QkNorm { q_weight: vec![1.0; 3], k_weight: vec![], eps: 1e-6 });
+    let e = run(&s).unwrap_err();
+    assert_eq!(e.field().as_str(), "qk_norm");
+    assert_eq!(e.to_string(), "the QK-norm q_weight has 3 numbers, but d_k = 2: one per feature of a head");
+}

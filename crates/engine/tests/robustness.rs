@@ -91,6 +91,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 alibi: false,
                 scale: None,
                 softcap: None,
+                qk_norm: None,
             }
         })
 }
@@ -169,6 +170,7 @@ fn sizes_at_the_limits_run() {
             alibi: false,
             scale: None,
             softcap: None,
+            qk_norm: None,
         };
         let trace = run(&s).unwrap();
         assert_eq!(trace.sizes.t, t);
@@ -188,6 +190,7 @@ fn sizes_at_the_limits_run() {
         alibi: false,
         scale: None,
         softcap: None,
+        qk_norm: None,
     };
     assert_eq!(run(&wide).unwrap().sizes.d_k, 16);
 }
@@ -211,6 +214,7 @@ fn numerics_stay_finite_and_nan_input_is_refused() {
         alibi: false,
         scale: None,
         softcap: None,
+        qk_norm: None,
     };
     // score(big, big) = 100·100 = 1e4
     let trace = run(&s).unwrap();
@@ -258,6 +262,7 @@ fn bad_input_messages_are_short_and_say_what_to_do() {
         alibi: false,
         scale: None,
         softcap: None,
+        qk_norm: None,
     };
     assert_eq!(
         run(&big).unwrap_err().to_string(),

@@ -75,6 +75,7 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::XPe | StepName::XKvPe => ex.plus_pe(),
         StepName::Q | StepName::K | StepName::V | StepName::Output => ex.projection(),
         StepName::QHeads | StepName::KHeads | StepName::VHeads => ex.head_copy(),
+        StepName::QNorm | StepName::KNorm => ex.normed(),
         StepName::QRot | StepName::KRot => ex.rotated(),
         StepName::KRep | StepName::VRep => ex.repeated(),
         StepName::Scores => ex.scores(),
@@ -161,13 +162,13 @@ impl Explainer<'_> {
 
     /// The query heads the scores read: `q_rot` with RoPE, else `q_heads`.
     fn q_source(&self) -> StepName {
-        self.first_of(&[StepName::QRot, StepName::QHeads])
+        self.first_of(&[StepName::QRot, StepName::QNorm, StepName::QHeads])
     }
 
     /// The key heads the scores read: `k_rep` when grouped, `k_rot` with RoPE, else
     /// `k_heads`.
     fn k_source(&self) -> StepName {
-        self.first_of(&[StepName::KRep, StepName::KRot, StepName::KHeads])
+        self.first_of(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads])
     }
 
     /// The value heads the context reads: `v_rep` when grouped, else `v_heads`.

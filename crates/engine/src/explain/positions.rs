@@ -106,8 +106,11 @@ impl Explainer<'_> {
         let Some(rope) = self.trace.rope else {
             return inconsistent(format!("{} is in the trace but RoPE's settings are not", self.step));
         };
-        let (from, short) =
-            if self.step == StepName::QRot { (StepName::QHeads, "q") } else { (StepName::KHeads, "k") };
+        let (from, short) = if self.step == StepName::QRot {
+            (self.first_of(&[StepName::QNorm, StepName::QHeads]), "q")
+        } else {
+            (self.first_of(&[StepName::KNorm, StepName::KHeads]), "k")
+        };
         let d_k = self.d_k();
         let (partner, first) = rope.style.partner(c, d_k);
         let i = rope.style.pair_index(c, d_k);

@@ -93,11 +93,13 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
     let has = |s: StepName| trace.step(s).is_some();
     let first = |order: &[StepName]| order.iter().copied().find(|&s| has(s)).map_or("", StepName::as_str);
     let (q_final, k_final, v_final) = (
-        first(&[StepName::QRot, StepName::QHeads]),
-        first(&[StepName::KRep, StepName::KRot, StepName::KHeads]),
+        first(&[StepName::QRot, StepName::QNorm, StepName::QHeads]),
+        first(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads]),
         first(&[StepName::VRep, StepName::VHeads]),
     );
-    let k_before_repeat = first(&[StepName::KRot, StepName::KHeads]);
+    let k_before_repeat = first(&[StepName::KRot, StepName::KNorm, StepName::KHeads]);
+    let (q_before_rope, k_before_rope) =
+        (first(&[StepName::QNorm, StepName::QHeads]), first(&[StepName::KNorm, StepName::KHeads]));
     let masked_from = first(&[StepName::Biased, StepName::Capped, StepName::Scaled]);
     let bias_to = first(&[StepName::Capped, StepName::Scaled]);
     let lookup = |var: &str, tokens: &str, given: &str| {
@@ -126,8 +128,10 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         StepName::VHeads => {
             "v_heads = v.reshape(B, T_k, h_kv, d_k).transpose(0, 2, 1, 3)  # (B, h_kv, T_k, d_k)\n".into()
         }
-        StepName::QRot => "q_rot = rope(q_heads)  # (B, h, T, d_k)\n".into(),
-        StepName::KRot => "k_rot = rope(k_heads)  # (B, h_kv, T_k, d_k)\n".into(),
+        StepName::QNorm => "q_norm = rms_norm(q_heads, q_norm_weight)  # (B, h, T, d_k)\n".into(),
+        StepName::KNorm => "k_norm = rms_norm(k_heads, k_norm_weight)  # (B, h_kv, T_k, d_k)\n".into(),
+        StepName::QRot => format!("q_rot = rope({q_before_rope})  # (B, h, T, d_k)\n"),
+        StepName::KRot => format!("k_rot = rope({k_before_rope})  # (B, h_kv, T_k, d_k)\n"),
         StepName::KRep => format!(
             "k_rep = np.repeat({k_before_repeat}, h // h_kv, axis=1)  # (B, h, T_k, d_k): head i reads head i // (h // h_kv)\n"
         ),

@@ -87,6 +87,25 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         trace.scale.map_or("None".to_owned(), py_number),
         trace.softcap.map_or("None".to_owned(), py_number),
     );
+    let norm = trace.qk_norm.as_ref();
+    let weight = |keys: bool| {
+        norm.map_or("None".to_owned(), |n| {
+            let w: Vec<String> = n.weight(keys, z.d_k).iter().map(|&v| py_number(v)).collect();
+            format!("np.array([{}])", w.join(", "))
+        })
+    };
+    let _ = writeln!(
+        code,
+        "\nqk_norm_eps = {}  # QK-norm's epsilon, or None (no QK-norm)\n\
+         q_norm_weight = {}  # (d_k,), shared by every query head\n\
+         k_norm_weight = {}  # (d_k,), shared by every key head\n\n\n\
+         def rms_norm(x, w):\n    \
+         \"\"\"RMSNorm over the last axis (each head's d_k numbers), times the weight w.\"\"\"\n    \
+         return w * (x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + qk_norm_eps))",
+        norm.map_or("None".to_owned(), |n| py_number(n.eps)),
+        weight(false),
+        weight(true),
+    );
     out.push(Section::new(
         "Sizes and tokens",
         vec![

@@ -49,6 +49,10 @@ else:
             k = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
             v = v.view(B, T_k, h_kv, d_k).transpose(1, 2)
             steps.update(q_heads=q, k_heads=k, v_heads=v)
+            if qk_norm_eps is not None:  # nn.RMSNorm(d_k, eps) with the weights, per head, before RoPE
+                q = F.rms_norm(q, (d_k,), torch.tensor(q_norm_weight), qk_norm_eps)
+                k = F.rms_norm(k, (d_k,), torch.tensor(k_norm_weight), qk_norm_eps)
+                steps.update(q_norm=q, k_norm=k)
             if rope_style is not None:
                 q, k = torch_rope(q), torch_rope(k)
                 steps.update(q_rot=q, k_rot=k)

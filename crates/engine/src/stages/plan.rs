@@ -2,7 +2,7 @@
 //! no numbers (sizes, limits, heads, RoPE, window, sentences) and tokenizes.
 
 use crate::attention;
-use crate::error::{number_text, EngineError, Field};
+use crate::error::{check_number, number_text, EngineError, Field};
 use crate::limits;
 use crate::scenario::{Fill, Positional, Scenario};
 use crate::step::{Axis as A, Layout, StepText};
@@ -57,6 +57,21 @@ impl<'a> Plan<'a> {
         for (value, what, usual, field) in options {
             if let Some(v) = value.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= limits::MAX_ABS_INPUT)) {
                 return Err(EngineError::ScoreOption { what, value: number_text(v), usual, field });
+            }
+        }
+        if let Some(norm) = &scenario.qk_norm {
+            for (which, w) in [("q_weight", &norm.q_weight), ("k_weight", &norm.k_weight)] {
+                if !w.is_empty() && w.len() != d_k {
+                    return Err(EngineError::QkNormWeight { which, len: w.len(), d_k });
+                }
+                for (i, &v) in w.iter().enumerate() {
+                    check_number(v, Field::QkNorm, || format!("qk_norm.{which}[{i}]"))?;
+                }
+            }
+            let eps = norm.eps;
+            if !(eps.is_finite() && eps > 0.0 && eps <= limits::MAX_ABS_INPUT) {
+                let (what, usual, field) = ("QK-norm eps", "1e-6 is usual", Field::QkNorm);
+                return Err(EngineError::ScoreOption { what, value: number_text(eps), usual, field });
             }
         }
         if scenario.mask.window == Some(0) {
@@ -116,6 +131,7 @@ impl<'a> Plan<'a> {
             causal: self.scenario.mask.causal,
             scale: self.scenario.scale,
             softcap: self.scenario.softcap,
+            qk_norm_eps: self.scenario.qk_norm.as_ref().map(|n| n.eps),
             d_model: self.d_model,
             n_heads: self.n_heads,
             d_k: self.d_k,

@@ -48,6 +48,10 @@ pub enum StepName {
     KHeads,
     /// Values split into heads, `(B, h, T_k, d_k)` (`(B, h_kv, T_k, d_k)` when grouped).
     VHeads,
+    /// QK-norm: each query head RMS-normalised and weighted, `(B, h, T_q, d_k)`.
+    QNorm,
+    /// QK-norm: each key head RMS-normalised and weighted, `(B, h_kv, T_k, d_k)`.
+    KNorm,
     /// RoPE: the query heads rotated at their positions, `(B, h, T_q, d_k)`.
     QRot,
     /// RoPE: the key heads rotated at their positions, `(B, h_kv, T_k, d_k)`.
@@ -107,8 +111,8 @@ impl StepName {
     /// `pe`, `x_pe` and `x_kv_pe` only with positions, `x_kv` and `x_kv_pe` only in
     /// cross-attention, `q_rot` and `k_rot` only with RoPE, `k_rep` and `v_rep` only with
     /// fewer key/value heads than query heads, `capped` only with a softcap, `alibi` and
-    /// `biased` only with ALiBi.
-    pub const ALL: [StepName; 25] = [
+    /// `biased` only with ALiBi, `q_norm` and `k_norm` only with QK-norm.
+    pub const ALL: [StepName; 27] = [
         Self::X,
         Self::Pe,
         Self::XPe,
@@ -120,6 +124,8 @@ impl StepName {
         Self::QHeads,
         Self::KHeads,
         Self::VHeads,
+        Self::QNorm,
+        Self::KNorm,
         Self::QRot,
         Self::KRot,
         Self::KRep,
@@ -150,6 +156,8 @@ impl StepName {
             Self::QHeads => "q_heads",
             Self::KHeads => "k_heads",
             Self::VHeads => "v_heads",
+            Self::QNorm => "q_norm",
+            Self::KNorm => "k_norm",
             Self::QRot => "q_rot",
             Self::KRot => "k_rot",
             Self::KRep => "k_rep",
@@ -191,8 +199,8 @@ impl StepName {
             Self::Pe => [One, tq, DModel, One],
             Self::XKv | Self::XKvPe => [B, tk, DModel, One],
             Self::K | Self::V => [B, tk, kv_width, One],
-            Self::QHeads | Self::QRot | Self::Context => [B, H, tq, DK],
-            Self::KHeads | Self::VHeads | Self::KRot => [B, kv, tk, DK],
+            Self::QHeads | Self::QNorm | Self::QRot | Self::Context => [B, H, tq, DK],
+            Self::KHeads | Self::VHeads | Self::KNorm | Self::KRot => [B, kv, tk, DK],
             Self::KRep | Self::VRep => [B, H, tk, DK],
             Self::Scores | Self::Scaled | Self::Capped | Self::Biased | Self::Masked | Self::Weights => {
                 [B, H, tq, tk]
@@ -227,6 +235,8 @@ impl StepName {
             Self::QHeads
                 | Self::KHeads
                 | Self::VHeads
+                | Self::QNorm
+                | Self::KNorm
                 | Self::QRot
                 | Self::KRot
                 | Self::KRep
@@ -251,6 +261,7 @@ impl StepName {
             | Self::V
             | Self::KHeads
             | Self::VHeads
+            | Self::KNorm
             | Self::KRot
             | Self::KRep
             | Self::VRep => Role::Keys,
@@ -271,6 +282,8 @@ impl StepName {
             Self::QHeads
             | Self::KHeads
             | Self::VHeads
+            | Self::QNorm
+            | Self::KNorm
             | Self::QRot
             | Self::KRot
             | Self::KRep
@@ -308,6 +321,11 @@ impl StepName {
     /// True for the steps that only exist with ALiBi.
     pub const fn is_alibi_only(self) -> bool {
         matches!(self, Self::Alibi | Self::Biased)
+    }
+
+    /// True for the steps that only exist with QK-norm.
+    pub const fn is_qk_norm_only(self) -> bool {
+        matches!(self, Self::QNorm | Self::KNorm)
     }
 
     /// True for the steps that only exist with a softcap.

@@ -20,6 +20,8 @@ pub struct StepText {
     pub scale: Option<f64>,
     /// Logit softcapping's `c`, if any.
     pub softcap: Option<f64>,
+    /// QK-norm's ε, when there is QK-norm.
+    pub qk_norm_eps: Option<f64>,
     /// `d_model`.
     pub d_model: usize,
     /// `h`.
@@ -61,6 +63,8 @@ impl StepName {
             Self::QHeads => return format!("q = q.view(B, {t_q}, h, d_k).transpose(1, 2)"),
             Self::KHeads => return format!("k = k.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
             Self::VHeads => return format!("v = v.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
+            Self::QNorm => "q = self.q_norm(q)",
+            Self::KNorm => "k = self.k_norm(k)",
             Self::QRot => return rotate("q"),
             Self::KRot => return rotate("k"),
             Self::KRep => "k = k.repeat_interleave(h // h_kv, dim=1)",
@@ -97,7 +101,8 @@ impl StepName {
 
     /// The step in words, with the sizes that make it concrete.
     pub fn words(self, text: &StepText) -> String {
-        let StepText { d_model, n_heads, d_k, fill, causal, scale, softcap, .. } = *text;
+        let StepText { d_model, n_heads, d_k, fill, causal, scale, softcap, qk_norm_eps, .. } = *text;
+        let eps = qk_norm_eps.unwrap_or(crate::scenario::QkNorm::DEFAULT_EPS);
         match self {
             Self::X => {
                 "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
@@ -127,6 +132,12 @@ impl StepName {
             }
             Self::KHeads => "The same split for the keys".into(),
             Self::VHeads => "The same split for the values".into(),
+            Self::QNorm => format!(
+                "QK-norm: RMSNorm of each query head over its d_k = {d_k} numbers, w · q / √(mean(q²) + ε) with \
+                 ε = {eps} and a learned weight w of d_k numbers, before RoPE: the scores cannot grow with the \
+                 queries' size (Qwen3, Gemma 3)"
+            ),
+            Self::KNorm => "The same RMSNorm for each key head, with the keys' own weight".into(),
             Self::QRot => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, \
                            θ_i = base^(−2i/d_k)"
                 .into(),

@@ -99,6 +99,9 @@ pub struct Trace {
     /// Logit softcapping's `c`, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub softcap: Option<f64>,
+    /// QK-norm's weights and ε, when the heads were normalised (`q_norm`, `k_norm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qk_norm: Option<crate::scenario::QkNorm>,
     /// Names of the embedding dimensions when a lexicon space was used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_names: Option<Vec<Cow<'static, str>>>,

@@ -1,7 +1,7 @@
 //! What the engine's integration tests share: the random-scenario generator.
 
 use attention_engine::{
-    ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, Rope, RopeStyle, Scenario,
+    ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, QkNorm, Rope, RopeStyle, Scenario,
 };
 use proptest::prelude::*;
 
@@ -31,7 +31,7 @@ fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usiz
 /// h ∈ 1..=4, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
 /// combination with and without a sliding window, self- and cross-attention (T_k ∈ 1..=7
 /// independent of T_q), with and without positions, with h_kv any divisor of h, RoPE in
-/// both styles (when d_k is even) and ALiBi.
+/// both styles (when d_k is even), ALiBi, a scale, a softcap and QK-norm.
 pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
     let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
     (
@@ -57,6 +57,10 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 },
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
                 prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
+                prop::option::of((
+                    prop::collection::vec(0.2f64..2.0, 2 * d_k),
+                    prop::sample::select(vec![1e-6, 0.5]),
+                )),
                 Just((d, h, causal, padding, large, positions)),
                 Just((d_k, modern)),
             )
@@ -67,6 +71,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 kv_sentences,
                 vectors,
                 params,
+                qk_norm,
                 (d, h, causal, padding, large, positions),
                 modern,
             )| {
@@ -114,6 +119,10 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     alibi,
                     scale,
                     softcap,
+                    qk_norm: qk_norm.map(|(w, eps)| {
+                        let (q_weight, k_weight) = w.split_at(w.len() / 2);
+                        QkNorm { q_weight: q_weight.to_vec(), k_weight: k_weight.to_vec(), eps }
+                    }),
                 }
             },
         )
