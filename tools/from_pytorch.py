@@ -22,7 +22,8 @@ Modules understood
   (`module.sliding_window`, None on a full-attention layer; Mistral's config
   `sliding_window` otherwise), and the mask is causal, as the module's forward is.
   Gemma 2's scale (`module.scaling`, from `query_pre_attn_scalar`) becomes `"scale"` and
-  its `attn_logit_softcapping` `"softcap"`. Qwen3's and Gemma 3's per-head QK-norm
+  its `attn_logit_softcapping` `"softcap"`. Phi-3's fused `qkv_proj` is split by rows
+  into W_Q, W_K and W_V (its output is the queries, then the keys, then the values). Qwen3's and Gemma 3's per-head QK-norm
   (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
   eps.
 
@@ -31,13 +32,13 @@ Never other numbers
 Whatever the engine does not model raises `Unsupported` (a ValueError) naming it, rather
 than giving a scenario whose numbers differ from the module's: an attention class not in
 the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
-attention sinks (`sinks`),
-`head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
+attention sinks (`sinks`), `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
 other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
-(`partial_rotary_factor`), bidirectional attention, fused projections (`qkv_proj`,
-`query_key_value`), multi-head latent attention (`kv_a_proj_with_mqa`), any other
-sub-module or parameter of the attention module, dropout in training mode, a mask whose
-`causal` contradicts the module's, and key/value sentences for a self-attention layer.
+(`partial_rotary_factor`), bidirectional attention, fused projections other than
+Phi-3's (GPT-NeoX's `query_key_value`, which interleaves q, k and v per head), multi-head
+latent attention (`kv_a_proj_with_mqa`), any other sub-module or parameter of the
+attention module, dropout in training mode, a mask whose `causal` contradicts the
+module's, and key/value sentences for a self-attention layer.
 
 `nn.Linear` computes `x @ weight.T + bias`; the scenario uses the paper's `x @ W + b`, so
 `W = layer.weight.T` (shape (d_model_in, d_model_out)).
@@ -79,9 +80,32 @@ class Unsupported(ValueError):
 # sub-module, each checked in `_hf_refusals`.
 HF_CLASSES = {
     "LlamaAttention", "MistralAttention", "MixtralAttention", "Qwen2Attention", "Qwen3Attention",
-    "Gemma2Attention", "Gemma3Attention", "GptOssAttention", "Olmo2Attention",
+    "Gemma2Attention", "Gemma3Attention", "GptOssAttention", "Olmo2Attention", "Phi3Attention",
 }
 HF_PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
+# Phi-3's one fused projection: its output is the queries, then the keys, then the values
+# (qkv[..., :h·d], then h_kv·d, then h_kv·d), so its rows split into W_Q, W_K, W_V.
+PHI3_FUSED = ("qkv_proj", "o_proj")
+
+
+def _is_hf(module):
+    """A Hugging Face attention module: four projections, or Phi-3's fused one and o_proj."""
+    return all(hasattr(module, n) for n in HF_PROJECTIONS) or (
+        type(module).__name__ == "Phi3Attention" and all(hasattr(module, n) for n in PHI3_FUSED))
+
+
+def _hf_linears(module, n_heads, n_kv):
+    """(W, b) of q, k, v and o: the four projections, or Phi-3's qkv_proj split by rows."""
+    if not hasattr(module, "qkv_proj"):
+        return [_linear(layer) for layer in (module.q_proj, module.k_proj, module.v_proj, module.o_proj)]
+    head_dim = module.head_dim
+    q, kv = n_heads * head_dim, n_kv * head_dim
+    w, b = module.qkv_proj.weight, module.qkv_proj.bias
+    if w.shape[0] != q + 2 * kv:
+        raise Unsupported(f"Phi3Attention: qkv_proj has {w.shape[0]} outputs, not h·d + 2·h_kv·d = {q + 2 * kv}")
+    rows = [(0, q), (q, q + kv), (q + kv, q + 2 * kv)]
+    out = [(_matrix(w[a:z].T), _matrix(b[a:z]) if b is not None else [0.0] * (z - a)) for a, z in rows]
+    return out + [_linear(module.o_proj)]
 
 
 def _matrix(t):
@@ -108,7 +132,7 @@ def _refuse_fused(module):
     if hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj"):
         raise Unsupported(f"{name}: multi-head latent attention (kv_a_proj_with_mqa, kv_b_proj) is not modelled")
     for fused in ("qkv_proj", "query_key_value", "c_attn", "Wqkv"):
-        if hasattr(module, fused):
+        if hasattr(module, fused) and not (fused == "qkv_proj" and _is_hf(module)):
             raise Unsupported(f"{name}: the fused projection {fused} (q, k and v in one matrix) is not modelled")
 
 
@@ -141,7 +165,8 @@ def _hf_refusals(module):
     config = module.config
     if name not in HF_CLASSES:
         raise Unsupported(f"{name} is not an attention class from_pytorch knows (known: {', '.join(sorted(HF_CLASSES))})")
-    children = [n for n, _ in module.named_children() if n not in HF_PROJECTIONS + ("q_norm", "k_norm")]
+    children = [n for n, _ in module.named_children()
+                if n not in HF_PROJECTIONS + PHI3_FUSED + ("q_norm", "k_norm")]
     if hasattr(module, "q_norm") != hasattr(module, "k_norm"):
         raise Unsupported(f"{name}: QK-norm on only one of the queries and keys is not modelled")
     if children:
@@ -258,9 +283,9 @@ def projections_from_module(module):
             layers.append((w, b))
         layers.append(_linear(module.out_proj))
         n_heads = module.num_heads
-    elif all(hasattr(module, n) for n in HF_PROJECTIONS):
+    elif _is_hf(module):
         n_heads, n_kv, _ = _hf_config_options(module)
-        layers = [_linear(layer) for layer in (module.q_proj, module.k_proj, module.v_proj, module.o_proj)]
+        layers = _hf_linears(module, n_heads, n_kv)
         d = len(layers[0][0])
         kv = n_kv * (d // n_heads)
         projections = {}
@@ -304,7 +329,7 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
     d_model, n_heads, projections = projections_from_module(module)
     extra = {}
     mask = dict(mask or {})
-    if all(hasattr(module, n) for n in HF_PROJECTIONS):
+    if _is_hf(module):
         _, n_kv, extra = _hf_config_options(module)
         if n_kv != n_heads:
             extra["n_kv_heads"] = n_kv

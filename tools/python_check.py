@@ -557,7 +557,7 @@ HF_FAMILIES = {
     "gpt-oss": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(head_dim=2, num_local_experts=2, num_experts_per_tok=1),
                 1, "sinks"),
     "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "whole projection"),
-    "Phi-3": ("phi3", "Phi3Config", "Phi3Model", {}, 0, "qkv_proj"),
+    "Phi-3 (fused qkv_proj, window 3)": ("phi3", "Phi3Config", "Phi3Model", dict(sliding_window=3), 0, None),
     "GPT-NeoX": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", {}, 0, "query_key_value"),
     "DeepSeek-V3": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model",
                     dict(kv_lora_rank=4, q_lora_rank=None, qk_rope_head_dim=2, qk_nope_head_dim=2, v_head_dim=2,
