@@ -101,7 +101,7 @@ impl StepName {
 
     /// The step in words, with the sizes that make it concrete.
     pub fn words(self, text: &StepText) -> String {
-        let StepText { d_model, n_heads, d_k, fill, causal, scale, softcap, qk_norm_eps, .. } = *text;
+        let StepText { layout, d_model, n_heads, d_k, fill, causal, scale, softcap, qk_norm_eps, .. } = *text;
         let eps = qk_norm_eps.unwrap_or(crate::scenario::QkNorm::DEFAULT_EPS);
         match self {
             Self::X => {
@@ -130,6 +130,11 @@ impl StepName {
                     "Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h"
                 )
             }
+            Self::KHeads if layout.grouped => {
+                "Split the keys the same way, into h_kv heads of d_k (grouped-query attention: fewer key heads)"
+                    .into()
+            }
+            Self::VHeads if layout.grouped => "Split the values the same way, into h_kv heads of d_k".into(),
             Self::KHeads => "The same split for the keys".into(),
             Self::VHeads => "The same split for the values".into(),
             Self::QNorm => format!(
@@ -166,10 +171,11 @@ impl StepName {
                 ),
                 None => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
             },
+            // `capped` is only recorded with a softcap; without one the words say what it would be
             Self::Capped => format!(
-                "Softcap: c·tanh(s / c) with c = {}, close to s while |s| is small, never beyond ±c, so no \
-                 score can dominate the softmax (Gemma 2's attn_logit_softcapping)",
-                softcap.unwrap_or(f64::NAN)
+                "Softcap: c·tanh(s / c){}, close to s while |s| is small, never beyond ±c, so no score can \
+                 dominate the softmax (Gemma 2's attn_logit_softcapping)",
+                softcap.map_or(String::new(), |c| format!(" with c = {c}"))
             ),
             Self::Masked => format!(
                 "Replace every blocked score by {} (masked_fill; the mask is the same for every head)",
