@@ -23,7 +23,9 @@ Modules understood
   `sliding_window` otherwise), and the mask is causal, as the module's forward is.
   Gemma 2's scale (`module.scaling`, from `query_pre_attn_scalar`) becomes `"scale"` and
   its `attn_logit_softcapping` `"softcap"`. Phi-3's fused `qkv_proj` is split by rows
-  into W_Q, W_K and W_V (its output is the queries, then the keys, then the values). Qwen3's and Gemma 3's per-head QK-norm
+  into W_Q, W_K and W_V (its output is the queries, then the keys, then the values), and
+  GPT-NeoX's `query_key_value` per head (each head's query, key and value in turn), with
+  `dense` as W_O. Qwen3's and Gemma 3's per-head QK-norm
   (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
   eps.
 
@@ -34,8 +36,8 @@ than giving a scenario whose numbers differ from the module's: an attention clas
 the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
 attention sinks (`sinks`), `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
 other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
-(`partial_rotary_factor`), bidirectional attention, fused projections other than
-Phi-3's (GPT-NeoX's `query_key_value`, which interleaves q, k and v per head), multi-head
+(`partial_rotary_factor`, GPT-NeoX's `rotary_pct`), bidirectional attention, fused
+projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
 latent attention (`kv_a_proj_with_mqa`), any other sub-module or parameter of the
 attention module, dropout in training mode, a mask whose `causal` contradicts the
 module's, and key/value sentences for a self-attention layer.
@@ -81,21 +83,44 @@ class Unsupported(ValueError):
 HF_CLASSES = {
     "LlamaAttention", "MistralAttention", "MixtralAttention", "Qwen2Attention", "Qwen3Attention",
     "Gemma2Attention", "Gemma3Attention", "GptOssAttention", "Olmo2Attention", "Phi3Attention",
+    "GPTNeoXAttention",
 }
 HF_PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
 # Phi-3's one fused projection: its output is the queries, then the keys, then the values
 # (qkv[..., :h·d], then h_kv·d, then h_kv·d), so its rows split into W_Q, W_K, W_V.
 PHI3_FUSED = ("qkv_proj", "o_proj")
+# GPT-NeoX's: its output, viewed as (h, 3·d), is each head's query, key and value in turn
+# (`qkv.view(..., h, 3 * head_size).chunk(3, dim=-1)`), and `dense` is W_O.
+NEOX_FUSED = ("query_key_value", "dense")
 
 
 def _is_hf(module):
-    """A Hugging Face attention module: four projections, or Phi-3's fused one and o_proj."""
-    return all(hasattr(module, n) for n in HF_PROJECTIONS) or (
-        type(module).__name__ == "Phi3Attention" and all(hasattr(module, n) for n in PHI3_FUSED))
+    """A Hugging Face attention module: four projections, or Phi-3's or GPT-NeoX's fused one
+    and its output projection."""
+    name = type(module).__name__
+    return (all(hasattr(module, n) for n in HF_PROJECTIONS)
+            or (name == "Phi3Attention" and all(hasattr(module, n) for n in PHI3_FUSED))
+            or (name == "GPTNeoXAttention" and all(hasattr(module, n) for n in NEOX_FUSED)))
+
+
+def _head_dim(module, config):
+    return (getattr(module, "head_dim", None) or getattr(module, "head_size", None)
+            or config.hidden_size // config.num_attention_heads)
 
 
 def _hf_linears(module, n_heads, n_kv):
     """(W, b) of q, k, v and o: the four projections, or Phi-3's qkv_proj split by rows."""
+    if hasattr(module, "query_key_value"):
+        d = module.head_size
+        w, b = module.query_key_value.weight, module.query_key_value.bias
+        if w.shape[0] != 3 * n_heads * d:
+            raise Unsupported(f"GPTNeoXAttention: query_key_value has {w.shape[0]} outputs, not 3·h·d = {3 * n_heads * d}")
+        # rows of head j: [j·3d, j·3d + d) its query, then its key, then its value
+        parts = []
+        for part in range(3):
+            rows = [j * 3 * d + part * d + c for j in range(n_heads) for c in range(d)]
+            parts.append((_matrix(w[rows].T), _matrix(b[rows]) if b is not None else [0.0] * len(rows)))
+        return parts + [_linear(module.dense)]
     if not hasattr(module, "qkv_proj"):
         return [_linear(layer) for layer in (module.q_proj, module.k_proj, module.v_proj, module.o_proj)]
     head_dim = module.head_dim
@@ -132,7 +157,7 @@ def _refuse_fused(module):
     if hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj"):
         raise Unsupported(f"{name}: multi-head latent attention (kv_a_proj_with_mqa, kv_b_proj) is not modelled")
     for fused in ("qkv_proj", "query_key_value", "c_attn", "Wqkv"):
-        if hasattr(module, fused) and not (fused == "qkv_proj" and _is_hf(module)):
+        if hasattr(module, fused) and not (fused in ("qkv_proj", "query_key_value") and _is_hf(module)):
             raise Unsupported(f"{name}: the fused projection {fused} (q, k and v in one matrix) is not modelled")
 
 
@@ -166,7 +191,7 @@ def _hf_refusals(module):
     if name not in HF_CLASSES:
         raise Unsupported(f"{name} is not an attention class from_pytorch knows (known: {', '.join(sorted(HF_CLASSES))})")
     children = [n for n, _ in module.named_children()
-                if n not in HF_PROJECTIONS + PHI3_FUSED + ("q_norm", "k_norm")]
+                if n not in HF_PROJECTIONS + PHI3_FUSED + NEOX_FUSED + ("q_norm", "k_norm")]
     if hasattr(module, "q_norm") != hasattr(module, "k_norm"):
         raise Unsupported(f"{name}: QK-norm on only one of the queries and keys is not modelled")
     if children:
@@ -177,7 +202,7 @@ def _hf_refusals(module):
     if own:
         raise Unsupported(f"{name}: the parameters {own} are not modelled")
     n_heads = config.num_attention_heads
-    head_dim = getattr(module, "head_dim", None) or config.hidden_size // n_heads
+    head_dim = _head_dim(module, config)
     if hasattr(module, "q_norm"):
         _qk_norm(module, head_dim)  # raises for a norm the engine does not model
     if head_dim * n_heads != config.hidden_size:
@@ -233,7 +258,9 @@ def _hf_config_options(module):
         raise Unsupported(f"{type(module).__name__} has no config (a Hugging Face attention module has one)")
     _hf_refusals(module)
     n_heads = config.num_attention_heads
-    n_kv = getattr(config, "num_key_value_heads", None) or n_heads
+    # the module's own grouping (GPT-NeoX has none, whatever its config says)
+    groups = getattr(module, "num_key_value_groups", None)
+    n_kv = n_heads // groups if groups else n_heads
     extra = {}
     theta = _rope_parameters(module, config).get("rope_theta")
     if theta is not None:
@@ -244,7 +271,7 @@ def _hf_config_options(module):
         extra["window"] = int(window)
     # Gemma 2: the scores times query_pre_attn_scalar ** -0.5 (module.scaling), then
     # softcapped at attn_logit_softcapping, before the mask.
-    head_dim = getattr(module, "head_dim", None) or config.hidden_size // n_heads
+    head_dim = _head_dim(module, config)
     scaling = float(getattr(module, "scaling", head_dim ** -0.5))
     if scaling != head_dim ** -0.5:
         extra["scale"] = scaling

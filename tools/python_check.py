@@ -558,7 +558,9 @@ HF_FAMILIES = {
                 1, "sinks"),
     "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "whole projection"),
     "Phi-3 (fused qkv_proj, window 3)": ("phi3", "Phi3Config", "Phi3Model", dict(sliding_window=3), 0, None),
-    "GPT-NeoX": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", {}, 0, "query_key_value"),
+    "GPT-NeoX (fused per head, rotary_pct 1)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", dict(rotary_pct=1.0), 0,
+                                                None),
+    "GPT-NeoX (rotary_pct 0.25)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", {}, 0, "rotary fraction"),
     "DeepSeek-V3": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model",
                     dict(kv_lora_rank=4, q_lora_rank=None, qk_rope_head_dim=2, qk_nope_head_dim=2, v_head_dim=2,
                          n_routed_experts=2, num_experts_per_tok=1, n_group=1, topk_group=1, first_k_dense_replace=2),
@@ -574,6 +576,8 @@ def hf_layer_output(model, attn, x):
     got = {}
 
     def pre(_module, args, kwargs):
+        if args:  # GPT-NeoX's layer passes the hidden states by position
+            return (x,) + tuple(args[1:]), kwargs
         kwargs["hidden_states"] = x
         return args, kwargs
 
