@@ -190,8 +190,11 @@ mod tests {
                             window,
                         },
                         positional: if pe { Positional::Sinusoidal } else { Positional::None },
-                        rope: (rope > 0 && d_k % 2 == 0)
-                            .then(|| Rope { style: RopeStyle::ALL[rope - 1], base: vals[9].abs() + 1.0 }),
+                        rope: (rope > 0 && d_k % 2 == 0).then(|| Rope {
+                            style: RopeStyle::ALL[rope - 1],
+                            base: vals[9].abs() + 1.0,
+                            fraction: (d_k == 4).then_some(0.5),
+                        }),
                         alibi,
                         scale,
                         softcap,

@@ -25,7 +25,8 @@ Modules understood
   its `attn_logit_softcapping` `"softcap"`. Phi-3's fused `qkv_proj` is split by rows
   into W_Q, W_K and W_V (its output is the queries, then the keys, then the values), and
   GPT-NeoX's `query_key_value` per head (each head's query, key and value in turn), with
-  `dense` as W_O. Qwen3's and Gemma 3's per-head QK-norm
+  `dense` as W_O. Their rotary fraction (`rotary_pct`, `partial_rotary_factor`) becomes
+  RoPE's `"fraction"`. Qwen3's and Gemma 3's per-head QK-norm
   (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
   eps.
 
@@ -36,7 +37,7 @@ than giving a scenario whose numbers differ from the module's: an attention clas
 the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
 attention sinks (`sinks`), `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
 other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
-(`partial_rotary_factor`, GPT-NeoX's `rotary_pct`), bidirectional attention, fused
+in a class that does not apply one, bidirectional attention, fused
 projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
 latent attention (`kv_a_proj_with_mqa`), any other sub-module or parameter of the
 attention module, dropout in training mode, a mask whose `causal` contradicts the
@@ -183,6 +184,17 @@ def _rope_parameters(module, config):
     return params
 
 
+# The classes whose apply_rotary_pos_emb turns the first int(head_dim · f) dimensions
+# only and passes the rest (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor).
+PARTIAL_ROTARY = {"GPTNeoXAttention", "Phi3Attention"}
+
+
+def _rotary_fraction(module, params):
+    """The layer's rotary fraction, or None when every dimension turns."""
+    fraction = params.get("partial_rotary_factor", getattr(module.config, "partial_rotary_factor", None))
+    return None if fraction in (None, 1, 1.0) else float(fraction)
+
+
 def _hf_refusals(module):
     """Raises Unsupported for the first feature of a Hugging Face attention module (or its
     config) that the engine does not model."""
@@ -214,9 +226,9 @@ def _hf_refusals(module):
     rope_type = params.get("rope_type", params.get("type", "default"))
     if rope_type != "default":
         raise Unsupported(f"{name}: the RoPE type {rope_type!r} (scaled frequencies) is not modelled")
-    fraction = params.get("partial_rotary_factor", getattr(config, "partial_rotary_factor", None))
-    if fraction not in (None, 1, 1.0):
-        raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {fraction}) is not modelled")
+    if _rotary_fraction(module, params) is not None and name not in PARTIAL_ROTARY:
+        raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {_rotary_fraction(module, params)}) "
+                          f"in a class whose forward does not apply one")
     if module.training and getattr(config, "attention_dropout", 0.0):
         raise Unsupported(f"{name}: dropout in training mode (call .eval() first)")
 
@@ -265,6 +277,9 @@ def _hf_config_options(module):
     theta = _rope_parameters(module, config).get("rope_theta")
     if theta is not None:
         extra["rope"] = {"style": "half", "base": float(theta)}
+        fraction = _rotary_fraction(module, _rope_parameters(module, config))
+        if fraction is not None:  # GPT-NeoX, Phi: the first int(head_dim * fraction) dimensions turn
+            extra["rope"]["fraction"] = fraction
     # The layer's own window: None on a full-attention layer of a model that mixes them.
     window = module.sliding_window if hasattr(module, "sliding_window") else getattr(config, "sliding_window", None)
     if window:

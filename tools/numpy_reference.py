@@ -64,7 +64,8 @@ Expected format (output)
 
 Today's options: "n_kv_heads" (grouped-query attention: W_K, W_V are (d_model,
 n_kv_heads*d_k), each key/value head repeated for its group of query heads),
-"rope": {"style": "half|interleaved", "base"} (written here as a complex product),
+"rope": {"style": "half|interleaved", "base", "fraction"} (written here as a complex
+product; with a fraction only the first int(d_k * fraction) dimensions turn),
 "alibi": true (the paper's slopes and m*(j - i); -m*|i - j| without a causal mask, the
 symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
 scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
@@ -276,7 +277,12 @@ def attention_trace(scenario):
         steps += [("q_norm", q_att), ("k_norm", k_att)]
     if rope is not None:
         base = rope.get("base", 10000.0)
-        q_att, k_att = rope_rotate(q_att, rope["style"], base), rope_rotate(k_att, rope["style"], base)
+        r = int(d_k * rope["fraction"]) if rope.get("fraction") is not None else d_k  # as HF's int(head_dim * f)
+
+        def turn(x):  # the first r dimensions turn as a head of width r; the rest pass
+            return np.concatenate([rope_rotate(x[..., :r], rope["style"], base), x[..., r:]], axis=-1)
+
+        q_att, k_att = turn(q_att), turn(k_att)
         steps += [("q_rot", q_att), ("k_rot", k_att)]
     if h_kv != h:
         # query head i reads key/value head i // (h // h_kv), as repeat_interleave does
@@ -531,6 +537,14 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
         "embeddings": random_embeddings(["the cat sat on the warm mat", "a dog ran"], 8),
         "projections": projections_kv(8, 4), "mask": mask(True, "keys_and_queries", "neg_inf")}
+
+    # A rotary fraction (GPT-NeoX's rotary_pct): half of each head's 4 dimensions turn.
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["rope_fraction_half_gqa"] = {
+        "sentences": s, "d_model": 16, "n_heads": 4, "n_kv_heads": 2,
+        "rope": {"style": "half", "base": 10000.0, "fraction": 0.5},
+        "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 8),
+        "mask": mask(True, "keys", "neg_inf")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

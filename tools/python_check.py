@@ -139,6 +139,16 @@ def scenarios():
             "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
             "projections": "seeded", "seed": 12,
             "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # a rotary fraction (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor): the first half of
+        # each head's dimensions turn, in both pairings
+        "rope_fraction_half": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 16, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000, "fraction": 0.5}, "projections": "seeded",
+            "seed": 13, "mask": {"causal": True, "padding": "keys", "fill": "neg_inf"}},
+        "rope_fraction_interleaved_cross": {
+            "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 12, "n_heads": 2,
+            "rope": {"style": "interleaved", "base": 500, "fraction": 0.34}, "projections": "seeded", "seed": 14,
+            "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
         # a softcap with ALiBi in cross-attention without causal (the symmetric bias after the cap)
         "softcap_alibi_cross": {
             "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
@@ -236,6 +246,9 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # a scale of its own ignored: 1 / sqrt(d_k) as usual
         "scale ignored": script.replace("scaled = scores * scale", "scaled = scores / math.sqrt(d_k)")
         if "scale" in scenario else None,
+        # the rotary fraction ignored: every dimension turned
+        "rope fraction ignored": re.sub(r"rope_dims = \d+", "rope_dims = d_k", script)
+        if scenario.get("rope", {}).get("fraction") else None,
         # QK-norm's weight left out
         "qk_norm without weight": script.replace("return w * (x / np.sqrt(", "return (x / np.sqrt(")
         if "qk_norm" in scenario else None,
@@ -560,7 +573,11 @@ HF_FAMILIES = {
     "Phi-3 (fused qkv_proj, window 3)": ("phi3", "Phi3Config", "Phi3Model", dict(sliding_window=3), 0, None),
     "GPT-NeoX (fused per head, rotary_pct 1)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", dict(rotary_pct=1.0), 0,
                                                 None),
-    "GPT-NeoX (rotary_pct 0.25)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", {}, 0, "rotary fraction"),
+    # a rotary fraction needs heads wide enough to leave an even number of turning dimensions
+    "GPT-NeoX (rotary_pct 0.25, its default)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel",
+                                                dict(hidden_size=16, num_attention_heads=2), 0, None),
+    "Phi-3 (partial_rotary_factor 0.5)": ("phi3", "Phi3Config", "Phi3Model", dict(
+        hidden_size=16, num_attention_heads=2, num_key_value_heads=1, partial_rotary_factor=0.5), 0, None),
     "DeepSeek-V3": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model",
                     dict(kv_lora_rank=4, q_lora_rank=None, qk_rope_head_dim=2, qk_nope_head_dim=2, v_head_dim=2,
                          n_routed_experts=2, num_experts_per_tok=1, n_group=1, topk_group=1, first_k_dense_replace=2),
@@ -734,7 +751,10 @@ def check_pytorch_lines(c, trace_bin, work):
             ns["kv_tokens"] = ids(trace["kv_tokens"])
         if "rope" in scenario:
             base = scenario["rope"]["base"]
-            inv_freq = 1.0 / (base ** (torch.arange(0, d_k, 2, dtype=torch.float64) / d_k))
+            fraction = scenario["rope"].get("fraction")
+            r = int(d_k * fraction) if fraction is not None else d_k  # the dimensions that turn
+            ns["r"] = r
+            inv_freq = 1.0 / (base ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
 
             def at(n):  # RoPE's tables at the positions 0 .. n - 1
                 freqs = torch.outer(torch.arange(n, dtype=torch.float64), inv_freq)
@@ -809,7 +829,7 @@ def check_decode_and_tiles(c, trace_bin, work):
     fixtures = ROOT / "crates" / "engine" / "tests" / "fixtures"
     for name in ["gqa_rope_half_window", "gqa_rope_interleaved_alibi", "mqa_cross_rope_window",
                  "causal_pad_large_negative", "alibi_h3_window_both_sides", "gemma2_scale_softcap_window",
-                 "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved"]:
+                 "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved", "rope_fraction_half_gqa"]:
         path = fixtures / f"{name}.scenario.json"
         scenario = json.loads(path.read_text())
         tokens, kv_tokens, blocked, steps = ref.attention_trace(scenario)

@@ -116,6 +116,9 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
         if rope.base != Rope::DEFAULT_BASE {
             pairs.push(("rope_base", rope.base.to_string()));
         }
+        if let Some(f) = rope.fraction {
+            pairs.push(("rope_frac", f.to_string()));
+        }
     }
     if s.alibi {
         pairs.push(("alibi", "1".to_owned()));
@@ -268,15 +271,30 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
             },
             "rope" => match RopeStyle::from_name(value) {
                 Some(style) => {
-                    s.rope = Some(Rope { style, base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base) })
+                    s.rope = Some(Rope {
+                        style,
+                        base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
+                        fraction: s.rope.and_then(|r| r.fraction),
+                    })
                 }
                 None => bad(&mut notices, "rope", value, "half or interleaved"),
             },
             "rope_base" => match value.parse::<f64>() {
                 Ok(base) if base.is_finite() && base > 0.0 => {
-                    s.rope = Some(Rope { style: s.rope.map_or(RopeStyle::Half, |r| r.style), base })
+                    s.rope = Some(Rope {
+                        style: s.rope.map_or(RopeStyle::Half, |r| r.style),
+                        base,
+                        fraction: s.rope.and_then(|r| r.fraction),
+                    })
                 }
                 _ => bad(&mut notices, "rope_base", value, "a number greater than 0"),
+            },
+            "rope_frac" => match value.parse::<f64>() {
+                Ok(f) if f > 0.0 && f <= 1.0 => {
+                    let base = s.rope.unwrap_or_else(|| Rope::new(RopeStyle::Half));
+                    s.rope = Some(Rope { fraction: Some(f), ..base })
+                }
+                _ => bad(&mut notices, "rope_frac", value, "a number in (0, 1]"),
             },
             "alibi" => match value {
                 "1" | "true" => s.alibi = true,
@@ -478,7 +496,7 @@ mod tests {
             kv_text: Some("x y z".into()),
             positional: Positional::Sinusoidal,
             n_kv_heads: Some(1),
-            rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0 }),
+            rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0, fraction: Some(0.5) }),
             alibi: true,
             scale: Some(0.3),
             softcap: None,

@@ -164,13 +164,19 @@ pub fn rotate(x: &Array4<f64>, rope: Rope) -> Array4<f64> {
 /// - returns: `[B, heads, T, d_k]`
 pub fn rotate_from(x: &Array4<f64>, rope: Rope, first: usize) -> Array4<f64> {
     let (_, _, t, d_k) = x.dim();
+    // With a rotary fraction only the first r dimensions turn, as a head of width r would.
+    let r = rope.rotary_dims(d_k).min(d_k);
     let angles =
-        ndarray::Array2::from_shape_fn((t, d_k / 2), |(pos, i)| rope_angle(first + pos, i, d_k, rope.base));
+        ndarray::Array2::from_shape_fn((t, r / 2), |(pos, i)| rope_angle(first + pos, i, r, rope.base));
     let (cos, sin) = (angles.mapv(f64::cos), angles.mapv(f64::sin));
     let mut out = Array4::zeros(x.dim());
     Zip::indexed(&mut out).for_each(|(b, h, pos, c), y| {
-        let (partner, first) = rope.style.partner(c, d_k);
-        let i = rope.style.pair_index(c, d_k);
+        if c >= r {
+            *y = x.get((b, h, pos, c)).copied().unwrap_or(0.0); // beyond the fraction: unchanged
+            return;
+        }
+        let (partner, first) = rope.style.partner(c, r);
+        let i = rope.style.pair_index(c, r);
         let (cos, sin) =
             (cos.get((pos, i)).copied().unwrap_or(1.0), sin.get((pos, i)).copied().unwrap_or(0.0));
         let (x_c, x_p) = (

@@ -73,6 +73,20 @@ pub enum EngineError {
         d_k: usize,
     },
 
+    /// A rotary fraction that leaves no pair, or an odd number of dimensions, to rotate.
+    #[error(
+        "RoPE's fraction {fraction} of d_k = {d_k} rotates {dims} dimensions: it must be a number in (0, 1] that \
+         rotates an even number of them, at least 2 (GPT-NeoX rotates 0.25)"
+    )]
+    RopeFraction {
+        /// The fraction, as text.
+        fraction: String,
+        /// The head width.
+        d_k: usize,
+        /// `⌊d_k·fraction⌋`.
+        dims: usize,
+    },
+
     /// The RoPE base is not a usable number.
     #[error("the RoPE base is {base}: it must be a finite number greater than 0 (10000 is usual)")]
     RopeBase {
@@ -275,7 +289,7 @@ impl EngineError {
             Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
             Self::QkNormWeight { .. } => Field::QkNorm,
-            Self::RopeOddWidth { .. } | Self::RopeBase { .. } => Field::Rope,
+            Self::RopeOddWidth { .. } | Self::RopeBase { .. } | Self::RopeFraction { .. } => Field::Rope,
             Self::DecodeNeedsCausal => Field::Causal,
             Self::EmbeddingLength { .. } => Field::Embeddings,
             // a bad number is in an embedding (`embedding of "bat"[1]`) or a weight (`w_q[0][1]`)

@@ -359,8 +359,9 @@ impl Positional {
     }
 }
 
-/// Rotary position embeddings (RoPE): each pair of a head's dimensions is rotated by the
-/// angle `pos·θ_i`, with `θ_i = base^(−2i/d_k)` for the pair's index `i < d_k/2`.
+/// Rotary position embeddings (RoPE): each pair of a head's first `r` dimensions is
+/// rotated by the angle `pos·θ_i`, with `θ_i = base^(−2i/r)` for the pair's index
+/// `i < r/2`; `r = d_k` unless a rotary fraction leaves the rest unrotated.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rope {
@@ -369,6 +370,11 @@ pub struct Rope {
     /// The base of the angles, 10000 in the RoFormer paper and Llama 2.
     #[serde(default = "Rope::default_base")]
     pub base: f64,
+    /// The fraction of each head's dimensions that is rotated, the first `r = ⌊d_k·f⌋`
+    /// (GPT-NeoX's `rotary_pct`, Phi's `partial_rotary_factor`); the others pass unchanged.
+    /// Absent means all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fraction: Option<f64>,
 }
 
 impl Rope {
@@ -379,9 +385,18 @@ impl Rope {
         Self::DEFAULT_BASE
     }
 
-    /// RoPE of `style` with the default base.
+    /// RoPE of `style` with the default base, every dimension rotated.
     pub fn new(style: RopeStyle) -> Self {
-        Self { style, base: Self::DEFAULT_BASE }
+        Self { style, base: Self::DEFAULT_BASE, fraction: None }
+    }
+
+    /// How many of a head's `d_k` dimensions are rotated: `⌊d_k·fraction⌋` as Hugging Face's
+    /// `int(head_dim * partial_rotary_factor)`, or `d_k`.
+    pub fn rotary_dims(&self, d_k: usize) -> usize {
+        match self.fraction {
+            Some(f) => (d_k as f64 * f) as usize,
+            None => d_k,
+        }
     }
 }
 

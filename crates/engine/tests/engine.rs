@@ -391,7 +391,8 @@ fn numpy_fixtures_agree_to_1e_12_relative() {
 /// (style, base) and ALiBi.
 struct Modern {
     n_kv_heads: usize,
-    rope: Option<(RopeStyle, f64)>,
+    /// RoPE's pairing, base and rotated dimensions `r` (`d_k` without a fraction).
+    rope: Option<(RopeStyle, f64, usize)>,
     alibi: bool,
     /// ALiBi's distance is `j − i` under a causal mask and `−|i − j|` without one.
     causal: bool,
@@ -472,14 +473,14 @@ fn slow_reference(
     };
     // RoPE: pair p of a head is the complex number x_a + i·x_b, multiplied by e^{i·pos·θ_p}
     let turn = |head: &[f64], pos: usize| -> Vec<f64> {
-        let Some((style, base)) = modern.rope else { return head.to_vec() };
-        let mut out = head.to_vec();
-        for p in 0..d_k / 2 {
+        let Some((style, base, r)) = modern.rope else { return head.to_vec() };
+        let mut out = head.to_vec(); // dimensions r.. are not turned
+        for p in 0..r / 2 {
             let (a, b) = match style {
-                RopeStyle::Half => (p, p + d_k / 2),
+                RopeStyle::Half => (p, p + r / 2),
                 RopeStyle::Interleaved => (2 * p, 2 * p + 1),
             };
-            let theta = base.powf(-2.0 * p as f64 / d_k as f64);
+            let theta = base.powf(-2.0 * p as f64 / r as f64);
             let (cos, sin) = ((pos as f64 * theta).cos(), (pos as f64 * theta).sin());
             out[a] = head[a] * cos - head[b] * sin;
             out[b] = head[a] * sin + head[b] * cos;
@@ -575,7 +576,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base)), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_model / s.n_heads), n.weight(true, s.d_model / s.n_heads), n.eps)) };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_model / s.n_heads))), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_model / s.n_heads), n.weight(true, s.d_model / s.n_heads), n.eps)) };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
@@ -748,14 +749,14 @@ fn every_error_variant_is_reached() {
         (
             with(&|s| {
                 s.d_model = 4;
-                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: f64::NAN });
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: f64::NAN, fraction: None });
             }),
             "the RoPE base is NaN",
         ),
         (
             with(&|s| {
                 s.d_model = 4;
-                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: -1.0 });
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: -1.0, fraction: None });
             }),
             "the RoPE base is -1",
         ),
@@ -778,7 +779,7 @@ fn every_error_variant_is_reached() {
     // a RoPE base of 0 is refused (every angle after the first would be infinite)
     let e = with(&|s| {
         s.d_model = 4;
-        s.rope = Some(Rope { style: RopeStyle::Half, base: 0.0 });
+        s.rope = Some(Rope { style: RopeStyle::Half, base: 0.0, fraction: None });
     });
     assert!(e.to_string().starts_with("the RoPE base is 0"), "{e}");
     // Every new option's error names its control.

@@ -112,9 +112,34 @@ impl Explainer<'_> {
             (self.first_of(&[StepName::KNorm, StepName::KHeads]), "k")
         };
         let d_k = self.d_k();
-        let (partner, first) = rope.style.partner(c, d_k);
-        let i = rope.style.pair_index(c, d_k);
-        let angle = crate::attention::rope_angle(t, i, d_k, rope.base);
+        // A rotary fraction turns the first r dimensions only, as a head of width r.
+        let r = rope.rotary_dims(d_k).min(d_k);
+        if c >= r {
+            let x = cell(self.trace, from, &[b, h, t, c])?;
+            let mut notes = vec![format!(
+                "RoPE turns only the first r = {r} of the {d_k} dimensions of each head (a rotary fraction of {}, as in \
+                 GPT-NeoX and Phi); dimension {c} passes unchanged.",
+                num(rope.fraction.unwrap_or(1.0))
+            )];
+            self.check(x, &mut notes);
+            return self.done(
+                format!("{}[b,h,t,c] = {from}[b,h,t,c] for c ≥ r = {r}", self.step),
+                Kind::Copy,
+                vec![plain(format!("{from}[{b},{h},{t},{c}]"), x)],
+                notes,
+                vec![Operand::cell(from, &[b, h, t, c])],
+                format!("{short}[..., r:][{b}, {h}, {t}, {}]", c - r),
+                format!(
+                    r"{} = {} = {}",
+                    self.lhs(),
+                    tex_name(from.as_str(), &[b, h, t, c]),
+                    tex(self.result)
+                ),
+            );
+        }
+        let (partner, first) = rope.style.partner(c, r);
+        let i = rope.style.pair_index(c, r);
+        let angle = crate::attention::rope_angle(t, i, r, rope.base);
         let (cos, sin) = (angle.cos(), angle.sin());
         let x_c = cell(self.trace, from, &[b, h, t, c])?;
         let x_p = cell(self.trace, from, &[b, h, t, partner])?;
@@ -135,7 +160,7 @@ impl Explainer<'_> {
                 "RoPE turns each pair of a {who} head's dimensions by an angle that grows with the token's position: {pairing}."
             ),
             format!(
-                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/d_k) = {t} · {}^(−{}/{d_k}) = {} radians; cos = {}, sin = {}.",
+                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/r) = {t} · {}^(−{}/{r}) = {} radians (r = {r} of d_k = {d_k} dimensions turn); cos = {}, sin = {}.",
                 num(rope.base),
                 2 * i,
                 num(angle),
@@ -145,10 +170,11 @@ impl Explainer<'_> {
             "A turn keeps the vector's length, and a query turned by its position dotted with a key turned by its own depends only on how far apart they are.".into(),
         ];
         self.check(recomputed, &mut notes);
+        let x = if r < d_k { format!("{short}[..., :r]") } else { short.to_owned() };
         let pytorch = match rope.style {
-            crate::RopeStyle::Half => format!("({short} * cos + rotate_half({short}) * sin)[{b}, {h}, {t}, {c}]"),
+            crate::RopeStyle::Half => format!("({x} * cos + rotate_half({x}) * sin)[{b}, {h}, {t}, {c}]"),
             crate::RopeStyle::Interleaved => format!(
-                "torch.view_as_real(torch.view_as_complex({short}.reshape(*{short}.shape[:-1], -1, 2)) * freqs_cis).flatten(-2)[{b}, {h}, {t}, {c}]"
+                "torch.view_as_real(torch.view_as_complex({x}.reshape(*{short}.shape[:-1], -1, 2)) * freqs_cis).flatten(-2)[{b}, {h}, {t}, {c}]"
             ),
         };
         self.done(

@@ -210,10 +210,17 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
                 }
             )],
             format!(
-                "rope_style, rope_base = {}, {}\n\n\n\
+                "rope_style, rope_base = {}, {}\n\
+                 rope_dims = {}  # the dimensions of a head that turn (d_k unless a rotary fraction)\n\n\n\
                  def rope(x, start=0):\n    \
-                 \"\"\"x: (B, heads, T, d_k) -> the same, each pair of dimensions turned by pos * theta_i, the\n    \
-                 positions counted from start (a decoding step turns one row at its absolute position).\"\"\"\n    \
+                 \"\"\"x: (B, heads, T, d_k) -> the same, each pair of its first rope_dims dimensions turned by\n    \
+                 pos * theta_i, the positions counted from start (a decoding step turns one row at its absolute\n    \
+                 position); the other dimensions pass unchanged.\"\"\"\n    \
+                 if rope_dims < x.shape[-1]:\n        \
+                 return np.concatenate([rope_all(x[..., :rope_dims], start), x[..., rope_dims:]], -1)\n    \
+                 return rope_all(x, start)\n\n\n\
+                 def rope_all(x, start):\n    \
+                 d_k = x.shape[-1]  # the dimensions that turn\n    \
                  inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
                  angle = (start + np.arange(x.shape[2]))[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
                  cos, sin = np.cos(angle), np.sin(angle)\n    \
@@ -225,7 +232,8 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
                  rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
                  return x * cos + rotated * sin\n",
                 py_str(rope.style.name()),
-                py_number(rope.base)
+                py_number(rope.base),
+                rope.rotary_dims(z.d_k)
             ),
         ));
     }

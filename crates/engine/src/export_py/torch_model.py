@@ -17,6 +17,9 @@ else:
         return torch.cat((-x2, x1), dim=-1)
 
     def torch_rope(x):  # x: (B, heads, T, d_k), turned at positions 0, 1, ...
+        if rope_dims < x.shape[-1]:  # a rotary fraction: the first rope_dims turn, the rest pass (GPT-NeoX)
+            return torch.cat([torch_rope(x[..., :rope_dims]), x[..., rope_dims:]], dim=-1)
+        d_k = x.shape[-1]
         inv_freq = 1.0 / (rope_base ** (torch.arange(0, d_k, 2) / d_k))
         freqs = torch.outer(torch.arange(x.shape[2]), inv_freq)  # (T, d_k/2)
         if rope_style == "half":  # Llama in transformers: q * cos + rotate_half(q) * sin

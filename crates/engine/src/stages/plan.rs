@@ -49,6 +49,12 @@ impl<'a> Plan<'a> {
             if !(rope.base.is_finite() && rope.base > 0.0 && rope.base <= limits::MAX_ABS_INPUT) {
                 return Err(EngineError::RopeBase { base: number_text(rope.base) });
             }
+            if let Some(f) = rope.fraction {
+                let dims = rope.rotary_dims(d_k);
+                if !(f > 0.0 && f <= 1.0) || dims < 2 || !dims.is_multiple_of(2) {
+                    return Err(EngineError::RopeFraction { fraction: number_text(f), d_k, dims });
+                }
+            }
         }
         let options = [
             (scenario.scale, "scale", "1/√d_k when absent", Field::Scale),
@@ -132,6 +138,7 @@ impl<'a> Plan<'a> {
             scale: self.scenario.scale,
             softcap: self.scenario.softcap,
             qk_norm_eps: self.scenario.qk_norm.as_ref().map(|n| n.eps),
+            rotary_dims: self.scenario.rope.map(|r| r.rotary_dims(self.d_k)).filter(|&r| r < self.d_k),
             d_model: self.d_model,
             n_heads: self.n_heads,
             d_k: self.d_k,

@@ -22,6 +22,8 @@ pub struct StepText {
     pub softcap: Option<f64>,
     /// QK-norm's ε, when there is QK-norm.
     pub qk_norm_eps: Option<f64>,
+    /// RoPE's rotated dimensions `r`, when a rotary fraction leaves some of `d_k` unturned.
+    pub rotary_dims: Option<usize>,
     /// `d_model`.
     pub d_model: usize,
     /// `h`.
@@ -38,18 +40,28 @@ impl StepName {
     /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
     /// `rotate_half` when `None`).
     pub fn pytorch(self, text: &StepText) -> String {
-        let StepText { layout, fill, rope, causal, scale, .. } = *text;
+        let StepText { layout, fill, rope, causal, scale, rotary_dims, .. } = *text;
         let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
         // The key/value heads: `h_kv` of them when grouped (a view into `h` would need
         // h·d_k numbers per token where there are h_kv·d_k).
         let h_kv = if layout.grouped { "h_kv" } else { "h" };
-        let rotate = |x: &str| match rope {
-            Some(RopeStyle::Interleaved) => format!(
+        let rotate = |x: &str| {
+            match (rope, rotary_dims) {
+            (Some(RopeStyle::Interleaved), None) => format!(
                 "{x} = torch.view_as_real(torch.view_as_complex({x}.reshape(*{x}.shape[:-1], -1, 2)) * \
                  freqs_cis).flatten(-2)"
             ),
+            (Some(RopeStyle::Interleaved), Some(_)) => format!(
+                "{x} = torch.cat([torch.view_as_real(torch.view_as_complex({x}[..., :r].reshape(*{x}.shape[:-1], -1, 2)) \
+                 * freqs_cis).flatten(-2), {x}[..., r:]], dim=-1)"
+            ),
+            // GPT-NeoX's and Phi's partial rotary: the first r dimensions turn, the rest pass
+            (_, Some(_)) => {
+                format!("{x} = torch.cat([{x}[..., :r] * cos + rotate_half({x}[..., :r]) * sin, {x}[..., r:]], dim=-1)")
+            }
             _ => format!("{x} = {x} * cos + rotate_half({x}) * sin"),
+        }
         };
         let line = match self {
             Self::X => "x = embedding(tokens)",
@@ -101,7 +113,19 @@ impl StepName {
 
     /// The step in words, with the sizes that make it concrete.
     pub fn words(self, text: &StepText) -> String {
-        let StepText { layout, d_model, n_heads, d_k, fill, causal, scale, softcap, qk_norm_eps, .. } = *text;
+        let StepText {
+            layout,
+            d_model,
+            n_heads,
+            d_k,
+            fill,
+            causal,
+            scale,
+            softcap,
+            qk_norm_eps,
+            rotary_dims,
+            ..
+        } = *text;
         let eps = qk_norm_eps.unwrap_or(crate::scenario::QkNorm::DEFAULT_EPS);
         match self {
             Self::X => {
@@ -143,9 +167,16 @@ impl StepName {
                  queries' size (Qwen3, Gemma 3)"
             ),
             Self::KNorm => "The same RMSNorm for each key head, with the keys' own weight".into(),
-            Self::QRot => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, \
-                           θ_i = base^(−2i/d_k)"
-                .into(),
+            Self::QRot => match rotary_dims {
+                Some(r) => format!(
+                    "RoPE on the first r = {r} of a query head's d_k = {d_k} dimensions (a rotary fraction, as in \
+                     GPT-NeoX and Phi): turn each of their pairs by its position × θ_i, θ_i = base^(−2i/r); the \
+                     other {} pass unchanged",
+                    d_k - r
+                ),
+                None => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, θ_i = base^(−2i/d_k)"
+                    .into(),
+            },
             Self::KRot => "RoPE: turn each key the same way at its own position, so a query·key product \
                            depends only on how far apart they are"
                 .into(),

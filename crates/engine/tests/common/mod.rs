@@ -84,7 +84,12 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     2 if d_k % 2 == 0 => Some(RopeStyle::Interleaved),
                     _ => None,
                 }
-                .map(|style| Rope { style, base: [10000.0, 100.0, 7.5][base_choice] });
+                // a rotary fraction of one half when it leaves an even number of dimensions
+                .map(|style| Rope {
+                    style,
+                    base: [10000.0, 100.0, 7.5][base_choice],
+                    fraction: (base_choice == 1 && d_k % 4 == 0).then_some(0.5),
+                });
                 let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
                 let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
                 let (m, rest) = params.split_at(8 * d * d);
