@@ -8,8 +8,9 @@ serve:  ## build and serve the app at http://127.0.0.1:8080/
 test:   ## fmt, clippy, native tests, release build, browser tests
 	scripts/test.sh
 
-check:  ## the fast loop: fmt (and leptosfmt, when installed), clippy (native and wasm32, all three crates), native tests; no browser, no setup
+check:  ## the fast loop: fmt (and leptosfmt, when installed), the source shape, clippy (native and wasm32, all three crates), native tests; no browser, no setup
 	cargo fmt --all --check
+	scripts/shape-check.py --self-test && scripts/shape-check.py
 	if command -v leptosfmt >/dev/null; then leptosfmt --check --quiet src; fi
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --workspace --target wasm32-unknown-unknown -- -D warnings

@@ -396,12 +396,12 @@ mod tests {
             assert_eq!(error.field(), field, "{error}");
         }
         // the errors that carry their field: each as the engine makes it, for the control it names
-        let run = |edit: &dyn Fn(&mut crate::Scenario)| {
-            let mut s = crate::Scenario::identity(&["the cat sat"], 4, 2);
+        let run = |edit: &dyn Fn(&mut crate::scenario::Scenario)| {
+            let mut s = crate::scenario::Scenario::identity(&["the cat sat"], 4, 2);
             edit(&mut s);
             crate::run(&s).unwrap_err()
         };
-        type Edit<'a> = &'a dyn Fn(&mut crate::Scenario);
+        type Edit<'a> = &'a dyn Fn(&mut crate::scenario::Scenario);
         let made: [(Edit, Field); 15] = [
             (&|s| s.scale = Some(0.0), Field::Scale),
             (&|s| s.scale = Some(f64::NAN), Field::Scale),
@@ -442,16 +442,17 @@ mod tests {
                         (0..4).map(|i| (0..4).map(|j| f64::from(u8::from(i == j))).collect()).collect();
                     let mut w_q = eye.clone();
                     w_q[0][1] = f64::INFINITY;
-                    s.projections = crate::Projections::Explicit(Box::new(crate::ExplicitWeights {
-                        w_q,
-                        b_q: vec![],
-                        w_k: eye.clone(),
-                        b_k: vec![],
-                        w_v: eye.clone(),
-                        b_v: vec![],
-                        w_o: eye,
-                        b_o: vec![],
-                    }));
+                    s.projections =
+                        crate::scenario::Projections::Explicit(Box::new(crate::scenario::ExplicitWeights {
+                            w_q,
+                            b_q: vec![],
+                            w_k: eye.clone(),
+                            b_k: vec![],
+                            w_v: eye.clone(),
+                            b_v: vec![],
+                            w_o: eye,
+                            b_o: vec![],
+                        }));
                 },
                 Field::Projections,
             ),

@@ -16,7 +16,7 @@
 //! 6. every other row of `weights` sums to 1, and under `-inf` its blocked keys get
 //!    exactly 0.
 //!
-//! [`Sizes`]: crate::Sizes
+//! [`Sizes`]: crate::trace::Sizes
 
 use crate::scenario::{Fill, Positional};
 use crate::step::StepName;

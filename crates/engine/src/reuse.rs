@@ -68,7 +68,7 @@ impl<'a> Previous<'a> {
     pub fn of(prev: &'a Trace, weights: &Weights, positions: bool, cross: bool) -> Option<Self> {
         let same = std::ptr::eq(&*prev.params, weights) || same_weights(&prev.params, weights);
         if !same
-            || (prev.positional == crate::Positional::Sinusoidal) != positions
+            || (prev.positional == crate::scenario::Positional::Sinusoidal) != positions
             || prev.is_cross() != cross
         {
             return None;

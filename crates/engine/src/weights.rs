@@ -94,7 +94,7 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// No weights at all (every matrix 0 × 0): what [`crate::Trace::from_json`] puts in
+    /// No weights at all (every matrix 0 × 0): what [`crate::trace::Trace::from_json`] puts in
     /// `params` until the reader restores them with [`build`].
     pub fn empty() -> Self {
         let none = || Linear::new(Array2::zeros((0, 0)), Array1::zeros(0));

@@ -1,9 +1,9 @@
 //! The context (`Σ_j weights · v`) and the heads laid side by side again (`concat`, a
 //! copy).
 
-use super::explanation::{ExplainError, Explanation, Kind, Operand};
+use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand};
 use super::read::{cell, four, three, token};
-use super::write::{left_sum, plain, product, tex, tex_name, tex_terms};
+use super::write::{plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::step::{Axis, StepName};
 

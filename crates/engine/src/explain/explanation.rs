@@ -2,11 +2,12 @@
 //! arithmetic, the terms, the operands it reads, why a pair is blocked), and
 //! [`ExplainError`]. Serialised for the page; non-finite numbers as strings.
 
-use serde::Serialize;
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
 
-use super::write::{left_sum, number, numbers};
 use crate::embedding::Source;
 use crate::step::{Axis, StepName};
+use crate::trace::non_finite_name;
 
 /// Why a cell cannot be explained.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -255,9 +256,35 @@ impl Explanation {
     pub fn terms_sum(&self) -> f64 {
         left_sum(self.terms.iter().map(|t| t.value))
     }
+}
 
-    /// True for the steps whose terms add up to the result.
-    pub fn is_sum(&self) -> bool {
-        self.kind == Kind::Sum
+/// A number in the explanation's JSON: finite ones as numbers, the others by name
+/// (`"-inf"`, `"NaN"`), which JSON has no number for.
+fn number<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_str(non_finite_name(*v))
     }
+}
+
+/// A list of numbers in the explanation's JSON, each written as [`number`] writes it.
+fn numbers<S: Serializer>(vs: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    struct N(f64);
+    impl Serialize for N {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            number(&self.0, s)
+        }
+    }
+    let mut seq = s.serialize_seq(Some(vs.len()))?;
+    for &v in vs {
+        seq.serialize_element(&N(v))?;
+    }
+    seq.end()
+}
+
+/// Plain left-to-right `f64` addition (0 for no numbers).
+pub(super) fn left_sum(mut values: impl Iterator<Item = f64>) -> f64 {
+    let first = values.next().unwrap_or(0.0);
+    values.fold(first, |acc, v| acc + v)
 }

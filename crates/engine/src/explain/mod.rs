@@ -32,8 +32,9 @@ pub use explanation::{BlockReason, ExplainError, Explanation, Kind, Operand, Par
 
 use crate::step::{Axis, StepName};
 use crate::trace::Trace;
+use explanation::left_sum;
 use read::{cell, token};
-use write::{left_sum, num, tex_name};
+use write::{num, tex_name};
 
 /// The `n` terms of largest magnitude (largest first; NaN counts as largest), and the
 /// left-to-right sum of the others (0 when there are none). For long sums, which the page

@@ -4,9 +4,9 @@
 
 use ndarray::IxDyn;
 
-use super::explanation::{ExplainError, Explanation, Kind, Operand};
+use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand};
 use super::read::{cell, four, inconsistent, three, token};
-use super::write::{comma, left_sum, num, plain, product, py, tex, tex_factor, tex_name, tex_terms};
+use super::write::{comma, num, plain, product, py, tex, tex_factor, tex_name, tex_terms};
 use super::Explainer;
 use crate::positional;
 use crate::step::StepName;
@@ -151,8 +151,8 @@ impl Explainer<'_> {
         ];
         let recomputed = left_sum(terms.iter().map(|t| t.value));
         let pairing = match rope.style {
-            crate::RopeStyle::Half => format!("\"half\" pairs dimension i with i + d_k/2 (Hugging Face's rotate_half), so {c} goes with {partner}"),
-            crate::RopeStyle::Interleaved => format!("\"interleaved\" pairs dimensions 2i and 2i+1 (the RoFormer paper, Meta's Llama code), so {c} goes with {partner}"),
+            crate::scenario::RopeStyle::Half => format!("\"half\" pairs dimension i with i + d_k/2 (Hugging Face's rotate_half), so {c} goes with {partner}"),
+            crate::scenario::RopeStyle::Interleaved => format!("\"interleaved\" pairs dimensions 2i and 2i+1 (the RoFormer paper, Meta's Llama code), so {c} goes with {partner}"),
         };
         let who = if self.step == StepName::QRot { "query" } else { "key" };
         let mut notes = vec![
@@ -172,8 +172,8 @@ impl Explainer<'_> {
         self.check(recomputed, &mut notes);
         let x = if r < d_k { format!("{short}[..., :r]") } else { short.to_owned() };
         let pytorch = match rope.style {
-            crate::RopeStyle::Half => format!("({x} * cos + rotate_half({x}) * sin)[{b}, {h}, {t}, {c}]"),
-            crate::RopeStyle::Interleaved => format!(
+            crate::scenario::RopeStyle::Half => format!("({x} * cos + rotate_half({x}) * sin)[{b}, {h}, {t}, {c}]"),
+            crate::scenario::RopeStyle::Interleaved => format!(
                 "torch.view_as_real(torch.view_as_complex({x}.reshape(*{short}.shape[:-1], -1, 2)) * freqs_cis).flatten(-2)[{b}, {h}, {t}, {c}]"
             ),
         };

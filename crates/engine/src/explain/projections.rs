@@ -3,9 +3,9 @@
 //! attention, the repeated key/value heads (`k_rep`, `v_rep`), both copies; and QK-norm's
 //! normalised heads (`q_norm`, `k_norm`).
 
-use super::explanation::{ExplainError, Explanation, Kind, Operand, Param};
+use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand, Param};
 use super::read::{bias, cell, four, inconsistent, three, token, weight};
-use super::write::{bias_term, left_sum, num, plain, product, tex, tex_name, tex_terms};
+use super::write::{bias_term, num, plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::step::StepName;
 

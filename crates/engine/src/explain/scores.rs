@@ -1,9 +1,9 @@
 //! The scores (`Σ_d q·k`), their scaling by `√d_k`, and the mask (`masked`: kept, or
 //! replaced by the fill, and why a pair is blocked).
 
-use super::explanation::{BlockReason, ExplainError, Explanation, Kind, Operand, Term};
+use super::explanation::{left_sum, BlockReason, ExplainError, Explanation, Kind, Operand, Term};
 use super::read::{cell, four};
-use super::write::{comma, left_sum, num, plain, product, tex, tex_name, tex_terms};
+use super::write::{comma, num, plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::scenario::Padding;
 use crate::step::StepName;

@@ -1,13 +1,9 @@
 //! Writing numbers and indices: the labels' `0,1,2`, PyTorch's `0, 1, 2`, numbers in
-//! words and in LaTeX, a LaTeX sum of terms, the JSON of non-finite numbers, and the
-//! [`Term`]s themselves (a product, a plain value, a bias).
-
-use serde::ser::SerializeSeq;
-use serde::{Serialize, Serializer};
+//! words and in LaTeX, a LaTeX sum of terms, and the [`Term`]s themselves (a product, a
+//! plain value, a bias).
 
 use super::explanation::{Term, TermKind};
 use crate::format;
-use crate::trace::non_finite_name;
 
 /// `0,1,2`: an index as the labels write it.
 pub(super) fn comma(index: &[usize]) -> String {
@@ -55,34 +51,6 @@ pub(super) fn tex_terms(terms: &[Term]) -> String {
 
 pub(super) fn tex_name(name: &str, index: &[usize]) -> String {
     format!(r"\mathrm{{{}}}_{{{}}}", name.replace('_', r"\_"), comma(index))
-}
-
-pub(super) fn number<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if v.is_finite() {
-        s.serialize_f64(*v)
-    } else {
-        s.serialize_str(non_finite_name(*v))
-    }
-}
-
-pub(super) fn numbers<S: Serializer>(vs: &[f64], s: S) -> Result<S::Ok, S::Error> {
-    struct N(f64);
-    impl Serialize for N {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            number(&self.0, s)
-        }
-    }
-    let mut seq = s.serialize_seq(Some(vs.len()))?;
-    for &v in vs {
-        seq.serialize_element(&N(v))?;
-    }
-    seq.end()
-}
-
-/// Plain left-to-right `f64` addition (0 for no numbers).
-pub(super) fn left_sum(mut values: impl Iterator<Item = f64>) -> f64 {
-    let first = values.next().unwrap_or(0.0);
-    values.fold(first, |acc, v| acc + v)
 }
 
 pub(super) fn product(label: String, a: f64, b: f64) -> Term {

@@ -1,12 +1,12 @@
 //! The run as a Jupyter notebook (nbformat 4.4): a markdown cell of words and a code cell
-//! per section, and the notebook's own section, a heatmap of the weights per head.
+//! per section (the sections include the notebook's own: a heatmap of the weights per head).
 
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
 use super::sections::sections;
-use super::{Section, Target};
+use super::Target;
 use crate::scenario::Scenario;
 use crate::trace::Trace;
 
@@ -69,34 +69,6 @@ pub(super) fn markdown(line: &str) -> String {
         }
     }
     out
-}
-
-pub(super) fn heatmap_section() -> Section {
-    Section::new(
-        "Heatmaps of the weights",
-        vec!["One heatmap per head and sentence: row = query, column = key. NaN cells (fully blocked rows under \
-              -inf) are left blank. Needs matplotlib (`pip install matplotlib`); skipped without it."
-            .into()],
-        String::from(
-            "try:\n    \
-             import matplotlib.pyplot as plt\n\
-             except ImportError:\n    \
-             plt = None\n    \
-             print(\"matplotlib is not installed: no heatmaps (pip install matplotlib)\")\n\n\
-             if plt is not None:\n    \
-             for b in range(B):\n        \
-             fig, axes = plt.subplots(1, h, figsize=(3.5 * h, 3.5), squeeze=False)\n        \
-             for head in range(h):\n            \
-             ax = axes[0][head]\n            \
-             ax.imshow(weights[b, head], vmin=0.0, vmax=1.0, cmap=\"viridis\")\n            \
-             ax.set_title(f\"sentence {b}, head {head}\")\n            \
-             if T_k <= 32 and T <= 32:\n                \
-             ax.set_xticks(range(T_k), kv_tokens[b], rotation=90)\n                \
-             ax.set_yticks(range(T), tokens[b])\n        \
-             plt.tight_layout()\n        \
-             plt.show()\n",
-        ),
-    )
 }
 
 #[cfg(test)]

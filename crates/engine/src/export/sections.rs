@@ -1,29 +1,61 @@
 //! The sections of the file, in order: title and words, sizes and tokens, embeddings,
-//! weights, mask, positions (RoPE, ALiBi), one NumPy block per step, decoding and the
-//! online softmax, PyTorch, the page's numbers, the check.
+//! weights, mask, positions (RoPE, ALiBi), one NumPy block per step (with the notebook's
+//! heatmaps after the weights), decoding and the online softmax, PyTorch, the page's
+//! numbers, the check. One function per section; [`sections`] puts them in order.
 
 use std::fmt::Write as _;
 
 use super::check::{check_section, expected_section};
 use super::decoding::{decode_section, tiled_section};
-use super::notebook::heatmap_section;
 use super::numpy::{embedding_section, numpy_step};
 use super::torch::torch_section;
 use super::values::{py_linear, py_number, py_str, py_str_list};
 use super::words::{padding_words, projection_words, scenario_words};
 use super::{Section, Target};
-use crate::scenario::{Positional, Scenario};
+use crate::scenario::{Positional, Rope, RopeStyle, Scenario};
 use crate::step::StepName;
 use crate::trace::{shape_text, Trace};
 
+/// Every section of the script or notebook, in order.
 pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> {
-    let z = &trace.sizes;
-    let cross = trace.is_cross();
     let positions = trace.positional == Positional::Sinusoidal;
-    let mut out = Vec::new();
+    // The tensors the projections read: with a positional encoding, the embeddings plus PE.
+    let x_in = if positions { "x_pe" } else { "x" };
+    let kv_in = match (trace.is_cross(), positions) {
+        (true, true) => "x_kv_pe",
+        (true, false) => "x_kv",
+        (false, _) => x_in,
+    };
+    let (embeddings, table) = embedding_section(trace);
+    let fill = scenario.mask.fill;
+    let mut out = vec![
+        title_section(scenario, trace),
+        sizes_section(scenario, trace),
+        embeddings,
+        weights_section(scenario, trace),
+        mask_section(scenario),
+    ];
+    if positions {
+        out.push(positional_section());
+    }
+    out.extend(trace.rope.map(|rope| rope_section(rope, trace.sizes.d_k)));
+    if !trace.alibi_slopes.is_empty() {
+        out.push(alibi_section(trace.mask.config.causal));
+    }
+    out.extend(step_sections(trace, target, x_in, kv_in, table));
+    out.extend([
+        decode_section(x_in, kv_in),
+        tiled_section(trace),
+        torch_section(trace, fill, table),
+        expected_section(trace),
+        check_section(trace, target),
+    ]);
+    out
+}
 
-    // 0. Title, the scenario in words, imports.
-    out.push(Section::new(
+/// The title, the scenario in words and the imports.
+fn title_section(scenario: &Scenario, trace: &Trace) -> Section {
+    Section::new(
         "Attention Lens: the whole computation in NumPy and PyTorch",
         scenario_words(scenario, trace),
         String::from(
@@ -33,9 +65,12 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
              much faster than a list literal of a million floats).\"\"\"\n    \
              return np.array(text.split(), dtype=np.float64)\n",
         ),
-    ));
+    )
+}
 
-    // 1. Sizes and tokens.
+/// The sentences, tokens, lengths and sizes (and the keys' tokens in cross-attention).
+fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
+    let z = &trace.sizes;
     let mut code = String::new();
     let _ = writeln!(code, "sentences = {}", py_str_list(&scenario.sentences));
     code.push_str("tokens = [  # B × T, padded with <pad> to the longest sentence\n");
@@ -106,17 +141,17 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         weight(false),
         weight(true),
     );
-    out.push(Section::new(
+    Section::new(
         "Sizes and tokens",
         vec![
             "The tokens as the page split them; shorter sentences are padded with `<pad>` at the end.".into()
         ],
         code,
-    ));
+    )
+}
 
-    // 2. Embeddings and weights.
-    let (section, table) = embedding_section(trace);
-    out.push(section);
+/// The four projections' weights and biases.
+fn weights_section(scenario: &Scenario, trace: &Trace) -> Section {
     let w = &trace.params;
     let mut code = String::new();
     let kv = if trace.is_grouped() { "h_kv * d_k" } else { "d_model" };
@@ -125,7 +160,7 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     {
         code.push_str(&py_linear(name, layer, out));
     }
-    out.push(Section::new(
+    Section::new(
         "Weights",
         vec![
             format!("Projections: {}.", projection_words(scenario)),
@@ -134,9 +169,11 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
                 .into(),
         ],
         code,
-    ));
+    )
+}
 
-    // 3. Mask settings and the mask, rebuilt from the lengths.
+/// The mask settings, and the mask rebuilt from the lengths (not copied from the page).
+fn mask_section(scenario: &Scenario) -> Section {
     let m = &scenario.mask;
     let code = format!(
         "causal = {}\n\
@@ -163,7 +200,7 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         py_str(m.padding.name()),
         m.fill.pytorch(),
     );
-    out.push(Section::new(
+    Section::new(
         "Mask",
         vec![
             format!(
@@ -177,101 +214,101 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
                 .into(),
         ],
         code,
-    ));
+    )
+}
 
-    // 4. Positions.
-    if positions {
-        out.push(Section::new(
-            "Positional encoding",
-            vec!["PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)), \
-                  positions from 0; an odd d_model ends in a sine."
-                .into()],
-            String::from(
-                "def sinusoidal(T, d_model):\n    \
-                 pos = np.arange(T)[:, None]  # (T, 1)\n    \
-                 c = np.arange(d_model)[None, :]  # (1, d_model)\n    \
-                 angle = pos / 10000.0 ** ((c - c % 2) / d_model)  # 2i = c - c % 2\n    \
-                 return np.where(c % 2 == 0, np.sin(angle), np.cos(angle))  # (T, d_model)\n",
-            ),
-        ));
-    }
-
-    // 4b. RoPE and ALiBi, as functions the steps call.
-    if let Some(rope) = trace.rope {
-        out.push(Section::new(
-            "Rotary positions (RoPE)",
-            vec![format!(
-                "Each pair of a head's dimensions is turned by pos·θ_i, θ_i = base^(−2i/d_k), positions from 0. \
-                 Pairs here: \"{}\" ({}).",
-                rope.style.name(),
-                match rope.style {
-                    crate::RopeStyle::Half => "dimension i with i + d_k/2, Hugging Face's rotate_half",
-                    crate::RopeStyle::Interleaved => "dimensions 2i and 2i+1, the RoFormer paper and Meta's Llama code",
-                }
-            )],
-            format!(
-                "rope_style, rope_base = {}, {}\n\
-                 rope_dims = {}  # the dimensions of a head that turn (d_k unless a rotary fraction)\n\n\n\
-                 def rope(x, start=0):\n    \
-                 \"\"\"x: (B, heads, T, d_k) -> the same, each pair of its first rope_dims dimensions turned by\n    \
-                 pos * theta_i, the positions counted from start (a decoding step turns one row at its absolute\n    \
-                 position); the other dimensions pass unchanged.\"\"\"\n    \
-                 if rope_dims < x.shape[-1]:\n        \
-                 return np.concatenate([rope_all(x[..., :rope_dims], start), x[..., rope_dims:]], -1)\n    \
-                 return rope_all(x, start)\n\n\n\
-                 def rope_all(x, start):\n    \
-                 d_k = x.shape[-1]  # the dimensions that turn\n    \
-                 inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
-                 angle = (start + np.arange(x.shape[2]))[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
-                 cos, sin = np.cos(angle), np.sin(angle)\n    \
-                 if rope_style == \"half\":  # rotate_half: dimension i with i + d_k/2\n        \
-                 cos, sin = np.concatenate([cos, cos], -1), np.concatenate([sin, sin], -1)\n        \
-                 rotated = np.concatenate([-x[..., d_k // 2:], x[..., : d_k // 2]], -1)\n    \
-                 else:  # interleaved: dimension 2i with 2i+1\n        \
-                 cos, sin = np.repeat(cos, 2, -1), np.repeat(sin, 2, -1)\n        \
-                 rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
-                 return x * cos + rotated * sin\n",
-                py_str(rope.style.name()),
-                py_number(rope.base),
-                rope.rotary_dims(z.d_k)
-            ),
-        ));
-    }
-    if !trace.alibi_slopes.is_empty() {
-        out.push(Section::new(
-            "ALiBi",
-            vec![if trace.mask.config.causal {
-                "A bias m_h·(j − i) per head, added to the scaled scores before the mask; the slopes follow the \
-                 ALiBi paper's code."
-            } else {
-                "A bias −m_h·|i − j| per head, added to the scaled scores before the mask: without a causal mask \
-                 the paper's m_h·(j − i) would reward every later key, so the bias takes the symmetric form of \
-                 bidirectional ALiBi (MosaicBERT, Portes et al., 2023). The slopes follow the ALiBi paper's code."
-            }
+/// The sinusoidal positional encoding, as a function of T and d_model.
+fn positional_section() -> Section {
+    Section::new(
+        "Positional encoding",
+        vec!["PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)), \
+              positions from 0; an odd d_model ends in a sine."
             .into()],
-            String::from(
-                "def alibi_distance(j_minus_i):\n    \
-                 # j - i under a causal mask (the paper's); without one, -|j - i| (bidirectional ALiBi)\n    \
-                 return j_minus_i if causal else -abs(j_minus_i)\n\n\n\
-                 def alibi_slopes(n):\n    \
-                 def power_of_2(n):\n        \
-                 return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]\n    \
-                 if n & (n - 1) == 0:\n        \
-                 return power_of_2(n)\n    \
-                 m = 2 ** int(math.floor(math.log2(n)))  # the largest power of two below n\n    \
-                 return power_of_2(m) + power_of_2(2 * m)[0::2][: n - m]\n",
-            ),
-        ));
-    }
+        String::from(
+            "def sinusoidal(T, d_model):\n    \
+             pos = np.arange(T)[:, None]  # (T, 1)\n    \
+             c = np.arange(d_model)[None, :]  # (1, d_model)\n    \
+             angle = pos / 10000.0 ** ((c - c % 2) / d_model)  # 2i = c - c % 2\n    \
+             return np.where(c % 2 == 0, np.sin(angle), np.cos(angle))  # (T, d_model)\n",
+        ),
+    )
+}
 
-    // 5. The steps in NumPy.
-    let x_in = if positions { "x_pe" } else { "x" };
-    let kv_in = match (cross, positions) {
-        (true, true) => "x_kv_pe",
-        (true, false) => "x_kv",
-        (false, _) => x_in,
-    };
-    let fill = m.fill;
+/// RoPE as a function the steps call, in the run's pairing, base and rotated dimensions
+/// (`d_k` unless a rotary fraction).
+fn rope_section(rope: Rope, d_k: usize) -> Section {
+    Section::new(
+        "Rotary positions (RoPE)",
+        vec![format!(
+            "Each pair of a head's dimensions is turned by pos·θ_i, θ_i = base^(−2i/d_k), positions from 0. \
+             Pairs here: \"{}\" ({}).",
+            rope.style.name(),
+            match rope.style {
+                RopeStyle::Half => "dimension i with i + d_k/2, Hugging Face's rotate_half",
+                RopeStyle::Interleaved => "dimensions 2i and 2i+1, the RoFormer paper and Meta's Llama code",
+            }
+        )],
+        format!(
+            "rope_style, rope_base = {}, {}\n\
+             rope_dims = {}  # the dimensions of a head that turn (d_k unless a rotary fraction)\n\n\n\
+             def rope(x, start=0):\n    \
+             \"\"\"x: (B, heads, T, d_k) -> the same, each pair of its first rope_dims dimensions turned by\n    \
+             pos * theta_i, the positions counted from start (a decoding step turns one row at its absolute\n    \
+             position); the other dimensions pass unchanged.\"\"\"\n    \
+             if rope_dims < x.shape[-1]:\n        \
+             return np.concatenate([rope_all(x[..., :rope_dims], start), x[..., rope_dims:]], -1)\n    \
+             return rope_all(x, start)\n\n\n\
+             def rope_all(x, start):\n    \
+             d_k = x.shape[-1]  # the dimensions that turn\n    \
+             inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
+             angle = (start + np.arange(x.shape[2]))[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
+             cos, sin = np.cos(angle), np.sin(angle)\n    \
+             if rope_style == \"half\":  # rotate_half: dimension i with i + d_k/2\n        \
+             cos, sin = np.concatenate([cos, cos], -1), np.concatenate([sin, sin], -1)\n        \
+             rotated = np.concatenate([-x[..., d_k // 2:], x[..., : d_k // 2]], -1)\n    \
+             else:  # interleaved: dimension 2i with 2i+1\n        \
+             cos, sin = np.repeat(cos, 2, -1), np.repeat(sin, 2, -1)\n        \
+             rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
+             return x * cos + rotated * sin\n",
+            py_str(rope.style.name()),
+            py_number(rope.base),
+            rope.rotary_dims(d_k)
+        ),
+    )
+}
+
+/// ALiBi's slopes and distance as functions the steps call: `j − i` under a causal mask,
+/// `−|i − j|` without one.
+fn alibi_section(causal: bool) -> Section {
+    Section::new(
+        "ALiBi",
+        vec![if causal {
+            "A bias m_h·(j − i) per head, added to the scaled scores before the mask; the slopes follow the \
+             ALiBi paper's code."
+        } else {
+            "A bias −m_h·|i − j| per head, added to the scaled scores before the mask: without a causal mask \
+             the paper's m_h·(j − i) would reward every later key, so the bias takes the symmetric form of \
+             bidirectional ALiBi (MosaicBERT, Portes et al., 2023). The slopes follow the ALiBi paper's code."
+        }
+        .into()],
+        String::from(
+            "def alibi_distance(j_minus_i):\n    \
+             # j - i under a causal mask (the paper's); without one, -|j - i| (bidirectional ALiBi)\n    \
+             return j_minus_i if causal else -abs(j_minus_i)\n\n\n\
+             def alibi_slopes(n):\n    \
+             def power_of_2(n):\n        \
+             return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]\n    \
+             if n & (n - 1) == 0:\n        \
+             return power_of_2(n)\n    \
+             m = 2 ** int(math.floor(math.log2(n)))  # the largest power of two below n\n    \
+             return power_of_2(m) + power_of_2(2 * m)[0::2][: n - m]\n",
+        ),
+    )
+}
+
+/// One NumPy block per step of the page, and in the notebook the heatmaps after the weights.
+fn step_sections(trace: &Trace, target: Target, x_in: &str, kv_in: &str, table: bool) -> Vec<Section> {
+    let mut out = Vec::new();
     let mut first = true;
     for step in &trace.steps {
         let name = step.name;
@@ -294,18 +331,34 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
             out.push(heatmap_section());
         }
     }
-
-    // 5b. How a model runs it: decoding with a cache, and the online softmax.
-    out.push(decode_section(x_in, kv_in));
-    out.push(tiled_section(trace));
-
-    // 6. The same in PyTorch.
-    out.push(torch_section(trace, fill, table));
-
-    // 7. The page's numbers.
-    out.push(expected_section(trace));
-
-    // 8. The check.
-    out.push(check_section(trace, target));
     out
+}
+
+/// The notebook's own section: a heatmap of the weights per head and sentence.
+fn heatmap_section() -> Section {
+    Section::new(
+        "Heatmaps of the weights",
+        vec!["One heatmap per head and sentence: row = query, column = key. NaN cells (fully blocked rows under \
+              -inf) are left blank. Needs matplotlib (`pip install matplotlib`); skipped without it."
+            .into()],
+        String::from(
+            "try:\n    \
+             import matplotlib.pyplot as plt\n\
+             except ImportError:\n    \
+             plt = None\n    \
+             print(\"matplotlib is not installed: no heatmaps (pip install matplotlib)\")\n\n\
+             if plt is not None:\n    \
+             for b in range(B):\n        \
+             fig, axes = plt.subplots(1, h, figsize=(3.5 * h, 3.5), squeeze=False)\n        \
+             for head in range(h):\n            \
+             ax = axes[0][head]\n            \
+             ax.imshow(weights[b, head], vmin=0.0, vmax=1.0, cmap=\"viridis\")\n            \
+             ax.set_title(f\"sentence {b}, head {head}\")\n            \
+             if T_k <= 32 and T <= 32:\n                \
+             ax.set_xticks(range(T_k), kv_tokens[b], rotation=90)\n                \
+             ax.set_yticks(range(T), tokens[b])\n        \
+             plt.tight_layout()\n        \
+             plt.show()\n",
+        ),
+    )
 }

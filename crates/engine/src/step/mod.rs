@@ -293,11 +293,6 @@ impl StepName {
         }
     }
 
-    /// True for the `(B, h, T_q, T_k)` steps: a query-by-key matrix per head.
-    pub const fn is_attention(self) -> bool {
-        matches!(self.cols(), Role::Keys)
-    }
-
     /// True for the steps that only exist with a positional encoding.
     pub const fn is_positional(self) -> bool {
         matches!(self, Self::Pe | Self::XPe | Self::XKvPe)
