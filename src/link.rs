@@ -111,8 +111,8 @@ pub fn fragment(data: &str) -> String {
 mod tests {
     use super::*;
     use attention_engine::{
-        run, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Rope,
-        RopeStyle,
+        run, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm,
+        Rope, RopeStyle,
     };
     use proptest::prelude::*;
     use std::collections::BTreeMap;
@@ -139,6 +139,7 @@ mod tests {
             prop::collection::vec(number, 64),
             any::<(bool, bool, bool, bool, bool)>(),
             (0usize..3, 0usize..3, prop::option::of(1usize..6), any::<u64>()),
+            (prop::option::of(0.05f64..2.0), prop::option::of(0.5f64..60.0)),
             prop::collection::vec("[a-z]{1,5}( [a-z]{1,5}){0,4}", 1..4),
         )
             .prop_map(
@@ -148,6 +149,7 @@ mod tests {
                     vals,
                     (explicit, cross, causal, alibi, pe),
                     (kv, rope, window, seed),
+                    (scale, softcap),
                     sentences,
                 )| {
                     let d = h * d_k;
@@ -188,9 +190,19 @@ mod tests {
                             window,
                         },
                         positional: if pe { Positional::Sinusoidal } else { Positional::None },
-                        rope: (rope > 0 && d_k % 2 == 0)
-                            .then(|| Rope { style: RopeStyle::ALL[rope - 1], base: vals[9].abs() + 1.0 }),
+                        rope: (rope > 0 && d_k % 2 == 0).then(|| Rope {
+                            style: RopeStyle::ALL[rope - 1],
+                            base: vals[9].abs() + 1.0,
+                            fraction: (d_k == 4).then_some(0.5),
+                        }),
                         alibi,
+                        scale,
+                        softcap,
+                        qk_norm: (kv == 1).then(|| QkNorm {
+                            q_weight: vals[..d_k].to_vec(),
+                            k_weight: vec![],
+                            eps: 1e-6,
+                        }),
                     }
                 },
             )

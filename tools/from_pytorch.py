@@ -12,13 +12,36 @@ Modules understood
 * A module shaped like the seeds' `MultiHeadAttention`: four `nn.Linear(d_model, d_model)`
   layers `w_q`, `w_k`, `w_v`, `w_o` and the number of heads in `n_heads` (or `h`,
   `num_heads`); or the Annotated Transformer's `linears` (four layers, q, k, v, o) with `h`.
-* Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's and Qwen's, which
-  are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where `k_proj` and
-  `v_proj` have `num_key_value_heads · head_dim` outputs (grouped-query attention). The
-  heads come from `module.config`; so does RoPE (`rope_theta`, in `rope_parameters` in
-  transformers 5), which `transformers` applies with `rotate_half`: the scenario gets
-  `"rope": {"style": "half", "base": rope_theta}`, and `"window"` from `sliding_window`
-  when the config has one.
+* Hugging Face's Llama-style attention (`LlamaAttention`, and Mistral's, Mixtral's,
+  Qwen2's, Qwen3's, Gemma 2's and Gemma 3's, which are written the same way): `q_proj`, `k_proj`, `v_proj`, `o_proj`, where
+  `k_proj` and `v_proj` have `num_key_value_heads · head_dim` outputs (grouped-query
+  attention). The heads come from `module.config`; so does RoPE (`rope_theta`, in
+  `rope_parameters` in transformers 5, the layer's own when they are given per layer
+  type), which `transformers` applies with `rotate_half`: the scenario gets
+  `"rope": {"style": "half", "base": rope_theta}`. The window is the layer's own
+  (`module.sliding_window`, None on a full-attention layer; Mistral's config
+  `sliding_window` otherwise), and the mask is causal, as the module's forward is.
+  Gemma 2's scale (`module.scaling`, from `query_pre_attn_scalar`) becomes `"scale"` and
+  its `attn_logit_softcapping` `"softcap"`. Phi-3's fused `qkv_proj` is split by rows
+  into W_Q, W_K and W_V (its output is the queries, then the keys, then the values), and
+  GPT-NeoX's `query_key_value` per head (each head's query, key and value in turn), with
+  `dense` as W_O. Their rotary fraction (`rotary_pct`, `partial_rotary_factor`) becomes
+  RoPE's `"fraction"`. Qwen3's and Gemma 3's per-head QK-norm
+  (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
+  eps.
+
+Never other numbers
+-------------------
+Whatever the engine does not model raises `Unsupported` (a ValueError) naming it, rather
+than giving a scenario whose numbers differ from the module's: an attention class not in
+the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
+attention sinks (`sinks`), `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
+other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
+in a class that does not apply one, bidirectional attention, fused
+projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
+latent attention (`kv_a_proj_with_mqa`), any other sub-module or parameter of the
+attention module, dropout in training mode, a mask whose `causal` contradicts the
+module's, and key/value sentences for a self-attention layer.
 
 `nn.Linear` computes `x @ weight.T + bias`; the scenario uses the paper's `x @ W + b`, so
 `W = layer.weight.T` (shape (d_model_in, d_model_out)).
@@ -45,14 +68,81 @@ scenario of a seeded `nn.MultiheadAttention(8, 2)` with random embeddings.
 """
 
 import json
+import math
 import sys
 
 
+class Unsupported(ValueError):
+    """The module or its config has a feature the engine does not model (named in the
+    message): the scenario would give other numbers than the module, so none is written."""
+
+
+# Hugging Face attention classes whose forward is Llama's (q, k, v projections, optional
+# QK-norm, RoPE with rotate_half, repeat_kv, scale, optional softcap / sinks / window,
+# softmax, o_proj): every difference from the plain one is a config value or a
+# sub-module, each checked in `_hf_refusals`.
+HF_CLASSES = {
+    "LlamaAttention", "MistralAttention", "MixtralAttention", "Qwen2Attention", "Qwen3Attention",
+    "Gemma2Attention", "Gemma3Attention", "GptOssAttention", "Olmo2Attention", "Phi3Attention",
+    "GPTNeoXAttention",
+}
+HF_PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
+# Phi-3's one fused projection: its output is the queries, then the keys, then the values
+# (qkv[..., :h·d], then h_kv·d, then h_kv·d), so its rows split into W_Q, W_K, W_V.
+PHI3_FUSED = ("qkv_proj", "o_proj")
+# GPT-NeoX's: its output, viewed as (h, 3·d), is each head's query, key and value in turn
+# (`qkv.view(..., h, 3 * head_size).chunk(3, dim=-1)`), and `dense` is W_O.
+NEOX_FUSED = ("query_key_value", "dense")
+
+
+def _is_hf(module):
+    """A Hugging Face attention module: four projections, or Phi-3's or GPT-NeoX's fused one
+    and its output projection."""
+    name = type(module).__name__
+    return (all(hasattr(module, n) for n in HF_PROJECTIONS)
+            or (name == "Phi3Attention" and all(hasattr(module, n) for n in PHI3_FUSED))
+            or (name == "GPTNeoXAttention" and all(hasattr(module, n) for n in NEOX_FUSED)))
+
+
+def _head_dim(module, config):
+    return (getattr(module, "head_dim", None) or getattr(module, "head_size", None)
+            or config.hidden_size // config.num_attention_heads)
+
+
+def _hf_linears(module, n_heads, n_kv):
+    """(W, b) of q, k, v and o: the four projections, or Phi-3's qkv_proj split by rows."""
+    if hasattr(module, "query_key_value"):
+        d = module.head_size
+        w, b = module.query_key_value.weight, module.query_key_value.bias
+        if w.shape[0] != 3 * n_heads * d:
+            raise Unsupported(f"GPTNeoXAttention: query_key_value has {w.shape[0]} outputs, not 3·h·d = {3 * n_heads * d}")
+        # rows of head j: [j·3d, j·3d + d) its query, then its key, then its value
+        parts = []
+        for part in range(3):
+            rows = [j * 3 * d + part * d + c for j in range(n_heads) for c in range(d)]
+            parts.append((_matrix(w[rows].T), _matrix(b[rows]) if b is not None else [0.0] * len(rows)))
+        return parts + [_linear(module.dense)]
+    if not hasattr(module, "qkv_proj"):
+        return [_linear(layer) for layer in (module.q_proj, module.k_proj, module.v_proj, module.o_proj)]
+    head_dim = module.head_dim
+    q, kv = n_heads * head_dim, n_kv * head_dim
+    w, b = module.qkv_proj.weight, module.qkv_proj.bias
+    if w.shape[0] != q + 2 * kv:
+        raise Unsupported(f"Phi3Attention: qkv_proj has {w.shape[0]} outputs, not h·d + 2·h_kv·d = {q + 2 * kv}")
+    rows = [(0, q), (q, q + kv), (q + kv, q + 2 * kv)]
+    out = [(_matrix(w[a:z].T), _matrix(b[a:z]) if b is not None else [0.0] * (z - a)) for a, z in rows]
+    return out + [_linear(module.o_proj)]
+
+
 def _matrix(t):
-    """A tensor or array as nested lists of Python floats (float64)."""
+    """A tensor, array or (nested) list as nested lists of Python floats (float64)."""
     if hasattr(t, "detach"):
         t = t.detach().to("cpu").double()
-    return t.tolist()
+    if hasattr(t, "tolist"):
+        return t.tolist()
+    if isinstance(t, (list, tuple)):
+        return [_matrix(v) for v in t]
+    return float(t)
 
 
 def _linear(layer):
@@ -62,24 +152,150 @@ def _linear(layer):
     return w, b
 
 
+def _refuse_fused(module):
+    """Fused or latent projections, named, before anything else is read."""
+    name = type(module).__name__
+    if hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj"):
+        raise Unsupported(f"{name}: multi-head latent attention (kv_a_proj_with_mqa, kv_b_proj) is not modelled")
+    for fused in ("qkv_proj", "query_key_value", "c_attn", "Wqkv"):
+        if hasattr(module, fused) and not (fused in ("qkv_proj", "query_key_value") and _is_hf(module)):
+            raise Unsupported(f"{name}: the fused projection {fused} (q, k and v in one matrix) is not modelled")
+
+
+def _layer_type(module, config):
+    layer_types = getattr(config, "layer_types", None)
+    idx = getattr(module, "layer_idx", None)
+    if layer_types and idx is not None and idx < len(layer_types):
+        return layer_types[idx]
+    return None
+
+
+def _rope_parameters(module, config):
+    """The RoPE parameters of this layer (its layer type's, when given per type), or {}."""
+    params = dict(getattr(config, "rope_parameters", None) or {})
+    layer_type = _layer_type(module, config)
+    if params and all(isinstance(v, dict) for v in params.values()):
+        if layer_type not in params:
+            raise Unsupported(f"RoPE parameters per layer type {sorted(params)} without this layer's ({layer_type})")
+        params = dict(params[layer_type])
+    theta = getattr(config, "rope_theta", None)
+    if theta is not None and "rope_theta" not in params:
+        params["rope_theta"] = theta
+    return params
+
+
+# The classes whose apply_rotary_pos_emb turns the first int(head_dim · f) dimensions
+# only and passes the rest (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor).
+PARTIAL_ROTARY = {"GPTNeoXAttention", "Phi3Attention"}
+
+
+def _rotary_fraction(module, params):
+    """The layer's rotary fraction, or None when every dimension turns."""
+    fraction = params.get("partial_rotary_factor", getattr(module.config, "partial_rotary_factor", None))
+    return None if fraction in (None, 1, 1.0) else float(fraction)
+
+
+def _hf_refusals(module):
+    """Raises Unsupported for the first feature of a Hugging Face attention module (or its
+    config) that the engine does not model."""
+    name = type(module).__name__
+    config = module.config
+    if name not in HF_CLASSES:
+        raise Unsupported(f"{name} is not an attention class from_pytorch knows (known: {', '.join(sorted(HF_CLASSES))})")
+    children = [n for n, _ in module.named_children()
+                if n not in HF_PROJECTIONS + PHI3_FUSED + NEOX_FUSED + ("q_norm", "k_norm")]
+    if hasattr(module, "q_norm") != hasattr(module, "k_norm"):
+        raise Unsupported(f"{name}: QK-norm on only one of the queries and keys is not modelled")
+    if children:
+        raise Unsupported(f"{name}: the sub-modules {children} are not modelled")
+    own = [n for n, p in module.named_parameters(recurse=False) if p is not None]
+    if "sinks" in own:
+        raise Unsupported(f"{name}: attention sinks (sinks) are not modelled")
+    if own:
+        raise Unsupported(f"{name}: the parameters {own} are not modelled")
+    n_heads = config.num_attention_heads
+    head_dim = _head_dim(module, config)
+    if hasattr(module, "q_norm"):
+        _qk_norm(module, head_dim)  # raises for a norm the engine does not model
+    if head_dim * n_heads != config.hidden_size:
+        raise Unsupported(f"{name}: head_dim = {head_dim} with {n_heads} heads is not hidden_size = "
+                          f"{config.hidden_size} (a head size of its own is not modelled)")
+    if getattr(module, "is_causal", True) is not True or getattr(config, "use_bidirectional_attention", False):
+        raise Unsupported(f"{name}: bidirectional attention (use_bidirectional_attention) is not modelled")
+    params = _rope_parameters(module, config)
+    rope_type = params.get("rope_type", params.get("type", "default"))
+    if rope_type != "default":
+        raise Unsupported(f"{name}: the RoPE type {rope_type!r} (scaled frequencies) is not modelled")
+    if _rotary_fraction(module, params) is not None and name not in PARTIAL_ROTARY:
+        raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {_rotary_fraction(module, params)}) "
+                          f"in a class whose forward does not apply one")
+    if module.training and getattr(config, "attention_dropout", 0.0):
+        raise Unsupported(f"{name}: dropout in training mode (call .eval() first)")
+
+
+# RMSNorm classes of QK-norm and the weight each multiplies by: Qwen3's `weight`, Gemma 3's
+# `1 + weight` (its weight is stored as an offset from 1).
+QK_NORMS = {"Qwen3RMSNorm": lambda w: w, "Gemma3RMSNorm": lambda w: 1.0 + w}
+
+
+def _qk_norm(module, head_dim):
+    """The scenario's "qk_norm" of a module with q_norm and k_norm over each head's
+    head_dim numbers (Qwen3, Gemma 3), or Unsupported for another norm (OLMo 2's, over
+    the whole projection; an unknown class)."""
+    name = type(module).__name__
+    out = {}
+    for which in ("q", "k"):
+        norm = getattr(module, f"{which}_norm")
+        cls = type(norm).__name__
+        weight = getattr(norm, "weight", None)
+        if weight is None or weight.dim() != 1:
+            raise Unsupported(f"{name}: QK-norm without a weight vector ({which}_norm: {cls}) is not modelled")
+        if weight.numel() != head_dim:
+            raise Unsupported(f"{name}: QK-norm over the whole projection ({which}_norm of {weight.numel()} numbers, "
+                              f"not one head's {head_dim}; OLMo 2) is not modelled")
+        if cls not in QK_NORMS:
+            raise Unsupported(f"{name}: the QK-norm class {cls} is not one from_pytorch knows "
+                              f"({', '.join(sorted(QK_NORMS))})")
+        out[f"{which}_weight"] = _matrix(QK_NORMS[cls](weight.detach().double()))
+        eps = getattr(norm, "variance_epsilon", getattr(norm, "eps", None))
+        if eps is None or out.setdefault("eps", float(eps)) != float(eps):
+            raise Unsupported(f"{name}: q_norm and k_norm with different (or no) eps are not modelled")
+    return out
+
+
 def _hf_config_options(module):
     """(n_heads, n_kv_heads, extra scenario fields) of a Hugging Face attention module."""
     config = getattr(module, "config", None)
-    n_heads = getattr(config, "num_attention_heads", None) or getattr(module, "num_heads", None)
-    if n_heads is None:
-        raise ValueError("cannot find the number of heads (config.num_attention_heads)")
-    n_kv = getattr(config, "num_key_value_heads", None) or n_heads
+    if config is None:
+        raise Unsupported(f"{type(module).__name__} has no config (a Hugging Face attention module has one)")
+    _hf_refusals(module)
+    n_heads = config.num_attention_heads
+    # the module's own grouping (GPT-NeoX has none, whatever its config says)
+    groups = getattr(module, "num_key_value_groups", None)
+    n_kv = n_heads // groups if groups else n_heads
     extra = {}
-    theta = getattr(config, "rope_theta", None)
-    params = getattr(config, "rope_parameters", None) or {}
-    theta = theta or params.get("rope_theta")
+    theta = _rope_parameters(module, config).get("rope_theta")
     if theta is not None:
-        if params.get("rope_type", "default") != "default":
-            raise ValueError(f"RoPE type {params['rope_type']!r} is not supported (only the default)")
         extra["rope"] = {"style": "half", "base": float(theta)}
-    window = getattr(config, "sliding_window", None)
+        fraction = _rotary_fraction(module, _rope_parameters(module, config))
+        if fraction is not None:  # GPT-NeoX, Phi: the first int(head_dim * fraction) dimensions turn
+            extra["rope"]["fraction"] = fraction
+    # The layer's own window: None on a full-attention layer of a model that mixes them.
+    window = module.sliding_window if hasattr(module, "sliding_window") else getattr(config, "sliding_window", None)
     if window:
         extra["window"] = int(window)
+    # Gemma 2: the scores times query_pre_attn_scalar ** -0.5 (module.scaling), then
+    # softcapped at attn_logit_softcapping, before the mask.
+    head_dim = _head_dim(module, config)
+    scaling = float(getattr(module, "scaling", head_dim ** -0.5))
+    if scaling != head_dim ** -0.5:
+        extra["scale"] = scaling
+    softcap = getattr(module, "attn_logit_softcapping", None)
+    if softcap is not None:
+        extra["softcap"] = float(softcap)
+    # Qwen3, Gemma 3: RMSNorm of every query and key head with its weight, before RoPE.
+    if hasattr(module, "q_norm"):
+        extra["qk_norm"] = _qk_norm(module, head_dim)
     return int(n_heads), int(n_kv), extra
 
 
@@ -91,7 +307,10 @@ def projections_from_module(module):
     except ImportError as e:  # pragma: no cover
         raise SystemExit("tools/from_pytorch.py needs PyTorch: pip install torch") from e
 
+    _refuse_fused(module)
     if isinstance(module, nn.MultiheadAttention):
+        if module.training and module.dropout:
+            raise Unsupported("nn.MultiheadAttention: dropout in training mode (call .eval() first)")
         if not module._qkv_same_embed_dim:
             raise ValueError("nn.MultiheadAttention with kdim/vdim != embed_dim is not supported")
         if module.bias_k is not None or module.add_zero_attn:
@@ -106,9 +325,9 @@ def projections_from_module(module):
             layers.append((w, b))
         layers.append(_linear(module.out_proj))
         n_heads = module.num_heads
-    elif all(hasattr(module, n) for n in ("q_proj", "k_proj", "v_proj", "o_proj")):
+    elif _is_hf(module):
         n_heads, n_kv, _ = _hf_config_options(module)
-        layers = [_linear(layer) for layer in (module.q_proj, module.k_proj, module.v_proj, module.o_proj)]
+        layers = _hf_linears(module, n_heads, n_kv)
         d = len(layers[0][0])
         kv = n_kv * (d // n_heads)
         projections = {}
@@ -143,21 +362,30 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
     """The scenario dict (JSON-ready) for `module` run on `sentences` with `embeddings`.
 
     mask: {"causal": bool, "padding": "none" | "keys" | "keys_and_queries",
-           "fill": "neg_inf" | "large_negative"}; default: no mask.
-    kv_sentences: one per sentence for cross-attention (keys and values from them).
+           "fill": "neg_inf" | "large_negative"}; default: no mask (causal for a Hugging
+           Face module, whose forward is).
+    kv_sentences: one per sentence for cross-attention (keys and values from them); not
+           for a Hugging Face module, which is self-attention.
     positional: "none" or "sinusoidal".
     """
     d_model, n_heads, projections = projections_from_module(module)
     extra = {}
-    if all(hasattr(module, n) for n in ("q_proj", "k_proj", "v_proj", "o_proj")):
+    mask = dict(mask or {})
+    if _is_hf(module):
         _, n_kv, extra = _hf_config_options(module)
         if n_kv != n_heads:
             extra["n_kv_heads"] = n_kv
+        if kv_sentences is not None:
+            raise Unsupported(f"{type(module).__name__} is self-attention: kv_sentences would give other numbers")
+        # A Hugging Face decoder layer is causal: its forward builds the causal mask.
+        if mask.setdefault("causal", True) is not True:
+            raise Unsupported(f"{type(module).__name__} is causal (is_causal = True); a mask with causal = "
+                              f"{mask['causal']} would give other numbers than its forward")
     table = {}
     for word, vector in embeddings.items():
         vector = _matrix(vector)
-        if len(vector) != d_model:
-            raise ValueError(f"embedding of {word!r} has {len(vector)} numbers, expected d_model = {d_model}")
+        if not isinstance(vector, list) or any(isinstance(v, list) for v in vector) or len(vector) != d_model:
+            raise ValueError(f"embedding of {word!r} must be {d_model} numbers (d_model), got {vector!r:.80}")
         table[word] = [float(v) for v in vector]
     known = {w.lower() for w in table}
     words = {w for s in list(sentences) + list(kv_sentences or []) for w in s.split()}
@@ -170,7 +398,7 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
         "n_heads": n_heads,
         "embeddings": table,
         "projections": projections,
-        "mask": dict({"causal": False, "padding": "none", "fill": "neg_inf"}, **(mask or {})),
+        "mask": dict({"causal": False, "padding": "none", "fill": "neg_inf"}, **mask),
     }
     if "window" in extra:
         scenario["mask"].setdefault("window", extra.pop("window"))

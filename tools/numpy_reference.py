@@ -58,13 +58,19 @@ Expected format (output)
       "steps": [{"name": "x", "shape": [B,T,d_model], "data": [...C order...]}, ...] }
 
     steps: x, [pe (1,T_q,d_model), x_pe], [x_kv, [x_kv_pe]], q, k, v, q_heads, k_heads,
-    v_heads, [q_rot, k_rot], [k_rep, v_rep], scores, scaled, [alibi, biased], masked,
+    v_heads, [q_norm, k_norm], [q_rot, k_rot], [k_rep, v_rep], scores, scaled, [capped],
+    [alibi, biased], masked,
     weights, context, concat, output.
 
 Today's options: "n_kv_heads" (grouped-query attention: W_K, W_V are (d_model,
 n_kv_heads*d_k), each key/value head repeated for its group of query heads),
-"rope": {"style": "half|interleaved", "base"} (written here as a complex product),
-"alibi": true (the paper's slopes and m*(j - i)), "mask": {..., "window": W}.
+"rope": {"style": "half|interleaved", "base", "fraction"} (written here as a complex
+product; with a fraction only the first int(d_k * fraction) dimensions turn),
+"alibi": true (the paper's slopes and m*(j - i); -m*|i - j| without a causal mask, the
+symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
+scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
+scores, before ALiBi's bias and the mask), "qk_norm": {"q_weight", "k_weight", "eps"}
+(RMSNorm of every query and key head, before RoPE).
 
 Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 """
@@ -259,9 +265,24 @@ def attention_trace(scenario):
     q_heads, k_heads, v_heads = split_heads(q), split_heads(k, h_kv), split_heads(v, h_kv)
     steps += [("q", q), ("k", k), ("v", v), ("q_heads", q_heads), ("k_heads", k_heads), ("v_heads", v_heads)]
     q_att, k_att, v_att = q_heads, k_heads, v_heads
+    qk_norm = scenario.get("qk_norm")
+    if qk_norm is not None:  # RMSNorm of every head row, times a weight of d_k (ones if absent)
+        eps = qk_norm.get("eps", 1e-6)
+
+        def rms_norm(x, w):
+            w = np.array(w, dtype=np.float64) if w else np.ones(x.shape[-1])
+            return w * x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+
+        q_att, k_att = rms_norm(q_att, qk_norm.get("q_weight")), rms_norm(k_att, qk_norm.get("k_weight"))
+        steps += [("q_norm", q_att), ("k_norm", k_att)]
     if rope is not None:
         base = rope.get("base", 10000.0)
-        q_att, k_att = rope_rotate(q_heads, rope["style"], base), rope_rotate(k_heads, rope["style"], base)
+        r = int(d_k * rope["fraction"]) if rope.get("fraction") is not None else d_k  # as HF's int(head_dim * f)
+
+        def turn(x):  # the first r dimensions turn as a head of width r; the rest pass
+            return np.concatenate([rope_rotate(x[..., :r], rope["style"], base), x[..., r:]], axis=-1)
+
+        q_att, k_att = turn(q_att), turn(k_att)
         steps += [("q_rot", q_att), ("k_rot", k_att)]
     if h_kv != h:
         # query head i reads key/value head i // (h // h_kv), as repeat_interleave does
@@ -269,11 +290,19 @@ def attention_trace(scenario):
         k_att, v_att = k_att[:, group], v_att[:, group]
         steps += [("k_rep", k_att), ("v_rep", v_att)]
     scores = q_att @ k_att.swapaxes(-1, -2)  # (B,h,T_q,T_k)
-    scaled = scores / math.sqrt(d_k)
+    # Gemma 2: a scale of its own (query_pre_attn_scalar ** -0.5) in place of 1 / sqrt(d_k)
+    scale = scenario.get("scale")
+    scaled = scores * scale if scale is not None else scores / math.sqrt(d_k)
     steps += [("scores", scores), ("scaled", scaled)]
+    softcap = scenario.get("softcap")
+    if softcap is not None:  # logit softcapping, as Gemma 2 writes it: divide, tanh, multiply
+        scaled = np.tanh(scaled / softcap) * softcap
+        steps += [("capped", scaled)]
     if alibi:
         slopes = np.array(alibi_slopes(h))[None, :, None, None]
-        bias = slopes * (np.arange(T_k)[None, :] - np.arange(T_q)[:, None])  # (1,h,T_q,T_k): m (j - i)
+        j_minus_i = np.arange(T_k)[None, :] - np.arange(T_q)[:, None]
+        # m (j - i) under a causal mask; -m |i - j| without one (bidirectional ALiBi, MosaicBERT)
+        bias = slopes * (j_minus_i if mask_cfg["causal"] else -np.abs(j_minus_i))  # (1,h,T_q,T_k)
         scaled = scaled + bias
         steps += [("alibi", bias), ("biased", scaled)]
     # masked_fill: blocked scores are replaced (not added to); same mask for every head
@@ -485,6 +514,37 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "rope": {"style": "half", "base": 10000.0},
         "embeddings": random_embeddings(q + kv, 6), "projections": projections_kv(6, 2),
         "mask": dict(mask(True, "keys", "neg_inf"), window=2)}
+
+    # Gemma 2's scores (added last, as above): a scale of its own and a softcap small enough
+    # to bend every score, with GQA, RoPE and a causal window; and a softcap before ALiBi's
+    # symmetric bias in cross-attention.
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["gemma2_scale_softcap_window"] = {
+        "sentences": s, "d_model": 8, "n_heads": 4, "n_kv_heads": 2, "scale": 0.3, "softcap": 0.75,
+        "rope": {"style": "half", "base": 10000.0},
+        "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
+        "mask": dict(mask(True, "keys", "neg_inf"), window=3)}
+    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
+    scenarios["softcap_alibi_cross_both_sides"] = {
+        "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
+        "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6),
+        "mask": mask(False, "keys_and_queries", "large_negative")}
+
+    # QK-norm (Qwen3, Gemma 3), per head before RoPE, with GQA and interleaved RoPE.
+    scenarios["qk_norm_gqa_rope_interleaved"] = {
+        "sentences": ["the cat sat on the warm mat", "a dog ran"], "d_model": 8, "n_heads": 4, "n_kv_heads": 2,
+        "rope": {"style": "interleaved", "base": 100.0},
+        "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
+        "embeddings": random_embeddings(["the cat sat on the warm mat", "a dog ran"], 8),
+        "projections": projections_kv(8, 4), "mask": mask(True, "keys_and_queries", "neg_inf")}
+
+    # A rotary fraction (GPT-NeoX's rotary_pct): half of each head's 4 dimensions turn.
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["rope_fraction_half_gqa"] = {
+        "sentences": s, "d_model": 16, "n_heads": 4, "n_kv_heads": 2,
+        "rope": {"style": "half", "base": 10000.0, "fraction": 0.5},
+        "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 8),
+        "mask": mask(True, "keys", "neg_inf")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

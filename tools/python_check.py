@@ -13,7 +13,8 @@ For every scenario below it asks the engine's command line for the exported scri
 
 With --torch, PyTorch must be installed: the scripts must also pass their PyTorch checks,
 and tools/from_pytorch.py is tested against nn.MultiheadAttention and the seeds'
-MultiHeadAttention (engine output vs module forward, to 1e-9). It also records what
+MultiHeadAttention (engine output vs module forward, to 1e-9), and every step's PyTorch
+line is run in PyTorch on the step's inputs (check_pytorch_lines). It also records what
 F.scaled_dot_product_attention returns for a fully masked row.
 
 Training (`trace --train`, tools/train_reference.py): a NumPy forward and hand-written
@@ -127,6 +128,36 @@ def scenarios():
             "d_model": 12, "n_heads": 3, "n_kv_heads": 1, "rope": {"style": "interleaved", "base": 100},
             "positional": "sinusoidal", "projections": explicit_projections(rng, 12, kv=4),
             "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # Gemma 2's scores: a scale of its own and logit softcapping (c = 0.6, so every score is
+        # capped visibly), with GQA, rotate_half RoPE, a causal window and padding
+        "gemma2_scale_softcap": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "scale": 0.3, "softcap": 0.6,
+            "projections": "seeded", "seed": 6,
+            "mask": {"causal": True, "padding": "keys", "fill": "neg_inf", "window": 4}},
+        # QK-norm (Qwen3, Gemma 3): every query and key head RMS-normalised with its weight, before
+        # interleaved RoPE, GQA 4 -> 2, causal with padding (NaN rows)
+        "qk_norm_gqa_rope": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "interleaved", "base": 100},
+            "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
+            "projections": "seeded", "seed": 12,
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # a rotary fraction (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor): the first half of
+        # each head's dimensions turn, in both pairings
+        "rope_fraction_half": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 16, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000, "fraction": 0.5}, "projections": "seeded",
+            "seed": 13, "mask": {"causal": True, "padding": "keys", "fill": "neg_inf"}},
+        "rope_fraction_interleaved_cross": {
+            "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 12, "n_heads": 2,
+            "rope": {"style": "interleaved", "base": 500, "fraction": 0.34}, "projections": "seeded", "seed": 14,
+            "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+        # a softcap with ALiBi in cross-attention without causal (the symmetric bias after the cap)
+        "softcap_alibi_cross": {
+            "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
+            "d_model": 6, "n_heads": 2, "alibi": True, "softcap": 2.5, "projections": "seeded", "seed": 8,
+            "mask": {"causal": False, "padding": "keys", "fill": "large_negative"}},
         # ALiBi with h = 6 (not a power of two: the paper's interleaved slopes), a window without
         # causal, GQA 6 -> 3, -1e9
         "alibi_h6_window_both_sides": {
@@ -214,7 +245,20 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
     d_k = scenario["d_model"] // scenario["n_heads"]
     mutations = {
         "EXPECTED changed": change_first_output_number(script),
-        "no / sqrt(d_k)": script.replace("scaled = scores / math.sqrt(d_k)", "scaled = scores") if d_k > 1 else None,
+        "no / sqrt(d_k)": script.replace("scaled = scores / math.sqrt(d_k)", "scaled = scores")
+        if d_k > 1 and "scale" not in scenario else None,
+        # a scale of its own ignored: 1 / sqrt(d_k) as usual
+        "scale ignored": script.replace("scaled = scores * scale", "scaled = scores / math.sqrt(d_k)")
+        if "scale" in scenario else None,
+        # the rotary fraction ignored: every dimension turned
+        "rope fraction ignored": re.sub(r"rope_dims = \d+", "rope_dims = d_k", script)
+        if scenario.get("rope", {}).get("fraction") else None,
+        # QK-norm's weight left out
+        "qk_norm without weight": script.replace("return w * (x / np.sqrt(", "return (x / np.sqrt(")
+        if "qk_norm" in scenario else None,
+        # the softcap left out of the NumPy step
+        "softcap without tanh": script.replace("capped = softcap * np.tanh(scaled / softcap)", "capped = scaled")
+        if "softcap" in scenario else None,
         "heads without transpose": script.replace(
             "q_heads = q.reshape(B, T, h, d_k).transpose(0, 2, 1, 3)", "q_heads = q.reshape(B, h, T, d_k)"
         ) if scenario["n_heads"] > 1 else None,
@@ -241,7 +285,11 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # ALiBi's distance the wrong way round, i - j
         "alibi i - j": script.replace(
             "(np.arange(T_k)[None, :] - np.arange(T)[:, None])", "(np.arange(T)[:, None] - np.arange(T_k)[None, :])"
-        ) if scenario.get("alibi") else None,
+        ) if scenario.get("alibi") and scenario["mask"].get("causal") else None,
+        # without a causal mask, the paper's j - i instead of the symmetric -|i - j|: a reward for later keys
+        "alibi not symmetric": script.replace(
+            "return j_minus_i if causal else -abs(j_minus_i)", "return j_minus_i"
+        ) if scenario.get("alibi") and not scenario["mask"].get("causal") else None,
     }
     for what, broken in mutations.items():
         if broken is None:
@@ -411,6 +459,9 @@ def check_against_hugging_face(c, trace_bin, work):
     from transformers.models.bloom.modeling_bloom import build_alibi_tensor
     from transformers.models.llama.modeling_llama import apply_rotary_pos_emb, repeat_kv
 
+    sys.path.insert(0, str(ROOT / "tools"))
+    from numpy_reference import alibi_slopes as paper_slopes
+
     rng = np.random.default_rng(20261124)
     words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu"]
     checked = 0
@@ -458,9 +509,12 @@ def check_against_hugging_face(c, trace_bin, work):
                     torch.view_as_complex(t.reshape(*t.shape[:-1], -1, 2).contiguous()) * freqs_cis).flatten(-2)
                 q, k = turn(q), turn(k)
         scores = q @ repeat_kv(k, h // h_kv).transpose(-2, -1) / math.sqrt(d_k)
-        if alibi:  # BLOOM: m * j for the keys j a row may see
+        slopes = torch.tensor(paper_slopes(h), dtype=torch.float64) if alibi else None  # the paper's code
+        if alibi and causal:  # BLOOM: m * j for the keys j a row may see
             ones = torch.ones(B, T, dtype=torch.float64)
             scores = scores + build_alibi_tensor(ones, h, torch.float64).view(B, h, 1, T)
+        elif alibi:  # bidirectional ALiBi (MosaicBERT): -m |i - j|
+            scores = scores - slopes.view(1, h, 1, 1) * (torch.arange(T).view(1, T) - torch.arange(T).view(T, 1)).abs()
         scores = scores.masked_fill(blocked.unsqueeze(1), float("-inf") if fill == "neg_inf" else -1e9)
         weights = scores.softmax(dim=-1)
         context = weights @ repeat_kv(v, h // h_kv)
@@ -473,8 +527,8 @@ def check_against_hugging_face(c, trace_bin, work):
         # PyTorch's fused attention with grouped heads: ALiBi as m·(j − i) in a float mask
         bias = torch.zeros(1, h, T, T, dtype=torch.float64)
         if alibi:
-            slopes = torch.tensor(steps["alibi"][0, :, 0, 1] - steps["alibi"][0, :, 0, 0]) if T > 1 else torch.zeros(h)
-            bias = slopes.view(1, h, 1, 1) * (torch.arange(T).view(1, T) - torch.arange(T).view(T, 1))
+            distance = torch.arange(T).view(1, T) - torch.arange(T).view(T, 1)
+            bias = slopes.view(1, h, 1, 1) * (distance if causal else -distance.abs())
         sdpa = F.scaled_dot_product_attention(q, k, v, attn_mask=bias.masked_fill(blocked.unsqueeze(1), float("-inf")),
                                               enable_gqa=True)
         s_ok = np.allclose(np.where(live[:, None, :, None], sdpa, 0), np.where(live[:, None, :, None], steps["context"], 0),
@@ -484,6 +538,256 @@ def check_against_hugging_face(c, trace_bin, work):
                  f"weights {w_ok}, output {o_ok}, SDPA(enable_gqa) context {s_ok}")
         checked += 1
     return checked
+
+
+# Each family's real transformers classes, one small model of two layers: (module of
+# transformers.models, config class, model class, config fields, layer, what a refusal
+# must name or None when the engine must match the layer's forward). The layer's own
+# config, mask, window and RoPE are what the model builds for it.
+HF_SMALL = dict(hidden_size=8, num_attention_heads=4, num_key_value_heads=2, intermediate_size=16,
+                vocab_size=16, num_hidden_layers=2, attn_implementation="eager", pad_token_id=0, bos_token_id=1,
+                eos_token_id=2)
+HF_FAMILIES = {
+    "Llama": ("llama", "LlamaConfig", "LlamaModel", dict(attention_bias=True), 0, None),
+    "Llama (llama3 RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(rope_parameters={
+        "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0, "original_max_position_embeddings": 16}), 0, "'llama3'"),
+    "Llama (head_dim 4, h·head_dim = 16 ≠ 8)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=4), 0, "head_dim"),
+    "Mistral (window 3)": ("mistral", "MistralConfig", "MistralModel", dict(sliding_window=3), 0, None),
+    "Qwen2 (biases, sliding layer)": ("qwen2", "Qwen2Config", "Qwen2Model",
+                                      dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 1, None),
+    "Qwen2 (full layer)": ("qwen2", "Qwen2Config", "Qwen2Model",
+                           dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 0, None),
+    "Qwen3 (QK-norm)": ("qwen3", "Qwen3Config", "Qwen3Model", dict(head_dim=2), 0, None),
+    # query_pre_attn_scalar 3 (scale 3^-1/2, not head_dim^-1/2) and a softcap of 0.8, small enough
+    # to bend every score; layer 0 is a sliding layer of window 3, layer 1 a full one
+    "Gemma 2 (sliding layer)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
+        head_dim=2, query_pre_attn_scalar=3, attn_logit_softcapping=0.8, sliding_window=3), 0, None),
+    "Gemma 2 (full layer)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
+        head_dim=2, query_pre_attn_scalar=3, attn_logit_softcapping=0.8, sliding_window=3), 1, None),
+    # Gemma 3: QK-norm (1 + weight), query_pre_attn_scalar, and each layer type's own RoPE base
+    # (sliding layers 10 000, full layers 1 000 000); layer 0 is sliding, layer 1 full (pattern 2)
+    "Gemma 3 (sliding layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
+        head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 0, None),
+    "Gemma 3 (full layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
+        head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 1, None),
+    "gpt-oss": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(head_dim=2, num_local_experts=2, num_experts_per_tok=1),
+                1, "sinks"),
+    "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "whole projection"),
+    "Phi-3 (fused qkv_proj, window 3)": ("phi3", "Phi3Config", "Phi3Model", dict(sliding_window=3), 0, None),
+    "GPT-NeoX (fused per head, rotary_pct 1)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", dict(rotary_pct=1.0), 0,
+                                                None),
+    # a rotary fraction needs heads wide enough to leave an even number of turning dimensions
+    "GPT-NeoX (rotary_pct 0.25, its default)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel",
+                                                dict(hidden_size=16, num_attention_heads=2), 0, None),
+    "Phi-3 (partial_rotary_factor 0.5)": ("phi3", "Phi3Config", "Phi3Model", dict(
+        hidden_size=16, num_attention_heads=2, num_key_value_heads=1, partial_rotary_factor=0.5), 0, None),
+    "DeepSeek-V3": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model",
+                    dict(kv_lora_rank=4, q_lora_rank=None, qk_rope_head_dim=2, qk_nope_head_dim=2, v_head_dim=2,
+                         n_routed_experts=2, num_experts_per_tok=1, n_group=1, topk_group=1, first_k_dense_replace=2),
+                    0, "latent"),
+}
+
+
+def hf_layer_output(model, attn, x):
+    """The attention layer's own output on hidden states `x`, with the mask and RoPE its
+    model builds for it: the layer's input is replaced by `x` and its output kept."""
+    import torch
+
+    got = {}
+
+    def pre(_module, args, kwargs):
+        if args:  # GPT-NeoX's layer passes the hidden states by position
+            return (x,) + tuple(args[1:]), kwargs
+        kwargs["hidden_states"] = x
+        return args, kwargs
+
+    def post(_module, _args, output):
+        got["output"] = output[0]
+
+    hooks = [attn.register_forward_pre_hook(pre, with_kwargs=True), attn.register_forward_hook(post)]
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.zeros(x.shape[:2], dtype=torch.long))
+    finally:
+        for h in hooks:
+            h.remove()
+    return got["output"]
+
+
+def check_hf_families(c, trace_bin, work):
+    """tools/from_pytorch.py on each family's transformers classes (HF_FAMILIES): a layer of
+    a two-layer model in float64 with weights drawn so the scores are O(1) (random init,
+    nothing downloaded) either matches the engine's output, or is refused with its feature
+    named. RoPE's angles are Hugging Face's own, computed in float32 whatever the model's
+    dtype (and Qwen3's and Gemma 3's QK-norm RMSNorm is taken in float32 too), so a layer
+    agrees to float32 precision (about 1e-7), not 1e-12; the tolerance is 1e-6. The
+    float64 exactness of the same formulas is what the NumPy reference and the scripts
+    check. Returns {family: max |difference| or the refusal}."""
+    import importlib
+
+    import torch
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from from_pytorch import Unsupported, scenario_from_module
+
+    results = {}
+    sentences = ["the cat sat on the warm mat today"]
+    words = sorted(set(sentences[0].split()))
+    for family, (mod, config_cls, model_cls, fields, layer, refusal) in HF_FAMILIES.items():
+        torch.manual_seed(7)
+        m = importlib.import_module(f"transformers.models.{mod}")
+        try:
+            config = getattr(m, config_cls)(**dict(HF_SMALL, **fields))
+            model = getattr(m, model_cls)(config).double().eval()
+        except Exception as e:  # noqa: BLE001 - a config this check cannot build is a failure of the check
+            c.report(False, f"from_pytorch family {family}: build the model", f"{type(e).__name__}: {e}")
+            continue
+        block = model.layers[layer]
+        attn = block.self_attn if hasattr(block, "self_attn") else block.attention  # GPT-NeoX: attention
+        d = config.hidden_size
+        with torch.no_grad():
+            for name, p in attn.named_parameters():
+                if p.dim() == 2:
+                    p.normal_(0.0, d ** -0.5)
+                elif "norm" in name:
+                    p.copy_(1.0 + 0.2 * torch.randn_like(p))
+                else:
+                    p.normal_(0.0, 0.5)
+        embeddings = {w: torch.randn(d, dtype=torch.float64) for w in words}
+        # The embeddings as a tensor, a NumPy array and a plain list: each must work.
+        kinds = [lambda v: v, lambda v: v.numpy(), lambda v: v.tolist()]
+        embeddings_mixed = {w: kinds[i % 3](v) for i, (w, v) in enumerate(embeddings.items())}
+        try:
+            scenario = scenario_from_module(attn, sentences, embeddings_mixed)
+        except Unsupported as e:
+            ok = refusal is not None and refusal in str(e)
+            results[family] = f"refused: {e}"
+            c.report(ok, f"from_pytorch family {family}: refused by name", str(e))
+            continue
+        if refusal is not None:
+            c.report(False, f"from_pytorch family {family}: must be refused ({refusal})", "it was not")
+            continue
+        path = work / f"family_{mod}_{layer}.json"
+        path.write_text(json.dumps(scenario))
+        run = subprocess.run([trace_bin, str(path)], capture_output=True, text=True)
+        if run.returncode != 0:
+            c.report(False, f"from_pytorch family {family}: the engine runs its scenario", run.stderr.strip())
+            continue
+        steps = {st["name"]: json_numbers(st["data"]).reshape(st["shape"]) for st in json.loads(run.stdout)["steps"]}
+        x = torch.stack([embeddings[w] for w in sentences[0].split()]).unsqueeze(0)
+        want = hf_layer_output(model, attn, x).numpy()
+        err = float(np.abs(steps["output"] - want).max())
+        results[family] = err
+        c.report(steps["output"].shape == want.shape and err <= 1e-6,
+                 f"from_pytorch family {family}: engine = the layer's forward",
+                 f"max |diff| {err:.1e} (output max {float(np.abs(want).max()):.2f}; RoPE angles in float32)")
+    print("note  from_pytorch families: " + "; ".join(
+        f"{f}: {r:.1e}" if isinstance(r, float) else f"{f}: {r}" for f, r in results.items()))
+    return results
+
+
+def check_pytorch_lines(c, trace_bin, work):
+    """Every step's PyTorch line, as the page and the export show it, run in PyTorch: the
+    lines of a trace are executed in order in one namespace that holds what a tutorial's
+    module holds (`self.w_q` … as nn.Linear with the scenario's weights, `self.pe` the
+    paper's sinusoids computed here, `embedding` an nn.Embedding of the trace's token
+    vectors, `mask`, `slopes`, RoPE's `cos`, `sin` and `freqs_cis` at the step's
+    positions, computed here from the base), and after each line the tensor it assigns
+    must be the step's, to 1e-9. Every scenario of `scenarios()` is run with explicit
+    weights, so the lines meet GQA, MQA, cross-attention, RoPE of both styles and ALiBi."""
+    import types
+
+    import torch
+    import torch.nn as nn
+    from transformers.models.llama.modeling_llama import rotate_half
+
+    rng = np.random.default_rng(20261126)
+    for name, scenario in scenarios().items():
+        scenario = dict(scenario)
+        d, h = scenario["d_model"], scenario["n_heads"]
+        h_kv = scenario.get("n_kv_heads", h)
+        d_k = d // h
+        scenario["projections"] = explicit_projections(rng, d, kv=h_kv * d_k)
+        path = work / f"lines_{name}.json"
+        path.write_text(json.dumps(scenario))
+        trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
+        steps = {st["name"]: st for st in trace["steps"]}
+        data = {n: torch.tensor(json_numbers(st["data"]).reshape(st["shape"])) for n, st in steps.items()}
+        B, T = trace["sizes"]["B"], trace["sizes"]["T"]
+        T_k = trace["sizes"].get("T_k") or T
+        P = {k: torch.tensor(v, dtype=torch.float64) for k, v in scenario["projections"].items()}
+
+        def linear(n):
+            layer = nn.Linear(*P[f"w_{n}"].shape, dtype=torch.float64)
+            with torch.no_grad():
+                layer.weight.copy_(P[f"w_{n}"].T)
+                layer.bias.copy_(P[f"b_{n}"])
+            return layer
+
+        pos, col = np.arange(max(T, T_k))[:, None], np.arange(d)[None, :]
+        angle = pos / 10000.0 ** ((col - col % 2) / d)
+        pe = torch.tensor(np.where(col % 2 == 0, np.sin(angle), np.cos(angle)))[None]
+        module = types.SimpleNamespace(**{f"w_{n}": linear(n) for n in "qkvo"}, pe=pe)
+        if "qk_norm" in scenario:  # nn.RMSNorm over d_k with the scenario's weights (ones when absent)
+            for n in "qk":
+                norm = nn.RMSNorm(d_k, eps=scenario["qk_norm"].get("eps", 1e-6), dtype=torch.float64)
+                with torch.no_grad():
+                    norm.weight.copy_(torch.tensor(scenario["qk_norm"].get(f"{n}_weight") or [1.0] * d_k))
+                setattr(module, f"{n}_norm", norm)
+        vocab, rows = {}, []
+        for tokens, x in [(trace["tokens"], data["x"]), (trace.get("kv_tokens"), data.get("x_kv"))]:
+            for b, sentence in enumerate(tokens or []):
+                for i, token in enumerate(sentence):
+                    if token not in vocab:
+                        vocab[token] = len(rows)
+                        rows.append(x[b, i])
+        ids = lambda tokens: torch.tensor([[vocab[t] for t in s] for s in tokens])  # noqa: E731
+        ns = {
+            "torch": torch, "math": math, "rotate_half": rotate_half, "self": module,
+            "embedding": nn.Embedding.from_pretrained(torch.stack(rows)), "tokens": ids(trace["tokens"]),
+            "B": B, "T": T, "T_q": T, "T_k": T_k, "h": h, "h_kv": h_kv, "d_k": d_k, "d_model": d,
+            "mask": torch.tensor(trace["mask"]["blocked"]).view(trace["mask"]["shape"]),
+            "slopes": torch.tensor(trace.get("alibi_slopes", []), dtype=torch.float64),
+            "scale": scenario.get("scale"), "softcap": scenario.get("softcap"),
+        }
+        if trace.get("kv_tokens"):
+            ns["kv_tokens"] = ids(trace["kv_tokens"])
+        if "rope" in scenario:
+            base = scenario["rope"]["base"]
+            fraction = scenario["rope"].get("fraction")
+            r = int(d_k * fraction) if fraction is not None else d_k  # the dimensions that turn
+            ns["r"] = r
+            inv_freq = 1.0 / (base ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
+
+            def at(n):  # RoPE's tables at the positions 0 .. n - 1
+                freqs = torch.outer(torch.arange(n, dtype=torch.float64), inv_freq)
+                emb = torch.cat((freqs, freqs), dim=-1)
+                return {"cos": emb.cos(), "sin": emb.sin(), "freqs_cis": torch.polar(torch.ones_like(freqs), freqs)}
+        if "x_kv" not in steps:
+            ns["x_kv"] = None  # self-attention: no key/value sentences
+        failures, worst = [], 0.0
+        for st in trace["steps"]:
+            line = st["pytorch"]
+            if st["name"] in ("q_rot", "k_rot"):
+                ns.update(at(T if st["name"] == "q_rot" else T_k))
+            target = line.split(" = ", 1)[0]
+            try:
+                with torch.no_grad():
+                    exec(line, ns)  # noqa: S102 - the engine's own line, the point of the check
+            except Exception as e:  # noqa: BLE001
+                failures.append(f"{st['name']}: {line!r} raised {type(e).__name__}: {e}")
+                break
+            got, want = ns[target], data[st["name"]]
+            finite = torch.isfinite(want)
+            ok = tuple(got.shape) == tuple(want.shape) and bool(
+                ((got == want) | (got.isnan() & want.isnan()) | ((got - want).abs() <= 1e-9 * want.abs().clamp(min=1))).all())
+            if finite.any() and tuple(got.shape) == tuple(want.shape):
+                worst = max(worst, float((got - want)[finite].abs().max()))
+            if not ok:
+                failures.append(f"{st['name']}: {line!r} gives {tuple(got.shape)}, the step {tuple(want.shape)}")
+        c.report(not failures, f"{name}: every PyTorch line run in PyTorch gives its step",
+                 "; ".join(failures) or f"{len(trace['steps'])} lines, max |diff| {worst:.1e}")
 
 
 def observe_sdpa():
@@ -528,7 +832,8 @@ def check_decode_and_tiles(c, trace_bin, work):
 
     fixtures = ROOT / "crates" / "engine" / "tests" / "fixtures"
     for name in ["gqa_rope_half_window", "gqa_rope_interleaved_alibi", "mqa_cross_rope_window",
-                 "causal_pad_large_negative", "alibi_h3_window_both_sides"]:
+                 "causal_pad_large_negative", "alibi_h3_window_both_sides", "gemma2_scale_softcap_window",
+                 "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved", "rope_fraction_half_gqa"]:
         path = fixtures / f"{name}.scenario.json"
         scenario = json.loads(path.read_text())
         tokens, kv_tokens, blocked, steps = ref.attention_trace(scenario)
@@ -611,6 +916,8 @@ def main(argv):
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)
             check_llama_module(c, args.trace_bin, work)
+            check_pytorch_lines(c, args.trace_bin, work)
+            check_hf_families(c, args.trace_bin, work)
             observe_sdpa()
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0

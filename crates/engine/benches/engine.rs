@@ -39,6 +39,9 @@ fn scenario(t: usize) -> Scenario {
         n_kv_heads: None,
         rope: None,
         alibi: false,
+        scale: None,
+        softcap: None,
+        qk_norm: None,
     }
 }
 

@@ -108,6 +108,32 @@ pub fn merge_heads(context: Array4<f64>) -> Result<Array3<f64>, EngineError> {
     view(transposed, (b, t, h * d_k)) // (b, t, d_model)
 }
 
+/// `1 / √(mean(x²) + eps)` of one head's row: what RMSNorm multiplies the row by.
+pub fn inverse_rms(row: &[f64], eps: f64) -> f64 {
+    let mean = row.iter().map(|x| x * x).sum::<f64>() / row.len().max(1) as f64;
+    1.0 / (mean + eps).sqrt()
+}
+
+/// QK-norm: RMSNorm of every head's row of `d_k` numbers, `w · x / √(mean(x²) + eps)`,
+/// one weight `w` shared by all heads (Qwen3's and Gemma 3's `q_norm`, `k_norm`).
+///
+/// # Shapes
+/// - x: `[B, heads, T, d_k]`, weight: `[d_k]`
+/// - returns: `[B, heads, T, d_k]`
+pub fn rms_norm_heads(x: &Array4<f64>, weight: &[f64], eps: f64) -> Array4<f64> {
+    let mut out = x.as_standard_layout().into_owned();
+    let d_k = out.dim().3;
+    if let (Some(data), true) = (out.as_slice_mut(), d_k > 0) {
+        for row in data.chunks_exact_mut(d_k) {
+            let r = inverse_rms(row, eps);
+            for (x, w) in row.iter_mut().zip(weight) {
+                *x = w * (*x * r);
+            }
+        }
+    }
+    out
+}
+
 /// One of RoPE's angles, `pos·θ_i` with `θ_i = 1 / base^(2i/d_k)` for pair `i < d_k/2` of
 /// a head (written as Hugging Face's `inv_freq`, so the numbers are `transformers`' in
 /// float64).
@@ -138,13 +164,19 @@ pub fn rotate(x: &Array4<f64>, rope: Rope) -> Array4<f64> {
 /// - returns: `[B, heads, T, d_k]`
 pub fn rotate_from(x: &Array4<f64>, rope: Rope, first: usize) -> Array4<f64> {
     let (_, _, t, d_k) = x.dim();
+    // With a rotary fraction only the first r dimensions turn, as a head of width r would.
+    let r = rope.rotary_dims(d_k).min(d_k);
     let angles =
-        ndarray::Array2::from_shape_fn((t, d_k / 2), |(pos, i)| rope_angle(first + pos, i, d_k, rope.base));
+        ndarray::Array2::from_shape_fn((t, r / 2), |(pos, i)| rope_angle(first + pos, i, r, rope.base));
     let (cos, sin) = (angles.mapv(f64::cos), angles.mapv(f64::sin));
     let mut out = Array4::zeros(x.dim());
     Zip::indexed(&mut out).for_each(|(b, h, pos, c), y| {
-        let (partner, first) = rope.style.partner(c, d_k);
-        let i = rope.style.pair_index(c, d_k);
+        if c >= r {
+            *y = x.get((b, h, pos, c)).copied().unwrap_or(0.0); // beyond the fraction: unchanged
+            return;
+        }
+        let (partner, first) = rope.style.partner(c, r);
+        let i = rope.style.pair_index(c, r);
         let (cos, sin) =
             (cos.get((pos, i)).copied().unwrap_or(1.0), sin.get((pos, i)).copied().unwrap_or(0.0));
         let (x_c, x_p) = (
@@ -191,14 +223,32 @@ pub fn alibi_slopes(h: usize) -> Vec<f64> {
     slopes
 }
 
-/// ALiBi's bias `m_h·(j − i)` for query `i` and key `j` of head `h`: 0 on the diagonal,
-/// more negative the farther back the key is. The same for every sentence.
+/// How far key `j` is from query `i` as ALiBi counts it. Under a causal mask, the paper's
+/// `j − i` (Press et al., 2022): every key a query sees is at or before it, so this is
+/// never positive where it counts. Without one, `j − i` would reward every key after the
+/// query (up to `+m·(T − 1)` for the farthest), so the bias takes the symmetric form of
+/// bidirectional ALiBi, `−|i − j|`, as MosaicBERT (Portes et al., 2023) and JinaBERT
+/// (Günther et al., 2023) do. The symmetric form is chosen over refusing ALiBi without a
+/// causal mask because it is the published form for encoders and cross-attention, and a
+/// scenario that ran before still runs, with no distance rewarded.
+pub fn alibi_distance(causal: bool, i: usize, j: usize) -> f64 {
+    let d = j as f64 - i as f64;
+    if causal {
+        d
+    } else {
+        -d.abs()
+    }
+}
+
+/// ALiBi's bias `m_h·(j − i)` for query `i` and key `j` of head `h` under a causal mask,
+/// `−m_h·|i − j|` without one ([`alibi_distance`]): 0 on the diagonal, more negative the
+/// farther the key is. The same for every sentence.
 ///
 /// # Shapes
 /// - returns: `[1, h, T_q, T_k]`
-pub fn alibi_bias(slopes: &[f64], t_q: usize, t_k: usize) -> Array4<f64> {
+pub fn alibi_bias(slopes: &[f64], t_q: usize, t_k: usize, causal: bool) -> Array4<f64> {
     Array4::from_shape_fn((1, slopes.len(), t_q, t_k), |(_, h, i, j)| {
-        slopes.get(h).copied().unwrap_or(0.0) * (j as f64 - i as f64)
+        slopes.get(h).copied().unwrap_or(0.0) * alibi_distance(causal, i, j)
     })
 }
 
@@ -252,6 +302,27 @@ pub fn attn_scores(q_heads: &Array4<f64>, k_heads: &Array4<f64>) -> Array4<f64> 
 /// Divides the scores by `√d_k`, so their spread does not grow with `d_k`.
 pub fn scale(scores: &Array4<f64>, d_k: usize) -> Array4<f64> {
     scores / (d_k as f64).sqrt()
+}
+
+/// [`scale`], or, with a `factor` of its own, the scores times it (Gemma 2 multiplies by
+/// `query_pre_attn_scalar^(−1/2)` instead of dividing by `√d_k`).
+pub fn scale_by(scores: &Array4<f64>, d_k: usize, factor: Option<f64>) -> Array4<f64> {
+    match factor {
+        Some(f) => scores * f,
+        None => scale(scores, d_k),
+    }
+}
+
+/// One score softcapped: `c·tanh(s / c)`, written as Gemma 2's code computes it (divide,
+/// tanh, multiply), so the numbers are `transformers`' in float64.
+pub fn softcap_one(s: f64, c: f64) -> f64 {
+    (s / c).tanh() * c
+}
+
+/// Logit softcapping on every score ([`softcap_one`]): close to the score while it is
+/// small against `c`, never beyond `±c`.
+pub fn softcap(scores: &Array4<f64>, c: f64) -> Array4<f64> {
+    scores.mapv(|s| softcap_one(s, c))
 }
 
 /// `masked_fill`: every blocked score is *replaced* by `fill`; the same `(B, T, T)` mask
@@ -397,6 +468,30 @@ mod tests {
         assert_eq!(alibi_slopes(12), twelve);
         assert_eq!(alibi_slopes(3), vec![2f64.powf(-4.0), 2f64.powf(-8.0), 2f64.powf(-2.0)]);
         assert!(alibi_slopes(0).is_empty());
+    }
+
+    /// Under a causal mask the paper's m·(j − i); without one, −m·|i − j|: symmetric, 0 on
+    /// the diagonal and never positive, so no key is rewarded for its distance.
+    #[test]
+    fn alibi_without_causal_is_symmetric_and_never_a_reward() {
+        let slopes = alibi_slopes(2); // 1/16, 1/256
+        let causal = alibi_bias(&slopes, 3, 4, true);
+        assert_eq!(causal[(0, 0, 0, 3)], 3.0 / 16.0); // after the query: blocked by the mask
+        assert_eq!(causal[(0, 0, 2, 0)], -2.0 / 16.0);
+        let both = alibi_bias(&slopes, 4, 4, false);
+        assert_eq!(both[(0, 0, 0, 3)], -3.0 / 16.0);
+        assert_eq!(both[(0, 1, 3, 1)], -2.0 / 256.0);
+        for h in 0..2 {
+            for i in 0..4 {
+                for j in 0..4 {
+                    assert!(both[(0, h, i, j)] <= 0.0);
+                    assert_eq!(both[(0, h, i, j)], both[(0, h, j, i)]);
+                    if j <= i {
+                        assert_eq!(both[(0, h, i, j)], alibi_bias(&slopes, 4, 4, true)[(0, h, i, j)]);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -122,6 +122,10 @@ fn keys_and_values(
     let x = inp.x_kv_in.slice(s![.., range.clone(), ..]).to_owned(); // (b, len, d_model)
     let k = attention::split_heads(attention::linear(&x, &inp.w.k), inp.n_kv_heads)?; // (b, h_kv, len, d_k)
     let v = attention::split_heads(attention::linear(&x, &inp.w.v), inp.n_kv_heads)?;
+    let k = match &inp.qk_norm {
+        Some(norm) => attention::rms_norm_heads(&k, &norm.weight(true, inp.d_k), norm.eps),
+        None => k,
+    };
     let k = match inp.rope {
         Some(rope) => attention::rotate_from(&k, rope, range.start),
         None => k,
@@ -153,6 +157,10 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
         // 1. The new token's query (and, in self-attention, its key and value), one row.
         let x_t = inp.x_in.slice(s![.., t..t + 1, ..]).to_owned(); // (b, 1, d_model)
         let q = attention::split_heads(attention::linear(&x_t, &inp.w.q), h)?; // (b, h, 1, d_k)
+        let q = match &inp.qk_norm {
+            Some(norm) => attention::rms_norm_heads(&q, &norm.weight(false, d_k), norm.eps),
+            None => q,
+        };
         let q = match inp.rope {
             Some(rope) => attention::rotate_from(&q, rope, t),
             None => q,
@@ -187,13 +195,18 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
         // 3. The one query row against the cache: scores, bias, mask, softmax, context.
         let k_rep = attention::repeat_kv(&k_cache, group); // (b, h, L, d_k)
         let v_rep = attention::repeat_kv(&v_cache, group);
-        let scaled = attention::scale(&attention::attn_scores(&q, &k_rep), d_k); // (b, h, 1, L)
+        let scaled = attention::scale_by(&attention::attn_scores(&q, &k_rep), d_k, inp.scale); // (b, h, 1, L)
+        let scaled = match inp.softcap {
+            Some(c) => attention::softcap(&scaled, c),
+            None => scaled,
+        };
         let biased = if inp.alibi_slopes.is_empty() {
             scaled
         } else {
             let bias = Array4::from_shape_fn((1, h, 1, cache_positions.len()), |(_, hi, _, l)| {
                 let j = cache_positions.get(l).copied().unwrap_or(0);
-                inp.alibi_slopes.get(hi).copied().unwrap_or(0.0) * (j as f64 - t as f64)
+                inp.alibi_slopes.get(hi).copied().unwrap_or(0.0)
+                    * attention::alibi_distance(inp.mask.causal, t, j)
             });
             attention::add_bias(&scaled, &bias)
         };

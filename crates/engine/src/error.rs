@@ -73,11 +73,49 @@ pub enum EngineError {
         d_k: usize,
     },
 
+    /// A rotary fraction that leaves no pair, or an odd number of dimensions, to rotate.
+    #[error(
+        "RoPE's fraction {fraction} of d_k = {d_k} rotates {dims} dimensions: it must be a number in (0, 1] that \
+         rotates an even number of them, at least 2 (GPT-NeoX rotates 0.25)"
+    )]
+    RopeFraction {
+        /// The fraction, as text.
+        fraction: String,
+        /// The head width.
+        d_k: usize,
+        /// `⌊d_k·fraction⌋`.
+        dims: usize,
+    },
+
     /// The RoPE base is not a usable number.
     #[error("the RoPE base is {base}: it must be a finite number greater than 0 (10000 is usual)")]
     RopeBase {
         /// The base, as text.
         base: String,
+    },
+
+    /// A score option (the scale, the softcap) is not a usable number.
+    #[error("the {what} is {value}: it must be a finite number greater than 0 and at most 1e30 ({usual})")]
+    ScoreOption {
+        /// `"scale"` or `"softcap"`.
+        what: &'static str,
+        /// The value, as text.
+        value: String,
+        /// What is usual, e.g. `"1/√d_k when absent"`.
+        usual: &'static str,
+        /// The control it is about.
+        field: Field,
+    },
+
+    /// A QK-norm weight that is not one number per head feature.
+    #[error("the QK-norm {which} has {len} numbers, but d_k = {d_k}: one per feature of a head")]
+    QkNormWeight {
+        /// `"q_weight"` or `"k_weight"`.
+        which: &'static str,
+        /// Its length.
+        len: usize,
+        /// The head width.
+        d_k: usize,
     },
 
     /// Decoding self-attention needs a causal mask.
@@ -182,15 +220,24 @@ pub enum Field {
     Causal,
     /// A tile's block size (the online softmax).
     Block,
+    /// The factor the scores are multiplied by, in place of 1/√d_k.
+    Scale,
+    /// Logit softcapping's cap.
+    Softcap,
+    /// QK-norm's weights and ε.
+    QkNorm,
 }
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 11] = [
+    pub const ALL: [Field; 14] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
         Self::NKvHeads,
+        Self::Scale,
+        Self::Softcap,
+        Self::QkNorm,
         Self::Rope,
         Self::Causal,
         Self::Window,
@@ -206,8 +253,8 @@ impl Field {
     }
 
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
-    /// `"n_kv_heads"`, `"rope"`, `"causal"`, `"window"`, `"block"`, `"embeddings"`,
-    /// `"projections"`, `"scenario"`.
+    /// `"n_kv_heads"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
+    /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Sentences => "sentences",
@@ -221,6 +268,9 @@ impl Field {
             Self::Window => "window",
             Self::Causal => "causal",
             Self::Block => "block",
+            Self::Scale => "scale",
+            Self::Softcap => "softcap",
+            Self::QkNorm => "qk_norm",
         }
     }
 }
@@ -238,13 +288,15 @@ impl EngineError {
             Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => Field::Sentences,
             Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
-            Self::RopeOddWidth { .. } | Self::RopeBase { .. } => Field::Rope,
+            Self::QkNormWeight { .. } => Field::QkNorm,
+            Self::RopeOddWidth { .. } | Self::RopeBase { .. } | Self::RopeFraction { .. } => Field::Rope,
             Self::DecodeNeedsCausal => Field::Causal,
             Self::EmbeddingLength { .. } => Field::Embeddings,
             // a bad number is in an embedding (`embedding of "bat"[1]`) or a weight (`w_q[0][1]`)
-            Self::ZeroSize { field, .. } | Self::TooLarge { field, .. } | Self::BadNumber { field, .. } => {
-                *field
-            }
+            Self::ZeroSize { field, .. }
+            | Self::TooLarge { field, .. }
+            | Self::BadNumber { field, .. }
+            | Self::ScoreOption { field, .. } => *field,
             Self::WeightShape { .. } => Field::Projections,
             Self::Json { .. } => Field::Scenario,
         }
@@ -350,7 +402,11 @@ mod tests {
             crate::run(&s).unwrap_err()
         };
         type Edit<'a> = &'a dyn Fn(&mut crate::scenario::Scenario);
-        let made: [(Edit, Field); 11] = [
+        let made: [(Edit, Field); 15] = [
+            (&|s| s.scale = Some(0.0), Field::Scale),
+            (&|s| s.scale = Some(f64::NAN), Field::Scale),
+            (&|s| s.softcap = Some(-1.0), Field::Softcap),
+            (&|s| s.softcap = Some(1e31), Field::Softcap),
             (&|s| s.d_model = 0, Field::DModel),
             (&|s| s.n_heads = 0, Field::NHeads),
             (&|s| s.n_kv_heads = Some(0), Field::NKvHeads),
@@ -409,6 +465,7 @@ mod tests {
                     EngineError::ZeroSize { .. }
                         | EngineError::TooLarge { .. }
                         | EngineError::BadNumber { .. }
+                        | EngineError::ScoreOption { .. }
                 ),
                 "{i}: {error}"
             );

@@ -42,7 +42,8 @@ impl Trace {
     }
 
     /// The steps a trace must have, in order, with the options `rope`, `grouped`
-    /// (`h_kv < h`) and `alibi` on or off.
+    /// (`h_kv < h`) and `alibi` on or off, and no softcap (whose `capped` follows
+    /// `scaled`).
     pub fn expected_steps_with(
         cross: bool,
         positional: Positional,
@@ -58,6 +59,7 @@ impl Trace {
             .filter(|s| !s.is_rope_only() || rope)
             .filter(|s| !s.is_grouped_only() || grouped)
             .filter(|s| !s.is_alibi_only() || alibi)
+            .filter(|s| !s.is_softcap_only() && !s.is_qk_norm_only())
             .collect()
     }
 
@@ -76,6 +78,19 @@ impl Trace {
         let alibi = !self.alibi_slopes.is_empty();
         let want =
             Self::expected_steps_with(cross, self.positional, self.rope.is_some(), self.is_grouped(), alibi);
+        // `capped` is there exactly when the trace has a softcap, after `scaled`; `q_norm`
+        // and `k_norm` exactly when it has QK-norm, after `v_heads`.
+        let want: Vec<StepName> = want
+            .into_iter()
+            .flat_map(|s| {
+                let capped = (s == StepName::Scaled && self.softcap.is_some()).then_some(StepName::Capped);
+                let normed = (s == StepName::VHeads && self.qk_norm.is_some())
+                    .then_some([StepName::QNorm, StepName::KNorm])
+                    .into_iter()
+                    .flatten();
+                std::iter::once(s).chain(capped).chain(normed)
+            })
+            .collect();
         let got: Vec<StepName> = self.steps.iter().map(|s| s.name).collect();
         if got != want {
             return fail(format!("steps {got:?}, expected {want:?}"));

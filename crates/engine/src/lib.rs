@@ -59,10 +59,10 @@ pub use explain::{
 };
 pub use invariants::InvariantError;
 pub use scenario::{
-    ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle,
-    Scenario,
+    ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm, Rope,
+    RopeStyle, Scenario,
 };
-pub use step::{Axis, Layout, Role, StepName};
+pub use step::{Axis, Layout, Role, StepName, StepText};
 pub use tiled::{tiled, Tile, Tiled};
 pub use trace::{Reshape, Sizes, Step, Trace};
 

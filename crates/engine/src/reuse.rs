@@ -56,6 +56,8 @@ pub struct Previous<'a> {
     pub mask_shape: [usize; 3],
     /// The fill of blocked scores.
     pub fill: f64,
+    /// The scale and the softcap of its scores.
+    pub scores: (Option<f64>, Option<f64>),
 }
 
 impl<'a> Previous<'a> {
@@ -87,8 +89,11 @@ impl<'a> Previous<'a> {
             concat: data(StepName::Concat)?,
             output: data(StepName::Output)?,
             heads: [
-                data(StepName::QRot).or_else(|| data(StepName::QHeads))?,
-                data(StepName::KRep).or_else(|| data(StepName::KRot)).or_else(|| data(StepName::KHeads))?,
+                data(StepName::QRot).or_else(|| data(StepName::QNorm)).or_else(|| data(StepName::QHeads))?,
+                data(StepName::KRep)
+                    .or_else(|| data(StepName::KRot))
+                    .or_else(|| data(StepName::KNorm))
+                    .or_else(|| data(StepName::KHeads))?,
                 data(StepName::VRep).or_else(|| data(StepName::VHeads))?,
             ],
             attention: [
@@ -102,6 +107,7 @@ impl<'a> Previous<'a> {
             blocked: &prev.mask.blocked,
             mask_shape: prev.mask.shape,
             fill: prev.mask.fill_value,
+            scores: (prev.scale, prev.softcap),
         })
     }
 }
@@ -153,8 +159,10 @@ pub fn linear(x: &Array3<f64>, layer: &Linear, known: Option<(&ArrayD<f64>, &Arr
 pub struct Attended {
     /// `Q Kᵀ`.
     pub scores: Array4<f64>,
-    /// `/ √d_k`.
+    /// `/ √d_k` (or `· scale`).
     pub scaled: Array4<f64>,
+    /// `c·tanh(scaled / c)` (softcap only).
+    pub capped: Option<Array4<f64>>,
     /// `+ bias` (ALiBi only).
     pub biased: Option<Array4<f64>>,
     /// Blocked scores replaced by the fill.
@@ -179,13 +187,24 @@ impl Attended {
         let mut it = all.into_iter();
         let (scores, scaled) = (it.next()?, it.next()?);
         let biased = if biased { Some(it.next()?) } else { None };
-        Some(Self { scores, scaled, biased, masked: it.next()?, weights: it.next()?, context: it.next()? })
+        // a run with a softcap is never assembled from a previous one (see `attention`)
+        Some(Self {
+            scores,
+            scaled,
+            capped: None,
+            biased,
+            masked: it.next()?,
+            weights: it.next()?,
+            context: it.next()?,
+        })
     }
 }
 
-/// Scores, scaled, biased, masked, weights and context (`attention::*`) for every
-/// sentence, a sentence whose heads, mask rows, bias and fill are the previous trace's for
-/// some sentence copied from it.
+/// Scores, scaled, capped, biased, masked, weights and context (`attention::*`) for every
+/// sentence, a sentence whose heads, mask rows, bias, fill and scale are the previous
+/// trace's for some sentence copied from it. With a softcap (in this run or the previous
+/// one) everything is computed: the copy is an optimisation of typing, not of every
+/// option.
 ///
 /// # Shapes
 /// - heads: `[B, h, T_q, d_k]`, `[B, h, T_k, d_k]`, `[B, h, T_k, d_k]` (after any repeat)
@@ -196,18 +215,24 @@ pub fn attention(
     bias: Option<&Array4<f64>>,
     fill: f64,
     d_k: usize,
+    (scale, softcap): (Option<f64>, Option<f64>),
     prev: Option<&Previous<'_>>,
 ) -> Attended {
-    use attention::{add_bias, apply_mask, attend, attn_scores, scale, softmax_rows};
+    use attention::{add_bias, apply_mask, attend, attn_scores, scale_by, softmax_rows};
     let [q, k, v] = heads;
     let compute = |q: &Array4<f64>, k: &Array4<f64>, v: &Array4<f64>, mask: &Array3<bool>| {
         let scores = attn_scores(q, k);
-        let scaled = scale(&scores, d_k);
-        let biased = bias.map(|bias| add_bias(&scaled, bias));
-        let masked = apply_mask(biased.as_ref().unwrap_or(&scaled), mask, fill);
+        let scaled = scale_by(&scores, d_k, scale);
+        let capped = softcap.map(|c| attention::softcap(&scaled, c));
+        let before_bias = capped.as_ref().unwrap_or(&scaled);
+        let biased = bias.map(|bias| add_bias(before_bias, bias));
+        let masked = apply_mask(biased.as_ref().unwrap_or(before_bias), mask, fill);
         let weights = softmax_rows(&masked);
         let context = attend(&weights, v);
-        Attended { scores, scaled, biased, masked, weights, context }
+        Attended { scores, scaled, capped, biased, masked, weights, context }
+    };
+    let same_scores = |p: &Previous<'_>| {
+        p.scores.0.map(f64::to_bits) == scale.map(f64::to_bits) && p.scores.1.is_none() && softcap.is_none()
     };
     let b = q.len_of(Axis(0));
     let (_, t_q, t_k) = mask.dim();
@@ -221,6 +246,7 @@ pub fn attention(
             && p.mask_shape.get(1..) == Some(&[t_q, t_k][..])
             && p.blocked.len() == p.mask_shape.iter().product::<usize>()
             && same_bias(p)
+            && same_scores(p)
     }) else {
         return compute(q, k, v, mask);
     };

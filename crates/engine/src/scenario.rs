@@ -67,6 +67,55 @@ pub struct Scenario {
     /// the mask.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub alibi: bool,
+    /// The factor the scores are multiplied by, in place of `1/√d_k`: Gemma 2's
+    /// `query_pre_attn_scalar^(−1/2)`. Absent means `1/√d_k`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
+    /// Logit softcapping `c`: every scaled score `s` becomes `c·tanh(s / c)`, close to `s`
+    /// while `|s|` is small and never beyond `±c` (Gemma 2's `attn_logit_softcapping`).
+    /// Absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softcap: Option<f64>,
+    /// QK-norm: RMSNorm with a learned weight on every query and key head, after the
+    /// split and before RoPE (Qwen3, Gemma 3). Absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qk_norm: Option<QkNorm>,
+}
+
+/// QK-norm as Qwen3 and Gemma 3 apply it: each query (and key) head's `d_k` numbers `x`
+/// become `w · x / √(mean(x²) + eps)`, one weight `w` of `d_k` numbers shared by every
+/// query head (another by every key head).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QkNorm {
+    /// The query heads' weight, `d_k` numbers; absent or empty means all ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub q_weight: Vec<f64>,
+    /// The key heads' weight, `d_k` numbers; absent or empty means all ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub k_weight: Vec<f64>,
+    /// ε, added to the mean square (1e-6 in Qwen3 and Gemma 3).
+    #[serde(default = "QkNorm::default_eps")]
+    pub eps: f64,
+}
+
+impl QkNorm {
+    /// 1e-6, Qwen3's and Gemma 3's `rms_norm_eps`.
+    pub const DEFAULT_EPS: f64 = 1e-6;
+
+    fn default_eps() -> f64 {
+        Self::DEFAULT_EPS
+    }
+
+    /// The query (`keys` false) or key weight for heads of `d_k`: the given one, or ones.
+    pub fn weight(&self, keys: bool, d_k: usize) -> Vec<f64> {
+        let w = if keys { &self.k_weight } else { &self.q_weight };
+        if w.is_empty() {
+            vec![1.0; d_k]
+        } else {
+            w.clone()
+        }
+    }
 }
 
 impl Scenario {
@@ -86,6 +135,9 @@ impl Scenario {
             rope: None,
             alibi: false,
             n_kv_heads: None,
+            scale: None,
+            softcap: None,
+            qk_norm: None,
         }
     }
 
@@ -307,8 +359,9 @@ impl Positional {
     }
 }
 
-/// Rotary position embeddings (RoPE): each pair of a head's dimensions is rotated by the
-/// angle `pos·θ_i`, with `θ_i = base^(−2i/d_k)` for the pair's index `i < d_k/2`.
+/// Rotary position embeddings (RoPE): each pair of a head's first `r` dimensions is
+/// rotated by the angle `pos·θ_i`, with `θ_i = base^(−2i/r)` for the pair's index
+/// `i < r/2`; `r = d_k` unless a rotary fraction leaves the rest unrotated.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rope {
@@ -317,6 +370,11 @@ pub struct Rope {
     /// The base of the angles, 10000 in the RoFormer paper and Llama 2.
     #[serde(default = "Rope::default_base")]
     pub base: f64,
+    /// The fraction of each head's dimensions that is rotated, the first `r = ⌊d_k·f⌋`
+    /// (GPT-NeoX's `rotary_pct`, Phi's `partial_rotary_factor`); the others pass unchanged.
+    /// Absent means all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fraction: Option<f64>,
 }
 
 impl Rope {
@@ -327,9 +385,18 @@ impl Rope {
         Self::DEFAULT_BASE
     }
 
-    /// RoPE of `style` with the default base.
+    /// RoPE of `style` with the default base, every dimension rotated.
     pub fn new(style: RopeStyle) -> Self {
-        Self { style, base: Self::DEFAULT_BASE }
+        Self { style, base: Self::DEFAULT_BASE, fraction: None }
+    }
+
+    /// How many of a head's `d_k` dimensions are rotated: `⌊d_k·fraction⌋` as Hugging Face's
+    /// `int(head_dim * partial_rotary_factor)`, or `d_k`.
+    pub fn rotary_dims(&self, d_k: usize) -> usize {
+        match self.fraction {
+            Some(f) => (d_k as f64 * f) as usize,
+            None => d_k,
+        }
     }
 }
 

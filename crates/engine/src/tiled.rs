@@ -104,6 +104,13 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
     let q = attention::split_heads(attention::linear(&inp.x_in, &inp.w.q), h)?; // (b, h, t_q, d_k)
     let k = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.k), inp.n_kv_heads)?;
     let v = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.v), inp.n_kv_heads)?;
+    let (q, k) = match &inp.qk_norm {
+        Some(norm) => (
+            attention::rms_norm_heads(&q, &norm.weight(false, d_k), norm.eps),
+            attention::rms_norm_heads(&k, &norm.weight(true, d_k), norm.eps),
+        ),
+        None => (q, k),
+    };
     let (q, k) = match inp.rope {
         Some(rope) => (attention::rotate(&q, rope), attention::rotate(&k, rope)),
         None => (q, k),
@@ -148,10 +155,17 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                     }
                     let k_blk = k.slice(s![b, head, k0..k1, ..]); // (cols, d_k)
                     let v_blk = v.slice(s![b, head, k0..k1, ..]);
-                    let mut scores = q_blk.dot(&k_blk.t()) / root; // (rows, cols): at most block × block
+                    let scores = q_blk.dot(&k_blk.t()); // (rows, cols): at most block × block
+                    let mut scores = match inp.scale {
+                        Some(f) => scores * f,
+                        None => scores / root,
+                    };
                     for ((r, c), x) in scores.indexed_iter_mut() {
+                        if let Some(cap) = inp.softcap {
+                            *x = attention::softcap_one(*x, cap);
+                        }
                         if let Some(slope) = slope {
-                            *x += slope * ((k0 + c) as f64 - (q0 + r) as f64);
+                            *x += slope * attention::alibi_distance(inp.mask.causal, q0 + r, k0 + c);
                         }
                         if blocked(r, c) {
                             *x = fill;

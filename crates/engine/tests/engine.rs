@@ -391,8 +391,17 @@ fn numpy_fixtures_agree_to_1e_12_relative() {
 /// (style, base) and ALiBi.
 struct Modern {
     n_kv_heads: usize,
-    rope: Option<(RopeStyle, f64)>,
+    /// RoPE's pairing, base and rotated dimensions `r` (`d_k` without a fraction).
+    rope: Option<(RopeStyle, f64, usize)>,
     alibi: bool,
+    /// ALiBi's distance is `j − i` under a causal mask and `−|i − j|` without one.
+    causal: bool,
+    /// The scores' factor in place of `1/√d_k`.
+    scale: Option<f64>,
+    /// Logit softcapping's `c`.
+    softcap: Option<f64>,
+    /// QK-norm's query weight, key weight and ε.
+    qk_norm: Option<(Vec<f64>, Vec<f64>, f64)>,
 }
 
 /// ALiBi's slopes as the paper's code writes them: `start · ratio^k` with
@@ -455,16 +464,23 @@ fn slow_reference(
             .map(|(p, r)| r.iter().enumerate().map(|(c, v)| v + pe(p, c)).collect())
             .collect()
     };
+    // QK-norm: w_c · x_c / √(Σ x² / d_k + ε), before RoPE
+    let norm = |head: &[f64], keys: bool| -> Vec<f64> {
+        let Some((wq, wk, eps)) = &modern.qk_norm else { return head.to_vec() };
+        let w = if keys { wk } else { wq };
+        let rms = (head.iter().map(|x| x * x).sum::<f64>() / d_k as f64 + eps).sqrt();
+        head.iter().zip(w).map(|(x, w)| w * x / rms).collect()
+    };
     // RoPE: pair p of a head is the complex number x_a + i·x_b, multiplied by e^{i·pos·θ_p}
     let turn = |head: &[f64], pos: usize| -> Vec<f64> {
-        let Some((style, base)) = modern.rope else { return head.to_vec() };
-        let mut out = head.to_vec();
-        for p in 0..d_k / 2 {
+        let Some((style, base, r)) = modern.rope else { return head.to_vec() };
+        let mut out = head.to_vec(); // dimensions r.. are not turned
+        for p in 0..r / 2 {
             let (a, b) = match style {
-                RopeStyle::Half => (p, p + d_k / 2),
+                RopeStyle::Half => (p, p + r / 2),
                 RopeStyle::Interleaved => (2 * p, 2 * p + 1),
             };
-            let theta = base.powf(-2.0 * p as f64 / d_k as f64);
+            let theta = base.powf(-2.0 * p as f64 / r as f64);
             let (cos, sin) = ((pos as f64 * theta).cos(), (pos as f64 * theta).sin());
             out[a] = head[a] * cos - head[b] * sin;
             out[b] = head[a] * sin + head[b] * cos;
@@ -485,15 +501,20 @@ fn slow_reference(
             let g = h / group; // and reads key/value head g
             let kv_cols = g * d_k..(g + 1) * d_k;
             for i in 0..t {
-                let qi = turn(&q[i][cols.clone()], i);
+                let qi = turn(&norm(&q[i][cols.clone()], false), i);
                 let mut row: Vec<f64> = (0..t_k)
                     .map(|j| {
                         if blocked(bi, i, j) {
                             fill
                         } else {
-                            let kj = turn(&k[j][kv_cols.clone()], j);
-                            let score = (0..d_k).map(|c| qi[c] * kj[c]).sum::<f64>() / (d_k as f64).sqrt();
-                            let bias = if modern.alibi { slopes[h] * (j as f64 - i as f64) } else { 0.0 };
+                            let kj = turn(&norm(&k[j][kv_cols.clone()], true), j);
+                            let dot = (0..d_k).map(|c| qi[c] * kj[c]).sum::<f64>();
+                            let score = modern.scale.map_or(dot / (d_k as f64).sqrt(), |f| dot * f);
+                            // softcapping: c·tanh(s / c), before ALiBi's bias (Gemma 2 has no ALiBi)
+                            let score = modern.softcap.map_or(score, |c| c * (score / c).tanh());
+                            let distance =
+                                if modern.causal { j as f64 - i as f64 } else { -(i.abs_diff(j) as f64) };
+                            let bias = if modern.alibi { slopes[h] * distance } else { 0.0 };
                             score + bias
                         }
                     })
@@ -555,7 +576,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base)), alibi: s.alibi };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_model / s.n_heads))), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_model / s.n_heads), n.weight(true, s.d_model / s.n_heads), n.eps)) };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
@@ -595,6 +616,23 @@ proptest! {
         if s.mask.fill == Fill::LargeNegative || trace.fully_masked_rows.is_empty() {
             prop_assert!(trace.steps.iter().all(|st| st.data.iter().all(|v| !v.is_nan())));
         }
+    }
+
+    /// ALiBi without a causal mask never rewards distance: every bias is ≤ 0, and 0 only
+    /// where the key is the query's own position.
+    #[test]
+    fn alibi_without_causal_never_rewards_distance(s in arb_scenario()) {
+        let mut s = s;
+        s.alibi = true;
+        s.mask.causal = false;
+        let trace = run(&s).unwrap();
+        let alibi = get(&trace, "alibi");
+        for ((_, h, i, j), &bias) in alibi.data.view().into_dimensionality::<ndarray::Ix4>().unwrap().indexed_iter() {
+            let want = -trace.alibi_slopes[h] * i.abs_diff(j) as f64;
+            prop_assert_eq!(bias, want, "alibi[0, {}, {}, {}]", h, i, j);
+            prop_assert!(bias <= 0.0);
+        }
+        prop_assert!(get(&trace, "alibi").op.contains("−m_h·|i − j|"));
     }
 
     #[test]
@@ -711,18 +749,20 @@ fn every_error_variant_is_reached() {
         (
             with(&|s| {
                 s.d_model = 4;
-                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: f64::NAN });
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: f64::NAN, fraction: None });
             }),
             "the RoPE base is NaN",
         ),
         (
             with(&|s| {
                 s.d_model = 4;
-                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: -1.0 });
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: -1.0, fraction: None });
             }),
             "the RoPE base is -1",
         ),
         (with(&|s| s.mask.window = Some(0)), "window must be at least 1, got 0"),
+        (with(&|s| s.scale = Some(0.0)), "the scale is 0: it must be a finite number greater than 0"),
+        (with(&|s| s.softcap = Some(f64::INFINITY)), "the softcap is inf"),
     ];
     for (err, want) in &cases {
         assert!(err.to_string().starts_with(want), "{err} should start with {want}");
@@ -739,12 +779,15 @@ fn every_error_variant_is_reached() {
     // a RoPE base of 0 is refused (every angle after the first would be infinite)
     let e = with(&|s| {
         s.d_model = 4;
-        s.rope = Some(Rope { style: RopeStyle::Half, base: 0.0 });
+        s.rope = Some(Rope { style: RopeStyle::Half, base: 0.0, fraction: None });
     });
     assert!(e.to_string().starts_with("the RoPE base is 0"), "{e}");
     // Every new option's error names its control.
-    let fields: Vec<&str> = cases.iter().skip(cases.len() - 7).map(|(e, _)| e.field().as_str()).collect();
-    assert_eq!(fields, ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window"]);
+    let fields: Vec<&str> = cases.iter().skip(cases.len() - 9).map(|(e, _)| e.field().as_str()).collect();
+    assert_eq!(
+        fields,
+        ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window", "scale", "softcap"]
+    );
     // An unknown RoPE style and a window of -1 are JSON errors.
     for text in [
         r#"{"sentences": ["a"], "d_model": 4, "n_heads": 1, "rope": {"style": "sideways"}}"#,

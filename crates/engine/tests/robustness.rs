@@ -89,6 +89,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 n_kv_heads: None,
                 rope: None,
                 alibi: false,
+                scale: None,
+                softcap: None,
+                qk_norm: None,
             }
         })
 }
@@ -165,6 +168,9 @@ fn sizes_at_the_limits_run() {
             n_kv_heads: None,
             rope: None,
             alibi: false,
+            scale: None,
+            softcap: None,
+            qk_norm: None,
         };
         let trace = run(&s).unwrap();
         assert_eq!(trace.sizes.t, t);
@@ -182,6 +188,9 @@ fn sizes_at_the_limits_run() {
         n_kv_heads: None,
         rope: None,
         alibi: false,
+        scale: None,
+        softcap: None,
+        qk_norm: None,
     };
     assert_eq!(run(&wide).unwrap().sizes.d_k, 16);
 }
@@ -203,6 +212,9 @@ fn numerics_stay_finite_and_nan_input_is_refused() {
         n_kv_heads: None,
         rope: None,
         alibi: false,
+        scale: None,
+        softcap: None,
+        qk_norm: None,
     };
     // score(big, big) = 100·100 = 1e4
     let trace = run(&s).unwrap();
@@ -248,6 +260,9 @@ fn bad_input_messages_are_short_and_say_what_to_do() {
         n_kv_heads: None,
         rope: None,
         alibi: false,
+        scale: None,
+        softcap: None,
+        qk_norm: None,
     };
     assert_eq!(
         run(&big).unwrap_err().to_string(),

@@ -97,7 +97,7 @@ pub fn Notices(
             {move || {
                 error
                     .get()
-                    .filter(|e| matches!(e.field(), Field::Scenario | Field::Embeddings))
+                    .filter(|e| shown_at_top(e.field()))
                     .map(|e| {
                         view! {
                             <p class="al-error" data-testid="error" role="alert">
@@ -108,4 +108,11 @@ pub fn Notices(
             }}
         </div>
     }
+}
+
+/// The errors shown at the top rather than beside a control: the scenario's and the
+/// embeddings', and those of the fields without a control of their own yet (scale,
+/// softcap and QK-norm, which come from an imported scenario or a link).
+fn shown_at_top(field: Field) -> bool {
+    matches!(field, Field::Scenario | Field::Embeddings | Field::Scale | Field::Softcap | Field::QkNorm)
 }

@@ -292,6 +292,7 @@ pub fn Controls(
                                         .map(|style| Rope {
                                             style,
                                             base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
+                                            fraction: s.rope.and_then(|r| r.fraction),
                                         });
                                 },
                             );

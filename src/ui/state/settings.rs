@@ -44,6 +44,12 @@ pub struct Settings {
     pub rope: Option<crate::engine::Rope>,
     /// ALiBi's per-head linear bias.
     pub alibi: bool,
+    /// The scores' factor in place of 1/√d_k (None = 1/√d_k).
+    pub scale: Option<f64>,
+    /// Logit softcapping's c (None = off).
+    pub softcap: Option<f64>,
+    /// QK-norm (None = off).
+    pub qk_norm: Option<crate::engine::QkNorm>,
 }
 
 /// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
@@ -66,6 +72,9 @@ impl Default for Settings {
             n_kv_heads: None,
             rope: None,
             alibi: false,
+            scale: None,
+            softcap: None,
+            qk_norm: None,
         }
     }
 }
@@ -135,6 +144,9 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         n_kv_heads: settings.n_kv_heads,
         rope: settings.rope,
         alibi: settings.alibi,
+        scale: settings.scale,
+        softcap: settings.softcap,
+        qk_norm: settings.qk_norm.clone(),
     };
     (scenario, notices)
 }
@@ -197,6 +209,9 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             n_kv_heads: s.n_kv_heads,
             rope: s.rope,
             alibi: s.alibi,
+            scale: s.scale,
+            softcap: s.softcap,
+            qk_norm: s.qk_norm.clone(),
         },
     )
 }

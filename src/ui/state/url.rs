@@ -116,12 +116,21 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
         if rope.base != Rope::DEFAULT_BASE {
             pairs.push(("rope_base", rope.base.to_string()));
         }
+        if let Some(f) = rope.fraction {
+            pairs.push(("rope_frac", f.to_string()));
+        }
     }
     if s.alibi {
         pairs.push(("alibi", "1".to_owned()));
     }
     if let Some(w) = s.mask.window {
         pairs.push(("win", w.to_string()));
+    }
+    if let Some(scale) = s.scale {
+        pairs.push(("scale", scale.to_string()));
+    }
+    if let Some(c) = s.softcap {
+        pairs.push(("softcap", c.to_string()));
     }
     pairs
 }
@@ -135,10 +144,10 @@ pub fn with_flag(href: &str, flag: &str) -> String {
 }
 
 /// True when the short keys of [`to_query`] cannot say everything: imported or edited
-/// embeddings, or explicit weights. Such a state also goes into the link's fragment,
+/// embeddings, explicit weights, or QK-norm's weights. Such a state also goes into the link's fragment,
 /// whole ([`fragment`]).
 pub fn needs_fragment(s: &Settings) -> bool {
-    !s.embeddings.is_empty() || matches!(s.projections, Projections::Explicit(_))
+    !s.embeddings.is_empty() || matches!(s.projections, Projections::Explicit(_)) || s.qk_norm.is_some()
 }
 
 /// The URL fragment for a state: `#s=…` with the whole scenario when [`needs_fragment`],
@@ -262,20 +271,41 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
             },
             "rope" => match RopeStyle::from_name(value) {
                 Some(style) => {
-                    s.rope = Some(Rope { style, base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base) })
+                    s.rope = Some(Rope {
+                        style,
+                        base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
+                        fraction: s.rope.and_then(|r| r.fraction),
+                    })
                 }
                 None => bad(&mut notices, "rope", value, "half or interleaved"),
             },
             "rope_base" => match value.parse::<f64>() {
                 Ok(base) if base.is_finite() && base > 0.0 => {
-                    s.rope = Some(Rope { style: s.rope.map_or(RopeStyle::Half, |r| r.style), base })
+                    s.rope = Some(Rope {
+                        style: s.rope.map_or(RopeStyle::Half, |r| r.style),
+                        base,
+                        fraction: s.rope.and_then(|r| r.fraction),
+                    })
                 }
                 _ => bad(&mut notices, "rope_base", value, "a number greater than 0"),
+            },
+            "rope_frac" => match value.parse::<f64>() {
+                Ok(f) if f > 0.0 && f <= 1.0 => {
+                    let base = s.rope.unwrap_or_else(|| Rope::new(RopeStyle::Half));
+                    s.rope = Some(Rope { fraction: Some(f), ..base })
+                }
+                _ => bad(&mut notices, "rope_frac", value, "a number in (0, 1]"),
             },
             "alibi" => match value {
                 "1" | "true" => s.alibi = true,
                 "0" | "false" => s.alibi = false,
                 _ => bad(&mut notices, "alibi", value, "0 or 1"),
+            },
+            "scale" | "softcap" => match value.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => {
+                    *if key == "scale" { &mut s.scale } else { &mut s.softcap } = Some(x);
+                }
+                _ => bad(&mut notices, key.as_str(), value, "a number greater than 0"),
             },
             "win" => match value.parse::<usize>() {
                 Ok(w) if w >= 1 => s.mask.window = Some(w),
@@ -345,7 +375,13 @@ mod tests {
 
     #[test]
     fn url_round_trip_of_every_option_and_the_fragment() {
-        let mut s = Settings { n_kv_heads: Some(2), alibi: true, ..Settings::default() };
+        let mut s = Settings {
+            n_kv_heads: Some(2),
+            alibi: true,
+            scale: Some(0.125),
+            softcap: Some(50.0),
+            ..Settings::default()
+        };
         s.n_heads = 4;
         s.d_model = 8;
         s.rope = Some(Rope::new(RopeStyle::Half));
@@ -460,8 +496,11 @@ mod tests {
             kv_text: Some("x y z".into()),
             positional: Positional::Sinusoidal,
             n_kv_heads: Some(1),
-            rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0 }),
+            rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0, fraction: Some(0.5) }),
             alibi: true,
+            scale: Some(0.3),
+            softcap: None,
+            qk_norm: None,
         };
         let v = ViewState {
             step: StepName::Scores,

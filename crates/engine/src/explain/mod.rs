@@ -76,10 +76,12 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::XPe | StepName::XKvPe => ex.plus_pe(),
         StepName::Q | StepName::K | StepName::V | StepName::Output => ex.projection(),
         StepName::QHeads | StepName::KHeads | StepName::VHeads => ex.head_copy(),
+        StepName::QNorm | StepName::KNorm => ex.normed(),
         StepName::QRot | StepName::KRot => ex.rotated(),
         StepName::KRep | StepName::VRep => ex.repeated(),
         StepName::Scores => ex.scores(),
         StepName::Scaled => ex.scaled(),
+        StepName::Capped => ex.capped(),
         StepName::Alibi => ex.alibi(),
         StepName::Biased => ex.biased(),
         StepName::Masked => ex.masked(),
@@ -161,13 +163,13 @@ impl Explainer<'_> {
 
     /// The query heads the scores read: `q_rot` with RoPE, else `q_heads`.
     fn q_source(&self) -> StepName {
-        self.first_of(&[StepName::QRot, StepName::QHeads])
+        self.first_of(&[StepName::QRot, StepName::QNorm, StepName::QHeads])
     }
 
     /// The key heads the scores read: `k_rep` when grouped, `k_rot` with RoPE, else
     /// `k_heads`.
     fn k_source(&self) -> StepName {
-        self.first_of(&[StepName::KRep, StepName::KRot, StepName::KHeads])
+        self.first_of(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads])
     }
 
     /// The value heads the context reads: `v_rep` when grouped, else `v_heads`.
@@ -175,9 +177,15 @@ impl Explainer<'_> {
         self.first_of(&[StepName::VRep, StepName::VHeads])
     }
 
-    /// The scores the mask reads: `biased` with ALiBi, else `scaled`.
+    /// The scores the mask reads: `biased` with ALiBi, else `capped` with a softcap, else
+    /// `scaled`.
     fn masked_source(&self) -> StepName {
-        self.first_of(&[StepName::Biased, StepName::Scaled])
+        self.first_of(&[StepName::Biased, StepName::Capped, StepName::Scaled])
+    }
+
+    /// The scores ALiBi's bias is added to: `capped` with a softcap, else `scaled`.
+    fn bias_source(&self) -> StepName {
+        self.first_of(&[StepName::Capped, StepName::Scaled])
     }
 
     /// The step `q`, `k` and `v` read from: `x_pe` / `x_kv_pe` with positions, `x_kv` in

@@ -106,12 +106,40 @@ impl Explainer<'_> {
         let Some(rope) = self.trace.rope else {
             return inconsistent(format!("{} is in the trace but RoPE's settings are not", self.step));
         };
-        let (from, short) =
-            if self.step == StepName::QRot { (StepName::QHeads, "q") } else { (StepName::KHeads, "k") };
+        let (from, short) = if self.step == StepName::QRot {
+            (self.first_of(&[StepName::QNorm, StepName::QHeads]), "q")
+        } else {
+            (self.first_of(&[StepName::KNorm, StepName::KHeads]), "k")
+        };
         let d_k = self.d_k();
-        let (partner, first) = rope.style.partner(c, d_k);
-        let i = rope.style.pair_index(c, d_k);
-        let angle = crate::attention::rope_angle(t, i, d_k, rope.base);
+        // A rotary fraction turns the first r dimensions only, as a head of width r.
+        let r = rope.rotary_dims(d_k).min(d_k);
+        if c >= r {
+            let x = cell(self.trace, from, &[b, h, t, c])?;
+            let mut notes = vec![format!(
+                "RoPE turns only the first r = {r} of the {d_k} dimensions of each head (a rotary fraction of {}, as in \
+                 GPT-NeoX and Phi); dimension {c} passes unchanged.",
+                num(rope.fraction.unwrap_or(1.0))
+            )];
+            self.check(x, &mut notes);
+            return self.done(
+                format!("{}[b,h,t,c] = {from}[b,h,t,c] for c ≥ r = {r}", self.step),
+                Kind::Copy,
+                vec![plain(format!("{from}[{b},{h},{t},{c}]"), x)],
+                notes,
+                vec![Operand::cell(from, &[b, h, t, c])],
+                format!("{short}[..., r:][{b}, {h}, {t}, {}]", c - r),
+                format!(
+                    r"{} = {} = {}",
+                    self.lhs(),
+                    tex_name(from.as_str(), &[b, h, t, c]),
+                    tex(self.result)
+                ),
+            );
+        }
+        let (partner, first) = rope.style.partner(c, r);
+        let i = rope.style.pair_index(c, r);
+        let angle = crate::attention::rope_angle(t, i, r, rope.base);
         let (cos, sin) = (angle.cos(), angle.sin());
         let x_c = cell(self.trace, from, &[b, h, t, c])?;
         let x_p = cell(self.trace, from, &[b, h, t, partner])?;
@@ -132,7 +160,7 @@ impl Explainer<'_> {
                 "RoPE turns each pair of a {who} head's dimensions by an angle that grows with the token's position: {pairing}."
             ),
             format!(
-                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/d_k) = {t} · {}^(−{}/{d_k}) = {} radians; cos = {}, sin = {}.",
+                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/r) = {t} · {}^(−{}/{r}) = {} radians (r = {r} of d_k = {d_k} dimensions turn); cos = {}, sin = {}.",
                 num(rope.base),
                 2 * i,
                 num(angle),
@@ -142,10 +170,11 @@ impl Explainer<'_> {
             "A turn keeps the vector's length, and a query turned by its position dotted with a key turned by its own depends only on how far apart they are.".into(),
         ];
         self.check(recomputed, &mut notes);
+        let x = if r < d_k { format!("{short}[..., :r]") } else { short.to_owned() };
         let pytorch = match rope.style {
-            crate::scenario::RopeStyle::Half => format!("({short} * cos + rotate_half({short}) * sin)[{b}, {h}, {t}, {c}]"),
+            crate::scenario::RopeStyle::Half => format!("({x} * cos + rotate_half({x}) * sin)[{b}, {h}, {t}, {c}]"),
             crate::scenario::RopeStyle::Interleaved => format!(
-                "torch.view_as_real(torch.view_as_complex({short}.reshape(*{short}.shape[:-1], -1, 2)) * freqs_cis).flatten(-2)[{b}, {h}, {t}, {c}]"
+                "torch.view_as_real(torch.view_as_complex({x}.reshape(*{short}.shape[:-1], -1, 2)) * freqs_cis).flatten(-2)[{b}, {h}, {t}, {c}]"
             ),
         };
         self.done(
@@ -170,7 +199,8 @@ impl Explainer<'_> {
         let Some(&slope) = self.trace.alibi_slopes.get(h) else {
             return inconsistent(format!("no ALiBi slope for head {h}"));
         };
-        let distance = j as f64 - i as f64;
+        let causal = self.trace.mask.config.causal;
+        let distance = crate::attention::alibi_distance(causal, i, j);
         let n = self.trace.sizes.n_heads;
         let rule = if n.is_power_of_two() {
             format!("m = 2^(−8·{}/{n}) = {}", h + 1, num(slope))
@@ -179,18 +209,42 @@ impl Explainer<'_> {
         };
         let mut notes = vec![
             format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h1} (index h = {h}) has the slope {rule}."),
-            format!("Key {j} is j − i = {} positions from query {i}, so the bias is {} · {} = {}.", num(distance), num(slope), num(distance), num(self.result)),
         ];
+        // Without a causal mask the distance is −|i − j| (bidirectional ALiBi's symmetric
+        // form): the paper's j − i would reward the keys after the query.
+        let (formula, term, py, tex_distance) = if causal {
+            notes.push(format!(
+                "Key {j} is j − i = {} positions from query {i}, so the bias is {} · {} = {}.",
+                num(distance),
+                num(slope),
+                num(distance),
+                num(self.result)
+            ));
+            (
+                "m_h · (j − i)",
+                format!("m_{h} · (j − i) = m_{h} · ({j} − {i})"),
+                format!("slopes[{h}] * ({j} - {i})"),
+                format!("({j} - {i})"),
+            )
+        } else {
+            notes.push(format!("Without a causal mask the bias is symmetric, −m·|i − j| (bidirectional ALiBi, as in MosaicBERT): key {j} is |i − j| = {} positions from query {i}, before or after it, so the bias is {} · {} = {}.", num(-distance), num(slope), num(distance), num(self.result)));
+            (
+                "−m_h · |i − j|",
+                format!("−m_{h} · |i − j| = m_{h} · −|{i} − {j}|"),
+                format!("-slopes[{h}] * abs({j} - {i})"),
+                format!("(-|{i} - {j}|)"),
+            )
+        };
         self.check(slope * distance, &mut notes);
         self.done(
-            "alibi[0,h,i,j] = m_h · (j − i)".into(),
+            format!("alibi[0,h,i,j] = {formula}"),
             Kind::Sum,
-            vec![product(format!("m_{h} · (j − i) = m_{h} · ({j} − {i})"), slope, distance)],
+            vec![product(term, slope, distance)],
             notes,
             vec![],
-            format!("slopes[{h}] * ({j} - {i})"),
+            py,
             format!(
-                r"{} = m_{{{h}}} \cdot ({j} - {i}) = {} \cdot {} = {}",
+                r"{} = m_{{{h}}} \cdot {tex_distance} = {} \cdot {} = {}",
                 self.lhs(),
                 tex(slope),
                 tex(distance),
@@ -203,10 +257,11 @@ impl Explainer<'_> {
     pub(super) fn biased(&self) -> Result<Explanation, ExplainError> {
         let [b, h, i, j] = four(self.index)?;
         let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
-        let scaled = cell(self.trace, StepName::Scaled, self.index)?;
+        let source = self.bias_source();
+        let scaled = cell(self.trace, source, self.index)?;
         let bias = cell(self.trace, StepName::Alibi, &[0, h, i, j])?;
         let terms = vec![
-            plain(format!("scaled[{}]", comma(self.index)), scaled),
+            plain(format!("{source}[{}]", comma(self.index)), scaled),
             plain(format!("alibi[0,{h},{i},{j}]"), bias),
         ];
         let mut notes = vec![format!(
@@ -215,12 +270,12 @@ impl Explainer<'_> {
         )];
         self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
         self.done(
-            "biased[b,h,i,j] = scaled[b,h,i,j] + alibi[0,h,i,j]".into(),
+            format!("biased[b,h,i,j] = {source}[b,h,i,j] + alibi[0,h,i,j]"),
             Kind::Sum,
             terms.clone(),
             notes,
-            vec![Operand::cell(StepName::Scaled, self.index), Operand::cell(StepName::Alibi, &[0, h, i, j])],
-            format!("scores[{b}, {h}, {i}, {j}] / math.sqrt(d_k) + alibi[0, {h}, {i}, {j}]"),
+            vec![Operand::cell(source, self.index), Operand::cell(StepName::Alibi, &[0, h, i, j])],
+            format!("{source}[{b}, {h}, {i}, {j}] + alibi[0, {h}, {i}, {j}]"),
             format!(r"{} = {} = {}", self.lhs(), tex_terms(&terms), tex(self.result)),
         )
     }

@@ -1,10 +1,11 @@
 //! The projections (`q`, `k`, `v`, `output`: a row dotted with a weight column, plus the
 //! bias) and their heads: the split into heads (`*_heads`) and, in grouped-query
-//! attention, the repeated key/value heads (`k_rep`, `v_rep`), both copies.
+//! attention, the repeated key/value heads (`k_rep`, `v_rep`), both copies; and QK-norm's
+//! normalised heads (`q_norm`, `k_norm`).
 
 use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand, Param};
-use super::read::{bias, cell, four, three, token, weight};
-use super::write::{bias_term, plain, product, tex, tex_name, tex_terms};
+use super::read::{bias, cell, four, inconsistent, three, token, weight};
+use super::write::{bias_term, num, plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::step::StepName;
 
@@ -111,6 +112,57 @@ impl Explainer<'_> {
         )
     }
 
+    /// `q_norm`, `k_norm`: the head's feature `j` times the row's inverse RMS and the
+    /// weight's `w_j`.
+    pub(super) fn normed(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, t, j] = four(self.index)?;
+        let Some(norm) = &self.trace.qk_norm else {
+            return inconsistent(format!("{} is in the trace but QK-norm's settings are not", self.step));
+        };
+        let keys = self.step == StepName::KNorm;
+        let (from, short) = if keys { (StepName::KHeads, "k") } else { (StepName::QHeads, "q") };
+        let d_k = self.d_k();
+        let row = (0..d_k).map(|c| cell(self.trace, from, &[b, h, t, c])).collect::<Result<Vec<f64>, _>>()?;
+        let r = crate::attention::inverse_rms(&row, norm.eps);
+        let w = norm.weight(keys, d_k).get(j).copied().unwrap_or(1.0);
+        let x = row.get(j).copied().unwrap_or(0.0);
+        let terms = vec![product(format!("w_{j} · {from}[{b},{h},{t},{j}] / rms"), w, x * r)];
+        let mean = row.iter().map(|v| v * v).sum::<f64>() / d_k.max(1) as f64;
+        let mut notes = vec![
+            format!(
+                "RMSNorm of the head's {d_k} numbers: their mean square is {}, plus ε = {} gives rms = √{} = {}.",
+                num(mean),
+                num(norm.eps),
+                num(mean + norm.eps),
+                num(1.0 / r)
+            ),
+            format!(
+                "Feature {j}, {}, divided by the rms and times the learned weight w_{j} = {}: every head leaves with \
+                 the same size, so the scores cannot grow with the projections (QK-norm, before RoPE).",
+                num(x),
+                num(w)
+            ),
+        ];
+        self.check(w * (x * r), &mut notes);
+        self.done(
+            format!("{}[b,h,t,j] = w_j · {from}[b,h,t,j] / √(mean_c {from}[b,h,t,c]² + ε)", self.step),
+            Kind::Sum,
+            terms,
+            notes,
+            (0..d_k).map(|c| Operand::cell(from, &[b, h, t, c])).collect(),
+            format!("self.{short}_norm({short})[{b}, {h}, {t}, {j}]"),
+            format!(
+                r"{} = w_{{{j}}} \cdot \frac{{{}}}{{\sqrt{{\overline{{x^2}} + \varepsilon}}}} = {} \cdot \frac{{{}}}{{{}}} = {}",
+                self.lhs(),
+                tex_name(from.as_str(), &[b, h, t, j]),
+                tex(w),
+                tex(x),
+                tex(1.0 / r),
+                tex(self.result)
+            ),
+        )
+    }
+
     /// `k_rep`, `v_rep`: query head `h` reads key/value head `⌊h / (h/h_kv)⌋`.
     pub(super) fn repeated(&self) -> Result<Explanation, ExplainError> {
         let [b, h, t, c] = four(self.index)?;
@@ -118,7 +170,7 @@ impl Explainer<'_> {
         let group = self.trace.sizes.group_size().max(1);
         let kv = h / group;
         let from = if self.step == StepName::KRep {
-            self.first_of(&[StepName::KRot, StepName::KHeads])
+            self.first_of(&[StepName::KRot, StepName::KNorm, StepName::KHeads])
         } else {
             StepName::VHeads
         };

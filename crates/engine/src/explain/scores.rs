@@ -58,6 +58,34 @@ impl Explainer<'_> {
         let [b, h, i, j] = four(self.index)?;
         let d_k = self.d_k();
         let score = cell(self.trace, StepName::Scores, self.index)?;
+        if let Some(factor) = self.trace.scale {
+            let terms = vec![product(format!("scores[{}] · scale", comma(self.index)), score, factor)];
+            let mut notes = vec![format!(
+                "The score of {} times the scale {} (in place of 1/√d_k = {}): Gemma 2 scales by \
+                 query_pre_attn_scalar^(−1/2), which need not be the head size.",
+                self.pair(b, i, j),
+                num(factor),
+                num(1.0 / (d_k as f64).sqrt())
+            )];
+            self.check(score * factor, &mut notes);
+            return self.done(
+                "scaled[b,h,i,j] = scores[b,h,i,j] · scale".into(),
+                Kind::Sum,
+                terms,
+                notes,
+                vec![Operand::cell(StepName::Scores, self.index)],
+                format!("(q[{b}, {h}, {i}] * k[{b}, {h}, {j}]).sum() * scale"),
+                format!(
+                    r"{} = {} \cdot {} = {} \cdot {} = {}",
+                    self.lhs(),
+                    tex_name("scores", self.index),
+                    tex(factor),
+                    tex(score),
+                    tex(factor),
+                    tex(self.result)
+                ),
+            );
+        }
         let root = (d_k as f64).sqrt();
         let mut notes = vec![format!(
             "The score of {} divided by √d_k = √{d_k} = {}, so that the spread of the scores does not grow with d_k.",
@@ -81,6 +109,44 @@ impl Explainer<'_> {
                 tex_name("scores", self.index),
                 tex(score),
                 tex(root),
+                tex(self.result)
+            ),
+        )
+    }
+
+    /// `capped`: the scaled score softcapped, `c·tanh(s / c)`.
+    pub(super) fn capped(&self) -> Result<Explanation, ExplainError> {
+        let [b, h, i, j] = four(self.index)?;
+        let Some(c) = self.trace.softcap else {
+            return Err(ExplainError::Inconsistent("a capped score without a softcap".into()));
+        };
+        let scaled = cell(self.trace, StepName::Scaled, self.index)?;
+        let value = crate::attention::softcap_one(scaled, c);
+        let terms = vec![plain(format!("{} · tanh({} / {})", num(c), num(scaled), num(c)), value)];
+        let mut notes = vec![
+            format!(
+                "The scaled score of {}, {}, softcapped at c = {}: c·tanh(s / c) stays close to s while |s| is small \
+                 against c, and never goes beyond ±c, so one score cannot swamp the softmax.",
+                self.pair(b, i, j),
+                num(scaled),
+                num(c)
+            ),
+            format!("Here tanh({} / {}) = {}, so the score becomes {}.", num(scaled), num(c), num((scaled / c).tanh()), num(value)),
+        ];
+        self.check(value, &mut notes);
+        self.done(
+            "capped[b,h,i,j] = c · tanh(scaled[b,h,i,j] / c)".into(),
+            Kind::Sum,
+            terms,
+            notes,
+            vec![Operand::cell(StepName::Scaled, self.index)],
+            format!("softcap * math.tanh(scaled[{b}, {h}, {i}, {j}] / softcap)"),
+            format!(
+                r"{} = {} \tanh\left(\frac{{{}}}{{{}}}\right) = {}",
+                self.lhs(),
+                tex(c),
+                tex(scaled),
+                tex(c),
                 tex(self.result)
             ),
         )

@@ -114,8 +114,7 @@ mod tests {
                 .unwrap();
             let md: String =
                 cells[i]["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
-            let words = step.name.words(3, 1, 3, Fill::LargeNegative);
-            assert!(md.contains(&markdown(&words)), "{md}");
+            assert!(md.contains(&markdown(&step.op)), "{md}");
             assert_eq!(cells[i + 1]["cell_type"], "code");
             assert!(code.contains(&format!("numpy_steps[\"{}\"]", step.name)));
         }

@@ -93,12 +93,15 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
     let has = |s: StepName| trace.step(s).is_some();
     let first = |order: &[StepName]| order.iter().copied().find(|&s| has(s)).map_or("", StepName::as_str);
     let (q_final, k_final, v_final) = (
-        first(&[StepName::QRot, StepName::QHeads]),
-        first(&[StepName::KRep, StepName::KRot, StepName::KHeads]),
+        first(&[StepName::QRot, StepName::QNorm, StepName::QHeads]),
+        first(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads]),
         first(&[StepName::VRep, StepName::VHeads]),
     );
-    let k_before_repeat = first(&[StepName::KRot, StepName::KHeads]);
-    let masked_from = first(&[StepName::Biased, StepName::Scaled]);
+    let k_before_repeat = first(&[StepName::KRot, StepName::KNorm, StepName::KHeads]);
+    let (q_before_rope, k_before_rope) =
+        (first(&[StepName::QNorm, StepName::QHeads]), first(&[StepName::KNorm, StepName::KHeads]));
+    let masked_from = first(&[StepName::Biased, StepName::Capped, StepName::Scaled]);
+    let bias_to = first(&[StepName::Capped, StepName::Scaled]);
     let lookup = |var: &str, tokens: &str, given: &str| {
         if table {
             format!("{var} = np.array([[embedding[t] for t in sentence] for sentence in {tokens}])  # look every token up\n")
@@ -125,18 +128,22 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         StepName::VHeads => {
             "v_heads = v.reshape(B, T_k, h_kv, d_k).transpose(0, 2, 1, 3)  # (B, h_kv, T_k, d_k)\n".into()
         }
-        StepName::QRot => "q_rot = rope(q_heads)  # (B, h, T, d_k)\n".into(),
-        StepName::KRot => "k_rot = rope(k_heads)  # (B, h_kv, T_k, d_k)\n".into(),
+        StepName::QNorm => "q_norm = rms_norm(q_heads, q_norm_weight)  # (B, h, T, d_k)\n".into(),
+        StepName::KNorm => "k_norm = rms_norm(k_heads, k_norm_weight)  # (B, h_kv, T_k, d_k)\n".into(),
+        StepName::QRot => format!("q_rot = rope({q_before_rope})  # (B, h, T, d_k)\n"),
+        StepName::KRot => format!("k_rot = rope({k_before_rope})  # (B, h_kv, T_k, d_k)\n"),
         StepName::KRep => format!(
             "k_rep = np.repeat({k_before_repeat}, h // h_kv, axis=1)  # (B, h, T_k, d_k): head i reads head i // (h // h_kv)\n"
         ),
         StepName::VRep => "v_rep = np.repeat(v_heads, h // h_kv, axis=1)  # (B, h, T_k, d_k)\n".into(),
         StepName::Scores => format!("scores = {q_final} @ {k_final}.transpose(0, 1, 3, 2)  # (B, h, T, T_k)\n"),
+        StepName::Scaled if trace.scale.is_some() => "scaled = scores * scale  # in place of / math.sqrt(d_k)\n".into(),
         StepName::Scaled => "scaled = scores / math.sqrt(d_k)\n".into(),
+        StepName::Capped => "capped = softcap * np.tanh(scaled / softcap)  # never beyond +-softcap\n".into(),
         StepName::Alibi => "alibi = np.array(alibi_slopes(h))[None, :, None, None] * \
-                            (np.arange(T_k)[None, :] - np.arange(T)[:, None])[None, None]  # (1, h, T, T_k): m_h * (j - i)\n"
+                            alibi_distance(np.arange(T_k)[None, :] - np.arange(T)[:, None])[None, None]  # (1, h, T, T_k)\n"
             .into(),
-        StepName::Biased => "biased = scaled + alibi\n".into(),
+        StepName::Biased => format!("biased = {bias_to} + alibi\n"),
         StepName::Masked => format!(
             "masked = np.where(mask[:, None, :, :], fill, {masked_from})  # mask[:, None] is mask.unsqueeze(1)\n"
         ),

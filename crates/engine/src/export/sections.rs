@@ -38,11 +38,11 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     if positions {
         out.push(positional_section());
     }
-    out.extend(trace.rope.map(rope_section));
+    out.extend(trace.rope.map(|rope| rope_section(rope, trace.sizes.d_k)));
     if !trace.alibi_slopes.is_empty() {
-        out.push(alibi_section());
+        out.push(alibi_section(trace.mask.config.causal));
     }
-    out.extend(step_sections(scenario, trace, target, x_in, kv_in, table));
+    out.extend(step_sections(trace, target, x_in, kv_in, table));
     out.extend([
         decode_section(x_in, kv_in),
         tiled_section(trace),
@@ -111,6 +111,36 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
         if trace.alibi_slopes.is_empty() { "False" } else { "True" }
     );
     let _ = writeln!(code, "positional = {}", py_str(trace.positional.name()));
+    let _ = writeln!(
+        code,
+        "scale = {}  # the scores' factor in place of 1 / sqrt(d_k), or None\n\
+         softcap = {}  # logit softcapping's c, or None\n\n\n\
+         def scale_scores(s):\n    \
+         \"\"\"The scores scaled (by scale, else 1 / sqrt(d_k)), then softcapped when there is a softcap.\"\"\"\n    \
+         s = s * scale if scale is not None else s / math.sqrt(d_k)\n    \
+         return s if softcap is None else softcap * np.tanh(s / softcap)",
+        trace.scale.map_or("None".to_owned(), py_number),
+        trace.softcap.map_or("None".to_owned(), py_number),
+    );
+    let norm = trace.qk_norm.as_ref();
+    let weight = |keys: bool| {
+        norm.map_or("None".to_owned(), |n| {
+            let w: Vec<String> = n.weight(keys, z.d_k).iter().map(|&v| py_number(v)).collect();
+            format!("np.array([{}])", w.join(", "))
+        })
+    };
+    let _ = writeln!(
+        code,
+        "\nqk_norm_eps = {}  # QK-norm's epsilon, or None (no QK-norm)\n\
+         q_norm_weight = {}  # (d_k,), shared by every query head\n\
+         k_norm_weight = {}  # (d_k,), shared by every key head\n\n\n\
+         def rms_norm(x, w):\n    \
+         \"\"\"RMSNorm over the last axis (each head's d_k numbers), times the weight w.\"\"\"\n    \
+         return w * (x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + qk_norm_eps))",
+        norm.map_or("None".to_owned(), |n| py_number(n.eps)),
+        weight(false),
+        weight(true),
+    );
     Section::new(
         "Sizes and tokens",
         vec![
@@ -204,8 +234,9 @@ fn positional_section() -> Section {
     )
 }
 
-/// RoPE as a function the steps call, in the run's pairing and base.
-fn rope_section(rope: Rope) -> Section {
+/// RoPE as a function the steps call, in the run's pairing, base and rotated dimensions
+/// (`d_k` unless a rotary fraction).
+fn rope_section(rope: Rope, d_k: usize) -> Section {
     Section::new(
         "Rotary positions (RoPE)",
         vec![format!(
@@ -218,10 +249,17 @@ fn rope_section(rope: Rope) -> Section {
             }
         )],
         format!(
-            "rope_style, rope_base = {}, {}\n\n\n\
+            "rope_style, rope_base = {}, {}\n\
+             rope_dims = {}  # the dimensions of a head that turn (d_k unless a rotary fraction)\n\n\n\
              def rope(x, start=0):\n    \
-             \"\"\"x: (B, heads, T, d_k) -> the same, each pair of dimensions turned by pos * theta_i, the\n    \
-             positions counted from start (a decoding step turns one row at its absolute position).\"\"\"\n    \
+             \"\"\"x: (B, heads, T, d_k) -> the same, each pair of its first rope_dims dimensions turned by\n    \
+             pos * theta_i, the positions counted from start (a decoding step turns one row at its absolute\n    \
+             position); the other dimensions pass unchanged.\"\"\"\n    \
+             if rope_dims < x.shape[-1]:\n        \
+             return np.concatenate([rope_all(x[..., :rope_dims], start), x[..., rope_dims:]], -1)\n    \
+             return rope_all(x, start)\n\n\n\
+             def rope_all(x, start):\n    \
+             d_k = x.shape[-1]  # the dimensions that turn\n    \
              inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
              angle = (start + np.arange(x.shape[2]))[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
              cos, sin = np.cos(angle), np.sin(angle)\n    \
@@ -233,22 +271,31 @@ fn rope_section(rope: Rope) -> Section {
              rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
              return x * cos + rotated * sin\n",
             py_str(rope.style.name()),
-            py_number(rope.base)
+            py_number(rope.base),
+            rope.rotary_dims(d_k)
         ),
     )
 }
 
-/// ALiBi's slopes as a function the steps call.
-fn alibi_section() -> Section {
+/// ALiBi's slopes and distance as functions the steps call: `j − i` under a causal mask,
+/// `−|i − j|` without one.
+fn alibi_section(causal: bool) -> Section {
     Section::new(
         "ALiBi",
-        vec![
+        vec![if causal {
             "A bias m_h·(j − i) per head, added to the scaled scores before the mask; the slopes follow the \
              ALiBi paper's code."
-                .into(),
-        ],
+        } else {
+            "A bias −m_h·|i − j| per head, added to the scaled scores before the mask: without a causal mask \
+             the paper's m_h·(j − i) would reward every later key, so the bias takes the symmetric form of \
+             bidirectional ALiBi (MosaicBERT, Portes et al., 2023). The slopes follow the ALiBi paper's code."
+        }
+        .into()],
         String::from(
-            "def alibi_slopes(n):\n    \
+            "def alibi_distance(j_minus_i):\n    \
+             # j - i under a causal mask (the paper's); without one, -|j - i| (bidirectional ALiBi)\n    \
+             return j_minus_i if causal else -abs(j_minus_i)\n\n\n\
+             def alibi_slopes(n):\n    \
              def power_of_2(n):\n        \
              return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]\n    \
              if n & (n - 1) == 0:\n        \
@@ -260,24 +307,14 @@ fn alibi_section() -> Section {
 }
 
 /// One NumPy block per step of the page, and in the notebook the heatmaps after the weights.
-fn step_sections(
-    scenario: &Scenario,
-    trace: &Trace,
-    target: Target,
-    x_in: &str,
-    kv_in: &str,
-    table: bool,
-) -> Vec<Section> {
-    let z = &trace.sizes;
-    let cross = trace.is_cross();
+fn step_sections(trace: &Trace, target: Target, x_in: &str, kv_in: &str, table: bool) -> Vec<Section> {
     let mut out = Vec::new();
-    let fill = scenario.mask.fill;
     let mut first = true;
     for step in &trace.steps {
         let name = step.name;
         let mut prose = vec![
-            name.words(z.d_model, z.n_heads, z.d_k, fill),
-            format!("PyTorch: `{}`", name.pytorch_in(fill, cross, trace.rope.map(|r| r.style))),
+            step.op.clone(),
+            format!("PyTorch: `{}`", step.pytorch),
             format!("Shape: {}", shape_text(&step.dims, &step.shape)),
         ];
         if first {

@@ -74,14 +74,15 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
          from torch.nn.attention.bias import causal_lower_right\n        \
          except ImportError:  # PyTorch before 2.3\n            \
          causal_lower_right = None\n        \
-         plain = causal and x_kv is x and window is None and not use_alibi and padding == \"none\"\n        \
+         plain = causal and x_kv is x and window is None and not use_alibi and padding == \"none\" and softcap is None\n        \
          if causal_lower_right is not None and plain:\n            \
          q_all = torch_steps.get(\"q_rot\", torch_steps[\"q_heads\"])\n            \
          k_all = torch_steps.get(\"k_rep\", torch_steps.get(\"k_rot\", torch_steps[\"k_heads\"]))\n            \
          v_all = torch_steps.get(\"v_rep\", torch_steps[\"v_heads\"])\n            \
          rows = [\n                \
          F.scaled_dot_product_attention(\n                    \
-         q_all[:, :, t : t + 1], k_all[:, :, : t + 1], v_all[:, :, : t + 1], attn_mask=causal_lower_right(1, t + 1)\n                \
+         q_all[:, :, t : t + 1], k_all[:, :, : t + 1], v_all[:, :, : t + 1], attn_mask=causal_lower_right(1, t + 1),\n                    \
+         scale=scale,\n                \
          )\n                \
          for t in range(T)\n            \
          ]\n            \

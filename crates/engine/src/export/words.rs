@@ -87,7 +87,13 @@ pub(super) fn scenario_words(scenario: &Scenario, trace: &Trace) -> Vec<String> 
         ));
     }
     if !trace.alibi_slopes.is_empty() {
-        prose.push("ALiBi: m_h·(j − i) added to the scaled scores before the mask.".into());
+        prose.push(if trace.mask.config.causal {
+            "ALiBi: m_h·(j − i) added to the scaled scores before the mask.".into()
+        } else {
+            "ALiBi without a causal mask: −m_h·|i − j| (bidirectional ALiBi's symmetric form) added to the scaled \
+             scores before the mask."
+                .into()
+        });
     }
     let m = &scenario.mask;
     let full = trace.fully_masked_rows.len();

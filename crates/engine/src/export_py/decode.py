@@ -14,14 +14,17 @@ if cross or causal:
     if cross:  # a fixed cache: every key and value of the key/value sentences, computed once
         k_cache = project_heads(KV_IN, W_k, b_k, h_kv)
         v_cache = project_heads(KV_IN, W_v, b_v, h_kv)
+        k_cache = rms_norm(k_cache, k_norm_weight) if qk_norm_eps is not None else k_cache
         k_cache = rope(k_cache) if rope_style is not None else k_cache
         cached = list(range(T_k))
     for t in range(T):
         x_t = X_IN[:, t : t + 1]  # the new token only, (B, 1, d_model)
         q_t = project_heads(x_t, W_q, b_q, h)  # (B, h, 1, d_k)
+        q_t = rms_norm(q_t, q_norm_weight) if qk_norm_eps is not None else q_t
         q_t = rope(q_t, start=t) if rope_style is not None else q_t
         if not cross:  # append the new key and value
             k_t = project_heads(x_t, W_k, b_k, h_kv)
+            k_t = rms_norm(k_t, k_norm_weight) if qk_norm_eps is not None else k_t
             k_t = rope(k_t, start=t) if rope_style is not None else k_t
             k_cache = np.concatenate([k_cache, k_t], axis=2)
             v_cache = np.concatenate([v_cache, project_heads(x_t, W_v, b_v, h_kv)], axis=2)
@@ -29,9 +32,9 @@ if cross or causal:
             if window is not None and len(cached) > window:  # a rolling buffer: the oldest row leaves
                 k_cache, v_cache, cached = k_cache[:, :, 1:], v_cache[:, :, 1:], cached[1:]
         pos = np.array(cached)
-        s = q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2) / math.sqrt(d_k)  # (B, h, 1, L)
+        s = scale_scores(q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2))  # (B, h, 1, L)
         if use_alibi:
-            s = s + np.array(alibi_slopes(h))[None, :, None, None] * (pos - t)[None, None, None, :]
+            s = s + np.array(alibi_slopes(h))[None, :, None, None] * alibi_distance(pos - t)[None, None, None, :]
         s = np.where(mask[:, None, t : t + 1, pos], fill, s)  # the mask at the cached positions
         with np.errstate(invalid="ignore"):
             e = np.exp(s - s.max(axis=-1, keepdims=True))

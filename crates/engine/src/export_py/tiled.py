@@ -7,9 +7,9 @@ for q0 in range(0, T, block):
     o = np.zeros((B, h, q1 - q0, d_k))  # the running output
     for k0 in range(0, T_k, block):
         k1 = min(k0 + block, T_k)
-        s = Q_FINAL[:, :, q0:q1] @ K_FINAL[:, :, k0:k1].transpose(0, 1, 3, 2) / math.sqrt(d_k)  # one tile
+        s = scale_scores(Q_FINAL[:, :, q0:q1] @ K_FINAL[:, :, k0:k1].transpose(0, 1, 3, 2))  # one tile
         if use_alibi:
-            s = s + np.array(alibi_slopes(h))[None, :, None, None] * (np.arange(k0, k1)[None, :] - np.arange(q0, q1)[:, None])
+            s = s + np.array(alibi_slopes(h))[None, :, None, None] * alibi_distance(np.arange(k0, k1)[None, :] - np.arange(q0, q1)[:, None])
         s = np.where(mask[:, None, q0:q1, k0:k1], fill, s)
         m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
         seen = np.isfinite(m_new)  # a row that has seen no finite score adds nothing yet

@@ -17,6 +17,9 @@ else:
         return torch.cat((-x2, x1), dim=-1)
 
     def torch_rope(x):  # x: (B, heads, T, d_k), turned at positions 0, 1, ...
+        if rope_dims < x.shape[-1]:  # a rotary fraction: the first rope_dims turn, the rest pass (GPT-NeoX)
+            return torch.cat([torch_rope(x[..., :rope_dims]), x[..., rope_dims:]], dim=-1)
+        d_k = x.shape[-1]
         inv_freq = 1.0 / (rope_base ** (torch.arange(0, d_k, 2) / d_k))
         freqs = torch.outer(torch.arange(x.shape[2]), inv_freq)  # (T, d_k/2)
         if rope_style == "half":  # Llama in transformers: q * cos + rotate_half(q) * sin
@@ -49,6 +52,10 @@ else:
             k = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
             v = v.view(B, T_k, h_kv, d_k).transpose(1, 2)
             steps.update(q_heads=q, k_heads=k, v_heads=v)
+            if qk_norm_eps is not None:  # nn.RMSNorm(d_k, eps) with the weights, per head, before RoPE
+                q = F.rms_norm(q, (d_k,), torch.tensor(q_norm_weight), qk_norm_eps)
+                k = F.rms_norm(k, (d_k,), torch.tensor(k_norm_weight), qk_norm_eps)
+                steps.update(q_norm=q, k_norm=k)
             if rope_style is not None:
                 q, k = torch_rope(q), torch_rope(k)
                 steps.update(q_rot=q, k_rot=k)
@@ -59,12 +66,15 @@ else:
                 steps.update(k_rep=k, v_rep=v)
             scores = q @ k.transpose(-2, -1)
             steps["scores"] = scores
-            scores = scores / math.sqrt(d_k)
+            scores = scores * scale if scale is not None else scores / math.sqrt(d_k)
             steps["scaled"] = scores
+            if softcap is not None:
+                scores = softcap * torch.tanh(scores / softcap)
+                steps["capped"] = scores
             bias = torch.zeros(1, h, T, T_k)
             if use_alibi:
                 slopes = torch.tensor(alibi_slopes(h)).view(1, h, 1, 1)
-                bias = slopes * (torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))  # m (j - i)
+                bias = slopes * alibi_distance(torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))
                 steps["alibi"] = bias
                 scores = scores + bias
                 steps["biased"] = scores
@@ -77,9 +87,13 @@ else:
             # The same context from PyTorch's fused function: the mask as -inf added to the
             # bias, the key/value heads shared by enable_gqa. Compared on the rows that have a
             # key to attend to (a fully blocked row is NaN or uniform by the fill, not by SDPA).
+            # (SDPA has a scale but no softcap: with a softcap there is nothing to compare.)
             attn_bias = bias.masked_fill(mask.unsqueeze(1), float("-inf"))
             kwargs = {"enable_gqa": True} if h_kv != h else {}
-            torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
+            if scale is not None:
+                kwargs["scale"] = scale
+            if softcap is None:
+                torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
             torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
             concat = context.transpose(1, 2).contiguous().view(B, T, self.d_model)
             steps["concat"] = concat

@@ -10,14 +10,14 @@ use crate::reuse::{self, Previous};
 use crate::step::{Axis as A, StepName};
 use crate::trace::Reshape;
 
-/// Stage 7a, bias: with ALiBi, its bias `m_h·(j − i)` (`alibi`, `(1, h, t_q, t_k)`) and the
-/// slopes; nothing without it.
+/// Stage 7a, bias: with ALiBi, its bias `m_h·(j − i)`, or `−m_h·|i − j|` without a causal
+/// mask (`alibi`, `(1, h, t_q, t_k)`), and the slopes; nothing without it.
 pub(super) fn bias(plan: &Plan<'_>, rec: &mut Recorder) -> Option<(Array4<f64>, Vec<f64>)> {
     if !plan.scenario.alibi {
         return None;
     }
     let slopes = attention::alibi_slopes(plan.n_heads);
-    let bias = attention::alibi_bias(&slopes, plan.t_q, plan.t_k); // (1, h, t_q, t_k)
+    let bias = attention::alibi_bias(&slopes, plan.t_q, plan.t_k, plan.scenario.mask.causal); // (1, h, t_q, t_k)
     rec.push(StepName::Alibi, vec![], bias.clone().into_dyn());
     Some((bias, slopes))
 }
@@ -35,7 +35,8 @@ pub(super) fn attend(
     rec: &mut Recorder,
 ) -> Array4<f64> {
     let fill = plan.fill().value();
-    let out = reuse::attention([&heads.q, &heads.k, &heads.v], mask, bias, fill, plan.d_k, prev);
+    let scores = (plan.scenario.scale, plan.scenario.softcap);
+    let out = reuse::attention([&heads.q, &heads.k, &heads.v], mask, bias, fill, plan.d_k, scores, prev);
     let (tq, tk) = plan.token_axes();
     let (b, h, t_q, t_k) = (plan.b, plan.n_heads, plan.t_q, plan.t_k);
     rec.push(
@@ -48,6 +49,9 @@ pub(super) fn attend(
         out.scores.into_dyn(),
     );
     rec.push(StepName::Scaled, vec![], out.scaled.into_dyn());
+    if let Some(capped) = out.capped {
+        rec.push(StepName::Capped, vec![], capped.into_dyn());
+    }
     if let Some(biased) = out.biased {
         rec.push(StepName::Biased, vec![], biased.into_dyn());
     }

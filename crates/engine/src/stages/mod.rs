@@ -42,7 +42,7 @@ use crate::trace::{self, Trace};
 use crate::weights::{self, Weights};
 use attend::{attend, bias};
 use embed::{embed, positions};
-use heads::{project, repeat, rotate, split};
+use heads::{norm, project, repeat, rotate, split};
 use output::{merge, output};
 
 /// What decoding and tiling start from: the checked sizes and options, the weights, and
@@ -60,6 +60,12 @@ pub(crate) struct Inputs {
     pub mask: crate::scenario::MaskConfig,
     pub rope: Option<Rope>,
     pub alibi_slopes: Vec<f64>,
+    /// The scores' factor in place of `1/√d_k`, if any.
+    pub scale: Option<f64>,
+    /// Logit softcapping's `c`, if any.
+    pub softcap: Option<f64>,
+    /// QK-norm, if any.
+    pub qk_norm: Option<crate::scenario::QkNorm>,
     pub w: std::sync::Arc<Weights>,
     /// `(B, T_q, d_model)`: what the query projection reads.
     pub x_in: Array3<f64>,
@@ -90,6 +96,9 @@ pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
         mask: scenario.mask,
         rope: scenario.rope,
         alibi_slopes: if scenario.alibi { attention::alibi_slopes(plan.n_heads) } else { vec![] },
+        scale: scenario.scale,
+        softcap: scenario.softcap,
+        qk_norm: scenario.qk_norm.clone(),
         w,
         x_kv_in: x_kv_in.unwrap_or_else(|| x_in.clone()),
         x_in,
@@ -109,6 +118,7 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
     let prev = prev.as_ref();
     let projected = project(&x_in, x_kv_in.as_ref(), &w, prev, &mut rec);
     let heads = split(&plan, projected, &mut rec)?;
+    let heads = norm(&plan, heads, &mut rec);
     let heads = rotate(&plan, heads, &mut rec);
     let heads = repeat(&plan, heads, &mut rec);
     let mask = mask::build_cross(&plan.batch.lengths, plan.t_q, plan.kv_lengths(), plan.t_k, &scenario.mask); // (b, t_q, t_k)
@@ -144,6 +154,9 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
         positional: scenario.positional,
         rope: scenario.rope,
         alibi_slopes: bias.map(|(_, slopes)| slopes).unwrap_or_default(),
+        scale: scenario.scale,
+        softcap: scenario.softcap,
+        qk_norm: scenario.qk_norm.clone(),
         feature_names: embedding::lexicon(plan.d_model).map(|l| l.dims.iter().map(|&d| d.into()).collect()),
         sizes: trace::Sizes {
             b: plan.b,

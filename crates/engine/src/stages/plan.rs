@@ -2,10 +2,10 @@
 //! no numbers (sizes, limits, heads, RoPE, window, sentences) and tokenizes.
 
 use crate::attention;
-use crate::error::{number_text, EngineError, Field};
+use crate::error::{check_number, number_text, EngineError, Field};
 use crate::limits;
 use crate::scenario::{Fill, Positional, Scenario};
-use crate::step::{Axis as A, Layout};
+use crate::step::{Axis as A, Layout, StepText};
 use crate::tokenize::{self, Batch};
 
 /// What a run is, once its input is checked: the tokens, the sizes and the options.
@@ -48,6 +48,36 @@ impl<'a> Plan<'a> {
             }
             if !(rope.base.is_finite() && rope.base > 0.0 && rope.base <= limits::MAX_ABS_INPUT) {
                 return Err(EngineError::RopeBase { base: number_text(rope.base) });
+            }
+            if let Some(f) = rope.fraction {
+                let dims = rope.rotary_dims(d_k);
+                if !(f > 0.0 && f <= 1.0) || dims < 2 || !dims.is_multiple_of(2) {
+                    return Err(EngineError::RopeFraction { fraction: number_text(f), d_k, dims });
+                }
+            }
+        }
+        let options = [
+            (scenario.scale, "scale", "1/√d_k when absent", Field::Scale),
+            (scenario.softcap, "softcap", "Gemma 2 caps at 50", Field::Softcap),
+        ];
+        for (value, what, usual, field) in options {
+            if let Some(v) = value.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= limits::MAX_ABS_INPUT)) {
+                return Err(EngineError::ScoreOption { what, value: number_text(v), usual, field });
+            }
+        }
+        if let Some(norm) = &scenario.qk_norm {
+            for (which, w) in [("q_weight", &norm.q_weight), ("k_weight", &norm.k_weight)] {
+                if !w.is_empty() && w.len() != d_k {
+                    return Err(EngineError::QkNormWeight { which, len: w.len(), d_k });
+                }
+                for (i, &v) in w.iter().enumerate() {
+                    check_number(v, Field::QkNorm, || format!("qk_norm.{which}[{i}]"))?;
+                }
+            }
+            let eps = norm.eps;
+            if !(eps.is_finite() && eps > 0.0 && eps <= limits::MAX_ABS_INPUT) {
+                let (what, usual, field) = ("QK-norm eps", "1e-6 is usual", Field::QkNorm);
+                return Err(EngineError::ScoreOption { what, value: number_text(eps), usual, field });
             }
         }
         if scenario.mask.window == Some(0) {
@@ -96,6 +126,23 @@ impl<'a> Plan<'a> {
 
     pub(super) fn layout(&self) -> Layout {
         Layout { cross: self.cross(), grouped: self.grouped() }
+    }
+
+    /// What the steps' PyTorch lines and words depend on besides their names.
+    pub(super) fn step_text(&self) -> StepText {
+        StepText {
+            layout: self.layout(),
+            fill: self.fill(),
+            rope: self.scenario.rope.map(|r| r.style),
+            causal: self.scenario.mask.causal,
+            scale: self.scenario.scale,
+            softcap: self.scenario.softcap,
+            qk_norm_eps: self.scenario.qk_norm.as_ref().map(|n| n.eps),
+            rotary_dims: self.scenario.rope.map(|r| r.rotary_dims(self.d_k)).filter(|&r| r < self.d_k),
+            d_model: self.d_model,
+            n_heads: self.n_heads,
+            d_k: self.d_k,
+        }
     }
 
     /// The query and key token axes: `T` twice in self-attention, `T_q` and `T_k` in

@@ -15,6 +15,7 @@ mod axis;
 mod text;
 
 pub use axis::Axis;
+pub use text::StepText;
 
 use std::fmt;
 use std::str::FromStr;
@@ -47,6 +48,10 @@ pub enum StepName {
     KHeads,
     /// Values split into heads, `(B, h, T_k, d_k)` (`(B, h_kv, T_k, d_k)` when grouped).
     VHeads,
+    /// QK-norm: each query head RMS-normalised and weighted, `(B, h, T_q, d_k)`.
+    QNorm,
+    /// QK-norm: each key head RMS-normalised and weighted, `(B, h_kv, T_k, d_k)`.
+    KNorm,
     /// RoPE: the query heads rotated at their positions, `(B, h, T_q, d_k)`.
     QRot,
     /// RoPE: the key heads rotated at their positions, `(B, h_kv, T_k, d_k)`.
@@ -58,8 +63,10 @@ pub enum StepName {
     VRep,
     /// `Q Kᵀ`, `(B, h, T_q, T_k)`.
     Scores,
-    /// `Q Kᵀ / √d_k`.
+    /// `Q Kᵀ / √d_k` (or `Q Kᵀ · scale`).
     Scaled,
+    /// Logit softcapping: `c·tanh(scaled / c)` (with a softcap only).
+    Capped,
     /// ALiBi's bias `m_h·(j − i)`, `(1, h, T_q, T_k)`, the same for every sentence.
     Alibi,
     /// `Q Kᵀ / √d_k + m_h·(j − i)`: the scaled scores with ALiBi's bias added.
@@ -103,8 +110,9 @@ impl StepName {
     /// Every step, in the order the engine computes them. A trace holds a subsequence:
     /// `pe`, `x_pe` and `x_kv_pe` only with positions, `x_kv` and `x_kv_pe` only in
     /// cross-attention, `q_rot` and `k_rot` only with RoPE, `k_rep` and `v_rep` only with
-    /// fewer key/value heads than query heads, `alibi` and `biased` only with ALiBi.
-    pub const ALL: [StepName; 24] = [
+    /// fewer key/value heads than query heads, `capped` only with a softcap, `alibi` and
+    /// `biased` only with ALiBi, `q_norm` and `k_norm` only with QK-norm.
+    pub const ALL: [StepName; 27] = [
         Self::X,
         Self::Pe,
         Self::XPe,
@@ -116,12 +124,15 @@ impl StepName {
         Self::QHeads,
         Self::KHeads,
         Self::VHeads,
+        Self::QNorm,
+        Self::KNorm,
         Self::QRot,
         Self::KRot,
         Self::KRep,
         Self::VRep,
         Self::Scores,
         Self::Scaled,
+        Self::Capped,
         Self::Alibi,
         Self::Biased,
         Self::Masked,
@@ -145,12 +156,15 @@ impl StepName {
             Self::QHeads => "q_heads",
             Self::KHeads => "k_heads",
             Self::VHeads => "v_heads",
+            Self::QNorm => "q_norm",
+            Self::KNorm => "k_norm",
             Self::QRot => "q_rot",
             Self::KRot => "k_rot",
             Self::KRep => "k_rep",
             Self::VRep => "v_rep",
             Self::Scores => "scores",
             Self::Scaled => "scaled",
+            Self::Capped => "capped",
             Self::Alibi => "alibi",
             Self::Biased => "biased",
             Self::Masked => "masked",
@@ -185,10 +199,12 @@ impl StepName {
             Self::Pe => [One, tq, DModel, One],
             Self::XKv | Self::XKvPe => [B, tk, DModel, One],
             Self::K | Self::V => [B, tk, kv_width, One],
-            Self::QHeads | Self::QRot | Self::Context => [B, H, tq, DK],
-            Self::KHeads | Self::VHeads | Self::KRot => [B, kv, tk, DK],
+            Self::QHeads | Self::QNorm | Self::QRot | Self::Context => [B, H, tq, DK],
+            Self::KHeads | Self::VHeads | Self::KNorm | Self::KRot => [B, kv, tk, DK],
             Self::KRep | Self::VRep => [B, H, tk, DK],
-            Self::Scores | Self::Scaled | Self::Biased | Self::Masked | Self::Weights => [B, H, tq, tk],
+            Self::Scores | Self::Scaled | Self::Capped | Self::Biased | Self::Masked | Self::Weights => {
+                [B, H, tq, tk]
+            }
             Self::Alibi => [One, H, tq, tk],
         }
     }
@@ -219,12 +235,15 @@ impl StepName {
             Self::QHeads
                 | Self::KHeads
                 | Self::VHeads
+                | Self::QNorm
+                | Self::KNorm
                 | Self::QRot
                 | Self::KRot
                 | Self::KRep
                 | Self::VRep
                 | Self::Scores
                 | Self::Scaled
+                | Self::Capped
                 | Self::Alibi
                 | Self::Biased
                 | Self::Masked
@@ -242,6 +261,7 @@ impl StepName {
             | Self::V
             | Self::KHeads
             | Self::VHeads
+            | Self::KNorm
             | Self::KRot
             | Self::KRep
             | Self::VRep => Role::Keys,
@@ -252,12 +272,18 @@ impl StepName {
     /// What the columns of that matrix stand for.
     pub const fn cols(self) -> Role {
         match self {
-            Self::Scores | Self::Scaled | Self::Alibi | Self::Biased | Self::Masked | Self::Weights => {
-                Role::Keys
-            }
+            Self::Scores
+            | Self::Scaled
+            | Self::Capped
+            | Self::Alibi
+            | Self::Biased
+            | Self::Masked
+            | Self::Weights => Role::Keys,
             Self::QHeads
             | Self::KHeads
             | Self::VHeads
+            | Self::QNorm
+            | Self::KNorm
             | Self::QRot
             | Self::KRot
             | Self::KRep
@@ -290,6 +316,16 @@ impl StepName {
     /// True for the steps that only exist with ALiBi.
     pub const fn is_alibi_only(self) -> bool {
         matches!(self, Self::Alibi | Self::Biased)
+    }
+
+    /// True for the steps that only exist with QK-norm.
+    pub const fn is_qk_norm_only(self) -> bool {
+        matches!(self, Self::QNorm | Self::KNorm)
+    }
+
+    /// True for the steps that only exist with a softcap.
+    pub const fn is_softcap_only(self) -> bool {
+        matches!(self, Self::Capped)
     }
 }
 

@@ -1,27 +1,67 @@
 //! What a step says: the PyTorch line a reader of the tutorials would write for it, and
 //! the step in words with the sizes that make it concrete.
 
-use super::StepName;
+use super::{Layout, StepName};
 use crate::scenario::{Fill, RopeStyle};
 
-impl StepName {
-    /// The PyTorch line a reader of the tutorials would write for this step. In
-    /// cross-attention (`cross`) the keys and values are projected from `x_kv`, and the
-    /// lengths are written `T_q` and `T_k`, as in the step's axes. RoPE is written in the
-    /// style of `rope` (Hugging Face's `rotate_half` by default).
-    pub fn pytorch(self, fill: Fill, cross: bool) -> String {
-        self.pytorch_in(fill, cross, None)
-    }
+/// What a step's PyTorch line and words depend on besides its name: the run's layout,
+/// fill, RoPE style, mask and sizes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepText {
+    /// Self- or cross-attention, grouped heads or not.
+    pub layout: Layout,
+    /// What a blocked score becomes.
+    pub fill: Fill,
+    /// RoPE's pairing (Hugging Face's `rotate_half` is written when `None`).
+    pub rope: Option<RopeStyle>,
+    /// A causal mask: ALiBi's bias is `m·(j − i)` with one, `−m·|i − j|` without.
+    pub causal: bool,
+    /// The factor the scores are multiplied by, when not `1/√d_k`.
+    pub scale: Option<f64>,
+    /// Logit softcapping's `c`, if any.
+    pub softcap: Option<f64>,
+    /// QK-norm's ε, when there is QK-norm.
+    pub qk_norm_eps: Option<f64>,
+    /// RoPE's rotated dimensions `r`, when a rotary fraction leaves some of `d_k` unturned.
+    pub rotary_dims: Option<usize>,
+    /// `d_model`.
+    pub d_model: usize,
+    /// `h`.
+    pub n_heads: usize,
+    /// `d_k`.
+    pub d_k: usize,
+}
 
-    /// [`StepName::pytorch`], with the RoPE style of the run.
-    pub fn pytorch_in(self, fill: Fill, cross: bool, rope: Option<RopeStyle>) -> String {
+impl StepName {
+    /// The PyTorch line a reader of the tutorials would write for this step, one that runs
+    /// on the step's inputs and gives the step's tensor. In cross-attention the keys and
+    /// values are projected from `x_kv`, and the lengths are written `T_q` and `T_k`, as in
+    /// the step's axes; with grouped heads the keys and values split into `h_kv` heads, as
+    /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
+    /// `rotate_half` when `None`).
+    pub fn pytorch(self, text: &StepText) -> String {
+        let StepText { layout, fill, rope, causal, scale, rotary_dims, .. } = *text;
+        let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
-        let rotate = |x: &str| match rope {
-            Some(RopeStyle::Interleaved) => format!(
+        // The key/value heads: `h_kv` of them when grouped (a view into `h` would need
+        // h·d_k numbers per token where there are h_kv·d_k).
+        let h_kv = if layout.grouped { "h_kv" } else { "h" };
+        let rotate = |x: &str| {
+            match (rope, rotary_dims) {
+            (Some(RopeStyle::Interleaved), None) => format!(
                 "{x} = torch.view_as_real(torch.view_as_complex({x}.reshape(*{x}.shape[:-1], -1, 2)) * \
                  freqs_cis).flatten(-2)"
             ),
+            (Some(RopeStyle::Interleaved), Some(_)) => format!(
+                "{x} = torch.cat([torch.view_as_real(torch.view_as_complex({x}[..., :r].reshape(*{x}.shape[:-1], -1, 2)) \
+                 * freqs_cis).flatten(-2), {x}[..., r:]], dim=-1)"
+            ),
+            // GPT-NeoX's and Phi's partial rotary: the first r dimensions turn, the rest pass
+            (_, Some(_)) => {
+                format!("{x} = torch.cat([{x}[..., :r] * cos + rotate_half({x}[..., :r]) * sin, {x}[..., r:]], dim=-1)")
+            }
             _ => format!("{x} = {x} * cos + rotate_half({x}) * sin"),
+        }
         };
         let line = match self {
             Self::X => "x = embedding(tokens)",
@@ -33,16 +73,31 @@ impl StepName {
             Self::K => return format!("k = self.w_k({kv})"),
             Self::V => return format!("v = self.w_v({kv})"),
             Self::QHeads => return format!("q = q.view(B, {t_q}, h, d_k).transpose(1, 2)"),
-            Self::KHeads => return format!("k = k.view(B, {t_k}, h, d_k).transpose(1, 2)"),
-            Self::VHeads => return format!("v = v.view(B, {t_k}, h, d_k).transpose(1, 2)"),
+            Self::KHeads => return format!("k = k.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
+            Self::VHeads => return format!("v = v.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
+            Self::QNorm => "q = self.q_norm(q)",
+            Self::KNorm => "k = self.k_norm(k)",
             Self::QRot => return rotate("q"),
             Self::KRot => return rotate("k"),
             Self::KRep => "k = k.repeat_interleave(h // h_kv, dim=1)",
             Self::VRep => "v = v.repeat_interleave(h // h_kv, dim=1)",
-            Self::Alibi => "alibi = slopes.view(1, h, 1, 1) * (j - i)  # j - i: key minus query position",
+            Self::Alibi if causal => {
+                return format!(
+                    "alibi = slopes.view(1, h, 1, 1) * (torch.arange({t_k}) - torch.arange({t_q}).view(-1, 1))  \
+                     # key minus query position"
+                )
+            }
+            Self::Alibi => {
+                return format!(
+                    "alibi = -slopes.view(1, h, 1, 1) * (torch.arange({t_k}) - torch.arange({t_q}).view(-1, 1)).abs()  \
+                     # symmetric: no mask hides the later keys"
+                )
+            }
             Self::Biased => "scores = scores + alibi",
             Self::Scores => "scores = q @ k.transpose(-2, -1)",
+            Self::Scaled if scale.is_some() => "scores = scores * scale",
             Self::Scaled => "scores = scores / math.sqrt(d_k)",
+            Self::Capped => "scores = softcap * torch.tanh(scores / softcap)",
             Self::Masked => {
                 return format!("scores = scores.masked_fill(mask.unsqueeze(1), {})", fill.pytorch())
             }
@@ -57,7 +112,21 @@ impl StepName {
     }
 
     /// The step in words, with the sizes that make it concrete.
-    pub fn words(self, d_model: usize, n_heads: usize, d_k: usize, fill: Fill) -> String {
+    pub fn words(self, text: &StepText) -> String {
+        let StepText {
+            layout,
+            d_model,
+            n_heads,
+            d_k,
+            fill,
+            causal,
+            scale,
+            softcap,
+            qk_norm_eps,
+            rotary_dims,
+            ..
+        } = *text;
+        let eps = qk_norm_eps.unwrap_or(crate::scenario::QkNorm::DEFAULT_EPS);
         match self {
             Self::X => {
                 "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
@@ -85,11 +154,29 @@ impl StepName {
                     "Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h"
                 )
             }
+            Self::KHeads if layout.grouped => {
+                "Split the keys the same way, into h_kv heads of d_k (grouped-query attention: fewer key heads)"
+                    .into()
+            }
+            Self::VHeads if layout.grouped => "Split the values the same way, into h_kv heads of d_k".into(),
             Self::KHeads => "The same split for the keys".into(),
             Self::VHeads => "The same split for the values".into(),
-            Self::QRot => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, \
-                           θ_i = base^(−2i/d_k)"
-                .into(),
+            Self::QNorm => format!(
+                "QK-norm: RMSNorm of each query head over its d_k = {d_k} numbers, w · q / √(mean(q²) + ε) with \
+                 ε = {eps} and a learned weight w of d_k numbers, before RoPE: the scores cannot grow with the \
+                 queries' size (Qwen3, Gemma 3)"
+            ),
+            Self::KNorm => "The same RMSNorm for each key head, with the keys' own weight".into(),
+            Self::QRot => match rotary_dims {
+                Some(r) => format!(
+                    "RoPE on the first r = {r} of a query head's d_k = {d_k} dimensions (a rotary fraction, as in \
+                     GPT-NeoX and Phi): turn each of their pairs by its position × θ_i, θ_i = base^(−2i/r); the \
+                     other {} pass unchanged",
+                    d_k - r
+                ),
+                None => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, θ_i = base^(−2i/d_k)"
+                    .into(),
+            },
             Self::KRot => "RoPE: turn each key the same way at its own position, so a query·key product \
                            depends only on how far apart they are"
                 .into(),
@@ -97,12 +184,30 @@ impl StepName {
                            query head i reads key head ⌊i / (h / h_kv)⌋"
                 .into(),
             Self::VRep => "Repeat each value head for its group of query heads the same way".into(),
-            Self::Alibi => "ALiBi's bias m_h·(j − i): 0 for the query's own position, more negative the \
-                            farther back the key, with a slope m_h per head"
+            Self::Alibi if causal => "ALiBi's bias m_h·(j − i): 0 for the query's own position, more negative \
+                                      the farther back the key, with a slope m_h per head"
+                .into(),
+            Self::Alibi => "ALiBi's bias without a causal mask, −m_h·|i − j|: more negative the farther the key, \
+                            before or after the query (the symmetric form of bidirectional ALiBi, MosaicBERT, \
+                            Portes et al., 2023), with a slope m_h per head. The paper's m_h·(j − i) would reward \
+                            every later key"
                 .into(),
             Self::Biased => "Add ALiBi's bias to the scaled scores".into(),
             Self::Scores => "Dot every query with every key, in each head: Q Kᵀ".into(),
-            Self::Scaled => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
+            Self::Scaled => match scale {
+                Some(s) => format!(
+                    "Multiply by the scale {s} in place of 1/√d_k = 1/√{d_k} = {:.4} (Gemma 2's \
+                     query_pre_attn_scalar^(−1/2))",
+                    1.0 / (d_k as f64).sqrt()
+                ),
+                None => format!("Divide by √d_k = √{d_k} = {:.4}", (d_k as f64).sqrt()),
+            },
+            // `capped` is only recorded with a softcap; without one the words say what it would be
+            Self::Capped => format!(
+                "Softcap: c·tanh(s / c){}, close to s while |s| is small, never beyond ±c, so no score can \
+                 dominate the softmax (Gemma 2's attn_logit_softcapping)",
+                softcap.map_or(String::new(), |c| format!(" with c = {c}"))
+            ),
             Self::Masked => format!(
                 "Replace every blocked score by {} (masked_fill; the mask is the same for every head)",
                 fill.pytorch()

@@ -93,6 +93,15 @@ pub struct Trace {
     /// ALiBi's slope per head, when its bias was added (`alibi`, `biased`); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alibi_slopes: Vec<f64>,
+    /// The factor the scores were multiplied by in place of `1/√d_k`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
+    /// Logit softcapping's `c`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softcap: Option<f64>,
+    /// QK-norm's weights and ε, when the heads were normalised (`q_norm`, `k_norm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qk_norm: Option<crate::scenario::QkNorm>,
     /// Names of the embedding dimensions when a lexicon space was used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_names: Option<Vec<Cow<'static, str>>>,

@@ -1,7 +1,7 @@
 //! What the engine's integration tests share: the random-scenario generator.
 
 use attention_engine::{
-    ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, Rope, RopeStyle, Scenario,
+    ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, QkNorm, Rope, RopeStyle, Scenario,
 };
 use proptest::prelude::*;
 
@@ -11,17 +11,27 @@ pub fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
 }
 
 /// The options of today's models, drawn independently: `(h_kv choice, RoPE choice, RoPE
-/// base choice, ALiBi, window)`. A choice that does not fit the sizes (h_kv must divide
-/// h, RoPE needs an even d_k) falls back to the plain option.
-fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usize>)> {
-    (0usize..4, 0usize..3, 0usize..3, any::<bool>(), prop::option::of(1usize..=4))
+/// base choice, ALiBi, window, scale, softcap)`. A choice that does not fit the sizes
+/// (h_kv must divide h, RoPE needs an even d_k) falls back to the plain option.
+#[allow(clippy::type_complexity)]
+fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usize>, Option<f64>, Option<f64>)>
+{
+    (
+        0usize..4,
+        0usize..3,
+        0usize..3,
+        any::<bool>(),
+        prop::option::of(1usize..=4),
+        prop::option::of(0.05f64..2.0),
+        prop::option::of(0.5f64..20.0),
+    )
 }
 
 /// Random scenarios with odd sizes, so a swapped axis cannot hide: B ∈ 1..=3, T ∈ 1..=7,
 /// h ∈ 1..=4, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
 /// combination with and without a sliding window, self- and cross-attention (T_k ∈ 1..=7
 /// independent of T_q), with and without positions, with h_kv any divisor of h, RoPE in
-/// both styles (when d_k is even) and ALiBi.
+/// both styles (when d_k is even), ALiBi, a scale, a softcap and QK-norm.
 pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
     let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
     (
@@ -47,6 +57,10 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 },
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
                 prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
+                prop::option::of((
+                    prop::collection::vec(0.2f64..2.0, 2 * d_k),
+                    prop::sample::select(vec![1e-6, 0.5]),
+                )),
                 Just((d, h, causal, padding, large, positions)),
                 Just((d_k, modern)),
             )
@@ -57,10 +71,11 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 kv_sentences,
                 vectors,
                 params,
+                qk_norm,
                 (d, h, causal, padding, large, positions),
                 modern,
             )| {
-                let (d_k, (kv_choice, rope_choice, base_choice, alibi, window)) = modern;
+                let (d_k, (kv_choice, rope_choice, base_choice, alibi, window, scale, softcap)) = modern;
                 let divisors: Vec<usize> = (1..=h).filter(|g| h % g == 0).collect();
                 let h_kv = divisors[kv_choice % divisors.len()];
                 let kv = h_kv * d_k;
@@ -69,7 +84,12 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     2 if d_k % 2 == 0 => Some(RopeStyle::Interleaved),
                     _ => None,
                 }
-                .map(|style| Rope { style, base: [10000.0, 100.0, 7.5][base_choice] });
+                // a rotary fraction of one half when it leaves an even number of dimensions
+                .map(|style| Rope {
+                    style,
+                    base: [10000.0, 100.0, 7.5][base_choice],
+                    fraction: (base_choice == 1 && d_k % 4 == 0).then_some(0.5),
+                });
                 let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
                 let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
                 let (m, rest) = params.split_at(8 * d * d);
@@ -102,6 +122,12 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     n_kv_heads: (h_kv != h).then_some(h_kv),
                     rope,
                     alibi,
+                    scale,
+                    softcap,
+                    qk_norm: qk_norm.map(|(w, eps)| {
+                        let (q_weight, k_weight) = w.split_at(w.len() / 2);
+                        QkNorm { q_weight: q_weight.to_vec(), k_weight: k_weight.to_vec(), eps }
+                    }),
                 }
             },
         )
