@@ -223,170 +223,210 @@ impl Goal {
         self.try_check(trace).unwrap_or_else(Progress::unmet)
     }
 
+    /// The goal's own check: one function per kind. An `Err` is the reason the goal could
+    /// not be measured on this trace, which [`Goal::check`] turns into an unmet [`Progress`].
     fn try_check(&self, trace: &Trace) -> Result<Progress, String> {
         match self {
             Goal::AttendMost { query, key, head, sentence } => {
-                heads_ok(trace, *head)?;
-                let b = *sentence;
-                let i = queries(trace, b, query)?[0];
-                let row = weights_row(trace, b, *head, i).ok_or("no weights for this query")?;
-                let keys = trace.key_tokens(b);
-                let lk = key.to_lowercase();
-                let is_key = |j: usize| keys.get(j).is_some_and(|t| t.to_lowercase() == lk);
-                if !keys.iter().any(|t| t.to_lowercase() == lk) {
-                    return Err(format!("\"{key}\" is not among the keys of sentence {}", b + 1));
-                }
-                let on_key = (0..row.len()).filter(|&j| is_key(j)).map(|j| row[j]).fold(f64::NAN, f64::max);
-                let (best_other, other) = (0..row.len())
-                    .filter(|&j| !is_key(j))
-                    .map(|j| (row[j], keys.get(j).cloned().unwrap_or_default()))
-                    .fold(
-                        (f64::NAN, String::new()),
-                        |acc, x| if acc.0.is_nan() || x.0 > acc.0 { x } else { acc },
-                    );
-                let top = trace.top_keys(b, *head, i);
-                let met = !top.is_empty() && top.iter().all(|&j| is_key(j));
-                let words = if other.is_empty() {
-                    format!("{query} → {key}: {}", num(on_key))
-                } else {
-                    format!(
-                        "{query} → {key}: {}; the most on another key is {} (on \"{other}\")",
-                        num(on_key),
-                        num(best_other)
-                    )
-                };
-                Ok(Progress { met, measured: on_key, asked: best_other, words })
+                attend_most(trace, query, key, *head, *sentence)
             }
             Goal::WeightAtLeast { query, key, at_least, head, sentence } => {
-                let (w, q) = weight_on(trace, query, key, *head, *sentence, true)?;
-                let met = w >= *at_least;
-                Ok(Progress {
-                    met,
-                    measured: w,
-                    asked: *at_least,
-                    words: format!("{q} → {key}: {} of the {} asked", num(w), num(*at_least)),
-                })
+                weight_at_least(trace, query, key, *at_least, *head, *sentence)
             }
             Goal::WeightAtMost { query, key, at_most, head, sentence } => {
-                let (w, q) = weight_on(trace, query, key, *head, *sentence, false)?;
-                let met = w <= *at_most;
-                Ok(Progress {
-                    met,
-                    measured: w,
-                    asked: *at_most,
-                    words: format!("{q} → {key}: {}, at most {} asked", num(w), num(*at_most)),
-                })
+                weight_at_most(trace, query, key, *at_most, *head, *sentence)
             }
-            Goal::UniformRows { tol, sentence } => {
-                let b = *sentence;
-                let len = trace.query_length(b);
-                let mut worst = 0.0_f64;
-                let mut any = false;
-                for head in 0..trace.sizes.n_heads {
-                    for i in 0..len {
-                        let row = weights_row(trace, b, head, i).ok_or("no weights")?;
-                        let t = row.len() as f64;
-                        for w in row {
-                            any = true;
-                            let d = (w - 1.0 / t).abs();
-                            worst = if d.is_nan() { f64::INFINITY } else { worst.max(d) };
-                        }
-                    }
-                }
-                if !any {
-                    return Err(format!("sentence {} has no weights", b + 1));
-                }
-                let t = trace.key_tokens(b).len();
-                Ok(Progress {
-                    met: worst <= *tol,
-                    measured: worst,
-                    asked: *tol,
-                    words: format!("farthest weight from 1/{t}: {} away, {tol} allowed", num(worst)),
-                })
-            }
+            Goal::UniformRows { tol, sentence } => uniform_rows(trace, *tol, *sentence),
             Goal::PreviousToken { at_least, head, sentence } => {
-                heads_ok(trace, *head)?;
-                let b = *sentence;
-                let len = trace.query_length(b);
-                let mut worst: Option<(f64, usize)> = None;
-                for i in 1..len {
-                    let row = weights_row(trace, b, *head, i).ok_or("no weights")?;
-                    let w = row.get(i - 1).copied().unwrap_or(f64::NAN);
-                    if worst.is_none_or(|(v, _)| w.is_nan() || w < v) {
-                        worst = Some((w, i));
-                    }
-                }
-                let (w, i) = worst.ok_or("the sentence needs at least two tokens")?;
-                let toks = trace.query_tokens(b);
-                let name = |k: usize| toks.get(k).cloned().unwrap_or_default();
-                Ok(Progress {
-                    met: w >= *at_least,
-                    measured: w,
-                    asked: *at_least,
-                    words: format!(
-                        "weakest: {} → {}: {} of the {} asked",
-                        name(i),
-                        name(i - 1),
-                        num(w),
-                        num(*at_least)
-                    ),
-                })
+                previous_token(trace, *at_least, *head, *sentence)
             }
-            Goal::OutputEquals { token, tol, sentence } => {
-                let b = *sentence;
-                let i = queries(trace, b, token)?[0];
-                let x = trace.step(StepName::X).and_then(|s| s.matrix(b, 0)).ok_or("no x")?;
-                let out = trace.step(StepName::Output).and_then(|s| s.matrix(b, 0)).ok_or("no output")?;
-                if i >= x.nrows() || i >= out.nrows() || x.ncols() != out.ncols() {
-                    return Err("no output row for this token".into());
-                }
-                let d = x.row(i).iter().zip(out.row(i).iter()).map(|(a, o)| (a - o).abs()).fold(
-                    0.0,
-                    |m: f64, d| {
-                        if d.is_nan() {
-                            f64::INFINITY
-                        } else {
-                            m.max(d)
-                        }
-                    },
-                );
-                Ok(Progress {
-                    met: d <= *tol,
-                    measured: d,
-                    asked: *tol,
-                    words: format!("{token}: output differs from its embedding by {}, {tol} allowed", num(d)),
-                })
-            }
-            Goal::HeadsDiffer { query, heads, sentence } => {
-                let b = *sentence;
-                heads_ok(trace, heads[0])?;
-                heads_ok(trace, heads[1])?;
-                let i = queries(trace, b, query)?[0];
-                let a = trace.top_keys(b, heads[0], i);
-                let c = trace.top_keys(b, heads[1], i);
-                let keys = trace.key_tokens(b);
-                let names = |v: &[usize]| {
-                    v.iter()
-                        .map(|&j| keys.get(j).cloned().unwrap_or_default())
-                        .collect::<Vec<_>>()
-                        .join(" = ")
-                };
-                let shared = a.iter().filter(|j| c.contains(j)).count();
-                let met = !a.is_empty() && !c.is_empty() && shared == 0;
-                Ok(Progress {
-                    met,
-                    measured: shared as f64,
-                    asked: 0.0,
-                    words: format!(
-                        "{query}: head {} → {}, head {} → {}{}",
-                        heads[0] + 1,
-                        names(&a),
-                        heads[1] + 1,
-                        names(&c),
-                        if met { "" } else { " (not different yet)" }
-                    ),
-                })
+            Goal::OutputEquals { token, tol, sentence } => output_equals(trace, token, *tol, *sentence),
+            Goal::HeadsDiffer { query, heads, sentence } => heads_differ(trace, query, *heads, *sentence),
+        }
+    }
+}
+
+/// [`Goal::AttendMost`]: every key that ties for `query`'s largest weight (the one answer
+/// of [`Trace::top_keys`]) is an occurrence of `key`, so a tie with another word is not
+/// met. Measures the weight on `key` (its largest occurrence) and reports, as `asked`, the
+/// largest weight on any other key: the number the learner has to beat.
+fn attend_most(trace: &Trace, query: &str, key: &str, head: usize, b: usize) -> Result<Progress, String> {
+    heads_ok(trace, head)?;
+    let i = queries(trace, b, query)?[0];
+    let row = weights_row(trace, b, head, i).ok_or("no weights for this query")?;
+    let keys = trace.key_tokens(b);
+    let lk = key.to_lowercase();
+    let is_key = |j: usize| keys.get(j).is_some_and(|t| t.to_lowercase() == lk);
+    if !keys.iter().any(|t| t.to_lowercase() == lk) {
+        return Err(format!("\"{key}\" is not among the keys of sentence {}", b + 1));
+    }
+    let on_key = (0..row.len()).filter(|&j| is_key(j)).map(|j| row[j]).fold(f64::NAN, f64::max);
+    let (best_other, other) = (0..row.len())
+        .filter(|&j| !is_key(j))
+        .map(|j| (row[j], keys.get(j).cloned().unwrap_or_default()))
+        .fold((f64::NAN, String::new()), |acc, x| if acc.0.is_nan() || x.0 > acc.0 { x } else { acc });
+    let top = trace.top_keys(b, head, i);
+    let met = !top.is_empty() && top.iter().all(|&j| is_key(j));
+    let words = if other.is_empty() {
+        format!("{query} → {key}: {}", num(on_key))
+    } else {
+        format!(
+            "{query} → {key}: {}; the most on another key is {} (on \"{other}\")",
+            num(on_key),
+            num(best_other)
+        )
+    };
+    Ok(Progress { met, measured: on_key, asked: best_other, words })
+}
+
+/// [`Goal::WeightAtLeast`]: the weakest of the goal's queries (the only one, or every real
+/// query for `"*"`) puts at least `at_least` on `key`, summed over the word's occurrences.
+/// The weakest query is the one named in the words, since it is the one still to fix.
+fn weight_at_least(
+    trace: &Trace,
+    query: &str,
+    key: &str,
+    at_least: f64,
+    head: usize,
+    b: usize,
+) -> Result<Progress, String> {
+    let (w, q) = weight_on(trace, query, key, head, b, true)?;
+    let met = w >= at_least;
+    Ok(Progress {
+        met,
+        measured: w,
+        asked: at_least,
+        words: format!("{q} → {key}: {} of the {} asked", num(w), num(at_least)),
+    })
+}
+
+/// [`Goal::WeightAtMost`]: the strongest of the goal's queries puts at most `at_most` on
+/// `key`, summed over the word's occurrences; that query is the one named in the words.
+fn weight_at_most(
+    trace: &Trace,
+    query: &str,
+    key: &str,
+    at_most: f64,
+    head: usize,
+    b: usize,
+) -> Result<Progress, String> {
+    let (w, q) = weight_on(trace, query, key, head, b, false)?;
+    let met = w <= at_most;
+    Ok(Progress {
+        met,
+        measured: w,
+        asked: at_most,
+        words: format!("{q} → {key}: {}, at most {} asked", num(w), num(at_most)),
+    })
+}
+
+/// [`Goal::UniformRows`]: every weight of every real query of sentence `b`, in every head,
+/// is within `tol` of 1/T (T the row's length, so masked rows are judged by their own
+/// width). Measures the largest distance; a NaN weight counts as infinitely far, so a
+/// fully masked row never passes.
+fn uniform_rows(trace: &Trace, tol: f64, b: usize) -> Result<Progress, String> {
+    let len = trace.query_length(b);
+    let mut worst = 0.0_f64;
+    let mut any = false;
+    for head in 0..trace.sizes.n_heads {
+        for i in 0..len {
+            let row = weights_row(trace, b, head, i).ok_or("no weights")?;
+            let t = row.len() as f64;
+            for w in row {
+                any = true;
+                let d = (w - 1.0 / t).abs();
+                worst = if d.is_nan() { f64::INFINITY } else { worst.max(d) };
             }
         }
     }
+    if !any {
+        return Err(format!("sentence {} has no weights", b + 1));
+    }
+    let t = trace.key_tokens(b).len();
+    Ok(Progress {
+        met: worst <= tol,
+        measured: worst,
+        asked: tol,
+        words: format!("farthest weight from 1/{t}: {} away, {tol} allowed", num(worst)),
+    })
+}
+
+/// [`Goal::PreviousToken`]: every real query after the first puts at least `at_least` on
+/// the key just before it, in `head`. Measures the weakest such weight (NaN counts as the
+/// weakest) and names that pair, the one still to fix.
+fn previous_token(trace: &Trace, at_least: f64, head: usize, b: usize) -> Result<Progress, String> {
+    heads_ok(trace, head)?;
+    let len = trace.query_length(b);
+    let mut worst: Option<(f64, usize)> = None;
+    for i in 1..len {
+        let row = weights_row(trace, b, head, i).ok_or("no weights")?;
+        let w = row.get(i - 1).copied().unwrap_or(f64::NAN);
+        if worst.is_none_or(|(v, _)| w.is_nan() || w < v) {
+            worst = Some((w, i));
+        }
+    }
+    let (w, i) = worst.ok_or("the sentence needs at least two tokens")?;
+    let toks = trace.query_tokens(b);
+    let name = |k: usize| toks.get(k).cloned().unwrap_or_default();
+    Ok(Progress {
+        met: w >= at_least,
+        measured: w,
+        asked: at_least,
+        words: format!("weakest: {} → {}: {} of the {} asked", name(i), name(i - 1), num(w), num(at_least)),
+    })
+}
+
+/// [`Goal::OutputEquals`]: the output row of `token` (its first occurrence) equals its
+/// input embedding `x` within `tol`, in the largest absolute difference of any entry (NaN
+/// counts as infinite). This is what "the head keeps the token as it is" means on the page.
+fn output_equals(trace: &Trace, token: &str, tol: f64, b: usize) -> Result<Progress, String> {
+    let i = queries(trace, b, token)?[0];
+    let x = trace.step(StepName::X).and_then(|s| s.matrix(b, 0)).ok_or("no x")?;
+    let out = trace.step(StepName::Output).and_then(|s| s.matrix(b, 0)).ok_or("no output")?;
+    if i >= x.nrows() || i >= out.nrows() || x.ncols() != out.ncols() {
+        return Err("no output row for this token".into());
+    }
+    let d = x.row(i).iter().zip(out.row(i).iter()).map(|(a, o)| (a - o).abs()).fold(0.0, |m: f64, d| {
+        if d.is_nan() {
+            f64::INFINITY
+        } else {
+            m.max(d)
+        }
+    });
+    Ok(Progress {
+        met: d <= tol,
+        measured: d,
+        asked: tol,
+        words: format!("{token}: output differs from its embedding by {}, {tol} allowed", num(d)),
+    })
+}
+
+/// [`Goal::HeadsDiffer`]: the keys that tie for `query`'s largest weight in head
+/// `heads[0]` and in head `heads[1]` have none in common (and neither set is empty), so
+/// the two heads look at different words. Measures how many top keys they share.
+fn heads_differ(trace: &Trace, query: &str, heads: [usize; 2], b: usize) -> Result<Progress, String> {
+    heads_ok(trace, heads[0])?;
+    heads_ok(trace, heads[1])?;
+    let i = queries(trace, b, query)?[0];
+    let a = trace.top_keys(b, heads[0], i);
+    let c = trace.top_keys(b, heads[1], i);
+    let keys = trace.key_tokens(b);
+    let names = |v: &[usize]| {
+        v.iter().map(|&j| keys.get(j).cloned().unwrap_or_default()).collect::<Vec<_>>().join(" = ")
+    };
+    let shared = a.iter().filter(|j| c.contains(j)).count();
+    let met = !a.is_empty() && !c.is_empty() && shared == 0;
+    Ok(Progress {
+        met,
+        measured: shared as f64,
+        asked: 0.0,
+        words: format!(
+            "{query}: head {} → {}, head {} → {}{}",
+            heads[0] + 1,
+            names(&a),
+            heads[1] + 1,
+            names(&c),
+            if met { "" } else { " (not different yet)" }
+        ),
+    })
 }
