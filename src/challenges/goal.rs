@@ -430,3 +430,222 @@ fn heads_differ(trace: &Trace, query: &str, heads: [usize; 2], b: usize) -> Resu
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    //! One passing and one failing configuration per goal kind. Every scenario uses
+    //! identity projections, so query i's score for key j is `x_i · x_j / √d_k`, and in a
+    //! two-key row the weight on the key with the larger score is `σ(Δ) = 1 / (1 + e^-Δ)`,
+    //! Δ the difference of the two scores. The expected numbers below are worked out that
+    //! way, not read back from the engine.
+
+    use super::*;
+    use crate::engine::{run, Scenario};
+
+    /// The trace of `sentences` with identity projections, no positions, and these
+    /// embeddings.
+    fn trace(sentences: &[&str], d_model: usize, n_heads: usize, emb: &[(&str, &[f64])]) -> Trace {
+        let mut s = Scenario::identity(sentences, d_model, n_heads);
+        s.embeddings = emb.iter().map(|(w, v)| (w.to_string(), v.to_vec())).collect();
+        run(&s).unwrap()
+    }
+
+    /// "a b" with a = [1, 0] and b = [2, 0], d_k = 2. Query a scores [1, 2]/√2, so it puts
+    /// σ(1/√2) ≈ 0.670 on b; query b scores [2, 4]/√2, so it puts σ(√2) ≈ 0.804 on b.
+    fn ab() -> Trace {
+        trace(&["a b"], 2, 1, &[("a", &[1.0, 0.0]), ("b", &[2.0, 0.0])])
+    }
+
+    fn sigma(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    fn close(got: f64, want: f64) {
+        assert!((got - want).abs() < 1e-12, "got {got}, want {want}");
+    }
+
+    fn goal(json: &str) -> Goal {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn attend_most_needs_the_key_alone_on_top() {
+        let a_on_b = sigma(1.0 / 2f64.sqrt());
+        let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "b"}"#).check(&ab());
+        assert!(p.met);
+        close(p.measured, a_on_b);
+        close(p.asked, 1.0 - a_on_b);
+        assert_eq!(p.words, "a → b: 0.67; the most on another key is 0.33 (on \"a\")");
+
+        let p = goal(r#"{"kind": "attend_most", "query": "b", "key": "b"}"#).check(&ab());
+        assert!(p.met);
+        close(p.measured, sigma(2f64.sqrt()));
+        assert_eq!(p.words, "b → b: 0.80; the most on another key is 0.20 (on \"a\")");
+
+        let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "a"}"#).check(&ab());
+        assert!(!p.met);
+        close(p.measured, 1.0 - a_on_b);
+        close(p.asked, a_on_b);
+        assert_eq!(p.words, "a → a: 0.33; the most on another key is 0.67 (on \"b\")");
+
+        // Zero vectors: every score is 0, so a and b tie at 1/2 and b is not alone on top.
+        let tie = trace(&["a b"], 2, 1, &[("a", &[0.0, 0.0]), ("b", &[0.0, 0.0])]);
+        let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "b"}"#).check(&tie);
+        assert!(!p.met);
+        assert_eq!((p.measured, p.asked), (0.5, 0.5));
+
+        let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "zzz"}"#).check(&ab());
+        assert!(!p.met && p.measured.is_nan());
+        assert_eq!(p.words, "\"zzz\" is not among the keys of sentence 1");
+    }
+
+    #[test]
+    fn weight_at_least_takes_the_weakest_query_and_sums_repeated_keys() {
+        let a_on_b = sigma(1.0 / 2f64.sqrt());
+        let p =
+            goal(r#"{"kind": "weight_at_least", "query": "a", "key": "b", "at_least": 0.6}"#).check(&ab());
+        assert!(p.met);
+        close(p.measured, a_on_b);
+        assert_eq!(p.asked, 0.6);
+        assert_eq!(p.words, "a → b: 0.67 of the 0.60 asked");
+
+        // Every query: a (0.670 on b) is weaker than b (0.804 on b), so a is the one named.
+        let p =
+            goal(r#"{"kind": "weight_at_least", "query": "*", "key": "b", "at_least": 0.7}"#).check(&ab());
+        assert!(!p.met);
+        close(p.measured, a_on_b);
+        assert_eq!(p.words, "a → b: 0.67 of the 0.70 asked");
+
+        // "a b b": a's scores are [1, 2, 2]/√2, and the two b's together get
+        // 2e^(2/√2) / (e^(1/√2) + 2e^(2/√2)) = 2 / (e^(-1/√2) + 2) ≈ 0.802.
+        let abb = trace(&["a b b"], 2, 1, &[("a", &[1.0, 0.0]), ("b", &[2.0, 0.0])]);
+        let p = goal(r#"{"kind": "weight_at_least", "query": "a", "key": "b", "at_least": 0.8}"#).check(&abb);
+        assert!(p.met);
+        close(p.measured, 2.0 / ((-1.0 / 2f64.sqrt()).exp() + 2.0));
+    }
+
+    #[test]
+    fn weight_at_most_takes_the_strongest_query() {
+        let b_on_b = sigma(2f64.sqrt());
+        let p = goal(r#"{"kind": "weight_at_most", "query": "*", "key": "b", "at_most": 0.81}"#).check(&ab());
+        assert!(p.met);
+        close(p.measured, b_on_b);
+        assert_eq!(p.asked, 0.81);
+        assert_eq!(p.words, "b → b: 0.80, at most 0.81 asked");
+
+        let p = goal(r#"{"kind": "weight_at_most", "query": "*", "key": "b", "at_most": 0.7}"#).check(&ab());
+        assert!(!p.met);
+        close(p.measured, b_on_b);
+        assert_eq!(p.words, "b → b: 0.80, at most 0.70 asked");
+    }
+
+    #[test]
+    fn uniform_rows_measures_the_farthest_weight_in_every_head() {
+        let zero = trace(&["a b"], 2, 1, &[("a", &[0.0, 0.0]), ("b", &[0.0, 0.0])]);
+        let p = goal(r#"{"kind": "uniform_rows", "tol": 1e-6}"#).check(&zero);
+        assert!(p.met);
+        assert_eq!((p.measured, p.asked), (0.0, 1e-6));
+        assert_eq!(p.words, "farthest weight from 1/2: 0.00 away, 0.000001 allowed");
+
+        // The farthest weight is query b's σ(√2) on b, σ(√2) - 1/2 ≈ 0.304 from 1/2.
+        let p = goal(r#"{"kind": "uniform_rows"}"#).check(&ab());
+        assert!(!p.met);
+        close(p.measured, sigma(2f64.sqrt()) - 0.5);
+        assert_eq!(p.asked, 0.01);
+        assert_eq!(p.words, "farthest weight from 1/2: 0.30 away, 0.01 allowed");
+
+        // Two heads: head 1 reads the zero first halves (uniform), head 2 the second halves,
+        // which are ab()'s vectors again: the second head alone fails the goal.
+        let two = trace(&["a b"], 4, 2, &[("a", &[0.0, 0.0, 1.0, 0.0]), ("b", &[0.0, 0.0, 2.0, 0.0])]);
+        let p = goal(r#"{"kind": "uniform_rows"}"#).check(&two);
+        assert!(!p.met);
+        close(p.measured, sigma(2f64.sqrt()) - 0.5);
+    }
+
+    #[test]
+    fn previous_token_measures_the_weakest_pair() {
+        // a = [3, 0], b = [1, 0]: b scores [3, 1]/√2, so it puts σ(√2) ≈ 0.804 on a.
+        let back = trace(&["a b"], 2, 1, &[("a", &[3.0, 0.0]), ("b", &[1.0, 0.0])]);
+        let p = goal(r#"{"kind": "previous_token", "at_least": 0.5}"#).check(&back);
+        assert!(p.met);
+        close(p.measured, sigma(2f64.sqrt()));
+        assert_eq!(p.asked, 0.5);
+        assert_eq!(p.words, "weakest: b → a: 0.80 of the 0.50 asked");
+
+        // Add c = [0, 0]: its scores are all 0, so it puts 1/3 on b, below b's
+        // e^(3/√2) / (e^(3/√2) + e^(1/√2) + 1) ≈ 0.73 on a: c → b is the weakest.
+        let abc = trace(&["a b c"], 2, 1, &[("a", &[3.0, 0.0]), ("b", &[1.0, 0.0]), ("c", &[0.0, 0.0])]);
+        let p = goal(r#"{"kind": "previous_token", "at_least": 0.5}"#).check(&abc);
+        assert!(!p.met);
+        close(p.measured, 1.0 / 3.0);
+        assert_eq!(p.words, "weakest: c → b: 0.33 of the 0.50 asked");
+
+        let one = trace(&["a"], 2, 1, &[("a", &[1.0, 0.0])]);
+        let p = goal(r#"{"kind": "previous_token", "at_least": 0.5}"#).check(&one);
+        assert!(!p.met);
+        assert_eq!(p.words, "the sentence needs at least two tokens");
+    }
+
+    #[test]
+    fn output_equals_measures_the_largest_difference_from_the_embedding() {
+        // a = [10, 0], b = [0, 10]: a scores [100, 0]/√2, so it puts σ(-100/√2) ≈ 2e-31 on
+        // b and its output differs from a by 10 times that.
+        let apart = trace(&["a b"], 2, 1, &[("a", &[10.0, 0.0]), ("b", &[0.0, 10.0])]);
+        let p = goal(r#"{"kind": "output_equals", "token": "a"}"#).check(&apart);
+        assert!(p.met);
+        assert!(p.measured < 1e-20, "{}", p.measured);
+        assert_eq!(p.asked, 0.01);
+        assert_eq!(p.words, "a: output differs from its embedding by 0.00, 0.01 allowed");
+
+        // In ab() a's output is (1 - p)·[1, 0] + p·[2, 0] = [1 + p, 0], p = σ(1/√2).
+        let p = goal(r#"{"kind": "output_equals", "token": "a"}"#).check(&ab());
+        assert!(!p.met);
+        close(p.measured, sigma(1.0 / 2f64.sqrt()));
+        assert_eq!(p.words, "a: output differs from its embedding by 0.67, 0.01 allowed");
+
+        // b's output is (1 - q)·[1, 0] + q·[2, 0], q = σ(√2): 1 - q ≈ 0.196 short of b = [2, 0].
+        let p = goal(r#"{"kind": "output_equals", "token": "b", "tol": 0.2}"#).check(&ab());
+        assert!(p.met);
+        close(p.measured, 1.0 - sigma(2f64.sqrt()));
+        assert_eq!(p.words, "b: output differs from its embedding by 0.20, 0.2 allowed");
+    }
+
+    #[test]
+    fn heads_differ_needs_disjoint_top_keys() {
+        // d_k = 2: head 1 reads numbers 1–2, head 2 numbers 3–4. a = [1, 0, 1, 0].
+        // Head 1: a · b = 2 beats a · a = 1; head 2: a · c = 2 beats a · a = 1.
+        let split = trace(
+            &["a b c"],
+            4,
+            2,
+            &[("a", &[1.0, 0.0, 1.0, 0.0]), ("b", &[2.0, 0.0, 0.0, 0.0]), ("c", &[0.0, 0.0, 2.0, 0.0])],
+        );
+        let p = goal(r#"{"kind": "heads_differ", "query": "a"}"#).check(&split);
+        assert!(p.met);
+        assert_eq!((p.measured, p.asked), (0.0, 0.0));
+        assert_eq!(p.words, "a: head 1 → b, head 2 → c");
+
+        // b = [2, 0, 2, 0] wins in both heads.
+        let same = trace(
+            &["a b c"],
+            4,
+            2,
+            &[("a", &[1.0, 0.0, 1.0, 0.0]), ("b", &[2.0, 0.0, 2.0, 0.0]), ("c", &[0.0, 0.0, 0.0, 0.0])],
+        );
+        let p = goal(r#"{"kind": "heads_differ", "query": "a"}"#).check(&same);
+        assert!(!p.met);
+        assert_eq!(p.measured, 1.0);
+        assert_eq!(p.words, "a: head 1 → b, head 2 → b (not different yet)");
+
+        // All zero: every key ties in both heads, so all three are shared.
+        let zero = trace(&["a b c"], 4, 2, &[("a", &[0.0; 4]), ("b", &[0.0; 4]), ("c", &[0.0; 4])]);
+        let p = goal(r#"{"kind": "heads_differ", "query": "a"}"#).check(&zero);
+        assert!(!p.met);
+        assert_eq!(p.measured, 3.0);
+        assert_eq!(p.words, "a: head 1 → a = b = c, head 2 → a = b = c (not different yet)");
+
+        let p = goal(r#"{"kind": "heads_differ", "query": "a", "heads": [0, 2]}"#).check(&split);
+        assert!(!p.met);
+        assert_eq!(p.words, "there is no head 3 (h = 2)");
+    }
+}
