@@ -301,6 +301,9 @@ mod tests {
             Goal::PreviousToken { at_least: 0.5, head: 0, sentence: 1 },
             Goal::OutputEquals { token: "q".into(), tol: 0.1, sentence: 0 },
             Goal::HeadsDiffer { query: "a".into(), heads: [0, 3], sentence: 0 },
+            Goal::AttendMost { query: "*".into(), key: "a".into(), head: 0, sentence: 9 },
+            Goal::OutputEquals { token: "*".into(), tol: 0.1, sentence: 9 },
+            Goal::HeadsDiffer { query: "*".into(), heads: [0, 0], sentence: 9 },
         ];
         for g in goals {
             let p = g.check(&t);

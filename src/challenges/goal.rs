@@ -131,11 +131,15 @@ fn weights_row(trace: &Trace, b: usize, head: usize, i: usize) -> Option<Vec<f64
 }
 
 /// The real query positions of sentence `b`: `word`'s first occurrence, or every real
-/// token for `"*"`.
+/// token for `"*"`. Never empty, so callers may take the first.
 fn queries(trace: &Trace, b: usize, word: &str) -> Result<Vec<usize>, String> {
     let len = trace.query_length(b).min(trace.query_tokens(b).len());
     if word == EVERY_QUERY {
-        return Ok((0..len).collect());
+        return if len == 0 {
+            Err(format!("sentence {} has no real query", b + 1))
+        } else {
+            Ok((0..len).collect())
+        };
     }
     positions(&trace.query_tokens(b)[..len], word)
         .first()
