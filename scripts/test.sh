@@ -29,5 +29,8 @@ step "4/5 trunk build --release --offline"
 cargo fetch --quiet
 trunk build --release --offline
 
+step "4b/5 byte budgets (e2e/bench/budgets.mjs): everything shipped, and the first screen, gzip -9"
+node e2e/bench/load.mjs --dist dist --size-only
+
 step "5/5 browser tests (headless Chromium)"
 node e2e/run.mjs --dist dist
