@@ -27,21 +27,8 @@ const HEADS: usize = 8;
 fn scenario(t: usize) -> Scenario {
     let words: Vec<String> = (0..t).map(|i| format!("w{}", i % 97)).collect();
     Scenario {
-        sentences: vec![words.join(" ")],
-        kv_sentences: None,
-        d_model: D_MODEL,
-        n_heads: HEADS,
-        embeddings: BTreeMap::new(),
         projections: Projections::Named(ProjectionKind::Seeded),
-        seed: 0,
-        mask: MaskConfig::default(),
-        positional: Positional::None,
-        n_kv_heads: None,
-        rope: None,
-        alibi: false,
-        scale: None,
-        softcap: None,
-        qk_norm: None,
+        ..Scenario::identity(&[words.join(" ").as_str()], D_MODEL, HEADS)
     }
 }
 
