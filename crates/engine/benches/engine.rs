@@ -12,12 +12,11 @@
 //!   after a one-word edit in one sentence: `run` against `run_reusing` with the trace
 //!   before the edit (the other three sentences are copied).
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use attention_engine::{
-    attention, embedding, mask, run, run_reusing, tokenize, weights, MaskConfig, Positional, ProjectionKind,
-    Projections, Scenario,
+    attention, embedding, mask, run, run_reusing, tokenize, weights, MaskConfig, ProjectionKind, Projections,
+    Scenario,
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
