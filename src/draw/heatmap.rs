@@ -135,11 +135,7 @@ fn draw_axes_and_bar<DB: DrawingBackend>(
 mod tests {
     use super::*;
     use crate::draw::scale::Scale;
-    use ndarray::array;
-
-    fn labels(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::draw::test_support::Seed003;
 
     #[test]
     fn short_numbers() {
@@ -159,20 +155,10 @@ mod tests {
     /// parts: one rectangle per cell and per colour-bar step, the cell colours, the labels.
     #[test]
     fn draws_cells_labels_and_colour_bar_to_svg() {
-        let values = array![[0.7604, 0.2396], [f64::NAN, f64::NAN]];
-        let rows = labels(&["baseball", "<pad>"]);
-        let cols = labels(&["baseball", "bat"]);
-        let map = Heatmap {
-            values: values.view(),
-            row_labels: &rows,
-            col_labels: &cols,
-            row_is_pad: &[false, true],
-            col_is_pad: &[false, false],
-            blocked: &[false, false, true, true],
-            scale: Scale::weights(),
-            col_group: None,
-        };
-        let layout = Layout::new(&rows, &cols, 400.0);
+        let seed = Seed003::new();
+        let (rows, cols) = (&seed.rows, &seed.cols);
+        let map = seed.map(&[false, false, true, true]);
+        let layout = Layout::new(rows, cols, 400.0);
         let mut svg = String::new();
         {
             let backend = SVGBackend::with_string(&mut svg, (layout.width as u32, layout.height as u32));

@@ -217,31 +217,17 @@ pub fn draw_bar_pixels(map: &Heatmap, layout: &Layout, dpr: f64) -> GridPixels {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::array;
-
-    fn labels(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::draw::test_support::Seed003;
 
     /// The bitmap grid has the SVG picture's cells: the same pixel rectangles and colours,
     /// the NaN row in the theme's colour with a hatch line on its diagonal.
     #[test]
     fn grid_pixels_match_the_cells() {
-        let values = array![[0.7604, 0.2396], [f64::NAN, f64::NAN]];
-        let rows = labels(&["baseball", "<pad>"]);
-        let cols = labels(&["baseball", "bat"]);
-        let map = Heatmap {
-            values: values.view(),
-            row_labels: &rows,
-            col_labels: &cols,
-            row_is_pad: &[false, true],
-            col_is_pad: &[false, false],
-            blocked: &[false, false, false, true],
-            scale: Scale::weights(),
-            col_group: None,
-        };
+        let seed = Seed003::new();
+        let (rows, cols) = (&seed.rows, &seed.cols);
+        let map = seed.map(&[false, false, false, true]);
         for dpr in [1.0, 2.0] {
-            let layout = Layout::new(&rows, &cols, 400.0);
+            let layout = Layout::new(rows, cols, 400.0);
             let g = draw_grid_pixels(&map, &layout, &Theme::LIGHT, dpr);
             let (x0, y0, _, _) = cell_px(&layout, 0, 0, dpr);
             let (_, _, x1, y1) = cell_px(&layout, 1, 1, dpr);

@@ -149,10 +149,7 @@ pub(super) fn bar_height(layout: &Layout, n_rows: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn labels(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::draw::test_support::labels;
 
     #[test]
     fn a_larger_label_font_is_kept_however_small_the_cells() {

@@ -119,11 +119,8 @@ pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::draw::test_support::labels;
     use ndarray::array;
-
-    fn labels(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
 
     /// A column label of one letter ("I") is written upright: on its side it reads as a
     /// dash. Longer labels are written upwards.

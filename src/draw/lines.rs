@@ -315,11 +315,8 @@ pub fn draw_lines<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::draw::test_support::labels;
     use ndarray::array;
-
-    fn labels(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
 
     /// Whether the SVG writes `t` as a text element.
     fn has_text(svg: &str, t: &str) -> bool {

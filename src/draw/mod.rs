@@ -12,6 +12,8 @@ pub mod heatmap_text;
 pub mod labels;
 pub mod lines;
 pub mod scale;
+#[cfg(test)]
+mod test_support;
 pub mod theme;
 
 pub use heatmap::{draw_heatmap, draw_heatmap_with_grid};

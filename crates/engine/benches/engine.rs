@@ -12,12 +12,11 @@
 //!   after a one-word edit in one sentence: `run` against `run_reusing` with the trace
 //!   before the edit (the other three sentences are copied).
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use attention_engine::{
-    attention, embedding, mask, run, run_reusing, tokenize, weights, MaskConfig, Positional, ProjectionKind,
-    Projections, Scenario,
+    attention, embedding, mask, run, run_reusing, tokenize, weights, MaskConfig, ProjectionKind, Projections,
+    Scenario,
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -27,21 +26,8 @@ const HEADS: usize = 8;
 fn scenario(t: usize) -> Scenario {
     let words: Vec<String> = (0..t).map(|i| format!("w{}", i % 97)).collect();
     Scenario {
-        sentences: vec![words.join(" ")],
-        kv_sentences: None,
-        d_model: D_MODEL,
-        n_heads: HEADS,
-        embeddings: BTreeMap::new(),
         projections: Projections::Named(ProjectionKind::Seeded),
-        seed: 0,
-        mask: MaskConfig::default(),
-        positional: Positional::None,
-        n_kv_heads: None,
-        rope: None,
-        alibi: false,
-        scale: None,
-        softcap: None,
-        qk_norm: None,
+        ..Scenario::identity(&[words.join(" ").as_str()], D_MODEL, HEADS)
     }
 }
 

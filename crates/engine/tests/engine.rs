@@ -41,6 +41,15 @@ fn dims_text(step: &Step) -> String {
     step.dims.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", ")
 }
 
+/// One line per step, as the page's shape trace shows it: name, named axes, shape, PyTorch line.
+fn shape_trace_lines(trace: &Trace) -> Vec<String> {
+    trace
+        .steps
+        .iter()
+        .map(|s| format!("{:<8} ({}) = {:?}  {}", s.name.as_str(), dims_text(s), s.shape, s.pytorch))
+        .collect()
+}
+
 fn scenario(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {
     Scenario::identity(sentences, d_model, n_heads)
 }
@@ -110,11 +119,7 @@ fn seed_000_multiheaded_attention_8_512() {
 #[test]
 fn shape_trace_snapshot() {
     let trace = run(&scenario(&["this is a sample sequence", "the cat sat on the mat"], 8, 2)).unwrap();
-    let lines: Vec<String> = trace
-        .steps
-        .iter()
-        .map(|s| format!("{:<8} ({}) = {:?}  {}", s.name.as_str(), dims_text(s), s.shape, s.pytorch))
-        .collect();
+    let lines = shape_trace_lines(&trace);
     let want = [
         "x        (B, T, d_model) = [2, 6, 8]  x = embedding(tokens)",
         "q        (B, T, d_model) = [2, 6, 8]  q = self.w_q(x)",
@@ -146,11 +151,7 @@ fn cross_attention_shape_trace_snapshot() {
     let mut s = scenario(&["a b", "c"], 8, 2);
     s.kv_sentences = Some(vec!["one two three four five".into(), "six seven".into()]);
     let trace = run(&s).unwrap();
-    let lines: Vec<String> = trace
-        .steps
-        .iter()
-        .map(|s| format!("{:<8} ({}) = {:?}  {}", s.name.as_str(), dims_text(s), s.shape, s.pytorch))
-        .collect();
+    let lines = shape_trace_lines(&trace);
     let want = [
         "x        (B, T_q, d_model) = [2, 2, 8]  x = embedding(tokens)",
         "x_kv     (B, T_k, d_model) = [2, 5, 8]  x_kv = embedding(kv_tokens)",

@@ -151,46 +151,21 @@ proptest! {
 fn sizes_at_the_limits_run() {
     for t in [1, 2, limits::MAX_TOKENS] {
         let s = Scenario {
-            sentences: vec!["w ".repeat(t)],
-            kv_sentences: None,
-            d_model: 16,
-            n_heads: 16,
-            embeddings: BTreeMap::new(),
             projections: Projections::Named(ProjectionKind::Seeded),
-            seed: 0,
             mask: MaskConfig {
                 causal: true,
                 padding: Padding::KeysAndQueries,
                 fill: Fill::NegInf,
                 window: None,
             },
-            positional: Positional::None,
-            n_kv_heads: None,
-            rope: None,
-            alibi: false,
-            scale: None,
-            softcap: None,
-            qk_norm: None,
+            ..Scenario::identity(&["w ".repeat(t).as_str()], 16, 16)
         };
         let trace = run(&s).unwrap();
         assert_eq!(trace.sizes.t, t);
     }
     let wide = Scenario {
-        sentences: vec!["a b".into()],
-        kv_sentences: None,
-        d_model: limits::MAX_D_MODEL,
-        n_heads: limits::MAX_HEADS,
-        embeddings: BTreeMap::new(),
         projections: Projections::Named(ProjectionKind::Seeded),
-        seed: 0,
-        mask: MaskConfig::default(),
-        positional: Positional::None,
-        n_kv_heads: None,
-        rope: None,
-        alibi: false,
-        scale: None,
-        softcap: None,
-        qk_norm: None,
+        ..Scenario::identity(&["a b"], limits::MAX_D_MODEL, limits::MAX_HEADS)
     };
     assert_eq!(run(&wide).unwrap().sizes.d_k, 16);
 }
@@ -200,21 +175,8 @@ fn sizes_at_the_limits_run() {
 #[test]
 fn numerics_stay_finite_and_nan_input_is_refused() {
     let mut s = Scenario {
-        sentences: vec!["big small".into()],
-        kv_sentences: None,
-        d_model: 1,
-        n_heads: 1,
         embeddings: BTreeMap::from([("big".into(), vec![100.0]), ("small".into(), vec![0.0])]),
-        projections: Projections::Named(ProjectionKind::Identity),
-        seed: 0,
-        mask: MaskConfig::default(),
-        positional: Positional::None,
-        n_kv_heads: None,
-        rope: None,
-        alibi: false,
-        scale: None,
-        softcap: None,
-        qk_norm: None,
+        ..Scenario::identity(&["big small"], 1, 1)
     };
     // score(big, big) = 100·100 = 1e4
     let trace = run(&s).unwrap();
@@ -239,11 +201,6 @@ fn bad_input_messages_are_short_and_say_what_to_do() {
 
     let m = |v: f64| vec![vec![v, 0.0], vec![0.0, 1.0]];
     let big = Scenario {
-        sentences: vec!["a b".into()],
-        kv_sentences: None,
-        d_model: 2,
-        n_heads: 1,
-        embeddings: BTreeMap::new(),
         projections: Projections::Explicit(Box::new(ExplicitWeights {
             w_q: m(1.0),
             b_q: vec![],
@@ -254,15 +211,7 @@ fn bad_input_messages_are_short_and_say_what_to_do() {
             w_o: m(1.0),
             b_o: vec![],
         })),
-        seed: 0,
-        mask: MaskConfig::default(),
-        positional: Positional::None,
-        n_kv_heads: None,
-        rope: None,
-        alibi: false,
-        scale: None,
-        softcap: None,
-        qk_norm: None,
+        ..Scenario::identity(&["a b"], 2, 1)
     };
     assert_eq!(
         run(&big).unwrap_err().to_string(),

@@ -279,16 +279,8 @@ impl StepName {
             | Self::Biased
             | Self::Masked
             | Self::Weights => Role::Keys,
-            Self::QHeads
-            | Self::KHeads
-            | Self::VHeads
-            | Self::QNorm
-            | Self::KNorm
-            | Self::QRot
-            | Self::KRot
-            | Self::KRep
-            | Self::VRep
-            | Self::Context => Role::HeadFeatures,
+            // Every other per-head step holds head features (d_k wide).
+            s if s.has_heads() => Role::HeadFeatures,
             _ => Role::Features,
         }
     }
