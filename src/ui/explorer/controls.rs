@@ -329,7 +329,7 @@ pub fn Controls(
                             set(&|s| s.alibi = on)
                         }
                     />
-                    "ALiBi (a per-head penalty m·(j − i) for distant keys)"
+                    "ALiBi (a per-head penalty for distant keys: m·(j − i) with causal, −m·|i − j| without)"
                 </label>
             </fieldset>
             <fieldset class="al-row al-mask">
