@@ -15,6 +15,8 @@
 //! - [`optim`]: SGD, Adam and AdamW as `torch.optim` defines them;
 //! - [`tasks`]: the seeded data generators;
 //! - [`run`]: the training loop and the `trace --train` report;
+//! - [`by_hand`]: one gradient step through one attention row, every intermediate kept
+//!   (the lesson "How a head learns");
 //! - [`analysis`]: ablation, K-composition, attention scores of trained heads, and a
 //!   weight's gradient cell as the sum of its chain-rule terms.
 //!
@@ -24,6 +26,7 @@
 
 pub mod analysis;
 pub mod backward;
+pub mod by_hand;
 pub mod config;
 pub mod forward;
 pub mod model;
