@@ -910,8 +910,10 @@ def main(argv):
             import train_reference
 
             train_reference.check_numpy(c, args.trace_bin, work)
+            train_reference.check_by_hand_numpy(c, args.trace_bin, work)
             if args.torch:
                 train_reference.check_torch(c, args.trace_bin, work)
+                train_reference.check_by_hand_torch(c, args.trace_bin, work)
         if args.torch:
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)

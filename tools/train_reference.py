@@ -303,3 +303,95 @@ def check_torch(c, trace_bin, work):
         c.report(close(losses, want_l) and all(close(final[k], want_p[k]) for k in want_p),
                  f"train torch {name}: {len(losses)} losses and params_final = torch.optim.{opt.__class__.__name__}",
                  f"max |diff| params {worst(final, want_p):.1e}, losses {np.max(np.abs(np.array(losses) - want_l)):.1e}")
+
+
+# One SGD step on W_Q through one attention row (`trace --by-hand`,
+# attention_engine::train::by_hand): the baseball pair the lesson uses, and random rows of
+# odd sizes with projections of their own.
+def by_hand_inputs():
+    rng = np.random.default_rng(7)
+    inputs = {"baseball pair, bat asks for sports": {"x": [[2, 0, 0], [1, 1, 0]], "query": 1, "target": 0, "lr": 1.0}}
+    for t, d in [(1, 1), (3, 2), (5, 3), (4, 5)]:
+        inputs[f"random T={t} d={d}"] = {
+            "x": rng.normal(size=(t, d)).tolist(), "query": t - 1, "target": d // 2, "lr": 0.5,
+            **{w: rng.normal(size=(d, d)).tolist() for w in ("w_q", "w_k", "w_v")}}
+    return inputs
+
+
+def run_by_hand(trace_bin, step, work, name):
+    path = work / "by_hand.json"
+    path.write_text(json.dumps(step))
+    out = subprocess.run([trace_bin, "--by-hand", str(path)], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"trace --by-hand failed on {name}: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def numpy_by_hand(step):
+    x = np.array(step["x"], dtype=float)
+    d = x.shape[1]
+    w = {k: np.array(step[k], dtype=float) if k in step else np.eye(d) for k in ("w_q", "w_k", "w_v")}
+
+    def forward(w_q):
+        q, k, v = x[step["query"]] @ w_q, x @ w["w_k"], x @ w["w_v"]
+        s = k @ q / math.sqrt(d)
+        p = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+        o = p @ v
+        m = np.exp(o - o.max()) / np.exp(o - o.max()).sum()
+        return {"q": q, "k": k, "v": v, "scores": s, "weights": p, "output": o, "meaning": m,
+                "loss": -math.log(m[step["target"]])}
+
+    f = forward(w["w_q"])
+    d_o = f["meaning"] - np.eye(d)[step["target"]]
+    d_p = f["v"] @ d_o
+    d_s = f["weights"] * (d_p - d_p @ f["weights"])
+    d_q = d_s @ f["k"] / math.sqrt(d)
+    d_w_q = np.outer(x[step["query"]], d_q)
+    w_q_after = w["w_q"] - step["lr"] * d_w_q
+    return {"before": f, "d_output": d_o, "d_weights": d_p, "d_scores": d_s, "d_query": d_q,
+            "d_w_q": d_w_q, "w_q_after": w_q_after, "after": forward(w_q_after)}
+
+
+def flat_dict(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(flat_dict(v, f"{prefix}{k}."))
+        else:
+            out[prefix + k] = np.ravel(np.array(v, dtype=float))
+    return out
+
+
+def check_by_hand_numpy(c, trace_bin, work):
+    for name, step in by_hand_inputs().items():
+        got = flat_dict(run_by_hand(trace_bin, step, work, name))
+        want = flat_dict(numpy_by_hand(step))
+        ok = all(k in got and got[k].shape == v.shape and close(got[k], v, 1e-12) for k, v in want.items())
+        diff = max(float(np.max(np.abs(got[k] - v), initial=0.0)) for k, v in want.items() if k in got)
+        c.report(ok, f"by-hand numpy {name}: every intermediate of the W_Q step = NumPy's",
+                 f"{len(want)} tensors, max |diff| {diff:.1e}")
+    # the check can fail: dL/dW_Q off by 1e-10 must be caught
+    step = by_hand_inputs()["baseball pair, bat asks for sports"]
+    got, want = run_by_hand(trace_bin, step, work, "broken"), numpy_by_hand(step)
+    c.report(not close(np.ravel(want["d_w_q"]) + 1e-10, got["d_w_q"], 1e-12), "by-hand numpy: dL/dW_Q off by 1e-10 is caught")
+
+
+def check_by_hand_torch(c, trace_bin, work):
+    import torch
+
+    for name, step in by_hand_inputs().items():
+        got = run_by_hand(trace_bin, step, work, name)
+        x = torch.tensor(step["x"], dtype=torch.float64)
+        d = x.shape[1]
+        w = {k: torch.tensor(step[k], dtype=torch.float64) if k in step else torch.eye(d, dtype=torch.float64)
+             for k in ("w_q", "w_k", "w_v")}
+        w_q = w["w_q"].clone().requires_grad_(True)
+        q, k, v = x[step["query"]] @ w_q, x @ w["w_k"], x @ w["w_v"]
+        p = torch.softmax(k @ q / math.sqrt(d), dim=-1)
+        loss = torch.nn.functional.cross_entropy((p @ v)[None], torch.tensor([step["target"]]))
+        loss.backward()
+        grad = w_q.grad.detach().numpy().ravel().copy()
+        torch.optim.SGD([w_q], lr=step["lr"]).step()
+        ok = (close(got["before"]["loss"], loss.item(), 1e-12) and close(got["d_w_q"], grad, 1e-12)
+              and close(got["w_q_after"], w_q.detach().numpy().ravel(), 1e-12))
+        c.report(ok, f"by-hand torch {name}: loss, dL/dW_Q and the SGD step = autograd and torch.optim.SGD")

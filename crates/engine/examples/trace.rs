@@ -8,6 +8,7 @@
 //! cargo run --release --example trace -- --decode scenario.json > decoded.json
 //! cargo run --release --example trace -- --tiled 4 scenario.json > tiles.json
 //! cargo run --release --example trace -- --train config.json > run.json
+//! cargo run --release --example trace -- --by-hand step.json > step.json
 //! ```
 //!
 //! `--decode` prints the scenario decoded token by token with a key/value cache
@@ -15,7 +16,9 @@
 //! context computed tile by tile with an online softmax (`{"block", "tiles", "context"}`,
 //! see `attention_engine::tiled`). `--train` reads a training configuration instead of a
 //! scenario, trains, and prints `params_init`, `batches`, `steps`, `grads_first` and
-//! `params_final` (see `attention_engine::train` and the README).
+//! `params_final` (see `attention_engine::train` and the README). `--by-hand` reads
+//! `{"x", "w_q"?, "w_k"?, "w_v"?, "query", "target", "lr"}` and prints one SGD step on W_Q
+//! through that attention row with every intermediate (`attention_engine::train::by_hand`).
 //!
 //! `--python` writes one self-contained Python file that recomputes every step in NumPy
 //! (and PyTorch, when installed) and checks it against the engine's numbers;
@@ -29,7 +32,7 @@ use std::process::ExitCode;
 use attention_engine::{export, Scenario};
 
 const USAGE: &str =
-    "usage: trace [--python | --notebook | --decode | --tiled BLOCK] SCENARIO.json   (or - for standard input)\n       trace --train CONFIG.json";
+    "usage: trace [--python | --notebook | --decode | --tiled BLOCK] SCENARIO.json   (or - for standard input)\n       trace --train CONFIG.json\n       trace --by-hand STEP.json";
 
 fn read(path: &str) -> Result<String, String> {
     if path == "-" {
@@ -53,10 +56,13 @@ enum Output {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, path] = args.as_slice() {
-        if flag == "--train" {
-            return match read(path)
-                .and_then(|t| attention_engine::train::report_json(&t).map_err(|e| e.to_string()))
-            {
+        let json: Option<fn(&str) -> Result<String, String>> = match flag.as_str() {
+            "--train" => Some(|t| attention_engine::train::report_json(t).map_err(|e| e.to_string())),
+            "--by-hand" => Some(attention_engine::train::by_hand::one_step_json),
+            _ => None,
+        };
+        if let Some(json) = json {
+            return match read(path).and_then(|t| json(&t)) {
                 Ok(text) => print(text),
                 Err(message) => {
                     eprintln!("error: {message}");

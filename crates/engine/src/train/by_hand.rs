@@ -20,7 +20,7 @@
 //! `i` has a loss). The step updates W_Q alone, `W_Q ← W_Q − lr·dL/dW_Q`, and runs the
 //! forward again, so the lesson can show the weights and the loss it changed.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ops;
 
@@ -177,6 +177,41 @@ pub fn one_step(input: &ByHandInput) -> Result<ByHandStep, ByHandError> {
     Ok(ByHandStep { before, d_output, d_weights, d_weights_mean, d_scores, d_query, d_w_q, w_q_after, after })
 }
 
+/// The JSON form of a by-hand step's input, for `trace --by-hand`: vectors as rows.
+/// Projections left out are the identity.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ByHandJson {
+    x: Vec<Vec<f64>>,
+    #[serde(default)]
+    w_q: Option<Vec<Vec<f64>>>,
+    #[serde(default)]
+    w_k: Option<Vec<Vec<f64>>>,
+    #[serde(default)]
+    w_v: Option<Vec<Vec<f64>>>,
+    query: usize,
+    target: usize,
+    lr: f64,
+}
+
+/// `one_step` from JSON (`{"x": [[…], …], "w_q"?, "w_k"?, "w_v"?, "query", "target",
+/// "lr"}`) to JSON (the [`ByHandStep`]); a message on bad input.
+pub fn one_step_json(text: &str) -> Result<String, String> {
+    let j: ByHandJson = serde_json::from_str(text).map_err(|e| format!("by-hand step: {e}"))?;
+    let (t, d) = (j.x.len(), j.x.first().map_or(0, Vec::len));
+    if j.x.iter().any(|r| r.len() != d) {
+        return Err("by-hand step: the rows of x differ in length".into());
+    }
+    let mut input = ByHandInput::identity(j.x.concat(), t, d, j.query, j.target, j.lr);
+    for (w, given) in [(&mut input.w_q, j.w_q), (&mut input.w_k, j.w_k), (&mut input.w_v, j.w_v)] {
+        if let Some(rows) = given {
+            *w = rows.concat();
+        }
+    }
+    let step = one_step(&input).map_err(|e| format!("by-hand step: {e}"))?;
+    serde_json::to_string(&step).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +288,15 @@ mod tests {
                 assert!(close(s.d_w_q[n], fd, 1e-8), "t {t} d {d} cell {n}: {} vs {fd}", s.d_w_q[n]);
             }
         }
+    }
+
+    #[test]
+    fn the_json_form_is_the_same_step() {
+        let text =
+            one_step_json(r#"{"x": [[2, 0, 0], [1, 1, 0]], "query": 1, "target": 0, "lr": 1}"#).unwrap();
+        assert_eq!(text, serde_json::to_string(&one_step(&bat()).unwrap()).unwrap());
+        assert!(one_step_json(r#"{"x": [[1, 2], [3]], "query": 0, "target": 0, "lr": 1}"#).is_err());
+        assert!(one_step_json(r#"{"x": [[1]], "query": 0, "target": 0, "lr": 1, "extra": 1}"#).is_err());
     }
 
     #[test]
