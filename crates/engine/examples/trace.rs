@@ -44,6 +44,9 @@ fn read(path: &str) -> Result<String, String> {
     }
 }
 
+/// A command that reads one JSON file and prints one JSON answer.
+type JsonCommand = fn(&str) -> Result<String, String>;
+
 #[derive(Clone, Copy)]
 enum Output {
     Trace,
@@ -56,7 +59,7 @@ enum Output {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, path] = args.as_slice() {
-        let json: Option<fn(&str) -> Result<String, String>> = match flag.as_str() {
+        let json: Option<JsonCommand> = match flag.as_str() {
             "--train" => Some(|t| attention_engine::train::report_json(t).map_err(|e| e.to_string())),
             "--by-hand" => Some(attention_engine::train::by_hand::one_step_json),
             _ => None,
