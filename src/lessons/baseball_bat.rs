@@ -6,7 +6,7 @@ use super::quiz::{Quiz, QuizKind};
 use super::{at, base, num, row, token, Extra, Lesson, LessonStep};
 use crate::engine::{StepName as S, Trace};
 
-fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
+pub(crate) fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
     BTreeMap::from([("baseball".into(), vec![2.0, 0.0, 0.0]), ("bat".into(), vec![1.0, 1.0, 0.0])])
 }
 

@@ -31,6 +31,7 @@ pub mod gqa;
 pub mod heads;
 pub mod kv_cache;
 pub mod labels;
+pub mod learn;
 pub mod local;
 pub mod masks;
 pub mod online_softmax;
@@ -129,6 +130,7 @@ pub fn lessons() -> Vec<Lesson> {
         local::lesson(),
         kv_cache::lesson(),
         online_softmax::lesson(),
+        learn::lesson(),
     ]
 }
 
