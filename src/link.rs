@@ -203,6 +203,7 @@ mod tests {
                             k_weight: vec![],
                             eps: 1e-6,
                         }),
+                        sinks: (kv == 2).then(|| vals[..h].to_vec()),
                     }
                 },
             )

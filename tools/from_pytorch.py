@@ -28,14 +28,17 @@ Modules understood
   `dense` as W_O. Their rotary fraction (`rotary_pct`, `partial_rotary_factor`) becomes
   RoPE's `"fraction"`. Qwen3's and Gemma 3's per-head QK-norm
   (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
-  eps.
+  eps. gpt-oss's attention sinks (`module.sinks`, one logit per query head, one more
+  column of the softmax that is then dropped) become `"sinks"`; its window is the
+  layer's own (`sliding_window` on a sliding layer, none on a full one).
 
 Never other numbers
 -------------------
 Whatever the engine does not model raises `Unsupported` (a ValueError) naming it, rather
 than giving a scenario whose numbers differ from the module's: an attention class not in
 the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
-attention sinks (`sinks`), `head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
+attention sinks of another shape than one per head or in another class than gpt-oss's,
+`head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
 other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
 in a class that does not apply one, bidirectional attention, fused
 projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
@@ -210,7 +213,12 @@ def _hf_refusals(module):
         raise Unsupported(f"{name}: the sub-modules {children} are not modelled")
     own = [n for n, p in module.named_parameters(recurse=False) if p is not None]
     if "sinks" in own:
-        raise Unsupported(f"{name}: attention sinks (sinks) are not modelled")
+        # gpt-oss: one logit per query head, a column of the softmax dropped after it
+        # (eager_attention_forward's torch.cat([scores, sinks]) ... probs[..., :-1])
+        if name != "GptOssAttention" or tuple(module.sinks.shape) != (config.num_attention_heads,):
+            raise Unsupported(f"{name}: attention sinks (sinks) of shape {tuple(module.sinks.shape)} in this class "
+                              f"are not modelled (gpt-oss's: one per query head)")
+        own.remove("sinks")
     if own:
         raise Unsupported(f"{name}: the parameters {own} are not modelled")
     n_heads = config.num_attention_heads
@@ -296,6 +304,9 @@ def _hf_config_options(module):
     # Qwen3, Gemma 3: RMSNorm of every query and key head with its weight, before RoPE.
     if hasattr(module, "q_norm"):
         extra["qk_norm"] = _qk_norm(module, head_dim)
+    # gpt-oss: each head's learned sink logit, one more column of its softmax
+    if type(module).__name__ == "GptOssAttention" and getattr(module, "sinks", None) is not None:
+        extra["sinks"] = [float(v) for v in _matrix(module.sinks)]
     return int(n_heads), int(n_kv), extra
 
 

@@ -70,7 +70,9 @@ product; with a fraction only the first int(d_k * fraction) dimensions turn),
 symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
 scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
 scores, before ALiBi's bias and the mask), "qk_norm": {"q_weight", "k_weight", "eps"}
-(RMSNorm of every query and key head, before RoPE).
+(RMSNorm of every query and key head, before RoPE), "sinks": [s_1, ..., s_h] (gpt-oss:
+each head's logit one more column of the softmax, dropped after it, so a row sums to less
+than 1 and a fully blocked row is 0, not NaN).
 
 Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 """
@@ -307,7 +309,12 @@ def attention_trace(scenario):
         steps += [("alibi", bias), ("biased", scaled)]
     # masked_fill: blocked scores are replaced (not added to); same mask for every head
     masked = np.where(blocked[:, None, :, :], fill, scaled)
-    weights = softmax(masked)
+    sinks = scenario.get("sinks")
+    if sinks is None:
+        weights = softmax(masked)
+    else:  # gpt-oss: each head's sink logit is one more column of the softmax, then dropped
+        sink = np.broadcast_to(np.array(sinks, dtype=float)[None, :, None, None], masked.shape[:-1] + (1,))
+        weights = softmax(np.concatenate([masked, sink], axis=-1))[..., :-1]
     context = weights @ v_att  # (B,h,T_q,d_k); a NaN weights row gives a NaN context row
     concat = context.transpose(0, 2, 1, 3).reshape(B, T_q, d_model)
     output = concat @ proj["o"][0] + proj["o"][1]
@@ -359,8 +366,9 @@ def to_json(obj, indent=0):
     return json.dumps(obj, allow_nan=False)
 
 
-def sanity_check(doc):
-    """Assert basic invariants of an expected document (used by --regenerate)."""
+def sanity_check(doc, sinks=False):
+    """Assert basic invariants of an expected document (used by --regenerate); with attention
+    sinks a row sums to less than 1."""
     steps = {s["name"]: s for s in doc["steps"]}
     B, T, T_k = doc["mask"]["shape"]
     blocked = np.array(doc["mask"]["blocked"]).reshape(B, T, T_k)
@@ -372,7 +380,10 @@ def sanity_check(doc):
             rows = weights[b, :, i, :]
             if full[b, i] and np.isnan(rows).all():
                 continue  # fully masked with -inf: NaN row, as in PyTorch
-            assert np.allclose(rows.sum(axis=-1), 1.0, atol=1e-12), (b, i)
+            if sinks:
+                assert np.all(rows >= 0.0) and np.all(rows.sum(axis=-1) < 1.0), (b, i)
+            else:
+                assert np.allclose(rows.sum(axis=-1), 1.0, atol=1e-12), (b, i)
             if not full[b, i]:
                 assert np.all(rows[:, blocked[b, i]] == 0.0), (b, i)
 
@@ -380,8 +391,9 @@ def sanity_check(doc):
 def regenerate(fixture_dir=FIXTURE_DIR):
     for scenario_path in sorted(fixture_dir.glob("*.scenario.json")):
         name = scenario_path.name[: -len(".scenario.json")]
-        doc = expected_document(json.loads(scenario_path.read_text()))
-        sanity_check(doc)
+        scenario = json.loads(scenario_path.read_text())
+        doc = expected_document(scenario)
+        sanity_check(doc, "sinks" in scenario)
         (fixture_dir / f"{name}.expected.json").write_text(to_json(doc) + "\n")
         print(f"wrote {name}.expected.json", file=sys.stderr)
 
@@ -545,6 +557,22 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "rope": {"style": "half", "base": 10000.0, "fraction": 0.5},
         "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 8),
         "mask": mask(True, "keys", "neg_inf")}
+
+    # Attention sinks (gpt-oss): with GQA, RoPE, a causal window and padding of keys and
+    # queries under -inf (a fully blocked row is 0, not NaN); and in cross-attention with
+    # ALiBi, QK-norm, a scale and a softcap under -1e9.
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["sinks_gqa_rope_window_pad"] = {
+        "sentences": s, "d_model": 8, "n_heads": 4, "n_kv_heads": 2, "sinks": [0.5, -1.0, 2.0, 0.0],
+        "rope": {"style": "half", "base": 10000.0},
+        "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
+        "mask": dict(mask(True, "keys_and_queries", "neg_inf"), window=3)}
+    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
+    scenarios["sinks_cross_alibi_norm_softcap"] = {
+        "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
+        "scale": 0.4, "sinks": [1.0, -0.5, 0.25], "qk_norm": {"q_weight": [1.25, 0.75], "eps": 0.01},
+        "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6),
+        "mask": mask(False, "keys_and_queries", "large_negative")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

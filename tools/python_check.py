@@ -158,6 +158,19 @@ def scenarios():
             "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
             "d_model": 6, "n_heads": 2, "alibi": True, "softcap": 2.5, "projections": "seeded", "seed": 8,
             "mask": {"causal": False, "padding": "keys", "fill": "large_negative"}},
+        # attention sinks (gpt-oss): one logit per head in each row's softmax, with GQA, RoPE, a
+        # causal window and padding of keys and queries (a fully blocked row is 0, not NaN)
+        "sinks_gqa_rope_window": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "sinks": [0.5, -1.0, 2.0, 0.0],
+            "projections": "seeded", "seed": 15,
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf", "window": 3}},
+        # sinks with every other score option, in cross-attention under -1e9
+        "sinks_cross_softcap_norm_alibi": {
+            "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
+            "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.5, "scale": 0.45, "sinks": [1.0, -0.5, 0.25],
+            "qk_norm": {"q_weight": [1.25, 0.75], "eps": 0.01}, "projections": "seeded", "seed": 16,
+            "mask": {"causal": False, "padding": "keys_and_queries", "fill": "large_negative"}},
         # ALiBi with h = 6 (not a power of two: the paper's interleaved slopes), a window without
         # causal, GQA 6 -> 3, -1e9
         "alibi_h6_window_both_sides": {
@@ -256,6 +269,10 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # QK-norm's weight left out
         "qk_norm without weight": script.replace("return w * (x / np.sqrt(", "return (x / np.sqrt(")
         if "qk_norm" in scenario else None,
+        # the sinks left out of the NumPy softmax
+        "sinks ignored": script.replace("both = with_sinks(masked)", "both = masked")
+        .replace("weights = (e / e.sum(axis=-1, keepdims=True))[..., :-1]", "weights = e / e.sum(axis=-1, keepdims=True)")
+        if "sinks" in scenario else None,
         # the softcap left out of the NumPy step
         "softcap without tanh": script.replace("capped = softcap * np.tanh(scaled / softcap)", "capped = scaled")
         if "softcap" in scenario else None,
@@ -571,8 +588,16 @@ HF_FAMILIES = {
         head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 0, None),
     "Gemma 3 (full layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
         head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 1, None),
-    "gpt-oss": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(head_dim=2, num_local_experts=2, num_experts_per_tok=1),
-                1, "sinks"),
+    # gpt-oss's own YaRN RoPE is refused by name; with the default RoPE its sinks import, on
+    # the sliding layer (window 3) and on the full one (no window, not the config's)
+    "gpt-oss (its YaRN RoPE)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
+        head_dim=2, num_local_experts=2, num_experts_per_tok=1), 1, "'yarn'"),
+    "gpt-oss (sinks, sliding layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
+        head_dim=2, num_local_experts=2, num_experts_per_tok=1, sliding_window=3, experts_implementation="eager",
+        rope_parameters={"rope_type": "default", "rope_theta": 150000.0}), 0, None),
+    "gpt-oss (sinks, full layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
+        head_dim=2, num_local_experts=2, num_experts_per_tok=1, sliding_window=3, experts_implementation="eager",
+        rope_parameters={"rope_type": "default", "rope_theta": 150000.0}), 1, None),
     "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "whole projection"),
     "Phi-3 (fused qkv_proj, window 3)": ("phi3", "Phi3Config", "Phi3Model", dict(sliding_window=3), 0, None),
     "GPT-NeoX (fused per head, rotary_pct 1)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", dict(rotary_pct=1.0), 0,
@@ -750,6 +775,7 @@ def check_pytorch_lines(c, trace_bin, work):
             "mask": torch.tensor(trace["mask"]["blocked"]).view(trace["mask"]["shape"]),
             "slopes": torch.tensor(trace.get("alibi_slopes", []), dtype=torch.float64),
             "scale": scenario.get("scale"), "softcap": scenario.get("softcap"),
+            "sinks": torch.tensor(trace.get("sinks", []), dtype=torch.float64),
         }
         if trace.get("kv_tokens"):
             ns["kv_tokens"] = ids(trace["kv_tokens"])
@@ -833,7 +859,8 @@ def check_decode_and_tiles(c, trace_bin, work):
     fixtures = ROOT / "crates" / "engine" / "tests" / "fixtures"
     for name in ["gqa_rope_half_window", "gqa_rope_interleaved_alibi", "mqa_cross_rope_window",
                  "causal_pad_large_negative", "alibi_h3_window_both_sides", "gemma2_scale_softcap_window",
-                 "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved", "rope_fraction_half_gqa"]:
+                 "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved", "rope_fraction_half_gqa",
+                 "sinks_gqa_rope_window_pad", "sinks_cross_alibi_norm_softcap"]:
         path = fixtures / f"{name}.scenario.json"
         scenario = json.loads(path.read_text())
         tokens, kv_tokens, blocked, steps = ref.attention_trace(scenario)

@@ -370,6 +370,43 @@ pub fn softmax_rows(masked: &Array4<f64>) -> Array4<f64> {
     weights
 }
 
+/// [`softmax_rows`], or with attention sinks (one logit `s_h` per head) the softmax of
+/// each row with `s_h` as one more column, that column then dropped (gpt-oss):
+/// `weights = softmax([masked, s_h])[..., :T_k]`. A row then sums to `1 − e^(s_h − m)/Σ`,
+/// less than 1; a fully blocked row puts all its weight on the sink (weights 0, no NaN).
+///
+/// # Shapes
+/// - masked: `[B, h, T_q, T_k]`, sinks: `h` numbers
+/// - returns: `[B, h, T_q, T_k]`
+pub fn softmax_rows_with(masked: &Array4<f64>, sinks: Option<&[f64]>) -> Array4<f64> {
+    let Some(sinks) = sinks else { return softmax_rows(masked) };
+    let mut weights = masked.as_standard_layout().into_owned();
+    let (_, h, t_q, n_keys) = weights.dim();
+    if let (Some(data), true) = (weights.as_slice_mut(), n_keys > 0) {
+        for (r, row) in data.chunks_exact_mut(n_keys).enumerate() {
+            let sink = sinks.get((r / t_q.max(1)) % h.max(1)).copied().unwrap_or(f64::NEG_INFINITY);
+            softmax_with_sink(row, sink);
+        }
+    }
+    weights
+}
+
+/// One row's softmax with a sink: `m = max(max(row), sink)`, then
+/// `row ← exp(row − m) / (Σ exp(row − m) + exp(sink − m))`. Returns the sink's share,
+/// `exp(sink − m) / Σ`, the weight the dropped column took.
+pub fn softmax_with_sink(row: &mut [f64], sink: f64) -> f64 {
+    let max = row.iter().fold(sink, |m, &x| m.max(x));
+    for x in row.iter_mut() {
+        *x = (*x - max).exp();
+    }
+    let sink_exp = (sink - max).exp();
+    let sum = ndarray::ArrayView1::from(&*row).sum() + sink_exp;
+    for e in row.iter_mut() {
+        *e /= sum;
+    }
+    sink_exp / sum
+}
+
 /// `row ← exp(row - max(row)) / Σ exp(row - max(row))`. The sum is ndarray's, so the
 /// numbers are exactly those of `row.sum()` on an array.
 fn softmax_in_place(row: &mut [f64]) {

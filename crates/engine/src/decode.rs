@@ -216,7 +216,7 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
             mask::blocked(&inp.mask, len_q, len_k, t, cache_positions.get(l).copied().unwrap_or(0))
         });
         let scores = attention::apply_mask(&biased, &blocked, fill);
-        let weights = attention::softmax_rows(&scores);
+        let weights = attention::softmax_rows_with(&scores, inp.sinks.as_deref());
         let context = attention::attend(&weights, &v_rep); // (b, h, 1, d_k)
                                                            // 4. The heads side by side, then W_O: the output row.
         let concat = attention::merge_heads(context.clone())?; // (b, 1, d_model)

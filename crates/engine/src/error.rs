@@ -118,6 +118,15 @@ pub enum EngineError {
         d_k: usize,
     },
 
+    /// Attention sinks that are not one logit per query head.
+    #[error("there are {len} attention sinks, but h = {n_heads}: one learned logit per query head")]
+    SinksLength {
+        /// How many were given.
+        len: usize,
+        /// The number of query heads.
+        n_heads: usize,
+    },
+
     /// Decoding self-attention needs a causal mask.
     #[error(
         "decoding needs a causal mask: a model that generates text writes one token at a time and \
@@ -226,11 +235,13 @@ pub enum Field {
     Softcap,
     /// QK-norm's weights and ε.
     QkNorm,
+    /// The attention sinks' logits, one per head.
+    Sinks,
 }
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 14] = [
+    pub const ALL: [Field; 15] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
@@ -238,6 +249,7 @@ impl Field {
         Self::Scale,
         Self::Softcap,
         Self::QkNorm,
+        Self::Sinks,
         Self::Rope,
         Self::Causal,
         Self::Window,
@@ -253,7 +265,7 @@ impl Field {
     }
 
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
-    /// `"n_kv_heads"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
+    /// `"n_kv_heads"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"sinks"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
     /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -271,6 +283,7 @@ impl Field {
             Self::Scale => "scale",
             Self::Softcap => "softcap",
             Self::QkNorm => "qk_norm",
+            Self::Sinks => "sinks",
         }
     }
 }
@@ -289,6 +302,7 @@ impl EngineError {
             Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
             Self::QkNormWeight { .. } => Field::QkNorm,
+            Self::SinksLength { .. } => Field::Sinks,
             Self::RopeOddWidth { .. } | Self::RopeBase { .. } | Self::RopeFraction { .. } => Field::Rope,
             Self::DecodeNeedsCausal => Field::Causal,
             Self::EmbeddingLength { .. } => Field::Embeddings,
@@ -391,6 +405,7 @@ mod tests {
             ),
             (EngineError::Reshape { op: "view", from: vec![6], to: vec![4] }, Field::NHeads),
             (EngineError::Json { message: "EOF".into() }, Field::Scenario),
+            (EngineError::SinksLength { len: 3, n_heads: 2 }, Field::Sinks),
         ];
         for (error, field) in cases {
             assert_eq!(error.field(), field, "{error}");
@@ -402,7 +417,8 @@ mod tests {
             crate::run(&s).unwrap_err()
         };
         type Edit<'a> = &'a dyn Fn(&mut crate::scenario::Scenario);
-        let made: [(Edit, Field); 15] = [
+        let made: [(Edit, Field); 16] = [
+            (&|s| s.sinks = Some(vec![0.5, f64::INFINITY]), Field::Sinks),
             (&|s| s.scale = Some(0.0), Field::Scale),
             (&|s| s.scale = Some(f64::NAN), Field::Scale),
             (&|s| s.softcap = Some(-1.0), Field::Softcap),

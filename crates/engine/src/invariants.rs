@@ -10,10 +10,12 @@
 //! 2. every step's axes are `name.dims_in(layout)` and every axis has its size from
 //!    [`Sizes`] (the data's shape included); `h_kv`, when given, divides `h` and is less;
 //! 3. the tokens and the mask have the sizes of the run;
-//! 4. NaN appears only in fully masked rows under the `-inf` fill (in `weights`,
-//!    `context`, `concat` and `output`), and such a row of `weights` is NaN throughout;
+//! 4. NaN appears only in fully masked rows under the `-inf` fill without attention sinks
+//!    (in `weights`, `context`, `concat` and `output`), and such a row of `weights` is NaN
+//!    throughout;
 //! 5. no infinity outside `masked`, and in `masked` only the fill, only in blocked cells;
-//! 6. every other row of `weights` sums to 1, and under `-inf` its blocked keys get
+//! 6. every other row of `weights` sums to 1 (with attention sinks, to 1 less the sink's
+//!    share of the softmax of its `masked` row), and under `-inf` its blocked keys get
 //!    exactly 0.
 //!
 //! [`Sizes`]: crate::trace::Sizes
@@ -160,8 +162,11 @@ impl Trace {
     }
 
     /// Is query row `i` of sentence `b` fully masked under the `-inf` fill (so NaN)?
+    /// (With attention sinks no row is NaN: a fully blocked row puts its weight on the sink.)
     fn nan_allowed(&self, b: usize, i: usize) -> bool {
-        self.mask.config.fill == Fill::NegInf && self.fully_masked_rows.contains(&[b, i])
+        self.mask.config.fill == Fill::NegInf
+            && self.sinks.is_empty()
+            && self.fully_masked_rows.contains(&[b, i])
     }
 
     fn check_numbers(&self) -> Result<(), InvariantError> {
@@ -209,6 +214,10 @@ impl Trace {
         let Some(weights) = self.step(StepName::Weights) else {
             return fail("no weights step".into());
         };
+        let masked = self.step(StepName::Masked);
+        if !self.sinks.is_empty() && self.sinks.len() != self.sizes.n_heads {
+            return fail(format!("{} attention sinks for {} heads", self.sinks.len(), self.sizes.n_heads));
+        }
         for b in 0..self.sizes.b {
             for h in 0..self.sizes.n_heads {
                 let Some(m) = weights.matrix(b, h) else {
@@ -224,8 +233,16 @@ impl Trace {
                         }
                         continue;
                     }
+                    // With a sink the row and the sink's share of the softmax sum to 1.
+                    let share = match (self.sinks.get(h), masked.and_then(|m| m.matrix(b, h))) {
+                        (Some(&sink), Some(scores)) => {
+                            let mut row = scores.row(i).to_vec();
+                            crate::attention::softmax_with_sink(&mut row, sink)
+                        }
+                        _ => 0.0,
+                    };
                     let sum = row.sum();
-                    if (sum - 1.0).abs() > ROW_SUM_TOLERANCE * row.len() as f64 {
+                    if (sum + share - 1.0).abs() > ROW_SUM_TOLERANCE * row.len() as f64 {
                         return fail(format!("weights row [{b}, {h}, {i}] sums to {sum}"));
                     }
                     if self.mask.config.fill == Fill::NegInf {

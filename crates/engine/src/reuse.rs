@@ -58,6 +58,8 @@ pub struct Previous<'a> {
     pub fill: f64,
     /// The scale and the softcap of its scores.
     pub scores: (Option<f64>, Option<f64>),
+    /// Whether its softmax had attention sinks.
+    pub sinks: bool,
 }
 
 impl<'a> Previous<'a> {
@@ -108,6 +110,7 @@ impl<'a> Previous<'a> {
             mask_shape: prev.mask.shape,
             fill: prev.mask.fill_value,
             scores: (prev.scale, prev.softcap),
+            sinks: !prev.sinks.is_empty(),
         })
     }
 }
@@ -202,8 +205,8 @@ impl Attended {
 
 /// Scores, scaled, capped, biased, masked, weights and context (`attention::*`) for every
 /// sentence, a sentence whose heads, mask rows, bias, fill and scale are the previous
-/// trace's for some sentence copied from it. With a softcap (in this run or the previous
-/// one) everything is computed: the copy is an optimisation of typing, not of every
+/// trace's for some sentence copied from it. With a softcap or attention sinks (in this
+/// run or the previous one) everything is computed: the copy is an optimisation of typing, not of every
 /// option.
 ///
 /// # Shapes
@@ -215,10 +218,10 @@ pub fn attention(
     bias: Option<&Array4<f64>>,
     fill: f64,
     d_k: usize,
-    (scale, softcap): (Option<f64>, Option<f64>),
+    (scale, softcap, sinks): (Option<f64>, Option<f64>, Option<&[f64]>),
     prev: Option<&Previous<'_>>,
 ) -> Attended {
-    use attention::{add_bias, apply_mask, attend, attn_scores, scale_by, softmax_rows};
+    use attention::{add_bias, apply_mask, attend, attn_scores, scale_by, softmax_rows_with};
     let [q, k, v] = heads;
     let compute = |q: &Array4<f64>, k: &Array4<f64>, v: &Array4<f64>, mask: &Array3<bool>| {
         let scores = attn_scores(q, k);
@@ -227,12 +230,16 @@ pub fn attention(
         let before_bias = capped.as_ref().unwrap_or(&scaled);
         let biased = bias.map(|bias| add_bias(before_bias, bias));
         let masked = apply_mask(biased.as_ref().unwrap_or(before_bias), mask, fill);
-        let weights = softmax_rows(&masked);
+        let weights = softmax_rows_with(&masked, sinks);
         let context = attend(&weights, v);
         Attended { scores, scaled, capped, biased, masked, weights, context }
     };
     let same_scores = |p: &Previous<'_>| {
-        p.scores.0.map(f64::to_bits) == scale.map(f64::to_bits) && p.scores.1.is_none() && softcap.is_none()
+        p.scores.0.map(f64::to_bits) == scale.map(f64::to_bits)
+            && p.scores.1.is_none()
+            && softcap.is_none()
+            && !p.sinks
+            && sinks.is_none()
     };
     let b = q.len_of(Axis(0));
     let (_, t_q, t_k) = mask.dim();

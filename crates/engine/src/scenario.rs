@@ -80,6 +80,12 @@ pub struct Scenario {
     /// split and before RoPE (Qwen3, Gemma 3). Absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qk_norm: Option<QkNorm>,
+    /// Attention sinks (gpt-oss): one learned logit per query head, `h` numbers. Head
+    /// `h`'s softmax runs over its keys' scores and this logit, whose column is then
+    /// dropped: `weights = softmax([masked, s_h])[..., :T_k]`, so a row may sum to less
+    /// than 1. Absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sinks: Option<Vec<f64>>,
 }
 
 /// QK-norm as Qwen3 and Gemma 3 apply it: each query (and key) head's `d_k` numbers `x`
@@ -138,6 +144,7 @@ impl Scenario {
             scale: None,
             softcap: None,
             qk_norm: None,
+            sinks: None,
         }
     }
 

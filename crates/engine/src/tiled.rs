@@ -19,6 +19,11 @@
 //! `ℓ` stays 0 and `O` stays 0, so the context is `0 / 0 = NaN`, as the full run's NaN
 //! row. Under `-1e9` a blocked score is a number like any other and nothing is skipped: a
 //! fully blocked row ends uniform, as in the full run.
+//!
+//! With attention sinks, head `h`'s sink logit `s_h` is folded in after the last tile as
+//! one more score whose value is 0: `m′ = max(m, s_h)`, `ℓ′ = c·ℓ + e^(s_h − m′)`,
+//! `O′ = c·O`. The sink takes its share of `ℓ` and adds nothing to `O`, as
+//! `softmax([S, s_h])[..., :T_k] V` does; a row that saw no key ends with `O = 0`.
 
 use ndarray::{s, Array2, Array4};
 use serde::Serialize;
@@ -206,6 +211,17 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                         l: l.clone(),
                         correction,
                     });
+                }
+                // An attention sink is one more column, with no value: folded in last, it
+                // rescales O and adds its e^(s − m′) to ℓ (a row that saw no key gets O = 0).
+                if let Some(sink) = inp.sinks.as_ref().and_then(|s| s.get(head)) {
+                    for (r, mut o_r) in o.outer_iter_mut().enumerate() {
+                        if let (Some(m_r), Some(l_r)) = (m.get_mut(r), l.get_mut(r)) {
+                            if let Some((c, _)) = fold(m_r, l_r, &[*sink]) {
+                                o_r *= c;
+                            }
+                        }
+                    }
                 }
                 // O / ℓ: 0 / 0 = NaN for a row that never saw a key
                 for (r, o_r) in o.outer_iter().enumerate() {

@@ -403,6 +403,8 @@ struct Modern {
     softcap: Option<f64>,
     /// QK-norm's query weight, key weight and ε.
     qk_norm: Option<(Vec<f64>, Vec<f64>, f64)>,
+    /// The attention sinks' logits, one per head.
+    sinks: Option<Vec<f64>>,
 }
 
 /// ALiBi's slopes as the paper's code writes them: `start · ratio^k` with
@@ -520,8 +522,11 @@ fn slow_reference(
                         }
                     })
                     .collect();
-                let max = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let sum: f64 = row.iter().map(|s| (s - max).exp()).sum();
+                // an attention sink is one more logit in the softmax, whose weight is dropped
+                let sink = modern.sinks.as_ref().map(|s| s[h]);
+                let max = row.iter().cloned().fold(sink.unwrap_or(f64::NEG_INFINITY), f64::max);
+                let sum: f64 =
+                    row.iter().map(|s| (s - max).exp()).sum::<f64>() + sink.map_or(0.0, |s| (s - max).exp());
                 for s in &mut row {
                     *s = (*s - max).exp() / sum;
                 }
@@ -577,7 +582,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_model / s.n_heads))), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_model / s.n_heads), n.weight(true, s.d_model / s.n_heads), n.eps)) };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_model / s.n_heads))), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_model / s.n_heads), n.weight(true, s.d_model / s.n_heads), n.eps)), sinks: s.sinks.clone() };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
@@ -600,11 +605,19 @@ proptest! {
                 let m = w.matrix(bi, hi).unwrap();
                 for i in 0..t {
                     let fully = trace.fully_masked_rows.contains(&[bi, i]);
-                    if fully && s.mask.fill == Fill::NegInf {
+                    if let Some(sinks) = &s.sinks {
+                        // with a sink a row sums to at most 1 (to 0 when every key is blocked)
+                        let sum = m.row(i).sum();
+                        prop_assert!(m.row(i).iter().all(|v| *v >= 0.0) && sum <= 1.0 + 1e-12, "sink {} row sum {}", sinks[hi], sum);
+                        if fully && s.mask.fill == Fill::NegInf {
+                            prop_assert!(m.row(i).iter().all(|v| *v == 0.0));
+                        }
+                    } else if fully && s.mask.fill == Fill::NegInf {
                         prop_assert!(m.row(i).iter().all(|v| v.is_nan()));
                         continue;
+                    } else {
+                        prop_assert!((m.row(i).sum() - 1.0).abs() < 1e-9);
                     }
-                    prop_assert!((m.row(i).sum() - 1.0).abs() < 1e-9);
                     for j in 0..t_k {
                         if trace.mask.is_blocked(bi, i, j) && !fully {
                             prop_assert_eq!(m[[i, j]], 0.0, "blocked weight ({},{},{},{})", bi, hi, i, j);
@@ -614,7 +627,7 @@ proptest! {
             }
         }
         // the only NaN anywhere is a fully masked row under -inf
-        if s.mask.fill == Fill::LargeNegative || trace.fully_masked_rows.is_empty() {
+        if s.mask.fill == Fill::LargeNegative || trace.fully_masked_rows.is_empty() || s.sinks.is_some() {
             prop_assert!(trace.steps.iter().all(|st| st.data.iter().all(|v| !v.is_nan())));
         }
     }

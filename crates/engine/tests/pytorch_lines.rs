@@ -197,3 +197,48 @@ fn qk_norm_per_head_before_rope() {
     assert_eq!(e.field().as_str(), "qk_norm");
     assert_eq!(e.to_string(), "the QK-norm q_weight has 3 numbers, but d_k = 2: one per feature of a head");
 }
+
+/// Attention sinks (gpt-oss): each head's logit is one more column of the softmax, dropped
+/// after it, so a row sums to 1 less the sink's share, and a fully blocked row is 0, not
+/// NaN; the weights line says so; a wrong count is an error of the `sinks` field.
+#[test]
+fn sinks_take_their_share_of_each_row() {
+    let mut s = Scenario::identity(&["the cat sat on the mat", "a dog"], 8, 4);
+    s.projections = Default::default();
+    s.n_kv_heads = Some(2);
+    s.mask.causal = true;
+    s.mask.padding = attention_engine::Padding::KeysAndQueries;
+    s.sinks = Some(vec![0.5, -1.0, 2.0, 0.0]);
+    let trace = run(&s).unwrap();
+    trace.check_invariants().unwrap();
+    assert!(trace.nan_rows.is_empty(), "a sink leaves no NaN row");
+    let step = |n: &str| trace.step_named(n).unwrap();
+    assert_eq!(
+        step("weights").pytorch,
+        "weights = torch.cat([scores, sinks.view(1, h, 1, 1).expand(B, h, T, 1)], dim=-1).softmax(dim=-1)[..., :-1]"
+    );
+    let (masked, weights) = (step("masked"), step("weights"));
+    for b in 0..2 {
+        for h in 0..4 {
+            let (m, w) = (masked.matrix(b, h).unwrap(), weights.matrix(b, h).unwrap());
+            for (i, (m_row, w_row)) in m.rows().into_iter().zip(w.rows()).enumerate() {
+                let sink = s.sinks.as_ref().unwrap()[h];
+                let max = m_row.iter().fold(sink, |a, &x| a.max(x));
+                let sum: f64 = m_row.iter().map(|x| (x - max).exp()).sum::<f64>() + (sink - max).exp();
+                for (x, y) in m_row.iter().zip(w_row) {
+                    assert!((y - (x - max).exp() / sum).abs() < 1e-15, "[{b}, {h}, {i}]");
+                }
+                let want = 1.0 - (sink - max).exp() / sum;
+                assert!((w_row.sum() - want).abs() < 1e-12 && want < 1.0);
+                if trace.fully_masked_rows.contains(&[b, i]) {
+                    assert!(w_row.iter().all(|&v| v == 0.0), "a fully blocked row gives all to the sink");
+                }
+            }
+        }
+    }
+    assert!(!trace.fully_masked_rows.is_empty(), "the padded query rows are fully blocked");
+    s.sinks = Some(vec![0.0; 3]);
+    let e = run(&s).unwrap_err();
+    assert_eq!(e.field().as_str(), "sinks");
+    assert_eq!(e.to_string(), "there are 3 attention sinks, but h = 4: one learned logit per query head");
+}

@@ -92,6 +92,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 scale: None,
                 softcap: None,
                 qk_norm: None,
+                sinks: None,
             }
         })
 }

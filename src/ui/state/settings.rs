@@ -50,6 +50,8 @@ pub struct Settings {
     pub softcap: Option<f64>,
     /// QK-norm (None = off).
     pub qk_norm: Option<crate::engine::QkNorm>,
+    /// Attention sinks, one logit per head (None = off).
+    pub sinks: Option<Vec<f64>>,
 }
 
 /// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
@@ -75,6 +77,7 @@ impl Default for Settings {
             scale: None,
             softcap: None,
             qk_norm: None,
+            sinks: None,
         }
     }
 }
@@ -147,6 +150,7 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         scale: settings.scale,
         softcap: settings.softcap,
         qk_norm: settings.qk_norm.clone(),
+        sinks: settings.sinks.clone(),
     };
     (scenario, notices)
 }
@@ -212,6 +216,7 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             scale: s.scale,
             softcap: s.softcap,
             qk_norm: s.qk_norm.clone(),
+            sinks: s.sinks.clone(),
         },
     )
 }

@@ -21,11 +21,15 @@ impl Explainer<'_> {
             row.push(cell(self.trace, StepName::Masked, &[b, h, i, k])?);
         }
         // As the engine: the max by fold from −∞, exps, ndarray's sum, then the quotient.
-        let max = row.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+        // With an attention sink, the head's logit is one more column of the softmax
+        // (its max and its sum), whose weight is then dropped.
+        let sink = self.trace.sinks.get(h).copied();
+        let max = row.iter().fold(sink.unwrap_or(f64::NEG_INFINITY), |m, &x| m.max(x));
         let exps: Vec<f64> = row.iter().map(|&s| (s - max).exp()).collect();
-        let sum = ArrayView1::from(exps.as_slice()).sum();
+        let sink_exp = sink.map(|s| (s - max).exp());
+        let sum = ArrayView1::from(exps.as_slice()).sum() + sink_exp.unwrap_or(0.0);
         let numerator = exps.get(j).copied().unwrap_or(f64::NAN);
-        let terms: Vec<Term> = row
+        let mut terms: Vec<Term> = row
             .iter()
             .zip(&exps)
             .enumerate()
@@ -36,6 +40,14 @@ impl Explainer<'_> {
                 value: e,
             })
             .collect();
+        if let (Some(s), Some(e)) = (sink, sink_exp) {
+            terms.push(Term {
+                label: format!("exp(sink[{h}] − max)"),
+                kind: TermKind::Exp,
+                operands: vec![s, max],
+                value: e,
+            });
+        }
         let blocked: Vec<usize> = (0..t_k).filter(|&k| self.trace.mask.is_blocked(b, i, k)).collect();
         let fully = !blocked.is_empty() && blocked.len() == t_k;
         let fill = self.trace.mask.config.fill;
@@ -45,7 +57,26 @@ impl Explainer<'_> {
             num(max),
             num(sum)
         )];
-        if fully {
+        if let (Some(s), Some(e)) = (sink, sink_exp) {
+            notes.push(format!(
+                "Head {h1} has a learned sink logit {} (gpt-oss): it is one more column of this softmax, with \
+                 exp({} − {}) = {} in the sum, and its weight {} is then dropped. So this row's weights sum to {}, not 1: \
+                 a query with nothing worth reading can give its attention to no token.",
+                num(s),
+                num(s),
+                num(max),
+                num(e),
+                num(e / sum),
+                num(1.0 - e / sum)
+            ));
+        }
+        if fully && sink.is_some() {
+            notes.push(
+                "Every key of this row is blocked, so only the sink's column is left: it takes the whole softmax, and \
+                 every weight of the row is 0 (no NaN)."
+                    .into(),
+            );
+        } else if fully {
             let mut reasons: Vec<BlockReason> = blocked.iter().flat_map(|&k| self.reasons(b, i, k)).collect();
             reasons.sort_unstable();
             reasons.dedup();
@@ -98,19 +129,36 @@ impl Explainer<'_> {
         }
         self.check(numerator / sum, &mut notes);
         let py_row = format!("scores[{b}, {h}, {i}]");
+        let (formula, python) = if sink.is_some() {
+            (
+                "weights[b,h,i,j] = exp(masked[b,h,i,j] − m) / (Σ_k exp(masked[b,h,i,k] − m) + exp(sink[h] − m)), \
+                 m = max(max_k masked[b,h,i,k], sink[h])"
+                    .to_owned(),
+                format!(
+                    "torch.cat([{py_row}, sinks[{h}:{}]]).softmax(dim=-1)[{j}]  # scores after masked_fill, the sink's logit last",
+                    h + 1
+                ),
+            )
+        } else {
+            (
+                "weights[b,h,i,j] = exp(masked[b,h,i,j] − m) / Σ_k exp(masked[b,h,i,k] − m), m = max_k masked[b,h,i,k]".to_owned(),
+                format!("torch.exp({py_row}[{j}] - {py_row}.max()) / torch.exp({py_row} - {py_row}.max()).sum()  # scores after masked_fill"),
+            )
+        };
         self.done(
-            "weights[b,h,i,j] = exp(masked[b,h,i,j] − m) / Σ_k exp(masked[b,h,i,k] − m), m = max_k masked[b,h,i,k]".into(),
+            formula,
             Kind::Softmax { max, numerator, sum },
             terms,
             notes,
             vec![Operand::step(StepName::Masked, &[Some(b), Some(h), Some(i), None])],
-            format!("torch.exp({py_row}[{j}] - {py_row}.max()) / torch.exp({py_row} - {py_row}.max()).sum()  # scores after masked_fill"),
+            python,
             format!(
-                r"{} = \frac{{e^{{{} - {}}}}}{{\sum_{{k}} e^{{s_{{k}} - {}}}}} = \frac{{{}}}{{{}}} = {}",
+                r"{} = \frac{{e^{{{} - {}}}}}{{\sum_{{k}} e^{{s_{{k}} - {}}}{}}} = \frac{{{}}}{{{}}} = {}",
                 self.lhs(),
                 tex(row.get(j).copied().unwrap_or(f64::NAN)),
                 tex_factor(max),
                 tex_factor(max),
+                sink.map_or(String::new(), |s| format!(" + e^{{{} - {}}}", tex(s), tex_factor(max))),
                 tex(numerator),
                 tex(sum),
                 tex(self.result)

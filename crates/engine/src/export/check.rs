@@ -86,7 +86,7 @@ pub(super) fn check_section(trace: &Trace, target: Target) -> Section {
          for name in STEPS:\n        \
          report(*compare(torch_steps[name].detach().numpy(), EXPECTED[name]), \"torch\", name)\n    \
          live = torch_sdpa[\"live\"].numpy()[:, None, :, None]  # rows with a key to attend to\n    \
-         if \"context\" in torch_sdpa:  # not with a softcap, which SDPA does not have\n        \
+         if \"context\" in torch_sdpa:  # not with a softcap or sinks, which SDPA does not have\n        \
          sdpa = np.where(live, torch_sdpa[\"context\"].detach().numpy(), EXPECTED[\"context\"])\n        \
          report(*compare(sdpa, EXPECTED[\"context\"]), \"torch\", \"F.scaled_dot_product_attention\")\n    \
          if \"decoded\" in torch_sdpa:\n        \

@@ -28,13 +28,13 @@ pub(super) fn decode_section(x_in: &str, kv_in: &str) -> Section {
 /// The page's tiles view in NumPy: the context computed block by block with an online
 /// softmax (a running maximum, sum and output per query row, rescaled by e^(m − m′)).
 pub(super) fn tiled_section(trace: &Trace) -> Section {
-    let has = |s: StepName| trace.step(s).is_some();
-    let q_final = if has(StepName::QRot) { "q_rot" } else { "q_heads" };
-    let k_final = [StepName::KRep, StepName::KRot, StepName::KHeads]
-        .into_iter()
-        .find(|&s| has(s))
-        .map_or("k_heads", StepName::as_str);
-    let v_final = if has(StepName::VRep) { "v_rep" } else { "v_heads" };
+    // the heads as the scores read them: after QK-norm and RoPE, repeated when grouped
+    let first = |order: &[StepName]| {
+        order.iter().copied().find(|&s| trace.step(s).is_some()).map_or("", StepName::as_str)
+    };
+    let q_final = first(&[StepName::QRot, StepName::QNorm, StepName::QHeads]);
+    let k_final = first(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads]);
+    let v_final = first(&[StepName::VRep, StepName::VHeads]);
     let code = include_str!("../export_py/tiled.py")
         .replace("Q_FINAL", q_final)
         .replace("K_FINAL", k_final)

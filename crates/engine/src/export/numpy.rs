@@ -147,6 +147,13 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         StepName::Masked => format!(
             "masked = np.where(mask[:, None, :, :], fill, {masked_from})  # mask[:, None] is mask.unsqueeze(1)\n"
         ),
+        // the sink's logit as one more column of each row, dropped after the softmax
+        StepName::Weights if !trace.sinks.is_empty() => String::from(
+            "with np.errstate(invalid=\"ignore\"):\n    \
+             both = with_sinks(masked)  # (B, h, T, T_k + 1): each head's sink logit as one more column\n    \
+             e = np.exp(both - both.max(axis=-1, keepdims=True))\n    \
+             weights = (e / e.sum(axis=-1, keepdims=True))[..., :-1]  # the sink's column dropped: rows sum to less than 1\n",
+        ),
         StepName::Weights => String::from(
             "with np.errstate(invalid=\"ignore\"):  # a row of -inf only: -inf - (-inf) = NaN, as in PyTorch\n    \
              shifted = masked - masked.max(axis=-1, keepdims=True)\n    \

@@ -122,6 +122,17 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
         trace.scale.map_or("None".to_owned(), py_number),
         trace.softcap.map_or("None".to_owned(), py_number),
     );
+    let sinks: Vec<String> = trace.sinks.iter().map(|&v| py_number(v)).collect();
+    let _ = writeln!(
+        code,
+        "\nsinks = {}  # attention sinks: one learned logit per head (gpt-oss), or None\n\n\n\
+         def with_sinks(s):\n    \
+         \"\"\"(B, h, rows, cols) scores with each head's sink logit as one more column, when there are sinks.\"\"\"\n    \
+         if sinks is None:\n        \
+         return s\n    \
+         return np.concatenate([s, np.broadcast_to(sinks[None, :, None, None], s.shape[:-1] + (1,))], axis=-1)",
+        if sinks.is_empty() { "None".to_owned() } else { format!("np.array([{}])", sinks.join(", ")) },
+    );
     let norm = trace.qk_norm.as_ref();
     let weight = |keys: bool| {
         norm.map_or("None".to_owned(), |n| {

@@ -74,7 +74,7 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
          from torch.nn.attention.bias import causal_lower_right\n        \
          except ImportError:  # PyTorch before 2.3\n            \
          causal_lower_right = None\n        \
-         plain = causal and x_kv is x and window is None and not use_alibi and padding == \"none\" and softcap is None\n        \
+         plain = causal and x_kv is x and window is None and not use_alibi and padding == \"none\" and softcap is None and sinks is None\n        \
          if causal_lower_right is not None and plain:\n            \
          q_all = torch_steps.get(\"q_rot\", torch_steps[\"q_heads\"])\n            \
          k_all = torch_steps.get(\"k_rep\", torch_steps.get(\"k_rot\", torch_steps[\"k_heads\"]))\n            \

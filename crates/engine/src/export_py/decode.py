@@ -37,8 +37,9 @@ if cross or causal:
             s = s + np.array(alibi_slopes(h))[None, :, None, None] * alibi_distance(pos - t)[None, None, None, :]
         s = np.where(mask[:, None, t : t + 1, pos], fill, s)  # the mask at the cached positions
         with np.errstate(invalid="ignore"):
-            e = np.exp(s - s.max(axis=-1, keepdims=True))
-            w = e / e.sum(axis=-1, keepdims=True)  # (B, h, 1, L)
+            both = with_sinks(s)  # with attention sinks, each head's logit is one more column
+            e = np.exp(both - both.max(axis=-1, keepdims=True))
+            w = (e / e.sum(axis=-1, keepdims=True))[..., : s.shape[-1]]  # (B, h, 1, L), the sink's column dropped
             ctx = w @ np.repeat(v_cache, h // h_kv, axis=1)  # (B, h, 1, d_k)
             decoded[:, t] = (ctx.transpose(0, 2, 1, 3).reshape(B, 1, d_model) @ W_o + b_o)[:, 0]
 else:

@@ -19,5 +19,12 @@ for q0 in range(0, T, block):
         l = c * l + p.sum(axis=-1, keepdims=True)
         o = c * o + p @ V_FINAL[:, :, k0:k1]
         m = np.where(seen, m_new, m)
+    if sinks is not None:  # each head's sink: one more score, with no value, folded in last
+        s = np.broadcast_to(sinks[None, :, None, None], m.shape)
+        m_new = np.maximum(m, s)
+        c = np.exp(m - m_new)
+        l = c * l + np.exp(s - m_new)
+        o = c * o
+        m = m_new
     with np.errstate(invalid="ignore"):  # 0 / 0 = NaN for a row that never saw a key
         tiled_context[:, :, q0:q1] = o / l

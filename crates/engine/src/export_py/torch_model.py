@@ -80,19 +80,23 @@ else:
                 steps["biased"] = scores
             scores = scores.masked_fill(mask.unsqueeze(1), MASK_FILL)
             steps["masked"] = scores
-            weights = scores.softmax(dim=-1)
+            if sinks is not None:  # gpt-oss: the head's sink logit as one more column, dropped after the softmax
+                sink = torch.tensor(sinks).view(1, h, 1, 1).expand(B, h, T, 1)
+                weights = torch.cat([scores, sink], dim=-1).softmax(dim=-1)[..., :-1]
+            else:
+                weights = scores.softmax(dim=-1)
             steps["weights"] = weights
             context = weights @ v
             steps["context"] = context
             # The same context from PyTorch's fused function: the mask as -inf added to the
             # bias, the key/value heads shared by enable_gqa. Compared on the rows that have a
             # key to attend to (a fully blocked row is NaN or uniform by the fill, not by SDPA).
-            # (SDPA has a scale but no softcap: with a softcap there is nothing to compare.)
+            # (SDPA has a scale but no softcap and no sinks: with either there is nothing to compare.)
             attn_bias = bias.masked_fill(mask.unsqueeze(1), float("-inf"))
             kwargs = {"enable_gqa": True} if h_kv != h else {}
             if scale is not None:
                 kwargs["scale"] = scale
-            if softcap is None:
+            if softcap is None and sinks is None:
                 torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
             torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
             concat = context.transpose(1, 2).contiguous().view(B, T, self.d_model)

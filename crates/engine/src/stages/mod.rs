@@ -66,6 +66,8 @@ pub(crate) struct Inputs {
     pub softcap: Option<f64>,
     /// QK-norm, if any.
     pub qk_norm: Option<crate::scenario::QkNorm>,
+    /// The attention sinks' logits, one per head, if any.
+    pub sinks: Option<Vec<f64>>,
     pub w: std::sync::Arc<Weights>,
     /// `(B, T_q, d_model)`: what the query projection reads.
     pub x_in: Array3<f64>,
@@ -99,6 +101,7 @@ pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
         scale: scenario.scale,
         softcap: scenario.softcap,
         qk_norm: scenario.qk_norm.clone(),
+        sinks: scenario.sinks.clone(),
         w,
         x_kv_in: x_kv_in.unwrap_or_else(|| x_in.clone()),
         x_in,
@@ -157,6 +160,7 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
         scale: scenario.scale,
         softcap: scenario.softcap,
         qk_norm: scenario.qk_norm.clone(),
+        sinks: scenario.sinks.clone().unwrap_or_default(),
         feature_names: embedding::lexicon(plan.d_model).map(|l| l.dims.iter().map(|&d| d.into()).collect()),
         sizes: trace::Sizes {
             b: plan.b,

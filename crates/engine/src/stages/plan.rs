@@ -80,6 +80,14 @@ impl<'a> Plan<'a> {
                 return Err(EngineError::ScoreOption { what, value: number_text(eps), usual, field });
             }
         }
+        if let Some(sinks) = &scenario.sinks {
+            if sinks.len() != n_heads {
+                return Err(EngineError::SinksLength { len: sinks.len(), n_heads });
+            }
+            for (i, &v) in sinks.iter().enumerate() {
+                check_number(v, Field::Sinks, || format!("sinks[{i}]"))?;
+            }
+        }
         if scenario.mask.window == Some(0) {
             return Err(EngineError::ZeroSize { what: "window", field: Field::Window });
         }
@@ -139,6 +147,7 @@ impl<'a> Plan<'a> {
             softcap: self.scenario.softcap,
             qk_norm_eps: self.scenario.qk_norm.as_ref().map(|n| n.eps),
             rotary_dims: self.scenario.rope.map(|r| r.rotary_dims(self.d_k)).filter(|&r| r < self.d_k),
+            sinks: self.scenario.sinks.is_some(),
             d_model: self.d_model,
             n_heads: self.n_heads,
             d_k: self.d_k,

@@ -24,6 +24,8 @@ pub struct StepText {
     pub qk_norm_eps: Option<f64>,
     /// RoPE's rotated dimensions `r`, when a rotary fraction leaves some of `d_k` unturned.
     pub rotary_dims: Option<usize>,
+    /// Attention sinks: one learned logit per head in each row's softmax.
+    pub sinks: bool,
     /// `d_model`.
     pub d_model: usize,
     /// `h`.
@@ -40,7 +42,7 @@ impl StepName {
     /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
     /// `rotate_half` when `None`).
     pub fn pytorch(self, text: &StepText) -> String {
-        let StepText { layout, fill, rope, causal, scale, rotary_dims, .. } = *text;
+        let StepText { layout, fill, rope, causal, scale, rotary_dims, sinks, .. } = *text;
         let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
         // The key/value heads: `h_kv` of them when grouped (a view into `h` would need
@@ -101,6 +103,13 @@ impl StepName {
             Self::Masked => {
                 return format!("scores = scores.masked_fill(mask.unsqueeze(1), {})", fill.pytorch())
             }
+            // gpt-oss: the head's sink logit as one more column, dropped after the softmax
+            Self::Weights if sinks => {
+                return format!(
+                    "weights = torch.cat([scores, sinks.view(1, h, 1, 1).expand(B, h, {t_q}, 1)], dim=-1)\
+                     .softmax(dim=-1)[..., :-1]"
+                )
+            }
             Self::Weights => "weights = scores.softmax(dim=-1)",
             Self::Context => "context = weights @ v",
             Self::Concat => {
@@ -124,6 +133,7 @@ impl StepName {
             softcap,
             qk_norm_eps,
             rotary_dims,
+            sinks,
             ..
         } = *text;
         let eps = qk_norm_eps.unwrap_or(crate::scenario::QkNorm::DEFAULT_EPS);
@@ -212,6 +222,10 @@ impl StepName {
                 "Replace every blocked score by {} (masked_fill; the mask is the same for every head)",
                 fill.pytorch()
             ),
+            Self::Weights if sinks => "Softmax over each row's keys and its head's learned sink logit, then drop \
+                                       the sink's column (gpt-oss): a query's weights sum to less than 1, the rest \
+                                       goes to no token"
+                .into(),
             Self::Weights => "Softmax over each row (the keys): the weights of a query sum to 1".into(),
             Self::Context => "Each query's weighted sum of the values".into(),
             Self::Concat => "Swap h and T back, then lay the heads side by side".into(),

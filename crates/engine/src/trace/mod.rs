@@ -102,6 +102,10 @@ pub struct Trace {
     /// QK-norm's weights and ε, when the heads were normalised (`q_norm`, `k_norm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qk_norm: Option<crate::scenario::QkNorm>,
+    /// The attention sinks' logits, one per head, when the softmax had them; empty
+    /// otherwise. A `weights` row then sums to less than 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sinks: Vec<f64>,
     /// Names of the embedding dimensions when a lexicon space was used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_names: Option<Vec<Cow<'static, str>>>,

@@ -31,7 +31,7 @@ fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usiz
 /// h ∈ 1..=4, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
 /// combination with and without a sliding window, self- and cross-attention (T_k ∈ 1..=7
 /// independent of T_q), with and without positions, with h_kv any divisor of h, RoPE in
-/// both styles (when d_k is even), ALiBi, a scale, a softcap and QK-norm.
+/// both styles (when d_k is even), ALiBi, a scale, a softcap, QK-norm and attention sinks.
 pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
     let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
     (
@@ -63,6 +63,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 )),
                 Just((d, h, causal, padding, large, positions)),
                 Just((d_k, modern)),
+                prop::option::of(prop::collection::vec(-3.0f64..3.0, h)),
             )
         })
         .prop_map(
@@ -74,6 +75,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 qk_norm,
                 (d, h, causal, padding, large, positions),
                 modern,
+                sinks,
             )| {
                 let (d_k, (kv_choice, rope_choice, base_choice, alibi, window, scale, softcap)) = modern;
                 let divisors: Vec<usize> = (1..=h).filter(|g| h % g == 0).collect();
@@ -128,6 +130,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         let (q_weight, k_weight) = w.split_at(w.len() / 2);
                         QkNorm { q_weight: q_weight.to_vec(), k_weight: k_weight.to_vec(), eps }
                     }),
+                    sinks,
                 }
             },
         )
