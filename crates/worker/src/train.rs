@@ -6,7 +6,7 @@
 
 use attention_engine::mask;
 use attention_engine::train::{
-    evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, HeadId, Intervention,
+    ablate, evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, HeadId, Intervention,
     StepStats, TrainConfig, TrainError, Trainer,
 };
 use serde::{Deserialize, Deserializer, Serialize};
@@ -70,6 +70,10 @@ pub struct HeadScores {
     /// Its mean weight on the token after the query token's earlier occurrence.
     #[serde(deserialize_with = "nan_if_null")]
     pub induction: f64,
+    /// The probe batch's mean loss with this head's output zeroed (its ablation,
+    /// `attention_engine::train::ablate`): how much the model needs the head.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub ablated_loss: f64,
 }
 
 /// Lists of numbers that JSON may hold as `null` (NaN, ±∞), read with NaN for `null`.
@@ -117,6 +121,7 @@ impl Session {
                     head,
                     previous_token: previous_token_score(&eval, model, &self.probe, head),
                     induction: induction_score(&eval, model, &self.probe, head),
+                    ablated_loss: ablate(model, &self.probe, head).loss,
                 })
                 .collect(),
         }
@@ -175,6 +180,11 @@ mod tests {
         assert!(probe.heads.iter().any(|s| s.previous_token > 0.4), "{:?}", probe.heads);
         assert!(progress_json(&session.advance(0))
             .starts_with(r#"{"steps_done":50,"stats":[],"probe":{"n_heads":2,"tokens":["#));
+        // ablating a head is the engine's `ablate` on the probe, and the head that looks back
+        // is the one the trained model needs
+        let back = probe.heads.iter().max_by(|a, b| a.previous_token.total_cmp(&b.previous_token)).unwrap();
+        assert_eq!(back.ablated_loss, ablate(&session.trainer().model, &session.probe, back.head).loss);
+        assert!(back.ablated_loss > probe.loss + 0.5, "{} → {}", probe.loss, back.ablated_loss);
         // causal: key j > i is blocked, the rest is not
         assert!(probe.blocked.iter().enumerate().all(|(ij, &b)| b == (ij % 6 > ij / 6)));
     }
@@ -191,7 +201,9 @@ mod tests {
         diverged.probe.loss = f64::NAN;
         diverged.probe.attention[0][0] = f64::NAN;
         let back = progress_from_json(&progress_json(&diverged)).unwrap();
-        assert!(back.stats[0].loss.is_nan() && back.probe.loss.is_nan() && back.probe.attention[0][0].is_nan());
+        assert!(
+            back.stats[0].loss.is_nan() && back.probe.loss.is_nan() && back.probe.attention[0][0].is_nan()
+        );
         assert_eq!(back.probe.attention[0][1..], progress.probe.attention[0][1..]);
         assert!(progress_from_json("{").unwrap_err().starts_with("unreadable progress"));
     }
