@@ -180,6 +180,26 @@ export const tests = [
       await assertAxeClean(t, page, 'the bat-baseball challenge, hints and solution shown, 375 px');
     },
   },
+  {
+    name: 'axe: the Learn view at 1440 and 375 px, trained a little, its tables open, light and dark',
+    run: async (t) => {
+      let page = await t.gotoApp('learn=induction');
+      await page.waitForSelector('[data-testid="learn-head"][data-layer="1"] canvas');
+      for (let i = 0; i < 3; i++) await page.click('[data-testid="learn-step"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '3');
+      for (const summary of await page.$$('[data-testid="learn"] details summary')) await summary.click();
+      await settled(page);
+      await assertAxeClean(t, page, 'the Learn view (induction), 1440 px, tables open');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await settled(page);
+      await assertAxeClean(t, page, 'the Learn view (induction), 375 px, tables open');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      page = await t.gotoApp('learn=previous-token&learn_h=3');
+      await page.waitForFunction(() => (document.querySelector('[data-testid="learn-error"]')?.textContent ?? '') !== '');
+      await settled(page);
+      await assertAxeClean(t, page, 'the Learn view with the engine refusing its settings, 375 px, dark');
+    },
+  },
 ];
 
 tests.push({

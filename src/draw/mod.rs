@@ -4,6 +4,7 @@
 //! Nothing here computes attention: a heatmap is given a matrix from the trace and only
 //! decides colours and positions.
 
+pub mod curve;
 pub mod embedding_plot;
 pub mod heatmap;
 pub mod heatmap_cells;

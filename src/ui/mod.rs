@@ -7,6 +7,7 @@ pub mod decode;
 pub mod explain;
 pub mod explorer;
 pub mod heatmap;
+pub mod learn;
 pub mod lesson;
 pub mod platform;
 pub mod state;

@@ -4,11 +4,12 @@
 //! the probe, so the page draws the curve and the maps a few times a second while the
 //! worker trains. The numbers are the engine's; the page does no arithmetic.
 
+use attention_engine::mask;
 use attention_engine::train::{
-    evaluate, induction_score, previous_token_score, probe, Batch, HeadId, Intervention, StepStats,
-    TrainConfig, TrainError, Trainer,
+    ablate, evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, HeadId, Intervention,
+    StepStats, TrainConfig, TrainError, Trainer,
 };
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// Sequences in the probe batch the maps, loss and accuracy are measured on.
 pub const PROBE_SEQUENCES: usize = 8;
@@ -20,8 +21,9 @@ pub struct Session {
     probe: Batch,
 }
 
-/// What the page receives after some steps.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What the page receives after some steps (JSON: [`progress_json`], read back with
+/// [`progress_from_json`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     /// Steps taken since the start.
     pub steps_done: usize,
@@ -32,8 +34,10 @@ pub struct Progress {
 }
 
 /// The model on the probe batch.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeView {
+    /// Heads per layer.
+    pub n_heads: usize,
     /// The first probe sequence's tokens (`T`).
     pub tokens: Vec<usize>,
     /// Its targets (`T`, −1 = none).
@@ -41,24 +45,41 @@ pub struct ProbeView {
     /// The most likely next token at each of its positions (`T`).
     pub predictions: Vec<usize>,
     /// Per layer, `(h, T, T)` row-major: each head's attention weights on that sequence.
+    #[serde(deserialize_with = "vecs_nan_if_null")]
     pub attention: Vec<Vec<f64>>,
+    /// `(T, T)` row-major: may query `i` not attend to key `j` (the engine's mask rule).
+    pub blocked: Vec<bool>,
     /// The mean loss over the whole probe batch.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loss: f64,
     /// The accuracy over the whole probe batch.
+    #[serde(deserialize_with = "nan_if_null")]
     pub accuracy: f64,
     /// Each head's scores over the whole probe batch, layer by layer.
     pub heads: Vec<HeadScores>,
 }
 
 /// What one head does on the probe (`attention_engine::train::analysis`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct HeadScores {
     /// The head.
     pub head: HeadId,
     /// Its mean weight on the previous token.
+    #[serde(deserialize_with = "nan_if_null")]
     pub previous_token: f64,
     /// Its mean weight on the token after the query token's earlier occurrence.
+    #[serde(deserialize_with = "nan_if_null")]
     pub induction: f64,
+    /// The probe batch's mean loss with this head's output zeroed (its ablation,
+    /// `attention_engine::train::ablate`): how much the model needs the head.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub ablated_loss: f64,
+}
+
+/// Lists of numbers that JSON may hold as `null` (NaN, ±∞), read with NaN for `null`.
+fn vecs_nan_if_null<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, D::Error> {
+    let lists = Vec::<Vec<Option<f64>>>::deserialize(d)?;
+    Ok(lists.into_iter().map(|l| l.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect()).collect())
 }
 
 impl Session {
@@ -82,6 +103,7 @@ impl Session {
         let eval = evaluate(model, &self.probe, &Intervention::default());
         let (t, h) = (model.dims.t, model.dims.n_heads);
         ProbeView {
+            n_heads: h,
             tokens: self.probe.tokens.iter().take(t).copied().collect(),
             targets: self.probe.targets.iter().take(t).copied().collect(),
             predictions: eval.predictions.iter().take(t).copied().collect(),
@@ -90,6 +112,7 @@ impl Session {
                 .iter()
                 .map(|layer| layer.iter().take(h * t * t).copied().collect())
                 .collect(),
+            blocked: (0..t * t).map(|ij| mask::blocked(&model.dims.mask, t, t, ij / t, ij % t)).collect(),
             loss: eval.loss,
             accuracy: eval.accuracy,
             heads: (0..model.dims.n_layers)
@@ -98,6 +121,7 @@ impl Session {
                     head,
                     previous_token: previous_token_score(&eval, model, &self.probe, head),
                     induction: induction_score(&eval, model, &self.probe, head),
+                    ablated_loss: ablate(model, &self.probe, head).loss,
                 })
                 .collect(),
         }
@@ -116,6 +140,14 @@ pub fn progress_json(progress: &Progress) -> String {
     // Only numbers, vectors and field names: serde_json cannot fail on them, and a NaN
     // loss (which training never produces from finite inputs) would be written as null.
     serde_json::to_string(progress).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// Reads what [`progress_json`] wrote (on the page).
+///
+/// # Errors
+/// JSON that is not a progress report.
+pub fn progress_from_json(text: &str) -> Result<Progress, String> {
+    serde_json::from_str(text).map_err(|e| format!("unreadable progress from the worker: {e}"))
 }
 
 #[cfg(test)]
@@ -147,7 +179,33 @@ mod tests {
         assert_eq!(probe.heads.len(), 2);
         assert!(probe.heads.iter().any(|s| s.previous_token > 0.4), "{:?}", probe.heads);
         assert!(progress_json(&session.advance(0))
-            .starts_with(r#"{"steps_done":50,"stats":[],"probe":{"tokens":["#));
+            .starts_with(r#"{"steps_done":50,"stats":[],"probe":{"n_heads":2,"tokens":["#));
+        // ablating a head is the engine's `ablate` on the probe, and the head that looks back
+        // is the one the trained model needs
+        let back = probe.heads.iter().max_by(|a, b| a.previous_token.total_cmp(&b.previous_token)).unwrap();
+        assert_eq!(back.ablated_loss, ablate(&session.trainer().model, &session.probe, back.head).loss);
+        assert!(back.ablated_loss > probe.loss + 0.5, "{} → {}", probe.loss, back.ablated_loss);
+        // causal: key j > i is blocked, the rest is not
+        assert!(probe.blocked.iter().enumerate().all(|(ij, &b)| b == (ij % 6 > ij / 6)));
+    }
+
+    /// The page reads back what the worker writes, number for number; a diverged run's
+    /// NaN (written as null) comes back as NaN, not as an error.
+    #[test]
+    fn progress_survives_the_trip_through_json() {
+        let mut session = Session::start(CONFIG).unwrap();
+        let progress = session.advance(5);
+        assert_eq!(progress_from_json(&progress_json(&progress)).unwrap(), progress);
+        let mut diverged = progress.clone();
+        diverged.stats[0].loss = f64::INFINITY;
+        diverged.probe.loss = f64::NAN;
+        diverged.probe.attention[0][0] = f64::NAN;
+        let back = progress_from_json(&progress_json(&diverged)).unwrap();
+        assert!(
+            back.stats[0].loss.is_nan() && back.probe.loss.is_nan() && back.probe.attention[0][0].is_nan()
+        );
+        assert_eq!(back.probe.attention[0][1..], progress.probe.attention[0][1..]);
+        assert!(progress_from_json("{").unwrap_err().starts_with("unreadable progress"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The page's header: its title, the tagline and the mode tabs (Explorer, Lessons,
-//! Challenges). Hidden in presenter mode.
+//! Challenges, Learn). Hidden in presenter mode.
 
 use leptos::prelude::*;
 
@@ -14,6 +14,8 @@ pub fn Header(
     challenge: RwSignal<Option<String>>,
     /// Opens a lesson step (the Lessons tab opens the first lesson's first step).
     on_go: Callback<(usize, usize)>,
+    /// The Learn view is open.
+    learn: RwSignal<bool>,
 ) -> impl IntoView {
     view! {
         <header class="al-header" hidden=move || present.get()>
@@ -26,9 +28,12 @@ pub fn Header(
                 <button
                     type="button"
                     class="al-tab"
-                    class:al-selected=move || lesson.get().is_none() && challenge.get().is_none()
+                    class:al-selected=move || {
+                        lesson.get().is_none() && challenge.get().is_none() && !learn.get()
+                    }
                     data-testid="mode-explorer"
                     on:click=move |_| {
+                        learn.set(false);
                         lesson.set(None);
                         challenge.set(None)
                     }
@@ -41,6 +46,7 @@ pub fn Header(
                     class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
                     data-testid="mode-lessons"
                     on:click=move |_| {
+                        learn.set(false);
                         challenge.set(None);
                         if lesson.get_untracked().is_none() {
                             on_go.run((0, 0))
@@ -55,12 +61,26 @@ pub fn Header(
                     class:al-selected=move || challenge.get().is_some()
                     data-testid="mode-challenges"
                     on:click=move |_| {
+                        learn.set(false);
                         if challenge.get_untracked().is_none() {
                             challenge.set(Some(String::new()))
                         }
                     }
                 >
                     "Challenges"
+                </button>
+                <button
+                    type="button"
+                    class="al-tab"
+                    class:al-selected=move || learn.get()
+                    data-testid="mode-learn"
+                    on:click=move |_| {
+                        lesson.set(None);
+                        challenge.set(None);
+                        learn.set(true)
+                    }
+                >
+                    "Learn"
                 </button>
             </nav>
         </header>

@@ -18,6 +18,8 @@ use crate::ui::explorer::tensors::EmbedView;
 use crate::ui::explorer::view::Explorer;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
+use crate::ui::learn::learn_settings::LearnSettings;
+use crate::ui::learn::learn_view::LearnView;
 use crate::ui::lesson::lesson_open::{self, find_lesson, is_edited};
 use crate::ui::lesson::lesson_stage::LessonStage;
 use crate::ui::platform::{address, screen};
@@ -64,6 +66,13 @@ pub fn App() -> impl IntoView {
         None => {}
     }
     provide_context(TablesOpen(RwSignal::new(false)));
+    // The Learn view (src/ui/learn): open when the link says `learn=…`, with its settings.
+    let learn = RwSignal::new(page.learn.is_some());
+    let learn_settings = RwSignal::new({
+        let (s, notices) = LearnSettings::from_pairs(page.learn.as_deref().unwrap_or_default());
+        url_notices.extend(notices);
+        s
+    });
     let first_lesson_title = all_lessons.first().map_or("", |l| l.title);
 
     // Entering a lesson step sets the explorer's inputs to that step's scenario; the
@@ -172,6 +181,7 @@ pub fn App() -> impl IntoView {
                 embed,
                 engine: engine_mode,
                 challenge: challenge.get(),
+                learn: learn.get().then(|| learn_settings.with(LearnSettings::to_pairs)),
             }
             .push_to(&mut q);
             let fragment = match imported.get().filter(|c| challenge.get().as_deref() == Some(c.id.as_str()))
@@ -201,7 +211,10 @@ pub fn App() -> impl IntoView {
             class:al-computing=move || computing.get()
             class:al-present=move || present.get()
         >
-            <Header present=present lesson=lesson challenge=challenge on_go=on_go />
+            <Header present=present lesson=lesson challenge=challenge on_go=on_go learn=learn />
+            {move || {
+                learn.get().then(|| view! { <LearnView settings=learn_settings viewport=viewport /> })
+            }}
             {
                 let all_lessons = all_lessons.clone();
                 let open_lesson = Memo::new(move |_| {
@@ -244,7 +257,7 @@ pub fn App() -> impl IntoView {
                 }
             }
             {move || {
-                (lesson.get().is_none() && challenge.get().is_none())
+                (lesson.get().is_none() && challenge.get().is_none() && !learn.get())
                     .then(|| {
                         view! {
                             <FirstScreen state=state first_lesson_title=first_lesson_title on_go=on_go />
@@ -265,7 +278,7 @@ pub fn App() -> impl IntoView {
             {
                 let in_lesson = Memo::new(move |_| lesson.with(Option::is_some));
                 move || {
-                    (!present.get() && challenge.get().is_none())
+                    (!present.get() && challenge.get().is_none() && !learn.get())
                         .then(|| {
                             if in_lesson.get() {
                                 view! {

@@ -25,7 +25,7 @@ use crate::ui::{platform::timing, state::engine_choice};
 
 /// The worker's script, relative to the page (Trunk writes it next to index.html), so the
 /// build works under any sub-path.
-const WORKER_URL: &str = "./engine_worker_loader.js";
+pub const WORKER_URL: &str = "./engine_worker_loader.js";
 
 /// How long the worker may take to load before the page gives up on it.
 pub const START_TIMEOUT: Duration = Duration::from_secs(20);

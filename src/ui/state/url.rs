@@ -26,18 +26,36 @@ pub struct PageParams {
     pub engine: EngineMode,
     /// Challenges mode (`challenge=ID`): the open challenge's id (empty: the list).
     pub challenge: Option<String>,
+    /// The Learn view (`learn=TASK`, then its settings `learn_…`): the pairs in the link's
+    /// order, read by `crate::ui::learn::learn_settings`; `None` when the link has no `learn`.
+    pub learn: Option<Vec<(&'static str, String)>>,
 }
 
 /// The page's own keys ([`PageParams`]); every other key is the explorer's
 /// ([`from_query`]).
 const PAGE_KEYS: [&str; 6] = ["lesson", "ls", "present", "embed", "engine", "challenge"];
 
+/// The Learn view's keys: its task, then its model and optimizer settings.
+pub const LEARN_KEYS: [&str; 10] = [
+    "learn",
+    "learn_vocab",
+    "learn_T",
+    "learn_d",
+    "learn_h",
+    "learn_layers",
+    "learn_pos",
+    "learn_opt",
+    "learn_lr",
+    "learn_seed",
+];
+
 impl PageParams {
     /// The link's query pairs, split into the page's own settings and the explorer's
     /// pairs (for [`from_query`]).
     pub fn split(pairs: Vec<(String, String)>) -> (Self, Vec<(String, String)>) {
-        let (page, explorer): (Vec<_>, Vec<_>) =
-            pairs.into_iter().partition(|(k, _)| PAGE_KEYS.contains(&k.as_str()));
+        let (page, explorer): (Vec<_>, Vec<_>) = pairs
+            .into_iter()
+            .partition(|(k, _)| PAGE_KEYS.contains(&k.as_str()) || LEARN_KEYS.contains(&k.as_str()));
         let first = |key: &str| page.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         let flag = |key: &str| page.iter().any(|(k, v)| k == key && (v == "1" || v == "true"));
         let step = first("ls").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
@@ -47,6 +65,13 @@ impl PageParams {
             embed: flag("embed"),
             engine: EngineMode::from_query(first("engine")),
             challenge: first("challenge").map(str::to_owned),
+            learn: first("learn").map(|_| {
+                page.iter()
+                    .filter_map(|(k, v)| {
+                        LEARN_KEYS.iter().find(|key| **key == k).map(|key| (*key, v.clone()))
+                    })
+                    .collect()
+            }),
         };
         (params, explorer)
     }
@@ -59,6 +84,9 @@ impl PageParams {
         }
         if let Some(id) = &self.challenge {
             q.push(("challenge", id.clone()));
+        }
+        if let Some(learn) = &self.learn {
+            q.extend(learn.iter().cloned());
         }
         if self.present {
             q.push(("present", "1".into()));
@@ -457,6 +485,7 @@ mod tests {
             embed: true,
             engine: EngineMode::Worker,
             challenge: Some("uniform".into()),
+            learn: Some(vec![("learn", "induction".into()), ("learn_lr", "0.02".into())]),
         };
         let mut q = to_query("a b", &Settings::default(), &ViewState::default());
         let n_explorer = q.len();

@@ -1,6 +1,6 @@
 //! The training loop, and the report `trace --train` prints.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::backward::{backward, Scratch};
 use super::config::{words, TaskKind, TrainConfig, TrainError};
@@ -9,15 +9,26 @@ use super::model::{Dims, Model, Named};
 use super::optim::Optimizer;
 use super::tasks::{self, Batch, BatchJson, TaskData};
 
-/// What one step measured, before its update.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// What one step measured, before its update. JSON writes a loss that is not finite (a
+/// diverged run) as `null`; reading `null` gives NaN back.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StepStats {
     /// The step, from 0.
     pub step: usize,
     /// The mean cross-entropy of its batch.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loss: f64,
     /// The fraction of its targets predicted right (most likely token).
+    #[serde(deserialize_with = "nan_if_null")]
     pub accuracy: f64,
+}
+
+/// Reads a number that JSON may hold as `null` (serde_json writes NaN and ±∞ so) as NaN.
+///
+/// # Errors
+/// Anything but a number or `null`.
+pub fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A model, its optimizer and its data, with every buffer a step needs made once: a step

@@ -1,0 +1,108 @@
+// The Learn view (issues 39 and 40): a tab beside the others, linkable; training runs in
+// the worker and the page shows the engine's numbers as they arrive.
+import { canvasHash } from '../lib/canvas.mjs';
+
+const STEPS = '[data-testid="learn-steps"]';
+const ACCURACY = '[data-testid="learn-accuracy"]';
+
+/** The step counter on the page. */
+const stepsShown = (page) => page.$eval(STEPS, (e) => Number(e.textContent));
+
+/** The probe accuracy on the page, as a fraction (NaN before the first answer). */
+const accuracyShown = (page) => page.$eval(ACCURACY, (e) => parseFloat(e.textContent) / 100);
+
+export const tests = [
+  {
+    name: 'learn: the tab opens the view, Play trains previous-token to 95% on the probe, Pause stops the counter',
+    run: async (t) => {
+      const page = await t.gotoApp();
+      await page.click('[data-testid="mode-learn"]');
+      await page.waitForSelector('[data-testid="learn"]');
+      t.assert.match(page.url(), /[?&]learn=previous-token\b/);
+      t.assert.match(await page.textContent('[data-testid="learn-intro"]'), /token just before it/);
+      // the run's start: step 0, the maps of the seeded model
+      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      t.assert.equal(await stepsShown(page), 0);
+      t.assert.equal(await page.locator('[data-testid="learn-head"]').count(), 2, 'one layer of 2 heads');
+      const mapBefore = await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas');
+      await page.click('[data-testid="learn-play"]');
+      // the page's thread stays free while it trains: the longest gap between timer ticks
+      const lag = await page.evaluate(() => new Promise((done) => {
+        let worst = 0, last = performance.now();
+        const end = last + 1500;
+        const tick = () => {
+          const now = performance.now();
+          worst = Math.max(worst, now - last);
+          last = now;
+          if (now < end) setTimeout(tick, 10); else done(worst);
+        };
+        setTimeout(tick, 10);
+      }));
+      t.assert.ok(lag < 250, `the page's thread was busy for ${lag.toFixed(0)} ms at a time while training`);
+      const started = Date.now();
+      await page.waitForFunction(
+        (sel) => parseFloat(document.querySelector(sel)?.textContent ?? '') >= 95,
+        ACCURACY,
+        { timeout: 45000 },
+      );
+      const steps = await stepsShown(page);
+      console.log(`# previous-token: ${(await accuracyShown(page) * 100).toFixed(1)}% at step ${steps}, ${(Date.now() - started) / 1000} s after the lag probe; shown rate: ${await page.textContent('.al-learn-status')}`);
+      t.assert.ok(steps > 0 && steps <= 5000, `steps ${steps}`);
+      await page.click('[data-testid="learn-pause"]');
+      // the slice in flight arrives, then nothing more
+      await page.waitForSelector('[data-testid="learn-play"]:not([disabled])');
+      const paused = await stepsShown(page);
+      await page.waitForTimeout(1000);
+      t.assert.equal(await stepsShown(page), paused, 'the counter moved after Pause');
+      // the maps changed, the head that learned says so in words, the curve has a table
+      t.assert.notEqual(await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas'), mapBefore);
+      const scores = await page.$$eval('[data-testid="learn-head-score"]', (els) => els.map((e) => e.textContent));
+      t.assert.ok(scores.some((s) => /([89]\d|100)(\.\d)?% of its weight on the previous token/.test(s)), scores.join(' | '));
+      const rows = await page.$$eval('[data-testid="learn-curve-table"] tbody tr', (trs) => trs.length);
+      t.assert.equal(rows, 8);
+      t.assert.match(await page.textContent('[data-testid="learn-curve-summary"]'), new RegExp(`^Step ${paused} of 5000`));
+      // One step moves the counter by one
+      await page.click('[data-testid="learn-step"]');
+      await page.waitForFunction((want) => document.querySelector('[data-testid="learn-steps"]')?.textContent === String(want), paused + 1);
+      await t.screenshot('learn-previous-token-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'learn: a link restores the task and settings in a new page; the induction preset has two layers',
+    run: async (t) => {
+      const page = await t.gotoApp('learn=induction&learn_lr=0.02&learn_seed=3');
+      await page.waitForSelector('[data-testid="learn-head"][data-layer="1"] canvas');
+      t.assert.equal(await page.$eval('[data-testid="learn-task"]', (e) => e.value), 'induction');
+      t.assert.equal(await page.$eval('[data-testid="learn-lr"]', (e) => e.value), '0.02');
+      t.assert.equal(await page.$eval('[data-testid="learn-seed"]', (e) => e.value), '3');
+      t.assert.equal(await page.$eval('[data-testid="learn-layers"]', (e) => e.value), '2');
+      t.assert.ok(await page.$('[data-testid="mode-learn"].al-selected'));
+      // a setting changed on the page goes into the link, and the run starts again
+      await page.click('[data-testid="learn-step"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '1');
+      await page.fill('[data-testid="learn-seed"]', '5');
+      await page.press('[data-testid="learn-seed"]', 'Tab');
+      await page.waitForFunction(() => /learn_seed=5/.test(location.search));
+      await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '0');
+      // Explorer leaves the view; its link has no learn key
+      await page.click('[data-testid="mode-explorer"]');
+      await page.waitForSelector('[data-testid="learn"]', { state: 'detached' });
+      t.assert.doesNotMatch(page.url(), /learn/);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'learn: a configuration the engine refuses is named, and a bad link value is a notice',
+    run: async (t) => {
+      const page = await t.gotoApp('learn=previous-token&learn_h=3&learn_T=999');
+      await page.waitForFunction(() => /n_heads: must divide d_model = 16/.test(document.querySelector('[data-testid="learn-error"]')?.textContent ?? ''));
+      t.assert.match(await page.textContent('body'), /learn_T="999" is not a whole number from 2 to 32/);
+      await page.click('[data-testid="learn-play"]');
+      await page.waitForTimeout(300);
+      t.assert.equal(await stepsShown(page), 0);
+      t.assert.equal(await page.$('[data-testid="panic"]'), null);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];

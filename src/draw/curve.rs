@@ -1,0 +1,172 @@
+//! A training run's curves: the loss of every step (left axis, nats) and its accuracy
+//! (right axis, 0 to 100 %), against the step. The numbers are the engine's, as the
+//! worker reported them; this only places them.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::embedding_plot::ticks;
+use super::theme::Theme;
+
+/// The loss line's colour (Okabe–Ito vermilion).
+pub const LOSS_COLOR: RGBColor = RGBColor(213, 94, 0);
+/// The accuracy line's colour (Okabe–Ito blue).
+pub const ACCURACY_COLOR: RGBColor = RGBColor(0, 114, 178);
+
+/// What to draw: one `(step, loss, accuracy)` per step, in order.
+pub struct Curve<'a> {
+    /// The steps' numbers.
+    pub points: &'a [(usize, f64, f64)],
+    /// The last step the x axis reaches (at least the last point's).
+    pub x_max: usize,
+}
+
+/// Where the plot goes, CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurveLayout {
+    /// Whole picture width.
+    pub width: f64,
+    /// Whole picture height.
+    pub height: f64,
+    /// The plot area: left, top, right, bottom edges.
+    pub area: (f64, f64, f64, f64),
+}
+
+impl CurveLayout {
+    /// A `width × height` picture with room for the axes' numbers.
+    pub fn new(width: f64, height: f64) -> Self {
+        let (width, height) = (width.max(160.0), height.max(120.0));
+        Self { width, height, area: (44.0, 24.0, width - 44.0, height - 30.0) }
+    }
+}
+
+/// The points to draw: at most about two per pixel column (every `k`-th step, always the
+/// last), so a long run draws as fast as a short one.
+pub fn thinned<'a>(points: &'a [(usize, f64, f64)], columns: f64) -> Vec<&'a (usize, f64, f64)> {
+    let keep = (2.0 * columns.max(1.0)) as usize;
+    let stride = points.len().div_ceil(keep.max(1)).max(1);
+    let mut out: Vec<_> = points.iter().step_by(stride).collect();
+    if let Some(last) = points.last() {
+        if out.last().is_none_or(|p| !std::ptr::eq(*p, last)) {
+            out.push(last);
+        }
+    }
+    out
+}
+
+/// Draws the axes, their numbers, the loss and accuracy lines, and a legend. A step whose
+/// loss is not finite (a diverged run) breaks the loss line there.
+///
+/// # Errors
+/// The backend's drawing errors.
+pub fn draw_curve<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    curve: &Curve,
+    layout: &CurveLayout,
+    theme: &Theme,
+    dpr: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let (x0, y0, x1, y1) = layout.area;
+    let px = |(x, y): (f64, f64)| ((x * dpr).round() as i32, (y * dpr).round() as i32);
+    let points = thinned(curve.points, x1 - x0);
+    let x_max = curve.x_max.max(points.last().map_or(1, |p| p.0)).max(1) as f64;
+    let loss_hi = points.iter().map(|p| p.1).filter(|v| v.is_finite()).fold(0.0, f64::max).max(0.1) * 1.05;
+    let at_x = |step: f64| x0 + (x1 - x0) * step / x_max;
+    let at_loss = |v: f64| y1 - (y1 - y0) * v / loss_hi;
+    let at_acc = |v: f64| y1 - (y1 - y0) * v;
+    let font = 11.0 * dpr;
+    let label = |color: &RGBColor, h: HPos, v: VPos| {
+        ("sans-serif", font).into_font().color(color).pos(Pos::new(h, v))
+    };
+    let grid = theme.blocked.stroke_width(1);
+    for v in ticks(0.0, loss_hi) {
+        let y = at_loss(v);
+        area.draw(&PathElement::new(vec![px((x0, y)), px((x1, y))], grid))?;
+        area.draw(&Text::new(
+            crate::format::tick(v),
+            px((x0 - 5.0, y)),
+            label(&LOSS_COLOR, HPos::Right, VPos::Center),
+        ))?;
+    }
+    for v in [0.0, 0.5, 1.0] {
+        let text = format!("{}%", (v * 100.0) as u32);
+        area.draw(&Text::new(
+            text,
+            px((x1 + 5.0, at_acc(v))),
+            label(&ACCURACY_COLOR, HPos::Left, VPos::Center),
+        ))?;
+    }
+    for v in ticks(0.0, x_max) {
+        let x = at_x(v);
+        area.draw(&Text::new(
+            crate::format::tick(v),
+            px((x, y1 + 5.0)),
+            label(&theme.text, HPos::Center, VPos::Top),
+        ))?;
+    }
+    let axis = theme.text.stroke_width(dpr.max(1.0) as u32);
+    area.draw(&PathElement::new(vec![px((x0, y0)), px((x0, y1)), px((x1, y1)), px((x1, y0))], axis))?;
+    area.draw(&Text::new("loss", px((x0, y0 - 8.0)), label(&LOSS_COLOR, HPos::Left, VPos::Center)))?;
+    area.draw(&Text::new("accuracy", px((x1, y0 - 8.0)), label(&ACCURACY_COLOR, HPos::Right, VPos::Center)))?;
+    let width = (2.0 * dpr).round().max(1.0) as u32;
+    let mut segment = Vec::new();
+    for p in &points {
+        if p.1.is_finite() {
+            segment.push(px((at_x(p.0 as f64), at_loss(p.1))));
+        } else if !segment.is_empty() {
+            area.draw(&PathElement::new(std::mem::take(&mut segment), LOSS_COLOR.stroke_width(width)))?;
+        }
+    }
+    area.draw(&PathElement::new(segment, LOSS_COLOR.stroke_width(width)))?;
+    let accuracy: Vec<_> =
+        points.iter().filter(|p| p.2.is_finite()).map(|p| px((at_x(p.0 as f64), at_acc(p.2)))).collect();
+    area.draw(&PathElement::new(accuracy, ACCURACY_COLOR.stroke_width(width)))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn svg(points: &[(usize, f64, f64)], x_max: usize) -> String {
+        let layout = CurveLayout::new(400.0, 200.0);
+        let mut svg = String::new();
+        {
+            let backend = SVGBackend::with_string(&mut svg, (400, 200));
+            let curve = Curve { points, x_max };
+            draw_curve(&backend.into_drawing_area(), &curve, &layout, &Theme::LIGHT, 1.0).unwrap();
+        }
+        svg
+    }
+
+    #[test]
+    fn draws_both_lines_with_their_axes() {
+        let points: Vec<_> = (0..100).map(|s| (s, 2.0 - s as f64 / 60.0, s as f64 / 100.0)).collect();
+        let svg = svg(&points, 500);
+        for text in ["loss", "accuracy", "100%", "0%", "500"] {
+            assert!(svg.contains(&format!(">\n{text}\n</text>")), "{text} missing");
+        }
+        // the axes box, one loss line, one accuracy line, one grid line per loss tick
+        assert_eq!(svg.matches("<polyline").count(), 3 + ticks(0.0, 2.0 * 1.05).len());
+    }
+
+    #[test]
+    fn a_diverged_step_breaks_the_loss_line_and_nothing_panics() {
+        let points = [(0, 1.0, 0.1), (1, f64::INFINITY, f64::NAN), (2, 0.5, 0.2), (3, 0.4, 0.3)];
+        let with_break = svg(&points, 3);
+        let without = svg(&[(0, 1.0, 0.1), (2, 0.5, 0.2), (3, 0.4, 0.3)], 3);
+        assert_eq!(with_break.matches("<polyline").count(), without.matches("<polyline").count() + 1);
+        assert!(!svg(&[], 0).is_empty());
+    }
+
+    #[test]
+    fn a_long_run_is_thinned_to_the_width_but_keeps_its_last_step() {
+        let points: Vec<_> = (0..10_001).map(|s| (s, 1.0, 0.5)).collect();
+        let kept = thinned(&points, 300.0);
+        assert!(kept.len() <= 602, "{}", kept.len());
+        assert_eq!(kept.last().map(|p| p.0), Some(10_000));
+        assert_eq!(thinned(&points[..5], 300.0).len(), 5);
+    }
+}

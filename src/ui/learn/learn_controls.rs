@@ -1,0 +1,313 @@
+//! The Learn view's controls: what to train (task, sizes, positions, optimizer, learning
+//! rate, seed), and Play, Pause, Step and Reset with the run's step, loss and accuracy.
+//! A changed setting starts the run again; whether the settings make a model is the
+//! engine's to say (the worker sends its message, shown under the controls).
+
+use leptos::prelude::*;
+
+use crate::engine::train::TaskKind;
+use crate::format::fixed;
+
+use crate::ui::learn::learn_run::LearnRun;
+use crate::ui::learn::learn_settings::{
+    position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
+    POSITIONS, SGD_MOMENTUM, STEP_BUDGET, TASKS,
+};
+
+/// The task's name in the menu.
+pub fn task_label(task: TaskKind) -> &'static str {
+    match task {
+        TaskKind::PreviousToken => "previous token",
+        TaskKind::FirstToken => "first token",
+        TaskKind::Induction => "induction (repeat a sequence)",
+        TaskKind::Sentences => "sentences",
+    }
+}
+
+/// One whole-number setting: a number input from `lo` to `hi`.
+#[component]
+fn CountField(
+    run: LearnRun,
+    label: &'static str,
+    testid: &'static str,
+    lo: usize,
+    hi: usize,
+    get: fn(&LearnSettings) -> usize,
+    put: fn(&mut LearnSettings, usize),
+) -> impl IntoView {
+    view! {
+        <label class="al-field">
+            <span>{label}</span>
+            <input
+                type="number"
+                data-testid=testid
+                min=lo
+                max=hi
+                step="1"
+                prop:value=move || run.settings.with(|s| get(s).to_string())
+                on:change=move |ev| {
+                    match event_target_value(&ev).trim().parse::<usize>() {
+                        Ok(v) if (lo..=hi).contains(&v) => {
+                            run.settings.update(|s| put(s, v));
+                            run.reset();
+                        }
+                        _ => {
+                            run.error
+                                .set(
+                                    Some(
+                                        format!(
+                                            "{label}: must be a whole number from {lo} to {hi}; the run keeps its last value.",
+                                        ),
+                                    ),
+                                )
+                        }
+                    }
+                }
+            />
+        </label>
+    }
+}
+
+/// The settings of the run.
+#[component]
+pub fn LearnControls(
+    /// The training run.
+    run: LearnRun,
+) -> impl IntoView {
+    let s = run.settings;
+    let on_task = move |ev: leptos::ev::Event| {
+        let name = event_target_value(&ev);
+        if let Some(task) = TASKS.into_iter().find(|t| t.name() == name) {
+            s.set(LearnSettings::preset(task));
+            run.reset();
+        }
+    };
+    let on_pos = move |ev: leptos::ev::Event| {
+        let name = event_target_value(&ev);
+        if let Some(p) = POSITIONS.into_iter().find(|p| position_name(*p) == name) {
+            s.update(|s| s.positions = p);
+            run.reset();
+        }
+    };
+    let on_opt = move |ev: leptos::ev::Event| {
+        let name = event_target_value(&ev);
+        if let Some(o) = OptKind::ALL.into_iter().find(|o| o.name() == name) {
+            s.update(|s| s.optimizer = o);
+            run.reset();
+        }
+    };
+    let on_lr = move |ev: leptos::ev::Event| match event_target_value(&ev).trim().parse::<f64>() {
+        Ok(lr) if lr.is_finite() && lr > 0.0 && lr <= MAX_LR => {
+            s.update(|s| s.lr = lr);
+            run.reset();
+        }
+        _ => run.error.set(Some(format!(
+            "learning rate: must be a number above 0 and at most {MAX_LR}; the run keeps its last value."
+        ))),
+    };
+    let on_seed = move |ev: leptos::ev::Event| match event_target_value(&ev).trim().parse::<u64>() {
+        Ok(seed) => {
+            s.update(|s| s.seed = seed);
+            run.reset();
+        }
+        Err(_) => {
+            run.error.set(Some("seed: must be a whole number ≥ 0; the run keeps its last value.".into()))
+        }
+    };
+    let opt_label = |o: OptKind| match o {
+        OptKind::Sgd => format!("SGD, momentum {SGD_MOMENTUM}"),
+        OptKind::Adam => "Adam".to_owned(),
+        OptKind::AdamW => "AdamW (weight decay 0.01)".to_owned(),
+    };
+    view! {
+        <section class="al-controls al-learn-controls" aria-label="What to train">
+            <div class="al-row">
+                <label class="al-field">
+                    <span>"Task"</span>
+                    <select data-testid="learn-task" on:change=on_task>
+                        {TASKS
+                            .into_iter()
+                            .map(|t| {
+                                view! {
+                                    <option value=t.name() selected=move || s.with(|s| s.task == t)>
+                                        {task_label(t)}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                <CountField
+                    run
+                    label="vocab"
+                    testid="learn-vocab"
+                    lo=2
+                    hi=MAX_VOCAB
+                    get=|s| s.vocab
+                    put=|s, v| s.vocab = v
+                />
+                <CountField
+                    run
+                    label="T (tokens)"
+                    testid="learn-T"
+                    lo=2
+                    hi=MAX_T
+                    get=|s| s.t
+                    put=|s, v| s.t = v
+                />
+                <CountField
+                    run
+                    label="d_model"
+                    testid="learn-d"
+                    lo=1
+                    hi=MAX_D_MODEL
+                    get=|s| s.d_model
+                    put=|s, v| s.d_model = v
+                />
+                <CountField
+                    run
+                    label="heads h"
+                    testid="learn-h"
+                    lo=1
+                    hi=MAX_HEADS
+                    get=|s| s.n_heads
+                    put=|s, v| s.n_heads = v
+                />
+                <CountField
+                    run
+                    label="layers"
+                    testid="learn-layers"
+                    lo=1
+                    hi=MAX_LAYERS
+                    get=|s| s.n_layers
+                    put=|s, v| s.n_layers = v
+                />
+            </div>
+            <div class="al-row">
+                <label class="al-field">
+                    <span>"Positions"</span>
+                    <select data-testid="learn-positions" on:change=on_pos>
+                        {POSITIONS
+                            .into_iter()
+                            .map(|p| {
+                                view! {
+                                    <option
+                                        value=position_name(p)
+                                        selected=move || s.with(|s| s.positions == p)
+                                    >
+                                        {position_name(p)}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label class="al-field">
+                    <span>"Optimizer"</span>
+                    <select data-testid="learn-optimizer" on:change=on_opt>
+                        {OptKind::ALL
+                            .into_iter()
+                            .map(|o| {
+                                view! {
+                                    <option value=o.name() selected=move || s.with(|s| s.optimizer == o)>
+                                        {opt_label(o)}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label class="al-field">
+                    <span>"Learning rate"</span>
+                    <input
+                        type="number"
+                        data-testid="learn-lr"
+                        min="0"
+                        max=MAX_LR
+                        step="any"
+                        prop:value=move || s.with(|s| s.lr.to_string())
+                        on:change=on_lr
+                    />
+                </label>
+                <label class="al-field">
+                    <span>"Seed"</span>
+                    <input
+                        type="number"
+                        data-testid="learn-seed"
+                        min="0"
+                        step="1"
+                        prop:value=move || s.with(|s| s.seed.to_string())
+                        on:change=on_seed
+                    />
+                </label>
+            </div>
+            <p class="al-learn-error" role="alert" data-testid="learn-error">
+                {move || run.error.get()}
+            </p>
+            {move || {
+                s.with(|s| s.task == TaskKind::Induction && s.n_layers < 2)
+                    .then(|| {
+                        view! {
+                            <p class="al-learn-note">
+                                "An induction head needs two layers: one to copy each token's predecessor, one to look it up. With one layer, expect the loss to stay high."
+                            </p>
+                        }
+                    })
+            }}
+        </section>
+    }
+}
+
+/// Play, Pause, one Step, Reset, and where the run is.
+#[component]
+pub fn PlayBar(
+    /// The training run.
+    run: LearnRun,
+) -> impl IntoView {
+    let probe_number =
+        move |f: fn(&attention_worker::train::ProbeView) -> f64| run.probe.with(|p| p.as_ref().map(f));
+    let loss = move || probe_number(|p| p.loss).map_or_else(|| "…".to_owned(), |v| fixed(v, 3));
+    let accuracy = move || {
+        probe_number(|p| p.accuracy).map_or_else(|| "…".to_owned(), |v| format!("{}%", fixed(v * 100.0, 1)))
+    };
+    view! {
+        <div class="al-learn-bar">
+            <div class="al-learn-buttons">
+                <button
+                    type="button"
+                    data-testid="learn-play"
+                    disabled=move || run.playing.get()
+                    on:click=move |_| run.play()
+                >
+                    "▶ Play"
+                </button>
+                <button
+                    type="button"
+                    data-testid="learn-pause"
+                    disabled=move || !run.playing.get()
+                    on:click=move |_| run.pause()
+                >
+                    "⏸ Pause"
+                </button>
+                <button type="button" data-testid="learn-step" on:click=move |_| run.step()>
+                    "One step"
+                </button>
+                <button type="button" data-testid="learn-reset" on:click=move |_| run.reset()>
+                    "Reset"
+                </button>
+            </div>
+            <p class="al-learn-status">
+                "Step " <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
+                {format!(" of {STEP_BUDGET}")} " · on the probe batch: loss "
+                <strong data-testid="learn-loss">{loss}</strong> ", accuracy "
+                <strong data-testid="learn-accuracy">{accuracy}</strong>
+                {move || {
+                    run.rate
+                        .get()
+                        .filter(|_| run.playing.get())
+                        .map(|r| format!(" · {} steps/s", fixed(r, 0)))
+                }}
+            </p>
+        </div>
+    }
+}

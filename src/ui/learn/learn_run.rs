@@ -1,0 +1,265 @@
+//! The page's side of a training run: the engine worker trains (a worker of its own,
+//! beside the explorer's, so training never waits for a trace nor a trace for training),
+//! the page asks for steps in slices and shows each answer.
+//!
+//! One request is in flight at a time. While playing, the next slice is asked for as soon
+//! as an answer arrives, before the page draws it, so the worker trains while the page
+//! draws. A slice is sized so that an answer comes about [`SLICE_MS`] after its request:
+//! the curve and the maps redraw a few times a second, not every step, and the page's
+//! thread stays free for typing between answers. An answer to a run that was replaced
+//! (Reset, a changed setting) is dropped.
+
+use std::cell::RefCell;
+
+use attention_worker::protocol::{Reply, TrainReply, TrainRequest};
+use attention_worker::train::{progress_from_json, ProbeView, Progress};
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use web_sys::{MessageEvent, Worker};
+
+use crate::engine::train::StepStats;
+
+use crate::ui::learn::learn_settings::{LearnSettings, STEP_BUDGET};
+use crate::ui::state::engine_worker::WORKER_URL;
+
+/// How long a slice of steps should take, round trip: about five answers a second.
+pub const SLICE_MS: f64 = 200.0;
+
+/// The most steps in one slice.
+const MAX_SLICE: usize = 2000;
+
+/// The run as the page shows it.
+#[derive(Clone, Copy)]
+pub struct LearnRun {
+    /// What is trained.
+    pub settings: RwSignal<LearnSettings>,
+    /// Play was pressed and not yet paused (nor the budget reached).
+    pub playing: RwSignal<bool>,
+    /// Steps taken since the start of the run.
+    pub steps_done: RwSignal<usize>,
+    /// Every step's loss and accuracy on its batch, before its update.
+    pub history: RwSignal<Vec<StepStats>>,
+    /// The model now, on the probe batch.
+    pub probe: RwSignal<Option<ProbeView>>,
+    /// The engine's message for a bad configuration, or why training cannot run.
+    pub error: RwSignal<Option<String>>,
+    /// Training speed over the last slice, steps per second (the page's clock).
+    pub rate: RwSignal<Option<f64>>,
+}
+
+impl LearnRun {
+    /// A run of `settings`, not started.
+    pub fn new(settings: RwSignal<LearnSettings>) -> Self {
+        Self {
+            settings,
+            playing: RwSignal::new(false),
+            steps_done: RwSignal::new(0),
+            history: RwSignal::new(Vec::new()),
+            probe: RwSignal::new(None),
+            error: RwSignal::new(None),
+            rate: RwSignal::new(None),
+        }
+    }
+
+    /// Starts the run again from step 0 with the current settings, paused.
+    pub fn reset(self) {
+        self.playing.set(false);
+        self.history.set(Vec::new());
+        self.steps_done.set(0);
+        self.rate.set(None);
+        self.error.set(None);
+        let config_json = self.settings.with_untracked(LearnSettings::config_json);
+        CLIENT.with_borrow_mut(|c| {
+            c.run = Some(self);
+            c.next_id += 1;
+            c.run_id = c.next_id;
+            c.slice = FIRST_SLICE;
+            let id = c.next_id;
+            c.in_flight = Some(id);
+            c.post(TrainRequest::Start { id, config_json });
+        });
+        start_worker(self);
+    }
+
+    /// Plays: asks for slice after slice until paused or at the budget.
+    pub fn play(self) {
+        if self.steps_done.get_untracked() < STEP_BUDGET && self.error.with_untracked(Option::is_none) {
+            self.playing.set(true);
+            ask(None);
+        }
+    }
+
+    /// Pauses: the slice in flight still arrives and is shown; no other is asked for.
+    pub fn pause(self) {
+        self.playing.set(false);
+    }
+
+    /// One step (when nothing is in flight).
+    pub fn step(self) {
+        self.playing.set(false);
+        ask(Some(1));
+    }
+}
+
+/// The first slice, before the page has timed one.
+const FIRST_SLICE: usize = 10;
+
+#[derive(Default)]
+struct Client {
+    worker: Option<Worker>,
+    ready: bool,
+    /// Messages posted before the worker could take them.
+    waiting: Vec<JsValue>,
+    run: Option<LearnRun>,
+    next_id: u64,
+    /// The id of the newest run's start: answers to older ids are dropped.
+    run_id: u64,
+    in_flight: Option<u64>,
+    /// When the request in flight left, page clock, ms.
+    sent_at: f64,
+    /// Steps in the next slice while playing.
+    slice: usize,
+}
+
+impl Client {
+    fn post(&mut self, request: TrainRequest) {
+        self.sent_at = now();
+        let msg = request.to_js();
+        match (&self.worker, self.ready) {
+            (Some(w), true) => {
+                let _ = w.post_message(&msg);
+            }
+            _ => self.waiting.push(msg),
+        }
+    }
+}
+
+thread_local! {
+    static CLIENT: RefCell<Client> = RefCell::new(Client::default());
+}
+
+fn now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// Asks for `steps` (or, playing, the next slice) if nothing is in flight.
+fn ask(steps: Option<usize>) {
+    CLIENT.with_borrow_mut(|c| {
+        if c.in_flight.is_some() || c.run.is_none() {
+            return;
+        }
+        c.next_id += 1;
+        let id = c.next_id;
+        c.in_flight = Some(id);
+        let steps = steps.unwrap_or(c.slice);
+        c.post(TrainRequest::Steps { id, steps });
+    });
+}
+
+fn start_worker(run: LearnRun) {
+    if CLIENT.with_borrow(|c| c.worker.is_some()) {
+        return;
+    }
+    let worker = match Worker::new(WORKER_URL) {
+        Ok(w) => w,
+        Err(e) => return run.error.set(Some(cannot_start(&format!("{e:?}")))),
+    };
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| on_message(&ev.data()));
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+        ev.prevent_default();
+        let why = ev
+            .dyn_ref::<web_sys::ErrorEvent>()
+            .map_or_else(|| "it failed to load".to_owned(), web_sys::ErrorEvent::message);
+        let run = CLIENT.with_borrow_mut(|c| {
+            c.in_flight = None;
+            c.run
+        });
+        if let Some(run) = run {
+            run.playing.try_set(false);
+            run.error.try_set(Some(cannot_start(&why)));
+        }
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    CLIENT.with_borrow_mut(|c| c.worker = Some(worker));
+}
+
+fn cannot_start(why: &str) -> String {
+    format!("The training worker could not start ({why}). Training runs only in a worker, off the page's thread, so it cannot run in this browser.")
+}
+
+fn on_message(msg: &JsValue) {
+    if let Some(Reply::Ready) = Reply::from_js(msg) {
+        CLIENT.with_borrow_mut(|c| {
+            c.ready = true;
+            if let Some(w) = &c.worker {
+                for m in c.waiting.drain(..) {
+                    let _ = w.post_message(&m);
+                }
+            }
+        });
+        return;
+    }
+    let Some(reply) = TrainReply::from_js(msg) else { return };
+    let (TrainReply::Progress { id, .. } | TrainReply::Error { id, .. }) = &reply;
+    let id = *id;
+    let (run, current, elapsed) = CLIENT.with_borrow_mut(|c| {
+        if c.in_flight == Some(id) {
+            c.in_flight = None;
+        }
+        (c.run, id >= c.run_id, now() - c.sent_at)
+    });
+    let Some(run) = run.filter(|_| current) else { return };
+    let progress = match reply {
+        TrainReply::Progress { progress_json, .. } => progress_from_json(&progress_json),
+        TrainReply::Error { error, .. } => Err(error),
+    };
+    match progress {
+        Ok(p) => {
+            let playing = run.playing.try_get_untracked().unwrap_or(false);
+            let more = playing && p.steps_done < STEP_BUDGET && p.stats.iter().all(|s| s.loss.is_finite());
+            if more {
+                // the next slice first: the worker trains while the page draws this one
+                resize_slice(p.stats.len(), elapsed);
+                ask(None);
+            }
+            show(run, p, elapsed, more);
+        }
+        Err(e) => {
+            run.playing.try_set(false);
+            run.error.try_set(Some(e));
+        }
+    }
+}
+
+/// Sizes the next slice so that it takes about [`SLICE_MS`], from how long this one took.
+fn resize_slice(steps: usize, elapsed_ms: f64) {
+    if steps == 0 || !(elapsed_ms > 0.0) {
+        return;
+    }
+    CLIENT.with_borrow_mut(|c| {
+        let wanted = (steps as f64 * SLICE_MS / elapsed_ms).round() as usize;
+        // at most doubling at once, so one quick answer does not ask for a long slice
+        c.slice = wanted.clamp(1, (2 * c.slice).clamp(1, MAX_SLICE));
+    });
+}
+
+fn show(run: LearnRun, p: Progress, elapsed_ms: f64, more: bool) {
+    let Progress { steps_done, stats, probe } = p;
+    if !stats.is_empty() && elapsed_ms > 0.0 {
+        run.rate.try_set(Some(stats.len() as f64 * 1000.0 / elapsed_ms));
+    }
+    if stats.iter().any(|s| !s.loss.is_finite()) {
+        run.error.try_set(Some(
+            "The loss is no longer a finite number: this learning rate is too large for the run. Lower it (the run starts again).".to_owned(),
+        ));
+    }
+    if !more {
+        run.playing.try_set(false);
+    }
+    run.history.try_update(|h| h.extend(stats));
+    run.steps_done.try_set(steps_done);
+    run.probe.try_set(Some(probe));
+}

@@ -1,0 +1,142 @@
+//! The run's loss and accuracy curve, drawn with plotters ([`crate::draw::curve`]) as the
+//! answers arrive, and the same in words and a table of sampled steps for screen readers.
+
+use leptos::html;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+
+use crate::draw::curve::{draw_curve, Curve, CurveLayout};
+use crate::engine::train::StepStats;
+use crate::format::fixed;
+
+use crate::ui::learn::learn_run::LearnRun;
+use crate::ui::learn::learn_settings::STEP_BUDGET;
+use crate::ui::platform::screen;
+
+/// Rows in the table of sampled steps.
+const SAMPLES: usize = 8;
+
+/// Up to `n` steps spread evenly over the run, the first and the last included.
+pub fn sampled(history: &[StepStats], n: usize) -> Vec<StepStats> {
+    let len = history.len();
+    if len <= n {
+        return history.to_vec();
+    }
+    let mut picked: Vec<usize> = (0..n).map(|k| k * (len - 1) / (n - 1).max(1)).collect();
+    picked.dedup();
+    picked.into_iter().filter_map(|i| history.get(i).copied()).collect()
+}
+
+/// A percentage of a fraction, one decimal.
+pub fn percent(fraction: f64) -> String {
+    format!("{}%", fixed(fraction * 100.0, 1))
+}
+
+/// The curve, its caption and its table.
+#[component]
+pub fn LossCurve(
+    /// The training run.
+    run: LearnRun,
+    /// The widest the picture may be, CSS pixels.
+    #[prop(into)]
+    max_width: Signal<f64>,
+) -> impl IntoView {
+    let canvas = NodeRef::<html::Canvas>::new();
+    let layout = Memo::new(move |_| CurveLayout::new(max_width.get().min(640.0), 220.0));
+    // the x axis spans the run so far, in steps of 100, so it does not move every answer
+    let x_max = move || run.steps_done.get().div_ceil(100).max(1) * 100;
+    Effect::new(move |_| {
+        let Some(el) = canvas.get() else { return };
+        let layout = layout.get();
+        let x_max = x_max();
+        let dpr = screen::dpr();
+        el.set_width((layout.width * dpr).round() as u32);
+        el.set_height((layout.height * dpr).round() as u32);
+        let style = web_sys::HtmlElement::style(&el);
+        let _ = style.set_property("width", &format!("{}px", layout.width));
+        let _ = style.set_property("height", &format!("{}px", layout.height));
+        run.history.with(|h| {
+            let points: Vec<_> = h.iter().map(|s| (s.step, s.loss, s.accuracy)).collect();
+            let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
+            let curve = Curve { points: &points, x_max };
+            if let Err(e) = draw_curve(&backend.into_drawing_area(), &curve, &layout, &screen::theme(), dpr) {
+                leptos::logging::warn!("drawing the loss curve failed: {e:?}");
+            }
+        });
+    });
+    let last = move || run.history.with(|h| h.last().copied());
+    let summary = move || {
+        match last() {
+        None => "No step taken yet: press Play or One step.".to_owned(),
+        Some(s) => format!(
+            "Step {} of {STEP_BUDGET}: the batch's loss was {} and its accuracy {} (before the step's update).",
+            s.step + 1,
+            fixed(s.loss, 3),
+            percent(s.accuracy)
+        ),
+    }
+    };
+    view! {
+        <figure class="al-learn-curve" data-testid="learn-curve">
+            <canvas
+                node_ref=canvas
+                role="img"
+                aria-label="The loss and the accuracy of each training step's batch, against the step"
+            ></canvas>
+            <figcaption>
+                "Each step's batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update. "
+                <span data-testid="learn-curve-summary">{summary}</span>
+            </figcaption>
+            <details class="al-table">
+                <summary>"Table of sampled steps"</summary>
+                <table data-testid="learn-curve-table">
+                    <caption>"Loss and accuracy at steps spread over the run"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"step"</th>
+                            <th scope="col">"loss"</th>
+                            <th scope="col">"accuracy"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {move || {
+                            run.history
+                                .with(|h| sampled(h, SAMPLES))
+                                .into_iter()
+                                .map(|s| {
+                                    view! {
+                                        <tr>
+                                            <td>{s.step + 1}</td>
+                                            <td>{fixed(s.loss, 3)}</td>
+                                            <td>{percent(s.accuracy)}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </details>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(n: usize) -> Vec<StepStats> {
+        (0..n).map(|step| StepStats { step, loss: 1.0, accuracy: 0.5 }).collect()
+    }
+
+    #[test]
+    fn samples_spread_over_the_run_with_its_ends() {
+        let steps = |v: Vec<StepStats>| v.into_iter().map(|s| s.step).collect::<Vec<_>>();
+        assert_eq!(steps(sampled(&stats(100), 8)), vec![0, 14, 28, 42, 56, 70, 84, 99]);
+        assert_eq!(steps(sampled(&stats(3), 8)), vec![0, 1, 2]);
+        assert!(sampled(&[], 8).is_empty());
+        assert_eq!(steps(sampled(&stats(9), 8)).len(), 8);
+        assert_eq!(percent(0.975), "97.5%");
+    }
+}
