@@ -321,7 +321,16 @@ pub fn lesson() -> Lesson {
                 .aside(keys_aside),
             LessonStep::new("Through the softmax", pair.clone(), S::Weights, softmax_words).aside(keys_aside),
             LessonStep::new("Back to W_Q", pair.clone(), S::Q, w_q_words).aside(w_q_aside),
-            LessonStep::new("The update", pair, S::Weights, after_words).aside(after_aside),
+            LessonStep::new("The update", pair.clone(), S::Weights, after_words).aside(after_aside),
+            LessonStep::new("A thousand steps", pair, S::Weights, |_| {
+                "Training is that step, repeated: every weight of every head at once, averaged over a batch of \
+                 sequences, with Adam choosing each weight's step size. Here a one-layer model learns the \
+                 previous-token task: at every position, predict the token just before it. Press Play and watch \
+                 a head's map turn from almost uniform into a stripe just below the diagonal, while the loss falls. \
+                 The same view is the Learn tab, where you can change the task, the sizes and the learning rate."
+                    .into()
+            })
+            .extra(Extra::Train { task: crate::engine::train::TaskKind::PreviousToken }),
         ],
     }
 }

@@ -79,7 +79,8 @@ pub fn picture_numbers(
         add_step(shown);
     }
     match step.extra {
-        Extra::None | Extra::MaskConventions | Extra::CausalCorners => {}
+        // the Learn view starts at step 0 with no numbers; its words quote none
+        Extra::None | Extra::MaskConventions | Extra::CausalCorners | Extra::Train { .. } => {}
         Extra::EmbeddingPlot => {
             add_step(StepName::X);
             add_step(StepName::Output);

@@ -122,9 +122,8 @@ fn HeadMap(run: LearnRun, layer: usize, head: usize) -> impl IntoView {
         let task = run.settings.with(|s| s.task);
         data.with(|d| d.as_ref().and_then(|d| d.scores).map(|s| score_words(&s, task)))
     };
-    let ablation = move || {
-        data.with(|d| d.as_ref().and_then(|d| d.scores.map(|s| ablation_words(&s, d.probe_loss))))
-    };
+    let ablation =
+        move || data.with(|d| d.as_ref().and_then(|d| d.scores.map(|s| ablation_words(&s, d.probe_loss))));
     let name = format!("Layer {}, head {}", layer + 1, head + 1);
     view! {
         <figure class="al-learn-head" data-testid="learn-head" data-layer=layer data-head=head>

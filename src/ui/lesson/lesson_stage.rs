@@ -16,6 +16,8 @@ use crate::ui::decode::decode_view::DecodeView;
 use crate::ui::explorer::tensors::TensorView;
 use crate::ui::explorer::tokens::BatchTabs;
 use crate::ui::heatmap::heatmap_card::LabelFont;
+use crate::ui::learn::learn_settings::LearnSettings;
+use crate::ui::learn::learn_view::LearnView;
 use crate::ui::lesson::causal_corners::CausalCorners;
 use crate::ui::lesson::embedding_editor::EmbeddingEditor;
 use crate::ui::lesson::embedding_plot::EmbeddingPlot;
@@ -104,7 +106,8 @@ pub fn LessonStage(
             | lessons::Extra::Decode { .. }
             | lessons::Extra::Tiles { .. }
             | lessons::Extra::CausalCorners
-            | lessons::Extra::SplitBothWays => ().into_any(),
+            | lessons::Extra::SplitBothWays
+            | lessons::Extra::Train { .. } => ().into_any(),
         };
         view! {
             {beside}
@@ -169,6 +172,7 @@ pub fn LessonStage(
         lessons::Extra::Tiles { block, tile } => {
             view! { <TilesView state=state column=column start=(block, tile) in_lesson=true /> }.into_any()
         }
+        lessons::Extra::Train { task } => train_picture(task, viewport.into()).into_any(),
         _ => heatmaps().into_any(),
     };
     view! {
@@ -186,4 +190,9 @@ pub fn LessonStage(
             picture=picture
         />
     }
+}
+
+/// The Learn view at `task`'s preset, paused at step 0: the last step of "How a head learns".
+fn train_picture(task: crate::engine::train::TaskKind, viewport: Signal<f64>) -> impl IntoView {
+    view! { <LearnView settings=RwSignal::new(LearnSettings::preset(task)) viewport=viewport /> }
 }
