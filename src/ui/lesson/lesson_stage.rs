@@ -172,7 +172,7 @@ pub fn LessonStage(
         lessons::Extra::Tiles { block, tile } => {
             view! { <TilesView state=state column=column start=(block, tile) in_lesson=true /> }.into_any()
         }
-        lessons::Extra::Train { task } => train_picture(task, viewport.into()).into_any(),
+        lessons::Extra::Train { task } => train_picture(task, column).into_any(),
         _ => heatmaps().into_any(),
     };
     view! {
@@ -193,6 +193,7 @@ pub fn LessonStage(
 }
 
 /// The Learn view at `task`'s preset, paused at step 0: the last step of "How a head learns".
-fn train_picture(task: crate::engine::train::TaskKind, viewport: Signal<f64>) -> impl IntoView {
-    view! { <LearnView settings=RwSignal::new(LearnSettings::preset(task)) viewport=viewport /> }
+fn train_picture(task: crate::engine::train::TaskKind, column: Signal<f64>) -> impl IntoView {
+    // the view sizes its curve from the width it is given: the lesson's picture column
+    view! { <LearnView settings=RwSignal::new(LearnSettings::preset(task)) viewport=column /> }
 }
