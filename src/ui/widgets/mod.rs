@@ -5,6 +5,7 @@
 //! Shared: imports `platform/` only, never a feature folder.
 
 pub mod check_line;
+pub mod fields;
 pub mod head_options;
 pub mod later;
 pub mod scroll_region;
