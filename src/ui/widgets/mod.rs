@@ -9,4 +9,5 @@ pub mod fields;
 pub mod head_options;
 pub mod later;
 pub mod scroll_region;
+pub mod stepper;
 pub mod text_fit;
