@@ -118,7 +118,7 @@ fn views(out: &mut String, scenario: &engine::Scenario, trace: &Trace) {
             let labels = card_data::axis_labels(trace, name, b);
             writeln!(out, "labels {b}: {labels:?}").unwrap();
             for head in 0..heads {
-                let id = card_data::CardId { step: name, batch: b, head };
+                let id = attention_lens::ui::state::card_id::CardId { step: name, batch: b, head };
                 let Some(card) = card_data::CardData::build(trace, id) else { continue };
                 writeln!(out, "card {b}/{head}: {} largest {:?}", card.describe("x"), card.largest())
                     .unwrap();

@@ -3,6 +3,9 @@
 //!
 //! May import every folder: it is the top of the tree; nothing imports it but `main.rs`.
 
+pub mod address_sync;
 pub mod header;
+pub mod lesson_nav;
+pub mod modes;
 pub mod notices;
 pub mod page;

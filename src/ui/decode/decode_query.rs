@@ -13,7 +13,7 @@ use crate::ui::decode::decode_data::{self as data, format_difference, token_labe
 use crate::ui::decode::decode_position::{At, Ctx};
 use crate::ui::explain::explain_panel::ExplainPanel;
 use crate::ui::explain::explained::Explained;
-use crate::ui::heatmap::card_data::CardId;
+use crate::ui::state::card_id::CardId;
 use crate::ui::widgets::scroll_region::scroll_region;
 use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
 

@@ -18,10 +18,10 @@ use crate::ui::decode::decode_data::{
 };
 use crate::ui::decode::decode_position::Ctx;
 use crate::ui::decode::decode_query::query_view;
-use crate::ui::lesson::lesson_keys::PanelStep;
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::widgets::head_options::HeadOptions;
+use crate::ui::widgets::stepper::{StepButtons, Stepper};
 use crate::ui::widgets::text_fit::{may_overflow, SLOT_FITS};
 
 /// The engine's refusal of a scenario without a causal mask, as the view shows it.
@@ -87,10 +87,7 @@ pub fn DecodeView(
         playing.set(false);
     };
     on_cleanup(stop);
-    let go = move |delta: isize| {
-        let last = n().saturating_sub(1);
-        t.update(|t| *t = (*t).min(last).saturating_add_signed(delta).min(last));
-    };
+    let stepper = Stepper::new(t, n);
     let play = move |_| {
         if playing.get_untracked() {
             stop();
@@ -105,7 +102,7 @@ pub fn DecodeView(
                 if t.get_untracked() + 1 >= n() {
                     stop();
                 } else {
-                    go(1);
+                    stepper.go(1);
                 }
             },
             Duration::from_millis(900),
@@ -113,15 +110,7 @@ pub fn DecodeView(
         timer.set_value(handle.ok());
     };
     // the calculator's fields keep their own keys
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let Some(step) = crate::ui::lesson::lesson_keys::event_panel_step(&ev, in_lesson) else { return };
-        match step {
-            PanelStep::By(by) => go(by),
-            PanelStep::Edge { last } => t.set(if last { n().saturating_sub(1) } else { 0 }),
-        }
-        ev.prevent_default();
-        ev.stop_propagation();
-    };
+    let on_key = stepper.on_key(in_lesson);
     let batch = move || view_state.with(|v| v.batch);
 
     let ctx = Ctx { decoded, t, batch: Signal::derive(batch), head, full };
@@ -183,30 +172,16 @@ pub fn DecodeView(
                 "A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
             </p>
             <div class="al-step-nav">
-                <button
-                    type="button"
-                    data-testid="decode-prev"
-                    on:click=move |_| go(-1)
-                    aria-label="Previous position"
-                >
-                    "← Previous position"
-                </button>
-                <button
-                    type="button"
-                    data-testid="decode-play"
-                    on:click=play
-                    aria-pressed=move || if playing.get() { "true" } else { "false" }
-                >
-                    {move || if playing.get() { "Pause" } else { "Play" }}
-                </button>
-                <button
-                    type="button"
-                    data-testid="decode-next"
-                    on:click=move |_| go(1)
-                    aria-label="Next position"
-                >
-                    "Next position →"
-                </button>
+                <StepButtons stepper=stepper what="position" testid="decode">
+                    <button
+                        type="button"
+                        data-testid="decode-play"
+                        on:click=play
+                        aria-pressed=move || if playing.get() { "true" } else { "false" }
+                    >
+                        {move || if playing.get() { "Pause" } else { "Play" }}
+                    </button>
+                </StepButtons>
                 <span class="al-step-where" data-testid="decode-position" aria-live="polite">
                     {position_text}
                 </span>

@@ -12,7 +12,7 @@ use crate::engine::explain::{top_terms, Explanation, Kind, Operand, Param, Tenso
 use crate::engine::{Axis, Trace};
 use crate::format::{exact, short};
 
-use crate::ui::heatmap::card_data::CardId;
+use crate::ui::state::card_id::CardId;
 
 /// Sums with more terms than this list the largest contributions and the rest summed.
 pub const MAX_TERMS: usize = 16;

@@ -11,7 +11,7 @@ use crate::engine::explain::{explain, Explanation};
 use crate::engine::Trace;
 
 use crate::ui::explain::explain_text::trace_index;
-use crate::ui::heatmap::card_data::CardId;
+use crate::ui::state::card_id::CardId;
 
 /// A cell of a card: `(card, row, column)`.
 pub type Cell = (CardId, usize, usize);

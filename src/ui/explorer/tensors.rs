@@ -9,10 +9,10 @@ use crate::engine::{StepName, Trace};
 
 use crate::ui::decode::decode_view::DecodeView;
 use crate::ui::explorer::lines_view::LinesView;
-use crate::ui::heatmap::card_data::CardId;
 use crate::ui::heatmap::heatmap_card::{HeatmapCard, LabelFont};
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::state::app_state::AppState;
+use crate::ui::state::card_id::CardId;
 use crate::ui::state::page_layout::one_head_at_a_time;
 use crate::ui::state::settings::ViewMode;
 use crate::ui::tiles::tiles_view::TilesView;

@@ -5,18 +5,7 @@
 use crate::draw::Layout;
 use crate::engine::{Role, StepName, Trace};
 use crate::format::exact;
-
-/// Which heatmap a card shows: its key in the list of cards. A card with the same key
-/// is kept across edits, so its keyboard cursor and its table stay where they were.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CardId {
-    /// The step.
-    pub step: StepName,
-    /// Sentence.
-    pub batch: usize,
-    /// Head (0 for steps without heads).
-    pub head: usize,
-}
+use crate::ui::state::card_id::CardId;
 
 /// Everything a card draws, read from the trace for one [`CardId`]. Compared number by
 /// number (bitwise, so NaN equals NaN) to decide whether the card must be redrawn: a

@@ -16,9 +16,10 @@ use crate::engine::{StepName, Trace};
 use crate::ui::explain::explain_panel::ExplainPanel;
 use crate::ui::explain::explain_text::outlines;
 use crate::ui::explain::explained::Explained;
-use crate::ui::heatmap::card_data::{csv, fit_layout, CardData, CardId};
+use crate::ui::heatmap::card_data::{csv, fit_layout, CardData};
 use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 use crate::ui::platform::{canvas, files, screen, tasks, timing};
+use crate::ui::state::card_id::CardId;
 
 /// The heatmaps' label size, CSS px, where it is not [`draw::LABEL_FONT`]: presenter mode
 /// provides 18, so a room can read the tokens.

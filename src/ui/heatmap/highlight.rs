@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::lessons::Cell;
 
-use crate::ui::heatmap::card_data::CardId;
+use crate::ui::state::card_id::CardId;
 
 /// The highlighted cells of the open lesson step (empty outside the lessons).
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,8 @@ use crate::format::exact;
 
 use crate::ui::explain::explain_text::outlines;
 use crate::ui::explain::explained::Explained;
-use crate::ui::heatmap::card_data::{corner, CardId};
+use crate::ui::heatmap::card_data::corner;
+use crate::ui::state::card_id::CardId;
 
 /// Largest matrix that gets a table (128 × 128, the page's largest T); bigger ones are
 /// exported as CSV.

@@ -8,6 +8,8 @@
 //! the arrows and the remote's keys always move. Esc leaves presenter mode, F goes full
 //! screen.
 
+pub use crate::ui::platform::focus::{target_focus, Focus};
+
 /// What a key press does in the lessons mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyAction {
@@ -27,31 +29,6 @@ pub enum KeyAction {
     LeavePresenter,
     /// Enter or leave full screen.
     ToggleFullscreen,
-}
-
-/// What has the keyboard focus, as far as the lesson keys care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
-    /// A text field, a number box, a select, a text area: every key is its own.
-    Field,
-    /// A heatmap: its arrow keys move its cursor.
-    Heatmap,
-    /// A button or a link: space and Enter press it; the other keys are the lesson's.
-    Button,
-    /// Anything else (the page itself).
-    Page,
-}
-
-impl Focus {
-    /// The focus of an element with this tag name (`"INPUT"`, `"CANVAS"`, …).
-    pub fn of_tag(tag: &str) -> Self {
-        match tag {
-            "INPUT" | "TEXTAREA" | "SELECT" => Self::Field,
-            "CANVAS" => Self::Heatmap,
-            "BUTTON" | "A" | "SUMMARY" => Self::Button,
-            _ => Self::Page,
-        }
-    }
 }
 
 /// What `key` does (with shift held or not), given what has the focus and whether the
@@ -83,69 +60,9 @@ pub fn step_after(step: usize, by: isize, n: usize) -> usize {
     step.saturating_add_signed(by).min(last)
 }
 
-/// A key a stepping panel (the decode and tiles views) takes: one position or tile back or
-/// on, or to the first or the last.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PanelStep {
-    /// −1 back, +1 on.
-    By(isize),
-    /// The first (`false`) or the last (`true`).
-    Edge {
-        /// The last rather than the first.
-        last: bool,
-    },
-}
-
-/// What `key` does in a stepping panel whose keyboard target has focus `focus`: ← → and
-/// Home/End, unless a field has the key; inside a lesson only while the panel itself has
-/// the focus (`on_panel`), so that after a click on one of its buttons the arrows move the
-/// lesson, not the panel.
-pub fn panel_step(key: &str, focus: Focus, in_lesson: bool, on_panel: bool) -> Option<PanelStep> {
-    if focus == Focus::Field || (in_lesson && !on_panel) {
-        return None;
-    }
-    match key {
-        "ArrowRight" => Some(PanelStep::By(1)),
-        "ArrowLeft" => Some(PanelStep::By(-1)),
-        "Home" => Some(PanelStep::Edge { last: false }),
-        "End" => Some(PanelStep::Edge { last: true }),
-        _ => None,
-    }
-}
-
-/// What has the keyboard focus, as the lesson keys see it: the event target's tag.
-pub fn target_focus(ev: &web_sys::Event) -> Focus {
-    ev.target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-        .map_or(Focus::Page, |el| Focus::of_tag(&el.tag_name()))
-}
-
-/// The key a stepping panel (decode, tiles) takes from `ev`, by
-/// [`panel_step`]: "on the panel" when the event's target is the
-/// element whose listener runs, not one of its buttons or fields.
-pub fn event_panel_step(ev: &web_sys::KeyboardEvent, in_lesson: bool) -> Option<PanelStep> {
-    let on_panel = matches!((ev.target(), ev.current_target()), (Some(t), Some(c)) if t == c);
-    panel_step(&ev.key(), target_focus(ev), in_lesson, on_panel)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_panel_steps_unless_a_field_or_the_lesson_has_the_key() {
-        assert_eq!(panel_step("ArrowRight", Focus::Page, false, false), Some(PanelStep::By(1)));
-        assert_eq!(panel_step("ArrowLeft", Focus::Button, false, false), Some(PanelStep::By(-1)));
-        assert_eq!(panel_step("End", Focus::Page, true, true), Some(PanelStep::Edge { last: true }));
-        assert_eq!(panel_step("Home", Focus::Page, true, true), Some(PanelStep::Edge { last: false }));
-        assert_eq!(panel_step("ArrowRight", Focus::Field, false, true), None, "a field keeps its keys");
-        assert_eq!(
-            panel_step("ArrowRight", Focus::Button, true, false),
-            None,
-            "after a click the lesson moves"
-        );
-        assert_eq!(panel_step("PageDown", Focus::Page, true, true), None);
-    }
 
     const NEXT: Option<KeyAction> = Some(KeyAction::Step { by: 1, consume: false });
 

@@ -5,6 +5,7 @@
 //! Shared: imports `platform/` and `widgets/` only, never a feature folder.
 
 pub mod app_state;
+pub mod card_id;
 pub mod engine_choice;
 pub mod engine_run;
 pub mod engine_worker;

@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::ui::lesson::lesson_keys::PanelStep;
 use crate::ui::widgets::check_line::CheckLine;
 use crate::ui::widgets::head_options::HeadOptions;
+use crate::ui::widgets::stepper::{StepButtons, Stepper};
 
 use crate::engine::{tiled, EngineError, Tiled};
 
@@ -87,20 +87,9 @@ pub fn TilesView(
         tiles.with(|t| t.as_ref().map(|t| tiles_of(t, b, h)).unwrap_or_default())
     });
     let count = move || mine.with(Vec::len);
-    let now = move || index.get().min(count().saturating_sub(1));
-    let go = move |delta: isize| {
-        let last = count().saturating_sub(1);
-        index.update(|i| *i = (*i).min(last).saturating_add_signed(delta).min(last));
-    };
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let Some(step) = crate::ui::lesson::lesson_keys::event_panel_step(&ev, in_lesson) else { return };
-        match step {
-            PanelStep::By(by) => go(by),
-            PanelStep::Edge { last } => index.set(if last { count().saturating_sub(1) } else { 0 }),
-        }
-        ev.prevent_default();
-        ev.stop_propagation();
-    };
+    let stepper = Stepper::new(index, count);
+    let now = move || stepper.now();
+    let on_key = stepper.on_key(in_lesson);
     let t_q = move || sizes().map_or(0, |s| s.t);
     let t_k = move || sizes().map_or(0, |s| s.t_k.unwrap_or(s.t));
     let cell = move || cell_size((column.get() - 110.0).min(640.0), t_k().max(1));
@@ -177,17 +166,7 @@ pub fn TilesView(
                         on:change=on_block
                     />
                 </label>
-                <button
-                    type="button"
-                    data-testid="tiles-prev"
-                    on:click=move |_| go(-1)
-                    aria-label="Previous tile"
-                >
-                    "← Previous tile"
-                </button>
-                <button type="button" data-testid="tiles-next" on:click=move |_| go(1) aria-label="Next tile">
-                    "Next tile →"
-                </button>
+                <StepButtons stepper=stepper what="tile" testid="tiles" />
                 <span class="al-step-where" data-testid="tiles-position" aria-live="polite">
                     {where_text}
                 </span>

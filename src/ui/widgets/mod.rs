@@ -5,7 +5,9 @@
 //! Shared: imports `platform/` only, never a feature folder.
 
 pub mod check_line;
+pub mod fields;
 pub mod head_options;
 pub mod later;
 pub mod scroll_region;
+pub mod stepper;
 pub mod text_fit;

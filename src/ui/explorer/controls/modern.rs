@@ -1,0 +1,110 @@
+//! The options as today's models run them: grouped key/value heads (with the K/V cache
+//! they save), RoPE and its base, ALiBi.
+
+use leptos::prelude::*;
+
+use crate::engine::error::Field;
+use crate::engine::{self, Rope, RopeStyle};
+use crate::ui::explorer::controls::{Edits, FieldError};
+use crate::ui::widgets::fields::{NumberField, SelectField};
+
+/// "As today's models run it".
+#[component]
+pub fn ModernFields(
+    /// How the controls write the settings.
+    edits: Edits,
+) -> impl IntoView {
+    let Edits { settings, error, .. } = edits;
+    let cache_text = move || {
+        settings.with(|s| match engine::attention::head_width(s.d_model, s.n_heads) {
+            Ok(d_k) => {
+                let h_kv = s.n_kv_heads.unwrap_or(s.n_heads);
+                format!(
+                    "K/V cache per token and layer: 2 · h_kv · d_k = 2 · {h_kv} · {d_k} = {} numbers{}",
+                    2 * h_kv * d_k,
+                    if h_kv < s.n_heads && h_kv > 0 && s.n_heads % h_kv == 0 {
+                        format!(" ({}× less than with h = {} K/V heads)", s.n_heads / h_kv, s.n_heads)
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            Err(_) => String::new(),
+        })
+    };
+    let on_rope = move |v: String| {
+        let style = RopeStyle::from_name(&v);
+        edits.set(&|s| {
+            s.rope = style.map(|style| Rope {
+                style,
+                base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
+                fraction: s.rope.and_then(|r| r.fraction),
+            });
+        });
+    };
+    let on_rope_base = move |raw: String| {
+        edits.set_real("RoPE base", &raw, "the RoPE base must be a number", &|s, base| {
+            s.rope = s.rope.map(|r| Rope { base, ..r })
+        })
+    };
+    view! {
+        <fieldset class="al-row al-modern">
+            <legend>"As today's models run it"</legend>
+            <NumberField
+                label="h_kv (key/value heads)"
+                testid="n-kv-heads"
+                min="1"
+                max="64"
+                describedby="al-cache-per-token"
+                value=Signal::derive(move || settings.with(|s| s.n_kv_heads.unwrap_or(s.n_heads).to_string()))
+                on_input=Callback::new(move |raw: String| {
+                    edits.set_optional("h_kv", &raw, &|s, v| s.n_kv_heads = v.filter(|&v| v != s.n_heads))
+                })
+            >
+                {edits.number_error("h_kv")}
+                <span class="al-hint" id="al-cache-per-token" data-testid="kv-cache-per-token">
+                    {cache_text}
+                </span>
+                <FieldError error=error field=Field::NKvHeads />
+            </NumberField>
+            <SelectField
+                label="RoPE (rotary positions)"
+                testid="rope"
+                value=Signal::derive(move || settings.with(|s| s.rope.map_or("none", |r| r.style.name())))
+                choices=vec![
+                    ("none", "none", false),
+                    ("half", "half: i with i + d_k/2 (Llama in transformers)", false),
+                    ("interleaved", "interleaved: 2i with 2i+1 (RoFormer, Meta)", false),
+                ]
+                on_change=Callback::new(on_rope)
+            >
+                <FieldError error=error field=Field::Rope />
+            </SelectField>
+            <NumberField
+                label="RoPE base"
+                testid="rope-base"
+                min="1"
+                step="any"
+                value=Signal::derive(move || {
+                    settings.with(|s| s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base).to_string())
+                })
+                disabled=Signal::derive(move || settings.with(|s| s.rope.is_none()))
+                on_input=Callback::new(on_rope_base)
+            >
+                {edits.number_error("RoPE base")}
+            </NumberField>
+            <label class="al-check">
+                <input
+                    data-testid="alibi"
+                    type="checkbox"
+                    prop:checked=move || settings.with(|s| s.alibi)
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        edits.set(&|s| s.alibi = on)
+                    }
+                />
+                "ALiBi (a per-head penalty for distant keys: m·(j − i) with causal, −m·|i − j| without)"
+            </label>
+        </fieldset>
+    }
+}

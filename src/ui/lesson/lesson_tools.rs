@@ -1,0 +1,106 @@
+//! The tools under a lesson step's words: reset the learner's edits, leave for the
+//! explorer, change lesson (the menu presenter mode needs), copy the step's link, and
+//! presenter mode.
+
+use leptos::prelude::*;
+
+use crate::ui::platform::{address, clipboard};
+
+/// The lesson's tool row.
+#[component]
+pub fn LessonTools(
+    /// Every lesson's numbered name ("3. Masks"), for the menu.
+    names: Vec<String>,
+    /// The open lesson and step.
+    position: Signal<(usize, usize)>,
+    /// Opens a lesson step.
+    on_go: Callback<(usize, usize)>,
+    /// Leaves the lessons for the explorer.
+    on_exit: Callback<()>,
+    /// True while the learner has edited the lesson's vectors.
+    edited: Signal<bool>,
+    /// Puts the open step's own vectors back.
+    on_reset: Callback<()>,
+    /// Presenter mode.
+    present: RwSignal<bool>,
+) -> impl IntoView {
+    let menu_options = move || {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                view! {
+                    <option value=i.to_string() selected=move || position.get().0 == i>
+                        {name.clone()}
+                    </option>
+                }
+            })
+            .collect_view()
+    };
+    let copied = RwSignal::new(false);
+    let copy_link = move |_| {
+        clipboard::copy_text(&address::href());
+        copied.set(true);
+    };
+    Effect::new(move |_| {
+        position.track();
+        copied.set(false);
+    });
+    view! {
+        <div class="al-lesson-tools">
+            {move || {
+                edited
+                    .get()
+                    .then(|| {
+                        view! {
+                            <button
+                                type="button"
+                                class="al-link"
+                                data-testid="lesson-reset"
+                                title="Your edits to this lesson's vectors stay as you move between its steps, until you reset them"
+                                on:click=move |_| on_reset.run(())
+                            >
+                                "Reset this lesson's vectors"
+                            </button>
+                        }
+                    })
+            }}
+            <button
+                type="button"
+                class="al-link"
+                data-testid="lesson-exit"
+                on:click=move |_| {
+                    present.set(false);
+                    on_exit.run(())
+                }
+            >
+                "Open this step in the free explorer"
+            </button>
+            <label class="al-lesson-menu" title="Presenter mode hides the lesson tabs: change lesson here">
+                "Lesson "
+                <select
+                    data-testid="lesson-menu"
+                    on:change=move |ev| {
+                        if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+                            on_go.run((i, 0));
+                        }
+                    }
+                >
+                    {menu_options.clone()}
+                </select>
+            </label> <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
+                {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
+            </button>
+            <button
+                type="button"
+                class="al-link"
+                data-testid="present"
+                on:click=move |_| present.update(|p| *p = !*p)
+            >
+                {move || {
+                    if present.get() { "Leave presenter mode (Esc)" } else { "Present (full screen with F)" }
+                }}
+            </button>
+        </div>
+    }
+}

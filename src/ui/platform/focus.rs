@@ -1,0 +1,34 @@
+//! What has the keyboard focus, as the keys of a lesson or a stepping panel care: a
+//! field keeps every key, a heatmap its arrows, a button space and Enter.
+
+/// What has the keyboard focus, as far as the page's keys care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// A text field, a number box, a select, a text area: every key is its own.
+    Field,
+    /// A heatmap: its arrow keys move its cursor.
+    Heatmap,
+    /// A button or a link: space and Enter press it; the other keys are the lesson's.
+    Button,
+    /// Anything else (the page itself).
+    Page,
+}
+
+impl Focus {
+    /// The focus of an element with this tag name (`"INPUT"`, `"CANVAS"`, …).
+    pub fn of_tag(tag: &str) -> Self {
+        match tag {
+            "INPUT" | "TEXTAREA" | "SELECT" => Self::Field,
+            "CANVAS" => Self::Heatmap,
+            "BUTTON" | "A" | "SUMMARY" => Self::Button,
+            _ => Self::Page,
+        }
+    }
+}
+
+/// What has the keyboard focus, as the page's keys see it: the event target's tag.
+pub fn target_focus(ev: &web_sys::Event) -> Focus {
+    ev.target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .map_or(Focus::Page, |el| Focus::of_tag(&el.tag_name()))
+}

@@ -1,0 +1,104 @@
+//! The labelled form fields the controls are made of: a `<label class="al-field">` with
+//! its caption, one `<select>` or number `<input>`, and whatever follows it (hints,
+//! error messages) as children.
+
+use leptos::prelude::*;
+
+/// One `<option>`: its value, its text, and whether it cannot be chosen.
+pub type Choice = (&'static str, &'static str, bool);
+
+/// A caption over a `<select>` of fixed choices, then `children` (hints, errors).
+#[component]
+pub fn SelectField(
+    /// The caption.
+    label: &'static str,
+    /// The select's `data-testid`.
+    testid: &'static str,
+    /// The chosen option's value.
+    #[prop(into)]
+    value: Signal<&'static str>,
+    /// The choices, in order.
+    choices: Vec<Choice>,
+    /// Called with the newly chosen value.
+    on_change: Callback<String>,
+    /// What follows the select inside the label.
+    #[prop(optional)]
+    children: Option<Children>,
+) -> impl IntoView {
+    let options = choices
+        .into_iter()
+        .map(|(v, text, disabled)| {
+            view! {
+                <option value=v disabled=disabled>
+                    {text}
+                </option>
+            }
+        })
+        .collect_view();
+    view! {
+        <label class="al-field">
+            <span>{label}</span>
+            <select
+                data-testid=testid
+                prop:value=move || value.get()
+                on:change=move |ev| on_change.run(event_target_value(&ev))
+            >
+                {options}
+            </select>
+            {children.map(|c| c())}
+        </label>
+    }
+}
+
+/// A caption over a number `<input>`, then `children` (hints, errors).
+#[component]
+pub fn NumberField(
+    /// The caption.
+    label: &'static str,
+    /// The input's `data-testid`.
+    testid: &'static str,
+    /// The smallest value.
+    min: &'static str,
+    /// The largest value, if there is one.
+    #[prop(optional, into)]
+    max: Option<String>,
+    /// The input's `step` (`"any"` for a real number), if not whole numbers.
+    #[prop(optional)]
+    step: Option<&'static str>,
+    /// What an empty field shows.
+    #[prop(optional)]
+    placeholder: Option<&'static str>,
+    /// The id of the hint that describes the field.
+    #[prop(optional)]
+    describedby: Option<&'static str>,
+    /// The field's text.
+    #[prop(into)]
+    value: Signal<String>,
+    /// True while the field cannot be edited.
+    #[prop(optional, into)]
+    disabled: Option<Signal<bool>>,
+    /// Called with the field's text on every edit.
+    on_input: Callback<String>,
+    /// What follows the input inside the label.
+    #[prop(optional)]
+    children: Option<Children>,
+) -> impl IntoView {
+    view! {
+        <label class="al-field">
+            <span>{label}</span>
+            <input
+                data-testid=testid
+                type="number"
+                min=min
+                max=max
+                step=step
+                placeholder=placeholder
+                aria-describedby=describedby
+                prop:value=move || value.get()
+                prop:disabled=move || disabled.is_some_and(|d| d.get())
+                on:input=move |ev| on_input.run(event_target_value(&ev))
+            />
+            {children.map(|c| c())}
+        </label>
+    }
+}
