@@ -25,7 +25,12 @@ export const tests = [
       t.assert.equal(await stepsShown(page), 0);
       t.assert.equal(await page.locator('[data-testid="learn-head"]').count(), 2, 'one layer of 2 heads');
       const mapBefore = await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas');
+      // to watch: about 50 steps a second, a few answers a second
       await page.click('[data-testid="learn-play"]');
+      await page.waitForTimeout(1000);
+      const watched = await stepsShown(page);
+      t.assert.ok(watched >= 10 && watched <= 100, `${watched} steps in a second of watching`);
+      await page.selectOption('[data-testid="learn-speed"]', 'fast');
       // the page's thread stays free while it trains: the longest gap between timer ticks
       const lag = await page.evaluate(() => new Promise((done) => {
         let worst = 0, last = performance.now();
@@ -46,7 +51,7 @@ export const tests = [
         { timeout: 45000 },
       );
       const steps = await stepsShown(page);
-      console.log(`# previous-token: ${(await accuracyShown(page) * 100).toFixed(1)}% at step ${steps}, ${(Date.now() - started) / 1000} s after the lag probe; shown rate: ${await page.textContent('.al-learn-status')}`);
+      console.log(`# previous-token: ${(await accuracyShown(page) * 100).toFixed(1)}% at step ${steps}, ${(Date.now() - started) / 1000} s after the lag probe; status: ${await page.textContent('.al-learn-status')}`);
       t.assert.ok(steps > 0 && steps <= 5000, `steps ${steps}`);
       await page.click('[data-testid="learn-pause"]');
       // the slice in flight arrives, then nothing more

@@ -43,7 +43,7 @@ impl CurveLayout {
 
 /// The points to draw: at most about two per pixel column (every `k`-th step, always the
 /// last), so a long run draws as fast as a short one.
-pub fn thinned<'a>(points: &'a [(usize, f64, f64)], columns: f64) -> Vec<&'a (usize, f64, f64)> {
+pub fn thinned(points: &[(usize, f64, f64)], columns: f64) -> Vec<&(usize, f64, f64)> {
     let keep = (2.0 * columns.max(1.0)) as usize;
     let stride = points.len().div_ceil(keep.max(1)).max(1);
     let mut out: Vec<_> = points.iter().step_by(stride).collect();

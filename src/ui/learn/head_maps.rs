@@ -17,6 +17,7 @@ use crate::format::fixed;
 use crate::ui::learn::learn_run::LearnRun;
 use crate::ui::learn::loss_curve::percent;
 use crate::ui::platform::{canvas, screen};
+use crate::ui::widgets::scroll_region::scroll_region;
 
 /// What one head's card shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +109,8 @@ pub fn HeadMaps(
 #[component]
 fn HeadMap(run: LearnRun, layer: usize, head: usize) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
+    let details = NodeRef::<html::Details>::new();
+    let open = RwSignal::new(false);
     let data =
         Memo::new(move |_| run.probe.with(|p| p.as_ref().and_then(|p| HeadMapData::of(p, layer, head))));
     Effect::new(move |_| {
@@ -139,11 +142,20 @@ fn HeadMap(run: LearnRun, layer: usize, head: usize) -> impl IntoView {
                 role="img"
                 aria-label=format!("{name}: attention weights on the probe sequence")
             ></canvas>
-            <details class="al-table">
+            // the table is built while open only: it changes with every answer
+            <details
+                class="al-table"
+                node_ref=details
+                on:toggle=move |_| open.set(details.get().is_some_and(|d| d.open()))
+            >
                 <summary>"Table of numbers"</summary>
-                <div class="al-table-scroll">
-                    {move || data.with(|d| d.as_ref().map(|d| table(d, &name)))}
-                </div>
+                {move || {
+                    data.with(|d| {
+                        d.as_ref()
+                            .filter(|_| open.get())
+                            .map(|d| scroll_region(format!("{name}: table of weights"), table(d, &name)))
+                    })
+                }}
             </details>
         </figure>
     }

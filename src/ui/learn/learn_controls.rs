@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::engine::train::TaskKind;
 use crate::format::fixed;
 
-use crate::ui::learn::learn_run::LearnRun;
+use crate::ui::learn::learn_run::{LearnRun, WATCH_MS, WATCH_SLICE};
 use crate::ui::learn::learn_settings::{
     position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
     POSITIONS, SGD_MOMENTUM, STEP_BUDGET, TASKS,
@@ -287,7 +287,7 @@ pub fn PlayBar(
                     disabled=move || !run.playing.get()
                     on:click=move |_| run.pause()
                 >
-                    "⏸ Pause"
+                    "Pause"
                 </button>
                 <button type="button" data-testid="learn-step" on:click=move |_| run.step()>
                     "One step"
@@ -295,6 +295,20 @@ pub fn PlayBar(
                 <button type="button" data-testid="learn-reset" on:click=move |_| run.reset()>
                     "Reset"
                 </button>
+                <label class="al-learn-speed">
+                    "Speed "
+                    <select
+                        data-testid="learn-speed"
+                        on:change=move |ev| run.fast.set(event_target_value(&ev) == "fast")
+                    >
+                        <option value="watch" selected=move || !run.fast.get()>
+                            {format!("watch: {} steps a second", WATCH_SLICE as f64 * 1000.0 / WATCH_MS)}
+                        </option>
+                        <option value="fast" selected=move || run.fast.get()>
+                            "fast: as fast as the worker trains"
+                        </option>
+                    </select>
+                </label>
             </div>
             <p class="al-learn-status">
                 "Step " <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
@@ -304,8 +318,14 @@ pub fn PlayBar(
                 {move || {
                     run.rate
                         .get()
-                        .filter(|_| run.playing.get())
-                        .map(|r| format!(" · {} steps/s", fixed(r, 0)))
+                        .filter(|_| run.playing.get() && run.fast.get())
+                        .map(|r| {
+                            view! {
+                                " · "
+                                <span data-testid="learn-rate">{fixed(r, 0)}</span>
+                                " steps/s"
+                            }
+                        })
                 }}
             </p>
         </div>

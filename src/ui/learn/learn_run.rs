@@ -2,12 +2,13 @@
 //! beside the explorer's, so training never waits for a trace nor a trace for training),
 //! the page asks for steps in slices and shows each answer.
 //!
-//! One request is in flight at a time. While playing, the next slice is asked for as soon
+//! One request is in flight at a time. Playing fast, the next slice is asked for as soon
 //! as an answer arrives, before the page draws it, so the worker trains while the page
-//! draws. A slice is sized so that an answer comes about [`SLICE_MS`] after its request:
+//! draws; a slice is sized so that an answer comes about [`SLICE_MS`] after its request:
 //! the curve and the maps redraw a few times a second, not every step, and the page's
-//! thread stays free for typing between answers. An answer to a run that was replaced
-//! (Reset, a changed setting) is dropped.
+//! thread stays free for typing between answers. Playing to watch, a slice is
+//! [`WATCH_SLICE`] steps every [`WATCH_MS`], slow enough to see a map change. An answer
+//! to a run that was replaced (Reset, a changed setting) is dropped.
 
 use std::cell::RefCell;
 
@@ -28,6 +29,12 @@ pub const SLICE_MS: f64 = 200.0;
 /// The most steps in one slice.
 const MAX_SLICE: usize = 2000;
 
+/// Steps per slice when playing to watch.
+pub const WATCH_SLICE: usize = 5;
+
+/// Time between answers when playing to watch, ms (with [`WATCH_SLICE`]: 50 steps a second).
+pub const WATCH_MS: f64 = 100.0;
+
 /// The run as the page shows it.
 #[derive(Clone, Copy)]
 pub struct LearnRun {
@@ -45,6 +52,8 @@ pub struct LearnRun {
     pub error: RwSignal<Option<String>>,
     /// Training speed over the last slice, steps per second (the page's clock).
     pub rate: RwSignal<Option<f64>>,
+    /// Play as fast as the worker trains (else slowly enough to watch).
+    pub fast: RwSignal<bool>,
 }
 
 impl LearnRun {
@@ -58,6 +67,7 @@ impl LearnRun {
             probe: RwSignal::new(None),
             error: RwSignal::new(None),
             rate: RwSignal::new(None),
+            fast: RwSignal::new(false),
         }
     }
 
@@ -85,6 +95,9 @@ impl LearnRun {
     pub fn play(self) {
         if self.steps_done.get_untracked() < STEP_BUDGET && self.error.with_untracked(Option::is_none) {
             self.playing.set(true);
+            if !self.fast.get_untracked() {
+                CLIENT.with_borrow_mut(|c| c.slice = WATCH_SLICE);
+            }
             ask(None);
         }
     }
@@ -220,10 +233,21 @@ fn on_message(msg: &JsValue) {
         Ok(p) => {
             let playing = run.playing.try_get_untracked().unwrap_or(false);
             let more = playing && p.steps_done < STEP_BUDGET && p.stats.iter().all(|s| s.loss.is_finite());
-            if more {
+            if more && run.fast.try_get_untracked().unwrap_or(false) {
                 // the next slice first: the worker trains while the page draws this one
                 resize_slice(p.stats.len(), elapsed);
                 ask(None);
+            } else if more {
+                CLIENT.with_borrow_mut(|c| c.slice = WATCH_SLICE);
+                let wait = (WATCH_MS - elapsed).max(0.0);
+                set_timeout(
+                    move || {
+                        if run.playing.try_get_untracked().unwrap_or(false) {
+                            ask(None)
+                        }
+                    },
+                    std::time::Duration::from_secs_f64(wait / 1000.0),
+                );
             }
             show(run, p, elapsed, more);
         }
@@ -236,7 +260,7 @@ fn on_message(msg: &JsValue) {
 
 /// Sizes the next slice so that it takes about [`SLICE_MS`], from how long this one took.
 fn resize_slice(steps: usize, elapsed_ms: f64) {
-    if steps == 0 || !(elapsed_ms > 0.0) {
+    if steps == 0 || elapsed_ms.is_nan() || elapsed_ms <= 0.0 {
         return;
     }
     CLIENT.with_borrow_mut(|c| {
