@@ -310,10 +310,17 @@ pub fn PlayBar(
                     </select>
                 </label>
             </div>
-            <p class="al-learn-status">
-                "Step " <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
-                {format!(" of {STEP_BUDGET}")} " · on the probe batch: loss "
-                <strong data-testid="learn-loss">{loss}</strong> ", accuracy "
+            <p
+                class="al-learn-status"
+                data-testid="learn-status"
+                data-busy=move || run.busy.get().to_string()
+            >
+                "Step "
+                <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
+                {format!(" of {STEP_BUDGET}")}
+                " · on the probe batch: loss "
+                <strong data-testid="learn-loss">{loss}</strong>
+                ", accuracy "
                 <strong data-testid="learn-accuracy">{accuracy}</strong>
                 {move || {
                     run.rate

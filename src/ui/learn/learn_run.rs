@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 
 use attention_worker::protocol::{Reply, TrainReply, TrainRequest};
-use attention_worker::train::{progress_from_json, ProbeView, Progress};
+use attention_worker::train::{checkpoint_from_json, progress_from_json, Checkpoint, ProbeView, Progress};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
@@ -54,6 +54,10 @@ pub struct LearnRun {
     pub rate: RwSignal<Option<f64>>,
     /// Play as fast as the worker trains (else slowly enough to watch).
     pub fast: RwSignal<bool>,
+    /// The checkpoint shown instead of the model now, while the learner steps back.
+    pub scrubbed: RwSignal<Option<Checkpoint>>,
+    /// A request is in flight (after Pause, its slice still arrives).
+    pub busy: RwSignal<bool>,
 }
 
 impl LearnRun {
@@ -68,6 +72,8 @@ impl LearnRun {
             error: RwSignal::new(None),
             rate: RwSignal::new(None),
             fast: RwSignal::new(false),
+            scrubbed: RwSignal::new(None),
+            busy: RwSignal::new(false),
         }
     }
 
@@ -78,12 +84,14 @@ impl LearnRun {
         self.steps_done.set(0);
         self.rate.set(None);
         self.error.set(None);
+        self.scrubbed.set(None);
         let config_json = self.settings.with_untracked(LearnSettings::config_json);
         CLIENT.with_borrow_mut(|c| {
             c.run = Some(self);
             c.next_id += 1;
             c.run_id = c.next_id;
             c.slice = FIRST_SLICE;
+            c.scrub = None;
             let id = c.next_id;
             c.in_flight = Some(id);
             c.post(TrainRequest::Start { id, config_json });
@@ -95,6 +103,7 @@ impl LearnRun {
     pub fn play(self) {
         if self.steps_done.get_untracked() < STEP_BUDGET && self.error.with_untracked(Option::is_none) {
             self.playing.set(true);
+            self.scrubbed.set(None);
             if !self.fast.get_untracked() {
                 CLIENT.with_borrow_mut(|c| c.slice = WATCH_SLICE);
             }
@@ -110,7 +119,22 @@ impl LearnRun {
     /// One step (when nothing is in flight).
     pub fn step(self) {
         self.playing.set(false);
+        self.scrubbed.set(None);
         ask(Some(1));
+    }
+
+    /// Shows the model as it was at the latest checkpoint at or before `step` (pausing):
+    /// asked for now if nothing is in flight, else when the answer in flight arrives.
+    pub fn scrub(self, step: usize) {
+        self.playing.set(false);
+        CLIENT.with_borrow_mut(|c| c.scrub = Some(step));
+        send_scrub();
+    }
+
+    /// Back to the model now.
+    pub fn unscrub(self) {
+        CLIENT.with_borrow_mut(|c| c.scrub = None);
+        self.scrubbed.set(None);
     }
 }
 
@@ -132,11 +156,16 @@ struct Client {
     sent_at: f64,
     /// Steps in the next slice while playing.
     slice: usize,
+    /// A checkpoint to ask for once nothing is in flight.
+    scrub: Option<usize>,
 }
 
 impl Client {
     fn post(&mut self, request: TrainRequest) {
         self.sent_at = now();
+        if let Some(run) = self.run {
+            run.busy.try_set(true);
+        }
         let msg = request.to_js();
         match (&self.worker, self.ready) {
             (Some(w), true) => {
@@ -166,6 +195,20 @@ fn ask(steps: Option<usize>) {
         c.in_flight = Some(id);
         let steps = steps.unwrap_or(c.slice);
         c.post(TrainRequest::Steps { id, steps });
+    });
+}
+
+/// Asks for the checkpoint the learner scrubbed to, if nothing is in flight.
+fn send_scrub() {
+    CLIENT.with_borrow_mut(|c| {
+        if c.in_flight.is_some() || c.run.is_none() {
+            return;
+        }
+        let Some(step) = c.scrub.take() else { return };
+        c.next_id += 1;
+        let id = c.next_id;
+        c.in_flight = Some(id);
+        c.post(TrainRequest::Checkpoint { id, step });
     });
 }
 
@@ -216,7 +259,8 @@ fn on_message(msg: &JsValue) {
         return;
     }
     let Some(reply) = TrainReply::from_js(msg) else { return };
-    let (TrainReply::Progress { id, .. } | TrainReply::Error { id, .. }) = &reply;
+    let (TrainReply::Progress { id, .. } | TrainReply::Checkpoint { id, .. } | TrainReply::Error { id, .. }) =
+        &reply;
     let id = *id;
     let (run, current, elapsed) = CLIENT.with_borrow_mut(|c| {
         if c.in_flight == Some(id) {
@@ -224,9 +268,24 @@ fn on_message(msg: &JsValue) {
         }
         (c.run, id >= c.run_id, now() - c.sent_at)
     });
+    send_scrub();
+    if let Some(run) = run {
+        run.busy.try_set(CLIENT.with_borrow(|c| c.in_flight.is_some()));
+    }
     let Some(run) = run.filter(|_| current) else { return };
     let progress = match reply {
         TrainReply::Progress { progress_json, .. } => progress_from_json(&progress_json),
+        TrainReply::Checkpoint { checkpoint_json, .. } => {
+            match checkpoint_from_json(&checkpoint_json) {
+                Ok(c) => {
+                    run.scrubbed.try_set(Some(c));
+                }
+                Err(e) => {
+                    run.error.try_set(Some(e));
+                }
+            }
+            return;
+        }
         TrainReply::Error { error, .. } => Err(error),
     };
     match progress {
