@@ -25,7 +25,12 @@ export const tests = [
       t.assert.equal(await stepsShown(page), 0);
       t.assert.equal(await page.locator('[data-testid="learn-head"]').count(), 2, 'one layer of 2 heads');
       const mapBefore = await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas');
+      // to watch: about 50 steps a second, a few answers a second
       await page.click('[data-testid="learn-play"]');
+      await page.waitForTimeout(1000);
+      const watched = await stepsShown(page);
+      t.assert.ok(watched >= 10 && watched <= 100, `${watched} steps in a second of watching`);
+      await page.selectOption('[data-testid="learn-speed"]', 'fast');
       // the page's thread stays free while it trains: the longest gap between timer ticks
       const lag = await page.evaluate(() => new Promise((done) => {
         let worst = 0, last = performance.now();
@@ -46,11 +51,12 @@ export const tests = [
         { timeout: 45000 },
       );
       const steps = await stepsShown(page);
-      console.log(`# previous-token: ${(await accuracyShown(page) * 100).toFixed(1)}% at step ${steps}, ${(Date.now() - started) / 1000} s after the lag probe; shown rate: ${await page.textContent('.al-learn-status')}`);
+      console.log(`# previous-token: ${(await accuracyShown(page) * 100).toFixed(1)}% at step ${steps}, ${(Date.now() - started) / 1000} s after the lag probe; status: ${await page.textContent('.al-learn-status')}`);
       t.assert.ok(steps > 0 && steps <= 5000, `steps ${steps}`);
       await page.click('[data-testid="learn-pause"]');
       // the slice in flight arrives, then nothing more
       await page.waitForSelector('[data-testid="learn-play"]:not([disabled])');
+      await page.waitForSelector('[data-testid="learn-status"][data-busy="false"]');
       const paused = await stepsShown(page);
       await page.waitForTimeout(1000);
       t.assert.equal(await stepsShown(page), paused, 'the counter moved after Pause');
@@ -61,6 +67,19 @@ export const tests = [
       const rows = await page.$$eval('[data-testid="learn-curve-table"] tbody tr', (trs) => trs.length);
       t.assert.equal(rows, 8);
       t.assert.match(await page.textContent('[data-testid="learn-curve-summary"]'), new RegExp(`^Step ${paused} of 5000`));
+      // stepping back: the model as it was after step 25, its map and the curve's marker
+      const mapNow = await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas');
+      const curveNow = await canvasHash(page, '[data-testid="learn-curve"] canvas');
+      await page.$eval('[data-testid="learn-scrub"]', (e) => {
+        e.value = '30';
+        e.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      await page.waitForFunction(() => /after step 25:/.test(document.querySelector('[data-testid="learn-scrub-words"]')?.textContent ?? ''));
+      t.assert.notEqual(await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas'), mapNow);
+      t.assert.notEqual(await canvasHash(page, '[data-testid="learn-curve"] canvas'), curveNow);
+      await page.click('[data-testid="learn-now"]');
+      await page.waitForFunction(() => /^Drag/.test(document.querySelector('[data-testid="learn-scrub-words"]')?.textContent ?? ''));
+      t.assert.equal(await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas'), mapNow);
       // One step moves the counter by one
       await page.click('[data-testid="learn-step"]');
       await page.waitForFunction((want) => document.querySelector('[data-testid="learn-steps"]')?.textContent === String(want), paused + 1);

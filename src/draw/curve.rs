@@ -20,6 +20,8 @@ pub struct Curve<'a> {
     pub points: &'a [(usize, f64, f64)],
     /// The last step the x axis reaches (at least the last point's).
     pub x_max: usize,
+    /// A step to mark with a vertical line (the checkpoint shown), if any.
+    pub marker: Option<usize>,
 }
 
 /// Where the plot goes, CSS pixels.
@@ -43,7 +45,7 @@ impl CurveLayout {
 
 /// The points to draw: at most about two per pixel column (every `k`-th step, always the
 /// last), so a long run draws as fast as a short one.
-pub fn thinned<'a>(points: &'a [(usize, f64, f64)], columns: f64) -> Vec<&'a (usize, f64, f64)> {
+pub fn thinned(points: &[(usize, f64, f64)], columns: f64) -> Vec<&(usize, f64, f64)> {
     let keep = (2.0 * columns.max(1.0)) as usize;
     let stride = points.len().div_ceil(keep.max(1)).max(1);
     let mut out: Vec<_> = points.iter().step_by(stride).collect();
@@ -53,6 +55,10 @@ pub fn thinned<'a>(points: &'a [(usize, f64, f64)], columns: f64) -> Vec<&'a (us
         }
     }
     out
+}
+
+fn width_of(dpr: f64) -> u32 {
+    (2.0 * dpr).round().max(1.0) as u32
 }
 
 /// Draws the axes, their numbers, the loss and accuracy lines, and a legend. A step whose
@@ -110,7 +116,14 @@ pub fn draw_curve<DB: DrawingBackend>(
     area.draw(&PathElement::new(vec![px((x0, y0)), px((x0, y1)), px((x1, y1)), px((x1, y0))], axis))?;
     area.draw(&Text::new("loss", px((x0, y0 - 8.0)), label(&LOSS_COLOR, HPos::Left, VPos::Center)))?;
     area.draw(&Text::new("accuracy", px((x1, y0 - 8.0)), label(&ACCURACY_COLOR, HPos::Right, VPos::Center)))?;
-    let width = (2.0 * dpr).round().max(1.0) as u32;
+    if let Some(step) = curve.marker {
+        let x = at_x(step as f64);
+        area.draw(&PathElement::new(
+            vec![px((x, y0)), px((x, y1))],
+            theme.muted.stroke_width(width_of(dpr)),
+        ))?;
+    }
+    let width = width_of(dpr);
     let mut segment = Vec::new();
     for p in &points {
         if p.1.is_finite() {
@@ -135,7 +148,7 @@ mod tests {
         let mut svg = String::new();
         {
             let backend = SVGBackend::with_string(&mut svg, (400, 200));
-            let curve = Curve { points, x_max };
+            let curve = Curve { points, x_max, marker: None };
             draw_curve(&backend.into_drawing_area(), &curve, &layout, &Theme::LIGHT, 1.0).unwrap();
         }
         svg
@@ -159,6 +172,15 @@ mod tests {
         let without = svg(&[(0, 1.0, 0.1), (2, 0.5, 0.2), (3, 0.4, 0.3)], 3);
         assert_eq!(with_break.matches("<polyline").count(), without.matches("<polyline").count() + 1);
         assert!(!svg(&[], 0).is_empty());
+        // a marked step is one more line
+        let layout = CurveLayout::new(400.0, 200.0);
+        let mut marked = String::new();
+        {
+            let backend = SVGBackend::with_string(&mut marked, (400, 200));
+            let curve = Curve { points: &points, x_max: 3, marker: Some(2) };
+            draw_curve(&backend.into_drawing_area(), &curve, &layout, &Theme::LIGHT, 1.0).unwrap();
+        }
+        assert_eq!(marked.matches("<polyline").count(), with_break.matches("<polyline").count() + 1);
     }
 
     #[test]

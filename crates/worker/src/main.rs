@@ -49,6 +49,18 @@ fn main() {
                         }
                     }
                 }
+                TrainRequest::Checkpoint { id, step } => {
+                    match session.as_ref().and_then(|run| run.checkpoint(step)) {
+                        Some(c) => TrainReply::Checkpoint {
+                            id,
+                            checkpoint_json: attention_worker::train::checkpoint_json(&c),
+                        },
+                        None => TrainReply::Error {
+                            id,
+                            error: String::from("no training run: start one with a configuration first"),
+                        },
+                    }
+                }
                 TrainRequest::Steps { id, steps } => match session.as_mut() {
                     Some(run) => TrainReply::Progress {
                         id,

@@ -12,7 +12,9 @@
 //! | [`Reply::Error`] | `{id, error, field, times}` |
 //! | [`TrainRequest::Start`] | `{id, train: config_json}` |
 //! | [`TrainRequest::Steps`] | `{id, train_steps: N}` |
+//! | [`TrainRequest::Checkpoint`] | `{id, train_checkpoint: step}` |
 //! | [`TrainReply::Progress`] | `{id, training: progress_json}` |
+//! | [`TrainReply::Checkpoint`] | `{id, checkpoint: checkpoint_json}` |
 //! | [`TrainReply::Error`] | `{id, training_error}` |
 //!
 //! Training has its own two types, so code that handles only traces matches on
@@ -44,6 +46,8 @@ const TRAIN: &str = "train";
 const TRAIN_STEPS: &str = "train_steps";
 const TRAINING: &str = "training";
 const TRAINING_ERROR: &str = "training_error";
+const TRAIN_CHECKPOINT: &str = "train_checkpoint";
+const CHECKPOINT: &str = "checkpoint";
 
 /// The worker's clock (ms since the epoch, sub-millisecond) at three moments of a
 /// request; the page marks them (`al-worker-received`, `-computed`, `-sent`) for the
@@ -218,7 +222,7 @@ impl Reply {
         if get(msg, READY).is_some_and(|v| v.is_truthy()) {
             return Some(Self::Ready);
         }
-        if get(msg, TRAINING).is_some() || get(msg, TRAINING_ERROR).is_some() {
+        if [TRAINING, TRAINING_ERROR, CHECKPOINT].iter().any(|key| get(msg, key).is_some()) {
             return None;
         }
         let id = get_id(msg)?;
@@ -255,6 +259,13 @@ pub enum TrainRequest {
         /// How many steps.
         steps: usize,
     },
+    /// Show the model as it was at the latest checkpoint at or before `step`.
+    Checkpoint {
+        /// The request's number.
+        id: u64,
+        /// The step.
+        step: usize,
+    },
 }
 
 /// What the worker posts back to a [`TrainRequest`].
@@ -266,6 +277,13 @@ pub enum TrainReply {
         id: u64,
         /// The progress, as JSON.
         progress_json: String,
+    },
+    /// A checkpoint on the probe: [`crate::train::checkpoint_json`].
+    Checkpoint {
+        /// The request's number.
+        id: u64,
+        /// The checkpoint, as JSON.
+        checkpoint_json: String,
     },
     /// A bad configuration (the message names the field), or steps asked for before a run
     /// was started.
@@ -290,6 +308,10 @@ impl TrainRequest {
                 set(&o, ID, &JsValue::from_f64(*id as f64));
                 set(&o, TRAIN_STEPS, &JsValue::from_f64(*steps as f64));
             }
+            Self::Checkpoint { id, step } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, TRAIN_CHECKPOINT, &JsValue::from_f64(*step as f64));
+            }
         }
         o.into()
     }
@@ -298,6 +320,9 @@ impl TrainRequest {
     pub fn from_js(msg: &JsValue) -> Option<Self> {
         if let Some(config_json) = get_string(msg, TRAIN) {
             return Some(Self::Start { id: get_id(msg)?, config_json });
+        }
+        if let Some(step) = get(msg, TRAIN_CHECKPOINT).and_then(|s| s.as_f64()) {
+            return Some(Self::Checkpoint { id: get_id(msg)?, step: step.max(0.0) as usize });
         }
         let steps = get(msg, TRAIN_STEPS)?.as_f64()?;
         Some(Self::Steps { id: get_id(msg)?, steps: steps.max(0.0) as usize })
@@ -313,6 +338,10 @@ impl TrainReply {
                 set(&o, ID, &JsValue::from_f64(*id as f64));
                 set(&o, TRAINING, &JsValue::from_str(progress_json));
             }
+            Self::Checkpoint { id, checkpoint_json } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, CHECKPOINT, &JsValue::from_str(checkpoint_json));
+            }
             Self::Error { id, error } => {
                 set(&o, ID, &JsValue::from_f64(*id as f64));
                 set(&o, TRAINING_ERROR, &JsValue::from_str(error));
@@ -326,6 +355,9 @@ impl TrainReply {
         let id = get_id(msg)?;
         if let Some(progress_json) = get_string(msg, TRAINING) {
             return Some(Self::Progress { id, progress_json });
+        }
+        if let Some(checkpoint_json) = get_string(msg, CHECKPOINT) {
+            return Some(Self::Checkpoint { id, checkpoint_json });
         }
         Some(Self::Error { id, error: get_string(msg, TRAINING_ERROR)? })
     }

@@ -7,18 +7,33 @@
 use attention_engine::mask;
 use attention_engine::train::{
     ablate, evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, HeadId, Intervention,
-    StepStats, TrainConfig, TrainError, Trainer,
+    Model, StepStats, TrainConfig, TrainError, Trainer,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Sequences in the probe batch the maps, loss and accuracy are measured on.
 pub const PROBE_SEQUENCES: usize = 8;
 
+/// The session keeps the parameters after every this many steps (and at step 0), so the
+/// page can step back through training ([`Session::checkpoint`]).
+pub const CHECKPOINT_EVERY: usize = 25;
+
 /// A training run kept by the worker between messages.
 #[derive(Debug, Clone)]
 pub struct Session {
     trainer: Trainer,
     probe: Batch,
+    /// `(steps done, parameters then)`, in step order.
+    checkpoints: Vec<(usize, Vec<f64>)>,
+}
+
+/// The model as it was at a saved step, on the probe.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Steps done when it was saved.
+    pub step: usize,
+    /// The model then, on the probe.
+    pub probe: ProbeView,
 }
 
 /// What the page receives after some steps (JSON: [`progress_json`], read back with
@@ -89,7 +104,12 @@ impl Session {
     /// As [`TrainConfig::from_json`]: unreadable JSON or a bad field, named.
     pub fn start(config_json: &str) -> Result<Self, TrainError> {
         let config = TrainConfig::from_json(config_json)?;
-        Ok(Self { probe: probe(&config, PROBE_SEQUENCES), trainer: Trainer::new(&config)? })
+        let trainer = Trainer::new(&config)?;
+        Ok(Self {
+            probe: probe(&config, PROBE_SEQUENCES),
+            checkpoints: vec![(0, trainer.model.params.clone())],
+            trainer,
+        })
     }
 
     /// The trainer (the model, its configuration, the last step).
@@ -99,7 +119,20 @@ impl Session {
 
     /// The model on the probe now.
     pub fn probe_view(&self) -> ProbeView {
-        let model = &self.trainer.model;
+        self.view_of(&self.trainer.model)
+    }
+
+    /// The latest checkpoint at or before `step` (every [`CHECKPOINT_EVERY`] steps, and
+    /// step 0), on the probe.
+    pub fn checkpoint(&self, step: usize) -> Option<Checkpoint> {
+        let (saved, params) = self.checkpoints.iter().rev().find(|(s, _)| *s <= step)?;
+        let mut model = self.trainer.model.clone();
+        model.params.clone_from(params);
+        Some(Checkpoint { step: *saved, probe: self.view_of(&model) })
+    }
+
+    /// `model` on the probe.
+    fn view_of(&self, model: &Model) -> ProbeView {
         let eval = evaluate(model, &self.probe, &Intervention::default());
         let (t, h) = (model.dims.t, model.dims.n_heads);
         ProbeView {
@@ -130,7 +163,15 @@ impl Session {
     /// Takes `steps` steps (none past the configuration's `steps`) and reports them.
     pub fn advance(&mut self, steps: usize) -> Progress {
         let left = self.trainer.config.steps.saturating_sub(self.trainer.steps_done());
-        let stats = self.trainer.train(steps.min(left));
+        let n = steps.min(left);
+        let mut stats = Vec::with_capacity(n);
+        for _ in 0..n {
+            stats.push(self.trainer.step());
+            let done = self.trainer.steps_done();
+            if done.is_multiple_of(CHECKPOINT_EVERY) {
+                self.checkpoints.push((done, self.trainer.model.params.clone()));
+            }
+        }
         Progress { steps_done: self.trainer.steps_done(), stats, probe: self.probe_view() }
     }
 }
@@ -140,6 +181,19 @@ pub fn progress_json(progress: &Progress) -> String {
     // Only numbers, vectors and field names: serde_json cannot fail on them, and a NaN
     // loss (which training never produces from finite inputs) would be written as null.
     serde_json::to_string(progress).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// A [`Checkpoint`] as the JSON the worker posts.
+pub fn checkpoint_json(checkpoint: &Checkpoint) -> String {
+    serde_json::to_string(checkpoint).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// Reads what [`checkpoint_json`] wrote (on the page).
+///
+/// # Errors
+/// JSON that is not a checkpoint.
+pub fn checkpoint_from_json(text: &str) -> Result<Checkpoint, String> {
+    serde_json::from_str(text).map_err(|e| format!("unreadable checkpoint from the worker: {e}"))
 }
 
 /// Reads what [`progress_json`] wrote (on the page).
@@ -206,6 +260,24 @@ mod tests {
         );
         assert_eq!(back.probe.attention[0][1..], progress.probe.attention[0][1..]);
         assert!(progress_from_json("{").unwrap_err().starts_with("unreadable progress"));
+    }
+
+    /// A checkpoint is the model as it was after its step: the same view as a run stopped
+    /// there; a step between checkpoints gives the one before it.
+    #[test]
+    fn checkpoints_step_back_through_the_run() {
+        let mut session = Session::start(CONFIG).unwrap();
+        let at_start = session.probe_view();
+        session.advance(30);
+        let mut stopped = Session::start(CONFIG).unwrap();
+        stopped.advance(CHECKPOINT_EVERY);
+        let back = session.checkpoint(CHECKPOINT_EVERY + 3).unwrap();
+        assert_eq!((back.step, &back.probe), (CHECKPOINT_EVERY, &stopped.probe_view()));
+        assert_eq!(session.checkpoint(CHECKPOINT_EVERY - 1).unwrap().probe, at_start);
+        session.advance(100);
+        assert_eq!(session.checkpoint(usize::MAX).unwrap().step, 50);
+        assert_eq!(session.checkpoints.len(), 3);
+        assert_eq!(checkpoint_from_json(&checkpoint_json(&back)).unwrap(), back);
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::format::fixed;
 use crate::ui::learn::learn_run::LearnRun;
 use crate::ui::learn::loss_curve::percent;
 use crate::ui::platform::{canvas, screen};
+use crate::ui::widgets::scroll_region::scroll_region;
 
 /// What one head's card shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +78,11 @@ pub fn HeadMaps(
     /// The training run.
     run: LearnRun,
 ) -> impl IntoView {
-    let dims = Memo::new(move |_| run.probe.with(|p| p.as_ref().map(|p| (p.attention.len(), p.n_heads))));
+    // the checkpoint the learner stepped back to, else the model now
+    let shown = Memo::new(move |_| {
+        run.scrubbed.with(|c| c.as_ref().map(|c| c.probe.clone())).or_else(|| run.probe.get())
+    });
+    let dims = Memo::new(move |_| shown.with(|p| p.as_ref().map(|p| (p.attention.len(), p.n_heads))));
     view! {
         <section class="al-learn-maps" aria-label="Each head's attention on the probe sequence">
             <p class="al-learn-caption">
@@ -92,7 +97,7 @@ pub fn HeadMaps(
                                     <h3>{format!("Layer {}", layer + 1)}</h3>
                                     <div class="al-learn-layer">
                                         {(0..heads)
-                                            .map(|head| view! { <HeadMap run layer head /> })
+                                            .map(|head| view! { <HeadMap run shown layer head /> })
                                             .collect_view()}
                                     </div>
                                 }
@@ -106,10 +111,11 @@ pub fn HeadMaps(
 
 /// One head's map, its scores in words and its table.
 #[component]
-fn HeadMap(run: LearnRun, layer: usize, head: usize) -> impl IntoView {
+fn HeadMap(run: LearnRun, shown: Memo<Option<ProbeView>>, layer: usize, head: usize) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
-    let data =
-        Memo::new(move |_| run.probe.with(|p| p.as_ref().and_then(|p| HeadMapData::of(p, layer, head))));
+    let details = NodeRef::<html::Details>::new();
+    let open = RwSignal::new(false);
+    let data = Memo::new(move |_| shown.with(|p| p.as_ref().and_then(|p| HeadMapData::of(p, layer, head))));
     Effect::new(move |_| {
         let Some(el) = canvas.get() else { return };
         data.with(|d| {
@@ -139,11 +145,20 @@ fn HeadMap(run: LearnRun, layer: usize, head: usize) -> impl IntoView {
                 role="img"
                 aria-label=format!("{name}: attention weights on the probe sequence")
             ></canvas>
-            <details class="al-table">
+            // the table is built while open only: it changes with every answer
+            <details
+                class="al-table"
+                node_ref=details
+                on:toggle=move |_| open.set(details.get().is_some_and(|d| d.open()))
+            >
                 <summary>"Table of numbers"</summary>
-                <div class="al-table-scroll">
-                    {move || data.with(|d| d.as_ref().map(|d| table(d, &name)))}
-                </div>
+                {move || {
+                    data.with(|d| {
+                        d.as_ref()
+                            .filter(|_| open.get())
+                            .map(|d| scroll_region(format!("{name}: table of weights"), table(d, &name)))
+                    })
+                }}
             </details>
         </figure>
     }

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::engine::train::TaskKind;
 use crate::format::fixed;
 
-use crate::ui::learn::learn_run::LearnRun;
+use crate::ui::learn::learn_run::{LearnRun, WATCH_MS, WATCH_SLICE};
 use crate::ui::learn::learn_settings::{
     position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
     POSITIONS, SGD_MOMENTUM, STEP_BUDGET, TASKS,
@@ -68,20 +68,13 @@ fn CountField(
     }
 }
 
-/// The settings of the run.
+/// The positions, the optimizer, its learning rate and the seed.
 #[component]
-pub fn LearnControls(
+fn TrainingFields(
     /// The training run.
     run: LearnRun,
 ) -> impl IntoView {
     let s = run.settings;
-    let on_task = move |ev: leptos::ev::Event| {
-        let name = event_target_value(&ev);
-        if let Some(task) = TASKS.into_iter().find(|t| t.name() == name) {
-            s.set(LearnSettings::preset(task));
-            run.reset();
-        }
-    };
     let on_pos = move |ev: leptos::ev::Event| {
         let name = event_target_value(&ev);
         if let Some(p) = POSITIONS.into_iter().find(|p| position_name(*p) == name) {
@@ -118,6 +111,79 @@ pub fn LearnControls(
         OptKind::Sgd => format!("SGD, momentum {SGD_MOMENTUM}"),
         OptKind::Adam => "Adam".to_owned(),
         OptKind::AdamW => "AdamW (weight decay 0.01)".to_owned(),
+    };
+    view! {
+        <div class="al-row">
+            <label class="al-field">
+                <span>"Positions"</span>
+                <select data-testid="learn-positions" on:change=on_pos>
+                    {POSITIONS
+                        .into_iter()
+                        .map(|p| {
+                            view! {
+                                <option value=position_name(p) selected=move || s.with(|s| s.positions == p)>
+                                    {position_name(p)}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+            <label class="al-field">
+                <span>"Optimizer"</span>
+                <select data-testid="learn-optimizer" on:change=on_opt>
+                    {OptKind::ALL
+                        .into_iter()
+                        .map(|o| {
+                            view! {
+                                <option value=o.name() selected=move || s.with(|s| s.optimizer == o)>
+                                    {opt_label(o)}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+            <label class="al-field">
+                <span>"Learning rate"</span>
+                <input
+                    type="number"
+                    data-testid="learn-lr"
+                    min="0"
+                    max=MAX_LR
+                    step="any"
+                    prop:value=move || s.with(|s| s.lr.to_string())
+                    on:change=on_lr
+                />
+            </label>
+            <label class="al-field">
+                <span>"Seed"</span>
+                <input
+                    type="number"
+                    data-testid="learn-seed"
+                    min="0"
+                    step="1"
+                    prop:value=move || s.with(|s| s.seed.to_string())
+                    on:change=on_seed
+                />
+            </label>
+        </div>
+    }
+}
+
+/// The settings of the run.
+#[component]
+pub fn LearnControls(
+    /// The training run.
+    run: LearnRun,
+) -> impl IntoView {
+    let s = run.settings;
+    let on_task = move |ev: leptos::ev::Event| {
+        let name = event_target_value(&ev);
+        if let Some(task) = TASKS.into_iter().find(|t| t.name() == name) {
+            s.set(LearnSettings::preset(task));
+            run.reset();
+        }
     };
     view! {
         <section class="al-controls al-learn-controls" aria-label="What to train">
@@ -183,64 +249,7 @@ pub fn LearnControls(
                     put=|s, v| s.n_layers = v
                 />
             </div>
-            <div class="al-row">
-                <label class="al-field">
-                    <span>"Positions"</span>
-                    <select data-testid="learn-positions" on:change=on_pos>
-                        {POSITIONS
-                            .into_iter()
-                            .map(|p| {
-                                view! {
-                                    <option
-                                        value=position_name(p)
-                                        selected=move || s.with(|s| s.positions == p)
-                                    >
-                                        {position_name(p)}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </label>
-                <label class="al-field">
-                    <span>"Optimizer"</span>
-                    <select data-testid="learn-optimizer" on:change=on_opt>
-                        {OptKind::ALL
-                            .into_iter()
-                            .map(|o| {
-                                view! {
-                                    <option value=o.name() selected=move || s.with(|s| s.optimizer == o)>
-                                        {opt_label(o)}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </label>
-                <label class="al-field">
-                    <span>"Learning rate"</span>
-                    <input
-                        type="number"
-                        data-testid="learn-lr"
-                        min="0"
-                        max=MAX_LR
-                        step="any"
-                        prop:value=move || s.with(|s| s.lr.to_string())
-                        on:change=on_lr
-                    />
-                </label>
-                <label class="al-field">
-                    <span>"Seed"</span>
-                    <input
-                        type="number"
-                        data-testid="learn-seed"
-                        min="0"
-                        step="1"
-                        prop:value=move || s.with(|s| s.seed.to_string())
-                        on:change=on_seed
-                    />
-                </label>
-            </div>
+            <TrainingFields run />
             <p class="al-learn-error" role="alert" data-testid="learn-error">
                 {move || run.error.get()}
             </p>
@@ -287,7 +296,7 @@ pub fn PlayBar(
                     disabled=move || !run.playing.get()
                     on:click=move |_| run.pause()
                 >
-                    "⏸ Pause"
+                    "Pause"
                 </button>
                 <button type="button" data-testid="learn-step" on:click=move |_| run.step()>
                     "One step"
@@ -295,17 +304,44 @@ pub fn PlayBar(
                 <button type="button" data-testid="learn-reset" on:click=move |_| run.reset()>
                     "Reset"
                 </button>
+                <label class="al-learn-speed">
+                    "Speed "
+                    <select
+                        data-testid="learn-speed"
+                        on:change=move |ev| run.fast.set(event_target_value(&ev) == "fast")
+                    >
+                        <option value="watch" selected=move || !run.fast.get()>
+                            {format!("watch: {} steps a second", WATCH_SLICE as f64 * 1000.0 / WATCH_MS)}
+                        </option>
+                        <option value="fast" selected=move || run.fast.get()>
+                            "fast: as fast as the worker trains"
+                        </option>
+                    </select>
+                </label>
             </div>
-            <p class="al-learn-status">
-                "Step " <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
-                {format!(" of {STEP_BUDGET}")} " · on the probe batch: loss "
-                <strong data-testid="learn-loss">{loss}</strong> ", accuracy "
+            <p
+                class="al-learn-status"
+                data-testid="learn-status"
+                data-busy=move || run.busy.get().to_string()
+            >
+                "Step "
+                <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
+                {format!(" of {STEP_BUDGET}")}
+                " · on the probe batch: loss "
+                <strong data-testid="learn-loss">{loss}</strong>
+                ", accuracy "
                 <strong data-testid="learn-accuracy">{accuracy}</strong>
                 {move || {
                     run.rate
                         .get()
-                        .filter(|_| run.playing.get())
-                        .map(|r| format!(" · {} steps/s", fixed(r, 0)))
+                        .filter(|_| run.playing.get() && run.fast.get())
+                        .map(|r| {
+                            view! {
+                                " · "
+                                <span data-testid="learn-rate">{fixed(r, 0)}</span>
+                                " steps/s"
+                            }
+                        })
                 }}
             </p>
         </div>

@@ -2,17 +2,18 @@
 //! beside the explorer's, so training never waits for a trace nor a trace for training),
 //! the page asks for steps in slices and shows each answer.
 //!
-//! One request is in flight at a time. While playing, the next slice is asked for as soon
+//! One request is in flight at a time. Playing fast, the next slice is asked for as soon
 //! as an answer arrives, before the page draws it, so the worker trains while the page
-//! draws. A slice is sized so that an answer comes about [`SLICE_MS`] after its request:
+//! draws; a slice is sized so that an answer comes about [`SLICE_MS`] after its request:
 //! the curve and the maps redraw a few times a second, not every step, and the page's
-//! thread stays free for typing between answers. An answer to a run that was replaced
-//! (Reset, a changed setting) is dropped.
+//! thread stays free for typing between answers. Playing to watch, a slice is
+//! [`WATCH_SLICE`] steps every [`WATCH_MS`], slow enough to see a map change. An answer
+//! to a run that was replaced (Reset, a changed setting) is dropped.
 
 use std::cell::RefCell;
 
 use attention_worker::protocol::{Reply, TrainReply, TrainRequest};
-use attention_worker::train::{progress_from_json, ProbeView, Progress};
+use attention_worker::train::{checkpoint_from_json, progress_from_json, Checkpoint, ProbeView, Progress};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
@@ -27,6 +28,12 @@ pub const SLICE_MS: f64 = 200.0;
 
 /// The most steps in one slice.
 const MAX_SLICE: usize = 2000;
+
+/// Steps per slice when playing to watch.
+pub const WATCH_SLICE: usize = 5;
+
+/// Time between answers when playing to watch, ms (with [`WATCH_SLICE`]: 50 steps a second).
+pub const WATCH_MS: f64 = 100.0;
 
 /// The run as the page shows it.
 #[derive(Clone, Copy)]
@@ -45,6 +52,12 @@ pub struct LearnRun {
     pub error: RwSignal<Option<String>>,
     /// Training speed over the last slice, steps per second (the page's clock).
     pub rate: RwSignal<Option<f64>>,
+    /// Play as fast as the worker trains (else slowly enough to watch).
+    pub fast: RwSignal<bool>,
+    /// The checkpoint shown instead of the model now, while the learner steps back.
+    pub scrubbed: RwSignal<Option<Checkpoint>>,
+    /// A request is in flight (after Pause, its slice still arrives).
+    pub busy: RwSignal<bool>,
 }
 
 impl LearnRun {
@@ -58,6 +71,9 @@ impl LearnRun {
             probe: RwSignal::new(None),
             error: RwSignal::new(None),
             rate: RwSignal::new(None),
+            fast: RwSignal::new(false),
+            scrubbed: RwSignal::new(None),
+            busy: RwSignal::new(false),
         }
     }
 
@@ -68,12 +84,14 @@ impl LearnRun {
         self.steps_done.set(0);
         self.rate.set(None);
         self.error.set(None);
+        self.scrubbed.set(None);
         let config_json = self.settings.with_untracked(LearnSettings::config_json);
         CLIENT.with_borrow_mut(|c| {
             c.run = Some(self);
             c.next_id += 1;
             c.run_id = c.next_id;
             c.slice = FIRST_SLICE;
+            c.scrub = None;
             let id = c.next_id;
             c.in_flight = Some(id);
             c.post(TrainRequest::Start { id, config_json });
@@ -85,6 +103,10 @@ impl LearnRun {
     pub fn play(self) {
         if self.steps_done.get_untracked() < STEP_BUDGET && self.error.with_untracked(Option::is_none) {
             self.playing.set(true);
+            self.scrubbed.set(None);
+            if !self.fast.get_untracked() {
+                CLIENT.with_borrow_mut(|c| c.slice = WATCH_SLICE);
+            }
             ask(None);
         }
     }
@@ -97,7 +119,22 @@ impl LearnRun {
     /// One step (when nothing is in flight).
     pub fn step(self) {
         self.playing.set(false);
+        self.scrubbed.set(None);
         ask(Some(1));
+    }
+
+    /// Shows the model as it was at the latest checkpoint at or before `step` (pausing):
+    /// asked for now if nothing is in flight, else when the answer in flight arrives.
+    pub fn scrub(self, step: usize) {
+        self.playing.set(false);
+        CLIENT.with_borrow_mut(|c| c.scrub = Some(step));
+        send_scrub();
+    }
+
+    /// Back to the model now.
+    pub fn unscrub(self) {
+        CLIENT.with_borrow_mut(|c| c.scrub = None);
+        self.scrubbed.set(None);
     }
 }
 
@@ -119,11 +156,16 @@ struct Client {
     sent_at: f64,
     /// Steps in the next slice while playing.
     slice: usize,
+    /// A checkpoint to ask for once nothing is in flight.
+    scrub: Option<usize>,
 }
 
 impl Client {
     fn post(&mut self, request: TrainRequest) {
         self.sent_at = now();
+        if let Some(run) = self.run {
+            run.busy.try_set(true);
+        }
         let msg = request.to_js();
         match (&self.worker, self.ready) {
             (Some(w), true) => {
@@ -153,6 +195,20 @@ fn ask(steps: Option<usize>) {
         c.in_flight = Some(id);
         let steps = steps.unwrap_or(c.slice);
         c.post(TrainRequest::Steps { id, steps });
+    });
+}
+
+/// Asks for the checkpoint the learner scrubbed to, if nothing is in flight.
+fn send_scrub() {
+    CLIENT.with_borrow_mut(|c| {
+        if c.in_flight.is_some() || c.run.is_none() {
+            return;
+        }
+        let Some(step) = c.scrub.take() else { return };
+        c.next_id += 1;
+        let id = c.next_id;
+        c.in_flight = Some(id);
+        c.post(TrainRequest::Checkpoint { id, step });
     });
 }
 
@@ -203,7 +259,8 @@ fn on_message(msg: &JsValue) {
         return;
     }
     let Some(reply) = TrainReply::from_js(msg) else { return };
-    let (TrainReply::Progress { id, .. } | TrainReply::Error { id, .. }) = &reply;
+    let (TrainReply::Progress { id, .. } | TrainReply::Checkpoint { id, .. } | TrainReply::Error { id, .. }) =
+        &reply;
     let id = *id;
     let (run, current, elapsed) = CLIENT.with_borrow_mut(|c| {
         if c.in_flight == Some(id) {
@@ -211,19 +268,45 @@ fn on_message(msg: &JsValue) {
         }
         (c.run, id >= c.run_id, now() - c.sent_at)
     });
+    send_scrub();
+    if let Some(run) = run {
+        run.busy.try_set(CLIENT.with_borrow(|c| c.in_flight.is_some()));
+    }
     let Some(run) = run.filter(|_| current) else { return };
     let progress = match reply {
         TrainReply::Progress { progress_json, .. } => progress_from_json(&progress_json),
+        TrainReply::Checkpoint { checkpoint_json, .. } => {
+            match checkpoint_from_json(&checkpoint_json) {
+                Ok(c) => {
+                    run.scrubbed.try_set(Some(c));
+                }
+                Err(e) => {
+                    run.error.try_set(Some(e));
+                }
+            }
+            return;
+        }
         TrainReply::Error { error, .. } => Err(error),
     };
     match progress {
         Ok(p) => {
             let playing = run.playing.try_get_untracked().unwrap_or(false);
             let more = playing && p.steps_done < STEP_BUDGET && p.stats.iter().all(|s| s.loss.is_finite());
-            if more {
+            if more && run.fast.try_get_untracked().unwrap_or(false) {
                 // the next slice first: the worker trains while the page draws this one
                 resize_slice(p.stats.len(), elapsed);
                 ask(None);
+            } else if more {
+                CLIENT.with_borrow_mut(|c| c.slice = WATCH_SLICE);
+                let wait = (WATCH_MS - elapsed).max(0.0);
+                set_timeout(
+                    move || {
+                        if run.playing.try_get_untracked().unwrap_or(false) {
+                            ask(None)
+                        }
+                    },
+                    std::time::Duration::from_secs_f64(wait / 1000.0),
+                );
             }
             show(run, p, elapsed, more);
         }
@@ -236,7 +319,7 @@ fn on_message(msg: &JsValue) {
 
 /// Sizes the next slice so that it takes about [`SLICE_MS`], from how long this one took.
 fn resize_slice(steps: usize, elapsed_ms: f64) {
-    if steps == 0 || !(elapsed_ms > 0.0) {
+    if steps == 0 || elapsed_ms.is_nan() || elapsed_ms <= 0.0 {
         return;
     }
     CLIENT.with_borrow_mut(|c| {

@@ -12,6 +12,7 @@ use crate::ui::learn::learn_controls::{LearnControls, PlayBar};
 use crate::ui::learn::learn_run::LearnRun;
 use crate::ui::learn::learn_settings::LearnSettings;
 use crate::ui::learn::loss_curve::LossCurve;
+use crate::ui::learn::scrubber::Scrubber;
 
 /// What is trained and what the maps should turn into, for a task.
 pub fn intro(task: TaskKind) -> &'static str {
@@ -52,6 +53,7 @@ pub fn LearnView(
             </p>
             <LearnControls run />
             <PlayBar run />
+            <Scrubber run />
             <div class="al-learn-body">
                 <LossCurve run max_width=curve_width />
                 <HeadMaps run />

@@ -59,7 +59,8 @@ pub fn LossCurve(
         run.history.with(|h| {
             let points: Vec<_> = h.iter().map(|s| (s.step, s.loss, s.accuracy)).collect();
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-            let curve = Curve { points: &points, x_max };
+            let marker = run.scrubbed.with(|c| c.as_ref().map(|c| c.step));
+            let curve = Curve { points: &points, x_max, marker };
             if let Err(e) = draw_curve(&backend.into_drawing_area(), &curve, &layout, &screen::theme(), dpr) {
                 leptos::logging::warn!("drawing the loss curve failed: {e:?}");
             }

@@ -1,7 +1,8 @@
 //! The Learn view: train a small attention-only transformer in the engine worker and
 //! watch it learn. The settings and their link (`learn_settings`, plain Rust), the
 //! training run's page side (`learn_run`: the worker, the slices of steps, the history),
-//! the controls, the loss and accuracy curve, and each head's attention map on the probe.
+//! the controls, the loss and accuracy curve, each head's attention map on the probe, and a
+//! slider over the worker's checkpoints.
 //! Every number shown is the engine's, reported by the worker.
 //!
 //! May import `state/`, `platform/` and `widgets/`.
@@ -12,3 +13,4 @@ pub mod learn_run;
 pub mod learn_settings;
 pub mod learn_view;
 pub mod loss_curve;
+pub mod scrubber;
