@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Extra, Lesson, LessonStep};
+use super::{at, base, cell, compare, num, row, token, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{StepName as S, Trace};
 
 pub(crate) fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
@@ -33,6 +33,66 @@ fn pair_answer(t: &Trace) -> Option<(usize, String)> {
     ))
 }
 
+/// `trace[step][0, 0, i, j]` as a claim's quantity.
+fn q(step: S, i: usize, j: usize) -> Quantity {
+    Quantity::Cell(cell(step, i, j))
+}
+
+/// How "bat" (token 1) is made, in words, and the claims they make: "half sports, half
+/// animal" only while its sports and animal print the same, above zero, and "other" is 0.
+fn bat_mix(t: &Trace) -> (&'static str, Vec<Claim>) {
+    let (sports, animal, other) = (q(S::X, 1, 0), q(S::X, 1, 1), q(S::X, 1, 2));
+    let half = vec![Claim::Equal(sports, animal), Claim::Positive(sports), Claim::Rounds(other, "0.00")];
+    if half.iter().all(|c| c.holds(t)) {
+        return ("half sports, half animal", half);
+    }
+    let c = compare(t, sports, animal);
+    let words = match &c {
+        Claim::Equal(..) => "as much sports as animal",
+        Claim::Greater(a, _) if *a == sports => "more sports than animal",
+        _ => "more animal than sports",
+    };
+    (words, vec![c])
+}
+
+/// What "bat"'s two scores say about its two weights, and the claims: equal scores give
+/// equal weights, a larger score the larger weight.
+fn bat_row(t: &Trace) -> (String, Vec<Claim>) {
+    match compare(t, q(S::Scaled, 1, 0), q(S::Scaled, 1, 1)) {
+        c @ Claim::Equal(..) => (
+            "its two scores are equal, so the weights are too".into(),
+            vec![c, Claim::Equal(q(S::Weights, 1, 0), q(S::Weights, 1, 1))],
+        ),
+        c => {
+            let big = if c == Claim::Greater(q(S::Scaled, 1, 0), q(S::Scaled, 1, 1)) { 0 } else { 1 };
+            (
+                format!(
+                    "its score for \"{}\" is the larger of its two, so \"{}\" gets the larger weight",
+                    token(t, 0, big),
+                    token(t, 0, big)
+                ),
+                vec![c, Claim::Greater(q(S::Weights, 1, big), q(S::Weights, 1, 1 - big))],
+            )
+        }
+    }
+}
+
+/// Step 6's claims: "I", "bought" and "a" (tokens 0–2) share one vector on the "other"
+/// dimension alone, and "bat" gives each of them the same weight.
+fn whole_claims(_: &Trace) -> Vec<Claim> {
+    let mut out = Vec::new();
+    for i in 0..3 {
+        out.push(Claim::Rounds(q(S::X, i, 0), "0.00"));
+        out.push(Claim::Rounds(q(S::X, i, 1), "0.00"));
+        out.push(Claim::Positive(q(S::X, i, 2)));
+        if i > 0 {
+            out.push(Claim::Equal(q(S::X, i, 2), q(S::X, 0, 2)));
+            out.push(Claim::Equal(q(S::Weights, 4, i), q(S::Weights, 4, 0)));
+        }
+    }
+    out
+}
+
 /// The lesson.
 pub fn lesson() -> Lesson {
     let mut pair = base(&["baseball bat"], 3, 1);
@@ -52,18 +112,20 @@ pub fn lesson() -> Lesson {
                     format!(
                         "In \"I bought a baseball bat\", is a bat a wooden club or an animal? Take a 3-dimensional \
                          space whose dimensions mean sports, animal and other. \"baseball\" is {} and \"bat\" is {}: \
-                         on its own, \"bat\" is half sports, half animal. Attention lets each word ask the others \
+                         on its own, \"bat\" is {}. Attention lets each word ask the others \
                          a question: its query says what it is looking for, each word's key says what it offers, \
                          and a word takes most from those whose key answers its query best. What it takes is their \
                          value, the information they pass on. Here Q = K = V = x \
                          (identity projections, one head, d_k = d_model = {}).",
                         row(t, S::X, 0, 0, 0),
                         row(t, S::X, 0, 0, 1),
+                        bat_mix(t).0,
                         t.sizes.d_k
                     )
                 },
             )
-            .extra(Extra::EmbeddingPlot),
+            .extra(Extra::EmbeddingPlot)
+            .claims(|t| bat_mix(t).1),
             LessonStep::new(
                 "Scores: QKᵀ / √d_k",
                 pair.clone(),
@@ -103,8 +165,8 @@ pub fn lesson() -> Lesson {
                 pair.clone(),
                 S::Scaled,
                 |_| {
-                    "Predict first: softmax keeps the order of the scores, so the largest score gets the largest \
-                     weight. Choose an answer to see the weights."
+                    "Predict first: softmax turns each row of scores into weights that sum to 1. Choose an \
+                     answer to see the weights."
                         .into()
                 },
             )
@@ -128,14 +190,16 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "Softmax turns each row into weights that sum to 1: baseball {} and bat {}. \"bat\" gives \
-                         {} of its attention to \"baseball\": its two scores are equal, so the weights are too.",
+                         {} of its attention to \"baseball\": {}.",
                         row(t, S::Weights, 0, 0, 0),
                         row(t, S::Weights, 0, 0, 1),
                         num(at(t, S::Weights, 0, 0, 1, 0)),
+                        bat_row(t).0,
                     )
                 },
             )
             .extra(Extra::EmbeddingPlot)
+            .claims(|t| bat_row(t).1)
             .highlight(|_| vec![super::cell(S::Weights, 1, 0)]),
             LessonStep::new(
                 "Output: bat is pulled toward baseball",
@@ -164,10 +228,12 @@ pub fn lesson() -> Lesson {
                 S::Weights,
                 |t| {
                     format!(
-                        "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension. The \
-                         scores of \"baseball\" and \"bat\" with each other do not change (baseball·bat scaled is \
+                        "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension: \
+                         all three are {}, because this small space has one dimension for every word that is \
+                         neither sports nor animal, so their rows of the map are identical. The scores of \"baseball\" and \"bat\" with each other do not change (baseball·bat scaled is \
                          still {}), but now softmax shares each row among five keys: \"bat\" gives {} to \
                          \"baseball\", {} to itself and {} to each of the others, so its output is {}.",
+                        row(t, S::X, 0, 0, 0),
                         num(at(t, S::Scaled, 0, 0, 3, 4)),
                         num(at(t, S::Weights, 0, 0, 4, 3)),
                         num(at(t, S::Weights, 0, 0, 4, 4)),
@@ -188,7 +254,8 @@ pub fn lesson() -> Lesson {
                         &[("scaled", S::Scaled), ("weights", S::Weights)],
                     )
                 })
-            .highlight(|_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)]),
+            .highlight(|_| vec![super::cell(S::Weights, 4, 3), super::cell(S::Weights, 4, 4)])
+            .claims(whole_claims),
         ],
     }
 }

@@ -64,15 +64,15 @@ fn output_shapes(t: &Trace) -> Vec<String> {
     let z = t.sizes;
     let t_k = z.t_k.unwrap_or(z.t);
     vec![
-        format!("(B, T_q, d_model) = ({}, {}, {})", z.b, z.t, z.d_model),
         format!("(B, T_k, d_model) = ({}, {t_k}, {})", z.b, z.d_model),
         format!("(B, T_q, T_k) = ({}, {}, {t_k})", z.b, z.t),
+        format!("(B, T_q, d_model) = ({}, {}, {})", z.b, z.t, z.d_model),
     ]
 }
 
 fn output_shape_answer(t: &Trace) -> Option<(usize, String)> {
     Some((
-        0,
+        2,
         format!(
             "Each query gets one weighted sum of the values: (T_q, T_k) @ (T_k, d_k) is (T_q, d_k) per head, and \
              concat and W_O make it {}, shaped like the queries.",

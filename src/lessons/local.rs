@@ -117,6 +117,20 @@ pub fn bloom_aside(t: &Trace) -> Option<Aside> {
     })
 }
 
+/// ALiBi's slopes as they are defined, powers of two: "1/4, 1/16, 1/64, 1/256" (two
+/// decimals would print head 4's 1/256 as 0.00); any other slope with four decimals.
+pub fn slopes(v: &[f64]) -> String {
+    let one = |m: f64| {
+        let inv = 1.0 / m;
+        if m > 0.0 && inv.fract() == 0.0 && (inv as u64).is_power_of_two() {
+            format!("1/{}", inv as u64)
+        } else {
+            crate::format::fixed(m, 4)
+        }
+    };
+    v.iter().map(|m| one(*m)).collect::<Vec<_>>().join(", ")
+}
+
 fn list(v: &[f64]) -> String {
     format!("[{}]", v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", "))
 }
@@ -189,8 +203,10 @@ pub fn lesson() -> Lesson {
                         "One layer lets \"eight\" read {} positions back. But \"six\", which it reads, has read \
                          \"four\" in the layer before: what a token knows travels W − 1 = {} positions per layer. \
                          After 4 layers \"eight\" can have heard of anything up to {} positions back. Mistral 7B \
-                         has W = 4096 and 32 layers: up to 131 072 positions, with a cache of only 4096 tokens \
-                         per layer.",
+                         v0.1 (the only Mistral model that uses a sliding window) has W = 4096 and 32 layers: by \
+                         this mask's rule, 32 × 4095 = 131 040 positions. The Mistral paper counts W per layer and \
+                         writes 32 × 4096 = 131 072 (about 131K); the difference is whether the query's own \
+                         position counts as one of the W. Its cache holds only 4096 tokens per layer.",
                         w.saturating_sub(1),
                         w.saturating_sub(1),
                         4 * w.saturating_sub(1),
@@ -202,17 +218,21 @@ pub fn lesson() -> Lesson {
                         .concat()
                 }),
             LessonStep::new(
-                "ALiBi: a penalty for distance, one slope per head",
+                "ALiBi: a bias by distance, one slope per head",
                 scenario(None, true),
                 S::Alibi,
                 |t| {
                     format!(
                         "ALiBi (BLOOM, MPT) adds no positions to the embeddings. It adds m·(j − i) to each score \
                          instead: 0 for the query itself, −m for the key before, −2m for the one before that. \
-                         Each head has its own slope m, 2^(−8·k/h) for head k of h = {}: {}. In head 1 \"eight\" \
-                         pays {} for \"one\", in head 4 only {}: head 1 looks near, head 4 far.",
+                         For keys after the query j − i is positive, so the picture shows a reward there; the \
+                         causal mask blocks those keys next, and every key a query can see pays a penalty for \
+                         distance. (With causal off the engine adds −m·|i − j| instead, MosaicBERT's symmetric \
+                         form: a penalty both ways.) Each head has its own slope m, 2^(−8·k/h) for head k of h = \
+                         {}: {}. In head 1 \"eight\" pays {} for \"one\", in head 4 only {}: head 1 looks near, \
+                         head 4 far.",
                         t.sizes.n_heads,
-                        list(&t.alibi_slopes),
+                        slopes(&t.alibi_slopes),
                         num(at(t, S::Alibi, 0, 0, EIGHT, 0)),
                         num(at(t, S::Alibi, 0, 3, EIGHT, 0)),
                     )

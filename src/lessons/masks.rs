@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Cell, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, token, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{
     ExplicitWeights, Fill, MaskConfig, Padding, Projections, Scenario, StepName as S, Trace,
 };
@@ -139,7 +139,7 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "Causal and padding together give the multi-head attention article's table: a triangle for the words, and the \
-                         <pad> rows blocked entirely. The mask is built once per sentence as (B, T, T) = ({}, \
+                         <pad> rows blocked entirely. The mask is built once per batch as (B, T, T) = ({}, \
                          {}, {}) and mask.unsqueeze(1) makes it (B, 1, T, T), which broadcasts over the h = {} \
                          heads (see the masked step's shape trace).",
                         t.sizes.b,
@@ -207,7 +207,23 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::MaskConventions)
-            .highlight(leak_cells),
+            .highlight(leak_cells)
+            .aside(|t| {
+                let cells = |step| (0..2).map(|j| num(at(t, step, 0, 0, j, 0))).collect::<Vec<_>>();
+                Some(super::Aside {
+                    caption: format!("The two tokens' vectors x and the scaled scores of \"{}\".", token(t, 0, 0)),
+                    head: vec![String::new(), token(t, 0, 0), token(t, 0, 1)],
+                    rows: vec![
+                        ("x".into(), cells(S::X)),
+                        ("scaled".into(), (0..2).map(|j| num(at(t, S::Scaled, 0, 0, 0, j))).collect()),
+                    ],
+                })
+            })
+            .claims(|_| {
+                // "the future key's score … is now the largest": the leak
+                let w = |col| Quantity::Cell(Cell { step: S::Weights, batch: 0, head: 0, row: 0, col });
+                vec![Claim::Greater(w(1), w(0))]
+            }),
             LessonStep::new(
                 "-inf does not leak",
                 leak(Fill::NegInf),

@@ -18,6 +18,7 @@ use crate::engine::trace::shape_text;
 use crate::engine::{Scenario, StepName, Trace};
 
 mod aside;
+pub mod claims;
 mod edits;
 mod extra;
 mod numbers;
@@ -42,6 +43,7 @@ pub mod sources;
 pub mod word_order;
 
 pub use aside::{matrix_aside, no_aside, row_aside, Aside, MakeAside};
+pub use claims::{compare, Claim, Quantity};
 pub use edits::{carry_edits, edited_vectors};
 pub use extra::Extra;
 pub use numbers::{picture_numbers, position_similarity, quoted_numbers, tile_index};
@@ -139,6 +141,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::engine::run;
     use crate::lessons::quiz::QuizKind;
+    use std::collections::BTreeMap;
 
     #[test]
     fn every_step_runs_and_narrates_engine_numbers() {
@@ -164,35 +167,147 @@ pub(crate) mod tests {
         let mut missing = Vec::new();
         for lesson in lessons() {
             for (i, step) in lesson.steps.iter().enumerate() {
-                let trace = run(&step.scenario).unwrap();
-                let shown = picture_numbers(step, step.focus, &trace);
-                let mut said = quoted_numbers(&(step.narrate)(&trace));
-                if let Some(quiz) = step.quiz {
-                    said.extend(quoted_numbers(&(quiz.question)(&trace)));
-                }
-                for n in said.into_iter().filter(|n| !shown.contains(n)) {
-                    missing.push((lesson.id, i + 1, "words", n));
-                }
-                let Some(quiz) = step.quiz else { continue };
-                let why = match quiz.kind {
-                    QuizKind::Choice { answer, .. } => answer(&trace).map(|(_, why)| why),
-                    // the verdict as the page writes it ("Right: 21. …")
-                    QuizKind::Number { answer, .. } => {
-                        answer(&trace).and_then(|(v, _)| quiz.judge_number(&trace, v)).map(|v| v.text)
-                    }
-                };
-                // after the answer the page shows the revealed step beside the focus
-                let mut revealed = shown.clone();
-                let after = LessonStep { extra: quiz.reveal_extra.unwrap_or(step.extra), ..step.clone() };
-                revealed.extend(picture_numbers(&after, quiz.reveal.unwrap_or(step.focus), &trace));
-                for n in
-                    quoted_numbers(&why.unwrap_or_default()).into_iter().filter(|n| !revealed.contains(n))
-                {
-                    missing.push((lesson.id, i + 1, "reveal", n));
-                }
+                missing.extend(
+                    step_numbers_missing(step).into_iter().map(|(what, n)| (lesson.id, i + 1, what, n)),
+                );
             }
         }
         missing
+    }
+
+    /// The numbers `step`'s words (as the page shows them, [`LessonStep::words`]) or its
+    /// revealed answer quote that its picture lacks, for the step's own scenario.
+    fn step_numbers_missing(step: &LessonStep) -> Vec<(&'static str, String)> {
+        let mut missing = Vec::new();
+        let trace = run(&step.scenario).unwrap();
+        let shown = picture_numbers(step, step.focus, &trace);
+        let mut said = quoted_numbers(&step.words(&trace));
+        if let Some(quiz) = step.quiz {
+            said.extend(quoted_numbers(&(quiz.question)(&trace)));
+        }
+        missing.extend(said.into_iter().filter(|n| !shown.contains(n)).map(|n| ("words", n)));
+        let Some(quiz) = step.quiz else { return missing };
+        let why = match quiz.kind {
+            QuizKind::Choice { answer, .. } => answer(&trace).map(|(_, why)| why),
+            // the verdict as the page writes it ("Right: 21. …")
+            QuizKind::Number { answer, .. } => {
+                answer(&trace).and_then(|(v, _)| quiz.judge_number(&trace, v)).map(|v| v.text)
+            }
+        };
+        // after the answer the page shows the revealed step beside the focus
+        let mut revealed = shown.clone();
+        let after = LessonStep { extra: quiz.reveal_extra.unwrap_or(step.extra), ..step.clone() };
+        revealed.extend(picture_numbers(&after, quiz.reveal.unwrap_or(step.focus), &trace));
+        missing.extend(
+            quoted_numbers(&why.unwrap_or_default())
+                .into_iter()
+                .filter(|n| !revealed.contains(n))
+                .map(|n| ("reveal", n)),
+        );
+        missing
+    }
+
+    /// A small seeded generator (xorshift64*), so the edits below are the same every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    /// A learner's edit as the page makes one: at step `from` of `lesson`, one or two of the
+    /// step's vectors get new numbers (halves in [-2, 2], as the vector fields and the drag
+    /// give them), read back with [`edited_vectors`] as the page reads them.
+    fn random_edit(lesson: &Lesson, rng: &mut Rng) -> BTreeMap<String, Vec<f64>> {
+        let from = &lesson.steps[rng.below(lesson.steps.len())].scenario;
+        let mut now = from.embeddings.clone();
+        let words: Vec<String> = now.keys().cloned().collect();
+        for _ in 0..1 + rng.below(2) {
+            let Some(word) = words.get(rng.below(words.len())) else { break };
+            if let Some(v) = now.get_mut(word) {
+                let k = rng.below(v.len());
+                v[k] = (rng.below(9) as f64 - 4.0) / 2.0;
+            }
+        }
+        edited_vectors(from, &now)
+    }
+
+    /// Every lesson step, on its own vectors and on randomly edited ones (six seeds, the
+    /// edits carried into each step as Back and Next carry them): every number the words
+    /// quote is in the picture, and every relation the words state holds, or the words
+    /// say first that the learner's vectors changed the story and how to get it back.
+    #[test]
+    fn words_stay_true_under_edits() {
+        let mut problems = Vec::new();
+        let (mut checked, mut told) = (0, 0);
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let trace = run(&step.scenario).unwrap();
+                let failed: Vec<Claim> =
+                    (step.claims)(&trace).into_iter().filter(|c| !c.holds(&trace)).collect();
+                if !failed.is_empty() {
+                    problems.push(format!("{} step {}, own vectors: {failed:?}", lesson.id, i + 1));
+                }
+            }
+            for seed in 1..=6u64 {
+                let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ lesson.id.len() as u64);
+                let edits = random_edit(&lesson, &mut rng);
+                for (i, step) in lesson.steps.iter().enumerate() {
+                    let edited = LessonStep { scenario: carry_edits(&step.scenario, &edits), ..step.clone() };
+                    let Ok(trace) = run(&edited.scenario) else { continue };
+                    checked += 1;
+                    let words = edited.words(&trace);
+                    if !edited.claims_hold(&trace) {
+                        told += 1;
+                        if !words.starts_with(claims::STORY_CHANGED) {
+                            problems.push(format!(
+                                "{} step {}, {edits:?}: a false claim unsaid",
+                                lesson.id,
+                                i + 1
+                            ));
+                        }
+                    }
+                    for (what, n) in step_numbers_missing(&edited) {
+                        problems.push(format!("{} step {}, {edits:?}: {what} quote {n}", lesson.id, i + 1));
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
+        assert!(checked > 300, "{checked}");
+        // the note is for words written for the lesson's own vectors, not the usual case
+        assert!(told * 4 < checked, "{told} of {checked}");
+    }
+
+    /// The edit the look tried (bat's animal value set to 0.5): the words computed for
+    /// each case say what is now true, with no note needed.
+    #[test]
+    fn the_baseball_words_follow_an_edit_to_bat() {
+        let lesson = baseball_bat::lesson();
+        let edits = BTreeMap::from([("bat".to_string(), vec![1.0, 0.5, 0.0])]);
+        let say = |i: usize| {
+            let step = LessonStep {
+                scenario: carry_edits(&lesson.steps[i].scenario, &edits),
+                ..lesson.steps[i].clone()
+            };
+            let t = run(&step.scenario).unwrap();
+            assert!(step.claims_hold(&t), "step {}", i + 1);
+            step.words(&t)
+        };
+        assert!(say(0).contains("\"bat\" is more sports than animal"), "{}", say(0));
+        assert!(say(3).contains("its score for \"baseball\" is the larger of its two"), "{}", say(3));
+        assert!(!say(3).contains("equal"), "{}", say(3));
+        // own vectors: the seed's story
+        let own = |i: usize| (lesson.steps[i].narrate)(&run(&lesson.steps[i].scenario).unwrap());
+        assert!(own(0).contains("half sports, half animal"));
+        assert!(own(3).contains("its two scores are equal, so the weights are too"));
     }
 
     /// Every decimal a step's words, question or revealed answer quote is a number its

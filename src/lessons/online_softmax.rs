@@ -126,14 +126,14 @@ pub fn lesson() -> Lesson {
                     kind: QuizKind::Choice {
                         choices: |_| {
                             vec![
-                                "they stay the same".into(),
                                 "the largest grows toward 1".into(),
                                 "they overflow to infinity".into(),
+                                "they stay the same".into(),
                             ]
                         },
                         answer: |_| {
                             Some((
-                                0,
+                                2,
                                 "m rises by 100 too, so every s − m, every e^(s − m) and ℓ stay as they were, and \
                                  so do the weights. Only the differences between scores matter. This is also \
                                  why the max trick is safe: subtracting m is adding the same number to the whole \
@@ -241,7 +241,9 @@ pub fn lesson() -> Lesson {
                          the kernel skips it: {skipped} of the {all} tiles here, and nearly half of them in a \
                          long sentence, which is why causal attention costs FlashAttention about half as much. \"{}\" (row 0) sees only itself: its m stays {} after every \
                          tile. A row whose every key is blocked never sees a finite score, so its m stays −∞ and \
-                         ℓ stays 0, and O / ℓ = 0 / 0 is NaN, as the full run's softmax of that row.",
+                         ℓ stays 0. Dividing O / ℓ = 0 / 0 gives NaN, as plain softmax gives for that row (and this \
+                         engine's full run). FlashAttention-2's kernels test for ℓ = 0 and write zeros instead, as \
+                         PyTorch's F.scaled_dot_product_attention does (the masks lesson).",
                         token(t, 0, 0),
                         f4(m),
                     )

@@ -122,4 +122,22 @@ mod tests {
             }
         }
     }
+
+    /// The right answer is not always the same button: over every choice question, on the
+    /// lessons' own scenarios, no one position holds more than half of the answers.
+    #[test]
+    fn answer_positions_vary() {
+        let mut at = [0usize; 8];
+        let mut n = 0;
+        for lesson in lessons() {
+            for step in &lesson.steps {
+                let Some(Quiz { kind: QuizKind::Choice { answer, .. }, .. }) = step.quiz else { continue };
+                let (i, _) = answer(&run(&step.scenario).unwrap()).unwrap();
+                at[i] += 1;
+                n += 1;
+            }
+        }
+        assert!(n >= 6, "{n}");
+        assert!(at.iter().all(|&k| 2 * k <= n), "answers by position: {at:?} of {n}");
+    }
 }

@@ -50,14 +50,15 @@ fn offset_answer(t: &Trace) -> Option<(usize, String)> {
         return None;
     }
     let tol = 1e-12 * near.abs().max(1.0);
+    // the choices: larger, smaller, the same
     let i = if (far - near).abs() <= tol {
-        0
-    } else if far > near {
-        1
-    } else {
         2
+    } else if far > near {
+        0
+    } else {
+        1
     };
-    let why = if i == 0 {
+    let why = if i == 2 {
         format!(
             "Both pairs are one position apart, so both score {}: turning the query and the key by four more \
              positions each leaves the angle between them as it was, and a dot product only sees that angle.",
@@ -144,7 +145,7 @@ pub fn lesson() -> Lesson {
                             .into()
                     },
                     kind: QuizKind::Choice {
-                        choices: |_| vec!["the same".into(), "larger".into(), "smaller".into()],
+                        choices: |_| vec!["larger".into(), "smaller".into(), "the same".into()],
                         answer: offset_answer,
                     },
                 })
@@ -214,7 +215,7 @@ mod tests {
             let t = run(&scenario(Some(style))).unwrap();
             assert!((s(&t, BALL_1, BAT_0) - s(&t, BALL_5, BAT_4)).abs() < 1e-12, "{style:?}");
             assert!((s(&t, BALL_5, BAT_0) - s(&t, BALL_1, BAT_0)).abs() > 0.1, "{style:?}: 5 apart differs");
-            assert_eq!(offset_answer(&t).unwrap().0, 0);
+            assert_eq!(offset_answer(&t).unwrap().0, 2, "the same");
             // a turn keeps the length
             assert!((length(&t, S::QRot, BALL_5) - length(&t, S::QHeads, BALL_5)).abs() < 1e-12);
         }

@@ -58,15 +58,15 @@ pub fn split_both_ways(t: &Trace, b: usize) -> Vec<SplitHead> {
 fn weight_shapes(t: &Trace) -> Vec<String> {
     let z = t.sizes;
     vec![
-        format!("(B, h, T, T) = ({}, {}, {}, {})", z.b, z.n_heads, z.t, z.t),
         format!("(B, T, h, h) = ({}, {}, {}, {})", z.b, z.t, z.n_heads, z.n_heads),
         format!("(B, h, T, d_k) = ({}, {}, {}, {})", z.b, z.n_heads, z.t, z.d_k),
+        format!("(B, h, T, T) = ({}, {}, {}, {})", z.b, z.n_heads, z.t, z.t),
     ]
 }
 
 fn weight_shape_answer(t: &Trace) -> Option<(usize, String)> {
     Some((
-        0,
+        2,
         format!(
             "(T, d_k) @ (d_k, T) is (T, T) for each sentence and head, so the weights are {}.",
             shape_of(t, S::Weights)

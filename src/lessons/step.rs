@@ -4,6 +4,7 @@
 use crate::engine::{Scenario, StepName, Trace};
 
 use super::aside::{no_aside, MakeAside};
+use super::claims::{no_claims, Claim, STORY_CHANGED};
 use super::extra::Extra;
 use super::quiz::Quiz;
 
@@ -31,6 +32,9 @@ pub struct LessonStep {
     /// do not show (another step's row, another sentence's cell, more decimals);
     /// [`no_aside`] for most steps.
     pub aside: MakeAside,
+    /// The relations the words state for the live trace ("equal", "larger"…), which the
+    /// tests evaluate under edits; [`no_claims`] for most steps.
+    pub claims: fn(&Trace) -> Vec<Claim>,
 }
 
 impl LessonStep {
@@ -53,7 +57,30 @@ impl LessonStep {
             extra: Extra::None,
             highlight: no_highlight,
             aside: no_aside,
+            claims: no_claims,
         }
+    }
+
+    /// The step's words for `t`, as the page shows them: the narration, after
+    /// [`STORY_CHANGED`] when a relation it states does not hold for `t` (the learner's
+    /// edits changed what the words were written for).
+    pub fn words(&self, t: &Trace) -> String {
+        let text = (self.narrate)(t);
+        if self.claims_hold(t) {
+            text
+        } else {
+            format!("{STORY_CHANGED} {text}")
+        }
+    }
+
+    /// Whether every relation the words state holds for `t`.
+    pub fn claims_hold(&self, t: &Trace) -> bool {
+        (self.claims)(t).iter().all(|c| c.holds(t))
+    }
+
+    /// States `claims` (computed for the live trace) as the words' relations.
+    pub fn claims(self, claims: fn(&Trace) -> Vec<Claim>) -> Self {
+        Self { claims, ..self }
     }
 
     /// Shows sentence `batch` of the batch.

@@ -1,9 +1,9 @@
 //! Lesson 6, word order ("Attention Is All You Need", §3.5; no seed has it): without
 //! positions, self-attention cannot tell "dog bites man" from "man bites dog"; the
-//! sinusoidal positional encoding tells them apart, and nearby positions get similar codes.
+//! sinusoidal positional encoding tells them apart, and the nearest few positions get similar codes.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Aside, Cell, Extra, Lesson, LessonStep};
+use super::{at, base, num, row, token, Aside, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{Positional, Scenario, StepName as S, Trace};
 
 /// The two orders, as one batch: sentence 1 and sentence 2.
@@ -303,8 +303,8 @@ pub fn lesson() -> Lesson {
                 long(),
                 S::Pe,
                 |_| {
-                    "Predict first: the sines and cosines of nearby positions have nearly the same phase. \
-                     Choose an answer to see the dot products."
+                    "Predict first: each position's code is a row of sines and cosines, some turning fast \
+                     and some slowly. Choose an answer to see the dot products."
                         .into()
                 },
             )
@@ -324,30 +324,46 @@ pub fn lesson() -> Lesson {
                 }),
             // the picture is the table of PE · PEᵀ, not a heatmap with outlines
             LessonStep::new(
-                "Nearby positions have similar codes",
+                "Nearby positions: similar codes, a few positions out",
                 long(),
                 S::Pe,
                 |t| {
                     format!(
                         "Compare two positions by the dot product of their rows. Position 4 with itself: {}; \
-                         with its neighbour 5: {}; with 6: {}; with 9: {}. Close positions have close codes, \
-                         and the dot product depends only on how far apart they are: positions 0 and 1 give {} \
-                         as well. So attention can learn \"look one word back\" once, for every position.",
+                         with 5: {}; with 6: {}; with 7: {}. For the nearest few, nearer means more alike. Then \
+                         it stops: with 9 it is {} and with 10 {}, both above 7's {}, because the fast columns \
+                         come round into phase again. So \"close positions have close codes\" holds only a few \
+                         positions out. The dot product depends only on how far apart two positions are: \
+                         positions 0 and 1 give {} too. So attention can learn \"look one word back\" once, for \
+                         every position.",
                         num(pe_dot(t, 4, 4)),
                         num(pe_dot(t, 4, 5)),
                         num(pe_dot(t, 4, 6)),
+                        num(pe_dot(t, 4, 7)),
                         num(pe_dot(t, 4, 9)),
+                        num(pe_dot(t, 4, 10)),
+                        num(pe_dot(t, 4, 7)),
                         num(pe_dot(t, 0, 1)),
                     )
                 },
             )
+            .claims(|_| {
+                let d = |j| Quantity::PeDot(4, j);
+                vec![
+                    Claim::Falling(vec![d(4), d(5), d(6), d(7)]),
+                    Claim::Greater(d(9), d(7)),
+                    Claim::Greater(d(10), d(9)),
+                    Claim::Equal(Quantity::PeDot(0, 1), d(5)),
+                ]
+            })
             .extra(Extra::PositionSimilarity),
         ],
     }
 }
 
-/// The positions (0-based) the question offers as position 4's closest code.
-const NEIGHBOURS: [usize; 3] = [5, 6, 9];
+/// The positions (0-based) the question offers as position 4's closest code: the nearest,
+/// and two that show the dip and rise (7 is nearer than 10, and less alike).
+const NEIGHBOURS: [usize; 3] = [10, 5, 7];
 
 /// Which of [`NEIGHBOURS`] has the largest dot product with position 4, and the
 /// dot products as the reason, from the trace's `pe`.
@@ -360,11 +376,13 @@ fn closest_position(t: &Trace) -> Option<(usize, String)> {
     Some((
         best,
         format!(
-            "PE(4)·PE(5) = {}, PE(4)·PE(6) = {}, PE(4)·PE(9) = {}: the nearer the position, the more alike \
-             the codes.",
+            "PE(4)·PE(10) = {}, PE(4)·PE(5) = {}, PE(4)·PE(7) = {}. The nearest position is the most \
+             alike, but 10, six positions away, is {} alike than 7, three away: nearness holds only for the \
+             nearest few.",
             num(dots[0]),
             num(dots[1]),
-            num(dots[2])
+            num(dots[2]),
+            if dots[0] > dots[2] { "more" } else { "less" },
         ),
     ))
 }

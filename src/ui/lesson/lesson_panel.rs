@@ -74,7 +74,7 @@ pub fn LessonPanel(
     let text = move || {
         let step = current()?;
         let (l, s) = position.get();
-        let words = trace.with(|t| t.as_ref().map(|t| (step.narrate)(t)))?;
+        let words = trace.with(|t| t.as_ref().map(|t| step.words(t)))?;
         Some(view! { <LessonWords text=words terms=terms_here(l, s) open=open_term /> })
     };
     // (the names, so that the tools, built a task later, can build the menu's options)

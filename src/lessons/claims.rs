@@ -1,0 +1,132 @@
+//! Claims as data: what a step's words state about the live trace ("equal", "larger",
+//! "the largest", "falls", "rounds to 0.50"), as values a test can evaluate.
+//!
+//! A step's [`super::LessonStep::claims`] lists the claims its words make *for this trace*:
+//! words written for each case (equal or larger) list the claim of the case they chose.
+//! A claim that no longer holds after an edit (a sentence written for the lesson's own
+//! vectors) makes the step say so plainly, with the way back: [`super::LessonStep::words`].
+
+use crate::engine::Trace;
+
+use super::{num, Cell};
+
+/// A number of the trace a claim is about.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Quantity {
+    /// One cell of one step.
+    Cell(Cell),
+    /// `PE(i) · PE(j)`, the dot product of two positions' encodings (the word-order
+    /// lesson's table).
+    PeDot(usize, usize),
+}
+
+impl Quantity {
+    /// Its value in `t` (NaN when the trace does not have it).
+    pub fn value(&self, t: &Trace) -> f64 {
+        match *self {
+            Quantity::Cell(c) => super::at(t, c.step, c.batch, c.head, c.row, c.col),
+            Quantity::PeDot(i, j) => super::word_order::pe_dot(t, i, j),
+        }
+    }
+}
+
+impl From<Cell> for Quantity {
+    fn from(c: Cell) -> Self {
+        Quantity::Cell(c)
+    }
+}
+
+/// One relation the words state. Equality and order are read as the page prints the
+/// numbers ([`num`], two decimals): words that say "equal" beside 0.61 and 0.39, or
+/// "larger" beside 0.50 and 0.50, are both false to the reader.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Claim {
+    /// The two print the same.
+    Equal(Quantity, Quantity),
+    /// The first is larger, and prints larger.
+    Greater(Quantity, Quantity),
+    /// The first is larger than every other, and prints larger.
+    Largest(Quantity, Vec<Quantity>),
+    /// Each is smaller than the one before, and prints smaller.
+    Falling(Vec<Quantity>),
+    /// It prints as this text.
+    Rounds(Quantity, &'static str),
+    /// It prints above zero.
+    Positive(Quantity),
+}
+
+/// `a > b` as printed: larger, and not printed the same.
+fn printed_greater(a: f64, b: f64) -> bool {
+    a > b && num(a) != num(b)
+}
+
+impl Claim {
+    /// Whether the claim holds for `t`. NaN (a number the trace lacks) never holds.
+    pub fn holds(&self, t: &Trace) -> bool {
+        let v = |q: &Quantity| q.value(t);
+        match self {
+            Claim::Equal(a, b) => v(a).is_finite() && v(b).is_finite() && num(v(a)) == num(v(b)),
+            Claim::Greater(a, b) => printed_greater(v(a), v(b)),
+            Claim::Largest(a, others) => others.iter().all(|o| printed_greater(v(a), v(o))),
+            Claim::Falling(qs) => qs.windows(2).all(|w| printed_greater(v(&w[0]), v(&w[1]))),
+            Claim::Rounds(a, text) => v(a).is_finite() && num(v(a)) == *text,
+            Claim::Positive(a) => printed_greater(v(a), 0.0),
+        }
+    }
+}
+
+/// What a step says when a claim its words make for the lesson's own vectors no longer
+/// holds for the learner's: that the story changed, and how to get it back.
+pub const STORY_CHANGED: &str = "Your edited vectors changed the story: some of these words were written for \
+                                 the lesson's own vectors and no longer hold for yours. \"Reset this lesson\" \
+                                 brings the lesson's vectors back.";
+
+/// A step that claims nothing.
+pub fn no_claims(_: &Trace) -> Vec<Claim> {
+    Vec::new()
+}
+
+/// `Equal` or `Greater`, whichever holds for `a` and `b` as printed (the larger first):
+/// the claim of the words a step chooses for the case it finds.
+pub fn compare(t: &Trace, a: Quantity, b: Quantity) -> Claim {
+    let (x, y) = (a.value(t), b.value(t));
+    if num(x) == num(y) {
+        Claim::Equal(a, b)
+    } else if x > y {
+        Claim::Greater(a, b)
+    } else {
+        Claim::Greater(b, a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{run, Scenario, StepName as S};
+    use crate::lessons::cell;
+
+    #[test]
+    fn claims_are_read_as_the_page_prints_them() {
+        let mut s = Scenario::identity(&["baseball bat"], 3, 1);
+        s.embeddings =
+            [("baseball".to_string(), vec![2.0, 0.0, 0.0]), ("bat".to_string(), vec![1.0, 1.0, 0.0])].into();
+        let t = run(&s).unwrap();
+        let w = |i, j| Quantity::Cell(cell(S::Weights, i, j));
+        // bat's row is [0.50, 0.50]; baseball's [0.76, 0.24]
+        assert!(Claim::Equal(w(1, 0), w(1, 1)).holds(&t));
+        assert!(!Claim::Greater(w(1, 0), w(1, 1)).holds(&t));
+        assert!(Claim::Greater(w(0, 0), w(0, 1)).holds(&t));
+        assert!(!Claim::Equal(w(0, 0), w(0, 1)).holds(&t));
+        assert!(Claim::Largest(w(0, 0), vec![w(0, 1)]).holds(&t));
+        assert!(Claim::Rounds(w(0, 0), "0.76").holds(&t));
+        assert!(!Claim::Rounds(w(0, 0), "0.75").holds(&t));
+        assert!(Claim::Falling(vec![w(0, 0), w(1, 0), w(0, 1)]).holds(&t));
+        assert!(!Claim::Falling(vec![w(0, 0), w(0, 1), w(1, 0)]).holds(&t));
+        assert!(Claim::Positive(w(0, 1)).holds(&t));
+        assert_eq!(compare(&t, w(0, 1), w(0, 0)), Claim::Greater(w(0, 0), w(0, 1)));
+        assert_eq!(compare(&t, w(1, 0), w(1, 1)), Claim::Equal(w(1, 0), w(1, 1)));
+        // a cell the trace lacks holds nothing
+        assert!(!Claim::Equal(w(5, 0), w(5, 0)).holds(&t));
+        assert!(!Claim::Positive(w(5, 0)).holds(&t));
+    }
+}
