@@ -1,5 +1,5 @@
-//! The page's modes under the header: the open lesson's stage, the challenges, the first
-//! screen, and the explorer under them.
+//! The page's modes under the header: the Learn view, the open lesson's stage, the
+//! challenges, the first screen, and the explorer under them.
 
 use std::sync::Arc;
 
@@ -11,6 +11,8 @@ use crate::ui::app::lesson_nav::LessonNav;
 use crate::ui::challenge::challenge_panel::ChallengeMode;
 use crate::ui::explorer::first_screen::FirstScreen;
 use crate::ui::explorer::view::Explorer;
+use crate::ui::learn::learn_settings::LearnSettings;
+use crate::ui::learn::learn_view::LearnView;
 use crate::ui::lesson::lesson_stage::LessonStage;
 use crate::ui::state::app_state::AppState;
 use crate::ui::widgets::later::Later;
@@ -32,7 +34,10 @@ pub fn Modes(
     imported: RwSignal<Option<Challenge>>,
     /// The Learn view is open (then no first screen).
     learn: RwSignal<bool>,
+    /// The Learn view's settings.
+    learn_settings: RwSignal<LearnSettings>,
 ) -> impl IntoView {
+    let viewport = state.viewport;
     let lesson = state.lesson;
     let first_lesson_title = all_lessons.first().map_or("", |l| l.title);
     let open_lesson = Memo::new(move |_| lesson.get().filter(|_| challenge.get().is_none()).map(|(l, _)| l));
@@ -59,6 +64,7 @@ pub fn Modes(
     };
     let in_challenges = Memo::new(move |_| challenge.get().is_some());
     view! {
+        {move || learn.get().then(|| view! { <LearnView settings=learn_settings viewport=viewport /> })}
         {stage}
         {move || {
             in_challenges

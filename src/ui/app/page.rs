@@ -22,7 +22,6 @@ use crate::ui::explorer::tensors::EmbedView;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::learn_settings::LearnSettings;
-use crate::ui::learn::learn_view::LearnView;
 use crate::ui::lesson::lesson_open::find_lesson;
 use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
@@ -68,13 +67,7 @@ pub fn App() -> impl IntoView {
         None => {}
     }
     provide_context(TablesOpen(RwSignal::new(false)));
-    // The Learn view (src/ui/learn): open when the link says `learn=…`, with its settings.
-    let learn = RwSignal::new(page.learn.is_some());
-    let learn_settings = RwSignal::new({
-        let (s, notices) = LearnSettings::from_pairs(page.learn.as_deref().unwrap_or_default());
-        url_notices.extend(notices);
-        s
-    });
+    let (learn, learn_settings) = learn_from_link(page.learn.as_deref(), &mut url_notices);
 
     let nav = LessonNav::new(all_lessons.clone(), text, settings, view_state, lesson);
     if let Some((id, n)) = page.lesson {
@@ -156,9 +149,6 @@ pub fn App() -> impl IntoView {
             class:al-present=move || present.get()
         >
             <Header present=present lesson=lesson challenge=challenge on_go=nav.on_go learn=learn />
-            {move || {
-                learn.get().then(|| view! { <LearnView settings=learn_settings viewport=viewport /> })
-            }}
             <Modes
                 state=state
                 all_lessons=all_lessons
@@ -167,6 +157,7 @@ pub fn App() -> impl IntoView {
                 challenge=challenge
                 imported=imported
                 learn=learn
+                learn_settings=learn_settings
             />
 
             <Notices
@@ -189,6 +180,17 @@ pub fn App() -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+/// The Learn view (src/ui/learn): open when the link says `learn=…`, with the settings
+/// the link gives (what it cannot read becomes a notice).
+fn learn_from_link(
+    pairs: Option<&[(&'static str, String)]>,
+    notices: &mut Vec<String>,
+) -> (RwSignal<bool>, RwSignal<LearnSettings>) {
+    let (settings, problems) = LearnSettings::from_pairs(pairs.unwrap_or_default());
+    notices.extend(problems);
+    (RwSignal::new(pairs.is_some()), RwSignal::new(settings))
 }
 
 /// The open lesson step's highlighted cells, from the live trace, for every card.
