@@ -80,10 +80,15 @@ fn direction_choices(t: &Trace) -> Vec<String> {
 
 fn direction_answer(t: &Trace) -> Option<(usize, String)> {
     let s = step_of(t)?;
-    let moved = ["down", "up", "nowhere (at two decimals)"][direction(&s)];
+    let (k0, k1) = (token(t, 0, 0), token(t, 0, 1));
+    let reason = match direction(&s) {
+        1 => format!("taking more of \"{k0}\" moves the output toward its value, and that lowers the loss more than taking more of \"{k1}\" would, so the step raises the weight on \"{k0}\""),
+        0 => format!("taking more of \"{k1}\" lowers the loss more than taking more of \"{k0}\" would, so the step lowers the weight on \"{k0}\""),
+        _ => "the two keys would lower the loss about equally, so the step leaves the weight where it is".into(),
+    };
     let why = format!(
-        "the step moves it {moved}. The next steps work out why, one link of the chain rule at a time, and the last \
-         one shows the new weight and the new loss."
+        "{reason}. The next steps work it out, one link of the chain rule at a time, and the last one shows the new \
+         weight and the new loss."
     );
     Some((direction(&s), why))
 }
@@ -96,7 +101,8 @@ fn loss_aside(t: &Trace) -> Option<Aside> {
     head.extend(names);
     Some(Aside {
         caption: format!(
-            "The output read as scores for the meanings; the loss is −log of the {} share, {}.",
+            "The output read as scores for the meanings; the loss is −log of the {} share, {}. W_Q, W_K and W_V start \
+             as the identity (Q = K = V = x).",
             meaning(t, TARGET),
             num(s.before.loss)
         ),
@@ -104,25 +110,34 @@ fn loss_aside(t: &Trace) -> Option<Aside> {
         rows: vec![
             ("output o".into(), s.before.output.iter().map(|v| num(*v)).collect()),
             ("softmax(o)".into(), s.before.meaning.iter().map(|v| num(*v)).collect()),
-            ("dL/do".into(), s.d_output.iter().map(|v| num(*v)).collect()),
         ],
     })
 }
 
-/// One row per key: its value, dL/dweight, the weight and dL/dscore.
+/// Step 2's table: one row per key, its value and dL/dweight.
 fn keys_aside(t: &Trace) -> Option<Aside> {
+    key_table(t, false)
+}
+
+/// Step 3's table: step 2's, with the weight and dL/dscore.
+fn softmax_aside(t: &Trace) -> Option<Aside> {
+    key_table(t, true)
+}
+
+/// One row per key: its value and dL/dweight, and with `scores` its weight and dL/dscore.
+fn key_table(t: &Trace, scores: bool) -> Option<Aside> {
     let s = step_of(t)?;
     let d = s.before.output.len();
     let rows = (0..s.before.weights.len())
         .map(|j| {
             (
                 format!("\"{}\"", token(t, 0, j)),
-                vec![
-                    vector(&s.before.v[j * d..(j + 1) * d]),
-                    num(s.d_weights[j]),
-                    num(s.before.weights[j]),
-                    num(s.d_scores[j]),
-                ],
+                [vector(&s.before.v[j * d..(j + 1) * d]), num(s.d_weights[j])]
+                    .into_iter()
+                    .chain(
+                        scores.then(|| [num(s.before.weights[j]), num(s.d_scores[j])]).into_iter().flatten(),
+                    )
+                    .collect(),
             )
         })
         .collect();
@@ -133,7 +148,10 @@ fn keys_aside(t: &Trace) -> Option<Aside> {
             vector(&s.d_output),
             num(s.d_weights_mean)
         ),
-        head: vec!["key".into(), "value v".into(), "dL/dp".into(), "weight p".into(), "dL/ds".into()],
+        head: ["key", "value v", "dL/dp", "weight p", "dL/ds"][..if scores { 5 } else { 3 }]
+            .iter()
+            .map(|h| h.to_string())
+            .collect(),
         rows,
     })
 }
@@ -219,7 +237,13 @@ fn back_words(t: &Trace) -> String {
     format!(
         "Backward, one link at a time. dL/do = softmax(o) − onehot({target}) = {d_o}. Then each weight: taking more \
          of key j adds its value v_j to the output, so dL/dp_j = dL/do · v_j. For \"{k0}\" that is {g0}: more of it \
-         {h0}. For \"{k1}\" it is {g1}: more of it {h1}.",
+         {h0}. For \"{k1}\" it is {g1}: more of it {h1}. {share}",
+        share = if (s.d_weights[0] < 0.0) == (s.d_weights[1] < 0.0) {
+            "Both point the same way, yet the two weights share one total of 1: more of one is less of the other. \
+             What decides is which key helps more, as the next step shows."
+        } else {
+            "The weights share one total of 1, so the next step weighs the two against each other."
+        },
         target = meaning(t, TARGET),
         d_o = vector(&s.d_output),
         k0 = token(t, 0, 0),
@@ -251,7 +275,8 @@ fn w_q_words(t: &Trace) -> String {
     format!(
         "Each score is q·k_j / √d_k, so dL/dq = Σ_j dL/ds_j·k_j / √{d} = {dq}. And q = x_{q}·W_Q, so dL/dW_Q is the \
          outer product x_{q}ᵀ·dL/dq: row i of it is x_{q}[i] times dL/dq. Only \"{q}\" has a loss, so only its \
-         vector {x} enters; a row where it is 0 gets no gradient. The step is W_Q − {LR}·dL/dW_Q.",
+         vector {x} enters; a row where it is 0 gets no gradient. The step is W_Q − lr·dL/dW_Q with a learning rate lr = {LR}: large \
+         for a real model, whose steps are hundreds of times smaller, but it makes one step big enough to see.",
         d = s.d_query.len(),
         dq = vector(&s.d_query),
         q = token(t, 0, QUERY),
@@ -281,8 +306,9 @@ fn after_words(t: &Trace) -> String {
     };
     format!(
         "Run the forward pass again with the new W_Q. \"{q}\"'s query is now {q_new}, its scores {s_new}, and the \
-         weight it gives \"{k}\" went {moved}, from {w0} to {w1}; {loss}. That is one step. Training repeats it on \
-         many sentences, and every weight of every head moves the same way: a little, against its gradient.",
+         weight it gives \"{k}\" went {moved}, from {w0} to {w1}; {loss}. That is one step, with lr = {LR}. Training \
+         repeats it on many sentences, and every weight of every head moves the same way: against its gradient, by \
+         the learning rate times it.",
         q = token(t, 0, QUERY),
         q_new = vector(&s.after.q),
         s_new = vector(&s.after.scores),
@@ -319,12 +345,13 @@ pub fn lesson() -> Lesson {
                 }),
             LessonStep::new("Backward: dL/do, then dL/dweights", pair.clone(), S::Weights, back_words)
                 .aside(keys_aside),
-            LessonStep::new("Through the softmax", pair.clone(), S::Weights, softmax_words).aside(keys_aside),
+            LessonStep::new("Through the softmax", pair.clone(), S::Weights, softmax_words).aside(softmax_aside),
             LessonStep::new("Back to W_Q", pair.clone(), S::Q, w_q_words).aside(w_q_aside),
             LessonStep::new("The update", pair.clone(), S::Weights, after_words).aside(after_aside),
-            LessonStep::new("A thousand steps", pair, S::Weights, |_| {
+            LessonStep::new("The step, repeated", pair, S::Weights, |_| {
                 "Training is that step, repeated: every weight of every head at once, averaged over a batch of \
-                 sequences, with Adam choosing each weight's step size. Here a one-layer model learns the \
+                 sequences. The optimizer here is Adam, which scales each weight's step by the size of its recent \
+                 gradients, so that all of them move at a similar pace. Here a one-layer model learns the \
                  previous-token task: at every position, predict the token just before it. Press Play and watch \
                  a head's map turn from almost uniform into a stripe just below the diagonal, while the loss falls. \
                  The same view is the Learn tab, where you can change the task, the sizes and the learning rate."
