@@ -166,6 +166,8 @@ mod tests {
                         sentences,
                         d_model: d,
                         n_heads: h,
+                        // a head size of its own with seeded weights (explicit ones are d_model wide here)
+                        d_head: (!explicit && seed % 3 == 0).then_some(d_k + 1),
                         n_kv_heads: (h_kv != h).then_some(h_kv),
                         embeddings,
                         projections: if explicit {

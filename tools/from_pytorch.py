@@ -28,7 +28,8 @@ Modules understood
   `dense` as W_O. Their rotary fraction (`rotary_pct`, `partial_rotary_factor`) becomes
   RoPE's `"fraction"`. Qwen3's and Gemma 3's per-head QK-norm
   (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
-  eps. gpt-oss's attention sinks (`module.sinks`, one logit per query head, one more
+  eps. A `head_dim` with `head_dim · h ≠ hidden_size` (Gemma) becomes `"d_head"`.
+  gpt-oss's attention sinks (`module.sinks`, one logit per query head, one more
   column of the softmax that is then dropped) become `"sinks"`; its window is the
   layer's own (`sliding_window` on a sliding layer, none on a full one).
 
@@ -38,7 +39,7 @@ Whatever the engine does not model raises `Unsupported` (a ValueError) naming it
 than giving a scenario whose numbers differ from the module's: an attention class not in
 the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
 attention sinks of another shape than one per head or in another class than gpt-oss's,
-`head_dim · num_attention_heads ≠ hidden_size`, a RoPE type
+a RoPE type
 other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
 in a class that does not apply one, bidirectional attention, fused
 projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
@@ -225,9 +226,6 @@ def _hf_refusals(module):
     head_dim = _head_dim(module, config)
     if hasattr(module, "q_norm"):
         _qk_norm(module, head_dim)  # raises for a norm the engine does not model
-    if head_dim * n_heads != config.hidden_size:
-        raise Unsupported(f"{name}: head_dim = {head_dim} with {n_heads} heads is not hidden_size = "
-                          f"{config.hidden_size} (a head size of its own is not modelled)")
     if getattr(module, "is_causal", True) is not True or getattr(config, "use_bidirectional_attention", False):
         raise Unsupported(f"{name}: bidirectional attention (use_bidirectional_attention) is not modelled")
     params = _rope_parameters(module, config)
@@ -301,6 +299,9 @@ def _hf_config_options(module):
     softcap = getattr(module, "attn_logit_softcapping", None)
     if softcap is not None:
         extra["softcap"] = float(softcap)
+    # A head size of its own (Gemma's head_dim, where h·head_dim need not be hidden_size).
+    if head_dim * n_heads != config.hidden_size:
+        extra["d_head"] = int(head_dim)
     # Qwen3, Gemma 3: RMSNorm of every query and key head with its weight, before RoPE.
     if hasattr(module, "q_norm"):
         extra["qk_norm"] = _qk_norm(module, head_dim)
@@ -340,12 +341,13 @@ def projections_from_module(module):
         n_heads, n_kv, _ = _hf_config_options(module)
         layers = _hf_linears(module, n_heads, n_kv)
         d = len(layers[0][0])
-        kv = n_kv * (d // n_heads)
+        head_dim = _head_dim(module, module.config)
+        q, kv = n_heads * head_dim, n_kv * head_dim
         projections = {}
         for name, (w, b) in zip("qkvo", layers):
-            out = kv if name in "kv" else d
-            if len(w) != d or any(len(row) != out for row in w) or len(b) != out:
-                raise ValueError(f"W_{name} must be ({d}, {out}) and b_{name} ({out})")
+            rows, out = {"q": (d, q), "k": (d, kv), "v": (d, kv), "o": (q, d)}[name]
+            if len(w) != rows or any(len(row) != out for row in w) or len(b) != out:
+                raise ValueError(f"W_{name} must be ({rows}, {out}) and b_{name} ({out})")
             projections[f"w_{name}"], projections[f"b_{name}"] = w, b
         return d, n_heads, projections
     else:

@@ -70,7 +70,8 @@ product; with a fraction only the first int(d_k * fraction) dimensions turn),
 symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
 scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
 scores, before ALiBi's bias and the mask), "qk_norm": {"q_weight", "k_weight", "eps"}
-(RMSNorm of every query and key head, before RoPE), "sinks": [s_1, ..., s_h] (gpt-oss:
+(RMSNorm of every query and key head, before RoPE), "d_head": d_k (a head size of its own:
+W_Q (d_model, h*d_k), W_O (h*d_k, d_model)), "sinks": [s_1, ..., s_h] (gpt-oss:
 each head's logit one more column of the softmax, dropped after it, so a row sums to less
 than 1 and a fully blocked row is 0, not NaN).
 
@@ -125,18 +126,20 @@ def embed(tokens, embeddings, d_model):
     return np.array([[table[t] for t in row] for row in tokens])
 
 
-def load_projections(projections, d_model, kv_width=None):
-    """Return {"q": (W, b), "k": ..., "v": ..., "o": ...}: W_Q and W_O of shape
-    (d_model, d_model), W_K and W_V of shape (d_model, kv_width), kv_width = h_kv * d_k."""
+def load_projections(projections, d_model, kv_width=None, q_width=None):
+    """Return {"q": (W, b), "k": ..., "v": ..., "o": ...}: W_Q of shape (d_model, q_width)
+    and W_O (q_width, d_model), q_width = h * d_k (d_model unless the heads have a size of
+    their own), W_K and W_V of shape (d_model, kv_width), kv_width = h_kv * d_k."""
     kv_width = d_model if kv_width is None else kv_width
-    width = {"q": d_model, "k": kv_width, "v": kv_width, "o": d_model}
+    q_width = d_model if q_width is None else q_width
+    shape = {"q": (d_model, q_width), "k": (d_model, kv_width), "v": (d_model, kv_width), "o": (q_width, d_model)}
     if projections == "identity":
-        return {n: (np.eye(d_model, width[n]), np.zeros(width[n])) for n in PROJECTION_NAMES}
+        return {n: (np.eye(*shape[n]), np.zeros(shape[n][1])) for n in PROJECTION_NAMES}
     result = {}
     for n in PROJECTION_NAMES:
         W = np.array(projections[f"w_{n}"], dtype=np.float64)
         b = np.array(projections[f"b_{n}"], dtype=np.float64)
-        if W.shape != (d_model, width[n]) or b.shape != (width[n],):
+        if W.shape != shape[n] or b.shape != (shape[n][1],):
             raise ValueError(f"w_{n}/b_{n} have shapes {W.shape}/{b.shape}")
         result[n] = (W, b)
     return result
@@ -220,9 +223,11 @@ def softmax(x):
 def attention_trace(scenario):
     """Run the scenario; return (tokens, kv_tokens or None, blocked mask, [(name, array)])."""
     d_model, h = scenario["d_model"], scenario["n_heads"]
-    if d_model % h != 0:
-        raise ValueError("d_model must be divisible by n_heads")
-    d_k = d_model // h
+    d_k = scenario.get("d_head")  # a head size of its own; else d_model / h
+    if d_k is None:
+        if d_model % h != 0:
+            raise ValueError("d_model must be divisible by n_heads")
+        d_k = d_model // h
     h_kv = scenario.get("n_kv_heads", h)
     if h % h_kv != 0:
         raise ValueError("n_kv_heads must divide n_heads")
@@ -238,7 +243,7 @@ def attention_trace(scenario):
     if len(kv_tokens) != len(tokens):
         raise ValueError("kv_sentences needs one sentence per query sentence")
     B, T_q, T_k = len(tokens), len(tokens[0]), len(kv_tokens[0])
-    proj = load_projections(scenario["projections"], d_model, h_kv * d_k)
+    proj = load_projections(scenario["projections"], d_model, h_kv * d_k, h * d_k)
     mask_cfg = scenario["mask"]
     blocked = blocked_mask(tokens, kv_tokens, mask_cfg["causal"], mask_cfg["padding"], mask_cfg.get("window"))
     fill = FILL_VALUES[mask_cfg["fill"]]
@@ -316,7 +321,7 @@ def attention_trace(scenario):
         sink = np.broadcast_to(np.array(sinks, dtype=float)[None, :, None, None], masked.shape[:-1] + (1,))
         weights = softmax(np.concatenate([masked, sink], axis=-1))[..., :-1]
     context = weights @ v_att  # (B,h,T_q,d_k); a NaN weights row gives a NaN context row
-    concat = context.transpose(0, 2, 1, 3).reshape(B, T_q, d_model)
+    concat = context.transpose(0, 2, 1, 3).reshape(B, T_q, h * d_k)  # h * d_k is d_model unless d_head
     output = concat @ proj["o"][0] + proj["o"][1]
 
     steps += [("masked", masked), ("weights", weights), ("context", context), ("concat", concat),
@@ -572,6 +577,30 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
         "scale": 0.4, "sinks": [1.0, -0.5, 0.25], "qk_norm": {"q_weight": [1.25, 0.75], "eps": 0.01},
         "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6),
+        "mask": mask(False, "keys_and_queries", "large_negative")}
+
+    # A head size of its own (Gemma's head_dim): h * d_head = 16 from d_model = 7, with GQA,
+    # RoPE, sinks and a causal window; and h * d_head = 4 from d_model = 9 in cross-attention
+    # with ALiBi, QK-norm and a softcap.
+    def projections_sized(d, q, kv):
+        p = {}
+        for n in PROJECTION_NAMES:
+            rows, cols = {"q": (d, q), "k": (d, kv), "v": (d, kv), "o": (q, d)}[n]
+            p[f"w_{n}"] = rnd((rows, cols), 1.0 / math.sqrt(rows))
+            p[f"b_{n}"] = rnd(cols, 0.1)
+        return p
+
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["d_head_gqa_rope_sinks_window"] = {
+        "sentences": s, "d_model": 7, "n_heads": 4, "d_head": 4, "n_kv_heads": 2, "sinks": [0.5, -1.0, 2.0, 0.0],
+        "rope": {"style": "interleaved", "base": 100.0, "fraction": 0.5},
+        "embeddings": random_embeddings(s, 7), "projections": projections_sized(7, 16, 8),
+        "mask": dict(mask(True, "keys", "neg_inf"), window=3)}
+    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
+    scenarios["d_head_cross_alibi_norm_softcap"] = {
+        "sentences": q, "kv_sentences": kv, "d_model": 9, "n_heads": 2, "d_head": 2, "alibi": True, "softcap": 2.0,
+        "qk_norm": {"q_weight": [1.25, 0.75], "k_weight": [0.5, 1.5], "eps": 0.01},
+        "embeddings": random_embeddings(q + kv, 9), "projections": projections_sized(9, 4, 4),
         "mask": mask(False, "keys_and_queries", "large_negative")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)

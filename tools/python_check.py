@@ -44,15 +44,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def explicit_projections(rng, d, scale=None, kv=None):
-    """W_Q, W_O (d, d) and W_K, W_V (d, kv), kv = h_kv * d_k (d unless grouped)."""
+def explicit_projections(rng, d, scale=None, kv=None, q=None):
+    """W_Q (d, q), W_O (q, d) and W_K, W_V (d, kv): kv = h_kv * d_k (d unless grouped),
+    q = h * d_k (d unless the heads have a size of their own)."""
     scale = scale or 1.0 / math.sqrt(d)
-    kv = kv or d
+    kv, q = kv or d, q or d
     p = {}
     for n in "qkvo":
-        out = kv if n in "kv" else d
-        p[f"w_{n}"] = np.round(rng.normal(0.0, scale, size=(d, out)), 4).tolist()
-        p[f"b_{n}"] = np.round(rng.normal(0.0, 0.1, size=out), 4).tolist()
+        rows, cols = {"q": (d, q), "k": (d, kv), "v": (d, kv), "o": (q, d)}[n]
+        p[f"w_{n}"] = np.round(rng.normal(0.0, scale, size=(rows, cols)), 4).tolist()
+        p[f"b_{n}"] = np.round(rng.normal(0.0, 0.1, size=cols), 4).tolist()
     return p
 
 
@@ -171,6 +172,18 @@ def scenarios():
             "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.5, "scale": 0.45, "sinks": [1.0, -0.5, 0.25],
             "qk_norm": {"q_weight": [1.25, 0.75], "eps": 0.01}, "projections": "seeded", "seed": 16,
             "mask": {"causal": False, "padding": "keys_and_queries", "fill": "large_negative"}},
+        # a head size of its own (Gemma's head_dim): h * d_head = 16 from d_model = 6, GQA, RoPE, sinks
+        "d_head_gqa_rope_sinks": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 6, "n_heads": 4, "d_head": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "sinks": [0.5, -1.0, 2.0, 0.0],
+            "projections": "seeded", "seed": 17,
+            "mask": {"causal": True, "padding": "keys", "fill": "neg_inf", "window": 4}},
+        # h * d_head = 3 from d_model = 8 (narrower than d_model), cross-attention, ALiBi, QK-norm
+        "d_head_narrow_cross_alibi_norm": {
+            "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
+            "d_model": 8, "n_heads": 3, "d_head": 1, "alibi": True, "qk_norm": {"q_weight": [1.5], "eps": 0.01},
+            "projections": "seeded", "seed": 18,
+            "mask": {"causal": False, "padding": "keys_and_queries", "fill": "large_negative"}},
         # ALiBi with h = 6 (not a power of two: the paper's interleaved slopes), a window without
         # causal, GQA 6 -> 3, -1e9
         "alibi_h6_window_both_sides": {
@@ -255,7 +268,7 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
 
     # A changed number, and two real mistakes in the NumPy code, must each fail.
-    d_k = scenario["d_model"] // scenario["n_heads"]
+    d_k = scenario.get("d_head", scenario["d_model"] // scenario["n_heads"])
     mutations = {
         "EXPECTED changed": change_first_output_number(script),
         "no / sqrt(d_k)": script.replace("scaled = scores / math.sqrt(d_k)", "scaled = scores")
@@ -266,6 +279,9 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # the rotary fraction ignored: every dimension turned
         "rope fraction ignored": re.sub(r"rope_dims = \d+", "rope_dims = d_k", script)
         if scenario.get("rope", {}).get("fraction") else None,
+        # the head size of its own ignored: d_k = d_model // h, as without one
+        "d_head ignored": re.sub(r"d_k = \d+  # a head size of its own", "d_k = d_model // h  #", script)
+        if "d_head" in scenario else None,
         # QK-norm's weight left out
         "qk_norm without weight": script.replace("return w * (x / np.sqrt(", "return (x / np.sqrt(")
         if "qk_norm" in scenario else None,
@@ -318,8 +334,11 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         broken_path.write_text(broken)
         run = run_script(broken_path)
         counts = summary(run.stdout)
-        c.report(run.returncode != 0 and counts is not None and counts[1] > 0,
-                 f"{name}: {what} -> fails", f"exit {run.returncode}, {run.stdout.strip().splitlines()[-1]}")
+        # a check that fails, or (for shapes that no longer fit, such as d_head ignored) an error
+        stopped = counts is None and "Error" in run.stderr and what == "d_head ignored"
+        last = (run.stdout.strip().splitlines() or run.stderr.strip().splitlines() or [""])[-1]
+        c.report(run.returncode != 0 and (stopped or (counts is not None and counts[1] > 0)),
+                 f"{name}: {what} -> fails", f"exit {run.returncode}, {last}")
 
     notebook_path = work / f"{name}.ipynb"
     notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
@@ -569,7 +588,12 @@ HF_FAMILIES = {
     "Llama (llama3 RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(rope_parameters={
         "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
         "high_freq_factor": 4.0, "original_max_position_embeddings": 16}), 0, "'llama3'"),
-    "Llama (head_dim 4, h·head_dim = 16 ≠ 8)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=4), 0, "head_dim"),
+    "Llama (head_dim 4, h·head_dim = 16 ≠ 8)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=4), 0, None),
+    # Gemma 2 and 3 with a head size of their own, as the released models have (h·head_dim ≠ hidden_size)
+    "Gemma 2 (head_dim 6, h·head_dim = 24 ≠ 8)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
+        head_dim=6, query_pre_attn_scalar=3, attn_logit_softcapping=0.8, sliding_window=3), 0, None),
+    "Gemma 3 (head_dim 4, h·head_dim = 16 ≠ 8, full layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
+        head_dim=4, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 1, None),
     "Mistral (window 3)": ("mistral", "MistralConfig", "MistralModel", dict(sliding_window=3), 0, None),
     "Qwen2 (biases, sliding layer)": ("qwen2", "Qwen2Config", "Qwen2Model",
                                       dict(use_sliding_window=True, sliding_window=3, max_window_layers=1), 1, None),
@@ -732,8 +756,8 @@ def check_pytorch_lines(c, trace_bin, work):
         scenario = dict(scenario)
         d, h = scenario["d_model"], scenario["n_heads"]
         h_kv = scenario.get("n_kv_heads", h)
-        d_k = d // h
-        scenario["projections"] = explicit_projections(rng, d, kv=h_kv * d_k)
+        d_k = scenario.get("d_head", d // h)
+        scenario["projections"] = explicit_projections(rng, d, kv=h_kv * d_k, q=h * d_k)
         path = work / f"lines_{name}.json"
         path.write_text(json.dumps(scenario))
         trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
@@ -860,7 +884,8 @@ def check_decode_and_tiles(c, trace_bin, work):
     for name in ["gqa_rope_half_window", "gqa_rope_interleaved_alibi", "mqa_cross_rope_window",
                  "causal_pad_large_negative", "alibi_h3_window_both_sides", "gemma2_scale_softcap_window",
                  "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved", "rope_fraction_half_gqa",
-                 "sinks_gqa_rope_window_pad", "sinks_cross_alibi_norm_softcap"]:
+                 "sinks_gqa_rope_window_pad", "sinks_cross_alibi_norm_softcap",
+                 "d_head_gqa_rope_sinks_window", "d_head_cross_alibi_norm_softcap"]:
         path = fixtures / f"{name}.scenario.json"
         scenario = json.loads(path.read_text())
         tokens, kv_tokens, blocked, steps = ref.attention_trace(scenario)

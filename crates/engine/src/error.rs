@@ -65,11 +65,11 @@ pub enum EngineError {
 
     /// RoPE rotates pairs of a head's dimensions, so it needs an even `d_k`.
     #[error(
-        "RoPE rotates pairs of dimensions, so d_k must be even, but d_k = d_model / h = {d_k}: \
-         change d_model or h, or turn RoPE off"
+        "RoPE rotates pairs of dimensions, so d_k must be even, but d_k = {d_k}: \
+         change d_model or h (or d_head), or turn RoPE off"
     )]
     RopeOddWidth {
-        /// The head width, `d_model / h`.
+        /// The head width, `d_model / h` or a head size of its own.
         d_k: usize,
     },
 
@@ -237,15 +237,18 @@ pub enum Field {
     QkNorm,
     /// The attention sinks' logits, one per head.
     Sinks,
+    /// A head size of its own.
+    DHead,
 }
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 15] = [
+    pub const ALL: [Field; 16] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
         Self::NKvHeads,
+        Self::DHead,
         Self::Scale,
         Self::Softcap,
         Self::QkNorm,
@@ -265,7 +268,7 @@ impl Field {
     }
 
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
-    /// `"n_kv_heads"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"sinks"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
+    /// `"n_kv_heads"`, `"d_head"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"sinks"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
     /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -284,6 +287,7 @@ impl Field {
             Self::Softcap => "softcap",
             Self::QkNorm => "qk_norm",
             Self::Sinks => "sinks",
+            Self::DHead => "d_head",
         }
     }
 }
@@ -417,7 +421,9 @@ mod tests {
             crate::run(&s).unwrap_err()
         };
         type Edit<'a> = &'a dyn Fn(&mut crate::scenario::Scenario);
-        let made: [(Edit, Field); 16] = [
+        let made: [(Edit, Field); 18] = [
+            (&|s| s.d_head = Some(0), Field::DHead),
+            (&|s| s.d_head = Some(limits::MAX_D_MODEL), Field::DHead),
             (&|s| s.sinks = Some(vec![0.5, f64::INFINITY]), Field::Sinks),
             (&|s| s.scale = Some(0.0), Field::Scale),
             (&|s| s.scale = Some(f64::NAN), Field::Scale),

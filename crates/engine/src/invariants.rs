@@ -101,7 +101,8 @@ impl Trace {
             return fail("kv_tokens, kv_lengths and sizes.T_k disagree on cross-attention".into());
         }
         let z = &self.sizes;
-        if z.d_model == 0 || z.n_heads == 0 || z.d_k * z.n_heads != z.d_model {
+        // d_k is d_model / h, or a head size of its own (the steps' widths are checked below)
+        if z.d_model == 0 || z.n_heads == 0 || z.d_k == 0 {
             return fail(format!("sizes d_model {} h {} d_k {}", z.d_model, z.n_heads, z.d_k));
         }
         if let Some(h_kv) = z.n_kv_heads {

@@ -36,8 +36,14 @@ pub struct Scenario {
     pub kv_sentences: Option<Vec<String>>,
     /// Width of every token vector.
     pub d_model: usize,
-    /// Number of heads, `h`. Must divide `d_model`.
+    /// Number of heads, `h`. Must divide `d_model` unless `d_head` is given.
     pub n_heads: usize,
+    /// A head size of its own, `d_k` (Gemma's `head_dim`, where `h·head_dim` need not be
+    /// `hidden_size`): W_Q is `(d_model, h·d_head)`, W_K and W_V `(d_model, h_kv·d_head)`,
+    /// W_O `(h·d_head, d_model)`, and the heads side by side are `h·d_head` wide. Absent
+    /// means `d_model / h`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d_head: Option<usize>,
     /// Grouped-query attention: the number of key/value heads, `h_kv`, which must divide
     /// `n_heads`. Query head `i` reads key/value head `⌊i / (h / h_kv)⌋`. Absent means
     /// `h_kv = h` (plain multi-head attention); `1` is multi-query attention.
@@ -133,6 +139,7 @@ impl Scenario {
             kv_sentences: None,
             d_model,
             n_heads,
+            d_head: None,
             embeddings: BTreeMap::new(),
             projections: Projections::Named(ProjectionKind::Identity),
             seed: 0,

@@ -113,7 +113,15 @@ pub fn parameter_count(d_model: usize) -> usize {
 /// `d_model × kv_width`, plus the biases: `2·d_model² + 2·d_model·kv_width + 2·d_model +
 /// 2·kv_width`.
 pub fn parameter_count_kv(d_model: usize, kv_width: usize) -> usize {
-    2 * d_model * d_model + 2 * d_model * kv_width + 2 * d_model + 2 * kv_width
+    parameter_count_heads(d_model, d_model, kv_width)
+}
+
+/// The number of parameters when the heads have a size of their own: W_Q is
+/// `d_model × q_width` and W_O `q_width × d_model` (`q_width = h·d_k`), W_K and W_V
+/// `d_model × kv_width`, plus the biases: `2·d_model·q_width + q_width + d_model +
+/// 2·d_model·kv_width + 2·kv_width`.
+pub fn parameter_count_heads(d_model: usize, q_width: usize, kv_width: usize) -> usize {
+    2 * d_model * q_width + q_width + d_model + 2 * d_model * kv_width + 2 * kv_width
 }
 
 /// Xavier (Glorot) uniform: `U(-a, a)` with `a = sqrt(6 / (fan_in + fan_out))`.
@@ -136,39 +144,55 @@ pub fn build(
     kv_width: usize,
     seed: u64,
 ) -> Result<Arc<Weights>, EngineError> {
+    build_sized(projections, d_model, d_model, kv_width, seed)
+}
+
+/// [`build`] for heads of a size of their own: W_Q is `(d_model, q_width)` and W_O
+/// `(q_width, d_model)`, `q_width = h·d_k`. With `q_width = d_model` it is [`build`].
+///
+/// # Errors
+/// As [`build`].
+pub fn build_sized(
+    projections: &Projections,
+    d_model: usize,
+    q_width: usize,
+    kv_width: usize,
+    seed: u64,
+) -> Result<Arc<Weights>, EngineError> {
     match projections {
         Projections::Named(ProjectionKind::Identity) => Ok(Arc::new(Weights {
-            q: Linear::identity(d_model, d_model),
+            q: Linear::identity(d_model, q_width),
             k: Linear::identity(d_model, kv_width),
             v: Linear::identity(d_model, kv_width),
-            o: Linear::identity(d_model, d_model),
+            o: Linear::identity(q_width, d_model),
         })),
-        Projections::Named(ProjectionKind::Seeded) => Ok(seeded(seed, d_model, kv_width)),
-        Projections::Explicit(e) => explicit(e, d_model, kv_width).map(Arc::new),
+        Projections::Named(ProjectionKind::Seeded) => Ok(seeded(seed, d_model, q_width, kv_width)),
+        Projections::Explicit(e) => explicit(e, d_model, q_width, kv_width).map(Arc::new),
     }
 }
 
-/// Seeded weights drawn lately, newest first: `(seed, d_model, kv_width)` → weights.
+/// Seeded weights drawn lately, newest first: `(seed, d_model, q_width, kv_width)` →
+/// weights.
 /// Typing a sentence changes none of them, so the page draws 4·d_model² numbers once, not
 /// per keystroke. The cache changes no result (the same seed always draws the same
 /// numbers).
 static SEEDED: Mutex<SeededCache> = Mutex::new(Vec::new());
 
-/// `(seed, d_model, kv_width)` → weights, newest first.
-type SeededCache = Vec<((u64, usize, usize), Arc<Weights>)>;
+/// `(seed, d_model, q_width, kv_width)` → weights, newest first.
+type SeededCache = Vec<((u64, usize, usize, usize), Arc<Weights>)>;
 
-/// How many `(seed, d_model, kv_width)` keys [`SEEDED`] keeps.
+/// How many `(seed, d_model, q_width, kv_width)` keys [`SEEDED`] keeps.
 const SEEDED_CACHE_LEN: usize = 4;
 
 /// The Xavier-uniform weights of `seed` and the sizes, from the cache when they are there.
-fn seeded(seed: u64, d_model: usize, kv_width: usize) -> Arc<Weights> {
-    let key = (seed, d_model, kv_width);
+fn seeded(seed: u64, d_model: usize, q_width: usize, kv_width: usize) -> Arc<Weights> {
+    let key = (seed, d_model, q_width, kv_width);
     if let Ok(cache) = SEEDED.lock() {
         if let Some((_, w)) = cache.iter().find(|(k, _)| *k == key) {
             return Arc::clone(w);
         }
     }
-    let w = Arc::new(draw_seeded(seed, d_model, kv_width));
+    let w = Arc::new(draw_seeded_sized(seed, d_model, q_width, kv_width));
     if let Ok(mut cache) = SEEDED.lock() {
         cache.retain(|(k, _)| *k != key);
         cache.insert(0, (key, Arc::clone(&w)));
@@ -181,18 +205,25 @@ fn seeded(seed: u64, d_model: usize, kv_width: usize) -> Arc<Weights> {
 /// in that order, each row-major, from one ChaCha8 stream. With `kv_width = d_model` these
 /// are the weights drawn before grouped-query attention existed, number for number.
 pub fn draw_seeded(seed: u64, d_model: usize, kv_width: usize) -> Weights {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut layer =
-        |d_out: usize| Linear::new(xavier_uniform(&mut rng, d_model, d_out), Array1::zeros(d_out));
-    Weights { q: layer(d_model), k: layer(kv_width), v: layer(kv_width), o: layer(d_model) }
+    draw_seeded_sized(seed, d_model, d_model, kv_width)
 }
 
-fn explicit(e: &ExplicitWeights, d: usize, kv: usize) -> Result<Weights, EngineError> {
+/// [`draw_seeded`] with W_Q `(d_model, q_width)` and W_O `(q_width, d_model)`, from the
+/// same stream in the same order (so with `q_width = d_model` it is [`draw_seeded`]).
+pub fn draw_seeded_sized(seed: u64, d_model: usize, q_width: usize, kv_width: usize) -> Weights {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut layer =
+        |d_in: usize, d_out: usize| Linear::new(xavier_uniform(&mut rng, d_in, d_out), Array1::zeros(d_out));
+    let (q, k, v) = (layer(d_model, q_width), layer(d_model, kv_width), layer(d_model, kv_width));
+    Weights { q, k, v, o: layer(q_width, d_model) }
+}
+
+fn explicit(e: &ExplicitWeights, d: usize, q: usize, kv: usize) -> Result<Weights, EngineError> {
     Ok(Weights {
-        q: linear("w_q", &e.w_q, "b_q", &e.b_q, d, d)?,
-        k: linear("w_k", &e.w_k, "b_k", &e.b_k, d, kv)?,
-        v: linear("w_v", &e.w_v, "b_v", &e.b_v, d, kv)?,
-        o: linear("w_o", &e.w_o, "b_o", &e.b_o, d, d)?,
+        q: linear("w_q", &e.w_q, "b_q", &e.b_q, (d, q), d)?,
+        k: linear("w_k", &e.w_k, "b_k", &e.b_k, (d, kv), d)?,
+        v: linear("w_v", &e.w_v, "b_v", &e.b_v, (d, kv), d)?,
+        o: linear("w_o", &e.w_o, "b_o", &e.b_o, (q, d), d)?,
     })
 }
 
@@ -201,14 +232,14 @@ fn linear(
     w: &[Vec<f64>],
     b_name: &'static str,
     b: &[f64],
-    d: usize,
-    d_out: usize,
+    (d, d_out): (usize, usize),
+    d_model: usize,
 ) -> Result<Linear, EngineError> {
     let shape_error = |found: Vec<usize>| EngineError::WeightShape {
         name: w_name,
         expected: vec![d, d_out],
         found,
-        d_model: d,
+        d_model,
     };
     if w.len() != d {
         return Err(shape_error(vec![w.len(), w.first().map_or(0, Vec::len)]));
@@ -233,7 +264,7 @@ fn linear(
             name: b_name,
             expected: vec![d_out],
             found: vec![b.len()],
-            d_model: d,
+            d_model,
         });
     };
     let flat: Vec<f64> = w.iter().flatten().copied().collect();

@@ -443,7 +443,7 @@ fn slow_reference(
 ) -> (Vec<Vec<Vec<Vec<f64>>>>, Vec<Vec<Vec<f64>>>) {
     let (b, t, d) = (x.len(), x[0].len(), x[0][0].len());
     let t_k = x_kv[0].len();
-    let d_k = d / n_heads;
+    let d_k = w.w_q[0].len() / n_heads; // d / h, or a head size of its own
     let group = n_heads / modern.n_kv_heads; // query heads per key/value head
                                              // PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))
     let pe = |pos: usize, c: usize| -> f64 {
@@ -459,7 +459,7 @@ fn slow_reference(
         }
     };
     let lin = |v: &[f64], m: &[Vec<f64>], bias: &[f64]| -> Vec<f64> {
-        (0..m[0].len()).map(|j| (0..d).map(|i| v[i] * m[i][j]).sum::<f64>() + bias[j]).collect()
+        (0..m[0].len()).map(|j| (0..v.len()).map(|i| v[i] * m[i][j]).sum::<f64>() + bias[j]).collect()
     };
     let with_pe = |rows: &[Vec<f64>]| -> Vec<Vec<f64>> {
         rows.iter()
@@ -498,7 +498,7 @@ fn slow_reference(
         let q: Vec<Vec<f64>> = xq.iter().map(|v| lin(v, &w.w_q, &w.b_q)).collect();
         let k: Vec<Vec<f64>> = xkv.iter().map(|v| lin(v, &w.w_k, &w.b_k)).collect();
         let v: Vec<Vec<f64>> = xkv.iter().map(|v| lin(v, &w.w_v, &w.b_v)).collect();
-        let mut concat = vec![vec![0.0; d]; t];
+        let mut concat = vec![vec![0.0; n_heads * d_k]; t];
         for h in 0..n_heads {
             let cols = h * d_k..(h + 1) * d_k; // query head h owns these columns
             let g = h / group; // and reads key/value head g
@@ -582,7 +582,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_model / s.n_heads))), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_model / s.n_heads), n.weight(true, s.d_model / s.n_heads), n.eps)), sinks: s.sinks.clone() };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_head.unwrap_or(s.d_model / s.n_heads)))), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.weight(true, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.eps)), sinks: s.sinks.clone() };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
@@ -759,7 +759,7 @@ fn every_error_variant_is_reached() {
             }),
             "h_kv = 4 does not divide h = 2",
         ),
-        (with(&|s| s.rope = Some(Rope::new(RopeStyle::Half))), "RoPE rotates pairs of dimensions, so d_k must be even, but d_k = d_model / h = 3"),
+        (with(&|s| s.rope = Some(Rope::new(RopeStyle::Half))), "RoPE rotates pairs of dimensions, so d_k must be even, but d_k = 3: change d_model or h (or d_head), or turn RoPE off"),
         (
             with(&|s| {
                 s.d_model = 4;

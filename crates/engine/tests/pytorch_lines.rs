@@ -21,7 +21,7 @@ fn view_args(line: &str) -> Option<Vec<String>> {
     }
     let args = &rest[start + ".view(".len()..];
     let args = &args[..args.find(')')?];
-    Some(args.split(',').map(|a| a.trim().to_owned()).collect())
+    Some(args.split(',').map(|a| a.trim().replace(" * ", "·")).collect())
 }
 
 /// The step this one reshapes: the one whose tensor the line reads.

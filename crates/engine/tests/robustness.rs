@@ -81,6 +81,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 kv_sentences,
                 d_model: d,
                 n_heads: h,
+                d_head: None,
                 embeddings,
                 projections,
                 seed: 1,

@@ -28,7 +28,19 @@ pub fn Overview(
                 Some(t_k) => format!("T_q = {}, T_k = {t_k}", z.t),
                 None => format!("T = {}", z.t),
             };
+            let q_width = z.n_heads * z.d_k;
             match z.n_kv_heads {
+                // a head size of its own: W_Q is d_model × h·d_k, W_O h·d_k × d_model
+                _ if q_width != z.d_model => format!(
+                    "B = {}, {t}, d_model = {}, h = {}, h_kv = {}, d_k = {} (its own: h·d_k = {q_width}) · parameters \
+                     2·d_model·h·d_k + h·d_k + d_model + 2·d_model·h_kv·d_k + 2·h_kv·d_k = {}",
+                    z.b,
+                    z.d_model,
+                    z.n_heads,
+                    z.kv_heads(),
+                    z.d_k,
+                    engine::weights::parameter_count_heads(z.d_model, q_width, z.kv_heads() * z.d_k)
+                ),
                 None => format!(
                     "B = {}, {t}, d_model = {}, h = {}, d_k = {} · parameters 4·d_model² + 4·d_model = {}",
                     z.b,

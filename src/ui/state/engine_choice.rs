@@ -113,6 +113,7 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
         kv_sentences,
         d_model,
         n_heads,
+        d_head,
         embeddings,
         projections,
         seed,
@@ -126,8 +127,8 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
         qk_norm,
         sinks,
     } = scenario;
-    let same_setup = (&p.kv_sentences, p.d_model, p.n_heads, &p.embeddings)
-        == (kv_sentences, *d_model, *n_heads, embeddings)
+    let same_setup = (&p.kv_sentences, p.d_model, p.n_heads, p.d_head, &p.embeddings)
+        == (kv_sentences, *d_model, *n_heads, *d_head, embeddings)
         && (&p.projections, p.seed, &p.mask, &p.positional) == (projections, *seed, mask, positional)
         && (p.n_kv_heads, p.rope, p.alibi) == (*n_kv_heads, *rope, *alibi)
         && (p.scale, p.softcap, &p.qk_norm, &p.sinks) == (*scale, *softcap, qk_norm, sinks)

@@ -52,6 +52,8 @@ pub struct Settings {
     pub qk_norm: Option<crate::engine::QkNorm>,
     /// Attention sinks, one logit per head (None = off).
     pub sinks: Option<Vec<f64>>,
+    /// A head size of its own (None = d_model / h).
+    pub d_head: Option<usize>,
 }
 
 /// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
@@ -78,6 +80,7 @@ impl Default for Settings {
             softcap: None,
             qk_norm: None,
             sinks: None,
+            d_head: None,
         }
     }
 }
@@ -139,6 +142,7 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         kv_sentences,
         d_model: settings.d_model,
         n_heads: settings.n_heads,
+        d_head: settings.d_head,
         embeddings: settings.embeddings.clone(),
         projections: settings.projections.clone(),
         seed: settings.seed,
@@ -217,6 +221,7 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             softcap: s.softcap,
             qk_norm: s.qk_norm.clone(),
             sinks: s.sinks.clone(),
+            d_head: s.d_head,
         },
     )
 }

@@ -172,13 +172,14 @@ pub fn with_flag(href: &str, flag: &str) -> String {
 }
 
 /// True when the short keys of [`to_query`] cannot say everything: imported or edited
-/// embeddings, explicit weights, QK-norm's weights or attention sinks. Such a state also
-/// goes into the link's fragment, whole ([`fragment`]).
+/// embeddings, explicit weights, QK-norm's weights, attention sinks or a head size of its
+/// own. Such a state also goes into the link's fragment, whole ([`fragment`]).
 pub fn needs_fragment(s: &Settings) -> bool {
     !s.embeddings.is_empty()
         || matches!(s.projections, Projections::Explicit(_))
         || s.qk_norm.is_some()
         || s.sinks.is_some()
+        || s.d_head.is_some()
 }
 
 /// The URL fragment for a state: `#s=…` with the whole scenario when [`needs_fragment`],
@@ -534,6 +535,7 @@ mod tests {
             softcap: None,
             qk_norm: None,
             sinks: None,
+            d_head: None,
         };
         let v = ViewState {
             step: StepName::Scores,

@@ -26,8 +26,14 @@ impl Explainer<'_> {
             StepName::V => (self.projection_input(true), &p.v, Param::WV, Param::BV, "self.w_v"),
             _ => (StepName::Concat, &p.o, Param::WO, Param::BO, "self.w_o"),
         };
-        let mut terms = Vec::with_capacity(self.d_model() + 1);
-        for d in 0..self.d_model() {
+        // the input's width: d_model, or h·d_k for the heads side by side (W_O's input)
+        let width = if input == StepName::Concat {
+            self.trace.axis_len(crate::step::Axis::QWidth)
+        } else {
+            self.d_model()
+        };
+        let mut terms = Vec::with_capacity(width + 1);
+        for d in 0..width {
             let x = cell(self.trace, input, &[b, t, d])?;
             let w = weight(layer, w_name, d, c)?;
             terms.push(product(format!("{input}[{b},{t},{d}] · {}[{d},{c}]", w_name.as_str()), x, w));
@@ -40,7 +46,7 @@ impl Explainer<'_> {
             "Row {t} ({}) of {input}, dotted with column {c} of {}, plus the bias: {} products and 1 bias.",
             token(tokens, t),
             w_name.as_str(),
-            self.d_model()
+            width
         )];
         if self.step == StepName::Output && self.result.is_nan() {
             notes.push(format!(
@@ -95,10 +101,11 @@ impl Explainer<'_> {
         let d_k = self.d_k();
         let col = h * d_k + j;
         let v = cell(self.trace, from, &[b, t, col])?;
+        // the width the view cuts: d_model, h·d_k with a head size of its own, h_kv·d_k when grouped
+        let width = self.trace.step(from).and_then(|s| s.shape.get(2).copied()).unwrap_or(0);
         let mut notes = vec![format!(
-            "No arithmetic: view(B, T, h, d_k) cuts d_model = {} into {} heads of d_k = {d_k}, and transpose(1, 2) puts the head axis first. Head {h1} (index h = {h}), feature {j} is column {h}·{d_k} + {j} = {col} of {from}.",
-            self.d_model(),
-            self.trace.sizes.n_heads
+            "No arithmetic: the view cuts the {width} features of {from} into {} heads of d_k = {d_k}, and transpose(1, 2) puts the head axis first. Head {h1} (index h = {h}), feature {j} is column {h}·{d_k} + {j} = {col} of {from}.",
+            width / d_k.max(1)
         )];
         self.check(v, &mut notes);
         self.done(

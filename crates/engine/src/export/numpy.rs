@@ -164,7 +164,7 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
             "with np.errstate(invalid=\"ignore\"):  # NaN rows stay NaN\n    \
              context = weights @ {v_final}  # (B, h, T, d_k)\n"
         ),
-        StepName::Concat => "concat = context.transpose(0, 2, 1, 3).reshape(B, T, d_model)  # (B, T, d_model)\n".into(),
+        StepName::Concat => "concat = context.transpose(0, 2, 1, 3).reshape(B, T, h * d_k)  # (B, T, h * d_k)\n".into(),
         StepName::Output => "with np.errstate(invalid=\"ignore\"):\n    \
                              output = concat @ W_o + b_o  # (B, T, d_model)\n"
             .into(),

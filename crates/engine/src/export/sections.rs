@@ -102,7 +102,11 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
         }
         None => code.push_str("T_k = T\n"),
     }
-    code.push_str("d_k = d_model // h\n");
+    if z.d_k * z.n_heads == z.d_model {
+        code.push_str("d_k = d_model // h\n");
+    } else {
+        let _ = writeln!(code, "d_k = {}  # a head size of its own: h * d_k is not d_model", z.d_k);
+    }
     let _ = writeln!(code, "h_kv = {}  # key/value heads (h unless grouped-query attention)", z.kv_heads());
     let _ = writeln!(
         code,
@@ -165,11 +169,15 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
 fn weights_section(scenario: &Scenario, trace: &Trace) -> Section {
     let w = &trace.params;
     let mut code = String::new();
-    let kv = if trace.is_grouped() { "h_kv * d_k" } else { "d_model" };
-    for (name, layer, out) in
-        [("q", &w.q, "d_model"), ("k", &w.k, kv), ("v", &w.v, kv), ("o", &w.o, "d_model")]
-    {
-        code.push_str(&py_linear(name, layer, out));
+    let q = if trace.layout().wide { "h * d_k" } else { "d_model" };
+    let kv = if trace.is_grouped() { "h_kv * d_k" } else { q };
+    for (name, layer, inp, out) in [
+        ("q", &w.q, "d_model", q),
+        ("k", &w.k, "d_model", kv),
+        ("v", &w.v, "d_model", kv),
+        ("o", &w.o, q, "d_model"),
+    ] {
+        code.push_str(&py_linear(name, layer, inp, out));
     }
     Section::new(
         "Weights",

@@ -57,20 +57,21 @@ pub(super) fn py_array(values: &[f64], row_len: usize, shape: &str, indent: usiz
 
 /// A weight matrix (`np.eye` when it is exactly the identity) or bias (`np.zeros` when it
 /// is exactly zero).
-/// `out` is the Python name of the output width (`d_model`, or `h_kv * d_k` for the
-/// keys and values of grouped-query attention).
-pub(super) fn py_linear(name: &str, layer: &Linear, out: &str) -> String {
+/// `inp` and `out` are the Python names of the input and output widths (`d_model`,
+/// `h_kv * d_k` for the keys and values of grouped-query attention, `h * d_k` for heads of
+/// a size of their own).
+pub(super) fn py_linear(name: &str, layer: &Linear, inp: &str, out: &str) -> String {
     let identity = layer
         .w()
         .indexed_iter()
         .all(|((i, j), &v)| v.to_bits() == if i == j { 1f64 } else { 0f64 }.to_bits());
-    let w = if identity && out == "d_model" {
-        "np.eye(d_model)  # exactly the identity".to_owned()
+    let w = if identity && out == inp {
+        format!("np.eye({inp})  # exactly the identity")
     } else if identity {
-        format!("np.eye(d_model, {out})  # exactly the identity's first {out} columns")
+        format!("np.eye({inp}, {out})  # exactly the identity's first {out} columns")
     } else {
         let flat: Vec<f64> = layer.w().iter().copied().collect();
-        py_array(&flat, layer.w().ncols(), &format!("d_model, {out}"), 0)
+        py_array(&flat, layer.w().ncols(), &format!("{inp}, {out}"), 0)
     };
     let b = if layer.b().iter().all(|&v| v.to_bits() == 0) {
         format!("np.zeros({out})  # exactly zero")
@@ -92,6 +93,7 @@ fn axis_symbol(axis: Axis) -> &'static str {
         Axis::DK => "d_k",
         Axis::HKv => "h_kv",
         Axis::KvWidth => "h_kv * d_k",
+        Axis::QWidth => "h * d_k",
         Axis::One => "1",
     }
 }

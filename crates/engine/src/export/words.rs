@@ -69,10 +69,14 @@ pub(super) fn scenario_words(scenario: &Scenario, trace: &Trace) -> Vec<String> 
     }
     prose.push(s.trim_end().to_owned());
     prose.push(format!(
-        "Sizes: d_model = {}, h = {} heads, d_k = d_model / h = {}{}{}",
+        "Sizes: d_model = {}, h = {} heads, {}{}{}",
         z.d_model,
         z.n_heads,
-        z.d_k,
+        if z.d_k * z.n_heads == z.d_model {
+            format!("d_k = d_model / h = {}", z.d_k)
+        } else {
+            format!("d_k = {} (a head size of its own: h·d_k = {})", z.d_k, z.n_heads * z.d_k)
+        },
         z.t_k.map_or(String::new(), |t_k| format!(", T_q = {}, T_k = {t_k}", z.t)),
         z.n_kv_heads.map_or(String::new(), |h_kv| format!(
             ", h_kv = {h_kv} key/value heads (grouped-query attention: each serves {} query heads)",

@@ -41,6 +41,6 @@ if cross or causal:
             e = np.exp(both - both.max(axis=-1, keepdims=True))
             w = (e / e.sum(axis=-1, keepdims=True))[..., : s.shape[-1]]  # (B, h, 1, L), the sink's column dropped
             ctx = w @ np.repeat(v_cache, h // h_kv, axis=1)  # (B, h, 1, d_k)
-            decoded[:, t] = (ctx.transpose(0, 2, 1, 3).reshape(B, 1, d_model) @ W_o + b_o)[:, 0]
+            decoded[:, t] = (ctx.transpose(0, 2, 1, 3).reshape(B, 1, h * d_k) @ W_o + b_o)[:, 0]
 else:
     print("decoding skipped: self-attention without a causal mask cannot be generated token by token")

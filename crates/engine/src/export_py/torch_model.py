@@ -31,14 +31,14 @@ else:
         return torch.view_as_real(x_ * freqs_cis).flatten(-2)
 
     class MultiHeadAttention(nn.Module):
-        def __init__(self, d_model, n_heads, n_kv_heads):
+        def __init__(self, d_model, n_heads, n_kv_heads, d_k):
             super().__init__()
-            self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
+            self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_k  # d_k: d_model // n_heads or its own
             self.n_kv_heads = n_kv_heads
-            self.w_q = nn.Linear(d_model, d_model)
+            self.w_q = nn.Linear(d_model, n_heads * d_k)
             self.w_k = nn.Linear(d_model, n_kv_heads * self.d_k)
             self.w_v = nn.Linear(d_model, n_kv_heads * self.d_k)
-            self.w_o = nn.Linear(d_model, d_model)
+            self.w_o = nn.Linear(n_heads * d_k, d_model)
 
         def forward(self, x, x_kv, mask, steps):
             B, T, _ = x.shape
@@ -99,7 +99,7 @@ else:
             if softcap is None and sinks is None:
                 torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
             torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
-            concat = context.transpose(1, 2).contiguous().view(B, T, self.d_model)
+            concat = context.transpose(1, 2).contiguous().view(B, T, h * d_k)
             steps["concat"] = concat
             output = self.w_o(concat)
             steps["output"] = output
@@ -113,7 +113,7 @@ else:
         return pe.unsqueeze(0)  # (1, T, d_model)
 
     with torch.no_grad():
-        mha = MultiHeadAttention(d_model, h, h_kv)
+        mha = MultiHeadAttention(d_model, h, h_kv, d_k)
         for layer, W, b in [(mha.w_q, W_q, b_q), (mha.w_k, W_k, b_k), (mha.w_v, W_v, b_v), (mha.w_o, W_o, b_o)]:
             layer.weight.copy_(torch.tensor(W.T))  # nn.Linear stores W transposed: (out, in)
             layer.bias.copy_(torch.tensor(b))

@@ -82,7 +82,8 @@ pub(crate) struct Inputs {
 pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
     let plan = Plan::of(scenario)?;
     let mut rec = Recorder::new(&plan);
-    let w = weights::build(&scenario.projections, plan.d_model, plan.n_kv_heads * plan.d_k, scenario.seed)?;
+    let (q_width, kv_width) = (plan.q_width(), plan.n_kv_heads * plan.d_k);
+    let w = weights::build_sized(&scenario.projections, plan.d_model, q_width, kv_width, scenario.seed)?;
     let embedded = embed(&plan, &mut rec)?;
     let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
     Ok(Inputs {
@@ -113,7 +114,8 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
     let plan = Plan::of(scenario)?;
     let mut rec = Recorder::new(&plan);
     let kv_width = plan.n_kv_heads * plan.d_k;
-    let w = weights::build(&scenario.projections, plan.d_model, kv_width, scenario.seed)?;
+    let w =
+        weights::build_sized(&scenario.projections, plan.d_model, plan.q_width(), kv_width, scenario.seed)?;
 
     let embedded = embed(&plan, &mut rec)?;
     let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);

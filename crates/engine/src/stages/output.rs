@@ -31,7 +31,7 @@ pub(super) fn merge(
             Reshape {
                 op: "contiguous().view".into(),
                 dims: StepName::Concat.dims_in(plan.layout()),
-                shape: vec![plan.b, plan.t_q, plan.d_model],
+                shape: vec![plan.b, plan.t_q, plan.q_width()],
             },
         ],
         concat.clone().into_dyn(),

@@ -133,7 +133,13 @@ impl<'a> Plan<'a> {
     }
 
     pub(super) fn layout(&self) -> Layout {
-        Layout { cross: self.cross(), grouped: self.grouped() }
+        Layout { cross: self.cross(), grouped: self.grouped(), wide: self.q_width() != self.d_model }
+    }
+
+    /// The width of the queries and of the heads side by side, `h·d_k` (`d_model` unless
+    /// the heads have a size of their own).
+    pub(super) fn q_width(&self) -> usize {
+        self.n_heads * self.d_k
     }
 
     /// What the steps' PyTorch lines and words depend on besides their names.
@@ -169,7 +175,8 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// Checks the sizes against the limits and returns `d_k`.
+/// Checks the sizes against the limits and returns `d_k`: `d_model / h`, or the head size
+/// of its own.
 fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
     let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
     if d_model == 0 {
@@ -194,5 +201,18 @@ fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
             field: Field::NHeads,
         });
     }
-    attention::head_width(d_model, n_heads)
+    match scenario.d_head {
+        None => attention::head_width(d_model, n_heads),
+        Some(0) => Err(EngineError::ZeroSize { what: "d_head", field: Field::DHead }),
+        // d_head ≤ MAX_D_MODEL first, so that h·d_head cannot overflow
+        Some(d_head) if d_head > limits::MAX_D_MODEL || n_heads * d_head > limits::MAX_D_MODEL => {
+            Err(EngineError::TooLarge {
+                what: format!("h·d_head (the width of the heads side by side, h = {n_heads})"),
+                value: n_heads.saturating_mul(d_head),
+                max: limits::MAX_D_MODEL,
+                field: Field::DHead,
+            })
+        }
+        Some(d_head) => Ok(d_head),
+    }
 }

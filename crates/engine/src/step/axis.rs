@@ -19,19 +19,22 @@ pub enum Axis {
     TK,
     /// Features of a token vector.
     DModel,
-    /// Features of one head, `d_model / h`.
+    /// Features of one head, `d_model / h` (or a head size of its own).
     DK,
     /// Key/value heads in grouped-query attention, `h_kv`.
     HKv,
     /// The width of the keys and values in grouped-query attention, `h_kv·d_k`.
     KvWidth,
+    /// The width of the queries and of the heads side by side when the heads have a size
+    /// of their own, `h·d_k` (not `d_model`).
+    QWidth,
     /// A broadcast axis of size 1 (`mask.unsqueeze(1)`, `pe[:, :T]`).
     One,
 }
 
 impl Axis {
     /// Every axis.
-    pub const ALL: [Axis; 10] = [
+    pub const ALL: [Axis; 11] = [
         Self::B,
         Self::H,
         Self::T,
@@ -41,11 +44,12 @@ impl Axis {
         Self::DK,
         Self::HKv,
         Self::KvWidth,
+        Self::QWidth,
         Self::One,
     ];
 
     /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
-    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `1`.
+    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `h·d_k`, `1`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::B => "B",
@@ -57,6 +61,7 @@ impl Axis {
             Self::DK => "d_k",
             Self::HKv => "h_kv",
             Self::KvWidth => "h_kv·d_k",
+            Self::QWidth => "h·d_k",
             Self::One => "1",
         }
     }

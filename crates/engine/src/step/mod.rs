@@ -91,6 +91,9 @@ pub struct Layout {
     /// Grouped-query attention (`h_kv < h`): the key/value heads before the repeat are
     /// `h_kv`.
     pub grouped: bool,
+    /// A head size of its own with `h·d_k ≠ d_model`: the queries and the heads side by
+    /// side are `h·d_k` wide (and so are the keys and values when not grouped).
+    pub wide: bool,
 }
 
 /// What the rows or columns of a step's matrix stand for, so the page can label them.
@@ -183,19 +186,22 @@ impl StepName {
     /// The step's axes in self- or cross-attention (`cross`) with as many key/value heads
     /// as query heads: [`StepName::axes_in`] with that layout.
     pub fn axes(self, cross: bool) -> [Axis; 4] {
-        self.axes_in(Layout { cross, grouped: false })
+        self.axes_in(Layout { cross, grouped: false, wide: false })
     }
 
     /// The step's axes: in cross-attention the query and key token axes are `T_q` and
     /// `T_k` (in self-attention both are `T`); with grouped heads the key/value heads
-    /// before the repeat are `h_kv`, and the projections `k` and `v` are `h_kv·d_k` wide.
+    /// before the repeat are `h_kv`, and the projections `k` and `v` are `h_kv·d_k` wide;
+    /// with a head size of its own the queries and the concatenated heads are `h·d_k` wide.
     pub fn axes_in(self, layout: Layout) -> [Axis; 4] {
         use Axis::*;
         let (tq, tk) = if layout.cross { (TQ, TK) } else { (T, T) };
-        let (kv, kv_width) = if layout.grouped { (HKv, KvWidth) } else { (H, DModel) };
+        let q_width = if layout.wide { QWidth } else { DModel };
+        let (kv, kv_width) = if layout.grouped { (HKv, KvWidth) } else { (H, q_width) };
         // The fourth entry of a 3-axis step is `One` and is cut off by `dims`.
         match self {
-            Self::X | Self::XPe | Self::Q | Self::Concat | Self::Output => [B, tq, DModel, One],
+            Self::X | Self::XPe | Self::Output => [B, tq, DModel, One],
+            Self::Q | Self::Concat => [B, tq, q_width, One],
             Self::Pe => [One, tq, DModel, One],
             Self::XKv | Self::XKvPe => [B, tk, DModel, One],
             Self::K | Self::V => [B, tk, kv_width, One],

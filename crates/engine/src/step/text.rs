@@ -113,7 +113,8 @@ impl StepName {
             Self::Weights => "weights = scores.softmax(dim=-1)",
             Self::Context => "context = weights @ v",
             Self::Concat => {
-                return format!("concat = context.transpose(1, 2).contiguous().view(B, {t_q}, d_model)")
+                let width = if layout.wide { "h * d_k" } else { "d_model" };
+                return format!("concat = context.transpose(1, 2).contiguous().view(B, {t_q}, {width})");
             }
             Self::Output => "output = self.w_o(concat)",
         };
@@ -159,6 +160,12 @@ impl StepName {
             Self::Q => "Project every token to a query: x @ W_Q + b_Q".into(),
             Self::K => "Project every token to a key: x @ W_K + b_K".into(),
             Self::V => "Project every token to a value: x @ W_V + b_V".into(),
+            Self::QHeads if layout.wide => format!(
+                "Split the h·d_k = {} query features into h = {n_heads} heads of d_k = {d_k} (a head size of its \
+                 own: W_Q is d_model × h·d_k = {d_model} × {}), then swap T and h",
+                n_heads * d_k,
+                n_heads * d_k
+            ),
             Self::QHeads => {
                 format!(
                     "Split d_model = {d_model} into h = {n_heads} heads of d_k = {d_k}, then swap T and h"

@@ -164,7 +164,8 @@ impl Trace {
 
     /// What the steps' axes depend on in this run.
     pub fn layout(&self) -> Layout {
-        Layout { cross: self.is_cross(), grouped: self.is_grouped() }
+        let z = &self.sizes;
+        Layout { cross: self.is_cross(), grouped: self.is_grouped(), wide: z.n_heads * z.d_k != z.d_model }
     }
 
     /// The query tokens of sentence `b` (in self-attention, its tokens).
@@ -215,6 +216,7 @@ impl Trace {
             Axis::DK => z.d_k,
             Axis::HKv => z.kv_heads(),
             Axis::KvWidth => z.kv_heads() * z.d_k,
+            Axis::QWidth => z.n_heads * z.d_k,
             Axis::One => 1,
         }
     }

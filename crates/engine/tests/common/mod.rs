@@ -31,7 +31,8 @@ fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usiz
 /// h ∈ 1..=4, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
 /// combination with and without a sliding window, self- and cross-attention (T_k ∈ 1..=7
 /// independent of T_q), with and without positions, with h_kv any divisor of h, RoPE in
-/// both styles (when d_k is even), ALiBi, a scale, a softcap, QK-norm and attention sinks.
+/// both styles (when d_k is even), ALiBi, a scale, a softcap, QK-norm, attention sinks and
+/// a head size of its own (d_model ∈ 1..=6 drawn apart from h·d_k).
 pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
     let words = prop::sample::select(vec!["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis"]);
     (
@@ -44,9 +45,11 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
         any::<bool>(),
         any::<bool>(),
         arb_modern(),
+        prop::option::of(1usize..=6),
     )
-        .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions, modern)| {
-            let d = h * d_k;
+        .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions, modern, own_d_model)| {
+            // a head size of its own: d_model drawn apart from h·d_k
+            let d = own_d_model.unwrap_or(h * d_k);
             let sentence = prop::collection::vec(words.clone(), 1..=7).prop_map(|w| w.join(" "));
             (
                 prop::collection::vec(sentence.clone(), b),
@@ -56,13 +59,13 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     Just(None).boxed()
                 },
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
-                prop::collection::vec(-1.0f64..1.0, 8 * d * d + 8 * d),
+                prop::collection::vec(-1.0f64..1.0, 8 * d.max(h * d_k).pow(2) + 8 * d.max(h * d_k)),
                 prop::option::of((
                     prop::collection::vec(0.2f64..2.0, 2 * d_k),
                     prop::sample::select(vec![1e-6, 0.5]),
                 )),
                 Just((d, h, causal, padding, large, positions)),
-                Just((d_k, modern)),
+                Just((d_k, modern, own_d_model.is_some())),
                 prop::option::of(prop::collection::vec(-3.0f64..3.0, h)),
             )
         })
@@ -77,7 +80,8 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 modern,
                 sinks,
             )| {
-                let (d_k, (kv_choice, rope_choice, base_choice, alibi, window, scale, softcap)) = modern;
+                let (d_k, (kv_choice, rope_choice, base_choice, alibi, window, scale, softcap), own) = modern;
+                let q_width = h * d_k;
                 let divisors: Vec<usize> = (1..=h).filter(|g| h % g == 0).collect();
                 let h_kv = divisors[kv_choice % divisors.len()];
                 let kv = h_kv * d_k;
@@ -94,23 +98,27 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 });
                 let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
                 let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();
-                let (m, rest) = params.split_at(8 * d * d);
-                let w = |i: usize, cols: usize| matrix(d, cols, &m[i * 2 * d * d..(i * 2 + 1) * d * d]);
-                let bias = |i: usize, len: usize| rest[i * d..i * d + len].to_vec();
+                let wide = d.max(q_width); // every matrix and bias fits in a slice of this side
+                let (m, rest) = params.split_at(8 * wide * wide);
+                let w = |i: usize, rows: usize, cols: usize| {
+                    matrix(rows, cols, &m[i * 2 * wide * wide..(i * 2 + 1) * wide * wide])
+                };
+                let bias = |i: usize, len: usize| rest[i * wide..i * wide + len].to_vec();
                 Scenario {
                     sentences,
                     kv_sentences,
                     d_model: d,
                     n_heads: h,
+                    d_head: own.then_some(d_k),
                     embeddings,
                     projections: Projections::Explicit(Box::new(ExplicitWeights {
-                        w_q: w(0, d),
-                        b_q: bias(0, d),
-                        w_k: w(1, kv),
+                        w_q: w(0, d, q_width),
+                        b_q: bias(0, q_width),
+                        w_k: w(1, d, kv),
                         b_k: bias(1, kv),
-                        w_v: w(2, kv),
+                        w_v: w(2, d, kv),
                         b_v: bias(2, kv),
-                        w_o: w(3, d),
+                        w_o: w(3, q_width, d),
                         b_o: bias(3, d),
                     })),
                     seed: 0,
