@@ -6,9 +6,10 @@
 //! A claim that no longer holds after an edit (a sentence written for the lesson's own
 //! vectors) makes the step say so plainly, with the way back: [`super::LessonStep::words`].
 
-use crate::engine::Trace;
+use crate::engine::{StepName as S, Trace};
 
-use super::{num, Cell};
+use super::cell::Cell;
+use super::num;
 
 /// A number of the trace a claim is about.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,7 +26,7 @@ impl Quantity {
     pub fn value(&self, t: &Trace) -> f64 {
         match *self {
             Quantity::Cell(c) => super::at(t, c.step, c.batch, c.head, c.row, c.col),
-            Quantity::PeDot(i, j) => super::word_order::pe_dot(t, i, j),
+            Quantity::PeDot(i, j) => pe_dot(t, i, j),
         }
     }
 }
@@ -73,6 +74,15 @@ impl Claim {
             Claim::Positive(a) => printed_greater(v(a), 0.0),
         }
     }
+}
+
+/// `pe[i] · pe[j]`, from the trace's `pe` step.
+pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
+    let Some(pe) = t.step(S::Pe).and_then(|s| s.matrix(0, 0)) else { return f64::NAN };
+    if i >= pe.nrows() || j >= pe.nrows() {
+        return f64::NAN;
+    }
+    pe.row(i).dot(&pe.row(j))
 }
 
 /// What a step says when a claim its words make for the lesson's own vectors no longer

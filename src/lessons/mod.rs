@@ -18,6 +18,7 @@ use crate::engine::trace::shape_text;
 use crate::engine::{Scenario, StepName, Trace};
 
 mod aside;
+mod cell;
 pub mod claims;
 mod edits;
 mod extra;

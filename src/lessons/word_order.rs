@@ -121,14 +121,7 @@ fn largest_output_mismatch(t: &Trace) -> Option<f64> {
     Some(worst)
 }
 
-/// `pe[i] · pe[j]`, from the trace's `pe` step.
-pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
-    let Some(pe) = t.step(S::Pe).and_then(|s| s.matrix(0, 0)) else { return f64::NAN };
-    if i >= pe.nrows() || j >= pe.nrows() {
-        return f64::NAN;
-    }
-    pe.row(i).dot(&pe.row(j))
-}
+pub use super::claims::pe_dot;
 
 /// "exactly equal", "equal up to float rounding" (summing in another order changes the
 /// last bits), or the largest difference.
