@@ -131,8 +131,8 @@ pub fn lesson() -> Lesson {
                 one_pair(),
                 S::Weights,
                 |_| {
-                    "Predict first: weights @ v multiplies (T_q, T_k) by (T_k, d_k). Choose an answer to see the \
-                     output."
+                    "Predict first: the output is weights @ v, per head, then concatenated and multiplied by W_O \
+                     (the output projection). Choose an answer to see the output."
                         .into()
                 },
             )

@@ -83,6 +83,53 @@ pub const GLOSSARY: &[Term] = &[
         forms: &["batch", "B"],
         meaning: "Several sentences computed together, B of them, padded to the same length T.",
     },
+    Term {
+        term: "causal",
+        forms: &["causal"],
+        meaning: "A mask that lets query i see keys 0 to i only, never a later word: what a model that writes \
+                  left to right needs.",
+    },
+    Term {
+        term: "W_O",
+        forms: &["W_O"],
+        meaning: "The output projection: a (d_model, d_model) matrix that mixes the heads' concatenated \
+                  outputs into one vector per token.",
+    },
+    Term {
+        term: "PE",
+        forms: &["PE"],
+        meaning: "Positional encoding: a vector per position added to each token's embedding, so attention \
+                  can tell word order (sines and cosines in the original Transformer).",
+    },
+    Term {
+        term: "RoPE",
+        forms: &["RoPE"],
+        meaning: "Rotary position embedding: each pair of a query's and a key's features is turned by an angle \
+                  proportional to its position, so their dot product depends on the distance between them.",
+    },
+    Term {
+        term: "h_kv",
+        forms: &["h_kv"],
+        meaning: "The number of key/value heads. With h_kv < h, several query heads share one K/V head.",
+    },
+    Term {
+        term: "GQA / MQA",
+        forms: &["GQA", "MQA"],
+        meaning: "Grouped-query attention (a few K/V heads, each shared by a group of query heads) and \
+                  multi-query attention (one K/V head for all): a smaller KV cache.",
+    },
+    Term {
+        term: "KV cache",
+        forms: &["KV cache", "K/V cache", "key/value cache"],
+        meaning: "While generating, the keys and values of the tokens so far, kept so that each new token \
+                  computes only its own: 2 · layers · h_kv · d_k numbers per token.",
+    },
+    Term {
+        term: "tile",
+        forms: &["tile", "tiles"],
+        meaning: "A block of queries by a block of keys that FlashAttention computes at once in fast memory, \
+                  folding each into a running maximum and sum (the online softmax).",
+    },
 ];
 
 /// Where `term` is first used in `text`: the byte range of its first form found as a

@@ -168,7 +168,7 @@ pub fn lesson() -> Lesson {
                         format!(
                             "At step t = {ON} the query is 1 row and the key cache {} rows. A program calls \
                              F.scaled_dot_product_attention(q, k_cache, v_cache, is_causal=True). Which cached \
-                             keys may the one query see?",
+                             keys does that call let the one query see (not: which should it see)?",
                             cached(t, ON).count()
                         )
                     },

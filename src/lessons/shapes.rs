@@ -158,8 +158,8 @@ pub fn lesson() -> Lesson {
                 s.clone(),
                 S::KHeads,
                 |_| {
-                    "Predict first: @ multiplies the last two axes and keeps the ones in front. Choose an answer \
-                     to see the weights."
+                    "Predict first: softmax keeps the shape of the scores it is given. Choose an answer to see \
+                     the weights."
                         .into()
                 },
             )

@@ -49,6 +49,68 @@ pub const BASEBALL_BAT: Source = Source {
 /// All four, in the order the lessons first use them.
 pub const SOURCES: [Source; 4] = [BASEBALL_BAT, MULTI_HEAD, MASTERCLASS, ANNOTATED];
 
+/// A paper or model report the later lessons quote (a model's sizes, a method's rule),
+/// with a link a reader can follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paper {
+    /// The title, or the model it reports.
+    pub name: &'static str,
+    /// Where it is.
+    pub url: &'static str,
+    /// What the lessons take from it.
+    pub contributes: &'static str,
+}
+
+/// The papers, in the order the lessons first use them.
+pub const PAPERS: &[Paper] = &[
+    Paper {
+        name: "Vaswani et al., Attention Is All You Need (2017)",
+        url: "https://arxiv.org/abs/1706.03762",
+        contributes: "scaled dot-product attention, multi-head attention and the sinusoidal PE (§3.5)",
+    },
+    Paper {
+        name: "Su et al., RoFormer (2021)",
+        url: "https://arxiv.org/abs/2104.09864",
+        contributes: "RoPE, rotary position embedding",
+    },
+    Paper {
+        name: "Touvron et al., LLaMA (2023) and Llama 2 (2023)",
+        url: "https://arxiv.org/abs/2307.09288",
+        contributes:
+            "the Llama models' sizes (Llama 2 7B: 32 layers, 32 heads of d_k = 128, 4,096 tokens of context)",
+    },
+    Paper {
+        name: "Ainslie et al., GQA (2023)",
+        url: "https://arxiv.org/abs/2305.13245",
+        contributes: "grouped-query attention, h_kv key/value heads shared by groups of query heads",
+    },
+    Paper {
+        name: "Jiang et al., Mistral 7B (2023)",
+        url: "https://arxiv.org/abs/2310.06825",
+        contributes: "the sliding window W = 4096 (Mistral 7B v0.1) and its reach over 32 layers",
+    },
+    Paper {
+        name: "Press et al., Train Short, Test Long: ALiBi (2021)",
+        url: "https://arxiv.org/abs/2108.12409",
+        contributes: "ALiBi's bias m·(j − i) and its slopes 2^(−8k/h)",
+    },
+    Paper {
+        name: "BigScience, BLOOM (2022)",
+        url: "https://arxiv.org/abs/2211.05100",
+        contributes: "a model trained with ALiBi; its code adds m·j",
+    },
+    Paper {
+        name: "MosaicML, MPT-7B (2023)",
+        url: "https://www.databricks.com/blog/mpt-7b",
+        contributes: "a model trained with ALiBi",
+    },
+    Paper {
+        name: "Dao et al., FlashAttention (2022) and FlashAttention-2 (2023)",
+        url: "https://arxiv.org/abs/2307.08691",
+        contributes: "tiles, the online softmax, skipped causal tiles, and zeros for a fully blocked row",
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +120,16 @@ mod tests {
         for s in SOURCES {
             assert!(s.name.starts_with("the ") && !s.contributes.is_empty() && !s.by.is_empty());
             assert!(!format!("{s:?}").to_lowercase().contains("seed"), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn every_paper_has_a_link_a_reader_can_follow() {
+        for p in PAPERS {
+            assert!(
+                p.url.starts_with("https://") && !p.name.is_empty() && !p.contributes.is_empty(),
+                "{p:?}"
+            );
         }
     }
 

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::lessons::glossary::{segments, Term, GLOSSARY};
-use crate::lessons::sources::SOURCES;
+use crate::lessons::sources::{PAPERS, SOURCES};
 
 /// The id of the paragraph that shows the open term's meaning (the term buttons'
 /// `aria-controls`).
@@ -102,6 +102,19 @@ pub fn ReadingFolds() -> impl IntoView {
             }
         })
         .collect_view();
+    let papers = PAPERS
+        .iter()
+        .map(|p| {
+            view! {
+                <li>
+                    <a href=p.url target="_blank" rel="noopener">
+                        {p.name}
+                    </a>
+                    {format!(": {}.", p.contributes)}
+                </li>
+            }
+        })
+        .collect_view();
     view! {
         <details class="al-reading" data-testid="glossary">
             <summary>"Glossary"</summary>
@@ -113,6 +126,10 @@ pub fn ReadingFolds() -> impl IntoView {
                 "The lessons follow four tutorials and check their numbers against them:"
             </p>
             <ul class="al-sources">{sources}</ul>
+            <p class="al-reading-intro">"The later lessons quote these papers and model reports:"</p>
+            <ul class="al-sources" data-testid="papers">
+                {papers}
+            </ul>
         </details>
     }
 }

@@ -53,12 +53,17 @@ impl PageParams {
     /// The link's query pairs, split into the page's own settings and the explorer's
     /// pairs (for [`from_query`]).
     pub fn split(pairs: Vec<(String, String)>) -> (Self, Vec<(String, String)>) {
-        let (page, explorer): (Vec<_>, Vec<_>) = pairs
-            .into_iter()
-            .partition(|(k, _)| PAGE_KEYS.contains(&k.as_str()) || LEARN_KEYS.contains(&k.as_str()));
+        // with a lesson, `step=N` is the lesson's step N as the page counts it ("step 2 of
+        // 6", from 1); the explorer's `step` is a trace step's name, never a number
+        let has_lesson = pairs.iter().any(|(k, _)| k == "lesson");
+        let lesson_step = |k: &str, v: &str| has_lesson && k == "step" && v.parse::<usize>().is_ok();
+        let (page, explorer): (Vec<_>, Vec<_>) = pairs.into_iter().partition(|(k, v)| {
+            PAGE_KEYS.contains(&k.as_str()) || LEARN_KEYS.contains(&k.as_str()) || lesson_step(k, v)
+        });
         let first = |key: &str| page.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         let flag = |key: &str| page.iter().any(|(k, v)| k == key && (v == "1" || v == "true"));
-        let step = first("ls").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+        let from_one = first("step").and_then(|v| v.parse::<usize>().ok()).map(|n| n.saturating_sub(1));
+        let step = first("ls").and_then(|v| v.parse::<usize>().ok()).or(from_one).unwrap_or(0);
         let params = Self {
             lesson: first("lesson").map(|id| (id.to_owned(), step)),
             present: flag("present"),
@@ -510,6 +515,15 @@ mod tests {
             read,
             PageParams { lesson: Some(("x".into(), 0)), present: true, ..PageParams::default() }
         );
+        // `?lesson=X&step=N` opens step N, counted from 1 as the page counts; `ls` (from 0)
+        // wins when both are given; without a lesson `step` stays the explorer's
+        let (read, explorer) = PageParams::split(pairs(&[("lesson", "x"), ("step", "3")]));
+        assert_eq!(read.lesson, Some(("x".into(), 2)));
+        assert!(explorer.is_empty());
+        let (read, _) = PageParams::split(pairs(&[("lesson", "x"), ("step", "3"), ("ls", "0")]));
+        assert_eq!(read.lesson, Some(("x".into(), 0)));
+        let (read, explorer) = PageParams::split(pairs(&[("step", "weights")]));
+        assert_eq!((read.lesson, explorer.len()), (None, 1));
     }
 
     #[test]
