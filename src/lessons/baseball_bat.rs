@@ -228,13 +228,11 @@ pub fn lesson() -> Lesson {
                 S::Weights,
                 |t| {
                     format!(
-                        "With the whole sentence, \"I\", \"bought\" and \"a\" sit on the \"other\" dimension: \
-                         all three are {}, because this small space has one dimension for every word that is \
-                         neither sports nor animal, so their rows of the map are identical. The scores of \"baseball\" and \"bat\" with each other do not change (baseball·bat scaled is \
-                         still {}), but now softmax shares each row among five keys: \"bat\" gives {} to \
+                        "With the whole sentence, \"I\", \"bought\" and \"a\" are all {}: one \"other\" dimension \
+                         holds every word that is neither sports nor animal, so their rows are identical. \
+                         Softmax now shares each row among five keys: \"bat\" gives {} to \
                          \"baseball\", {} to itself and {} to each of the others, so its output is {}.",
                         row(t, S::X, 0, 0, 0),
-                        num(at(t, S::Scaled, 0, 0, 3, 4)),
                         num(at(t, S::Weights, 0, 0, 4, 3)),
                         num(at(t, S::Weights, 0, 0, 4, 4)),
                         num(at(t, S::Weights, 0, 0, 4, 0)),
