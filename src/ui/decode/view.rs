@@ -3,7 +3,7 @@
 //! position shows the cache growing (under a window, the row that leaves), the one query
 //! row's weights over the cached keys, the output row and its check against the full
 //! run, and the cache's bytes. The numbers are [`crate::engine::decode`]'s, computed
-//! once per scenario; the pure parts are [`crate::ui::decode::decode_data`].
+//! once per scenario; the pure parts are [`crate::ui::decode::data`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,13 +11,13 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use crate::engine::{decode, Decoded, EngineError};
+use crate::ui::decode::cache::{cache_table, listed_words};
 use crate::ui::decode::cache_calculator::CacheCalculator;
-use crate::ui::decode::decode_cache::{cache_table, listed_words};
-use crate::ui::decode::decode_data::{
+use crate::ui::decode::data::{
     self as data, format_bytes, group_digits, scenario_cache_bytes, slots, token_label, Slot,
 };
-use crate::ui::decode::decode_position::Ctx;
-use crate::ui::decode::decode_query::query_view;
+use crate::ui::decode::position::Ctx;
+use crate::ui::decode::query::query_view;
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::widgets::head_options::HeadOptions;

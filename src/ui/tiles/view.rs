@@ -4,11 +4,11 @@
 //! row's running m and ℓ and the correction e^(m − m′) after the tile, the check of the
 //! context against the full run's, and the peak memory. The numbers are
 //! [`crate::engine::tiled`]'s, computed once per scenario and block; the pure parts are
-//! [`crate::ui::tiles::tiles_data`].
+//! [`crate::ui::tiles::data`].
 //!
-//! The parts are [`crate::ui::tiles::tiles_picture`] (the scores and the outline) and
+//! The parts are [`crate::ui::tiles::picture`] (the scores and the outline) and
 //! [`crate::ui::tiles::tile_tables`] (the current tile's rows and scores as tables); the words are
-//! [`crate::ui::tiles::tiles_words`].
+//! [`crate::ui::tiles::words`].
 
 use std::sync::Arc;
 
@@ -23,10 +23,10 @@ use crate::engine::{tiled, EngineError, Tiled, Trace};
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::UI_MAX_TOKENS;
+use crate::ui::tiles::data::{cell_size, context_check, tiles_of};
+use crate::ui::tiles::picture::TilesPicture;
 use crate::ui::tiles::tile_tables::{TileRows, TileScores};
-use crate::ui::tiles::tiles_data::{cell_size, context_check, tiles_of};
-use crate::ui::tiles::tiles_picture::TilesPicture;
-use crate::ui::tiles::tiles_words::{check_words, peak_words, position_words};
+use crate::ui::tiles::words::{check_words, peak_words, position_words};
 
 /// The tiles view of the current inputs.
 #[component]
