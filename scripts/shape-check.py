@@ -9,6 +9,10 @@ crates/, fuzz/ and e2e/bench/wasm-engine (their tests included).
   component  no `#[component]` function longer than 150 lines (fn line to closing
              brace): a component that does not fit on about three screens does too
              much and should be split by concern.
+  folder     among the folders of src/ui (one per feature, and the shared `platform`,
+             `widgets`, `state`): no import circle between folders, and no arrow from
+             a shared folder into a feature (`app` is the top; nothing may import it).
+             Edges are the file edges of the circle rule, grouped by folder.
 
 An import circle. Every file is a module (crate roots are the files no `mod x;`
 declaration reaches; `mod.rs` and `name.rs` + `name/` both work). File A has an edge
@@ -396,6 +400,50 @@ def circles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
     return sorted(out)
 
 
+# ---------------------------------------------------------------- rule: folder
+
+UI = "src/ui/"
+SHARED_FOLDERS = {"platform", "widgets", "state"}
+
+
+def ui_folder(path: str) -> str | None:
+    """The folder of src/ui a file lives in (`decode` for src/ui/decode/view.rs), or
+    None for a file outside src/ui or directly in it."""
+    if not path.startswith(UI):
+        return None
+    parts = path[len(UI):].split("/")
+    return parts[0] if len(parts) > 1 else None
+
+
+def folder_violations(edges: dict[str, dict[str, int]]) -> list[Violation]:
+    """Circles between src/ui's folders, and arrows from a shared folder into a feature."""
+    out: list[Violation] = []
+    folder_edges: dict[str, dict[str, tuple[str, int, str]]] = {}
+    for a, targets in sorted(edges.items()):
+        fa = ui_folder(a)
+        if fa is None:
+            continue
+        for b, line in sorted(targets.items()):
+            fb = ui_folder(b)
+            if fb is None or fb == fa:
+                continue
+            folder_edges.setdefault(fa, {}).setdefault(fb, (a, line, b))
+            if fb == "app":
+                out.append(Violation(a, line, "folder", f"uses {b}: ui/app is the top, nothing imports it"))
+            elif fa in SHARED_FOLDERS and fb not in SHARED_FOLDERS:
+                out.append(Violation(a, line, "folder", f"uses {b}: the shared ui/{fa} imports the feature ui/{fb}"))
+    graph = {f: {g: 0 for g in gs} for f, gs in folder_edges.items()}
+    for comp in circles(graph):
+        members = set(comp)
+        for f in comp:
+            for g, (a, line, b) in sorted(folder_edges[f].items()):
+                if g in members:
+                    others = " -> ".join(comp)
+                    out.append(Violation(a, line, "folder", f"uses {b}, in the folder circle {others}"))
+                    break
+    return out
+
+
 # ---------------------------------------------------------------- the check
 
 
@@ -432,6 +480,7 @@ def check(files: dict[str, str]) -> tuple[list[Violation], list[tuple[str, int]]
                     others = " -> ".join(comp)
                     violations.append(Violation(a, line, "circle", f"uses {b}, in the import circle {others}"))
                     break
+    violations += folder_violations(edges)
     return violations, sizes, comps
 
 
@@ -500,6 +549,42 @@ def self_test() -> int:
                 "src/lib.rs": "mod a;\nmod b;\n",
                 "src/a.rs": 'pub fn f() -> &str { "use crate::b::B;" }\n#[cfg(test)]\nmod tests {\n    use crate::b::B;\n}\n',
                 "src/b.rs": "use crate::a::f;\npub struct B;\n",
+            },
+            set(),
+        ),
+    ]
+    ui = {"src/lib.rs": "pub mod ui;\n", "src/ui/mod.rs": "pub mod a;\npub mod b;\npub mod widgets;\n"}
+    cases += [
+        (
+            "two ui folders using each other, through different files",
+            {
+                **ui,
+                "src/ui/a/mod.rs": "pub mod one;\npub mod two;\n",
+                "src/ui/a/one.rs": "use crate::ui::b::three::C;\npub struct A;\n",
+                "src/ui/a/two.rs": "pub struct B;\n",
+                "src/ui/b/mod.rs": "pub mod three;\n",
+                "src/ui/b/three.rs": "use crate::ui::a::two::B;\npub struct C;\n",
+                "src/ui/widgets/mod.rs": "",
+            },
+            {("src/ui/a/one.rs", "folder"), ("src/ui/b/three.rs", "folder")},
+        ),
+        (
+            "a shared folder importing a feature",
+            {
+                **ui,
+                "src/ui/a/mod.rs": "pub struct A;\n",
+                "src/ui/b/mod.rs": "",
+                "src/ui/widgets/mod.rs": "use crate::ui::a::A;\n",
+            },
+            {("src/ui/widgets/mod.rs", "folder")},
+        ),
+        (
+            "a feature importing a shared folder",
+            {
+                **ui,
+                "src/ui/a/mod.rs": "use crate::ui::widgets::W;\n",
+                "src/ui/b/mod.rs": "",
+                "src/ui/widgets/mod.rs": "pub struct W;\n",
             },
             set(),
         ),

@@ -16,8 +16,9 @@ use attention_lens::challenges;
 use attention_lens::engine::{self, Trace};
 use attention_lens::lessons::{self, glossary, quiz::QuizKind, Extra};
 use attention_lens::ui::{
-    challenge::challenge_text, decode::decode_data, explain::explain_text, explorer::first_screen,
-    heatmap::card_data, state::settings, state::url, tiles::tiles_data, tiles::tiles_words,
+    challenge::text as challenge_text, decode::data as decode_data, explain::text as explain_text,
+    explorer::first_screen, heatmap::card_data, state::settings, state::url, tiles::data as tiles_data,
+    tiles::words as tiles_words,
 };
 
 fn lesson_steps(out: &mut String) {

@@ -10,7 +10,7 @@ use crate::challenges::Challenge;
 use crate::lessons::Lesson;
 use crate::ui::learn::learn_settings::LearnSettings;
 use crate::ui::platform::address;
-use crate::ui::state::engine_choice::EngineMode;
+use crate::ui::state::engine::choice::EngineMode;
 use crate::ui::state::settings::{Settings, ViewState};
 use crate::ui::state::url;
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::lessons::Lesson;
-use crate::ui::lesson::lesson_open::{self, is_edited};
+use crate::ui::lesson::open::{self, is_edited};
 use crate::ui::state::settings::{Settings, ViewState};
 
 /// What opens and resets lesson steps.
@@ -38,7 +38,7 @@ impl LessonNav {
             let all_lessons = all_lessons.clone();
             move |at: (usize, usize), fresh: bool| {
                 let opened = settings.with_untracked(|st| {
-                    lesson_open::open_step(&all_lessons, lesson.get_untracked(), st, at, fresh)
+                    open::open_step(&all_lessons, lesson.get_untracked(), st, at, fresh)
                 });
                 let Some(opened) = opened else { return };
                 settings.set(opened.settings);

@@ -8,12 +8,12 @@ use leptos::prelude::*;
 use crate::challenges::Challenge;
 use crate::lessons::Lesson;
 use crate::ui::app::lesson_nav::LessonNav;
-use crate::ui::challenge::challenge_panel::ChallengeMode;
+use crate::ui::challenge::panel::ChallengeMode;
 use crate::ui::explorer::first_screen::FirstScreen;
 use crate::ui::explorer::view::Explorer;
 use crate::ui::learn::learn_settings::LearnSettings;
 use crate::ui::learn::learn_view::LearnView;
-use crate::ui::lesson::lesson_stage::LessonStage;
+use crate::ui::lesson::stage::LessonStage;
 use crate::ui::state::app_state::AppState;
 use crate::ui::widgets::later::Later;
 

@@ -1,5 +1,5 @@
 //! The root component: the signals, the one memo that runs the engine (made by
-//! [`crate::ui::state::engine_run`]), and the layout. Opening lessons is
+//! [`crate::ui::state::engine::run`]), and the layout. Opening lessons is
 //! [`super::lesson_nav`], the address bar [`super::address_sync`], the modes under the
 //! header [`super::modes`]. Every part of the page is a component of its own (header,
 //! lesson stage, challenges, first screen, notices, explorer) that reads [`AppState`].
@@ -22,11 +22,11 @@ use crate::ui::explorer::tensors::EmbedView;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::learn_settings::LearnSettings;
-use crate::ui::lesson::lesson_open::find_lesson;
+use crate::ui::lesson::open::find_lesson;
 use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
-use crate::ui::state::engine_run::{engine_run, last_good_trace, send_to_worker};
-use crate::ui::state::engine_worker;
+use crate::ui::state::engine::run::{engine_run, last_good_trace, send_to_worker};
+use crate::ui::state::engine::worker;
 use crate::ui::state::url;
 use crate::ui::widgets::later::{self, Later};
 
@@ -54,7 +54,7 @@ pub fn App() -> impl IntoView {
     // Why the address bar cannot hold this scenario (too large for a link), if it cannot.
     let link_problem = RwSignal::new(None::<String>);
     let lesson = RwSignal::new(None::<(usize, usize)>);
-    // Challenges mode (src/ui/challenge/challenge_panel.rs): the open challenge's id, and a challenge
+    // Challenges mode (src/ui/challenge/panel.rs): the open challenge's id, and a challenge
     // imported as JSON or carried whole by a `#c=` link.
     let challenge = RwSignal::new(page.challenge.clone());
     let imported = RwSignal::new(None::<crate::challenges::Challenge>);
@@ -81,9 +81,9 @@ pub fn App() -> impl IntoView {
     }
 
     // The one place the engine runs: here, or for large inputs in the engine worker
-    // (engine_worker.rs), whose answer comes back through `channel`. While it computes,
+    // (state/engine/worker.rs), whose answer comes back through `channel`. While it computes,
     // the last picture stays, marked as computing.
-    let channel = engine_worker::Channel::new();
+    let channel = worker::Channel::new();
     let run = engine_run(text, settings, engine_mode, channel);
     send_to_worker(run, engine_mode, channel);
     let computing = Memo::new(move |_| run.with(|r| r.computing));

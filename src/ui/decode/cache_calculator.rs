@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::decode::decode_data::{format_bytes, group_digits, DTYPES, MODELS};
+use crate::ui::decode::data::{format_bytes, group_digits, DTYPES, MODELS};
 
 /// The cache of a published model: model × tokens × number format, through
 /// [`crate::engine::decode::cache_bytes`].

@@ -3,9 +3,9 @@
 //!
 //! May import `state/`, `platform/` and `widgets/`.
 
+pub mod cache;
 pub mod cache_calculator;
-pub mod decode_cache;
-pub mod decode_data;
-pub mod decode_position;
-pub mod decode_query;
-pub mod decode_view;
+pub mod data;
+pub mod position;
+pub mod query;
+pub mod view;

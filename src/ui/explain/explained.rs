@@ -1,7 +1,7 @@
 //! The explained cell, shared by every card through context: which cell (if any) the
 //! explanation panel is open on, and the engine's explanation of it for the shown trace.
 //! The cards set it on Enter or a click and move it with the arrow keys; the panel
-//! ([`crate::ui::explain::explain_panel`]) and the tables read it.
+//! ([`crate::ui::explain::panel`]) and the tables read it.
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::engine::explain::{explain, Explanation};
 use crate::engine::Trace;
 
-use crate::ui::explain::explain_text::trace_index;
+use crate::ui::explain::text::trace_index;
 use crate::ui::state::card_id::CardId;
 
 /// A cell of a card: `(card, row, column)`.

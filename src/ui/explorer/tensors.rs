@@ -7,15 +7,15 @@ use crate::draw::{Scale, LABEL_FONT};
 use crate::engine::trace::shape_text;
 use crate::engine::{StepName, Trace};
 
-use crate::ui::decode::decode_view::DecodeView;
+use crate::ui::decode::view::DecodeView;
 use crate::ui::explorer::lines_view::LinesView;
-use crate::ui::heatmap::heatmap_card::{HeatmapCard, LabelFont};
+use crate::ui::heatmap::card::{HeatmapCard, LabelFont};
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::card_id::CardId;
 use crate::ui::state::page_layout::one_head_at_a_time;
 use crate::ui::state::settings::ViewMode;
-use crate::ui::tiles::tiles_view::TilesView;
+use crate::ui::tiles::view::TilesView;
 
 /// The step shown, never one the trace lacks: a step of cross-attention or positions
 /// that was switched off falls back to the weights.

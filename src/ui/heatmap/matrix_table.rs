@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use crate::engine::StepName;
 use crate::format::exact;
 
-use crate::ui::explain::explain_text::outlines;
 use crate::ui::explain::explained::Explained;
+use crate::ui::explain::text::outlines;
 use crate::ui::heatmap::card_data::corner;
 use crate::ui::state::card_id::CardId;
 

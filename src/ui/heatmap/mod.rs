@@ -3,7 +3,7 @@
 //!
 //! May import `state/`, `platform/`, `widgets/` and `explain/` (a click explains a cell).
 
+pub mod card;
 pub mod card_data;
-pub mod heatmap_card;
 pub mod highlight;
 pub mod matrix_table;

@@ -4,20 +4,20 @@
 //!
 //! May import `state/`, `platform/`, `widgets/` and the views a step shows.
 
+pub mod aside;
 pub mod causal_corners;
 pub mod embedding_editor;
 pub mod embedding_plot;
 pub mod glossary_panel;
-pub mod lesson_aside;
-pub mod lesson_keys;
-pub mod lesson_open;
-pub mod lesson_panel;
-pub mod lesson_quiz;
-pub mod lesson_stage;
-pub mod lesson_steps;
-pub mod lesson_tabs;
-pub mod lesson_tools;
+pub mod keys;
 pub mod mask_conventions;
+pub mod open;
+pub mod panel;
 pub mod plot_data;
 pub mod position_similarity;
+pub mod quiz;
 pub mod split_both_ways;
+pub mod stage;
+pub mod steps;
+pub mod tabs;
+pub mod tools;

@@ -6,9 +6,7 @@
 
 pub mod app_state;
 pub mod card_id;
-pub mod engine_choice;
-pub mod engine_run;
-pub mod engine_worker;
+pub mod engine;
 pub mod page_layout;
 pub mod settings;
 pub mod url;

@@ -1,7 +1,7 @@
 //! The page's settings as plain Rust: what the controls set, what is selected, the
 //! default text, the page's input limits, and the scenario they describe. No web
 //! dependency, so it is tested natively. Their URL form is [`crate::ui::state::url`]; where the
-//! engine runs is [`crate::ui::state::engine_choice`].
+//! engine runs is [`crate::ui::state::engine::choice`].
 
 use std::collections::BTreeMap;
 

@@ -7,7 +7,7 @@ use crate::engine::{
 };
 use crate::link::{self, LinkError};
 
-use crate::ui::state::engine_choice::EngineMode;
+use crate::ui::state::engine::choice::EngineMode;
 use crate::ui::state::settings::{
     Settings, ViewMode, ViewState, DEFAULT_BLOCK, DEFAULT_TEXT, UI_MAX_BATCH, UI_MAX_D_MODEL, UI_MAX_TOKENS,
 };

@@ -3,8 +3,8 @@
 //!
 //! May import `state/`, `platform/` and `widgets/`.
 
+pub mod data;
+pub mod picture;
 pub mod tile_tables;
-pub mod tiles_data;
-pub mod tiles_picture;
-pub mod tiles_view;
-pub mod tiles_words;
+pub mod view;
+pub mod words;

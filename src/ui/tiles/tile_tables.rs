@@ -1,7 +1,7 @@
 //! The tiles view's tables of the current tile: [`TileRows`] (each query row's running m′,
 //! ℓ′ and correction, a click on an ℓ′ listing its running sum term by term, and what the
 //! tile did in words) and [`TileScores`] (the tile's masked scores, the picture's text
-//! equivalent). Their words are [`crate::ui::tiles::tiles_words`]'s.
+//! equivalent). Their words are [`crate::ui::tiles::words`]'s.
 
 use std::sync::Arc;
 
@@ -11,9 +11,9 @@ use crate::engine::tiled::running_sum;
 use crate::engine::{StepName, Tile, Trace};
 use crate::format::{exact, fixed, short};
 
-use crate::ui::decode::decode_data::token_label;
-use crate::ui::tiles::tiles_data::{row_states, tile_words};
-use crate::ui::tiles::tiles_words::running_sum_words;
+use crate::ui::decode::data::token_label;
+use crate::ui::tiles::data::{row_states, tile_words};
+use crate::ui::tiles::words::running_sum_words;
 use crate::ui::widgets::scroll_region::scroll_region;
 
 /// The most rows and columns of the current tile's scores listed in its table.

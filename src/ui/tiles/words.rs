@@ -1,14 +1,14 @@
 //! The tiles view's words and labels, as plain Rust: where the current tile is, the
 //! outline's CSS, the check of the tiled context in words, the peak memory, the axis
 //! labels and the terms of a running sum ℓ′. Tested natively; the view is
-//! [`crate::ui::tiles::tiles_view`], its numbers [`crate::ui::tiles::tiles_data`].
+//! [`crate::ui::tiles::view`], its numbers [`crate::ui::tiles::data`].
 
 use crate::engine::tiled::RunningSum;
 use crate::engine::Tile;
 use crate::format::fixed;
 
-use crate::ui::decode::decode_data::{format_difference, token_label};
-use crate::ui::tiles::tiles_data::{outline, peak_scores};
+use crate::ui::decode::data::{format_difference, token_label};
+use crate::ui::tiles::data::{outline, peak_scores};
 
 /// The cell width (CSS px) from which a column label holds its token as well as its
 /// position ("2 sat"); narrower columns show the position only.

@@ -10,7 +10,7 @@ use crate::challenges::{self, Challenge, Edit};
 use crate::engine::{Padding, Positional, Scenario, Trace};
 use crate::format::exact;
 
-use crate::ui::challenge::challenge_text::{dim_name, matrix_name, parse_number, trace_vector};
+use crate::ui::challenge::text::{dim_name, matrix_name, parse_number, trace_vector};
 
 fn parse(ev: &leptos::ev::Event) -> Option<f64> {
     parse_number(&event_target_value(ev))

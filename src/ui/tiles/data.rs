@@ -6,7 +6,7 @@
 
 use crate::engine::{StepName, Tile, Tiled, Trace};
 
-use crate::ui::decode::decode_data::largest_difference;
+use crate::ui::decode::data::largest_difference;
 
 /// The indices in `tiled.tiles` of the tiles of sentence `b` and `head`, in the order the
 /// engine folded them in.

@@ -1,7 +1,7 @@
 //! The tiles view's picture: the full run's masked scores of one head and sentence, one
 //! canvas pixel per cell scaled up by CSS, the tokens beside the rows and above the
 //! columns when the cells are wide enough, and the current tile outlined. The pixels are
-//! [`crate::ui::tiles::tiles_data::score_pixels`]; the labels and outline [`crate::ui::tiles::tiles_words`]'s.
+//! [`crate::ui::tiles::data::score_pixels`]; the labels and outline [`crate::ui::tiles::words`]'s.
 
 use std::sync::Arc;
 
@@ -11,8 +11,8 @@ use leptos::prelude::*;
 use crate::engine::{Tile, Trace};
 
 use crate::ui::platform::canvas;
-use crate::ui::tiles::tiles_data::score_pixels;
-use crate::ui::tiles::tiles_words::{axis_labels, column_label, outline_style};
+use crate::ui::tiles::data::score_pixels;
+use crate::ui::tiles::words::{axis_labels, column_label, outline_style};
 
 /// The masked scores with the current tile outlined.
 #[component]

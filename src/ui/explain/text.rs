@@ -2,7 +2,7 @@
 //! in its step's tensor ([`trace_index`]), the cells an explanation reads
 //! ([`outlines`]), the operands' numbers ([`strips`]), the terms as listed
 //! ([`term_list`]), the formula with its numbers, and the verdicts on a learner's
-//! guesses. No web dependency: tested natively. The view is [`crate::ui::explain::explain_panel`].
+//! guesses. No web dependency: tested natively. The view is [`crate::ui::explain::panel`].
 //!
 //! Nothing here computes attention: the terms, the result and the cells read are the
 //! engine's [`crate::engine::explain::explain`]; the strip reads the trace's numbers; the

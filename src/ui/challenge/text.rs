@@ -1,8 +1,8 @@
 //! Challenges mode's pure parts, in plain Rust: a solution's edits in words, "which
 //! numbers made it work" from the engine's explanation, which weights a goal reads, the
 //! editors' names and starting vectors, a typed number, the solved ids kept in
-//! `localStorage`. Tested natively; the components are [`crate::ui::challenge::challenge_panel`],
-//! [`crate::ui::challenge::challenge_editors`] and [`crate::ui::challenge::challenge_weights`].
+//! `localStorage`. Tested natively; the components are [`crate::ui::challenge::panel`],
+//! [`crate::ui::challenge::editors`] and [`crate::ui::challenge::weights`].
 
 use crate::challenges::{Edit, Goal, Matrix};
 use crate::engine::{explain, top_terms, StepName, Trace};

@@ -13,9 +13,9 @@ use plotters_canvas::CanvasBackend;
 use crate::draw::{self, Heatmap, Layout, Scale};
 use crate::engine::{StepName, Trace};
 
-use crate::ui::explain::explain_panel::ExplainPanel;
-use crate::ui::explain::explain_text::outlines;
 use crate::ui::explain::explained::Explained;
+use crate::ui::explain::panel::ExplainPanel;
+use crate::ui::explain::text::outlines;
 use crate::ui::heatmap::card_data::{csv, fit_layout, CardData};
 use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 use crate::ui::platform::{canvas, files, screen, tasks, timing};
@@ -143,7 +143,7 @@ pub fn HeatmapCard(
         let (r, c) = clamped()?;
         data.with(|d| d.as_ref().and_then(|d| d.readout(r, c)))
     };
-    // The explanation panel (one per page, see explain_panel.rs): Enter or a click opens
+    // The explanation panel (one per page, see explain/panel.rs): Enter or a click opens
     // it on a cell of this card; the arrow keys move it while it is open here.
     let explained = use_context::<Explained>();
     // A memo: a move elsewhere (another card's panel) does not wake this card's marks.

@@ -1,9 +1,9 @@
 //! The one place the engine runs: [`engine_run`], the memo that runs it on the page or,
-//! for large inputs, hands the run to the engine worker ([`crate::ui::state::engine_worker`]), whose
+//! for large inputs, hands the run to the engine worker ([`crate::ui::state::engine::worker`]), whose
 //! answer comes back through a [`Channel`]; [`send_to_worker`], the effect that posts the
 //! request; [`last_good_trace`], the trace kept on screen under an error. While the worker
 //! computes, the last picture stays, marked as computing. Nothing here computes
-//! attention itself: [`engine_choice::run_reusing`] does.
+//! attention itself: [`choice::run_reusing`] does.
 
 use std::sync::Arc;
 
@@ -14,8 +14,8 @@ use crate::engine::Trace;
 
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::Run;
-use crate::ui::state::engine_choice::{self, EngineMode};
-use crate::ui::state::engine_worker::{self, Channel};
+use crate::ui::state::engine::choice::{self, EngineMode};
+use crate::ui::state::engine::worker::{self, Channel};
 use crate::ui::state::settings::{self, Settings};
 
 /// The engine's answer for the page's text and settings: here, or for large inputs in the
@@ -53,7 +53,7 @@ pub fn engine_run(
         // the sentences that did not change are not projected again
         let previous = prev.and_then(|p| p.result.as_deref().ok());
         timing::mark("al-page-run"); // the page's own engine run (the tests count them)
-        let result = engine_choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
+        let result = choice::run_reusing(&scenario, previous).map(Arc::new).map_err(RunError::from);
         timing::mark("al-engine-end");
         Run { scenario, notices, result, computing: false }
     })
@@ -66,13 +66,13 @@ pub fn send_to_worker(run: Memo<Run>, engine_mode: EngineMode, channel: Channel)
     Effect::new(move |_| {
         run.with(|r| {
             if r.computing {
-                engine_worker::request(&r.scenario, channel);
+                worker::request(&r.scenario, channel);
             } else if engine_mode.readies_worker(&r.scenario) {
-                engine_worker::warm(&r.scenario);
-                engine_worker::start(channel);
+                worker::warm(&r.scenario);
+                worker::start(channel);
                 // room in memory for the next answer while this picture is shown
                 if let Ok(trace) = &r.result {
-                    engine_worker::make_room(engine_worker::trace_bytes(trace));
+                    worker::make_room(worker::trace_bytes(trace));
                 }
             }
         })

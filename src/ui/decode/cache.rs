@@ -9,8 +9,8 @@ use leptos::prelude::*;
 
 use crate::engine::{DecodeStep, Decoded, Trace};
 use crate::format::{exact, short};
-use crate::ui::decode::decode_data::{self as data, listed_rows, token_label};
-use crate::ui::decode::decode_position::{At, Ctx};
+use crate::ui::decode::data::{self as data, listed_rows, token_label};
+use crate::ui::decode::position::{At, Ctx};
 use crate::ui::widgets::scroll_region::scroll_region;
 use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
 

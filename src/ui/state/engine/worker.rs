@@ -21,7 +21,7 @@ use web_sys::{MessageEvent, Worker};
 
 use crate::engine::{Scenario, Trace};
 
-use crate::ui::{platform::timing, state::engine_choice};
+use crate::ui::{platform::timing, state::engine::choice};
 
 /// The worker's script, relative to the page (Trunk writes it next to index.html), so the
 /// build works under any sub-path.
@@ -231,7 +231,7 @@ fn on_message(msg: JsValue, channel: Channel) {
                         &format!("Attention Lens: unreadable answer from the worker ({e})").into(),
                     );
                     timing::mark("al-page-run");
-                    engine_choice::run(&scenario).map(Arc::new).map_err(RunError::from)
+                    choice::run(&scenario).map(Arc::new).map_err(RunError::from)
                 }
             }
         }

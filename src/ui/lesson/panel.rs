@@ -1,8 +1,8 @@
 //! The lessons mode: the current step's words beside its picture, the tabs
-//! ([`crate::ui::lesson::lesson_tabs`]), Back/Next and the keys
-//! ([`crate::ui::lesson::lesson_steps`]), the step's question
-//! ([`crate::ui::lesson::lesson_quiz`]) and the tools
-//! ([`crate::ui::lesson::lesson_tools`]). The extras under the words are components of their own:
+//! ([`crate::ui::lesson::tabs`]), Back/Next and the keys
+//! ([`crate::ui::lesson::steps`]), the step's question
+//! ([`crate::ui::lesson::quiz`]) and the tools
+//! ([`crate::ui::lesson::tools`]). The extras under the words are components of their own:
 //! [`crate::ui::lesson::embedding_editor`], [`crate::ui::lesson::embedding_plot`], [`crate::ui::lesson::mask_conventions`].
 
 use std::sync::Arc;
@@ -14,10 +14,10 @@ use crate::lessons::glossary::{first_used_in, Term};
 use crate::lessons::{meta_line, Lesson};
 
 use crate::ui::lesson::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
-use crate::ui::lesson::lesson_quiz::QuizView;
-use crate::ui::lesson::lesson_steps::{listen_for_keys, LessonStepNav, Steps};
-use crate::ui::lesson::lesson_tabs::{numbered, LessonTabs};
-use crate::ui::lesson::lesson_tools::LessonTools;
+use crate::ui::lesson::quiz::QuizView;
+use crate::ui::lesson::steps::{listen_for_keys, LessonStepNav, Steps};
+use crate::ui::lesson::tabs::{numbered, LessonTabs};
+use crate::ui::lesson::tools::LessonTools;
 use crate::ui::widgets::later::Later;
 
 /// The current lesson step: its words and its picture side by side (stacked on a

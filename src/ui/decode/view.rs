@@ -3,7 +3,7 @@
 //! position shows the cache growing (under a window, the row that leaves), the one query
 //! row's weights over the cached keys, the output row and its check against the full
 //! run, and the cache's bytes. The numbers are [`crate::engine::decode`]'s, computed
-//! once per scenario; the pure parts are [`crate::ui::decode::decode_data`].
+//! once per scenario; the pure parts are [`crate::ui::decode::data`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,13 +11,13 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use crate::engine::{decode, Decoded, EngineError};
+use crate::ui::decode::cache::{cache_table, listed_words};
 use crate::ui::decode::cache_calculator::CacheCalculator;
-use crate::ui::decode::decode_cache::{cache_table, listed_words};
-use crate::ui::decode::decode_data::{
+use crate::ui::decode::data::{
     self as data, format_bytes, group_digits, scenario_cache_bytes, slots, token_label, Slot,
 };
-use crate::ui::decode::decode_position::Ctx;
-use crate::ui::decode::decode_query::query_view;
+use crate::ui::decode::position::Ctx;
+use crate::ui::decode::query::query_view;
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::widgets::head_options::HeadOptions;
@@ -44,32 +44,7 @@ pub fn DecodeView(
     let AppState { run, settings, view: view_state, .. } = state;
     let scenario = Memo::new(move |_| run.with(|r| r.scenario.clone()));
     // Decoded once per scenario; stepping reads the stored result.
-    let decoded = Memo::new_with_compare(
-        move |_| {
-            scenario.with(|s| {
-                let bytes = data::decode_footprint(s);
-                if bytes > data::MAX_DECODE_BYTES {
-                    return Err(format!(
-                        "Decoding this scenario on the page would keep {} of caches (every position's keys and values), more than the {} it allows. Use fewer or shorter sentences, or a smaller d_model.",
-                        format_bytes(bytes),
-                        format_bytes(data::MAX_DECODE_BYTES)
-                    ));
-                }
-                timing::mark("al-decode-start");
-                let d = decode(s).map(Arc::new);
-                timing::mark("al-decode-end");
-                d.map_err(|e| match e {
-                    EngineError::DecodeNeedsCausal => NEEDS_CAUSAL.to_owned(),
-                    e => e.to_string(),
-                })
-            })
-        },
-        |a: Option<&Result<Arc<Decoded>, String>>, b: Option<&Result<Arc<Decoded>, String>>| match (a, b) {
-            (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
-            (Some(Err(a)), Some(Err(b))) => a != b,
-            _ => true,
-        },
-    );
+    let decoded = decode_once(scenario);
     // The full run of the same inputs, for the check (none while the worker computes).
     let full = Signal::derive(move || {
         run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
@@ -199,6 +174,38 @@ pub fn DecodeView(
             <CacheCalculator />
         </section>
     }
+}
+
+/// The decoding of `scenario`, once per scenario (compared by pointer, so a stored
+/// result is not compared number by number), or why it is not there: too large for the
+/// page, no causal mask ([`NEEDS_CAUSAL`]), or the engine's error.
+fn decode_once(scenario: Memo<crate::engine::Scenario>) -> Memo<Result<Arc<Decoded>, String>> {
+    Memo::new_with_compare(
+        move |_| {
+            scenario.with(|s| {
+                let bytes = data::decode_footprint(s);
+                if bytes > data::MAX_DECODE_BYTES {
+                    return Err(format!(
+                        "Decoding this scenario on the page would keep {} of caches (every position's keys and values), more than the {} it allows. Use fewer or shorter sentences, or a smaller d_model.",
+                        format_bytes(bytes),
+                        format_bytes(data::MAX_DECODE_BYTES)
+                    ));
+                }
+                timing::mark("al-decode-start");
+                let d = decode(s).map(Arc::new);
+                timing::mark("al-decode-end");
+                d.map_err(|e| match e {
+                    EngineError::DecodeNeedsCausal => NEEDS_CAUSAL.to_owned(),
+                    e => e.to_string(),
+                })
+            })
+        },
+        |a: Option<&Result<Arc<Decoded>, String>>, b: Option<&Result<Arc<Decoded>, String>>| match (a, b) {
+            (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
+            (Some(Err(a)), Some(Err(b))) => a != b,
+            _ => true,
+        },
+    )
 }
 
 /// One position: the cache strip (keyed, its classes follow t), the K and V tables and

@@ -4,11 +4,11 @@
 //! row's running m and ℓ and the correction e^(m − m′) after the tile, the check of the
 //! context against the full run's, and the peak memory. The numbers are
 //! [`crate::engine::tiled`]'s, computed once per scenario and block; the pure parts are
-//! [`crate::ui::tiles::tiles_data`].
+//! [`crate::ui::tiles::data`].
 //!
-//! The parts are [`crate::ui::tiles::tiles_picture`] (the scores and the outline) and
+//! The parts are [`crate::ui::tiles::picture`] (the scores and the outline) and
 //! [`crate::ui::tiles::tile_tables`] (the current tile's rows and scores as tables); the words are
-//! [`crate::ui::tiles::tiles_words`].
+//! [`crate::ui::tiles::words`].
 
 use std::sync::Arc;
 
@@ -18,15 +18,15 @@ use crate::ui::widgets::check_line::CheckLine;
 use crate::ui::widgets::head_options::HeadOptions;
 use crate::ui::widgets::stepper::{StepButtons, Stepper};
 
-use crate::engine::{tiled, EngineError, Tiled};
+use crate::engine::{tiled, EngineError, Tiled, Trace};
 
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::UI_MAX_TOKENS;
+use crate::ui::tiles::data::{cell_size, context_check, tiles_of};
+use crate::ui::tiles::picture::TilesPicture;
 use crate::ui::tiles::tile_tables::{TileRows, TileScores};
-use crate::ui::tiles::tiles_data::{cell_size, context_check, tiles_of};
-use crate::ui::tiles::tiles_picture::TilesPicture;
-use crate::ui::tiles::tiles_words::{check_words, peak_words, position_words};
+use crate::ui::tiles::words::{check_words, peak_words, position_words};
 
 /// The tiles view of the current inputs.
 #[component]
@@ -53,24 +53,7 @@ pub fn TilesView(
     });
     let scenario = Memo::new(move |_| run.with(|r| r.scenario.clone()));
     // Tiled once per scenario and block size; stepping reads the stored tiles.
-    let tiles = Memo::new_with_compare(
-        move |_| {
-            let block = block.get();
-            scenario.with(|s| {
-                timing::mark("al-tiled-start");
-                let t = tiled(s, block).map(Arc::new);
-                timing::mark("al-tiled-end");
-                t
-            })
-        },
-        |a: Option<&Result<Arc<Tiled>, EngineError>>, b: Option<&Result<Arc<Tiled>, EngineError>>| match (
-            a, b,
-        ) {
-            (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
-            (Some(Err(a)), Some(Err(b))) => a != b,
-            _ => true,
-        },
-    );
+    let tiles = tile_once(scenario, block);
     let full = Signal::derive(move || {
         run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
     });
@@ -101,23 +84,7 @@ pub fn TilesView(
     });
     let where_text = move || position_words(current.get().as_ref(), now(), count());
     let (batch_shown, head_shown) = (Signal::derive(shown_batch), Signal::derive(shown_head));
-    let check = move || {
-        let (b, h) = (shown_batch(), shown_head());
-        let diff = tiles.with(|t| {
-            let t = t.as_ref().ok()?;
-            full.with(|f| f.as_ref().and_then(|f| context_check(t, f, b, h)))
-        });
-        let Some(diff) = diff else {
-            return view! {
-                <p class="al-check" data-testid="tiles-check">
-                    "The full run is not ready yet: no check."
-                </p>
-            }
-            .into_any();
-        };
-        let (ok, words) = check_words(diff);
-        view! { <CheckLine ok=ok diff=diff words=words testid="tiles-check" /> }.into_any()
-    };
+    let check = move || check_view(&tiles, full, shown_batch(), shown_head());
     let peak = move || peak_words(block.get(), t_q(), t_k());
     let error = move || {
         tiles.with(|t| {
@@ -205,4 +172,53 @@ pub fn TilesView(
             {check}
         </section>
     }
+}
+
+/// The tiles of `scenario` at `block`, once per scenario and block size (compared by
+/// pointer), or the engine's error.
+fn tile_once(
+    scenario: Memo<crate::engine::Scenario>,
+    block: Memo<usize>,
+) -> Memo<Result<Arc<Tiled>, EngineError>> {
+    Memo::new_with_compare(
+        move |_| {
+            let block = block.get();
+            scenario.with(|s| {
+                timing::mark("al-tiled-start");
+                let t = tiled(s, block).map(Arc::new);
+                timing::mark("al-tiled-end");
+                t
+            })
+        },
+        |a: Option<&Result<Arc<Tiled>, EngineError>>, b: Option<&Result<Arc<Tiled>, EngineError>>| match (
+            a, b,
+        ) {
+            (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
+            (Some(Err(a)), Some(Err(b))) => a != b,
+            _ => true,
+        },
+    )
+}
+
+/// The check of the tiled context against the full run's, for sentence `b` and head `h`.
+fn check_view(
+    tiles: &Memo<Result<Arc<Tiled>, EngineError>>,
+    full: Signal<Option<Arc<Trace>>>,
+    b: usize,
+    h: usize,
+) -> AnyView {
+    let diff = tiles.with(|t| {
+        let t = t.as_ref().ok()?;
+        full.with(|f| f.as_ref().and_then(|f| context_check(t, f, b, h)))
+    });
+    let Some(diff) = diff else {
+        return view! {
+            <p class="al-check" data-testid="tiles-check">
+                "The full run is not ready yet: no check."
+            </p>
+        }
+        .into_any();
+    };
+    let (ok, words) = check_words(diff);
+    view! { <CheckLine ok=ok diff=diff words=words testid="tiles-check" /> }.into_any()
 }

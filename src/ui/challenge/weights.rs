@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::challenges::{self, Goal};
 use crate::engine::{StepName, Trace};
 
-use crate::ui::challenge::challenge_text::weights_shown;
+use crate::ui::challenge::text::weights_shown;
 
 /// The weights the goal reads, as tables.
 #[component]

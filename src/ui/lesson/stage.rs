@@ -12,23 +12,23 @@ use leptos::prelude::*;
 use crate::draw::LABEL_FONT;
 use crate::lessons::{self, Lesson};
 
-use crate::ui::decode::decode_view::DecodeView;
+use crate::ui::decode::view::DecodeView;
 use crate::ui::explorer::tensors::TensorView;
 use crate::ui::explorer::tokens::BatchTabs;
-use crate::ui::heatmap::heatmap_card::LabelFont;
+use crate::ui::heatmap::card::LabelFont;
 use crate::ui::learn::learn_settings::LearnSettings;
 use crate::ui::learn::learn_view::LearnView;
+use crate::ui::lesson::aside::LessonAside;
 use crate::ui::lesson::causal_corners::CausalCorners;
 use crate::ui::lesson::embedding_editor::EmbeddingEditor;
 use crate::ui::lesson::embedding_plot::EmbeddingPlot;
-use crate::ui::lesson::lesson_aside::LessonAside;
-use crate::ui::lesson::lesson_panel::LessonPanel;
 use crate::ui::lesson::mask_conventions::MaskConventions;
+use crate::ui::lesson::panel::LessonPanel;
 use crate::ui::lesson::position_similarity::PositionSimilarity;
 use crate::ui::lesson::split_both_ways::SplitBothWays;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{lesson_column, lesson_max_height};
-use crate::ui::tiles::tiles_view::TilesView;
+use crate::ui::tiles::view::TilesView;
 
 /// The embedding plot's width with its margins, CSS px (its canvas is 300 px wide).
 const PLOT_WIDTH: f64 = 330.0;

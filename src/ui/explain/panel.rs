@@ -2,7 +2,7 @@
 //! clicked cell or table cell), as the engine's [`crate::engine::explain::explain`]
 //! wrote it. One per page: the explained cell is the [`Explained`] context, which the
 //! heatmap cards set on Enter or a click and move with the arrow keys while it is open.
-//! Its texts are built by [`crate::ui::explain::explain_text`]; this file is the view (the
+//! Its texts are built by [`crate::ui::explain::text`]; this file is the view (the
 //! clipboard is [`crate::ui::platform::clipboard`]).
 
 use std::sync::Arc;
@@ -14,10 +14,10 @@ use crate::engine::{StepName, Trace};
 use crate::format::{exact, short};
 use crate::ui::platform::clipboard;
 
-use crate::ui::explain::explain_text::{
+use crate::ui::explain::explained::{Cell, Explained};
+use crate::ui::explain::text::{
     closeness, key_feedback, num, strips, term_list, top_keys, with_numbers, MAX_TERMS,
 };
-use crate::ui::explain::explained::{Cell, Explained};
 
 // ---------------------------------------------------------------------------------------
 // The panel.

@@ -10,9 +10,9 @@ use leptos::prelude::*;
 use crate::challenges::{self, builtin, Challenge};
 use crate::engine::Scenario;
 
-use crate::ui::challenge::challenge_editors::ChallengeEditors;
-use crate::ui::challenge::challenge_text::{edit_words, solved_ids, why_it_works};
-use crate::ui::challenge::challenge_weights::ChallengeWeights;
+use crate::ui::challenge::editors::ChallengeEditors;
+use crate::ui::challenge::text::{edit_words, solved_ids, why_it_works};
+use crate::ui::challenge::weights::ChallengeWeights;
 
 /// The `localStorage` key of the solved challenges' ids, one line each.
 const STORAGE_KEY: &str = "attention-lens-solved";

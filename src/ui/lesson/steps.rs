@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::lessons::Lesson;
-use crate::ui::lesson::lesson_keys::{key_action, step_after, target_focus, KeyAction};
+use crate::ui::lesson::keys::{key_action, step_after, target_focus, KeyAction};
 use crate::ui::platform::screen;
 
 /// The open step and how to move it: the lessons' step counts, the position, and the
@@ -61,7 +61,7 @@ impl Steps {
 }
 
 /// ← →, PageDown/PageUp (a presentation remote), space, Home and End move through the
-/// steps, unless a field or a heatmap has them (lesson_keys.rs); Esc leaves presenter
+/// steps, unless a field or a heatmap has them (lesson/keys.rs); Esc leaves presenter
 /// mode, F goes full screen. Listens for as long as the calling component lives.
 pub fn listen_for_keys(steps: Steps, present: RwSignal<bool>) {
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {

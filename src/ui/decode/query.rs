@@ -9,10 +9,10 @@ use leptos::prelude::*;
 
 use crate::engine::{DecodeStep, Decoded, StepName, Trace};
 use crate::format::{exact, fixed, short};
-use crate::ui::decode::decode_data::{self as data, format_difference, token_label};
-use crate::ui::decode::decode_position::{At, Ctx};
-use crate::ui::explain::explain_panel::ExplainPanel;
+use crate::ui::decode::data::{self as data, format_difference, token_label};
+use crate::ui::decode::position::{At, Ctx};
 use crate::ui::explain::explained::Explained;
+use crate::ui::explain::panel::ExplainPanel;
 use crate::ui::state::card_id::CardId;
 use crate::ui::widgets::scroll_region::scroll_region;
 use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
