@@ -133,7 +133,7 @@ export const tests = [
       await page.fill('[data-testid="n-heads"]', '2');
       await page.selectOption('[data-testid="rope"]', 'half');
       await err('rope').waitFor();
-      t.assert.match(await err('rope').textContent(), /d_k must be even, but d_k = d_model \/ h = 3/);
+      t.assert.match(await err('rope').textContent(), /d_k must be even, but d_k = 3/);
       await page.selectOption('[data-testid="rope"]', 'none');
       await err('rope').waitFor({ state: 'detached' });
       await page.fill('[data-testid="mask-window"]', '0');

@@ -244,8 +244,7 @@ pub fn lesson() -> Lesson {
             .aside(|t| {
                     super::row_aside(
                         t,
-                        "\"bat\"'s row: its scaled scores, then softmax shares the row among five keys."
-                            .into(),
+                        "\"bat\"'s row, scaled, then softmax over five keys.".into(),
                         0,
                         0,
                         4,

@@ -101,8 +101,7 @@ fn loss_aside(t: &Trace) -> Option<Aside> {
     head.extend(names);
     Some(Aside {
         caption: format!(
-            "The output read as scores for the meanings; the loss is −log of the {} share, {}. W_Q, W_K and W_V start \
-             as the identity (Q = K = V = x).",
+            "The output as meaning scores; the loss is −log of the {} share, {}. W_Q, W_K, W_V start as the identity.",
             meaning(t, TARGET),
             num(s.before.loss)
         ),
@@ -209,9 +208,9 @@ fn after_aside(t: &Trace) -> Option<Aside> {
 fn loss_words(t: &Trace) -> String {
     let Some(s) = step_of(t) else { return NO_STEP.into() };
     format!(
-        "Training needs a goal. Say this \"{q}\" is the {target} kind. Read its output {o} as three scores, one per \
-         meaning, and softmax them: {m}. The loss is −log of the {target} share, −log {share} = {loss}; it is 0 only \
-         when the model is sure. Here only W_Q will learn (W_K and W_V get gradients the same way). Predict first.",
+        "Training needs a goal: say this \"{q}\" is the {target} kind. Read its output {o} as one score per meaning \
+         and softmax them: {m}. The loss is −log {share} = {loss}, 0 only when the model is sure. Only W_Q learns \
+         here.",
         q = token(t, 0, QUERY),
         target = meaning(t, TARGET),
         o = vector(&s.before.output),
