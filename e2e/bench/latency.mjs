@@ -1,7 +1,11 @@
 // Interaction latency: from a trusted keystroke in the sentences box to the frame in
 // which every heatmap has been redrawn, split into engine, drawing and the rest.
 //
-//   node e2e/bench/latency.mjs [--dist dist] [--edits 60] [--only default|medium|stress|stress-sync]
+//   node e2e/bench/latency.mjs [--dist dist] [--edits 60] [--only default|medium|stress|stress-sync] [--train]
+//
+// --train: a second tab of the same browser trains previous-token in the Learn view's
+// worker at full speed (Reset and Play again whenever it reaches its step budget) while
+// the edits are typed, to see the explorer's latency with training running beside it.
 //
 // Each edit types "x" into (or deletes it from) the first word of the first sentence,
 // so T stays the same. The page's performance marks al-engine-start/end (the engine
@@ -27,6 +31,25 @@ const SCENARIOS = {
   'stress-sync': q(sentences(4, 128), 'd=256&h=8&p=seeded&pad=keys&step=weights&engine=sync'),
 };
 const OPTIONAL = ['stress-sync'];
+const TRAIN = process.argv.includes('--train');
+
+/** A tab training previous-token at full speed, restarted whenever it stops. */
+async function startTraining(context, base) {
+  const page = await context.newPage();
+  await page.goto(`${base}?learn=previous-token`);
+  await page.waitForSelector('[data-testid="learn-head"] canvas');
+  await page.selectOption('[data-testid="learn-speed"]', 'fast');
+  await page.evaluate(() => setInterval(() => {
+    const play = document.querySelector('[data-testid="learn-play"]');
+    if (play && !play.disabled) {
+      document.querySelector('[data-testid="learn-reset"]').click();
+      setTimeout(() => play.click(), 50);
+    }
+  }, 250));
+  await page.click('[data-testid="learn-play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="learn-steps"]')?.textContent) > 100);
+  return page;
+}
 
 const ARM = () => {
   performance.clearMarks();
@@ -65,6 +88,7 @@ const ARM = () => {
 
 async function measure(browser, base, name, query) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const trainer = TRAIN ? await startTraining(context, base) : null;
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -96,6 +120,8 @@ async function measure(browser, base, name, query) {
     await page.waitForTimeout(20);
   }
   const long = await page.evaluate(() => window.__alLong);
+  const trained = trainer ? await trainer.evaluate(() => document.querySelector('[data-testid="learn-status"]').textContent) : '';
+  if (trainer) console.log(`# ${name}: the training tab at the end: ${trained}`);
   await context.close();
   if (errors.length) throw new Error(`${name}: page errors: ${errors.join('; ')}`);
   return { name, rows, long };
@@ -120,7 +146,7 @@ async function main() {
     servers.forEach((s) => s.close());
   }
   for (let i = 0; i < dists.length; i++) {
-    console.log(`\n${dists[i]}: interaction latency, ${EDITS} edits each (after ${WARMUP} warm-up), ms: median / p95`);
+    console.log(`\n${dists[i]}: interaction latency${TRAIN ? ', training previous-token in another tab' : ''}, ${EDITS} edits each (after ${WARMUP} warm-up), ms: median / p95`);
     console.log('| page | heatmaps × cells | work (input → last redraw) | frame (→ next frame painted) | engine | drawing | framework | longest task |');
     console.log('|---|---|---|---|---|---|---|---|');
     for (const { name, rows, long } of out[i]) {

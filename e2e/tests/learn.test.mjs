@@ -124,4 +124,66 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'learn: a diverging run says so in words; refused settings then show nothing of the old model',
+    run: async (t) => {
+      const page = await t.gotoApp('learn=previous-token&learn_lr=10');
+      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      t.assert.equal(await page.$('[data-testid="learn-diverged"]'), null, 'diverged before a step');
+      await page.selectOption('[data-testid="learn-speed"]', 'fast');
+      await page.click('[data-testid="learn-play"]');
+      await page.waitForSelector('[data-testid="learn-diverged"]', { timeout: 30000 });
+      await page.click('[data-testid="learn-pause"]');
+      await page.waitForSelector('[data-testid="learn-status"][data-busy="false"]');
+      t.assert.match(await page.textContent('[data-testid="learn-diverged"]'),
+        /^Training diverged: the loss is now .+, more than 10 times the first step's \d+\.\d{3}\. The learning rate is likely too large/);
+      await t.screenshot('learn-diverged-1440');
+      // d_model 7 with 2 heads: the engine's message, and no number, map or curve of the old run
+      await page.fill('[data-testid="learn-d"]', '7');
+      await page.press('[data-testid="learn-d"]', 'Tab');
+      await page.waitForFunction(() => /n_heads: must divide d_model = 7/.test(document.querySelector('[data-testid="learn-error"]')?.textContent ?? ''));
+      await page.waitForSelector('[data-testid="learn-refused"]');
+      t.assert.equal(await stepsShown(page), 0);
+      t.assert.equal(await page.textContent('[data-testid="learn-loss"]'), '…');
+      t.assert.equal(await page.textContent(ACCURACY), '…');
+      t.assert.equal(await page.locator('[data-testid="learn-head"]').count(), 0, 'the old maps are gone');
+      t.assert.equal(await page.$('[data-testid="learn-diverged"]'), null, 'the old run\'s divergence is gone');
+      t.assert.equal(await page.locator('[data-testid="learn-curve-table"] tbody tr').count(), 0);
+      t.assert.match(await page.textContent('[data-testid="learn-curve-summary"]'), /^No step taken yet/);
+      await t.screenshot('learn-refused-1440');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'learn: a gradient cell is explained as the sum of its chain-rule terms; a cell out of range is named',
+    run: async (t) => {
+      const page = await t.gotoApp('learn=previous-token');
+      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      await page.click('[data-testid="learn-step"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '1');
+      await page.selectOption('[data-testid="learn-gradient-name"]', 'layers[0].W_Q');
+      await page.fill('[data-testid="learn-gradient-i"]', '1');
+      await page.press('[data-testid="learn-gradient-i"]', 'Tab');
+      await page.fill('[data-testid="learn-gradient-j"]', '2');
+      await page.press('[data-testid="learn-gradient-j"]', 'Tab');
+      await page.click('[data-testid="learn-gradient-explain"]');
+      await page.waitForSelector('[data-testid="learn-gradient-value"]');
+      const value = await page.textContent('[data-testid="learn-gradient-value"]');
+      t.assert.ok(Number.isFinite(Number(value)) && Number(value) !== 0, `dL/dW = ${value}`);
+      t.assert.match(await page.textContent('[data-testid="learn-gradient-table"] caption'), /^dL\/dlayers\[0\]\.W_Q\[1, 2\] on the probe batch after step 1: /);
+      t.assert.equal(await page.locator('[data-testid="learn-gradient-table"] tbody tr').count(), 5);
+      const why = await page.textContent('[data-testid="learn-gradient-why"]');
+      t.assert.ok(why.startsWith(`dL/dlayers[0].W_Q[1, 2] = ${value} is ${Number(value) > 0 ? 'positive' : 'negative'}: `), why);
+      t.assert.match(why, Number(value) > 0 ? /gradient descent lowers it\.$/ : /gradient descent raises it\.$/);
+      await page.locator('[data-testid="learn-gradient"]').scrollIntoViewIfNeeded();
+      await t.screenshot('learn-gradient-cell-1440');
+      await page.fill('[data-testid="learn-gradient-i"]', '99');
+      await page.press('[data-testid="learn-gradient-i"]', 'Tab');
+      await page.click('[data-testid="learn-gradient-explain"]');
+      await page.waitForSelector('[data-testid="learn-gradient-error"]');
+      t.assert.match(await page.textContent('[data-testid="learn-gradient-error"]'), /^layers\[0\]\.W_Q\[99, 2\]: not a weight cell of this model/);
+      t.assert.equal(await page.textContent('[data-testid="learn-error"]'), '', 'the run is not stopped by a bad cell');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -57,6 +57,16 @@ pub fn thinned(points: &[(usize, f64, f64)], columns: f64) -> Vec<&(usize, f64, 
     out
 }
 
+/// A loss axis number that fits the axis's margin: as [`crate::format::tick`] below 10,000,
+/// else in e-notation with one decimal (`2.5e7`, `1e4`), as a diverged run's losses are.
+pub fn loss_tick(v: f64) -> String {
+    if v.is_finite() && v.abs() >= 1e4 {
+        format!("{v:.1e}").replace(".0e", "e")
+    } else {
+        crate::format::tick(v)
+    }
+}
+
 fn width_of(dpr: f64) -> u32 {
     (2.0 * dpr).round().max(1.0) as u32
 }
@@ -91,7 +101,7 @@ pub fn draw_curve<DB: DrawingBackend>(
         let y = at_loss(v);
         area.draw(&PathElement::new(vec![px((x0, y)), px((x1, y))], grid))?;
         area.draw(&Text::new(
-            crate::format::tick(v),
+            loss_tick(v),
             px((x0 - 5.0, y)),
             label(&LOSS_COLOR, HPos::Right, VPos::Center),
         ))?;
@@ -181,6 +191,21 @@ mod tests {
             draw_curve(&backend.into_drawing_area(), &curve, &layout, &Theme::LIGHT, 1.0).unwrap();
         }
         assert_eq!(marked.matches("<polyline").count(), with_break.matches("<polyline").count() + 1);
+    }
+
+    #[test]
+    fn a_diverged_runs_loss_axis_numbers_fit_the_margin() {
+        assert_eq!(loss_tick(2.5), "2.5");
+        assert_eq!(loss_tick(5000.0), "5000");
+        assert_eq!(loss_tick(1e4), "1e4");
+        assert_eq!(loss_tick(2.5e7), "2.5e7");
+        assert_eq!(loss_tick(3.0000000000000004e7), "3e7");
+        // every tick of a loss axis up to 80 million is at most five characters
+        let svg = svg(&[(0, 2.8, 0.1), (600, 7.93e7, 0.1)], 600);
+        for v in ticks(0.0, 7.93e7 * 1.05) {
+            let text = loss_tick(v);
+            assert!(text.len() <= 5 && svg.contains(&format!(">\n{text}\n</text>")), "{text}");
+        }
     }
 
     #[test]

@@ -61,6 +61,19 @@ fn main() {
                         },
                     }
                 }
+                TrainRequest::Gradient { id, name, i, j } => {
+                    match session.as_ref().map(|run| run.gradient(&name, i, j)) {
+                        Some(Ok(view)) => TrainReply::Gradient {
+                            id,
+                            gradient_json: attention_worker::train::gradient_json(&view),
+                        },
+                        Some(Err(error)) => TrainReply::Error { id, error },
+                        None => TrainReply::Error {
+                            id,
+                            error: String::from("no training run: start one with a configuration first"),
+                        },
+                    }
+                }
                 TrainRequest::Steps { id, steps } => match session.as_mut() {
                     Some(run) => TrainReply::Progress {
                         id,

@@ -13,8 +13,10 @@
 //! | [`TrainRequest::Start`] | `{id, train: config_json}` |
 //! | [`TrainRequest::Steps`] | `{id, train_steps: N}` |
 //! | [`TrainRequest::Checkpoint`] | `{id, train_checkpoint: step}` |
+//! | [`TrainRequest::Gradient`] | `{id, train_gradient: {name, i, j}}` |
 //! | [`TrainReply::Progress`] | `{id, training: progress_json}` |
 //! | [`TrainReply::Checkpoint`] | `{id, checkpoint: checkpoint_json}` |
+//! | [`TrainReply::Gradient`] | `{id, gradient: gradient_json}` |
 //! | [`TrainReply::Error`] | `{id, training_error}` |
 //!
 //! Training has its own two types, so code that handles only traces matches on
@@ -47,6 +49,8 @@ const TRAIN_STEPS: &str = "train_steps";
 const TRAINING: &str = "training";
 const TRAINING_ERROR: &str = "training_error";
 const TRAIN_CHECKPOINT: &str = "train_checkpoint";
+const TRAIN_GRADIENT: &str = "train_gradient";
+const GRADIENT: &str = "gradient";
 const CHECKPOINT: &str = "checkpoint";
 
 /// The worker's clock (ms since the epoch, sub-millisecond) at three moments of a
@@ -266,6 +270,17 @@ pub enum TrainRequest {
         /// The step.
         step: usize,
     },
+    /// Explain the weight cell `name[i, j]`'s gradient on the probe batch now.
+    Gradient {
+        /// The request's number.
+        id: u64,
+        /// The parameter (`layers[l].W_Q`, …, `W_U`).
+        name: String,
+        /// Its row.
+        i: usize,
+        /// Its column.
+        j: usize,
+    },
 }
 
 /// What the worker posts back to a [`TrainRequest`].
@@ -284,6 +299,13 @@ pub enum TrainReply {
         id: u64,
         /// The checkpoint, as JSON.
         checkpoint_json: String,
+    },
+    /// A gradient cell explained: [`crate::train::gradient_json`].
+    Gradient {
+        /// The request's number.
+        id: u64,
+        /// The cell, as JSON.
+        gradient_json: String,
     },
     /// A bad configuration (the message names the field), or steps asked for before a run
     /// was started.
@@ -312,6 +334,14 @@ impl TrainRequest {
                 set(&o, ID, &JsValue::from_f64(*id as f64));
                 set(&o, TRAIN_CHECKPOINT, &JsValue::from_f64(*step as f64));
             }
+            Self::Gradient { id, name, i, j } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                let cell = Object::new();
+                set(&cell, "name", &JsValue::from_str(name));
+                set(&cell, "i", &JsValue::from_f64(*i as f64));
+                set(&cell, "j", &JsValue::from_f64(*j as f64));
+                set(&o, TRAIN_GRADIENT, &cell.into());
+            }
         }
         o.into()
     }
@@ -323,6 +353,11 @@ impl TrainRequest {
         }
         if let Some(step) = get(msg, TRAIN_CHECKPOINT).and_then(|s| s.as_f64()) {
             return Some(Self::Checkpoint { id: get_id(msg)?, step: step.max(0.0) as usize });
+        }
+        if let Some(cell) = get(msg, TRAIN_GRADIENT).filter(|c| c.is_object()) {
+            let index = |key| get(&cell, key).and_then(|v| v.as_f64()).map_or(0, |v| v.max(0.0) as usize);
+            let name = get_string(&cell, "name").unwrap_or_default();
+            return Some(Self::Gradient { id: get_id(msg)?, name, i: index("i"), j: index("j") });
         }
         let steps = get(msg, TRAIN_STEPS)?.as_f64()?;
         Some(Self::Steps { id: get_id(msg)?, steps: steps.max(0.0) as usize })
@@ -342,6 +377,10 @@ impl TrainReply {
                 set(&o, ID, &JsValue::from_f64(*id as f64));
                 set(&o, CHECKPOINT, &JsValue::from_str(checkpoint_json));
             }
+            Self::Gradient { id, gradient_json } => {
+                set(&o, ID, &JsValue::from_f64(*id as f64));
+                set(&o, GRADIENT, &JsValue::from_str(gradient_json));
+            }
             Self::Error { id, error } => {
                 set(&o, ID, &JsValue::from_f64(*id as f64));
                 set(&o, TRAINING_ERROR, &JsValue::from_str(error));
@@ -358,6 +397,9 @@ impl TrainReply {
         }
         if let Some(checkpoint_json) = get_string(msg, CHECKPOINT) {
             return Some(Self::Checkpoint { id, checkpoint_json });
+        }
+        if let Some(gradient_json) = get_string(msg, GRADIENT) {
+            return Some(Self::Gradient { id, gradient_json });
         }
         Some(Self::Error { id, error: get_string(msg, TRAINING_ERROR)? })
     }

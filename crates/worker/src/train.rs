@@ -5,6 +5,7 @@
 //! worker trains. The numbers are the engine's; the page does no arithmetic.
 
 use attention_engine::mask;
+use attention_engine::train::analysis::{explain_gradient, GradientCell};
 use attention_engine::train::{
     ablate, evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, HeadId, Intervention,
     Model, StepStats, TrainConfig, TrainError, Trainer,
@@ -17,6 +18,56 @@ pub const PROBE_SEQUENCES: usize = 8;
 /// The session keeps the parameters after every this many steps (and at step 0), so the
 /// page can step back through training ([`Session::checkpoint`]).
 pub const CHECKPOINT_EVERY: usize = 25;
+
+/// A run whose latest loss is more than this many times its first step's has diverged.
+pub const DIVERGED_FACTOR: f64 = 10.0;
+
+/// Whether a run has diverged: its latest step's loss is not a finite number, or is more
+/// than [`DIVERGED_FACTOR`] times its first step's (a loss that starts near ln(vocab) and
+/// climbs tenfold is being pushed away from the minimum by steps that are too large).
+/// `None` before any step.
+pub fn diverged(history: &[StepStats]) -> Option<bool> {
+    let (first, last) = (history.first()?, history.last()?);
+    Some(!last.loss.is_finite() || last.loss > DIVERGED_FACTOR * first.loss)
+}
+
+/// The chain-rule terms of a gradient cell the page lists, largest first.
+pub const GRADIENT_TERMS: usize = 5;
+
+/// One weight's gradient on the probe batch at the run's current parameters: the
+/// engine's [`explain_gradient`], its terms cut to the [`GRADIENT_TERMS`] largest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GradientView {
+    /// Steps done when it was computed.
+    pub step: usize,
+    /// The weight's row.
+    pub i: usize,
+    /// Its column.
+    pub j: usize,
+    /// The engine's explanation: dL/dW[i, j] and its largest terms.
+    pub cell: GradientCell,
+    /// How many non-zero terms the whole sum has.
+    pub n_terms: usize,
+    /// The sum of the terms listed.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub listed_sum: f64,
+    /// The sum of the terms left out (dL/dW[i, j] minus the listed terms).
+    #[serde(deserialize_with = "nan_if_null")]
+    pub rest: f64,
+}
+
+/// [`GradientView`] as JSON (the worker's side).
+pub fn gradient_json(view: &GradientView) -> String {
+    serde_json::to_string(view).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// Reads what [`gradient_json`] wrote (on the page).
+///
+/// # Errors
+/// JSON that is not a gradient cell.
+pub fn gradient_from_json(text: &str) -> Result<GradientView, String> {
+    serde_json::from_str(text).map_err(|e| format!("unreadable gradient cell from the worker: {e}"))
+}
 
 /// A training run kept by the worker between messages.
 #[derive(Debug, Clone)]
@@ -160,6 +211,30 @@ impl Session {
         }
     }
 
+    /// The weight cell `name[i, j]`'s gradient on the probe batch at the current parameters.
+    ///
+    /// # Errors
+    /// A name that is not a weight the engine explains, or a row or column out of range.
+    pub fn gradient(&self, name: &str, i: usize, j: usize) -> Result<GradientView, String> {
+        let model = &self.trainer.model;
+        let Some(mut cell) = explain_gradient(model, &self.probe, name, i, j) else {
+            let dm = &model.dims;
+            return Err(format!(
+                "{name}[{i}, {j}]: not a weight cell of this model: the weights explained are layers[l].W_Q, W_K, W_V, W_O (l from 0 to {}, {} × {}) and W_U ({} × {}), rows and columns from 0",
+                dm.n_layers.saturating_sub(1),
+                dm.d_model,
+                dm.d_model,
+                dm.d_model,
+                dm.vocab
+            ));
+        };
+        let n_terms = cell.terms.len();
+        cell.terms.truncate(GRADIENT_TERMS);
+        let listed_sum = cell.terms.iter().map(|t| t.product).sum::<f64>();
+        let rest = cell.value - listed_sum;
+        Ok(GradientView { step: self.trainer.steps_done(), i, j, cell, n_terms, listed_sum, rest })
+    }
+
     /// Takes `steps` steps (none past the configuration's `steps`) and reports them.
     pub fn advance(&mut self, steps: usize) -> Progress {
         let left = self.trainer.config.steps.saturating_sub(self.trainer.steps_done());
@@ -284,5 +359,56 @@ mod tests {
     fn a_bad_configuration_is_named() {
         let err = Session::start(&CONFIG.replace(r#""n_heads": 2"#, r#""n_heads": 3"#)).unwrap_err();
         assert!(err.to_string().starts_with("n_heads:"), "{err}");
+    }
+
+    #[test]
+    fn a_loss_far_above_its_start_or_not_finite_is_diverged() {
+        let at = |step, loss| StepStats { step, loss, accuracy: 0.1 };
+        assert_eq!(diverged(&[]), None);
+        assert_eq!(diverged(&[at(0, 2.8), at(1, 2.0)]), Some(false));
+        assert_eq!(diverged(&[at(0, 2.8), at(1, 28.0)]), Some(false));
+        assert_eq!(diverged(&[at(0, 2.8), at(1, 28.1)]), Some(true));
+        assert_eq!(diverged(&[at(0, 2.8), at(1, f64::NAN)]), Some(true));
+        assert_eq!(diverged(&[at(0, 2.8), at(1, f64::INFINITY)]), Some(true));
+        // Adam at learning rate 10 on previous-token: the loss climbs tenfold within a few steps
+        let long = CONFIG.replace(r#""steps": 50"#, r#""steps": 300"#);
+        let mut wild = Session::start(&long.replace(r#""lr": 0.02"#, r#""lr": 10.0"#)).unwrap();
+        let stats = wild.advance(300).stats;
+        assert_eq!(diverged(&stats), Some(true), "{:?}", stats.last());
+        let mut calm = Session::start(&long).unwrap();
+        assert_eq!(diverged(&calm.advance(300).stats), Some(false));
+    }
+
+    /// The gradient cell is the engine's on the probe at the current parameters; its
+    /// listed terms and the rest add up to it; a bad name or cell is named.
+    #[test]
+    fn a_gradient_cell_is_explained_on_the_probe_now() {
+        let mut session = Session::start(CONFIG).unwrap();
+        session.advance(10);
+        let view = session.gradient("layers[0].W_Q", 1, 2).unwrap();
+        let full = explain_gradient(&session.trainer.model, &session.probe, "layers[0].W_Q", 1, 2).unwrap();
+        assert_eq!((view.step, view.i, view.j, view.n_terms), (10, 1, 2, full.terms.len()));
+        assert_eq!(view.cell.value, full.value);
+        assert_eq!(view.cell.terms[..], full.terms[..GRADIENT_TERMS]);
+        assert!((view.listed_sum + view.rest - full.value).abs() < 1e-15);
+        assert!(view.cell.terms.windows(2).all(|w| w[0].product.abs() >= w[1].product.abs()));
+        // the value is the probe batch's gradient: a finite difference of its loss agrees
+        let spec = session.trainer.model.layout.specs.iter().find(|s| s.name == "layers[0].W_Q").unwrap();
+        let at = spec.offset + 8 + 2;
+        let loss_with = |delta: f64| {
+            let mut m = session.trainer.model.clone();
+            m.params[at] += delta;
+            evaluate(&m, &session.probe, &Intervention::default()).loss
+        };
+        let h = 1e-6;
+        let numeric = (loss_with(h) - loss_with(-h)) / (2.0 * h);
+        assert!((numeric - full.value).abs() < 1e-7, "{numeric} vs {}", full.value);
+        // W_U's columns are the vocabulary
+        assert_eq!(session.gradient("W_U", 7, 7).unwrap().cell.upstream, "dlogits");
+        assert!(session.gradient("W_U", 8, 0).unwrap_err().starts_with("W_U[8, 0]: not a weight cell"));
+        assert!(session.gradient("layers[1].W_Q", 0, 0).is_err());
+        assert!(session.gradient("E", 0, 0).is_err());
+        assert_eq!(gradient_from_json(&gradient_json(&view)).unwrap(), view);
+        assert!(gradient_from_json("[").unwrap_err().starts_with("unreadable gradient cell"));
     }
 }

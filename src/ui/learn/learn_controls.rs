@@ -6,7 +6,9 @@
 use leptos::prelude::*;
 
 use crate::engine::train::TaskKind;
-use crate::format::fixed;
+use crate::format::{fixed, reading};
+
+use attention_worker::train::{diverged, DIVERGED_FACTOR};
 
 use crate::ui::learn::learn_run::{LearnRun, WATCH_MS, WATCH_SLICE};
 use crate::ui::learn::learn_settings::{
@@ -344,6 +346,52 @@ pub fn PlayBar(
                         })
                 }}
             </p>
+            <RunWarnings run />
         </div>
+    }
+}
+
+/// Under the status: that the settings were refused and no model is shown, or that the
+/// run diverged (the worker's judgement) and why that usually happens.
+#[component]
+fn RunWarnings(
+    /// The training run.
+    run: LearnRun,
+) -> impl IntoView {
+    let refused =
+        move || run.error.with(Option::is_some) && run.probe.with(Option::is_none) && !run.busy.get();
+    let diverged_words = move || {
+        run.history.with(|h| {
+            let (first, last) = (h.first()?, h.last()?);
+            diverged(h)?.then(|| {
+                format!(
+                    "Training diverged: the loss is now {}, more than {DIVERGED_FACTOR} times the first step's {}. The learning rate is likely too large: each update overshoots the minimum further than the last. Lower it (the run starts again).",
+                    reading(last.loss),
+                    fixed(first.loss, 3),
+                )
+            })
+        })
+    };
+    view! {
+        {move || {
+            refused()
+                .then(|| {
+                    view! {
+                        <p class="al-learn-note" data-testid="learn-refused">
+                            "No model is trained or shown: the engine refused these settings (the message above). Change them and the run starts again."
+                        </p>
+                    }
+                })
+        }}
+        {move || {
+            diverged_words()
+                .map(|words| {
+                    view! {
+                        <p class="al-learn-diverged" role="status" data-testid="learn-diverged">
+                            {words}
+                        </p>
+                    }
+                })
+        }}
     }
 }

@@ -13,7 +13,10 @@
 use std::cell::RefCell;
 
 use attention_worker::protocol::{Reply, TrainReply, TrainRequest};
-use attention_worker::train::{checkpoint_from_json, progress_from_json, Checkpoint, ProbeView, Progress};
+use attention_worker::train::{
+    checkpoint_from_json, gradient_from_json, progress_from_json, Checkpoint, GradientView, ProbeView,
+    Progress,
+};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
@@ -58,6 +61,8 @@ pub struct LearnRun {
     pub scrubbed: RwSignal<Option<Checkpoint>>,
     /// A request is in flight (after Pause, its slice still arrives).
     pub busy: RwSignal<bool>,
+    /// The weight cell's gradient the learner asked about, or why it could not be had.
+    pub gradient: RwSignal<Option<Result<GradientView, String>>>,
 }
 
 impl LearnRun {
@@ -74,6 +79,7 @@ impl LearnRun {
             fast: RwSignal::new(false),
             scrubbed: RwSignal::new(None),
             busy: RwSignal::new(false),
+            gradient: RwSignal::new(None),
         }
     }
 
@@ -82,9 +88,12 @@ impl LearnRun {
         self.playing.set(false);
         self.history.set(Vec::new());
         self.steps_done.set(0);
+        // the old model is not shown as if it were the new one (which the engine may refuse)
+        self.probe.set(None);
         self.rate.set(None);
         self.error.set(None);
         self.scrubbed.set(None);
+        self.gradient.set(None);
         let config_json = self.settings.with_untracked(LearnSettings::config_json);
         CLIENT.with_borrow_mut(|c| {
             c.run = Some(self);
@@ -92,6 +101,7 @@ impl LearnRun {
             c.run_id = c.next_id;
             c.slice = FIRST_SLICE;
             c.scrub = None;
+            c.gradient = None;
             let id = c.next_id;
             c.in_flight = Some(id);
             c.post(TrainRequest::Start { id, config_json });
@@ -128,7 +138,14 @@ impl LearnRun {
     pub fn scrub(self, step: usize) {
         self.playing.set(false);
         CLIENT.with_borrow_mut(|c| c.scrub = Some(step));
-        send_scrub();
+        send_pending();
+    }
+
+    /// Asks for the gradient of the weight cell `name[i, j]` on the probe batch at the
+    /// current parameters: now if nothing is in flight, else when the answer in flight arrives.
+    pub fn explain_gradient(self, name: String, i: usize, j: usize) {
+        CLIENT.with_borrow_mut(|c| c.gradient = Some((name, i, j)));
+        send_pending();
     }
 
     /// Back to the model now.
@@ -158,6 +175,10 @@ struct Client {
     slice: usize,
     /// A checkpoint to ask for once nothing is in flight.
     scrub: Option<usize>,
+    /// A gradient cell to ask for once nothing is in flight.
+    gradient: Option<(String, usize, usize)>,
+    /// The id of the gradient request in flight: its answer (even an error) is the cell's.
+    gradient_id: Option<u64>,
 }
 
 impl Client {
@@ -198,17 +219,25 @@ fn ask(steps: Option<usize>) {
     });
 }
 
-/// Asks for the checkpoint the learner scrubbed to, if nothing is in flight.
-fn send_scrub() {
+/// Asks for the checkpoint the learner scrubbed to, else the gradient cell asked about,
+/// if nothing is in flight.
+fn send_pending() {
     CLIENT.with_borrow_mut(|c| {
         if c.in_flight.is_some() || c.run.is_none() {
             return;
         }
-        let Some(step) = c.scrub.take() else { return };
-        c.next_id += 1;
-        let id = c.next_id;
+        let id = c.next_id + 1;
+        let request = if let Some(step) = c.scrub.take() {
+            TrainRequest::Checkpoint { id, step }
+        } else if let Some((name, i, j)) = c.gradient.take() {
+            c.gradient_id = Some(id);
+            TrainRequest::Gradient { id, name, i, j }
+        } else {
+            return;
+        };
+        c.next_id = id;
         c.in_flight = Some(id);
-        c.post(TrainRequest::Checkpoint { id, step });
+        c.post(request);
     });
 }
 
@@ -259,20 +288,35 @@ fn on_message(msg: &JsValue) {
         return;
     }
     let Some(reply) = TrainReply::from_js(msg) else { return };
-    let (TrainReply::Progress { id, .. } | TrainReply::Checkpoint { id, .. } | TrainReply::Error { id, .. }) =
-        &reply;
+    let (TrainReply::Progress { id, .. }
+    | TrainReply::Checkpoint { id, .. }
+    | TrainReply::Gradient { id, .. }
+    | TrainReply::Error { id, .. }) = &reply;
     let id = *id;
-    let (run, current, elapsed) = CLIENT.with_borrow_mut(|c| {
+    let (run, current, elapsed, for_gradient) = CLIENT.with_borrow_mut(|c| {
         if c.in_flight == Some(id) {
             c.in_flight = None;
         }
-        (c.run, id >= c.run_id, now() - c.sent_at)
+        let for_gradient = c.gradient_id == Some(id);
+        if for_gradient {
+            c.gradient_id = None;
+        }
+        (c.run, id >= c.run_id, now() - c.sent_at, for_gradient)
     });
-    send_scrub();
+    send_pending();
     if let Some(run) = run {
         run.busy.try_set(CLIENT.with_borrow(|c| c.in_flight.is_some()));
     }
     let Some(run) = run.filter(|_| current) else { return };
+    if for_gradient {
+        let answer = match reply {
+            TrainReply::Gradient { gradient_json, .. } => gradient_from_json(&gradient_json),
+            TrainReply::Error { error, .. } => Err(error),
+            _ => Err("the worker answered the gradient cell with something else".to_owned()),
+        };
+        run.gradient.try_set(Some(answer));
+        return;
+    }
     let progress = match reply {
         TrainReply::Progress { progress_json, .. } => progress_from_json(&progress_json),
         TrainReply::Checkpoint { checkpoint_json, .. } => {
@@ -287,6 +331,7 @@ fn on_message(msg: &JsValue) {
             return;
         }
         TrainReply::Error { error, .. } => Err(error),
+        TrainReply::Gradient { .. } => return,
     };
     match progress {
         Ok(p) => {

@@ -7,6 +7,7 @@ use attention_worker::train::PROBE_SEQUENCES;
 
 use crate::engine::train::TaskKind;
 
+use crate::ui::learn::gradient_cell::GradientCellPanel;
 use crate::ui::learn::head_maps::HeadMaps;
 use crate::ui::learn::learn_controls::{LearnControls, PlayBar};
 use crate::ui::learn::learn_run::LearnRun;
@@ -58,6 +59,7 @@ pub fn LearnView(
                 <LossCurve run max_width=curve_width />
                 <HeadMaps run />
             </div>
+            <GradientCellPanel run />
             <p class="al-learn-foot">
                 {format!(
                     "Everything here is computed exactly, in f64, by the engine in a worker beside this page: every gradient is written out by hand and checked against PyTorch's autograd. The probe batch is fixed: the same {PROBE_SEQUENCES} sequences at every step.",

@@ -2,11 +2,12 @@
 //! a head from a later layer's keys (K-composition), and how much of a head's attention
 //! lands where a previous-token or an induction head would put it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::backward::{backward, Scratch, Upstream};
 use super::forward::{argmax, forward, Acts, HeadId, Intervention};
 use super::model::Model;
+use super::run::nan_if_null;
 use super::tasks::Batch;
 
 /// The model's behaviour on one batch.
@@ -96,22 +97,25 @@ pub fn induction_score(eval: &Evaluation, model: &Model, batch: &Batch, head: He
 
 /// One chain-rule term of a weight's gradient: token `t` of sequence `b` contributes
 /// `input·upstream` (the weight's input there, times the gradient flowing into its output).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GradTerm {
     /// The sequence.
     pub b: usize,
     /// The position.
     pub t: usize,
     /// `input[b, t, i]`: what the weight multiplied.
+    #[serde(deserialize_with = "nan_if_null")]
     pub input: f64,
     /// `upstream[b, t, j]`: dL/d(its output).
+    #[serde(deserialize_with = "nan_if_null")]
     pub upstream: f64,
     /// `input·upstream`.
+    #[serde(deserialize_with = "nan_if_null")]
     pub product: f64,
 }
 
 /// A weight's gradient cell, as the sum of its chain-rule terms.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GradientCell {
     /// The parameter (`layers[l].W_Q`, …, `W_U`).
     pub name: String,
@@ -120,6 +124,7 @@ pub struct GradientCell {
     /// The upstream's name.
     pub upstream: String,
     /// dL/dW[i, j]: the sum of the terms.
+    #[serde(deserialize_with = "nan_if_null")]
     pub value: f64,
     /// Every `(b, t)` term, largest `|product|` first (zeros left out).
     pub terms: Vec<GradTerm>,
