@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::challenges::{self, Challenge, Edit};
+use crate::challenges::{self, Challenge, Edit, Matrix};
 use crate::engine::{Padding, Positional, Scenario, Trace};
 use crate::format::exact;
 
@@ -41,119 +41,14 @@ pub fn ChallengeEditors(
                         .with_untracked(|t| trace_vector(t.as_ref()?.as_ref().ok()?, word))
                         .unwrap_or_else(|| vec![0.0; s.d_model])
                 });
-                let cells = vector
-                    .iter()
-                    .enumerate()
-                    .map(|(d, v)| {
-                        let word = word.clone();
-                        let full = vector.clone();
-                        let dim = dim_name(s.d_model, d);
-                        view! {
-                            <label class="al-emb-cell">
-                                <span>{dim.clone()}</span>
-                                <input
-                                    type="number"
-                                    step="0.1"
-                                    class="al-num"
-                                    data-testid="challenge-embedding"
-                                    data-word=word.clone()
-                                    data-dim=d
-                                    aria-label=format!("{word}, {dim}")
-                                    prop:value=exact(*v)
-                                    on:change=move |ev| {
-                                        if let Some(x) = parse(&ev) {
-                                            scenario
-                                                .update(|s| {
-                                                    if let Some(s) = s {
-                                                        let mut v = s
-                                                            .embeddings
-                                                            .get(&word)
-                                                            .cloned()
-                                                            .unwrap_or_else(|| full.clone());
-                                                        if let Some(slot) = v.get_mut(d) {
-                                                            *slot = x;
-                                                        }
-                                                        *s = challenges::apply(
-                                                            s,
-                                                            &Edit::Embedding {
-                                                                word: word.clone(),
-                                                                vector: v,
-                                                            },
-                                                        );
-                                                    }
-                                                });
-                                        }
-                                    }
-                                />
-                            </label>
-                        }
-                    })
-                    .collect_view();
-                view! {
-                    <div class="al-emb-row">
-                        <code>{word.clone()}</code>
-                        " = [ "
-                        {cells}
-                        " ]"
-                    </div>
-                }
+                view! { <EmbeddingRow word=word.clone() vector=vector d_model=s.d_model scenario=scenario /> }
             })
             .collect_view();
         let mats = c
             .editable
             .matrices
             .iter()
-            .map(|&m| {
-                let rows = challenges::matrix_rows(&s, m);
-                let name = matrix_name(m);
-                let body = rows
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        let cells = r
-                            .iter()
-                            .enumerate()
-                            .map(|(j, v)| view! {
-                                <td>
-                                    <input
-                                        type="number"
-                                        step="0.1"
-                                        class="al-num"
-                                        data-testid="challenge-matrix-input"
-                                        data-matrix=name.clone()
-                                        data-row=i
-                                        data-col=j
-                                        aria-label=format!("{} row {} column {}", m.label(), i + 1, j + 1)
-                                        prop:value=exact(*v)
-                                        on:change=move |ev| {
-                                            if let Some(x) = parse(&ev) {
-                                                scenario
-                                                    .update(|s| {
-                                                        if let Some(s) = s {
-                                                            *s = challenges::set_matrix_entry(s, m, i, j, x);
-                                                        }
-                                                    });
-                                            }
-                                        }
-                                    />
-                                </td>
-                            })
-                            .collect_view();
-                        view! { <tr>{cells}</tr> }
-                    })
-                    .collect_view();
-                view! {
-                    <figure class="al-matrix-editor" data-testid="challenge-matrix" data-matrix=name.clone()>
-                        <figcaption>
-                            <code>{m.label()}</code>
-                            {format!(" ({} × {})", rows.len(), rows.first().map_or(0, Vec::len))}
-                        </figcaption>
-                        <table>
-                            <tbody>{body}</tbody>
-                        </table>
-                    </figure>
-                }
-            })
+            .map(|&m| view! { <MatrixEditor m=m rows=challenges::matrix_rows(&s, m) scenario=scenario /> })
             .collect_view();
         let positions = c.editable.positions.then(|| {
             view! {
@@ -206,5 +101,137 @@ pub fn ChallengeEditors(
                 {mats}
             </div>
         })
+    }
+}
+
+/// One editable word's embedding: `word = [ … ]`, a number input per coordinate.
+#[component]
+fn EmbeddingRow(
+    /// The word.
+    word: String,
+    /// Its embedding as shown (the scenario's, or the trace's when the scenario has none).
+    vector: Vec<f64>,
+    /// The embedding's length.
+    d_model: usize,
+    /// The learner's scenario, which an edit changes.
+    scenario: RwSignal<Option<Scenario>>,
+) -> impl IntoView {
+    let cells = vector
+        .iter()
+        .enumerate()
+        .map(|(d, v)| {
+            let word = word.clone();
+            let full = vector.clone();
+            let dim = dim_name(d_model, d);
+            view! {
+                <label class="al-emb-cell">
+                    <span>{dim.clone()}</span>
+                    <input
+                        type="number"
+                        step="0.1"
+                        class="al-num"
+                        data-testid="challenge-embedding"
+                        data-word=word.clone()
+                        data-dim=d
+                        aria-label=format!("{word}, {dim}")
+                        prop:value=exact(*v)
+                        on:change=move |ev| {
+                            if let Some(x) = parse(&ev) {
+                                scenario
+                                    .update(|s| {
+                                        if let Some(s) = s {
+                                            let mut v = s
+                                                .embeddings
+                                                .get(&word)
+                                                .cloned()
+                                                .unwrap_or_else(|| full.clone());
+                                            if let Some(slot) = v.get_mut(d) {
+                                                *slot = x;
+                                            }
+                                            *s = challenges::apply(
+                                                s,
+                                                &Edit::Embedding {
+                                                    word: word.clone(),
+                                                    vector: v,
+                                                },
+                                            );
+                                        }
+                                    });
+                            }
+                        }
+                    />
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="al-emb-row">
+            <code>{word.clone()}</code>
+            " = [ "
+            {cells}
+            " ]"
+        </div>
+    }
+}
+
+/// One editable projection matrix: a caption with its shape, a number input per entry.
+#[component]
+fn MatrixEditor(
+    /// Which matrix.
+    m: Matrix,
+    /// Its rows as the scenario holds them.
+    rows: Vec<Vec<f64>>,
+    /// The learner's scenario, which an edit changes.
+    scenario: RwSignal<Option<Scenario>>,
+) -> impl IntoView {
+    let name = matrix_name(m);
+    let body = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let cells = r
+                .iter()
+                .enumerate()
+                .map(|(j, v)| {
+                    view! {
+                        <td>
+                            <input
+                                type="number"
+                                step="0.1"
+                                class="al-num"
+                                data-testid="challenge-matrix-input"
+                                data-matrix=name.clone()
+                                data-row=i
+                                data-col=j
+                                aria-label=format!("{} row {} column {}", m.label(), i + 1, j + 1)
+                                prop:value=exact(*v)
+                                on:change=move |ev| {
+                                    if let Some(x) = parse(&ev) {
+                                        scenario
+                                            .update(|s| {
+                                                if let Some(s) = s {
+                                                    *s = challenges::set_matrix_entry(s, m, i, j, x);
+                                                }
+                                            });
+                                    }
+                                }
+                            />
+                        </td>
+                    }
+                })
+                .collect_view();
+            view! { <tr>{cells}</tr> }
+        })
+        .collect_view();
+    view! {
+        <figure class="al-matrix-editor" data-testid="challenge-matrix" data-matrix=name.clone()>
+            <figcaption>
+                <code>{m.label()}</code>
+                {format!(" ({} × {})", rows.len(), rows.first().map_or(0, Vec::len))}
+            </figcaption>
+            <table>
+                <tbody>{body}</tbody>
+            </table>
+        </figure>
     }
 }

@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 
 use crate::challenges::{self, builtin, Challenge};
-use crate::engine::Scenario;
+use crate::engine::{Scenario, Trace};
 
 use crate::ui::challenge::editors::ChallengeEditors;
 use crate::ui::challenge::text::{edit_words, solved_ids, why_it_works};
@@ -45,7 +45,6 @@ pub fn ChallengeMode(
     /// A challenge imported as JSON or from a `#c=` link.
     imported: RwSignal<Option<Challenge>>,
 ) -> impl IntoView {
-    let list = builtin::all();
     let solved = RwSignal::new(load_solved());
     let challenge = Memo::new(move |_| {
         let id = open.get()?;
@@ -88,9 +87,52 @@ pub fn ChallengeMode(
             }
         }
     });
-    let import_text = RwSignal::new(String::new());
-    let import_error = RwSignal::new(None::<String>);
+    view! {
+        <div class="al-challenges" data-testid="challenges">
+            <ChallengeList open=open solved=solved imported=imported />
+            {move || {
+                challenge
+                    .get()
+                    .map(|c| {
+                        view! {
+                            <OpenChallenge
+                                c=c
+                                scenario=scenario
+                                trace=trace
+                                generation=generation
+                                progress=progress
+                                hints_shown=hints_shown
+                                show_solution=show_solution
+                            />
+                        }
+                    })
+            }}
+            {move || {
+                open.get()
+                    .is_some_and(|id| challenge.get().is_none() && !id.is_empty())
+                    .then(|| {
+                        view! {
+                            <p class="al-notice" data-testid="notice">
+                                "This challenge does not exist; pick one from the list."
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
 
+/// The list of challenges, each marked when solved, "Clear my progress" and the import.
+#[component]
+fn ChallengeList(
+    /// The open challenge's id.
+    open: RwSignal<Option<String>>,
+    /// The solved challenges' ids.
+    solved: RwSignal<Vec<String>>,
+    /// A challenge imported as JSON.
+    imported: RwSignal<Option<Challenge>>,
+) -> impl IntoView {
+    let list = builtin::all();
     let items = list
         .into_iter()
         .map(|c| {
@@ -119,188 +161,236 @@ pub fn ChallengeMode(
         })
         .collect_view();
 
-    let panel = move || {
-        let c = challenge.get()?;
-        let hints = c.hints.clone();
-        let n_hints = hints.len();
-        let solution = c.solution.iter().map(edit_words).collect::<Vec<_>>();
-        let why = c.why.clone();
-        let goal_text = c.goal.describe();
-        let goal_for_why = c.goal.clone();
-        let share = challenges::link_fragment(&c);
-        let builtin_id = builtin::by_id(&c.id).is_some();
-        Some(view! {
-            <section class="al-challenge" data-testid="challenge" aria-labelledby="al-challenge-title">
-                <h2 id="al-challenge-title">{c.title.clone()}</h2>
-                <p class="al-challenge-story">{c.story.clone()}</p>
-                <p
-                    class="al-challenge-goal"
-                    data-testid="challenge-goal"
-                    aria-live="polite"
-                    data-met=move || if met() { "true" } else { "false" }
-                >
-                    <strong>{move || if met() { "Goal met: " } else { "Goal: " }}</strong>
-                    {goal_text}
-                    <br />
-                    <span data-testid="challenge-progress">
-                        {move || progress.with(|p| p.as_ref().map(|p| p.words.clone()))}
-                    </span>
-                </p>
-                <ChallengeEditors c=c.clone() scenario=scenario trace=trace generation=generation />
-                <ChallengeWeights goal=c.goal.clone() trace=trace />
-                {move || {
-                    met()
-                        .then(|| {
-                            trace
-                                .with(|t| {
-                                    t.as_ref()
-                                        .and_then(|t| t.as_ref().ok())
-                                        .and_then(|t| why_it_works(&goal_for_why, t))
-                                })
-                                .map(|w| {
-                                    view! {
-                                        <p class="al-challenge-why" data-testid="challenge-why">
-                                            {w}
-                                        </p>
-                                    }
-                                })
-                        })
-                }}
-                <div class="al-challenge-help">
-                    <ol class="al-challenge-hints">
-                        {move || {
-                            hints
-                                .iter()
-                                .take(hints_shown.get())
-                                .map(|h| view! { <li data-testid="challenge-hint">{h.clone()}</li> })
-                                .collect_view()
-                        }}
-                    </ol>
-                    <button
-                        type="button"
-                        data-testid="challenge-next-hint"
-                        disabled=move || { hints_shown.get() >= n_hints }
-                        on:click=move |_| hints_shown.update(|n| *n = (*n + 1).min(n_hints))
-                    >
-                        {move || format!("Show a hint ({} of {n_hints} shown)", hints_shown.get())}
-                    </button>
-                    <button
-                        type="button"
-                        data-testid="challenge-show-solution"
-                        on:click=move |_| show_solution.set(true)
-                    >
-                        "Show the solution"
-                    </button>
-                    <button
-                        type="button"
-                        data-testid="challenge-reset"
-                        on:click={
-                            let s0 = c.scenario.clone();
-                            move |_| {
-                                scenario.set(Some(s0.clone()));
-                                generation.update(|g| *g += 1);
-                            }
-                        }
-                    >
-                        "Start again"
-                    </button>
-                    {move || {
-                        (show_solution.get() || met())
-                            .then(|| {
-                                view! {
-                                    <div class="al-challenge-solution" data-testid="challenge-solution">
-                                        <p>
-                                            <strong>"A worked solution: "</strong>
-                                            {solution.join("; ")}
-                                        </p>
-                                        <p>{why.clone()}</p>
-                                    </div>
-                                }
-                            })
-                    }}
-                    {(!builtin_id)
-                        .then(|| {
-                            view! {
-                                <p class="al-note">
-                                    "Share this challenge: "
-                                    <a data-testid="challenge-share" href=share.clone()>
-                                        "link"
-                                    </a>
-                                </p>
-                            }
-                        })}
-                </div>
-            </section>
-        })
-    };
-
     view! {
-        <div class="al-challenges" data-testid="challenges">
-            <nav class="al-challenge-list" aria-label="Challenges">
-                <h2>"Challenges: build the head yourself"</h2>
-                <ol>{items}</ol>
-                <button
-                    type="button"
-                    data-testid="challenge-clear"
-                    on:click=move |_| {
-                        solved.set(Vec::new());
-                        save_solved(&[]);
-                    }
-                >
-                    "Clear my progress"
-                </button>
-                <details class="al-fold">
-                    <summary>"Import a challenge (JSON)"</summary>
-                    <label for="al-challenge-json">"Challenge JSON (see the README)"</label>
-                    <textarea
-                        id="al-challenge-json"
-                        data-testid="challenge-import"
-                        rows="6"
-                        prop:value=move || import_text.get()
-                        on:input=move |ev| import_text.set(event_target_value(&ev))
-                    ></textarea>
-                    <button
-                        type="button"
-                        data-testid="challenge-import-go"
-                        on:click=move |_| {
-                            match Challenge::from_json(&import_text.get_untracked()) {
-                                Ok(c) => {
-                                    import_error.set(None);
-                                    let id = c.id.clone();
-                                    imported.set(Some(c));
-                                    open.set(Some(id));
-                                }
-                                Err(e) => import_error.set(Some(e)),
-                            }
+        <nav class="al-challenge-list" aria-label="Challenges">
+            <h2>"Challenges: build the head yourself"</h2>
+            <ol>{items}</ol>
+            <button
+                type="button"
+                data-testid="challenge-clear"
+                on:click=move |_| {
+                    solved.set(Vec::new());
+                    save_solved(&[]);
+                }
+            >
+                "Clear my progress"
+            </button>
+            <ChallengeImport open=open imported=imported />
+        </nav>
+    }
+}
+
+/// "Import a challenge (JSON)": a text area, a button that opens the challenge, and the
+/// reason when the JSON is not a challenge.
+#[component]
+fn ChallengeImport(
+    /// The open challenge's id.
+    open: RwSignal<Option<String>>,
+    /// Where an imported challenge goes.
+    imported: RwSignal<Option<Challenge>>,
+) -> impl IntoView {
+    let import_text = RwSignal::new(String::new());
+    let import_error = RwSignal::new(None::<String>);
+    view! {
+        <details class="al-fold">
+            <summary>"Import a challenge (JSON)"</summary>
+            <label for="al-challenge-json">"Challenge JSON (see the README)"</label>
+            <textarea
+                id="al-challenge-json"
+                data-testid="challenge-import"
+                rows="6"
+                prop:value=move || import_text.get()
+                on:input=move |ev| import_text.set(event_target_value(&ev))
+            ></textarea>
+            <button
+                type="button"
+                data-testid="challenge-import-go"
+                on:click=move |_| {
+                    match Challenge::from_json(&import_text.get_untracked()) {
+                        Ok(c) => {
+                            import_error.set(None);
+                            let id = c.id.clone();
+                            imported.set(Some(c));
+                            open.set(Some(id));
                         }
-                    >
-                        "Import"
-                    </button>
-                    {move || {
-                        import_error
-                            .get()
-                            .map(|e| {
-                                view! {
-                                    <p class="al-error" role="alert" data-testid="challenge-import-error">
-                                        {e}
-                                    </p>
-                                }
-                            })
-                    }}
-                </details>
-            </nav>
-            {panel}
+                        Err(e) => import_error.set(Some(e)),
+                    }
+                }
+            >
+                "Import"
+            </button>
             {move || {
-                open.get()
-                    .is_some_and(|id| challenge.get().is_none() && !id.is_empty())
-                    .then(|| {
+                import_error
+                    .get()
+                    .map(|e| {
                         view! {
-                            <p class="al-notice" data-testid="notice">
-                                "This challenge does not exist; pick one from the list."
+                            <p class="al-error" role="alert" data-testid="challenge-import-error">
+                                {e}
                             </p>
                         }
                     })
             }}
+        </details>
+    }
+}
+
+/// The open challenge: story, the goal checked live, its editors and weights, and why
+/// the solution works once the goal is met.
+#[component]
+fn OpenChallenge(
+    /// The open challenge.
+    c: Challenge,
+    /// The learner's scenario (the challenge's, edited).
+    scenario: RwSignal<Option<Scenario>>,
+    /// The engine's trace of `scenario`, or its error.
+    trace: Memo<Option<Result<Trace, String>>>,
+    /// Bumped when the editors must show the scenario afresh.
+    generation: RwSignal<u32>,
+    /// How close the trace is to the goal.
+    progress: Memo<Option<challenges::Progress>>,
+    /// How many hints are shown.
+    hints_shown: RwSignal<usize>,
+    /// Whether "Show the solution" was pressed.
+    show_solution: RwSignal<bool>,
+) -> impl IntoView {
+    let met = Signal::derive(move || progress.with(|p| p.as_ref().is_some_and(|p| p.met)));
+    let goal_text = c.goal.describe();
+    let goal_for_why = c.goal.clone();
+    view! {
+        <section class="al-challenge" data-testid="challenge" aria-labelledby="al-challenge-title">
+            <h2 id="al-challenge-title">{c.title.clone()}</h2>
+            <p class="al-challenge-story">{c.story.clone()}</p>
+            <p
+                class="al-challenge-goal"
+                data-testid="challenge-goal"
+                aria-live="polite"
+                data-met=move || if met.get() { "true" } else { "false" }
+            >
+                <strong>{move || if met.get() { "Goal met: " } else { "Goal: " }}</strong>
+                {goal_text}
+                <br />
+                <span data-testid="challenge-progress">
+                    {move || progress.with(|p| p.as_ref().map(|p| p.words.clone()))}
+                </span>
+            </p>
+            <ChallengeEditors c=c.clone() scenario=scenario trace=trace generation=generation />
+            <ChallengeWeights goal=c.goal.clone() trace=trace />
+            {move || {
+                met.get()
+                    .then(|| {
+                        trace
+                            .with(|t| {
+                                t.as_ref()
+                                    .and_then(|t| t.as_ref().ok())
+                                    .and_then(|t| why_it_works(&goal_for_why, t))
+                            })
+                            .map(|w| {
+                                view! {
+                                    <p class="al-challenge-why" data-testid="challenge-why">
+                                        {w}
+                                    </p>
+                                }
+                            })
+                    })
+            }}
+            <ChallengeHelp
+                c=c.clone()
+                scenario=scenario
+                generation=generation
+                hints_shown=hints_shown
+                show_solution=show_solution
+                met=met
+            />
+        </section>
+    }
+}
+
+/// Hints one at a time, the worked solution, "Start again", and the share link of an
+/// imported challenge.
+#[component]
+fn ChallengeHelp(
+    /// The open challenge.
+    c: Challenge,
+    /// The learner's scenario (the challenge's, edited).
+    scenario: RwSignal<Option<Scenario>>,
+    /// Bumped when the editors must show the scenario afresh.
+    generation: RwSignal<u32>,
+    /// How many hints are shown.
+    hints_shown: RwSignal<usize>,
+    /// Whether "Show the solution" was pressed.
+    show_solution: RwSignal<bool>,
+    /// Whether the goal is met.
+    met: Signal<bool>,
+) -> impl IntoView {
+    let hints = c.hints.clone();
+    let n_hints = hints.len();
+    let solution = c.solution.iter().map(edit_words).collect::<Vec<_>>();
+    let why = c.why.clone();
+    let share = challenges::link_fragment(&c);
+    let builtin_id = builtin::by_id(&c.id).is_some();
+    view! {
+        <div class="al-challenge-help">
+            <ol class="al-challenge-hints">
+                {move || {
+                    hints
+                        .iter()
+                        .take(hints_shown.get())
+                        .map(|h| view! { <li data-testid="challenge-hint">{h.clone()}</li> })
+                        .collect_view()
+                }}
+            </ol>
+            <button
+                type="button"
+                data-testid="challenge-next-hint"
+                disabled=move || { hints_shown.get() >= n_hints }
+                on:click=move |_| hints_shown.update(|n| *n = (*n + 1).min(n_hints))
+            >
+                {move || format!("Show a hint ({} of {n_hints} shown)", hints_shown.get())}
+            </button>
+            <button
+                type="button"
+                data-testid="challenge-show-solution"
+                on:click=move |_| show_solution.set(true)
+            >
+                "Show the solution"
+            </button>
+            <button
+                type="button"
+                data-testid="challenge-reset"
+                on:click={
+                    let s0 = c.scenario.clone();
+                    move |_| {
+                        scenario.set(Some(s0.clone()));
+                        generation.update(|g| *g += 1);
+                    }
+                }
+            >
+                "Start again"
+            </button>
+            {move || {
+                (show_solution.get() || met.get())
+                    .then(|| {
+                        view! {
+                            <div class="al-challenge-solution" data-testid="challenge-solution">
+                                <p>
+                                    <strong>"A worked solution: "</strong>
+                                    {solution.join("; ")}
+                                </p>
+                                <p>{why.clone()}</p>
+                            </div>
+                        }
+                    })
+            }}
+            {(!builtin_id)
+                .then(|| {
+                    view! {
+                        <p class="al-note">
+                            "Share this challenge: " <a data-testid="challenge-share" href=share.clone()>
+                                "link"
+                            </a>
+                        </p>
+                    }
+                })}
         </div>
     }
 }

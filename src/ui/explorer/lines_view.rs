@@ -191,6 +191,68 @@ pub fn LinesView(
         });
     });
 
+    let size =
+        move || layout.with(|l| l.as_ref().map(|l| format!("width:{}px;height:{}px", l.width, l.height)));
+    let readout = move || match shown_focus() {
+        Some(f) => data.with(|d| d.as_ref().map(|d| d.focus_text(f))).unwrap_or_default(),
+        None => {
+            "Point at a token, or Tab to one and use the arrow keys, to see only its lines and their numbers."
+                .into()
+        }
+    };
+    let png = move |_| {
+        if let Some(el) = canvas.get_untracked() {
+            if let Ok(url) = el.to_data_url() {
+                let (step, batch) = selection.get_untracked();
+                files::download_url(&format!("{step}-b{batch}-lines.png"), &url);
+            }
+        }
+    };
+    view! {
+        <figure class="al-card al-lines" data-testid="lines-view" hidden=move || data.with(Option::is_none)>
+            <figcaption>
+                <span class="al-card-title">"Lines: opacity = weight"</span>
+                <HeadLegend data=data />
+                <span class="al-card-actions">
+                    <button type="button" class="al-small" on:click=png title="Download this picture as PNG">
+                        "PNG"
+                    </button>
+                </span>
+            </figcaption>
+            <div class="al-lines-wrap" node_ref=root style=size>
+                <canvas
+                    node_ref=canvas
+                    data-testid="lines-canvas"
+                    role="img"
+                    aria-label="Lines from each query token to each key token; the list below says the same in words"
+                    style=size
+                ></canvas>
+                <TokenButtons data=data layout=layout focus=focus root=root />
+            </div>
+            <p class="al-readout" data-testid="lines-readout" aria-live="polite">
+                {readout}
+            </p>
+            <h3 class="al-lines-text-title">"Top keys for each query"</h3>
+            <ul class="al-lines-text" data-testid="lines-text">
+                <TopKeys data=data />
+            </ul>
+        </figure>
+    }
+}
+
+/// A button over each query and key token: hovering or focusing it shows only its lines;
+/// ↑ ↓ move within a column, ← → to the other one.
+#[component]
+fn TokenButtons(
+    /// What the view shows.
+    data: Memo<Option<LinesData>>,
+    /// Where each token sits.
+    layout: Memo<Option<LinesLayout>>,
+    /// The focused token.
+    focus: RwSignal<Option<Focus>>,
+    /// The element holding the buttons, to move the keyboard focus within.
+    root: NodeRef<html::Div>,
+) -> impl IntoView {
     // ↑ ↓ within a column, ← → to the other column (the same row, or its last token)
     let move_focus = move |ev: leptos::ev::KeyboardEvent, from: Focus| {
         let (n_q, n_k) =
@@ -222,7 +284,7 @@ pub fn LinesView(
         }
     };
 
-    let token_buttons = move || {
+    move || {
         let l = layout.get()?;
         data.with(|d| {
             let d = d.as_ref()?;
@@ -260,40 +322,16 @@ pub fn LinesView(
             let ks = d.keys.iter().enumerate().map(|(j, k)| button("key", j, k.clone(), l.key_rect(j)));
             Some(qs.chain(ks).collect_view())
         })
-    };
-    let size =
-        move || layout.with(|l| l.as_ref().map(|l| format!("width:{}px;height:{}px", l.width, l.height)));
-    let readout = move || match shown_focus() {
-        Some(f) => data.with(|d| d.as_ref().map(|d| d.focus_text(f))).unwrap_or_default(),
-        None => {
-            "Point at a token, or Tab to one and use the arrow keys, to see only its lines and their numbers."
-                .into()
-        }
-    };
-    let text = move || {
-        data.with(|d| {
-            let d = d.as_ref()?;
-            let n_heads = d.heads.len();
-            let items = (0..n_heads)
-                .flat_map(|h| (0..d.queries.len()).map(move |i| (h, i)))
-                .filter(|&(_, i)| !d.query_pad.get(i).copied().unwrap_or(false))
-                .map(|(h, i)| {
-                    let head = if n_heads > 1 { format!("head {}: ", h + 1) } else { String::new() };
-                    view! { <li>{format!("{head}{}", d.top_text(h, i, 3))}</li> }
-                })
-                .collect_view();
-            Some(items)
-        })
-    };
-    let png = move |_| {
-        if let Some(el) = canvas.get_untracked() {
-            if let Ok(url) = el.to_data_url() {
-                let (step, batch) = selection.get_untracked();
-                files::download_url(&format!("{step}-b{batch}-lines.png"), &url);
-            }
-        }
-    };
-    let legend = move || {
+    }
+}
+
+/// One coloured name per head, when there is more than one.
+#[component]
+fn HeadLegend(
+    /// What the view shows.
+    data: Memo<Option<LinesData>>,
+) -> impl IntoView {
+    move || {
         data.with(|d| {
             let n = d.as_ref().map_or(0, |d| d.heads.len());
             (n > 1).then(|| {
@@ -311,35 +349,28 @@ pub fn LinesView(
                     .collect_view()
             })
         })
-    };
-    view! {
-        <figure class="al-card al-lines" data-testid="lines-view" hidden=move || data.with(Option::is_none)>
-            <figcaption>
-                <span class="al-card-title">"Lines: opacity = weight"</span>
-                {legend}
-                <span class="al-card-actions">
-                    <button type="button" class="al-small" on:click=png title="Download this picture as PNG">
-                        "PNG"
-                    </button>
-                </span>
-            </figcaption>
-            <div class="al-lines-wrap" node_ref=root style=size>
-                <canvas
-                    node_ref=canvas
-                    data-testid="lines-canvas"
-                    role="img"
-                    aria-label="Lines from each query token to each key token; the list below says the same in words"
-                    style=size
-                ></canvas>
-                {token_buttons}
-            </div>
-            <p class="al-readout" data-testid="lines-readout" aria-live="polite">
-                {readout}
-            </p>
-            <h3 class="al-lines-text-title">"Top keys for each query"</h3>
-            <ul class="al-lines-text" data-testid="lines-text">
-                {text}
-            </ul>
-        </figure>
+    }
+}
+
+/// The top three keys of every query that is not padding, head by head, as list items.
+#[component]
+fn TopKeys(
+    /// What the view shows.
+    data: Memo<Option<LinesData>>,
+) -> impl IntoView {
+    move || {
+        data.with(|d| {
+            let d = d.as_ref()?;
+            let n_heads = d.heads.len();
+            let items = (0..n_heads)
+                .flat_map(|h| (0..d.queries.len()).map(move |i| (h, i)))
+                .filter(|&(_, i)| !d.query_pad.get(i).copied().unwrap_or(false))
+                .map(|(h, i)| {
+                    let head = if n_heads > 1 { format!("head {}: ", h + 1) } else { String::new() };
+                    view! { <li>{format!("{head}{}", d.top_text(h, i, 3))}</li> }
+                })
+                .collect_view();
+            Some(items)
+        })
     }
 }

@@ -9,6 +9,7 @@ pub mod first_screen;
 pub mod io;
 pub mod lines_view;
 pub mod pipeline;
+pub mod tensor_bar;
 pub mod tensors;
 pub mod tokens;
 pub mod view;

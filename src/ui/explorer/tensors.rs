@@ -1,6 +1,8 @@
 //! The selected step: its name, shape, words and PyTorch line, notes about fully masked
 //! rows, and one keyed heatmap card per head.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
 use crate::draw::{Scale, LABEL_FONT};
@@ -9,12 +11,13 @@ use crate::engine::{StepName, Trace};
 
 use crate::ui::decode::view::DecodeView;
 use crate::ui::explorer::lines_view::LinesView;
+use crate::ui::explorer::tensor_bar::{HeadPicker, LinesToggle, ViewModes};
 use crate::ui::heatmap::card::{HeatmapCard, LabelFont};
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::card_id::CardId;
 use crate::ui::state::page_layout::one_head_at_a_time;
-use crate::ui::state::settings::ViewMode;
+use crate::ui::state::settings::{ViewMode, ViewState};
 use crate::ui::tiles::view::TilesView;
 
 /// The step shown, never one the trace lacks: a step of cross-attention or positions
@@ -95,34 +98,8 @@ pub fn TensorView(
         let (heads, n_cols) = heads_and_cols(step);
         one_head_at_a_time(column.get(), heads, n_cols, font)
     });
-    // presenting, a step with notes about fully masked rows under its cards leaves them
-    // room, so that cards and notes share the screen
-    let card_max_height = Signal::derive(move || {
-        let h = max_height.get()?;
-        let presenting = font.is_some_and(|f| f.get() > LABEL_FONT);
-        let notes = compact
-            && presenting
-            && selected.get().is_some_and(|(name, batch)| {
-                shown.with(|t| t.as_ref().is_some_and(|t| !noted_rows(t, name, batch).is_empty()))
-            });
-        Some(if notes { (h - PRESENTER_NOTE_ROOM).max(160.0) } else { h })
-    });
-    let chosen = RwSignal::new(None::<usize>);
-    Effect::new(move |_| {
-        selected.track();
-        if let Some(h) = highlights {
-            h.track();
-        }
-        chosen.set(None);
-    });
-    let head_shown = Memo::new(move |_| {
-        chosen.get().unwrap_or_else(|| {
-            let step = selected.get().map(|(s, _)| s);
-            highlights
-                .and_then(|h| h.with(|cells| cells.iter().find(|c| Some(c.step) == step).map(|c| c.head)))
-                .unwrap_or(0)
-        })
-    });
+    let card_max_height = card_max_height(shown, selected, max_height, font, compact);
+    let (chosen, head_shown) = head_choice(selected, highlights);
     let cards_shown = move || {
         let all = ids.get().unwrap_or_default();
         if one_head.get() {
@@ -132,93 +109,7 @@ pub fn TensorView(
             all
         }
     };
-    let head_picker = move || {
-        one_head.get().then(|| {
-            let heads = ids.with(|ids| ids.as_ref().map_or(0, Vec::len));
-            let buttons = (0..heads)
-                .map(|h| {
-                    view! {
-                        <button
-                            type="button"
-                            class="al-tab"
-                            data-testid="present-head"
-                            data-head=h
-                            class:al-selected=move || head_shown.get() == h
-                            aria-pressed=move || if head_shown.get() == h { "true" } else { "false" }
-                            on:click=move |_| chosen.set(Some(h))
-                        >
-                            {format!("head {}", h + 1)}
-                        </button>
-                    }
-                })
-                .collect_view();
-            view! {
-                <div class="al-tabs al-head-picker" role="group" aria-label="Which head">
-                    {buttons}
-                </div>
-            }
-        })
-    };
-    let header = move || {
-        let (name, batch) = selected.get()?;
-        let trace = shown.get()?;
-        let s = trace.step(name)?;
-        // in a lesson the notes follow the picture (they would push it down, and a step may
-        // explain the NaN they announce only later)
-        let notes = (!compact).then(|| mask_notes(&trace, s.name, batch)).flatten();
-        Some(view! {
-            <div class="al-tensor-head">
-                <h2>
-                    <code>{s.name.as_str()}</code>
-                    " "
-                    <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
-                </h2>
-                {(!compact)
-                    .then(|| {
-                        view! {
-                            <p class="al-step-op">{s.op.clone()}</p>
-                            <code class="al-pytorch">{s.pytorch.clone()}</code>
-                        }
-                    })}
-            </div>
-            {notes}
-        })
-    };
-    // The colour scale of one card: viridis for weights; otherwise blue–white–red over
-    // one head's numbers, or every head's when the scale is shared.
-    // One colour scale for every head of a (B, h, ·, ·) step, when the scale is shared:
-    // computed once per trace and view, not once per card.
-    let shared_scale = Memo::new(move |_| {
-        if !view_state.with(|v| v.shared_scale) {
-            return None;
-        }
-        let (step, batch) = selected.get()?;
-        shown.with(|t| {
-            let s = t.as_ref()?.step(step)?;
-            if s.name == StepName::Weights || !s.has_heads() {
-                return None;
-            }
-            let heads = s.shape.get(1).copied().unwrap_or(1);
-            let values = (0..heads).filter_map(|h| s.matrix(batch, h)).flat_map(|m| m.into_iter());
-            Some((s.name, batch, Scale::diverging(values)))
-        })
-    });
-    let scale_for = move |id: CardId| {
-        Signal::derive(move || {
-            if id.step == StepName::Weights {
-                return Scale::weights();
-            }
-            if let Some((step, batch, scale)) = shared_scale.get() {
-                if (step, batch) == (id.step, id.batch) {
-                    return scale;
-                }
-            }
-            shown.with(|t| {
-                let Some(s) = t.as_ref().and_then(|t| t.step(id.step)) else { return Scale::weights() };
-                Scale::diverging(s.matrix(id.batch, id.head).into_iter().flat_map(|m| m.into_iter()))
-            })
-        })
-    };
+    let scale_for = card_scales(shown, view_state, selected);
     let width_for = move |id: CardId| {
         Signal::derive(move || {
             let (heads, n_cols) = heads_and_cols(id.step);
@@ -235,59 +126,32 @@ pub fn TensorView(
     let as_lines = move || lines_possible() && view_state.with(|v| v.lines);
     let selection =
         Signal::derive(move || selected.get().unwrap_or_else(|| (view_state.with(|v| v.step), 0)));
-    let toggle = move || {
-        lines_possible().then(|| {
-            view! {
-                <button
-                    type="button"
-                    class="al-small al-lines-toggle"
-                    data-testid="lines-toggle"
-                    aria-pressed=move || if as_lines() { "true" } else { "false" }
-                    on:click=move |_| view_state.update(|v| v.lines = !v.lines)
-                >
-                    {move || if as_lines() { "View as heatmaps" } else { "View as lines" }}
-                </button>
-            }
-        })
-    };
     // The decode and tiles views replace the cards (the explorer only, not a lesson's).
     let mode = Memo::new(move |_| if compact { ViewMode::Cards } else { view_state.with(|v| v.mode) });
     let cards = move || mode.get() == ViewMode::Cards;
-    let set_mode = move |m: ViewMode| view_state.update(|v| v.mode = m);
-    let mode_button = move |m: ViewMode, id: &'static str, text: &'static str| {
-        view! {
-            <button
-                type="button"
-                class="al-tab"
-                data-testid=id
-                class:al-selected=move || mode.get() == m
-                aria-pressed=move || if mode.get() == m { "true" } else { "false" }
-                on:click=move |_| set_mode(m)
-            >
-                {text}
-            </button>
-        }
-    };
     view! {
-        {(!compact)
-            .then(|| {
-                view! {
-                    <nav class="al-view-modes" aria-label="How to look at the attention">
-                        {mode_button(ViewMode::Cards, "view-cards", "Tensors")}
-                        {mode_button(ViewMode::Decode, "view-decode", "Decode (KV cache)")}
-                        {mode_button(ViewMode::Tiles, "view-tiles", "Tiles (online softmax)")}
-                    </nav>
-                }
-            })}
+        {(!compact).then(|| view! { <ViewModes view_state=view_state mode=mode /> })}
         {move || match mode.get() {
             ViewMode::Cards => None,
             ViewMode::Decode => Some(view! { <DecodeView state=state /> }.into_any()),
             ViewMode::Tiles => Some(view! { <TilesView state=state column=column /> }.into_any()),
         }}
         <div class="al-cards-view" hidden=move || !cards()>
-            {header}
-            {toggle}
-            {head_picker}
+            <StepHeader shown=shown selected=selected compact=compact />
+            {move || {
+                lines_possible()
+                    .then(|| {
+                        view! { <LinesToggle view_state=view_state as_lines=Signal::derive(as_lines) /> }
+                    })
+            }}
+            {move || {
+                one_head
+                    .get()
+                    .then(|| {
+                        let heads = ids.with(|ids| ids.as_ref().map_or(0, Vec::len));
+                        view! { <HeadPicker heads=heads head_shown=head_shown chosen=chosen /> }
+                    })
+            }}
             {move || {
                 (cards() && as_lines())
                     .then(|| {
@@ -326,6 +190,133 @@ pub fn TensorView(
                     .flatten()
             }}
         </div>
+    }
+}
+
+/// Presenting one head at a time: the head the learner picked (reset when the step or
+/// the lesson's highlighted cells change), and the head shown: the picked one, else the
+/// one the step's first highlighted cell is in.
+fn head_choice(
+    selected: Memo<Option<(StepName, usize)>>,
+    highlights: Option<Signal<Vec<crate::lessons::Cell>>>,
+) -> (RwSignal<Option<usize>>, Memo<usize>) {
+    let chosen = RwSignal::new(None::<usize>);
+    Effect::new(move |_| {
+        selected.track();
+        if let Some(h) = highlights {
+            h.track();
+        }
+        chosen.set(None);
+    });
+    let head_shown = Memo::new(move |_| {
+        chosen.get().unwrap_or_else(|| {
+            let step = selected.get().map(|(s, _)| s);
+            highlights
+                .and_then(|h| h.with(|cells| cells.iter().find(|c| Some(c.step) == step).map(|c| c.head)))
+                .unwrap_or(0)
+        })
+    });
+    (chosen, head_shown)
+}
+
+/// The tallest a card may be: presenting, a step with notes about fully masked rows
+/// under its cards leaves them room, so that cards and notes share the screen.
+fn card_max_height(
+    shown: Memo<Option<Arc<Trace>>>,
+    selected: Memo<Option<(StepName, usize)>>,
+    max_height: Signal<Option<f64>>,
+    font: Option<Signal<f64>>,
+    compact: bool,
+) -> Signal<Option<f64>> {
+    Signal::derive(move || {
+        let h = max_height.get()?;
+        let presenting = font.is_some_and(|f| f.get() > LABEL_FONT);
+        let notes = compact
+            && presenting
+            && selected.get().is_some_and(|(name, batch)| {
+                shown.with(|t| t.as_ref().is_some_and(|t| !noted_rows(t, name, batch).is_empty()))
+            });
+        Some(if notes { (h - PRESENTER_NOTE_ROOM).max(160.0) } else { h })
+    })
+}
+
+/// The colour scale of each card: viridis for weights; otherwise blue–white–red over one
+/// head's numbers, or every head's when the scale is shared.
+fn card_scales(
+    shown: Memo<Option<Arc<Trace>>>,
+    view_state: RwSignal<ViewState>,
+    selected: Memo<Option<(StepName, usize)>>,
+) -> impl Fn(CardId) -> Signal<Scale> + Copy {
+    // One colour scale for every head of a (B, h, ·, ·) step, when the scale is shared:
+    // computed once per trace and view, not once per card.
+    let shared_scale = Memo::new(move |_| {
+        if !view_state.with(|v| v.shared_scale) {
+            return None;
+        }
+        let (step, batch) = selected.get()?;
+        shown.with(|t| {
+            let s = t.as_ref()?.step(step)?;
+            if s.name == StepName::Weights || !s.has_heads() {
+                return None;
+            }
+            let heads = s.shape.get(1).copied().unwrap_or(1);
+            let values = (0..heads).filter_map(|h| s.matrix(batch, h)).flat_map(|m| m.into_iter());
+            Some((s.name, batch, Scale::diverging(values)))
+        })
+    });
+    move |id: CardId| {
+        Signal::derive(move || {
+            if id.step == StepName::Weights {
+                return Scale::weights();
+            }
+            if let Some((step, batch, scale)) = shared_scale.get() {
+                if (step, batch) == (id.step, id.batch) {
+                    return scale;
+                }
+            }
+            shown.with(|t| {
+                let Some(s) = t.as_ref().and_then(|t| t.step(id.step)) else { return Scale::weights() };
+                Scale::diverging(s.matrix(id.batch, id.head).into_iter().flat_map(|m| m.into_iter()))
+            })
+        })
+    }
+}
+
+/// The step's name and shape, and (outside a lesson) its words, PyTorch line and notes
+/// about fully masked rows.
+#[component]
+fn StepHeader(
+    /// The shown trace.
+    shown: Memo<Option<Arc<Trace>>>,
+    /// The step and sentence shown.
+    selected: Memo<Option<(StepName, usize)>>,
+    /// Leave out the step's words, PyTorch line and notes.
+    compact: bool,
+) -> impl IntoView {
+    move || {
+        let (name, batch) = selected.get()?;
+        let trace = shown.get()?;
+        let s = trace.step(name)?;
+        // in a lesson the notes follow the picture (they would push it down, and a step may
+        // explain the NaN they announce only later)
+        let notes = (!compact).then(|| mask_notes(&trace, s.name, batch)).flatten();
+        Some(view! {
+            <div class="al-tensor-head">
+                <h2>
+                    <code>{s.name.as_str()}</code>
+                    " "
+                    <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
+                </h2>
+                {(!compact)
+                    .then(|| {
+                        view! {
+                            <p class="al-step-op">{s.op.clone()}</p>
+                            <code class="al-pytorch">{s.pytorch.clone()}</code>
+                        }
+                    })}
+            </div>
+            {notes}
+        })
     }
 }
 

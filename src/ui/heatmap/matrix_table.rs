@@ -90,47 +90,6 @@ pub fn MatrixTable(
     let id = CardId { step, batch, head };
     let table_ref = NodeRef::<html::Table>::new();
     let explained = use_context::<Explained>();
-    // A click, or Enter, on a cell explains it; the arrow keys move between cells (and
-    // the explanation, while it is open on this table's card).
-    let on_cell_click = move |ev: leptos::ev::MouseEvent| {
-        if let (Some((r, c)), Some(e)) = (cell_of(ev.target()), explained) {
-            e.open(id, r, c);
-        }
-    };
-    let on_cell_key = move |ev: leptos::ev::KeyboardEvent| {
-        let Some((r, c)) = cell_of(ev.target()) else { return };
-        let next = match ev.key().as_str() {
-            "Enter" | " " => {
-                ev.prevent_default();
-                if let Some(e) = explained {
-                    e.open(id, r, c);
-                }
-                return;
-            }
-            "Escape" => {
-                if let Some(e) = explained.filter(|e| e.in_card_untracked(id).is_some()) {
-                    e.close();
-                }
-                return;
-            }
-            "ArrowUp" => (r.saturating_sub(1), c),
-            "ArrowDown" => ((r + 1).min(n_rows.saturating_sub(1)), c),
-            "ArrowLeft" => (r, c.saturating_sub(1)),
-            "ArrowRight" => (r, (c + 1).min(n_cols.saturating_sub(1))),
-            _ => return,
-        };
-        ev.prevent_default();
-        if let Some(el) =
-            table_ref.get_untracked().and_then(|t| t.query_selector(&cell_selector(next)).ok().flatten())
-        {
-            if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
-                let _ = el.focus();
-            }
-        }
-        if let Some(e) = explained.filter(|e| e.in_card_untracked(id).is_some()) {
-            e.open(id, next.0, next.1);
-        }
-    };
     // The explained cell, the cells it reads and the lesson's highlighted cells get a
     // class (set on the DOM: a reactive class on each of up to 16 384 cells would cost
     // more than the table). Only once the table is built (big tables are built when
@@ -161,58 +120,15 @@ pub fn MatrixTable(
     let contents = move || {
         let visible = eager || open.is_some_and(|o| o.get());
         visible.then(|| {
-            let body = values
-                .rows()
-                .into_iter()
-                .enumerate()
-                .map(|(r, row)| {
-                    let cells = row
-                        .iter()
-                        .enumerate()
-                        .map(|(c, v)| {
-                            let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
-                            // one cell in the tab order; the arrow keys move between cells
-                            let tab = if r == 0 && c == 0 { "0" } else { "-1" };
-                            view! {
-                                <td
-                                    data-value=exact(*v)
-                                    data-r=r
-                                    data-c=c
-                                    tabindex=tab
-                                    class:al-blocked=is_blocked
-                                    class:al-nan=v.is_nan()
-                                >
-                                    {crate::format::short(*v)}
-                                </td>
-                            }
-                        })
-                        .collect_view();
-                    view! {
-                        <tr>
-                            <th scope="row">{rows.get(r).cloned().unwrap_or_default()}</th>
-                            {cells}
-                        </tr>
-                    }
-                })
-                .collect_view();
             view! {
-                <table
-                    node_ref=table_ref
-                    data-testid="matrix-table"
-                    data-step=step.as_str()
-                    data-head=head
-                    data-batch=batch
-                    on:click=on_cell_click
-                    on:keydown=on_cell_key
-                >
-                    <thead>
-                        <tr>
-                            <th scope="col">{corner(step)}</th>
-                            {cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
-                        </tr>
-                    </thead>
-                    <tbody>{body}</tbody>
-                </table>
+                <NumbersTable
+                    table_ref=table_ref
+                    values=values.clone()
+                    rows=rows.clone()
+                    cols=cols.clone()
+                    blocked=blocked.clone()
+                    id=id
+                />
             }
         })
     };
@@ -230,5 +146,130 @@ pub fn MatrixTable(
             <summary>"Table of numbers"</summary>
             <div class="al-table-scroll">{contents}</div>
         </details>
+    }
+}
+
+/// A key on a cell of card `id`'s table: Enter or Space explains it, Escape closes the
+/// explanation open on this card, the arrow keys move the focus (and that explanation).
+fn on_cell_key(
+    ev: leptos::ev::KeyboardEvent,
+    table_ref: NodeRef<html::Table>,
+    explained: Option<Explained>,
+    id: CardId,
+    (n_rows, n_cols): (usize, usize),
+) {
+    let Some((r, c)) = cell_of(ev.target()) else { return };
+    let next = match ev.key().as_str() {
+        "Enter" | " " => {
+            ev.prevent_default();
+            if let Some(e) = explained {
+                e.open(id, r, c);
+            }
+            return;
+        }
+        "Escape" => {
+            if let Some(e) = explained.filter(|e| e.in_card_untracked(id).is_some()) {
+                e.close();
+            }
+            return;
+        }
+        "ArrowUp" => (r.saturating_sub(1), c),
+        "ArrowDown" => ((r + 1).min(n_rows.saturating_sub(1)), c),
+        "ArrowLeft" => (r, c.saturating_sub(1)),
+        "ArrowRight" => (r, (c + 1).min(n_cols.saturating_sub(1))),
+        _ => return,
+    };
+    ev.prevent_default();
+    if let Some(el) =
+        table_ref.get_untracked().and_then(|t| t.query_selector(&cell_selector(next)).ok().flatten())
+    {
+        if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+            let _ = el.focus();
+        }
+    }
+    if let Some(e) = explained.filter(|e| e.in_card_untracked(id).is_some()) {
+        e.open(id, next.0, next.1);
+    }
+}
+
+/// The `<table>` itself: a header row of column labels, a row per token, a cell per
+/// number; a click or Enter explains a cell, the arrow keys move between cells.
+#[component]
+fn NumbersTable(
+    /// Where the table is, for the cell marks and the focus moves.
+    table_ref: NodeRef<html::Table>,
+    /// The matrix.
+    values: ndarray::Array2<f64>,
+    /// Row labels (tokens).
+    rows: Vec<String>,
+    /// Column labels (tokens or features).
+    cols: Vec<String>,
+    /// Row-major: blocked by the mask (empty for steps without a mask).
+    blocked: Vec<bool>,
+    /// The card it belongs to.
+    id: CardId,
+) -> impl IntoView {
+    let n_cols = values.ncols();
+    let n_rows = values.nrows();
+    let explained = use_context::<Explained>();
+    let CardId { step, batch, head } = id;
+    let on_cell_click = move |ev: leptos::ev::MouseEvent| {
+        if let (Some((r, c)), Some(e)) = (cell_of(ev.target()), explained) {
+            e.open(id, r, c);
+        }
+    };
+    let on_key = move |ev| on_cell_key(ev, table_ref, explained, id, (n_rows, n_cols));
+    let body = values
+        .rows()
+        .into_iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let cells = row
+                .iter()
+                .enumerate()
+                .map(|(c, v)| {
+                    let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
+                    // one cell in the tab order; the arrow keys move between cells
+                    let tab = if r == 0 && c == 0 { "0" } else { "-1" };
+                    view! {
+                        <td
+                            data-value=exact(*v)
+                            data-r=r
+                            data-c=c
+                            tabindex=tab
+                            class:al-blocked=is_blocked
+                            class:al-nan=v.is_nan()
+                        >
+                            {crate::format::short(*v)}
+                        </td>
+                    }
+                })
+                .collect_view();
+            view! {
+                <tr>
+                    <th scope="row">{rows.get(r).cloned().unwrap_or_default()}</th>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table
+            node_ref=table_ref
+            data-testid="matrix-table"
+            data-step=step.as_str()
+            data-head=head
+            data-batch=batch
+            on:click=on_cell_click
+            on:keydown=on_key
+        >
+            <thead>
+                <tr>
+                    <th scope="col">{corner(step)}</th>
+                    {cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
+                </tr>
+            </thead>
+            <tbody>{body}</tbody>
+        </table>
     }
 }
