@@ -1,5 +1,5 @@
-//! The lesson tabs above the stage: one per lesson, the open one selected and, on a
-//! phone where the tabs are one row that scrolls sideways, scrolled into view.
+//! The lesson tabs above the stage: one per lesson, the open one selected and, in a
+//! row that scrolls sideways when it is wider than the page, scrolled into view.
 
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ pub fn LessonTabs(
             }
         })
         .collect_view();
-    // on a phone the tabs are one row that scrolls sideways: the open lesson's tab is
+    // the tabs are one row that scrolls sideways: the open lesson's tab is
     // scrolled into it (the row only, never the page). It reads the boxes in the next
     // frame, where the page is laid out anyway: read while the app mounts, they would force
     // a layout of the whole page inside the first task
