@@ -60,7 +60,7 @@ pub use explain::{
 pub use invariants::InvariantError;
 pub use scenario::{
     ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm, Rope,
-    RopeStyle, Scenario,
+    RopeScaling, RopeStyle, Scenario,
 };
 pub use step::{Axis, Layout, Role, StepName, StepText};
 pub use tiled::{tiled, Tile, Tiled};
