@@ -43,6 +43,7 @@ pub mod mask;
 pub mod matmul;
 pub mod positional;
 pub mod reuse;
+pub mod rope_scaling;
 pub mod scenario;
 pub mod stages;
 pub mod step;
