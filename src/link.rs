@@ -196,6 +196,7 @@ mod tests {
                             style: RopeStyle::ALL[rope - 1],
                             base: vals[9].abs() + 1.0,
                             fraction: (d_k == 4).then_some(0.5),
+                            scaling: None,
                         }),
                         alibi,
                         scale,

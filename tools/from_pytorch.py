@@ -40,7 +40,7 @@ than giving a scenario whose numbers differ from the module's: an attention clas
 the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
 attention sinks of another shape than one per head or in another class than gpt-oss's,
 a RoPE type
-other than the default (`linear`, `llama3`, `yarn`, …), a rotary fraction
+other than the default, `linear` and `llama3` (`yarn`, `dynamic`, `longrope`, …), a rotary fraction
 in a class that does not apply one, bidirectional attention, fused
 projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
 latent attention (`kv_a_proj_with_mqa`), any other sub-module or parameter of the
@@ -188,6 +188,30 @@ def _rope_parameters(module, config):
     return params
 
 
+# The RoPE types the engine scales its frequencies by, with the fields each reads, as
+# transformers' modeling_rope_utils.py (_compute_linear_scaling_rope_parameters,
+# _compute_llama3_parameters); both leave the attention factor at 1.
+ROPE_SCALINGS = {
+    "linear": ("factor",),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+}
+
+
+def _rope_scaling(name, params):
+    """The scenario's rope "scaling" for the layer's RoPE type, None for the default, or
+    Unsupported naming a type (yarn, dynamic, longrope, …) or a missing field."""
+    rope_type = params.get("rope_type", params.get("type", "default"))
+    if rope_type == "default":
+        return None
+    if rope_type not in ROPE_SCALINGS:
+        raise Unsupported(f"{name}: the RoPE type {rope_type!r} (scaled frequencies) is not modelled "
+                          f"(modelled: default, {', '.join(ROPE_SCALINGS)})")
+    missing = [k for k in ROPE_SCALINGS[rope_type] if params.get(k) is None]
+    if missing:
+        raise Unsupported(f"{name}: the RoPE type {rope_type!r} without {missing}")
+    return {"type": rope_type, **{k: float(params[k]) for k in ROPE_SCALINGS[rope_type]}}
+
+
 # The classes whose apply_rotary_pos_emb turns the first int(head_dim · f) dimensions
 # only and passes the rest (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor).
 PARTIAL_ROTARY = {"GPTNeoXAttention", "Phi3Attention"}
@@ -229,9 +253,7 @@ def _hf_refusals(module):
     if getattr(module, "is_causal", True) is not True or getattr(config, "use_bidirectional_attention", False):
         raise Unsupported(f"{name}: bidirectional attention (use_bidirectional_attention) is not modelled")
     params = _rope_parameters(module, config)
-    rope_type = params.get("rope_type", params.get("type", "default"))
-    if rope_type != "default":
-        raise Unsupported(f"{name}: the RoPE type {rope_type!r} (scaled frequencies) is not modelled")
+    _rope_scaling(name, params)  # raises for a RoPE type the engine does not model
     if _rotary_fraction(module, params) is not None and name not in PARTIAL_ROTARY:
         raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {_rotary_fraction(module, params)}) "
                           f"in a class whose forward does not apply one")
@@ -286,6 +308,9 @@ def _hf_config_options(module):
         fraction = _rotary_fraction(module, _rope_parameters(module, config))
         if fraction is not None:  # GPT-NeoX, Phi: the first int(head_dim * fraction) dimensions turn
             extra["rope"]["fraction"] = fraction
+        scaling = _rope_scaling(type(module).__name__, _rope_parameters(module, config))
+        if scaling is not None:  # linear, Llama 3.1's llama3
+            extra["rope"]["scaling"] = scaling
     # The layer's own window: None on a full-attention layer of a model that mixes them.
     window = module.sliding_window if hasattr(module, "sliding_window") else getattr(config, "sliding_window", None)
     if window:

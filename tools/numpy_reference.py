@@ -64,8 +64,10 @@ Expected format (output)
 
 Today's options: "n_kv_heads" (grouped-query attention: W_K, W_V are (d_model,
 n_kv_heads*d_k), each key/value head repeated for its group of query heads),
-"rope": {"style": "half|interleaved", "base", "fraction"} (written here as a complex
-product; with a fraction only the first int(d_k * fraction) dimensions turn),
+"rope": {"style": "half|interleaved", "base", "fraction", "scaling"} (written here as a
+complex product; with a fraction only the first int(d_k * fraction) dimensions turn; a
+scaling {"type": "linear"|"llama3", ...} scales each frequency as transformers'
+modeling_rope_utils.py does),
 "alibi": true (the paper's slopes and m*(j - i); -m*|i - j| without a causal mask, the
 symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
 scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
@@ -145,10 +147,31 @@ def load_projections(projections, d_model, kv_width=None, q_width=None):
     return result
 
 
-def rope_rotate(x, style, base):
+def rope_scaled(theta, scaling):
+    """The frequencies theta (numbers of pairs) under RoPE's scaling: "linear" divides them
+    by its factor; "llama3" (transformers' _compute_llama3_parameters) divides those whose
+    wavelength 2 pi / theta is over original_max_position_embeddings / low_freq_factor, keeps
+    those under original_max_position_embeddings / high_freq_factor, and blends between."""
+    if scaling is None:
+        return theta
+    kind, factor = scaling["type"], scaling["factor"]
+    if kind == "linear":
+        return theta / factor
+    if kind != "llama3":
+        raise ValueError(f"unknown RoPE scaling {kind!r}")
+    low, high = scaling["low_freq_factor"], scaling["high_freq_factor"]
+    old = scaling["original_max_position_embeddings"]
+    wavelen = 2 * np.pi / theta
+    smooth = (old / wavelen - low) / (high - low)
+    blended = (1 - smooth) * theta / factor + smooth * theta
+    return np.where(wavelen < old / high, theta, np.where(wavelen > old / low, theta / factor, blended))
+
+
+def rope_rotate(x, style, base, scaling=None):
     """RoPE on (B, heads, T, d_k): pair p is the complex number x[a] + i x[b], turned by
-    pos * base^(-2p/d_k). "half" pairs a = p with b = p + d_k/2 (Hugging Face's
-    rotate_half); "interleaved" pairs a = 2p with b = 2p + 1 (RoFormer, Meta's Llama)."""
+    pos * base^(-2p/d_k) (scaled by rope_scaled). "half" pairs a = p with b = p + d_k/2
+    (Hugging Face's rotate_half); "interleaved" pairs a = 2p with b = 2p + 1 (RoFormer,
+    Meta's Llama)."""
     d_k = x.shape[-1]
     if d_k % 2:
         raise ValueError("RoPE needs an even d_k")
@@ -157,7 +180,7 @@ def rope_rotate(x, style, base):
     if style not in ("half", "interleaved"):
         raise ValueError(f"unknown RoPE style {style!r}")
     pos = np.arange(x.shape[2], dtype=np.float64)[:, None]        # (T, 1)
-    z = (x[..., a] + 1j * x[..., b]) * np.exp(1j * pos * base ** (-2.0 * p / d_k))
+    z = (x[..., a] + 1j * x[..., b]) * np.exp(1j * pos * rope_scaled(base ** (-2.0 * p / d_k), scaling))
     out = np.empty_like(x)
     out[..., a], out[..., b] = z.real, z.imag
     return out
@@ -287,7 +310,7 @@ def attention_trace(scenario):
         r = int(d_k * rope["fraction"]) if rope.get("fraction") is not None else d_k  # as HF's int(head_dim * f)
 
         def turn(x):  # the first r dimensions turn as a head of width r; the rest pass
-            return np.concatenate([rope_rotate(x[..., :r], rope["style"], base), x[..., r:]], axis=-1)
+            return np.concatenate([rope_rotate(x[..., :r], rope["style"], base, rope.get("scaling")), x[..., r:]], axis=-1)
 
         q_att, k_att = turn(q_att), turn(k_att)
         steps += [("q_rot", q_att), ("k_rot", k_att)]
@@ -602,6 +625,22 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "qk_norm": {"q_weight": [1.25, 0.75], "k_weight": [0.5, 1.5], "eps": 0.01},
         "embeddings": random_embeddings(q + kv, 9), "projections": projections_sized(9, 4, 4),
         "mask": mask(False, "keys_and_queries", "large_negative")}
+
+    # RoPE's scaled frequencies: Llama 3.1's (pairs 0 and 1 of d_k = 8 kept, 2 blended, 3
+    # divided by the factor) with GQA, and linear with a rotary fraction, interleaved.
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["rope_llama3_gqa"] = {
+        "sentences": s, "d_model": 16, "n_heads": 2, "n_kv_heads": 1,
+        "rope": {"style": "half", "base": 10000.0, "scaling": {
+            "type": "llama3", "factor": 8.0, "low_freq_factor": 2.0, "high_freq_factor": 8.0,
+            "original_max_position_embeddings": 2048.0}},
+        "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 8),
+        "mask": mask(True, "keys", "neg_inf")}
+    scenarios["rope_linear_fraction_interleaved"] = {
+        "sentences": s, "d_model": 16, "n_heads": 2,
+        "rope": {"style": "interleaved", "base": 100.0, "fraction": 0.5, "scaling": {"type": "linear", "factor": 4.0}},
+        "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 16),
+        "mask": mask(False, "keys", "neg_inf")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

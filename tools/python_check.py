@@ -154,6 +154,18 @@ def scenarios():
             "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 12, "n_heads": 2,
             "rope": {"style": "interleaved", "base": 500, "fraction": 0.34}, "projections": "seeded", "seed": 14,
             "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+        # RoPE's scaled frequencies: Llama 3.1's (of d_k = 8's pairs, 0 and 1 kept, 2 blended, 3
+        # divided by the factor), and linear with a rotary fraction in cross-attention
+        "rope_llama3_gqa": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 16, "n_heads": 2,
+            "n_kv_heads": 1, "rope": {"style": "half", "base": 10000, "scaling": {
+                "type": "llama3", "factor": 8, "low_freq_factor": 2, "high_freq_factor": 8,
+                "original_max_position_embeddings": 2048}},
+            "projections": "seeded", "seed": 15, "mask": {"causal": True, "padding": "keys", "fill": "neg_inf"}},
+        "rope_linear_interleaved_cross": {
+            "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 12, "n_heads": 2,
+            "rope": {"style": "interleaved", "base": 500, "fraction": 0.34, "scaling": {"type": "linear", "factor": 3}},
+            "projections": "seeded", "seed": 16, "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
         # a softcap with ALiBi in cross-attention without causal (the symmetric bias after the cap)
         "softcap_alibi_cross": {
             "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
@@ -279,6 +291,9 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # the rotary fraction ignored: every dimension turned
         "rope fraction ignored": re.sub(r"rope_dims = \d+", "rope_dims = d_k", script)
         if scenario.get("rope", {}).get("fraction") else None,
+        # RoPE's scaling ignored: the unscaled frequencies
+        "rope scaling ignored": script.replace("inv_freq = scale_inv_freq(", "inv_freq = (")
+        if scenario.get("rope", {}).get("scaling") else None,
         # the head size of its own ignored: d_k = d_model // h, as without one
         "d_head ignored": re.sub(r"d_k = \d+  # a head size of its own", "d_k = d_model // h  #", script)
         if "d_head" in scenario else None,
@@ -585,9 +600,13 @@ HF_SMALL = dict(hidden_size=8, num_attention_heads=4, num_key_value_heads=2, int
                 eos_token_id=2)
 HF_FAMILIES = {
     "Llama": ("llama", "LlamaConfig", "LlamaModel", dict(attention_bias=True), 0, None),
-    "Llama (llama3 RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(rope_parameters={
+    # head_dim 8 at base 500000: wavelengths 6.3, 167, 4450 and 118 000, so with 8192 / 32 = 256
+    # and 8192 / 1 the first two pairs are kept, the third blended and the fourth divided by 8
+    "Llama (llama3 RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=8, max_position_embeddings=16384, rope_parameters={
         "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0, "original_max_position_embeddings": 16}), 0, "'llama3'"),
+        "high_freq_factor": 32.0, "original_max_position_embeddings": 8192}), 0, None),
+    "Llama (linear RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=4, rope_parameters={
+        "rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}), 0, None),
     "Llama (head_dim 4, h·head_dim = 16 ≠ 8)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=4), 0, None),
     # Gemma 2 and 3 with a head size of their own, as the released models have (h·head_dim ≠ hidden_size)
     "Gemma 2 (head_dim 6, h·head_dim = 24 ≠ 8)": ("gemma2", "Gemma2Config", "Gemma2Model", dict(
@@ -809,6 +828,10 @@ def check_pytorch_lines(c, trace_bin, work):
             r = int(d_k * fraction) if fraction is not None else d_k  # the dimensions that turn
             ns["r"] = r
             inv_freq = 1.0 / (base ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
+            if scenario["rope"].get("scaling"):  # scaled frequencies, by the NumPy reference's formula
+                sys.path.insert(0, str(ROOT / "tools"))
+                from numpy_reference import rope_scaled
+                inv_freq = torch.from_numpy(rope_scaled(inv_freq.numpy(), scenario["rope"]["scaling"]))
 
             def at(n):  # RoPE's tables at the positions 0 .. n - 1
                 freqs = torch.outer(torch.arange(n, dtype=torch.float64), inv_freq)

@@ -37,10 +37,10 @@ fn pairs(step: S) -> Vec<Cell> {
         .collect()
 }
 
-/// The θ of pair `i` in a head of `d_k`, as the engine turns it (`10000^(−2i/d_k)`).
+/// The θ of pair `i` in a head of `d_k`, as the engine turns it (`10000^(−2i/d_k)` unless
+/// the trace's RoPE says otherwise).
 fn theta(t: &Trace, i: usize) -> f64 {
-    let base = t.rope.map_or(Rope::DEFAULT_BASE, |r| r.base);
-    crate::engine::attention::rope_angle(1, i, t.sizes.d_k, base)
+    t.rope.unwrap_or(Rope::new(crate::engine::RopeStyle::Half)).inv_freq(i, t.sizes.d_k)
 }
 
 /// Is the score of ball@5→bat@4 the same as ball@1→bat@0 (to 1e-12), larger or smaller?

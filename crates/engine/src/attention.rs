@@ -134,16 +134,8 @@ pub fn rms_norm_heads(x: &Array4<f64>, weight: &[f64], eps: f64) -> Array4<f64> 
     out
 }
 
-/// One of RoPE's angles, `pos·θ_i` with `θ_i = 1 / base^(2i/d_k)` for pair `i < d_k/2` of
-/// a head (written as Hugging Face's `inv_freq`, so the numbers are `transformers`' in
-/// float64).
-pub fn rope_angle(pos: usize, i: usize, d_k: usize, base: f64) -> f64 {
-    let inv_freq = 1.0 / base.powf((2 * i) as f64 / d_k as f64);
-    pos as f64 * inv_freq
-}
-
 /// Rotates every query or key head at its token's position (RoPE). Each pair of
-/// dimensions `(c, partner)` ([`RopeStyle::partner`]) is turned by `pos·θ_i`: the first of
+/// dimensions `(c, partner)` ([`RopeStyle::partner`]) is turned by `pos·θ_i` ([`Rope::angle`]): the first of
 /// the pair becomes `x_c·cos − x_partner·sin`, the second `x_c·cos + x_partner·sin`.
 /// With [`RopeStyle::Half`] this is Hugging Face's `q * cos + rotate_half(q) * sin`;
 /// with [`RopeStyle::Interleaved`], Meta's complex product `q · e^{i·pos·θ}`. Positions
@@ -166,8 +158,7 @@ pub fn rotate_from(x: &Array4<f64>, rope: Rope, first: usize) -> Array4<f64> {
     let (_, _, t, d_k) = x.dim();
     // With a rotary fraction only the first r dimensions turn, as a head of width r would.
     let r = rope.rotary_dims(d_k).min(d_k);
-    let angles =
-        ndarray::Array2::from_shape_fn((t, r / 2), |(pos, i)| rope_angle(first + pos, i, r, rope.base));
+    let angles = ndarray::Array2::from_shape_fn((t, r / 2), |(pos, i)| rope.angle(first + pos, i, r));
     let (cos, sin) = (angles.mapv(f64::cos), angles.mapv(f64::sin));
     let mut out = Array4::zeros(x.dim());
     Zip::indexed(&mut out).for_each(|(b, h, pos, c), y| {

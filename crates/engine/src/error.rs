@@ -87,6 +87,17 @@ pub enum EngineError {
         dims: usize,
     },
 
+    /// A number of RoPE's scaling that the formula cannot use.
+    #[error("rope.scaling.{name} is {value}: {rule}")]
+    RopeScaling {
+        /// The field's name within `rope.scaling`.
+        name: &'static str,
+        /// Its value, as text.
+        value: String,
+        /// What it must be.
+        rule: &'static str,
+    },
+
     /// The RoPE base is not a usable number.
     #[error("the RoPE base is {base}: it must be a finite number greater than 0 (10000 is usual)")]
     RopeBase {
@@ -307,7 +318,10 @@ impl EngineError {
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
             Self::QkNormWeight { .. } => Field::QkNorm,
             Self::SinksLength { .. } => Field::Sinks,
-            Self::RopeOddWidth { .. } | Self::RopeBase { .. } | Self::RopeFraction { .. } => Field::Rope,
+            Self::RopeOddWidth { .. }
+            | Self::RopeBase { .. }
+            | Self::RopeFraction { .. }
+            | Self::RopeScaling { .. } => Field::Rope,
             Self::DecodeNeedsCausal => Field::Causal,
             Self::EmbeddingLength { .. } => Field::Embeddings,
             // a bad number is in an embedding (`embedding of "bat"[1]`) or a weight (`w_q[0][1]`)

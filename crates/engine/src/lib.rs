@@ -43,6 +43,7 @@ pub mod mask;
 pub mod matmul;
 pub mod positional;
 pub mod reuse;
+pub mod rope_scaling;
 pub mod scenario;
 pub mod stages;
 pub mod step;
@@ -60,7 +61,7 @@ pub use explain::{
 pub use invariants::InvariantError;
 pub use scenario::{
     ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm, Rope,
-    RopeStyle, Scenario,
+    RopeScaling, RopeStyle, Scenario,
 };
 pub use step::{Axis, Layout, Role, StepName, StepText};
 pub use tiled::{tiled, Tile, Tiled};

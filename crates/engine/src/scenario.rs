@@ -16,6 +16,7 @@
 //! mask and the `neg_inf` fill. Unknown fields are rejected, so a typo such as
 //! `"embedding"` is an error rather than silently ignored.
 
+pub use crate::rope_scaling::RopeScaling;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -389,6 +390,10 @@ pub struct Rope {
     /// Absent means all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fraction: Option<f64>,
+    /// Scaled frequencies for a longer context than the model was trained on, as Hugging
+    /// Face's `rope_parameters` define them. Absent means `θ_i` unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<RopeScaling>,
 }
 
 impl Rope {
@@ -401,7 +406,20 @@ impl Rope {
 
     /// RoPE of `style` with the default base, every dimension rotated.
     pub fn new(style: RopeStyle) -> Self {
-        Self { style, base: Self::DEFAULT_BASE, fraction: None }
+        Self { style, base: Self::DEFAULT_BASE, fraction: None, scaling: None }
+    }
+
+    /// The frequency `θ_i` of pair `i` of the `r` rotated dimensions, Hugging Face's
+    /// `inv_freq`: `1 / base^(2i/r)`, then scaled. The run, decoding, tiles and the words'
+    /// angles all take it from here.
+    pub fn inv_freq(&self, i: usize, r: usize) -> f64 {
+        let inv_freq = 1.0 / self.base.powf((2 * i) as f64 / r as f64);
+        self.scaling.map_or(inv_freq, |s| s.scale(inv_freq))
+    }
+
+    /// RoPE's angle `pos·θ_i` for pair `i` of `r` rotated dimensions.
+    pub fn angle(&self, pos: usize, i: usize, r: usize) -> f64 {
+        pos as f64 * self.inv_freq(i, r)
     }
 
     /// How many of a head's `d_k` dimensions are rotated: `⌊d_k·fraction⌋` as Hugging Face's

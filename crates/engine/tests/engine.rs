@@ -5,7 +5,7 @@ use std::path::Path;
 
 use attention_engine::{
     attention, run, EngineError, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind,
-    Projections, Rope, RopeStyle, Scenario, Step, StepName, Trace,
+    Projections, Rope, RopeScaling, RopeStyle, Scenario, Step, StepName, Trace,
 };
 use ndarray::{Array4, ArrayD};
 use proptest::prelude::*;
@@ -388,12 +388,35 @@ fn numpy_fixtures_agree_to_1e_12_relative() {
 // A slow, obviously correct reference: plain loops, no ndarray, no reshapes.
 // ---------------------------------------------------------------------------------------
 
+/// RoPE's scaled frequency, written again from the definitions: linear divides by the
+/// factor; Llama 3's blend weight `s = (L/λ − low) / (high − low)` of the wavelength
+/// `λ = 2π/θ`, clamped to [0, 1], mixes `θ/factor` (s = 0, long wavelengths) and `θ`
+/// (s = 1, short ones).
+fn scaled_theta(theta: f64, scaling: Option<RopeScaling>) -> f64 {
+    match scaling {
+        None => theta,
+        Some(RopeScaling::Linear { factor }) => theta / factor,
+        Some(RopeScaling::Llama3 {
+            factor,
+            low_freq_factor,
+            high_freq_factor,
+            original_max_position_embeddings,
+        }) => {
+            let wavelength = 2.0 * std::f64::consts::PI / theta;
+            let s = ((original_max_position_embeddings / wavelength - low_freq_factor)
+                / (high_freq_factor - low_freq_factor))
+                .clamp(0.0, 1.0);
+            (1.0 - s) * theta / factor + s * theta
+        }
+    }
+}
+
 /// What the slow reference needs to know of today's options: key/value heads, RoPE
 /// (style, base) and ALiBi.
 struct Modern {
     n_kv_heads: usize,
-    /// RoPE's pairing, base and rotated dimensions `r` (`d_k` without a fraction).
-    rope: Option<(RopeStyle, f64, usize)>,
+    /// RoPE's pairing, base, rotated dimensions `r` (`d_k` without a fraction) and scaling.
+    rope: Option<(RopeStyle, f64, usize, Option<RopeScaling>)>,
     alibi: bool,
     /// ALiBi's distance is `j − i` under a causal mask and `−|i − j|` without one.
     causal: bool,
@@ -476,14 +499,14 @@ fn slow_reference(
     };
     // RoPE: pair p of a head is the complex number x_a + i·x_b, multiplied by e^{i·pos·θ_p}
     let turn = |head: &[f64], pos: usize| -> Vec<f64> {
-        let Some((style, base, r)) = modern.rope else { return head.to_vec() };
+        let Some((style, base, r, scaling)) = modern.rope else { return head.to_vec() };
         let mut out = head.to_vec(); // dimensions r.. are not turned
         for p in 0..r / 2 {
             let (a, b) = match style {
                 RopeStyle::Half => (p, p + r / 2),
                 RopeStyle::Interleaved => (2 * p, 2 * p + 1),
             };
-            let theta = base.powf(-2.0 * p as f64 / r as f64);
+            let theta = scaled_theta(base.powf(-2.0 * p as f64 / r as f64), scaling);
             let (cos, sin) = ((pos as f64 * theta).cos(), (pos as f64 * theta).sin());
             out[a] = head[a] * cos - head[b] * sin;
             out[b] = head[a] * sin + head[b] * cos;
@@ -582,7 +605,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_head.unwrap_or(s.d_model / s.n_heads)))), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.weight(true, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.eps)), sinks: s.sinks.clone() };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_head.unwrap_or(s.d_model / s.n_heads)), r.scaling)), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.weight(true, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.eps)), sinks: s.sinks.clone() };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);
@@ -763,14 +786,14 @@ fn every_error_variant_is_reached() {
         (
             with(&|s| {
                 s.d_model = 4;
-                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: f64::NAN, fraction: None });
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: f64::NAN, fraction: None, scaling: None });
             }),
             "the RoPE base is NaN",
         ),
         (
             with(&|s| {
                 s.d_model = 4;
-                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: -1.0, fraction: None });
+                s.rope = Some(Rope { style: RopeStyle::Interleaved, base: -1.0, fraction: None, scaling: None });
             }),
             "the RoPE base is -1",
         ),
@@ -793,7 +816,7 @@ fn every_error_variant_is_reached() {
     // a RoPE base of 0 is refused (every angle after the first would be infinite)
     let e = with(&|s| {
         s.d_model = 4;
-        s.rope = Some(Rope { style: RopeStyle::Half, base: 0.0, fraction: None });
+        s.rope = Some(Rope { style: RopeStyle::Half, base: 0.0, fraction: None, scaling: None });
     });
     assert!(e.to_string().starts_with("the RoPE base is 0"), "{e}");
     // Every new option's error names its control.
@@ -930,4 +953,83 @@ fn mask_names_are_the_json_names() {
         assert_eq!(Fill::from_name(f.name()), Some(f));
     }
     assert_eq!((Padding::from_name("sideways"), Fill::from_name("")), (None, None));
+}
+
+/// RoPE's scaled frequencies: each number of `rope.scaling` outside what the formula can
+/// use is an error of the rope control naming the field; an unknown type or field is a
+/// JSON error naming the types; the q_rot step's words give the type and its numbers.
+#[test]
+fn rope_scaling_errors_name_their_field_and_words_give_the_numbers() {
+    let with = |scaling: &str| {
+        attention_engine::run_json(&format!(
+            r#"{{"sentences": ["a b c"], "d_model": 4, "n_heads": 1, "rope": {{"style": "half", "scaling": {scaling}}}}}"#
+        ))
+    };
+    let llama3 = |factor: &str, low: &str, high: &str, old: &str| {
+        format!(
+            r#"{{"type": "llama3", "factor": {factor}, "low_freq_factor": {low}, "high_freq_factor": {high}, "original_max_position_embeddings": {old}}}"#
+        )
+    };
+    for (scaling, want) in [
+        (
+            r#"{"type": "linear", "factor": 0}"#.to_owned(),
+            "rope.scaling.factor is 0: it must be a finite number greater than 0",
+        ),
+        (r#"{"type": "linear", "factor": -2}"#.to_owned(), "rope.scaling.factor is -2"),
+        (llama3("8", "0", "4", "8192"), "rope.scaling.low_freq_factor is 0"),
+        (llama3("8", "1", "4", "-1"), "rope.scaling.original_max_position_embeddings is -1"),
+        (
+            llama3("8", "4", "4", "8192"),
+            "rope.scaling.high_freq_factor is 4: it must be greater than low_freq_factor",
+        ),
+    ] {
+        let e = with(&scaling).unwrap_err();
+        assert!(e.to_string().starts_with(want), "{e} should start with {want}");
+        assert_eq!(e.field().as_str(), "rope");
+    }
+    for (scaling, want) in [
+        (r#"{"type": "yarn", "factor": 4}"#, "unknown variant `yarn`, expected `linear` or `llama3`"),
+        (r#"{"type": "linear"}"#, "missing field `factor`"),
+        (r#"{"type": "linear", "factor": 2, "low_freq_factor": 1}"#, "unknown field `low_freq_factor`"),
+    ] {
+        let e = with(scaling).unwrap_err();
+        assert!(e.to_string().contains(want), "{e} should contain {want}");
+    }
+    let words = |scaling: &str| {
+        let trace = with(scaling).unwrap();
+        trace.steps.iter().find(|s| s.name == StepName::QRot).unwrap().op.clone()
+    };
+    assert!(words(r#"{"type": "linear", "factor": 2.5}"#).ends_with(
+        "θ_i scaled, \"linear\" with factor 2.5: every θ_i divided by 2.5 (position interpolation)"
+    ));
+    let w = words(&llama3("8", "1", "4", "8192"));
+    assert!(
+        w.contains("\"llama3\" (Llama 3.1) with factor 8, low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192: a θ_i whose wavelength 2π/θ_i is over 8192 / 1 is divided by 8, one under 8192 / 4 is kept"),
+        "{w}"
+    );
+}
+
+/// Llama 3's three wavelength ranges, each pair's frequency against the formula worked by
+/// hand: base 10000, r = 8 gives θ = 1, 0.1, 0.01, 0.001 (wavelengths 6.3, 63, 628, 6283);
+/// with L = 2048, low 2 and high 8 the first two are kept (under 256), the last divided by 8
+/// (over 1024), and 628 blended with s = (2048/628.3 − 2) / 6.
+#[test]
+fn llama3_frequencies_follow_the_three_ranges() {
+    let rope = Rope {
+        scaling: Some(RopeScaling::Llama3 {
+            factor: 8.0,
+            low_freq_factor: 2.0,
+            high_freq_factor: 8.0,
+            original_max_position_embeddings: 2048.0,
+        }),
+        ..Rope::new(RopeStyle::Half)
+    };
+    let theta: Vec<f64> = (0..4).map(|i| rope.inv_freq(i, 8)).collect();
+    assert_eq!(theta[0], 1.0);
+    assert!((theta[1] - 0.1).abs() < 1e-16);
+    let s = (2048.0 * 0.01 / (2.0 * std::f64::consts::PI) - 2.0) / 6.0;
+    assert!((theta[2] - ((1.0 - s) * 0.01 / 8.0 + s * 0.01)).abs() < 1e-17, "{}", theta[2]);
+    assert!((theta[3] - 0.001 / 8.0).abs() < 1e-18);
+    let linear = Rope { scaling: Some(RopeScaling::Linear { factor: 4.0 }), ..Rope::new(RopeStyle::Half) };
+    assert_eq!(linear.angle(3, 0, 8), 0.75, "position 3 turns as position 3/4 would");
 }

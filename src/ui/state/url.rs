@@ -312,6 +312,7 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                         style,
                         base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
                         fraction: s.rope.and_then(|r| r.fraction),
+                        scaling: s.rope.and_then(|r| r.scaling),
                     })
                 }
                 None => bad(&mut notices, "rope", value, "half or interleaved"),
@@ -322,6 +323,7 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                         style: s.rope.map_or(RopeStyle::Half, |r| r.style),
                         base,
                         fraction: s.rope.and_then(|r| r.fraction),
+                        scaling: s.rope.and_then(|r| r.scaling),
                     })
                 }
                 _ => bad(&mut notices, "rope_base", value, "a number greater than 0"),
@@ -543,7 +545,12 @@ mod tests {
             kv_text: Some("x y z".into()),
             positional: Positional::Sinusoidal,
             n_kv_heads: Some(1),
-            rope: Some(Rope { style: RopeStyle::Interleaved, base: 500.0, fraction: Some(0.5) }),
+            rope: Some(Rope {
+                style: RopeStyle::Interleaved,
+                base: 500.0,
+                fraction: Some(0.5),
+                scaling: None,
+            }),
             alibi: true,
             scale: Some(0.3),
             softcap: None,

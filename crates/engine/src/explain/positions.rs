@@ -139,7 +139,7 @@ impl Explainer<'_> {
         }
         let (partner, first) = rope.style.partner(c, r);
         let i = rope.style.pair_index(c, r);
-        let angle = crate::attention::rope_angle(t, i, r, rope.base);
+        let angle = rope.angle(t, i, r);
         let (cos, sin) = (angle.cos(), angle.sin());
         let x_c = cell(self.trace, from, &[b, h, t, c])?;
         let x_p = cell(self.trace, from, &[b, h, t, partner])?;
@@ -160,15 +160,29 @@ impl Explainer<'_> {
                 "RoPE turns each pair of a {who} head's dimensions by an angle that grows with the token's position: {pairing}."
             ),
             format!(
-                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/r) = {t} · {}^(−{}/{r}) = {} radians (r = {r} of d_k = {d_k} dimensions turn); cos = {}, sin = {}.",
+                "Position {t}, pair i = {i}: angle = pos · θ_i = {t} · base^(−2i/r){} = {t} · {}^(−{}/{r}){} = {} radians (r = {r} of d_k = {d_k} dimensions turn); cos = {}, sin = {}.",
+                if rope.scaling.is_some() { ", scaled" } else { "" },
                 num(rope.base),
                 2 * i,
+                if rope.scaling.is_some() { ", scaled" } else { "" },
                 num(angle),
                 num(cos),
                 num(sin)
             ),
-            "A turn keeps the vector's length, and a query turned by its position dotted with a key turned by its own depends only on how far apart they are.".into(),
         ];
+        if let Some(scaling) = rope.scaling {
+            let unscaled = 1.0 / rope.base.powf((2 * i) as f64 / r as f64);
+            notes.push(format!(
+                "θ_i is scaled ({}): base^(−2i/r) = {} becomes {}, so angle = {t} · {}.",
+                crate::step::scaling_words(scaling),
+                num(unscaled),
+                num(rope.inv_freq(i, r)),
+                num(rope.inv_freq(i, r))
+            ));
+        }
+        notes.extend([
+            "A turn keeps the vector's length, and a query turned by its position dotted with a key turned by its own depends only on how far apart they are.".to_owned(),
+        ]);
         self.check(recomputed, &mut notes);
         let x = if r < d_k { format!("{short}[..., :r]") } else { short.to_owned() };
         let pytorch = match rope.style {

@@ -12,7 +12,7 @@ use super::torch::torch_section;
 use super::values::{py_linear, py_number, py_str, py_str_list};
 use super::words::{padding_words, projection_words, scenario_words};
 use super::{Section, Target};
-use crate::scenario::{Positional, Rope, RopeStyle, Scenario};
+use crate::scenario::{Positional, Rope, RopeScaling, RopeStyle, Scenario};
 use crate::step::StepName;
 use crate::trace::{shape_text, Trace};
 
@@ -260,12 +260,13 @@ fn rope_section(rope: Rope, d_k: usize) -> Section {
         "Rotary positions (RoPE)",
         vec![format!(
             "Each pair of a head's dimensions is turned by pos·θ_i, θ_i = base^(−2i/d_k), positions from 0. \
-             Pairs here: \"{}\" ({}).",
+             Pairs here: \"{}\" ({}).{}",
             rope.style.name(),
             match rope.style {
                 RopeStyle::Half => "dimension i with i + d_k/2, Hugging Face's rotate_half",
                 RopeStyle::Interleaved => "dimensions 2i and 2i+1, the RoFormer paper and Meta's Llama code",
-            }
+            },
+            rope.scaling.map_or(String::new(), |s| format!(" θ_i is scaled: {}.", crate::step::scaling_words(s)))
         )],
         format!(
             "rope_style, rope_base = {}, {}\n\
@@ -279,7 +280,7 @@ fn rope_section(rope: Rope, d_k: usize) -> Section {
              return rope_all(x, start)\n\n\n\
              def rope_all(x, start):\n    \
              d_k = x.shape[-1]  # the dimensions that turn\n    \
-             inv_freq = 1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k)  # theta_i, (d_k/2,)\n    \
+             inv_freq = scale_inv_freq(1.0 / rope_base ** (np.arange(0, d_k, 2) / d_k))  # theta_i, (d_k/2,)\n    \
              angle = (start + np.arange(x.shape[2]))[:, None] * inv_freq[None, :]  # (T, d_k/2)\n    \
              cos, sin = np.cos(angle), np.sin(angle)\n    \
              if rope_style == \"half\":  # rotate_half: dimension i with i + d_k/2\n        \
@@ -288,11 +289,43 @@ fn rope_section(rope: Rope, d_k: usize) -> Section {
              else:  # interleaved: dimension 2i with 2i+1\n        \
              cos, sin = np.repeat(cos, 2, -1), np.repeat(sin, 2, -1)\n        \
              rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
-             return x * cos + rotated * sin\n",
+             return x * cos + rotated * sin\n\n\n{}",
             py_str(rope.style.name()),
             py_number(rope.base),
-            rope.rotary_dims(d_k)
+            rope.rotary_dims(d_k),
+            scale_inv_freq_py(rope.scaling)
         ),
+    )
+}
+
+/// The script's `scale_inv_freq`: RoPE's frequencies as the run scales them, in
+/// `transformers`' formula for the scaling's type.
+fn scale_inv_freq_py(scaling: Option<RopeScaling>) -> String {
+    let Some(scaling) = scaling else {
+        return "def scale_inv_freq(inv_freq):\n    return inv_freq  # no scaling\n".to_owned();
+    };
+    let fields: Vec<String> =
+        scaling.fields().into_iter().map(|(name, v)| format!("{}: {}", py_str(name), py_number(v))).collect();
+    let body = match scaling {
+        RopeScaling::Linear { .. } => {
+            "    \"\"\"linear (position interpolation): every theta_i divided by the factor\"\"\"\n    \
+             return inv_freq / rope_scaling[\"factor\"]\n"
+        }
+        RopeScaling::Llama3 { .. } => {
+            "    \"\"\"Llama 3.1's, as transformers' _compute_llama3_parameters: a wavelength over old / low is divided\n    \
+             by the factor, one under old / high kept, those between blended\"\"\"\n    \
+             factor, low = rope_scaling[\"factor\"], rope_scaling[\"low_freq_factor\"]\n    \
+             high, old = rope_scaling[\"high_freq_factor\"], rope_scaling[\"original_max_position_embeddings\"]\n    \
+             wavelen = 2 * np.pi / inv_freq\n    \
+             smooth = (old / wavelen - low) / (high - low)\n    \
+             blended = (1 - smooth) * inv_freq / factor + smooth * inv_freq\n    \
+             return np.where(wavelen < old / high, inv_freq, np.where(wavelen > old / low, inv_freq / factor, blended))\n"
+        }
+    };
+    format!(
+        "rope_scaling = {{\"type\": {}, {}}}\n\n\ndef scale_inv_freq(inv_freq):\n{body}",
+        py_str(scaling.name()),
+        fields.join(", ")
     )
 }
 

@@ -20,7 +20,7 @@ else:
         if rope_dims < x.shape[-1]:  # a rotary fraction: the first rope_dims turn, the rest pass (GPT-NeoX)
             return torch.cat([torch_rope(x[..., :rope_dims]), x[..., rope_dims:]], dim=-1)
         d_k = x.shape[-1]
-        inv_freq = 1.0 / (rope_base ** (torch.arange(0, d_k, 2) / d_k))
+        inv_freq = torch.from_numpy(scale_inv_freq((1.0 / (rope_base ** (torch.arange(0, d_k, 2) / d_k))).numpy()))
         freqs = torch.outer(torch.arange(x.shape[2]), inv_freq)  # (T, d_k/2)
         if rope_style == "half":  # Llama in transformers: q * cos + rotate_half(q) * sin
             emb = torch.cat((freqs, freqs), dim=-1)

@@ -4,7 +4,7 @@
 use crate::attention;
 use crate::error::{check_number, number_text, EngineError, Field};
 use crate::limits;
-use crate::scenario::{Fill, Positional, Scenario};
+use crate::scenario::{Fill, Positional, RopeScaling, Scenario};
 use crate::step::{Axis as A, Layout, StepText};
 use crate::tokenize::{self, Batch};
 
@@ -54,6 +54,9 @@ impl<'a> Plan<'a> {
                 if !(f > 0.0 && f <= 1.0) || dims < 2 || !dims.is_multiple_of(2) {
                     return Err(EngineError::RopeFraction { fraction: number_text(f), d_k, dims });
                 }
+            }
+            if let Some(scaling) = rope.scaling {
+                check_rope_scaling(scaling)?;
             }
         }
         let options = [
@@ -153,6 +156,7 @@ impl<'a> Plan<'a> {
             softcap: self.scenario.softcap,
             qk_norm_eps: self.scenario.qk_norm.as_ref().map(|n| n.eps),
             rotary_dims: self.scenario.rope.map(|r| r.rotary_dims(self.d_k)).filter(|&r| r < self.d_k),
+            rope_scaling: self.scenario.rope.and_then(|r| r.scaling),
             sinks: self.scenario.sinks.is_some(),
             d_model: self.d_model,
             n_heads: self.n_heads,
@@ -215,4 +219,26 @@ fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
         }
         Some(d_head) => Ok(d_head),
     }
+}
+
+/// Each number of RoPE's scaling finite and positive (a factor of 0 would divide by it), and
+/// Llama 3's blend between two distinct wavelengths (`high_freq_factor − low_freq_factor`
+/// is its denominator).
+fn check_rope_scaling(scaling: RopeScaling) -> Result<(), EngineError> {
+    for (name, value) in scaling.fields() {
+        if !(value.is_finite() && value > 0.0 && value <= limits::MAX_ABS_INPUT) {
+            let rule = "it must be a finite number greater than 0 and at most 1e30";
+            return Err(EngineError::RopeScaling { name, value: number_text(value), rule });
+        }
+    }
+    if let RopeScaling::Llama3 { low_freq_factor, high_freq_factor, .. } = scaling {
+        if high_freq_factor <= low_freq_factor {
+            return Err(EngineError::RopeScaling {
+                name: "high_freq_factor",
+                value: number_text(high_freq_factor),
+                rule: "it must be greater than low_freq_factor, whose wavelengths it blends towards (Llama 3.1: 4 and 1)",
+            });
+        }
+    }
+    Ok(())
 }

@@ -15,6 +15,7 @@ mod axis;
 mod text;
 
 pub use axis::Axis;
+pub(crate) use text::scaling_words;
 pub use text::StepText;
 
 use std::fmt;

@@ -2,7 +2,8 @@
 //! the step in words with the sizes that make it concrete.
 
 use super::{Layout, StepName};
-use crate::scenario::{Fill, RopeStyle};
+use crate::error::number_text;
+use crate::scenario::{Fill, RopeScaling, RopeStyle};
 
 /// What a step's PyTorch line and words depend on besides its name: the run's layout,
 /// fill, RoPE style, mask and sizes.
@@ -24,6 +25,8 @@ pub struct StepText {
     pub qk_norm_eps: Option<f64>,
     /// RoPE's rotated dimensions `r`, when a rotary fraction leaves some of `d_k` unturned.
     pub rotary_dims: Option<usize>,
+    /// RoPE's scaled frequencies, if any.
+    pub rope_scaling: Option<RopeScaling>,
     /// Attention sinks: one learned logit per head in each row's softmax.
     pub sinks: bool,
     /// `d_model`.
@@ -134,6 +137,7 @@ impl StepName {
             softcap,
             qk_norm_eps,
             rotary_dims,
+            rope_scaling,
             sinks,
             ..
         } = *text;
@@ -184,7 +188,8 @@ impl StepName {
                  queries' size (Qwen3, Gemma 3)"
             ),
             Self::KNorm => "The same RMSNorm for each key head, with the keys' own weight".into(),
-            Self::QRot => match rotary_dims {
+            Self::QRot => {
+                let turn = match rotary_dims {
                 Some(r) => format!(
                     "RoPE on the first r = {r} of a query head's d_k = {d_k} dimensions (a rotary fraction, as in \
                      GPT-NeoX and Phi): turn each of their pairs by its position × θ_i, θ_i = base^(−2i/r); the \
@@ -193,7 +198,12 @@ impl StepName {
                 ),
                 None => "RoPE: turn each pair of a query head's dimensions by its position × θ_i, θ_i = base^(−2i/d_k)"
                     .into(),
-            },
+            };
+                match rope_scaling {
+                    Some(scaling) => format!("{turn}; θ_i scaled, {}", scaling_words(scaling)),
+                    None => turn,
+                }
+            }
             Self::KRot => "RoPE: turn each key the same way at its own position, so a query·key product \
                            depends only on how far apart they are"
                 .into(),
@@ -237,6 +247,39 @@ impl StepName {
             Self::Context => "Each query's weighted sum of the values".into(),
             Self::Concat => "Swap h and T back, then lay the heads side by side".into(),
             Self::Output => "Mix the heads: concat @ W_O + b_O".into(),
+        }
+    }
+}
+
+/// RoPE's scaling in words, with its numbers: which type, and what it does to `θ_i`.
+pub fn scaling_words(scaling: RopeScaling) -> String {
+    match scaling {
+        RopeScaling::Linear { factor } => {
+            format!(
+                "\"linear\" with factor {0}: every θ_i divided by {0} (position interpolation)",
+                number_text(factor)
+            )
+        }
+        RopeScaling::Llama3 {
+            factor,
+            low_freq_factor,
+            high_freq_factor,
+            original_max_position_embeddings: old,
+        } => {
+            format!(
+                "\"llama3\" (Llama 3.1) with factor {}, low_freq_factor {}, high_freq_factor {}, \
+                 original_max_position_embeddings {}: a θ_i whose wavelength 2π/θ_i is over {} / {} is divided by {}, one \
+                 under {} / {} is kept, and those between are blended",
+                number_text(factor),
+                number_text(low_freq_factor),
+                number_text(high_freq_factor),
+                number_text(old),
+                number_text(old),
+                number_text(low_freq_factor),
+                number_text(factor),
+                number_text(old),
+                number_text(high_freq_factor),
+            )
         }
     }
 }

@@ -1,7 +1,8 @@
 //! What the engine's integration tests share: the random-scenario generator.
 
 use attention_engine::{
-    ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, QkNorm, Rope, RopeStyle, Scenario,
+    ExplicitWeights, Fill, MaskConfig, Padding, Positional, Projections, QkNorm, Rope, RopeScaling,
+    RopeStyle, Scenario,
 };
 use proptest::prelude::*;
 
@@ -95,6 +96,18 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     style,
                     base: [10000.0, 100.0, 7.5][base_choice],
                     fraction: (base_choice == 1 && d_k % 4 == 0).then_some(0.5),
+                    // scaled frequencies at the other bases: llama3 with all three of its
+                    // wavelength ranges at small d_k (2π/θ_0 = 6.3 is under 32 / 4), linear
+                    scaling: match base_choice {
+                        1 => Some(RopeScaling::Llama3 {
+                            factor: 8.0,
+                            low_freq_factor: 1.0,
+                            high_freq_factor: 4.0,
+                            original_max_position_embeddings: 32.0,
+                        }),
+                        2 => Some(RopeScaling::Linear { factor: 2.5 }),
+                        _ => None,
+                    },
                 });
                 let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "<pad>"];
                 let embeddings = words.iter().zip(vectors).map(|(w, v)| (w.to_string(), v)).collect();

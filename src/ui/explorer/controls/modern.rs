@@ -39,6 +39,7 @@ pub fn ModernFields(
                 style,
                 base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
                 fraction: s.rope.and_then(|r| r.fraction),
+                scaling: s.rope.and_then(|r| r.scaling),
             });
         });
     };
