@@ -8,5 +8,5 @@
 // CI and has to be a decision. To raise one deliberately: run load.mjs --size-only,
 // find what grew (BENCHMARKS.md says how to read the wasm's sizes), write the new
 // figures and the reason in BENCHMARKS.md, and set the number here in the same commit.
-export const SHIPPED_KB = 1045;
-export const FIRST_SCREEN_KB = 848;
+export const SHIPPED_KB = 1165;
+export const FIRST_SCREEN_KB = 955;
