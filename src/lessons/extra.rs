@@ -37,12 +37,6 @@ pub enum Extra {
     /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose
     /// (right) and with view alone (wrong), side by side ([`shapes::split_both_ways`]).
     SplitBothWays,
-    /// Instead of the focus step's heatmaps: the Learn view, set to `task`'s preset and
-    /// paused at step 0 (no numbers until the learner presses Play).
-    Train {
-        /// The task it trains.
-        task: crate::engine::train::TaskKind,
-    },
 }
 
 impl Extra {
@@ -51,11 +45,7 @@ impl Extra {
     pub fn replaces_heatmaps(self) -> bool {
         matches!(
             self,
-            Self::Decode { .. }
-                | Self::Tiles { .. }
-                | Self::PositionSimilarity
-                | Self::SplitBothWays
-                | Self::Train { .. }
+            Self::Decode { .. } | Self::Tiles { .. } | Self::PositionSimilarity | Self::SplitBothWays
         )
     }
 }

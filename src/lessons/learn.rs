@@ -273,9 +273,8 @@ fn w_q_words(t: &Trace) -> String {
     let Some(s) = step_of(t) else { return NO_STEP.into() };
     format!(
         "Each score is q·k_j / √d_k, so dL/dq = Σ_j dL/ds_j·k_j / √{d} = {dq}. And q = x_{q}·W_Q, so dL/dW_Q is the \
-         outer product x_{q}ᵀ·dL/dq: row i of it is x_{q}[i] times dL/dq. Only \"{q}\" has a loss, so only its \
-         vector {x} enters; a row where it is 0 gets no gradient. The step is W_Q − lr·dL/dW_Q with a learning rate lr = {LR}: large \
-         for a real model, whose steps are hundreds of times smaller, but it makes one step big enough to see.",
+         outer product x_{q}ᵀ·dL/dq: row i is x_{q}[i] times dL/dq (only \"{q}\" has a loss, and its x is {x}). \
+         The step is W_Q − lr·dL/dW_Q with lr = {LR}: large for a real model, but it makes one step visible.",
         d = s.d_query.len(),
         dq = vector(&s.d_query),
         q = token(t, 0, QUERY),
@@ -305,9 +304,8 @@ fn after_words(t: &Trace) -> String {
     };
     format!(
         "Run the forward pass again with the new W_Q. \"{q}\"'s query is now {q_new}, its scores {s_new}, and the \
-         weight it gives \"{k}\" went {moved}, from {w0} to {w1}; {loss}. That is one step, with lr = {LR}. Training \
-         repeats it on many sentences, and every weight of every head moves the same way: against its gradient, by \
-         the learning rate times it.",
+         weight it gives \"{k}\" went {moved}, from {w0} to {w1}; {loss}. That is one step, with lr = {LR}: every \
+         weight moves against its gradient, by the learning rate times it.",
         q = token(t, 0, QUERY),
         q_new = vector(&s.after.q),
         s_new = vector(&s.after.scores),
@@ -324,7 +322,7 @@ pub fn lesson() -> Lesson {
     Lesson {
         id: "learn",
         title: "How a head learns",
-        seeds: "the baseball-bat tutorial, trained one step",
+        seeds: "the baseball-bat tutorial",
         steps: vec![
             LessonStep::new("A goal and a loss", pair.clone(), S::Weights, loss_words)
                 .extra(Extra::EmbeddingPlot)
@@ -332,8 +330,7 @@ pub fn lesson() -> Lesson {
                 .quiz(Quiz {
                     question: |t| {
                         format!(
-                            "One step of gradient descent on W_Q lowers this loss. Which way will the weight \"{}\" \
-                             gives \"{}\" move?",
+                            "After one gradient step on W_Q, which way will \"{}\"'s weight on \"{}\" move?",
                             token(t, 0, QUERY),
                             token(t, 0, 0)
                         )
@@ -344,19 +341,19 @@ pub fn lesson() -> Lesson {
                 }),
             LessonStep::new("Backward: dL/do, then dL/dweights", pair.clone(), S::Weights, back_words)
                 .aside(keys_aside),
-            LessonStep::new("Through the softmax", pair.clone(), S::Weights, softmax_words).aside(softmax_aside),
+            LessonStep::new("Through the softmax", pair.clone(), S::Weights, softmax_words)
+                .aside(softmax_aside),
             LessonStep::new("Back to W_Q", pair.clone(), S::Q, w_q_words).aside(w_q_aside),
             LessonStep::new("The update", pair.clone(), S::Weights, after_words).aside(after_aside),
             LessonStep::new("The step, repeated", pair, S::Weights, |_| {
                 "Training is that step, repeated: every weight of every head at once, averaged over a batch of \
-                 sequences. The optimizer here is Adam, which scales each weight's step by the size of its recent \
-                 gradients, so that all of them move at a similar pace. Here a one-layer model learns the \
-                 previous-token task: at every position, predict the token just before it. Press Play and watch \
-                 a head's map turn from almost uniform into a stripe just below the diagonal, while the loss falls. \
-                 The same view is the Learn tab, where you can change the task, the sizes and the learning rate."
+                 sequences. Optimizers such as Adam scale each weight's step by the size of its recent gradients, \
+                 so that all of them move at a similar pace. To watch it, open the Learn tab at the top of the \
+                 page: a one-layer model learns the previous-token task (at every position, predict the token just \
+                 before it). Press Play and a head's map turns from almost uniform into a stripe just below the \
+                 diagonal while the loss falls."
                     .into()
-            })
-            .extra(Extra::Train { task: crate::engine::train::TaskKind::PreviousToken }),
+            }),
         ],
     }
 }

@@ -79,8 +79,7 @@ pub fn picture_numbers(
         add_step(shown);
     }
     match step.extra {
-        // the Learn view starts at step 0 with no numbers; its words quote none
-        Extra::None | Extra::MaskConventions | Extra::CausalCorners | Extra::Train { .. } => {}
+        Extra::None | Extra::MaskConventions | Extra::CausalCorners => {}
         Extra::EmbeddingPlot => {
             add_step(StepName::X);
             add_step(StepName::Output);

@@ -16,8 +16,6 @@ use crate::ui::decode::view::DecodeView;
 use crate::ui::explorer::tensors::TensorView;
 use crate::ui::explorer::tokens::BatchTabs;
 use crate::ui::heatmap::card::LabelFont;
-use crate::ui::learn::learn_settings::LearnSettings;
-use crate::ui::learn::learn_view::LearnView;
 use crate::ui::lesson::aside::LessonAside;
 use crate::ui::lesson::causal_corners::CausalCorners;
 use crate::ui::lesson::embedding_editor::EmbeddingEditor;
@@ -106,8 +104,7 @@ pub fn LessonStage(
             | lessons::Extra::Decode { .. }
             | lessons::Extra::Tiles { .. }
             | lessons::Extra::CausalCorners
-            | lessons::Extra::SplitBothWays
-            | lessons::Extra::Train { .. } => ().into_any(),
+            | lessons::Extra::SplitBothWays => ().into_any(),
         };
         view! {
             {beside}
@@ -172,7 +169,6 @@ pub fn LessonStage(
         lessons::Extra::Tiles { block, tile } => {
             view! { <TilesView state=state column=column start=(block, tile) in_lesson=true /> }.into_any()
         }
-        lessons::Extra::Train { task } => train_picture(task, column).into_any(),
         _ => heatmaps().into_any(),
     };
     view! {
@@ -190,10 +186,4 @@ pub fn LessonStage(
             picture=picture
         />
     }
-}
-
-/// The Learn view at `task`'s preset, paused at step 0: the last step of "How a head learns".
-fn train_picture(task: crate::engine::train::TaskKind, column: Signal<f64>) -> impl IntoView {
-    // the view sizes its curve from the width it is given: the lesson's picture column
-    view! { <LearnView settings=RwSignal::new(LearnSettings::preset(task)) viewport=column /> }
 }
