@@ -25,8 +25,7 @@ const LR: f64 = 1.0;
 /// its projections. `None` when the trace has projections with biases, or sizes the step
 /// cannot read (an edit the lesson does not allow).
 pub fn step_of(t: &Trace) -> Option<ByHandStep> {
-    let x_step = if t.step(S::XPe).is_some() { S::XPe } else { S::X };
-    let x = t.step(x_step)?.matrix(0, 0)?;
+    let x = t.step(x_step(t))?.matrix(0, 0)?;
     let (rows, d) = x.dim();
     let p = &t.params;
     if [&p.q, &p.k, &p.v].iter().any(|l| l.w().dim() != (d, d) || l.b().iter().any(|b| *b != 0.0)) {
@@ -282,10 +281,18 @@ fn w_q_words(t: &Trace) -> String {
     )
 }
 
+/// The trace step the projections read: `x` after positions when there are any.
+fn x_step(t: &Trace) -> S {
+    if t.step(S::XPe).is_some() {
+        S::XPe
+    } else {
+        S::X
+    }
+}
+
 /// The query token's input vector, as the step read it.
 fn x_row(t: &Trace) -> Vec<f64> {
-    let x_step = if t.step(S::XPe).is_some() { S::XPe } else { S::X };
-    t.step(x_step).and_then(|s| s.matrix(0, 0)).map(|m| m.row(QUERY).to_vec()).unwrap_or_default()
+    t.step(x_step(t)).and_then(|s| s.matrix(0, 0)).map(|m| m.row(QUERY).to_vec()).unwrap_or_default()
 }
 
 fn after_words(t: &Trace) -> String {
