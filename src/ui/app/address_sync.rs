@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::challenges::Challenge;
 use crate::lessons::Lesson;
-use crate::ui::learn::learn_settings::LearnSettings;
+use crate::ui::learn::settings::LearnSettings;
 use crate::ui::platform::address;
 use crate::ui::state::engine::choice::EngineMode;
 use crate::ui::state::settings::{Settings, ViewState};

@@ -21,7 +21,7 @@ use crate::ui::explain::explained::Explained;
 use crate::ui::explorer::tensors::EmbedView;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
-use crate::ui::learn::learn_settings::LearnSettings;
+use crate::ui::learn::settings::LearnSettings;
 use crate::ui::lesson::open::find_lesson;
 use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;

@@ -9,7 +9,7 @@ use attention_worker::train::GradientView;
 
 use crate::format::reading;
 
-use crate::ui::learn::learn_run::LearnRun;
+use crate::ui::learn::run::LearnRun;
 
 /// The weights whose cells can be explained, for a model of `n_layers` layers.
 pub fn weight_names(n_layers: usize) -> Vec<String> {

@@ -14,8 +14,8 @@ use crate::draw::{self, Heatmap, Layout, Scale};
 use crate::engine::train::TaskKind;
 use crate::format::fixed;
 
-use crate::ui::learn::learn_run::LearnRun;
 use crate::ui::learn::loss_curve::percent;
+use crate::ui::learn::run::LearnRun;
 use crate::ui::platform::{canvas, screen};
 use crate::ui::widgets::scroll_region::scroll_region;
 
@@ -224,7 +224,7 @@ fn table(d: &HeadMapData, name: &str) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::learn::learn_settings::LearnSettings;
+    use crate::ui::learn::settings::LearnSettings;
     use attention_worker::train::Session;
 
     #[test]

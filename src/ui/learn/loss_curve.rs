@@ -10,8 +10,8 @@ use crate::draw::curve::{draw_curve, Curve, CurveLayout};
 use crate::engine::train::StepStats;
 use crate::format::fixed;
 
-use crate::ui::learn::learn_run::LearnRun;
-use crate::ui::learn::learn_settings::STEP_BUDGET;
+use crate::ui::learn::run::LearnRun;
+use crate::ui::learn::settings::STEP_BUDGET;
 use crate::ui::platform::screen;
 
 /// Rows in the table of sampled steps.

@@ -1,17 +1,17 @@
 //! The Learn view: train a small attention-only transformer in the engine worker and
-//! watch it learn. The settings and their link (`learn_settings`, plain Rust), the
-//! training run's page side (`learn_run`: the worker, the slices of steps, the history),
+//! watch it learn. The settings and their link (`settings`, plain Rust), the
+//! training run's page side (`run`: the worker, the slices of steps, the history),
 //! the controls, the loss and accuracy curve, each head's attention map on the probe, and a
 //! slider over the worker's checkpoints, and one weight's gradient cell explained.
 //! Every number shown is the engine's, reported by the worker.
 //!
 //! May import `state/`, `platform/` and `widgets/`.
 
+pub mod controls;
 pub mod gradient_cell;
 pub mod head_maps;
-pub mod learn_controls;
-pub mod learn_run;
-pub mod learn_settings;
-pub mod learn_view;
 pub mod loss_curve;
+pub mod run;
 pub mod scrubber;
+pub mod settings;
+pub mod view;

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 
 use crate::format::fixed;
 
-use crate::ui::learn::learn_run::LearnRun;
 use crate::ui::learn::loss_curve::percent;
+use crate::ui::learn::run::LearnRun;
 
 /// The slider and what it shows.
 #[component]

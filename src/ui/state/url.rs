@@ -27,7 +27,7 @@ pub struct PageParams {
     /// Challenges mode (`challenge=ID`): the open challenge's id (empty: the list).
     pub challenge: Option<String>,
     /// The Learn view (`learn=TASK`, then its settings `learn_…`): the pairs in the link's
-    /// order, read by `crate::ui::learn::learn_settings`; `None` when the link has no `learn`.
+    /// order, read by `crate::ui::learn::settings`; `None` when the link has no `learn`.
     pub learn: Option<Vec<(&'static str, String)>>,
 }
 

@@ -7,13 +7,13 @@ use attention_worker::train::PROBE_SEQUENCES;
 
 use crate::engine::train::TaskKind;
 
+use crate::ui::learn::controls::{LearnControls, PlayBar};
 use crate::ui::learn::gradient_cell::GradientCellPanel;
 use crate::ui::learn::head_maps::HeadMaps;
-use crate::ui::learn::learn_controls::{LearnControls, PlayBar};
-use crate::ui::learn::learn_run::LearnRun;
-use crate::ui::learn::learn_settings::LearnSettings;
 use crate::ui::learn::loss_curve::LossCurve;
+use crate::ui::learn::run::LearnRun;
 use crate::ui::learn::scrubber::Scrubber;
+use crate::ui::learn::settings::LearnSettings;
 
 /// What is trained and what the maps should turn into, for a task.
 pub fn intro(task: TaskKind) -> &'static str {

@@ -23,7 +23,7 @@ use web_sys::{MessageEvent, Worker};
 
 use crate::engine::train::StepStats;
 
-use crate::ui::learn::learn_settings::{LearnSettings, STEP_BUDGET};
+use crate::ui::learn::settings::{LearnSettings, STEP_BUDGET};
 use crate::ui::state::engine::worker::WORKER_URL;
 
 /// How long a slice of steps should take, round trip: about five answers a second.

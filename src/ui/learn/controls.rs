@@ -10,8 +10,8 @@ use crate::format::{fixed, reading};
 
 use attention_worker::train::{diverged, DIVERGED_FACTOR};
 
-use crate::ui::learn::learn_run::{LearnRun, WATCH_MS, WATCH_SLICE};
-use crate::ui::learn::learn_settings::{
+use crate::ui::learn::run::{LearnRun, WATCH_MS, WATCH_SLICE};
+use crate::ui::learn::settings::{
     position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
     POSITIONS, SGD_MOMENTUM, STEP_BUDGET, TASKS,
 };
