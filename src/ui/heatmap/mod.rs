@@ -3,7 +3,11 @@
 //!
 //! May import `state/`, `platform/`, `widgets/` and `explain/` (a click explains a cell).
 
+pub mod caption;
 pub mod card;
 pub mod card_data;
+pub mod cursor;
 pub mod highlight;
 pub mod matrix_table;
+pub mod overlays;
+pub mod paint;

@@ -1,0 +1,107 @@
+//! A card's caption (its title, what its rows and columns are, the PNG and CSV
+//! downloads) and its canvas's text alternative.
+
+use std::sync::Arc;
+
+use leptos::html;
+use leptos::prelude::*;
+
+use crate::engine::{StepName, Trace};
+use crate::ui::heatmap::card_data::{axis_titles, csv, CardData};
+use crate::ui::platform::files;
+use crate::ui::state::card_id::CardId;
+
+/// "head", or "K/V head" for the key/value heads before grouped-query attention's repeat
+/// (there are h_kv of them, not h).
+fn head_word(trace: Signal<Option<Arc<Trace>>>, step: StepName) -> &'static str {
+    let kv_step = matches!(step, StepName::KHeads | StepName::VHeads | StepName::KRot);
+    if kv_step && trace.with(|t| t.as_ref().is_some_and(|t| t.is_grouped())) {
+        "K/V head"
+    } else {
+        "head"
+    }
+}
+
+/// The canvas's text alternative: what it shows, its size, its largest number.
+pub fn canvas_label(trace: Signal<Option<Arc<Trace>>>, data: Memo<Option<CardData>>, id: CardId) -> String {
+    data.with(|d| {
+        let head = d.as_ref().is_some_and(|d| d.has_heads);
+        let what = format!(
+            "{} heatmap, sentence {}{}",
+            id.step,
+            id.batch + 1,
+            if head { format!(", {} {}", head_word(trace, id.step), id.head + 1) } else { String::new() },
+        );
+        match d {
+            Some(d) => d.describe(&what),
+            None => format!("{what}: 0 by 0"),
+        }
+    })
+}
+
+/// The caption above a card's canvas.
+#[component]
+pub fn CardCaption(
+    /// The shown trace.
+    #[prop(into)]
+    trace: Signal<Option<Arc<Trace>>>,
+    /// The card.
+    id: CardId,
+    /// What the card shows.
+    data: Memo<Option<CardData>>,
+    /// The card's canvas, for the PNG download.
+    canvas: NodeRef<html::Canvas>,
+) -> impl IntoView {
+    let title = move || {
+        if data.with(|d| d.as_ref().is_some_and(|d| d.has_heads)) {
+            format!("{} {}", head_word(trace, id.step), id.head + 1)
+        } else if id.step == StepName::Pe {
+            // PE depends on the position only: one matrix for every sentence
+            "every sentence".to_string()
+        } else {
+            format!("sentence {}", id.batch + 1)
+        }
+    };
+    let file_stem = format!("{}-b{}-h{}", id.step, id.batch, id.head);
+    let png = {
+        let stem = file_stem.clone();
+        move |_| {
+            if let Some(url) = canvas.get_untracked().and_then(|el| el.to_data_url().ok()) {
+                files::download_url(&format!("{stem}.png"), &url);
+            }
+        }
+    };
+    let csv_click = move |_| {
+        // built on click: formatting every number up front slowed every edit down
+        data.with_untracked(|d| {
+            if let Some(d) = d {
+                files::download_text(
+                    &format!("{file_stem}.csv"),
+                    "text/csv",
+                    &csv(&d.rows, &d.cols, &d.values),
+                );
+            }
+        })
+    };
+    let (rows, cols) = axis_titles(id.step);
+    view! {
+        <figcaption>
+            <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>
+                {title}
+            </span>
+            // what the rows and the columns are, in words (a reading layer), on the
+            // caption's line so that the picture keeps its height
+            <span class="al-axes" data-testid="axis-titles">
+                {format!("rows: {rows} · columns: {cols}")}
+            </span>
+            <span class="al-card-actions">
+                <button type="button" class="al-small" on:click=png title="Download this heatmap as PNG">
+                    "PNG"
+                </button>
+                <button type="button" class="al-small" on:click=csv_click title="Download this matrix as CSV">
+                    "CSV"
+                </button>
+            </span>
+        </figcaption>
+    }
+}

@@ -1,0 +1,99 @@
+//! Drawing a card's canvas: the cells as one bitmap, the labels with the canvas's own
+//! text, the rest with plotters-canvas. Redrawn only when the numbers, the layout, the
+//! zoom or the scale change.
+
+use leptos::html;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+
+use crate::draw::{self, Heatmap, Layout, Scale};
+use crate::engine::StepName;
+use crate::ui::heatmap::card_data::CardData;
+use crate::ui::platform::{canvas, screen, tasks, timing};
+
+/// Cards with at least this many cells are drawn in a task of their own (`tasks::later`).
+const DRAW_APART_CELLS: usize = 8192;
+
+/// Draws `d` on the canvas `el` at `zoom` times its layout size, sharp on this screen.
+fn paint(
+    el: &web_sys::HtmlCanvasElement,
+    layout: &Layout,
+    zoom: f64,
+    scale: Scale,
+    d: &CardData,
+    step: StepName,
+) {
+    timing::mark("al-draw-start");
+    // drawing at `dpr · zoom` device pixels per layout pixel enlarges everything
+    let dpr = screen::dpr() * zoom;
+    el.set_width((layout.width * dpr).round() as u32);
+    el.set_height((layout.height * dpr).round() as u32);
+    // the CSS size, set here with the backing store so the two never disagree
+    let style = web_sys::HtmlElement::style(el);
+    let _ = style.set_property("width", &format!("{}px", layout.width * zoom));
+    let _ = style.set_property("height", &format!("{}px", layout.height * zoom));
+    let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
+    let map = Heatmap {
+        values: d.values.view(),
+        row_labels: &d.rows,
+        col_labels: &d.cols,
+        row_is_pad: &d.row_pad,
+        col_is_pad: &d.col_pad,
+        blocked: &d.blocked,
+        scale,
+        col_group: d.col_group,
+    };
+    // the cells as one bitmap (one putImageData), the rest with plotters
+    let put = |g: &draw::GridPixels| canvas::put_rgba(el, g.x, g.y, g.width, &g.rgba);
+    let area = backend.into_drawing_area();
+    // the texts with the canvas's own fillText: one font per size, nothing measured
+    let text = |items: &[draw::heatmap_text::TextItem]| canvas::fill_texts(el, items);
+    if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, layout, &screen::theme(), dpr, put, text) {
+        leptos::logging::warn!("drawing {step} failed: {e:?}");
+    }
+    timing::mark("al-draw-end");
+}
+
+/// Draws the card whenever its numbers, layout, zoom or scale change, and only then. A
+/// large card draws in a task of its own (`tasks::later`), with the newest values when its
+/// turn comes, so a page of large cards is never one long task (BENCHMARKS.md, "Large
+/// cards draw apart").
+pub fn redraw_on_change(
+    canvas: NodeRef<html::Canvas>,
+    data: Memo<Option<CardData>>,
+    layout: Memo<Option<Layout>>,
+    zoom: Memo<f64>,
+    scale: Signal<Scale>,
+    step: StepName,
+) {
+    let later_key = tasks::later_key();
+    Effect::new(move |_| {
+        let Some(el) = canvas.get() else { return };
+        let scale_now = scale.get();
+        let Some(layout_now) = layout.get() else { return };
+        let zoom_now = zoom.get();
+        let cells = data.with(|d| d.as_ref().map_or(0, |d| d.values.len()));
+        if cells < DRAW_APART_CELLS {
+            data.with(|d| {
+                if let Some(d) = d {
+                    paint(&el, &layout_now, zoom_now, scale_now, d, step);
+                }
+            });
+            return;
+        }
+        tasks::later(later_key, move || {
+            // the card may be gone by now: then nothing is drawn
+            let (Some(scale_now), Some(Some(layout_now)), Some(zoom_now)) =
+                (scale.try_get_untracked(), layout.try_get_untracked(), zoom.try_get_untracked())
+            else {
+                return;
+            };
+            data.try_with_untracked(|d| {
+                if let Some(d) = d {
+                    paint(&el, &layout_now, zoom_now, scale_now, d, step);
+                }
+            });
+        });
+    });
+}
