@@ -15,6 +15,7 @@ use crate::ui::learn::settings::{
     position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
     POSITIONS, SGD_MOMENTUM, STEP_BUDGET, TASKS,
 };
+use crate::ui::widgets::fields::NumberField;
 
 /// The task's name in the menu.
 pub fn task_label(task: TaskKind) -> &'static str {
@@ -26,7 +27,8 @@ pub fn task_label(task: TaskKind) -> &'static str {
     }
 }
 
-/// One whole-number setting: a number input from `lo` to `hi`.
+/// One whole-number setting: a number input from `lo` to `hi`; a value outside says so
+/// and the run keeps its last value.
 #[component]
 fn CountField(
     run: LearnRun,
@@ -37,36 +39,25 @@ fn CountField(
     get: fn(&LearnSettings) -> usize,
     put: fn(&mut LearnSettings, usize),
 ) -> impl IntoView {
+    let on_commit = Callback::new(move |text: String| match text.trim().parse::<usize>() {
+        Ok(v) if (lo..=hi).contains(&v) => {
+            run.settings.update(|s| put(s, v));
+            run.reset();
+        }
+        _ => run.error.set(Some(format!(
+            "{label}: must be a whole number from {lo} to {hi}; the run keeps its last value."
+        ))),
+    });
     view! {
-        <label class="al-field">
-            <span>{label}</span>
-            <input
-                type="number"
-                data-testid=testid
-                min=lo
-                max=hi
-                step="1"
-                prop:value=move || run.settings.with(|s| get(s).to_string())
-                on:change=move |ev| {
-                    match event_target_value(&ev).trim().parse::<usize>() {
-                        Ok(v) if (lo..=hi).contains(&v) => {
-                            run.settings.update(|s| put(s, v));
-                            run.reset();
-                        }
-                        _ => {
-                            run.error
-                                .set(
-                                    Some(
-                                        format!(
-                                            "{label}: must be a whole number from {lo} to {hi}; the run keeps its last value.",
-                                        ),
-                                    ),
-                                )
-                        }
-                    }
-                }
-            />
-        </label>
+        <NumberField
+            label
+            testid
+            min=lo.to_string()
+            max=hi.to_string()
+            commit=true
+            value=Signal::derive(move || run.settings.with(|s| get(s).to_string()))
+            on_input=on_commit
+        />
     }
 }
 
@@ -91,7 +82,7 @@ fn TrainingFields(
             run.reset();
         }
     };
-    let on_lr = move |ev: leptos::ev::Event| match event_target_value(&ev).trim().parse::<f64>() {
+    let on_lr = Callback::new(move |text: String| match text.trim().parse::<f64>() {
         Ok(lr) if lr.is_finite() && lr > 0.0 && lr <= MAX_LR => {
             s.update(|s| s.lr = lr);
             run.reset();
@@ -99,8 +90,8 @@ fn TrainingFields(
         _ => run.error.set(Some(format!(
             "learning rate: must be a number above 0 and at most {MAX_LR}; the run keeps its last value."
         ))),
-    };
-    let on_seed = move |ev: leptos::ev::Event| match event_target_value(&ev).trim().parse::<u64>() {
+    });
+    let on_seed = Callback::new(move |text: String| match text.trim().parse::<u64>() {
         Ok(seed) => {
             s.update(|s| s.seed = seed);
             run.reset();
@@ -108,7 +99,7 @@ fn TrainingFields(
         Err(_) => {
             run.error.set(Some("seed: must be a whole number ≥ 0; the run keeps its last value.".into()))
         }
-    };
+    });
     let opt_label = |o: OptKind| match o {
         OptKind::Sgd => format!("SGD, momentum {SGD_MOMENTUM}"),
         OptKind::Adam => "Adam".to_owned(),
@@ -146,29 +137,24 @@ fn TrainingFields(
                         .collect_view()}
                 </select>
             </label>
-            <label class="al-field">
-                <span>"Learning rate"</span>
-                <input
-                    type="number"
-                    data-testid="learn-lr"
-                    min="0"
-                    max=MAX_LR
-                    step="any"
-                    prop:value=move || s.with(|s| s.lr.to_string())
-                    on:change=on_lr
-                />
-            </label>
-            <label class="al-field">
-                <span>"Seed"</span>
-                <input
-                    type="number"
-                    data-testid="learn-seed"
-                    min="0"
-                    step="1"
-                    prop:value=move || s.with(|s| s.seed.to_string())
-                    on:change=on_seed
-                />
-            </label>
+            <NumberField
+                label="Learning rate"
+                testid="learn-lr"
+                min="0"
+                max=MAX_LR.to_string()
+                step="any"
+                commit=true
+                value=Signal::derive(move || s.with(|s| s.lr.to_string()))
+                on_input=on_lr
+            />
+            <NumberField
+                label="Seed"
+                testid="learn-seed"
+                min="0"
+                commit=true
+                value=Signal::derive(move || s.with(|s| s.seed.to_string()))
+                on_input=on_seed
+            />
         </div>
     }
 }

@@ -10,6 +10,7 @@ use attention_worker::train::GradientView;
 use crate::format::reading;
 
 use crate::ui::learn::run::LearnRun;
+use crate::ui::widgets::fields::NumberField;
 
 /// The weights whose cells can be explained, for a model of `n_layers` layers.
 pub fn weight_names(n_layers: usize) -> Vec<String> {
@@ -78,9 +79,21 @@ pub fn GradientCellPanel(
     let (row, col) = (RwSignal::new(0usize), RwSignal::new(0usize));
     let names = move || run.settings.with(|s| weight_names(s.n_layers));
     let index = move |target: RwSignal<usize>| {
-        move |ev: leptos::ev::Event| match event_target_value(&ev).trim().parse::<usize>() {
+        Callback::new(move |text: String| match text.trim().parse::<usize>() {
             Ok(v) => target.set(v),
             Err(_) => run.gradient.set(Some(Err("row and column: whole numbers from 0".to_owned()))),
+        })
+    };
+    let index_field = move |label: &'static str, testid: &'static str, target: RwSignal<usize>| {
+        view! {
+            <NumberField
+                label
+                testid
+                min="0"
+                commit=true
+                value=Signal::derive(move || target.get().to_string())
+                on_input=index(target)
+            />
         }
     };
     view! {
@@ -116,28 +129,8 @@ pub fn GradientCellPanel(
                         }}
                     </select>
                 </label>
-                <label class="al-field">
-                    <span>"row i"</span>
-                    <input
-                        type="number"
-                        data-testid="learn-gradient-i"
-                        min="0"
-                        step="1"
-                        prop:value=move || row.get().to_string()
-                        on:change=index(row)
-                    />
-                </label>
-                <label class="al-field">
-                    <span>"column j"</span>
-                    <input
-                        type="number"
-                        data-testid="learn-gradient-j"
-                        min="0"
-                        step="1"
-                        prop:value=move || col.get().to_string()
-                        on:change=index(col)
-                    />
-                </label>
+                {index_field("row i", "learn-gradient-i", row)}
+                {index_field("column j", "learn-gradient-j", col)}
                 <button
                     type="button"
                     data-testid="learn-gradient-explain"

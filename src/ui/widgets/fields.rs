@@ -58,7 +58,8 @@ pub fn NumberField(
     /// The input's `data-testid`.
     testid: &'static str,
     /// The smallest value.
-    min: &'static str,
+    #[prop(into)]
+    min: String,
     /// The largest value, if there is one.
     #[prop(optional, into)]
     max: Option<String>,
@@ -77,8 +78,13 @@ pub fn NumberField(
     /// True while the field cannot be edited.
     #[prop(optional, into)]
     disabled: Option<Signal<bool>>,
-    /// Called with the field's text on every edit.
+    /// Called with the field's text on every edit, or, with `commit`, once the edit is
+    /// committed (Enter, or the field left).
     on_input: Callback<String>,
+    /// Report the text when the edit is committed (`change`), not on every keystroke
+    /// (`input`): for settings that restart something, such as a training run.
+    #[prop(optional)]
+    commit: bool,
     /// What follows the input inside the label.
     #[prop(optional)]
     children: Option<Children>,
@@ -96,7 +102,16 @@ pub fn NumberField(
                 aria-describedby=describedby
                 prop:value=move || value.get()
                 prop:disabled=move || disabled.is_some_and(|d| d.get())
-                on:input=move |ev| on_input.run(event_target_value(&ev))
+                on:input=move |ev| {
+                    if !commit {
+                        on_input.run(event_target_value(&ev))
+                    }
+                }
+                on:change=move |ev| {
+                    if commit {
+                        on_input.run(event_target_value(&ev))
+                    }
+                }
             />
             {children.map(|c| c())}
         </label>
