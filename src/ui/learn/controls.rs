@@ -27,18 +27,45 @@ pub fn task_label(task: TaskKind) -> &'static str {
     }
 }
 
-/// One whole-number setting: a number input from `lo` to `hi`; a value outside says so
-/// and the run keeps its last value.
-#[component]
-fn CountField(
-    run: LearnRun,
+/// One whole-number setting of the run, from `lo` to `hi`.
+#[derive(Clone, Copy)]
+struct Count {
     label: &'static str,
     testid: &'static str,
     lo: usize,
     hi: usize,
     get: fn(&LearnSettings) -> usize,
     put: fn(&mut LearnSettings, usize),
-) -> impl IntoView {
+}
+
+/// The sizes, in the order the controls show them.
+const COUNTS: [Count; 5] = [
+    Count::new("vocab", "learn-vocab", 2, MAX_VOCAB, |s| s.vocab, |s, v| s.vocab = v),
+    Count::new("T (tokens)", "learn-T", 2, MAX_T, |s| s.t, |s, v| s.t = v),
+    Count::new("d_model", "learn-d", 1, MAX_D_MODEL, |s| s.d_model, |s, v| s.d_model = v),
+    Count::new("heads h", "learn-h", 1, MAX_HEADS, |s| s.n_heads, |s, v| s.n_heads = v),
+    Count::new("layers", "learn-layers", 1, MAX_LAYERS, |s| s.n_layers, |s, v| s.n_layers = v),
+];
+
+impl Count {
+    /// `label` and `testid` name the input; `get` and `put` read and write the setting.
+    const fn new(
+        label: &'static str,
+        testid: &'static str,
+        lo: usize,
+        hi: usize,
+        get: fn(&LearnSettings) -> usize,
+        put: fn(&mut LearnSettings, usize),
+    ) -> Self {
+        Self { label, testid, lo, hi, get, put }
+    }
+}
+
+/// A number input for one [`Count`]; a value outside its range says so and the run keeps
+/// its last value.
+#[component]
+fn CountField(run: LearnRun, count: Count) -> impl IntoView {
+    let Count { label, testid, lo, hi, get, put } = count;
     let on_commit = Callback::new(move |text: String| match text.trim().parse::<usize>() {
         Ok(v) if (lo..=hi).contains(&v) => {
             run.settings.update(|s| put(s, v));
@@ -191,51 +218,7 @@ pub fn LearnControls(
                             .collect_view()}
                     </select>
                 </label>
-                <CountField
-                    run
-                    label="vocab"
-                    testid="learn-vocab"
-                    lo=2
-                    hi=MAX_VOCAB
-                    get=|s| s.vocab
-                    put=|s, v| s.vocab = v
-                />
-                <CountField
-                    run
-                    label="T (tokens)"
-                    testid="learn-T"
-                    lo=2
-                    hi=MAX_T
-                    get=|s| s.t
-                    put=|s, v| s.t = v
-                />
-                <CountField
-                    run
-                    label="d_model"
-                    testid="learn-d"
-                    lo=1
-                    hi=MAX_D_MODEL
-                    get=|s| s.d_model
-                    put=|s, v| s.d_model = v
-                />
-                <CountField
-                    run
-                    label="heads h"
-                    testid="learn-h"
-                    lo=1
-                    hi=MAX_HEADS
-                    get=|s| s.n_heads
-                    put=|s, v| s.n_heads = v
-                />
-                <CountField
-                    run
-                    label="layers"
-                    testid="learn-layers"
-                    lo=1
-                    hi=MAX_LAYERS
-                    get=|s| s.n_layers
-                    put=|s, v| s.n_layers = v
-                />
+                {COUNTS.into_iter().map(|c| view! { <CountField run count=c /> }).collect_view()}
             </div>
             <TrainingFields run />
             <p class="al-learn-error" role="alert" data-testid="learn-error">
