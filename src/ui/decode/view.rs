@@ -21,7 +21,7 @@ use crate::ui::decode::query::query_view;
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::widgets::head_options::HeadOptions;
-use crate::ui::widgets::stepper::{StepButtons, Stepper};
+use crate::ui::widgets::stepper::{StepButtons, Stepper, StepperPanel};
 use crate::ui::widgets::text_fit::{may_overflow, SLOT_FITS};
 
 /// The engine's refusal of a scenario without a causal mask, as the view shows it.
@@ -85,7 +85,6 @@ pub fn DecodeView(
         timer.set_value(handle.ok());
     };
     // the calculator's fields keep their own keys
-    let on_key = stepper.on_key(in_lesson);
     let batch = move || view_state.with(|v| v.batch);
 
     let ctx = Ctx { decoded, t, batch: Signal::derive(batch), head, full };
@@ -135,17 +134,15 @@ pub fn DecodeView(
         )
     };
     view! {
-        <section
+        <StepperPanel
+            stepper=stepper
+            in_lesson=in_lesson
             class="al-decode"
-            data-testid="decode-view"
-            tabindex="0"
-            on:keydown=on_key
-            aria-label="Decoding with a key/value cache, one position at a time (← → to step)"
+            testid="decode-view"
+            label="Decoding with a key/value cache, one position at a time (← → to step)"
+            title="Decoding with a KV cache"
+            intro="A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
         >
-            <h2>"Decoding with a KV cache"</h2>
-            <p class="al-view-intro">
-                "A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
-            </p>
             <div class="al-step-nav">
                 <StepButtons stepper=stepper what="position" testid="decode">
                     <button
@@ -172,7 +169,7 @@ pub fn DecodeView(
             </div>
             {body}
             <CacheCalculator />
-        </section>
+        </StepperPanel>
     }
 }
 

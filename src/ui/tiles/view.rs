@@ -16,7 +16,7 @@ use leptos::prelude::*;
 
 use crate::ui::widgets::check_line::CheckLine;
 use crate::ui::widgets::head_options::HeadOptions;
-use crate::ui::widgets::stepper::{StepButtons, Stepper};
+use crate::ui::widgets::stepper::{StepButtons, Stepper, StepperPanel};
 
 use crate::engine::{tiled, EngineError, Tiled, Trace};
 
@@ -72,7 +72,6 @@ pub fn TilesView(
     let count = move || mine.with(Vec::len);
     let stepper = Stepper::new(index, count);
     let now = move || stepper.now();
-    let on_key = stepper.on_key(in_lesson);
     let t_q = move || sizes().map_or(0, |s| s.t);
     let t_k = move || sizes().map_or(0, |s| s.t_k.unwrap_or(s.t));
     let cell = move || cell_size((column.get() - 110.0).min(640.0), t_k().max(1));
@@ -109,17 +108,15 @@ pub fn TilesView(
     };
     let max_block = move || t_q().max(t_k()).clamp(1, UI_MAX_TOKENS);
     view! {
-        <section
+        <StepperPanel
+            stepper=stepper
+            in_lesson=in_lesson
             class="al-tiles"
-            data-testid="tiles-view"
-            tabindex="0"
-            on:keydown=on_key
-            aria-label="The online softmax, one tile at a time (← → to step)"
+            testid="tiles-view"
+            label="The online softmax, one tile at a time (← → to step)"
+            title="The online softmax, tile by tile"
+            intro="A fast kernel (FlashAttention) never holds the whole score matrix. It walks over tiles of block × block scores, keeping per query row a running maximum m and a running sum ℓ; when a tile raises the maximum, what was summed before is rescaled by e^(m − m′). Step with ← → (click this panel first) or the buttons."
         >
-            <h2>"The online softmax, tile by tile"</h2>
-            <p class="al-view-intro">
-                "A fast kernel (FlashAttention) never holds the whole score matrix. It walks over tiles of block × block scores, keeping per query row a running maximum m and a running sum ℓ; when a tile raises the maximum, what was summed before is rescaled by e^(m − m′). Step with ← → (click this panel first) or the buttons."
-            </p>
             <div class="al-step-nav">
                 <label>
                     "Block "
@@ -170,7 +167,7 @@ pub fn TilesView(
                 </div>
             </div>
             {check}
-        </section>
+        </StepperPanel>
     }
 }
 

@@ -145,3 +145,39 @@ mod tests {
         assert_eq!(panel_step("PageDown", Focus::Page, true, true), None);
     }
 }
+
+/// The shell of a stepping panel (decode, tiles): a focusable section that takes the
+/// stepper's keys, its title and its introduction, then `children`.
+#[component]
+pub fn StepperPanel(
+    /// The panel's stepper.
+    stepper: Stepper,
+    /// True inside a lesson, where the arrows move the panel only while it has the focus.
+    in_lesson: bool,
+    /// The section's class.
+    class: &'static str,
+    /// The section's `data-testid`.
+    testid: &'static str,
+    /// The section's accessible name, with its keys.
+    label: &'static str,
+    /// The title.
+    title: &'static str,
+    /// What the panel shows and how to step it.
+    intro: &'static str,
+    /// The panel's body.
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <section
+            class=class
+            data-testid=testid
+            tabindex="0"
+            on:keydown=stepper.on_key(in_lesson)
+            aria-label=label
+        >
+            <h2>{title}</h2>
+            <p class="al-view-intro">{intro}</p>
+            {children()}
+        </section>
+    }
+}
