@@ -4,7 +4,33 @@
 
 use leptos::prelude::*;
 
-use crate::ui::decode::data::{format_bytes, group_digits, DTYPES, MODELS};
+use crate::ui::decode::data::{DTYPES, MODELS};
+
+/// A caption and a `<select>` of `names`, whose value is the chosen one's index.
+#[component]
+fn IndexSelect(
+    label: &'static str,
+    testid: &'static str,
+    names: Vec<String>,
+    chosen: RwSignal<usize>,
+) -> impl IntoView {
+    let options = names
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| view! { <option value=i.to_string()>{name}</option> })
+        .collect_view();
+    view! {
+        <label>
+            {label}
+            <select
+                data-testid=testid
+                on:change=move |ev| chosen.set(event_target_value(&ev).parse().unwrap_or(0))
+            >
+                {options}
+            </select>
+        </label>
+    }
+}
 
 /// The cache of a published model: model × tokens × number format, through
 /// [`crate::engine::decode::cache_bytes`].
@@ -15,26 +41,7 @@ pub fn CacheCalculator() -> impl IntoView {
     let dtype = RwSignal::new(0_usize);
     let result = move || {
         let m = MODELS.get(model.get()).copied().unwrap_or(MODELS[0]);
-        let (name, bytes) = DTYPES.get(dtype.get()).copied().unwrap_or(DTYPES[0]);
-        let n = tokens.get();
-        let kept = m.window.map_or(n, |w| n.min(w));
-        let total = m.cache_bytes(n, bytes);
-        let window = m
-            .window
-            .filter(|&w| n > w)
-            .map(|w| format!(" The sliding window keeps only the last {} tokens.", group_digits(w)))
-            .unwrap_or_default();
-        format!(
-            "{} at {} tokens in {name}: 2 (K and V) × {} layers × {} K/V heads × d_k {} × {bytes} bytes × {} tokens = {} bytes = {} per sequence.{window}",
-            m.name,
-            group_digits(n),
-            m.layers,
-            m.kv_heads,
-            m.d_k,
-            group_digits(kept),
-            group_digits(total),
-            format_bytes(total)
-        )
+        m.cache_words(tokens.get(), DTYPES.get(dtype.get()).copied().unwrap_or(DTYPES[0]))
     };
     let on_tokens = move |ev: leptos::ev::Event| {
         if let Ok(v) = event_target_value(&ev).trim().parse::<u64>() {
@@ -44,19 +51,12 @@ pub fn CacheCalculator() -> impl IntoView {
     view! {
         <fieldset class="al-calc" data-testid="cache-calculator">
             <legend>"The cache of a published model"</legend>
-            <label>
-                "Model "
-                <select
-                    data-testid="calc-model"
-                    on:change=move |ev| model.set(event_target_value(&ev).parse().unwrap_or(0))
-                >
-                    {MODELS
-                        .iter()
-                        .enumerate()
-                        .map(|(i, m)| view! { <option value=i.to_string()>{m.name}</option> })
-                        .collect_view()}
-                </select>
-            </label>
+            <IndexSelect
+                label="Model "
+                testid="calc-model"
+                names=MODELS.iter().map(|m| m.name.to_owned()).collect()
+                chosen=model
+            />
             <label>
                 "Tokens "
                 <input
@@ -69,21 +69,12 @@ pub fn CacheCalculator() -> impl IntoView {
                     on:input=on_tokens
                 />
             </label>
-            <label>
-                "Numbers in "
-                <select
-                    data-testid="calc-dtype"
-                    on:change=move |ev| dtype.set(event_target_value(&ev).parse().unwrap_or(0))
-                >
-                    {DTYPES
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (name, bytes))| {
-                            view! { <option value=i.to_string()>{format!("{name} ({bytes} bytes)")}</option> }
-                        })
-                        .collect_view()}
-                </select>
-            </label>
+            <IndexSelect
+                label="Numbers in "
+                testid="calc-dtype"
+                names=DTYPES.iter().map(|(name, bytes)| format!("{name} ({bytes} bytes)")).collect()
+                chosen=dtype
+            />
             <p data-testid="calc-result" aria-live="polite">
                 {result}
             </p>

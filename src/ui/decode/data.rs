@@ -237,6 +237,8 @@ pub struct ModelConfig {
     pub d_k: u64,
     /// A sliding window: the cache never holds more tokens.
     pub window: Option<u64>,
+    /// The context it was trained for, in tokens.
+    pub context: u64,
 }
 
 impl ModelConfig {
@@ -246,14 +248,55 @@ impl ModelConfig {
         let kept = self.window.map_or(tokens, |w| tokens.min(w));
         cache_bytes(self.layers, self.kv_heads, self.d_k, bytes, kept)
     }
+
+    /// The calculator's sentence for `tokens` tokens in the number format `(name, bytes)`:
+    /// the product written out, and what the window or the context says of that length.
+    pub fn cache_words(&self, tokens: u64, (dtype, bytes): (&str, u64)) -> String {
+        let kept = self.window.map_or(tokens, |w| tokens.min(w));
+        let total = self.cache_bytes(tokens, bytes);
+        let window = self
+            .window
+            .filter(|&w| tokens > w)
+            .map(|w| format!(" The sliding window keeps only the last {} tokens.", group_digits(w)))
+            .unwrap_or_default();
+        let context = if tokens > self.context {
+            format!(
+                " That is past the {}-token context {} was trained for: the cache would hold it, the model would not read it well.",
+                group_digits(self.context),
+                self.name
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "{} at {} tokens in {dtype}: 2 (K and V) × {} layers × {} K/V heads × d_k {} × {bytes} bytes × {} tokens = {} bytes = {} per sequence.{window}{context}",
+            self.name,
+            group_digits(tokens),
+            self.layers,
+            self.kv_heads,
+            self.d_k,
+            group_digits(kept),
+            group_digits(total),
+            format_bytes(total)
+        )
+    }
 }
 
 /// Published configurations (their `config.json`: `num_hidden_layers`,
-/// `num_key_value_heads`, `hidden_size / num_attention_heads`, `sliding_window`).
+/// `num_key_value_heads`, `hidden_size / num_attention_heads`, `sliding_window`; the
+/// context is the papers' training length: Llama 3's 8,192, Mistral 7B's `context_len`
+/// 8,192, Llama 2's 4,096).
 pub const MODELS: [ModelConfig; 3] = [
-    ModelConfig { name: "Llama 3 8B", layers: 32, kv_heads: 8, d_k: 128, window: None },
-    ModelConfig { name: "Mistral 7B (v0.1)", layers: 32, kv_heads: 8, d_k: 128, window: Some(4096) },
-    ModelConfig { name: "Llama 2 7B", layers: 32, kv_heads: 32, d_k: 128, window: None },
+    ModelConfig { name: "Llama 3 8B", layers: 32, kv_heads: 8, d_k: 128, window: None, context: 8192 },
+    ModelConfig {
+        name: "Mistral 7B (v0.1)",
+        layers: 32,
+        kv_heads: 8,
+        d_k: 128,
+        window: Some(4096),
+        context: 8192,
+    },
+    ModelConfig { name: "Llama 2 7B", layers: 32, kv_heads: 32, d_k: 128, window: None, context: 4096 },
 ];
 
 /// The number formats of the calculator: name and bytes per number.
@@ -364,6 +407,17 @@ mod tests {
         assert_eq!(mistral.cache_bytes(32_768, 2), 1 << 29);
         // 32 K/V heads (no GQA): four times Llama 3 8B's
         assert_eq!(llama2.cache_bytes(4096, 2), 2 << 30);
+        // within the context nothing is added; past it, the words say so
+        assert!(!llama3.cache_words(8192, DTYPES[0]).contains("past"));
+        let past = llama2.cache_words(8192, DTYPES[0]);
+        assert!(
+            past.starts_with("Llama 2 7B at 8,192 tokens in bf16: 2 (K and V) × 32 layers × 32 K/V heads"),
+            "{past}"
+        );
+        assert!(past.ends_with("past the 4,096-token context Llama 2 7B was trained for: the cache would hold it, the model would not read it well."), "{past}");
+        assert!(mistral
+            .cache_words(32_768, DTYPES[0])
+            .contains("keeps only the last 4,096 tokens. That is past the 8,192-token context"));
         // this scenario's own cache: B = 2, h_kv = 2, d_k = 3, 4 rows, f64
         assert_eq!(scenario_cache_bytes(2, 2, 3, 4), 2 * 2 * 2 * 3 * 4 * 8);
     }
