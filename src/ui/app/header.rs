@@ -3,6 +3,27 @@
 
 use leptos::prelude::*;
 
+/// One of the header's mode tabs.
+#[component]
+fn ModeTab(
+    label: &'static str,
+    testid: &'static str,
+    selected: Signal<bool>,
+    on_open: Callback<()>,
+) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            class="al-tab"
+            class:al-selected=move || selected.get()
+            data-testid=testid
+            on:click=move |_| on_open.run(())
+        >
+            {label}
+        </button>
+    }
+}
+
 /// The header and the mode tabs.
 #[component]
 pub fn Header(
@@ -25,63 +46,51 @@ pub fn Header(
                 ", computed exactly in your browser, step by step."
             </p>
             <nav class="al-modes" aria-label="Mode">
-                <button
-                    type="button"
-                    class="al-tab"
-                    class:al-selected=move || {
+                <ModeTab
+                    label="Explorer"
+                    testid="mode-explorer"
+                    selected=Signal::derive(move || {
                         lesson.get().is_none() && challenge.get().is_none() && !learn.get()
-                    }
-                    data-testid="mode-explorer"
-                    on:click=move |_| {
+                    })
+                    on_open=Callback::new(move |()| {
                         learn.set(false);
                         lesson.set(None);
                         challenge.set(None)
-                    }
-                >
-                    "Explorer"
-                </button>
-                <button
-                    type="button"
-                    class="al-tab"
-                    class:al-selected=move || lesson.get().is_some() && challenge.get().is_none()
-                    data-testid="mode-lessons"
-                    on:click=move |_| {
+                    })
+                />
+                <ModeTab
+                    label="Lessons"
+                    testid="mode-lessons"
+                    selected=Signal::derive(move || lesson.get().is_some() && challenge.get().is_none())
+                    on_open=Callback::new(move |()| {
                         learn.set(false);
                         challenge.set(None);
                         if lesson.get_untracked().is_none() {
                             on_go.run((0, 0))
                         }
-                    }
-                >
-                    "Lessons"
-                </button>
-                <button
-                    type="button"
-                    class="al-tab"
-                    class:al-selected=move || challenge.get().is_some()
-                    data-testid="mode-challenges"
-                    on:click=move |_| {
+                    })
+                />
+                <ModeTab
+                    label="Challenges"
+                    testid="mode-challenges"
+                    selected=Signal::derive(move || challenge.get().is_some())
+                    on_open=Callback::new(move |()| {
                         learn.set(false);
                         if challenge.get_untracked().is_none() {
                             challenge.set(Some(String::new()))
                         }
-                    }
-                >
-                    "Challenges"
-                </button>
-                <button
-                    type="button"
-                    class="al-tab"
-                    class:al-selected=move || learn.get()
-                    data-testid="mode-learn"
-                    on:click=move |_| {
+                    })
+                />
+                <ModeTab
+                    label="Learn"
+                    testid="mode-learn"
+                    selected=Signal::derive(move || learn.get())
+                    on_open=Callback::new(move |()| {
                         lesson.set(None);
                         challenge.set(None);
                         learn.set(true)
-                    }
-                >
-                    "Learn"
-                </button>
+                    })
+                />
             </nav>
         </header>
     }
