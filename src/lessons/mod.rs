@@ -26,6 +26,7 @@ mod numbers;
 mod step;
 
 pub mod baseball_bat;
+pub mod check;
 pub mod cross;
 pub mod first_screen;
 pub mod glossary;

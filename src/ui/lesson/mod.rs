@@ -6,6 +6,7 @@
 
 pub mod aside;
 pub mod causal_corners;
+pub mod check_yourself;
 pub mod embedding_editor;
 pub mod embedding_plot;
 pub mod glossary_panel;

@@ -13,6 +13,8 @@ use crate::engine::Trace;
 use crate::lessons::glossary::{first_used_in, Term};
 use crate::lessons::{meta_line, Lesson};
 
+use crate::lessons::check::check_yourself;
+use crate::ui::lesson::check_yourself::CheckYourself;
 use crate::ui::lesson::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
 use crate::ui::lesson::quiz::QuizView;
 use crate::ui::lesson::steps::{listen_for_keys, LessonStepNav, Steps};
@@ -91,6 +93,16 @@ pub fn LessonPanel(
             })
         }
     };
+    // the lesson's check-yourself, under its last step (not projected in presenter mode)
+    let check = {
+        let lessons = lessons.clone();
+        move || {
+            let (l, s) = position.get();
+            let lesson = lessons.get(l)?;
+            (s + 1 == lesson.steps.len() && !present.get())
+                .then(|| view! { <CheckYourself questions=check_yourself(lesson.id) /> })
+        }
+    };
     let quiz = move || {
         let step = current()?;
         let quiz = step.quiz?;
@@ -126,6 +138,7 @@ pub fn LessonPanel(
                                 move || extras.run()
                             }
                         </div>
+                        {check.clone()}
                         <div class="al-reading-folds">
                             <ReadingFolds />
                         </div>

@@ -1,0 +1,215 @@
+//! Check yourself: two or three fresh questions at the end of every lesson, on other
+//! numbers than the lesson's, so that a learner recalls the rule instead of re-reading the
+//! answer (the testing effect: Roediger and Karpicke 2006).
+//!
+//! Every question is made by running the engine on a scenario of its own (or one of its
+//! functions: the cache size, the ALiBi slopes, the online softmax, an optimizer step), and
+//! its right answer is read from what the engine computed, never written by hand. The
+//! questions do not depend on the learner's edits: their numbers are not on screen.
+
+mod questions;
+
+use questions::{
+    baseball, cross, gqa, heads, kv_cache, learn, local, masks, online_softmax, rope, shapes, word_order,
+};
+
+use super::num;
+use super::quiz::Verdict;
+
+/// How a check-yourself question is answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckAnswer {
+    /// Pick one of `choices`; `right` is the engine's.
+    Choice {
+        /// The choices, in the order shown.
+        choices: Vec<String>,
+        /// The index of the right one.
+        right: usize,
+    },
+    /// Type a number within `tolerance` of `value`.
+    Number {
+        /// The engine's number.
+        value: f64,
+        /// How far a typed number may be and still be right (half the last quoted digit).
+        tolerance: f64,
+    },
+}
+
+/// One question: its words, its answer and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckQuestion {
+    /// The question, with every number it needs.
+    pub question: String,
+    /// The answer the engine computed.
+    pub answer: CheckAnswer,
+    /// Why, from the engine's numbers.
+    pub why: String,
+}
+
+impl CheckQuestion {
+    /// Judges choice `chosen`; `None` for a number question.
+    pub fn judge_choice(&self, chosen: usize) -> Option<Verdict> {
+        let CheckAnswer::Choice { choices, right } = &self.answer else { return None };
+        let name = choices.get(*right).cloned().unwrap_or_default();
+        Some(if chosen == *right {
+            Verdict { right: true, text: format!("Right: {name}. {}", self.why) }
+        } else {
+            Verdict { right: false, text: format!("Not quite: the answer is {name}. {}", self.why) }
+        })
+    }
+
+    /// Judges a typed number; a text that is not a number says so. `None` for a choice
+    /// question.
+    pub fn judge_number(&self, typed: &str) -> Option<Verdict> {
+        let CheckAnswer::Number { value, tolerance } = self.answer else { return None };
+        let shown = shown(value, tolerance);
+        Some(match typed.trim().parse::<f64>() {
+            Ok(g) if g.is_finite() && (g - value).abs() <= tolerance => {
+                Verdict { right: true, text: format!("Right: {shown}. {}", self.why) }
+            }
+            Ok(g) if g.is_finite() => {
+                Verdict { right: false, text: format!("Not quite: the answer is {shown}. {}", self.why) }
+            }
+            _ => Verdict { right: false, text: "Type a number, e.g. 0.25.".to_owned() },
+        })
+    }
+}
+
+/// `value` written to the digits its tolerance asks for: whole numbers as they are.
+fn shown(value: f64, tolerance: f64) -> String {
+    if tolerance < 0.5 && value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else if tolerance >= 0.005 {
+        num(value)
+    } else {
+        format!("{value:.4}")
+    }
+}
+
+/// The check-yourself questions of lesson `id`; empty for an unknown id.
+pub fn check_yourself(id: &str) -> Vec<CheckQuestion> {
+    match id {
+        "baseball-bat" => baseball(),
+        "why-heads" => heads(),
+        "masks" => masks(),
+        "shapes" => shapes(),
+        "cross" => cross(),
+        "word-order" => word_order(),
+        "rope" => rope(),
+        "gqa" => gqa(),
+        "local" => local(),
+        "kv-cache" => kv_cache(),
+        "online-softmax" => online_softmax(),
+        "learn" => learn(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::lessons;
+
+    #[test]
+    fn every_lesson_ends_with_two_or_three_questions_the_engine_answers() {
+        for lesson in lessons() {
+            let qs = check_yourself(lesson.id);
+            assert!((2..=3).contains(&qs.len()), "{}: {} questions", lesson.id, qs.len());
+            for q in &qs {
+                match &q.answer {
+                    CheckAnswer::Choice { choices, right } => {
+                        assert!(*right < choices.len(), "{}: {}", lesson.id, q.question);
+                        let mut seen = choices.clone();
+                        seen.sort();
+                        seen.dedup();
+                        assert_eq!(
+                            seen.len(),
+                            choices.len(),
+                            "{}: repeated choices in {:?}",
+                            lesson.id,
+                            choices
+                        );
+                        assert!(q.judge_choice(*right).unwrap().right);
+                        assert!(!q.judge_choice((*right + 1) % choices.len()).unwrap().right);
+                    }
+                    CheckAnswer::Number { value, tolerance } => {
+                        assert!(value.is_finite(), "{}: {}", lesson.id, q.question);
+                        assert!(q.judge_number(&format!("{value}")).unwrap().right);
+                        assert!(!q.judge_number(&format!("{}", value + tolerance + 1.0)).unwrap().right);
+                        assert_eq!(q.judge_number("two").unwrap().text, "Type a number, e.g. 0.25.");
+                    }
+                }
+                // no number the engine quotes is NaN (the words may name NaN as a case)
+                for bad in ["[NaN", "NaN,", "NaN]", "= NaN"] {
+                    assert!(!q.why.contains(bad), "{}: {}", lesson.id, q.why);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_right_choice_is_not_always_in_the_same_place() {
+        let rights: Vec<usize> = lessons()
+            .iter()
+            .flat_map(|l| check_yourself(l.id))
+            .filter_map(|q| match q.answer {
+                CheckAnswer::Choice { right, .. } => Some(right),
+                CheckAnswer::Number { .. } => None,
+            })
+            .collect();
+        assert!(rights.len() >= 8, "{rights:?}");
+        for place in 0..3 {
+            let n = rights.iter().filter(|&&r| r == place).count();
+            assert!(
+                n * 2 <= rights.len(),
+                "the answer is choice {} in {n} of {}: {rights:?}",
+                place + 1,
+                rights.len()
+            );
+            assert!(n > 0, "never choice {}: {rights:?}", place + 1);
+        }
+    }
+
+    /// The answers, worked by hand from the rules the lessons teach.
+    #[test]
+    fn the_engine_answers_agree_with_the_rules_by_hand() {
+        let number = |id: &str, k: usize| match check_yourself(id)[k].answer {
+            CheckAnswer::Number { value, .. } => value,
+            CheckAnswer::Choice { .. } => panic!("{id} {k} is a choice"),
+        };
+        let choice = |id: &str, k: usize| match &check_yourself(id)[k].answer {
+            CheckAnswer::Choice { choices, right } => choices[*right].clone(),
+            CheckAnswer::Number { .. } => panic!("{id} {k} is a number"),
+        };
+        // bat · (the, cave, bat) = (0, 3, 2), / √3, softmax
+        let s = [0.0, 3.0, 2.0].map(|x: f64| (x / 3f64.sqrt()).exp());
+        assert!((number("baseball-bat", 1) - s[1] / s.iter().sum::<f64>()).abs() < 1e-12);
+        assert_eq!(choice("baseball-bat", 0), "\"cave\"");
+        assert_eq!(number("why-heads", 0), 4.0);
+        assert_eq!(choice("why-heads", 1), "\"ran\"");
+        assert_eq!(number("masks", 0), 5.0);
+        assert_eq!(choice("masks", 1), "0.2 for every key");
+        assert_eq!(choice("shapes", 0), "(2, 2, 5, 5)");
+        assert_eq!(number("shapes", 1), 100.0);
+        assert_eq!(choice("cross", 0), "4 × 5");
+        assert_eq!(choice("cross", 1), "the French one");
+        assert!((number("word-order", 1) - 4.0).abs() < 1e-12);
+        assert_eq!(choice("rope", 0), "yes, the same");
+        assert!((number("rope", 1) - 5.0).abs() < 1e-12);
+        assert_eq!(choice("gqa", 0), "K/V head 2");
+        assert_eq!(number("gqa", 1), 4.0);
+        assert_eq!(number("local", 0), 3.0);
+        assert_eq!(number("local", 1), 0.125);
+        assert_eq!(number("kv-cache", 0), 1.75);
+        assert!(check_yourself("kv-cache")[0].why.contains("= 1,879,048,192 bytes"));
+        assert!(check_yourself("local")[1]
+            .why
+            .ends_with("0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625."));
+        assert_eq!(number("kv-cache", 1), 7.0);
+        assert!((number("online-softmax", 0) - (-3f64).exp()).abs() < 1e-15);
+        let l = [-2.0, 0.0, -1.0, -3.0].map(f64::exp).iter().sum::<f64>();
+        assert!((number("online-softmax", 1) - l).abs() < 1e-12);
+        assert!((number("learn", 0) - 0.1).abs() < 1e-12);
+        assert_eq!(choice("learn", 1), "both about the same");
+    }
+}
