@@ -177,14 +177,16 @@ pub fn with_flag(href: &str, flag: &str) -> String {
 }
 
 /// True when the short keys of [`to_query`] cannot say everything: imported or edited
-/// embeddings, explicit weights, QK-norm's weights, attention sinks or a head size of its
-/// own. Such a state also goes into the link's fragment, whole ([`fragment`]).
+/// embeddings, explicit weights, QK-norm's weights, attention sinks, a head size of its
+/// own or RoPE's scaling. Such a state also goes into the link's fragment, whole
+/// ([`fragment`]).
 pub fn needs_fragment(s: &Settings) -> bool {
     !s.embeddings.is_empty()
         || matches!(s.projections, Projections::Explicit(_))
         || s.qk_norm.is_some()
         || s.sinks.is_some()
         || s.d_head.is_some()
+        || s.rope.is_some_and(|r| r.scaling.is_some())
 }
 
 /// The URL fragment for a state: `#s=…` with the whole scenario when [`needs_fragment`],
@@ -406,6 +408,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::engine::rope_scaling::RopeScaling;
     use crate::engine::MaskConfig;
 
     fn pairs(q: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -439,6 +442,12 @@ mod tests {
         assert_eq!((text.as_str(), &from_link), ("a b", &s));
         assert!(from_fragment("#s=1.garbage").unwrap().is_err());
         assert!(from_fragment("").is_none());
+        // RoPE's scaling has no short key: an imported Llama 3.1 scaling travels whole
+        let mut scaled = Settings { rope: Some(Rope::new(RopeStyle::Half)), ..Settings::default() };
+        assert_eq!(fragment("a b", &scaled).unwrap(), "");
+        scaled.rope = scaled.rope.map(|r| Rope { scaling: Some(RopeScaling::Linear { factor: 4.0 }), ..r });
+        let (_, from_link) = from_fragment(&fragment("a b", &scaled).unwrap()).unwrap().unwrap();
+        assert_eq!(from_link.rope, scaled.rope);
         for (key, value) in
             [("hkv", "0"), ("rope", "sideways"), ("rope_base", "-1"), ("alibi", "2"), ("win", "0")]
         {
