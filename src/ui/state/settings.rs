@@ -226,6 +226,21 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
     )
 }
 
+/// The hint under h: what d_k, the width of one head, is. d_model / h unless the state
+/// has a head size of its own (an imported Gemma or Llama `head_dim`), where h · d_k need
+/// not be d_model.
+pub fn d_k_words(s: &Settings) -> String {
+    match (s.d_head, crate::engine::attention::head_width(s.d_model, s.n_heads)) {
+        (Some(d), _) => format!(
+            "d_k = {d}, the imported head size (head_dim): h · d_k = {} against d_model = {}",
+            s.n_heads * d,
+            s.d_model
+        ),
+        (None, Ok(d_k)) => format!("d_k = d_model / h = {d_k}"),
+        (None, Err(_)) => "d_k = d_model / h is not a whole number".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +263,18 @@ mod tests {
         assert_eq!(sc.sentences, ["one", "two"]);
         assert!(notices.is_empty());
         assert!(scenario(" \n ", &Settings::default()).0.sentences.is_empty());
+    }
+
+    #[test]
+    fn the_d_k_hint_says_where_d_k_comes_from() {
+        let mut s = Settings { d_model: 8, n_heads: 2, ..Settings::default() };
+        assert_eq!(d_k_words(&s), "d_k = d_model / h = 4");
+        s.n_heads = 3;
+        assert_eq!(d_k_words(&s), "d_k = d_model / h is not a whole number");
+        s.d_head = Some(4);
+        assert_eq!(
+            d_k_words(&s),
+            "d_k = 4, the imported head size (head_dim): h · d_k = 12 against d_model = 8"
+        );
     }
 }

@@ -3,9 +3,9 @@
 use leptos::prelude::*;
 
 use crate::engine::error::Field;
-use crate::engine::{self, Positional, ProjectionKind, Projections};
+use crate::engine::{Positional, ProjectionKind, Projections};
 use crate::ui::explorer::controls::{Edits, FieldError};
-use crate::ui::state::settings::UI_MAX_D_MODEL;
+use crate::ui::state::settings::{d_k_words, UI_MAX_D_MODEL};
 use crate::ui::widgets::fields::{NumberField, SelectField};
 
 /// The first row of controls.
@@ -15,12 +15,7 @@ pub fn SizeFields(
     edits: Edits,
 ) -> impl IntoView {
     let Edits { settings, error, .. } = edits;
-    let d_k_text = move || {
-        settings.with(|s| match engine::attention::head_width(s.d_model, s.n_heads) {
-            Ok(d_k) => format!("d_k = d_model / h = {d_k}"),
-            Err(_) => "d_k = d_model / h is not a whole number".to_string(),
-        })
-    };
+    let d_k_text = move || settings.with(d_k_words);
     let projections = move || {
         settings.with(|s| match s.projections {
             Projections::Named(ProjectionKind::Identity) => "identity",
