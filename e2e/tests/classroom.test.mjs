@@ -168,6 +168,28 @@ export const tests = [
     },
   },
   {
+    name: 'embed mode of a lesson step: its title and words as the lesson writes them, a question step\'s question, the figure, a main landmark',
+    run: async (t) => {
+      const lessonPage = await t.gotoApp('lesson=baseball-bat&ls=3');
+      const words = await lessonPage.textContent('[data-testid="lesson-text"]');
+      const title = await lessonPage.textContent('[data-testid="lesson-step-title"]');
+      const page = await t.gotoApp('lesson=baseball-bat&ls=3&embed=1');
+      await page.waitForSelector('[data-testid="embed"] canvas[data-testid="heatmap"]');
+      t.assert.equal(await page.textContent('[data-testid="embed-title"]'), title);
+      t.assert.equal(await page.textContent('[data-testid="embed-text"]'), words);
+      t.assert.match(await page.textContent('[data-testid="embed-words"] .al-lesson-meta'), /^The baseball bat · .* · step 4 of 6$/);
+      t.assert.equal(await page.$('[data-testid="embed-question"]'), null);
+      t.assert.equal(await page.$$eval('main', (m) => m.length), 1);
+      // a question step: the question, answered in the full page
+      await page.goto(t.url('/?lesson=masks&ls=1&embed=1'));
+      await page.waitForSelector('[data-testid="embed-question"]');
+      t.assert.match(await page.textContent('[data-testid="embed-question"]'), /^Question: .+ Answer it in the full page/);
+      await page.setViewportSize({ width: 800, height: 500 });
+      await t.screenshot('classroom-embed-lesson');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'every lesson asks a question; the answer is hidden until a choice, then revealed from the live trace (keyboard too)',
     run: async (t) => {
       let asked = 0;

@@ -18,7 +18,7 @@ use crate::ui::app::lesson_nav::LessonNav;
 use crate::ui::app::modes::{ExplorerBelow, Modes};
 use crate::ui::app::notices::{ComputingNote, Notices};
 use crate::ui::explain::explained::Explained;
-use crate::ui::explorer::tensors::EmbedView;
+use crate::ui::explorer::embed::EmbedView;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
@@ -134,7 +134,7 @@ pub fn App() -> impl IntoView {
         return view! {
             <div class="al-app al-embed" class:al-stale=stale class:al-computing=move || computing.get()>
                 <ComputingNote computing=computing />
-                <EmbedView state=state />
+                <EmbedView state=state lessons=all_lessons.clone() />
                 <div data-testid="app-ready" hidden=true></div>
             </div>
         }

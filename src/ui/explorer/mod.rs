@@ -5,6 +5,7 @@
 //! `decode/`, `tiles/`).
 
 pub mod controls;
+pub mod embed;
 pub mod first_screen;
 pub mod io;
 pub mod lines_view;

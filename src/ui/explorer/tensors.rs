@@ -320,42 +320,6 @@ fn StepHeader(
     }
 }
 
-/// Embed mode (`?embed=1`): only the selected step's figure and a one-line caption, for
-/// an iframe in slides or a course page, with a link to the full page.
-#[component]
-pub fn EmbedView(
-    /// The page's state.
-    state: AppState,
-) -> impl IntoView {
-    let AppState { shown, view: view_state, viewport, viewport_height, .. } = state;
-    // the figure fills the frame: a small matrix is drawn larger (up to 2.5×)
-    let max_height = Signal::derive(move || Some((viewport_height.get() - 140.0).max(160.0)));
-    let caption = move || {
-        let trace = shown.get()?;
-        let s = trace.step(shown_step(&trace, view_state.with(|v| v.step)))?;
-        Some(format!("{} {}: {}", s.name, shape_text(&s.dims, &s.shape), s.op))
-    };
-    let full = move || {
-        let href = crate::ui::platform::address::href();
-        href.replace("&embed=1", "").replace("?embed=1&", "?").replace("?embed=1", "")
-    };
-    view! {
-        <figure class="al-embed-figure" data-testid="embed">
-            <TensorView
-                state=state
-                column=Signal::derive(move || viewport.get() - 16.0)
-                compact=true
-                max_height=max_height
-            />
-            <figcaption data-testid="embed-caption">
-                {caption} " · " <a href=full target="_blank" rel="noopener">
-                    "Open in Attention Lens"
-                </a>
-            </figcaption>
-        </figure>
-    }
-}
-
 /// The room presenter mode leaves under the cards for the notes about fully masked rows
 /// (one note of four lines), CSS px.
 const PRESENTER_NOTE_ROOM: f64 = 130.0;
