@@ -16,8 +16,7 @@ async function settled(page) {
 
 /** The lesson ids, from the lesson tabs. */
 async function lessonIds(t) {
-  const page = await t.gotoApp('lesson=baseball-bat');
-  await page.waitForSelector('[data-testid="lesson-tab"]');
+  const page = await t.open('lesson=baseball-bat', '[data-testid="lesson-tab"]');
   return page.$$eval('[data-testid="lesson-tab"]', (tabs) => tabs.map((b) => b.dataset.lesson));
 }
 
@@ -38,8 +37,7 @@ async function everyStep(t, extra, state) {
   t.assert.ok(ids.length >= 9, `lesson tabs: ${ids.join(', ')}`);
   let checked = 0;
   for (const id of ids) {
-    const page = await t.gotoApp(`lesson=${id}&ls=0${extra}`);
-    await page.waitForSelector('[data-testid="lesson-text"]');
+    const page = await t.open(`lesson=${id}&ls=0${extra}`, '[data-testid="lesson-text"]');
     const n = await stepCount(page);
     for (let s = 0; s < n; s++) {
       if (s > 0) {
@@ -93,8 +91,7 @@ export const tests = [
   {
     name: 'axe: a question before and after its reveal, and the lesson at 375 px',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=0');
-      await page.waitForSelector('[data-testid="lesson-text"]');
+      const page = await t.open('lesson=masks&ls=0', '[data-testid="lesson-text"]');
       // the first step with a question
       const n = await stepCount(page);
       let found = false;

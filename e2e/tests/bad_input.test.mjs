@@ -66,8 +66,7 @@ const injectable = (page) =>
 
 /** Opens the app and waits for the default picture. */
 async function openApp(t, query = '') {
-  const page = await t.gotoApp(query);
-  await page.waitForSelector(WEIGHTS);
+  const page = await t.open(query, WEIGHTS);
   return page;
 }
 

@@ -153,8 +153,7 @@ export const tests = [
   {
     name: 'embed mode: only the selected figure and its one-line caption; Copy embed code gives the iframe',
     run: async (t) => {
-      const page = await t.gotoApp('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&step=weights&embed=1');
-      await page.waitForSelector('[data-testid="embed"] canvas[data-testid="heatmap"]');
+      const page = await t.open('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&step=weights&embed=1', '[data-testid="embed"] canvas[data-testid="heatmap"]');
       t.assert.equal(await page.$('h1'), null, 'no page header in an embed');
       t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in an embed');
       t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in an embed');

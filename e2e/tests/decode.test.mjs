@@ -41,8 +41,7 @@ async function check(page, id = 'decode-check') {
 }
 
 async function openDecode(t, query = DECODE) {
-  const page = await t.gotoApp(query);
-  await page.waitForSelector('[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
+  const page = await t.open(query, '[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
   return page;
 }
 
@@ -232,8 +231,7 @@ export const tests = [
   {
     name: 'decode view: a non-causal scenario says why, and its button turns causal on; cross-attention decodes',
     run: async (t) => {
-      const page = await t.gotoApp(`${BASE}&causal=0&view=decode`);
-      await page.waitForSelector('[data-testid="decode-needs-causal"]');
+      const page = await t.open(`${BASE}&causal=0&view=decode`, '[data-testid="decode-needs-causal"]');
       t.assert.match(await text(page, 'decode-needs-causal'), /causal/);
       await page.click('[data-testid="decode-turn-causal-on"]');
       await page.waitForSelector('[data-testid="decode-check"][data-diff]');
@@ -250,8 +248,7 @@ export const tests = [
   {
     name: 'tiles view: the block control, ← → through the tiles, m and ℓ per row, the context equals the full run\'s',
     run: async (t) => {
-      const page = await t.gotoApp(TILES);
-      await page.waitForSelector('[data-testid="tiles-view"] [data-testid="tiles-check"][data-diff]');
+      const page = await t.open(TILES, '[data-testid="tiles-view"] [data-testid="tiles-check"][data-diff]');
       // T = 6, block 2: 3 × 3 tiles per head and sentence
       t.assert.match(await text(page, 'tiles-position'), /^Tile 1 of 9: query rows 0–1, key columns 0–1/);
       t.assert.equal(await page.$$eval('[data-testid="tile-rows"] tbody tr', (r) => r.length), 2);
@@ -285,8 +282,7 @@ export const tests = [
     name: 'tiles view at 375 px: no sideways scroll, buttons step',
     run: async (t) => {
       await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.gotoApp(`${TILES}&block=3`);
-      await page.waitForSelector('[data-testid="tiles-check"][data-diff]');
+      const page = await t.open(`${TILES}&block=3`, '[data-testid="tiles-check"][data-diff]');
       t.assert.equal(await overflows(page), false);
       await page.click('[data-testid="tiles-next"]');
       await page.click('[data-testid="tiles-next"]');

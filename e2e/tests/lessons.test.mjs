@@ -13,8 +13,7 @@ export const tests = [
   {
     name: 'lesson 1: scores 2.31/1.15, weights .76/.24, output 1.76/.24 in the right cells',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=1');
-      await page.waitForSelector('[data-testid="lesson-text"]');
+      const page = await t.open('lesson=baseball-bat&ls=1', '[data-testid="lesson-text"]');
       t.assert.deepEqual(await shortCells(page, 'scaled'), [['2.31', '1.15'], ['1.15', '1.15']]);
       await page.click('[data-testid="lesson-next"]'); // the question step (predict first)
       await page.waitForSelector('[data-testid="quiz"]');
@@ -30,8 +29,7 @@ export const tests = [
   {
     name: 'lesson 1: editing bat toward animal changes the weights and the words',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
-      await page.waitForSelector('[data-testid="embedding-plot"]');
+      const page = await t.open('lesson=baseball-bat&ls=3', '[data-testid="embedding-plot"]');
       const before = await page.textContent('[data-testid="lesson-text"]');
       await page.fill('[data-testid="embedding-input"][data-word="bat"][data-dim="1"]', '3');
       await page.press('[data-testid="embedding-input"][data-word="bat"][data-dim="1"]', 'Enter');
@@ -77,8 +75,7 @@ export const tests = [
   {
     name: 'masks step 4: the fully-masked-row notes follow the picture instead of pushing it down',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=3');
-      await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="masked-row-note"]');
+      const page = await t.open('lesson=masks&ls=3', '[data-testid="lesson-picture"] [data-testid="masked-row-note"]');
       const heatmap = await page.$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (e) => e.getBoundingClientRect().top);
       const note = await page.$eval('[data-testid="lesson-picture"] [data-testid="masked-row-note"]', (e) => e.getBoundingClientRect().top);
       t.assert.ok(heatmap < note, `heatmap at ${heatmap}, note at ${note}`);
@@ -114,8 +111,7 @@ export const tests = [
   {
     name: 'lesson 3: the pad row is NaN under -inf and 1/T under -1e9',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=4');
-      await page.waitForSelector('[data-testid="mask-conventions"]');
+      const page = await t.open('lesson=masks&ls=4', '[data-testid="mask-conventions"]');
       let w = await tableValues(page, table('weights'));
       t.assert.ok(w[6].every((v) => v === 'NaN'), w[6].join(','));
       t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /NaN/);

@@ -45,8 +45,7 @@ export const tests = [
       const page = t.page;
       const seen = watch(page);
       // in the worker whatever the size (the page itself types at this size: next test)
-      await t.gotoApp(`${STRESS}&engine=worker`);
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      await t.open(`${STRESS}&engine=worker`, 'canvas[data-testid="heatmap"]');
       t.assert.equal((await tokens(page))[0], 'w0');
       // note whether the computing notice ever appears, and that it is announced
       await page.evaluate(() => {
@@ -89,8 +88,7 @@ export const tests = [
     run: async (t) => {
       const page = t.page;
       const seen = watch(page);
-      await t.gotoApp(STRESS);
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      await t.open(STRESS, 'canvas[data-testid="heatmap"]');
       // typing changes one sentence of four: a quarter of the work, less than the
       // worker's round trip, so the page computes it (state::work_to_do)
       const ta = page.locator(SENTENCES);
@@ -127,8 +125,7 @@ export const tests = [
       const fromWorker = await tableValues(page, '[data-testid="matrix-table"]');
       t.assert.ok(fromWorker.length > 0);
       // ... and on the page
-      await t.gotoApp(`s=${encodeURIComponent(text)}&d=6&h=3&p=seeded&seed=5&causal=1&fill=neg_inf&engine=sync`);
-      await page.waitForSelector('[data-testid="matrix-table"]', { state: 'attached' });
+      await t.open(`s=${encodeURIComponent(text)}&d=6&h=3&p=seeded&seed=5&causal=1&fill=neg_inf&engine=sync`, '[data-testid="matrix-table"]', { state: 'attached' });
       t.assert.equal(await workerPosts(page), 0);
       t.assert.deepEqual(await tableValues(page, '[data-testid="matrix-table"]'), fromWorker);
       t.assert.deepEqual(t.errors(), []);
