@@ -1,6 +1,8 @@
 // Issue 12: lessons a teacher can project. Words and picture in the first screen,
 // presenter mode, embed mode, predict-then-reveal questions, offline after one visit.
 
+import { noOverflow } from '../lib/layout.mjs';
+
 const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
 
 // What a step's picture is: its first heatmap, or in the decode view the one query's
@@ -89,8 +91,7 @@ export const tests = [
       }, null, { timeout: 5000 });
       await page.goto(t.url('/?lesson=baseball-bat&ls=3'));
       await stageBoxes(page);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 1, `page is ${overflow} px wider than the window`);
+      await noOverflow(t, page, 'the page', 1);
       await t.screenshot('classroom-lesson-375');
       t.assert.deepEqual(t.errors(), []);
     },

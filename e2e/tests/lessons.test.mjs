@@ -1,5 +1,6 @@
 // Issue 5: the lessons show the seeds' numbers, from the engine, in the right cells.
 import { tableValues } from '../lib/canvas.mjs';
+import { noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -207,8 +208,7 @@ export const tests = [
             await page.waitForSelector('canvas[data-testid="heatmap"], [data-testid="position-similarity"], [data-testid="split-both-ways"]');
             const text = await page.textContent('[data-testid="lesson-text"]');
             t.assert.ok(text.length > 80, `${id} step ${step}: ${text}`);
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-            t.assert.ok(overflow <= 0, `${id} step ${step} at ${width}px: ${overflow}px too wide`);
+            await noOverflow(t, page, `${id} step ${step} at ${width}px`);
             if (step === 1) await t.screenshot(`lesson-${id}-${width}`);
             if (await page.$eval('[data-testid="lesson-next"]', (b) => b.disabled)) break;
             await page.click('[data-testid="lesson-next"]');

@@ -1,5 +1,6 @@
 // What to teach next: the word-order lesson, the lines view, the -1e9 leak, the first screen.
 import { tableValues } from '../lib/canvas.mjs';
+import { noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -12,11 +13,6 @@ async function numbers(page, step, head = 0, batch = 0) {
 async function tokens(page, batch) {
   return page.$$eval(`[data-testid="tokens"][data-batch="${batch}"] li`, (els) => els.map((e) => e.textContent));
 }
-
-const noOverflow = async (t, page, what) => {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  t.assert.ok(overflow <= 0, `${what}: ${overflow}px too wide`);
-};
 
 export const tests = [
   {

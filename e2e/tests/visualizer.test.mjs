@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { tableValues } from '../lib/canvas.mjs';
+import { noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -183,8 +184,7 @@ export const tests = [
     run: async (t) => {
       await t.page.setViewportSize({ width: 375, height: 800 });
       const page = await t.open('', 'canvas[data-testid="heatmap"]');
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+      await noOverflow(t, page, 'the page');
       await t.screenshot('default-375');
       t.assert.deepEqual(t.errors(), []);
     },
@@ -215,8 +215,7 @@ export const tests = [
       const page = await t.open(`s=${encodeURIComponent(words)}&d=8&h=2&causal=1`, 'canvas[data-testid="heatmap"][data-head="1"]');
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       t.assert.equal(bg, 'rgb(17, 17, 22)');
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+      await noOverflow(t, page, 'the page');
       await t.screenshot('dark-T64-1440');
       t.assert.deepEqual(t.errors(), []);
     },
