@@ -45,19 +45,26 @@ async function openDecode(t, query = DECODE) {
   return page;
 }
 
+// Steps the decode view through t = 0 … n − 1 with ArrowRight (the view focused first),
+// calling `at(step, rows)` with the cache's rows at each step.
+async function eachStep(page, n, at) {
+  await page.focus('[data-testid="decode-view"]');
+  for (let step = 0; step < n; step++) {
+    if (step > 0) {
+      await page.keyboard.press('ArrowRight');
+      await waitT(page, step);
+    }
+    await at(step, await kRows(page));
+  }
+}
+
 export const tests = [
   {
     name: 'decode view: ArrowRight advances t, the cache grows a row at a time, each output row equals the full run\'s',
     run: async (t) => {
       const page = await openDecode(t);
       t.assert.match(await text(page, "decode-position"), /^t = 0 \(positions 0 to 5\): the query is “the”/);
-      await page.focus('[data-testid="decode-view"]');
-      for (let step = 0; step < 6; step++) {
-        if (step > 0) {
-          await page.keyboard.press('ArrowRight');
-          await waitT(page, step);
-        }
-        const rows = await kRows(page);
+      await eachStep(page, 6, async (step, rows) => {
         // L = t + 1 rows, the newest one marked new, oldest first
         t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
         t.assert.deepEqual(rows.filter((r) => r.slot === 'new').map((r) => r.pos), [step]);
@@ -66,7 +73,7 @@ export const tests = [
         t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
         t.assert.match(c.text, new RegExp(`^Equals row ${step} of the full run`));
         t.assert.match(await text(page, 'decode-cache-shape'), new RegExp(`\\(2, 4, ${step + 1}, 4\\)`));
-      }
+      });
       // the weights of the one query row sum to 1
       const sum = await page.$$eval('[data-testid="decode-weights"] td[data-value]', (tds) =>
         tds.reduce((s, td) => s + Number(td.dataset.value), 0));
@@ -177,13 +184,7 @@ export const tests = [
     name: 'decode view under a window: the cache never holds more than W rows; the row that leaves is marked',
     run: async (t) => {
       const page = await openDecode(t, `${DECODE}&win=3`);
-      await page.focus('[data-testid="decode-view"]');
-      for (let step = 0; step < 6; step++) {
-        if (step > 0) {
-          await page.keyboard.press('ArrowRight');
-          await waitT(page, step);
-        }
-        const rows = await kRows(page);
+      await eachStep(page, 6, async (step, rows) => {
         const kept = rows.filter((r) => r.slot !== 'evicted').map((r) => r.pos);
         t.assert.ok(kept.length <= 3, `t = ${step}: ${kept}`);
         t.assert.deepEqual(kept, [...Array(Math.min(step + 1, 3)).keys()].map((i) => Math.max(0, step - 2) + i));
@@ -197,7 +198,7 @@ export const tests = [
         const c = await check(page);
         t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
         if (step === 4) await t.screenshot('decode-window-1440');
-      }
+      });
       // stepping back sets every position of the strip back, not only the ones a step
       // forward changed
       for (const step of [4, 3, 2, 0]) {
