@@ -1,6 +1,6 @@
 // What to teach next: the word-order lesson, the lines view, the -1e9 leak, the first screen.
 import { tableValues } from '../lib/canvas.mjs';
-import { noOverflow } from '../lib/layout.mjs';
+import { fitsPhone, noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -69,16 +69,7 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
-  {
-    name: 'teach: word order at 375 px fits, screenshot',
-    run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.open('lesson=word-order&ls=0', '[data-testid="highlight"]');
-      await noOverflow(t, page, 'word order at 375');
-      await t.screenshot('teach-word-order-375');
-      t.assert.deepEqual(t.errors(), []);
-    },
-  },
+  fitsPhone('teach: word order at 375 px fits, screenshot', 'lesson=word-order&ls=0', '[data-testid="highlight"]', 'word order at 375', 'teach-word-order-375'),
   {
     name: 'teach: lines view, hover a query shows its numbers; the text lists the top keys; URL view=lines',
     run: async (t) => {
@@ -179,14 +170,5 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
-  {
-    name: 'teach: first screen at 375 px fits',
-    run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.open('', '[data-testid="caption"]');
-      await noOverflow(t, page, 'first screen at 375');
-      await t.screenshot('teach-first-screen-375');
-      t.assert.deepEqual(t.errors(), []);
-    },
-  },
+  fitsPhone('teach: first screen at 375 px fits', '', '[data-testid="caption"]', 'first screen at 375', 'teach-first-screen-375'),
 ];

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { tableValues } from '../lib/canvas.mjs';
-import { noOverflow } from '../lib/layout.mjs';
+import { fitsPhone, noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -179,16 +179,7 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
-  {
-    name: 'phone width (375 px): controls and heatmaps fit without horizontal scrolling',
-    run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.open('', 'canvas[data-testid="heatmap"]');
-      await noOverflow(t, page, 'the page');
-      await t.screenshot('default-375');
-      t.assert.deepEqual(t.errors(), []);
-    },
-  },
+  fitsPhone('phone width (375 px): controls and heatmaps fit without horizontal scrolling', '', 'canvas[data-testid="heatmap"]', 'the page', 'default-375'),
   {
     name: 'importing a scenario JSON with explicit weights (numpy fixture) shows its numbers',
     run: async (t) => {
