@@ -66,9 +66,8 @@ export const tests = [
   {
     name: 'focusing a heatmap and using the arrow keys reads query, key, value (4 decimals) and row sum',
     run: async (t) => {
-      const page = await t.gotoApp('s=baseball%20bat&d=3&h=1&p=identity&pad=none');
       const canvas = heatmap('weights');
-      await page.waitForSelector(canvas);
+      const page = await t.open('s=baseball%20bat&d=3&h=1&p=identity&pad=none', canvas);
       await page.focus(canvas);
       const readout = () => page.textContent('[data-testid="readout"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="readout"]').textContent.includes('query'));

@@ -43,9 +43,8 @@ export const tests = [
   {
     name: 'lesson 1: an edit to bat survives Next and Back, until "Reset this lesson\'s vectors"',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
       const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
-      await page.waitForSelector(input);
+      const page = await t.open('lesson=baseball-bat&ls=3', input);
       t.assert.equal(await page.$('[data-testid="lesson-reset"]'), null, 'nothing to reset before an edit');
       const own = await page.inputValue(input);
       await page.fill(input, '3');
@@ -177,9 +176,8 @@ export const tests = [
   {
     name: 'lesson 1: dragging "bat" in the plot moves its embedding',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=4');
       const plot = '[data-testid="embedding-plot"]';
-      await page.waitForSelector(plot);
+      const page = await t.open('lesson=baseball-bat&ls=4', plot);
       await page.$eval(plot, (c) => c.scrollIntoView({ block: 'center' }));
       const box = await page.$eval(plot, (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
       const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
