@@ -148,6 +148,12 @@ async function runTest(browser, baseUrl, test) {
         });
         return page;
       },
+      // the app at `query`, once `selector` is on the page (with waitForSelector's options)
+      open: async (query, selector, options) => {
+        await t.gotoApp(query);
+        await page.waitForSelector(selector, options);
+        return page;
+      },
     };
     // a test may ask for more time than the default (the random walk does)
     const ms = Math.max(TEST_TIMEOUT_MS, Number(test.timeoutMs) || 0);

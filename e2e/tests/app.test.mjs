@@ -8,8 +8,7 @@ export const tests = [
   {
     name: 'page loads with no console error and no failed request, and draws a heatmap',
     run: async (t) => {
-      const page = await t.gotoApp();
-      await page.waitForSelector(heatmap('weights'));
+      const page = await t.open('', heatmap('weights'));
       const hash = await canvasHash(page, heatmap('weights'));
       t.assert.notEqual(hash, 'empty');
       // a drawn canvas is not one flat colour: its hash differs from a blank canvas of its size
@@ -26,8 +25,7 @@ export const tests = [
   {
     name: 'typing a sentence changes the tokens and the heatmap pixels',
     run: async (t) => {
-      const page = await t.gotoApp();
-      await page.waitForSelector(heatmap('weights'));
+      const page = await t.open('', heatmap('weights'));
       const before = await canvasHash(page, heatmap('weights'));
       const tokensBefore = await page.textContent('[data-testid="tokens"][data-batch="0"]');
       await page.fill('[data-testid="sentences"]', 'The cat sat on the mat');
@@ -45,8 +43,7 @@ export const tests = [
   {
     name: 'the weights table agrees with seed 003 (baseball bat, identity, d_model 3)',
     run: async (t) => {
-      const page = await t.gotoApp('s=baseball%20bat&d=3&h=1&p=identity&pad=none');
-      await page.waitForSelector('table[data-testid="matrix-table"][data-step="weights"]', { state: 'attached' });
+      const page = await t.open('s=baseball%20bat&d=3&h=1&p=identity&pad=none', 'table[data-testid="matrix-table"][data-step="weights"]', { state: 'attached' });
       const w = await tableValues(page, 'table[data-testid="matrix-table"][data-step="weights"][data-head="0"]');
       const num = w.map((r) => r.map(Number));
       const want = [[0.7604, 0.2396], [0.5, 0.5]];
@@ -69,9 +66,8 @@ export const tests = [
   {
     name: 'focusing a heatmap and using the arrow keys reads query, key, value (4 decimals) and row sum',
     run: async (t) => {
-      const page = await t.gotoApp('s=baseball%20bat&d=3&h=1&p=identity&pad=none');
       const canvas = heatmap('weights');
-      await page.waitForSelector(canvas);
+      const page = await t.open('s=baseball%20bat&d=3&h=1&p=identity&pad=none', canvas);
       await page.focus(canvas);
       const readout = () => page.textContent('[data-testid="readout"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="readout"]').textContent.includes('query'));

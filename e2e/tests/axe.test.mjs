@@ -14,10 +14,15 @@ async function settled(page) {
   await page.waitForTimeout(150);
 }
 
+/** Once the page has drawn, fails naming `state` when axe-core finds any violation. */
+async function drawnAndClean(t, page, state) {
+  await settled(page);
+  await assertAxeClean(t, page, state);
+}
+
 /** The lesson ids, from the lesson tabs. */
 async function lessonIds(t) {
-  const page = await t.gotoApp('lesson=baseball-bat');
-  await page.waitForSelector('[data-testid="lesson-tab"]');
+  const page = await t.open('lesson=baseball-bat', '[data-testid="lesson-tab"]');
   return page.$$eval('[data-testid="lesson-tab"]', (tabs) => tabs.map((b) => b.dataset.lesson));
 }
 
@@ -38,16 +43,14 @@ async function everyStep(t, extra, state) {
   t.assert.ok(ids.length >= 9, `lesson tabs: ${ids.join(', ')}`);
   let checked = 0;
   for (const id of ids) {
-    const page = await t.gotoApp(`lesson=${id}&ls=0${extra}`);
-    await page.waitForSelector('[data-testid="lesson-text"]');
+    const page = await t.open(`lesson=${id}&ls=0${extra}`, '[data-testid="lesson-text"]');
     const n = await stepCount(page);
     for (let s = 0; s < n; s++) {
       if (s > 0) {
         await page.click('[data-testid="lesson-next"]');
         await page.waitForFunction((want) => /step (\d+) of/.exec(document.querySelector('.al-lesson-meta')?.textContent ?? '')?.[1] === String(want), s + 1);
       }
-      await settled(page);
-      await assertAxeClean(t, page, `${state}, lesson ${id} step ${s + 1} of ${n}`);
+      await drawnAndClean(t, page, `${state}, lesson ${id} step ${s + 1} of ${n}`);
       // the sources are named as readers know them, never as "seed 001" (issue 26)
       const seed = /\bseeds? 0\d\d\b/i.exec(await page.textContent('[data-testid="lesson"]'));
       t.assert.equal(seed, null, `lesson ${id} step ${s + 1} cites "${seed?.[0]}"`);
@@ -62,18 +65,14 @@ export const tests = [
     name: 'axe: the first screen at 1440 and 375 px, light and dark',
     run: async (t) => {
       let page = await t.gotoApp();
-      await settled(page);
-      await assertAxeClean(t, page, 'first screen, 1440 px, light');
+      await drawnAndClean(t, page, 'first screen, 1440 px, light');
       await page.setViewportSize({ width: 375, height: 812 });
-      await settled(page);
-      await assertAxeClean(t, page, 'first screen, 375 px, light');
+      await drawnAndClean(t, page, 'first screen, 375 px, light');
       await page.emulateMedia({ colorScheme: 'dark' });
       page = await t.gotoApp();
-      await settled(page);
-      await assertAxeClean(t, page, 'first screen, 375 px, dark');
+      await drawnAndClean(t, page, 'first screen, 375 px, dark');
       await page.setViewportSize({ width: 1440, height: 900 });
-      await settled(page);
-      await assertAxeClean(t, page, 'first screen, 1440 px, dark');
+      await drawnAndClean(t, page, 'first screen, 1440 px, dark');
     },
   },
   {
@@ -93,8 +92,7 @@ export const tests = [
   {
     name: 'axe: a question before and after its reveal, and the lesson at 375 px',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=0');
-      await page.waitForSelector('[data-testid="lesson-text"]');
+      const page = await t.open('lesson=masks&ls=0', '[data-testid="lesson-text"]');
       // the first step with a question
       const n = await stepCount(page);
       let found = false;
@@ -107,8 +105,7 @@ export const tests = [
         await page.waitForTimeout(100);
       }
       t.assert.ok(found, 'the masks lesson has a question');
-      await settled(page);
-      await assertAxeClean(t, page, 'a question before its reveal');
+      await drawnAndClean(t, page, 'a question before its reveal');
       if (await page.$('[data-testid="quiz-number"]')) {
         await page.fill('[data-testid="quiz-number"]', '1');
         await page.press('[data-testid="quiz-number"]', 'Enter');
@@ -116,28 +113,23 @@ export const tests = [
         await page.click('[data-testid="quiz-choice"] >> nth=0');
       }
       await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
-      await settled(page);
-      await assertAxeClean(t, page, 'a question after its reveal');
+      await drawnAndClean(t, page, 'a question after its reveal');
       await page.setViewportSize({ width: 375, height: 812 });
-      await settled(page);
-      await assertAxeClean(t, page, 'a question after its reveal, 375 px');
+      await drawnAndClean(t, page, 'a question after its reveal, 375 px');
     },
   },
   {
     name: 'axe: embed mode, the lines view, the explain panel open',
     run: async (t) => {
       let page = await t.gotoApp(`${SMALL}&step=weights&embed=1`);
-      await settled(page);
-      await assertAxeClean(t, page, 'embed mode');
+      await drawnAndClean(t, page, 'embed mode');
       page = await t.gotoApp(`${SMALL}&view=lines`);
-      await settled(page);
-      await assertAxeClean(t, page, 'the lines view');
+      await drawnAndClean(t, page, 'the lines view');
       page = await t.gotoApp(`${SMALL}&step=weights`);
       await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
       await page.click(cell('weights', 3, 2));
       await page.waitForSelector('[data-testid="explain"]');
-      await settled(page);
-      await assertAxeClean(t, page, 'the explain panel open');
+      await drawnAndClean(t, page, 'the explain panel open');
     },
   },
   {
@@ -146,8 +138,7 @@ export const tests = [
       const page = await t.gotoApp(SMALL);
       await page.fill(SENTENCES, '\n  \n');
       await page.waitForSelector(`label:has(${SENTENCES}) [data-testid="error"]`);
-      await settled(page);
-      await assertAxeClean(t, page, 'an error next to the sentences');
+      await drawnAndClean(t, page, 'an error next to the sentences');
     },
   },
   {
@@ -155,29 +146,23 @@ export const tests = [
     run: async (t) => {
       let page = await t.gotoApp(`${SMALL}&causal=1&view=decode`);
       await page.waitForSelector('[data-testid="decode-view"]');
-      await settled(page);
-      await assertAxeClean(t, page, 'the decode view');
+      await drawnAndClean(t, page, 'the decode view');
       page = await t.gotoApp(`${SMALL}&causal=1&view=tiles&block=2`);
       await page.waitForSelector('[data-testid="tiles-view"]');
-      await settled(page);
-      await assertAxeClean(t, page, 'the tiles view');
+      await drawnAndClean(t, page, 'the tiles view');
       page = await t.gotoApp('challenge=');
-      await settled(page);
-      await assertAxeClean(t, page, 'the challenges list');
+      await drawnAndClean(t, page, 'the challenges list');
       page = await t.gotoApp('challenge=cat-mat');
-      await settled(page);
-      await assertAxeClean(t, page, 'the cat-mat challenge');
+      await drawnAndClean(t, page, 'the cat-mat challenge');
       await page.setViewportSize({ width: 375, height: 812 });
-      await settled(page);
-      await assertAxeClean(t, page, 'the cat-mat challenge, 375 px');
+      await drawnAndClean(t, page, 'the cat-mat challenge, 375 px');
       // a challenge with its hints and its worked solution shown
       page = await t.gotoApp('challenge=bat-baseball');
       await page.waitForSelector('[data-testid="challenge"]');
       for (let i = 0; i < 3; i++) await page.click('[data-testid="challenge-next-hint"]');
       await page.click('[data-testid="challenge-show-solution"]');
       await page.waitForSelector('[data-testid="challenge-solution"]');
-      await settled(page);
-      await assertAxeClean(t, page, 'the bat-baseball challenge, hints and solution shown, 375 px');
+      await drawnAndClean(t, page, 'the bat-baseball challenge, hints and solution shown, 375 px');
     },
   },
   {
@@ -188,16 +173,13 @@ export const tests = [
       for (let i = 0; i < 3; i++) await page.click('[data-testid="learn-step"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '3');
       for (const summary of await page.$$('[data-testid="learn"] details summary')) await summary.click();
-      await settled(page);
-      await assertAxeClean(t, page, 'the Learn view (induction), 1440 px, tables open');
+      await drawnAndClean(t, page, 'the Learn view (induction), 1440 px, tables open');
       await page.setViewportSize({ width: 375, height: 812 });
-      await settled(page);
-      await assertAxeClean(t, page, 'the Learn view (induction), 375 px, tables open');
+      await drawnAndClean(t, page, 'the Learn view (induction), 375 px, tables open');
       await page.emulateMedia({ colorScheme: 'dark' });
       page = await t.gotoApp('learn=previous-token&learn_h=3');
       await page.waitForFunction(() => (document.querySelector('[data-testid="learn-error"]')?.textContent ?? '') !== '');
-      await settled(page);
-      await assertAxeClean(t, page, 'the Learn view with the engine refusing its settings, 375 px, dark');
+      await drawnAndClean(t, page, 'the Learn view with the engine refusing its settings, 375 px, dark');
     },
   },
 ];

@@ -66,8 +66,7 @@ const injectable = (page) =>
 
 /** Opens the app and waits for the default picture. */
 async function openApp(t, query = '') {
-  const page = await t.gotoApp(query);
-  await page.waitForSelector(WEIGHTS);
+  const page = await t.open(query, WEIGHTS);
   return page;
 }
 
@@ -110,6 +109,30 @@ const tamperedTests = TAMPERED.map(([what, query, notice, defaults]) => ({
 }));
 
 // ---------------------------------------------------------------------------------------
+
+// A size typed out of range: its error next to the field, the last picture kept and
+// marked stale, nothing thrown, and a good value redraws.
+const sizeErrorTests = [
+  ['d_model 0: error next to d_model, last picture kept', D_MODEL, '0', /d_model must be at least 1, got 0/],
+  ['h 0: error next to h, last picture kept', N_HEADS, '0', /n_heads must be at least 1, got 0/],
+  [
+    'huge d_model (100000 typed): a clear error next to d_model, not a silent cut',
+    D_MODEL,
+    '100000',
+    /d_model = 100000 is over the limit of 512/,
+  ],
+  ['huge h (100 typed): a clear error next to h, not a silent cut', N_HEADS, '100', /h \(n_heads\) = 100 is over the limit of 64/],
+].map(([name, field, typed, says]) => ({
+  name,
+  run: async (t) => {
+    const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+    await page.fill(field, typed);
+    await waitForText(page, errorBy(field), says);
+    await page.waitForSelector('[data-testid="stale"]');
+    await nothingThrown(t, page);
+    await stillRedraws(t, page, () => page.fill(field, '4'));
+  },
+}));
 
 export const tests = [
   {
@@ -315,50 +338,7 @@ export const tests = [
       await stillRedraws(t, page, () => page.fill(D_MODEL, '6'));
     },
   },
-  {
-    name: 'd_model 0: error next to d_model, last picture kept',
-    run: async (t) => {
-      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
-      await page.fill(D_MODEL, '0');
-      await waitForText(page, errorBy(D_MODEL), /d_model must be at least 1, got 0/);
-      await page.waitForSelector('[data-testid="stale"]');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
-    },
-  },
-  {
-    name: 'h 0: error next to h, last picture kept',
-    run: async (t) => {
-      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
-      await page.fill(N_HEADS, '0');
-      await waitForText(page, errorBy(N_HEADS), /n_heads must be at least 1, got 0/);
-      await page.waitForSelector('[data-testid="stale"]');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page, () => page.fill(N_HEADS, '4'));
-    },
-  },
-  {
-    name: 'huge d_model (100000 typed): a clear error next to d_model, not a silent cut',
-    run: async (t) => {
-      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
-      await page.fill(D_MODEL, '100000');
-      await waitForText(page, errorBy(D_MODEL), /d_model = 100000 is over the limit of 512/);
-      await page.waitForSelector('[data-testid="stale"]');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
-    },
-  },
-  {
-    name: 'huge h (100 typed): a clear error next to h, not a silent cut',
-    run: async (t) => {
-      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
-      await page.fill(N_HEADS, '100');
-      await waitForText(page, errorBy(N_HEADS), /h \(n_heads\) = 100 is over the limit of 64/);
-      await page.waitForSelector('[data-testid="stale"]');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page, () => page.fill(N_HEADS, '4'));
-    },
-  },
+  ...sizeErrorTests,
   ...tamperedTests,
   {
     name: 'import of an invalid scenario file ({bad): error shown, page still works',

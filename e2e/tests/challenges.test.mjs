@@ -14,8 +14,7 @@ async function type(page, selector, value) {
 const met = (page) => page.getAttribute(GOAL, 'data-met');
 
 async function open(t, id) {
-  const page = await t.gotoApp(`challenge=${id}`);
-  await page.waitForSelector(id ? '[data-testid="challenge"]' : '[data-testid="challenges"]');
+  const page = await t.open(`challenge=${id}`, id ? '[data-testid="challenge"]' : '[data-testid="challenges"]');
   return page;
 }
 

@@ -1,6 +1,8 @@
 // Issue 12: lessons a teacher can project. Words and picture in the first screen,
 // presenter mode, embed mode, predict-then-reveal questions, offline after one visit.
 
+import { noOverflow } from '../lib/layout.mjs';
+
 const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
 
 // What a step's picture is: its first heatmap, or in the decode view the one query's
@@ -89,8 +91,7 @@ export const tests = [
       }, null, { timeout: 5000 });
       await page.goto(t.url('/?lesson=baseball-bat&ls=3'));
       await stageBoxes(page);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 1, `page is ${overflow} px wider than the window`);
+      await noOverflow(t, page, 'the page', 1);
       await t.screenshot('classroom-lesson-375');
       t.assert.deepEqual(t.errors(), []);
     },
@@ -153,8 +154,7 @@ export const tests = [
   {
     name: 'embed mode: only the selected figure and its one-line caption; Copy embed code gives the iframe',
     run: async (t) => {
-      const page = await t.gotoApp('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&step=weights&embed=1');
-      await page.waitForSelector('[data-testid="embed"] canvas[data-testid="heatmap"]');
+      const page = await t.open('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&step=weights&embed=1', '[data-testid="embed"] canvas[data-testid="heatmap"]');
       t.assert.equal(await page.$('h1'), null, 'no page header in an embed');
       t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in an embed');
       t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in an embed');

@@ -56,8 +56,7 @@ export const tests = [
   {
     name: 'cross-attention: key-side steps are T_k = 5 with key labels, weights are 2 x 5, x_kv link opens',
     run: async (t) => {
-      const page = await t.gotoApp(`${QUERY}&step=x_kv`);
-      await page.waitForSelector('canvas[data-testid="heatmap"][data-step="x_kv"]');
+      const page = await t.open(`${QUERY}&step=x_kv`, 'canvas[data-testid="heatmap"][data-step="x_kv"]');
       t.assert.equal(await page.locator('[data-testid="notice"]').count(), 0, 'the x_kv link gave a notice');
       t.assert.equal(await page.textContent('.al-tensor-head h2 code'), 'x_kv', 'the link opened x_kv');
       t.assert.match(await page.textContent('[data-testid="sizes"]'), /T_q = 2, T_k = 5/);
@@ -97,8 +96,7 @@ export const tests = [
     name: 'cross-attention: each key-side step opens from its own link without a notice',
     run: async (t) => {
       for (const step of ['x_kv', 'k', 'v', 'k_heads', 'v_heads', 'weights']) {
-        const page = await t.gotoApp(`${QUERY}&step=${step}`);
-        await page.waitForSelector(`canvas[data-testid="heatmap"][data-step="${step}"]`);
+        const page = await t.open(`${QUERY}&step=${step}`, `canvas[data-testid="heatmap"][data-step="${step}"]`);
         t.assert.equal(await page.locator('[data-testid="notice"]').count(), 0, `step=${step} gave a notice`);
         t.assert.equal(await page.textContent('.al-tensor-head h2 code'), step);
       }

@@ -41,9 +41,21 @@ async function check(page, id = 'decode-check') {
 }
 
 async function openDecode(t, query = DECODE) {
-  const page = await t.gotoApp(query);
-  await page.waitForSelector('[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
+  const page = await t.open(query, '[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
   return page;
+}
+
+// Steps the decode view through t = 0 … n − 1 with ArrowRight (the view focused first),
+// calling `at(step, rows)` with the cache's rows at each step.
+async function eachStep(page, n, at) {
+  await page.focus('[data-testid="decode-view"]');
+  for (let step = 0; step < n; step++) {
+    if (step > 0) {
+      await page.keyboard.press('ArrowRight');
+      await waitT(page, step);
+    }
+    await at(step, await kRows(page));
+  }
 }
 
 export const tests = [
@@ -52,13 +64,7 @@ export const tests = [
     run: async (t) => {
       const page = await openDecode(t);
       t.assert.match(await text(page, "decode-position"), /^t = 0 \(positions 0 to 5\): the query is “the”/);
-      await page.focus('[data-testid="decode-view"]');
-      for (let step = 0; step < 6; step++) {
-        if (step > 0) {
-          await page.keyboard.press('ArrowRight');
-          await waitT(page, step);
-        }
-        const rows = await kRows(page);
+      await eachStep(page, 6, async (step, rows) => {
         // L = t + 1 rows, the newest one marked new, oldest first
         t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
         t.assert.deepEqual(rows.filter((r) => r.slot === 'new').map((r) => r.pos), [step]);
@@ -67,7 +73,7 @@ export const tests = [
         t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
         t.assert.match(c.text, new RegExp(`^Equals row ${step} of the full run`));
         t.assert.match(await text(page, 'decode-cache-shape'), new RegExp(`\\(2, 4, ${step + 1}, 4\\)`));
-      }
+      });
       // the weights of the one query row sum to 1
       const sum = await page.$$eval('[data-testid="decode-weights"] td[data-value]', (tds) =>
         tds.reduce((s, td) => s + Number(td.dataset.value), 0));
@@ -178,13 +184,7 @@ export const tests = [
     name: 'decode view under a window: the cache never holds more than W rows; the row that leaves is marked',
     run: async (t) => {
       const page = await openDecode(t, `${DECODE}&win=3`);
-      await page.focus('[data-testid="decode-view"]');
-      for (let step = 0; step < 6; step++) {
-        if (step > 0) {
-          await page.keyboard.press('ArrowRight');
-          await waitT(page, step);
-        }
-        const rows = await kRows(page);
+      await eachStep(page, 6, async (step, rows) => {
         const kept = rows.filter((r) => r.slot !== 'evicted').map((r) => r.pos);
         t.assert.ok(kept.length <= 3, `t = ${step}: ${kept}`);
         t.assert.deepEqual(kept, [...Array(Math.min(step + 1, 3)).keys()].map((i) => Math.max(0, step - 2) + i));
@@ -198,7 +198,7 @@ export const tests = [
         const c = await check(page);
         t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
         if (step === 4) await t.screenshot('decode-window-1440');
-      }
+      });
       // stepping back sets every position of the strip back, not only the ones a step
       // forward changed
       for (const step of [4, 3, 2, 0]) {
@@ -232,8 +232,7 @@ export const tests = [
   {
     name: 'decode view: a non-causal scenario says why, and its button turns causal on; cross-attention decodes',
     run: async (t) => {
-      const page = await t.gotoApp(`${BASE}&causal=0&view=decode`);
-      await page.waitForSelector('[data-testid="decode-needs-causal"]');
+      const page = await t.open(`${BASE}&causal=0&view=decode`, '[data-testid="decode-needs-causal"]');
       t.assert.match(await text(page, 'decode-needs-causal'), /causal/);
       await page.click('[data-testid="decode-turn-causal-on"]');
       await page.waitForSelector('[data-testid="decode-check"][data-diff]');
@@ -250,8 +249,7 @@ export const tests = [
   {
     name: 'tiles view: the block control, ← → through the tiles, m and ℓ per row, the context equals the full run\'s',
     run: async (t) => {
-      const page = await t.gotoApp(TILES);
-      await page.waitForSelector('[data-testid="tiles-view"] [data-testid="tiles-check"][data-diff]');
+      const page = await t.open(TILES, '[data-testid="tiles-view"] [data-testid="tiles-check"][data-diff]');
       // T = 6, block 2: 3 × 3 tiles per head and sentence
       t.assert.match(await text(page, 'tiles-position'), /^Tile 1 of 9: query rows 0–1, key columns 0–1/);
       t.assert.equal(await page.$$eval('[data-testid="tile-rows"] tbody tr', (r) => r.length), 2);
@@ -285,8 +283,7 @@ export const tests = [
     name: 'tiles view at 375 px: no sideways scroll, buttons step',
     run: async (t) => {
       await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.gotoApp(`${TILES}&block=3`);
-      await page.waitForSelector('[data-testid="tiles-check"][data-diff]');
+      const page = await t.open(`${TILES}&block=3`, '[data-testid="tiles-check"][data-diff]');
       t.assert.equal(await overflows(page), false);
       await page.click('[data-testid="tiles-next"]');
       await page.click('[data-testid="tiles-next"]');

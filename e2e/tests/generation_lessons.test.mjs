@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { noOverflow } from '../lib/layout.mjs';
 
 const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 // the picture each step shows, by test id
@@ -26,8 +27,7 @@ async function visitAll(t, width, height) {
       const nan = /NaN/.test(text) && !(id === 'online-softmax' && s === 5);
       t.assert.ok(text.length > 20 && !nan && !/\[\]/.test(text), `${id} step ${s + 1}: ${text}`);
       await page.waitForSelector(`[data-testid="lesson-picture"] [data-testid="${pictures[s]}"]`);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 1, `${id} step ${s + 1} at ${width} px: ${overflow} px too wide`);
+      await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
       fs.mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({ path: path.join(SHOTS, `lesson-${id}-${s + 1}-${width}.png`), fullPage: true });
       if (s + 1 < pictures.length) await page.click('[data-testid="lesson-next"]');

@@ -57,9 +57,8 @@ export const tests = [
   {
     name: 'keys: the explain panel\'s guess starts empty on every new cell, and heads count from 1',
     run: async (t) => {
-      const page = await t.gotoApp('s=a%20b%20c&d=4&h=2&p=seeded&seed=3&step=scores');
       const canvas = 'canvas[data-testid="heatmap"][data-step="scores"][data-head="1"]';
-      await page.waitForSelector(canvas);
+      const page = await t.open('s=a%20b%20c&d=4&h=2&p=seeded&seed=3&step=scores', canvas);
       await page.focus(canvas);
       await page.keyboard.press('Enter');
       await page.waitForSelector('[data-testid="explain"]');

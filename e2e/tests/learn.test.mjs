@@ -90,8 +90,7 @@ export const tests = [
   {
     name: 'learn: a link restores the task and settings in a new page; the induction preset has two layers',
     run: async (t) => {
-      const page = await t.gotoApp('learn=induction&learn_lr=0.02&learn_seed=3');
-      await page.waitForSelector('[data-testid="learn-head"][data-layer="1"] canvas');
+      const page = await t.open('learn=induction&learn_lr=0.02&learn_seed=3', '[data-testid="learn-head"][data-layer="1"] canvas');
       t.assert.equal(await page.$eval('[data-testid="learn-task"]', (e) => e.value), 'induction');
       t.assert.equal(await page.$eval('[data-testid="learn-lr"]', (e) => e.value), '0.02');
       t.assert.equal(await page.$eval('[data-testid="learn-seed"]', (e) => e.value), '3');
@@ -127,8 +126,7 @@ export const tests = [
   {
     name: 'learn: a diverging run says so in words; refused settings then show nothing of the old model',
     run: async (t) => {
-      const page = await t.gotoApp('learn=previous-token&learn_lr=10');
-      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      const page = await t.open('learn=previous-token&learn_lr=10', '[data-testid="learn-head"] canvas');
       t.assert.equal(await page.$('[data-testid="learn-diverged"]'), null, 'diverged before a step');
       await page.selectOption('[data-testid="learn-speed"]', 'fast');
       await page.click('[data-testid="learn-play"]');
@@ -157,8 +155,7 @@ export const tests = [
   {
     name: 'learn: a gradient cell is explained as the sum of its chain-rule terms; a cell out of range is named',
     run: async (t) => {
-      const page = await t.gotoApp('learn=previous-token');
-      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      const page = await t.open('learn=previous-token', '[data-testid="learn-head"] canvas');
       await page.click('[data-testid="learn-step"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '1');
       await page.selectOption('[data-testid="learn-gradient-name"]', 'layers[0].W_Q');

@@ -43,8 +43,7 @@ export const tests = [
     name: 'presenter mode: a lesson menu in place of the hidden tabs; no pointer hint under the pictures',
     run: async (t) => {
       await t.page.setViewportSize({ width: 1280, height: 720 });
-      const page = await t.gotoApp('lesson=baseball-bat&ls=2&present=1');
-      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      const page = await t.open('lesson=baseball-bat&ls=2&present=1', '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
       t.assert.equal(await page.isVisible('[data-testid="lesson-tab"]'), false, 'the tabs are hidden');
       t.assert.equal(await page.isVisible('[data-testid="readout"]'), false, 'the hint is hidden');
       const menu = page.locator('[data-testid="lesson-menu"]');

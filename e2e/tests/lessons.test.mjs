@@ -1,5 +1,6 @@
 // Issue 5: the lessons show the seeds' numbers, from the engine, in the right cells.
 import { tableValues } from '../lib/canvas.mjs';
+import { noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -13,8 +14,7 @@ export const tests = [
   {
     name: 'lesson 1: scores 2.31/1.15, weights .76/.24, output 1.76/.24 in the right cells',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=1');
-      await page.waitForSelector('[data-testid="lesson-text"]');
+      const page = await t.open('lesson=baseball-bat&ls=1', '[data-testid="lesson-text"]');
       t.assert.deepEqual(await shortCells(page, 'scaled'), [['2.31', '1.15'], ['1.15', '1.15']]);
       await page.click('[data-testid="lesson-next"]'); // the question step (predict first)
       await page.waitForSelector('[data-testid="quiz"]');
@@ -30,8 +30,7 @@ export const tests = [
   {
     name: 'lesson 1: editing bat toward animal changes the weights and the words',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
-      await page.waitForSelector('[data-testid="embedding-plot"]');
+      const page = await t.open('lesson=baseball-bat&ls=3', '[data-testid="embedding-plot"]');
       const before = await page.textContent('[data-testid="lesson-text"]');
       await page.fill('[data-testid="embedding-input"][data-word="bat"][data-dim="1"]', '3');
       await page.press('[data-testid="embedding-input"][data-word="bat"][data-dim="1"]', 'Enter');
@@ -44,9 +43,8 @@ export const tests = [
   {
     name: 'lesson 1: an edit to bat survives Next and Back, until "Reset this lesson\'s vectors"',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=3');
       const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
-      await page.waitForSelector(input);
+      const page = await t.open('lesson=baseball-bat&ls=3', input);
       t.assert.equal(await page.$('[data-testid="lesson-reset"]'), null, 'nothing to reset before an edit');
       const own = await page.inputValue(input);
       await page.fill(input, '3');
@@ -77,8 +75,7 @@ export const tests = [
   {
     name: 'masks step 4: the fully-masked-row notes follow the picture instead of pushing it down',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=3');
-      await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="masked-row-note"]');
+      const page = await t.open('lesson=masks&ls=3', '[data-testid="lesson-picture"] [data-testid="masked-row-note"]');
       const heatmap = await page.$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (e) => e.getBoundingClientRect().top);
       const note = await page.$eval('[data-testid="lesson-picture"] [data-testid="masked-row-note"]', (e) => e.getBoundingClientRect().top);
       t.assert.ok(heatmap < note, `heatmap at ${heatmap}, note at ${note}`);
@@ -114,8 +111,7 @@ export const tests = [
   {
     name: 'lesson 3: the pad row is NaN under -inf and 1/T under -1e9',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=4');
-      await page.waitForSelector('[data-testid="mask-conventions"]');
+      const page = await t.open('lesson=masks&ls=4', '[data-testid="mask-conventions"]');
       let w = await tableValues(page, table('weights'));
       t.assert.ok(w[6].every((v) => v === 'NaN'), w[6].join(','));
       t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /NaN/);
@@ -180,9 +176,8 @@ export const tests = [
   {
     name: 'lesson 1: dragging "bat" in the plot moves its embedding',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=4');
       const plot = '[data-testid="embedding-plot"]';
-      await page.waitForSelector(plot);
+      const page = await t.open('lesson=baseball-bat&ls=4', plot);
       await page.$eval(plot, (c) => c.scrollIntoView({ block: 'center' }));
       const box = await page.$eval(plot, (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
       const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
@@ -211,8 +206,7 @@ export const tests = [
             await page.waitForSelector('canvas[data-testid="heatmap"], [data-testid="position-similarity"], [data-testid="split-both-ways"]');
             const text = await page.textContent('[data-testid="lesson-text"]');
             t.assert.ok(text.length > 80, `${id} step ${step}: ${text}`);
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-            t.assert.ok(overflow <= 0, `${id} step ${step} at ${width}px: ${overflow}px too wide`);
+            await noOverflow(t, page, `${id} step ${step} at ${width}px`);
             if (step === 1) await t.screenshot(`lesson-${id}-${width}`);
             if (await page.$eval('[data-testid="lesson-next"]', (b) => b.disabled)) break;
             await page.click('[data-testid="lesson-next"]');

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { noOverflow } from '../lib/layout.mjs';
 
 const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 const LESSONS = { rope: 5, gqa: 4, local: 5 };
@@ -18,8 +19,7 @@ async function visitAll(t, width, height, shots) {
       const text = await page.textContent('[data-testid="lesson-text"]');
       t.assert.ok(text.length > 40 && !/NaN|\[\]/.test(text), `${id} step ${s + 1}: ${text}`);
       await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 1, `${id} step ${s + 1} at ${width} px: ${overflow} px too wide`);
+      await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
       if (shots) {
         fs.mkdirSync(SHOTS, { recursive: true });
         await page.screenshot({ path: path.join(SHOTS, `lesson-${id}-${s + 1}-${width}.png`) });

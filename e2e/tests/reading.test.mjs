@@ -26,8 +26,7 @@ export const tests = [
   {
     name: 'reading: a term\'s first use in a lesson opens its meaning, and the glossary and sources are listed',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=0');
-      await page.waitForSelector('[data-testid="lesson-text"] [data-testid="term-link"]');
+      const page = await t.open('lesson=baseball-bat&ls=0', '[data-testid="lesson-text"] [data-testid="term-link"]');
       const terms = await page.$$eval('[data-testid="lesson-text"] [data-testid="term-link"]', (els) => els.map((e) => e.dataset.term));
       for (const term of ['query', 'key', 'value']) t.assert.ok(terms.includes(term), `${term} in ${terms}`);
       // the words read as before: a link is the word itself
@@ -95,8 +94,7 @@ export const tests = [
     name: 'phone: the explorer opened at 375 px shows a heatmap on the first screen, the controls folded',
     run: async (t) => {
       await t.page.setViewportSize({ width: 375, height: 812 });
-      const page = await t.gotoApp();
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      const page = await t.open('', 'canvas[data-testid="heatmap"]');
       t.assert.equal(await page.$eval('[data-testid="change-numbers"]', (d) => d.open), false, 'the controls are folded');
       t.assert.equal(await page.isVisible('[data-testid="sentences"]'), false);
       const box = await page.$eval('canvas[data-testid="heatmap"]', (c) => {
@@ -121,8 +119,7 @@ export const tests = [
   {
     name: 'reading: the ALiBi step shows BLOOM\'s row beside the words, with every number its words quote',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=local&ls=4');
-      await page.waitForSelector('[data-testid="lesson-aside"] table');
+      const page = await t.open('lesson=local&ls=4', '[data-testid="lesson-aside"] table');
       const words = await page.textContent('[data-testid="lesson-text"]');
       const table = await page.textContent('[data-testid="lesson-aside"]');
       const quoted = words.match(/-?\d+\.\d\d/g) ?? [];
@@ -138,8 +135,7 @@ export const tests = [
     name: 'reading: a step whose words quote numbers its heatmaps lack shows them in a table beside the words',
     run: async (t) => {
       // baseball-bat step 2 quotes QKᵀ = [[4.00, 2.00], [2.00, 2.00]] while its heatmap shows the scaled scores
-      const page = await t.gotoApp('lesson=baseball-bat&ls=1');
-      await page.waitForSelector('[data-testid="lesson-aside"] table');
+      const page = await t.open('lesson=baseball-bat&ls=1', '[data-testid="lesson-aside"] table');
       const rows = await page.$$eval('[data-testid="lesson-aside"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())));
       t.assert.deepEqual(rows, [['"baseball"', '4.00', '2.00'], ['"bat"', '2.00', '2.00']]);
       const words = await page.textContent('[data-testid="lesson-text"]');

@@ -1,5 +1,6 @@
 // What to teach next: the word-order lesson, the lines view, the -1e9 leak, the first screen.
 import { tableValues } from '../lib/canvas.mjs';
+import { fitsPhone, noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -13,17 +14,11 @@ async function tokens(page, batch) {
   return page.$$eval(`[data-testid="tokens"][data-batch="${batch}"] li`, (els) => els.map((e) => e.textContent));
 }
 
-const noOverflow = async (t, page, what) => {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  t.assert.ok(overflow <= 0, `${what}: ${overflow}px too wide`);
-};
-
 export const tests = [
   {
     name: 'teach: word order, without positions weights[i][j] of one order = weights[π(i)][π(j)] of the other; with PE they differ',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=word-order&ls=0');
-      await page.waitForSelector('[data-testid="lesson-text"]');
+      const page = await t.open('lesson=word-order&ls=0', '[data-testid="lesson-text"]');
       const a = await tokens(page, 0);
       const b = await tokens(page, 1);
       t.assert.deepEqual(a, ['dog', 'bites', 'man']);
@@ -74,22 +69,11 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
-  {
-    name: 'teach: word order at 375 px fits, screenshot',
-    run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.gotoApp('lesson=word-order&ls=0');
-      await page.waitForSelector('[data-testid="highlight"]');
-      await noOverflow(t, page, 'word order at 375');
-      await t.screenshot('teach-word-order-375');
-      t.assert.deepEqual(t.errors(), []);
-    },
-  },
+  fitsPhone('teach: word order at 375 px fits, screenshot', 'lesson=word-order&ls=0', '[data-testid="highlight"]', 'word order at 375', 'teach-word-order-375'),
   {
     name: 'teach: lines view, hover a query shows its numbers; the text lists the top keys; URL view=lines',
     run: async (t) => {
-      const page = await t.gotoApp('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&pad=none');
-      await page.waitForSelector('[data-testid="lines-toggle"]');
+      const page = await t.open('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&pad=none', '[data-testid="lines-toggle"]');
       const w = await numbers(page, 'weights');
       await page.click('[data-testid="lines-toggle"]');
       await page.waitForSelector('[data-testid="lines-view"]:not([hidden])');
@@ -121,8 +105,7 @@ export const tests = [
     name: 'teach: lines view of a padded causal batch: NaN row written NaN, blocked keys left out; 375 px fits',
     run: async (t) => {
       await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.gotoApp('s=I%20bought%20a%20baseball%20bat%0Athe%20bat%20flew&d=3&h=1&p=identity&causal=1&pad=keys_and_queries&b=1&view=lines');
-      await page.waitForSelector('[data-testid="lines-view"]:not([hidden])');
+      const page = await t.open('s=I%20bought%20a%20baseball%20bat%0Athe%20bat%20flew&d=3&h=1&p=identity&causal=1&pad=keys_and_queries&b=1&view=lines', '[data-testid="lines-view"]:not([hidden])');
       const items = await page.$$eval('[data-testid="lines-text"] li', (els) => els.map((e) => e.textContent));
       t.assert.equal(items.length, 3, 'the <pad> queries are not listed');
       t.assert.match(items[0], /^the → the 1\.00$/);
@@ -136,8 +119,7 @@ export const tests = [
   {
     name: 'teach: masks, -1e9 leaks (the causal query puts its weight on the future); -inf does not',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=masks&ls=6');
-      await page.waitForSelector('[data-testid="lesson-text"]');
+      const page = await t.open('lesson=masks&ls=6', '[data-testid="lesson-text"]');
       const w = await numbers(page, 'weights');
       t.assert.deepEqual(w[0], [0, 1], 'query "now" on the blocked future "later"');
       t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /"now" gives 1\.00 to the blocked future "later" and 0\.00 to itself/);
@@ -152,8 +134,7 @@ export const tests = [
   {
     name: 'teach: first screen, the caption reads the live weights, follows edits, and the lesson is one click away',
     run: async (t) => {
-      const page = await t.gotoApp();
-      await page.waitForSelector('[data-testid="caption"]');
+      const page = await t.open('', '[data-testid="caption"]');
       const w = await numbers(page, 'weights');
       t.assert.equal(await page.textContent('[data-testid="caption"]'), `“bat” attends to “baseball” as much as to itself: ${w[4][3].toFixed(2)} each. (Toy vectors, untrained.)`);
       // every token of the default text has a toy vector: nothing is marked
@@ -189,15 +170,5 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
-  {
-    name: 'teach: first screen at 375 px fits',
-    run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.gotoApp();
-      await page.waitForSelector('[data-testid="caption"]');
-      await noOverflow(t, page, 'first screen at 375');
-      await t.screenshot('teach-first-screen-375');
-      t.assert.deepEqual(t.errors(), []);
-    },
-  },
+  fitsPhone('teach: first screen at 375 px fits', '', '[data-testid="caption"]', 'first screen at 375', 'teach-first-screen-375'),
 ];

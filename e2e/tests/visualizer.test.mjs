@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { tableValues } from '../lib/canvas.mjs';
+import { fitsPhone, noOverflow } from '../lib/layout.mjs';
 
 const table = (step, head = 0, batch = 0) =>
   `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
@@ -84,8 +85,7 @@ export const tests = [
   {
     name: 'd_model not divisible by h: message next to h, last picture kept and marked stale, then recovers',
     run: async (t) => {
-      const page = await t.gotoApp('s=the%20cat%20sat&d=8&h=2');
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      const page = await t.open('s=the%20cat%20sat&d=8&h=2', 'canvas[data-testid="heatmap"]');
       await page.fill('[data-testid="n-heads"]', '3');
       await page.waitForSelector('[data-testid="error"]');
       t.assert.match(await page.textContent('[data-testid="error"]'), /d_model = 8 is not divisible by h = 3/);
@@ -150,8 +150,7 @@ export const tests = [
     run: async (t) => {
       const cli = 'target/debug/examples/trace';
       t.assert.ok(existsSync(cli), `${cli} missing: cargo test builds it`);
-      const page = await t.gotoApp('s=I%20bought%20a%20baseball%20bat%0Athe%20bat%20flew&d=8&h=2&p=seeded&seed=5&causal=1&pad=keys_and_queries');
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      const page = await t.open('s=I%20bought%20a%20baseball%20bat%0Athe%20bat%20flew&d=8&h=2&p=seeded&seed=5&causal=1&pad=keys_and_queries', 'canvas[data-testid="heatmap"]');
       const grab = async (testid) => {
         const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid="${testid}"]`)]);
         return readFileSync(await download.path(), 'utf8');
@@ -180,23 +179,11 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
-  {
-    name: 'phone width (375 px): controls and heatmaps fit without horizontal scrolling',
-    run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.gotoApp();
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
-      await t.screenshot('default-375');
-      t.assert.deepEqual(t.errors(), []);
-    },
-  },
+  fitsPhone('phone width (375 px): controls and heatmaps fit without horizontal scrolling', '', 'canvas[data-testid="heatmap"]', 'the page', 'default-375'),
   {
     name: 'importing a scenario JSON with explicit weights (numpy fixture) shows its numbers',
     run: async (t) => {
-      const page = await t.gotoApp();
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      const page = await t.open('', 'canvas[data-testid="heatmap"]');
       await page.setInputFiles('[data-testid="import-scenario"]', 'crates/engine/tests/fixtures/odd_sizes_keys.scenario.json');
       await page.waitForFunction(() => document.querySelector('[data-testid="d-model"]').value === '15');
       const expected = JSON.parse(readFileSync('crates/engine/tests/fixtures/odd_sizes_keys.expected.json', 'utf8'));
@@ -216,12 +203,10 @@ export const tests = [
     run: async (t) => {
       await t.page.emulateMedia({ colorScheme: 'dark' });
       const words = Array.from({ length: 64 }, (_, i) => `w${i}`).join(' ');
-      const page = await t.gotoApp(`s=${encodeURIComponent(words)}&d=8&h=2&causal=1`);
-      await page.waitForSelector('canvas[data-testid="heatmap"][data-head="1"]');
+      const page = await t.open(`s=${encodeURIComponent(words)}&d=8&h=2&causal=1`, 'canvas[data-testid="heatmap"][data-head="1"]');
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       t.assert.equal(bg, 'rgb(17, 17, 22)');
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      t.assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+      await noOverflow(t, page, 'the page');
       await t.screenshot('dark-T64-1440');
       t.assert.deepEqual(t.errors(), []);
     },
@@ -229,8 +214,7 @@ export const tests = [
   {
     name: 'CSV export has the labels and exact numbers; a big table is built when opened and stays open while typing',
     run: async (t) => {
-      const page = await t.gotoApp('s=baseball%20bat&d=3&h=1&p=identity&pad=none');
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      const page = await t.open('s=baseball%20bat&d=3&h=1&p=identity&pad=none', 'canvas[data-testid="heatmap"]');
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('figure.al-card button:has-text("CSV")')]);
       const csv = readFileSync(await download.path(), 'utf8').trim().split('\n');
       t.assert.equal(csv[0], 'query,baseball,bat');

@@ -37,6 +37,22 @@ function watch(page) {
 
 const workerPosts = (page) => page.evaluate(() => performance.getEntriesByName('al-worker-post').length);
 
+// The app on the worker engine, once the worker has answered an edit ("a dog ran").
+async function workerAnswered(t) {
+  const page = t.page;
+  await t.gotoApp('s=the%20cat%20sat&d=8&h=2&engine=worker');
+  await page.fill(SENTENCES, 'a dog ran');
+  await waitForFirstToken(page, 'a');
+  return page;
+}
+
+// h = 3 with d_model = 8: waits for the engine's error next to h.
+async function headsNotDividing(page) {
+  await page.fill(N_HEADS, '3');
+  await page.waitForFunction((sel) => /d_model = 8 is not divisible by h = 3/.test(document.querySelector(sel)?.textContent ?? ''),
+    errorBy(N_HEADS), { timeout: 30000 });
+}
+
 export const tests = [
   {
     name: 'worker: typing fast at the stress size keeps every keystroke and shows the newest input',
@@ -45,8 +61,7 @@ export const tests = [
       const page = t.page;
       const seen = watch(page);
       // in the worker whatever the size (the page itself types at this size: next test)
-      await t.gotoApp(`${STRESS}&engine=worker`);
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      await t.open(`${STRESS}&engine=worker`, 'canvas[data-testid="heatmap"]');
       t.assert.equal((await tokens(page))[0], 'w0');
       // note whether the computing notice ever appears, and that it is announced
       await page.evaluate(() => {
@@ -89,8 +104,7 @@ export const tests = [
     run: async (t) => {
       const page = t.page;
       const seen = watch(page);
-      await t.gotoApp(STRESS);
-      await page.waitForSelector('canvas[data-testid="heatmap"]');
+      await t.open(STRESS, 'canvas[data-testid="heatmap"]');
       // typing changes one sentence of four: a quarter of the work, less than the
       // worker's round trip, so the page computes it (state::work_to_do)
       const ta = page.locator(SENTENCES);
@@ -127,8 +141,7 @@ export const tests = [
       const fromWorker = await tableValues(page, '[data-testid="matrix-table"]');
       t.assert.ok(fromWorker.length > 0);
       // ... and on the page
-      await t.gotoApp(`s=${encodeURIComponent(text)}&d=6&h=3&p=seeded&seed=5&causal=1&fill=neg_inf&engine=sync`);
-      await page.waitForSelector('[data-testid="matrix-table"]', { state: 'attached' });
+      await t.open(`s=${encodeURIComponent(text)}&d=6&h=3&p=seeded&seed=5&causal=1&fill=neg_inf&engine=sync`, '[data-testid="matrix-table"]', { state: 'attached' });
       t.assert.equal(await workerPosts(page), 0);
       t.assert.deepEqual(await tableValues(page, '[data-testid="matrix-table"]'), fromWorker);
       t.assert.deepEqual(t.errors(), []);
@@ -137,13 +150,8 @@ export const tests = [
   {
     name: 'worker: an engine error still shows next to its control, the last picture kept',
     run: async (t) => {
-      const page = t.page;
-      await t.gotoApp('s=the%20cat%20sat&d=8&h=2&engine=worker');
-      await page.fill(SENTENCES, 'a dog ran');
-      await waitForFirstToken(page, 'a');
-      await page.fill(N_HEADS, '3');
-      await page.waitForFunction((sel) => /d_model = 8 is not divisible by h = 3/.test(document.querySelector(sel)?.textContent ?? ''),
-        errorBy(N_HEADS), { timeout: 30000 });
+      const page = await workerAnswered(t);
+      await headsNotDividing(page);
       await page.waitForSelector('[data-testid="stale"]');
       t.assert.equal((await tokens(page))[0], 'a');
       await page.fill(N_HEADS, '4');
@@ -155,15 +163,10 @@ export const tests = [
   {
     name: 'worker: its typed error shows by its control with no second engine run on the page',
     run: async (t) => {
-      const page = t.page;
-      await t.gotoApp('s=the%20cat%20sat&d=8&h=2&engine=worker');
-      await page.fill(SENTENCES, 'a dog ran');
-      await waitForFirstToken(page, 'a');
+      const page = await workerAnswered(t);
       const runs = () => page.evaluate(() => performance.getEntriesByName('al-page-run').length);
       const before = await runs();
-      await page.fill(N_HEADS, '3');
-      await page.waitForFunction((sel) => /d_model = 8 is not divisible by h = 3/.test(document.querySelector(sel)?.textContent ?? ''),
-        errorBy(N_HEADS), { timeout: 30000 });
+      await headsNotDividing(page);
       // the h_kv control's error slot stays empty: the error is the worker's, by its field
       await page.fill('[data-testid="n-kv-heads"]', '5');
       await page.waitForFunction(() => /h_kv = 5 does not divide h = 3|is not divisible/.test(document.body.textContent), null, { timeout: 30000 });

@@ -323,6 +323,20 @@ mod tests {
         svg.contains(&format!("\n{t}\n</text>"))
     }
 
+    /// The weights `heads` of two tokens attending to each other, no pad, nothing blocked.
+    fn unpadded<'a>(heads: Vec<ArrayView2<'a, f64>>, toks: &'a [String]) -> Lines<'a> {
+        Lines {
+            heads,
+            queries: toks,
+            keys: toks,
+            query_pad: &[false, false],
+            key_pad: &[false, false],
+            blocked: &[],
+            probabilities: true,
+            focus: None,
+        }
+    }
+
     fn svg_of(lines: &Lines) -> String {
         let longest = lines.queries.iter().chain(lines.keys).map(|l| l.chars().count()).max().unwrap_or(1);
         let layout = LinesLayout::new(lines.queries.len(), lines.keys.len(), longest, 480.0);
@@ -339,16 +353,7 @@ mod tests {
     fn one_line_per_pair_with_the_weight_as_opacity() {
         let w = array![[0.7604, 0.2396], [0.5, 0.5]];
         let toks = labels(&["baseball", "bat"]);
-        let lines = Lines {
-            heads: vec![w.view()],
-            queries: &toks,
-            keys: &toks,
-            query_pad: &[false, false],
-            key_pad: &[false, false],
-            blocked: &[],
-            probabilities: true,
-            focus: None,
-        };
+        let lines = unpadded(vec![w.view()], &toks);
         let svg = svg_of(&lines);
         assert_eq!(svg.matches("<polyline").count(), 4, "{svg}");
         for op in ["0.7604", "0.2396", "0.5"] {
@@ -370,16 +375,7 @@ mod tests {
         let w = array![[0.7604, 0.2396], [0.5, 0.5]];
         let w2 = array![[0.1, 0.9], [0.3, 0.7]];
         let toks = labels(&["baseball", "bat"]);
-        let mut lines = Lines {
-            heads: vec![w.view(), w2.view()],
-            queries: &toks,
-            keys: &toks,
-            query_pad: &[false, false],
-            key_pad: &[false, false],
-            blocked: &[],
-            probabilities: true,
-            focus: Some(Focus::Query(1)),
-        };
+        let mut lines = Lines { focus: Some(Focus::Query(1)), ..unpadded(vec![w.view(), w2.view()], &toks) };
         let svg = svg_of(&lines);
         assert_eq!(svg.matches("<polyline").count(), 4, "2 keys × 2 heads");
         for t in ["0.50", "0.30", "0.70"] {

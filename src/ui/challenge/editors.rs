@@ -12,8 +12,76 @@ use crate::format::exact;
 
 use crate::ui::challenge::text::{dim_name, matrix_name, parse_number, trace_vector};
 
-fn parse(ev: &leptos::ev::Event) -> Option<f64> {
-    parse_number(&event_target_value(ev))
+/// A checkbox that switches one part of the learner's scenario on or off.
+#[component]
+fn ScenarioSwitch(
+    /// The checkbox's `data-testid`.
+    testid: &'static str,
+    /// The words after the checkbox.
+    text: &'static str,
+    /// Whether the part is on as shown.
+    on: bool,
+    /// The learner's scenario, which a switch changes.
+    scenario: RwSignal<Option<Scenario>>,
+    /// Switches the part in a scenario.
+    set: fn(&mut Scenario, bool),
+) -> impl IntoView {
+    view! {
+        <label>
+            <input
+                type="checkbox"
+                data-testid=testid
+                prop:checked=on
+                on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    scenario
+                        .update(|s| {
+                            if let Some(s) = s {
+                                set(s, on);
+                            }
+                        });
+                }
+            />
+            {text}
+        </label>
+    }
+}
+
+/// A number input for one entry of the learner's scenario: a number typed into it
+/// replaces the scenario with `edit(scenario, number)`; anything else changes nothing.
+#[component]
+fn EntryInput(
+    /// The input's `data-testid`.
+    testid: &'static str,
+    /// The input's accessible name.
+    label: String,
+    /// The entry's value as shown.
+    value: f64,
+    /// The learner's scenario, which an edit changes.
+    scenario: RwSignal<Option<Scenario>>,
+    /// The scenario with the entry set to a number.
+    edit: impl Fn(&Scenario, f64) -> Scenario + 'static,
+) -> impl IntoView {
+    view! {
+        <input
+            type="number"
+            step="0.1"
+            class="al-num"
+            data-testid=testid
+            aria-label=label
+            prop:value=exact(value)
+            on:change=move |ev| {
+                if let Some(x) = parse_number(&event_target_value(&ev)) {
+                    scenario
+                        .update(|s| {
+                            if let Some(s) = s {
+                                *s = edit(s, x);
+                            }
+                        });
+                }
+            }
+        />
+    }
 }
 
 /// The editors of the challenge `c`'s editable parts.
@@ -52,45 +120,24 @@ pub fn ChallengeEditors(
             .collect_view();
         let positions = c.editable.positions.then(|| {
             view! {
-                <label>
-                    <input
-                        type="checkbox"
-                        data-testid="challenge-positions"
-                        prop:checked=!s.positional.is_none()
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            let p = if on { Positional::Sinusoidal } else { Positional::None };
-                            scenario
-                                .update(|s| {
-                                    if let Some(s) = s {
-                                        s.positional = p;
-                                    }
-                                });
-                        }
-                    />
-                    " add positions (sinusoidal)"
-                </label>
+                <ScenarioSwitch
+                    testid="challenge-positions"
+                    text=" add positions (sinusoidal)"
+                    on=!s.positional.is_none()
+                    scenario
+                    set=|s, on| s.positional = if on { Positional::Sinusoidal } else { Positional::None }
+                />
             }
         });
         let mask = c.editable.mask.then(|| {
             view! {
-                <label>
-                    <input
-                        type="checkbox"
-                        data-testid="challenge-padding"
-                        prop:checked=s.mask.padding != Padding::None
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            scenario
-                                .update(|s| {
-                                    if let Some(s) = s {
-                                        s.mask.padding = if on { Padding::Keys } else { Padding::None };
-                                    }
-                                });
-                        }
-                    />
-                    " padding mask"
-                </label>
+                <ScenarioSwitch
+                    testid="challenge-padding"
+                    text=" padding mask"
+                    on=s.mask.padding != Padding::None
+                    scenario
+                    set=|s, on| s.mask.padding = if on { Padding::Keys } else { Padding::None }
+                />
             }
         });
         Some(view! {
@@ -123,41 +170,30 @@ fn EmbeddingRow(
             let word = word.clone();
             let full = vector.clone();
             let dim = dim_name(d_model, d);
+            let label = format!("{word}, {dim}");
+            let data_word = word.clone();
             view! {
                 <label class="al-emb-cell">
                     <span>{dim.clone()}</span>
-                    <input
-                        type="number"
-                        step="0.1"
-                        class="al-num"
-                        data-testid="challenge-embedding"
-                        data-word=word.clone()
-                        data-dim=d
-                        aria-label=format!("{word}, {dim}")
-                        prop:value=exact(*v)
-                        on:change=move |ev| {
-                            if let Some(x) = parse(&ev) {
-                                scenario
-                                    .update(|s| {
-                                        if let Some(s) = s {
-                                            let mut v = s
-                                                .embeddings
-                                                .get(&word)
-                                                .cloned()
-                                                .unwrap_or_else(|| full.clone());
-                                            if let Some(slot) = v.get_mut(d) {
-                                                *slot = x;
-                                            }
-                                            *s = challenges::apply(
-                                                s,
-                                                &Edit::Embedding {
-                                                    word: word.clone(),
-                                                    vector: v,
-                                                },
-                                            );
-                                        }
-                                    });
+                    <EntryInput
+                        testid="challenge-embedding"
+                        attr:data-word=data_word
+                        attr:data-dim=d
+                        label
+                        value=*v
+                        scenario
+                        edit=move |s: &Scenario, x: f64| {
+                            let mut v = s.embeddings.get(&word).cloned().unwrap_or_else(|| full.clone());
+                            if let Some(slot) = v.get_mut(d) {
+                                *slot = x;
                             }
+                            challenges::apply(
+                                s,
+                                &Edit::Embedding {
+                                    word: word.clone(),
+                                    vector: v,
+                                },
+                            )
                         }
                     />
                 </label>
@@ -195,26 +231,15 @@ fn MatrixEditor(
                 .map(|(j, v)| {
                     view! {
                         <td>
-                            <input
-                                type="number"
-                                step="0.1"
-                                class="al-num"
-                                data-testid="challenge-matrix-input"
-                                data-matrix=name.clone()
-                                data-row=i
-                                data-col=j
-                                aria-label=format!("{} row {} column {}", m.label(), i + 1, j + 1)
-                                prop:value=exact(*v)
-                                on:change=move |ev| {
-                                    if let Some(x) = parse(&ev) {
-                                        scenario
-                                            .update(|s| {
-                                                if let Some(s) = s {
-                                                    *s = challenges::set_matrix_entry(s, m, i, j, x);
-                                                }
-                                            });
-                                    }
-                                }
+                            <EntryInput
+                                testid="challenge-matrix-input"
+                                attr:data-matrix=name.clone()
+                                attr:data-row=i
+                                attr:data-col=j
+                                label=format!("{} row {} column {}", m.label(), i + 1, j + 1)
+                                value=*v
+                                scenario
+                                edit=move |s: &Scenario, x: f64| challenges::set_matrix_entry(s, m, i, j, x)
                             />
                         </td>
                     }

@@ -15,7 +15,7 @@ use crate::ui::learn::settings::{
     position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
     POSITIONS, SGD_MOMENTUM, STEP_BUDGET, TASKS,
 };
-use crate::ui::widgets::fields::NumberField;
+use crate::ui::widgets::fields::{NumberField, SelectField};
 
 /// The task's name in the menu.
 pub fn task_label(task: TaskKind) -> &'static str {
@@ -88,6 +88,39 @@ fn CountField(run: LearnRun, count: Count) -> impl IntoView {
     }
 }
 
+/// One setting chosen from a menu of `choices` (each with its value and its text), a
+/// [`SelectField`]: a choice is `put` into the settings and the run starts again.
+#[component]
+fn MenuField<T: Copy + PartialEq + Send + Sync + 'static>(
+    /// The training run.
+    run: LearnRun,
+    /// The caption.
+    label: &'static str,
+    /// The select's `data-testid`.
+    testid: &'static str,
+    /// The choices, in order: the setting, its value, its text.
+    choices: Vec<(T, &'static str, String)>,
+    /// The setting's value in the settings.
+    get: fn(&LearnSettings) -> T,
+    /// Sets it.
+    put: fn(&mut LearnSettings, T),
+) -> impl IntoView {
+    let values: Vec<(T, &'static str)> = choices.iter().map(|&(c, value, _)| (c, value)).collect();
+    let by_name = values.clone();
+    let value = Signal::derive(move || {
+        let now = run.settings.with(get);
+        values.iter().find(|(c, _)| *c == now).map_or("", |&(_, value)| value)
+    });
+    let on_change = Callback::new(move |name: String| {
+        if let Some(&(c, _)) = by_name.iter().find(|(_, value)| *value == name) {
+            run.settings.update(|s| put(s, c));
+            run.reset();
+        }
+    });
+    let choices = choices.into_iter().map(|(_, value, text)| (value, text, false)).collect();
+    view! { <SelectField label testid value choices on_change /> }
+}
+
 /// The positions, the optimizer, its learning rate and the seed.
 #[component]
 fn TrainingFields(
@@ -95,20 +128,6 @@ fn TrainingFields(
     run: LearnRun,
 ) -> impl IntoView {
     let s = run.settings;
-    let on_pos = move |ev: leptos::ev::Event| {
-        let name = event_target_value(&ev);
-        if let Some(p) = POSITIONS.into_iter().find(|p| position_name(*p) == name) {
-            s.update(|s| s.positions = p);
-            run.reset();
-        }
-    };
-    let on_opt = move |ev: leptos::ev::Event| {
-        let name = event_target_value(&ev);
-        if let Some(o) = OptKind::ALL.into_iter().find(|o| o.name() == name) {
-            s.update(|s| s.optimizer = o);
-            run.reset();
-        }
-    };
     let on_lr = Callback::new(move |text: String| match text.trim().parse::<f64>() {
         Ok(lr) if lr.is_finite() && lr > 0.0 && lr <= MAX_LR => {
             s.update(|s| s.lr = lr);
@@ -134,36 +153,25 @@ fn TrainingFields(
     };
     view! {
         <div class="al-row">
-            <label class="al-field">
-                <span>"Positions"</span>
-                <select data-testid="learn-positions" on:change=on_pos>
-                    {POSITIONS
-                        .into_iter()
-                        .map(|p| {
-                            view! {
-                                <option value=position_name(p) selected=move || s.with(|s| s.positions == p)>
-                                    {position_name(p)}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            </label>
-            <label class="al-field">
-                <span>"Optimizer"</span>
-                <select data-testid="learn-optimizer" on:change=on_opt>
-                    {OptKind::ALL
-                        .into_iter()
-                        .map(|o| {
-                            view! {
-                                <option value=o.name() selected=move || s.with(|s| s.optimizer == o)>
-                                    {opt_label(o)}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            </label>
+            <MenuField
+                run
+                label="Positions"
+                testid="learn-positions"
+                choices=POSITIONS
+                    .into_iter()
+                    .map(|p| (p, position_name(p), position_name(p).to_owned()))
+                    .collect()
+                get=|s| s.positions
+                put=|s, p| s.positions = p
+            />
+            <MenuField
+                run
+                label="Optimizer"
+                testid="learn-optimizer"
+                choices=OptKind::ALL.into_iter().map(|o| (o, o.name(), opt_label(o))).collect()
+                get=|s| s.optimizer
+                put=|s, o| s.optimizer = o
+            />
             <NumberField
                 label="Learning rate"
                 testid="learn-lr"
@@ -193,31 +201,17 @@ pub fn LearnControls(
     run: LearnRun,
 ) -> impl IntoView {
     let s = run.settings;
-    let on_task = move |ev: leptos::ev::Event| {
-        let name = event_target_value(&ev);
-        if let Some(task) = TASKS.into_iter().find(|t| t.name() == name) {
-            s.set(LearnSettings::preset(task));
-            run.reset();
-        }
-    };
     view! {
         <section class="al-controls al-learn-controls" aria-label="What to train">
             <div class="al-row">
-                <label class="al-field">
-                    <span>"Task"</span>
-                    <select data-testid="learn-task" on:change=on_task>
-                        {TASKS
-                            .into_iter()
-                            .map(|t| {
-                                view! {
-                                    <option value=t.name() selected=move || s.with(|s| s.task == t)>
-                                        {task_label(t)}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </label>
+                <MenuField
+                    run
+                    label="Task"
+                    testid="learn-task"
+                    choices=TASKS.into_iter().map(|t| (t, t.name(), task_label(t).to_owned())).collect()
+                    get=|s| s.task
+                    put=|s, t| *s = LearnSettings::preset(t)
+                />
                 {COUNTS.into_iter().map(|c| view! { <CountField run count=c /> }).collect_view()}
             </div>
             <TrainingFields run />

@@ -7,9 +7,11 @@ use leptos::prelude::*;
 /// One `<option>`: its value, its text, and whether it cannot be chosen.
 pub type Choice = (&'static str, &'static str, bool);
 
-/// A caption over a `<select>` of fixed choices, then `children` (hints, errors).
+/// A caption over a `<select>` of fixed choices, then `children` (hints, errors). A
+/// choice's text is a `&'static str` ([`Choice`]) or any other view (a `String` made at
+/// run time).
 #[component]
-pub fn SelectField(
+pub fn SelectField<T: IntoView + 'static>(
     /// The caption.
     label: &'static str,
     /// The select's `data-testid`.
@@ -17,8 +19,8 @@ pub fn SelectField(
     /// The chosen option's value.
     #[prop(into)]
     value: Signal<&'static str>,
-    /// The choices, in order.
-    choices: Vec<Choice>,
+    /// The choices, in order: value, text, and whether it cannot be chosen.
+    choices: Vec<(&'static str, T, bool)>,
     /// Called with the newly chosen value.
     on_change: Callback<String>,
     /// What follows the select inside the label.
