@@ -17,8 +17,7 @@
 use std::time::Instant;
 
 use attention_engine::train::{
-    ablate, evaluate, induction_score, previous_token_score, without_k_composition, HeadId, Intervention,
-    TrainConfig, Trainer,
+    circuit, evaluate, induction_score, previous_token_score, HeadId, Intervention, TrainConfig, Trainer,
 };
 
 /// The fixed induction run of the Learn view and the lesson.
@@ -100,40 +99,40 @@ fn induction(text: &str) {
     let model = &trainer.model;
     let base = evaluate(model, &probe, &Intervention::default());
     println!("probe (16 sequences): loss {:.4}, accuracy {:.3}", base.loss, base.accuracy);
-    let mut best = (HeadId { layer: 1, head: 0 }, 0.0);
     for layer in 0..config.n_layers {
         for head in 0..config.n_heads {
             let id = HeadId { layer, head };
             let (prev, ind) =
                 (previous_token_score(&base, model, &probe, id), induction_score(&base, model, &probe, id));
             println!("  layer {layer} head {head}: previous-token score {prev:.3}, induction score {ind:.3}");
-            if layer == 1 && ind > best.1 {
-                best = (id, ind);
-            }
         }
     }
-    for layer in 0..config.n_layers {
-        for head in 0..config.n_heads {
-            let ablated = ablate(model, &probe, HeadId { layer, head });
+    let report = circuit(model, &probe);
+    for a in &report.ablations {
+        println!(
+            "ablating layer {} head {}: probe loss {:.4} -> {:.4}, accuracy {:.3} -> {:.3}, {} predictions changed",
+            a.head.layer, a.head.head, report.loss, a.loss, report.accuracy, a.accuracy, a.predictions_changed
+        );
+    }
+    for k in &report.k_composition {
+        for (reader, moved) in k.attention_moved.iter().enumerate() {
             println!(
-                "ablating layer {layer} head {head}: probe loss {:.4} -> {:.4}, accuracy {:.3} -> {:.3}",
-                base.loss, ablated.loss, base.accuracy, ablated.accuracy
+                "layer {}'s keys without layer {} head {}: probe loss {:.4} -> {:.4}, layer {} head {reader}: \
+                 attention moved {moved:.3}, induction score {:.3} -> {:.3}",
+                k.layer,
+                k.source.layer,
+                k.source.head,
+                report.loss,
+                k.loss,
+                k.layer,
+                k.induction_before[reader],
+                k.induction_after[reader]
             );
         }
     }
-    for head in 0..config.n_heads {
-        let source = HeadId { layer: 0, head };
-        let removed = without_k_composition(model, &probe, source, 1);
-        println!(
-            "layer 1's keys without layer 0 head {head}: probe loss {:.4} -> {:.4}, layer 1 head {} induction score \
-             {:.3} -> {:.3}",
-            base.loss,
-            removed.loss,
-            best.0.head,
-            best.1,
-            induction_score(&removed, model, &probe, best.0)
-        );
-    }
+    let names: Vec<String> =
+        report.depends_on.iter().map(|h| format!("layer {} head {}", h.layer, h.head)).collect();
+    println!("the prediction depends on (largest loss rise first): {}", names.join(", "));
 }
 
 fn main() {

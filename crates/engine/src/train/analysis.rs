@@ -47,6 +47,139 @@ pub fn without_k_composition(model: &Model, batch: &Batch, source: HeadId, layer
     evaluate(model, batch, &Intervention { keys_without: vec![(source, layer)], ..Intervention::default() })
 }
 
+/// What switching one head off does: the loss and the predictions with its output zeroed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeadEffect {
+    /// The head switched off.
+    pub head: HeadId,
+    /// The loss with it off.
+    pub loss: f64,
+    /// That loss minus the whole model's.
+    pub loss_change: f64,
+    /// The accuracy with it off.
+    pub accuracy: f64,
+    /// How many scored positions (target ≠ −1) predict another token than with every head on.
+    pub predictions_changed: usize,
+}
+
+/// What a later layer's keys read from an earlier head: the model with `source`'s output
+/// removed from `layer`'s keys only (queries, values and every other layer unchanged).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KComposition {
+    /// The earlier head taken out of the keys.
+    pub source: HeadId,
+    /// The later layer whose keys no longer read it.
+    pub layer: usize,
+    /// The loss without it.
+    pub loss: f64,
+    /// That loss minus the whole model's.
+    pub loss_change: f64,
+    /// Per head of `layer`: how far its attention moved, the mean over sequences and
+    /// queries of the total variation `½·Σ_j |a'_ij − a_ij|` between the rows before and
+    /// after (0 = unchanged, 1 = moved entirely elsewhere).
+    pub attention_moved: Vec<f64>,
+    /// Per head of `layer`: its induction score ([`induction_score`]) with the whole model.
+    pub induction_before: Vec<f64>,
+    /// Per head of `layer`: its induction score without `source` in the keys.
+    pub induction_after: Vec<f64>,
+    /// How many scored positions predict another token than with the whole model.
+    pub predictions_changed: usize,
+}
+
+/// The circuit taken apart on one batch: every head switched off in turn, and every
+/// earlier head removed from every later layer's keys in turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CircuitReport {
+    /// The whole model's loss.
+    pub loss: f64,
+    /// The whole model's accuracy.
+    pub accuracy: f64,
+    /// One per head, layer by layer.
+    pub ablations: Vec<HeadEffect>,
+    /// One per (earlier head, later layer), by source then layer.
+    pub k_composition: Vec<KComposition>,
+    /// The heads the prediction depends on: those whose ablation raises the loss, the
+    /// largest rise first (a head whose ablation leaves the loss equal or lower is left out).
+    pub depends_on: Vec<HeadId>,
+}
+
+/// The number of scored positions whose predicted token differs between two evaluations.
+pub(super) fn predictions_changed(a: &Evaluation, b: &Evaluation, targets: &[i64]) -> usize {
+    a.predictions.iter().zip(&b.predictions).zip(targets).filter(|((x, y), &t)| t >= 0 && x != y).count()
+}
+
+/// Mean total variation, over sequences and queries, between head `head`'s attention rows
+/// in two `(B, h, T, T)` tensors.
+pub(super) fn attention_moved(before: &[f64], after: &[f64], t: usize, head: usize, h: usize) -> f64 {
+    let rows = before.len() / (t * t).max(1);
+    let (mut sum, mut n) = (0.0, 0usize);
+    for bh in (0..rows).filter(|bh| bh % h.max(1) == head) {
+        for i in 0..t {
+            let at = (bh * t + i) * t;
+            let (Some(x), Some(y)) = (before.get(at..at + t), after.get(at..at + t)) else { continue };
+            sum += 0.5 * x.iter().zip(y).map(|(x, y)| (y - x).abs()).sum::<f64>();
+            n += 1;
+        }
+    }
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f64
+    }
+}
+
+/// Takes `model` apart on `batch`: the ablation of each head and the K-composition of
+/// each earlier head into each later layer, with the heads the prediction depends on.
+pub fn circuit(model: &Model, batch: &Batch) -> CircuitReport {
+    let (n_layers, h, t) = (model.dims.n_layers, model.dims.n_heads, model.dims.t);
+    let base = evaluate(model, batch, &Intervention::default());
+    let heads: Vec<HeadId> =
+        (0..n_layers).flat_map(|layer| (0..h).map(move |head| HeadId { layer, head })).collect();
+    let ablations: Vec<HeadEffect> = heads
+        .iter()
+        .map(|&head| {
+            let e = ablate(model, batch, head);
+            HeadEffect {
+                head,
+                loss: e.loss,
+                loss_change: e.loss - base.loss,
+                accuracy: e.accuracy,
+                predictions_changed: predictions_changed(&base, &e, &batch.targets),
+            }
+        })
+        .collect();
+    let mut k_composition = Vec::new();
+    for &source in &heads {
+        for layer in source.layer + 1..n_layers {
+            let e = without_k_composition(model, batch, source, layer);
+            let (before, after) = (
+                base.attention.get(layer).map(Vec::as_slice).unwrap_or(&[]),
+                e.attention.get(layer).map(Vec::as_slice).unwrap_or(&[]),
+            );
+            let reader = |head| HeadId { layer, head };
+            k_composition.push(KComposition {
+                source,
+                layer,
+                loss: e.loss,
+                loss_change: e.loss - base.loss,
+                attention_moved: (0..h).map(|hh| attention_moved(before, after, t, hh, h)).collect(),
+                induction_before: (0..h).map(|hh| induction_score(&base, model, batch, reader(hh))).collect(),
+                induction_after: (0..h).map(|hh| induction_score(&e, model, batch, reader(hh))).collect(),
+                predictions_changed: predictions_changed(&base, &e, &batch.targets),
+            });
+        }
+    }
+    let mut rising: Vec<&HeadEffect> = ablations.iter().filter(|a| a.loss_change > 0.0).collect();
+    rising.sort_by(|a, b| b.loss_change.total_cmp(&a.loss_change));
+    CircuitReport {
+        loss: base.loss,
+        accuracy: base.accuracy,
+        depends_on: rising.iter().map(|a| a.head).collect(),
+        ablations,
+        k_composition,
+    }
+}
+
 /// Head `head`'s weight on key `j` from query `i`, averaged over the pairs `key_of`
 /// names: `key_of(b, i)` is the key query `i` of sequence `b` should read, or `None` to
 /// skip the query. 0 when no pair is named.

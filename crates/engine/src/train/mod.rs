@@ -39,7 +39,8 @@ pub mod tasks;
 mod tests;
 
 pub use analysis::{
-    ablate, evaluate, induction_score, previous_token_score, without_k_composition, Evaluation,
+    ablate, circuit, evaluate, induction_score, previous_token_score, without_k_composition, CircuitReport,
+    Evaluation, HeadEffect, KComposition,
 };
 pub use config::{OptimizerConfig, PositionKind, TaskKind, TrainConfig, TrainError};
 pub use forward::{HeadId, Intervention};

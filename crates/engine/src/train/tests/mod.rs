@@ -518,6 +518,72 @@ fn ablation_and_k_composition_change_what_they_say() {
     }
 }
 
+/// The attention moved by an intervention is the mean total variation between rows,
+/// worked by hand: one sequence, T = 2, two heads; head 0's first row moves from (1, 0)
+/// to (0, 1) (all of it), its second row from (0.5, 0.5) to (0.25, 0.75) (a quarter);
+/// head 1 is left alone.
+#[test]
+fn attention_moved_is_the_mean_total_variation() {
+    let before = [1.0, 0.0, 0.5, 0.5, /* head 1 */ 0.3, 0.7, 0.6, 0.4];
+    let after = [0.0, 1.0, 0.25, 0.75, /* head 1 */ 0.3, 0.7, 0.6, 0.4];
+    assert_eq!(analysis::attention_moved(&before, &after, 2, 0, 2), (1.0 + 0.25) / 2.0);
+    assert_eq!(analysis::attention_moved(&before, &after, 2, 1, 2), 0.0);
+}
+
+/// The circuit report is the ablations and K-compositions it names, number for number;
+/// with layer 0's W_O zeroed, layer 0 adds only b_O, so removing its heads from layer 1's
+/// keys or ablating them changes nothing, and the prediction does not depend on them.
+#[test]
+fn the_circuit_report_says_what_each_head_does() {
+    let cfg = config(TaskKind::Induction, 2, PositionKind::Learned, true, None);
+    let mut model = random_model(&cfg, 6);
+    let batch = TaskData::new(&cfg, 1).batch(2);
+    let report = circuit(&model, &batch);
+    let base = evaluate(&model, &batch, &Intervention::default());
+    assert_eq!((report.loss, report.accuracy), (base.loss, base.accuracy));
+    assert_eq!(report.ablations.len(), 4);
+    for a in &report.ablations {
+        let e = ablate(&model, &batch, a.head);
+        assert_eq!((a.loss, a.loss_change, a.accuracy), (e.loss, e.loss - base.loss, e.accuracy));
+        let changed = analysis::predictions_changed(&base, &e, &batch.targets);
+        assert_eq!(a.predictions_changed, changed);
+    }
+    // two layer-0 sources, one later layer each
+    assert_eq!(report.k_composition.len(), 2);
+    for k in &report.k_composition {
+        assert_eq!(k.layer, 1);
+        let e = without_k_composition(&model, &batch, k.source, 1);
+        assert_eq!(k.loss, e.loss);
+        for hh in 0..2 {
+            let moved = analysis::attention_moved(&base.attention[1], &e.attention[1], 4, hh, 2);
+            assert_eq!(k.attention_moved[hh], moved);
+            assert!(moved > 0.0 && moved <= 1.0, "{moved}");
+        }
+    }
+    let mut rises: Vec<f64> = report
+        .depends_on
+        .iter()
+        .map(|h| report.ablations.iter().find(|a| a.head == *h).unwrap().loss_change)
+        .collect();
+    assert!(rises.iter().all(|&r| r > 0.0));
+    let sorted = rises.clone();
+    rises.sort_by(|a, b| b.total_cmp(a));
+    assert_eq!(rises, sorted);
+
+    let o = model.layout.layers[0];
+    model.params[o.w_o..o.w_o + 16].fill(0.0);
+    let report = circuit(&model, &batch);
+    for k in &report.k_composition {
+        assert_eq!((k.loss_change, k.predictions_changed), (0.0, 0));
+        assert_eq!(k.attention_moved, vec![0.0, 0.0]);
+        assert_eq!(k.induction_before, k.induction_after);
+    }
+    for a in report.ablations.iter().filter(|a| a.head.layer == 0) {
+        assert_eq!((a.loss_change, a.predictions_changed), (0.0, 0));
+        assert!(!report.depends_on.contains(&a.head));
+    }
+}
+
 /// Two layers trained on `induction` form an induction circuit: layer 0's head looks one
 /// token back, layer 1's head puts at least half its weight on the token after the earlier
 /// occurrence on the probe, ablating either head raises the loss, and removing layer 0's
@@ -557,6 +623,15 @@ fn two_layers_learn_induction_and_come_apart() {
     let k_removed = without_k_composition(model, &probe, l0, 1);
     assert!(k_removed.loss > base.loss + 1.0);
     assert!(induction_score(&k_removed, model, &probe, l1) < 0.3);
+    // the report says the same: the prediction depends on both heads, and layer 1's
+    // attention moves when its keys stop reading layer 0's head
+    let report = circuit(model, &probe);
+    assert_eq!(report.depends_on.len(), 2, "{:?}", report.depends_on);
+    let k = &report.k_composition[0];
+    assert_eq!((k.source, k.layer, k.loss), (l0, 1, k_removed.loss));
+    assert!(k.attention_moved[0] > 0.3, "{:?}", k.attention_moved);
+    assert!(k.induction_before[0] >= 0.5 && k.induction_after[0] < 0.3);
+    assert!(k.predictions_changed > 0);
 }
 
 /// A gradient cell of every weight is the sum of its chain-rule terms, and that sum is the
