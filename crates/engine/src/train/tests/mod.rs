@@ -660,3 +660,54 @@ fn a_gradient_cell_is_the_sum_of_its_terms() {
     assert!(analysis::explain_gradient(&model, &batch, "W_U", 4, 0).is_none());
     assert!(analysis::explain_gradient(&model, &batch, "E", 0, 0).is_none());
 }
+
+/// FNV-1a over the bits of every step's loss and accuracy and of every parameter after
+/// the run: one number that changes if any of them changes in its last bit.
+fn run_digest(json: &str) -> u64 {
+    let config = TrainConfig::from_json(json).unwrap();
+    let mut trainer = Trainer::new(&config).unwrap();
+    let stats = trainer.train(config.steps);
+    let bits = stats.iter().flat_map(|s| [s.loss.to_bits(), s.accuracy.to_bits()]);
+    let params = trainer.model.params.iter().map(|p| p.to_bits());
+    bits.chain(params).fold(0xcbf2_9ce4_8422_2325, |h, x| {
+        x.to_le_bytes().iter().fold(h, |h, &byte| (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3))
+    })
+}
+
+/// Training is held to the last bit: these runs' losses, accuracies and final parameters
+/// are pinned, so a faster kernel (another loop order, another build setting) that changes
+/// any rounding fails here. The digests were taken from the trainer as checked against
+/// PyTorch (`make check-torch`); a change that moves them must be rechecked there first.
+#[test]
+fn training_is_pinned_to_the_bit() {
+    let runs = [
+        // the Learn view's previous-token preset (the speed benchmark's configuration)
+        r#"{"task": "previous-token", "vocab": 16, "T": 8, "batch": 32, "seed": 1, "steps": 60,
+            "d_model": 16, "n_heads": 2, "n_layers": 1, "positions": "learned", "causal": true,
+            "optimizer": {"kind": "adam", "lr": 0.01}}"#,
+        r#"{"task": "first-token", "vocab": 7, "T": 5, "batch": 4, "seed": 2, "steps": 30,
+            "d_model": 6, "n_heads": 3, "n_layers": 2, "positions": "sinusoidal", "causal": false,
+            "optimizer": {"kind": "sgd", "lr": 0.1, "momentum": 0.9, "nesterov": true, "weight_decay": 0.01}}"#,
+        r#"{"task": "previous-token", "vocab": 9, "T": 6, "batch": 3, "seed": 5, "steps": 30,
+            "d_model": 4, "n_heads": 1, "n_layers": 1, "positions": "none", "causal": true, "window": 2,
+            "optimizer": {"kind": "adamw", "lr": 0.02, "weight_decay": 0.1}}"#,
+        r#"{"task": "induction", "vocab": 12, "T": 12, "batch": 4, "seed": 7, "steps": 20,
+            "d_model": 8, "n_heads": 2, "n_layers": 2, "positions": "learned", "causal": true,
+            "optimizer": {"kind": "adam", "lr": 0.01, "weight_decay": 0.01}}"#,
+        r#"{"task": "sentences", "lines": ["the cat sat on the mat", "a dog ran off"], "T": 5, "batch": 2,
+            "seed": 4, "steps": 20, "d_model": 4, "n_heads": 2, "positions": "learned", "causal": true,
+            "optimizer": {"kind": "sgd", "lr": 0.2, "momentum": 0.5, "dampening": 0.1}}"#,
+    ];
+    let digests: Vec<u64> = runs.iter().map(|r| run_digest(r)).collect();
+    assert_eq!(
+        digests,
+        [
+            0xed2d_9261_3e40_0ef6,
+            0x9e1d_1cd5_49ef_fe08,
+            0x94de_6b3b_9867_b0e0,
+            0xda32_af12_f672_2348,
+            0xf478_c9cf_bf78_c7e5
+        ],
+        "{digests:#x?}"
+    );
+}
