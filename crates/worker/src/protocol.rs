@@ -121,6 +121,14 @@ fn set(o: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(o, &JsValue::from_str(key), value);
 }
 
+/// A message of two keys: the request's number `id`, and `key` holding `value`.
+fn numbered(id: u64, key: &str, value: &JsValue) -> JsValue {
+    let o = Object::new();
+    set(&o, ID, &JsValue::from_f64(id as f64));
+    set(&o, key, value);
+    o.into()
+}
+
 fn get(msg: &JsValue, key: &str) -> Option<JsValue> {
     Reflect::get(msg, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
 }
@@ -318,32 +326,22 @@ pub enum TrainReply {
 }
 
 impl TrainRequest {
-    /// The message as the page posts it.
+    /// The message as the page posts it: the run's number and one key, which says what
+    /// is asked.
     pub fn to_js(&self) -> JsValue {
-        let o = Object::new();
-        match self {
-            Self::Start { id, config_json } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
-                set(&o, TRAIN, &JsValue::from_str(config_json));
-            }
-            Self::Steps { id, steps } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
-                set(&o, TRAIN_STEPS, &JsValue::from_f64(*steps as f64));
-            }
-            Self::Checkpoint { id, step } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
-                set(&o, TRAIN_CHECKPOINT, &JsValue::from_f64(*step as f64));
-            }
+        let (id, key, value) = match self {
+            Self::Start { id, config_json } => (id, TRAIN, JsValue::from_str(config_json)),
+            Self::Steps { id, steps } => (id, TRAIN_STEPS, JsValue::from_f64(*steps as f64)),
+            Self::Checkpoint { id, step } => (id, TRAIN_CHECKPOINT, JsValue::from_f64(*step as f64)),
             Self::Gradient { id, name, i, j } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
                 let cell = Object::new();
                 set(&cell, "name", &JsValue::from_str(name));
                 set(&cell, "i", &JsValue::from_f64(*i as f64));
                 set(&cell, "j", &JsValue::from_f64(*j as f64));
-                set(&o, TRAIN_GRADIENT, &cell.into());
+                (id, TRAIN_GRADIENT, cell.into())
             }
-        }
-        o.into()
+        };
+        numbered(*id, key, &value)
     }
 
     /// The training message the worker received, if it is one.
@@ -365,28 +363,16 @@ impl TrainRequest {
 }
 
 impl TrainReply {
-    /// The message as the worker posts it.
+    /// The message as the worker posts it: the run's number and one key, which says what
+    /// the JSON text is.
     pub fn to_js(&self) -> JsValue {
-        let o = Object::new();
-        match self {
-            Self::Progress { id, progress_json } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
-                set(&o, TRAINING, &JsValue::from_str(progress_json));
-            }
-            Self::Checkpoint { id, checkpoint_json } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
-                set(&o, CHECKPOINT, &JsValue::from_str(checkpoint_json));
-            }
-            Self::Gradient { id, gradient_json } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
-                set(&o, GRADIENT, &JsValue::from_str(gradient_json));
-            }
-            Self::Error { id, error } => {
-                set(&o, ID, &JsValue::from_f64(*id as f64));
-                set(&o, TRAINING_ERROR, &JsValue::from_str(error));
-            }
-        }
-        o.into()
+        let (id, key, text) = match self {
+            Self::Progress { id, progress_json } => (id, TRAINING, progress_json),
+            Self::Checkpoint { id, checkpoint_json } => (id, CHECKPOINT, checkpoint_json),
+            Self::Gradient { id, gradient_json } => (id, GRADIENT, gradient_json),
+            Self::Error { id, error } => (id, TRAINING_ERROR, error),
+        };
+        numbered(*id, key, &JsValue::from_str(text))
     }
 
     /// The training reply the page received, if it is one.

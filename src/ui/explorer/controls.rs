@@ -58,6 +58,15 @@ impl Edits {
         }
     }
 
+    /// What a control shows: `f` of the settings, kept up to date.
+    pub fn read<T: Send + Sync + 'static>(
+        self,
+        f: impl Fn(&Settings) -> T + Send + Sync + 'static,
+    ) -> Signal<T> {
+        let settings = self.settings;
+        Signal::derive(move || settings.with(|s| f(s)))
+    }
+
     /// Changes the settings.
     pub fn set(self, f: &dyn Fn(&mut Settings)) {
         self.import_error.set(None);
@@ -66,19 +75,8 @@ impl Edits {
 
     /// Applies a whole number of at least 1 typed into `field`, or says why it cannot.
     pub fn set_count(self, field: &'static str, raw: &str, apply: &dyn Fn(&mut Settings, usize)) {
-        match raw.trim().parse::<usize>() {
-            Ok(v) => {
-                self.bad_number.set(None);
-                self.set(&|s| apply(s, v));
-            }
-            Err(_) => {
-                let shown: String = raw.chars().take(20).collect();
-                self.bad_number.set(Some((
-                    field,
-                    format!("{field} must be a whole number of at least 1, not \"{shown}\""),
-                )));
-            }
-        }
+        let message = format!("{field} must be a whole number of at least 1");
+        self.set_parsed(field, raw, &message, apply);
     }
 
     /// An optional count: empty means none (the default), anything else must be a number.
@@ -93,7 +91,19 @@ impl Edits {
 
     /// Applies a real number typed into `field` with `apply`, or says (`message`) why not.
     pub fn set_real(self, field: &'static str, raw: &str, message: &str, apply: &dyn Fn(&mut Settings, f64)) {
-        match raw.trim().parse::<f64>() {
+        self.set_parsed(field, raw, message, apply);
+    }
+
+    /// Applies what `raw` parses to, or puts `message` and the text (its first 20
+    /// characters) under `field`.
+    fn set_parsed<T: std::str::FromStr + Copy>(
+        self,
+        field: &'static str,
+        raw: &str,
+        message: &str,
+        apply: &dyn Fn(&mut Settings, T),
+    ) {
+        match raw.trim().parse::<T>() {
             Ok(v) => {
                 self.bad_number.set(None);
                 self.set(&|s| apply(s, v));

@@ -11,6 +11,7 @@ use crate::ui::state::app_state::AppState;
 use crate::ui::{
     platform::{address, clipboard, files},
     state::settings,
+    widgets::fields::CheckField,
 };
 
 /// The import/export row.
@@ -120,18 +121,13 @@ pub fn ImportExport(
                     on:change=on_import
                 />
             </label>
-            <label class="al-check">
-                <input
-                    type="checkbox"
-                    data-testid="shared-scale"
-                    prop:checked=move || view_state.with(|v| v.shared_scale)
-                    on:change=move |ev| {
-                        let c = event_target_checked(&ev);
-                        view_state.update(|v| v.shared_scale = c)
-                    }
-                />
+            <CheckField
+                testid="shared-scale"
+                checked=Signal::derive(move || view_state.with(|v| v.shared_scale))
+                on_change=Callback::new(move |c: bool| view_state.update(|v| v.shared_scale = c))
+            >
                 "one colour scale for all heads"
-            </label>
+            </CheckField>
             {move || {
                 embed_code
                     .get()

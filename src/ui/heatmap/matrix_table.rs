@@ -12,6 +12,7 @@ use crate::ui::explain::explained::Explained;
 use crate::ui::explain::text::outlines;
 use crate::ui::heatmap::card_data::corner;
 use crate::ui::state::card_id::CardId;
+use crate::ui::widgets::table_head::matrix_head;
 
 /// Largest matrix that gets a table (128 × 128, the page's largest T); bigger ones are
 /// exported as CSV.
@@ -263,12 +264,10 @@ fn NumbersTable(
             on:click=on_cell_click
             on:keydown=on_key
         >
-            <thead>
-                <tr>
-                    <th scope="col">{corner(step)}</th>
-                    {cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
-                </tr>
-            </thead>
+            {matrix_head(
+                corner(step),
+                cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view(),
+            )}
             <tbody>{body}</tbody>
         </table>
     }

@@ -10,6 +10,8 @@ use leptos::prelude::*;
 use crate::engine::mask::{causal_allows, CausalCorner};
 use crate::engine::Trace;
 
+use crate::ui::widgets::table_head::matrix_head;
+
 /// The shapes shown, `(L queries, S keys)`: a decoding step, and a chunk of a prompt.
 const SHAPES: [(usize, usize); 2] = [(1, 4), (2, 6)];
 
@@ -59,12 +61,7 @@ pub fn CausalCorners(
                         CausalCorner::LowerRight => "causal_lower_right: lower right",
                     }}
                 </caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"query \\ key"</th>
-                        {head}
-                    </tr>
-                </thead>
+                {matrix_head("query \\ key", head)}
                 <tbody>{body}</tbody>
             </table>
         }

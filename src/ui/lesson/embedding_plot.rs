@@ -16,6 +16,7 @@ use crate::format::short;
 use crate::ui::lesson::plot_data::plot_data;
 use crate::ui::platform::screen;
 use crate::ui::state::settings::Settings;
+use crate::ui::widgets::table_head::column_heads;
 
 /// The sports–animal plane of seed 003: "baseball", "bat" before attention, and "bat"
 /// after (its output row), with an arrow. Drag "bat" to move its embedding; a table says
@@ -104,13 +105,7 @@ pub fn EmbeddingPlot(
             .collect_view();
         Some(view! {
             <table class="al-plot-table" data-testid="embedding-plot-table">
-                <thead>
-                    <tr>
-                        <th scope="col">"word"</th>
-                        <th scope="col">"embedding (x)"</th>
-                        <th scope="col">"after attention (output)"</th>
-                    </tr>
-                </thead>
+                {column_heads(&["word", "embedding (x)", "after attention (output)"])}
                 <tbody>{rows}</tbody>
             </table>
         })

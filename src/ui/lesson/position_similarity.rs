@@ -12,6 +12,8 @@ use crate::engine::Trace;
 use crate::format::short;
 use crate::lessons;
 
+use crate::ui::widgets::table_head::matrix_head;
+
 /// The most positions shown (T may be 128).
 const MAX_SIDE: usize = 16;
 
@@ -77,15 +79,7 @@ pub fn PositionSimilarity(
                             cut.unwrap_or_default(),
                         )}
                     </figcaption>
-                    <table class="al-table">
-                        <thead>
-                            <tr>
-                                <th scope="col">"pos \\ pos"</th>
-                                {head}
-                            </tr>
-                        </thead>
-                        <tbody>{body}</tbody>
-                    </table>
+                    <table class="al-table">{matrix_head("pos \\ pos", head)} <tbody>{body}</tbody></table>
                 </figure>
             }
             .into_any(),

@@ -12,6 +12,7 @@ use crate::format::short;
 use crate::lessons::shapes::{split_both_ways, SplitHead};
 
 use crate::ui::widgets::scroll_region::scroll_region;
+use crate::ui::widgets::table_head::matrix_head;
 
 /// One table: a row per token, `d_k` numbers each; `marks` marks the changed rows.
 fn table(tokens: &[String], rows: &[Vec<f64>], marks: Option<&[bool]>) -> impl IntoView {
@@ -32,17 +33,7 @@ fn table(tokens: &[String], rows: &[Vec<f64>], marks: Option<&[bool]>) -> impl I
             }
         })
         .collect_view();
-    view! {
-        <table class="al-table">
-            <thead>
-                <tr>
-                    <th scope="col">"token"</th>
-                    {head}
-                </tr>
-            </thead>
-            <tbody>{body}</tbody>
-        </table>
-    }
+    view! { <table class="al-table">{matrix_head("token", head)} <tbody>{body}</tbody></table> }
 }
 
 fn one_head(tokens: &[String], h: &SplitHead) -> impl IntoView {

@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod picture;
+pub mod shown;
 pub mod tile_tables;
 pub mod view;
 pub mod words;

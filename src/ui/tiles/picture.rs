@@ -3,28 +3,19 @@
 //! columns when the cells are wide enough, and the current tile outlined. The pixels are
 //! [`crate::ui::tiles::data::score_pixels`]; the labels and outline [`crate::ui::tiles::words`]'s.
 
-use std::sync::Arc;
-
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::engine::{Tile, Trace};
-
 use crate::ui::platform::canvas;
 use crate::ui::tiles::data::score_pixels;
+use crate::ui::tiles::shown::Shown;
 use crate::ui::tiles::words::{axis_labels, column_label, outline_style};
 
 /// The masked scores with the current tile outlined.
 #[component]
 pub fn TilesPicture(
-    /// The full run (none while it computes).
-    full: Signal<Option<Arc<Trace>>>,
-    /// The current tile.
-    current: Signal<Option<Tile>>,
-    /// The sentence shown.
-    batch: Signal<usize>,
-    /// The head shown.
-    head: Signal<usize>,
+    /// The run, tile, sentence and head shown.
+    shown: Shown,
     /// The side of a cell, CSS pixels.
     cell: Signal<f64>,
     /// Query rows.
@@ -32,6 +23,7 @@ pub fn TilesPicture(
     /// Key columns.
     t_k: Signal<usize>,
 ) -> impl IntoView {
+    let Shown { full, current, batch, head } = shown;
     // The score matrix: one pixel per cell, scaled up by CSS (pushed to the canvas here).
     let canvas = NodeRef::<html::Canvas>::new();
     Effect::new(move |_| {

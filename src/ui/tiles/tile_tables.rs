@@ -3,18 +3,18 @@
 //! tile did in words) and [`TileScores`] (the tile's masked scores, the picture's text
 //! equivalent). Their words are [`crate::ui::tiles::words`]'s.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 
 use crate::engine::tiled::running_sum;
-use crate::engine::{StepName, Tile, Trace};
+use crate::engine::{StepName, Trace};
 use crate::format::{exact, fixed, short};
 
 use crate::ui::decode::data::token_label;
 use crate::ui::tiles::data::{row_states, tile_words};
+use crate::ui::tiles::shown::Shown;
 use crate::ui::tiles::words::running_sum_words;
 use crate::ui::widgets::scroll_region::scroll_region;
+use crate::ui::widgets::table_head::{column_heads, matrix_head};
 
 /// The most rows and columns of the current tile's scores listed in its table.
 const MAX_TABLE: usize = 16;
@@ -23,17 +23,12 @@ const MAX_TABLE: usize = 16;
 /// the row whose ℓ′ was clicked.
 #[component]
 pub fn TileRows(
-    /// The full run (none while it computes).
-    full: Signal<Option<Arc<Trace>>>,
-    /// The current tile.
-    current: Signal<Option<Tile>>,
-    /// The sentence shown.
-    batch: Signal<usize>,
-    /// The head shown.
-    head: Signal<usize>,
+    /// The run, tile, sentence and head shown.
+    shown: Shown,
     /// The block size.
     block: Memo<usize>,
 ) -> impl IntoView {
+    let Shown { full, current, batch, head } = shown;
     // The running sum ℓ′ of one query row of the current tile, term by term (a click on its
     // ℓ′ opens it): the engine's `running_sum` of that row of the full run's masked scores.
     let sum_row = RwSignal::new(None::<usize>);
@@ -113,14 +108,7 @@ pub fn TileRows(
                         <caption>
                             "Each query row of this block after the tile: the running maximum m′ = max(m, rowmax S), the correction e^(m − m′) of the sum and output so far, the running sum ℓ′ = e^(m − m′)·ℓ + Σ e^(S − m′) (click an ℓ′ for its terms)"
                         </caption>
-                        <thead>
-                            <tr>
-                                <th scope="col">"query"</th>
-                                <th scope="col">"m′"</th>
-                                <th scope="col">"ℓ′"</th>
-                                <th scope="col">"e^(m − m′)"</th>
-                            </tr>
-                        </thead>
+                        {column_heads(&["query", "m′", "ℓ′", "e^(m − m′)"])}
                         <tbody>{body}</tbody>
                     </table>
                 },
@@ -137,15 +125,10 @@ pub fn TileRows(
 /// picture's text equivalent.
 #[component]
 pub fn TileScores(
-    /// The full run (none while it computes).
-    full: Signal<Option<Arc<Trace>>>,
-    /// The current tile.
-    current: Signal<Option<Tile>>,
-    /// The sentence shown.
-    batch: Signal<usize>,
-    /// The head shown.
-    head: Signal<usize>,
+    /// The run, tile, sentence and head shown.
+    shown: Shown,
 ) -> impl IntoView {
+    let Shown { full, current, batch, head } = shown;
     move || {
         let tile = current.get()?;
         let (b, h) = (batch.get(), head.get());
@@ -189,12 +172,7 @@ pub fn TileScores(
                                 <caption>
                                     "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
                                 </caption>
-                                <thead>
-                                    <tr>
-                                        <th scope="col">"query \\ key"</th>
-                                        {head_row}
-                                    </tr>
-                                </thead>
+                                {matrix_head("query \\ key", head_row)}
                                 <tbody>{body}</tbody>
                             </table>
                         },

@@ -25,6 +25,7 @@ use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::UI_MAX_TOKENS;
 use crate::ui::tiles::data::{cell_size, context_check, tiles_of};
 use crate::ui::tiles::picture::TilesPicture;
+use crate::ui::tiles::shown::Shown;
 use crate::ui::tiles::tile_tables::{TileRows, TileScores};
 use crate::ui::tiles::words::{check_words, peak_words, position_words};
 
@@ -82,7 +83,7 @@ pub fn TilesView(
         tiles.with(|t| t.as_ref().ok().and_then(|t| t.tiles.get(id).cloned()))
     });
     let where_text = move || position_words(current.get().as_ref(), now(), count());
-    let (batch_shown, head_shown) = (Signal::derive(shown_batch), Signal::derive(shown_head));
+    let shown = Shown { full, current, batch: Signal::derive(shown_batch), head: Signal::derive(shown_head) };
     let check = move || check_view(&tiles, full, shown_batch(), shown_head());
     let peak = move || peak_words(block.get(), t_q(), t_k());
     let error = move || {
@@ -153,17 +154,14 @@ pub fn TilesView(
             </p>
             <div class="al-tiles-grid">
                 <TilesPicture
-                    full=full
-                    current=current
-                    batch=batch_shown
-                    head=head_shown
+                    shown=shown
                     cell=Signal::derive(cell)
                     t_q=Signal::derive(t_q)
                     t_k=Signal::derive(t_k)
                 />
                 <div class="al-tiles-rows">
-                    <TileRows full=full current=current batch=batch_shown head=head_shown block=block />
-                    <TileScores full=full current=current batch=batch_shown head=head_shown />
+                    <TileRows shown=shown block=block />
+                    <TileScores shown=shown />
                 </div>
             </div>
             {check}

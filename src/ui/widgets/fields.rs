@@ -1,6 +1,6 @@
 //! The labelled form fields the controls are made of: a `<label class="al-field">` with
 //! its caption, one `<select>` or number `<input>`, and whatever follows it (hints,
-//! error messages) as children.
+//! error messages) as children; and a `<label class="al-check">` round one checkbox.
 
 use leptos::prelude::*;
 
@@ -116,6 +116,32 @@ pub fn NumberField(
                 }
             />
             {children.map(|c| c())}
+        </label>
+    }
+}
+
+/// A checkbox with its words after it, in one `<label class="al-check">`.
+#[component]
+pub fn CheckField(
+    /// The checkbox's `data-testid`.
+    testid: &'static str,
+    /// Whether the box is ticked.
+    #[prop(into)]
+    checked: Signal<bool>,
+    /// Called with the box's new state when the user ticks or clears it.
+    on_change: Callback<bool>,
+    /// The words after the box.
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <label class="al-check">
+            <input
+                data-testid=testid
+                type="checkbox"
+                prop:checked=move || checked.get()
+                on:change=move |ev| on_change.run(event_target_checked(&ev))
+            />
+            {children()}
         </label>
     }
 }

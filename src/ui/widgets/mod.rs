@@ -1,5 +1,5 @@
 //! Small components and helpers shared by several features: a deferred part of the page,
-//! label fitting, a scrollable region, the check line and head options of the decode and
+//! label fitting, a scrollable region, tables' header rows, the check line and head options of the decode and
 //! tiles views.
 //!
 //! Shared: imports `platform/` only, never a feature folder.
@@ -10,4 +10,5 @@ pub mod head_options;
 pub mod later;
 pub mod scroll_region;
 pub mod stepper;
+pub mod table_head;
 pub mod text_fit;

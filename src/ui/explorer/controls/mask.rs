@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::engine::error::Field;
 use crate::engine::{Fill, Padding};
 use crate::ui::explorer::controls::{Edits, FieldError};
-use crate::ui::widgets::fields::{NumberField, SelectField};
+use crate::ui::widgets::fields::{CheckField, NumberField, SelectField};
 
 /// The mask's fieldset (engine convention: `true` = blocked).
 #[component]
@@ -13,26 +13,21 @@ pub fn MaskFields(
     /// How the controls write the settings.
     edits: Edits,
 ) -> impl IntoView {
-    let Edits { settings, error, .. } = edits;
+    let Edits { error, .. } = edits;
     view! {
         <fieldset class="al-row al-mask">
             <legend>"Mask (engine convention: " <code>"true = blocked"</code> ")"</legend>
-            <label class="al-check">
-                <input
-                    data-testid="mask-causal"
-                    type="checkbox"
-                    prop:checked=move || settings.with(|s| s.mask.causal)
-                    on:change=move |ev| {
-                        let c = event_target_checked(&ev);
-                        edits.set(&|s| s.mask.causal = c)
-                    }
-                />
+            <CheckField
+                testid="mask-causal"
+                checked=edits.read(|s| s.mask.causal)
+                on_change=Callback::new(move |c: bool| edits.set(&|s| s.mask.causal = c))
+            >
                 "causal (query i never sees key j > i)"
-            </label>
+            </CheckField>
             <SelectField
                 label="padding"
                 testid="mask-padding"
-                value=Signal::derive(move || settings.with(|s| s.mask.padding.name()))
+                value=edits.read(|s| s.mask.padding.name())
                 choices=vec![
                     ("none", "none", false),
                     ("keys", "keys (no query attends to <pad>)", false),
@@ -46,7 +41,7 @@ pub fn MaskFields(
             <SelectField
                 label="fill"
                 testid="mask-fill"
-                value=Signal::derive(move || settings.with(|s| s.mask.fill.name()))
+                value=edits.read(|s| s.mask.fill.name())
                 choices=vec![("neg_inf", "-inf  (float('-inf'))", false), ("large_negative", "-1e9", false)]
                 on_change=Callback::new(move |v: String| {
                     let f = Fill::from_name(&v).unwrap_or_default();
@@ -58,9 +53,7 @@ pub fn MaskFields(
                 testid="mask-window"
                 min="1"
                 placeholder="none"
-                value=Signal::derive(move || {
-                    settings.with(|s| s.mask.window.map(|w| w.to_string()).unwrap_or_default())
-                })
+                value=edits.read(|s| s.mask.window.map(|w| w.to_string()).unwrap_or_default())
                 on_input=Callback::new(move |raw: String| {
                     edits.set_optional("window", &raw, &|s, v| s.mask.window = v)
                 })

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::engine::error::Field;
 use crate::engine::{self, Rope, RopeStyle};
 use crate::ui::explorer::controls::{Edits, FieldError};
-use crate::ui::widgets::fields::{NumberField, SelectField};
+use crate::ui::widgets::fields::{CheckField, NumberField, SelectField};
 
 /// "As today's models run it".
 #[component]
@@ -57,7 +57,7 @@ pub fn ModernFields(
                 min="1"
                 max="64"
                 describedby="al-cache-per-token"
-                value=Signal::derive(move || settings.with(|s| s.n_kv_heads.unwrap_or(s.n_heads).to_string()))
+                value=edits.read(|s| s.n_kv_heads.unwrap_or(s.n_heads).to_string())
                 on_input=Callback::new(move |raw: String| {
                     edits.set_optional("h_kv", &raw, &|s, v| s.n_kv_heads = v.filter(|&v| v != s.n_heads))
                 })
@@ -71,7 +71,7 @@ pub fn ModernFields(
             <SelectField
                 label="RoPE (rotary positions)"
                 testid="rope"
-                value=Signal::derive(move || settings.with(|s| s.rope.map_or("none", |r| r.style.name())))
+                value=edits.read(|s| s.rope.map_or("none", |r| r.style.name()))
                 choices=vec![
                     ("none", "none", false),
                     ("half", "half: i with i + d_k/2 (Llama in transformers)", false),
@@ -86,26 +86,19 @@ pub fn ModernFields(
                 testid="rope-base"
                 min="1"
                 step="any"
-                value=Signal::derive(move || {
-                    settings.with(|s| s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base).to_string())
-                })
-                disabled=Signal::derive(move || settings.with(|s| s.rope.is_none()))
+                value=edits.read(|s| s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base).to_string())
+                disabled=edits.read(|s| s.rope.is_none())
                 on_input=Callback::new(on_rope_base)
             >
                 {edits.number_error("RoPE base")}
             </NumberField>
-            <label class="al-check">
-                <input
-                    data-testid="alibi"
-                    type="checkbox"
-                    prop:checked=move || settings.with(|s| s.alibi)
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        edits.set(&|s| s.alibi = on)
-                    }
-                />
+            <CheckField
+                testid="alibi"
+                checked=edits.read(|s| s.alibi)
+                on_change=Callback::new(move |on: bool| edits.set(&|s| s.alibi = on))
+            >
                 "ALiBi (a per-head penalty for distant keys: m·(j − i) with causal, −m·|i − j| without)"
-            </label>
+            </CheckField>
         </fieldset>
     }
 }

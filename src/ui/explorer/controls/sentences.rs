@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use crate::engine::error::Field;
 use crate::ui::explorer::controls::FieldError;
 use crate::ui::state::app_state::AppState;
+use crate::ui::widgets::fields::CheckField;
 
 /// The sentence box, the cross-attention switch, and the key/value sentences under it.
 #[component]
@@ -29,19 +30,16 @@ pub fn SentenceFields(
             ></textarea>
             <FieldError error=error field=Field::Sentences />
         </label>
-        <label class="al-check">
-            <input
-                data-testid="cross"
-                type="checkbox"
-                prop:checked=move || settings.with(|s| s.kv_text.is_some())
-                on:change=move |ev| {
-                    let on = event_target_checked(&ev);
-                    let kv = on.then(|| text.get_untracked());
-                    settings.update(|s| s.kv_text = kv);
-                }
-            />
+        <CheckField
+            testid="cross"
+            checked=Signal::derive(move || settings.with(|s| s.kv_text.is_some()))
+            on_change=Callback::new(move |on: bool| {
+                let kv = on.then(|| text.get_untracked());
+                settings.update(|s| s.kv_text = kv);
+            })
+        >
             "cross-attention: the keys and values come from other sentences (T_k may differ from T_q)"
-        </label>
+        </CheckField>
         {move || {
             settings
                 .with(|s| s.kv_text.is_some())

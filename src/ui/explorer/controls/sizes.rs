@@ -39,7 +39,7 @@ pub fn SizeFields(
                 testid="d-model"
                 min="1"
                 max=UI_MAX_D_MODEL.to_string()
-                value=Signal::derive(move || settings.with(|s| s.d_model.to_string()))
+                value=edits.read(|s| s.d_model.to_string())
                 on_input=Callback::new(move |raw: String| {
                     edits.set_count("d_model", &raw, &|s, v| s.d_model = v)
                 })
@@ -52,7 +52,7 @@ pub fn SizeFields(
                 testid="n-heads"
                 min="1"
                 max="64"
-                value=Signal::derive(move || settings.with(|s| s.n_heads.to_string()))
+                value=edits.read(|s| s.n_heads.to_string())
                 on_input=Callback::new(move |raw: String| edits.set_count("h", &raw, &|s, v| s.n_heads = v))
             >
                 {edits.number_error("h")}
@@ -78,16 +78,14 @@ pub fn SizeFields(
                 label="seed"
                 testid="seed"
                 min="0"
-                value=Signal::derive(move || settings.with(|s| s.seed.to_string()))
-                disabled=Signal::derive(move || {
-                    settings.with(|s| s.projections != Projections::Named(ProjectionKind::Seeded))
-                })
+                value=edits.read(|s| s.seed.to_string())
+                disabled=edits.read(|s| s.projections != Projections::Named(ProjectionKind::Seeded))
                 on_input=Callback::new(on_seed)
             />
             <SelectField
                 label="positions"
                 testid="positional"
-                value=Signal::derive(move || settings.with(|s| s.positional.name()))
+                value=edits.read(|s| s.positional.name())
                 choices=vec![
                     ("none", "none (word order is invisible)", false),
                     ("sinusoidal", "sinusoidal (x + PE)", false),
