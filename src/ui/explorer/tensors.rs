@@ -31,7 +31,7 @@ pub fn shown_step(trace: &Trace, wanted: StepName) -> StepName {
 }
 
 /// How wide each card may be in a column `column` px wide.
-fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
+pub(crate) fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
     // two heads side by side while their cells stay big enough to read; one per row
     // beyond T = 24, so that T = 64 still has ~10 px cells and labels
     if heads > 1 && column > 560.0 && n_cols <= 24 {

@@ -14,6 +14,7 @@ pub mod keys;
 pub mod mask_conventions;
 pub mod open;
 pub mod panel;
+pub mod pictures;
 pub mod plot_data;
 pub mod position_similarity;
 pub mod quiz;

@@ -1,0 +1,182 @@
+//! Every lesson step's picture drawn natively, as SVG: the focus step's heatmap cards as
+//! the lesson stage draws them on a phone (the same [`CardData`], layout, colour scale and
+//! [`draw::draw_heatmap`]), one card per head stacked as the phone stacks them. A lesson
+//! link's first paint shows its step's file (`assets/lesson-pictures/<id>-<step>.svg`)
+//! before the WebAssembly arrives; a native test holds the files equal to this, as
+//! `assets/lesson-words.json` is held
+//! (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes both).
+//!
+//! No web dependency: plain Rust over the engine's trace and the `draw` module.
+
+use plotters::prelude::*;
+
+use crate::draw::{self, Heatmap, Layout, Scale, Theme, LABEL_FONT};
+use crate::engine::{StepName, Trace};
+use crate::lessons::{self, Extra, Lesson};
+use crate::ui::explorer::tensors::{card_width, shown_step};
+use crate::ui::heatmap::card_data::{fit_layout, CardData};
+use crate::ui::state::card_id::CardId;
+use crate::ui::state::page_layout::lesson_column;
+
+/// The phone the pictures are drawn for: CSS px wide (Lighthouse's mobile viewport).
+pub const PHONE_WIDTH: f64 = 412.0;
+
+/// The space between two stacked cards, CSS px.
+const GAP: f64 = 8.0;
+
+/// The folder (in the crate and in the built site) that holds the pictures.
+pub const DIR: &str = "lesson-pictures";
+
+/// The file name of lesson `id`'s step `s` picture, inside [`DIR`].
+pub fn file_name(id: &str, s: usize) -> String {
+    format!("{id}-{s}.svg")
+}
+
+/// The colour scale of card `id`, as the lesson stage colours it (its view keeps one scale
+/// shared by every head): viridis for the weights; otherwise blue–white–red over every
+/// head's numbers of the step when it has heads, or over the card's own.
+pub fn card_scale(trace: &Trace, id: CardId) -> Scale {
+    let Some(s) = trace.step(id.step) else { return Scale::weights() };
+    if id.step == StepName::Weights {
+        return Scale::weights();
+    }
+    if s.has_heads() {
+        let heads = s.shape.get(1).copied().unwrap_or(1);
+        Scale::diverging((0..heads).filter_map(|h| s.matrix(id.batch, h)).flat_map(|m| m.into_iter()))
+    } else {
+        Scale::diverging(s.matrix(id.batch, id.head).into_iter().flat_map(|m| m.into_iter()))
+    }
+}
+
+/// Lesson `lesson`'s step `s` as an SVG, or `None` when the step shows no heatmaps (its
+/// picture is the decode, tiles, position-similarity or reshape view instead) or its
+/// scenario does not run.
+pub fn step_svg(lesson: &Lesson, s: usize) -> Option<String> {
+    let step = lesson.steps.get(s)?;
+    if matches!(
+        step.extra,
+        Extra::PositionSimilarity | Extra::Decode { .. } | Extra::Tiles { .. } | Extra::SplitBothWays
+    ) {
+        return None;
+    }
+    let trace = crate::engine::run(&step.scenario).ok()?;
+    let name = shown_step(&trace, step.focus);
+    let batch = step.batch.min(trace.sizes.b.saturating_sub(1));
+    let st = trace.step(name)?;
+    let heads = if st.has_heads() { st.shape.get(1).copied().unwrap_or(1) } else { 1 };
+    let n_cols = st.shape.last().copied().unwrap_or(0);
+    let width = card_width(lesson_column(PHONE_WIDTH, || false), heads, n_cols);
+    let cards: Vec<(CardData, Scale)> = (0..heads)
+        .map(|head| CardId { step: name, batch, head })
+        .map(|id| CardData::build(&trace, id).map(|d| (d, card_scale(&trace, id))))
+        .collect::<Option<_>>()?;
+    let layouts: Vec<Layout> =
+        cards.iter().map(|(d, _)| fit_layout(&d.rows, &d.cols, width, None, LABEL_FONT)).collect();
+    let w = layouts.iter().map(|l| l.width).fold(0.0, f64::max).ceil();
+    let h = (layouts.iter().map(|l| l.height).sum::<f64>() + GAP * (heads - 1) as f64).ceil();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (w as u32, h as u32)).into_drawing_area();
+        root.fill(&Theme::LIGHT.background).ok()?;
+        let mut top = 0.0;
+        for ((d, scale), layout) in cards.iter().zip(&layouts) {
+            let area = root
+                .clone()
+                .shrink((0, top as u32), (layout.width.ceil() as u32, layout.height.ceil() as u32));
+            let map = Heatmap {
+                values: d.values.view(),
+                row_labels: &d.rows,
+                col_labels: &d.cols,
+                row_is_pad: &d.row_pad,
+                col_is_pad: &d.col_pad,
+                blocked: &d.blocked,
+                scale: *scale,
+                col_group: d.col_group,
+            };
+            draw::draw_heatmap(&area, &map, layout, &Theme::LIGHT, 1.0).ok()?;
+            top += layout.height.ceil() + GAP;
+        }
+        root.present().ok()?;
+    }
+    Some(svg)
+}
+
+/// Every lesson step's picture: `(file name, SVG)`, in lesson and step order.
+pub fn all_step_svgs() -> Vec<(String, String)> {
+    lessons::lessons()
+        .iter()
+        .flat_map(|lesson| {
+            (0..lesson.steps.len())
+                .filter_map(move |s| step_svg(lesson, s).map(|svg| (file_name(lesson.id, s), svg)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pictures in `assets/lesson-pictures/` are the ones drawn here, one per step
+    /// that shows heatmaps, and no other file (a step removed leaves none behind). With
+    /// `UPDATE_FIRST_SCREEN` set, writes them first:
+    /// `UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen`.
+    #[test]
+    fn first_screen_lesson_pictures_are_the_engines() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join(DIR);
+        let want = all_step_svgs();
+        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            for (name, svg) in &want {
+                std::fs::write(dir.join(name), svg).unwrap();
+            }
+        }
+        let stale = "run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen";
+        let mut have: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|_| panic!("no {DIR} folder: {stale}"))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        have.sort();
+        let mut names: Vec<String> = want.iter().map(|(n, _)| n.clone()).collect();
+        names.sort();
+        assert_eq!(have, names, "assets/{DIR} holds other pictures than the lessons': {stale}");
+        for (name, svg) in &want {
+            let file = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+            assert!(file == *svg, "assets/{DIR}/{name} is not what the app draws for that step: {stale}");
+        }
+        // most steps show heatmaps; each picture is small enough to fetch before the app
+        // (the largest, 8 query × 16 key cells per head, is 108 kB raw and 8 kB gzip)
+        let steps: usize = lessons::lessons().iter().map(|l| l.steps.len()).sum();
+        assert!(want.len() * 4 > steps * 3, "{} pictures for {steps} steps", want.len());
+        for (name, svg) in &want {
+            assert!(svg.starts_with("<svg") && svg.len() < 128_000, "{name}: {} bytes", svg.len());
+        }
+    }
+
+    /// The masks lesson's step 2 (the weights after the mask) draws its weights on the
+    /// viridis scale with the blocked cells hatched, the numbers the app shows.
+    #[test]
+    fn a_step_picture_draws_the_cards_of_its_focus_step() {
+        let all = lessons::lessons();
+        let masks = all.iter().find(|l| l.id == "masks").expect("the masks lesson");
+        let step = &masks.steps[2];
+        let svg = step_svg(masks, 2).expect("masks step 2 shows heatmaps");
+        let trace = crate::engine::run(&step.scenario).unwrap();
+        let id = CardId { step: shown_step(&trace, step.focus), batch: step.batch, head: 0 };
+        let d = CardData::build(&trace, id).unwrap();
+        // every row label and every cell's rectangle is in the picture
+        for label in &d.rows {
+            let text =
+                crate::draw::heatmap_layout::short_label(label).replace('<', "&lt;").replace('>', "&gt;");
+            assert!(svg.contains(&format!(">{text}<")) || svg.contains(&format!(">\n{text}\n<")), "{label}");
+        }
+        assert!(svg.matches("<rect").count() >= d.values.len(), "{svg}");
+        // a step whose picture is another view has none
+        let decode = all.iter().find_map(|l| {
+            l.steps.iter().position(|s| matches!(s.extra, Extra::Decode { .. })).map(|s| (l, s))
+        });
+        if let Some((l, s)) = decode {
+            assert_eq!(step_svg(l, s), None);
+        }
+    }
+}
