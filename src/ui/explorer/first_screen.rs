@@ -51,6 +51,16 @@ pub fn lesson_words_json() -> String {
                     if let Some(q) = step.quiz.and_then(|q| said(q.question)) {
                         out["question"] = json!(q);
                     }
+                    // the step's picture (assets/lesson-pictures), with its size so that
+                    // the first paint reserves its place
+                    if let Some(p) = crate::ui::lesson::pictures::step_picture(lesson, s) {
+                        out["picture"] = json!({
+                            "src": format!("{}/{}", crate::ui::lesson::pictures::DIR,
+                                crate::ui::lesson::pictures::file_name(lesson.id, s)),
+                            "width": p.width,
+                            "height": p.height,
+                        });
+                    }
                     let terms = first_used_in(lesson, s);
                     if let (Some(text), false) = (&text, terms.is_empty()) {
                         out["parts"] = json!(alternating(&segments(text, &terms)));

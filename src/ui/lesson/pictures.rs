@@ -48,10 +48,21 @@ pub fn card_scale(trace: &Trace, id: CardId) -> Scale {
     }
 }
 
+/// A step's picture: the SVG and its size, CSS px.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepPicture {
+    /// The SVG document.
+    pub svg: String,
+    /// Its width, CSS px.
+    pub width: u32,
+    /// Its height, CSS px.
+    pub height: u32,
+}
+
 /// Lesson `lesson`'s step `s` as an SVG, or `None` when the step shows no heatmaps (its
 /// picture is the decode, tiles, position-similarity or reshape view instead) or its
 /// scenario does not run.
-pub fn step_svg(lesson: &Lesson, s: usize) -> Option<String> {
+pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
     let step = lesson.steps.get(s)?;
     if matches!(
         step.extra,
@@ -98,7 +109,7 @@ pub fn step_svg(lesson: &Lesson, s: usize) -> Option<String> {
         }
         root.present().ok()?;
     }
-    Some(svg)
+    Some(StepPicture { svg, width: w as u32, height: h as u32 })
 }
 
 /// Every lesson step's picture: `(file name, SVG)`, in lesson and step order.
@@ -107,7 +118,7 @@ pub fn all_step_svgs() -> Vec<(String, String)> {
         .iter()
         .flat_map(|lesson| {
             (0..lesson.steps.len())
-                .filter_map(move |s| step_svg(lesson, s).map(|svg| (file_name(lesson.id, s), svg)))
+                .filter_map(move |s| step_picture(lesson, s).map(|p| (file_name(lesson.id, s), p.svg)))
         })
         .collect()
 }
@@ -160,7 +171,7 @@ mod tests {
         let all = lessons::lessons();
         let masks = all.iter().find(|l| l.id == "masks").expect("the masks lesson");
         let step = &masks.steps[2];
-        let svg = step_svg(masks, 2).expect("masks step 2 shows heatmaps");
+        let svg = step_picture(masks, 2).expect("masks step 2 shows heatmaps").svg;
         let trace = crate::engine::run(&step.scenario).unwrap();
         let id = CardId { step: shown_step(&trace, step.focus), batch: step.batch, head: 0 };
         let d = CardData::build(&trace, id).unwrap();
@@ -176,7 +187,7 @@ mod tests {
             l.steps.iter().position(|s| matches!(s.extra, Extra::Decode { .. })).map(|s| (l, s))
         });
         if let Some((l, s)) = decode {
-            assert_eq!(step_svg(l, s), None);
+            assert_eq!(step_picture(l, s), None);
         }
     }
 }
