@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serve, launch, stats, fmt, arg } from './lib.mjs';
-import { SHIPPED_KB, FIRST_SCREEN_KB } from './budgets.mjs';
+import { SHIPPED_KB, FIRST_SCREEN_KB, LESSON_PICTURE_KB } from './budgets.mjs';
 
 const dist = arg('dist', 'dist');
 const loads = Number(arg('loads', 20));
@@ -69,7 +69,21 @@ for (const name of named) {
 const firstOver = first > firstBudgetKb * 1000;
 console.log(`first screen gzip -9: ${(first / 1000).toFixed(1)} kB, budget ${firstBudgetKb} kB: ${firstOver ? 'OVER' : 'within'}`
   + ` (${firstOver ? '+' : ''}${((first - firstBudgetKb * 1000) / 1000).toFixed(1)} kB): ${firstFiles.join(', ')}`);
-if (process.argv.includes('--size-only')) process.exit(over || firstOver ? 1 : 0);
+
+// the lesson steps' pictures: a link fetches its own step's only, so the largest is held
+const picDir = path.join(dist, 'lesson-pictures');
+const pics = fs.existsSync(picDir) ? fs.readdirSync(picDir).filter((f) => f.endsWith('.svg')) : [];
+let picTotal = 0;
+let picMax = [0, ''];
+for (const f of pics) {
+  const gz = zlib.gzipSync(fs.readFileSync(path.join(picDir, f)), { level: 9 }).length;
+  picTotal += gz;
+  if (gz > picMax[0]) picMax = [gz, f];
+}
+const picOver = picMax[0] > LESSON_PICTURE_KB * 1000;
+console.log(`lesson pictures: ${pics.length}, ${(picTotal / 1000).toFixed(1)} kB gzip -9 in all, the largest ${picMax[1]} `
+  + `${(picMax[0] / 1000).toFixed(1)} kB, budget ${LESSON_PICTURE_KB} kB each: ${picOver ? 'OVER' : 'within'}`);
+if (process.argv.includes('--size-only')) process.exit(over || firstOver || picOver ? 1 : 0);
 
 const server = await serve(dist);
 const browser = await launch();

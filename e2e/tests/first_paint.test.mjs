@@ -144,6 +144,20 @@ export const tests = [
           question: el.querySelector('.al-quiz p')?.textContent,
         }));
         t.assert.ok(q.includes('local') || shell.question, `${q}: the step's question too`);
+        // and its picture, drawn at build time, loaded while the wasm is still held back
+        // (lesson-words.json says which steps have one: every step showing heatmaps)
+        const words = await page.evaluate(() => window.alLessonWords);
+        const [, id, ls] = q.match(/lesson=([^&]+)&ls=(\d+)/);
+        const want = words.lessons.find((l) => l.id === id).steps[Number(ls)].picture;
+        if (want) {
+          await page.waitForFunction(() => {
+            const img = document.querySelector('[data-testid="shell-lesson"] img.al-shell-picture');
+            return img && img.complete && img.naturalWidth > 0;
+          });
+          const img = await page.$eval('[data-testid="shell-lesson"] img.al-shell-picture', (i) => ({ src: i.getAttribute('src'), w: i.naturalWidth, h: i.naturalHeight }));
+          t.assert.deepEqual(img, { src: want.src, w: want.width, h: want.height }, q);
+          t.assert.equal(await page.locator('main[data-testid="shell"]').count(), 1, `${q}: a main landmark while loading`);
+        }
         const shellBoxes = await boxes();
         const shellTerms = await terms();
         release();
