@@ -166,6 +166,19 @@ def scenarios():
             "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 12, "n_heads": 2,
             "rope": {"style": "interleaved", "base": 500, "fraction": 0.34, "scaling": {"type": "linear", "factor": 3}},
             "projections": "seeded", "seed": 16, "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+        # YaRN: d_k = 8's pairs 0, 1 kept, 2 blended, 3 divided, cos and sin times 0.1 ln 4 + 1;
+        # not truncated, with a rotary fraction and an attention factor given, in cross-attention
+        "rope_yarn_gqa": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 16, "n_heads": 2,
+            "n_kv_heads": 1, "rope": {"style": "half", "base": 10000, "scaling": {
+                "type": "yarn", "factor": 4, "original_max_position_embeddings": 4096}},
+            "projections": "seeded", "seed": 17, "mask": {"causal": True, "padding": "keys", "fill": "neg_inf"}},
+        "rope_yarn_untruncated_cross": {
+            "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 16, "n_heads": 2,
+            "rope": {"style": "interleaved", "base": 100, "fraction": 0.5, "scaling": {
+                "type": "yarn", "factor": 8, "original_max_position_embeddings": 64, "beta_fast": 8,
+                "beta_slow": 0.25, "attention_factor": 1.25, "truncate": False}},
+            "projections": "seeded", "seed": 18, "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
         # a softcap with ALiBi in cross-attention without causal (the symmetric bias after the cap)
         "softcap_alibi_cross": {
             "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
@@ -830,13 +843,17 @@ def check_pytorch_lines(c, trace_bin, work):
             inv_freq = 1.0 / (base ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
             if scenario["rope"].get("scaling"):  # scaled frequencies, by the NumPy reference's formula
                 sys.path.insert(0, str(ROOT / "tools"))
-                from numpy_reference import rope_scaled
-                inv_freq = torch.from_numpy(rope_scaled(inv_freq.numpy(), scenario["rope"]["scaling"]))
+                from numpy_reference import rope_attention_factor, rope_scaled
+                inv_freq = torch.from_numpy(rope_scaled(inv_freq.numpy(), scenario["rope"]["scaling"], base))
+                amp = rope_attention_factor(scenario["rope"]["scaling"])  # YaRN's, on cos and sin as in transformers
+            else:
+                amp = 1.0
 
             def at(n):  # RoPE's tables at the positions 0 .. n - 1
                 freqs = torch.outer(torch.arange(n, dtype=torch.float64), inv_freq)
                 emb = torch.cat((freqs, freqs), dim=-1)
-                return {"cos": emb.cos(), "sin": emb.sin(), "freqs_cis": torch.polar(torch.ones_like(freqs), freqs)}
+                return {"cos": emb.cos() * amp, "sin": emb.sin() * amp,
+                        "freqs_cis": torch.polar(torch.full_like(freqs, amp), freqs)}
         if "x_kv" not in steps:
             ns["x_kv"] = None  # self-attention: no key/value sentences
         failures, worst = [], 0.0
