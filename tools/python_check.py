@@ -644,10 +644,21 @@ HF_FAMILIES = {
         head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 0, None),
     "Gemma 3 (full layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
         head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 1, None),
-    # gpt-oss's own YaRN RoPE is refused by name; with the default RoPE its sinks import, on
-    # the sliding layer (window 3) and on the full one (no window, not the config's)
-    "gpt-oss (its YaRN RoPE)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
-        head_dim=2, num_local_experts=2, num_experts_per_tok=1), 1, "'yarn'"),
+    # YaRN at head_dim 8, base 10000, 4096 original positions: pairs 0 and 1 kept, 2 half
+    # divided by the factor 4, 3 divided (the ramp's ends 1.31 and 2.81 rounded out), cos and
+    # sin times 0.1 ln 4 + 1; then DeepSeek-V3's attention factor from mscale / mscale_all_dim
+    "Llama (YaRN RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=8, max_position_embeddings=16384, rope_parameters={
+        "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 4096}), 0, None),
+    "Llama (YaRN RoPE, mscale 1 / mscale_all_dim 0.5)": ("llama", "LlamaConfig", "LlamaModel", dict(
+        head_dim=8, max_position_embeddings=16384, rope_parameters={
+            "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 4096,
+            "mscale": 1.0, "mscale_all_dim": 0.5, "beta_fast": 16.0, "beta_slow": 2.0}), 0, None),
+    # gpt-oss's own YaRN (factor 32, untruncated, base 150000, 4096 original positions): at
+    # head_dim 8 the ramp runs from 1.01 to 2.17, so pair 2 is blended; with its sinks on the
+    # full layer. With the default RoPE its sinks import on the sliding layer (window 3) and on
+    # the full one (no window, not the config's)
+    "gpt-oss (its YaRN RoPE, full layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
+        head_dim=8, num_local_experts=2, num_experts_per_tok=1, experts_implementation="eager"), 1, None),
     "gpt-oss (sinks, sliding layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
         head_dim=2, num_local_experts=2, num_experts_per_tok=1, sliding_window=3, experts_implementation="eager",
         rope_parameters={"rope_type": "default", "rope_theta": 150000.0}), 0, None),
