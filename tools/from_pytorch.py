@@ -282,7 +282,7 @@ def _hf_refusals(module):
     if getattr(module, "is_causal", True) is not True or getattr(config, "use_bidirectional_attention", False):
         raise Unsupported(f"{name}: bidirectional attention (use_bidirectional_attention) is not modelled")
     params = _rope_parameters(module, config)
-    _rope_scaling(name, params)  # raises for a RoPE type the engine does not model
+    _rope_scaling(name, params, config)  # raises for a RoPE type the engine does not model
     if _rotary_fraction(module, params) is not None and name not in PARTIAL_ROTARY:
         raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {_rotary_fraction(module, params)}) "
                           f"in a class whose forward does not apply one")
