@@ -40,7 +40,7 @@ than giving a scenario whose numbers differ from the module's: an attention clas
 the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
 attention sinks of another shape than one per head or in another class than gpt-oss's,
 a RoPE type
-other than the default, `linear` and `llama3` (`yarn`, `dynamic`, `longrope`, …), a rotary fraction
+other than the default, `linear`, `llama3` and `yarn` (`dynamic`, `longrope`, …), a rotary fraction
 in a class that does not apply one, bidirectional attention, fused
 projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
 latent attention (`kv_a_proj_with_mqa`), any other sub-module or parameter of the
@@ -190,16 +190,43 @@ def _rope_parameters(module, config):
 
 # The RoPE types the engine scales its frequencies by, with the fields each reads, as
 # transformers' modeling_rope_utils.py (_compute_linear_scaling_rope_parameters,
-# _compute_llama3_parameters); both leave the attention factor at 1.
+# _compute_llama3_parameters); both leave the attention factor at 1. YaRN's are read by
+# _yarn_scaling.
 ROPE_SCALINGS = {
     "linear": ("factor",),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+    "yarn": ("original_max_position_embeddings",),
 }
 
 
-def _rope_scaling(name, params):
+def _yarn_scaling(params, config):
+    """YaRN's numbers as transformers' _compute_yarn_parameters reads them: a factor of None is
+    max_position_embeddings / original_max_position_embeddings (DeepSeek-V3); an attention
+    factor of None is get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) when both
+    are set, else get_mscale(factor) (0.1 ln factor + 1, 1 for a factor <= 1); beta_fast and
+    beta_slow fall back to 32 and 1 when missing or 0 (its `or`); truncate defaults to true."""
+    old = float(params["original_max_position_embeddings"])
+    factor = params.get("factor")
+    factor = float(config.max_position_embeddings / old if factor is None else factor)
+
+    def get_mscale(scale, mscale=1):
+        return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+    attention_factor = params.get("attention_factor")
+    if attention_factor is None:
+        mscale, mscale_all_dim = params.get("mscale"), params.get("mscale_all_dim")
+        if mscale and mscale_all_dim:
+            attention_factor = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+        else:
+            attention_factor = get_mscale(factor)
+    return {"type": "yarn", "factor": factor, "original_max_position_embeddings": old,
+            "beta_fast": float(params.get("beta_fast") or 32), "beta_slow": float(params.get("beta_slow") or 1),
+            "attention_factor": float(attention_factor), "truncate": bool(params.get("truncate", True))}
+
+
+def _rope_scaling(name, params, config):
     """The scenario's rope "scaling" for the layer's RoPE type, None for the default, or
-    Unsupported naming a type (yarn, dynamic, longrope, …) or a missing field."""
+    Unsupported naming a type (dynamic, longrope, …) or a missing field."""
     rope_type = params.get("rope_type", params.get("type", "default"))
     if rope_type == "default":
         return None
@@ -209,6 +236,8 @@ def _rope_scaling(name, params):
     missing = [k for k in ROPE_SCALINGS[rope_type] if params.get(k) is None]
     if missing:
         raise Unsupported(f"{name}: the RoPE type {rope_type!r} without {missing}")
+    if rope_type == "yarn":
+        return _yarn_scaling(params, config)
     return {"type": rope_type, **{k: float(params[k]) for k in ROPE_SCALINGS[rope_type]}}
 
 
@@ -253,7 +282,7 @@ def _hf_refusals(module):
     if getattr(module, "is_causal", True) is not True or getattr(config, "use_bidirectional_attention", False):
         raise Unsupported(f"{name}: bidirectional attention (use_bidirectional_attention) is not modelled")
     params = _rope_parameters(module, config)
-    _rope_scaling(name, params)  # raises for a RoPE type the engine does not model
+    _rope_scaling(name, params, config)  # raises for a RoPE type the engine does not model
     if _rotary_fraction(module, params) is not None and name not in PARTIAL_ROTARY:
         raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor = {_rotary_fraction(module, params)}) "
                           f"in a class whose forward does not apply one")
@@ -308,8 +337,8 @@ def _hf_config_options(module):
         fraction = _rotary_fraction(module, _rope_parameters(module, config))
         if fraction is not None:  # GPT-NeoX, Phi: the first int(head_dim * fraction) dimensions turn
             extra["rope"]["fraction"] = fraction
-        scaling = _rope_scaling(type(module).__name__, _rope_parameters(module, config))
-        if scaling is not None:  # linear, Llama 3.1's llama3
+        scaling = _rope_scaling(type(module).__name__, _rope_parameters(module, config), config)
+        if scaling is not None:  # linear, Llama 3.1's llama3, YaRN
             extra["rope"]["scaling"] = scaling
     # The layer's own window: None on a full-attention layer of a model that mixes them.
     window = module.sliding_window if hasattr(module, "sliding_window") else getattr(config, "sliding_window", None)

@@ -147,16 +147,28 @@ def load_projections(projections, d_model, kv_width=None, q_width=None):
     return result
 
 
-def rope_scaled(theta, scaling):
-    """The frequencies theta (numbers of pairs) under RoPE's scaling: "linear" divides them
-    by its factor; "llama3" (transformers' _compute_llama3_parameters) divides those whose
-    wavelength 2 pi / theta is over original_max_position_embeddings / low_freq_factor, keeps
-    those under original_max_position_embeddings / high_freq_factor, and blends between."""
+def rope_scaled(theta, scaling, base=10000.0):
+    """The frequencies theta (one per pair, pair p at index p) under RoPE's scaling: "linear"
+    divides them by its factor; "llama3" (transformers' _compute_llama3_parameters) divides those
+    whose wavelength 2 pi / theta is over original_max_position_embeddings / low_freq_factor, keeps
+    those under original_max_position_embeddings / high_freq_factor, and blends between; "yarn"
+    (the YaRN paper's ramp over pair indices between the beta_fast and beta_slow turns in
+    original_max_position_embeddings, rounded out unless truncate is false) needs the base."""
     if scaling is None:
         return theta
     kind, factor = scaling["type"], scaling["factor"]
     if kind == "linear":
         return theta / factor
+    if kind == "yarn":
+        dim, old = 2 * len(theta), scaling["original_max_position_embeddings"]
+        turns_at = lambda turns: dim * math.log(old / (turns * 2 * math.pi)) / (2 * math.log(base))
+        low, high = turns_at(scaling.get("beta_fast", 32.0)), turns_at(scaling.get("beta_slow", 1.0))
+        if scaling.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        high = high + 0.001 if low == high else high
+        ramp = np.clip((np.arange(len(theta)) - low) / (high - low), 0.0, 1.0)
+        return theta / factor * ramp + theta * (1 - ramp)
     if kind != "llama3":
         raise ValueError(f"unknown RoPE scaling {kind!r}")
     low, high = scaling["low_freq_factor"], scaling["high_freq_factor"]
@@ -165,6 +177,16 @@ def rope_scaled(theta, scaling):
     smooth = (old / wavelen - low) / (high - low)
     blended = (1 - smooth) * theta / factor + smooth * theta
     return np.where(wavelen < old / high, theta, np.where(wavelen > old / low, theta / factor, blended))
+
+
+def rope_attention_factor(scaling):
+    """What the turned dimensions are multiplied by: YaRN's attention_factor, or when absent
+    transformers' get_mscale(factor) = 0.1 ln(factor) + 1 (1 for a factor <= 1); 1 otherwise."""
+    if scaling is None or scaling["type"] != "yarn":
+        return 1.0
+    if scaling.get("attention_factor") is not None:
+        return scaling["attention_factor"]
+    return 0.1 * math.log(scaling["factor"]) + 1.0 if scaling["factor"] > 1 else 1.0
 
 
 def rope_rotate(x, style, base, scaling=None):
@@ -180,7 +202,8 @@ def rope_rotate(x, style, base, scaling=None):
     if style not in ("half", "interleaved"):
         raise ValueError(f"unknown RoPE style {style!r}")
     pos = np.arange(x.shape[2], dtype=np.float64)[:, None]        # (T, 1)
-    z = (x[..., a] + 1j * x[..., b]) * np.exp(1j * pos * rope_scaled(base ** (-2.0 * p / d_k), scaling))
+    z = (x[..., a] + 1j * x[..., b]) * np.exp(1j * pos * rope_scaled(base ** (-2.0 * p / d_k), scaling, base))
+    z = z * rope_attention_factor(scaling)
     out = np.empty_like(x)
     out[..., a], out[..., b] = z.real, z.imag
     return out
@@ -639,6 +662,22 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
     scenarios["rope_linear_fraction_interleaved"] = {
         "sentences": s, "d_model": 16, "n_heads": 2,
         "rope": {"style": "interleaved", "base": 100.0, "fraction": 0.5, "scaling": {"type": "linear", "factor": 4.0}},
+        "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 16),
+        "mask": mask(False, "keys", "neg_inf")}
+    # YaRN: of d_k = 8's pairs (base 10000, 4096 original positions) 0 and 1 kept, 2 blended
+    # half-way, 3 divided by the factor, cos and sin times 0.1 ln 4 + 1; and not truncated
+    # with a rotary fraction (pair 1 of 2 blended by 0.595) and an attention factor given
+    scenarios["rope_yarn_gqa"] = {
+        "sentences": s, "d_model": 16, "n_heads": 2, "n_kv_heads": 1,
+        "rope": {"style": "half", "base": 10000.0, "scaling": {
+            "type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096.0}},
+        "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 8),
+        "mask": mask(True, "keys", "neg_inf")}
+    scenarios["rope_yarn_untruncated_interleaved"] = {
+        "sentences": s, "d_model": 16, "n_heads": 2,
+        "rope": {"style": "interleaved", "base": 100.0, "fraction": 0.5, "scaling": {
+            "type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64.0, "beta_fast": 8.0,
+            "beta_slow": 0.25, "attention_factor": 1.25, "truncate": False}},
         "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 16),
         "mask": mask(False, "keys", "neg_inf")}
 

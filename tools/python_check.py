@@ -166,6 +166,19 @@ def scenarios():
             "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 12, "n_heads": 2,
             "rope": {"style": "interleaved", "base": 500, "fraction": 0.34, "scaling": {"type": "linear", "factor": 3}},
             "projections": "seeded", "seed": 16, "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+        # YaRN: d_k = 8's pairs 0, 1 kept, 2 blended, 3 divided, cos and sin times 0.1 ln 4 + 1;
+        # not truncated, with a rotary fraction and an attention factor given, in cross-attention
+        "rope_yarn_gqa": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 16, "n_heads": 2,
+            "n_kv_heads": 1, "rope": {"style": "half", "base": 10000, "scaling": {
+                "type": "yarn", "factor": 4, "original_max_position_embeddings": 4096}},
+            "projections": "seeded", "seed": 17, "mask": {"causal": True, "padding": "keys", "fill": "neg_inf"}},
+        "rope_yarn_untruncated_cross": {
+            "sentences": ["one two three", "four"], "kv_sentences": ["a b c d", "e"], "d_model": 16, "n_heads": 2,
+            "rope": {"style": "interleaved", "base": 100, "fraction": 0.5, "scaling": {
+                "type": "yarn", "factor": 8, "original_max_position_embeddings": 64, "beta_fast": 8,
+                "beta_slow": 0.25, "attention_factor": 1.25, "truncate": False}},
+            "projections": "seeded", "seed": 18, "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
         # a softcap with ALiBi in cross-attention without causal (the symmetric bias after the cap)
         "softcap_alibi_cross": {
             "sentences": ["one two three four", "five"], "kv_sentences": ["a b c d e", "f g"],
@@ -631,10 +644,21 @@ HF_FAMILIES = {
         head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 0, None),
     "Gemma 3 (full layer)": ("gemma3", "Gemma3TextConfig", "Gemma3TextModel", dict(
         head_dim=2, query_pre_attn_scalar=3, sliding_window=3, sliding_window_pattern=2), 1, None),
-    # gpt-oss's own YaRN RoPE is refused by name; with the default RoPE its sinks import, on
-    # the sliding layer (window 3) and on the full one (no window, not the config's)
-    "gpt-oss (its YaRN RoPE)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
-        head_dim=2, num_local_experts=2, num_experts_per_tok=1), 1, "'yarn'"),
+    # YaRN at head_dim 8, base 10000, 4096 original positions: pairs 0 and 1 kept, 2 half
+    # divided by the factor 4, 3 divided (the ramp's ends 1.31 and 2.81 rounded out), cos and
+    # sin times 0.1 ln 4 + 1; then DeepSeek-V3's attention factor from mscale / mscale_all_dim
+    "Llama (YaRN RoPE)": ("llama", "LlamaConfig", "LlamaModel", dict(head_dim=8, max_position_embeddings=16384, rope_parameters={
+        "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 4096}), 0, None),
+    "Llama (YaRN RoPE, mscale 1 / mscale_all_dim 0.5)": ("llama", "LlamaConfig", "LlamaModel", dict(
+        head_dim=8, max_position_embeddings=16384, rope_parameters={
+            "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 4096,
+            "mscale": 1.0, "mscale_all_dim": 0.5, "beta_fast": 16.0, "beta_slow": 2.0}), 0, None),
+    # gpt-oss's own YaRN (factor 32, untruncated, base 150000, 4096 original positions): at
+    # head_dim 8 the ramp runs from 1.01 to 2.17, so pair 2 is blended; with its sinks on the
+    # full layer. With the default RoPE its sinks import on the sliding layer (window 3) and on
+    # the full one (no window, not the config's)
+    "gpt-oss (its YaRN RoPE, full layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
+        head_dim=8, num_local_experts=2, num_experts_per_tok=1, experts_implementation="eager"), 1, None),
     "gpt-oss (sinks, sliding layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
         head_dim=2, num_local_experts=2, num_experts_per_tok=1, sliding_window=3, experts_implementation="eager",
         rope_parameters={"rope_type": "default", "rope_theta": 150000.0}), 0, None),
@@ -830,13 +854,17 @@ def check_pytorch_lines(c, trace_bin, work):
             inv_freq = 1.0 / (base ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
             if scenario["rope"].get("scaling"):  # scaled frequencies, by the NumPy reference's formula
                 sys.path.insert(0, str(ROOT / "tools"))
-                from numpy_reference import rope_scaled
-                inv_freq = torch.from_numpy(rope_scaled(inv_freq.numpy(), scenario["rope"]["scaling"]))
+                from numpy_reference import rope_attention_factor, rope_scaled
+                inv_freq = torch.from_numpy(rope_scaled(inv_freq.numpy(), scenario["rope"]["scaling"], base))
+                amp = rope_attention_factor(scenario["rope"]["scaling"])  # YaRN's, on cos and sin as in transformers
+            else:
+                amp = 1.0
 
             def at(n):  # RoPE's tables at the positions 0 .. n - 1
                 freqs = torch.outer(torch.arange(n, dtype=torch.float64), inv_freq)
                 emb = torch.cat((freqs, freqs), dim=-1)
-                return {"cos": emb.cos(), "sin": emb.sin(), "freqs_cis": torch.polar(torch.ones_like(freqs), freqs)}
+                return {"cos": emb.cos() * amp, "sin": emb.sin() * amp,
+                        "freqs_cis": torch.polar(torch.full_like(freqs, amp), freqs)}
         if "x_kv" not in steps:
             ns["x_kv"] = None  # self-attention: no key/value sentences
         failures, worst = [], 0.0

@@ -159,7 +159,9 @@ pub fn rotate_from(x: &Array4<f64>, rope: Rope, first: usize) -> Array4<f64> {
     // With a rotary fraction only the first r dimensions turn, as a head of width r would.
     let r = rope.rotary_dims(d_k).min(d_k);
     let angles = ndarray::Array2::from_shape_fn((t, r / 2), |(pos, i)| rope.angle(first + pos, i, r));
-    let (cos, sin) = (angles.mapv(f64::cos), angles.mapv(f64::sin));
+    // YaRN's attention factor multiplies cos and sin, as Hugging Face's attention_scaling
+    let amp = rope.attention_factor();
+    let (cos, sin) = (angles.mapv(|a| a.cos() * amp), angles.mapv(|a| a.sin() * amp));
     let mut out = Array4::zeros(x.dim());
     Zip::indexed(&mut out).for_each(|(b, h, pos, c), y| {
         if c >= r {

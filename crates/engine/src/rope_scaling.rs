@@ -28,28 +28,106 @@ pub enum RopeScaling {
         /// The context the model was trained on (8192 in Llama 3.1).
         original_max_position_embeddings: f64,
     },
+    /// YaRN (Peng et al., 2023), as `_compute_yarn_parameters`: pair `i` of `r` is divided
+    /// by `factor` below the pair index where a wavelength makes `beta_slow` turns in
+    /// `original_max_position_embeddings`, kept above the one that makes `beta_fast`,
+    /// blended on a linear ramp between; the turned dimensions (Hugging Face's cos and sin)
+    /// are multiplied by `attention_factor`.
+    Yarn {
+        /// What the interpolated frequencies are divided by.
+        factor: f64,
+        /// The context the model was trained on.
+        original_max_position_embeddings: f64,
+        /// Turns in the original context above which a pair is kept (32 by default).
+        #[serde(default = "RopeScaling::default_beta_fast")]
+        beta_fast: f64,
+        /// Turns in the original context below which a pair is divided (1 by default).
+        #[serde(default = "RopeScaling::default_beta_slow")]
+        beta_slow: f64,
+        /// What the turned dimensions are multiplied by; absent means
+        /// `0.1·ln(factor) + 1` (1 for a factor ≤ 1), Hugging Face's `get_mscale(factor)`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        attention_factor: Option<f64>,
+        /// Whether the ramp's ends are rounded out to whole pair indices (floor and ceil), as
+        /// Hugging Face does unless `truncate` is false (gpt-oss).
+        #[serde(default = "RopeScaling::default_truncate")]
+        truncate: bool,
+    },
 }
 
 impl RopeScaling {
-    /// The JSON name of the type: `linear`, `llama3`.
+    fn default_beta_fast() -> f64 {
+        32.0
+    }
+
+    fn default_beta_slow() -> f64 {
+        1.0
+    }
+
+    fn default_truncate() -> bool {
+        true
+    }
+
+    /// The JSON name of the type: `linear`, `llama3`, `yarn`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Linear { .. } => "linear",
             Self::Llama3 { .. } => "llama3",
+            Self::Yarn { .. } => "yarn",
         }
     }
 
     /// `factor`, which every type has.
     pub fn factor(self) -> f64 {
         match self {
-            Self::Linear { factor } | Self::Llama3 { factor, .. } => factor,
+            Self::Linear { factor } | Self::Llama3 { factor, .. } | Self::Yarn { factor, .. } => factor,
         }
     }
 
-    /// The scaled frequency of an unscaled `inv_freq`, with `transformers`' branches.
-    pub fn scale(self, inv_freq: f64) -> f64 {
+    /// What the turned dimensions are multiplied by (Hugging Face's `attention_scaling`,
+    /// applied to cos and sin): YaRN's attention factor, 1 for the other types.
+    pub fn attention_factor(self) -> f64 {
         match self {
-            Self::Linear { factor } => inv_freq / factor,
+            Self::Yarn { attention_factor: Some(a), .. } => a,
+            Self::Yarn { factor, .. } if factor > 1.0 => 0.1 * factor.ln() + 1.0,
+            _ => 1.0,
+        }
+    }
+
+    /// YaRN's ramp ends in pair indices, `(low, high)` of `find_correction_range`: the
+    /// index where a pair makes `beta_fast` (low) and `beta_slow` (high) turns in the
+    /// original context, rounded out when truncating, clamped to `[0, r − 1]`, and `high`
+    /// nudged by 0.001 when they meet. `None` for the other types.
+    pub fn yarn_ramp(self, base: f64, r: usize) -> Option<(f64, f64)> {
+        let Self::Yarn { original_max_position_embeddings: old, beta_fast, beta_slow, truncate, .. } = self
+        else {
+            return None;
+        };
+        let dim = r as f64;
+        let correction =
+            |turns: f64| dim * (old / (turns * 2.0 * std::f64::consts::PI)).ln() / (2.0 * base.ln());
+        let (mut low, mut high) = (correction(beta_fast), correction(beta_slow));
+        if truncate {
+            (low, high) = (low.floor(), high.ceil());
+        }
+        let (low, mut high) = (low.max(0.0), high.min(dim - 1.0));
+        if low == high {
+            high += 0.001;
+        }
+        Some((low, high))
+    }
+
+    /// The scaled frequency of pair `i`'s unscaled `inv_freq` among `r` turned dimensions of
+    /// base `base`, with `transformers`' branches.
+    pub fn scale(self, inv_freq: f64, i: usize, r: usize, base: f64) -> f64 {
+        if let Some((low, high)) = self.yarn_ramp(base, r) {
+            // ramp 0 keeps the pair (extrapolation), 1 divides it by the factor (interpolation)
+            let ramp = ((i as f64 - low) / (high - low)).clamp(0.0, 1.0);
+            let extrapolation = 1.0 - ramp;
+            return inv_freq / self.factor() * (1.0 - extrapolation) + inv_freq * extrapolation;
+        }
+        match self {
+            Self::Linear { factor } | Self::Yarn { factor, .. } => inv_freq / factor,
             Self::Llama3 {
                 factor,
                 low_freq_factor,
@@ -80,6 +158,23 @@ impl RopeScaling {
                     ("high_freq_factor", high_freq_factor),
                     ("original_max_position_embeddings", original_max_position_embeddings),
                 ]
+            }
+            Self::Yarn {
+                factor,
+                original_max_position_embeddings,
+                beta_fast,
+                beta_slow,
+                attention_factor,
+                ..
+            } => {
+                let mut fields = vec![
+                    ("factor", factor),
+                    ("original_max_position_embeddings", original_max_position_embeddings),
+                    ("beta_fast", beta_fast),
+                    ("beta_slow", beta_slow),
+                ];
+                fields.extend(attention_factor.map(|a| ("attention_factor", a)));
+                fields
             }
         }
     }

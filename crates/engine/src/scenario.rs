@@ -414,7 +414,13 @@ impl Rope {
     /// angles all take it from here.
     pub fn inv_freq(&self, i: usize, r: usize) -> f64 {
         let inv_freq = 1.0 / self.base.powf((2 * i) as f64 / r as f64);
-        self.scaling.map_or(inv_freq, |s| s.scale(inv_freq))
+        self.scaling.map_or(inv_freq, |s| s.scale(inv_freq, i, r, self.base))
+    }
+
+    /// What the turned dimensions are multiplied by after the turn: YaRN's attention
+    /// factor, otherwise 1.
+    pub fn attention_factor(&self) -> f64 {
+        self.scaling.map_or(1.0, RopeScaling::attention_factor)
     }
 
     /// RoPE's angle `pos·θ_i` for pair `i` of `r` rotated dimensions.

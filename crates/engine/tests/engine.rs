@@ -391,9 +391,35 @@ fn numpy_fixtures_agree_to_1e_12_relative() {
 /// RoPE's scaled frequency, written again from the definitions: linear divides by the
 /// factor; Llama 3's blend weight `s = (L/λ − low) / (high − low)` of the wavelength
 /// `λ = 2π/θ`, clamped to [0, 1], mixes `θ/factor` (s = 0, long wavelengths) and `θ`
-/// (s = 1, short ones).
-fn scaled_theta(theta: f64, scaling: Option<RopeScaling>) -> f64 {
+/// (s = 1, short ones); YaRN's ramp over pair indices `p`, between the index where a pair
+/// of `r` dimensions at base `base` makes `beta_fast` turns in the original context and
+/// the one where it makes `beta_slow`, mixes `θ` (ramp 0) and `θ/factor` (ramp 1).
+fn scaled_theta(theta: f64, p: usize, r: usize, base: f64, scaling: Option<RopeScaling>) -> f64 {
     match scaling {
+        Some(RopeScaling::Yarn {
+            factor,
+            original_max_position_embeddings,
+            beta_fast,
+            beta_slow,
+            truncate,
+            ..
+        }) => {
+            // the pair index p whose wavelength 2π·base^(2p/r) fits `turns` times in the context
+            let index = |turns: f64| {
+                let wavelength = original_max_position_embeddings / turns;
+                (wavelength / (2.0 * std::f64::consts::PI)).ln() / base.ln() * r as f64 / 2.0
+            };
+            let (low, high) = if truncate {
+                (index(beta_fast).floor(), index(beta_slow).ceil())
+            } else {
+                (index(beta_fast), index(beta_slow))
+            };
+            let low = low.max(0.0);
+            let high = high.min(r as f64 - 1.0);
+            let high = if low == high { high + 0.001 } else { high };
+            let ramp = ((p as f64 - low) / (high - low)).clamp(0.0, 1.0);
+            ramp * theta / factor + (1.0 - ramp) * theta
+        }
         None => theta,
         Some(RopeScaling::Linear { factor }) => theta / factor,
         Some(RopeScaling::Llama3 {
@@ -506,8 +532,14 @@ fn slow_reference(
                 RopeStyle::Half => (p, p + r / 2),
                 RopeStyle::Interleaved => (2 * p, 2 * p + 1),
             };
-            let theta = scaled_theta(base.powf(-2.0 * p as f64 / r as f64), scaling);
-            let (cos, sin) = ((pos as f64 * theta).cos(), (pos as f64 * theta).sin());
+            let theta = scaled_theta(base.powf(-2.0 * p as f64 / r as f64), p, r, base, scaling);
+            // YaRN's attention factor lengthens the turned pair: 0.1·ln(factor) + 1 unless given
+            let length = match scaling {
+                Some(RopeScaling::Yarn { attention_factor: Some(a), .. }) => a,
+                Some(RopeScaling::Yarn { factor, .. }) if factor > 1.0 => 1.0 + factor.ln() / 10.0,
+                _ => 1.0,
+            };
+            let (cos, sin) = (length * (pos as f64 * theta).cos(), length * (pos as f64 * theta).sin());
             out[a] = head[a] * cos - head[b] * sin;
             out[b] = head[a] * sin + head[b] * cos;
         }
@@ -982,13 +1014,25 @@ fn rope_scaling_errors_name_their_field_and_words_give_the_numbers() {
             llama3("8", "4", "4", "8192"),
             "rope.scaling.high_freq_factor is 4: it must be greater than low_freq_factor",
         ),
+        (
+            r#"{"type": "yarn", "factor": 4, "original_max_position_embeddings": 64, "beta_fast": 0}"#.to_owned(),
+            "rope.scaling.beta_fast is 0",
+        ),
+        (
+            r#"{"type": "yarn", "factor": 4, "original_max_position_embeddings": 64, "attention_factor": -1}"#.to_owned(),
+            "rope.scaling.attention_factor is -1",
+        ),
     ] {
         let e = with(&scaling).unwrap_err();
         assert!(e.to_string().starts_with(want), "{e} should start with {want}");
         assert_eq!(e.field().as_str(), "rope");
     }
     for (scaling, want) in [
-        (r#"{"type": "yarn", "factor": 4}"#, "unknown variant `yarn`, expected `linear` or `llama3`"),
+        (
+            r#"{"type": "dynamic", "factor": 4}"#,
+            "unknown variant `dynamic`, expected one of `linear`, `llama3`, `yarn`",
+        ),
+        (r#"{"type": "yarn", "factor": 4}"#, "missing field `original_max_position_embeddings`"),
         (r#"{"type": "linear"}"#, "missing field `factor`"),
         (r#"{"type": "linear", "factor": 2, "low_freq_factor": 1}"#, "unknown field `low_freq_factor`"),
     ] {
@@ -1007,6 +1051,51 @@ fn rope_scaling_errors_name_their_field_and_words_give_the_numbers() {
         w.contains("\"llama3\" (Llama 3.1) with factor 8, low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192: a θ_i whose wavelength 2π/θ_i is over 8192 / 1 is divided by 8, one under 8192 / 4 is kept"),
         "{w}"
     );
+    let w =
+        words(r#"{"type": "yarn", "factor": 4, "original_max_position_embeddings": 64, "truncate": false}"#);
+    assert!(
+        w.contains("\"yarn\" (YaRN) with factor 4, original_max_position_embeddings 64, beta_fast 32, beta_slow 1, not truncated: a pair that turns more than 32 times in 64 positions is kept"),
+        "{w}"
+    );
+    let base_one = attention_engine::run_json(
+        r#"{"sentences": ["a b"], "d_model": 4, "n_heads": 1, "rope": {"style": "half", "base": 1, "scaling": {"type": "yarn", "factor": 4, "original_max_position_embeddings": 64}}}"#,
+    )
+    .unwrap_err();
+    assert!(base_one.to_string().contains("rope.base must not be 1"), "{base_one}");
+}
+
+/// YaRN worked by hand: base 10000, r = 8 gives θ = 1, 0.1, 0.01, 0.001; with 4096 original
+/// positions, a pair makes 32 turns at index 8·ln(4096/(64π))/(2·ln 10000) = 1.31 (floored
+/// to 1) and 1 turn at 2.81 (ceiled to 3), so pairs 0 and 1 are kept, 2 is half divided by
+/// the factor 4, 3 divided; and cos and sin are multiplied by 0.1·ln 4 + 1.
+#[test]
+fn yarn_frequencies_follow_the_ramp() {
+    let yarn = |truncate: bool, attention_factor: Option<f64>| Rope {
+        scaling: Some(RopeScaling::Yarn {
+            factor: 4.0,
+            original_max_position_embeddings: 4096.0,
+            beta_fast: 32.0,
+            beta_slow: 1.0,
+            attention_factor,
+            truncate,
+        }),
+        ..Rope::new(RopeStyle::Half)
+    };
+    let rope = yarn(true, None);
+    let theta: Vec<f64> = (0..4).map(|i| rope.inv_freq(i, 8)).collect();
+    assert_eq!(theta[0], 1.0);
+    assert!((theta[1] - 0.1).abs() < 1e-16);
+    assert!((theta[2] - (0.5 * 0.01 / 4.0 + 0.5 * 0.01)).abs() < 1e-17, "{}", theta[2]);
+    assert!((theta[3] - 0.001 / 4.0).abs() < 1e-18);
+    assert!((rope.attention_factor() - (0.1 * 4f64.ln() + 1.0)).abs() < 1e-15);
+    assert_eq!(yarn(true, Some(1.5)).attention_factor(), 1.5);
+    // not truncated: the ramp runs from 1.31 to 2.81, so pair 1 is kept and pair 2 blended by (2 − 1.31) / 1.5
+    let untruncated = yarn(false, None);
+    let low = 8.0 * (4096.0 / (64.0 * std::f64::consts::PI)).ln() / (2.0 * 10000f64.ln());
+    let high = 8.0 * (4096.0 / (2.0 * std::f64::consts::PI)).ln() / (2.0 * 10000f64.ln());
+    let ramp = (2.0 - low) / (high - low);
+    assert!((untruncated.inv_freq(2, 8) - (ramp * 0.01 / 4.0 + (1.0 - ramp) * 0.01)).abs() < 1e-17);
+    assert_eq!(untruncated.inv_freq(1, 8), 0.1);
 }
 
 /// Llama 3's three wavelength ranges, each pair's frequency against the formula worked by

@@ -140,7 +140,9 @@ impl Explainer<'_> {
         let (partner, first) = rope.style.partner(c, r);
         let i = rope.style.pair_index(c, r);
         let angle = rope.angle(t, i, r);
-        let (cos, sin) = (angle.cos(), angle.sin());
+        // YaRN's attention factor multiplies cos and sin (1 for every other RoPE)
+        let amp = rope.attention_factor();
+        let (cos, sin) = (angle.cos() * amp, angle.sin() * amp);
         let x_c = cell(self.trace, from, &[b, h, t, c])?;
         let x_p = cell(self.trace, from, &[b, h, t, partner])?;
         let signed = if first { -x_p } else { x_p };
@@ -178,6 +180,13 @@ impl Explainer<'_> {
                 num(unscaled),
                 num(rope.inv_freq(i, r)),
                 num(rope.inv_freq(i, r))
+            ));
+        }
+        if amp != 1.0 {
+            notes.push(format!(
+                "YaRN's attention factor {} multiplies cos and sin (Hugging Face's attention_scaling; freqs_cis has that length), so the turned dimensions are {} times as long.",
+                num(amp),
+                num(amp)
             ));
         }
         notes.extend([

@@ -270,7 +270,8 @@ fn rope_section(rope: Rope, d_k: usize) -> Section {
         )],
         format!(
             "rope_style, rope_base = {}, {}\n\
-             rope_dims = {}  # the dimensions of a head that turn (d_k unless a rotary fraction)\n\n\n\
+             rope_dims = {}  # the dimensions of a head that turn (d_k unless a rotary fraction)\n\
+             rope_attention_factor = {}  # multiplies the turned dimensions (YaRN's attention factor; 1 otherwise)\n\n\n\
              def rope(x, start=0):\n    \
              \"\"\"x: (B, heads, T, d_k) -> the same, each pair of its first rope_dims dimensions turned by\n    \
              pos * theta_i, the positions counted from start (a decoding step turns one row at its absolute\n    \
@@ -289,10 +290,11 @@ fn rope_section(rope: Rope, d_k: usize) -> Section {
              else:  # interleaved: dimension 2i with 2i+1\n        \
              cos, sin = np.repeat(cos, 2, -1), np.repeat(sin, 2, -1)\n        \
              rotated = np.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)\n    \
-             return x * cos + rotated * sin\n\n\n{}",
+             return (x * cos + rotated * sin) * rope_attention_factor  # YaRN's attention factor, else 1\n\n\n{}",
             py_str(rope.style.name()),
             py_number(rope.base),
             rope.rotary_dims(d_k),
+            py_number(rope.attention_factor()),
             scale_inv_freq_py(rope.scaling)
         ),
     )
@@ -320,6 +322,27 @@ fn scale_inv_freq_py(scaling: Option<RopeScaling>) -> String {
              smooth = (old / wavelen - low) / (high - low)\n    \
              blended = (1 - smooth) * inv_freq / factor + smooth * inv_freq\n    \
              return np.where(wavelen < old / high, inv_freq, np.where(wavelen > old / low, inv_freq / factor, blended))\n"
+        }
+        RopeScaling::Yarn { truncate, .. } => {
+            return format!(
+                "rope_scaling = {{\"type\": \"yarn\", {}, \"truncate\": {}}}\n\n\n\
+                 def scale_inv_freq(inv_freq):\n    \
+                 \"\"\"YaRN, as transformers' _compute_yarn_parameters: pair i is kept below the ramp's low end,\n    \
+                 divided by the factor above its high end, blended between\"\"\"\n    \
+                 dim, factor, old = 2 * len(inv_freq), rope_scaling[\"factor\"], rope_scaling[\"original_max_position_embeddings\"]\n    \
+                 def correction(turns):\n        \
+                 return dim * np.log(old / (turns * 2 * np.pi)) / (2 * np.log(rope_base))\n    \
+                 low, high = correction(rope_scaling[\"beta_fast\"]), correction(rope_scaling[\"beta_slow\"])\n    \
+                 if rope_scaling[\"truncate\"]:\n        \
+                 low, high = np.floor(low), np.ceil(high)\n    \
+                 low, high = max(low, 0), min(high, dim - 1)\n    \
+                 if low == high:\n        \
+                 high += 0.001\n    \
+                 ramp = np.clip((np.arange(len(inv_freq)) - low) / (high - low), 0, 1)\n    \
+                 return inv_freq / factor * ramp + inv_freq * (1 - ramp)\n",
+                fields.join(", "),
+                if truncate { "True" } else { "False" }
+            );
         }
     };
     format!(

@@ -24,9 +24,12 @@ else:
         freqs = torch.outer(torch.arange(x.shape[2]), inv_freq)  # (T, d_k/2)
         if rope_style == "half":  # Llama in transformers: q * cos + rotate_half(q) * sin
             emb = torch.cat((freqs, freqs), dim=-1)
-            return x * emb.cos() + rotate_half(x) * emb.sin()
-        # Meta's reference Llama: pairs (2i, 2i+1) as complex numbers times e^{i pos theta}
-        freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+            # cos and sin times YaRN's attention factor (transformers' attention_scaling; 1 otherwise)
+            cos, sin = emb.cos() * rope_attention_factor, emb.sin() * rope_attention_factor
+            return x * cos + rotate_half(x) * sin
+        # Meta's reference Llama: pairs (2i, 2i+1) as complex numbers times e^{i pos theta},
+        # of length YaRN's attention factor (1 otherwise)
+        freqs_cis = torch.polar(torch.full_like(freqs, rope_attention_factor), freqs)
         x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
         return torch.view_as_real(x_ * freqs_cis).flatten(-2)
 

@@ -56,7 +56,7 @@ impl<'a> Plan<'a> {
                 }
             }
             if let Some(scaling) = rope.scaling {
-                check_rope_scaling(scaling)?;
+                check_rope_scaling(scaling, rope.base)?;
             }
         }
         let options = [
@@ -223,8 +223,8 @@ fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
 
 /// Each number of RoPE's scaling finite and positive (a factor of 0 would divide by it), and
 /// Llama 3's blend between two distinct wavelengths (`high_freq_factor − low_freq_factor`
-/// is its denominator).
-fn check_rope_scaling(scaling: RopeScaling) -> Result<(), EngineError> {
+/// is its denominator), and YaRN's ramp, which divides by `ln(base)`, with a base other than 1.
+fn check_rope_scaling(scaling: RopeScaling, base: f64) -> Result<(), EngineError> {
     for (name, value) in scaling.fields() {
         if !(value.is_finite() && value > 0.0 && value <= limits::MAX_ABS_INPUT) {
             let rule = "it must be a finite number greater than 0 and at most 1e30";
@@ -239,6 +239,13 @@ fn check_rope_scaling(scaling: RopeScaling) -> Result<(), EngineError> {
                 rule: "it must be greater than low_freq_factor, whose wavelengths it blends towards (Llama 3.1: 4 and 1)",
             });
         }
+    }
+    if matches!(scaling, RopeScaling::Yarn { .. }) && base == 1.0 {
+        return Err(EngineError::RopeScaling {
+            name: "type",
+            value: "\"yarn\"".to_owned(),
+            rule: "YaRN's ramp divides by ln(base), so rope.base must not be 1",
+        });
     }
     Ok(())
 }

@@ -281,5 +281,30 @@ pub fn scaling_words(scaling: RopeScaling) -> String {
                 number_text(high_freq_factor),
             )
         }
+        RopeScaling::Yarn {
+            factor,
+            original_max_position_embeddings: old,
+            beta_fast,
+            beta_slow,
+            truncate,
+            ..
+        } => {
+            format!(
+                "\"yarn\" (YaRN) with factor {}, original_max_position_embeddings {}, beta_fast {}, beta_slow {}{}: \
+                 a pair that turns more than {} times in {} positions is kept, one that turns fewer than {} times is divided \
+                 by {}, those between are blended on a ramp, and the turned dimensions are multiplied by the attention \
+                 factor {}",
+                number_text(factor),
+                number_text(old),
+                number_text(beta_fast),
+                number_text(beta_slow),
+                if truncate { "" } else { ", not truncated" },
+                number_text(beta_fast),
+                number_text(old),
+                number_text(beta_slow),
+                number_text(factor),
+                number_text(scaling.attention_factor()),
+            )
+        }
     }
 }

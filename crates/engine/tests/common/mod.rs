@@ -20,7 +20,7 @@ fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usiz
     (
         0usize..4,
         0usize..3,
-        0usize..3,
+        0usize..4,
         any::<bool>(),
         prop::option::of(1usize..=4),
         prop::option::of(0.05f64..2.0),
@@ -94,10 +94,11 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 // a rotary fraction of one half when it leaves an even number of dimensions
                 .map(|style| Rope {
                     style,
-                    base: [10000.0, 100.0, 7.5][base_choice],
+                    base: [10000.0, 100.0, 7.5, 500.0][base_choice],
                     fraction: (base_choice == 1 && d_k % 4 == 0).then_some(0.5),
                     // scaled frequencies at the other bases: llama3 with all three of its
-                    // wavelength ranges at small d_k (2π/θ_0 = 6.3 is under 32 / 4), linear
+                    // wavelength ranges at small d_k (2π/θ_0 = 6.3 is under 32 / 4), linear,
+                    // and YaRN (truncated when d_k is a multiple of 4)
                     scaling: match base_choice {
                         1 => Some(RopeScaling::Llama3 {
                             factor: 8.0,
@@ -106,6 +107,14 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                             original_max_position_embeddings: 32.0,
                         }),
                         2 => Some(RopeScaling::Linear { factor: 2.5 }),
+                        3 => Some(RopeScaling::Yarn {
+                            factor: 4.0,
+                            original_max_position_embeddings: 64.0,
+                            beta_fast: 4.0,
+                            beta_slow: 0.5,
+                            attention_factor: None,
+                            truncate: d_k % 4 == 0,
+                        }),
                         _ => None,
                     },
                 });
