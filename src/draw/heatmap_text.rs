@@ -41,8 +41,29 @@ pub struct TextItem {
     pub upwards: bool,
 }
 
+/// The smallest size, CSS px, a number in a cell is written at: below it the numbers are
+/// left out (the readout and the table carry them).
+const MIN_NUMBER_FONT: f64 = 8.0;
+/// The cells narrower than this (CSS px) carry no number.
+const MIN_NUMBER_CELL: f64 = 34.0;
+
+/// The size, CSS px, of the numbers written in the cells, if they fit: 0.9 of the
+/// labels' size, smaller where the widest number would run into its neighbour, and
+/// `None` when the cells are under 34 px or the size would fall under 8 px. A number
+/// never crosses its cell's edges ("-0.070.160.36" is three numbers run together).
+pub fn cell_number_font(values: ndarray::ArrayView2<'_, f64>, layout: &Layout) -> Option<f64> {
+    if layout.cell < MIN_NUMBER_CELL || values.is_empty() {
+        return None;
+    }
+    let widest = values.iter().map(|v| crate::format::short(*v).chars().count()).max().unwrap_or(1);
+    // 2 px of room on each side; text_width's 0.62 em per character is generous
+    let fits = (layout.cell - 4.0) / super::labels::text_width(widest, 1.0);
+    let font = (layout.font * 0.9).min(fits);
+    (font >= MIN_NUMBER_FONT).then_some(font)
+}
+
 /// Every text of the heatmap: row labels, column labels, the colour bar's numbers and,
-/// when cells are big enough (≥ 34 CSS px), the number in each cell.
+/// where they fit ([`cell_number_font`]), the number in each cell.
 pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Vec<TextItem> {
     let px = |v: f64| (v * dpr).round() as i32;
     let (n_rows, n_cols) = map.values.dim();
@@ -95,7 +116,7 @@ pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Ve
         });
     }
     // the numbers in the cells
-    if layout.cell >= 34.0 {
+    if let Some(number_font) = cell_number_font(map.values.view(), layout) {
         for r in 0..n_rows {
             for c in 0..n_cols {
                 let (x0, y0, x1, y1) = cell_px(layout, r, c, dpr);
@@ -105,7 +126,7 @@ pub fn text_items(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64) -> Ve
                     text: crate::format::short(v),
                     x: (x0 + x1) / 2,
                     y: (y0 + y1) / 2,
-                    size: font * 0.9,
+                    size: number_font * dpr,
                     color: Scale::text_on(fill),
                     anchor: Anchor::Center,
                     upwards: false,
@@ -121,6 +142,47 @@ mod tests {
     use super::*;
     use crate::draw::test_support::labels;
     use ndarray::array;
+
+    /// Presenter labels of 18 px in 40 px cells: "-0.07" at 0.9 × 18 = 16.2 px is about
+    /// 50 px wide and ran into its neighbours; the numbers shrink to fit the cell, and
+    /// are left out where they would be unreadably small.
+    #[test]
+    fn cell_numbers_never_cross_their_cells() {
+        let values = array![[-0.07, 0.16, 0.36], [0.0, 0.0, 1.0]];
+        let rows = labels(&["a", "b"]);
+        let cols = labels(&["a", "b", "c"]);
+        for (width, font) in [(260.0, 18.0), (300.0, 18.0), (420.0, 12.0), (900.0, 18.0), (120.0, 12.0)] {
+            let layout = Layout::with_font(&rows, &cols, width, font);
+            let shown = cell_number_font(values.view(), &layout);
+            let map = Heatmap {
+                values: values.view(),
+                row_labels: &rows,
+                col_labels: &cols,
+                row_is_pad: &[false, false],
+                col_is_pad: &[false, false, false],
+                blocked: &[false; 6],
+                scale: Scale::weights(),
+                col_group: None,
+            };
+            let items = text_items(&map, &layout, &Theme::LIGHT, 1.0);
+            let numbers: Vec<_> = items.iter().filter(|t| t.text == "-0.07").collect();
+            match shown {
+                None => assert!(numbers.is_empty()),
+                Some(f) => {
+                    assert!(f >= 8.0 && f <= font * 0.9, "{f}");
+                    // the widest number, at its size, inside its cell with 2 px each side
+                    assert!(crate::draw::labels::text_width(5, f) <= layout.cell - 4.0 + 1e-9);
+                    assert_eq!(numbers.len(), 1);
+                }
+            }
+        }
+        // a small cell: no numbers at all
+        let small = Layout::with_font(&rows, &cols, 120.0, 12.0);
+        assert!(small.cell < 34.0 && cell_number_font(values.view(), &small).is_none());
+        // a big one: the full 0.9 of the label size
+        let big = Layout::with_font(&rows, &cols, 900.0, 12.0);
+        assert_eq!(cell_number_font(values.view(), &big), Some(12.0 * 0.9));
+    }
 
     /// A column label of one letter ("I") is written upright: on its side it reads as a
     /// dash. Longer labels are written upwards.

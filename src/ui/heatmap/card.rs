@@ -119,6 +119,24 @@ pub fn HeatmapCard(
                                     .map(|l| format!("{:.1}", l.font * zoom.get()))
                                     .unwrap_or_default()
                             }
+                            data-cell-px=move || {
+                                layout
+                                    .get()
+                                    .map(|l| format!("{:.1}", l.cell * zoom.get()))
+                                    .unwrap_or_default()
+                            }
+                            data-numbers=move || {
+                                let shown = layout
+                                    .with(|l| {
+                                        data.with(|d| {
+                                            l.as_ref()
+                                                .zip(d.as_ref())
+                                                .and_then(|(l, d)| draw::heatmap_text::cell_number_font(d.values.view(), l))
+                                        })
+                                    })
+                                    .is_some();
+                                if shown { "shown" } else { "hidden" }
+                            }
                             tabindex="0"
                             role="img"
                             aria-label=move || canvas_label(trace, data, id)
