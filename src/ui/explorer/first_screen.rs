@@ -53,10 +53,10 @@ pub fn lesson_words_json() -> String {
                     }
                     // the step's picture (assets/lesson-pictures), with its size so that
                     // the first paint reserves its place
-                    if let Some(p) = crate::ui::lesson::pictures::step_picture(lesson, s) {
+                    if let Some(p) = crate::ui::heatmap::pictures::step_picture(lesson, s) {
                         out["picture"] = json!({
-                            "src": format!("{}/{}", crate::ui::lesson::pictures::DIR,
-                                crate::ui::lesson::pictures::file_name(lesson.id, s)),
+                            "src": format!("{}/{}", crate::ui::heatmap::pictures::DIR,
+                                crate::ui::heatmap::pictures::file_name(lesson.id, s)),
                             "width": p.width,
                             "height": p.height,
                         });

@@ -16,30 +16,10 @@ use crate::ui::heatmap::card::{HeatmapCard, LabelFont};
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::card_id::CardId;
-use crate::ui::state::page_layout::one_head_at_a_time;
+pub use crate::ui::state::page_layout::shown_step;
+use crate::ui::state::page_layout::{card_width, one_head_at_a_time};
 use crate::ui::state::settings::{ViewMode, ViewState};
 use crate::ui::tiles::view::TilesView;
-
-/// The step shown, never one the trace lacks: a step of cross-attention or positions
-/// that was switched off falls back to the weights.
-pub fn shown_step(trace: &Trace, wanted: StepName) -> StepName {
-    if trace.step(wanted).is_some() {
-        wanted
-    } else {
-        StepName::Weights
-    }
-}
-
-/// How wide each card may be in a column `column` px wide.
-pub(crate) fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
-    // two heads side by side while their cells stay big enough to read; one per row
-    // beyond T = 24, so that T = 64 still has ~10 px cells and labels
-    if heads > 1 && column > 560.0 && n_cols <= 24 {
-        (column / 2.0 - 40.0).min(520.0)
-    } else {
-        (column - 30.0).min(760.0)
-    }
-}
 
 /// The tensors of the selected step, in a column `column` px wide. `compact` leaves out
 /// the step's words and PyTorch line (the lesson's words stand beside it).

@@ -11,3 +11,4 @@ pub mod highlight;
 pub mod matrix_table;
 pub mod overlays;
 pub mod paint;
+pub mod pictures;

@@ -13,10 +13,10 @@ use plotters::prelude::*;
 use crate::draw::{self, Heatmap, Layout, Scale, Theme, LABEL_FONT};
 use crate::engine::{StepName, Trace};
 use crate::lessons::{self, Extra, Lesson};
-use crate::ui::explorer::tensors::{card_width, shown_step};
 use crate::ui::heatmap::card_data::{fit_layout, CardData};
 use crate::ui::state::card_id::CardId;
 use crate::ui::state::page_layout::lesson_column;
+use crate::ui::state::page_layout::{card_width, shown_step};
 
 /// The phone the pictures are drawn for: CSS px wide (Lighthouse's mobile viewport).
 pub const PHONE_WIDTH: f64 = 412.0;

@@ -14,7 +14,6 @@ pub mod keys;
 pub mod mask_conventions;
 pub mod open;
 pub mod panel;
-pub mod pictures;
 pub mod plot_data;
 pub mod position_similarity;
 pub mod quiz;

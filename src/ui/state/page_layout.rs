@@ -3,6 +3,8 @@
 //! beside its words (and in presenter mode), and how tall a lesson's picture may be.
 //! Tested natively.
 
+use crate::engine::{StepName, Trace};
+
 /// The explorer's column of cards, CSS px: the window (at most 1400 px) less the pipeline
 /// beside it, or less the margins on a narrow screen (≤ 900 px).
 pub fn explorer_column(viewport: f64) -> f64 {
@@ -58,6 +60,27 @@ pub fn one_head_at_a_time(column: f64, heads: usize, n_cols: usize, label_font: 
     let card = column / heads as f64 - 40.0;
     let cell = (card - 11.0 * label_font) / n_cols.max(1) as f64;
     cell < label_font
+}
+
+/// The step shown, never one the trace lacks: a step of cross-attention or positions
+/// that was switched off falls back to the weights.
+pub fn shown_step(trace: &Trace, wanted: StepName) -> StepName {
+    if trace.step(wanted).is_some() {
+        wanted
+    } else {
+        StepName::Weights
+    }
+}
+
+/// How wide each card may be in a column `column` px wide.
+pub fn card_width(column: f64, heads: usize, n_cols: usize) -> f64 {
+    // two heads side by side while their cells stay big enough to read; one per row
+    // beyond T = 24, so that T = 64 still has ~10 px cells and labels
+    if heads > 1 && column > 560.0 && n_cols <= 24 {
+        (column / 2.0 - 40.0).min(520.0)
+    } else {
+        (column - 30.0).min(760.0)
+    }
 }
 
 #[cfg(test)]
