@@ -19,7 +19,7 @@ use crate::ui::heatmap::card_data::{fit_layout, CardData};
 use crate::ui::heatmap::cursor::CardCursor;
 use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 use crate::ui::heatmap::overlays::CardOverlays;
-use crate::ui::heatmap::paint::redraw_on_change;
+use crate::ui::heatmap::paint::{numbers_written, redraw_on_change};
 use crate::ui::state::card_id::CardId;
 
 /// The heatmaps' label size, CSS px, where it is not [`draw::LABEL_FONT`]: presenter mode
@@ -125,18 +125,7 @@ pub fn HeatmapCard(
                                     .map(|l| format!("{:.1}", l.cell * zoom.get()))
                                     .unwrap_or_default()
                             }
-                            data-numbers=move || {
-                                let shown = layout
-                                    .with(|l| {
-                                        data.with(|d| {
-                                            l.as_ref()
-                                                .zip(d.as_ref())
-                                                .and_then(|(l, d)| draw::heatmap_text::cell_number_font(d.values.view(), l))
-                                        })
-                                    })
-                                    .is_some();
-                                if shown { "shown" } else { "hidden" }
-                            }
+                            data-numbers=move || numbers_written(data, layout)
                             tabindex="0"
                             role="img"
                             aria-label=move || canvas_label(trace, data, id)

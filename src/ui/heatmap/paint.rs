@@ -55,6 +55,23 @@ fn paint(
     timing::mark("al-draw-end");
 }
 
+/// "shown" when the card's cells have their numbers written in them (they fit the cell,
+/// [`draw::heatmap_text::cell_number_font`]), else "hidden": the canvas's `data-numbers`.
+pub fn numbers_written(data: Memo<Option<CardData>>, layout: Memo<Option<Layout>>) -> &'static str {
+    let shown = layout.with(|l| {
+        data.with(|d| {
+            l.as_ref()
+                .zip(d.as_ref())
+                .and_then(|(l, d)| draw::heatmap_text::cell_number_font(d.values.view(), l))
+        })
+    });
+    if shown.is_some() {
+        "shown"
+    } else {
+        "hidden"
+    }
+}
+
 /// Draws the card whenever its numbers, layout, zoom or scale change, and only then. A
 /// large card draws in a task of its own (`tasks::later`), with the newest values when its
 /// turn comes, so a page of large cards is never one long task (BENCHMARKS.md, "Large
