@@ -46,7 +46,7 @@ export const tests = [
       t.assert.match(await second.locator('[data-testid="check-verdict"]').textContent(), /^Right: 0\.58\./);
       await second.locator('[data-testid="check-number"]').fill('lots');
       await page.keyboard.press('Enter');
-      t.assert.equal(await second.locator('[data-testid="check-verdict"]').textContent(), 'Type a number, e.g. 0.25.');
+      t.assert.equal(await second.locator('[data-testid="check-verdict"]').textContent(), 'Type a number, e.g. 0.25, 1/8 or 0,25.');
       await t.screenshot('check-yourself-1440');
       // presenter mode projects the step, not the check
       await page.goto(t.url('/?lesson=baseball-bat&ls=5&present=1'));

@@ -63,15 +63,32 @@ impl CheckQuestion {
     pub fn judge_number(&self, typed: &str) -> Option<Verdict> {
         let CheckAnswer::Number { value, tolerance } = self.answer else { return None };
         let shown = shown(value, tolerance);
-        Some(match typed.trim().parse::<f64>() {
+        Some(match read_number(typed) {
             Ok(g) if g.is_finite() && (g - value).abs() <= tolerance => {
                 Verdict { right: true, text: format!("Right: {shown}. {}", self.why) }
             }
             Ok(g) if g.is_finite() => {
                 Verdict { right: false, text: format!("Not quite: the answer is {shown}. {}", self.why) }
             }
-            _ => Verdict { right: false, text: "Type a number, e.g. 0.25.".to_owned() },
+            _ => Verdict { right: false, text: "Type a number, e.g. 0.25, 1/8 or 0,25.".to_owned() },
         })
+    }
+}
+
+/// A typed number: a decimal with a point or a comma (0.58, 0,58) or a fraction (1/8).
+fn read_number(typed: &str) -> Result<f64, ()> {
+    let t = typed.trim().replace(' ', "");
+    let decimal = |s: &str| s.replace(',', ".").parse::<f64>().map_err(|_| ());
+    match t.split_once('/') {
+        Some((a, b)) => {
+            let (a, b) = (decimal(a)?, decimal(b)?);
+            if b == 0.0 {
+                Err(())
+            } else {
+                Ok(a / b)
+            }
+        }
+        None => decimal(&t),
     }
 }
 
@@ -136,7 +153,10 @@ mod tests {
                         assert!(value.is_finite(), "{}: {}", lesson.id, q.question);
                         assert!(q.judge_number(&format!("{value}")).unwrap().right);
                         assert!(!q.judge_number(&format!("{}", value + tolerance + 1.0)).unwrap().right);
-                        assert_eq!(q.judge_number("two").unwrap().text, "Type a number, e.g. 0.25.");
+                        assert_eq!(
+                            q.judge_number("two").unwrap().text,
+                            "Type a number, e.g. 0.25, 1/8 or 0,25."
+                        );
                     }
                 }
                 // no number the engine quotes is NaN (the words may name NaN as a case)
@@ -168,6 +188,20 @@ mod tests {
             );
             assert!(n > 0, "never choice {}: {rights:?}", place + 1);
         }
+    }
+
+    #[test]
+    fn a_number_may_be_typed_with_a_comma_or_as_a_fraction() {
+        assert_eq!(read_number("0,58"), Ok(0.58));
+        assert_eq!(read_number(" 1/8 "), Ok(0.125));
+        assert_eq!(read_number("-3"), Ok(-3.0));
+        assert_eq!(read_number("1/0"), Err(()));
+        assert_eq!(read_number("two"), Err(()));
+        let slope = &check_yourself("local")[1];
+        assert!(slope.judge_number("1/8").unwrap().right);
+        assert!(check_yourself("baseball-bat")[1].judge_number("0,58").unwrap().right);
+        // the first question's reason does not quote the second's answer
+        assert!(!check_yourself("baseball-bat")[0].why.contains("0.58"));
     }
 
     /// The answers, worked by hand from the rules the lessons teach.

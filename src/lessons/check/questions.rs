@@ -48,10 +48,10 @@ fn top_key_question(t: &Trace, head: usize, i: usize, question: String) -> Check
     CheckQuestion {
         question,
         answer: CheckAnswer::Choice { choices: keys, right },
+        // the weights themselves are left out: a question after this one may ask for one
         why: format!(
-            "Its scaled scores are {}, and the softmax gives {}: the largest score gets the largest weight.",
-            row(t, S::Scaled, 0, head, i),
-            row(t, S::Weights, 0, head, i)
+            "Its scaled scores are {}: softmax keeps their order, so the largest score gets the largest weight.",
+            row(t, S::Scaled, 0, head, i)
         ),
     }
 }
@@ -168,7 +168,7 @@ pub(super) fn shapes() -> Vec<CheckQuestion> {
             ),
         },
         CheckQuestion {
-            question: "And how many numbers does that weights tensor hold?".into(),
+            question: "And how many numbers does that scores tensor hold?".into(),
             answer: CheckAnswer::Number { value: scores.iter().product::<usize>() as f64, tolerance: 0.0 },
             why: format!("{} = {}.", scores.iter().map(usize::to_string).collect::<Vec<_>>().join(" × "), scores.iter().product::<usize>()),
         },
@@ -249,7 +249,7 @@ pub(super) fn rope() -> Vec<CheckQuestion> {
     let norm = (0..2).map(|c| at(&long, S::QRot, 0, 0, 9, c).powi(2)).sum::<f64>().sqrt();
     vec![
         CheckQuestion {
-            question: "RoPE, the same query vector at positions 2 and 7, the same key vector at positions 5 and 10 (counted from 0). Is the score of (2, 5) the same as that of (7, 10)?".into(),
+            question: "RoPE (half style, base 10000, d_model = 4, W = I): the query [1, 0.5, -1, 2] at positions 2 and 7, the key [0.5, 2, 1, -1] at positions 5 and 10 (counted from 0). Is the score of (2, 5) the same as that of (7, 10)?".into(),
             answer: CheckAnswer::Choice {
                 choices: vec!["no, later positions turn further".into(), "yes, the same".into()],
                 right: usize::from(same),
@@ -341,7 +341,7 @@ pub(super) fn kv_cache() -> Vec<CheckQuestion> {
             ),
         },
         CheckQuestion {
-            question: "Decoding with a causal mask, positions counted from 0: how many keys are in the cache when the query at t = 6 is scored?".into(),
+            question: "Decoding with a causal mask and no window, positions counted from 0: how many keys are in the cache when the query at t = 6 is scored?".into(),
             answer: CheckAnswer::Number { value: cached as f64, tolerance: 0.0 },
             why: "Positions 0 to 6: every earlier key and the one just appended.".into(),
         },

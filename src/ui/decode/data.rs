@@ -261,7 +261,7 @@ impl ModelConfig {
             .unwrap_or_default();
         let context = if tokens > self.context {
             format!(
-                " That is past the {}-token context {} was trained for: the cache would hold it, the model would not read it well.",
+                " That is past the {}-token context {} was trained for: it would not read so long a text well.",
                 group_digits(self.context),
                 self.name
             )
@@ -269,9 +269,10 @@ impl ModelConfig {
             String::new()
         };
         format!(
-            "{} at {} tokens in {dtype}: 2 (K and V) × {} layers × {} K/V heads × d_k {} × {bytes} bytes × {} tokens = {} bytes = {} per sequence.{window}{context}",
+            "{} at {} {} in {dtype}: 2 (K and V) × {} layers × {} K/V heads × d_k {} × {bytes} bytes × {} tokens = {} bytes = {} per sequence.{window}{context}",
             self.name,
             group_digits(tokens),
+            if tokens == 1 { "token" } else { "tokens" },
             self.layers,
             self.kv_heads,
             self.d_k,
@@ -407,6 +408,7 @@ mod tests {
         assert_eq!(mistral.cache_bytes(32_768, 2), 1 << 29);
         // 32 K/V heads (no GQA): four times Llama 3 8B's
         assert_eq!(llama2.cache_bytes(4096, 2), 2 << 30);
+        assert!(llama3.cache_words(1, DTYPES[0]).starts_with("Llama 3 8B at 1 token in bf16"));
         // within the context nothing is added; past it, the words say so
         assert!(!llama3.cache_words(8192, DTYPES[0]).contains("past"));
         let past = llama2.cache_words(8192, DTYPES[0]);
@@ -414,7 +416,7 @@ mod tests {
             past.starts_with("Llama 2 7B at 8,192 tokens in bf16: 2 (K and V) × 32 layers × 32 K/V heads"),
             "{past}"
         );
-        assert!(past.ends_with("past the 4,096-token context Llama 2 7B was trained for: the cache would hold it, the model would not read it well."), "{past}");
+        assert!(past.ends_with("past the 4,096-token context Llama 2 7B was trained for: it would not read so long a text well."), "{past}");
         assert!(mistral
             .cache_words(32_768, DTYPES[0])
             .contains("keeps only the last 4,096 tokens. That is past the 8,192-token context"));
