@@ -69,7 +69,7 @@ fn CheckItem(
     };
     view! {
         <li class="al-quiz" data-testid="check-question">
-            <p class="al-quiz-question">{question.question}</p>
+            <p class="al-check-question">{question.question}</p>
             <div class="al-quiz-inputs">{inputs}</div>
             <p
                 class="al-quiz-reveal"
