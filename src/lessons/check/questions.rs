@@ -9,20 +9,8 @@ use crate::engine::train::optim::Optimizer;
 use crate::engine::{decode, run, Scenario, StepName as S, Trace};
 
 use super::{CheckAnswer, CheckQuestion};
+use crate::format::group_digits;
 use crate::lessons::{at, num, row};
-
-/// `n` with its thousands grouped: 1,879,048,192.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// A scenario from JSON the module writes itself.
 fn scenario(json: &str) -> Scenario {
@@ -336,7 +324,7 @@ pub(super) fn kv_cache() -> Vec<CheckQuestion> {
             answer: CheckAnswer::Number { value: gib, tolerance: 0.005 },
             why: format!(
                 "2 (K and V) × 28 × 4 × 128 × 2 bytes × 32,768 = {} bytes = {} GiB.",
-                thousands(bytes),
+                group_digits(bytes),
                 num(gib)
             ),
         },

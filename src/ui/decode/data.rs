@@ -8,6 +8,7 @@ use std::ops::Range;
 use crate::engine::decode::cache_bytes;
 use crate::engine::tokenize::tokenize;
 use crate::engine::{DecodeStep, Decoded, Scenario, StepName, Trace};
+pub use crate::format::group_digits;
 
 /// The largest absolute difference between two lists of numbers of the same length:
 /// `None` when the lengths differ. Two NaNs, or two equal infinities, differ by 0; a NaN
@@ -182,19 +183,6 @@ pub fn format_bytes(n: u64) -> String {
     let text = format!("{value:.2}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text} {}", UNITS.get(unit).copied().unwrap_or("PiB"))
-}
-
-/// A whole number with thousands separators: `1,073,741,824`.
-pub fn group_digits(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// This scenario's cache at one step: `B` sentences × `rows` rows × `h_kv` heads ×

@@ -2,7 +2,7 @@
 //! labels ([`CardData`], [`axis_labels`]), its layout for the space it has
 //! ([`fit_layout`]), its table's corner and its CSV. No web dependency: tested natively.
 
-use crate::draw::Layout;
+use crate::draw::{Heatmap, Layout, Scale};
 use crate::engine::{Role, StepName, Trace};
 use crate::format::exact;
 use crate::ui::state::card_id::CardId;
@@ -91,6 +91,20 @@ impl CardData {
             has_heads: step.has_heads(),
             row_sums,
         })
+    }
+
+    /// What the `draw` module draws for this card, on colour scale `scale`.
+    pub fn heatmap(&self, scale: Scale) -> Heatmap<'_> {
+        Heatmap {
+            values: self.values.view(),
+            row_labels: &self.rows,
+            col_labels: &self.cols,
+            row_is_pad: &self.row_pad,
+            col_is_pad: &self.col_pad,
+            blocked: &self.blocked,
+            scale,
+            col_group: self.col_group,
+        }
     }
 
     /// The read-out for cell `(r, c)`.

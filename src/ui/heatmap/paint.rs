@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 
-use crate::draw::{self, Heatmap, Layout, Scale};
+use crate::draw::{self, Layout, Scale};
 use crate::engine::StepName;
 use crate::ui::heatmap::card_data::CardData;
 use crate::ui::platform::{canvas, screen, tasks, timing};
@@ -34,16 +34,7 @@ fn paint(
     let _ = style.set_property("width", &format!("{}px", layout.width * zoom));
     let _ = style.set_property("height", &format!("{}px", layout.height * zoom));
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-    let map = Heatmap {
-        values: d.values.view(),
-        row_labels: &d.rows,
-        col_labels: &d.cols,
-        row_is_pad: &d.row_pad,
-        col_is_pad: &d.col_pad,
-        blocked: &d.blocked,
-        scale,
-        col_group: d.col_group,
-    };
+    let map = d.heatmap(scale);
     // the cells as one bitmap (one putImageData), the rest with plotters
     let put = |g: &draw::GridPixels| canvas::put_rgba(el, g.x, g.y, g.width, &g.rgba);
     let area = backend.into_drawing_area();

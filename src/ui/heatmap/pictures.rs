@@ -10,7 +10,7 @@
 
 use plotters::prelude::*;
 
-use crate::draw::{self, Heatmap, Layout, Scale, Theme, LABEL_FONT};
+use crate::draw::{self, Layout, Scale, Theme, LABEL_FONT};
 use crate::engine::{StepName, Trace};
 use crate::lessons::{self, Extra, Lesson};
 use crate::ui::heatmap::card_data::{fit_layout, CardData};
@@ -94,16 +94,7 @@ pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
             let area = root
                 .clone()
                 .shrink((0, top as u32), (layout.width.ceil() as u32, layout.height.ceil() as u32));
-            let map = Heatmap {
-                values: d.values.view(),
-                row_labels: &d.rows,
-                col_labels: &d.cols,
-                row_is_pad: &d.row_pad,
-                col_is_pad: &d.col_pad,
-                blocked: &d.blocked,
-                scale: *scale,
-                col_group: d.col_group,
-            };
+            let map = d.heatmap(*scale);
             draw::draw_heatmap(&area, &map, layout, &Theme::LIGHT, 1.0).ok()?;
             top += layout.height.ceil() + GAP;
         }
