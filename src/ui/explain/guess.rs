@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::engine::explain::Explanation;
 use crate::engine::{StepName, Trace};
 use crate::ui::explain::cell_state::CellState;
-use crate::ui::explain::text::{closeness, key_feedback, num, top_keys};
+use crate::ui::explain::text::{closeness, key_feedback, num, top_keys, TIE};
 
 /// The buttons for guessing which key of the row gets the most weight.
 #[component]
@@ -40,6 +40,16 @@ fn KeyGuess(
         <fieldset class="al-ex-keys">
             <legend>"Which key gets the most weight in this row?"</legend>
             {buttons}
+            <button
+                type="button"
+                class="al-small"
+                data-testid="explain-key-tie"
+                aria-pressed=move || (state.key_guess() == Some(TIE)).to_string()
+                class:al-selected=move || state.key_guess() == Some(TIE)
+                on:click=move |_| state.set_key_guess(TIE)
+            >
+                "Several tie"
+            </button>
         </fieldset>
     }
 }
