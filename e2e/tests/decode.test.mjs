@@ -63,7 +63,7 @@ export const tests = [
     name: 'decode view: ArrowRight advances t, the cache grows a row at a time, each output row equals the full run\'s',
     run: async (t) => {
       const page = await openDecode(t);
-      t.assert.match(await text(page, "decode-position"), /^t = 0 \(positions 0 to 5\): the query is “the”/);
+      t.assert.match(await text(page, "decode-position"), /^t = 0 of 0 to 5: the query is “the”/);
       await eachStep(page, 6, async (step, rows) => {
         // L = t + 1 rows, the newest one marked new, oldest first
         t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
