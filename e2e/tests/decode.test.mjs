@@ -179,6 +179,11 @@ export const tests = [
         t.assert.match(await text(page, 'calc-error'), /whole number of tokens from 1 to 10,000,000/);
         t.assert.equal(await text(page, 'calc-result'), '');
       }
+      // typed key by key, as a learner types: 2.5 is refused, not read as 25 or 52
+      await page.fill('[data-testid="calc-tokens"]', '');
+      await page.type('[data-testid="calc-tokens"]', '2.5');
+      t.assert.equal(await page.inputValue('[data-testid="calc-tokens"]'), '2.5');
+      t.assert.match(await text(page, 'calc-error'), /whole number of tokens/);
       await page.fill('[data-testid="calc-tokens"]', '1');
       t.assert.equal(await page.$('[data-testid="calc-error"]'), null);
       t.assert.match(await text(page, 'calc-result'), /at 1 token in bf16/);
