@@ -192,9 +192,10 @@ export const tests = [
       await page.waitForSelector('[data-testid="learn-composition-words"]');
       await page.selectOption('[data-testid="learn-speed"]', 'fast');
       await page.click('[data-testid="learn-play"]');
-      // the loss drops (BENCHMARKS' preset falls below 0.5 near step 300)
+      // the loss drops (BENCHMARKS' preset falls below 0.5 near step 300); past 0.3 the
+      // layer-2 head has formed, wherever the pause lands
       await page.waitForFunction(
-        () => parseFloat(document.querySelector('[data-testid="learn-loss"]')?.textContent ?? '') < 0.5,
+        () => parseFloat(document.querySelector('[data-testid="learn-loss"]')?.textContent ?? '') < 0.3,
         null,
         { timeout: 60000 },
       );
