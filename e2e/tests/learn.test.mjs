@@ -213,7 +213,7 @@ export const tests = [
       await page.keyboard.press('Space');
       await page.waitForSelector(`${layer2}[aria-pressed="true"]`);
       const words = await page.textContent('[data-testid="learn-ablation-words"]');
-      const m = words.match(/^With layer 2, head 1 switched off \(its output zeroed\), the probe batch's loss is (\d+\.\d{3}) instead of (\d+\.\d{3}) \(\+(\d+\.\d{3})\), its accuracy [\d.]+% instead of [\d.]+%, and (\d+) of its predictions change\.$/);
+      const m = words.match(/^With layer 2, head 1 switched off \(its output zeroed\), the probe batch's loss is (\d+\.\d{3}) instead of (\d+\.\d{3}) \(\+(\d+\.\d{3})\), its accuracy [\d.]+% instead of [\d.]+%, and (\d+) of its scored predictions change\.$/);
       t.assert.ok(m, words);
       const [off, on, rise, changed] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
       t.assert.ok(off > on + 0.5 && rise > 0.5, `switched off ${off}, on ${on}`);

@@ -40,7 +40,7 @@ pub fn effect(report: &CircuitReport, head: HeadId) -> Option<&HeadEffect> {
 /// What switching `e.head` off does on the probe batch, in a sentence.
 pub fn ablation_sentence(report: &CircuitReport, e: &HeadEffect) -> String {
     format!(
-        "With {} switched off (its output zeroed), the probe batch's loss is {} instead of {} ({}), its accuracy {} instead of {}, and {} of its predictions change.",
+        "With {} switched off (its output zeroed), the probe batch's loss is {} instead of {} ({}), its accuracy {} instead of {}, and {} of its scored predictions change.",
         head_name(e.head),
         fixed(e.loss, 3),
         fixed(report.loss, 3),
@@ -332,7 +332,7 @@ mod tests {
             fixed(r.loss, 3),
             signed(e.loss_change)
         )));
-        assert!(words.ends_with(&format!("and {} of its predictions change.", e.predictions_changed)));
+        assert!(words.ends_with(&format!("and {} of its scored predictions change.", e.predictions_changed)));
         let rows = prediction_rows(&probe, e);
         assert_eq!(rows.len(), probe.tokens.len());
         assert_eq!(
