@@ -41,6 +41,7 @@ pub mod online_softmax;
 pub mod quiz;
 pub mod rope;
 pub mod shapes;
+pub mod sinks;
 pub mod sources;
 pub mod word_order;
 
@@ -134,6 +135,7 @@ pub fn lessons() -> Vec<Lesson> {
         local::lesson(),
         kv_cache::lesson(),
         online_softmax::lesson(),
+        sinks::lesson(),
         learn::lesson(),
     ]
 }

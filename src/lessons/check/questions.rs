@@ -414,3 +414,48 @@ pub(super) fn learn() -> Vec<CheckQuestion> {
         },
     ]
 }
+
+pub(super) fn sinks() -> Vec<CheckQuestion> {
+    let t = trace(
+        r#"{"sentences": ["a b c d"], "d_model": 1, "n_heads": 1, "projections": "identity",
+            "embeddings": {"a": [0], "b": [0], "c": [0], "d": [0]}, "sinks": [0]}"#,
+    );
+    let each = at(&t, S::Weights, 0, 0, 0, 0);
+    let sum = t.step(S::Weights).and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN);
+    let matches = trace(
+        r#"{"sentences": ["cat sat the"], "d_model": 2, "n_heads": 1, "projections": "identity",
+            "embeddings": {"cat": [2, 0], "sat": [0, 1], "the": [0, 0]}, "sinks": [1]}"#,
+    );
+    let sums: Vec<f64> = (0..3)
+        .map(|i| matches.step(S::Weights).and_then(|s| s.row_sum(0, 0, i)).unwrap_or(f64::NAN))
+        .collect();
+    let least = sums.iter().enumerate().fold(0, |best, (i, &x)| if x < sums[best] { i } else { best });
+    vec![
+        CheckQuestion {
+            question: "A head with a sink logit of 0 scores all 4 keys of a row 0 (after scaling). What weight does each key get, to two decimals?".into(),
+            answer: CheckAnswer::Number { value: each, tolerance: 0.005 },
+            why: format!(
+                "e^0 = 1 for each of the 4 keys and 1 for the sink: each key gets 1/5 = {}, and the row sums to {}.",
+                num(each),
+                num(sum)
+            ),
+        },
+        CheckQuestion {
+            question: "Identity projections, cat = [2, 0], sat = [0, 1], the = [0, 0], no mask, a sink logit of 1. Whose row of weights sums to the least?".into(),
+            answer: CheckAnswer::Choice {
+                choices: vec![
+                    "\"cat\" (it matches itself strongly)".into(),
+                    "\"sat\" (a weak match)".into(),
+                    "\"the\" (it matches nothing)".into(),
+                ],
+                right: least,
+            },
+            why: format!(
+                "The row sums are {}, {} and {}: the sink's e^1 is a larger share of a row whose scores are small.",
+                num(sums[0]),
+                num(sums[1]),
+                num(sums[2])
+            ),
+        },
+    ]
+}
