@@ -17,10 +17,30 @@ pub fn ScoreFields(
     edits: Edits,
 ) -> impl IntoView {
     let Edits { error, .. } = edits;
-    // A memo, so that typing "0" (off) into an empty field leaves the "0" in place.
     let shown = move |f: fn(&Settings) -> String| -> Signal<String> {
         Memo::new(move |_| edits.settings.with(f)).into()
     };
+    let (d_head, on_d_head) = zero_off(
+        edits,
+        "d_head",
+        "d_head must be a whole number (empty or 0: d_model / h)",
+        |s| s.d_head,
+        |s, v| s.d_head = v,
+    );
+    let (scale, on_scale) = zero_off(
+        edits,
+        "scale",
+        "the scale must be a number (empty or 0: 1/√d_k)",
+        |s| s.scale,
+        |s, v| s.scale = v,
+    );
+    let (softcap, on_softcap) = zero_off(
+        edits,
+        "softcap",
+        "the softcap must be a number (empty or 0: off)",
+        |s| s.softcap,
+        |s, v| s.softcap = v,
+    );
     let on_qk_norm = move |on: bool| {
         edits.set(&|s| {
             s.qk_norm = on.then(|| QkNorm { q_weight: vec![], k_weight: vec![], eps: QkNorm::DEFAULT_EPS })
@@ -41,11 +61,8 @@ pub fn ScoreFields(
                 testid="d-head"
                 min="0"
                 placeholder="d_model / h"
-                value=shown(|s| s.d_head.map(|d| d.to_string()).unwrap_or_default())
-                on_input=Callback::new(move |raw: String| {
-                    let message = "d_head must be a whole number (empty or 0: d_model / h)";
-                    edits.set_zero_off("d_head", &raw, message, &|s, v| s.d_head = v)
-                })
+                value=d_head
+                on_input=on_d_head
             >
                 {edits.number_error("d_head")}
                 <span class="al-hint">
@@ -59,11 +76,8 @@ pub fn ScoreFields(
                 min="0"
                 step="any"
                 placeholder="1/√d_k"
-                value=shown(|s| number(s.scale))
-                on_input=Callback::new(move |raw: String| {
-                    let message = "the scale must be a number (empty or 0: 1/√d_k)";
-                    edits.set_zero_off("scale", &raw, message, &|s, v| s.scale = v)
-                })
+                value=scale
+                on_input=on_scale
             >
                 {edits.number_error("scale")}
                 <span class="al-hint">
@@ -77,11 +91,8 @@ pub fn ScoreFields(
                 min="0"
                 step="any"
                 placeholder="off"
-                value=shown(|s| number(s.softcap))
-                on_input=Callback::new(move |raw: String| {
-                    let message = "the softcap must be a number (empty or 0: off)";
-                    edits.set_zero_off("softcap", &raw, message, &|s, v| s.softcap = v)
-                })
+                value=softcap
+                on_input=on_softcap
             >
                 {edits.number_error("softcap")}
                 <span class="al-hint">
@@ -107,8 +118,7 @@ pub fn ScoreFields(
                 testid="sinks"
                 placeholder="off"
                 value=shown(|s| {
-                    s
-                        .sinks
+                    s.sinks
                         .as_ref()
                         .map(|v| v.iter().map(f64::to_string).collect::<Vec<_>>().join(", "))
                         .unwrap_or_default()
@@ -125,7 +135,28 @@ pub fn ScoreFields(
     }
 }
 
-/// An optional real number as its field shows it: empty when off.
-fn number(v: Option<f64>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
+/// A number field where empty or 0 is off: its text from the settings, and what typing
+/// does. While off it shows what was typed to turn it off ("" or "0"), so that typing 0
+/// is not erased under the cursor.
+fn zero_off<T>(
+    edits: Edits,
+    field: &'static str,
+    message: &'static str,
+    get: fn(&Settings) -> Option<T>,
+    set: fn(&mut Settings, Option<T>),
+) -> (Signal<String>, Callback<String>)
+where
+    T: std::str::FromStr + Copy + Default + PartialEq + ToString + Send + Sync + 'static,
+{
+    let typed_off = RwSignal::new(String::new());
+    let value =
+        Memo::new(move |_| edits.settings.with(get).map_or_else(|| typed_off.get(), |v| v.to_string()));
+    let on_input = Callback::new(move |raw: String| {
+        let text = raw.trim();
+        if text.is_empty() || text.parse::<T>().is_ok_and(|v| v == T::default()) {
+            typed_off.set(text.to_owned());
+        }
+        edits.set_zero_off(field, &raw, message, &|s, v| set(s, v));
+    });
+    (value.into(), on_input)
 }
