@@ -39,6 +39,7 @@ pub mod local;
 pub mod masks;
 pub mod online_softmax;
 pub mod quiz;
+pub mod range;
 pub mod rope;
 pub mod shapes;
 pub mod sinks;
@@ -136,6 +137,7 @@ pub fn lessons() -> Vec<Lesson> {
         kv_cache::lesson(),
         online_softmax::lesson(),
         sinks::lesson(),
+        range::lesson(),
         learn::lesson(),
     ]
 }

@@ -459,3 +459,33 @@ pub(super) fn sinks() -> Vec<CheckQuestion> {
         },
     ]
 }
+
+pub(super) fn score_range() -> Vec<CheckQuestion> {
+    let capped = trace(
+        r#"{"sentences": ["a b"], "d_model": 1, "n_heads": 1, "projections": "identity",
+            "embeddings": {"a": [5], "b": [6]}, "scale": 1, "softcap": 10}"#,
+    );
+    let score = at(&capped, S::Capped, 0, 0, 0, 1);
+    let normed = trace(
+        r#"{"sentences": ["a a"], "d_model": 4, "n_heads": 1, "projections": "identity",
+            "embeddings": {"a": [30, -7, 12, 5]}, "qk_norm": {}}"#,
+    );
+    let most = at(&normed, S::Scaled, 0, 0, 0, 0);
+    let choices = [3.0, 1.9, 1.5];
+    let right = choices.iter().position(|&c| c > most).unwrap_or(0);
+    vec![
+        CheckQuestion {
+            question: "Softcap c = 10 (Gemma 2's rule, c·tanh(s / c)): what does a score of 30 become, to two decimals?".into(),
+            answer: CheckAnswer::Number { value: score, tolerance: 0.005 },
+            why: format!("10·tanh(30 / 10) = 10·tanh(3) = {}: never past ±10, and a score of 1 would stay almost 1.", num(score)),
+        },
+        CheckQuestion {
+            question: "QK-norm with weights 1 and d_k = 4: which scaled score q·k / √d_k can no query and key reach, however large the embeddings?".into(),
+            answer: CheckAnswer::Choice { choices: choices.iter().map(|c| format!("{c:.1}")).collect(), right },
+            why: format!(
+                "After RMSNorm q and k have length √4 = 2, so q·k ≤ 4 and q·k / √4 ≤ 2. A vector with itself reaches the most: {}.",
+                crate::format::fixed(most, 4)
+            ),
+        },
+    ]
+}
