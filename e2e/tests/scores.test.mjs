@@ -1,9 +1,9 @@
 // The head size and score-range controls (d-head, scale, softcap, qk-norm, sinks) and the
-// sinks lesson, in the browser. Each control changes the trace as the engine says; a bad
-// value is a message beside its control; a link with all of them opens the same numbers
-// and the same controls in a new page; the worker computes what the page computes. The
-// lesson: every step at 1440 and 375 px shows its words and picture, nothing wider than a
-// phone; the decode steps' words quote the panel's weights.
+// sinks and score-range lessons, in the browser. Each control changes the trace as the
+// engine says; a bad value is a message beside its control; a link with all of them opens
+// the same numbers and the same controls in a new page; the worker computes what the page
+// computes. The lessons: every step at 1440 and 375 px shows its words and picture,
+// nothing wider than a phone; the decode steps' words quote the panel's weights.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -199,26 +199,31 @@ export const tests = [
     },
   },
   ...[[1440, 900], [375, 812]].map(([width, height]) => ({
-    name: `sinks lesson: every step at ${width} px shows its words and picture`,
-    timeoutMs: 120000,
+    name: `sinks and score-range lessons: every step at ${width} px shows its words and picture`,
+    timeoutMs: 150000,
     run: async (t) => {
       await t.page.setViewportSize({ width, height });
-      const pictures = ['heatmap', 'heatmap', 'heatmap', 'heatmap', 'decode-view', 'decode-view'];
-      const page = await t.gotoApp('lesson=sinks&ls=0');
-      for (let s = 0; s < pictures.length; s++) {
-        await page.waitForFunction((k) => new URLSearchParams(location.search).get('ls') === String(k), s);
-        const text = await page.textContent('[data-testid="lesson-text"]');
-        t.assert.ok(text.length > 20 && !/NaN|\[\]/.test(text), `step ${s + 1}: ${text}`);
-        await page.waitForSelector(`[data-testid="lesson-picture"] [data-testid="${pictures[s]}"]`);
-        if (pictures[s] === 'decode-view') {
-          // the words quote the panel's weights over the cache
-          const listed = await page.$$eval('[data-testid="decode-weights"] tbody td[data-value]', (tds) => tds.map((td) => td.textContent));
-          t.assert.ok(listed.length === 3 && text.includes(`[${listed.join(', ')}]`), `${text} / ${listed}`);
+      const lessons = {
+        sinks: ['heatmap', 'heatmap', 'heatmap', 'heatmap', 'decode-view', 'decode-view'],
+        'score-range': ['heatmap', 'heatmap', 'heatmap', 'heatmap'],
+      };
+      for (const [id, pictures] of Object.entries(lessons)) {
+        const page = await t.gotoApp(`lesson=${id}&ls=0`);
+        for (let s = 0; s < pictures.length; s++) {
+          await page.waitForFunction((k) => new URLSearchParams(location.search).get('ls') === String(k), s);
+          const text = await page.textContent('[data-testid="lesson-text"]');
+          t.assert.ok(text.length > 20 && !/NaN|\[\]/.test(text), `${id} step ${s + 1}: ${text}`);
+          await page.waitForSelector(`[data-testid="lesson-picture"] [data-testid="${pictures[s]}"]`);
+          if (pictures[s] === 'decode-view') {
+            // the words quote the panel's weights over the cache
+            const listed = await page.$$eval('[data-testid="decode-weights"] tbody td[data-value]', (tds) => tds.map((td) => td.textContent));
+            t.assert.ok(listed.length === 3 && text.includes(`[${listed.join(', ')}]`), `${text} / ${listed}`);
+          }
+          await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
+          fs.mkdirSync(SHOTS, { recursive: true });
+          await page.screenshot({ path: path.join(SHOTS, `lesson-${id}-${s + 1}-${width}.png`), fullPage: true });
+          if (s + 1 < pictures.length) await page.click('[data-testid="lesson-next"]');
         }
-        await noOverflow(t, page, `sinks step ${s + 1} at ${width} px`, 1);
-        fs.mkdirSync(SHOTS, { recursive: true });
-        await page.screenshot({ path: path.join(SHOTS, `lesson-sinks-${s + 1}-${width}.png`), fullPage: true });
-        if (s + 1 < pictures.length) await page.click('[data-testid="lesson-next"]');
       }
       t.assert.deepEqual(t.errors(), []);
     },
