@@ -218,6 +218,9 @@ export const tests = [
             // the words quote the panel's weights over the cache
             const listed = await page.$$eval('[data-testid="decode-weights"] tbody td[data-value]', (tds) => tds.map((td) => td.textContent));
             t.assert.ok(listed.length === 3 && text.includes(`[${listed.join(', ')}]`), `${text} / ${listed}`);
+            // with a sink the panel says its weights sum to less than 1
+            const panel = await page.textContent('[data-testid="decode-view"]');
+            t.assert.equal(/sink logit 2 as one more column.*sum to less than 1/.test(panel), s === 5, panel);
           }
           await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
           fs.mkdirSync(SHOTS, { recursive: true });
