@@ -155,7 +155,7 @@ pub fn lesson() -> Lesson {
             .aside(|t| {
                 row_aside(
                     t,
-                    format!("\"{}\"'s row, normalized query and scores", token(t, 0, CAT)),
+                    format!("\"{}\"'s row after QK-norm", token(t, 0, CAT)),
                     0,
                     0,
                     CAT,

@@ -60,7 +60,7 @@ pub fn ScoreFields(
                 label="d_head (size of one head)"
                 testid="d-head"
                 min="0"
-                placeholder="d_model / h"
+                placeholder="d_model/h"
                 value=d_head
                 on_input=on_d_head
             >
