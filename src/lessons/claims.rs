@@ -19,6 +19,8 @@ pub enum Quantity {
     /// `PE(i) · PE(j)`, the dot product of two positions' encodings (the word-order
     /// lesson's table).
     PeDot(usize, usize),
+    /// The sum of the row of a cell (its column ignored): 1 for weights, less with sinks.
+    RowSum(Cell),
 }
 
 impl Quantity {
@@ -27,6 +29,9 @@ impl Quantity {
         match *self {
             Quantity::Cell(c) => super::at(t, c.step, c.batch, c.head, c.row, c.col),
             Quantity::PeDot(i, j) => pe_dot(t, i, j),
+            Quantity::RowSum(c) => {
+                t.step(c.step).and_then(|s| s.row_sum(c.batch, c.head, c.row)).unwrap_or(f64::NAN)
+            }
         }
     }
 }

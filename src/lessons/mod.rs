@@ -39,8 +39,10 @@ pub mod local;
 pub mod masks;
 pub mod online_softmax;
 pub mod quiz;
+pub mod range;
 pub mod rope;
 pub mod shapes;
+pub mod sinks;
 pub mod sources;
 pub mod word_order;
 
@@ -134,6 +136,8 @@ pub fn lessons() -> Vec<Lesson> {
         local::lesson(),
         kv_cache::lesson(),
         online_softmax::lesson(),
+        sinks::lesson(),
+        range::lesson(),
         learn::lesson(),
     ]
 }

@@ -10,7 +10,8 @@
 mod questions;
 
 use questions::{
-    baseball, cross, gqa, heads, kv_cache, learn, local, masks, online_softmax, rope, shapes, word_order,
+    baseball, cross, gqa, heads, kv_cache, learn, local, masks, online_softmax, rope, score_range, shapes,
+    sinks, word_order,
 };
 
 use super::num;
@@ -105,6 +106,8 @@ pub fn check_yourself(id: &str) -> Vec<CheckQuestion> {
         "local" => local(),
         "kv-cache" => kv_cache(),
         "online-softmax" => online_softmax(),
+        "sinks" => sinks(),
+        "score-range" => score_range(),
         "learn" => learn(),
         _ => Vec::new(),
     }
@@ -232,6 +235,10 @@ mod tests {
         assert!((number("online-softmax", 0) - (-3f64).exp()).abs() < 1e-15);
         let l = [-2.0, 0.0, -1.0, -3.0].map(f64::exp).iter().sum::<f64>();
         assert!((number("online-softmax", 1) - l).abs() < 1e-12);
+        assert!((number("sinks", 0) - 0.2).abs() < 1e-12);
+        assert_eq!(choice("sinks", 1), "\"the\" (it matches nothing)");
+        assert!((number("score-range", 0) - 10.0 * 3f64.tanh()).abs() < 1e-12);
+        assert_eq!(choice("score-range", 1), "3.0");
         assert!((number("learn", 0) - 0.1).abs() < 1e-12);
         assert_eq!(choice("learn", 1), "both about the same");
     }

@@ -414,3 +414,78 @@ pub(super) fn learn() -> Vec<CheckQuestion> {
         },
     ]
 }
+
+pub(super) fn sinks() -> Vec<CheckQuestion> {
+    let t = trace(
+        r#"{"sentences": ["a b c d"], "d_model": 1, "n_heads": 1, "projections": "identity",
+            "embeddings": {"a": [0], "b": [0], "c": [0], "d": [0]}, "sinks": [0]}"#,
+    );
+    let each = at(&t, S::Weights, 0, 0, 0, 0);
+    let sum = t.step(S::Weights).and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN);
+    let matches = trace(
+        r#"{"sentences": ["cat sat the"], "d_model": 2, "n_heads": 1, "projections": "identity",
+            "embeddings": {"cat": [2, 0], "sat": [0, 1], "the": [0, 0]}, "sinks": [1]}"#,
+    );
+    let sums: Vec<f64> = (0..3)
+        .map(|i| matches.step(S::Weights).and_then(|s| s.row_sum(0, 0, i)).unwrap_or(f64::NAN))
+        .collect();
+    let least = sums.iter().enumerate().fold(0, |best, (i, &x)| if x < sums[best] { i } else { best });
+    vec![
+        CheckQuestion {
+            question: "A head with a sink logit of 0 scores all 4 keys of a row 0 (after scaling). What weight does each key get, to two decimals?".into(),
+            answer: CheckAnswer::Number { value: each, tolerance: 0.005 },
+            why: format!(
+                "e^0 = 1 for each of the 4 keys and 1 for the sink: each key gets 1/5 = {}, and the row sums to {}.",
+                num(each),
+                num(sum)
+            ),
+        },
+        CheckQuestion {
+            question: "Identity projections, cat = [2, 0], sat = [0, 1], the = [0, 0], no mask, a sink logit of 1. Whose row of weights sums to the least?".into(),
+            answer: CheckAnswer::Choice {
+                choices: vec![
+                    "\"cat\" (it matches itself strongly)".into(),
+                    "\"sat\" (a weak match)".into(),
+                    "\"the\" (it matches nothing)".into(),
+                ],
+                right: least,
+            },
+            why: format!(
+                "The row sums are {}, {} and {}: the sink's e^1 is a larger share of a row whose scores are small.",
+                num(sums[0]),
+                num(sums[1]),
+                num(sums[2])
+            ),
+        },
+    ]
+}
+
+pub(super) fn score_range() -> Vec<CheckQuestion> {
+    let capped = trace(
+        r#"{"sentences": ["a b"], "d_model": 1, "n_heads": 1, "projections": "identity",
+            "embeddings": {"a": [5], "b": [6]}, "scale": 1, "softcap": 10}"#,
+    );
+    let score = at(&capped, S::Capped, 0, 0, 0, 1);
+    let normed = trace(
+        r#"{"sentences": ["a a"], "d_model": 4, "n_heads": 1, "projections": "identity",
+            "embeddings": {"a": [30, -7, 12, 5]}, "qk_norm": {}}"#,
+    );
+    let most = at(&normed, S::Scaled, 0, 0, 0, 0);
+    let choices = [3.0, 1.9, 1.5];
+    let right = choices.iter().position(|&c| c > most).unwrap_or(0);
+    vec![
+        CheckQuestion {
+            question: "Softcap c = 10 (Gemma 2's rule, c·tanh(s / c)): what does a score of 30 become, to two decimals?".into(),
+            answer: CheckAnswer::Number { value: score, tolerance: 0.005 },
+            why: format!("10·tanh(30 / 10) = 10·tanh(3) = {}: never past ±10, and a score of 1 would stay almost 1.", num(score)),
+        },
+        CheckQuestion {
+            question: "QK-norm with weights 1 and d_k = 4: which scaled score q·k / √d_k can no query and key reach, however large the embeddings?".into(),
+            answer: CheckAnswer::Choice { choices: choices.iter().map(|c| format!("{c:.1}")).collect(), right },
+            why: format!(
+                "After RMSNorm q and k have length √4 = 2, so q·k ≤ 4 and q·k / √4 ≤ 2. A vector with itself reaches the most: {}.",
+                crate::format::fixed(most, 4)
+            ),
+        },
+    ]
+}

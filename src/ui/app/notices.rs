@@ -111,11 +111,7 @@ pub fn Notices(
 }
 
 /// The errors shown at the top rather than beside a control: the scenario's and the
-/// embeddings', and those of the fields without a control of their own yet (scale,
-/// softcap, QK-norm and attention sinks, which come from an imported scenario or a link).
+/// embeddings', which have no control of their own.
 fn shown_at_top(field: Field) -> bool {
-    matches!(
-        field,
-        Field::Scenario | Field::Embeddings | Field::Scale | Field::Softcap | Field::QkNorm | Field::Sinks
-    )
+    matches!(field, Field::Scenario | Field::Embeddings)
 }

@@ -1,10 +1,12 @@
 //! The explorer's inputs: sentences and cross-attention ([`sentences`]), d_model, h,
 //! projections, seed and positions ([`sizes`]), today's options h_kv, RoPE, ALiBi
-//! ([`modern`]) and the mask with its sliding window ([`mask`]). Each control writes the
+//! ([`modern`]), the head size and what keeps scores in range: scale, softcap, QK-norm,
+//! sinks ([`scores`]), and the mask with its sliding window ([`mask`]). Each control writes the
 //! settings through [`Edits`]; the engine runs in `App`.
 
 mod mask;
 mod modern;
+mod scores;
 mod sentences;
 mod sizes;
 
@@ -29,6 +31,7 @@ pub fn Controls(
             <sentences::SentenceFields state=state />
             <sizes::SizeFields edits=edits />
             <modern::ModernFields edits=edits />
+            <scores::ScoreFields edits=edits />
             <mask::MaskFields edits=edits />
             <ImportExport state=state />
         </section>
@@ -89,6 +92,42 @@ impl Edits {
         }
     }
 
+    /// An optional number where empty or 0 means off (the engine's default); anything else
+    /// must parse, or `message` says what it must be.
+    pub fn set_zero_off<T: std::str::FromStr + Copy + Default + PartialEq>(
+        self,
+        field: &'static str,
+        raw: &str,
+        message: &str,
+        apply: &dyn Fn(&mut Settings, Option<T>),
+    ) {
+        if raw.trim().is_empty() {
+            self.bad_number.set(None);
+            self.set(&|s| apply(s, None));
+        } else {
+            self.set_parsed(field, raw, message, &|s, v: T| apply(s, (v != T::default()).then_some(v)));
+        }
+    }
+
+    /// Real numbers separated by commas or spaces; empty means none. A word that is not a
+    /// number puts `message` under `field`.
+    pub fn set_numbers(
+        self,
+        field: &'static str,
+        raw: &str,
+        message: &str,
+        apply: &dyn Fn(&mut Settings, Option<Vec<f64>>),
+    ) {
+        let words: Vec<&str> = raw.split([',', ' ']).map(str::trim).filter(|w| !w.is_empty()).collect();
+        match words.iter().map(|w| w.parse::<f64>()).collect::<Result<Vec<f64>, _>>() {
+            Ok(v) => {
+                self.bad_number.set(None);
+                self.set(&|s| apply(s, (!v.is_empty()).then(|| v.clone())));
+            }
+            Err(_) => self.say_bad(field, raw, message),
+        }
+    }
+
     /// Applies a real number typed into `field` with `apply`, or says (`message`) why not.
     pub fn set_real(self, field: &'static str, raw: &str, message: &str, apply: &dyn Fn(&mut Settings, f64)) {
         self.set_parsed(field, raw, message, apply);
@@ -108,11 +147,14 @@ impl Edits {
                 self.bad_number.set(None);
                 self.set(&|s| apply(s, v));
             }
-            Err(_) => {
-                let shown: String = raw.chars().take(20).collect();
-                self.bad_number.set(Some((field, format!("{message}, not \"{shown}\""))));
-            }
+            Err(_) => self.say_bad(field, raw, message),
         }
+    }
+
+    /// Puts `message` and the text (its first 20 characters) under `field`.
+    fn say_bad(self, field: &'static str, raw: &str, message: &str) {
+        let shown: String = raw.chars().take(20).collect();
+        self.bad_number.set(Some((field, format!("{message}, not \"{shown}\""))));
     }
 
     /// The message under `field` while what it holds does not parse.

@@ -32,6 +32,8 @@ pub struct CardData {
     pub has_heads: bool,
     /// Row sums, for the query-by-key steps.
     pub row_sums: Vec<f64>,
+    /// The weights of a run with attention sinks, whose rows sum to less than 1.
+    pub sink: bool,
 }
 
 impl PartialEq for CardData {
@@ -90,6 +92,7 @@ impl CardData {
             square,
             has_heads: step.has_heads(),
             row_sums,
+            sink: id.step == StepName::Weights && !trace.sinks.is_empty(),
         })
     }
 
@@ -123,6 +126,9 @@ impl CardData {
         }
         if let Some(sum) = self.row_sums.get(r) {
             text.push_str(&format!(" · row sum {}", crate::format::reading(*sum)));
+            if self.sink {
+                text.push_str(" (the head's sink takes the rest of 1)");
+            }
         }
         Some(text)
     }
@@ -365,6 +371,7 @@ mod tests {
             square: true,
             has_heads: true,
             row_sums: vec![],
+            sink: false,
         };
         assert_eq!(card.largest(), Some((1, 0, 0.4)));
         // features, not keys: no arrow between a query and a key
@@ -444,6 +451,23 @@ mod tests {
         let card = CardData::build(&t, CardId { step: StepName::Weights, batch: 0, head: 1 }).unwrap();
         assert_eq!(card.values.dim(), (2, 3));
         assert!(card.readout(1, 2).unwrap().starts_with("query “b” → key “three”: "));
+    }
+
+    #[test]
+    fn with_sinks_a_weights_row_sum_says_the_sink_takes_the_rest() {
+        let mut s = Scenario::identity(&["a b"], 4, 2);
+        let id = CardId { step: StepName::Weights, batch: 0, head: 1 };
+        let plain = CardData::build(&run(&s).unwrap(), id).unwrap();
+        assert!(plain.readout(0, 0).unwrap().ends_with("row sum 1"), "{:?}", plain.readout(0, 0));
+        s.sinks = Some(vec![0.0, 0.0]);
+        let t = run(&s).unwrap();
+        let card = CardData::build(&t, id).unwrap();
+        let text = card.readout(0, 0).unwrap();
+        assert!(text.ends_with("(the head's sink takes the rest of 1)"), "{text}");
+        assert!(card.row_sums[0] < 1.0);
+        // the scores' rows are not weights: no such words
+        let scores = CardData::build(&t, CardId { step: StepName::Scores, ..id }).unwrap();
+        assert!(!scores.readout(0, 0).unwrap().contains("sink"));
     }
 
     #[test]

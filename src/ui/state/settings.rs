@@ -232,7 +232,7 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
 pub fn d_k_words(s: &Settings) -> String {
     match (s.d_head, crate::engine::attention::head_width(s.d_model, s.n_heads)) {
         (Some(d), _) => format!(
-            "d_k = {d}, the imported head size (head_dim): h · d_k = {} against d_model = {}",
+            "d_k = d_head = {d}, a head size of its own: h · d_k = {} against d_model = {}",
             s.n_heads * d,
             s.d_model
         ),
@@ -274,7 +274,7 @@ mod tests {
         s.d_head = Some(4);
         assert_eq!(
             d_k_words(&s),
-            "d_k = 4, the imported head size (head_dim): h · d_k = 12 against d_model = 8"
+            "d_k = d_head = 4, a head size of its own: h · d_k = 12 against d_model = 8"
         );
     }
 }

@@ -457,6 +457,39 @@ mod tests {
         }
     }
 
+    /// The explorer's head size, softcap, QK-norm and sinks controls: softcap and scale
+    /// have short keys; d_head, QK-norm and sinks send the whole scenario in the fragment,
+    /// and a link read back gives the very settings.
+    #[test]
+    fn the_head_size_and_score_controls_survive_a_link() {
+        let base = Settings { d_model: 8, n_heads: 2, ..Settings::default() };
+        let softcap = Settings { softcap: Some(2.5), scale: Some(0.1 + 0.2), ..base.clone() };
+        let q: Vec<(String, String)> = to_query("a b", &softcap, &ViewState::default())
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert!(q.contains(&("softcap".into(), "2.5".into())), "{q:?}");
+        assert_eq!(fragment("a b", &softcap).unwrap(), "", "a softcap needs no fragment");
+        assert_eq!(from_query(&q).1, softcap);
+        let unit = crate::engine::QkNorm {
+            q_weight: vec![],
+            k_weight: vec![],
+            eps: crate::engine::QkNorm::DEFAULT_EPS,
+        };
+        let each = [
+            Settings { d_head: Some(3), ..base.clone() },
+            Settings { qk_norm: Some(unit), ..base.clone() },
+            Settings { sinks: Some(vec![0.0, -1.5]), ..base.clone() },
+            Settings { d_head: Some(5), sinks: Some(vec![2.0, 2.0]), softcap: Some(30.0), ..base },
+        ];
+        for s in each {
+            let f = fragment("a b\nc", &s).unwrap();
+            assert!(f.starts_with("#s=1."), "{s:?}");
+            let (text, back) = from_fragment(&f).unwrap().unwrap();
+            assert_eq!((text.as_str(), back), ("a b\nc", s));
+        }
+    }
+
     /// Every bound of the short keys: the last good value is taken, the first bad one is a
     /// notice; every spelling of a flag is read both ways.
     #[test]

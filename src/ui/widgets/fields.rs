@@ -1,5 +1,5 @@
 //! The labelled form fields the controls are made of: a `<label class="al-field">` with
-//! its caption, one `<select>` or number `<input>`, and whatever follows it (hints,
+//! its caption, one `<select>`, number or text `<input>`, and whatever follows it (hints,
 //! error messages) as children; and a `<label class="al-check">` round one checkbox.
 
 use leptos::prelude::*;
@@ -140,6 +140,40 @@ pub fn CheckField(
                 type="checkbox"
                 prop:checked=move || checked.get()
                 on:change=move |ev| on_change.run(event_target_checked(&ev))
+            />
+            {children()}
+        </label>
+    }
+}
+
+/// A caption over a text `<input>` read when the edit is committed (Enter, or the field
+/// left), then `children` (hints, errors): for a list of numbers, which would be rewritten
+/// under the cursor if every keystroke were applied.
+#[component]
+pub fn TextField(
+    /// The caption.
+    label: &'static str,
+    /// The input's `data-testid`.
+    testid: &'static str,
+    /// What an empty field shows.
+    placeholder: &'static str,
+    /// The field's text.
+    #[prop(into)]
+    value: Signal<String>,
+    /// Called with the field's text once the edit is committed.
+    on_change: Callback<String>,
+    /// What follows the input inside the label.
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <label class="al-field">
+            <span>{label}</span>
+            <input
+                data-testid=testid
+                type="text"
+                placeholder=placeholder
+                prop:value=move || value.get()
+                on:change=move |ev| on_change.run(event_target_value(&ev))
             />
             {children()}
         </label>

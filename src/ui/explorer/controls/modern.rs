@@ -16,20 +16,22 @@ pub fn ModernFields(
 ) -> impl IntoView {
     let Edits { settings, error, .. } = edits;
     let cache_text = move || {
-        settings.with(|s| match engine::attention::head_width(s.d_model, s.n_heads) {
-            Ok(d_k) => {
-                let h_kv = s.n_kv_heads.unwrap_or(s.n_heads);
-                format!(
-                    "K/V cache per token and layer: 2 · h_kv · d_k = 2 · {h_kv} · {d_k} = {} numbers{}",
-                    2 * h_kv * d_k,
-                    if h_kv < s.n_heads && h_kv > 0 && s.n_heads % h_kv == 0 {
-                        format!(" ({}× less than with h = {} K/V heads)", s.n_heads / h_kv, s.n_heads)
-                    } else {
-                        String::new()
-                    }
-                )
+        settings.with(|s| {
+            match s.d_head.map_or_else(|| engine::attention::head_width(s.d_model, s.n_heads), Ok) {
+                Ok(d_k) => {
+                    let h_kv = s.n_kv_heads.unwrap_or(s.n_heads);
+                    format!(
+                        "K/V cache per token and layer: 2 · h_kv · d_k = 2 · {h_kv} · {d_k} = {} numbers{}",
+                        2 * h_kv * d_k,
+                        if h_kv < s.n_heads && h_kv > 0 && s.n_heads % h_kv == 0 {
+                            format!(" ({}× less than with h = {} K/V heads)", s.n_heads / h_kv, s.n_heads)
+                        } else {
+                            String::new()
+                        }
+                    )
+                }
+                Err(_) => String::new(),
             }
-            Err(_) => String::new(),
         })
     };
     let on_rope = move |v: String| {

@@ -1,0 +1,296 @@
+//! Lesson 12, attention sinks: a head with nothing to read must still put its weight
+//! somewhere, so trained models park it on the first token; gpt-oss's learned sink logit
+//! lets a row sum to less than 1 instead; and a sliding window that evicts the first
+//! token breaks the parking place, which StreamingLLM (Xiao et al. 2023) fixes by keeping
+//! the first tokens in the cache and gpt-oss by a logit no window can evict.
+//!
+//! One head on identity projections, so the words can say why each score is what it is:
+//! every token has a shared third feature (1), content words a "thing" or "action"
+//! feature, and in the sink steps the first token a large shared feature (5), as trained
+//! models learn to give it.
+
+use std::collections::BTreeMap;
+
+use super::claims::{Claim, Quantity};
+use super::quiz::{Quiz, QuizKind};
+use super::{at, base, cell, row, row_aside, row_cells, token, Aside, Extra, Lesson, LessonStep};
+use crate::engine::{Scenario, StepName as S, Trace};
+use crate::format::fixed;
+
+const SENTENCE: &str = "BOS the cat sat on a mat";
+/// "cat", "on" and "mat".
+const CAT: usize = 2;
+const ON: usize = 4;
+/// The learned sink logit of the gpt-oss steps.
+const SINK: f64 = 2.0;
+
+/// The sentence on one head of d_model = 3 (thing, action, shared), causal. `bos` is the
+/// first token's shared feature (1 like every token, or 5 for a learned sink token);
+/// `sink` a gpt-oss sink logit; `window` a sliding window.
+fn scenario(bos: f64, sink: Option<f64>, window: Option<usize>) -> Scenario {
+    let mut s = base(&[SENTENCE], 3, 1);
+    let thing = vec![3.0, 0.0, 1.0];
+    let function = vec![0.0, 0.0, 1.0];
+    s.embeddings = BTreeMap::from([
+        ("BOS".to_string(), vec![0.0, 0.0, bos]),
+        ("the".to_string(), function.clone()),
+        ("cat".to_string(), thing.clone()),
+        ("sat".to_string(), vec![0.0, 3.0, 1.0]),
+        ("on".to_string(), function.clone()),
+        ("a".to_string(), function),
+        ("mat".to_string(), thing),
+    ]);
+    s.mask.causal = true;
+    s.mask.window = window;
+    s.sinks = sink.map(|v| vec![v]);
+    s
+}
+
+/// The weight query `i` gives key `j`.
+fn w(i: usize, j: usize) -> Quantity {
+    Quantity::Cell(cell(S::Weights, i, j))
+}
+
+/// "on"'s scaled scores and weights, beside the weights' heatmap.
+fn on_aside(t: &Trace) -> Option<Aside> {
+    row_aside(
+        t,
+        format!("\"{}\"'s row, masked scores and weights", token(t, 0, ON)),
+        0,
+        0,
+        ON,
+        &[("masked", S::Masked), ("weights", S::Weights)],
+    )
+}
+
+/// Every query's row sum and the sink's share of its softmax, as the engine computes them.
+fn sums_aside(t: &Trace) -> Option<Aside> {
+    let weights = t.step(S::Weights)?;
+    let masked = t.step(S::Masked)?.matrix(0, 0)?;
+    let sink = *t.sinks.first()?;
+    let rows = (0..masked.nrows())
+        .map(|i| {
+            let mut row = masked.row(i).to_vec();
+            let share = crate::engine::attention::softmax_with_sink(&mut row, sink);
+            let sum = weights.row_sum(0, 0, i).unwrap_or(f64::NAN);
+            (format!("\"{}\"", token(t, 0, i)), vec![super::num(sum), super::num(share)])
+        })
+        .collect();
+    Some(Aside {
+        caption: format!("Each query's row of weights, summed, and the share the sink logit {SINK} took"),
+        head: vec!["query".into(), "row sum".into(), "to the sink".into()],
+        rows,
+    })
+}
+
+/// The decode view's weights of query `t` over its cached keys (four decimals).
+fn cached_weights(t: &Trace, q: usize) -> String {
+    let w = t.mask.config.window.unwrap_or(usize::MAX);
+    let keys = (q + 1).saturating_sub(w)..=q;
+    let cells: Vec<String> = keys.map(|j| fixed(at(t, S::Weights, 0, 0, q, j), 4)).collect();
+    format!("[{}]", cells.join(", "))
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    Lesson {
+        id: "sinks",
+        title: "Why every head looks at the first token",
+        seeds: "StreamingLLM (Xiao et al. 2023) and gpt-oss",
+        steps: vec![
+            LessonStep::new("A head with nothing to read", scenario(1.0, None, None), S::Weights, |t| {
+                format!(
+                    "Each token here has three features: thing, action, and a third that every token shares \
+                     (1). This head looks for things. \"{on}\" is no thing: its masked scores are {}, the same \
+                     for every key it may see, because nothing in the sentence answers its query. Still softmax must give \
+                     out a whole 1: each of the {} keys \"{on}\" sees gets {}. Its output is an average of \
+                     values it did not need, passed on to the next layer.",
+                    row(t, S::Masked, 0, 0, ON),
+                    ON + 1,
+                    super::num(at(t, S::Weights, 0, 0, ON, 0)),
+                    on = token(t, 0, ON),
+                )
+            })
+            .highlight(|t| row_cells(t, S::Weights, 0, 0, ON))
+            .aside(on_aside)
+            .claims(|_| (1..=ON).map(|j| Claim::Equal(w(ON, 0), w(ON, j))).collect()),
+            LessonStep::new("The first token becomes a sink", scenario(5.0, None, None), S::Weights, |t| {
+                format!(
+                    "Trained models find a way out: they give the first token a key that every query \
+                     matches, and park there the weight they have no use for. Here \"{bos}\"'s shared \
+                     feature is 5 instead of 1. \"{on}\" now puts {} on \"{bos}\" and {} on each other key, \
+                     while \"{cat}\", which finds a thing (itself), still gives \"{cat}\" {}. Under a causal \
+                     mask the first token is the one key every query sees, which is why a head's picture so \
+                     often lights up its first column (bertviz users ask why \"every token focuses on the \
+                     first token\"). In trained models the first token's value is usually small, so what is parked there adds little \
+                     to the output.",
+                    super::num(at(t, S::Weights, 0, 0, ON, 0)),
+                    super::num(at(t, S::Weights, 0, 0, ON, 1)),
+                    super::num(at(t, S::Weights, 0, 0, CAT, CAT)),
+                    bos = token(t, 0, 0),
+                    on = token(t, 0, ON),
+                    cat = token(t, 0, CAT),
+                )
+            })
+            .highlight(|t| row_cells(t, S::Weights, 0, 0, ON))
+            .aside(on_aside)
+            .claims(|_| {
+                let on_rest = (1..=ON).map(|j| w(ON, j)).collect();
+                let cat_rest = (0..CAT).map(|j| w(CAT, j)).collect();
+                [
+                    vec![Claim::Largest(w(ON, 0), on_rest), Claim::Largest(w(CAT, CAT), cat_rest)],
+                    (2..=ON).map(|j| Claim::Equal(w(ON, 1), w(ON, j))).collect(),
+                ]
+                .concat()
+            }),
+            LessonStep::new("A learned sink logit: gpt-oss", scenario(1.0, Some(SINK), None), S::Weights, |t| {
+                format!(
+                    "gpt-oss gives each head one more learned number, a sink logit s, here s = {SINK}. It \
+                     joins every row's softmax as one more column, and that column is then dropped: weights \
+                     = softmax([scores, s])[:-1]. No token has to serve as the parking place. \"{on}\" gives \
+                     each key {}, and its row sums to {}: the other {} went to no token, so its output is \
+                     smaller, not an average of what it did not need. \"{cat}\", which finds a thing, keeps \
+                     {} of its row. The table under these words lists every row's sum.",
+                    super::num(at(t, S::Weights, 0, 0, ON, 0)),
+                    sum_of(t, ON),
+                    share_of(t, ON),
+                    sum_of(t, CAT),
+                    on = token(t, 0, ON),
+                    cat = token(t, 0, CAT),
+                )
+            })
+            .highlight(|t| row_cells(t, S::Weights, 0, 0, ON))
+            .aside(sums_aside)
+            .claims(|_| {
+                let sum = |i| Quantity::RowSum(cell(S::Weights, i, 0));
+                vec![Claim::Greater(sum(CAT), sum(ON))]
+            }),
+            LessonStep::new(
+                "Predict: a larger sink logit",
+                scenario(1.0, Some(SINK), None),
+                S::Weights,
+                |_| "Choose an answer to see why.".into(),
+            )
+            .aside(sums_aside)
+            .quiz(Quiz {
+                reveal: None,
+                reveal_extra: None,
+                question: |t| {
+                    format!(
+                        "Training raised this head's sink logit from {SINK} to 10, and nothing else changed. \
+                         What happens to \"{}\"'s output?",
+                        token(t, 0, ON)
+                    )
+                },
+                kind: QuizKind::Choice {
+                    choices: |_| {
+                        vec![
+                            "it stays the same: the weights still sum to 1".into(),
+                            "it shrinks toward zero".into(),
+                            "it moves toward the first token's value".into(),
+                        ]
+                    },
+                    answer: |t| {
+                        Some((
+                            1,
+                            format!(
+                                "Its scores stay as they are while e^10 joins the denominator, so every weight \
+                                 in \"{}\"'s row falls toward 0, and the output, the weights times the values, \
+                                 with them. A head can say \"nothing here\" by writing almost nothing. With \
+                                 softmax alone it cannot: its weights always sum to 1.",
+                                token(t, 0, ON)
+                            ),
+                        ))
+                    },
+                },
+            }),
+            LessonStep::new(
+                "A window evicts the sink: StreamingLLM",
+                scenario(5.0, None, Some(3)),
+                S::Weights,
+                |t| {
+                    format!(
+                        "A long text does not fit a full cache, so a model may keep only a sliding window of \
+                         keys: here the last W = 3 positions. At t = {ON} the panel's cache holds \"{}\", \"{}\" \
+                         and \"{on}\"; \"{bos}\" has left. \"{on}\" still has nothing to read, and the weight it \
+                         parked on \"{bos}\" must go to the keys that are left: {}. Xiao et al. (2023) saw this \
+                         break language models: as soon as the first tokens left a sliding window, perplexity \
+                         shot up. Their StreamingLLM keeps the first 4 tokens' keys and values in the cache for \
+                         good, beside the window of recent ones, and the models then read streams of 4 million \
+                         tokens with a steady perplexity. This page's window has no kept first tokens, so the \
+                         panel shows the window alone: what the fix is for.",
+                        token(t, 0, ON - 2),
+                        token(t, 0, ON - 1),
+                        cached_weights(t, ON),
+                        on = token(t, 0, ON),
+                        bos = token(t, 0, 0),
+                    )
+                },
+            )
+            .extra(Extra::Decode { t: ON }),
+            LessonStep::new(
+                "A sink no window can evict",
+                scenario(1.0, Some(SINK), Some(3)),
+                S::Weights,
+                |t| {
+                    format!(
+                        "gpt-oss needs no kept token: its sink is a number of the head, not a key in the cache, \
+                         so no window evicts it. Its layers alternate between a window of 128 tokens and full \
+                         attention, and every head has its sink. Here, with W = 3 and s = {SINK}: at t = {ON} \
+                         \"{on}\"'s weights over the cache are {}, and the rest of 1 went to the sink. The check \
+                         under them compares the decoded row with the full run's.",
+                        cached_weights(t, ON),
+                        on = token(t, 0, ON),
+                    )
+                },
+            )
+            .extra(Extra::Decode { t: ON }),
+        ],
+    }
+}
+
+/// Query `i`'s row sum of weights, as the page prints it.
+fn sum_of(t: &Trace, i: usize) -> String {
+    super::num(t.step(S::Weights).and_then(|s| s.row_sum(0, 0, i)).unwrap_or(f64::NAN))
+}
+
+/// The share of query `i`'s softmax the sink took, as the page prints it.
+fn share_of(t: &Trace, i: usize) -> String {
+    sums_aside(t)
+        .and_then(|a| a.rows.get(i).and_then(|(_, cells)| cells.get(1).cloned()))
+        .unwrap_or_else(|| super::num(f64::NAN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{decode, run};
+
+    #[test]
+    fn the_sink_takes_what_a_query_has_no_use_for() {
+        // nothing to read: five equal weights
+        let plain = run(&scenario(1.0, None, None)).unwrap();
+        assert!((at(&plain, S::Weights, 0, 0, ON, 0) - 0.2).abs() < 1e-12);
+        // a sink token: "on" parks most of its weight on BOS; "cat" still reads itself
+        let token_sink = run(&scenario(5.0, None, None)).unwrap();
+        assert!(at(&token_sink, S::Weights, 0, 0, ON, 0) > 0.7);
+        assert!(at(&token_sink, S::Weights, 0, 0, CAT, CAT) > 0.9);
+        // a sink logit: e^(1/√3) for each of 5 keys against e^2
+        let logit = run(&scenario(1.0, Some(SINK), None)).unwrap();
+        let e = (1.0 / 3f64.sqrt()).exp();
+        let want = e / (5.0 * e + SINK.exp());
+        assert!((at(&logit, S::Weights, 0, 0, ON, 0) - want).abs() < 1e-12);
+        assert_eq!(sum_of(&logit, ON), super::super::num(5.0 * want));
+        assert_eq!(share_of(&logit, ON), super::super::num(1.0 - 5.0 * want));
+        // the decode view's rows are the words' rows
+        for s in [scenario(5.0, None, Some(3)), scenario(1.0, Some(SINK), Some(3))] {
+            let t = run(&s).unwrap();
+            let p = &decode(&s).unwrap().positions[ON];
+            assert_eq!(p.cache_positions, vec![2, 3, 4]);
+            let w: Vec<String> = p.weights.iter().map(|x| fixed(*x, 4)).collect();
+            assert_eq!(cached_weights(&t, ON), format!("[{}]", w.join(", ")));
+        }
+        let quiz = lesson().steps[3].quiz.unwrap();
+        assert!(quiz.judge_choice(&logit, 1).unwrap().right);
+    }
+}
