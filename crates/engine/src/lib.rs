@@ -41,6 +41,7 @@ pub mod invariants;
 pub mod limits;
 pub mod mask;
 pub mod matmul;
+pub mod mla;
 pub mod positional;
 pub mod reuse;
 pub mod rope_scaling;

@@ -94,6 +94,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 softcap: None,
                 qk_norm: None,
                 sinks: None,
+                mla: None,
             }
         })
 }

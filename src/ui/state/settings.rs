@@ -80,6 +80,7 @@ impl Default for Settings {
             softcap: None,
             qk_norm: None,
             sinks: None,
+            mla: None,
             d_head: None,
         }
     }
