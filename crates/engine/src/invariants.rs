@@ -129,7 +129,7 @@ impl Trace {
         if alibi && self.alibi_slopes.len() != z.n_heads {
             return fail(format!("{} ALiBi slopes for {} heads", self.alibi_slopes.len(), z.n_heads));
         }
-        if self.rope.is_some() && !z.d_k.is_multiple_of(2) {
+        if self.rope.is_some() && !z.d_k.is_multiple_of(2) && self.mla.is_none() {
             return fail(format!("RoPE with an odd d_k = {}", z.d_k));
         }
         let layout = self.layout();

@@ -44,7 +44,8 @@ impl<'a> Plan<'a> {
             return Err(EngineError::KvHeadsDoNotDivide { n_heads, n_kv_heads });
         }
         if let Some(rope) = scenario.rope {
-            if !d_k.is_multiple_of(2) {
+            // MLA turns its d_rope numbers only, checked with its sizes
+            if !d_k.is_multiple_of(2) && scenario.mla.is_none() {
                 return Err(EngineError::RopeOddWidth { d_k });
             }
             if !(rope.base.is_finite() && rope.base > 0.0 && rope.base <= limits::MAX_ABS_INPUT) {
