@@ -394,3 +394,152 @@ mod tests {
         assert_eq!(deinterleave(&x).iter().copied().collect::<Vec<_>>(), vec![0.0, 2.0, 4.0, 1.0, 3.0, 5.0]);
     }
 }
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+    use crate::scenario::{Rope, RopeScaling, RopeStyle, Scenario};
+    use crate::step::StepName;
+
+    fn scenario(q_lora_rank: Option<usize>, style: RopeStyle) -> Scenario {
+        let mut s = Scenario::identity(&["the cat sat on the mat", "a dog"], 8, 3);
+        s.projections = crate::scenario::Projections::Named(crate::scenario::ProjectionKind::Seeded);
+        s.seed = 5;
+        s.mask.causal = true;
+        s.rope = Some(Rope::new(style));
+        s.mla = Some(Mla {
+            kv_lora_rank: 4,
+            q_lora_rank,
+            qk_nope_head_dim: 3,
+            qk_rope_head_dim: 4,
+            v_head_dim: 2,
+            mscale_all_dim: None,
+            eps: Mla::DEFAULT_EPS,
+            weights: None,
+        });
+        s
+    }
+
+    fn step(trace: &crate::Trace, name: StepName) -> ndarray::ArrayD<f64> {
+        trace.step(name).map(|s| s.data.clone()).expect("step")
+    }
+
+    #[test]
+    fn absorbing_w_uk_into_the_query_gives_the_same_scores() {
+        for (rank, style) in [(None, RopeStyle::Half), (Some(5), RopeStyle::Interleaved)] {
+            let s = scenario(rank, style);
+            let trace = crate::run(&s).unwrap();
+            let m = s.mla.as_ref().unwrap();
+            let params = build(m, 8, 3, s.seed).unwrap();
+            let q = step(&trace, StepName::QCat).into_dimensionality::<ndarray::Ix4>().unwrap();
+            let q_nope = q.slice(s![.., .., .., ..3]).to_owned();
+            let q_rot = step(&trace, StepName::QRot).into_dimensionality().unwrap();
+            let c_kv = step(&trace, StepName::CKv).into_dimensionality().unwrap();
+            let k_rot = step(&trace, StepName::KRot).into_dimensionality().unwrap();
+            let absorbed = absorbed_scores(&q_nope, &q_rot, &c_kv, &k_rot, &params.kv_b, 2);
+            let scores = step(&trace, StepName::Scores);
+            let worst = absorbed.iter().zip(scores.iter()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(worst <= 1e-12, "absorbed scores differ by {worst}");
+            // and the absorbed query is r_kv wide, not d_nope: what the cache is read with
+            assert_eq!(c_kv.dim().2, 4);
+        }
+    }
+
+    #[test]
+    fn the_trace_has_the_latent_steps_and_values_of_their_own_width() {
+        let trace = crate::run(&scenario(Some(5), RopeStyle::Half)).unwrap();
+        trace.check_invariants().unwrap();
+        assert_eq!(trace.step(StepName::CKv).unwrap().shape, vec![2, 6, 4]);
+        assert_eq!(trace.step(StepName::KPe).unwrap().shape, vec![2, 1, 6, 4]);
+        assert_eq!(trace.step(StepName::VHeads).unwrap().shape, vec![2, 3, 6, 2]);
+        assert_eq!(trace.step(StepName::Concat).unwrap().shape, vec![2, 6, 6]);
+        assert!(trace.step(StepName::K).is_none() && trace.step(StepName::KHeads).is_none());
+        // every head's key ends with the same shared RoPE key
+        let k = step(&trace, StepName::KCat);
+        for h in 1..3 {
+            for (a, b) in k.slice(s![.., 0, .., 3..]).iter().zip(k.slice(s![.., h, .., 3..]).iter()) {
+                assert_eq!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn mscale_all_dim_multiplies_the_scale_by_m_squared() {
+        let mut s = scenario(None, RopeStyle::Half);
+        let scaling = RopeScaling::Linear { factor: 4.0 };
+        s.rope = Some(Rope { scaling: Some(scaling), ..Rope::new(RopeStyle::Half) });
+        s.mla.as_mut().unwrap().mscale_all_dim = Some(0.5);
+        let trace = crate::run(&s).unwrap();
+        let m = 0.1 * 0.5 * 4f64.ln() + 1.0;
+        let want = m * m / 7f64.sqrt();
+        assert!((trace.scale.unwrap() - want).abs() < 1e-15);
+        let (scores, scaled) = (step(&trace, StepName::Scores), step(&trace, StepName::Scaled));
+        for (a, b) in scores.iter().zip(scaled.iter()) {
+            assert!((a * want - b).abs() <= 1e-12 * b.abs().max(1.0));
+        }
+    }
+
+    #[test]
+    fn every_mla_error_names_the_mla_field() {
+        use crate::error::Field;
+        type Edit = fn(&mut Scenario);
+        let edits: [(Edit, Field); 9] = [
+            (|s| s.mla.as_mut().unwrap().kv_lora_rank = 0, Field::Mla),
+            (|s| s.mla.as_mut().unwrap().qk_rope_head_dim = 3, Field::Mla),
+            (|s| s.mla.as_mut().unwrap().eps = 0.0, Field::Mla),
+            (|s| s.mla.as_mut().unwrap().mscale_all_dim = Some(1.0), Field::Mla),
+            (|s| s.mla.as_mut().unwrap().v_head_dim = 2000, Field::Mla),
+            (|s| s.d_head = Some(4), Field::Mla),
+            (|s| s.n_kv_heads = Some(1), Field::Mla),
+            (
+                |s| {
+                    s.projections =
+                        crate::scenario::Projections::Named(crate::scenario::ProjectionKind::Identity)
+                },
+                Field::Mla,
+            ),
+            (
+                |s| {
+                    let w = MlaWeights {
+                        w_q: vec![vec![0.0; 21]; 8],
+                        b_q: vec![],
+                        w_q_a: vec![],
+                        b_q_a: vec![],
+                        q_a_norm: vec![],
+                        w_q_b: vec![],
+                        b_q_b: vec![],
+                        w_kv_a: vec![vec![0.0; 8]; 8],
+                        b_kv_a: vec![],
+                        kv_a_norm: vec![],
+                        w_kv_b: vec![vec![0.0; 15]; 4],
+                        b_kv_b: vec![],
+                        w_o: vec![vec![0.0; 8]; 5], // 6 rows needed: h·d_v
+                        b_o: vec![],
+                    };
+                    s.mla.as_mut().unwrap().weights = Some(Box::new(w));
+                },
+                Field::Mla,
+            ),
+        ];
+        for (edit, field) in edits {
+            let mut s = scenario(None, RopeStyle::Half);
+            edit(&mut s);
+            let e = crate::run(&s).unwrap_err();
+            assert_eq!(e.field(), field, "{e}");
+        }
+        // decoding and tiles refuse it by name
+        let s = scenario(None, RopeStyle::Half);
+        assert_eq!(crate::decode(&s).map(|_| ()).unwrap_err().field(), Field::Mla);
+        assert_eq!(crate::tiled(&s, 2).map(|_| ()).unwrap_err().field(), Field::Mla);
+    }
+
+    #[test]
+    fn the_scenario_json_reads_mla_and_refuses_unknown_fields() {
+        let s = scenario(Some(5), RopeStyle::Interleaved);
+        assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+        let typo = s.to_json().replace("\"kv_lora_rank\"", "\"kv_rank\"");
+        let e = Scenario::from_json(&typo).unwrap_err();
+        assert_eq!(e.field(), crate::error::Field::Scenario);
+        assert!(e.to_string().contains("kv_rank"), "{e}");
+    }
+}
