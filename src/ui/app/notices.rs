@@ -112,10 +112,16 @@ pub fn Notices(
 
 /// The errors shown at the top rather than beside a control: the scenario's and the
 /// embeddings', and those of the fields without a control of their own yet (scale,
-/// softcap, QK-norm and attention sinks, which come from an imported scenario or a link).
+/// softcap, QK-norm, attention sinks and MLA, which come from an imported scenario or a link).
 fn shown_at_top(field: Field) -> bool {
     matches!(
         field,
-        Field::Scenario | Field::Embeddings | Field::Scale | Field::Softcap | Field::QkNorm | Field::Sinks
+        Field::Scenario
+            | Field::Embeddings
+            | Field::Scale
+            | Field::Softcap
+            | Field::QkNorm
+            | Field::Sinks
+            | Field::Mla
     )
 }
