@@ -176,7 +176,7 @@ fn matrix(name: &'static str, rows: &[Vec<f64>], shape: (usize, usize)) -> Resul
             check_number(v, Field::Mla, || format!("mla.weights.{name}[{i}][{j}]"))?;
         }
     }
-    Ok(Array2::from_shape_fn(shape, |(i, j)| rows[i][j]))
+    Ok(Array2::from_shape_fn(shape, |(i, j)| rows.get(i).and_then(|r| r.get(j)).copied().unwrap_or(0.0)))
 }
 
 /// A bias or norm weight of `len` numbers: `empty` when omitted, else checked.
@@ -283,7 +283,7 @@ pub fn deinterleave(x: &Array4<f64>) -> Array4<f64> {
     let half = x.dim().3 / 2;
     Array4::from_shape_fn(x.dim(), |(b, h, t, c)| {
         let from = if c < half { 2 * c } else { 2 * (c - half) + 1 };
-        x[(b, h, t, from)]
+        x.get((b, h, t, from)).copied().unwrap_or(0.0)
     })
 }
 
