@@ -80,7 +80,6 @@ impl Default for Settings {
             softcap: None,
             qk_norm: None,
             sinks: None,
-            mla: None,
             d_head: None,
         }
     }
@@ -156,6 +155,8 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         softcap: settings.softcap,
         qk_norm: settings.qk_norm.clone(),
         sinks: settings.sinks.clone(),
+        // the page has no control for multi-head latent attention yet
+        mla: None,
     };
     (scenario, notices)
 }

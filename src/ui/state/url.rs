@@ -565,7 +565,6 @@ mod tests {
             softcap: None,
             qk_norm: None,
             sinks: None,
-            mla: None,
             d_head: None,
         };
         let v = ViewState {
