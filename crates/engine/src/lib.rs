@@ -61,8 +61,8 @@ pub use explain::{
 };
 pub use invariants::InvariantError;
 pub use scenario::{
-    ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm, Rope,
-    RopeScaling, RopeStyle, Scenario,
+    ExplicitWeights, Fill, MaskConfig, Mla, MlaWeights, Padding, Positional, ProjectionKind, Projections,
+    QkNorm, Rope, RopeScaling, RopeStyle, Scenario,
 };
 pub use step::{Axis, Layout, Role, StepName, StepText};
 pub use tiled::{tiled, Tile, Tiled};
