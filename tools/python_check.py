@@ -800,6 +800,64 @@ def mla_scenarios():
             for p in sorted(fixtures.glob("mla_*.scenario.json"))}
 
 
+def check_mla_numpy(c, trace_bin, work):
+    """Multi-head latent attention in NumPy (make test): every step of the engine's trace of
+    each MLA fixture equals tools/numpy_reference.py's to 1e-12 relative; the absorbed form,
+    W_UK folded into the query ((q_nope W_UKᵀ) · c_KV + q_rot · k_rot, never forming a key),
+    gives the engine's scores to 1e-12; and the reference with the shared RoPE key dropped, or
+    mscale applied once, must disagree (so the comparison can fail)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import numpy_reference
+
+    for name, scenario in mla_scenarios().items():
+        path = work / f"numpy_{name}.json"
+        path.write_text(json.dumps(scenario))
+        trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
+        got = {st["name"]: json_numbers(st["data"]).reshape(st["shape"]) for st in trace["steps"]}
+        _, _, _, steps = numpy_reference.attention_trace(scenario)
+        want = dict(steps)
+
+        def worst(a, b):  # relative, where b is finite; infinite where a and b are not alike
+            finite = np.isfinite(b)
+            if not (np.isnan(a) == np.isnan(b)).all():
+                return math.inf
+            return float((np.abs(a[finite] - b[finite]) / np.maximum(np.abs(b[finite]), 1.0)).max())
+
+        same_names = list(got) == [n for n, _ in steps]
+        errs = {n: worst(got[n], want[n]) for n in got if n in want and got[n].shape == want[n].shape}
+        ok = same_names and len(errs) == len(got) and max(errs.values()) <= 1e-12
+        c.report(ok, f"{name}: every step = NumPy's", f"{len(got)} steps, max rel diff {max(errs.values()):.1e}")
+
+        mla = scenario["mla"]
+        d_nope, d_v, h = mla["qk_nope_head_dim"], mla["v_head_dim"], scenario["n_heads"]
+        w_kv_b = np.array(mla["weights"]["w_kv_b"]).reshape(mla["kv_lora_rank"], h, d_nope + d_v)
+        w_uk = w_kv_b[:, :, :d_nope]                                   # (r_kv, h, d_nope)
+        b_uk = np.array(mla["weights"].get("b_kv_b") or np.zeros(h * (d_nope + d_v))).reshape(h, -1)[:, :d_nope]
+        q = want.get("q_cat", want["q_heads"])
+        q_nope, q_rot = q[..., :d_nope], q[..., d_nope:]
+        k_rot = want.get("k_rot", want["k_pe"])
+        absorbed_q = np.einsum("bhtn,rhn->bhtr", q_nope, w_uk)          # the query in the latent's space
+        absorbed = (np.einsum("bhtr,bsr->bhts", absorbed_q, want["c_kv"]) + np.einsum("bhtn,hn->bht", q_nope, b_uk)[..., None]
+                    + q_rot @ k_rot.swapaxes(-1, -2))
+        err = worst(absorbed, got["scores"])
+        c.report(err <= 1e-12, f"{name}: absorbed W_UK gives the scores",
+                 f"r_kv = {mla['kv_lora_rank']} wide queries against c_KV, max rel diff {err:.1e}")
+
+        mutations = {"shared RoPE key dropped": lambda st: dict(st, k_cat=np.concatenate(
+            [st["k_nope"], np.zeros_like(st["k_cat"][..., d_nope:])], axis=-1))}
+        for what, mutate in mutations.items():
+            bad = mutate(want)
+            scores = bad.get("q_cat", bad["q_heads"]) @ bad["k_cat"].swapaxes(-1, -2)
+            c.report(worst(scores, got["scores"]) > 1e-6, f"{name}: {what} -> differs",
+                     f"max rel diff {worst(scores, got['scores']):.1e}")
+        if mla.get("mscale_all_dim"):
+            factor = scenario["rope"]["scaling"]["factor"]
+            m = 0.1 * mla["mscale_all_dim"] * math.log(factor) + 1.0
+            once = got["scores"] * (len(q[0, 0, 0]) ** -0.5) * m
+            c.report(worst(once, got["scaled"]) > 1e-6, f"{name}: mscale once, not squared -> differs",
+                     f"m = {m:.4f}, max rel diff {worst(once, got['scaled']):.1e}")
+
+
 def mla_module(mla, d):
     """DeepseekV3Attention's sub-modules with a scenario's mla.weights (nn.Linear with
     weight = W.T; nn.RMSNorm, whose x * rsqrt(mean(x²) + eps) * weight is DeepseekV3RMSNorm's)."""
@@ -1069,6 +1127,8 @@ def main(argv):
             if args.only and args.only not in name:
                 continue
             check_scenario(c, args.trace_bin, name, scenario, work, args.torch)
+        if not args.only or "mla" in args.only:
+            check_mla_numpy(c, args.trace_bin, work)
         if not args.only:
             check_decode_and_tiles(c, args.trace_bin, work)
         if not args.only or "train" in args.only:
