@@ -988,11 +988,26 @@ def check_pytorch_lines(c, trace_bin, work, cases=None):
                         "freqs_cis": torch.polar(torch.full_like(freqs, amp), freqs)}
         if "x_kv" not in steps:
             ns["x_kv"] = None  # self-attention: no key/value sentences
-        failures, worst = [], 0.0
+        cells = {}  # the explanation panel's cells, by step: each line is run just before its step's
+        explained = subprocess.run([trace_bin, "--explain", str(path)], check=True, capture_output=True, text=True)
+        for cell in json.loads(explained.stdout)["cells"]:
+            cells.setdefault(cell["step"], []).append(cell)
+        failures, worst, n_cells = [], 0.0, 0
         for st in trace["steps"]:
             line = st["pytorch"]
             if st["name"] in ("q_rot", "k_rot"):
                 ns.update(at(T if st["name"] == "q_rot" else T_k))
+            for cell in cells.get(st["name"], []):
+                n_cells += 1
+                want = json_numbers([cell["result"]])[0]
+                try:
+                    with torch.no_grad():
+                        got = float(eval(cell["pytorch"], ns))  # noqa: S307 - the panel's own line, the point
+                except Exception as e:  # noqa: BLE001
+                    failures.append(f"panel {st['name']}{cell['index']}: {cell['pytorch']!r} raised {type(e).__name__}: {e}")
+                    continue
+                if not (got == want or (math.isnan(got) and math.isnan(want)) or abs(got - want) <= 1e-9 * max(abs(want), 1)):
+                    failures.append(f"panel {st['name']}{cell['index']}: {cell['pytorch']!r} gives {got}, the cell {want}")
             target = line.split(" = ", 1)[0]
             try:
                 with torch.no_grad():
@@ -1008,8 +1023,8 @@ def check_pytorch_lines(c, trace_bin, work, cases=None):
                 worst = max(worst, float((got - want)[finite].abs().max()))
             if not ok:
                 failures.append(f"{st['name']}: {line!r} gives {tuple(got.shape)}, the step {tuple(want.shape)}")
-        c.report(not failures, f"{name}: every PyTorch line run in PyTorch gives its step",
-                 "; ".join(failures) or f"{len(trace['steps'])} lines, max |diff| {worst:.1e}")
+        c.report(not failures, f"{name}: every PyTorch line run in PyTorch gives its step, and the panel's its cell",
+                 "; ".join(failures) or f"{len(trace['steps'])} lines and {n_cells} cells, max |diff| {worst:.1e}")
 
 
 def observe_sdpa():

@@ -173,6 +173,15 @@ export const tests = [
       await page.selectOption('[data-testid="calc-model"]', '1'); // Mistral 7B: window 4096
       await page.fill('[data-testid="calc-tokens"]', '32768');
       t.assert.match(await text(page, 'calc-result'), /= 512 MiB per sequence\. The sliding window keeps only the last 4,096 tokens\. That is past the 8,192-token context/);
+      // 0 or an empty field is refused in words, not turned into 1 in silence
+      for (const bad of ['0', '']) {
+        await page.fill('[data-testid="calc-tokens"]', bad);
+        t.assert.match(await text(page, 'calc-error'), /whole number of tokens from 1 to 10,000,000/);
+        t.assert.equal(await text(page, 'calc-result'), '');
+      }
+      await page.fill('[data-testid="calc-tokens"]', '1');
+      t.assert.equal(await page.$('[data-testid="calc-error"]'), null);
+      t.assert.match(await text(page, 'calc-result'), /at 1 token in bf16/);
       // typing in the calculator does not step the decoding
       await page.focus('[data-testid="calc-tokens"]');
       await page.keyboard.press('ArrowRight');

@@ -260,18 +260,17 @@ pub fn lesson() -> Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::run;
 
     #[test]
     fn baseball_bat_states_the_seed_numbers() {
         let l = lesson();
-        let say = |i: usize| (l.steps[i].narrate)(&run(&l.steps[i].scenario).unwrap());
+        let say = |i: usize| (l.steps[i].narrate)(&l.trace(i));
         assert!(say(1).contains("baseball [2.31, 1.15] and bat [1.15, 1.15]"), "{}", say(1));
         assert!(say(3).contains("baseball [0.76, 0.24] and bat [0.50, 0.50]"), "{}", say(3));
         assert!(say(4).contains("baseball [1.76, 0.24, 0.00] and bat [1.50, 0.50, 0.00]"), "{}", say(4));
         // the question: baseball attends most to itself (0.76 against 0.24)
         let q = l.steps[2].quiz.unwrap();
-        let t = run(&l.steps[2].scenario).unwrap();
+        let t = l.trace(2);
         assert!(q.judge_choice(&t, 0).unwrap().right);
         assert!(q.judge_choice(&t, 0).unwrap().text.contains("[0.76, 0.24]"));
     }

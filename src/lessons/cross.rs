@@ -200,12 +200,11 @@ pub fn lesson() -> Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::run;
 
     #[test]
     fn each_english_word_finds_its_french_translation() {
         let l = lesson();
-        let t = run(&l.steps[0].scenario).unwrap();
+        let t = l.trace(0);
         assert_eq!(t.step(S::Weights).unwrap().shape, [1, 1, 6, 7]);
         assert_eq!(t.key_tokens(0), ["le", "chat", "s'est", "assis", "sur", "le", "tapis"]);
         for (i, j) in ALIGNED {
@@ -214,7 +213,7 @@ mod tests {
         }
         // no French word is a hashed (random) vector
         assert!(t.key_tokens(0).iter().all(|w| TRANSLATIONS.iter().any(|(fr, _)| fr == w)));
-        let batch = run(&l.steps[3].scenario).unwrap();
+        let batch = l.trace(3);
         assert_eq!(batch.step(S::Weights).unwrap().shape, [2, 1, 6, 7]);
         // "cold" finds "froid", the last of its three real keys; the <pad> keys get nothing
         assert_eq!(batch.top_keys(1, 0, 1), [2]);

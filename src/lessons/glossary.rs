@@ -281,7 +281,7 @@ mod tests {
             let uses = first_uses(&lesson);
             assert!(!uses.is_empty(), "{}", lesson.id);
             for (term, step, (a, b)) in uses {
-                let t = run(&lesson.steps[step].scenario).unwrap();
+                let t = lesson.trace(step);
                 let text = (lesson.steps[step].narrate)(&t);
                 assert!(term.forms.contains(&&text[a..b]), "{} {}: {}", lesson.id, term.term, &text[a..b]);
             }

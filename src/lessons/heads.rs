@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn two_heads_give_jump_two_sharp_peaks_and_one_head_splits_them() {
         let l = lesson();
-        let two = run(&l.steps[1].scenario).unwrap();
+        let two = l.trace(1);
         for (i, word) in [(DOG, "dog"), (WANTED, "wanted"), (JUMP, "jump"), (IT, "it")] {
             assert_eq!(two.tokens[0][i], word);
         }
@@ -256,7 +256,7 @@ mod tests {
             |t: &Trace, h: usize, i: usize| t.step(S::Weights).unwrap().matrix(0, h).unwrap().row(i).to_vec();
         assert_eq!(w(&two, 0, WANTED), w(&two, 0, JUMP));
         // one head: one row, split evenly between the two answers, neither above a half
-        let one = run(&l.steps[4].scenario).unwrap();
+        let one = l.trace(4);
         assert_eq!(one.sizes.n_heads, 1);
         let (dog, it) = (at(&one, S::Weights, 0, 0, JUMP, DOG), at(&one, S::Weights, 0, 0, JUMP, IT));
         assert!((dog - it).abs() < 1e-12 && dog < 0.5 && dog > 0.35, "{dog} {it}");

@@ -373,7 +373,7 @@ mod tests {
     #[test]
     fn the_pair_step_moves_bat_toward_baseball() {
         let lesson = lesson();
-        let t = run(&lesson.steps[0].scenario).unwrap();
+        let t = lesson.trace(0);
         let s = step_of(&t).unwrap();
         assert_eq!(vector(&s.before.weights), "[0.50, 0.50]");
         assert_eq!(vector(&s.d_scores), "[-0.15, 0.15]");

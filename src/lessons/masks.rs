@@ -254,14 +254,13 @@ pub fn lesson() -> Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::run;
 
     #[test]
     fn masks_lesson_shows_nan_then_uniform() {
         let l = lesson();
-        let nan = run(&l.steps[4].scenario).unwrap();
+        let nan = l.trace(4);
         assert!(at(&nan, S::Weights, 0, 0, 6, 0).is_nan());
-        let uniform = run(&l.steps[5].scenario).unwrap();
+        let uniform = l.trace(5);
         assert!((at(&uniform, S::Weights, 0, 0, 6, 0) - 1.0 / 7.0).abs() < 1e-12);
         assert!((l.steps[5].narrate)(&uniform).contains("0.14 = 1/T"));
     }
@@ -269,7 +268,7 @@ mod tests {
     #[test]
     fn large_negative_leaks_to_the_future_and_neg_inf_does_not() {
         let l = lesson();
-        let leaky = run(&l.steps[6].scenario).unwrap();
+        let leaky = l.trace(6);
         // "now" with itself: 1e5 · (-1 · 1e5) = -1e10, below the fill
         assert_eq!(at(&leaky, S::Scaled, 0, 0, 0, 0), -1e10);
         assert_eq!(at(&leaky, S::Masked, 0, 0, 0, 1), -1e9);
@@ -279,7 +278,7 @@ mod tests {
         assert_eq!(at(&leaky, S::Weights, 0, 0, 0, 0), 0.0);
         let text = (l.steps[6].narrate)(&leaky);
         assert!(text.contains("\"now\" gives 1.00 to the blocked future \"later\""), "{text}");
-        let safe = run(&l.steps[7].scenario).unwrap();
+        let safe = l.trace(7);
         assert_eq!(at(&safe, S::Weights, 0, 0, 0, 1), 0.0);
         assert_eq!(at(&safe, S::Weights, 0, 0, 0, 0), 1.0);
         assert!((l.steps[7].narrate)(&safe).contains("gives 0.00 to \"later\" and 1.00 to itself"));

@@ -307,7 +307,7 @@ pub(crate) mod tests {
         assert!(say(3).contains("its score for \"baseball\" is the larger of its two"), "{}", say(3));
         assert!(!say(3).contains("equal"), "{}", say(3));
         // own vectors: the seed's story
-        let own = |i: usize| (lesson.steps[i].narrate)(&run(&lesson.steps[i].scenario).unwrap());
+        let own = |i: usize| (lesson.steps[i].narrate)(&lesson.trace(i));
         assert!(own(0).contains("half sports, half animal"));
         assert!(own(3).contains("its two scores are equal, so the weights are too"));
     }

@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn shapes_lesson_quotes_the_wrong_heads() {
         let l = lesson();
-        let trace = run(&l.steps[2].scenario).unwrap();
+        let trace = l.trace(2);
         let wrong = crate::engine::view_without_transpose(trace.step(S::Q).unwrap(), 2).unwrap();
         let q = &trace.step(S::Q).unwrap().data;
         // "head 1, token 2" without the transpose is token 1's second half

@@ -128,6 +128,14 @@ pub struct Lesson {
     pub steps: Vec<LessonStep>,
 }
 
+#[cfg(test)]
+impl Lesson {
+    /// Step `n`'s trace, on the step's own vectors.
+    pub fn trace(&self, n: usize) -> crate::engine::Trace {
+        crate::engine::run(&self.steps[n].scenario).expect("a lesson step runs")
+    }
+}
+
 /// The line above a step's title: "The baseball bat · follows the baseball-bat tutorial ·
 /// step 2 of 6" (`s` counted from 0).
 pub fn meta_line(lesson: &Lesson, s: usize) -> String {

@@ -394,7 +394,7 @@ mod tests {
     #[test]
     fn without_positions_the_orders_are_permutations_of_each_other() {
         let l = lesson();
-        let t = run(&l.steps[0].scenario).unwrap();
+        let t = l.trace(0);
         assert_eq!(permutation(&t), Some(vec![2, 1, 0]));
         // equal up to the order of summation
         assert!(largest_mismatch(&t).unwrap() < 1e-12);
@@ -412,7 +412,7 @@ mod tests {
     #[test]
     fn with_positions_the_weights_differ() {
         let l = lesson();
-        let t = run(&l.steps[2].scenario).unwrap();
+        let t = l.trace(2);
         let worst = largest_mismatch(&t).unwrap();
         assert!(worst > 0.01, "{worst}");
         let (a, b) = (at(&t, S::Weights, 0, 0, 0, 2), at(&t, S::Weights, 1, 0, 2, 0));
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn nearby_positions_have_larger_dot_products() {
         let l = lesson();
-        let t = run(&l.steps[4].scenario).unwrap();
+        let t = l.trace(4);
         let d = t.sizes.d_model as f64;
         // every row has norm² d_model / 2 (sin² + cos² = 1 per pair)
         assert!((pe_dot(&t, 4, 4) - d / 2.0).abs() < 1e-12);

@@ -7,6 +7,7 @@
 //! cargo run --release --example trace -- --notebook scenario.json > attention.ipynb
 //! cargo run --release --example trace -- --decode scenario.json > decoded.json
 //! cargo run --release --example trace -- --tiled 4 scenario.json > tiles.json
+//! cargo run --release --example trace -- --explain scenario.json > cells.json
 //! cargo run --release --example trace -- --train config.json > run.json
 //! cargo run --release --example trace -- --by-hand step.json > step.json
 //! ```
@@ -14,7 +15,10 @@
 //! `--decode` prints the scenario decoded token by token with a key/value cache
 //! (`{"positions": [...]}`, see `attention_engine::decode`); `--tiled BLOCK` prints the
 //! context computed tile by tile with an online softmax (`{"block", "tiles", "context"}`,
-//! see `attention_engine::tiled`). `--train` reads a training configuration instead of a
+//! see `attention_engine::tiled`). `--explain` prints the explanation (the page's panel)
+//! of a few cells of every step: the first, the middle and the last, and for the mask a
+//! blocked and a kept one (`{"cells": [Explanation, ...]}`), so a check can run each
+//! cell's PyTorch line. `--train` reads a training configuration instead of a
 //! scenario, trains, and prints `params_init`, `batches`, `steps`, `grads_first` and
 //! `params_final` (see `attention_engine::train` and the README). `--by-hand` reads
 //! `{"x", "w_q"?, "w_k"?, "w_v"?, "query", "target", "lr"}` and prints one SGD step on W_Q
@@ -32,7 +36,7 @@ use std::process::ExitCode;
 use attention_engine::{export, Scenario};
 
 const USAGE: &str =
-    "usage: trace [--python | --notebook | --decode | --tiled BLOCK] SCENARIO.json   (or - for standard input)\n       trace --train CONFIG.json\n       trace --by-hand STEP.json";
+    "usage: trace [--python | --notebook | --decode | --explain | --tiled BLOCK] SCENARIO.json   (or - for standard input)\n       trace --train CONFIG.json\n       trace --by-hand STEP.json";
 
 fn read(path: &str) -> Result<String, String> {
     if path == "-" {
@@ -54,6 +58,7 @@ enum Output {
     Notebook,
     Decode,
     Tiled(usize),
+    Explain,
 }
 
 fn main() -> ExitCode {
@@ -78,6 +83,7 @@ fn main() -> ExitCode {
         [flag, path] if flag == "--python" => (Output::Python, path),
         [flag, path] if flag == "--notebook" => (Output::Notebook, path),
         [flag, path] if flag == "--decode" => (Output::Decode, path),
+        [flag, path] if flag == "--explain" => (Output::Explain, path),
         [flag, block, path] if flag == "--tiled" => match block.parse() {
             Ok(block) => (Output::Tiled(block), path),
             Err(_) => {
@@ -115,6 +121,7 @@ fn main() -> ExitCode {
         Output::Notebook => Ok(export::notebook(&scenario, &trace)),
         Output::Decode => attention_engine::decode(&scenario).map(|d| d.to_json()),
         Output::Tiled(block) => attention_engine::tiled(&scenario, block).map(|t| t.to_json()),
+        Output::Explain => Ok(explained_cells(&trace)),
     };
     match text {
         Ok(text) => print(text),
@@ -123,6 +130,36 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The explanations of a few cells of every step, as JSON: the first, middle and last
+/// cell, and where the mask blocks some cells of a step, its first blocked and first kept
+/// cell too. A cell the panel cannot explain is left out (the page says why for it).
+fn explained_cells(trace: &attention_engine::Trace) -> String {
+    let mut cells = Vec::new();
+    for step in &trace.steps {
+        let count: usize = step.shape.iter().product();
+        let mut flats = vec![0, count / 2, count.saturating_sub(1)];
+        if step.name == attention_engine::StepName::Masked {
+            let blocked = |x: &f64| *x == trace.mask.fill_value;
+            flats.extend(step.data.iter().position(blocked));
+            flats.extend(step.data.iter().position(|x| !blocked(x)));
+        }
+        flats.sort_unstable();
+        flats.dedup();
+        for flat in flats.into_iter().filter(|&f| f < count) {
+            let mut index = vec![0; step.shape.len()];
+            let mut rest = flat;
+            for (axis, &len) in step.shape.iter().enumerate().rev() {
+                index[axis] = rest % len;
+                rest /= len;
+            }
+            if let Ok(e) = attention_engine::explain::explain(trace, step.name, &index) {
+                cells.push(e);
+            }
+        }
+    }
+    serde_json::json!({ "cells": cells }).to_string()
 }
 
 /// Writes `text` (and a final newline) to standard output.

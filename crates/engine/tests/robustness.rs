@@ -81,20 +81,13 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 kv_sentences,
                 d_model: d,
                 n_heads: h,
-                d_head: None,
                 embeddings,
                 projections,
                 seed: 1,
                 mask,
                 positional: if positions { Positional::Sinusoidal } else { Positional::None },
-                n_kv_heads: None,
-                rope: None,
-                alibi: false,
-                scale: None,
-                softcap: None,
-                qk_norm: None,
-                sinks: None,
-                mla: None,
+                // every option of today's models off
+                ..Scenario::identity(&[], d, h)
             }
         })
 }

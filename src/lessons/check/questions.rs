@@ -190,29 +190,37 @@ pub(super) fn cross() -> Vec<CheckQuestion> {
 }
 
 pub(super) fn word_order() -> Vec<CheckQuestion> {
-    let t = trace(
-        r#"{"sentences": ["a b c d e f g h"], "d_model": 8, "n_heads": 1, "projections": "identity",
-            "positional": "sinusoidal"}"#,
-    );
+    // 42 tokens, so that positions 40 and 41 are in the trace (the lesson's own tables
+    // stop far earlier: the question cannot be read off them)
+    let t = trace(&format!(
+        r#"{{"sentences": ["{}"], "d_model": 8, "n_heads": 1, "projections": "identity",
+            "positional": "sinusoidal"}}"#,
+        vec!["a"; 42].join(" ")
+    ));
     let dot = |p: usize, q: usize| {
         (0..8).map(|c| at(&t, S::Pe, 0, 0, p, c) * at(&t, S::Pe, 0, 0, q, c)).sum::<f64>()
     };
-    let (near, far) = (dot(2, 3), dot(2, 7));
-    let right = if (near - far).abs() < 1e-12 {
+    let (early, late) = (dot(2, 3), dot(40, 41));
+    let right = if (early - late).abs() < 1e-9 {
         2
-    } else if near > far {
+    } else if early > late {
         0
     } else {
         1
     };
     vec![
         CheckQuestion {
-            question: "Sinusoidal positions with d_model = 8 (positions counted from 0). Which is larger: PE(2)·PE(3) or PE(2)·PE(7)?".into(),
+            question: "Sinusoidal positions with d_model = 8 (positions counted from 0). Which is larger: PE(2)·PE(3) or PE(40)·PE(41)?".into(),
             answer: CheckAnswer::Choice {
-                choices: vec!["PE(2)·PE(3)".into(), "PE(2)·PE(7)".into(), "they are equal".into()],
+                choices: vec!["PE(2)·PE(3)".into(), "PE(40)·PE(41)".into(), "they are equal".into()],
                 right,
             },
-            why: format!("PE(2)·PE(3) = {} and PE(2)·PE(7) = {}: here the nearer position's code is the more alike.", num(near), num(far)),
+            why: format!(
+                "PE(2)·PE(3) = {} and PE(40)·PE(41) = {}. Each sine–cosine pair adds sin(ωp)·sin(ωq) + cos(ωp)·cos(ωq) = cos(ω(p − q)), \
+                 so the product depends only on how far apart the two positions are, not where they are.",
+                num(early),
+                num(late)
+            ),
         },
         CheckQuestion {
             question: "And PE(5)·PE(5), the squared length of one position's code?".into(),

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::decode::data::{DTYPES, MODELS};
+use crate::ui::decode::data::{parse_tokens, DTYPES, MAX_TOKENS, MODELS};
 
 /// A caption and a `<select>` of `names`, whose value is the chosen one's index.
 #[component]
@@ -37,16 +37,23 @@ fn IndexSelect(
 #[component]
 pub fn CacheCalculator() -> impl IntoView {
     let model = RwSignal::new(0_usize);
-    let tokens = RwSignal::new(8192_u64);
+    let text = RwSignal::new("8192".to_owned());
+    let tokens = Memo::new(move |_| text.with(|t| parse_tokens(t)));
     let dtype = RwSignal::new(0_usize);
+    // the sentence for a valid number of tokens; nothing (the error says why) otherwise
     let result = move || {
         let m = MODELS.get(model.get()).copied().unwrap_or(MODELS[0]);
-        m.cache_words(tokens.get(), DTYPES.get(dtype.get()).copied().unwrap_or(DTYPES[0]))
+        let tokens = tokens.get().ok()?;
+        Some(m.cache_words(tokens, DTYPES.get(dtype.get()).copied().unwrap_or(DTYPES[0])))
     };
-    let on_tokens = move |ev: leptos::ev::Event| {
-        if let Ok(v) = event_target_value(&ev).trim().parse::<u64>() {
-            tokens.set(v.clamp(1, 10_000_000));
-        }
+    let error = move || {
+        tokens.get().err().map(|e| {
+            view! {
+                <span class="al-error" data-testid="calc-error" role="alert">
+                    {e}
+                </span>
+            }
+        })
     };
     view! {
         <fieldset class="al-calc" data-testid="cache-calculator">
@@ -62,12 +69,13 @@ pub fn CacheCalculator() -> impl IntoView {
                 <input
                     type="number"
                     min="1"
-                    max="10000000"
+                    max=MAX_TOKENS.to_string()
                     step="1"
                     data-testid="calc-tokens"
-                    prop:value=move || tokens.get().to_string()
-                    on:input=on_tokens
-                />
+                    aria-invalid=move || tokens.with(Result::is_err).to_string()
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                /> {error}
             </label>
             <IndexSelect
                 label="Numbers in "

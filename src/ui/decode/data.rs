@@ -162,13 +162,26 @@ pub fn format_difference(d: f64) -> String {
     }
 }
 
+/// The most tokens the cache calculator takes (ten million: past every published context).
+pub const MAX_TOKENS: u64 = 10_000_000;
+
+/// The calculator's tokens field read as a number of tokens, or why it cannot be: a whole
+/// number from 1 to [`MAX_TOKENS`]. Nothing is rounded or clamped in silence.
+pub fn parse_tokens(text: &str) -> Result<u64, String> {
+    let why = || format!("Type a whole number of tokens from 1 to {}.", group_digits(MAX_TOKENS));
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_TOKENS).contains(&n) => Ok(n),
+        _ => Err(why()),
+    }
+}
+
 /// A token's label: `"3 bat"`, position then token (`?` past the end of `tokens`).
 pub fn token_label(tokens: &[String], j: usize) -> String {
     format!("{j} {}", tokens.get(j).map_or("?", String::as_str))
 }
 
 /// Bytes in binary units, as memory is sold: `960 B`, `128 KiB`, `1.5 MiB`, `1 GiB`
-/// (at most two decimals, trailing zeros trimmed).
+/// (at most two decimals, trailing zeros trimmed, and "about" when that rounded).
 pub fn format_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if n < 1024 {
@@ -176,13 +189,15 @@ pub fn format_bytes(n: u64) -> String {
     }
     let mut value = n as f64 / 1024.0;
     let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
+    // the next unit once two decimals would round up to 1024 (1,048,575 B is 1 MiB, not 1024 KiB)
+    while (value * 100.0).round() / 100.0 >= 1024.0 && unit + 1 < UNITS.len() {
         value /= 1024.0;
         unit += 1;
     }
     let text = format!("{value:.2}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    format!("{text} {}", UNITS.get(unit).copied().unwrap_or("PiB"))
+    let exact = text.parse::<f64>().is_ok_and(|shown| shown == value);
+    format!("{}{text} {}", if exact { "" } else { "about " }, UNITS.get(unit).copied().unwrap_or("PiB"))
 }
 
 /// This scenario's cache at one step: `B` sentences × `rows` rows × `h_kv` heads ×
@@ -378,6 +393,12 @@ mod tests {
         assert_eq!(format_bytes(128 * 1024), "128 KiB");
         assert_eq!(format_bytes(1536 * 1024), "1.5 MiB");
         assert_eq!(format_bytes(1 << 30), "1 GiB");
+        assert_eq!(format_bytes((1 << 20) - 1), "about 1 MiB");
+        assert_eq!(format_bytes(1_000_000), "about 976.56 KiB");
+        assert_eq!(parse_tokens(" 8192 "), Ok(8192));
+        for bad in ["", "0", "-3", "2.5", "1e3", "10000001", "many"] {
+            assert!(parse_tokens(bad).is_err(), "{bad:?} must be refused, not rounded or clamped");
+        }
         assert_eq!(group_digits(1 << 30), "1,073,741,824");
         assert_eq!(group_digits(999), "999");
         assert_eq!(group_digits(1000), "1,000");

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::explain::{explain, Explanation};
-use crate::engine::Trace;
+use crate::engine::{StepName, Trace};
 
 use crate::ui::explain::text::trace_index;
 use crate::ui::state::card_id::CardId;
@@ -25,6 +25,10 @@ pub struct Explained {
     pub explanation: Memo<Option<Result<Arc<Explanation>, String>>>,
     /// The trace it explains (the page's shown trace).
     pub trace: Memo<Option<Arc<Trace>>>,
+    /// Is the learner guessing the explained cell's value ("Guess first", not yet
+    /// revealed)? The panel sets it; the card and its table then hide what would give
+    /// the answer away ([`Explained::hides`]).
+    pub guessing: RwSignal<bool>,
 }
 
 impl Explained {
@@ -45,7 +49,17 @@ impl Explained {
             // a new explanation whenever it was recomputed (NaN ≠ NaN would say so anyway)
             |_, _| true,
         );
-        Self { cell, explanation, trace }
+        Self { cell, explanation, trace, guessing: RwSignal::new(false) }
+    }
+
+    /// Is cell `(r, c)` of card `id` hidden while the learner guesses? The explained cell
+    /// is; for an attention weight its whole row is, since the guess asks which key of
+    /// the row gets the most weight.
+    pub fn hides(&self, id: CardId, r: usize, c: usize) -> bool {
+        self.guessing.get()
+            && self.cell.with(|e| {
+                e.is_some_and(|(i, er, ec)| i == id && er == r && (ec == c || id.step == StepName::Weights))
+            })
     }
 
     /// Opens (or moves) the panel to a cell.

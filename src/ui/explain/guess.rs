@@ -9,7 +9,8 @@ use leptos::prelude::*;
 use crate::engine::explain::Explanation;
 use crate::engine::{StepName, Trace};
 use crate::ui::explain::cell_state::CellState;
-use crate::ui::explain::text::{closeness, key_feedback, num, top_keys};
+use crate::ui::explain::text::{closeness, key_feedback, num, top_keys, TIE};
+use crate::ui::widgets::choices::ChoiceButtons;
 
 /// The buttons for guessing which key of the row gets the most weight.
 #[component]
@@ -19,27 +20,24 @@ fn KeyGuess(
     /// The row's key tokens.
     keys: Vec<String>,
 ) -> impl IntoView {
-    let buttons = keys
-        .into_iter()
-        .enumerate()
-        .map(|(k, word)| {
-            view! {
-                <button
-                    type="button"
-                    class="al-small"
-                    aria-pressed=move || (state.key_guess() == Some(k)).to_string()
-                    class:al-selected=move || state.key_guess() == Some(k)
-                    on:click=move |_| state.set_key_guess(k)
-                >
-                    {word}
-                </button>
-            }
-        })
-        .collect_view();
     view! {
         <fieldset class="al-ex-keys">
             <legend>"Which key gets the most weight in this row?"</legend>
-            {buttons}
+            <ChoiceButtons
+                names=keys
+                class="al-small"
+                pressed=Callback::new(move |k| state.key_guess() == Some(k))
+                on_pick=Callback::new(move |k| state.set_key_guess(k))
+            />
+            <button
+                type="button"
+                class="al-small"
+                data-testid="explain-key-tie"
+                aria-pressed=move || (state.key_guess() == Some(TIE)).to_string()
+                on:click=move |_| state.set_key_guess(TIE)
+            >
+                "Several tie"
+            </button>
         </fieldset>
     }
 }

@@ -49,6 +49,10 @@ pub fn ExplainPanel(
         },
     );
     let hidden = Memo::new(move |_| guess_mode.get() && !state.revealed());
+    // the card and its table hide the answer while the learner guesses
+    let guessing = explained.guessing;
+    Effect::new(move |_| guessing.set(hidden.get()));
+    on_cleanup(move || guessing.set(false));
     // The explanation when its answer may be shown (not while the learner guesses).
     let told = Signal::derive(move || if hidden.get() { None } else { ok.get() });
     let title = Memo::new(move |_| {

@@ -291,8 +291,8 @@ pub fn closeness(guess: f64, actual: f64) -> String {
         "very close".to_owned()
     } else if rel <= 0.25 {
         "close".to_owned()
-    } else if (guess > 0.0) == (actual > 0.0) {
-        "the right sign, but far".to_owned()
+    } else if (guess >= 0.0) == (actual >= 0.0) {
+        "far off".to_owned()
     } else {
         "the wrong sign".to_owned()
     };
@@ -306,20 +306,24 @@ pub fn top_keys(trace: &Trace, ex: &Explanation) -> Vec<usize> {
     trace.top_keys(b, h, i)
 }
 
-/// What the panel says about the learner's "which key gets the most weight?" guess.
+/// The key guess "several keys tie for the most weight".
+pub const TIE: usize = usize::MAX;
+
+/// What the panel says about the learner's "which key gets the most weight?" guess: a
+/// key, or [`TIE`].
 pub fn key_feedback(guess: Option<usize>, tops: &[usize], names: &[String]) -> String {
     let name = |k: usize| format!("key {} (“{}”)", k + 1, names.get(k).cloned().unwrap_or_default());
+    let tied = || tops.iter().map(|&t| name(t)).collect::<Vec<_>>().join(", ");
     match (guess, tops) {
         (_, []) => "This row is NaN: no key gets the most weight.".to_owned(),
+        (Some(TIE), [t]) => format!("No tie: the most weight goes to {}.", name(*t)),
+        (Some(TIE), _) => format!("Right: {} tie for the most weight.", tied()),
         (Some(k), [_]) if tops.contains(&k) => "And you picked the key with the most weight.".to_owned(),
         (Some(k), _) if tops.contains(&k) => {
-            format!("And you picked one of the {} keys that tie for the most weight.", tops.len())
+            format!("{} tie for the most weight; you picked one of them.", tied())
         }
         (_, [t]) => format!("The most weight goes to {}.", name(*t)),
-        (_, _) => format!(
-            "{} tie for the most weight.",
-            tops.iter().map(|&t| name(t)).collect::<Vec<_>>().join(", ")
-        ),
+        (_, _) => format!("{} tie for the most weight.", tied()),
     }
 }
 
@@ -424,7 +428,15 @@ mod tests {
         let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
         assert_eq!(key_feedback(Some(1), &[1], &names), "And you picked the key with the most weight.");
         assert_eq!(key_feedback(Some(0), &[1], &names), "The most weight goes to key 2 (“b”).");
-        assert!(key_feedback(Some(2), &[0, 2], &names).contains("one of the 2 keys that tie"));
+        assert_eq!(
+            key_feedback(Some(2), &[0, 2], &names),
+            "key 1 (“a”), key 3 (“c”) tie for the most weight; you picked one of them."
+        );
+        assert_eq!(
+            key_feedback(Some(TIE), &[0, 2], &names),
+            "Right: key 1 (“a”), key 3 (“c”) tie for the most weight."
+        );
+        assert_eq!(key_feedback(Some(TIE), &[1], &names), "No tie: the most weight goes to key 2 (“b”).");
         assert_eq!(key_feedback(None, &[0, 2], &names), "key 1 (“a”), key 3 (“c”) tie for the most weight.");
         assert!(key_feedback(Some(0), &[], &names).contains("NaN"));
     }
@@ -448,6 +460,8 @@ mod tests {
         assert!(closeness(0.5, 0.5).contains("exactly right"));
         assert!(closeness(0.51, 0.5).contains("very close"));
         assert!(closeness(-0.5, 0.5).contains("wrong sign"));
+        assert!(closeness(2.0, 0.5).contains("far off"));
+        assert!(closeness(0.0, 0.5).contains("far off"), "0 is not a wrong sign for a weight");
         assert!(closeness(0.5, f64::NAN).contains("NaN"));
         assert_eq!(num(-0.0), "0");
         assert_eq!(num(f64::NEG_INFINITY), "-inf");

@@ -64,13 +64,16 @@ pub fn HeatmapCard(
     redraw_on_change(canvas, data, layout, zoom, scale, id.step);
     let dims = Signal::derive(move || data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim())));
     let cursor = CardCursor::new(id, dims, layout, zoom);
-    let readout = move || {
-        let (r, c) = cursor.clamped()?;
-        data.with(|d| d.as_ref().and_then(|d| d.readout(r, c)))
-    };
     // The explanation panel (one per page, see explain/panel.rs) opens on a cell of this
     // card; a memo, so that a move on another card's panel does not wake this card.
     let explained = use_context::<Explained>();
+    let readout = move || {
+        let (r, c) = cursor.clamped()?;
+        if explained.is_some_and(|e| e.hides(id, r, c)) {
+            return Some("Hidden while you guess: type your guess in the explanation, then Reveal.".into());
+        }
+        data.with(|d| d.as_ref().and_then(|d| d.readout(r, c)))
+    };
     let explained_here = Memo::new(move |_| {
         explained.and_then(|e| e.cell.with(|c| c.filter(|(i, _, _)| *i == id).map(|(_, r, c)| (r, c))))
     });

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::draw::Layout;
-use crate::engine::Trace;
+use crate::engine::{StepName, Trace};
 use crate::ui::explain::explained::Explained;
 use crate::ui::explain::text::outlines;
 use crate::ui::state::card_id::CardId;
@@ -105,9 +105,29 @@ pub fn CardOverlays(
             .map(|style| view! { <div class="al-highlight-cell" data-testid="highlight" style=style></div> })
             .collect_view()
     };
+    // while the learner guesses: the explained cell (a weight's whole row) covered
+    let cover = move || {
+        let e = explained?;
+        let (r, c) = explained_here.get()?;
+        if !e.guessing.get() {
+            return None;
+        }
+        let z = zoom.get();
+        let style = layout.with(|l| {
+            let l = l.as_ref().filter(|l| in_grid(l, (r, c)))?;
+            let cols = if id.step == StepName::Weights { (0, l.n_cols) } else { (c, c + 1) };
+            Some(cells_box(l, z, (r, r + 1), cols))
+        })?;
+        Some(view! {
+            <div class="al-guess-cover" data-testid="guess-cover" style=style aria-hidden="true">
+                "?"
+            </div>
+        })
+    };
     view! {
         <div class="al-cursor" style=outline hidden=move || cursor.with(Option::is_none)></div>
         {marks}
+        {cover}
         {highlight_boxes}
     }
 }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::lessons::check::{CheckAnswer, CheckQuestion};
 use crate::lessons::Verdict;
+use crate::ui::widgets::choices::ChoiceButtons;
 
 /// One question, its inputs and, once answered, its verdict.
 #[component]
@@ -19,28 +20,19 @@ fn CheckItem(
     let chosen = RwSignal::new(None::<usize>);
     let q = StoredValue::new(question.clone());
     let inputs = match question.answer {
-        CheckAnswer::Choice { choices, .. } => choices
-            .into_iter()
-            .enumerate()
-            .map(|(i, name)| {
-                view! {
-                    <button
-                        type="button"
-                        class="al-quiz-choice"
-                        data-testid="check-choice"
-                        data-choice=i
-                        aria-pressed=move || (chosen.get() == Some(i)).to_string()
-                        on:click=move |_| {
-                            chosen.set(Some(i));
-                            verdict.set(q.with_value(|q| q.judge_choice(i)));
-                        }
-                    >
-                        {name}
-                    </button>
-                }
-            })
-            .collect_view()
-            .into_any(),
+        CheckAnswer::Choice { choices, .. } => view! {
+            <ChoiceButtons
+                names=choices
+                class="al-quiz-choice"
+                testid="check-choice"
+                pressed=Callback::new(move |i| chosen.get() == Some(i))
+                on_pick=Callback::new(move |i| {
+                    chosen.set(Some(i));
+                    verdict.set(q.with_value(|q| q.judge_choice(i)));
+                })
+            />
+        }
+        .into_any(),
         CheckAnswer::Number { .. } => {
             let typed = RwSignal::new(String::new());
             view! {

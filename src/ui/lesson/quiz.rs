@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::engine::Trace;
 use crate::lessons::{Quiz, QuizKind};
+use crate::ui::widgets::choices::ChoiceButtons;
 
 /// What the learner answered.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,25 +53,16 @@ pub fn QuizView(
     let inputs = move || match quiz.kind {
         QuizKind::Choice { choices, .. } => {
             let names = trace.get().map(|t| choices(&t)).unwrap_or_default();
-            names
-                .into_iter()
-                .enumerate()
-                .map(|(i, name)| {
-                    view! {
-                        <button
-                            type="button"
-                            class="al-quiz-choice"
-                            data-testid="quiz-choice"
-                            data-choice=i
-                            aria-pressed=move || (answer.get() == Some(Answer::Choice(i))).to_string()
-                            on:click=move |_| answered(Answer::Choice(i))
-                        >
-                            {name}
-                        </button>
-                    }
-                })
-                .collect_view()
-                .into_any()
+            view! {
+                <ChoiceButtons
+                    names=names
+                    class="al-quiz-choice"
+                    testid="quiz-choice"
+                    pressed=Callback::new(move |i| answer.get() == Some(Answer::Choice(i)))
+                    on_pick=Callback::new(move |i| answered(Answer::Choice(i)))
+                />
+            }
+            .into_any()
         }
         QuizKind::Number { .. } => {
             let check = move || {

@@ -1,10 +1,11 @@
 //! Small components and helpers shared by several features: a deferred part of the page,
-//! label fitting, a scrollable region, tables' header rows, the check line and head options of the decode and
+//! label fitting, answer buttons, a scrollable region, tables' header rows, the check line and head options of the decode and
 //! tiles views.
 //!
 //! Shared: imports `platform/` only, never a feature folder.
 
 pub mod check_line;
+pub mod choices;
 pub mod fields;
 pub mod head_options;
 pub mod later;

@@ -250,8 +250,10 @@ pub struct Explanation {
     pub notes: Vec<String>,
     /// The cells read, for the page to outline.
     pub operands: Vec<Operand>,
-    /// A PyTorch expression giving the number from the seeds' tensors (`x`, `q`, `k`, `v`
-    /// split into heads, `scores` after `masked_fill`, `weights`, `context`, `concat`).
+    /// A PyTorch expression giving the number, in the names the step PyTorch lines leave
+    /// just before this step's line runs (`x`, `q`, `k`, `v` split into heads, `scores`
+    /// as the previous line left it, `weights`, `context`, `concat`); a comment says what
+    /// `scores` holds there. `tools/python_check.py` runs each one.
     pub pytorch: String,
     /// The same arithmetic as LaTeX, with the numbers.
     pub latex: String,

@@ -209,6 +209,17 @@ impl Explainer<'_> {
         self.first_of(&[StepName::Biased, StepName::Capped, StepName::Scaled])
     }
 
+    /// The comment a cell's PyTorch line carries where it reads `scores`: the page's PyTorch
+    /// lines reassign `scores` at every step (scale, cap, bias, mask), so just before this
+    /// step's line runs, `scores` holds the `holds` step, not the raw `q @ kᵀ`.
+    fn scores_here(&self, holds: StepName) -> String {
+        if holds == StepName::Scores {
+            "scores here is q @ kᵀ".into()
+        } else {
+            format!("scores here is the {holds} step: each line above reassigns scores")
+        }
+    }
+
     /// The scores ALiBi's bias is added to: `capped` with a softcap, else `scaled`.
     fn bias_source(&self) -> StepName {
         self.first_of(&[StepName::Capped, StepName::Scaled])

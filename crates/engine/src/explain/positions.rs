@@ -88,7 +88,7 @@ impl Explainer<'_> {
             terms,
             notes,
             operands,
-            format!("{x_py}[{}] + pe[0, {t}, {c}]", py(self.index)),
+            format!("{x_py}[{}] + self.pe[0, {t}, {c}]", py(self.index)),
             format!(
                 r"{} = {} + \mathrm{{PE}}_{{{t},{c}}} = {} + {} = {}",
                 self.lhs(),
@@ -298,7 +298,7 @@ impl Explainer<'_> {
             terms.clone(),
             notes,
             vec![Operand::cell(source, self.index), Operand::cell(StepName::Alibi, &[0, h, i, j])],
-            format!("{source}[{b}, {h}, {i}, {j}] + alibi[0, {h}, {i}, {j}]"),
+            format!("scores[{b}, {h}, {i}, {j}] + alibi[0, {h}, {i}, {j}]  # {}", self.scores_here(source)),
             format!(r"{} = {} = {}", self.lhs(), tex_terms(&terms), tex(self.result)),
         )
     }

@@ -91,12 +91,19 @@ impl Explainer<'_> {
     pub(super) fn head_copy(&self) -> Result<Explanation, ExplainError> {
         let [b, h, t, j] = four(self.index)?;
         let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
-        let (from, py_layer) = match self.step {
-            StepName::QHeads => (StepName::Q, "self.w_q(x)"),
-            StepName::KHeads => {
-                (StepName::K, if self.trace.is_cross() { "self.w_k(x_kv)" } else { "self.w_k(x)" })
-            }
-            _ => (StepName::V, if self.trace.is_cross() { "self.w_v(x_kv)" } else { "self.w_v(x)" }),
+                        // The view as the step's own PyTorch line writes it: the lengths `T` (`T_q`, `T_k` in
+                        // cross-attention) and `h_kv` key/value heads when grouped.
+        let layout = self.trace.layout();
+        let length = |keys: bool| match (layout.cross, keys) {
+            (false, _) => "T",
+            (true, false) => "T_q",
+            (true, true) => "T_k",
+        };
+        let kv_heads = if layout.grouped { "h_kv" } else { "h" };
+        let (from, py_view) = match self.step {
+            StepName::QHeads => (StepName::Q, format!("q.view(B, {}, h, d_k)", length(false))),
+            StepName::KHeads => (StepName::K, format!("k.view(B, {}, {kv_heads}, d_k)", length(true))),
+            _ => (StepName::V, format!("v.view(B, {}, {kv_heads}, d_k)", length(true))),
         };
         let d_k = self.d_k();
         let col = h * d_k + j;
@@ -114,7 +121,7 @@ impl Explainer<'_> {
             vec![plain(format!("{from}[{b},{t},{col}]"), v)],
             notes,
             vec![Operand::cell(from, &[b, t, col])],
-            format!("{py_layer}.view(B, T, h, d_k)[{b}, {t}, {h}, {j}]"),
+            format!("{py_view}[{b}, {t}, {h}, {j}]"),
             format!(r"{} = {} = {}", self.lhs(), tex_name(from.as_str(), &[b, t, col]), tex(self.result)),
         )
     }

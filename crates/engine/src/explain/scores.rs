@@ -140,7 +140,10 @@ impl Explainer<'_> {
             terms,
             notes,
             vec![Operand::cell(StepName::Scaled, self.index)],
-            format!("softcap * math.tanh(scaled[{b}, {h}, {i}, {j}] / softcap)"),
+            format!(
+                "softcap * torch.tanh(scores[{b}, {h}, {i}, {j}] / softcap)  # {}",
+                self.scores_here(StepName::Scaled)
+            ),
             format!(
                 r"{} = {} \tanh\left(\frac{{{}}}{{{}}}\right) = {}",
                 self.lhs(),
@@ -239,7 +242,10 @@ impl Explainer<'_> {
             (
                 vec![plain(format!("{source}[{}]", comma(self.index)), scaled)],
                 scaled,
-                format!("scores[{b}, {h}, {i}, {j}]  # mask[{b}, {i}, {j}] is False: kept"),
+                format!(
+                    "scores[{b}, {h}, {i}, {j}]  # mask[{b}, {i}, {j}] is False: kept; {}",
+                    self.scores_here(source)
+                ),
                 format!(r"{} = {} = {}", self.lhs(), tex_name(source.as_str(), self.index), tex(self.result)),
             )
         };

@@ -135,14 +135,18 @@ impl Explainer<'_> {
                  m = max(max_k masked[b,h,i,k], sink[h])"
                     .to_owned(),
                 format!(
-                    "torch.cat([{py_row}, sinks[{h}:{}]]).softmax(dim=-1)[{j}]  # scores after masked_fill, the sink's logit last",
-                    h + 1
+                    "torch.cat([{py_row}, sinks[{h}:{}]]).softmax(dim=-1)[{j}]  # the sink's logit last; {}",
+                    h + 1,
+                    self.scores_here(StepName::Masked)
                 ),
             )
         } else {
             (
                 "weights[b,h,i,j] = exp(masked[b,h,i,j] − m) / Σ_k exp(masked[b,h,i,k] − m), m = max_k masked[b,h,i,k]".to_owned(),
-                format!("torch.exp({py_row}[{j}] - {py_row}.max()) / torch.exp({py_row} - {py_row}.max()).sum()  # scores after masked_fill"),
+                format!(
+                    "torch.exp({py_row}[{j}] - {py_row}.max()) / torch.exp({py_row} - {py_row}.max()).sum()  # {}",
+                    self.scores_here(StepName::Masked)
+                ),
             )
         };
         self.done(
