@@ -42,6 +42,7 @@ pub mod limits;
 pub mod mask;
 pub mod matmul;
 pub mod mla;
+pub mod mla_option;
 pub mod positional;
 pub mod reuse;
 pub mod rope_scaling;

@@ -16,7 +16,7 @@
 //! mask and the `neg_inf` fill. Unknown fields are rejected, so a typo such as
 //! `"embedding"` is an error rather than silently ignored.
 
-pub use crate::mla::{Mla, MlaWeights};
+pub use crate::mla_option::{Mla, MlaWeights};
 pub use crate::rope_scaling::RopeScaling;
 use std::collections::BTreeMap;
 

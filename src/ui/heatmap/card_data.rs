@@ -342,16 +342,7 @@ mod tests {
         let mut s = Scenario::identity(&["the cat sat", "a dog"], 6, 2);
         s.projections = crate::engine::Projections::Named(crate::engine::ProjectionKind::Seeded);
         s.rope = Some(crate::engine::Rope::new(crate::engine::RopeStyle::Interleaved));
-        s.mla = Some(crate::engine::Mla {
-            kv_lora_rank: 3,
-            q_lora_rank: Some(4),
-            qk_nope_head_dim: 2,
-            qk_rope_head_dim: 2,
-            v_head_dim: 3,
-            mscale_all_dim: None,
-            eps: 1e-6,
-            weights: None,
-        });
+        s.mla = Some(crate::engine::Mla { q_lora_rank: Some(4), ..crate::engine::Mla::sized(3, 2, 2, 3) });
         let t = run(&s).unwrap();
         for step in &t.steps {
             let card = CardData::build(&t, CardId { step: step.name, batch: 1, head: 0 });

@@ -450,17 +450,7 @@ mod tests {
         let (_, from_link) = from_fragment(&fragment("a b", &scaled).unwrap()).unwrap().unwrap();
         assert_eq!(from_link.rope, scaled.rope);
         // nor has multi-head latent attention: an imported DeepSeek layer travels whole
-        let mla = crate::engine::Mla {
-            kv_lora_rank: 3,
-            q_lora_rank: None,
-            qk_nope_head_dim: 2,
-            qk_rope_head_dim: 2,
-            v_head_dim: 3,
-            mscale_all_dim: None,
-            eps: 1e-6,
-            weights: None,
-        };
-        let latent = Settings { mla: Some(mla), ..Settings::default() };
+        let latent = Settings { mla: Some(crate::engine::Mla::sized(3, 2, 2, 3)), ..Settings::default() };
         let (_, from_link) = from_fragment(&fragment("a b", &latent).unwrap()).unwrap().unwrap();
         assert_eq!(from_link.mla, latent.mla);
         for (key, value) in

@@ -1,29 +1,11 @@
 //! What the steps of multi-head latent attention say: their PyTorch lines (Hugging Face's
 //! `DeepseekV3Attention` names: `self.q_a_proj`, `self.kv_a_proj_with_mqa`, …) and their
-//! words. A step MLA does not change is left to `text.rs`.
+//! words, which [`StepName::pytorch`] and [`StepName::words`] (`text.rs`) ask first through
+//! `latent_pytorch` and `latent_words`. A step MLA does not change is left to `text.rs`.
 
-use super::{StepName, StepText};
+use super::{MlaText, StepName, StepText};
 use crate::error::number_text;
 use crate::scenario::RopeStyle;
-
-/// MLA's sizes and numbers, as the words and lines need them.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct MlaText {
-    /// `q_lora_rank`, with query compression.
-    pub q_lora_rank: Option<usize>,
-    /// `kv_lora_rank`.
-    pub kv_lora_rank: usize,
-    /// `qk_nope_head_dim`.
-    pub d_nope: usize,
-    /// `qk_rope_head_dim`.
-    pub d_rope: usize,
-    /// `v_head_dim`.
-    pub d_v: usize,
-    /// YaRN's `m` when `mscale_all_dim` multiplies the scale by `m²`.
-    pub mscale: Option<f64>,
-    /// The two RMSNorms' ε.
-    pub eps: f64,
-}
 
 /// RoPE on MLA's rotated parts, `{x}` the part (`q[..., d_nope:]` or `k_pe`): Hugging
 /// Face's `apply_rotary_pos_emb`, or with DeepSeek's interleaved layout its
@@ -39,7 +21,21 @@ fn rotate(out: &str, even: &str, odd: &str, whole: &str, style: Option<RopeStyle
 }
 
 /// The PyTorch line of `step` under MLA, or `None` for a step MLA leaves as it is.
-pub(super) fn pytorch(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
+impl StepName {
+    /// The step's PyTorch line under MLA (MLA's own steps always), or `None`.
+    pub(super) fn latent_pytorch(self, text: &StepText) -> Option<String> {
+        let m = text.mla.or_else(|| self.is_mla_only().then(MlaText::default))?;
+        pytorch(self, text, m)
+    }
+
+    /// The step's words under MLA (MLA's own steps always), or `None`.
+    pub(super) fn latent_words(self, text: &StepText) -> Option<String> {
+        let m = text.mla.or_else(|| self.is_mla_only().then(MlaText::default))?;
+        words(self, text, m)
+    }
+}
+
+fn pytorch(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
     let cross = text.layout.cross;
     let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
     let style = text.rope;
@@ -71,7 +67,7 @@ pub(super) fn pytorch(step: StepName, text: &StepText, m: MlaText) -> Option<Str
 }
 
 /// The words of `step` under MLA, or `None` for a step MLA leaves as it is.
-pub(super) fn words(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
+fn words(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
     let MlaText { q_lora_rank, kv_lora_rank: r_kv, d_nope, d_rope, d_v, mscale, eps } = m;
     let (h, d_k, d_model) = (text.n_heads, text.d_k, text.d_model);
     let eps = number_text(eps);

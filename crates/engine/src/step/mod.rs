@@ -16,7 +16,6 @@ mod mla_text;
 mod text;
 
 pub use axis::Axis;
-pub use mla_text::MlaText;
 pub(crate) use text::scaling_words;
 pub use text::StepText;
 
@@ -24,6 +23,25 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// MLA's sizes and numbers, as the words and lines need them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MlaText {
+    /// `q_lora_rank`, with query compression.
+    pub q_lora_rank: Option<usize>,
+    /// `kv_lora_rank`.
+    pub kv_lora_rank: usize,
+    /// `qk_nope_head_dim`.
+    pub d_nope: usize,
+    /// `qk_rope_head_dim`.
+    pub d_rope: usize,
+    /// `v_head_dim`.
+    pub d_v: usize,
+    /// YaRN's `m` when `mscale_all_dim` multiplies the scale by `m²`.
+    pub mscale: Option<f64>,
+    /// The two RMSNorms' ε.
+    pub eps: f64,
+}
 
 /// One step of the pipeline, in the order the engine computes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

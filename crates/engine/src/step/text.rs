@@ -47,7 +47,7 @@ impl StepName {
     /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
     /// `rotate_half` when `None`).
     pub fn pytorch(self, text: &StepText) -> String {
-        if let Some(line) = text.mla.and_then(|m| super::mla_text::pytorch(self, text, m)) {
+        if let Some(line) = self.latent_pytorch(text) {
             return line;
         }
         let StepText { layout, fill, rope, causal, scale, rotary_dims, sinks, .. } = *text;
@@ -83,9 +83,7 @@ impl StepName {
             | Self::KvB
             | Self::KNope
             | Self::QCat
-            | Self::KCat => {
-                return super::mla_text::pytorch(self, text, text.mla.unwrap_or_default()).unwrap_or_default()
-            }
+            | Self::KCat => return self.latent_pytorch(text).unwrap_or_default(),
             Self::X => "x = embedding(tokens)",
             Self::Pe => "pe = self.pe[:, :x.size(1)]",
             Self::XPe => "x = x + self.pe[:, :x.size(1)]",
@@ -143,7 +141,7 @@ impl StepName {
 
     /// The step in words, with the sizes that make it concrete.
     pub fn words(self, text: &StepText) -> String {
-        if let Some(words) = text.mla.and_then(|m| super::mla_text::words(self, text, m)) {
+        if let Some(words) = self.latent_words(text) {
             return words;
         }
         let StepText {
@@ -171,9 +169,7 @@ impl StepName {
             | Self::KvB
             | Self::KNope
             | Self::QCat
-            | Self::KCat => {
-                super::mla_text::words(self, text, text.mla.unwrap_or_default()).unwrap_or_default()
-            }
+            | Self::KCat => self.latent_words(text).unwrap_or_default(),
             Self::X => {
                 "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
                     .into()
