@@ -423,6 +423,16 @@ mod run_tests {
     }
 
     #[test]
+    fn the_python_export_refuses_mla_by_name() {
+        let s = scenario(None, RopeStyle::Half);
+        let trace = crate::run(&s).unwrap();
+        for text in [crate::export::python_script(&s, &trace), crate::export::notebook(&s, &trace)] {
+            assert!(text.contains("does not write multi-head latent attention (mla) yet"), "{text}");
+            assert!(!text.contains("W_q ="), "no weights are written");
+        }
+    }
+
+    #[test]
     fn the_scenario_json_reads_mla_and_refuses_unknown_fields() {
         let s = scenario(Some(5), RopeStyle::Interleaved);
         assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);

@@ -110,7 +110,7 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         }
     };
     match name {
-        // the export does not write multi-head latent attention: the script stops here, by name
+        // never reached: `sections` writes one refusal for an MLA trace
         StepName::QA
         | StepName::QANorm
         | StepName::KvA
