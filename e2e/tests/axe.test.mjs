@@ -173,6 +173,9 @@ export const tests = [
       for (let i = 0; i < 3; i++) await page.click('[data-testid="learn-step"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '3');
       for (const summary of await page.$$('[data-testid="learn"] details summary')) await summary.click();
+      // a head switched off: its words and its table of predictions are checked too
+      await page.click('[data-testid="learn-ablate"][data-layer="1"]');
+      await page.waitForSelector('[data-testid="learn-ablation-table"]');
       await drawnAndClean(t, page, 'the Learn view (induction), 1440 px, tables open');
       await page.setViewportSize({ width: 375, height: 812 });
       await drawnAndClean(t, page, 'the Learn view (induction), 375 px, tables open');

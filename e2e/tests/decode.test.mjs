@@ -63,7 +63,7 @@ export const tests = [
     name: 'decode view: ArrowRight advances t, the cache grows a row at a time, each output row equals the full run\'s',
     run: async (t) => {
       const page = await openDecode(t);
-      t.assert.match(await text(page, "decode-position"), /^t = 0 \(positions 0 to 5\): the query is “the”/);
+      t.assert.match(await text(page, "decode-position"), /^t = 0 of 0 to 5: the query is “the”/);
       await eachStep(page, 6, async (step, rows) => {
         // L = t + 1 rows, the newest one marked new, oldest first
         t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
@@ -179,6 +179,11 @@ export const tests = [
         t.assert.match(await text(page, 'calc-error'), /whole number of tokens from 1 to 10,000,000/);
         t.assert.equal(await text(page, 'calc-result'), '');
       }
+      // typed key by key, as a learner types: 2.5 is refused, not read as 25 or 52
+      await page.fill('[data-testid="calc-tokens"]', '');
+      await page.type('[data-testid="calc-tokens"]', '2.5');
+      t.assert.equal(await page.inputValue('[data-testid="calc-tokens"]'), '2.5');
+      t.assert.match(await text(page, 'calc-error'), /whole number of tokens/);
       await page.fill('[data-testid="calc-tokens"]', '1');
       t.assert.equal(await page.$('[data-testid="calc-error"]'), null);
       t.assert.match(await text(page, 'calc-result'), /at 1 token in bf16/);

@@ -7,8 +7,8 @@
 use attention_engine::mask;
 use attention_engine::train::analysis::{explain_gradient, GradientCell};
 use attention_engine::train::{
-    ablate, evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, HeadId, Intervention,
-    Model, StepStats, TrainConfig, TrainError, Trainer,
+    circuit, evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, CircuitReport,
+    HeadId, Intervention, Model, StepStats, TrainConfig, TrainError, Trainer,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -123,6 +123,12 @@ pub struct ProbeView {
     pub accuracy: f64,
     /// Each head's scores over the whole probe batch, layer by layer.
     pub heads: Vec<HeadScores>,
+    /// The model taken apart on the whole probe batch (`attention_engine::train::circuit`):
+    /// each head switched off, each earlier head removed from each later layer's keys,
+    /// and the heads the prediction depends on. Sent with every answer: on the probe's few
+    /// sequences it costs a forward pass per head and per (head, later layer), a small
+    /// part of a slice of training steps.
+    pub circuit: CircuitReport,
 }
 
 /// What one head does on the probe (`attention_engine::train::analysis`).
@@ -185,6 +191,7 @@ impl Session {
     /// `model` on the probe.
     fn view_of(&self, model: &Model) -> ProbeView {
         let eval = evaluate(model, &self.probe, &Intervention::default());
+        let circuit = circuit(model, &self.probe);
         let (t, h) = (model.dims.t, model.dims.n_heads);
         ProbeView {
             n_heads: h,
@@ -205,9 +212,14 @@ impl Session {
                     head,
                     previous_token: previous_token_score(&eval, model, &self.probe, head),
                     induction: induction_score(&eval, model, &self.probe, head),
-                    ablated_loss: ablate(model, &self.probe, head).loss,
+                    ablated_loss: circuit
+                        .ablations
+                        .iter()
+                        .find(|a| a.head == head)
+                        .map_or(f64::NAN, |a| a.loss),
                 })
                 .collect(),
+            circuit,
         }
     }
 
@@ -282,6 +294,7 @@ pub fn progress_from_json(text: &str) -> Result<Progress, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use attention_engine::train::ablate;
 
     const CONFIG: &str = r#"{"task": "previous-token", "vocab": 8, "T": 6, "batch": 8, "seed": 3, "steps": 50,
         "d_model": 8, "n_heads": 2, "positions": "learned", "causal": true,
@@ -353,6 +366,29 @@ mod tests {
         assert_eq!(session.checkpoint(usize::MAX).unwrap().step, 50);
         assert_eq!(session.checkpoints.len(), 3);
         assert_eq!(checkpoint_from_json(&checkpoint_json(&back)).unwrap(), back);
+    }
+
+    /// Every answer carries the engine's circuit on the probe batch: on two layers, each
+    /// head switched off (with its predictions) and layer 1's head taken out of layer 2's
+    /// keys; the heads' ablated losses are the circuit's.
+    #[test]
+    fn the_circuit_comes_with_the_probe() {
+        let two = r#"{"task": "induction", "vocab": 12, "T": 10, "batch": 8, "seed": 5, "steps": 40,
+            "d_model": 8, "n_heads": 1, "n_layers": 2, "positions": "learned", "causal": true,
+            "optimizer": {"kind": "adam", "lr": 0.02}}"#;
+        let mut session = Session::start(two).unwrap();
+        let probe = session.advance(40).probe;
+        let c = &probe.circuit;
+        assert_eq!(*c, circuit(&session.trainer().model, &session.probe));
+        assert_eq!((c.loss, c.ablations.len(), c.k_composition.len()), (probe.loss, 2, 1));
+        assert_eq!((c.k_composition[0].source, c.k_composition[0].layer), (HeadId { layer: 0, head: 0 }, 1));
+        assert_eq!(c.ablations[1].predictions.len(), PROBE_SEQUENCES * 10);
+        for (scores, effect) in probe.heads.iter().zip(&c.ablations) {
+            assert_eq!((scores.head, scores.ablated_loss), (effect.head, effect.loss));
+        }
+        assert_eq!(progress_from_json(&progress_json(&session.advance(0))).unwrap().probe, probe);
+        // one layer: nothing to compose
+        assert!(Session::start(CONFIG).unwrap().probe_view().circuit.k_composition.is_empty());
     }
 
     #[test]

@@ -75,21 +75,9 @@ impl CheckQuestion {
     }
 }
 
-/// A typed number: a decimal with a point or a comma (0.58, 0,58) or a fraction (1/8).
+/// A typed number ([`crate::format::read_typed_number`]).
 fn read_number(typed: &str) -> Result<f64, ()> {
-    let t = typed.trim().replace(' ', "");
-    let decimal = |s: &str| s.replace(',', ".").parse::<f64>().map_err(|_| ());
-    match t.split_once('/') {
-        Some((a, b)) => {
-            let (a, b) = (decimal(a)?, decimal(b)?);
-            if b == 0.0 {
-                Err(())
-            } else {
-                Ok(a / b)
-            }
-        }
-        None => decimal(&t),
-    }
+    crate::format::read_typed_number(typed).ok_or(())
 }
 
 /// `value` written to the digits its tolerance asks for: whole numbers as they are.
@@ -227,12 +215,13 @@ mod tests {
         assert_eq!(number("shapes", 1), 100.0);
         assert_eq!(choice("cross", 0), "4 × 5");
         assert_eq!(choice("cross", 1), "the French one");
+        assert_eq!(choice("word-order", 0), "they are equal");
         assert!((number("word-order", 1) - 4.0).abs() < 1e-12);
         assert_eq!(choice("rope", 0), "yes, the same");
         assert!((number("rope", 1) - 5.0).abs() < 1e-12);
         assert_eq!(choice("gqa", 0), "K/V head 2");
         assert_eq!(number("gqa", 1), 4.0);
-        assert_eq!(number("local", 0), 3.0);
+        assert_eq!(number("local", 0), 12.0, "3 layers × (W − 1 = 4)");
         assert_eq!(number("local", 1), 0.125);
         assert_eq!(number("kv-cache", 0), 1.75);
         assert!(check_yourself("kv-cache")[0].why.contains("= 1,879,048,192 bytes"));

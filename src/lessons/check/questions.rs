@@ -295,16 +295,24 @@ pub(super) fn gqa() -> Vec<CheckQuestion> {
 }
 
 pub(super) fn local() -> Vec<CheckQuestion> {
+    // a window of 5 (the lesson's is 3), and three layers stacked (the lesson shows four)
     let t = trace(
-        r#"{"sentences": ["a b c d e f g h i j k l"], "d_model": 2, "n_heads": 1, "projections": "identity",
-            "mask": {"causal": true, "window": 3}}"#,
+        r#"{"sentences": ["a b c d e f g h i j k l m n o p q r s t u"], "d_model": 2, "n_heads": 1,
+            "projections": "identity", "mask": {"causal": true, "window": 5}}"#,
     );
+    // how far back position 20 can have heard of after 3 layers: each layer reaches the
+    // earliest key the mask lets the earliest position reached so far read
+    let earliest_read = |i: usize| (0..=i).find(|&j| !t.mask.is_blocked(0, i, j)).unwrap_or(i);
+    let reached = (0..3).fold(20, |i, _| earliest_read(i));
     let slopes = alibi_slopes(8);
     vec![
         CheckQuestion {
-            question: "A causal sliding window of 3 keys: how many keys may the 10th token (counting from 1) attend to?".into(),
-            answer: CheckAnswer::Number { value: visible_keys(&t, 9) as f64, tolerance: 0.0 },
-            why: "Itself and the 2 before it: the window holds 3 keys, however long the sentence.".into(),
+            question: "A causal sliding window of 5 keys, and 3 such layers stacked. How many positions back can the token at position 20 (counted from 0) have heard of after the third layer?".into(),
+            answer: CheckAnswer::Number { value: (20 - reached) as f64, tolerance: 0.0 },
+            why: format!(
+                "Each layer reads W − 1 = 4 positions back, and what it read had read 4 further in the layer before: 3 × 4 = {} positions, back to position {reached}.",
+                20 - reached
+            ),
         },
         CheckQuestion {
             question: "ALiBi with h = 8 heads: what is head 3's slope m (counting from 1)?".into(),

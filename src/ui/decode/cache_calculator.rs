@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::decode::data::{parse_tokens, DTYPES, MAX_TOKENS, MODELS};
+use crate::ui::decode::data::{parse_tokens, DTYPES, MODELS};
 
 /// A caption and a `<select>` of `names`, whose value is the chosen one's index.
 #[component]
@@ -65,15 +65,15 @@ pub fn CacheCalculator() -> impl IntoView {
                 chosen=model
             />
             <label>
-                "Tokens "
+                // a text box, read as typed: a number box reports "" for "2." and
+                "Tokens " // "-" halfway through typing, and writing its value back mangled the digits
                 <input
-                    type="number"
-                    min="1"
-                    max=MAX_TOKENS.to_string()
-                    step="1"
+                    type="text"
+                    inputmode="numeric"
+                    size="10"
                     data-testid="calc-tokens"
                     aria-invalid=move || tokens.with(Result::is_err).to_string()
-                    prop:value=move || text.get()
+                    value=text.get_untracked()
                     on:input=move |ev| text.set(event_target_value(&ev))
                 /> {error}
             </label>

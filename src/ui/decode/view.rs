@@ -128,9 +128,10 @@ pub fn DecodeView(
         let last = n().saturating_sub(1);
         let now = t.get().min(last);
         let token = full.with(|f| f.as_ref().and_then(|f| f.query_tokens(batch()).get(now).cloned()));
+        // t is the step of writing: the one new position, not the cache's span
         format!(
-            "t = {now} (positions 0 to {last}){}",
-            token.map(|tok| format!(": the query is “{tok}”")).unwrap_or_default()
+            "t = {now} of 0 to {last}: {}",
+            token.map_or_else(|| "this position's query".to_owned(), |tok| format!("the query is “{tok}”"))
         )
     };
     view! {
@@ -293,6 +294,10 @@ fn step_view(ctx: Ctx) -> impl IntoView {
         </p>
         {evicted}
     };
+    // only a sliding window makes rows leave the cache: the legend names those slots then
+    let windowed = move || {
+        ctx.with_decoding(|_, full, _| full.is_some_and(|f| f.mask.config.window.is_some())).unwrap_or(false)
+    };
     let memory = move || {
         ctx.with(|_, _, _, at| {
             let bytes = scenario_cache_bytes(at.batch_len, at.h_kv, at.d_k, at.len);
@@ -351,10 +356,17 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                 <span class="al-slot al-slot-new">"new"</span>
                 " appended now · "
                 <span class="al-slot al-slot-cached">"cached"</span>
-                " · "
-                <span class="al-slot al-slot-evicted">"left now"</span>
-                " · "
-                <span class="al-slot al-slot-gone">"left earlier"</span>
+                {move || {
+                    windowed()
+                        .then(|| {
+                            view! {
+                                " · "
+                                <span class="al-slot al-slot-evicted">"left the window now"</span>
+                                " · "
+                                <span class="al-slot al-slot-gone">"left it earlier"</span>
+                            }
+                        })
+                }}
                 " · "
                 <span class="al-slot al-slot-future">"not written yet"</span>
             </p> <div class="al-decode-grid">

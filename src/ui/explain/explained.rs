@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::explain::{explain, Explanation};
-use crate::engine::{StepName, Trace};
+use crate::engine::Trace;
 
 use crate::ui::explain::text::trace_index;
 use crate::ui::state::card_id::CardId;
@@ -52,14 +52,11 @@ impl Explained {
         Self { cell, explanation, trace, guessing: RwSignal::new(false) }
     }
 
-    /// Is cell `(r, c)` of card `id` hidden while the learner guesses? The explained cell
-    /// is; for an attention weight its whole row is, since the guess asks which key of
-    /// the row gets the most weight.
-    pub fn hides(&self, id: CardId, r: usize, c: usize) -> bool {
-        self.guessing.get()
-            && self.cell.with(|e| {
-                e.is_some_and(|(i, er, ec)| i == id && er == r && (ec == c || id.step == StepName::Weights))
-            })
+    /// Are card `id`'s numbers hidden while the learner guesses? All of them are, in the
+    /// card that holds the guessed cell: another row may hold the same numbers (two
+    /// tokens with one vector), and the colour bar's ends may be the cell's value.
+    pub fn hides(&self, id: CardId) -> bool {
+        self.guessing.get() && self.cell.with(|e| e.is_some_and(|(i, _, _)| i == id))
     }
 
     /// Opens (or moves) the panel to a cell.

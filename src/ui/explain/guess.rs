@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::engine::explain::Explanation;
 use crate::engine::{StepName, Trace};
+use crate::format::read_typed_number;
 use crate::ui::explain::cell_state::CellState;
 use crate::ui::explain::text::{closeness, key_feedback, num, top_keys, TIE};
 use crate::ui::widgets::choices::ChoiceButtons;
@@ -75,9 +76,12 @@ pub fn ExplainGuess(
         let names = keys.clone();
         let feedback = move || {
             state.revealed().then(|| {
-                let mut text = match state.guess_text().trim().parse::<f64>().ok() {
-                    Some(g) if g.is_finite() => closeness(g, actual),
-                    _ => format!("No number guessed; the value is {}.", num(actual)),
+                let mut text = match read_typed_number(&state.guess_text()) {
+                    Some(g) => closeness(g, actual),
+                    None => format!(
+                        "No number guessed (type e.g. 0.25, 0,25 or 1/4); the value is {}.",
+                        num(actual)
+                    ),
                 };
                 if is_weight {
                     text.push(' ');

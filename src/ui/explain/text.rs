@@ -277,10 +277,18 @@ pub fn with_numbers(ex: &Explanation) -> String {
 /// How close a guess is, in words.
 pub fn closeness(guess: f64, actual: f64) -> String {
     if actual.is_nan() {
-        return "The value is NaN: no number is close to it. Read the notes below for why.".into();
+        return if guess.is_nan() {
+            "Right: the value is NaN. Read the notes below for why.".into()
+        } else {
+            "The value is NaN: no number is close to it. Read the notes below for why.".into()
+        };
     }
-    if !actual.is_finite() {
-        return format!("The value is {}: no finite guess is close.", short(actual));
+    if !actual.is_finite() || !guess.is_finite() {
+        return if guess == actual {
+            format!("Right: the value is {}.", short(actual))
+        } else {
+            format!("You guessed {}; the value is {}.", short(guess), short(actual))
+        };
     }
     let off = (guess - actual).abs();
     let scale = actual.abs().max(1e-9);
@@ -312,19 +320,32 @@ pub const TIE: usize = usize::MAX;
 /// What the panel says about the learner's "which key gets the most weight?" guess: a
 /// key, or [`TIE`].
 pub fn key_feedback(guess: Option<usize>, tops: &[usize], names: &[String]) -> String {
-    let name = |k: usize| format!("key {} (“{}”)", k + 1, names.get(k).cloned().unwrap_or_default());
+    // keys by their index j, counted from 0 as in the panel's brackets
+    let name = |k: usize| format!("“{}” (j = {k})", names.get(k).cloned().unwrap_or_default());
     let tied = || tops.iter().map(|&t| name(t)).collect::<Vec<_>>().join(", ");
+    let all = tops.len() == names.len() && tops.len() > 1;
     match (guess, tops) {
         (_, []) => "This row is NaN: no key gets the most weight.".to_owned(),
-        (Some(TIE), [t]) => format!("No tie: the most weight goes to {}.", name(*t)),
+        (Some(TIE), [t]) => format!("Not a tie: the most weight goes to {}.", name(*t)),
+        (Some(TIE), _) if all => format!("Right: all {} keys tie.", tops.len()),
         (Some(TIE), _) => format!("Right: {} tie for the most weight.", tied()),
         (Some(k), [_]) if tops.contains(&k) => "And you picked the key with the most weight.".to_owned(),
-        (Some(k), _) if tops.contains(&k) => {
-            format!("{} tie for the most weight; you picked one of them.", tied())
+        (Some(_), _) if all => {
+            format!("All {} keys tie: no one key gets the most weight (“Several tie”).", tops.len())
         }
+        (Some(k), _) if tops.contains(&k) => {
+            format!("{} tie for the most weight: “Several tie” was the answer.", capitalised(&tied()))
+        }
+        (Some(k), [t]) => format!("Not {}: the most weight goes to {}.", name(k), name(*t)),
         (_, [t]) => format!("The most weight goes to {}.", name(*t)),
-        (_, _) => format!("{} tie for the most weight.", tied()),
+        (_, _) => format!("{} tie for the most weight.", capitalised(&tied())),
     }
+}
+
+/// `text` with its first letter a capital.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 #[cfg(test)]
@@ -425,19 +446,24 @@ mod tests {
 
     #[test]
     fn the_key_guess_is_judged_against_every_tied_key() {
-        let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
         assert_eq!(key_feedback(Some(1), &[1], &names), "And you picked the key with the most weight.");
-        assert_eq!(key_feedback(Some(0), &[1], &names), "The most weight goes to key 2 (“b”).");
+        assert_eq!(
+            key_feedback(Some(0), &[1], &names),
+            "Not “a” (j = 0): the most weight goes to “b” (j = 1)."
+        );
         assert_eq!(
             key_feedback(Some(2), &[0, 2], &names),
-            "key 1 (“a”), key 3 (“c”) tie for the most weight; you picked one of them."
+            "“a” (j = 0), “c” (j = 2) tie for the most weight: “Several tie” was the answer."
         );
         assert_eq!(
             key_feedback(Some(TIE), &[0, 2], &names),
-            "Right: key 1 (“a”), key 3 (“c”) tie for the most weight."
+            "Right: “a” (j = 0), “c” (j = 2) tie for the most weight."
         );
-        assert_eq!(key_feedback(Some(TIE), &[1], &names), "No tie: the most weight goes to key 2 (“b”).");
-        assert_eq!(key_feedback(None, &[0, 2], &names), "key 1 (“a”), key 3 (“c”) tie for the most weight.");
+        assert_eq!(key_feedback(Some(TIE), &[1], &names), "Not a tie: the most weight goes to “b” (j = 1).");
+        assert_eq!(key_feedback(Some(TIE), &[0, 1, 2], &names), "Right: all 3 keys tie.");
+        assert!(key_feedback(Some(0), &[0, 1, 2], &names).starts_with("All 3 keys tie"));
+        assert_eq!(key_feedback(None, &[0, 2], &names), "“a” (j = 0), “c” (j = 2) tie for the most weight.");
         assert!(key_feedback(Some(0), &[], &names).contains("NaN"));
     }
 
@@ -462,6 +488,8 @@ mod tests {
         assert!(closeness(-0.5, 0.5).contains("wrong sign"));
         assert!(closeness(2.0, 0.5).contains("far off"));
         assert!(closeness(0.0, 0.5).contains("far off"), "0 is not a wrong sign for a weight");
+        assert_eq!(closeness(f64::NEG_INFINITY, f64::NEG_INFINITY), "Right: the value is -inf.");
+        assert!(closeness(f64::NAN, f64::NAN).starts_with("Right"));
         assert!(closeness(0.5, f64::NAN).contains("NaN"));
         assert_eq!(num(-0.0), "0");
         assert_eq!(num(f64::NEG_INFINITY), "-inf");

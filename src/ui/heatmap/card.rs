@@ -69,7 +69,7 @@ pub fn HeatmapCard(
     let explained = use_context::<Explained>();
     let readout = move || {
         let (r, c) = cursor.clamped()?;
-        if explained.is_some_and(|e| e.hides(id, r, c)) {
+        if explained.is_some_and(|e| e.hides(id)) {
             return Some("Hidden while you guess: type your guess in the explanation, then Reveal.".into());
         }
         data.with(|d| d.as_ref().and_then(|d| d.readout(r, c)))

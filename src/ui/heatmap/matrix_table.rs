@@ -63,10 +63,10 @@ fn table_marks(e: Explained, id: CardId, n_rows: usize, n_cols: usize) -> Vec<(u
     if r < n_rows && c < n_cols {
         out.push((r, c, "al-explained"));
     }
-    // while the learner guesses, the cells that would give the answer away
-    out.extend(
-        (0..n_cols).filter(|&cc| r < n_rows && e.hides(id, r, cc)).map(|cc| (r, cc, "al-guess-hidden")),
-    );
+    // while the learner guesses, every number of the card (another row may hold the same)
+    if e.hides(id) {
+        out.extend((0..n_rows).flat_map(|rr| (0..n_cols).map(move |cc| (rr, cc, "al-guess-hidden"))));
+    }
     out
 }
 

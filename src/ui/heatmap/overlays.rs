@@ -7,7 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::draw::Layout;
-use crate::engine::{StepName, Trace};
+use crate::engine::Trace;
 use crate::ui::explain::explained::Explained;
 use crate::ui::explain::text::outlines;
 use crate::ui::state::card_id::CardId;
@@ -105,7 +105,8 @@ pub fn CardOverlays(
             .map(|style| view! { <div class="al-highlight-cell" data-testid="highlight" style=style></div> })
             .collect_view()
     };
-    // while the learner guesses: the explained cell (a weight's whole row) covered
+    // while the learner guesses: the grid and the colour bar covered, and a "?" on the
+    // guessed cell (the labels stay, to read which cell it is)
     let cover = move || {
         let e = explained?;
         let (r, c) = explained_here.get()?;
@@ -113,13 +114,20 @@ pub fn CardOverlays(
             return None;
         }
         let z = zoom.get();
-        let style = layout.with(|l| {
+        let (all, asked) = layout.with(|l| {
             let l = l.as_ref().filter(|l| in_grid(l, (r, c)))?;
-            let cols = if id.step == StepName::Weights { (0, l.n_cols) } else { (c, c + 1) };
-            Some(cells_box(l, z, (r, r + 1), cols))
+            let all = format!(
+                "left:{}px;top:{}px;width:{}px;height:{}px",
+                l.left * z,
+                l.top * z,
+                (l.width - l.left) * z,
+                (l.height - l.top) * z
+            );
+            Some((all, cells_box(l, z, (r, r + 1), (c, c + 1))))
         })?;
         Some(view! {
-            <div class="al-guess-cover" data-testid="guess-cover" style=style aria-hidden="true">
+            <div class="al-guess-cover" data-testid="guess-cover" style=all aria-hidden="true"></div>
+            <div class="al-guess-cell" style=asked aria-hidden="true">
                 "?"
             </div>
         })

@@ -78,10 +78,7 @@ pub fn HeadMaps(
     /// The training run.
     run: LearnRun,
 ) -> impl IntoView {
-    // the checkpoint the learner stepped back to, else the model now
-    let shown = Memo::new(move |_| {
-        run.scrubbed.with(|c| c.as_ref().map(|c| c.probe.clone())).or_else(|| run.probe.get())
-    });
+    let shown = run.shown();
     let dims = Memo::new(move |_| shown.with(|p| p.as_ref().map(|p| (p.attention.len(), p.n_heads))));
     view! {
         <section class="al-learn-maps" aria-label="Each head's attention on the probe sequence">

@@ -148,6 +148,13 @@ impl LearnRun {
         send_pending();
     }
 
+    /// The model shown: the checkpoint the learner stepped back to, else the model now.
+    pub fn shown(self) -> Memo<Option<ProbeView>> {
+        Memo::new(move |_| {
+            self.scrubbed.with(|c| c.as_ref().map(|c| c.probe.clone())).or_else(|| self.probe.get())
+        })
+    }
+
     /// Back to the model now.
     pub fn unscrub(self) {
         CLIENT.with_borrow_mut(|c| c.scrub = None);

@@ -7,6 +7,7 @@ use attention_worker::train::PROBE_SEQUENCES;
 
 use crate::engine::train::TaskKind;
 
+use crate::ui::learn::circuit::{AblationPanel, CompositionPanel};
 use crate::ui::learn::controls::{LearnControls, PlayBar};
 use crate::ui::learn::gradient_cell::GradientCellPanel;
 use crate::ui::learn::head_maps::HeadMaps;
@@ -58,6 +59,10 @@ pub fn LearnView(
             <div class="al-learn-body">
                 <LossCurve run max_width=curve_width />
                 <HeadMaps run />
+            </div>
+            <div class="al-learn-parts">
+                <AblationPanel run />
+                <CompositionPanel run />
             </div>
             <GradientCellPanel run />
             <p class="al-learn-foot">

@@ -47,18 +47,18 @@ impl Explainer<'_> {
         )
     }
 
-    /// `concat`: `context[b, c / d_k, t, c mod d_k]`.
+    /// `concat`: `context[b, ⌊c / d_k⌋, t, c mod d_k]`.
     pub(super) fn concat(&self) -> Result<Explanation, ExplainError> {
         let [b, t, c] = three(self.index)?;
         let d_k = self.d_k().max(1);
         let (h, j) = (c / d_k, c % d_k);
         let v = cell(self.trace, StepName::Context, &[b, h, t, j])?;
         let mut notes = vec![format!(
-            "No arithmetic: transpose(1, 2) and view lay the heads side by side, so column {c} is head {c} / {d_k} = {h}, feature {c} mod {d_k} = {j}."
+            "No arithmetic: transpose(1, 2) and view lay the heads side by side, so column {c} is head ⌊{c} / {d_k}⌋ = {h}, feature {c} mod {d_k} = {j} (both counted from 0)."
         )];
         self.check(v, &mut notes);
         self.done(
-            "concat[b,t,c] = context[b, c / d_k, t, c mod d_k]".into(),
+            "concat[b,t,c] = context[b, ⌊c / d_k⌋, t, c mod d_k]".into(),
             Kind::Copy,
             vec![plain(format!("context[{b},{h},{t},{j}]"), v)],
             notes,

@@ -226,12 +226,12 @@ impl Explainer<'_> {
         let distance = crate::attention::alibi_distance(causal, i, j);
         let n = self.trace.sizes.n_heads;
         let rule = if n.is_power_of_two() {
-            format!("m = 2^(−8·{}/{n}) = {}", h + 1, num(slope))
+            format!("m = 2^(−8·{}/{n}) = {} (the paper numbers heads from 1)", h + 1, num(slope))
         } else {
             format!("m = {} (for {n} heads, not a power of two, the paper takes the slopes of the nearest smaller power of two and every other slope of the next one)", num(slope))
         };
         let mut notes = vec![
-            format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h1} (index h = {h}) has the slope {rule}."),
+            format!("ALiBi adds a penalty that grows with distance instead of adding positions to the embeddings. Head {h1} (h = {h}, counted from 0) has the slope {rule}."),
         ];
         // Without a causal mask the distance is −|i − j| (bidirectional ALiBi's symmetric
         // form): the paper's j − i would reward the keys after the query.
@@ -243,6 +243,12 @@ impl Explainer<'_> {
                 num(distance),
                 num(self.result)
             ));
+            if j > i {
+                // the paper's j − i is positive past the query: a bonus no query ever gets
+                notes.push(format!(
+                    "Key {j} comes after query {i}, so this bias is positive, but the causal mask blocks                      the key in the masked step: no query ever reads a bias for a later key."
+                ));
+            }
             (
                 "m_h · (j − i)",
                 format!("m_{h} · (j − i) = m_{h} · ({j} − {i})"),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::backward::{backward, Scratch, Upstream};
 use super::forward::{argmax, forward, Acts, HeadId, Intervention};
 use super::model::Model;
-use super::run::nan_if_null;
+use super::run::{nan_if_null, nans_if_null};
 use super::tasks::Batch;
 
 /// The model's behaviour on one batch.
@@ -48,39 +48,49 @@ pub fn without_k_composition(model: &Model, batch: &Batch, source: HeadId, layer
 }
 
 /// What switching one head off does: the loss and the predictions with its output zeroed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HeadEffect {
     /// The head switched off.
     pub head: HeadId,
     /// The loss with it off.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loss: f64,
     /// That loss minus the whole model's.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loss_change: f64,
     /// The accuracy with it off.
+    #[serde(deserialize_with = "nan_if_null")]
     pub accuracy: f64,
     /// How many scored positions (target ≠ −1) predict another token than with every head on.
     pub predictions_changed: usize,
+    /// `(B, T)`: the most likely next token at every position with it off.
+    pub predictions: Vec<usize>,
 }
 
 /// What a later layer's keys read from an earlier head: the model with `source`'s output
 /// removed from `layer`'s keys only (queries, values and every other layer unchanged).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KComposition {
     /// The earlier head taken out of the keys.
     pub source: HeadId,
     /// The later layer whose keys no longer read it.
     pub layer: usize,
     /// The loss without it.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loss: f64,
     /// That loss minus the whole model's.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loss_change: f64,
     /// Per head of `layer`: how far its attention moved, the mean over sequences and
     /// queries of the total variation `½·Σ_j |a'_ij − a_ij|` between the rows before and
     /// after (0 = unchanged, 1 = moved entirely elsewhere).
+    #[serde(deserialize_with = "nans_if_null")]
     pub attention_moved: Vec<f64>,
     /// Per head of `layer`: its induction score ([`induction_score`]) with the whole model.
+    #[serde(deserialize_with = "nans_if_null")]
     pub induction_before: Vec<f64>,
     /// Per head of `layer`: its induction score without `source` in the keys.
+    #[serde(deserialize_with = "nans_if_null")]
     pub induction_after: Vec<f64>,
     /// How many scored positions predict another token than with the whole model.
     pub predictions_changed: usize,
@@ -88,11 +98,13 @@ pub struct KComposition {
 
 /// The circuit taken apart on one batch: every head switched off in turn, and every
 /// earlier head removed from every later layer's keys in turn.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CircuitReport {
     /// The whole model's loss.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loss: f64,
     /// The whole model's accuracy.
+    #[serde(deserialize_with = "nan_if_null")]
     pub accuracy: f64,
     /// One per head, layer by layer.
     pub ablations: Vec<HeadEffect>,
@@ -145,6 +157,7 @@ pub fn circuit(model: &Model, batch: &Batch) -> CircuitReport {
                 loss_change: e.loss - base.loss,
                 accuracy: e.accuracy,
                 predictions_changed: predictions_changed(&base, &e, &batch.targets),
+                predictions: e.predictions,
             }
         })
         .collect();

@@ -31,6 +31,14 @@ pub fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Err
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
+/// A list of numbers that JSON may hold with `null`s (NaN, ±∞), read with NaN for `null`.
+///
+/// # Errors
+/// Anything but a list of numbers or `null`s.
+pub fn nans_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    Ok(Vec::<Option<f64>>::deserialize(d)?.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+}
+
 /// A model, its optimizer and its data, with every buffer a step needs made once: a step
 /// draws the next batch, runs forward and backward, and updates the parameters, without
 /// allocating.
