@@ -111,8 +111,8 @@ pub fn fragment(data: &str) -> String {
 mod tests {
     use super::*;
     use attention_engine::{
-        run, ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm,
-        Rope, RopeStyle,
+        run, ExplicitWeights, Fill, MaskConfig, Mla, MlaWeights, Padding, Positional, ProjectionKind,
+        Projections, QkNorm, Rope, RopeStyle,
     };
     use proptest::prelude::*;
     use std::collections::BTreeMap;
@@ -207,6 +207,32 @@ mod tests {
                             eps: 1e-6,
                         }),
                         sinks: (kv == 2).then(|| vals[..h].to_vec()),
+                        // multi-head latent attention with its own weights (any f64 bits)
+                        mla: (seed % 4 == 2).then(|| Mla {
+                            kv_lora_rank: 2,
+                            q_lora_rank: None,
+                            qk_nope_head_dim: 1,
+                            qk_rope_head_dim: 2,
+                            v_head_dim: 3,
+                            mscale_all_dim: None,
+                            eps: vals[4].abs().max(1e-6),
+                            weights: Some(Box::new(MlaWeights {
+                                w_q: matrix(d, h * 3, &vals),
+                                b_q: vec![],
+                                w_q_a: vec![],
+                                b_q_a: vec![],
+                                q_a_norm: vec![],
+                                w_q_b: vec![],
+                                b_q_b: vec![],
+                                w_kv_a: matrix(d, 4, &vals[1..]),
+                                b_kv_a: vals[..4].to_vec(),
+                                kv_a_norm: vals[2..4].to_vec(),
+                                w_kv_b: matrix(2, h * 4, &vals[2..]),
+                                b_kv_b: vec![],
+                                w_o: matrix(h * 3, d, &vals[3..]),
+                                b_o: vals[..d].to_vec(),
+                            })),
+                        }),
                     }
                 },
             )

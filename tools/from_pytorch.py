@@ -32,6 +32,11 @@ Modules understood
   gpt-oss's attention sinks (`module.sinks`, one logit per query head, one more
   column of the softmax that is then dropped) become `"sinks"`; its window is the
   layer's own (`sliding_window` on a sliding layer, none on a full one).
+- DeepSeek-V3's multi-head latent attention (`DeepseekV3Attention`) becomes `"mla"`:
+  `q_proj` (or `q_a_proj`, `q_a_layernorm`, `q_b_proj` with `q_lora_rank`),
+  `kv_a_proj_with_mqa`, `kv_a_layernorm`, `kv_b_proj` and `o_proj` as `mla.weights`, the
+  sizes, the norms' eps, RoPE on the rope parts (`rope_interleave` as the interleaved
+  style), and YaRN's `mscale_all_dim` on the scale.
 
 Never other numbers
 -------------------
@@ -43,7 +48,9 @@ a RoPE type
 other than the default, `linear`, `llama3` and `yarn` (`dynamic`, `longrope`, …), a rotary fraction
 in a class that does not apply one, bidirectional attention, fused
 projections other than Phi-3's and GPT-NeoX's (`c_attn`, `Wqkv`), multi-head
-latent attention (`kv_a_proj_with_mqa`), any other sub-module or parameter of the
+latent attention in another class than DeepSeek-V3's, or with `num_key_value_heads` other
+than `num_attention_heads`, norms of another class or two eps, a scale other than its
+own, any other sub-module or parameter of the
 attention module, dropout in training mode, a mask whose `causal` contradicts the
 module's, and key/value sentences for a self-attention layer.
 
@@ -156,10 +163,96 @@ def _linear(layer):
     return w, b
 
 
+# Multi-head latent attention (DeepSeek-V3): the classes imported as the scenario's "mla",
+# and the sub-modules DeepseekV3Attention may have (q_proj without q_lora_rank, q_a_proj,
+# q_a_layernorm and q_b_proj with it).
+MLA_CLASSES = {"DeepseekV3Attention"}
+MLA_CHILDREN = ("q_proj", "q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa", "kv_a_layernorm",
+                "kv_b_proj", "o_proj")
+
+
+def _rms_norm(name, norm):
+    """(weight, eps) of DeepseekV3RMSNorm, `weight * x / sqrt(mean(x²) + eps)`, or Unsupported."""
+    if type(norm).__name__ != "DeepseekV3RMSNorm":
+        raise Unsupported(f"{name}: the norm {type(norm).__name__} is not modelled (DeepseekV3RMSNorm is)")
+    return [float(v) for v in _matrix(norm.weight)], float(norm.variance_epsilon)
+
+
+def _mla_options(module):
+    """(d_model, n_heads, extra scenario fields with "mla" and "rope") of DeepseekV3Attention,
+    read as its forward computes, or Unsupported naming what the engine does not model."""
+    name = type(module).__name__
+    config = getattr(module, "config", None)
+    if config is None:
+        raise Unsupported(f"{name} has no config (a Hugging Face attention module has one)")
+    children = [n for n, c in module.named_children() if c is not None and n not in MLA_CHILDREN]
+    if children:
+        raise Unsupported(f"{name}: the sub-modules {children} are not modelled")
+    own = [n for n, p in module.named_parameters(recurse=False) if p is not None]
+    if own:
+        raise Unsupported(f"{name}: the parameters {own} are not modelled")
+    n_heads = int(config.num_attention_heads)
+    if getattr(module, "num_key_value_groups", 1) != 1:
+        raise Unsupported(f"{name}: num_key_value_heads = {config.num_key_value_heads} != num_attention_heads = "
+                          f"{n_heads}: eager_attention_forward's repeat_kv would repeat the heads the latent "
+                          f"already made per head")
+    if getattr(module, "is_causal", True) is not True:
+        raise Unsupported(f"{name}: bidirectional attention is not modelled")
+    if module.training and getattr(config, "attention_dropout", 0.0):
+        raise Unsupported(f"{name}: dropout in training mode (call .eval() first)")
+    d_nope, d_rope, d_v = int(module.qk_nope_head_dim), int(module.qk_rope_head_dim), int(module.v_head_dim)
+    kv_weight, eps = _rms_norm(f"{name}.kv_a_layernorm", module.kv_a_layernorm)
+    mla = {"kv_lora_rank": int(module.kv_lora_rank), "qk_nope_head_dim": d_nope, "qk_rope_head_dim": d_rope,
+           "v_head_dim": d_v, "eps": eps}
+    weights = {}
+    if module.q_lora_rank is None:
+        weights["w_q"], weights["b_q"] = _linear(module.q_proj)
+    else:
+        mla["q_lora_rank"] = int(module.q_lora_rank)
+        q_weight, q_eps = _rms_norm(f"{name}.q_a_layernorm", module.q_a_layernorm)
+        if q_eps != eps:
+            raise Unsupported(f"{name}: q_a_layernorm's eps {q_eps} differs from kv_a_layernorm's {eps} "
+                              f"(the engine has one eps for both)")
+        weights["w_q_a"], weights["b_q_a"] = _linear(module.q_a_proj)
+        weights["q_a_norm"] = q_weight
+        weights["w_q_b"], weights["b_q_b"] = _linear(module.q_b_proj)
+    weights["w_kv_a"], weights["b_kv_a"] = _linear(module.kv_a_proj_with_mqa)
+    weights["kv_a_norm"] = kv_weight
+    weights["w_kv_b"], weights["b_kv_b"] = _linear(module.kv_b_proj)
+    weights["w_o"], weights["b_o"] = _linear(module.o_proj)
+    mla["weights"] = weights
+    extra = {"mla": mla}
+    params = _rope_parameters(module, config)
+    theta = params.get("rope_theta")
+    if theta is None:
+        raise Unsupported(f"{name}: no rope_theta (DeepSeek's forward always turns the rope parts)")
+    if _rotary_fraction(module, params) is not None:
+        raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor) is not modelled with MLA")
+    # rope_interleave: apply_rotary_pos_emb_interleave (pairs 2i, 2i+1; evens then odds out)
+    extra["rope"] = {"style": "interleaved" if getattr(config, "rope_interleave", False) else "half",
+                     "base": float(theta)}
+    scaling = _rope_scaling(name, params, config)
+    if scaling is not None:
+        extra["rope"]["scaling"] = scaling
+    # yarn_apply_mscale: a scaled RoPE with mscale_all_dim multiplies the scale by mscale²
+    if params.get("rope_type", "default") != "default" and params.get("mscale_all_dim"):
+        mla["mscale_all_dim"] = float(params["mscale_all_dim"])
+    factor = scaling["factor"] if scaling else 1.0
+    m = 1.0 if factor <= 1 or "mscale_all_dim" not in mla else 0.1 * mla["mscale_all_dim"] * math.log(factor) + 1.0
+    want = (d_nope + d_rope) ** -0.5 * m * m
+    if abs(float(module.scaling) - want) > 1e-12 * want:
+        raise Unsupported(f"{name}: scaling {module.scaling} is not (qk_nope_head_dim + qk_rope_head_dim)^-0.5 "
+                          f"times YaRN's mscale² ({want}), the only scale modelled with MLA")
+    window = getattr(config, "sliding_window", None)
+    if window:
+        extra["window"] = int(window)
+    return int(config.hidden_size), n_heads, extra
+
+
 def _refuse_fused(module):
     """Fused or latent projections, named, before anything else is read."""
     name = type(module).__name__
-    if hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj"):
+    if (hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj")) and name not in MLA_CLASSES:
         raise Unsupported(f"{name}: multi-head latent attention (kv_a_proj_with_mqa, kv_b_proj) is not modelled")
     for fused in ("qkv_proj", "query_key_value", "c_attn", "Wqkv"):
         if hasattr(module, fused) and not (fused in ("qkv_proj", "query_key_value") and _is_hf(module)):
@@ -435,13 +528,19 @@ def scenario_from_module(module, sentences, embeddings, mask=None, kv_sentences=
            for a Hugging Face module, which is self-attention.
     positional: "none" or "sinusoidal".
     """
-    d_model, n_heads, projections = projections_from_module(module)
-    extra = {}
+    latent = type(module).__name__ in MLA_CLASSES
+    if latent:  # DeepSeek-V3: the weights go in "mla", the projections are unused
+        d_model, n_heads, extra = _mla_options(module)
+        projections = "seeded"
+    else:
+        d_model, n_heads, projections = projections_from_module(module)
+        extra = {}
     mask = dict(mask or {})
-    if _is_hf(module):
-        _, n_kv, extra = _hf_config_options(module)
-        if n_kv != n_heads:
-            extra["n_kv_heads"] = n_kv
+    if _is_hf(module) or latent:
+        if not latent:
+            _, n_kv, extra = _hf_config_options(module)
+            if n_kv != n_heads:
+                extra["n_kv_heads"] = n_kv
         if kv_sentences is not None:
             raise Unsupported(f"{type(module).__name__} is self-attention: kv_sentences would give other numbers")
         # A Hugging Face decoder layer is causal: its forward builds the causal mask.

@@ -289,13 +289,12 @@ def attention_trace(scenario):
     if len(kv_tokens) != len(tokens):
         raise ValueError("kv_sentences needs one sentence per query sentence")
     B, T_q, T_k = len(tokens), len(tokens[0]), len(kv_tokens[0])
-    proj = load_projections(scenario["projections"], d_model, h_kv * d_k, h * d_k)
+    mla = scenario.get("mla")
+    if mla is not None:  # DeepSeek's head sizes: d_k = d_nope + d_rope for queries and keys
+        d_k = mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"]
     mask_cfg = scenario["mask"]
     blocked = blocked_mask(tokens, kv_tokens, mask_cfg["causal"], mask_cfg["padding"], mask_cfg.get("window"))
     fill = FILL_VALUES[mask_cfg["fill"]]
-
-    def split_heads(a, heads=h):  # (B,T,heads*d_k) -> (B,heads,T,d_k)
-        return a.reshape(B, a.shape[1], heads, d_k).transpose(0, 2, 1, 3)
 
     steps = []
     x = embed(tokens, scenario["embeddings"], d_model)
@@ -312,6 +311,87 @@ def attention_trace(scenario):
             x_kv = x_kv + sinusoidal(T_k, d_model)[None, :, :]  # key positions from 0
             steps.append(("x_kv_pe", x_kv))
 
+    if mla is not None:
+        q_att, k_att, v_att, out_proj, mla_steps = mla_heads(mla, x, x_kv, h, rope)
+        steps += mla_steps
+        d_v = mla["v_head_dim"]
+    else:
+        proj = load_projections(scenario["projections"], d_model, h_kv * d_k, h * d_k)
+        q_att, k_att, v_att, more = standard_heads(scenario, proj, x, x_kv, h, h_kv, d_k)
+        steps += more
+        out_proj, d_v = proj["o"], d_k
+    scores = q_att @ k_att.swapaxes(-1, -2)  # (B,h,T_q,T_k)
+    # Gemma 2: a scale of its own (query_pre_attn_scalar ** -0.5) in place of 1 / sqrt(d_k)
+    scale = scenario.get("scale")
+    if mla is not None and mla.get("mscale_all_dim"):  # DeepSeek: times YaRN's mscale squared
+        factor = rope["scaling"]["factor"]
+        m = 0.1 * mla["mscale_all_dim"] * math.log(factor) + 1.0 if factor > 1 else 1.0
+        scale = (scale if scale is not None else d_k ** -0.5) * m * m
+    scaled = scores * scale if scale is not None else scores / math.sqrt(d_k)
+    steps += [("scores", scores), ("scaled", scaled)]
+    return attention_tail(scenario, steps, scaled, v_att, out_proj, blocked, fill, tokens, kv_tokens, cross,
+                          (B, T_q, T_k, h, d_v))
+
+
+def mla_heads(mla, x, x_kv, h, rope):
+    """DeepSeek-V3's multi-head latent attention, as the paper writes it (arXiv 2405.04434,
+    eqs. 9-19) with Hugging Face's layouts: returns the queries, keys and values the scores
+    read, W_O, and the steps."""
+    w = mla["weights"]
+    eps = mla.get("eps", 1e-6)
+    r_kv, d_nope, d_rope, d_v = mla["kv_lora_rank"], mla["qk_nope_head_dim"], mla["qk_rope_head_dim"], mla["v_head_dim"]
+    B, T_q, T_k = x.shape[0], x.shape[1], x_kv.shape[1]
+
+    def lin(a, name_w, name_b):
+        W = np.array(w[name_w], dtype=np.float64)
+        b = np.array(w.get(name_b) or np.zeros(W.shape[1]), dtype=np.float64)
+        return a @ W + b
+
+    def rms(a, name):
+        weight = np.array(w.get(name) or np.ones(a.shape[-1]), dtype=np.float64)
+        return weight * (a / np.sqrt(np.mean(a ** 2, axis=-1, keepdims=True) + eps))
+
+    steps = []
+    if mla.get("q_lora_rank"):
+        c_q = lin(x, "w_q_a", "b_q_a")
+        c_q_norm = rms(c_q, "q_a_norm")
+        q = lin(c_q_norm, "w_q_b", "b_q_b")
+        steps += [("q_a", c_q), ("q_a_norm", c_q_norm)]
+    else:
+        q = lin(x, "w_q", "b_q")
+    kv_a = lin(x_kv, "w_kv_a", "b_kv_a")
+    c_kv = rms(kv_a[..., :r_kv], "kv_a_norm")
+    k_pe = kv_a[:, None, :, r_kv:]                                  # (B,1,T_k,d_rope)
+    kv_b = lin(c_kv, "w_kv_b", "b_kv_b")
+    q_heads = q.reshape(B, T_q, h, d_nope + d_rope).transpose(0, 2, 1, 3)
+    kv_heads = kv_b.reshape(B, T_k, h, d_nope + d_v).transpose(0, 2, 1, 3)
+    k_nope, v = kv_heads[..., :d_nope], kv_heads[..., d_nope:]
+    steps += [("q", q), ("kv_a", kv_a), ("c_kv", c_kv), ("k_pe", k_pe), ("kv_b", kv_b), ("q_heads", q_heads),
+              ("k_nope", k_nope), ("v_heads", v)]
+    q_rope, k_rope = q_heads[..., d_nope:], k_pe
+    if rope is not None:
+        def turn(a):  # interleaved: turn the pairs (2i, 2i+1) in place, then write evens, then odds
+            out = rope_rotate(a, rope["style"], rope.get("base", 10000.0), rope.get("scaling"))
+            return np.concatenate([out[..., 0::2], out[..., 1::2]], axis=-1) if rope["style"] == "interleaved" else out
+
+        q_rope, k_rope = turn(q_rope), turn(k_rope)
+        q_heads = np.concatenate([q_heads[..., :d_nope], q_rope], axis=-1)
+        steps += [("q_rot", q_rope), ("k_rot", k_rope), ("q_cat", q_heads)]
+    k = np.concatenate([k_nope, np.broadcast_to(k_rope, (B, h, T_k, d_rope))], axis=-1)
+    steps += [("k_cat", k)]
+    out_proj = (np.array(w["w_o"], dtype=np.float64), np.array(w.get("b_o") or np.zeros(x.shape[-1])))
+    return q_heads, k, v, out_proj, steps
+
+
+def standard_heads(scenario, proj, x, x_kv, h, h_kv, d_k):
+    """The queries, keys and values of multi-head (grouped-query) attention, and the steps."""
+    B = x.shape[0]
+    rope = scenario.get("rope")
+
+    def split_heads(a, heads=h):  # (B,T,heads*d_k) -> (B,heads,T,d_k)
+        return a.reshape(B, a.shape[1], heads, d_k).transpose(0, 2, 1, 3)
+
+    steps = []
     q = x @ proj["q"][0] + proj["q"][1]        # (B,T_q,d_model)
     k = x_kv @ proj["k"][0] + proj["k"][1]     # (B,T_k,d_model)
     v = x_kv @ proj["v"][0] + proj["v"][1]
@@ -342,11 +422,14 @@ def attention_trace(scenario):
         group = [i // (h // h_kv) for i in range(h)]
         k_att, v_att = k_att[:, group], v_att[:, group]
         steps += [("k_rep", k_att), ("v_rep", v_att)]
-    scores = q_att @ k_att.swapaxes(-1, -2)  # (B,h,T_q,T_k)
-    # Gemma 2: a scale of its own (query_pre_attn_scalar ** -0.5) in place of 1 / sqrt(d_k)
-    scale = scenario.get("scale")
-    scaled = scores * scale if scale is not None else scores / math.sqrt(d_k)
-    steps += [("scores", scores), ("scaled", scaled)]
+    return q_att, k_att, v_att, steps
+
+
+def attention_tail(scenario, steps, scaled, v_att, out_proj, blocked, fill, tokens, kv_tokens, cross, sizes):
+    """Softcap, ALiBi, mask, softmax (with sinks), context, concat and output."""
+    B, T_q, T_k, h, d_v = sizes
+    mask_cfg = scenario["mask"]
+    alibi = scenario.get("alibi", False)
     softcap = scenario.get("softcap")
     if softcap is not None:  # logit softcapping, as Gemma 2 writes it: divide, tanh, multiply
         scaled = np.tanh(scaled / softcap) * softcap
@@ -366,9 +449,9 @@ def attention_trace(scenario):
     else:  # gpt-oss: each head's sink logit is one more column of the softmax, then dropped
         sink = np.broadcast_to(np.array(sinks, dtype=float)[None, :, None, None], masked.shape[:-1] + (1,))
         weights = softmax(np.concatenate([masked, sink], axis=-1))[..., :-1]
-    context = weights @ v_att  # (B,h,T_q,d_k); a NaN weights row gives a NaN context row
-    concat = context.transpose(0, 2, 1, 3).reshape(B, T_q, h * d_k)  # h * d_k is d_model unless d_head
-    output = concat @ proj["o"][0] + proj["o"][1]
+    context = weights @ v_att  # (B,h,T_q,d_v); a NaN weights row gives a NaN context row
+    concat = context.transpose(0, 2, 1, 3).reshape(B, T_q, h * d_v)  # h * d_k is d_model unless d_head or MLA
+    output = concat @ out_proj[0] + out_proj[1]
 
     steps += [("masked", masked), ("weights", weights), ("context", context), ("concat", concat),
               ("output", output)]

@@ -611,6 +611,9 @@ def check_against_hugging_face(c, trace_bin, work):
 HF_SMALL = dict(hidden_size=8, num_attention_heads=4, num_key_value_heads=2, intermediate_size=16,
                 vocab_size=16, num_hidden_layers=2, attn_implementation="eager", pad_token_id=0, bos_token_id=1,
                 eos_token_id=2)
+# A small DeepSeek-V3: latent 4, heads of 3 + 2 for queries and keys, values 3, two experts
+DEEPSEEK = dict(kv_lora_rank=4, qk_rope_head_dim=2, qk_nope_head_dim=3, v_head_dim=3, n_routed_experts=2,
+                num_experts_per_tok=1, n_group=1, topk_group=1, first_k_dense_replace=2)
 HF_FAMILIES = {
     "Llama": ("llama", "LlamaConfig", "LlamaModel", dict(attention_bias=True), 0, None),
     # head_dim 8 at base 500000: wavelengths 6.3, 167, 4450 and 118 000, so with 8192 / 32 = 256
@@ -674,10 +677,19 @@ HF_FAMILIES = {
                                                 dict(hidden_size=16, num_attention_heads=2), 0, None),
     "Phi-3 (partial_rotary_factor 0.5)": ("phi3", "Phi3Config", "Phi3Model", dict(
         hidden_size=16, num_attention_heads=2, num_key_value_heads=1, partial_rotary_factor=0.5), 0, None),
-    "DeepSeek-V3": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model",
-                    dict(kv_lora_rank=4, q_lora_rank=None, qk_rope_head_dim=2, qk_nope_head_dim=2, v_head_dim=2,
-                         n_routed_experts=2, num_experts_per_tok=1, n_group=1, topk_group=1, first_k_dense_replace=2),
-                    0, "latent"),
+    # DeepSeek-V3's multi-head latent attention: query compression and interleaved RoPE; one
+    # projection for the query with rotate_half RoPE, YaRN and mscale_all_dim on the scale; and
+    # grouped key/value heads, which repeat_kv would apply to the heads the latent already made
+    "DeepSeek-V3 (MLA, q_lora_rank, interleaved RoPE)": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model", dict(
+        DEEPSEEK, num_key_value_heads=4, q_lora_rank=6, rope_interleave=True, qk_rope_head_dim=4,
+        attention_bias=True), 0, None),
+    "DeepSeek-V3 (MLA, q_proj, YaRN mscale_all_dim)": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model", dict(
+        DEEPSEEK, num_key_value_heads=4, q_lora_rank=None, rope_interleave=False, qk_rope_head_dim=4,
+        max_position_embeddings=16384, rope_parameters={
+            "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 4096,
+            "mscale": 1.0, "mscale_all_dim": 1.0}), 0, None),
+    "DeepSeek-V3 (MLA, num_key_value_heads 2)": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model", dict(
+        DEEPSEEK, q_lora_rank=None), 0, "num_key_value_heads"),
 }
 
 
@@ -707,7 +719,7 @@ def hf_layer_output(model, attn, x):
     return got["output"]
 
 
-def check_hf_families(c, trace_bin, work):
+def check_hf_families(c, trace_bin, work, only=None):
     """tools/from_pytorch.py on each family's transformers classes (HF_FAMILIES): a layer of
     a two-layer model in float64 with weights drawn so the scores are O(1) (random init,
     nothing downloaded) either matches the engine's output, or is refused with its feature
@@ -727,6 +739,8 @@ def check_hf_families(c, trace_bin, work):
     sentences = ["the cat sat on the warm mat today"]
     words = sorted(set(sentences[0].split()))
     for family, (mod, config_cls, model_cls, fields, layer, refusal) in HF_FAMILIES.items():
+        if only is not None and only not in family:
+            continue
         torch.manual_seed(7)
         m = importlib.import_module(f"transformers.models.{mod}")
         try:
@@ -779,7 +793,104 @@ def check_hf_families(c, trace_bin, work):
     return results
 
 
-def check_pytorch_lines(c, trace_bin, work):
+def mla_scenarios():
+    """The NumPy fixtures of multi-head latent attention (their weights are in mla.weights)."""
+    fixtures = ROOT / "crates/engine/tests/fixtures"
+    return {p.name.removesuffix(".scenario.json"): json.loads(p.read_text())
+            for p in sorted(fixtures.glob("mla_*.scenario.json"))}
+
+
+def check_mla_numpy(c, trace_bin, work):
+    """Multi-head latent attention in NumPy (make test): every step of the engine's trace of
+    each MLA fixture equals tools/numpy_reference.py's to 1e-12 relative; the absorbed form,
+    W_UK folded into the query ((q_nope W_UKᵀ) · c_KV + q_rot · k_rot, never forming a key),
+    gives the engine's scores to 1e-12; and the reference with the shared RoPE key dropped, or
+    mscale applied once, must disagree (so the comparison can fail)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import numpy_reference
+
+    for name, scenario in mla_scenarios().items():
+        path = work / f"numpy_{name}.json"
+        path.write_text(json.dumps(scenario))
+        trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
+        got = {st["name"]: json_numbers(st["data"]).reshape(st["shape"]) for st in trace["steps"]}
+        _, _, _, steps = numpy_reference.attention_trace(scenario)
+        want = dict(steps)
+
+        def worst(a, b):  # relative, where b is finite; infinite where a and b are not alike
+            finite = np.isfinite(b)
+            if not (np.isnan(a) == np.isnan(b)).all():
+                return math.inf
+            return float((np.abs(a[finite] - b[finite]) / np.maximum(np.abs(b[finite]), 1.0)).max())
+
+        same_names = list(got) == [n for n, _ in steps]
+        errs = {n: worst(got[n], want[n]) for n in got if n in want and got[n].shape == want[n].shape}
+        ok = same_names and len(errs) == len(got) and max(errs.values()) <= 1e-12
+        c.report(ok, f"{name}: every step = NumPy's", f"{len(got)} steps, max rel diff {max(errs.values()):.1e}")
+
+        mla = scenario["mla"]
+        d_nope, d_v, h = mla["qk_nope_head_dim"], mla["v_head_dim"], scenario["n_heads"]
+        w_kv_b = np.array(mla["weights"]["w_kv_b"]).reshape(mla["kv_lora_rank"], h, d_nope + d_v)
+        w_uk = w_kv_b[:, :, :d_nope]                                   # (r_kv, h, d_nope)
+        b_uk = np.array(mla["weights"].get("b_kv_b") or np.zeros(h * (d_nope + d_v))).reshape(h, -1)[:, :d_nope]
+        q = want.get("q_cat", want["q_heads"])
+        q_nope, q_rot = q[..., :d_nope], q[..., d_nope:]
+        k_rot = want.get("k_rot", want["k_pe"])
+        absorbed_q = np.einsum("bhtn,rhn->bhtr", q_nope, w_uk)          # the query in the latent's space
+        absorbed = (np.einsum("bhtr,bsr->bhts", absorbed_q, want["c_kv"]) + np.einsum("bhtn,hn->bht", q_nope, b_uk)[..., None]
+                    + q_rot @ k_rot.swapaxes(-1, -2))
+        err = worst(absorbed, got["scores"])
+        c.report(err <= 1e-12, f"{name}: absorbed W_UK gives the scores",
+                 f"r_kv = {mla['kv_lora_rank']} wide queries against c_KV, max rel diff {err:.1e}")
+
+        mutations = {"shared RoPE key dropped": lambda st: dict(st, k_cat=np.concatenate(
+            [st["k_nope"], np.zeros_like(st["k_cat"][..., d_nope:])], axis=-1))}
+        for what, mutate in mutations.items():
+            bad = mutate(want)
+            scores = bad.get("q_cat", bad["q_heads"]) @ bad["k_cat"].swapaxes(-1, -2)
+            c.report(worst(scores, got["scores"]) > 1e-6, f"{name}: {what} -> differs",
+                     f"max rel diff {worst(scores, got['scores']):.1e}")
+        if mla.get("mscale_all_dim"):
+            factor = scenario["rope"]["scaling"]["factor"]
+            m = 0.1 * mla["mscale_all_dim"] * math.log(factor) + 1.0
+            once = got["scores"] * (len(q[0, 0, 0]) ** -0.5) * m
+            c.report(worst(once, got["scaled"]) > 1e-6, f"{name}: mscale once, not squared -> differs",
+                     f"m = {m:.4f}, max rel diff {worst(once, got['scaled']):.1e}")
+
+
+def mla_module(mla, d):
+    """DeepseekV3Attention's sub-modules with a scenario's mla.weights (nn.Linear with
+    weight = W.T; nn.RMSNorm, whose x * rsqrt(mean(x²) + eps) * weight is DeepseekV3RMSNorm's)."""
+    import torch
+    import torch.nn as nn
+
+    w = mla["weights"]
+
+    def linear(name_w, name_b):
+        W = torch.tensor(w[name_w], dtype=torch.float64)
+        layer = nn.Linear(*W.shape, dtype=torch.float64)
+        with torch.no_grad():
+            layer.weight.copy_(W.T)
+            layer.bias.copy_(torch.tensor(w.get(name_b) or [0.0] * W.shape[1], dtype=torch.float64))
+        return layer
+
+    def norm(name, n):
+        layer = nn.RMSNorm(n, eps=mla.get("eps", 1e-6), dtype=torch.float64)
+        with torch.no_grad():
+            layer.weight.copy_(torch.tensor(w.get(name) or [1.0] * n, dtype=torch.float64))
+        return layer
+
+    parts = {"kv_a_proj_with_mqa": linear("w_kv_a", "b_kv_a"), "kv_a_layernorm": norm("kv_a_norm", mla["kv_lora_rank"]),
+             "kv_b_proj": linear("w_kv_b", "b_kv_b"), "o_proj": linear("w_o", "b_o")}
+    if mla.get("q_lora_rank"):
+        parts |= {"q_a_proj": linear("w_q_a", "b_q_a"), "q_a_layernorm": norm("q_a_norm", mla["q_lora_rank"]),
+                  "q_b_proj": linear("w_q_b", "b_q_b")}
+    else:
+        parts["q_proj"] = linear("w_q", "b_q")
+    return parts
+
+
+def check_pytorch_lines(c, trace_bin, work, cases=None):
     """Every step's PyTorch line, as the page and the export show it, run in PyTorch: the
     lines of a trace are executed in order in one namespace that holds what a tutorial's
     module holds (`self.w_q` … as nn.Linear with the scenario's weights, `self.pe` the
@@ -795,14 +906,19 @@ def check_pytorch_lines(c, trace_bin, work):
     from transformers.models.llama.modeling_llama import rotate_half
 
     rng = np.random.default_rng(20261126)
-    for name, scenario in scenarios().items():
+    for name, scenario in (cases or scenarios()).items():
         scenario = dict(scenario)
         d, h = scenario["d_model"], scenario["n_heads"]
         h_kv = scenario.get("n_kv_heads", h)
         d_k = scenario.get("d_head", d // h)
-        scenario["projections"] = explicit_projections(rng, d, kv=h_kv * d_k, q=h * d_k)
+        mla = scenario.get("mla")
+        if mla is not None:  # its weights are its own; the query/key heads are d_nope + d_rope
+            d_k = mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"]
+            scenario["projections"] = explicit_projections(rng, d)  # for the namespace; the run reads mla.weights
+        else:
+            scenario["projections"] = explicit_projections(rng, d, kv=h_kv * d_k, q=h * d_k)
         path = work / f"lines_{name}.json"
-        path.write_text(json.dumps(scenario))
+        path.write_text(json.dumps(dict(scenario, projections="seeded") if mla else scenario))
         trace = json.loads(subprocess.run([trace_bin, str(path)], check=True, capture_output=True, text=True).stdout)
         steps = {st["name"]: st for st in trace["steps"]}
         data = {n: torch.tensor(json_numbers(st["data"]).reshape(st["shape"])) for n, st in steps.items()}
@@ -820,7 +936,8 @@ def check_pytorch_lines(c, trace_bin, work):
         pos, col = np.arange(max(T, T_k))[:, None], np.arange(d)[None, :]
         angle = pos / 10000.0 ** ((col - col % 2) / d)
         pe = torch.tensor(np.where(col % 2 == 0, np.sin(angle), np.cos(angle)))[None]
-        module = types.SimpleNamespace(**{f"w_{n}": linear(n) for n in "qkvo"}, pe=pe)
+        module = types.SimpleNamespace(**{f"w_{n}": linear(n) for n in "qkvo"}, pe=pe,
+                                       **(mla_module(mla, d) if mla else {}))
         if "qk_norm" in scenario:  # nn.RMSNorm over d_k with the scenario's weights (ones when absent)
             for n in "qk":
                 norm = nn.RMSNorm(d_k, eps=scenario["qk_norm"].get("eps", 1e-6), dtype=torch.float64)
@@ -846,10 +963,14 @@ def check_pytorch_lines(c, trace_bin, work):
         }
         if trace.get("kv_tokens"):
             ns["kv_tokens"] = ids(trace["kv_tokens"])
+        if mla:  # DeepSeek's sizes, and the scale the trace used (times YaRN's mscale² with mscale_all_dim)
+            ns |= {"d_nope": mla["qk_nope_head_dim"], "d_rope": mla["qk_rope_head_dim"], "d_v": mla["v_head_dim"],
+                   "kv_lora_rank": mla["kv_lora_rank"], "scale": trace.get("scale")}
         if "rope" in scenario:
             base = scenario["rope"]["base"]
             fraction = scenario["rope"].get("fraction")
             r = int(d_k * fraction) if fraction is not None else d_k  # the dimensions that turn
+            r = mla["qk_rope_head_dim"] if mla else r  # MLA: the rope parts
             ns["r"] = r
             inv_freq = 1.0 / (base ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
             if scenario["rope"].get("scaling"):  # scaled frequencies, by the NumPy reference's formula
@@ -1021,6 +1142,8 @@ def main(argv):
             if args.only and args.only not in name:
                 continue
             check_scenario(c, args.trace_bin, name, scenario, work, args.torch)
+        if not args.only or "mla" in args.only:
+            check_mla_numpy(c, args.trace_bin, work)
         if not args.only:
             check_decode_and_tiles(c, args.trace_bin, work)
         if not args.only or "train" in args.only:
@@ -1032,7 +1155,10 @@ def main(argv):
             if args.torch:
                 train_reference.check_torch(c, args.trace_bin, work)
                 train_reference.check_by_hand_torch(c, args.trace_bin, work)
-        if args.torch:
+        if args.torch and args.only and "mla" in args.only:
+            check_hf_families(c, args.trace_bin, work, only="MLA")
+            check_pytorch_lines(c, args.trace_bin, work, mla_scenarios())
+        elif args.torch:
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)
             check_llama_module(c, args.trace_bin, work)

@@ -206,6 +206,26 @@ pub enum EngineError {
         to: Vec<usize>,
     },
 
+    /// Multi-head latent attention's sizes or options that cannot go together.
+    #[error("multi-head latent attention (mla): {what}: {why}")]
+    Mla {
+        /// What is wrong (`"kv_lora_rank"`, `"d_head"`, `"decoding"`, …).
+        what: &'static str,
+        /// Why, and what to do.
+        why: &'static str,
+    },
+
+    /// One of MLA's weights has the wrong shape.
+    #[error("mla.weights.{name} has shape {found:?}, but it must be {expected:?}")]
+    MlaWeightShape {
+        /// The weight's name in `mla.weights`.
+        name: &'static str,
+        /// The shape it must have.
+        expected: Vec<usize>,
+        /// The shape it has.
+        found: Vec<usize>,
+    },
+
     /// The scenario JSON could not be read.
     #[error("the scenario JSON is not valid: {message}")]
     Json {
@@ -250,16 +270,19 @@ pub enum Field {
     Sinks,
     /// A head size of its own.
     DHead,
+    /// Multi-head latent attention, `mla`.
+    Mla,
 }
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 16] = [
+    pub const ALL: [Field; 17] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
         Self::NKvHeads,
         Self::DHead,
+        Self::Mla,
         Self::Scale,
         Self::Softcap,
         Self::QkNorm,
@@ -299,6 +322,7 @@ impl Field {
             Self::QkNorm => "qk_norm",
             Self::Sinks => "sinks",
             Self::DHead => "d_head",
+            Self::Mla => "mla",
         }
     }
 }
@@ -318,6 +342,7 @@ impl EngineError {
             Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
             Self::QkNormWeight { .. } => Field::QkNorm,
             Self::SinksLength { .. } => Field::Sinks,
+            Self::Mla { .. } | Self::MlaWeightShape { .. } => Field::Mla,
             Self::RopeOddWidth { .. }
             | Self::RopeBase { .. }
             | Self::RopeFraction { .. }

@@ -61,7 +61,7 @@ impl Trace {
             .filter(|s| !s.is_rope_only() || rope)
             .filter(|s| !s.is_grouped_only() || grouped)
             .filter(|s| !s.is_alibi_only() || alibi)
-            .filter(|s| !s.is_softcap_only() && !s.is_qk_norm_only())
+            .filter(|s| !s.is_softcap_only() && !s.is_qk_norm_only() && !s.is_mla_only())
             .collect()
     }
 
@@ -93,6 +93,22 @@ impl Trace {
                 std::iter::once(s).chain(capped).chain(normed)
             })
             .collect();
+        // MLA: its own steps in place of k, v and k_heads (q_a and q_a_norm with query
+        // compression, q_cat with RoPE)
+        let want = match &self.mla {
+            None => want,
+            Some(m) => StepName::ALL
+                .into_iter()
+                .filter(|s| {
+                    let own = match s {
+                        StepName::QA | StepName::QANorm => m.q_lora_rank.is_some(),
+                        StepName::QCat => self.rope.is_some(),
+                        _ => s.is_mla_only(),
+                    };
+                    (want.contains(s) && !matches!(s, StepName::K | StepName::V | StepName::KHeads)) || own
+                })
+                .collect(),
+        };
         let got: Vec<StepName> = self.steps.iter().map(|s| s.name).collect();
         if got != want {
             return fail(format!("steps {got:?}, expected {want:?}"));
@@ -113,7 +129,7 @@ impl Trace {
         if alibi && self.alibi_slopes.len() != z.n_heads {
             return fail(format!("{} ALiBi slopes for {} heads", self.alibi_slopes.len(), z.n_heads));
         }
-        if self.rope.is_some() && !z.d_k.is_multiple_of(2) {
+        if self.rope.is_some() && !z.d_k.is_multiple_of(2) && self.mla.is_none() {
             return fail(format!("RoPE with an odd d_k = {}", z.d_k));
         }
         let layout = self.layout();

@@ -41,6 +41,8 @@ pub mod invariants;
 pub mod limits;
 pub mod mask;
 pub mod matmul;
+pub mod mla;
+pub mod mla_option;
 pub mod positional;
 pub mod reuse;
 pub mod rope_scaling;
@@ -60,8 +62,8 @@ pub use explain::{
 };
 pub use invariants::InvariantError;
 pub use scenario::{
-    ExplicitWeights, Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, QkNorm, Rope,
-    RopeScaling, RopeStyle, Scenario,
+    ExplicitWeights, Fill, MaskConfig, Mla, MlaWeights, Padding, Positional, ProjectionKind, Projections,
+    QkNorm, Rope, RopeScaling, RopeStyle, Scenario,
 };
 pub use step::{Axis, Layout, Role, StepName, StepText};
 pub use tiled::{tiled, Tile, Tiled};

@@ -16,6 +16,7 @@
 //! mask and the `neg_inf` fill. Unknown fields are rejected, so a typo such as
 //! `"embedding"` is an error rather than silently ignored.
 
+pub use crate::mla_option::{Mla, MlaWeights};
 pub use crate::rope_scaling::RopeScaling;
 use std::collections::BTreeMap;
 
@@ -93,6 +94,11 @@ pub struct Scenario {
     /// than 1. Absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sinks: Option<Vec<f64>>,
+    /// Multi-head latent attention (DeepSeek-V2/V3): the keys and values projected up from
+    /// a small latent, each head's key sharing one RoPE part, in place of W_K and W_V
+    /// (see [`Mla`]). Absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<Mla>,
 }
 
 /// QK-norm as Qwen3 and Gemma 3 apply it: each query (and key) head's `d_k` numbers `x`
@@ -153,6 +159,7 @@ impl Scenario {
             softcap: None,
             qk_norm: None,
             sinks: None,
+            mla: None,
         }
     }
 

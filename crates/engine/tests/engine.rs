@@ -1122,3 +1122,208 @@ fn llama3_frequencies_follow_the_three_ranges() {
     let linear = Rope { scaling: Some(RopeScaling::Linear { factor: 4.0 }), ..Rope::new(RopeStyle::Half) };
     assert_eq!(linear.angle(3, 0, 8), 0.75, "position 3 turns as position 3/4 would");
 }
+
+/// MLA's sizes and weights drawn for a scenario of `arb_scenario`: `(r_kv, r_q, d_nope,
+/// d_rope, d_v, mscale_all_dim)` and numbers to slice the weights from.
+type MlaDraw = ((usize, Option<usize>, usize, usize, usize, Option<f64>), Vec<f64>);
+
+fn arb_mla() -> impl Strategy<Value = MlaDraw> {
+    (
+        1usize..=4,
+        prop::option::of(1usize..=4),
+        1usize..=3,
+        1usize..=2,
+        1usize..=3,
+        prop::option::of(0.1f64..2.0),
+    )
+        .prop_flat_map(|sizes| (Just(sizes), prop::collection::vec(-1.0f64..1.0, 2000)))
+}
+
+/// `s` (from `arb_scenario`, with every old option it drew) turned into multi-head latent
+/// attention with the drawn sizes and weights: the options MLA cannot go with (grouped
+/// heads, a head size of its own, QK-norm, a rotary fraction, W_Q … W_O) are dropped.
+fn with_mla(mut s: Scenario, ((r_kv, r_q, d_nope, pairs, d_v, mscale), numbers): MlaDraw) -> Scenario {
+    let (d, h) = (s.d_model, s.n_heads);
+    // d_rope even under RoPE (2 or 4), anything otherwise
+    let d_rope = if s.rope.is_some() { 2 * pairs } else { pairs + 1 };
+    let d_k = d_nope + d_rope;
+    let mut at = 0;
+    let mut take = |rows: usize, cols: usize| {
+        let m = common::matrix(rows, cols, &numbers[at..at + rows * cols]);
+        at += rows * cols;
+        m
+    };
+    let (w_q, w_q_a, w_q_b) = match r_q {
+        None => (take(d, h * d_k), vec![], vec![]),
+        Some(r) => (vec![], take(d, r), take(r, h * d_k)),
+    };
+    let w_kv_a = take(d, r_kv + d_rope);
+    let w_kv_b = take(r_kv, h * (d_nope + d_v));
+    let w_o = take(h * d_v, d);
+    let biases = take(4, 64);
+    let bias = |i: usize, len: usize| biases[i][..len].iter().map(|b| b / 2.0).collect::<Vec<f64>>();
+    let norm =
+        |i: usize, len: usize| biases[i][32..32 + len].iter().map(|b| 1.0 + b / 2.0).collect::<Vec<f64>>();
+    let weights = attention_engine::MlaWeights {
+        b_q: if r_q.is_none() { bias(0, h * d_k) } else { vec![] },
+        b_q_a: r_q.map_or(vec![], |r| bias(0, r)),
+        q_a_norm: r_q.map_or(vec![], |r| norm(0, r)),
+        b_q_b: r_q.map_or(vec![], |_| bias(1, h * d_k)),
+        b_kv_a: bias(2, r_kv + d_rope),
+        kv_a_norm: norm(2, r_kv),
+        b_kv_b: vec![],
+        b_o: bias(3, d),
+        w_q,
+        w_q_a,
+        w_q_b,
+        w_kv_a,
+        w_kv_b,
+        w_o,
+    };
+    s.n_kv_heads = None;
+    s.d_head = None;
+    s.qk_norm = None;
+    s.projections = Projections::Named(attention_engine::ProjectionKind::Seeded);
+    if let Some(rope) = &mut s.rope {
+        rope.fraction = None;
+    }
+    let scaled = s.rope.is_some_and(|r| r.scaling.is_some());
+    s.mla = Some(attention_engine::Mla {
+        kv_lora_rank: r_kv,
+        q_lora_rank: r_q,
+        qk_nope_head_dim: d_nope,
+        qk_rope_head_dim: d_rope,
+        v_head_dim: d_v,
+        mscale_all_dim: mscale.filter(|_| scaled),
+        eps: if r_kv % 2 == 0 { 1e-6 } else { 0.25 },
+        weights: Some(Box::new(weights)),
+    });
+    s
+}
+
+/// Multi-head latent attention written from DeepSeek-V2's equations (arXiv 2405.04434,
+/// eqs. 9-19), one number at a time: every head's key is its own `c_KV · W_UK` and the one
+/// shared RoPE key, the scores the scale's, then the softcap, ALiBi, the mask, the softmax
+/// (with a sink) and `W_O`. Returns the weights and the output.
+fn slow_mla(s: &Scenario, trace: &Trace) -> (Vec<f64>, Vec<f64>) {
+    let m = s.mla.as_ref().unwrap();
+    let w = m.weights.as_ref().unwrap();
+    let (h, d) = (s.n_heads, s.d_model);
+    let (r_kv, d_nope, d_rope, d_v) = (m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim);
+    let d_k = d_nope + d_rope;
+    let rows = |name: &str| to_vec3(&get(trace, name).data);
+    let positions = s.positional == Positional::Sinusoidal;
+    let x = rows(if positions { "x_pe" } else { "x" });
+    let x_kv = match (s.kv_sentences.is_some(), positions) {
+        (true, true) => rows("x_kv_pe"),
+        (true, false) => rows("x_kv"),
+        (false, _) => x.clone(),
+    };
+    let lin = |v: &[f64], m: &[Vec<f64>], bias: &[f64]| -> Vec<f64> {
+        (0..m[0].len())
+            .map(|j| (0..v.len()).map(|i| v[i] * m[i][j]).sum::<f64>() + bias.get(j).unwrap_or(&0.0))
+            .collect()
+    };
+    let rms = |v: &[f64], weight: &[f64]| -> Vec<f64> {
+        let r = (v.iter().map(|x| x * x).sum::<f64>() / v.len() as f64 + m.eps).sqrt();
+        v.iter().enumerate().map(|(c, x)| weight.get(c).unwrap_or(&1.0) * (x / r)).collect()
+    };
+    // RoPE turns pair p in place (a, b) = (p, p + r/2) or (2p, 2p + 1): the scores do not
+    // depend on where the turned pairs are written afterwards
+    let turn = |v: &[f64], pos: usize| -> Vec<f64> {
+        let Some(rope) = s.rope else { return v.to_vec() };
+        let r = v.len();
+        let mut out = v.to_vec();
+        for p in 0..r / 2 {
+            let (a, b) = match rope.style {
+                RopeStyle::Half => (p, p + r / 2),
+                RopeStyle::Interleaved => (2 * p, 2 * p + 1),
+            };
+            let theta =
+                scaled_theta(rope.base.powf(-2.0 * p as f64 / r as f64), p, r, rope.base, rope.scaling);
+            let length = match rope.scaling {
+                Some(RopeScaling::Yarn { attention_factor: Some(a), .. }) => a,
+                Some(RopeScaling::Yarn { factor, .. }) if factor > 1.0 => 1.0 + factor.ln() / 10.0,
+                _ => 1.0,
+            };
+            let (cos, sin) = (length * (pos as f64 * theta).cos(), length * (pos as f64 * theta).sin());
+            out[a] = v[a] * cos - v[b] * sin;
+            out[b] = v[a] * sin + v[b] * cos;
+        }
+        out
+    };
+    let factor = s.rope.and_then(|r| r.scaling).map_or(1.0, |sc| sc.factor());
+    let mscale =
+        m.mscale_all_dim.map_or(1.0, |a| if factor > 1.0 { 0.1 * a * factor.ln() + 1.0 } else { 1.0 });
+    let scale = s.scale.unwrap_or(1.0 / (d_k as f64).sqrt()) * mscale * mscale;
+    let slopes = paper_slopes(h);
+    let (mut weights, mut output) = (vec![], vec![]);
+    for (bi, (xq, xkv)) in x.iter().zip(&x_kv).enumerate() {
+        let q: Vec<Vec<f64>> = xq
+            .iter()
+            .map(|v| match m.q_lora_rank {
+                None => lin(v, &w.w_q, &w.b_q),
+                Some(_) => lin(&rms(&lin(v, &w.w_q_a, &w.b_q_a), &w.q_a_norm), &w.w_q_b, &w.b_q_b),
+            })
+            .collect();
+        let kv_a: Vec<Vec<f64>> = xkv.iter().map(|v| lin(v, &w.w_kv_a, &w.b_kv_a)).collect();
+        let c_kv: Vec<Vec<f64>> = kv_a.iter().map(|a| rms(&a[..r_kv], &w.kv_a_norm)).collect();
+        let kv_b: Vec<Vec<f64>> = c_kv.iter().map(|c| lin(c, &w.w_kv_b, &w.b_kv_b)).collect();
+        let mut concat = vec![vec![0.0; h * d_v]; q.len()];
+        let mut head_weights = vec![vec![]; h];
+        for (hi, hw) in head_weights.iter_mut().enumerate() {
+            for (i, qi) in q.iter().enumerate() {
+                let q_nope = &qi[hi * d_k..hi * d_k + d_nope];
+                let q_rope = turn(&qi[hi * d_k + d_nope..(hi + 1) * d_k], i);
+                let mut row: Vec<f64> = (0..xkv.len())
+                    .map(|j| {
+                        if trace.mask.is_blocked(bi, i, j) {
+                            return s.mask.fill.value();
+                        }
+                        let k_nope = &kv_b[j][hi * (d_nope + d_v)..hi * (d_nope + d_v) + d_nope];
+                        let k_rope = turn(&kv_a[j][r_kv..], j);
+                        let dot = (0..d_nope).map(|c| q_nope[c] * k_nope[c]).sum::<f64>()
+                            + (0..d_rope).map(|c| q_rope[c] * k_rope[c]).sum::<f64>();
+                        let score = s.softcap.map_or(dot * scale, |c| c * (dot * scale / c).tanh());
+                        let distance =
+                            if s.mask.causal { j as f64 - i as f64 } else { -(i.abs_diff(j) as f64) };
+                        score + if s.alibi { slopes[hi] * distance } else { 0.0 }
+                    })
+                    .collect();
+                let sink = s.sinks.as_ref().map(|k| k[hi]);
+                let max = row.iter().copied().fold(sink.unwrap_or(f64::NEG_INFINITY), f64::max);
+                let sum =
+                    row.iter().map(|v| (v - max).exp()).sum::<f64>() + sink.map_or(0.0, |k| (k - max).exp());
+                for v in &mut row {
+                    *v = (*v - max).exp() / sum;
+                }
+                for c in 0..d_v {
+                    let at = hi * (d_nope + d_v) + d_nope + c;
+                    concat[i][hi * d_v + c] = row.iter().zip(&kv_b).map(|(p, kv)| p * kv[at]).sum();
+                }
+                hw.push(row);
+            }
+        }
+        weights.extend(head_weights.into_iter().flatten().flatten());
+        output.extend(concat.iter().flat_map(|c| lin(c, &w.w_o, &w.b_o)));
+    }
+    let _ = d;
+    (weights, output)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// MLA drawn with every option the other proptests draw (batches, cross-attention,
+    /// positions, masks, windows, both RoPE styles with every scaling, ALiBi, a scale, a
+    /// softcap, sinks), with and without query compression and mscale_all_dim.
+    #[test]
+    fn mla_agrees_with_the_slow_reference(s in arb_scenario(), draw in arb_mla()) {
+        let s = with_mla(s, draw);
+        let trace = run(&s).unwrap();
+        trace.check_invariants().unwrap();
+        let (weights, output) = slow_mla(&s, &trace);
+        check_close("weights", &data(get(&trace, "weights")), &weights, 1e-9);
+        check_close("output", &data(get(&trace, "output")), &output, 1e-9);
+    }
+}

@@ -111,7 +111,8 @@ pub fn Notices(
 }
 
 /// The errors shown at the top rather than beside a control: the scenario's and the
-/// embeddings', which have no control of their own.
+/// embeddings' and MLA's, which have no control of their own (MLA comes from an imported
+/// scenario or a link).
 fn shown_at_top(field: Field) -> bool {
-    matches!(field, Field::Scenario | Field::Embeddings)
+    matches!(field, Field::Scenario | Field::Embeddings | Field::Mla)
 }

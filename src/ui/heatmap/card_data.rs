@@ -74,7 +74,7 @@ impl CardData {
         };
         let col_group = (matches!(id.step, StepName::Q | StepName::K | StepName::V | StepName::Concat)
             && trace.sizes.n_heads > 1)
-            .then_some(trace.sizes.d_k);
+            .then_some(band_width(trace, id.step));
         let square = step.cols_are_keys();
         let row_sums = if square {
             (0..n_rows).filter_map(|r| step.row_sum(id.batch, id.head, r)).collect()
@@ -195,6 +195,15 @@ pub fn axis_titles(step: StepName) -> (&'static str, &'static str) {
     (rows, cols)
 }
 
+/// The width of one head's band of columns in `q`, `k`, `v` or `concat`: `d_k`, or under
+/// multi-head latent attention `concat`'s value heads, `d_v`.
+fn band_width(trace: &Trace, step: StepName) -> usize {
+    match &trace.mla {
+        Some(m) if step == StepName::Concat => m.v_head_dim,
+        _ => trace.sizes.d_k,
+    }
+}
+
 /// The labels of a matrix's rows and columns, and which of them are `<pad>`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AxisLabels {
@@ -242,7 +251,7 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
             _ if step == StepName::Pe => crate::lessons::labels::pe_cols(n),
             // columns that the split cuts into heads: head · feature
             _ if matches!(step, StepName::Q | StepName::K | StepName::V | StepName::Concat) => {
-                let d_k = trace.sizes.d_k.max(1);
+                let d_k = band_width(trace, step).max(1);
                 // grouped-query attention: k and v hold h_kv key/value heads
                 let kv = trace.is_grouped() && matches!(step, StepName::K | StepName::V);
                 let head = if kv { "kv" } else { "h" };
@@ -332,6 +341,23 @@ mod tests {
 
     fn strings(xs: &[&str]) -> Vec<String> {
         xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn every_step_of_a_latent_attention_trace_has_its_card() {
+        let mut s = Scenario::identity(&["the cat sat", "a dog"], 6, 2);
+        s.projections = crate::engine::Projections::Named(crate::engine::ProjectionKind::Seeded);
+        s.rope = Some(crate::engine::Rope::new(crate::engine::RopeStyle::Interleaved));
+        s.mla = Some(crate::engine::Mla { q_lora_rank: Some(4), ..crate::engine::Mla::sized(3, 2, 2, 3) });
+        let t = run(&s).unwrap();
+        for step in &t.steps {
+            let card = CardData::build(&t, CardId { step: step.name, batch: 1, head: 0 });
+            assert!(card.is_some(), "{}", step.name);
+        }
+        // concat's bands are the value heads, d_v = 3 wide
+        let concat = CardData::build(&t, CardId { step: StepName::Concat, batch: 0, head: 0 }).unwrap();
+        assert_eq!(concat.col_group, Some(3));
+        assert_eq!(concat.cols[3], "h2 · 0");
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub struct Settings {
     pub qk_norm: Option<crate::engine::QkNorm>,
     /// Attention sinks, one logit per head (None = off).
     pub sinks: Option<Vec<f64>>,
+    /// Multi-head latent attention, from an imported scenario, a link or a lesson (no
+    /// control of its own yet; None = off).
+    pub mla: Option<crate::engine::Mla>,
     /// A head size of its own (None = d_model / h).
     pub d_head: Option<usize>,
 }
@@ -80,6 +83,7 @@ impl Default for Settings {
             softcap: None,
             qk_norm: None,
             sinks: None,
+            mla: None,
             d_head: None,
         }
     }
@@ -155,6 +159,7 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         softcap: settings.softcap,
         qk_norm: settings.qk_norm.clone(),
         sinks: settings.sinks.clone(),
+        mla: settings.mla.clone(),
     };
     (scenario, notices)
 }
@@ -221,6 +226,7 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             softcap: s.softcap,
             qk_norm: s.qk_norm.clone(),
             sinks: s.sinks.clone(),
+            mla: s.mla.clone(),
             d_head: s.d_head,
         },
     )

@@ -178,10 +178,11 @@ pub fn with_flag(href: &str, flag: &str) -> String {
 
 /// True when the short keys of [`to_query`] cannot say everything: imported or edited
 /// embeddings, explicit weights, QK-norm's weights, attention sinks, a head size of its
-/// own or RoPE's scaling. Such a state also goes into the link's fragment, whole
-/// ([`fragment`]).
+/// own, RoPE's scaling or multi-head latent attention. Such a state also goes into the
+/// link's fragment, whole ([`fragment`]).
 pub fn needs_fragment(s: &Settings) -> bool {
     !s.embeddings.is_empty()
+        || s.mla.is_some()
         || matches!(s.projections, Projections::Explicit(_))
         || s.qk_norm.is_some()
         || s.sinks.is_some()
@@ -448,6 +449,10 @@ mod tests {
         scaled.rope = scaled.rope.map(|r| Rope { scaling: Some(RopeScaling::Linear { factor: 4.0 }), ..r });
         let (_, from_link) = from_fragment(&fragment("a b", &scaled).unwrap()).unwrap().unwrap();
         assert_eq!(from_link.rope, scaled.rope);
+        // nor has multi-head latent attention: an imported DeepSeek layer travels whole
+        let latent = Settings { mla: Some(crate::engine::Mla::sized(3, 2, 2, 3)), ..Settings::default() };
+        let (_, from_link) = from_fragment(&fragment("a b", &latent).unwrap()).unwrap().unwrap();
+        assert_eq!(from_link.mla, latent.mla);
         for (key, value) in
             [("hkv", "0"), ("rope", "sideways"), ("rope_base", "-1"), ("alibi", "2"), ("win", "0")]
         {
@@ -598,6 +603,7 @@ mod tests {
             softcap: None,
             qk_norm: None,
             sinks: None,
+            mla: None,
             d_head: None,
         };
         let v = ViewState {

@@ -37,6 +37,13 @@ pub enum ExplainError {
         /// The axis' size.
         len: usize,
     },
+    /// Under multi-head latent attention only the embeddings and the steps from the
+    /// scaled scores to the weights are explained cell by cell.
+    #[error(
+        "\"{0}\" is not explained cell by cell under multi-head latent attention yet: its words and PyTorch \
+         line say what it computes"
+    )]
+    NotUnderMla(StepName),
     /// The trace does not hold together (a hand-made or edited trace): a step, token or
     /// parameter the explanation needs is missing or has the wrong size.
     #[error("the trace is inconsistent: {0}")]

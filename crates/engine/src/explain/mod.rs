@@ -68,6 +68,23 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
             return Err(ExplainError::OutOfRange { step, axis, index: i, len });
         }
     }
+    let explained_under_mla = matches!(
+        step,
+        StepName::X
+            | StepName::XKv
+            | StepName::Pe
+            | StepName::XPe
+            | StepName::XKvPe
+            | StepName::Scaled
+            | StepName::Capped
+            | StepName::Alibi
+            | StepName::Biased
+            | StepName::Masked
+            | StepName::Weights
+    );
+    if trace.mla.is_some() && !explained_under_mla {
+        return Err(ExplainError::NotUnderMla(step));
+    }
     let result = cell(trace, step, index)?;
     let ex = Explainer { trace, step, index, result };
     match step {
@@ -88,6 +105,15 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::Weights => ex.weights(),
         StepName::Context => ex.context(),
         StepName::Concat => ex.concat(),
+        StepName::QA
+        | StepName::QANorm
+        | StepName::KvA
+        | StepName::CKv
+        | StepName::KPe
+        | StepName::KvB
+        | StepName::KNope
+        | StepName::QCat
+        | StepName::KCat => Err(ExplainError::NotUnderMla(step)),
     }
 }
 

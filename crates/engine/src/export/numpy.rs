@@ -110,6 +110,19 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         }
     };
     match name {
+        // never reached: `sections` writes one refusal for an MLA trace
+        StepName::QA
+        | StepName::QANorm
+        | StepName::KvA
+        | StepName::CKv
+        | StepName::KPe
+        | StepName::KvB
+        | StepName::KNope
+        | StepName::QCat
+        | StepName::KCat => format!(
+            "raise NotImplementedError(\"{}: the export does not write multi-head latent attention (mla) yet\")\n",
+            name.as_str()
+        ),
         StepName::X => lookup("x", "tokens", "X_GIVEN"),
         StepName::XKv => lookup("x_kv", "kv_tokens", "X_KV_GIVEN"),
         StepName::Pe => "pe = sinusoidal(T, d_model)[None, :, :]  # (1, T, d_model), broadcast over B\n".into(),

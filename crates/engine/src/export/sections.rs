@@ -18,6 +18,19 @@ use crate::trace::{shape_text, Trace};
 
 /// Every section of the script or notebook, in order.
 pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> {
+    if trace.mla.is_some() {
+        // the export writes no latent attention: one section that says so and stops
+        let why = "This scenario uses multi-head latent attention (mla, DeepSeek-V2/V3), which the Python \
+                   export does not write yet. The page's steps show each of its PyTorch lines, and \
+                   tools/python_check.py runs them.";
+        let code =
+            "raise SystemExit(\"the Python export does not write multi-head latent attention (mla) yet\")\n";
+        return vec![Section::new(
+            "Multi-head latent attention is not exported",
+            vec![why.into()],
+            code.into(),
+        )];
+    }
     let positions = trace.positional == Positional::Sinusoidal;
     // The tensors the projections read: with a positional encoding, the embeddings plus PE.
     let x_in = if positions { "x_pe" } else { "x" };

@@ -95,6 +95,14 @@ fn axis_symbol(axis: Axis) -> &'static str {
         Axis::KvWidth => "h_kv * d_k",
         Axis::QWidth => "h * d_k",
         Axis::One => "1",
+        Axis::QRank => "r_q",
+        Axis::KvRank => "r_kv",
+        Axis::KvAWidth => "r_kv + d_rope",
+        Axis::KvBWidth => "h * (d_nope + d_v)",
+        Axis::DNope => "d_nope",
+        Axis::DRope => "d_rope",
+        Axis::DV => "d_v",
+        Axis::VWidth => "h * d_v",
     }
 }
 

@@ -35,7 +35,7 @@ pub(super) fn attend(
     rec: &mut Recorder,
 ) -> Array4<f64> {
     let fill = plan.fill().value();
-    let scores = (plan.scenario.scale, plan.scenario.softcap, plan.scenario.sinks.as_deref());
+    let scores = (plan.score_scale(), plan.scenario.softcap, plan.scenario.sinks.as_deref());
     let out = reuse::attention([&heads.q, &heads.k, &heads.v], mask, bias, fill, plan.d_k, scores, prev);
     let (tq, tk) = plan.token_axes();
     let (b, h, t_q, t_k) = (plan.b, plan.n_heads, plan.t_q, plan.t_k);

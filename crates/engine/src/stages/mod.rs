@@ -21,6 +21,7 @@
 mod attend;
 mod embed;
 mod heads;
+mod latent;
 mod output;
 mod plan;
 mod recorder;
@@ -34,6 +35,7 @@ use crate::attention;
 use crate::embedding;
 use crate::error::EngineError;
 use crate::mask;
+use crate::mla;
 use crate::reuse::Previous;
 use crate::scenario::{Rope, Scenario};
 use crate::step::StepName;
@@ -43,6 +45,7 @@ use crate::weights::{self, Weights};
 use attend::{attend, bias};
 use embed::{embed, positions};
 use heads::{norm, project, repeat, rotate, split};
+use latent::latent;
 use output::{merge, output};
 
 /// What decoding and tiling start from: the checked sizes and options, the weights, and
@@ -81,6 +84,12 @@ pub(crate) struct Inputs {
 /// As [`run`].
 pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
     let plan = Plan::of(scenario)?;
+    if scenario.mla.is_some() {
+        let why =
+            "the decoding and tiles views do not run it yet (the run and its trace do): turn mla off to \
+                   see them";
+        return Err(EngineError::Mla { what: "decoding and tiles", why });
+    }
     let mut rec = Recorder::new(&plan);
     let (q_width, kv_width) = (plan.q_width(), plan.n_kv_heads * plan.d_k);
     let w = weights::build_sized(&scenario.projections, plan.d_model, q_width, kv_width, scenario.seed)?;
@@ -114,18 +123,40 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
     let plan = Plan::of(scenario)?;
     let mut rec = Recorder::new(&plan);
     let kv_width = plan.n_kv_heads * plan.d_k;
-    let w =
-        weights::build_sized(&scenario.projections, plan.d_model, plan.q_width(), kv_width, scenario.seed)?;
+    let latent_params = scenario
+        .mla
+        .as_ref()
+        .map(|m| mla::build(m, plan.d_model, plan.n_heads, scenario.seed))
+        .transpose()?;
+    let w = match &latent_params {
+        // MLA has no W_Q, W_K, W_V of this shape: the trace's params keep its W_O only
+        Some(p) => std::sync::Arc::new(Weights { o: p.o.clone(), ..Weights::empty() }),
+        None => weights::build_sized(
+            &scenario.projections,
+            plan.d_model,
+            plan.q_width(),
+            kv_width,
+            scenario.seed,
+        )?,
+    };
 
     let embedded = embed(&plan, &mut rec)?;
     let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
-    let prev = previous.and_then(|p| Previous::of(p, &w, plan.positions(), plan.cross()));
+    let prev = match latent_params {
+        Some(_) => None,
+        None => previous.and_then(|p| Previous::of(p, &w, plan.positions(), plan.cross())),
+    };
     let prev = prev.as_ref();
-    let projected = project(&x_in, x_kv_in.as_ref(), &w, prev, &mut rec);
-    let heads = split(&plan, projected, &mut rec)?;
-    let heads = norm(&plan, heads, &mut rec);
-    let heads = rotate(&plan, heads, &mut rec);
-    let heads = repeat(&plan, heads, &mut rec);
+    let heads = match &latent_params {
+        Some(p) => latent(&plan, &x_in, x_kv_in.as_ref(), p, &mut rec)?,
+        None => {
+            let projected = project(&x_in, x_kv_in.as_ref(), &w, prev, &mut rec);
+            let heads = split(&plan, projected, &mut rec)?;
+            let heads = norm(&plan, heads, &mut rec);
+            let heads = rotate(&plan, heads, &mut rec);
+            repeat(&plan, heads, &mut rec)
+        }
+    };
     let mask = mask::build_cross(&plan.batch.lengths, plan.t_q, plan.kv_lengths(), plan.t_k, &scenario.mask); // (b, t_q, t_k)
     let bias = bias(&plan, &mut rec);
     let context = attend(&plan, &heads, &mask, bias.as_ref().map(|(b, _)| b), prev, &mut rec);
@@ -159,10 +190,11 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
         positional: scenario.positional,
         rope: scenario.rope,
         alibi_slopes: bias.map(|(_, slopes)| slopes).unwrap_or_default(),
-        scale: scenario.scale,
+        scale: plan.score_scale(),
         softcap: scenario.softcap,
         qk_norm: scenario.qk_norm.clone(),
         sinks: scenario.sinks.clone().unwrap_or_default(),
+        mla: scenario.mla.as_ref().map(mla::Mla::sizes),
         feature_names: embedding::lexicon(plan.d_model).map(|l| l.dims.iter().map(|&d| d.into()).collect()),
         sizes: trace::Sizes {
             b: plan.b,

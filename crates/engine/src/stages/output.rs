@@ -20,18 +20,23 @@ pub(super) fn merge(
 ) -> Result<Array3<f64>, EngineError> {
     let concat = attention::merge_heads(context)?; // (b, t_q, d_model)
     let (tq, _) = plan.token_axes();
+    // a value head is d_k wide, or MLA's d_v
+    let (head_axis, d_v) = match &plan.scenario.mla {
+        Some(m) => (A::DV, m.v_head_dim),
+        None => (A::DK, plan.d_k),
+    };
     rec.push(
         StepName::Concat,
         vec![
             Reshape {
                 op: "transpose(1, 2)".into(),
-                dims: vec![A::B, tq, A::H, A::DK],
-                shape: vec![plan.b, plan.t_q, plan.n_heads, plan.d_k],
+                dims: vec![A::B, tq, A::H, head_axis],
+                shape: vec![plan.b, plan.t_q, plan.n_heads, d_v],
             },
             Reshape {
                 op: "contiguous().view".into(),
                 dims: StepName::Concat.dims_in(plan.layout()),
-                shape: vec![plan.b, plan.t_q, plan.q_width()],
+                shape: vec![plan.b, plan.t_q, plan.n_heads * d_v],
             },
         ],
         concat.clone().into_dyn(),

@@ -4,7 +4,8 @@
 use crate::attention;
 use crate::error::{check_number, number_text, EngineError, Field};
 use crate::limits;
-use crate::scenario::{Fill, Positional, RopeScaling, Scenario};
+use crate::mla::Mla;
+use crate::scenario::{Fill, Positional, ProjectionKind, Projections, RopeScaling, Scenario};
 use crate::step::{Axis as A, Layout, StepText};
 use crate::tokenize::{self, Batch};
 
@@ -43,7 +44,8 @@ impl<'a> Plan<'a> {
             return Err(EngineError::KvHeadsDoNotDivide { n_heads, n_kv_heads });
         }
         if let Some(rope) = scenario.rope {
-            if !d_k.is_multiple_of(2) {
+            // MLA turns its d_rope numbers only, checked with its sizes
+            if !d_k.is_multiple_of(2) && scenario.mla.is_none() {
                 return Err(EngineError::RopeOddWidth { d_k });
             }
             if !(rope.base.is_finite() && rope.base > 0.0 && rope.base <= limits::MAX_ABS_INPUT) {
@@ -136,7 +138,12 @@ impl<'a> Plan<'a> {
     }
 
     pub(super) fn layout(&self) -> Layout {
-        Layout { cross: self.cross(), grouped: self.grouped(), wide: self.q_width() != self.d_model }
+        Layout {
+            cross: self.cross(),
+            grouped: self.grouped(),
+            wide: self.q_width() != self.d_model,
+            mla: self.scenario.mla.is_some(),
+        }
     }
 
     /// The width of the queries and of the heads side by side, `h·d_k` (`d_model` unless
@@ -152,7 +159,7 @@ impl<'a> Plan<'a> {
             fill: self.fill(),
             rope: self.scenario.rope.map(|r| r.style),
             causal: self.scenario.mask.causal,
-            scale: self.scenario.scale,
+            scale: self.score_scale(),
             softcap: self.scenario.softcap,
             qk_norm_eps: self.scenario.qk_norm.as_ref().map(|n| n.eps),
             rotary_dims: self.scenario.rope.map(|r| r.rotary_dims(self.d_k)).filter(|&r| r < self.d_k),
@@ -161,6 +168,31 @@ impl<'a> Plan<'a> {
             d_model: self.d_model,
             n_heads: self.n_heads,
             d_k: self.d_k,
+            mla: self.scenario.mla.as_ref().map(|m| crate::step::MlaText {
+                q_lora_rank: m.q_lora_rank,
+                kv_lora_rank: m.kv_lora_rank,
+                d_nope: m.qk_nope_head_dim,
+                d_rope: m.qk_rope_head_dim,
+                d_v: m.v_head_dim,
+                mscale: self.mla_mscale(),
+                eps: m.eps,
+            }),
+        }
+    }
+
+    /// YaRN's `m` when MLA's `mscale_all_dim` multiplies the scale by `m²`.
+    pub(super) fn mla_mscale(&self) -> Option<f64> {
+        let all_dim = self.scenario.mla.as_ref()?.mscale_all_dim?;
+        let factor = self.scenario.rope?.scaling?.factor();
+        Some(crate::mla::yarn_mscale(factor, all_dim))
+    }
+
+    /// The factor the scores are multiplied by in place of `1/√d_k`, if any: the
+    /// scenario's scale, times MLA's `m²` with `mscale_all_dim`.
+    pub(super) fn score_scale(&self) -> Option<f64> {
+        match self.mla_mscale() {
+            Some(m) => Some(self.scenario.scale.unwrap_or(1.0 / (self.d_k as f64).sqrt()) * m * m),
+            None => self.scenario.scale,
         }
     }
 
@@ -205,6 +237,9 @@ fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
             field: Field::NHeads,
         });
     }
+    if let Some(mla) = &scenario.mla {
+        return check_mla(scenario, mla);
+    }
     match scenario.d_head {
         None => attention::head_width(d_model, n_heads),
         Some(0) => Err(EngineError::ZeroSize { what: "d_head", field: Field::DHead }),
@@ -248,4 +283,97 @@ fn check_rope_scaling(scaling: RopeScaling, base: f64) -> Result<(), EngineError
         });
     }
     Ok(())
+}
+
+/// Checks multi-head latent attention's sizes and the options it cannot go with, and
+/// returns its query/key head size `d_k = d_nope + d_rope`.
+fn check_mla(scenario: &Scenario, mla: &Mla) -> Result<usize, EngineError> {
+    let n_heads = scenario.n_heads;
+    let sizes = [
+        ("mla.kv_lora_rank", mla.kv_lora_rank),
+        ("mla.qk_nope_head_dim", mla.qk_nope_head_dim),
+        ("mla.qk_rope_head_dim", mla.qk_rope_head_dim),
+        ("mla.v_head_dim", mla.v_head_dim),
+        ("mla.q_lora_rank", mla.q_lora_rank.unwrap_or(1)),
+    ];
+    for (what, size) in sizes {
+        if size == 0 {
+            return Err(EngineError::ZeroSize { what, field: Field::Mla });
+        }
+        if size > limits::MAX_D_MODEL {
+            let (value, max) = (size, limits::MAX_D_MODEL);
+            return Err(EngineError::TooLarge { what: what.into(), value, max, field: Field::Mla });
+        }
+    }
+    let widths = [
+        ("h·(qk_nope_head_dim + qk_rope_head_dim) (the queries)", n_heads * mla.d_k()),
+        (
+            "h·(qk_nope_head_dim + v_head_dim) (kv_b_proj's output)",
+            n_heads * (mla.qk_nope_head_dim + mla.v_head_dim),
+        ),
+        (
+            "kv_lora_rank + qk_rope_head_dim (kv_a_proj_with_mqa's output)",
+            mla.kv_lora_rank + mla.qk_rope_head_dim,
+        ),
+    ];
+    for (what, value) in widths {
+        if value > limits::MAX_D_MODEL {
+            let max = limits::MAX_D_MODEL;
+            return Err(EngineError::TooLarge { what: what.into(), value, max, field: Field::Mla });
+        }
+    }
+    let conflicts: [(bool, &'static str, &'static str); 6] = [
+        (
+            scenario.d_head.is_some(),
+            "d_head",
+            "MLA's head sizes are its own (qk_nope_head_dim + qk_rope_head_dim, v_head_dim): remove d_head",
+        ),
+        (
+            scenario.kv_heads() != n_heads,
+            "n_kv_heads",
+            "every head has its own key and value, projected up from the one latent: remove n_kv_heads",
+        ),
+        (
+            scenario.qk_norm.is_some(),
+            "qk_norm",
+            "DeepSeek's attention normalises the latents, not the heads: remove qk_norm",
+        ),
+        (
+            scenario.rope.is_some_and(|r| r.fraction.is_some()),
+            "rope.fraction",
+            "MLA turns the last qk_rope_head_dim numbers of each head, not a fraction: remove rope.fraction",
+        ),
+        (
+            matches!(scenario.projections, Projections::Named(ProjectionKind::Identity)),
+            "projections",
+            "identity projections cannot be MLA's rectangular ones: use \"seeded\" or mla.weights",
+        ),
+        (
+            matches!(scenario.projections, Projections::Explicit(_)),
+            "projections",
+            "MLA has no W_K and W_V: give its weights as mla.weights, with projections \"seeded\"",
+        ),
+    ];
+    if let Some((_, what, why)) = conflicts.into_iter().find(|c| c.0) {
+        return Err(EngineError::Mla { what, why });
+    }
+    if scenario.rope.is_some() && !mla.qk_rope_head_dim.is_multiple_of(2) {
+        let why = "RoPE turns pairs of dimensions, so qk_rope_head_dim must be even";
+        return Err(EngineError::Mla { what: "qk_rope_head_dim", why });
+    }
+    if !(mla.eps.is_finite() && mla.eps > 0.0 && mla.eps <= limits::MAX_ABS_INPUT) {
+        let (what, usual, field) = ("MLA RMSNorm eps", "1e-6 is usual", Field::Mla);
+        return Err(EngineError::ScoreOption { what, value: number_text(mla.eps), usual, field });
+    }
+    if let Some(m) = mla.mscale_all_dim {
+        if !(m.is_finite() && m > 0.0 && m <= limits::MAX_ABS_INPUT) {
+            let (what, usual, field) = ("MLA mscale_all_dim", "DeepSeek-V3 uses 1", Field::Mla);
+            return Err(EngineError::ScoreOption { what, value: number_text(m), usual, field });
+        }
+        if scenario.rope.and_then(|r| r.scaling).is_none() {
+            let why = "it multiplies the scale by YaRN's m² for the RoPE scaling's factor, so it needs rope.scaling";
+            return Err(EngineError::Mla { what: "mscale_all_dim", why });
+        }
+    }
+    Ok(mla.d_k())
 }

@@ -30,11 +30,27 @@ pub enum Axis {
     QWidth,
     /// A broadcast axis of size 1 (`mask.unsqueeze(1)`, `pe[:, :T]`).
     One,
+    /// MLA: the query's latent, `q_lora_rank`.
+    QRank,
+    /// MLA: the keys' and values' latent `c_KV`, `kv_lora_rank`.
+    KvRank,
+    /// MLA: `kv_a_proj_with_mqa`'s output, the latent and the shared RoPE key side by side.
+    KvAWidth,
+    /// MLA: `kv_b_proj`'s output, every head's unrotated key and value side by side.
+    KvBWidth,
+    /// MLA: a head's unrotated query/key part, `qk_nope_head_dim`.
+    DNope,
+    /// MLA: a head's rotated query/key part, `qk_rope_head_dim`.
+    DRope,
+    /// MLA: a value head, `v_head_dim`.
+    DV,
+    /// MLA: the value heads side by side, `h·d_v`.
+    VWidth,
 }
 
 impl Axis {
     /// Every axis.
-    pub const ALL: [Axis; 11] = [
+    pub const ALL: [Axis; 19] = [
         Self::B,
         Self::H,
         Self::T,
@@ -46,10 +62,19 @@ impl Axis {
         Self::KvWidth,
         Self::QWidth,
         Self::One,
+        Self::QRank,
+        Self::KvRank,
+        Self::KvAWidth,
+        Self::KvBWidth,
+        Self::DNope,
+        Self::DRope,
+        Self::DV,
+        Self::VWidth,
     ];
 
     /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
-    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `h·d_k`, `1`.
+    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `h·d_k`, `1`, and MLA's `r_q`, `r_kv`,
+    /// `r_kv+d_rope`, `h·(d_nope+d_v)`, `d_nope`, `d_rope`, `d_v`, `h·d_v`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::B => "B",
@@ -63,6 +88,14 @@ impl Axis {
             Self::KvWidth => "h_kv·d_k",
             Self::QWidth => "h·d_k",
             Self::One => "1",
+            Self::QRank => "r_q",
+            Self::KvRank => "r_kv",
+            Self::KvAWidth => "r_kv+d_rope",
+            Self::KvBWidth => "h·(d_nope+d_v)",
+            Self::DNope => "d_nope",
+            Self::DRope => "d_rope",
+            Self::DV => "d_v",
+            Self::VWidth => "h·d_v",
         }
     }
 

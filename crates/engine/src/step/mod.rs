@@ -12,6 +12,7 @@
 //! ([`StepName::pytorch`], [`StepName::words`]), in `text.rs`.
 
 mod axis;
+mod mla_text;
 mod text;
 
 pub use axis::Axis;
@@ -22,6 +23,25 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// MLA's sizes and numbers, as the words and lines need them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MlaText {
+    /// `q_lora_rank`, with query compression.
+    pub q_lora_rank: Option<usize>,
+    /// `kv_lora_rank`.
+    pub kv_lora_rank: usize,
+    /// `qk_nope_head_dim`.
+    pub d_nope: usize,
+    /// `qk_rope_head_dim`.
+    pub d_rope: usize,
+    /// `v_head_dim`.
+    pub d_v: usize,
+    /// YaRN's `m` when `mscale_all_dim` multiplies the scale by `m²`.
+    pub mscale: Option<f64>,
+    /// The two RMSNorms' ε.
+    pub eps: f64,
+}
 
 /// One step of the pipeline, in the order the engine computes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,16 +57,31 @@ pub enum StepName {
     /// Cross-attention with positions: `x_kv + PE`, positions counted within the key/value
     /// sentences.
     XKvPe,
-    /// Queries, `x @ W_Q + b_Q`.
+    /// MLA with query compression: `x @ W_DQ` (`q_a_proj`), `(B, T_q, r_q)`.
+    QA,
+    /// MLA: the query's latent after its RMSNorm (`q_a_layernorm`), `(B, T_q, r_q)`.
+    QANorm,
+    /// Queries, `x @ W_Q + b_Q` (MLA: `q_proj`, or `q_b_proj` of the normalised latent).
     Q,
     /// Keys, `x @ W_K + b_K` (from `x_kv` in cross-attention).
     K,
     /// Values, `x @ W_V + b_V` (from `x_kv` in cross-attention).
     V,
+    /// MLA: `kv_a_proj_with_mqa`, the latent and the shared RoPE key, `(B, T_k, r_kv + d_rope)`.
+    KvA,
+    /// MLA: the latent `c_KV` after its RMSNorm, `(B, T_k, r_kv)`: what a decoder caches.
+    CKv,
+    /// MLA: the one RoPE key every head shares, before it turns, `(B, 1, T_k, d_rope)`.
+    KPe,
+    /// MLA: `kv_b_proj` of the latent, every head's unrotated key and value,
+    /// `(B, T_k, h·(d_nope + d_v))`.
+    KvB,
     /// Queries split into heads, `(B, h, T_q, d_k)`.
     QHeads,
     /// Keys split into heads, `(B, h, T_k, d_k)`.
     KHeads,
+    /// MLA: each head's unrotated key part, `(B, h, T_k, d_nope)`.
+    KNope,
     /// Values split into heads, `(B, h, T_k, d_k)` (`(B, h_kv, T_k, d_k)` when grouped).
     VHeads,
     /// QK-norm: each query head RMS-normalised and weighted, `(B, h, T_q, d_k)`.
@@ -57,6 +92,12 @@ pub enum StepName {
     QRot,
     /// RoPE: the key heads rotated at their positions, `(B, h_kv, T_k, d_k)`.
     KRot,
+    /// MLA: each query head's unrotated part and its turned part side by side again,
+    /// `(B, h, T_q, d_k)` (with RoPE only).
+    QCat,
+    /// MLA: each head's key, its own unrotated part and the shared RoPE key,
+    /// `(B, h, T_k, d_k)`.
+    KCat,
     /// Grouped-query attention: each key head repeated for its group of query heads,
     /// `(B, h, T_k, d_k)`.
     KRep,
@@ -95,6 +136,9 @@ pub struct Layout {
     /// A head size of its own with `h·d_k ≠ d_model`: the queries and the heads side by
     /// side are `h·d_k` wide (and so are the keys and values when not grouped).
     pub wide: bool,
+    /// Multi-head latent attention: the latent's steps, values `d_v` wide, the RoPE parts
+    /// `d_rope` wide.
+    pub mla: bool,
 }
 
 /// What the rows or columns of a step's matrix stand for, so the page can label them.
@@ -115,23 +159,34 @@ impl StepName {
     /// `pe`, `x_pe` and `x_kv_pe` only with positions, `x_kv` and `x_kv_pe` only in
     /// cross-attention, `q_rot` and `k_rot` only with RoPE, `k_rep` and `v_rep` only with
     /// fewer key/value heads than query heads, `capped` only with a softcap, `alibi` and
-    /// `biased` only with ALiBi, `q_norm` and `k_norm` only with QK-norm.
-    pub const ALL: [StepName; 27] = [
+    /// `biased` only with ALiBi, `q_norm` and `k_norm` only with QK-norm; with MLA,
+    /// `q_a`, `q_a_norm` (with query compression), `kv_a`, `c_kv`, `k_pe`, `kv_b`,
+    /// `k_nope`, `q_cat` (with RoPE) and `k_cat` in place of `k`, `v` and `k_heads`.
+    pub const ALL: [StepName; 36] = [
         Self::X,
         Self::Pe,
         Self::XPe,
         Self::XKv,
         Self::XKvPe,
+        Self::QA,
+        Self::QANorm,
         Self::Q,
         Self::K,
         Self::V,
+        Self::KvA,
+        Self::CKv,
+        Self::KPe,
+        Self::KvB,
         Self::QHeads,
         Self::KHeads,
+        Self::KNope,
         Self::VHeads,
         Self::QNorm,
         Self::KNorm,
         Self::QRot,
         Self::KRot,
+        Self::QCat,
+        Self::KCat,
         Self::KRep,
         Self::VRep,
         Self::Scores,
@@ -154,16 +209,25 @@ impl StepName {
             Self::XPe => "x_pe",
             Self::XKv => "x_kv",
             Self::XKvPe => "x_kv_pe",
+            Self::QA => "q_a",
+            Self::QANorm => "q_a_norm",
             Self::Q => "q",
             Self::K => "k",
             Self::V => "v",
+            Self::KvA => "kv_a",
+            Self::CKv => "c_kv",
+            Self::KPe => "k_pe",
+            Self::KvB => "kv_b",
             Self::QHeads => "q_heads",
             Self::KHeads => "k_heads",
+            Self::KNope => "k_nope",
             Self::VHeads => "v_heads",
             Self::QNorm => "q_norm",
             Self::KNorm => "k_norm",
             Self::QRot => "q_rot",
             Self::KRot => "k_rot",
+            Self::QCat => "q_cat",
+            Self::KCat => "k_cat",
             Self::KRep => "k_rep",
             Self::VRep => "v_rep",
             Self::Scores => "scores",
@@ -187,7 +251,7 @@ impl StepName {
     /// The step's axes in self- or cross-attention (`cross`) with as many key/value heads
     /// as query heads: [`StepName::axes_in`] with that layout.
     pub fn axes(self, cross: bool) -> [Axis; 4] {
-        self.axes_in(Layout { cross, grouped: false, wide: false })
+        self.axes_in(Layout { cross, grouped: false, wide: false, mla: false })
     }
 
     /// The step's axes: in cross-attention the query and key token axes are `T_q` and
@@ -201,6 +265,20 @@ impl StepName {
         let (kv, kv_width) = if layout.grouped { (HKv, KvWidth) } else { (H, q_width) };
         // The fourth entry of a 3-axis step is `One` and is cut off by `dims`.
         match self {
+            // MLA: the latents, the RoPE parts d_rope wide and the values d_v wide
+            Self::QA | Self::QANorm => [B, tq, QRank, One],
+            Self::KvA => [B, tk, KvAWidth, One],
+            Self::CKv => [B, tk, KvRank, One],
+            Self::KvB => [B, tk, KvBWidth, One],
+            Self::KPe => [B, One, tk, DRope],
+            Self::KNope => [B, H, tk, DNope],
+            Self::QCat => [B, H, tq, DK],
+            Self::KCat => [B, H, tk, DK],
+            Self::QRot if layout.mla => [B, H, tq, DRope],
+            Self::KRot if layout.mla => [B, One, tk, DRope],
+            Self::VHeads if layout.mla => [B, H, tk, DV],
+            Self::Context if layout.mla => [B, H, tq, DV],
+            Self::Concat if layout.mla => [B, tq, VWidth, One],
             Self::X | Self::XPe | Self::Output => [B, tq, DModel, One],
             Self::Q | Self::Concat => [B, tq, q_width, One],
             Self::Pe => [One, tq, DModel, One],
@@ -241,6 +319,10 @@ impl StepName {
             self,
             Self::QHeads
                 | Self::KHeads
+                | Self::KPe
+                | Self::KNope
+                | Self::QCat
+                | Self::KCat
                 | Self::VHeads
                 | Self::QNorm
                 | Self::KNorm
@@ -266,6 +348,12 @@ impl StepName {
             | Self::XKvPe
             | Self::K
             | Self::V
+            | Self::KvA
+            | Self::CKv
+            | Self::KPe
+            | Self::KvB
+            | Self::KNope
+            | Self::KCat
             | Self::KHeads
             | Self::VHeads
             | Self::KNorm
@@ -320,6 +408,22 @@ impl StepName {
     /// True for the steps that only exist with QK-norm.
     pub const fn is_qk_norm_only(self) -> bool {
         matches!(self, Self::QNorm | Self::KNorm)
+    }
+
+    /// True for the steps that only exist with multi-head latent attention.
+    pub const fn is_mla_only(self) -> bool {
+        matches!(
+            self,
+            Self::QA
+                | Self::QANorm
+                | Self::KvA
+                | Self::CKv
+                | Self::KPe
+                | Self::KvB
+                | Self::KNope
+                | Self::QCat
+                | Self::KCat
+        )
     }
 
     /// True for the steps that only exist with a softcap.

@@ -35,6 +35,8 @@ pub struct StepText {
     pub n_heads: usize,
     /// `d_k`.
     pub d_k: usize,
+    /// Multi-head latent attention's sizes, if any.
+    pub mla: Option<super::MlaText>,
 }
 
 impl StepName {
@@ -45,6 +47,9 @@ impl StepName {
     /// their shape path says. RoPE is written in the style of `rope` (Hugging Face's
     /// `rotate_half` when `None`).
     pub fn pytorch(self, text: &StepText) -> String {
+        if let Some(line) = self.latent_pytorch(text) {
+            return line;
+        }
         let StepText { layout, fill, rope, causal, scale, rotary_dims, sinks, .. } = *text;
         let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
@@ -69,6 +74,16 @@ impl StepName {
         }
         };
         let line = match self {
+            // MLA's own steps, recorded only with MLA (its sizes then come with the text)
+            Self::QA
+            | Self::QANorm
+            | Self::KvA
+            | Self::CKv
+            | Self::KPe
+            | Self::KvB
+            | Self::KNope
+            | Self::QCat
+            | Self::KCat => return self.latent_pytorch(text).unwrap_or_default(),
             Self::X => "x = embedding(tokens)",
             Self::Pe => "pe = self.pe[:, :x.size(1)]",
             Self::XPe => "x = x + self.pe[:, :x.size(1)]",
@@ -126,6 +141,9 @@ impl StepName {
 
     /// The step in words, with the sizes that make it concrete.
     pub fn words(self, text: &StepText) -> String {
+        if let Some(words) = self.latent_words(text) {
+            return words;
+        }
         let StepText {
             layout,
             d_model,
@@ -143,6 +161,15 @@ impl StepName {
         } = *text;
         let eps = qk_norm_eps.unwrap_or(crate::scenario::QkNorm::DEFAULT_EPS);
         match self {
+            Self::QA
+            | Self::QANorm
+            | Self::KvA
+            | Self::CKv
+            | Self::KPe
+            | Self::KvB
+            | Self::KNope
+            | Self::QCat
+            | Self::KCat => self.latent_words(text).unwrap_or_default(),
             Self::X => {
                 "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
                     .into()

@@ -106,6 +106,10 @@ pub struct Trace {
     /// otherwise. A `weights` row then sums to less than 1.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sinks: Vec<f64>,
+    /// Multi-head latent attention's sizes (without its weights), when the keys and values
+    /// came from a latent (`kv_a` … `k_cat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<crate::mla::Mla>,
     /// Names of the embedding dimensions when a lexicon space was used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_names: Option<Vec<Cow<'static, str>>>,
@@ -165,7 +169,12 @@ impl Trace {
     /// What the steps' axes depend on in this run.
     pub fn layout(&self) -> Layout {
         let z = &self.sizes;
-        Layout { cross: self.is_cross(), grouped: self.is_grouped(), wide: z.n_heads * z.d_k != z.d_model }
+        Layout {
+            cross: self.is_cross(),
+            grouped: self.is_grouped(),
+            wide: z.n_heads * z.d_k != z.d_model,
+            mla: self.mla.is_some(),
+        }
     }
 
     /// The query tokens of sentence `b` (in self-attention, its tokens).
@@ -218,6 +227,16 @@ impl Trace {
             Axis::KvWidth => z.kv_heads() * z.d_k,
             Axis::QWidth => z.n_heads * z.d_k,
             Axis::One => 1,
+            Axis::QRank => self.mla.as_ref().and_then(|m| m.q_lora_rank).unwrap_or(0),
+            Axis::KvRank => self.mla.as_ref().map_or(0, |m| m.kv_lora_rank),
+            Axis::KvAWidth => self.mla.as_ref().map_or(0, |m| m.kv_lora_rank + m.qk_rope_head_dim),
+            Axis::KvBWidth => {
+                self.mla.as_ref().map_or(0, |m| z.n_heads * (m.qk_nope_head_dim + m.v_head_dim))
+            }
+            Axis::DNope => self.mla.as_ref().map_or(0, |m| m.qk_nope_head_dim),
+            Axis::DRope => self.mla.as_ref().map_or(0, |m| m.qk_rope_head_dim),
+            Axis::DV => self.mla.as_ref().map_or(0, |m| m.v_head_dim),
+            Axis::VWidth => self.mla.as_ref().map_or(0, |m| z.n_heads * m.v_head_dim),
         }
     }
 

@@ -161,6 +161,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         QkNorm { q_weight: q_weight.to_vec(), k_weight: k_weight.to_vec(), eps }
                     }),
                     sinks,
+                    mla: None,
                 }
             },
         )

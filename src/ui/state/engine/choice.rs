@@ -126,12 +126,14 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
         softcap,
         qk_norm,
         sinks,
+        mla,
     } = scenario;
     let same_setup = (&p.kv_sentences, p.d_model, p.n_heads, p.d_head, &p.embeddings)
         == (kv_sentences, *d_model, *n_heads, *d_head, embeddings)
         && (&p.projections, p.seed, &p.mask, &p.positional) == (projections, *seed, mask, positional)
         && (p.n_kv_heads, p.rope, p.alibi) == (*n_kv_heads, *rope, *alibi)
         && (p.scale, p.softcap, &p.qk_norm, &p.sinks) == (*scale, *softcap, qk_norm, sinks)
+        && &p.mla == mla
         && p.sentences.len() == sentences.len();
     let same_t = || {
         let t = |s: &Scenario| engine::tokenize::batch(&s.sentences).ok().map(|b| b.t);
