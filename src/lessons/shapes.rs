@@ -23,6 +23,20 @@ pub struct SplitHead {
     pub wrong: Vec<Vec<f64>>,
     /// Row i of `wrong` is not row i of `right`.
     pub moved: Vec<bool>,
+    /// The token (from 0) whose numbers `wrong[i]` holds: view alone reads memory in
+    /// order, so row i of head `head` is read from token `(head·T + i)·d_k / d_model`.
+    pub source: Vec<usize>,
+}
+
+impl SplitHead {
+    /// The rows that look right without the transpose only because another token's
+    /// numbers there are the same: `(row, token it was read from)`, both from 0.
+    pub fn lookalikes(&self) -> Vec<(usize, usize)> {
+        (0..self.moved.len())
+            .filter(|&i| !self.moved[i] && self.source[i] != i)
+            .map(|i| (i, self.source[i]))
+            .collect()
+    }
 }
 
 /// Every head of sentence `b`, split both ways ([`crate::engine::view_without_transpose`]);
@@ -49,7 +63,9 @@ pub fn split_both_ways(t: &Trace, b: usize) -> Vec<SplitHead> {
             };
             let (right, wrong) = (rows(right.view()), rows(wrong));
             let moved = right.iter().zip(&wrong).map(|(r, w)| r != w).collect();
-            Some(SplitHead { head, right, wrong, moved })
+            let (n_t, d_k, d_model) = (right.len(), t.sizes.d_k, t.sizes.d_model.max(1));
+            let source = (0..n_t).map(|i| (head * n_t + i) * d_k / d_model).collect();
+            Some(SplitHead { head, right, wrong, moved, source })
         })
         .collect()
 }
@@ -234,6 +250,18 @@ mod tests {
         // moved (head 2's "on" row only looks right: "on" and "the" share a toy vector)
         assert!(!heads[0].moved[0] && !heads[1].moved[5]);
         assert!(heads[0].moved[1..].iter().all(|m| *m));
+        // head 2's row 3 ("on") holds token 4's numbers ("the"): a lookalike the caption names
+        assert!(heads[0].lookalikes().is_empty());
+        assert_eq!(heads[1].lookalikes(), [(3, 4)]);
+        assert!(crate::lessons::same_input(&t, 0, 3, 4) && !crate::lessons::same_input(&t, 0, 3, 5));
+        for h in &heads {
+            for i in 0..h.right.len() {
+                // the source is where view alone reads: the same numbers as that token's slice
+                let (tok, half) = ((h.head * 6 + i) / 2, (h.head * 6 + i) % 2);
+                assert_eq!(h.source[i], tok);
+                assert_eq!(h.wrong[i], q.row(tok).slice(ndarray::s![half * d_k..(half + 1) * d_k]).to_vec());
+            }
+        }
         for h in &heads {
             for i in 0..h.right.len() {
                 assert_eq!(h.moved[i], h.right[i] != h.wrong[i]);
