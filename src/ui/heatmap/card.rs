@@ -20,6 +20,7 @@ use crate::ui::heatmap::cursor::CardCursor;
 use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 use crate::ui::heatmap::overlays::CardOverlays;
 use crate::ui::heatmap::paint::{numbers_written, redraw_on_change};
+use crate::ui::platform::screen;
 use crate::ui::state::card_id::CardId;
 
 /// The heatmaps' label size, CSS px, where it is not [`draw::LABEL_FONT`]: presenter mode
@@ -157,18 +158,22 @@ pub fn HeatmapCard(
                         data-testid="readout"
                         aria-live="polite"
                     >
-                        {move || {
-                            readout()
-                                .unwrap_or_else(|| {
-                                    "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value."
-                                        .into()
-                                })
-                        }}
+                        {move || readout().unwrap_or_else(|| hint().into())}
                     </p>
                     {table}
                 </div>
                 <Show when=move || panel_open.get()>{panel}</Show>
             </div>
         </figure>
+    }
+}
+
+/// The readout before a cell is chosen: a touch screen has no pointer to hover and no
+/// arrow keys, so it is told to tap.
+fn hint() -> &'static str {
+    if screen::touch() {
+        "Tap a cell to read its exact value and see how it was computed."
+    } else {
+        "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value."
     }
 }

@@ -1,5 +1,5 @@
 //! The window and the document: pixel ratio, viewport size, colour scheme, full screen,
-//! removing index.html's first paint, scrolling an element back into view.
+//! touch or not, removing index.html's first paint, scrolling an element into view.
 
 use crate::draw::Theme;
 
@@ -18,6 +18,11 @@ pub fn viewport_width() -> f64 {
 /// The window's inner height in CSS pixels (768 when unknown).
 pub fn viewport_height() -> f64 {
     window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(768.0)
+}
+
+/// True on a touch screen (the main pointer is coarse): no arrow keys to offer, no hover.
+pub fn touch() -> bool {
+    window().and_then(|w| w.match_media("(pointer: coarse)").ok().flatten()).is_some_and(|m| m.matches())
 }
 
 /// Light or dark, following the system setting.
