@@ -77,3 +77,15 @@ pub fn scroll_into_view_if_above(selector: &str) {
         el.scroll_into_view();
     }
 }
+
+/// Scrolls the window so that `el`'s top sits a third of the way down the screen when it
+/// opened below the fold or near its bottom edge (a phone's explain panel, under its
+/// picture and table); does nothing when its top is already well in view.
+pub fn scroll_up_to_if_below(el: &web_sys::Element) {
+    let Some(w) = window() else { return };
+    let height = viewport_height();
+    let top = el.get_bounding_client_rect().top();
+    if top > height - 120.0 {
+        w.scroll_by_with_x_and_y(0.0, top - height / 3.0);
+    }
+}
