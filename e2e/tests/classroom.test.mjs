@@ -1,6 +1,8 @@
 // Issue 12: lessons a teacher can project. Words and picture in the first screen,
 // presenter mode, embed mode, predict-then-reveal questions, offline after one visit.
 
+import fs from 'node:fs';
+
 import { noOverflow } from '../lib/layout.mjs';
 
 const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
@@ -186,6 +188,51 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="embed-question"]'), /^Question: .+ Answer it in the full page/);
       await page.setViewportSize({ width: 800, height: 500 });
       await t.screenshot('classroom-embed-lesson');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'embed mode of every lesson step in an 800x500 frame: the words, the step\'s own picture and the link back, and the frame does not scroll',
+    timeoutMs: 400000,
+    run: async (t) => {
+      const { lessons } = JSON.parse(fs.readFileSync(new URL('../../assets/lesson-words.json', import.meta.url), 'utf8'));
+      await t.page.setViewportSize({ width: 800, height: 500 });
+      const picture = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table']
+        .map((s) => `[data-testid="embed"] ${s}`)
+        .join(', ');
+      let visited = 0;
+      const scrolls = [];
+      const inBox = [];
+      for (const lesson of lessons) {
+        for (let s = 0; s < lesson.steps.length; s++) {
+          const query = `lesson=${lesson.id}&ls=${s}`;
+          const page = await t.gotoApp(`${query}&embed=1`);
+          await page.waitForSelector(picture);
+          t.assert.equal(await page.textContent('[data-testid="embed-title"]'), lesson.steps[s].title, query);
+          // the kv-cache steps show the decode view their words are about, not the full run's map
+          if (lesson.id === 'kv-cache' && s === 1) t.assert.ok(await page.$('[data-testid="embed"] [data-testid="decode-weights"]'), `${query}: the decode view`);
+          // the picture settles to the room the words leave (a frame or two)
+          await page.waitForTimeout(300);
+          const size = await page.evaluate(() => ({ h: document.documentElement.scrollHeight, w: document.documentElement.scrollWidth }));
+          if (size.h > 501 || size.w > 801) scrolls.push(`${query}: the frame scrolls (${size.w} × ${size.h} px)`);
+          const link = await page.$eval('[data-testid="embed-caption"] a', (a) => ({ bottom: a.getBoundingClientRect().bottom, href: a.href }));
+          if (link.bottom > 500) scrolls.push(`${query}: the link back ends at ${link.bottom} px`);
+          // heatmaps in one row fit the room the words leave; a taller picture (the decode
+          // panel, four heads in two rows, a note on fully masked rows) scrolls in its own box
+          const box = await page.$eval('.al-embed-scroll', (e) => {
+            const tops = [...e.querySelectorAll('.al-card:not([hidden])')].map((c) => Math.round(c.getBoundingClientRect().top));
+            const oneRow = tops.length > 0 && tops.every((x) => x === tops[0]) && !e.querySelector('[data-testid="masked-row-note"]');
+            return { inner: e.scrollHeight, room: e.clientHeight, oneRow };
+          });
+          if (box.oneRow && box.inner > box.room + 1) scrolls.push(`${query}: one row of heatmaps needs ${box.inner} px in a ${box.room} px box`);
+          if (box.inner > box.room + 1) inBox.push(query);
+          if (s === 0 || (lesson.id === 'kv-cache' && s === 1)) await t.screenshot(`classroom-embed-800x500-${lesson.id}-${s + 1}`);
+          visited++;
+        }
+      }
+      t.assert.ok(visited >= 25, `only ${visited} steps`);
+      t.assert.deepEqual(scrolls, []);
+      console.log(`  # ${inBox.length} of ${visited} step pictures scroll in their own box: ${inBox.join(', ')}`);
       t.assert.deepEqual(t.errors(), []);
     },
   },
