@@ -90,7 +90,7 @@ pub fn lesson() -> Lesson {
                     // sentence 2, whose weights the step before did not show or quote
                     question: |t| {
                         format!(
-                            "Row 2 (\"{}\") of sentence 2's masked scores is {}. After softmax, what weight does \
+                            "Row 1 (\"{}\"; rows count from 0, as PyTorch indexes them) of sentence 2's masked scores is {}. After softmax, what weight does \
                              \"{}\" give to \"{}\" (head 1)? Type a number between 0 and 1.",
                             token(t, 1, 1),
                             row(t, S::Masked, 1, 0, 1),
@@ -106,7 +106,7 @@ pub fn lesson() -> Lesson {
                                     w,
                                     format!(
                                         "The -inf keys get e^-inf = 0, so softmax shares the row between the two \
-                                         keys left: row 2 of sentence 2's weights is {}.",
+                                         keys left: row 1 of sentence 2's weights is {}.",
                                         row(t, S::Weights, 1, 0, 1)
                                     ),
                                 )
@@ -125,10 +125,11 @@ pub fn lesson() -> Lesson {
                         "The batch is padded to its longest sentence, T = {}, so \"this is a sample sequence\" \
                          gets {} <pad> tokens. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
                          query from attending to them: the <pad> columns get weight {}, and the five real words \
-                         share all of it: row 1 is {}, which adds up to 1.",
+                         share all of it: row 0 (\"{}\") is {}, which adds up to 1.",
                         t.sizes.t,
                         pads,
                         num(at(t, S::Weights, 0, 0, 0, 5)),
+                        token(t, 0, 0),
                         row(t, S::Weights, 0, 0, 0),
                     )
                 },
@@ -273,7 +274,7 @@ mod tests {
         // softmax of "spunky"'s two scores: 0.47, a number step 1 never quotes
         assert!((asked - 0.4688).abs() < 1e-4, "{asked}");
         assert!(!(first.narrate)(&run(&first.scenario).unwrap()).contains(&num(asked)));
-        assert!((quiz.question)(&t).starts_with("Row 2 (\"spunky\") of sentence 2's masked scores"));
+        assert!((quiz.question)(&t).starts_with("Row 1 (\"spunky\"; rows count from 0"));
         let right = quiz.judge_number(&t, asked).unwrap();
         assert!(right.right, "{}", right.text);
     }

@@ -20,6 +20,8 @@ use crate::engine::{Scenario, StepName, Trace};
 mod aside;
 mod cell;
 pub mod claims;
+#[cfg(test)]
+mod counting;
 mod edits;
 mod extra;
 mod numbers;

@@ -108,7 +108,8 @@ pub fn lesson() -> Lesson {
                     format!(
                         "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
                          token. Multi-head attention gives each of the h = {} heads its own d_k = {} columns of \
-                         that row: token 2 (\"{}\") gives head 1 {} and head 2 {}.",
+                         that row: token 1 (\"{}\"; tokens, rows and columns count from 0, heads from 1) gives head 1 {} and \
+                         head 2 {}.",
                         shape_of(t, S::Q),
                         t.sizes.d_model,
                         t.sizes.n_heads,
@@ -135,8 +136,8 @@ pub fn lesson() -> Lesson {
                             let cells: Vec<String> = (0..d_k).map(|c| num(at(t, S::QHeads, 0, 1, 1, c))).collect();
                             format!("[{}]", cells.join(", "))
                         },
-                        d_k + 1,
-                        2 * d_k,
+                        d_k,
+                        2 * d_k - 1,
                     )
                 },
             ),
@@ -158,8 +159,8 @@ pub fn lesson() -> Lesson {
                         .unwrap_or_default();
                     format!(
                         "q.view(B, h, T, d_k) has the right shape, {}, but the wrong numbers: it reads memory \
-                         in order, so \"head 1, token 2\" becomes {}, which is token 1's second half (head \
-                         2's columns {}), not token 2's first half {}. Every head mixes tokens and other heads' \
+                         in order, so \"head 1, token 1\" becomes {}, which is token 0's second half (head \
+                         2's columns {}), not token 1's first half {}. Every head mixes tokens and other heads' \
                          features, and nothing fails loudly. The shapes agree; the meaning does not.",
                         shape_of(t, S::QHeads),
                         wrong,
@@ -276,9 +277,9 @@ mod tests {
         let trace = l.trace(2);
         let wrong = crate::engine::view_without_transpose(trace.step(S::Q).unwrap(), 2).unwrap();
         let q = &trace.step(S::Q).unwrap().data;
-        // "head 1, token 2" without the transpose is token 1's second half
+        // "head 1, token 1" without the transpose is token 0's second half
         assert_eq!(wrong[[0, 0, 1, 0]], q[[0, 0, 4]]);
         assert_ne!(wrong[[0, 0, 1, 0]], trace.step(S::QHeads).unwrap().data[[0, 0, 1, 0]]);
-        assert!((l.steps[2].narrate)(&trace).contains("token 1's second half"));
+        assert!((l.steps[2].narrate)(&trace).contains("token 0's second half"));
     }
 }

@@ -18,17 +18,17 @@ use crate::ui::widgets::table_head::matrix_head;
 /// One table: a row per token, `d_k` numbers each; `marks` marks the changed rows.
 fn table(tokens: &[String], rows: &[Vec<f64>], marks: Option<&[bool]>) -> impl IntoView {
     let d_k = rows.first().map_or(0, Vec::len);
-    let head = (0..d_k).map(|c| view! { <th scope="col">{format!("col {}", c + 1)}</th> }).collect_view();
+    let head = (0..d_k).map(|c| view! { <th scope="col">{format!("col {c}")}</th> }).collect_view();
     let body = rows
         .iter()
         .enumerate()
         .map(|(i, row)| {
             let moved = marks.and_then(|m| m.get(i).copied()).unwrap_or(false);
-            let token = tokens.get(i).cloned().unwrap_or_else(|| format!("row {}", i + 1));
+            let token = tokens.get(i).cloned().unwrap_or_else(|| format!("row {i}"));
             let cells = row.iter().map(|&v| view! { <td>{short(v)}</td> }).collect_view();
             view! {
                 <tr class:al-moved=moved>
-                    <th scope="row">{format!("{} {token}", i + 1)} {moved.then_some(" ✗")}</th>
+                    <th scope="row">{format!("{i} {token}")} {moved.then_some(" ✗")}</th>
                     {cells}
                 </tr>
             }
@@ -37,8 +37,8 @@ fn table(tokens: &[String], rows: &[Vec<f64>], marks: Option<&[bool]>) -> impl I
     view! { <table class="al-table">{matrix_head("token", head)} <tbody>{body}</tbody></table> }
 }
 
-/// Why a row without ✗ matches although view alone read it from another token: counted
-/// from 1, as the tables' rows are.
+/// Why a row without ✗ matches although view alone read it from another token: rows
+/// counted from 0, as the tables number them.
 fn lookalike_words(t: &Trace, b: usize, tokens: &[String], h: &SplitHead) -> String {
     let word = |i: usize| tokens.get(i).cloned().unwrap_or_default();
     h.lookalikes()
@@ -51,9 +51,9 @@ fn lookalike_words(t: &Trace, b: usize, tokens: &[String], h: &SplitHead) -> Str
             };
             format!(
                 " Row {} (\"{}\") only looks right: it holds row {}'s numbers (\"{}\"), and {why}.",
-                row + 1,
+                row,
                 word(row),
-                from + 1,
+                from,
                 word(from)
             )
         })
