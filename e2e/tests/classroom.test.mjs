@@ -104,6 +104,7 @@ export const tests = [
       for (const [w, h] of [[1280, 720], [1920, 1080]]) {
         await t.page.setViewportSize({ width: w, height: h });
         let visited = 0;
+        const shownAt = {};
         await everyStep(t, '&present=1', async (page, id, s) => {
           t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in presenter mode');
           t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in presenter mode');
@@ -117,9 +118,27 @@ export const tests = [
           // heatmap labels a room can read: at least 18 CSS px, as drawn (font × zoom)
           const labels = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => Number(e.dataset.labelPx)));
           for (const px of labels) t.assert.ok(px >= 18, `${w}x${h} ${id} step ${s + 1}: heatmap labels of ${px} px`);
+          // numbers in the cells only where they fit: the widest, measured at its drawn
+          // size, inside its cell ("0.000.000.00" was three numbers run together)
+          const maps = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => {
+            const ctx = document.createElement('canvas').getContext('2d');
+            ctx.font = `${e.dataset.numberPx}px sans-serif`;
+            return { numbers: e.dataset.numbers, cell: Number(e.dataset.cellPx), px: Number(e.dataset.numberPx), text: e.dataset.numberText, width: ctx.measureText(e.dataset.numberText || '').width };
+          }));
+          for (const m of maps) {
+            t.assert.ok(m.numbers === 'shown' || m.numbers === 'hidden', `${id} step ${s + 1}: data-numbers ${m.numbers}`);
+            t.assert.ok(m.cell > 0, `${id} step ${s + 1}: data-cell-px ${m.cell}`);
+            if (m.numbers === 'shown') {
+              t.assert.ok(m.width <= m.cell - 2, `${w}x${h} ${id} step ${s + 1}: "${m.text}" at ${m.px} px is ${m.width.toFixed(1)} px wide in a ${m.cell} px cell`);
+              t.assert.ok(m.px >= 8, `${w}x${h} ${id} step ${s + 1}: numbers at ${m.px} px`);
+            }
+            shownAt[m.numbers] = (shownAt[m.numbers] || 0) + 1;
+          }
           visited++;
         });
         t.assert.ok(visited >= 25);
+        // both cases occur: maps with their numbers, and dense maps without
+        t.assert.ok(shownAt.shown > 0 && shownAt.hidden > 0, `${w}x${h}: ${JSON.stringify(shownAt)}`);
       }
       const page = t.page;
       await page.setViewportSize({ width: 1280, height: 720 });
