@@ -100,6 +100,8 @@ export const tests = [
   },
   {
     name: 'presenter mode at 1280x720 and 1920x1080: one step per screen, no controls, keys move, Esc leaves',
+    // every step twice, measuring each map's numbers: over the 60 s default on a busy machine
+    timeoutMs: 300000,
     run: async (t) => {
       for (const [w, h] of [[1280, 720], [1920, 1080]]) {
         await t.page.setViewportSize({ width: w, height: h });
