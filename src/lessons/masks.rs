@@ -268,12 +268,12 @@ mod tests {
         let l = lesson();
         let (first, ask) = (&l.steps[0], &l.steps[1]);
         assert_eq!((first.batch, ask.batch), (0, 1));
-        let t = run(&ask.scenario).unwrap();
+        let t = l.trace(1);
         let quiz = ask.quiz.unwrap();
         let asked = at(&t, S::Weights, 1, 0, 1, 0);
         // softmax of "spunky"'s two scores: 0.47, a number step 1 never quotes
         assert!((asked - 0.4688).abs() < 1e-4, "{asked}");
-        assert!(!(first.narrate)(&run(&first.scenario).unwrap()).contains(&num(asked)));
+        assert!(!(first.narrate)(&l.trace(0)).contains(&num(asked)));
         assert!((quiz.question)(&t).starts_with("Row 1 (\"spunky\"; rows count from 0"));
         let right = quiz.judge_number(&t, asked).unwrap();
         assert!(right.right, "{}", right.text);
