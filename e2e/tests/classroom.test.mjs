@@ -1,6 +1,8 @@
 // Issue 12: lessons a teacher can project. Words and picture in the first screen,
 // presenter mode, embed mode, predict-then-reveal questions, offline after one visit.
 
+import fs from 'node:fs';
+
 import { noOverflow } from '../lib/layout.mjs';
 
 const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
@@ -98,10 +100,13 @@ export const tests = [
   },
   {
     name: 'presenter mode at 1280x720 and 1920x1080: one step per screen, no controls, keys move, Esc leaves',
+    // every step twice, measuring each map's numbers: over the 60 s default on a busy machine
+    timeoutMs: 300000,
     run: async (t) => {
       for (const [w, h] of [[1280, 720], [1920, 1080]]) {
         await t.page.setViewportSize({ width: w, height: h });
         let visited = 0;
+        const shownAt = {};
         await everyStep(t, '&present=1', async (page, id, s) => {
           t.assert.equal(await page.$('[data-testid="sentences"]'), null, 'no controls in presenter mode');
           t.assert.equal(await page.$('[data-testid="trace-step"]'), null, 'no pipeline in presenter mode');
@@ -115,9 +120,27 @@ export const tests = [
           // heatmap labels a room can read: at least 18 CSS px, as drawn (font × zoom)
           const labels = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => Number(e.dataset.labelPx)));
           for (const px of labels) t.assert.ok(px >= 18, `${w}x${h} ${id} step ${s + 1}: heatmap labels of ${px} px`);
+          // numbers in the cells only where they fit: the widest, measured at its drawn
+          // size, inside its cell ("0.000.000.00" was three numbers run together)
+          const maps = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => {
+            const ctx = document.createElement('canvas').getContext('2d');
+            ctx.font = `${e.dataset.numberPx}px sans-serif`;
+            return { numbers: e.dataset.numbers, cell: Number(e.dataset.cellPx), px: Number(e.dataset.numberPx), text: e.dataset.numberText, width: ctx.measureText(e.dataset.numberText || '').width };
+          }));
+          for (const m of maps) {
+            t.assert.ok(m.numbers === 'shown' || m.numbers === 'hidden', `${id} step ${s + 1}: data-numbers ${m.numbers}`);
+            t.assert.ok(m.cell > 0, `${id} step ${s + 1}: data-cell-px ${m.cell}`);
+            if (m.numbers === 'shown') {
+              t.assert.ok(m.width <= m.cell - 2, `${w}x${h} ${id} step ${s + 1}: "${m.text}" at ${m.px} px is ${m.width.toFixed(1)} px wide in a ${m.cell} px cell`);
+              t.assert.ok(m.px >= 8, `${w}x${h} ${id} step ${s + 1}: numbers at ${m.px} px`);
+            }
+            shownAt[m.numbers] = (shownAt[m.numbers] || 0) + 1;
+          }
           visited++;
         });
         t.assert.ok(visited >= 25);
+        // both cases occur: maps with their numbers, and dense maps without
+        t.assert.ok(shownAt.shown > 0 && shownAt.hidden > 0, `${w}x${h}: ${JSON.stringify(shownAt)}`);
       }
       const page = t.page;
       await page.setViewportSize({ width: 1280, height: 720 });
@@ -186,6 +209,51 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="embed-question"]'), /^Question: .+ Answer it in the full page/);
       await page.setViewportSize({ width: 800, height: 500 });
       await t.screenshot('classroom-embed-lesson');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'embed mode of every lesson step in an 800x500 frame: the words, the step\'s own picture and the link back, and the frame does not scroll',
+    timeoutMs: 400000,
+    run: async (t) => {
+      const { lessons } = JSON.parse(fs.readFileSync(new URL('../../assets/lesson-words.json', import.meta.url), 'utf8'));
+      await t.page.setViewportSize({ width: 800, height: 500 });
+      const picture = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table']
+        .map((s) => `[data-testid="embed"] ${s}`)
+        .join(', ');
+      let visited = 0;
+      const scrolls = [];
+      const inBox = [];
+      for (const lesson of lessons) {
+        for (let s = 0; s < lesson.steps.length; s++) {
+          const query = `lesson=${lesson.id}&ls=${s}`;
+          const page = await t.gotoApp(`${query}&embed=1`);
+          await page.waitForSelector(picture);
+          t.assert.equal(await page.textContent('[data-testid="embed-title"]'), lesson.steps[s].title, query);
+          // the kv-cache steps show the decode view their words are about, not the full run's map
+          if (lesson.id === 'kv-cache' && s === 1) t.assert.ok(await page.$('[data-testid="embed"] [data-testid="decode-weights"]'), `${query}: the decode view`);
+          // the picture settles to the room the words leave (a frame or two)
+          await page.waitForTimeout(300);
+          const size = await page.evaluate(() => ({ h: document.documentElement.scrollHeight, w: document.documentElement.scrollWidth }));
+          if (size.h > 501 || size.w > 801) scrolls.push(`${query}: the frame scrolls (${size.w} × ${size.h} px)`);
+          const link = await page.$eval('[data-testid="embed-caption"] a', (a) => ({ bottom: a.getBoundingClientRect().bottom, href: a.href }));
+          if (link.bottom > 500) scrolls.push(`${query}: the link back ends at ${link.bottom} px`);
+          // heatmaps in one row fit the room the words leave; a taller picture (the decode
+          // panel, four heads in two rows, a note on fully masked rows) scrolls in its own box
+          const box = await page.$eval('.al-embed-scroll', (e) => {
+            const tops = [...e.querySelectorAll('.al-card:not([hidden])')].map((c) => Math.round(c.getBoundingClientRect().top));
+            const oneRow = tops.length > 0 && tops.every((x) => x === tops[0]) && !e.querySelector('[data-testid="masked-row-note"]');
+            return { inner: e.scrollHeight, room: e.clientHeight, oneRow };
+          });
+          if (box.oneRow && box.inner > box.room + 1) scrolls.push(`${query}: one row of heatmaps needs ${box.inner} px in a ${box.room} px box`);
+          if (box.inner > box.room + 1) inBox.push(query);
+          if (s === 0 || (lesson.id === 'kv-cache' && s === 1)) await t.screenshot(`classroom-embed-800x500-${lesson.id}-${s + 1}`);
+          visited++;
+        }
+      }
+      t.assert.ok(visited >= 25, `only ${visited} steps`);
+      t.assert.deepEqual(scrolls, []);
+      console.log(`  # ${inBox.length} of ${visited} step pictures scroll in their own box: ${inBox.join(', ')}`);
       t.assert.deepEqual(t.errors(), []);
     },
   },

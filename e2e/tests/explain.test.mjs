@@ -171,6 +171,8 @@ export const tests = [
       const c = await page.locator(canvas('scores')).boundingBox();
       const e = await page.locator('[data-testid="explain"]').boundingBox();
       t.assert.ok(e.y >= c.y + c.height);
+      // opened under the picture, the panel comes up into view: its top on the screen
+      await page.waitForFunction(() => document.querySelector('[data-testid="explain"]').getBoundingClientRect().top < innerHeight - 100);
       await shot(page, 'explain-score-375');
       t.assert.deepEqual(t.errors(), []);
     },

@@ -55,11 +55,16 @@ pub fn cell_number_font(values: ndarray::ArrayView2<'_, f64>, layout: &Layout) -
     if layout.cell < MIN_NUMBER_CELL || values.is_empty() {
         return None;
     }
-    let widest = values.iter().map(|v| crate::format::short(*v).chars().count()).max().unwrap_or(1);
+    let widest = widest_number(values).chars().count().max(1);
     // 2 px of room on each side; text_width's 0.62 em per character is generous
     let fits = (layout.cell - 4.0) / super::labels::text_width(widest, 1.0);
     let font = (layout.font * 0.9).min(fits);
     (font >= MIN_NUMBER_FONT).then_some(font)
+}
+
+/// The longest of the numbers the cells would carry, as written ([`crate::format::short`]).
+pub fn widest_number(values: ndarray::ArrayView2<'_, f64>) -> String {
+    values.iter().map(|v| crate::format::short(*v)).max_by_key(|t| t.chars().count()).unwrap_or_default()
 }
 
 /// Every text of the heatmap: row labels, column labels, the colour bar's numbers and,

@@ -4,7 +4,7 @@
 //! finds the word of the other sentence it translates.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, shape_of, token, Cell, Lesson, LessonStep};
+use super::{at, base, num, same_input, shape_of, token, Cell, Lesson, LessonStep};
 use crate::engine::embedding::EIGHT_FEATURES;
 use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
@@ -46,9 +46,13 @@ fn one_pair() -> Scenario {
 }
 
 /// Query positions in [`ENGLISH`], key positions in [`FRENCH`].
+const THE: usize = 0;
 const CAT: usize = 1;
 const SAT: usize = 2;
+const ON: usize = 3;
 const MAT: usize = 5;
+const LE: usize = 0;
+const SUR: usize = 4;
 const CHAT: usize = 1;
 const ASSIS: usize = 3;
 const TAPIS: usize = 6;
@@ -57,6 +61,22 @@ const ALIGNED: [(usize, usize); 3] = [(CAT, CHAT), (SAT, ASSIS), (MAT, TAPIS)];
 
 fn key_token(t: &Trace, b: usize, j: usize) -> String {
     t.key_tokens(b).get(j).cloned().unwrap_or_default()
+}
+
+/// Query "on" and the French keys "sur" and "le": "the" and "on" share one toy vector
+/// (a function word's), so "sur" (on's translation) and "le" (the's) look the same to
+/// "on". Said only while it holds: the same input vectors and equal weights.
+fn function_words(t: &Trace) -> String {
+    let (sur, le) = (at(t, S::Weights, 0, 0, ON, SUR), at(t, S::Weights, 0, 0, ON, LE));
+    if !(same_input(t, 0, THE, ON) && sur == le) {
+        return String::new();
+    }
+    format!(
+        " \"{}\" and \"{}\" share one toy vector, so \"on\" cannot tell \"sur\" from \"le\": it gives each {}.",
+        token(t, 0, THE),
+        token(t, 0, ON),
+        num(sur)
+    )
 }
 
 /// Three candidate output shapes, from the run's sizes; the first is right.
@@ -110,10 +130,11 @@ pub fn lesson() -> Lesson {
                         "A translation model reads French with its encoder and writes English with its decoder. \
                          Cross-attention takes its queries from the sentence being written and its keys and values \
                          from the other (the baseball-bat tutorial). Each French word's toy vector points the way its \
-                         English translation's does (twice as long), so each row finds its translation: {}. T_q = {} \
-                         query tokens meet T_k = {} key tokens: the weights are {}, one row per query, one column per \
-                         key.",
+                         English translation's does (twice as long), so cat, sat and mat find their translations: \
+                         {}.{} T_q = {} query tokens meet T_k = {} key tokens: the weights are {}, one row per query, \
+                         one column per key.",
                         quoted.join(", "),
+                        function_words(t),
                         t.sizes.t,
                         t.sizes.t_k.unwrap_or(t.sizes.t),
                         shape_of(t, S::Weights),
@@ -211,6 +232,11 @@ mod tests {
             assert_eq!(t.top_keys(0, 0, i), [j], "{} → {}", token(&t, 0, i), key_token(&t, 0, j));
             assert!(at(&t, S::Weights, 0, 0, i, j) > 0.6);
         }
+        // "on" gives "sur" what it gives "le", and the words say why
+        assert_eq!(at(&t, S::Weights, 0, 0, ON, SUR), at(&t, S::Weights, 0, 0, ON, LE));
+        let words = (l.steps[0].narrate)(&t);
+        assert!(words.contains("cannot tell \"sur\" from \"le\""), "{words}");
+        assert!(!words.contains("each row finds"), "{words}");
         // no French word is a hashed (random) vector
         assert!(t.key_tokens(0).iter().all(|w| TRANSLATIONS.iter().any(|(fr, _)| fr == w)));
         let batch = l.trace(3);

@@ -8,7 +8,7 @@
 //! view's check holds equal to the decoded ones.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, row, token, Extra, Lesson, LessonStep};
+use super::{at, base, row, same_input, token, Extra, Lesson, LessonStep};
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 use crate::format::fixed;
 
@@ -42,6 +42,26 @@ fn cached(tr: &Trace, t: usize) -> std::ops::RangeInclusive<usize> {
 fn cached_weights(tr: &Trace, t: usize) -> String {
     let w: Vec<String> = cached(tr, t).map(|j| fixed(at(tr, S::Weights, 0, 0, t, j), 4)).collect();
     format!("[{}]", w.join(", "))
+}
+
+/// Why two cached keys get the same weight at position `t`, when they do because their
+/// words share one input vector ("on" and "the" in the toy lexicon): a clause, or nothing.
+fn twin_keys(tr: &Trace, t: usize) -> String {
+    let keys: Vec<usize> = cached(tr, t).collect();
+    keys.iter()
+        .enumerate()
+        .flat_map(|(n, &i)| keys[n + 1..].iter().map(move |&j| (i, j)))
+        .find(|&(i, j)| {
+            same_input(tr, 0, i, j) && at(tr, S::Weights, 0, 0, t, i) == at(tr, S::Weights, 0, 0, t, j)
+        })
+        .map(|(i, j)| {
+            format!(
+                " (\"{}\" and \"{}\" get the same weight: the toy lexicon gives both words one vector, so their keys are equal)",
+                token(tr, 0, i),
+                token(tr, 0, j)
+            )
+        })
+        .unwrap_or_default()
 }
 
 /// The cache's shape at position `t`, `(B, h_kv, L, d_k)`.
@@ -225,7 +245,7 @@ pub fn lesson() -> Lesson {
                          query heads (multi-query attention){}. At t = \
                          {MAT} the cache is {}, the keys and values of {}{}. Without either it would be ({}, {}, \
                          {}, {}), and it would grow with every token. \"{}\"'s weights over the cached keys are \
-                         {}: row {MAT} of the full run, whose mask blocks the same keys. A cache that forgot \
+                         {}{}: row {MAT} of the full run, whose mask blocks the same keys. A cache that forgot \
                          the window would keep growing, with rows the mask never lets a query read.",
                         t.sizes.kv_heads(),
                         t.sizes.n_heads,
@@ -244,6 +264,7 @@ pub fn lesson() -> Lesson {
                         t.sizes.d_k,
                         token(t, 0, MAT),
                         cached_weights(t, MAT),
+                        twin_keys(t, MAT),
                     )
                 },
             )
@@ -273,6 +294,9 @@ mod tests {
         }
         let windowed = run(&scenario(Some(1), Some(3))).unwrap();
         assert_eq!(tokens_of(&windowed, cached(&windowed, MAT)), "\"on\", \"the\" and \"mat\"");
+        // "on" and "the" share one toy vector: equal weights, and the words say why
+        assert!(twin_keys(&windowed, MAT).contains("\"on\" and \"the\" get the same weight"));
+        assert!(twin_keys(&run(&scenario(None, None)).unwrap(), 1).is_empty());
         assert_eq!(without_cache(6), 21);
         let step = &lesson().steps[2];
         let tr = run(&step.scenario).unwrap();

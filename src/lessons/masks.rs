@@ -77,32 +77,37 @@ pub fn lesson() -> Lesson {
                 masks(true, Padding::None, Fill::NegInf),
                 S::Masked,
                 |_| {
-                    "Predict first: blocked keys take no weight at all, and the keys that are left share 1. Type \
-                     your answer to see the weights."
+                    "Predict first, on the other sentence of the batch: blocked keys take no weight at all, and \
+                     the keys that are left share 1. Type your answer to see the weights."
                         .into()
                 },
             )
+            .batch(1)
             .extra(Extra::MaskConventions)
             .quiz(Quiz {
                     reveal: Some(S::Weights),
                     reveal_extra: None,
+                    // sentence 2, whose weights the step before did not show or quote
                     question: |t| {
                         format!(
-                            "Row 2 (\"is\") of the masked scores is {}. After softmax, what weight does \"is\" give \
-                             to \"this\" (head 1)? Type a number between 0 and 1.",
-                            row(t, S::Masked, 0, 0, 1)
+                            "Row 1 (\"{}\"; rows count from 0, as PyTorch indexes them) of sentence 2's masked scores is {}. After softmax, what weight does \
+                             \"{}\" give to \"{}\" (head 1)? Type a number between 0 and 1.",
+                            token(t, 1, 1),
+                            row(t, S::Masked, 1, 0, 1),
+                            token(t, 1, 1),
+                            token(t, 1, 0),
                         )
                     },
                     kind: QuizKind::Number {
                         answer: |t| {
-                            let w = at(t, S::Weights, 0, 0, 1, 0);
+                            let w = at(t, S::Weights, 1, 0, 1, 0);
                             w.is_finite().then(|| {
                                 (
                                     w,
                                     format!(
                                         "The -inf keys get e^-inf = 0, so softmax shares the row between the two \
-                                         keys left: row 2 of the weights is {}.",
-                                        row(t, S::Weights, 0, 0, 1)
+                                         keys left: row 1 of sentence 2's weights is {}.",
+                                        row(t, S::Weights, 1, 0, 1)
                                     ),
                                 )
                             })
@@ -120,10 +125,11 @@ pub fn lesson() -> Lesson {
                         "The batch is padded to its longest sentence, T = {}, so \"this is a sample sequence\" \
                          gets {} <pad> tokens. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
                          query from attending to them: the <pad> columns get weight {}, and the five real words \
-                         share all of it: row 1 is {}, which adds up to 1.",
+                         share all of it: row 0 (\"{}\") is {}, which adds up to 1.",
                         t.sizes.t,
                         pads,
                         num(at(t, S::Weights, 0, 0, 0, 5)),
+                        token(t, 0, 0),
                         row(t, S::Weights, 0, 0, 0),
                     )
                 },
@@ -254,6 +260,24 @@ pub fn lesson() -> Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Step 2 asks about a row the step before neither quotes nor shows: the other
+    /// sentence's (the picture shows the step's own sentence, and step 1 shows sentence 1).
+    #[test]
+    fn the_causal_question_asks_what_step_one_did_not_show() {
+        let l = lesson();
+        let (first, ask) = (&l.steps[0], &l.steps[1]);
+        assert_eq!((first.batch, ask.batch), (0, 1));
+        let t = l.trace(1);
+        let quiz = ask.quiz.unwrap();
+        let asked = at(&t, S::Weights, 1, 0, 1, 0);
+        // softmax of "spunky"'s two scores: 0.47, a number step 1 never quotes
+        assert!((asked - 0.4688).abs() < 1e-4, "{asked}");
+        assert!(!(first.narrate)(&l.trace(0)).contains(&num(asked)));
+        assert!((quiz.question)(&t).starts_with("Row 1 (\"spunky\"; rows count from 0"));
+        let right = quiz.judge_number(&t, asked).unwrap();
+        assert!(right.right, "{}", right.text);
+    }
 
     #[test]
     fn masks_lesson_shows_nan_then_uniform() {

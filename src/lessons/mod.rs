@@ -20,6 +20,8 @@ use crate::engine::{Scenario, StepName, Trace};
 mod aside;
 mod cell;
 pub mod claims;
+#[cfg(test)]
+mod counting;
 mod edits;
 mod extra;
 mod numbers;
@@ -88,6 +90,15 @@ pub(crate) fn row(trace: &Trace, step: StepName, b: usize, head: usize, i: usize
 
 pub(crate) fn token(trace: &Trace, b: usize, i: usize) -> String {
     trace.tokens.get(b).and_then(|r| r.get(i)).cloned().unwrap_or_default()
+}
+
+/// Tokens `i` and `j` of sentence `b` have the same input vector (row of x): the toy
+/// lexicons give some words one vector ("the" and "on"), which makes their rows alike.
+pub fn same_input(trace: &Trace, b: usize, i: usize, j: usize) -> bool {
+    trace
+        .step(StepName::X)
+        .and_then(|x| x.matrix(b, 0))
+        .is_some_and(|x| i != j && i < x.nrows() && j < x.nrows() && x.row(i) == x.row(j))
 }
 
 /// The key that gets the most of row `i`'s weight in head `head` (the first of keys that

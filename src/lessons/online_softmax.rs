@@ -237,7 +237,7 @@ pub fn lesson() -> Lesson {
                     let m = row.last().map_or(f64::NAN, |r| r.m);
                     format!(
                         "With a causal mask, a tile above the diagonal holds only blocked scores, here rows 0–1 \
-                         against keys 2–3. Under the -inf fill it would change nothing (every e^(−∞) is 0), so \
+                         against keys 2–3 (rows and keys count from 0). Under the -inf fill it would change nothing (every e^(−∞) is 0), so \
                          the kernel skips it: {skipped} of the {all} tiles here, and nearly half of them in a \
                          long sentence, which is why causal attention costs FlashAttention about half as much. \"{}\" (row 0) sees only itself: its m stays {} after every \
                          tile. A row whose every key is blocked never sees a finite score, so its m stays −∞ and \

@@ -23,6 +23,20 @@ pub struct SplitHead {
     pub wrong: Vec<Vec<f64>>,
     /// Row i of `wrong` is not row i of `right`.
     pub moved: Vec<bool>,
+    /// The token (from 0) whose numbers `wrong[i]` holds: view alone reads memory in
+    /// order, so row i of head `head` is read from token `(head·T + i)·d_k / d_model`.
+    pub source: Vec<usize>,
+}
+
+impl SplitHead {
+    /// The rows that look right without the transpose only because another token's
+    /// numbers there are the same: `(row, token it was read from)`, both from 0.
+    pub fn lookalikes(&self) -> Vec<(usize, usize)> {
+        (0..self.moved.len())
+            .filter(|&i| !self.moved[i] && self.source[i] != i)
+            .map(|i| (i, self.source[i]))
+            .collect()
+    }
 }
 
 /// Every head of sentence `b`, split both ways ([`crate::engine::view_without_transpose`]);
@@ -49,7 +63,9 @@ pub fn split_both_ways(t: &Trace, b: usize) -> Vec<SplitHead> {
             };
             let (right, wrong) = (rows(right.view()), rows(wrong));
             let moved = right.iter().zip(&wrong).map(|(r, w)| r != w).collect();
-            Some(SplitHead { head, right, wrong, moved })
+            let (n_t, d_k, d_model) = (right.len(), t.sizes.d_k, t.sizes.d_model.max(1));
+            let source = (0..n_t).map(|i| (head * n_t + i) * d_k / d_model).collect();
+            Some(SplitHead { head, right, wrong, moved, source })
         })
         .collect()
 }
@@ -92,7 +108,8 @@ pub fn lesson() -> Lesson {
                     format!(
                         "Follow the queries. q = self.w_q(x) has shape {}: one row of d_model = {} numbers per \
                          token. Multi-head attention gives each of the h = {} heads its own d_k = {} columns of \
-                         that row: token 2 (\"{}\") gives head 1 {} and head 2 {}.",
+                         that row: token 1 (\"{}\"; tokens, rows and columns count from 0, heads from 1) gives head 1 {} and \
+                         head 2 {}.",
                         shape_of(t, S::Q),
                         t.sizes.d_model,
                         t.sizes.n_heads,
@@ -119,8 +136,8 @@ pub fn lesson() -> Lesson {
                             let cells: Vec<String> = (0..d_k).map(|c| num(at(t, S::QHeads, 0, 1, 1, c))).collect();
                             format!("[{}]", cells.join(", "))
                         },
-                        d_k + 1,
-                        2 * d_k,
+                        d_k,
+                        2 * d_k - 1,
                     )
                 },
             ),
@@ -142,8 +159,8 @@ pub fn lesson() -> Lesson {
                         .unwrap_or_default();
                     format!(
                         "q.view(B, h, T, d_k) has the right shape, {}, but the wrong numbers: it reads memory \
-                         in order, so \"head 1, token 2\" becomes {}, which is token 1's second half (head \
-                         2's columns {}), not token 2's first half {}. Every head mixes tokens and other heads' \
+                         in order, so \"head 1, token 1\" becomes {}, which is token 0's second half (head \
+                         2's columns {}), not token 1's first half {}. Every head mixes tokens and other heads' \
                          features, and nothing fails loudly. The shapes agree; the meaning does not.",
                         shape_of(t, S::QHeads),
                         wrong,
@@ -234,6 +251,18 @@ mod tests {
         // moved (head 2's "on" row only looks right: "on" and "the" share a toy vector)
         assert!(!heads[0].moved[0] && !heads[1].moved[5]);
         assert!(heads[0].moved[1..].iter().all(|m| *m));
+        // head 2's row 3 ("on") holds token 4's numbers ("the"): a lookalike the caption names
+        assert!(heads[0].lookalikes().is_empty());
+        assert_eq!(heads[1].lookalikes(), [(3, 4)]);
+        assert!(crate::lessons::same_input(&t, 0, 3, 4) && !crate::lessons::same_input(&t, 0, 3, 5));
+        for h in &heads {
+            for i in 0..h.right.len() {
+                // the source is where view alone reads: the same numbers as that token's slice
+                let (tok, half) = ((h.head * 6 + i) / 2, (h.head * 6 + i) % 2);
+                assert_eq!(h.source[i], tok);
+                assert_eq!(h.wrong[i], q.row(tok).slice(ndarray::s![half * d_k..(half + 1) * d_k]).to_vec());
+            }
+        }
         for h in &heads {
             for i in 0..h.right.len() {
                 assert_eq!(h.moved[i], h.right[i] != h.wrong[i]);
@@ -248,9 +277,9 @@ mod tests {
         let trace = l.trace(2);
         let wrong = crate::engine::view_without_transpose(trace.step(S::Q).unwrap(), 2).unwrap();
         let q = &trace.step(S::Q).unwrap().data;
-        // "head 1, token 2" without the transpose is token 1's second half
+        // "head 1, token 1" without the transpose is token 0's second half
         assert_eq!(wrong[[0, 0, 1, 0]], q[[0, 0, 4]]);
         assert_ne!(wrong[[0, 0, 1, 0]], trace.step(S::QHeads).unwrap().data[[0, 0, 1, 0]]);
-        assert!((l.steps[2].narrate)(&trace).contains("token 1's second half"));
+        assert!((l.steps[2].narrate)(&trace).contains("token 0's second half"));
     }
 }

@@ -23,6 +23,7 @@ use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
 use crate::ui::lesson::open::find_lesson;
+use crate::ui::lesson::stage::replacing_picture;
 use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::engine::run::{engine_run, last_good_trace, send_to_worker};
@@ -134,7 +135,7 @@ pub fn App() -> impl IntoView {
         return view! {
             <div class="al-app al-embed" class:al-stale=stale class:al-computing=move || computing.get()>
                 <ComputingNote computing=computing />
-                <EmbedView state=state lessons=all_lessons.clone() />
+                <EmbedView state=state lessons=all_lessons.clone() replacing=replacing_picture />
                 <div data-testid="app-ready" hidden=true></div>
             </div>
         }

@@ -66,7 +66,8 @@ pub fn CacheCalculator() -> impl IntoView {
             />
             <label>
                 // a text box, read as typed: a number box reports "" for "2." and
-                "Tokens " // "-" halfway through typing, and writing its value back mangled the digits
+                // "-" halfway through typing, and writing its value back mangled the digits
+                "Tokens "
                 <input
                     type="text"
                     inputmode="numeric"

@@ -1,16 +1,31 @@
 //! Embed mode (`?embed=1`): the selected step's figure and a one-line caption, for an
 //! iframe in slides or a course page, with a link to the full page. A lesson step's embed
-//! also has the step's title, words and question above the figure; its picture loses the
-//! pointer hint, to leave the frame to the figure.
+//! also has the step's title, words and question above the figure, and the step's own
+//! picture (the decode view for the KV cache, the tiles view for online softmax) where the
+//! lesson draws one in place of the heatmaps; its picture loses the pointer hint, to leave
+//! the frame to the figure.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use crate::engine::trace::shape_text;
-use crate::lessons::{meta_line, Lesson};
+use crate::lessons::{meta_line, Extra, Lesson};
 use crate::ui::explorer::tensors::{shown_step, TensorView};
 use crate::ui::state::app_state::AppState;
+
+/// The CSS px the link back and the frame's margins take under the figure.
+const LINK: f64 = 44.0;
+/// The CSS px a card's chrome takes around its canvas in a lesson step's embed: its title,
+/// two lines of axis titles, its border and padding.
+const CARD_CHROME: f64 = 90.0;
+
+/// The room a lesson step's picture has in a frame `height` px tall whose words take
+/// `above` px: what the words and the link leave, at least 120 px (the picture's box
+/// scrolls on its own past that, so that the frame does not).
+pub fn picture_room(height: f64, above: f64) -> f64 {
+    (height - above - LINK).max(120.0)
+}
 
 /// The CSS px a lesson step's words take above the figure in a frame `width` px wide: the
 /// meta line, the title and `chars` characters of words at about 7.5 px each, 19 px a line.
@@ -20,6 +35,12 @@ pub fn words_height(chars: usize, width: f64) -> f64 {
     18.0 + 26.0 + lines * 19.0 + 8.0
 }
 
+/// A lesson step's picture that replaces the heatmaps ([`Extra::replaces_heatmaps`]), for
+/// the state and a column width; `None` for the other extras. The lesson folder draws it
+/// (`lesson::stage::replacing_picture`); the page hands it in, as this folder may not
+/// import that one.
+pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
+
 /// The embedded figure, under the lesson step's words when a lesson is open.
 #[component]
 pub fn EmbedView(
@@ -27,6 +48,8 @@ pub fn EmbedView(
     state: AppState,
     /// Every lesson, in order.
     lessons: Arc<Vec<Lesson>>,
+    /// Draws a lesson step's own picture where the lesson replaces the heatmaps.
+    replacing: ReplacingPicture,
 ) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, lesson, .. } = state;
     let lessons = StoredValue::new(lessons);
@@ -41,17 +64,55 @@ pub fn EmbedView(
             Some((meta_line(lesson, s), step.title, text, question))
         })
     });
-    // the figure fills the rest of the frame: a small matrix is drawn larger (up to 2.5×)
-    let max_height = Signal::derive(move || {
-        let above = words.with(|w| {
-            w.as_ref().map_or(0.0, |(_, _, text, question)| {
-                let chars = text.chars().count() + question.as_ref().map_or(0, |q| q.chars().count() + 60);
-                words_height(chars, viewport.get())
-            })
-        });
-        Some((viewport_height.get() - 140.0 - above).max(160.0))
+    // the words' height as drawn, once they are (until then, estimated from their length)
+    let header = NodeRef::<leptos::html::Header>::new();
+    let measured = RwSignal::new(None::<f64>);
+    Effect::new(move |_| {
+        words.track();
+        viewport.track();
+        measured.set(header.get().map(|el| el.get_bounding_client_rect().height()));
     });
+    let above = move || {
+        measured.get().unwrap_or_else(|| {
+            words.with(|w| {
+                w.as_ref().map_or(0.0, |(_, _, text, question)| {
+                    let chars =
+                        text.chars().count() + question.as_ref().map_or(0, |q| q.chars().count() + 60);
+                    words_height(chars, viewport.get())
+                })
+            })
+        })
+    };
+    // the figure fills the rest of the frame: a small matrix is drawn larger (up to 2.5×)
+    let in_lesson = move || words.with(Option::is_some);
+    let room = move || picture_room(viewport_height.get(), above());
+    let max_height = Signal::derive(move || {
+        Some(if in_lesson() {
+            (room() - CARD_CHROME).max(100.0)
+        } else {
+            (viewport_height.get() - 140.0).max(160.0)
+        })
+    });
+    // the step's own picture, where the lesson draws one in place of the heatmaps
+    let kind = Memo::new(move |_| {
+        let (l, s) = lesson.get()?;
+        lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.extra)).filter(|e| e.replaces_heatmaps())
+    });
+    let column = Signal::derive(move || viewport.get() - 16.0);
+    let figure = move || {
+        kind.get().and_then(|k| replacing(k, state, column)).unwrap_or_else(|| {
+            view! { <TensorView state=state column=column compact=true max_height=max_height /> }.into_any()
+        })
+    };
+    // a lesson step's picture has the room the words leave; one taller than that (the
+    // decode view's panel, heads that stack) scrolls in its own box, so that the frame
+    // does not and the link back stays in view
+    let box_style = move || in_lesson().then(|| format!("max-height: {:.0}px", room()));
+    // the caption names the heatmap's step; a replacing picture has its own titles
     let caption = move || {
+        if kind.get().is_some() {
+            return None;
+        }
         let trace = shown.get()?;
         let s = trace.step(shown_step(&trace, view_state.with(|v| v.step)))?;
         Some(format!("{} {}: {}", s.name, shape_text(&s.dims, &s.shape), s.op))
@@ -73,7 +134,7 @@ pub fn EmbedView(
                 }
             });
             view! {
-                <header class="al-embed-words" data-testid="embed-words">
+                <header class="al-embed-words" data-testid="embed-words" node_ref=header>
                     <p class="al-lesson-meta">{meta}</p>
                     <h2 data-testid="embed-title">{title}</h2>
                     <p class="al-embed-text" data-testid="embed-text">
@@ -85,16 +146,16 @@ pub fn EmbedView(
         })
     };
     view! {
-        <main>
+        <main class:al-embed-lesson=move || {
+            words.with(Option::is_some)
+        }>
             {header} <figure class="al-embed-figure" data-testid="embed">
-                <TensorView
-                    state=state
-                    column=Signal::derive(move || viewport.get() - 16.0)
-                    compact=true
-                    max_height=max_height
-                />
+                <div class:al-embed-scroll=in_lesson style=box_style>
+                    {figure}
+                </div>
                 <figcaption data-testid="embed-caption">
-                    {caption} " · " <a href=full target="_blank" rel="noopener">
+                    <span class="al-embed-step">{move || caption().map(|c| format!("{c} · "))}</span>
+                    <a href=full target="_blank" rel="noopener">
                         "Open in Attention Lens"
                     </a>
                 </figcaption>
@@ -106,6 +167,15 @@ pub fn EmbedView(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_picture_gets_what_the_words_leave() {
+        // 800 × 500 with 150 px of words
+        assert_eq!(picture_room(500.0, 150.0), 500.0 - 150.0 - LINK);
+        // more words, a smaller picture, never under 120 px
+        assert!(picture_room(500.0, 200.0) < picture_room(500.0, 150.0));
+        assert_eq!(picture_room(300.0, 400.0), 120.0);
+    }
 
     #[test]
     fn the_words_take_more_room_in_a_narrow_frame() {

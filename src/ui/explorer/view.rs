@@ -26,7 +26,10 @@ pub fn Explorer(
     // in a lesson, and on a phone opening the page (a heatmap first), the controls and
     // the sizes wait under a fold; the sentence tabs above the heatmap still name the
     // sentences
-    let controls = if in_lesson || phone {
+    // on a wide screen the controls sit under the selected step's picture, so that the
+    // first screen shows a picture (above it, they filled a 900 px screen)
+    let folded = in_lesson || phone;
+    let controls = folded.then(|| {
         let title = if in_lesson { "Change the numbers" } else { "Change the sentences and sizes" };
         view! {
             <details class="al-fold" data-testid="change-numbers">
@@ -35,10 +38,15 @@ pub fn Explorer(
                 <Overview state=state />
             </details>
         }
-        .into_any()
-    } else {
-        view! { <Controls state=state /> }.into_any()
-    };
+    });
+    let controls_below = (!folded).then(|| {
+        view! {
+            <section class="al-controls-below" aria-label="Change the sentences and sizes">
+                <h2>"Change the sentences and sizes"</h2>
+                <Controls state=state />
+            </section>
+        }
+    });
     let pipeline = move || {
         // the list of steps; selecting one shows its tensors
         view! {
@@ -81,6 +89,7 @@ pub fn Explorer(
                         <BatchTabs state=state />
                     </div>
                     <TensorView state=state column=column compact=false max_height=Signal::derive(|| None) />
+                    {controls_below}
                 </section>
             </main>
         }

@@ -19,7 +19,8 @@ use crate::ui::heatmap::card_data::{fit_layout, CardData};
 use crate::ui::heatmap::cursor::CardCursor;
 use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 use crate::ui::heatmap::overlays::CardOverlays;
-use crate::ui::heatmap::paint::{numbers_written, redraw_on_change};
+use crate::ui::heatmap::paint::{cell_numbers, numbers_written, redraw_on_change};
+use crate::ui::platform::screen;
 use crate::ui::state::card_id::CardId;
 
 /// The heatmaps' label size, CSS px, where it is not [`draw::LABEL_FONT`]: presenter mode
@@ -62,6 +63,9 @@ pub fn HeatmapCard(
         (max_width.get() / l.width).min(height / l.height).clamp(1.0, 2.5)
     });
     redraw_on_change(canvas, data, layout, zoom, scale, id.step);
+    // the numbers in the cells, where they fit: their drawn size and the widest, so that a
+    // test can measure that one inside its cell (data-number-px, data-number-text)
+    let numbers = Memo::new(move |_| cell_numbers(data, layout));
     let dims = Signal::derive(move || data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim())));
     let cursor = CardCursor::new(id, dims, layout, zoom);
     // The explanation panel (one per page, see explain/panel.rs) opens on a cell of this
@@ -128,7 +132,11 @@ pub fn HeatmapCard(
                                     .map(|l| format!("{:.1}", l.cell * zoom.get()))
                                     .unwrap_or_default()
                             }
-                            data-numbers=move || numbers_written(data, layout)
+                            data-numbers=move || numbers.with(|n| numbers_written(n.as_ref()))
+                            data-number-px=move || {
+                                numbers.with(|n| n.as_ref().map(|(f, _)| format!("{:.1}", f * zoom.get())))
+                            }
+                            data-number-text=move || numbers.with(|n| n.as_ref().map(|(_, t)| t.clone()))
                             tabindex="0"
                             role="img"
                             aria-label=move || canvas_label(trace, data, id)
@@ -157,18 +165,22 @@ pub fn HeatmapCard(
                         data-testid="readout"
                         aria-live="polite"
                     >
-                        {move || {
-                            readout()
-                                .unwrap_or_else(|| {
-                                    "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value."
-                                        .into()
-                                })
-                        }}
+                        {move || readout().unwrap_or_else(|| hint().into())}
                     </p>
                     {table}
                 </div>
                 <Show when=move || panel_open.get()>{panel}</Show>
             </div>
         </figure>
+    }
+}
+
+/// The readout before a cell is chosen: a touch screen has no pointer to hover and no
+/// arrow keys, so it is told to tap.
+fn hint() -> &'static str {
+    if screen::touch() {
+        "Tap a cell to read its exact value and see how it was computed."
+    } else {
+        "Point at a cell (or focus the map and use the arrow keys; Enter explains it) to read its exact value."
     }
 }

@@ -46,17 +46,23 @@ fn paint(
     timing::mark("al-draw-end");
 }
 
-/// "shown" when the card's cells have their numbers written in them (they fit the cell,
-/// [`draw::heatmap_text::cell_number_font`]), else "hidden": the canvas's `data-numbers`.
-pub fn numbers_written(data: Memo<Option<CardData>>, layout: Memo<Option<Layout>>) -> &'static str {
-    let shown = layout.with(|l| {
+/// The numbers written in the card's cells, where they fit
+/// ([`draw::heatmap_text::cell_number_font`]): their font size (CSS px before the zoom) and
+/// the widest of them as written; `None` when the cells carry none.
+pub fn cell_numbers(data: Memo<Option<CardData>>, layout: Memo<Option<Layout>>) -> Option<(f64, String)> {
+    layout.with(|l| {
         data.with(|d| {
-            l.as_ref()
-                .zip(d.as_ref())
-                .and_then(|(l, d)| draw::heatmap_text::cell_number_font(d.values.view(), l))
+            let (l, d) = l.as_ref().zip(d.as_ref())?;
+            let font = draw::heatmap_text::cell_number_font(d.values.view(), l)?;
+            Some((font, draw::heatmap_text::widest_number(d.values.view())))
         })
-    });
-    if shown.is_some() {
+    })
+}
+
+/// "shown" when the card's cells have their numbers written in them, else "hidden": the
+/// canvas's `data-numbers`.
+pub fn numbers_written(numbers: Option<&(f64, String)>) -> &'static str {
+    if numbers.is_some() {
         "shown"
     } else {
         "hidden"

@@ -155,23 +155,11 @@ pub fn LessonStage(
             </div>
         }
     };
+    // the decode and tiles views and the similarity table replace the heatmaps; the
+    // other extras sit under them (a memo, so the heatmaps stay while only those change)
     let kind = Memo::new(move |_| Some(extra.get()).filter(|e| e.replaces_heatmaps()).unwrap_or_default());
-    let picture = move || match kind.get() {
-        lessons::Extra::PositionSimilarity => {
-            // the decode and tiles views and the similarity table replace the
-            // heatmaps; the other extras sit under them (a memo, so the heatmaps
-            // stay while only those change)
-            view! { <PositionSimilarity trace=trace /> }.into_any()
-        }
-        lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
-        lessons::Extra::Decode { t } => {
-            view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
-        }
-        lessons::Extra::Tiles { block, tile } => {
-            view! { <TilesView state=state column=column start=(block, tile) in_lesson=true /> }.into_any()
-        }
-        _ => heatmaps().into_any(),
-    };
+    let picture =
+        move || replacing_picture(kind.get(), state, column).unwrap_or_else(|| heatmaps().into_any());
     view! {
         <LessonPanel
             lessons=all_lessons
@@ -187,4 +175,23 @@ pub fn LessonStage(
             picture=picture
         />
     }
+}
+
+/// The picture of a step whose extra replaces the heatmaps: the decode view, the tiles
+/// view, the position similarity table or the split heads; `None` for the other extras.
+/// The lesson stage and a lesson step's embed both draw it.
+pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f64>) -> Option<AnyView> {
+    let trace = Signal::derive(move || state.shown.get());
+    let batch = Signal::derive(move || state.view.with(|v| v.batch));
+    Some(match kind {
+        lessons::Extra::PositionSimilarity => view! { <PositionSimilarity trace=trace /> }.into_any(),
+        lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
+        lessons::Extra::Decode { t } => {
+            view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
+        }
+        lessons::Extra::Tiles { block, tile } => {
+            view! { <TilesView state=state column=column start=(block, tile) in_lesson=true /> }.into_any()
+        }
+        _ => return None,
+    })
 }

@@ -1,5 +1,5 @@
 //! The window and the document: pixel ratio, viewport size, colour scheme, full screen,
-//! removing index.html's first paint, scrolling an element back into view.
+//! touch or not, removing index.html's first paint, scrolling an element into view.
 
 use crate::draw::Theme;
 
@@ -18,6 +18,11 @@ pub fn viewport_width() -> f64 {
 /// The window's inner height in CSS pixels (768 when unknown).
 pub fn viewport_height() -> f64 {
     window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(768.0)
+}
+
+/// True on a touch screen (the main pointer is coarse): no arrow keys to offer, no hover.
+pub fn touch() -> bool {
+    window().and_then(|w| w.match_media("(pointer: coarse)").ok().flatten()).is_some_and(|m| m.matches())
 }
 
 /// Light or dark, following the system setting.
@@ -70,5 +75,17 @@ pub fn scroll_into_view_if_above(selector: &str) {
     let Ok(Some(el)) = doc.query_selector(selector) else { return };
     if el.get_bounding_client_rect().top() < 0.0 {
         el.scroll_into_view();
+    }
+}
+
+/// Scrolls the window so that `el`'s top sits a third of the way down the screen when it
+/// opened below the fold or near its bottom edge (a phone's explain panel, under its
+/// picture and table); does nothing when its top is already well in view.
+pub fn scroll_up_to_if_below(el: &web_sys::Element) {
+    let Some(w) = window() else { return };
+    let height = viewport_height();
+    let top = el.get_bounding_client_rect().top();
+    if top > height - 120.0 {
+        w.scroll_by_with_x_and_y(0.0, top - height / 3.0);
     }
 }
