@@ -160,11 +160,26 @@ fn ChallengeList(
             }
         })
         .collect_view();
+    // the training challenges are played in the Learn view (a link: it opens that view)
+    let training = crate::challenges::training::all()
+        .into_iter()
+        .map(|c| {
+            let href = format!("?learn={}&learn_challenge={}", c.start.task.name(), c.id);
+            view! {
+                <li>
+                    <a class="al-tab" data-testid="challenge-training" data-id=c.id href=href>
+                        {c.title}
+                        " (in the Learn view)"
+                    </a>
+                </li>
+            }
+        })
+        .collect_view();
 
     view! {
         <nav class="al-challenge-list" aria-label="Challenges">
             <h2>"Challenges: build the head yourself"</h2>
-            <ol>{items}</ol>
+            <ol>{items} {training}</ol>
             <button
                 type="button"
                 data-testid="challenge-clear"
