@@ -185,7 +185,7 @@ impl TrainingChallenge {
                 ),
             };
         }
-        let Some(last) = within().last() else {
+        let Some(last) = within().next_back() else {
             return unmet(f64::NAN, format!("Press Play: {} asked within {budget} steps.", percent(asked)));
         };
         if !last.accuracy.is_finite() {
