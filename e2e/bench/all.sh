@@ -8,6 +8,8 @@
 #   5. a decode step and a tile step (issue 21)   node e2e/bench/decode.mjs
 #   6. Lighthouse, mobile and desktop, four pages  node e2e/bench/lighthouse.mjs
 #   7. blocking while a lesson link starts (4× CPU)  node e2e/bench/blocking.mjs
+#   8. training steps/s in the Learn view's worker, and typing beside it
+#                                                node e2e/bench/learn-rate.mjs, latency.mjs --train
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -20,3 +22,5 @@ node e2e/bench/load.mjs --dist dist
 node e2e/bench/decode.mjs --dist dist
 node e2e/bench/lighthouse.mjs --dist dist --runs 3
 node e2e/bench/blocking.mjs --dist dist --page '?lesson=baseball-bat&ls=2'
+node e2e/bench/learn-rate.mjs --dist dist
+node e2e/bench/latency.mjs --dist dist --only default,medium --train

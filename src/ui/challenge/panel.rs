@@ -133,6 +133,7 @@ fn ChallengeList(
     imported: RwSignal<Option<Challenge>>,
 ) -> impl IntoView {
     let list = builtin::all();
+    let list_len = list.len();
     let items = list
         .into_iter()
         .map(|c| {
@@ -160,11 +161,28 @@ fn ChallengeList(
             }
         })
         .collect_view();
+    // the training challenges are played in the Learn view (a link: it opens that view)
+    // numbered after the built-in ones, whose titles carry their numbers
+    let first = list_len + 1;
+    let training = crate::challenges::training::all()
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let href = format!("?learn={}&learn_challenge={}", c.start.task.name(), c.id);
+            view! {
+                <li>
+                    <a class="al-tab" data-testid="challenge-training" data-id=c.id href=href>
+                        {format!("{}. {} (in the Learn view)", first + i, c.title)}
+                    </a>
+                </li>
+            }
+        })
+        .collect_view();
 
     view! {
         <nav class="al-challenge-list" aria-label="Challenges">
             <h2>"Challenges: build the head yourself"</h2>
-            <ol>{items}</ol>
+            <ol>{items} {training}</ol>
             <button
                 type="button"
                 data-testid="challenge-clear"

@@ -13,7 +13,7 @@ use attention_worker::train::{diverged, DIVERGED_FACTOR};
 use crate::ui::learn::run::{LearnRun, WATCH_MS, WATCH_SLICE};
 use crate::ui::learn::settings::{
     position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
-    POSITIONS, SGD_MOMENTUM, STEP_BUDGET, TASKS,
+    POSITIONS, SGD_MOMENTUM, TASKS,
 };
 use crate::ui::widgets::fields::{NumberField, SelectField};
 
@@ -291,7 +291,7 @@ pub fn PlayBar(
             >
                 "Step "
                 <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
-                {format!(" of {STEP_BUDGET}")}
+                {move || format!(" of {}", run.settings.with(LearnSettings::budget))}
                 " · on the probe batch: loss "
                 <strong data-testid="learn-loss">{loss}</strong>
                 ", accuracy "

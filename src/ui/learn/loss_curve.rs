@@ -11,7 +11,7 @@ use crate::engine::train::StepStats;
 use crate::format::fixed;
 
 use crate::ui::learn::run::LearnRun;
-use crate::ui::learn::settings::STEP_BUDGET;
+use crate::ui::learn::settings::LearnSettings;
 use crate::ui::platform::screen;
 
 /// Rows in the table of sampled steps.
@@ -67,16 +67,15 @@ pub fn LossCurve(
         });
     });
     let last = move || run.history.with(|h| h.last().copied());
-    let summary = move || {
-        match last() {
+    let summary = move || match last() {
         None => "No step taken yet: press Play or One step.".to_owned(),
         Some(s) => format!(
-            "Step {} of {STEP_BUDGET}: the batch's loss was {} and its accuracy {} (before the step's update).",
+            "Step {} of {}: the batch's loss was {} and its accuracy {} (before the step's update).",
             s.step + 1,
+            run.settings.with(LearnSettings::budget),
             fixed(s.loss, 3),
             percent(s.accuracy)
         ),
-    }
     };
     view! {
         <figure class="al-learn-curve" data-testid="learn-curve">

@@ -23,7 +23,7 @@ use web_sys::{MessageEvent, Worker};
 
 use crate::engine::train::StepStats;
 
-use crate::ui::learn::settings::{LearnSettings, STEP_BUDGET};
+use crate::ui::learn::settings::LearnSettings;
 use crate::ui::state::engine::worker::WORKER_URL;
 
 /// How long a slice of steps should take, round trip: about five answers a second.
@@ -111,7 +111,9 @@ impl LearnRun {
 
     /// Plays: asks for slice after slice until paused or at the budget.
     pub fn play(self) {
-        if self.steps_done.get_untracked() < STEP_BUDGET && self.error.with_untracked(Option::is_none) {
+        if self.steps_done.get_untracked() < self.settings.with_untracked(LearnSettings::budget)
+            && self.error.with_untracked(Option::is_none)
+        {
             self.playing.set(true);
             self.scrubbed.set(None);
             if !self.fast.get_untracked() {
@@ -343,7 +345,8 @@ fn on_message(msg: &JsValue) {
     match progress {
         Ok(p) => {
             let playing = run.playing.try_get_untracked().unwrap_or(false);
-            let more = playing && p.steps_done < STEP_BUDGET && p.stats.iter().all(|s| s.loss.is_finite());
+            let budget = run.settings.with_untracked(LearnSettings::budget);
+            let more = playing && p.steps_done < budget && p.stats.iter().all(|s| s.loss.is_finite());
             if more && run.fast.try_get_untracked().unwrap_or(false) {
                 // the next slice first: the worker trains while the page draws this one
                 resize_slice(p.stats.len(), elapsed);

@@ -4,6 +4,7 @@
 //! Rust, tested natively. Whether a configuration is valid is the engine's to say
 //! ([`TrainConfig::validate`], run by the worker): the page shows its message.
 
+use crate::challenges::training::{self, TrainingChallenge};
 use crate::engine::train::{OptimizerConfig, PositionKind, TaskKind, TrainConfig};
 
 /// The steps a run may take before it stops by itself.
@@ -92,6 +93,9 @@ pub struct LearnSettings {
     pub lr: f64,
     /// Seeds the initial weights and the data.
     pub seed: u64,
+    /// The training challenge being played (`crate::challenges::training`), by id: its
+    /// step budget replaces [`STEP_BUDGET`].
+    pub challenge: Option<&'static str>,
 }
 
 impl Default for LearnSettings {
@@ -115,11 +119,51 @@ impl LearnSettings {
             optimizer: OptKind::Adam,
             lr: 0.01,
             seed: 1,
+            challenge: None,
         };
         match task {
             TaskKind::Induction => Self { vocab: 32, t: 20, n_heads: 1, n_layers: 2, seed: 7, ..base },
             _ => base,
         }
+    }
+
+    /// A training challenge's starting settings: its run, with the challenge named.
+    pub fn for_challenge(c: &TrainingChallenge) -> Self {
+        let s = &c.start;
+        let optimizer = match s.optimizer {
+            OptimizerConfig::Sgd { .. } => OptKind::Sgd,
+            OptimizerConfig::Adam { .. } => OptKind::Adam,
+            OptimizerConfig::AdamW { .. } => OptKind::AdamW,
+        };
+        Self {
+            task: s.task,
+            vocab: s.vocab.unwrap_or(16),
+            t: s.t,
+            d_model: s.d_model,
+            n_heads: s.n_heads,
+            n_layers: s.n_layers,
+            positions: s.positions,
+            optimizer,
+            lr: s.optimizer.lr(),
+            seed: s.seed,
+            challenge: Some(c.id),
+        }
+    }
+
+    /// The challenge being played.
+    pub fn training_challenge(&self) -> Option<TrainingChallenge> {
+        self.challenge.and_then(training::by_id)
+    }
+
+    /// The steps a run may take: the challenge's budget, else [`STEP_BUDGET`].
+    pub fn budget(&self) -> usize {
+        self.training_challenge().map_or(STEP_BUDGET, |c| c.budget())
+    }
+
+    /// What the link and [`LearnSettings::from_pairs`] compare against: the challenge's
+    /// start, else the task's preset.
+    fn base(&self) -> Self {
+        self.training_challenge().map_or_else(|| Self::preset(self.task), |c| Self::for_challenge(&c))
     }
 
     /// Sequences per step: the presets' batches.
@@ -131,7 +175,7 @@ impl LearnSettings {
         }
     }
 
-    /// The engine's configuration (causal, [`STEP_BUDGET`] steps).
+    /// The engine's configuration (causal, [`LearnSettings::budget`] steps).
     pub fn config(&self) -> TrainConfig {
         TrainConfig {
             task: self.task,
@@ -139,7 +183,7 @@ impl LearnSettings {
             t: self.t,
             batch: self.batch(),
             seed: self.seed,
-            steps: STEP_BUDGET,
+            steps: self.budget(),
             d_model: self.d_model,
             n_heads: self.n_heads,
             n_layers: self.n_layers,
@@ -156,10 +200,14 @@ impl LearnSettings {
         serde_json::to_string(&self.config()).unwrap_or_default()
     }
 
-    /// The link's pairs: the task, then every setting that differs from its preset.
+    /// The link's pairs: the task, the challenge, then every setting that differs from
+    /// the task's preset (or the challenge's start).
     pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
-        let p = Self::preset(self.task);
+        let p = self.base();
         let mut q = vec![("learn", self.task.name().to_owned())];
+        if let Some(id) = self.challenge {
+            q.push(("learn_challenge", id.to_owned()));
+        }
         let mut add = |key: &'static str, differs: bool, value: String| {
             if differs {
                 q.push((key, value));
@@ -177,9 +225,9 @@ impl LearnSettings {
         q
     }
 
-    /// Settings read back from the link's pairs: the task's preset, then each setting the
-    /// link gives. A value that is not what the link should hold keeps the preset's and
-    /// adds a notice.
+    /// Settings read back from the link's pairs: the task's preset (or the challenge's
+    /// start), then each setting the link gives. A value that is not what the link should
+    /// hold keeps the preset's and adds a notice.
     pub fn from_pairs(pairs: &[(&str, String)]) -> (Self, Vec<String>) {
         let mut notices = Vec::new();
         let mut bad = |key: &str, value: &str, want: &str| {
@@ -194,6 +242,12 @@ impl LearnSettings {
             None => TaskKind::PreviousToken,
         };
         let mut s = Self::preset(task);
+        if let Some(id) = value("learn_challenge") {
+            match training::by_id(id) {
+                Some(c) => s = Self::for_challenge(&c),
+                None => bad("learn_challenge", id, "a training challenge"),
+            }
+        }
         let mut number = |key: &str, lo: usize, hi: usize, slot: &mut usize| {
             let Some(v) = value(key) else { return };
             match v.parse::<usize>() {
@@ -298,6 +352,25 @@ mod tests {
         assert_eq!(notices.len(), 3, "{notices:?}");
         assert!(notices[0].contains("learn_T=\"1000\"") && notices[0].contains("from 2 to 32"));
         let (s, notices) = LearnSettings::from_pairs(&pairs(&[("learn", "sentences")]));
+        assert_eq!((s, notices.len()), (LearnSettings::default(), 1));
+    }
+
+    /// A challenge's settings make exactly its starting run (its budget included), and its
+    /// link names it and then only what the learner changed; an unknown one is a notice.
+    #[test]
+    fn a_training_challenge_starts_from_its_own_run_and_its_link_names_it() {
+        for c in training::all() {
+            let s = LearnSettings::for_challenge(&c);
+            assert_eq!(s.config(), c.start);
+            assert_eq!(s.budget(), c.budget());
+            assert_eq!(s.to_pairs(), pairs(&[("learn", c.start.task.name()), ("learn_challenge", c.id)]));
+            let tried = LearnSettings { positions: PositionKind::Learned, lr: 0.03, ..s.clone() };
+            assert_eq!(tried.to_pairs().len(), 4);
+            assert_eq!(LearnSettings::from_pairs(&tried.to_pairs()), (tried, vec![]));
+        }
+        assert_eq!(LearnSettings::default().budget(), STEP_BUDGET);
+        let (s, notices) =
+            LearnSettings::from_pairs(&pairs(&[("learn", "previous-token"), ("learn_challenge", "nope")]));
         assert_eq!((s, notices.len()), (LearnSettings::default(), 1));
     }
 

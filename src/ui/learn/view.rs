@@ -7,6 +7,7 @@ use attention_worker::train::PROBE_SEQUENCES;
 
 use crate::engine::train::TaskKind;
 
+use crate::ui::learn::challenge_bar::ChallengeBar;
 use crate::ui::learn::circuit::{AblationPanel, CompositionPanel};
 use crate::ui::learn::controls::{LearnControls, PlayBar};
 use crate::ui::learn::gradient_cell::GradientCellPanel;
@@ -53,6 +54,7 @@ pub fn LearnView(
             <p class="al-learn-intro" data-testid="learn-intro">
                 {move || intro(settings.with(|s| s.task))}
             </p>
+            <ChallengeBar run />
             <LearnControls run />
             <PlayBar run />
             <Scrubber run />

@@ -35,9 +35,11 @@ pub struct PageParams {
 /// ([`from_query`]).
 const PAGE_KEYS: [&str; 6] = ["lesson", "ls", "present", "embed", "engine", "challenge"];
 
-/// The Learn view's keys: its task, then its model and optimizer settings.
-pub const LEARN_KEYS: [&str; 10] = [
+/// The Learn view's keys: its task, the training challenge, then its model and optimizer
+/// settings.
+pub const LEARN_KEYS: [&str; 11] = [
     "learn",
+    "learn_challenge",
     "learn_vocab",
     "learn_T",
     "learn_d",
