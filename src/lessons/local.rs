@@ -203,8 +203,7 @@ pub fn lesson() -> Lesson {
                         "One layer lets \"eight\" read {} positions back. But \"six\", which it reads, has read \
                          \"four\" in the layer before: what a token knows travels W − 1 = {} positions per layer. \
                          After 4 layers \"eight\" can have heard of anything up to {} positions back. Mistral 7B \
-                         v0.1 has W = 4096 and 32 layers (v0.2 dropped the window; its model card says \
-                         \"No Sliding-Window Attention\"): by \
+                         v0.1 has W = 4096 and 32 layers (v0.2 dropped the window): by \
                          this mask's rule, 32 × 4095 = 131 040 positions. The Mistral paper counts W per layer and \
                          writes 32 × 4096 = 131 072 (about 131K); the difference is whether the query's own \
                          position counts as one of the W. Its cache holds only 4096 tokens per layer.",
