@@ -150,7 +150,7 @@ pub fn lesson() -> Lesson {
                      = softmax([scores, s])[:-1]. No token has to serve as the parking place. \"{on}\" gives \
                      each key {}, and its row sums to {}: the other {} went to no token, so its output is \
                      smaller, not an average of what it did not need. \"{cat}\", which finds a thing, keeps \
-                     {} of its row. The table under these words lists every row's sum.",
+                     {} of its row.",
                     super::num(at(t, S::Weights, 0, 0, ON, 0)),
                     sum_of(t, ON),
                     share_of(t, ON),
