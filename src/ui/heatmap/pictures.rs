@@ -76,7 +76,7 @@ pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
     let st = trace.step(name)?;
     let heads = if st.has_heads() { st.shape.get(1).copied().unwrap_or(1) } else { 1 };
     let n_cols = st.shape.last().copied().unwrap_or(0);
-    let width = card_width(lesson_column(PHONE_WIDTH, || false, false), heads, n_cols);
+    let width = card_width(lesson_column(PHONE_WIDTH, || false), heads, n_cols);
     let cards: Vec<(CardData, Scale)> = (0..heads)
         .map(|head| CardId { step: name, batch, head })
         .map(|id| CardData::build(&trace, id).map(|d| (d, card_scale(&trace, id))))

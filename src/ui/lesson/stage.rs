@@ -115,6 +115,9 @@ pub fn LessonStage(
     provide_context(LabelFont(Signal::derive(
         move || if present.get() { PRESENTER_LABEL_FONT } else { LABEL_FONT },
     )));
+    let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
+    let max_height =
+        Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
     // presenting, the embedding plot sits beside the heatmaps instead of under them, so
     // that both are on the screen: the cards get the column less the plot's width
     // (and so do the KV-cache lesson's two causal corners, stacked)
@@ -127,10 +130,6 @@ pub fn LessonStage(
         (present.get() && viewport.get() > 900.0).then_some(width)
     });
     let paired = Memo::new(move |_| beside.get().is_some());
-    // presenting a pair, the words give the pictures more room (style/lesson.css)
-    let column = Signal::derive(move || lesson_column(viewport.get(), || present.get(), paired.get()));
-    let max_height =
-        Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
     let cards_column = Signal::derive(move || column.get() - beside.get().unwrap_or(0.0));
     let heatmaps = move || {
         // the picture the words talk about, as large as the column allows

@@ -17,16 +17,14 @@ pub fn explorer_column(viewport: f64) -> f64 {
 }
 
 /// A lesson's picture column, CSS px: the stage's grid is 1fr : 1.25fr inside the lesson
-/// box, 0.8fr : 1fr when presenting, and 0.6fr : 1fr when presenting a step whose cards
-/// share the column with a picture beside them (`paired`: the embedding plot, the causal
-/// corners), so that the cards keep cells a room can read; a narrow screen has one
-/// column. `present` is asked only on a wide screen.
-pub fn lesson_column(viewport: f64, present: impl FnOnce() -> bool, paired: bool) -> f64 {
+/// box, 0.8fr : 1fr when presenting; a narrow screen has one column. `present` is asked
+/// only on a wide screen.
+pub fn lesson_column(viewport: f64, present: impl FnOnce() -> bool) -> f64 {
     let w = viewport;
     if w <= 900.0 {
         w - 70.0
     } else if present() {
-        (w - 96.0) / if paired { 1.6 } else { 1.8 }
+        (w - 96.0) / 1.8
     } else {
         (w.min(1400.0) - 90.0) * 1.25 / 2.25
     }
@@ -107,13 +105,12 @@ mod tests {
                 p
             }
         };
-        assert_eq!(lesson_column(375.0, present(true), true), 305.0);
+        assert_eq!(lesson_column(375.0, present(true)), 305.0);
         assert!(!asked.get(), "a narrow screen does not ask");
-        assert_eq!(lesson_column(996.0, present(true), false), 500.0);
-        assert_eq!(lesson_column(1280.0, present(true), true), 740.0);
+        assert_eq!(lesson_column(996.0, present(true)), 500.0);
         assert!(asked.get());
-        assert_eq!(lesson_column(1210.0, present(false), true), 622.2222222222222);
-        assert_eq!(lesson_column(3000.0, present(false), false), (1400.0 - 90.0) * 1.25 / 2.25);
+        assert_eq!(lesson_column(1210.0, present(false)), 622.2222222222222);
+        assert_eq!(lesson_column(3000.0, present(false)), (1400.0 - 90.0) * 1.25 / 2.25);
     }
 
     #[test]
@@ -127,7 +124,7 @@ mod tests {
     #[test]
     fn presenter_mode_shows_one_head_when_two_would_shrink_the_cells_below_the_labels() {
         // 1280 px presenting: a 658 px picture column
-        let column = lesson_column(1280.0, || true, false);
+        let column = lesson_column(1280.0, || true);
         assert!(!one_head_at_a_time(column, 1, 13, 18.0), "one head is one head");
         assert!(!one_head_at_a_time(column, 2, 2, 18.0), "baseball bat: two heads of 2 × 2 fit");
         assert!(one_head_at_a_time(column, 2, 7, 18.0), "masks: 7 keys");
