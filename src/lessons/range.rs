@@ -70,11 +70,9 @@ pub fn lesson() -> Lesson {
                     "Scores are dot products, so they grow with the vectors. \"{cat}\" is {} and \"{sat}\" \
                      {}: \"{cat}\"'s scaled scores, q·k / √d_k with d_k = 4, are {}, and softmax gives {}, \
                      nearly all on itself. A softmax that saturated passes almost no gradient to the keys it \
-                     ignores, and in training such scores can keep growing until the run diverges: Dehghani \
-                     et al. (2023) met this scaling vision transformers to 22B parameters. The 1/√d_k keeps \
-                     the scores of random vectors near 1 whatever d_k is, but not of vectors that grew; a \
-                     model may also set its own factor (Gemma 2 27B: 1/√144, though d_k = 128), the \
-                     explorer's scale field.",
+                     ignores, and in training such scores can keep growing until the run diverges (Dehghani \
+                     et al. 2023, vision transformers at 22B). The 1/√d_k keeps \
+                     the scores of random vectors near 1 whatever d_k is, but not of vectors that grew.",
                     row(t, S::X, 0, 0, CAT),
                     row(t, S::X, 0, 0, SAT),
                     row(t, S::Scaled, 0, 0, CAT),

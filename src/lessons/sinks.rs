@@ -171,7 +171,6 @@ pub fn lesson() -> Lesson {
                 S::Weights,
                 |_| "Choose an answer to see why.".into(),
             )
-            .aside(sums_aside)
             .quiz(Quiz {
                 reveal: None,
                 reveal_extra: None,
