@@ -341,6 +341,45 @@ export const tests = [
   ...sizeErrorTests,
   ...tamperedTests,
   {
+    name: 'imports of the score options and MLA: valid ones open their steps, bad ones name the option',
+    run: async (t) => {
+      const page = await openApp(t);
+      const load = (o) => page.setInputFiles(IMPORT, {
+        name: 's.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ d_model: 4, n_heads: 2, ...o })),
+      });
+      const step = (name) => page.waitForSelector(`[data-testid="trace-step"][data-step="${name}"]`, { state: 'attached' });
+      // MLA, GQA with every score option under cross-attention and padding, d_model 2: each opens
+      await load({ sentences: ['the bat flew'], mask: { causal: true }, rope: { style: 'interleaved', base: 10000 },
+        mla: { kv_lora_rank: 2, qk_nope_head_dim: 2, qk_rope_head_dim: 2, v_head_dim: 3 } });
+      await step('c_kv');
+      await step('k_pe');
+      await load({ sentences: ['the cat sat', 'a dog'], kv_sentences: ['warm mat a dog ran', 'x'], d_model: 8, n_heads: 4,
+        n_kv_heads: 2, d_head: 3, scale: 0.25, softcap: 2, qk_norm: { eps: 1e-6 }, sinks: [0.5, -1, 0, 2],
+        mask: { padding: 'keys_and_queries', window: 1 } });
+      await step('q_norm');
+      await step('capped');
+      t.assert.match(await page.textContent('[data-testid="trace-step"][data-step="k_heads"] [data-testid="step-shape"]'), /\(2, 2, 5, 3\)/);
+      await load({ sentences: ['baseball bat bat'], d_model: 2, n_heads: 2, softcap: 0.5, sinks: [0, 1], alibi: true });
+      await step('capped');
+      t.assert.equal(await page.locator('[data-testid="error"]').count(), 0, 'a valid import shows no error');
+      // a bad option is named, with what it must be
+      await load({ sentences: ['bat'], softcap: 0 });
+      await waitForText(page, '[data-testid="error"]', /the softcap is 0: it must be a finite number greater than 0/);
+      await load({ sentences: ['bat'], sinks: [1] });
+      await waitForText(page, '[data-testid="error"]', /there are 1 attention sinks, but h = 2: one learned logit per query head/);
+      // the file's values are in the controls, the message beside the sinks field; one
+      // sink per head typed there, and the page redraws
+      const sinksError = page.locator('label:has([data-testid="sinks"]) [data-testid="error"], .al-field:has([data-testid="sinks"]) [data-testid="error"]');
+      t.assert.match(await sinksError.first().textContent(), /attention sinks/);
+      await nothingThrown(t, page);
+      await stillRedraws(t, page, async () => {
+        await page.fill('[data-testid="sinks"]', '1, 0.5');
+        await page.press('[data-testid="sinks"]', 'Enter');
+      });
+      t.assert.equal(await page.locator('[data-testid="error"]').count(), 0, 'the typed sinks are valid');
+    },
+  },
+  {
     name: 'import of an invalid scenario file ({bad): error shown, page still works',
     run: async (t) => {
       const page = await openApp(t);

@@ -2,10 +2,12 @@
 // First every awkward import in every lesson, then MONKEY_ACTIONS random actions in all
 // (tabs, lessons, Back/Next and arrow keys, pipeline steps, batch tabs, heatmap cursors,
 // typing, cross-attention, h, d_model, the mask, positions, shared scale, embedding edits
-// and drags, imports). After each action: no panic banner; at the end: no page or console
-// error, and the page still answers an edit.
+// and drags, imports, d_head, scale, softcap, QK-norm and sinks). After each action: no
+// panic banner; at the end: no page or console error, and the page still answers an edit.
 //
 //   MONKEY_SEED=7 MONKEY_ACTIONS=1000 node e2e/run.mjs --filter monkey   (or: make monkey SEED=7 ACTIONS=1000)
+
+import fs from 'node:fs';
 
 const SEED = Number(process.env.MONKEY_SEED ?? 20261122) >>> 0;
 const ACTIONS = Math.max(1, Number(process.env.MONKEY_ACTIONS ?? 300) | 0);
@@ -45,6 +47,22 @@ const IMPORTS = {
   'NaN as text': '{"sentences": ["bat"], "d_model": 3, "n_heads": 1, "embeddings": {"bat": ["NaN", 0, 0]}}',
   'h does not divide d_model': scenario({ sentences: ['baseball bat'], d_model: 5, n_heads: 2 }),
   'empty file': '',
+  // the score-range options together, under GQA, cross-attention and padding
+  'GQA, cross, scale, softcap, QK-norm, sinks': scenario({
+    sentences: ['the cat sat', 'a dog'], kv_sentences: ['warm mat a dog ran', 'x'], d_model: 8, n_heads: 4, n_kv_heads: 2,
+    d_head: 3, scale: 0.25, softcap: 2, qk_norm: { eps: 1e-6 }, sinks: [0.5, -1, 0, 2],
+    mask: { padding: 'keys_and_queries', fill: 'large_negative', window: 1 }, rope: { style: 'half', base: 100 },
+  }),
+  'd_model 2, softcap, sinks, ALiBi': scenario({
+    sentences: ['baseball bat bat'], d_model: 2, n_heads: 2, softcap: 0.5, sinks: [0, 1], alibi: true,
+  }),
+  'MLA (DeepSeek-V3), B = 2': JSON.stringify(JSON.parse(fs.readFileSync(new URL('../../crates/engine/tests/fixtures/mla_cross_sinks_softcap_window.scenario.json', import.meta.url)))),
+  'MLA, no weights': scenario({
+    sentences: ['the bat flew'], d_model: 4, n_heads: 2, mask: { causal: true },
+    rope: { style: 'interleaved', base: 10000 }, mla: { kv_lora_rank: 2, qk_nope_head_dim: 2, qk_rope_head_dim: 2, v_head_dim: 3 },
+  }),
+  'sinks of the wrong length': scenario({ sentences: ['bat'], d_model: 4, n_heads: 2, sinks: [1] }),
+  'softcap 0': scenario({ sentences: ['bat'], d_model: 4, n_heads: 2, softcap: 0 }),
 };
 
 const SENTENCES = [
@@ -148,6 +166,14 @@ export const tests = [
         ['rope base', 1, () => on('[data-testid="rope-base"]', async (el) => { if (await el.isEnabled()) await el.fill(choose(['10000', '100', '0.5', '-3', '1e40'])); })],
         ['alibi', 1, () => on('[data-testid="alibi"]', (el) => el.click())],
         ['window', 2, () => on('[data-testid="mask-window"]', (el) => el.fill(choose(['', '1', '2', '3', '0', '64'])))],
+        ['d_head', 1, () => on('[data-testid="d-head"]', (el) => el.fill(choose(['', '0', '1', '3', '6', '-2', '1.5', '9999'])))],
+        ['scale', 1, () => on('[data-testid="scale"]', (el) => el.fill(choose(['', '0.125', '1', '0', '-1', '1e308', '1e-320'])))],
+        ['softcap', 1, () => on('[data-testid="softcap"]', (el) => el.fill(choose(['', '0.5', '2', '50', '0', '-1', '1e-300'])))],
+        ['QK-norm', 1, () => on('[data-testid="qk-norm"]', (el) => el.click())],
+        ['sinks', 1, () => on('[data-testid="sinks"]', async (el) => {
+          await el.fill(choose(['', '0', '0.5, -1', '0, 0, 0, 0', '1, 2, 3', 'x', '1e400']));
+          await el.press('Enter');
+        })],
         ['shared scale', 1, () => on('[data-testid="shared-scale"]', (el) => el.click())],
         ['embedding edit', 2, async () => {
           const el = await pick('[data-testid="embedding-input"]');
