@@ -72,7 +72,7 @@ pub fn App() -> impl IntoView {
 
     let nav = LessonNav::new(all_lessons.clone(), text, settings, view_state, lesson);
     if let Some((id, n)) = page.lesson {
-        match find_lesson(&all_lessons, &id, n) {
+        match find_lesson(&all_lessons, &id, n, present.get_untracked()) {
             Ok(at) => nav.on_go.run(at),
             Err(notice) => url_notices.push(notice),
         }

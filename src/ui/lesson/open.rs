@@ -9,19 +9,27 @@ use crate::lessons::{self, Lesson};
 use crate::ui::state::settings::{self, Settings};
 
 /// The lesson whose id a link names, with the step kept in range, or the notice shown
-/// instead (the id cut to 40 characters).
+/// instead (the id cut to 40 characters). The notice says what the page shows in its
+/// place: the first lesson in presenter mode, which always shows a lesson, else the
+/// explorer.
 ///
 /// # Errors
 /// The notice, when no lesson has that id.
-pub fn find_lesson(lessons: &[Lesson], id: &str, step: usize) -> Result<(usize, usize), String> {
+pub fn find_lesson(
+    lessons: &[Lesson],
+    id: &str,
+    step: usize,
+    present: bool,
+) -> Result<(usize, usize), String> {
     match lessons.iter().position(|l| l.id == id) {
         Some(l) => {
             let last = lessons.get(l).map_or(0, |x| x.steps.len().saturating_sub(1));
             Ok((l, step.min(last)))
         }
         None => Err(format!(
-            "The link's lesson \"{}\" does not exist; showing the explorer.",
-            id.chars().take(40).collect::<String>()
+            "The link's lesson \"{}\" does not exist; showing {}.",
+            id.chars().take(40).collect::<String>(),
+            if present { "the first lesson" } else { "the explorer" }
         )),
     }
 }
@@ -74,16 +82,21 @@ mod tests {
     fn a_link_names_a_lesson_and_a_step_in_range() {
         let all = lessons::lessons();
         let first = &all[0];
-        assert_eq!(find_lesson(&all, first.id, 1), Ok((0, 1)));
-        assert_eq!(find_lesson(&all, first.id, 10_000), Ok((0, first.steps.len() - 1)));
+        assert_eq!(find_lesson(&all, first.id, 1, false), Ok((0, 1)));
+        assert_eq!(find_lesson(&all, first.id, 10_000, true), Ok((0, first.steps.len() - 1)));
         let last = all.len() - 1;
-        assert_eq!(find_lesson(&all, all[last].id, 0), Ok((last, 0)));
+        assert_eq!(find_lesson(&all, all[last].id, 0, false), Ok((last, 0)));
         assert_eq!(
-            find_lesson(&all, "nope", 0),
+            find_lesson(&all, "nope", 0, false),
             Err("The link's lesson \"nope\" does not exist; showing the explorer.".to_owned())
         );
+        // presenter mode opens the first lesson instead, and says so
+        assert_eq!(
+            find_lesson(&all, "nope", 0, true),
+            Err("The link's lesson \"nope\" does not exist; showing the first lesson.".to_owned())
+        );
         let long = "x".repeat(100);
-        assert!(find_lesson(&all, &long, 0).unwrap_err().contains(&format!("\"{}\"", "x".repeat(40))));
+        assert!(find_lesson(&all, &long, 0, false).unwrap_err().contains(&format!("\"{}\"", "x".repeat(40))));
     }
 
     #[test]
