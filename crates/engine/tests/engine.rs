@@ -1327,3 +1327,25 @@ proptest! {
         check_close("output", &data(get(&trace, "output")), &output, 1e-9);
     }
 }
+
+/// The parameter count the page writes: the projections, then QK-norm's two weights of d_k
+/// and one sink per head, each counted by hand; none under MLA.
+#[test]
+fn parameters_count_the_norms_and_sinks_too() {
+    let mut s = scenario(&["the cat sat"], 4, 2);
+    assert_eq!(run(&s).unwrap().parameters(), Some(("4·d_model² + 4·d_model".to_owned(), 80)));
+    s.qk_norm = Some(attention_engine::scenario::QkNorm { q_weight: vec![], k_weight: vec![], eps: 1e-6 });
+    s.sinks = Some(vec![1.0, -1.0]);
+    // 80 + 2·d_k (2·2) + h (2)
+    assert_eq!(
+        run(&s).unwrap().parameters(),
+        Some(("4·d_model² + 4·d_model + 2·d_k (QK-norm) + h (sinks)".to_owned(), 86))
+    );
+    // d_head 3, h_kv 1: W_Q 4×6 and W_O 6×4, W_K and W_V 4×3, biases 6 + 4 + 3 + 3 = 94,
+    // + 2·3 + 2
+    s.d_head = Some(3);
+    s.n_kv_heads = Some(1);
+    let (formula, n) = run(&s).unwrap().parameters().unwrap();
+    assert!(formula.starts_with("2·d_model·h·d_k + h·d_k"), "{formula}");
+    assert_eq!(n, 24 + 24 + 12 + 12 + 16 + 6 + 2);
+}

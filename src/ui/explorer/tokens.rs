@@ -24,45 +24,41 @@ pub fn Overview(
     let sizes_view = move || {
         shown.get().map(|t| {
             let z = t.sizes;
-            let t = match z.t_k {
+            let lengths = match z.t_k {
                 Some(t_k) => format!("T_q = {}, T_k = {t_k}", z.t),
                 None => format!("T = {}", z.t),
             };
-            let q_width = z.n_heads * z.d_k;
-            match z.n_kv_heads {
-                // a head size of its own: W_Q is d_model × h·d_k, W_O h·d_k × d_model
-                _ if q_width != z.d_model => format!(
-                    "B = {}, {t}, d_model = {}, h = {}, h_kv = {}, d_k = {} (its own: h·d_k = {q_width}) · parameters \
-                     2·d_model·h·d_k + h·d_k + d_model + 2·d_model·h_kv·d_k + 2·h_kv·d_k = {}",
-                    z.b,
-                    z.d_model,
-                    z.n_heads,
-                    z.kv_heads(),
-                    z.d_k,
-                    engine::weights::parameter_count_heads(z.d_model, q_width, z.kv_heads() * z.d_k)
-                ),
-                None => format!(
-                    "B = {}, {t}, d_model = {}, h = {}, d_k = {} · parameters 4·d_model² + 4·d_model = {}",
-                    z.b,
-                    z.d_model,
-                    z.n_heads,
-                    z.d_k,
-                    engine::weights::parameter_count(z.d_model)
-                ),
-                // grouped-query attention: W_K and W_V are d_model × h_kv·d_k
-                Some(h_kv) => format!(
-                    "B = {}, {t}, d_model = {}, h = {}, h_kv = {h_kv}, d_k = {} · parameters \
-                     2·d_model² + 2·d_model·h_kv·d_k + 2·d_model + 2·h_kv·d_k = {} (not {} with h_kv = h) · \
-                     K/V cache 2·h_kv·d_k = {} numbers per token",
-                    z.b,
-                    z.d_model,
-                    z.n_heads,
-                    z.d_k,
-                    engine::weights::parameter_count_kv(z.d_model, h_kv * z.d_k),
-                    engine::weights::parameter_count(z.d_model),
-                    2 * h_kv * z.d_k
-                ),
-            }
+            let h_kv = match (z.n_kv_heads, z.n_heads * z.d_k != z.d_model) {
+                (Some(_), _) | (None, true) => format!(", h_kv = {}", z.kv_heads()),
+                (None, false) => String::new(),
+            };
+            let own = if z.n_heads * z.d_k == z.d_model {
+                String::new()
+            } else {
+                format!(" (its own: h·d_k = {})", z.n_heads * z.d_k)
+            };
+            let counted = t.parameters();
+            let parameters = counted.as_ref().map_or_else(
+                || " · MLA: the projections are in the pipeline's steps".to_owned(),
+                |(formula, n)| format!(" · parameters {formula} = {n}"),
+            );
+            // grouped-query attention: what h_kv = h would cost (the same norms and sinks),
+            // and the cache per token
+            let grouped = match (z.n_kv_heads, counted) {
+                (Some(h_kv), Some((_, n))) if z.n_heads * z.d_k == z.d_model => {
+                    let projections = engine::weights::parameter_count_kv(z.d_model, h_kv * z.d_k);
+                    format!(
+                        " (not {} with h_kv = h) · K/V cache 2·h_kv·d_k = {} numbers per token",
+                        n - projections + engine::weights::parameter_count(z.d_model),
+                        2 * h_kv * z.d_k
+                    )
+                }
+                _ => String::new(),
+            };
+            format!(
+                "B = {}, {lengths}, d_model = {}, h = {}{h_kv}, d_k = {}{own}{parameters}{grouped}",
+                z.b, z.d_model, z.n_heads, z.d_k
+            )
         })
     };
     // a token whose vector is not a toy one (no lexicon entry, not given) is marked: its

@@ -156,6 +156,37 @@ impl Trace {
         row.iter().enumerate().filter(|(_, v)| (max - **v).abs() <= 1e-12).map(|(j, _)| j).collect()
     }
 
+    /// The layer's learned numbers, as the page writes them: the formula in the sizes'
+    /// names and its value. The projections (see [`crate::weights::parameter_count_heads`]),
+    /// then QK-norm's two weights of `d_k` and one sink logit per head, when the run has
+    /// them. `None` under MLA, whose projections have shapes of their own.
+    pub fn parameters(&self) -> Option<(String, usize)> {
+        use crate::weights::parameter_count_heads;
+        if self.mla.is_some() {
+            return None;
+        }
+        let z = &self.sizes;
+        let (q_width, kv_width) = (z.n_heads * z.d_k, z.kv_heads() * z.d_k);
+        let mut formula = if q_width != z.d_model {
+            "2·d_model·h·d_k + h·d_k + d_model + 2·d_model·h_kv·d_k + 2·h_kv·d_k"
+        } else if z.n_kv_heads.is_some() {
+            "2·d_model² + 2·d_model·h_kv·d_k + 2·d_model + 2·h_kv·d_k"
+        } else {
+            "4·d_model² + 4·d_model"
+        }
+        .to_owned();
+        let mut count = parameter_count_heads(z.d_model, q_width, kv_width);
+        if self.qk_norm.is_some() {
+            formula.push_str(" + 2·d_k (QK-norm)");
+            count += 2 * z.d_k;
+        }
+        if !self.sinks.is_empty() {
+            formula.push_str(" + h (sinks)");
+            count += self.sinks.len();
+        }
+        Some((formula, count))
+    }
+
     /// True for cross-attention runs.
     pub fn is_cross(&self) -> bool {
         self.kv_tokens.is_some()
