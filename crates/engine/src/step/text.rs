@@ -246,6 +246,7 @@ impl StepName {
                             Portes et al., 2023), with a slope m_h per head. The paper's m_h·(j − i) would reward \
                             every later key"
                 .into(),
+            Self::Biased if softcap.is_some() => "Add ALiBi's bias to the capped scores".into(),
             Self::Biased => "Add ALiBi's bias to the scaled scores".into(),
             Self::Scores => "Dot every query with every key, in each head: Q Kᵀ".into(),
             Self::Scaled => match scale {
