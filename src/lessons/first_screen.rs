@@ -52,7 +52,15 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
         }
         _ => format!("“{q}” attends most to “{k}”{heads}: {}.", num(v)),
     };
-    Some(sentence + &caveat)
+    // with an attention sink the row sums to less than 1: say where the rest went, so that
+    // "most" is not read as most of the whole row
+    let sink = if trace.sinks.is_empty() {
+        String::new()
+    } else {
+        let rest = 1.0 - w.row(i).iter().filter(|x| x.is_finite()).sum::<f64>();
+        format!(" The head's sink takes {} of this row.", num(rest))
+    };
+    Some(sentence + &sink + &caveat)
 }
 
 #[cfg(test)]
@@ -63,6 +71,22 @@ mod tests {
 
     fn default_trace() -> Trace {
         run(&scenario(DEFAULT_TEXT, &Settings::default()).0).unwrap()
+    }
+
+    #[test]
+    fn with_a_sink_the_caption_says_what_the_sink_takes() {
+        let (mut s, _) = scenario(DEFAULT_TEXT, &Settings::default());
+        s.sinks = Some(vec![2.0]);
+        let t = run(&s).unwrap();
+        let w = t.step(StepName::Weights).unwrap().matrix(0, 0).unwrap();
+        let text = caption(&t, 0).unwrap();
+        // the row the caption is about: its query is the caption's first word
+        let q =
+            (0..t.query_length(0)).find(|&i| text.starts_with(&format!("“{}”", token(&t, 0, i)))).unwrap();
+        let rest = 1.0 - w.row(q).sum();
+        assert!(rest > 0.1, "{rest}");
+        assert!(text.contains(&format!("The head's sink takes {} of this row.", num(rest))), "{text}");
+        assert!(!caption(&default_trace(), 0).unwrap().contains("sink"));
     }
 
     #[test]
