@@ -101,8 +101,9 @@ pub fn lesson() -> Lesson {
             LessonStep::new("A head with nothing to read", scenario(1.0, None, None), S::Weights, |t| {
                 format!(
                     "Each token here has three features: thing, action, and a third that every token shares \
-                     (1). This head looks for things. \"{on}\" is no thing: its masked scores are {}, the same \
-                     for every key it may see, because nothing in the sentence answers its query. Still softmax must give \
+                     (1). With Q = K = x, a word's query asks for its own features: a thing for a thing, an action \
+                     for an action. \"{on}\" has only the shared one: its masked scores are {}, the same for every \
+                     key it may see, because nothing in the sentence answers its query. Still softmax must give \
                      out a whole 1: each of the {} keys \"{on}\" sees gets {}. Its output is an average of \
                      values it did not need, passed on to the next layer.",
                     row(t, S::Masked, 0, 0, ON),
@@ -121,7 +122,7 @@ pub fn lesson() -> Lesson {
                      feature is 5 instead of 1. \"{on}\" now puts {} on \"{bos}\" and {} on each other key, \
                      while \"{cat}\", which finds a thing (itself), still gives \"{cat}\" {}. Under a causal \
                      mask the first token is the one key every query sees, which is why a head's picture so \
-                     often lights up its first column (bertviz users ask why \"every token focuses on the \
+                     often lights up its first column (a bertviz user finds it \"strange that every token focus on the \
                      first token\"). In trained models the first token's value is usually small, so what is parked there adds little \
                      to the output.",
                     super::num(at(t, S::Weights, 0, 0, ON, 0)),
@@ -149,7 +150,7 @@ pub fn lesson() -> Lesson {
                      joins every row's softmax as one more column, and that column is then dropped: weights \
                      = softmax([scores, s])[:-1]. No token has to serve as the parking place. \"{on}\" gives \
                      each key {}, and its row sums to {}: the other {} went to no token, so its output is \
-                     smaller, not an average of what it did not need. \"{cat}\", which finds a thing, keeps \
+                     not an average of what it did not need. \"{cat}\", which finds a thing, keeps \
                      {} of its row.",
                     super::num(at(t, S::Weights, 0, 0, ON, 0)),
                     sum_of(t, ON),
