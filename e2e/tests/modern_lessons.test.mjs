@@ -76,4 +76,27 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'lesson questions read a decimal comma and a fraction; other text gets a message, not a verdict',
+    run: async (t) => {
+      // score-range step 2: 5·tanh(8/5) = 4.61, typed with a comma as a phone's keyboard may give
+      let page = await t.gotoApp('lesson=score-range&ls=1');
+      await page.fill('[data-testid="quiz-number"]', 'abc');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="quiz-unreadable"]:not([hidden])');
+      t.assert.ok(await page.isHidden('[data-testid="quiz-reveal"]'), 'no verdict for text that is not a number');
+      await page.fill('[data-testid="quiz-number"]', '4,61');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right/);
+      t.assert.ok(await page.isHidden('[data-testid="quiz-unreadable"]'));
+      // masks step 2: a fraction
+      page = await t.gotoApp('lesson=masks&ls=1');
+      await page.fill('[data-testid="quiz-number"]', '1/2');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /0\.5/);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

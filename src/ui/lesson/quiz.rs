@@ -6,6 +6,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::Trace;
+use crate::format::read_typed_number;
 use crate::lessons::{Quiz, QuizKind};
 use crate::ui::widgets::choices::ChoiceButtons;
 
@@ -37,11 +38,14 @@ pub fn QuizView(
         revealed.set(Some(position.get_untracked()));
     };
     // a new step asks afresh
+    let typed = RwSignal::new(String::new());
+    // true after Check with text that is not a number
+    let unreadable = RwSignal::new(false);
     Effect::new(move |_| {
         position.track();
         answer.set(None);
+        unreadable.set(false);
     });
-    let typed = RwSignal::new(String::new());
     let question = move || trace.get().map(|t| (quiz.question)(&t)).unwrap_or_default();
     let verdict = move || {
         let t = trace.get()?;
@@ -65,19 +69,27 @@ pub fn QuizView(
             .into_any()
         }
         QuizKind::Number { .. } => {
+            // a decimal comma and a fraction read as numbers too (a phone's keyboard may
+            // offer only the comma): the same reader as the check-yourself
             let check = move || {
-                if let Ok(x) = typed.get_untracked().trim().parse::<f64>() {
-                    answered(Answer::Number(x));
+                let text = typed.get_untracked();
+                match read_typed_number(&text) {
+                    Some(x) => {
+                        unreadable.set(false);
+                        answered(Answer::Number(x));
+                    }
+                    None => unreadable.set(!text.trim().is_empty()),
                 }
             };
             view! {
                 <input
-                    type="number"
-                    step="0.01"
+                    type="text"
+                    inputmode="decimal"
+                    autocomplete="off"
                     data-testid="quiz-number"
                     aria-label="Your answer"
-                    // not bound back to `typed`: writing the value while it is typed drops
-                    // a trailing "." (typing 0.5 gave 50)
+                    // not bound back to `typed`: writing the value while it is typed would
+                    // move the cursor
                     on:input=move |ev| typed.set(event_target_value(&ev))
                     on:keydown=move |ev| {
                         if ev.key() == "Enter" {
@@ -93,6 +105,14 @@ pub fn QuizView(
                 >
                     "Check"
                 </button>
+                <span
+                    class="al-error"
+                    data-testid="quiz-unreadable"
+                    aria-live="polite"
+                    hidden=move || !unreadable.get()
+                >
+                    "Type a number, e.g. 0.25, 1/8 or 0,25."
+                </span>
             }
             .into_any()
         }
