@@ -97,8 +97,21 @@ pub fn LessonTools(
                 data-testid="present"
                 on:click=move |_| present.update(|p| *p = !*p)
             >
+                // the keys in brackets are hidden on a touch screen, which has no keyboard
                 {move || {
-                    if present.get() { "Leave presenter mode (Esc)" } else { "Present (full screen with F)" }
+                    if present.get() {
+                        view! {
+                            "Leave presenter mode"
+                            <span class="al-key-hint">" (Esc)"</span>
+                        }
+                            .into_any()
+                    } else {
+                        view! {
+                            "Present"
+                            <span class="al-key-hint">" (full screen with F)"</span>
+                        }
+                            .into_any()
+                    }
                 }}
             </button>
         </div>
