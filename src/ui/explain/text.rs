@@ -208,6 +208,8 @@ pub fn term_list(ex: &Explanation, show_all: bool) -> TermList {
         Kind::Sum if ex.terms.iter().any(|t| t.kind == TermKind::Bias) => {
             format!("{n_terms} terms, added (the bias is the last term)")
         }
+        // a scale or a cap is one product: nothing is added
+        Kind::Sum if n_terms == 1 => "one term".to_owned(),
         Kind::Sum => format!("{n_terms} terms, added"),
         Kind::Softmax { .. } => format!("{n_terms} exps of the row (the denominator is their sum)"),
         Kind::Quotient { .. } => "numerator and denominator".to_owned(),
@@ -442,6 +444,10 @@ mod tests {
         let s = explain(&trace(), StepName::Scores, &[0, 0, 1, 0]).unwrap();
         assert_eq!(term_list(&s, false), term_list(&s, true));
         assert_eq!(term_list(&s, false).heading, "3 terms, added");
+        // d_k = 1: a score is one product, and nothing is added
+        let one = crate::engine::run(&crate::engine::Scenario::identity(&["baseball bat"], 2, 2)).unwrap();
+        let s = explain(&one, StepName::Scores, &[0, 0, 1, 0]).unwrap();
+        assert_eq!(term_list(&s, false).heading, "one term");
     }
 
     #[test]
