@@ -184,4 +184,50 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'first paint: a challenge link paints its story before the wasm, and the app keeps that node, where it was, as the largest paint',
+    run: async (t) => {
+      const { page } = t;
+      // every largest-contentful-paint entry's element, kept as it comes
+      await page.addInitScript(() => {
+        window.__lcp = [];
+        new PerformanceObserver((l) => window.__lcp.push(...l.getEntries())).observe({ type: 'largest-contentful-paint', buffered: true });
+      });
+      const box = (sel) => page.$eval(sel, (e) => {
+        const b = e.getBoundingClientRect();
+        return `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)}`;
+      });
+      const words = JSON.parse(await (await page.request.get(t.url('/challenge-words.json'))).text());
+      for (const [id, width] of [['cat-mat', 412], ['gqa-heads', 1440]]) {
+        const want = words.challenges.find((c) => c.id === id);
+        t.assert.ok(want, id);
+        await page.setViewportSize({ width, height: 800 });
+        const release = await holdWasm(page);
+        await page.goto(t.url(`/?challenge=${id}`));
+        const story = '[data-first-paint="challenge-story"]';
+        await page.waitForSelector(`[data-testid="shell"] ${story}`);
+        t.assert.equal((await page.textContent(story)).trim(), want.story, id);
+        t.assert.equal(await page.locator('main').count(), 1, `${id}: a main landmark while loading`);
+        // the shell's story is the largest paint before the wasm
+        await page.waitForFunction(() => window.__lcp.some((e) => e.element?.matches('[data-first-paint]')));
+        const before = await box(story);
+        await page.evaluate((s) => { window.__firstStory = document.querySelector(s); }, story);
+        release();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        await page.waitForSelector('[data-testid="challenge-goal"]');
+        t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, id);
+        const kept = await page.evaluate(() => {
+          const own = document.querySelector('[data-testid="challenge"] [data-testid="challenge-story"]');
+          const last = window.__lcp[window.__lcp.length - 1];
+          return { same: own === window.__firstStory, connected: window.__firstStory.isConnected, lcpIsIt: last?.element === own, stories: document.querySelectorAll('.al-challenge-story').length };
+        });
+        t.assert.deepEqual(kept, { same: true, connected: true, lcpIsIt: true, stories: 1 }, `${id} at ${width} px: the app keeps the first paint's story, the last LCP`);
+        t.assert.equal(await box('[data-testid="challenge-story"]'), before, `${id} at ${width} px: where the first paint put it`);
+        t.assert.deepEqual(await layoutShifts(page), [], `${id} at ${width} px: layout shifts`);
+        t.assert.ok(await page.locator('main').count() >= 1, `${id}: a main landmark in the app`);
+        await page.unroute(/\.wasm$/);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

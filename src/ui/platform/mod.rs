@@ -10,6 +10,7 @@ pub mod address;
 pub mod canvas;
 pub mod clipboard;
 pub mod files;
+pub mod first_paint;
 pub mod focus;
 pub mod screen;
 pub mod service_worker;
