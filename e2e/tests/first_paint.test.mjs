@@ -184,4 +184,57 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'first paint: a challenge link and a lesson step\'s embed paint their words before the wasm, and the app keeps those nodes, where they were, as the largest paint',
+    run: async (t) => {
+      const { page } = t;
+      // every largest-contentful-paint entry's element, kept as it comes
+      await page.addInitScript(() => {
+        window.__lcp = [];
+        new PerformanceObserver((l) => window.__lcp.push(...l.getEntries())).observe({ type: 'largest-contentful-paint', buffered: true });
+      });
+      const box = (sel) => page.$eval(sel, (e) => {
+        const b = e.getBoundingClientRect();
+        return `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)}`;
+      });
+      const challenges = JSON.parse(await (await page.request.get(t.url('/challenge-words.json'))).text()).challenges;
+      const lessons = JSON.parse(await (await page.request.get(t.url('/lesson-words.json'))).text()).lessons;
+      const masks1 = lessons.find((l) => l.id === 'masks').steps[1];
+      // the link, the width, the painted node's key, the app's node and the words it must hold
+      const cases = [
+        ['?challenge=cat-mat', 412, 'challenge-story', '[data-testid="challenge-story"]', challenges.find((c) => c.id === 'cat-mat').story],
+        ['?challenge=gqa-heads', 1440, 'challenge-story', '[data-testid="challenge-story"]', challenges.find((c) => c.id === 'gqa-heads').story],
+        ['?lesson=masks&ls=1&embed=1', 412, 'embed-question', '[data-testid="embed-question"]', `Question: ${masks1.question} Answer it in the full page (the link below).`],
+        ['?lesson=masks&ls=1&embed=1', 800, 'embed-text', '[data-testid="embed-text"]', masks1.text],
+      ];
+      for (const [q, width, key, own, text] of cases) {
+        await page.setViewportSize({ width, height: 800 });
+        const release = await holdWasm(page);
+        await page.goto(t.url(`/${q}`));
+        const painted = `[data-first-paint="${key}"]`;
+        await page.waitForSelector(`[data-testid="shell"] ${painted}`);
+        t.assert.equal((await page.textContent(painted)).trim(), text, q);
+        t.assert.equal(await page.locator('main').count(), 1, `${q}: a main landmark while loading`);
+        // a paint of the first paint's words is reported before the wasm
+        await page.waitForFunction(() => window.__lcp.some((e) => e.element?.closest('[data-testid="shell-lesson"], [data-testid="shell-challenges"]')));
+        const before = await box(painted);
+        await page.evaluate((s) => { window.__painted = document.querySelector(s); }, painted);
+        release();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        await page.waitForSelector(own);
+        t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
+        const kept = await page.evaluate((s) => {
+          const last = window.__lcp[window.__lcp.length - 1];
+          return { same: document.querySelector(s) === window.__painted, connected: window.__painted.isConnected, lastLcpKept: !!last?.element?.isConnected && last.element.hasAttribute('data-first-paint') };
+        }, own);
+        t.assert.deepEqual(kept, { same: true, connected: true, lastLcpKept: true }, `${q} at ${width} px: the app keeps the first paint's node, the largest paint`);
+        t.assert.equal((await page.textContent(own)).trim(), text, q);
+        t.assert.equal(await box(own), before, `${q} at ${width} px: where the first paint put it`);
+        t.assert.deepEqual(await layoutShifts(page), [], `${q} at ${width} px: layout shifts`);
+        t.assert.ok(await page.locator('main').count() >= 1, `${q}: a main landmark in the app`);
+        await page.unroute(/\.wasm$/);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

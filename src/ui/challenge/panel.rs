@@ -11,8 +11,9 @@ use crate::challenges::{self, builtin, Challenge};
 use crate::engine::{Scenario, Trace};
 
 use crate::ui::challenge::editors::ChallengeEditors;
-use crate::ui::challenge::text::{edit_words, solved_ids, why_it_works};
+use crate::ui::challenge::text::{edit_words, solved_ids, training_item, why_it_works, LIST_TITLE};
 use crate::ui::challenge::weights::ChallengeWeights;
+use crate::ui::platform::first_paint;
 
 /// The `localStorage` key of the solved challenges' ids, one line each.
 const STORAGE_KEY: &str = "attention-lens-solved";
@@ -87,8 +88,9 @@ pub fn ChallengeMode(
             }
         }
     });
+    // a <main>: the page's main landmark in this mode (the explorer's is not built here)
     view! {
-        <div class="al-challenges" data-testid="challenges">
+        <main class="al-challenges" data-testid="challenges">
             <ChallengeList open=open solved=solved imported=imported />
             {move || {
                 challenge
@@ -118,7 +120,7 @@ pub fn ChallengeMode(
                         }
                     })
             }}
-        </div>
+        </main>
     }
 }
 
@@ -163,16 +165,15 @@ fn ChallengeList(
         .collect_view();
     // the training challenges are played in the Learn view (a link: it opens that view)
     // numbered after the built-in ones, whose titles carry their numbers
-    let first = list_len + 1;
     let training = crate::challenges::training::all()
         .into_iter()
         .enumerate()
         .map(|(i, c)| {
-            let href = format!("?learn={}&learn_challenge={}", c.start.task.name(), c.id);
+            let (title, href) = training_item(list_len, i, &c);
             view! {
                 <li>
                     <a class="al-tab" data-testid="challenge-training" data-id=c.id href=href>
-                        {format!("{}. {} (in the Learn view)", first + i, c.title)}
+                        {title}
                     </a>
                 </li>
             }
@@ -181,7 +182,7 @@ fn ChallengeList(
 
     view! {
         <nav class="al-challenge-list" aria-label="Challenges">
-            <h2>"Challenges: build the head yourself"</h2>
+            <h2>{LIST_TITLE}</h2>
             <ol>{items} {training}</ol>
             <button
                 type="button"
@@ -274,10 +275,19 @@ fn OpenChallenge(
     let met = Signal::derive(move || progress.with(|p| p.as_ref().is_some_and(|p| p.met)));
     let goal_text = c.goal.describe();
     let goal_for_why = c.goal.clone();
+    // the story index.html painted first (a challenge link), taken over in place
+    let story = NodeRef::<leptos::html::P>::new();
+    Effect::new(move |_| {
+        if let Some(p) = story.get() {
+            first_paint::adopt("challenge-story", &p);
+        }
+    });
     view! {
         <section class="al-challenge" data-testid="challenge" aria-labelledby="al-challenge-title">
             <h2 id="al-challenge-title">{c.title.clone()}</h2>
-            <p class="al-challenge-story">{c.story.clone()}</p>
+            <p class="al-challenge-story" data-testid="challenge-story" node_ref=story>
+                {c.story.clone()}
+            </p>
             <p
                 class="al-challenge-goal"
                 data-testid="challenge-goal"

@@ -8,6 +8,43 @@ use crate::challenges::{Edit, Goal, Matrix};
 use crate::engine::{explain, top_terms, StepName, Trace};
 use crate::format::exact;
 
+/// The challenge list's heading.
+pub const LIST_TITLE: &str = "Challenges: build the head yourself";
+
+/// A training challenge's line in the list (numbered after the `built_in` built-in ones)
+/// and its link, which opens the Learn view.
+pub fn training_item(
+    built_in: usize,
+    i: usize,
+    c: &crate::challenges::training::TrainingChallenge,
+) -> (String, String) {
+    let title = format!("{}. {} (in the Learn view)", built_in + 1 + i, c.title);
+    let href = format!("?learn={}&learn_challenge={}", c.start.task.name(), c.id);
+    (title, href)
+}
+
+/// What index.html paints for a challenge link (`?challenge=ID`) before the WebAssembly
+/// arrives: the list's heading, every built-in challenge's id, title and story, and the
+/// training challenges' lines, as the app writes them. It is
+/// `assets/challenge-words.json`, fetched from index.html's head for a challenge link; a
+/// native test holds the file equal to this. The app takes the painted story paragraph
+/// over in place (`platform::first_paint`), so the first paint's node is the one it keeps.
+pub fn challenge_words_json() -> String {
+    use serde_json::json;
+    let built_in = crate::challenges::builtin::all();
+    let training: Vec<_> = crate::challenges::training::all()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (title, href) = training_item(built_in.len(), i, c);
+            json!({ "title": title, "href": href })
+        })
+        .collect();
+    let challenges: Vec<_> =
+        built_in.iter().map(|c| json!({ "id": c.id, "title": c.title, "story": c.story })).collect();
+    format!("{}\n", json!({ "list": LIST_TITLE, "challenges": challenges, "training": training }))
+}
+
 /// The query word, key word, head and sentence a goal is about, for "which numbers made
 /// it work".
 fn pair(goal: &Goal) -> Option<(&str, &str, usize, usize)> {
@@ -104,6 +141,30 @@ mod tests {
     use super::*;
     use crate::challenges::builtin;
     use crate::engine::{run, MaskConfig, Positional};
+
+    /// `assets/challenge-words.json` is the app's challenge list and stories
+    /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
+    #[test]
+    fn first_screen_challenge_words_are_the_apps() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/challenge-words.json");
+        let json = challenge_words_json();
+        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
+            std::fs::write(path, &json).unwrap();
+        }
+        assert!(
+            std::fs::read_to_string(path).is_ok_and(|have| have == json),
+            "assets/challenge-words.json is not the app's: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
+        );
+        // every built-in challenge, its story as the panel writes it
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let all = builtin::all();
+        assert_eq!(parsed["challenges"].as_array().unwrap().len(), all.len());
+        for (c, got) in all.iter().zip(parsed["challenges"].as_array().unwrap()) {
+            assert_eq!(got["id"], c.id.as_str());
+            assert_eq!(got["story"], c.story.as_str());
+        }
+        assert_eq!(parsed["training"].as_array().unwrap().len(), crate::challenges::training::all().len());
+    }
 
     #[test]
     fn the_winning_pair_is_explained_by_its_products() {

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use crate::engine::trace::shape_text;
 use crate::lessons::{meta_line, Extra, Lesson};
 use crate::ui::explorer::tensors::{shown_step, TensorView};
+use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
 
 /// The CSS px the link back and the frame's margins take under the figure.
@@ -121,12 +122,24 @@ pub fn EmbedView(
         let href = crate::ui::platform::address::href();
         href.replace("&embed=1", "").replace("?embed=1&", "?").replace("?embed=1", "")
     };
+    // the words and question index.html painted first (a lesson step's embed link),
+    // taken over in place
+    let text_ref = NodeRef::<leptos::html::P>::new();
+    let question_ref = NodeRef::<leptos::html::P>::new();
+    Effect::new(move |_| {
+        if let Some(p) = text_ref.get() {
+            first_paint::adopt("embed-text", &p);
+        }
+        if let Some(p) = question_ref.get() {
+            first_paint::adopt("embed-question", &p);
+        }
+    });
     let header = move || {
         words.get().map(|(meta, title, text, question)| {
             // a question step is answered in the full page (the embed has no inputs)
             let question = question.map(|q| {
                 view! {
-                    <p class="al-embed-text" data-testid="embed-question">
+                    <p class="al-embed-text" data-testid="embed-question" node_ref=question_ref>
                         <strong>"Question: "</strong>
                         {q}
                         " Answer it in the full page (the link below)."
@@ -137,7 +150,7 @@ pub fn EmbedView(
                 <header class="al-embed-words" data-testid="embed-words" node_ref=header>
                     <p class="al-lesson-meta">{meta}</p>
                     <h2 data-testid="embed-title">{title}</h2>
-                    <p class="al-embed-text" data-testid="embed-text">
+                    <p class="al-embed-text" data-testid="embed-text" node_ref=text_ref>
                         {text}
                     </p>
                     {question}

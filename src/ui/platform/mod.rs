@@ -1,5 +1,6 @@
 //! The browser's plumbing, one file per concern: the address, the screen, downloads,
-//! timing marks, canvas writes, the clipboard, the service worker and the task queue.
+//! index.html's first paint handed over, timing marks, canvas writes, the clipboard, the
+//! service worker and the task queue.
 //! Each fails quietly (a missing download is better than a dead page).
 //!
 //! Shared: imports nothing of `ui`.
@@ -10,6 +11,7 @@ pub mod address;
 pub mod canvas;
 pub mod clipboard;
 pub mod files;
+pub mod first_paint;
 pub mod focus;
 pub mod screen;
 pub mod service_worker;
