@@ -286,8 +286,10 @@ pub fn softmax(s: &[f64], p: &mut [f64], t: usize) {
             p_row.fill(0.0);
             continue;
         }
+        // a blocked key's exp(−∞) is exactly 0: written without calling exp (most of a
+        // causal map's keys are blocked, and exp is a tenth of a training step)
         for (p, &s) in p_row.iter_mut().zip(s_row) {
-            *p = (s - max).exp();
+            *p = if s == f64::NEG_INFINITY { 0.0 } else { (s - max).exp() };
         }
         let sum: f64 = p_row.iter().sum();
         for p in p_row.iter_mut() {
