@@ -185,6 +185,37 @@ export const tests = [
       await drawnAndClean(t, page, 'the Learn view with the engine refusing its settings, 375 px, dark');
     },
   },
+  {
+    name: 'axe: the Learn view\'s challenge bar: open with its hints, then met with its why, at 1440 and 375 px, light and dark',
+    timeoutMs: 180000,
+    run: async (t) => {
+      const GOAL = '[data-testid="learn-challenge-goal"]';
+      // the start: the story, the goal, every hint shown, the unmet progress line
+      let page = await t.gotoApp('learn=previous-token&learn_challenge=previous-token-95');
+      await page.waitForSelector('[data-testid="learn-challenge"]');
+      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      while (await page.isEnabled('[data-testid="learn-challenge-hint-next"]')) {
+        await page.click('[data-testid="learn-challenge-hint-next"]');
+      }
+      await page.waitForFunction(() => /^Press Play/.test(document.querySelector('[data-testid="learn-challenge-progress"]')?.textContent ?? ''));
+      await drawnAndClean(t, page, 'the training challenge, hints shown, 1440 px');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await drawnAndClean(t, page, 'the training challenge, hints shown, 375 px');
+      // a solution from the link (learned positions at 0.03), played fast until the goal is met
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      page = await t.gotoApp('learn=previous-token&learn_challenge=previous-token-95&learn_pos=learned&learn_lr=0.03');
+      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      await page.selectOption('[data-testid="learn-speed"]', 'fast');
+      await page.click('[data-testid="learn-play"]');
+      await page.waitForFunction((sel) => document.querySelector(sel)?.dataset.met === 'true', GOAL, { timeout: 60000 });
+      await page.waitForSelector('[data-testid="learn-challenge-why"]');
+      await page.waitForSelector('[data-testid="learn-status"][data-busy="false"]');
+      await drawnAndClean(t, page, 'the training challenge met, its why shown, 1440 px, dark');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await drawnAndClean(t, page, 'the training challenge met, its why shown, 375 px, dark');
+    },
+  },
 ];
 
 tests.push({

@@ -25,27 +25,28 @@ pub fn head_mut(row: &mut [f64], hh: usize, d_k: usize) -> &mut [f64] {
 }
 
 /// `Σ a_i·b_i`, in four interleaved partial sums (so the products pipeline), added
-/// pairwise at the end. Plain index loops over slices cut to one length: the release
-/// profile's `opt-level = "z"` does not inline iterator adapters, and these two loops are
-/// most of a training step (BENCHMARKS.md).
+/// pairwise at the end: `(acc0 + acc1) + (acc2 + acc3) + tail`, where `acc_c` sums the
+/// products at `i ≡ c (mod 4)` in order and `tail` the last `n mod 4`. Over chunks of
+/// exactly four, so the compiler drops the bounds checks and pairs the sums in two-lane
+/// registers; the release profile's `opt-level = "z"` does not inline iterator adapters,
+/// hence the plain loops (BENCHMARKS.md).
 #[inline(always)]
-#[allow(clippy::indexing_slicing)] // every index is below n, the shorter length
+#[allow(clippy::indexing_slicing)] // every chunk has exactly four numbers; j < the tails' length
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (a_tail, b_tail) = (a4.remainder(), b4.remainder());
     let mut acc = [0.0; 4];
-    let mut i = 0;
-    while i + 4 <= n {
-        acc[0] += a[i] * b[i];
-        acc[1] += a[i + 1] * b[i + 1];
-        acc[2] += a[i + 2] * b[i + 2];
-        acc[3] += a[i + 3] * b[i + 3];
-        i += 4;
+    for (x, y) in a4.zip(b4) {
+        acc[0] += x[0] * y[0];
+        acc[1] += x[1] * y[1];
+        acc[2] += x[2] * y[2];
+        acc[3] += x[3] * y[3];
     }
     let mut tail = 0.0;
-    while i < n {
-        tail += a[i] * b[i];
-        i += 1;
+    for j in 0..a_tail.len().min(b_tail.len()) {
+        tail += a_tail[j] * b_tail[j];
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
@@ -61,21 +62,77 @@ pub fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
     }
 }
 
-/// `out (m×n) += a (m×k) @ b (k×n)`.
+/// Columns of `out` a product keeps in registers at a time (four two-lane registers).
+const TILE: usize = 8;
+
+/// `acc[c] += s·b[c]` for one tile of columns: one row of a product's partial sums.
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // c < TILE, both arrays' length
+fn tile_axpy(acc: &mut [f64; TILE], s: f64, b: &[f64; TILE]) {
+    for c in 0..TILE {
+        acc[c] += s * b[c];
+    }
+}
+
+/// `row[j0..j0 + TILE]` as a tile, if it is that long.
+#[inline(always)]
+fn tile(row: &[f64], j0: usize) -> Option<&[f64; TILE]> {
+    row.get(j0..j0 + TILE).and_then(|t| t.try_into().ok())
+}
+
+/// `out (m×n) += a (m×k) @ b (k×n)`. Each `out[i][j]` is `out[i][j] + a[i][0]·b[0][j] +
+/// a[i][1]·b[1][j] + …`, added in the order k = 0, 1, …; a tile of [`TILE`] columns is
+/// held in registers over the whole sum instead of read and written back for each k.
 pub fn mm(a: &[f64], b: &[f64], out: &mut [f64], k: usize, n: usize) {
-    for (a_row, out_row) in a.chunks_exact(k.max(1)).zip(out.chunks_exact_mut(n.max(1))) {
-        for (&a_ik, b_row) in a_row.iter().zip(b.chunks_exact(n.max(1))) {
-            axpy(out_row, a_ik, b_row);
+    let (k, n) = (k.max(1), n.max(1));
+    for (a_row, out_row) in a.chunks_exact(k).zip(out.chunks_exact_mut(n)) {
+        let mut j0 = 0;
+        while j0 + TILE <= n {
+            let Some(start) = tile(out_row, j0) else { break };
+            let mut acc = *start;
+            for (&a_ik, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
+                if let Some(b_tile) = tile(b_row, j0) {
+                    tile_axpy(&mut acc, a_ik, b_tile);
+                }
+            }
+            if let Some(slot) = out_row.get_mut(j0..j0 + TILE) {
+                slot.copy_from_slice(&acc);
+            }
+            j0 += TILE;
+        }
+        // the columns past the last whole tile
+        let rest = out_row.get_mut(j0..).unwrap_or(&mut []);
+        for (&a_ik, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
+            axpy(rest, a_ik, b_row.get(j0..).unwrap_or(&[]));
         }
     }
 }
 
 /// `out (k×n) += a (m×k)ᵀ @ b (m×n)`: a weight's gradient from its input and the
-/// output's gradient.
+/// output's gradient. Each `out[r][j]` adds `a[i][r]·b[i][j]` in the order i = 0, 1, …,
+/// a tile of [`TILE`] columns held in registers over all the rows.
 pub fn mm_tn(a: &[f64], b: &[f64], out: &mut [f64], k: usize, n: usize) {
-    for (a_row, b_row) in a.chunks_exact(k.max(1)).zip(b.chunks_exact(n.max(1))) {
-        for (&a_ik, out_row) in a_row.iter().zip(out.chunks_exact_mut(n.max(1))) {
-            axpy(out_row, a_ik, b_row);
+    let (k, n) = (k.max(1), n.max(1));
+    for (r, out_row) in out.chunks_exact_mut(n).enumerate() {
+        let mut j0 = 0;
+        while j0 + TILE <= n {
+            let Some(start) = tile(out_row, j0) else { break };
+            let mut acc = *start;
+            for (a_row, b_row) in a.chunks_exact(k).zip(b.chunks_exact(n)) {
+                if let (Some(&a_ir), Some(b_tile)) = (a_row.get(r), tile(b_row, j0)) {
+                    tile_axpy(&mut acc, a_ir, b_tile);
+                }
+            }
+            if let Some(slot) = out_row.get_mut(j0..j0 + TILE) {
+                slot.copy_from_slice(&acc);
+            }
+            j0 += TILE;
+        }
+        let rest = out_row.get_mut(j0..).unwrap_or(&mut []);
+        for (a_row, b_row) in a.chunks_exact(k).zip(b.chunks_exact(n)) {
+            if let Some(&a_ir) = a_row.get(r) {
+                axpy(rest, a_ir, b_row.get(j0..).unwrap_or(&[]));
+            }
         }
     }
 }
@@ -229,8 +286,10 @@ pub fn softmax(s: &[f64], p: &mut [f64], t: usize) {
             p_row.fill(0.0);
             continue;
         }
+        // a blocked key's exp(−∞) is exactly 0: written without calling exp (most of a
+        // causal map's keys are blocked, and exp is a tenth of a training step)
         for (p, &s) in p_row.iter_mut().zip(s_row) {
-            *p = (s - max).exp();
+            *p = if s == f64::NEG_INFINITY { 0.0 } else { (s - max).exp() };
         }
         let sum: f64 = p_row.iter().sum();
         for p in p_row.iter_mut() {
