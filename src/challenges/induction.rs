@@ -28,6 +28,23 @@ use crate::engine::train::{
     TrainConfig,
 };
 
+/// The challenge's id (`?challenge=ID`).
+pub const ID: &str = "induction-by-hand";
+/// Its title.
+pub const TITLE: &str = "Build an induction head by hand (two layers)";
+/// What to do.
+pub const STORY: &str = "Two layers of one head each. Every weight is set except W_Q and W_K: layer 1's W_V copies each \
+     token into a 'previous' block of the residual stream, and layer 2's W_V copies each token into the block the \
+     prediction reads. Choose what each query and key reads so that layer 1 becomes a previous-token head and layer \
+     2 attends to the token after the earlier occurrence of the current token (at the second B: the C after the first \
+     B). The goal: on three test sequences, layer 1 puts at least 90% of its weight on the previous token and layer 2 \
+     at least 90% on the induction key.";
+/// Why the solution works, shown once the goal is met or the solution asked for.
+pub const WHY: &str = "Layer 1's query is its position i and its key announces the position after it, j + 1, so the \
+     two meet when j = i − 1: each token reads the one before it and writes it into its 'previous' block. Layer 2's \
+     query is the token itself, and its key is the token before (what layer 1 wrote), so the second B meets the key \
+     whose previous token is B: the C after the first B. That is K-composition: layer 2's keys read layer 1's output.";
+
 /// The tokens: `^` (start) then the letters.
 pub const TOKENS: [&str; 5] = ["^", "A", "B", "C", "D"];
 /// Tokens per sequence.
@@ -67,6 +84,22 @@ pub enum Map {
 impl Map {
     /// Every map, in the page's order.
     pub const ALL: [Map; 5] = [Map::Zero, Map::Token, Map::Previous, Map::Position, Map::NextPosition];
+
+    /// Its value in the page's select.
+    pub fn key(self) -> &'static str {
+        match self {
+            Map::Zero => "zero",
+            Map::Token => "token",
+            Map::Previous => "previous",
+            Map::Position => "position",
+            Map::NextPosition => "next-position",
+        }
+    }
+
+    /// The map with this [`Map::key`].
+    pub fn from_key(key: &str) -> Option<Map> {
+        Map::ALL.into_iter().find(|m| m.key() == key)
+    }
 
     /// Its name on the page.
     pub fn label(self) -> &'static str {
@@ -300,6 +333,14 @@ mod tests {
     fn layer_two_needs_layer_one() {
         let o = judge(&Attempt { layer1: (Map::Zero, Map::Zero), ..Attempt::SOLUTION }).unwrap();
         assert!(o.heads[1].induction < AT_LEAST, "{o:?}");
+    }
+
+    #[test]
+    fn a_map_is_read_back_from_its_key() {
+        for m in Map::ALL {
+            assert_eq!(Map::from_key(m.key()), Some(m));
+        }
+        assert_eq!(Map::from_key("diagonal"), None);
     }
 
     #[test]

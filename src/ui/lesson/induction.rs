@@ -44,7 +44,8 @@ fn sequence(h: &'static attention_engine::train::history::History) -> impl IntoV
     view! {
         <figure class="al-induction-seq" data-testid="induction-sequence">
             <ol aria-label="The sequence, one token per position">
-                {h.tokens
+                {h
+                    .tokens
                     .iter()
                     .zip(&h.targets)
                     .enumerate()
@@ -140,12 +141,10 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
             ></canvas>
             <figcaption>
                 {format!(
-                    "Each of the 600 steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update.{mark} "
-                )}
-                <a href="?learn=induction" data-testid="induction-learn-link">
+                    "Each of the 600 steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update.{mark} ",
+                )} <a href="?learn=induction" data-testid="induction-learn-link">
                     "Train this model yourself in the Learn tab"
-                </a>
-                " (the same seed: the same curve)."
+                </a> " (the same seed: the same curve)."
             </figcaption>
         </figure>
     }
