@@ -86,4 +86,30 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'induction challenge: built by hand through the page, the engine judges it',
+    run: async (t) => {
+      const page = await t.open('challenge=induction-by-hand', '[data-testid="induction-challenge"]');
+      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet\./);
+      // the tempting wrong answer: layer 2 matching the same token
+      for (const [id, v] of [['induction-q1', 'position'], ['induction-k1', 'next-position'], ['induction-q2', 'token'], ['induction-k2', 'token']]) {
+        await page.selectOption(`[data-testid="${id}"]`, v);
+      }
+      await page.fill('[data-testid="induction-strength"]', '8');
+      await page.press('[data-testid="induction-strength"]', 'Enter');
+      await page.waitForFunction(() => /layer 2 puts 0\.0%/.test(document.querySelector('[data-testid="induction-verdict"]')?.textContent ?? ''));
+      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet\. Layer 1 puts 100\.0%/);
+      await page.selectOption('[data-testid="induction-k2"]', 'previous');
+      await page.waitForFunction(() => /^Goal met\./.test(document.querySelector('[data-testid="induction-verdict"]')?.textContent ?? ''));
+      await page.waitForSelector('[data-testid="induction-why"]');
+      await page.click('[data-testid="induction-hint"]');
+      await assertAxeClean(t, page, 'the induction challenge, solved, one hint shown');
+      await t.screenshot('challenge-induction-1440');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await page.waitForTimeout(150);
+      await noOverflow(t, page, 'the induction challenge at 375 px', 1);
+      await t.screenshot('challenge-induction-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -82,6 +82,7 @@ pub fn InductionChallenge() -> impl IntoView {
     let outcome = Memo::new(move |_| judge(&attempt.get()));
     let met = move || outcome.with(|o| o.as_ref().is_some_and(Outcome::met));
     let strength = Signal::derive(move || attempt.with(|a| a.strength.to_string()));
+    let all_shown = move || hints.get() >= HINTS.len();
     view! {
         <section
             class="al-challenge"
@@ -121,10 +122,12 @@ pub fn InductionChallenge() -> impl IntoView {
             <ol class="al-hints">
                 {move || HINTS.iter().take(hints.get()).map(|h| view! { <li>{*h}</li> }).collect_view()}
             </ol>
-            <button type="button" data-testid="induction-hint" disabled=move || hints.get()>
-                = HINTS.len()
+            <button
+                type="button"
+                data-testid="induction-hint"
+                disabled=all_shown
                 on:click=move |_| hints.update(|n| *n += 1)
-                >
+            >
                 "Show a hint"
             </button>
             <button
