@@ -226,7 +226,7 @@ fn ablation_aside(_: &Trace) -> Option<Aside> {
     Some(Aside {
         caption: format!(
             "The probe batch ({} sequences) with a head's output zeroed. The predictions are the sequence's, from \
-             the second A on; the right ones are {}.",
+             the second A on (#n: a token id that is not in the sequence); the right ones are {}.",
             h.probe_sequences,
             predicted(&h.targets.iter().map(|&t| t.max(0) as usize).collect::<Vec<_>>())
         ),
@@ -250,8 +250,8 @@ fn ablation_words(_: &Trace) -> String {
          stream. With both heads on, the loss on the probe batch is {loss} and {acc} of the answers are right. \
          Without layer 2's head the loss is {l2}, {a2} right: the predictions turn to noise. Without layer 1's \
          head it is {l1}, worse than a uniform guess among the 32 tokens, {a1} right: layer 2's head \
-         still runs, but with no \"previous token\" in the keys it finds the wrong place, and predicts its \
-         token confidently. The induction needs both heads.",
+         still runs, but with no \"previous token\" in the keys it finds the wrong place, and its wrong \
+         guesses are confident. The induction needs both heads.",
         loss = num(h.loss),
         acc = percent(h.accuracy),
         l2 = num(l2.loss),

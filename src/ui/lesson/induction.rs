@@ -87,9 +87,9 @@ fn HeadFigure(layer: usize) -> impl IntoView {
         }
     });
     let (name, what) = if layer == 0 {
-        ("Layer 1's head", "the previous-token head: each row's weight just below the diagonal")
+        ("Layer 1's head", "the previous-token head")
     } else {
-        ("Layer 2's head", "the induction head: each row's weight on the token after the earlier occurrence")
+        ("Layer 2's head", "the induction head")
     };
     view! {
         <figure class="al-learn-head" data-testid="induction-head" data-layer=layer>
