@@ -50,27 +50,29 @@ fn layer_selects(layer: usize, attempt: RwSignal<Attempt>) -> impl IntoView {
         }
     };
     let choices = || Map::ALL.iter().map(|m| (m.key(), m.label(), false)).collect::<Vec<_>>();
-    let (q_label, k_label, q_id, k_id) = if layer == 0 {
-        ("Layer 1 W_Q reads", "Layer 1 W_K reads", "induction-q1", "induction-k1")
-    } else {
-        ("Layer 2 W_Q reads", "Layer 2 W_K reads", "induction-q2", "induction-k2")
-    };
-    view! {
-        <SelectField
-            label=q_label
-            testid=q_id
-            value=Signal::derive(move || attempt.with(|a| get(a).0.key()))
-            choices=choices()
-            on_change=Callback::new(move |v| set(0, v))
-        />
-        <SelectField
-            label=k_label
-            testid=k_id
-            value=Signal::derive(move || attempt.with(|a| get(a).1.key()))
-            choices=choices()
-            on_change=Callback::new(move |v| set(1, v))
-        />
-    }
+    let labels: [[&'static str; 2]; 4] = [
+        ["Layer 1 W_Q reads", "induction-q1"],
+        ["Layer 1 W_K reads", "induction-k1"],
+        ["Layer 2 W_Q reads", "induction-q2"],
+        ["Layer 2 W_K reads", "induction-k2"],
+    ];
+    (0..2)
+        .map(|which| {
+            let [label, testid] = labels[2 * layer.min(1) + which];
+            let value = Signal::derive(move || {
+                attempt.with(|a| if which == 0 { get(a).0.key() } else { get(a).1.key() })
+            });
+            view! {
+                <SelectField
+                    label=label
+                    testid=testid
+                    value=value
+                    choices=choices()
+                    on_change=Callback::new(move |v| set(which, v))
+                />
+            }
+        })
+        .collect_view()
 }
 
 /// The challenge.
