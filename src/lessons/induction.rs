@@ -12,7 +12,6 @@
 use std::sync::OnceLock;
 
 use attention_engine::train::history::{halfway_formation, HeadScores, History};
-use attention_engine::train::TrainConfig;
 
 use super::quiz::{Quiz, QuizKind};
 use super::{base, num, Aside, Extra, Lesson, LessonStep};
@@ -42,9 +41,11 @@ pub fn run() -> Option<&'static History> {
     RUN.get_or_init(|| serde_json::from_str(FILE).ok()).as_ref()
 }
 
-/// The run as the engine trains it now, rounded as the file keeps it.
+/// The run as the engine trains it now, rounded as the file keeps it (tests only: the page
+/// reads the file, so the trainer is not linked into it).
+#[cfg(test)]
 pub fn fresh_run() -> Option<History> {
-    let config = TrainConfig::from_json(CONFIG).ok()?;
+    let config = attention_engine::train::TrainConfig::from_json(CONFIG).ok()?;
     attention_engine::train::history::history(&config, EVERY, PROBE).ok().map(|h| h.rounded(PLACES))
 }
 
