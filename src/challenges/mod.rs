@@ -12,6 +12,7 @@ use crate::engine::{ExplicitWeights, MaskConfig, Positional, ProjectionKind, Pro
 
 pub mod builtin;
 pub mod goal;
+pub mod induction;
 pub mod training;
 
 pub use goal::{Goal, Progress};

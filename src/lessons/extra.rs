@@ -37,6 +37,9 @@ pub enum Extra {
     /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose
     /// (right) and with view alone (wrong), side by side ([`shapes::split_both_ways`]).
     SplitBothWays,
+    /// Instead of the focus step's heatmaps: a figure of the lesson "Induction heads",
+    /// drawn from its recorded training run.
+    Induction(super::induction::Figure),
 }
 
 impl Extra {
@@ -45,7 +48,11 @@ impl Extra {
     pub fn replaces_heatmaps(self) -> bool {
         matches!(
             self,
-            Self::Decode { .. } | Self::Tiles { .. } | Self::PositionSimilarity | Self::SplitBothWays
+            Self::Decode { .. }
+                | Self::Tiles { .. }
+                | Self::PositionSimilarity
+                | Self::SplitBothWays
+                | Self::Induction(_)
         )
     }
 }

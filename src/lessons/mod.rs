@@ -34,6 +34,7 @@ pub mod first_screen;
 pub mod glossary;
 pub mod gqa;
 pub mod heads;
+pub mod induction;
 pub mod kv_cache;
 pub mod labels;
 pub mod learn;
@@ -150,6 +151,7 @@ pub fn lessons() -> Vec<Lesson> {
         sinks::lesson(),
         range::lesson(),
         learn::lesson(),
+        induction::lesson(),
     ]
 }
 

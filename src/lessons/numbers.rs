@@ -87,6 +87,7 @@ pub fn picture_numbers(
         Extra::Decode { t } => out.extend(decode_numbers(&step.scenario, batch, t)),
         Extra::Tiles { block, tile } => out.extend(tile_numbers(&step.scenario, trace, batch, block, tile)),
         Extra::PositionSimilarity => out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v))),
+        Extra::Induction(figure) => out.extend(super::induction::figure_numbers(figure)),
         Extra::SplitBothWays => {
             for h in shapes::split_both_ways(trace, batch) {
                 out.extend(h.right.iter().chain(&h.wrong).flatten().map(|v| num(*v)));

@@ -7,6 +7,7 @@
 //! its right answer is read from what the engine computed, never written by hand. The
 //! questions do not depend on the learner's edits: their numbers are not on screen.
 
+mod induction;
 mod questions;
 
 use questions::{
@@ -109,6 +110,7 @@ pub fn check_yourself(id: &str) -> Vec<CheckQuestion> {
         "sinks" => sinks(),
         "score-range" => score_range(),
         "learn" => learn(),
+        "induction" => induction::induction(),
         _ => Vec::new(),
     }
 }
@@ -241,5 +243,7 @@ mod tests {
         assert_eq!(choice("score-range", 1), "3.0");
         assert!((number("learn", 0) - 0.1).abs() < 1e-12);
         assert_eq!(choice("learn", 1), "both about the same");
+        assert_eq!(number("induction", 0), 7.0, "16 − 1 − period 8");
+        assert_eq!(choice("induction", 1), "half at the first B, half at itself");
     }
 }

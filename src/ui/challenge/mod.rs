@@ -4,6 +4,7 @@
 //! May import `state/`, `platform/`, `widgets/` and the views it shows.
 
 pub mod editors;
+pub mod induction;
 pub mod panel;
 pub mod text;
 pub mod weights;

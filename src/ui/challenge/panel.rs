@@ -7,11 +7,14 @@
 
 use leptos::prelude::*;
 
-use crate::challenges::{self, builtin, Challenge};
+use crate::challenges::{self, builtin, induction, Challenge};
 use crate::engine::{Scenario, Trace};
 
 use crate::ui::challenge::editors::ChallengeEditors;
-use crate::ui::challenge::text::{edit_words, solved_ids, training_item, why_it_works, LIST_TITLE};
+use crate::ui::challenge::induction::InductionChallenge;
+use crate::ui::challenge::text::{
+    by_hand_title, edit_words, solved_ids, training_item, why_it_works, LIST_TITLE,
+};
 use crate::ui::challenge::weights::ChallengeWeights;
 use crate::ui::platform::first_paint;
 
@@ -110,8 +113,11 @@ pub fn ChallengeMode(
                     })
             }}
             {move || {
+                (open.get().as_deref() == Some(induction::ID)).then(|| view! { <InductionChallenge /> })
+            }}
+            {move || {
                 open.get()
-                    .is_some_and(|id| challenge.get().is_none() && !id.is_empty())
+                    .is_some_and(|id| challenge.get().is_none() && !id.is_empty() && id != induction::ID)
                     .then(|| {
                         view! {
                             <p class="al-notice" data-testid="notice">
@@ -163,8 +169,24 @@ fn ChallengeList(
             }
         })
         .collect_view();
+    // the two-layer challenge has a panel of its own, numbered after the built-in ones
+    // (whose titles carry their numbers)
+    let by_hand = view! {
+        <li>
+            <button
+                type="button"
+                class="al-tab"
+                data-testid="challenge-item"
+                data-id=induction::ID
+                class:al-selected=move || open.get().as_deref() == Some(induction::ID)
+                on:click=move |_| open.set(Some(induction::ID.to_string()))
+            >
+                {by_hand_title(list_len)}
+            </button>
+        </li>
+    };
     // the training challenges are played in the Learn view (a link: it opens that view)
-    // numbered after the built-in ones, whose titles carry their numbers
+    // numbered after the built-in ones and the two-layer one
     let training = crate::challenges::training::all()
         .into_iter()
         .enumerate()
@@ -183,7 +205,7 @@ fn ChallengeList(
     view! {
         <nav class="al-challenge-list" aria-label="Challenges">
             <h2>{LIST_TITLE}</h2>
-            <ol>{items} {training}</ol>
+            <ol>{items} {by_hand} {training}</ol>
             <button
                 type="button"
                 data-testid="challenge-clear"

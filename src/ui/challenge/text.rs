@@ -11,6 +11,12 @@ use crate::format::exact;
 /// The challenge list's heading.
 pub const LIST_TITLE: &str = "Challenges: build the head yourself";
 
+/// The two-layer challenge's line in the list, numbered after the `built_in` ones (whose
+/// titles carry their numbers).
+pub fn by_hand_title(built_in: usize) -> String {
+    format!("{}. {}", built_in + 1, crate::challenges::induction::TITLE)
+}
+
 /// A training challenge's line in the list (numbered after the `built_in` built-in ones)
 /// and its link, which opens the Learn view.
 pub fn training_item(
@@ -18,14 +24,15 @@ pub fn training_item(
     i: usize,
     c: &crate::challenges::training::TrainingChallenge,
 ) -> (String, String) {
-    let title = format!("{}. {} (in the Learn view)", built_in + 1 + i, c.title);
+    // after the built-in challenges and the two-layer one
+    let title = format!("{}. {} (in the Learn view)", built_in + 2 + i, c.title);
     let href = format!("?learn={}&learn_challenge={}", c.start.task.name(), c.id);
     (title, href)
 }
 
 /// What index.html paints for a challenge link (`?challenge=ID`) before the WebAssembly
-/// arrives: the list's heading, every built-in challenge's id, title and story, and the
-/// training challenges' lines, as the app writes them. It is
+/// arrives: the list's heading, every built-in challenge's id, title and story, the
+/// two-layer challenge's line and the training challenges' lines, as the app writes them. It is
 /// `assets/challenge-words.json`, fetched from index.html's head for a challenge link; a
 /// native test holds the file equal to this. The app takes the painted story paragraph
 /// over in place (`platform::first_paint`), so the first paint's node is the one it keeps.
@@ -42,7 +49,11 @@ pub fn challenge_words_json() -> String {
         .collect();
     let challenges: Vec<_> =
         built_in.iter().map(|c| json!({ "id": c.id, "title": c.title, "story": c.story })).collect();
-    format!("{}\n", json!({ "list": LIST_TITLE, "challenges": challenges, "training": training }))
+    let by_hand = json!({ "id": crate::challenges::induction::ID, "title": by_hand_title(built_in.len()) });
+    format!(
+        "{}\n",
+        json!({ "list": LIST_TITLE, "challenges": challenges, "by_hand": by_hand, "training": training })
+    )
 }
 
 /// The query word, key word, head and sentence a goal is about, for "which numbers made

@@ -12,7 +12,7 @@ use plotters::prelude::*;
 
 use crate::draw::{self, Layout, Scale, Theme, LABEL_FONT};
 use crate::engine::{StepName, Trace};
-use crate::lessons::{self, Extra, Lesson};
+use crate::lessons::{self, Lesson};
 use crate::ui::heatmap::card_data::{fit_layout, CardData};
 use crate::ui::state::card_id::CardId;
 use crate::ui::state::page_layout::lesson_column;
@@ -64,10 +64,7 @@ pub struct StepPicture {
 /// scenario does not run.
 pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
     let step = lesson.steps.get(s)?;
-    if matches!(
-        step.extra,
-        Extra::PositionSimilarity | Extra::Decode { .. } | Extra::Tiles { .. } | Extra::SplitBothWays
-    ) {
+    if step.extra.replaces_heatmaps() {
         return None;
     }
     let trace = crate::engine::run(&step.scenario).ok()?;
@@ -117,6 +114,7 @@ pub fn all_step_svgs() -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lessons::Extra;
 
     /// The pictures in `assets/lesson-pictures/` are the ones drawn here, one per step
     /// that shows heatmaps, and no other file (a step removed leaves none behind). With

@@ -161,7 +161,8 @@ fn HeadMap(run: LearnRun, shown: Memo<Option<ProbeView>>, layer: usize, head: us
     }
 }
 
-fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData) {
+/// Draws a head's map on `el`, sized for it (at most 300 CSS px wide).
+pub fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData) {
     let layout = Layout::new(&d.labels, &d.labels, 300.0);
     let dpr = screen::dpr();
     el.set_width((layout.width * dpr).round() as u32);

@@ -1,6 +1,7 @@
 //! The lessons mode: the panel, its stage (the step's picture), the words with their
 //! glossary, the quiz, the aside table, the keys, and each lesson's own pictures
-//! (embedding plot and editor, mask tables, position similarity, the wrong reshape).
+//! (embedding plot and editor, mask tables, position similarity, the wrong reshape, the
+//! induction lesson's figures).
 //!
 //! May import `state/`, `platform/`, `widgets/` and the views a step shows.
 
@@ -10,6 +11,7 @@ pub mod check_yourself;
 pub mod embedding_editor;
 pub mod embedding_plot;
 pub mod glossary_panel;
+pub mod induction;
 pub mod keys;
 pub mod mask_conventions;
 pub mod open;

@@ -20,6 +20,7 @@ use crate::ui::lesson::aside::LessonAside;
 use crate::ui::lesson::causal_corners::CausalCorners;
 use crate::ui::lesson::embedding_editor::EmbeddingEditor;
 use crate::ui::lesson::embedding_plot::EmbeddingPlot;
+use crate::ui::lesson::induction::InductionFigure;
 use crate::ui::lesson::mask_conventions::MaskConventions;
 use crate::ui::lesson::panel::LessonPanel;
 use crate::ui::lesson::position_similarity::PositionSimilarity;
@@ -104,7 +105,8 @@ pub fn LessonStage(
             | lessons::Extra::Decode { .. }
             | lessons::Extra::Tiles { .. }
             | lessons::Extra::CausalCorners
-            | lessons::Extra::SplitBothWays => ().into_any(),
+            | lessons::Extra::SplitBothWays
+            | lessons::Extra::Induction(_) => ().into_any(),
         };
         view! {
             {beside}
@@ -185,6 +187,9 @@ pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f
     Some(match kind {
         lessons::Extra::PositionSimilarity => view! { <PositionSimilarity trace=trace /> }.into_any(),
         lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
+        lessons::Extra::Induction(figure) => {
+            view! { <InductionFigure figure=figure column=column /> }.into_any()
+        }
         lessons::Extra::Decode { t } => {
             view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
         }

@@ -17,6 +17,8 @@
 //! - [`run`]: the training loop and the `trace --train` report;
 //! - [`by_hand`]: one gradient step through one attention row, every intermediate kept
 //!   (the lesson "How a head learns");
+//! - [`history`]: a run recorded for telling (losses, each head's scores at checkpoints, the
+//!   step each head formed, the trained model taken apart);
 //! - [`analysis`]: ablation, K-composition, attention scores of trained heads, and a
 //!   weight's gradient cell as the sum of its chain-rule terms.
 //!
@@ -29,6 +31,7 @@ pub mod backward;
 pub mod by_hand;
 pub mod config;
 pub mod forward;
+pub mod history;
 pub mod model;
 pub mod ops;
 pub mod optim;

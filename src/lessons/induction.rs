@@ -1,0 +1,418 @@
+//! The lesson "Induction heads": two layers of attention that continue a repeated
+//! sequence. The model is trained natively, not in the browser: `assets/induction-run.json`
+//! is the engine's [`history`] of [`CONFIG`] (the Learn view's induction preset, 600
+//! steps), rounded to [`PLACES`] decimals, and a test holds the file equal to a fresh run
+//! (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` rewrites it). Every sentence is
+//! written from that file: the probe sequence, the trained heads' weights, the loss with a
+//! head switched off, and the step at which each head formed
+//! ([`halfway_formation`]).
+//!
+//! The engine numbers its layers from 0; the page, as the Learn view does, from 1.
+
+use std::sync::OnceLock;
+
+use attention_engine::train::history::{halfway_formation, HeadScores, History};
+
+use super::quiz::{Quiz, QuizKind};
+use super::{base, num, Aside, Extra, Lesson, LessonStep};
+use crate::engine::{StepName as S, Trace};
+
+/// The run the lesson shows: the Learn view's induction preset (`?learn=induction`), for
+/// 600 steps.
+pub const CONFIG: &str = r#"{"task": "induction", "vocab": 32, "T": 20, "batch": 16, "seed": 7, "steps": 600,
+ "d_model": 16, "n_heads": 1, "n_layers": 2, "positions": "learned", "causal": true,
+ "optimizer": {"kind": "adam", "lr": 0.01}}"#;
+
+/// Checkpoints every this many steps.
+pub const EVERY: usize = 10;
+
+/// Probe sequences the heads are measured on (the Learn view's probe).
+pub const PROBE: usize = 8;
+
+/// Decimals the file keeps.
+pub const PLACES: i32 = 3;
+
+/// The file, as the build ships it.
+const FILE: &str = include_str!("../../assets/induction-run.json");
+
+/// The recorded run, from [`FILE`]; `None` if it does not parse (a test holds it does).
+pub fn run() -> Option<&'static History> {
+    static RUN: OnceLock<Option<History>> = OnceLock::new();
+    RUN.get_or_init(|| serde_json::from_str(FILE).ok()).as_ref()
+}
+
+/// The run as the engine trains it now, rounded as the file keeps it (tests only: the page
+/// reads the file, so the trainer is not linked into it).
+#[cfg(test)]
+pub fn fresh_run() -> Option<History> {
+    let config = attention_engine::train::TrainConfig::from_json(CONFIG).ok()?;
+    attention_engine::train::history::history(&config, EVERY, PROBE).ok().map(|h| h.rounded(PLACES))
+}
+
+/// The words when the file is missing or broken.
+const NO_RUN: &str =
+    "The recorded training run is missing from this build, so this lesson has nothing to show. \
+                      Open the Learn tab to train the model yourself.";
+
+/// The pictures of this lesson: what [`Extra::Induction`] draws from the recorded run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    /// Probe sequence 0 as letters, the scored positions marked.
+    Sequence,
+    /// The trained heads' attention on probe sequence 0, layer 1 then layer 2.
+    Heads,
+    /// The training loss and accuracy of every step, the formation of layer 2's head marked.
+    Curve,
+}
+
+/// Token `id`'s letter: A for the sequence's first distinct token, B for the second…
+pub fn letter(h: &History, id: usize) -> String {
+    let mut seen: Vec<usize> = Vec::new();
+    for &x in &h.tokens {
+        if !seen.contains(&x) {
+            seen.push(x);
+        }
+    }
+    seen.iter()
+        .position(|&x| x == id)
+        .and_then(|i| char::from_u32('A' as u32 + i as u32))
+        .map_or_else(|| format!("#{id}"), String::from)
+}
+
+/// The sequence as letters, space-separated.
+pub fn letters(h: &History) -> String {
+    h.tokens.iter().map(|&x| letter(h, x)).collect::<Vec<_>>().join(" ")
+}
+
+/// The sequence's period: the first position whose token occurred before.
+pub fn period(h: &History) -> Option<usize> {
+    (1..h.tokens.len()).find(|&i| h.tokens.get(..i).is_some_and(|s| s.contains(&h.tokens[i])))
+}
+
+/// Layer `layer`'s (from 0) head weight from query `i` on key `j`, probe sequence 0.
+pub fn weight(h: &History, layer: usize, i: usize, j: usize) -> f64 {
+    let t = h.tokens.len();
+    h.attention.get(layer).and_then(|a| a.get(i * t + j)).copied().unwrap_or(f64::NAN)
+}
+
+/// The key with the most of query `i`'s weight in layer `layer`.
+pub fn top_key(h: &History, layer: usize, i: usize) -> Option<usize> {
+    (0..=i).max_by(|&a, &b| weight(h, layer, i, a).total_cmp(&weight(h, layer, i, b)))
+}
+
+/// The question's query: the second occurrence of the sequence's second token (the
+/// second "B"), at position `p + 1`.
+fn query(h: &History) -> Option<usize> {
+    period(h).map(|p| p + 1).filter(|&i| i < h.tokens.len())
+}
+
+/// The keys the question offers, in its choices' order: the token after the first B, the
+/// first B, the token before the second B, the second B itself.
+fn offered(h: &History) -> Option<[usize; 4]> {
+    let i = query(h)?;
+    Some([2, 1, i - 1, i])
+}
+
+fn sequence_words(_: &Trace) -> String {
+    let Some(h) = run() else { return NO_RUN.into() };
+    let p = period(h).unwrap_or(0);
+    format!(
+        "A model reads a sequence one token at a time and, at every position, predicts the next. Here the \
+         tokens are made up, one letter each: {seq}. The first {p} letters are random, then they repeat. From \
+         the second A on, the next token can be known: it is whatever followed the same letter the first time. \
+         The model below was trained on 600 batches of such sequences (each with its own random letters and \
+         period), with two layers of one head each and nothing else: no MLP, no LayerNorm.",
+        seq = letters(h),
+    )
+}
+
+fn choices(_: &Trace) -> Vec<String> {
+    vec![
+        "At the C after the first B".into(),
+        "At the first B: the same token".into(),
+        "At the A just before it".into(),
+        "At itself".into(),
+    ]
+}
+
+fn answer(_: &Trace) -> Option<(usize, String)> {
+    let h = run()?;
+    let (i, keys) = (query(h)?, offered(h)?);
+    let top = top_key(h, 1, i)?;
+    let pick = keys.iter().position(|&k| k == top)?;
+    let why = format!(
+        "Layer 2's head, reading the second B, puts {w} of its weight on the C that followed the first B, and \
+         {first} on the first B itself. The C is the answer: after B came C. Yet B and C are different tokens, so \
+         the head cannot find C by comparing content with B. It finds C because layer 1 wrote into C's place \
+         \"the token before me was B\". Layer 2's query asks for exactly that.",
+        w = num(weight(h, 1, i, 2)),
+        first = num(weight(h, 1, i, 1)),
+    );
+    Some((pick, why))
+}
+
+/// The last row of layer 1's stripe: the largest `n` such that every query `1..=n` puts
+/// its most weight on the key just before it.
+pub fn stripe_end(h: &History) -> usize {
+    (1..h.tokens.len()).take_while(|&i| top_key(h, 0, i) == Some(i - 1)).last().unwrap_or(0)
+}
+
+fn heads_words(_: &Trace) -> String {
+    let Some(h) = run() else { return NO_RUN.into() };
+    let Some(i) = query(h) else { return NO_RUN.into() };
+    let n = stripe_end(h);
+    let least = (1..=n).map(|i| weight(h, 0, i, i - 1)).fold(f64::INFINITY, f64::min);
+    format!(
+        "The two trained heads on the sequence. Layer 1's head is a previous-token head where it matters: for \
+         the queries at positions 1 to {n}, at least {least} of the weight sits just below the diagonal, on the \
+         token before (the second B puts {prev} on the A before it). Its output writes into each of those \
+         positions what came before it. Past position {n} it spreads out; layer 2's picks on this sequence all lie \
+         at positions 1 to {n}. Layer \
+         2's head is the induction head: from the second round on, each row's weight sits on a token that came \
+         right after an earlier occurrence of the current one (the second B: {ind} on C). Over the {probes} probe \
+         sequences, layer 1 puts {s1} of its weight on the previous token and layer 2 {s2} on the induction \
+         head's key.",
+        least = num(least),
+        prev = num(weight(h, 0, i, i - 1)),
+        ind = num(weight(h, 1, i, 2)),
+        probes = h.probe_sequences,
+        s1 = num(last_scores(h, 0).map_or(f64::NAN, |s| s.previous_token)),
+        s2 = num(last_scores(h, 1).map_or(f64::NAN, |s| s.induction)),
+    )
+}
+
+/// Layer `layer`'s head scores at the end of the run.
+fn last_scores(h: &History, layer: usize) -> Option<HeadScores> {
+    h.checkpoints.last().and_then(|c| c.heads.get(layer)).copied()
+}
+
+/// Steps 2 and 3's table: the scores of the trained heads.
+fn scores_aside(_: &Trace) -> Option<Aside> {
+    let h = run()?;
+    let row = |layer: usize| {
+        let s = last_scores(h, layer)?;
+        Some((format!("layer {}", layer + 1), vec![num(s.previous_token), num(s.induction)]))
+    };
+    Some(Aside {
+        caption: format!(
+            "Mean weight over the {} probe sequences: on the previous token, and on the token after the current \
+             token's earlier occurrence.",
+            h.probe_sequences
+        ),
+        head: vec!["head".into(), "previous token".into(), "after earlier occurrence".into()],
+        rows: vec![row(0)?, row(1)?],
+    })
+}
+
+/// The ablation table: the probe loss and accuracy with each head switched off, and the
+/// predictions on the sequence's scored positions.
+fn ablation_aside(_: &Trace) -> Option<Aside> {
+    let h = run()?;
+    let predicted = |p: &[usize]| -> String {
+        p.iter()
+            .zip(&h.targets)
+            .filter(|(_, &t)| t >= 0)
+            .map(|(&x, _)| letter(h, x))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut rows =
+        vec![("none".to_string(), vec![num(h.loss), percent(h.accuracy), predicted(&h.predictions)])];
+    for a in &h.ablations {
+        rows.push((
+            format!("layer {}", a.head.layer + 1),
+            vec![num(a.loss), percent(a.accuracy), predicted(&a.predictions)],
+        ));
+    }
+    Some(Aside {
+        caption: format!(
+            "The probe batch ({} sequences) with a head's output zeroed. The predictions are the sequence's, from \
+             the second A on (#n: a token id that is not in the sequence); the right ones are {}.",
+            h.probe_sequences,
+            predicted(&h.targets.iter().map(|&t| t.max(0) as usize).collect::<Vec<_>>())
+        ),
+        head: vec!["head off".into(), "loss".into(), "accuracy".into(), "predictions".into()],
+        rows,
+    })
+}
+
+/// A fraction as a whole percentage ("100%").
+fn percent(x: f64) -> String {
+    format!("{}%", (x * 100.0).round())
+}
+
+fn ablation_words(_: &Trace) -> String {
+    let Some(h) = run() else { return NO_RUN.into() };
+    let [Some(l1), Some(l2)] = [0, 1].map(|l| h.ablations.iter().find(|a| a.head.layer == l)) else {
+        return NO_RUN.into();
+    };
+    format!(
+        "Now take the circuit apart: switch a head off by zeroing its output, so it adds nothing to the residual \
+         stream. With both heads on, the loss on the probe batch is {loss} and {acc} of the answers are right. \
+         Without layer 2's head the loss is {l2}, {a2} right: the predictions turn to noise. Without layer 1's \
+         head it is {l1}, worse than a uniform guess among the 32 tokens, {a1} right: layer 2's head \
+         still runs, but with no \"previous token\" in the keys it finds the wrong place, and its wrong \
+         guesses are confident. The induction needs both heads.",
+        loss = num(h.loss),
+        acc = percent(h.accuracy),
+        l2 = num(l2.loss),
+        a2 = percent(l2.accuracy),
+        l1 = num(l1.loss),
+        a1 = percent(l1.accuracy),
+    )
+}
+
+/// Layer `layer`'s head: the score that says it formed (previous token for layer 1,
+/// induction for layer 2), and its halfway formation step and line.
+pub fn formed(h: &History, layer: usize) -> Option<(usize, f64)> {
+    let score: fn(&HeadScores) -> f64 = if layer == 0 { |s| s.previous_token } else { |s| s.induction };
+    halfway_formation(&h.scores(layer, score))
+}
+
+/// The steps the curve's table samples.
+const SAMPLED: [usize; 8] = [0, 100, 150, 200, 250, 300, 400, 600];
+
+/// The curve step's table: the probe loss and both scores at sampled checkpoints and at
+/// each head's formation.
+fn curve_aside(_: &Trace) -> Option<Aside> {
+    let h = run()?;
+    let marks: Vec<usize> = [0, 1].iter().filter_map(|&l| formed(h, l).map(|f| f.0)).collect();
+    let rows = h
+        .checkpoints
+        .iter()
+        .filter(|c| SAMPLED.contains(&c.step) || marks.contains(&c.step))
+        .map(|c| {
+            let s = |l: usize, f: fn(&HeadScores) -> f64| c.heads.get(l).map_or(f64::NAN, f);
+            (
+                c.step.to_string(),
+                vec![num(c.probe_loss), num(s(0, |s| s.previous_token)), num(s(1, |s| s.induction))],
+            )
+        })
+        .collect();
+    let line =
+        |l| formed(h, l).map_or_else(String::new, |(step, line)| format!("{} from step {step}", num(line)));
+    Some(Aside {
+        caption: format!(
+            "On the probe batch, before the step's update. Layer 1's head stays above {}; layer 2's above {}.",
+            line(0),
+            line(1)
+        ),
+        head: vec!["step".into(), "probe loss".into(), "layer 1: previous".into(), "layer 2: induction".into()],
+        rows,
+    })
+}
+
+fn curve_words(_: &Trace) -> String {
+    let Some(h) = run() else { return NO_RUN.into() };
+    let (Some((f1, _)), Some((f2, _))) = (formed(h, 0), formed(h, 1)) else { return NO_RUN.into() };
+    let at = |step: usize| h.checkpoints.iter().find(|c| c.step == step);
+    let (Some(c0), Some(c150), Some(c300)) = (at(0), at(150), at(300)) else { return NO_RUN.into() };
+    format!(
+        "How it was learned. For about 150 steps the loss creeps down from {l0} to {l150}: the model learns \
+         which tokens are common, not the sequence. Then it drops, to {l300} by step 300, while both heads take \
+         shape together. Say a head has formed at the first step from which its score stays above halfway \
+         between its score at the start and at the end. Layer 2's induction head formed at step {f2}, in the \
+         middle of the drop; layer 1's previous-token head at step {f1}, and it sharpens on after that. Neither \
+         is of any use without the other, and they grew together. Open the Learn tab's induction run to \
+         watch it happen.",
+        l0 = num(c0.probe_loss),
+        l150 = num(c150.probe_loss),
+        l300 = num(c300.probe_loss),
+    )
+}
+
+/// A lesson step on the sequence's letters as the scenario (its trace feeds no words: the
+/// lesson's numbers are the recorded run's).
+fn step(title: &'static str, narrate: fn(&Trace) -> String, figure: Figure) -> LessonStep {
+    let sentence = run().map_or_else(|| "A B C A B C".to_string(), letters);
+    LessonStep::new(title, base(&[sentence.as_str()], 4, 1), S::Weights, narrate)
+        .extra(Extra::Induction(figure))
+}
+
+/// The lesson.
+pub fn lesson() -> Lesson {
+    Lesson {
+        id: "induction",
+        title: "Induction heads",
+        seeds: "Olsson et al. 2022",
+        steps: vec![
+            step("A sequence that repeats", sequence_words, Figure::Sequence).quiz(Quiz {
+                question: |_| {
+                    "Layer 2's head reads the second B. Where will it put most of its weight?".into()
+                },
+                kind: QuizKind::Choice { choices, answer },
+                reveal: None,
+                reveal_extra: Some(Extra::Induction(Figure::Heads)),
+            }),
+            step("Two heads, one circuit", heads_words, Figure::Heads).aside(scores_aside),
+            step("Switch a head off", ablation_words, Figure::Heads).aside(ablation_aside),
+            step("The drop", curve_words, Figure::Curve).aside(curve_aside),
+        ],
+    }
+}
+
+/// The numbers a figure shows, as the page writes them: the heads' weights (two decimals).
+pub fn figure_numbers(figure: Figure) -> Vec<String> {
+    match (figure, run()) {
+        (Figure::Heads, Some(h)) => h.attention.iter().flatten().map(|w| num(*w)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `assets/induction-run.json` is a fresh run of [`CONFIG`], rounded: training is
+    /// seeded and deterministic, so the lesson shows what the engine trains. With
+    /// `UPDATE_FIRST_SCREEN` set, writes it first.
+    #[test]
+    fn first_screen_induction_run_is_the_engines() {
+        let fresh = fresh_run().expect("the lesson's configuration trains");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/induction-run.json");
+        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
+            std::fs::write(&path, serde_json::to_string(&fresh).unwrap()).unwrap();
+        }
+        let file: History = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(
+            file == fresh,
+            "assets/induction-run.json is stale: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen"
+        );
+    }
+
+    /// What the words say holds for the recorded run.
+    #[test]
+    fn the_recorded_run_tells_the_story() {
+        let h = run().unwrap();
+        assert_eq!(letters(h), "A B C D E F A B C D E F A B C D E F A B");
+        let i = query(h).unwrap();
+        assert_eq!(i, 7);
+        // the induction head reads the C after the first B; the previous-token head the A
+        assert_eq!(top_key(h, 1, i), Some(2));
+        assert_eq!(top_key(h, 0, i), Some(i - 1));
+        // "from most positions" layer 1's weight is on the previous token; from the second
+        // round on, layer 2's on the token after the earlier occurrence
+        let t = h.tokens.len();
+        let previous = (1..t).filter(|&i| top_key(h, 0, i) == Some(i - 1)).count();
+        assert!(2 * previous > t - 1, "{previous} of {}", t - 1);
+        let (p, n) = (period(h).unwrap(), stripe_end(h));
+        assert_eq!(n, 9);
+        assert!((n + 1..t).all(|i| weight(h, 0, i, i - 1) < 0.5));
+        for i in p..t {
+            // layer 2's pick follows an earlier occurrence, inside layer 1's stripe
+            let j = top_key(h, 1, i).unwrap();
+            assert!(j >= 1 && j <= n && j < i && h.tokens[j - 1] == h.tokens[i], "{i} → {j}");
+        }
+        assert_eq!(answer(&lesson().trace(0)).unwrap().0, 0);
+        // both ablations raise the loss, layer 1's the most
+        let (l1, l2) = (&h.ablations[0], &h.ablations[1]);
+        assert!(l2.loss > h.loss + 3.0 && l1.loss > l2.loss);
+        assert!(l1.loss > 32f64.ln());
+        // the heads form during the drop: layer 2 first, then layer 1
+        let (f1, f2) = (formed(h, 0).unwrap().0, formed(h, 1).unwrap().0);
+        assert!(150 < f2 && f2 < f1 && f1 < 600, "{f1} {f2}");
+        let loss = |s: usize| h.checkpoints.iter().find(|c| c.step == s).unwrap().probe_loss;
+        assert!(loss(150) > 2.5 && loss(300) < 0.5 && loss(0) > loss(150));
+        assert_eq!(h.accuracy, 1.0);
+    }
+}

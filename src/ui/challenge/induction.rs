@@ -1,0 +1,180 @@
+//! The constructing challenge "Build an induction head by hand": four selects (W_Q and
+//! W_K of two layers, each a [`Map`]), a strength, the engine's verdict on the test
+//! sequences ([`judge`]), both heads' maps on the first one (drawn as the Learn view draws
+//! a head), hints one at a time and the worked solution.
+
+use leptos::html;
+use leptos::prelude::*;
+use ndarray::Array2;
+
+use crate::challenges::induction::{
+    judge, Attempt, Map, Outcome, AT_LEAST, HINTS, SEQUENCES, STORY, T, TITLE, WHY,
+};
+use crate::format::fixed;
+
+use crate::ui::learn::head_maps::{draw_map, HeadMapData};
+use crate::ui::widgets::fields::{NumberField, SelectField};
+
+/// A fraction as a percentage, one decimal.
+fn percent(x: f64) -> String {
+    format!("{}%", fixed(100.0 * x, 1))
+}
+
+/// The verdict in words.
+fn verdict(o: &Outcome) -> String {
+    let goal = percent(AT_LEAST);
+    format!(
+        "{} Layer 1 puts {} of its weight on the previous token (goal: {goal}); layer 2 puts {} on the token after \
+         the earlier occurrence (goal: {goal}). Next-token accuracy on the second rounds: {}, loss {}.",
+        if o.met() { "Goal met." } else { "Not yet." },
+        percent(o.heads[0].previous_token),
+        percent(o.heads[1].induction),
+        percent(o.accuracy),
+        fixed(o.loss, 3),
+    )
+}
+
+/// One layer's two selects.
+fn layer_selects(layer: usize, attempt: RwSignal<Attempt>) -> impl IntoView {
+    let get = move |a: &Attempt| if layer == 0 { a.layer1 } else { a.layer2 };
+    let set = move |which: usize, key: String| {
+        if let Some(m) = Map::from_key(&key) {
+            attempt.update(|a| {
+                let pair = if layer == 0 { &mut a.layer1 } else { &mut a.layer2 };
+                if which == 0 {
+                    pair.0 = m;
+                } else {
+                    pair.1 = m;
+                }
+            });
+        }
+    };
+    let choices = || Map::ALL.iter().map(|m| (m.key(), m.label(), false)).collect::<Vec<_>>();
+    let labels: [[&'static str; 2]; 4] = [
+        ["Layer 1 W_Q reads", "induction-q1"],
+        ["Layer 1 W_K reads", "induction-k1"],
+        ["Layer 2 W_Q reads", "induction-q2"],
+        ["Layer 2 W_K reads", "induction-k2"],
+    ];
+    (0..2)
+        .map(|which| {
+            let [label, testid] = labels[2 * layer.min(1) + which];
+            let value = Signal::derive(move || {
+                attempt.with(|a| if which == 0 { get(a).0.key() } else { get(a).1.key() })
+            });
+            view! {
+                <SelectField
+                    label=label
+                    testid=testid
+                    value=value
+                    choices=choices()
+                    on_change=Callback::new(move |v| set(which, v))
+                />
+            }
+        })
+        .collect_view()
+}
+
+/// The challenge.
+#[component]
+pub fn InductionChallenge() -> impl IntoView {
+    let attempt = RwSignal::new(Attempt::START);
+    let hints = RwSignal::new(0usize);
+    let solution = RwSignal::new(false);
+    let outcome = Memo::new(move |_| judge(&attempt.get()));
+    let met = move || outcome.with(|o| o.as_ref().is_some_and(Outcome::met));
+    let strength = Signal::derive(move || attempt.with(|a| a.strength.to_string()));
+    let all_shown = move || hints.get() >= HINTS.len();
+    view! {
+        <section
+            class="al-challenge"
+            data-testid="induction-challenge"
+            aria-labelledby="induction-challenge-title"
+        >
+            <h2 id="induction-challenge-title">{TITLE}</h2>
+            <p>{STORY}</p>
+            <div class="al-learn-settings">
+                {layer_selects(0, attempt)} {layer_selects(1, attempt)}
+                <NumberField
+                    label="Strength of every set entry"
+                    testid="induction-strength"
+                    min="0"
+                    max="20"
+                    step="any"
+                    value=strength
+                    commit=true
+                    on_input=Callback::new(move |v: String| {
+                        if let Ok(s) = v.trim().parse::<f64>() {
+                            if s.is_finite() && (0.0..=20.0).contains(&s) {
+                                attempt.update(|a| a.strength = s);
+                            }
+                        }
+                    })
+                />
+            </div>
+            <p class="al-goal" class:al-met=met data-testid="induction-verdict" aria-live="polite">
+                {move || outcome.with(|o| o.as_ref().map(verdict).unwrap_or_default())}
+            </p>
+            {move || (met() || solution.get()).then(|| view! { <p data-testid="induction-why">{WHY}</p> })}
+            <p>{format!("The maps: both heads on {}.", SEQUENCES[0])}</p>
+            <div class="al-induction-heads">
+                <ChallengeMap outcome=outcome layer=0 />
+                <ChallengeMap outcome=outcome layer=1 />
+            </div>
+            <ol class="al-hints">
+                {move || HINTS.iter().take(hints.get()).map(|h| view! { <li>{*h}</li> }).collect_view()}
+            </ol>
+            <button
+                type="button"
+                data-testid="induction-hint"
+                disabled=all_shown
+                on:click=move |_| hints.update(|n| *n += 1)
+            >
+                "Show a hint"
+            </button>
+            <button
+                type="button"
+                data-testid="induction-solution"
+                on:click=move |_| {
+                    attempt.set(Attempt::SOLUTION);
+                    solution.set(true);
+                }
+            >
+                "Show the worked solution"
+            </button>
+        </section>
+    }
+}
+
+/// One head's map on the first test sequence.
+#[component]
+fn ChallengeMap(outcome: Memo<Option<Outcome>>, layer: usize) -> impl IntoView {
+    let canvas = NodeRef::<html::Canvas>::new();
+    let labels: Vec<String> = SEQUENCES[0].split_whitespace().map(String::from).collect();
+    Effect::new(move |_| {
+        let Some(el) = canvas.get() else { return };
+        outcome.with(|o| {
+            let Some(o) = o else { return };
+            let Ok(values) = Array2::from_shape_vec((T, T), o.attention[layer].clone()) else { return };
+            let d = HeadMapData {
+                values,
+                labels: labels.clone(),
+                blocked: (0..T * T).map(|k| k % T > k / T).collect(),
+                scores: None,
+                probe_loss: o.loss,
+            };
+            draw_map(&el, &d);
+        });
+    });
+    let name = format!("Layer {}'s head", layer + 1);
+    view! {
+        <figure class="al-learn-head">
+            <figcaption>{format!("{name}: rows the query, columns the key.")}</figcaption>
+            <canvas
+                node_ref=canvas
+                role="img"
+                aria-label=format!("{name}: attention weights on the test sequence")
+            ></canvas>
+        </figure>
+    }
+}
