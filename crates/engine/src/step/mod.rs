@@ -15,6 +15,24 @@ mod axis;
 mod mla_text;
 mod text;
 
+/// The pattern that matches multi-head latent attention's own steps, the ones only an MLA
+/// run records: one list for every `match` that treats them apart (their words, their
+/// PyTorch lines, the explanations and the export that refuse them).
+macro_rules! mla_steps {
+    () => {
+        $crate::step::StepName::QA
+            | $crate::step::StepName::QANorm
+            | $crate::step::StepName::KvA
+            | $crate::step::StepName::CKv
+            | $crate::step::StepName::KPe
+            | $crate::step::StepName::KvB
+            | $crate::step::StepName::KNope
+            | $crate::step::StepName::QCat
+            | $crate::step::StepName::KCat
+    };
+}
+pub(crate) use mla_steps;
+
 pub use axis::Axis;
 pub(crate) use text::scaling_words;
 pub use text::StepText;
@@ -412,18 +430,7 @@ impl StepName {
 
     /// True for the steps that only exist with multi-head latent attention.
     pub const fn is_mla_only(self) -> bool {
-        matches!(
-            self,
-            Self::QA
-                | Self::QANorm
-                | Self::KvA
-                | Self::CKv
-                | Self::KPe
-                | Self::KvB
-                | Self::KNope
-                | Self::QCat
-                | Self::KCat
-        )
+        matches!(self, mla_steps!())
     }
 
     /// True for the steps that only exist with a softcap.
