@@ -1,5 +1,5 @@
 //! The browser's plumbing, one file per concern: the address, the screen, downloads,
-//! timing marks, canvas writes, the clipboard, the service worker and the task queue.
+//! timing marks, canvas writes, the clipboard, the service worker, starting a Web Worker, and the task queue.
 //! Each fails quietly (a missing download is better than a dead page).
 //!
 //! Shared: imports nothing of `ui`.
@@ -15,6 +15,7 @@ pub mod screen;
 pub mod service_worker;
 pub mod tasks;
 pub mod timing;
+pub mod workers;
 
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
