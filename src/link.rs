@@ -217,20 +217,15 @@ mod tests {
                             mscale_all_dim: None,
                             eps: vals[4].abs().max(1e-6),
                             weights: Some(Box::new(MlaWeights {
-                                w_q: matrix(d, h * 3, &vals),
-                                b_q: vec![],
-                                w_q_a: vec![],
-                                b_q_a: vec![],
-                                q_a_norm: vec![],
-                                w_q_b: vec![],
-                                b_q_b: vec![],
-                                w_kv_a: matrix(d, 4, &vals[1..]),
                                 b_kv_a: vals[..4].to_vec(),
                                 kv_a_norm: vals[2..4].to_vec(),
-                                w_kv_b: matrix(2, h * 4, &vals[2..]),
-                                b_kv_b: vec![],
-                                w_o: matrix(h * 3, d, &vals[3..]),
                                 b_o: vals[..d].to_vec(),
+                                ..MlaWeights::uncompressed(
+                                    matrix(d, h * 3, &vals),
+                                    matrix(d, 4, &vals[1..]),
+                                    matrix(2, h * 4, &vals[2..]),
+                                    matrix(h * 3, d, &vals[3..]),
+                                )
                             })),
                         }),
                     }

@@ -389,22 +389,13 @@ mod run_tests {
             ),
             (
                 |s| {
-                    let w = MlaWeights {
-                        w_q: vec![vec![0.0; 21]; 8],
-                        b_q: vec![],
-                        w_q_a: vec![],
-                        b_q_a: vec![],
-                        q_a_norm: vec![],
-                        w_q_b: vec![],
-                        b_q_b: vec![],
-                        w_kv_a: vec![vec![0.0; 8]; 8],
-                        b_kv_a: vec![],
-                        kv_a_norm: vec![],
-                        w_kv_b: vec![vec![0.0; 15]; 4],
-                        b_kv_b: vec![],
-                        w_o: vec![vec![0.0; 8]; 5], // 6 rows needed: h·d_v
-                        b_o: vec![],
-                    };
+                    // 6 rows of w_o needed: h·d_v
+                    let w = MlaWeights::uncompressed(
+                        vec![vec![0.0; 21]; 8],
+                        vec![vec![0.0; 8]; 8],
+                        vec![vec![0.0; 15]; 4],
+                        vec![vec![0.0; 8]; 5],
+                    );
                     s.mla.as_mut().unwrap().weights = Some(Box::new(w));
                 },
                 Field::Mla,

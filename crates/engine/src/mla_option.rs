@@ -85,6 +85,34 @@ pub struct MlaWeights {
     pub b_o: Vec<f64>,
 }
 
+impl MlaWeights {
+    /// Weights without query compression: `q_proj`, `kv_a_proj_with_mqa`, `kv_b_proj` and
+    /// `o_proj`, every bias zero and both norm weights ones (left empty).
+    pub fn uncompressed(
+        w_q: Vec<Vec<f64>>,
+        w_kv_a: Vec<Vec<f64>>,
+        w_kv_b: Vec<Vec<f64>>,
+        w_o: Vec<Vec<f64>>,
+    ) -> Self {
+        Self {
+            w_q,
+            b_q: vec![],
+            w_q_a: vec![],
+            b_q_a: vec![],
+            q_a_norm: vec![],
+            w_q_b: vec![],
+            b_q_b: vec![],
+            w_kv_a,
+            b_kv_a: vec![],
+            kv_a_norm: vec![],
+            w_kv_b,
+            b_kv_b: vec![],
+            w_o,
+            b_o: vec![],
+        }
+    }
+}
+
 impl Mla {
     /// 1e-6, `DeepseekV3RMSNorm`'s default ε (the attention's two norms are built without
     /// the config's `rms_norm_eps`).

@@ -456,6 +456,37 @@ struct Modern {
     sinks: Option<Vec<f64>>,
 }
 
+/// RoPE as plain loops: pair p of the first `r` dimensions, (a, b) = (p, p + r/2) or
+/// (2p, 2p + 1), is the complex number x_a + i·x_b multiplied by e^{i·pos·θ_p}, and made
+/// longer by YaRN's attention factor (0.1·ln(factor) + 1 unless given); dimensions r..
+/// are not turned.
+fn turn_plain(
+    v: &[f64],
+    pos: usize,
+    style: RopeStyle,
+    base: f64,
+    r: usize,
+    scaling: Option<RopeScaling>,
+) -> Vec<f64> {
+    let mut out = v.to_vec();
+    for p in 0..r / 2 {
+        let (a, b) = match style {
+            RopeStyle::Half => (p, p + r / 2),
+            RopeStyle::Interleaved => (2 * p, 2 * p + 1),
+        };
+        let theta = scaled_theta(base.powf(-2.0 * p as f64 / r as f64), p, r, base, scaling);
+        let length = match scaling {
+            Some(RopeScaling::Yarn { attention_factor: Some(a), .. }) => a,
+            Some(RopeScaling::Yarn { factor, .. }) if factor > 1.0 => 1.0 + factor.ln() / 10.0,
+            _ => 1.0,
+        };
+        let (cos, sin) = (length * (pos as f64 * theta).cos(), length * (pos as f64 * theta).sin());
+        out[a] = v[a] * cos - v[b] * sin;
+        out[b] = v[a] * sin + v[b] * cos;
+    }
+    out
+}
+
 /// ALiBi's slopes as the paper's code writes them: `start · ratio^k` with
 /// `start = ratio = 2^(−8/n)` for a power of two `n`; otherwise the nearest smaller power
 /// of two's slopes, then every other slope of twice that, as many as are missing.
@@ -523,27 +554,9 @@ fn slow_reference(
         let rms = (head.iter().map(|x| x * x).sum::<f64>() / d_k as f64 + eps).sqrt();
         head.iter().zip(w).map(|(x, w)| w * x / rms).collect()
     };
-    // RoPE: pair p of a head is the complex number x_a + i·x_b, multiplied by e^{i·pos·θ_p}
     let turn = |head: &[f64], pos: usize| -> Vec<f64> {
         let Some((style, base, r, scaling)) = modern.rope else { return head.to_vec() };
-        let mut out = head.to_vec(); // dimensions r.. are not turned
-        for p in 0..r / 2 {
-            let (a, b) = match style {
-                RopeStyle::Half => (p, p + r / 2),
-                RopeStyle::Interleaved => (2 * p, 2 * p + 1),
-            };
-            let theta = scaled_theta(base.powf(-2.0 * p as f64 / r as f64), p, r, base, scaling);
-            // YaRN's attention factor lengthens the turned pair: 0.1·ln(factor) + 1 unless given
-            let length = match scaling {
-                Some(RopeScaling::Yarn { attention_factor: Some(a), .. }) => a,
-                Some(RopeScaling::Yarn { factor, .. }) if factor > 1.0 => 1.0 + factor.ln() / 10.0,
-                _ => 1.0,
-            };
-            let (cos, sin) = (length * (pos as f64 * theta).cos(), length * (pos as f64 * theta).sin());
-            out[a] = head[a] * cos - head[b] * sin;
-            out[b] = head[a] * sin + head[b] * cos;
-        }
-        out
+        turn_plain(head, pos, style, base, r, scaling)
     };
     let slopes = paper_slopes(n_heads);
     let mut weights = vec![vec![vec![vec![0.0; t_k]; t]; n_heads]; b];
@@ -1228,29 +1241,11 @@ fn slow_mla(s: &Scenario, trace: &Trace) -> (Vec<f64>, Vec<f64>) {
         let r = (v.iter().map(|x| x * x).sum::<f64>() / v.len() as f64 + m.eps).sqrt();
         v.iter().enumerate().map(|(c, x)| weight.get(c).unwrap_or(&1.0) * (x / r)).collect()
     };
-    // RoPE turns pair p in place (a, b) = (p, p + r/2) or (2p, 2p + 1): the scores do not
-    // depend on where the turned pairs are written afterwards
+    // RoPE turns each pair in place: the scores do not depend on where the turned pairs
+    // are written afterwards
     let turn = |v: &[f64], pos: usize| -> Vec<f64> {
         let Some(rope) = s.rope else { return v.to_vec() };
-        let r = v.len();
-        let mut out = v.to_vec();
-        for p in 0..r / 2 {
-            let (a, b) = match rope.style {
-                RopeStyle::Half => (p, p + r / 2),
-                RopeStyle::Interleaved => (2 * p, 2 * p + 1),
-            };
-            let theta =
-                scaled_theta(rope.base.powf(-2.0 * p as f64 / r as f64), p, r, rope.base, rope.scaling);
-            let length = match rope.scaling {
-                Some(RopeScaling::Yarn { attention_factor: Some(a), .. }) => a,
-                Some(RopeScaling::Yarn { factor, .. }) if factor > 1.0 => 1.0 + factor.ln() / 10.0,
-                _ => 1.0,
-            };
-            let (cos, sin) = (length * (pos as f64 * theta).cos(), length * (pos as f64 * theta).sin());
-            out[a] = v[a] * cos - v[b] * sin;
-            out[b] = v[a] * sin + v[b] * cos;
-        }
-        out
+        turn_plain(v, pos, rope.style, rope.base, v.len(), rope.scaling)
     };
     let factor = s.rope.and_then(|r| r.scaling).map_or(1.0, |sc| sc.factor());
     let mscale =

@@ -99,7 +99,7 @@ pub fn InductionChallenge() -> impl IntoView {
                     label="Strength of every set entry"
                     testid="induction-strength"
                     min="0"
-                    max="20"
+                    max=Some("20".to_owned())
                     step="any"
                     value=strength
                     commit=true

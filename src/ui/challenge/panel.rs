@@ -17,6 +17,7 @@ use crate::ui::challenge::text::{
 };
 use crate::ui::challenge::weights::ChallengeWeights;
 use crate::ui::platform::first_paint;
+use crate::ui::widgets::hints::{HintList, NextHintButton};
 
 /// The `localStorage` key of the solved challenges' ids, one line each.
 const STORAGE_KEY: &str = "attention-lens-solved";
@@ -380,23 +381,8 @@ fn ChallengeHelp(
     let builtin_id = builtin::by_id(&c.id).is_some();
     view! {
         <div class="al-challenge-help">
-            <ol class="al-challenge-hints">
-                {move || {
-                    hints
-                        .iter()
-                        .take(hints_shown.get())
-                        .map(|h| view! { <li data-testid="challenge-hint">{h.clone()}</li> })
-                        .collect_view()
-                }}
-            </ol>
-            <button
-                type="button"
-                data-testid="challenge-next-hint"
-                disabled=move || { hints_shown.get() >= n_hints }
-                on:click=move |_| hints_shown.update(|n| *n = (*n + 1).min(n_hints))
-            >
-                {move || format!("Show a hint ({} of {n_hints} shown)", hints_shown.get())}
-            </button>
+            <HintList hints shown=hints_shown testid="challenge-hint" />
+            <NextHintButton n=n_hints shown=hints_shown testid="challenge-next-hint" />
             <button
                 type="button"
                 data-testid="challenge-show-solution"

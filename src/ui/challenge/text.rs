@@ -137,9 +137,10 @@ pub fn trace_vector(t: &Trace, word: &str) -> Option<Vec<f64>> {
     Some(x.row(i).to_vec())
 }
 
-/// A number typed into an editor: finite, or none.
+/// A number typed into an editor, read as any typed answer is
+/// ([`crate::format::read_typed_number`]: a decimal comma, a fraction): finite, or none.
 pub fn parse_number(text: &str) -> Option<f64> {
-    text.trim().parse::<f64>().ok().filter(|x| x.is_finite())
+    crate::format::read_typed_number(text).filter(|x| x.is_finite())
 }
 
 /// The solved ids stored as text, one a line (empty lines skipped).
@@ -252,7 +253,9 @@ mod tests {
     fn typed_numbers_and_stored_ids() {
         assert_eq!(parse_number(" 1.5 "), Some(1.5));
         assert_eq!(parse_number("-2e-1"), Some(-0.2));
-        for bad in ["", "x", "inf", "NaN", "1e400"] {
+        assert_eq!(parse_number("0,5"), Some(0.5));
+        assert_eq!(parse_number("1/8"), Some(0.125));
+        for bad in ["", "x", "inf", "-inf", "NaN", "1e400", "1/0"] {
             assert_eq!(parse_number(bad), None, "{bad}");
         }
         assert_eq!(solved_ids("cat-mat\n\nuniform\n"), ["cat-mat", "uniform"]);

@@ -18,6 +18,7 @@ use attention_worker::RunError;
 use crate::ui::explorer::io::ImportExport;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::Settings;
+use crate::ui::widgets::fields::{Choice, NumberField, SelectField};
 
 /// The control panel.
 #[component]
@@ -35,6 +36,167 @@ pub fn Controls(
             <mask::MaskFields edits=edits />
             <ImportExport state=state />
         </section>
+    }
+}
+
+/// What one number field of the controls shows: its caption, its `data-testid`, the name
+/// its typing errors go under, its bounds, a fixed hint, and the engine field whose error
+/// shows under it. Drawn by [`SettingNumber`]; what it reads and writes is the caller's.
+#[derive(Clone, Copy)]
+pub struct NumberSpec {
+    label: &'static str,
+    testid: &'static str,
+    key: &'static str,
+    min: usize,
+    max: Option<usize>,
+    step: Option<&'static str>,
+    placeholder: Option<&'static str>,
+    hint: Option<&'static str>,
+    field: Option<Field>,
+    list: bool,
+}
+
+impl NumberSpec {
+    /// A whole-number field from `min`, its typing errors under `key`.
+    pub const fn new(label: &'static str, testid: &'static str, key: &'static str, min: usize) -> Self {
+        Self {
+            label,
+            testid,
+            key,
+            min,
+            max: None,
+            step: None,
+            placeholder: None,
+            hint: None,
+            field: None,
+            list: false,
+        }
+    }
+
+    /// At most `max`.
+    pub const fn max(self, max: usize) -> Self {
+        Self { max: Some(max), ..self }
+    }
+
+    /// A real number, not a whole one.
+    pub const fn real(self) -> Self {
+        Self { step: Some("any"), ..self }
+    }
+
+    /// What the field shows while empty.
+    pub const fn placeholder(self, placeholder: &'static str) -> Self {
+        Self { placeholder: Some(placeholder), ..self }
+    }
+
+    /// The words under the field.
+    pub const fn hint(self, hint: &'static str) -> Self {
+        Self { hint: Some(hint), ..self }
+    }
+
+    /// The engine's error about `field` shows under it.
+    pub const fn error(self, field: Field) -> Self {
+        Self { field: Some(field), ..self }
+    }
+
+    /// A list of numbers in a text field, read when the edit is committed.
+    pub const fn list(self) -> Self {
+        Self { list: true, ..self }
+    }
+}
+
+/// A number field of the controls as its [`NumberSpec`] says: the caption and input, then
+/// the typing error, `children`, the hint and the engine's error about it.
+#[component]
+pub fn SettingNumber(
+    /// How the controls write the settings.
+    edits: Edits,
+    /// What the field shows.
+    spec: NumberSpec,
+    /// The field's text.
+    #[prop(into)]
+    value: Signal<String>,
+    /// What typing does.
+    on_input: Callback<String>,
+    /// True while the field cannot be edited.
+    #[prop(optional, into)]
+    disabled: Signal<bool>,
+    /// The id of a hint among `children` that describes the field.
+    #[prop(optional)]
+    describedby: Option<&'static str>,
+    /// Words under the field that change with the settings.
+    #[prop(optional)]
+    children: Option<Children>,
+) -> impl IntoView {
+    let NumberSpec { label, testid, key, min, max, step, placeholder, hint, field, list } = spec;
+    view! {
+        <NumberField
+            label
+            testid
+            min=min.to_string()
+            max=max.map(|m| m.to_string())
+            step
+            placeholder
+            describedby
+            value
+            disabled
+            on_input
+            commit=list
+            list
+        >
+            {edits.number_error(key)}
+            {children.map(|c| c())}
+            {hint.map(|hint| view! { <span class="al-hint">{hint}</span> })}
+            {field.map(|field| view! { <FieldError error=edits.error field /> })}
+        </NumberField>
+    }
+}
+
+/// What one menu of the controls shows: its caption, its `data-testid`, its choices, and
+/// the engine field whose error shows under it. Drawn by [`SettingSelect`].
+#[derive(Clone, Copy)]
+pub struct SelectSpec {
+    label: &'static str,
+    testid: &'static str,
+    choices: &'static [Choice],
+    field: Option<Field>,
+    get: fn(&Settings) -> &'static str,
+    put: fn(&mut Settings, &str),
+}
+
+impl SelectSpec {
+    /// A menu of `choices`: `get` reads the chosen value from the settings, `put` writes
+    /// a newly chosen one.
+    pub const fn new(
+        label: &'static str,
+        testid: &'static str,
+        choices: &'static [Choice],
+        get: fn(&Settings) -> &'static str,
+        put: fn(&mut Settings, &str),
+    ) -> Self {
+        Self { label, testid, choices, field: None, get, put }
+    }
+
+    /// The engine's error about `field` shows under it.
+    pub const fn error(self, field: Field) -> Self {
+        Self { field: Some(field), ..self }
+    }
+}
+
+/// A menu of the controls as its [`SelectSpec`] says, then the engine's error about it.
+#[component]
+pub fn SettingSelect(
+    /// How the controls write the settings.
+    edits: Edits,
+    /// What the menu shows, reads and writes.
+    spec: SelectSpec,
+) -> impl IntoView {
+    let SelectSpec { label, testid, choices, field, get, put } = spec;
+    let value = edits.read(get);
+    let on_change = Callback::new(move |v: String| edits.set(&|s| put(s, &v)));
+    view! {
+        <SelectField label testid value choices=choices.to_vec() on_change>
+            {field.map(|field| view! { <FieldError error=edits.error field /> })}
+        </SelectField>
     }
 }
 
@@ -74,6 +236,18 @@ impl Edits {
     pub fn set(self, f: &dyn Fn(&mut Settings)) {
         self.import_error.set(None);
         self.settings.update(|s| f(s));
+    }
+
+    /// A count field's text and what typing does: the count `get` reads, and a whole
+    /// number of at least 1 typed into it, `put` into the settings ([`Edits::set_count`]).
+    pub fn count(
+        self,
+        field: &'static str,
+        get: fn(&Settings) -> usize,
+        put: fn(&mut Settings, usize),
+    ) -> (Signal<String>, Callback<String>) {
+        let on_input = Callback::new(move |raw: String| self.set_count(field, &raw, &put));
+        (self.read(move |s| get(s).to_string()), on_input)
     }
 
     /// Applies a whole number of at least 1 typed into `field`, or says why it cannot.

@@ -10,6 +10,7 @@ use crate::challenges::training::{self, Reading, TrainingChallenge};
 
 use crate::ui::learn::run::LearnRun;
 use crate::ui::learn::settings::LearnSettings;
+use crate::ui::widgets::hints::{HintList, NextHintButton};
 
 /// The challenge being played, or the offer of one.
 #[component]
@@ -111,15 +112,11 @@ fn OpenTrainingChallenge(
                 <br />
                 <span data-testid="learn-challenge-progress">{move || judged.with(|p| p.words.clone())}</span>
             </p>
-            <ol class="al-challenge-hints">
-                {move || {
-                    hints
-                        .iter()
-                        .take(hints_shown.get())
-                        .map(|h| view! { <li data-testid="learn-challenge-hint">{*h}</li> })
-                        .collect_view()
-                }}
-            </ol>
+            <HintList
+                hints=hints.map(str::to_owned).to_vec()
+                shown=hints_shown
+                testid="learn-challenge-hint"
+            />
             {move || {
                 met()
                     .then(|| {
@@ -131,14 +128,7 @@ fn OpenTrainingChallenge(
                     })
             }}
             <div class="al-challenge-help">
-                <button
-                    type="button"
-                    data-testid="learn-challenge-hint-next"
-                    disabled=move || { hints_shown.get() >= n_hints }
-                    on:click=move |_| hints_shown.update(|n| *n = (*n + 1).min(n_hints))
-                >
-                    {move || format!("Show a hint ({} of {n_hints} shown)", hints_shown.get())}
-                </button>
+                <NextHintButton n=n_hints shown=hints_shown testid="learn-challenge-hint-next" />
                 <button
                     type="button"
                     data-testid="learn-challenge-restart"

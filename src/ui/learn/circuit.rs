@@ -14,6 +14,7 @@ use crate::format::fixed;
 use crate::ui::learn::loss_curve::percent;
 use crate::ui::learn::run::LearnRun;
 use crate::ui::widgets::scroll_region::scroll_region;
+use crate::ui::widgets::section::TitledSection;
 
 /// "layer 1, head 1" (both from 1, as the maps are titled).
 pub fn head_name(h: HeadId) -> String {
@@ -133,8 +134,12 @@ pub fn AblationPanel(
         })
     };
     view! {
-        <section class="al-learn-circuit" data-testid="learn-ablation" aria-labelledby="learn-ablation-title">
-            <h3 id="learn-ablation-title">"Switch a head off"</h3>
+        <TitledSection
+            class="al-learn-circuit"
+            testid="learn-ablation"
+            title_id="learn-ablation-title"
+            title="Switch a head off"
+        >
             <p class="al-learn-caption">
                 "One head at a time: its output is zeroed on the probe batch and everything after it is computed again by the engine. Press again to switch it back on."
             </p>
@@ -166,7 +171,7 @@ pub fn AblationPanel(
             <div aria-live="polite" data-testid="learn-ablation-result">
                 {result}
             </div>
-        </section>
+        </TitledSection>
     }
 }
 
@@ -239,12 +244,12 @@ pub fn CompositionPanel(
         })
     };
     view! {
-        <section
+        <TitledSection
             class="al-learn-circuit"
-            data-testid="learn-composition"
-            aria-labelledby="learn-composition-title"
+            testid="learn-composition"
+            title_id="learn-composition-title"
+            title="What layer 2's keys read from layer 1"
         >
-            <h3 id="learn-composition-title">"What layer 2's keys read from layer 1"</h3>
             {move || {
                 match body() {
                     Some(v) => v.into_any(),
@@ -258,7 +263,7 @@ pub fn CompositionPanel(
                     }
                 }
             }}
-        </section>
+        </TitledSection>
     }
 }
 

@@ -11,6 +11,7 @@ use crate::format::reading;
 
 use crate::ui::learn::run::LearnRun;
 use crate::ui::widgets::fields::NumberField;
+use crate::ui::widgets::section::TitledSection;
 
 /// The weights whose cells can be explained, for a model of `n_layers` layers.
 pub fn weight_names(n_layers: usize) -> Vec<String> {
@@ -97,12 +98,12 @@ pub fn GradientCellPanel(
         }
     };
     view! {
-        <section
+        <TitledSection
             class="al-learn-gradient"
-            data-testid="learn-gradient"
-            aria-labelledby="learn-gradient-title"
+            testid="learn-gradient"
+            title_id="learn-gradient-title"
+            title="One gradient cell, explained"
         >
-            <h3 id="learn-gradient-title">"One gradient cell, explained"</h3>
             <p>
                 "Pick a weight and a cell. Its gradient on the probe batch, at the model's current step, is a sum over every sequence and position of the weight's input there (row i) times the gradient flowing into its output (column j)."
             </p>
@@ -156,7 +157,7 @@ pub fn GradientCellPanel(
                         }
                     })
             }}
-        </section>
+        </TitledSection>
     }
 }
 

@@ -19,11 +19,12 @@ use attention_worker::train::{
 };
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
-use web_sys::{MessageEvent, Worker};
+use web_sys::Worker;
 
 use crate::engine::train::StepStats;
 
 use crate::ui::learn::settings::LearnSettings;
+use crate::ui::platform::workers;
 use crate::ui::state::engine::worker::WORKER_URL;
 
 /// How long a slice of steps should take, round trip: about five answers a second.
@@ -254,18 +255,7 @@ fn start_worker(run: LearnRun) {
     if CLIENT.with_borrow(|c| c.worker.is_some()) {
         return;
     }
-    let worker = match Worker::new(WORKER_URL) {
-        Ok(w) => w,
-        Err(e) => return run.error.set(Some(cannot_start(&format!("{e:?}")))),
-    };
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| on_message(&ev.data()));
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-        ev.prevent_default();
-        let why = ev
-            .dyn_ref::<web_sys::ErrorEvent>()
-            .map_or_else(|| "it failed to load".to_owned(), web_sys::ErrorEvent::message);
+    let on_error = |why: String| {
         let run = CLIENT.with_borrow_mut(|c| {
             c.in_flight = None;
             c.run
@@ -274,9 +264,11 @@ fn start_worker(run: LearnRun) {
             run.playing.try_set(false);
             run.error.try_set(Some(cannot_start(&why)));
         }
-    });
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    on_error.forget();
+    };
+    let worker = match workers::start(WORKER_URL, |data| on_message(&data), on_error) {
+        Ok(w) => w,
+        Err(e) => return run.error.set(Some(cannot_start(&e))),
+    };
     CLIENT.with_borrow_mut(|c| c.worker = Some(worker));
 }
 

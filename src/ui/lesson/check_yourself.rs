@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::lessons::check::{CheckAnswer, CheckQuestion};
 use crate::lessons::Verdict;
 use crate::ui::widgets::choices::ChoiceButtons;
+use crate::ui::widgets::section::TitledSection;
 
 /// One question, its inputs and, once answered, its verdict.
 #[component]
@@ -88,12 +89,16 @@ pub fn CheckYourself(
         .map(|(i, question)| view! { <CheckItem question=question n=i + 1 /> })
         .collect_view();
     view! {
-        <section class="al-check-yourself" data-testid="check-yourself" aria-labelledby="al-check-title">
-            <h3 id="al-check-title">"Check yourself"</h3>
+        <TitledSection
+            class="al-check-yourself"
+            testid="check-yourself"
+            title_id="al-check-title"
+            title="Check yourself"
+        >
             <p class="al-hint">
                 "New numbers, not the lesson's: answer from the rule, then check. Nothing here changes the lesson."
             </p>
             <ol class="al-check-list">{items}</ol>
-        </section>
+        </TitledSection>
     }
 }

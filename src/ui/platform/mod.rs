@@ -1,6 +1,6 @@
 //! The browser's plumbing, one file per concern: the address, the screen, downloads,
 //! index.html's first paint handed over, timing marks, canvas writes, the clipboard, the
-//! service worker and the task queue.
+//! service worker, starting a Web Worker, and the task queue.
 //! Each fails quietly (a missing download is better than a dead page).
 //!
 //! Shared: imports nothing of `ui`.
@@ -17,6 +17,7 @@ pub mod screen;
 pub mod service_worker;
 pub mod tasks;
 pub mod timing;
+pub mod workers;
 
 fn window() -> Option<web_sys::Window> {
     web_sys::window()

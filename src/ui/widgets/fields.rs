@@ -1,6 +1,7 @@
 //! The labelled form fields the controls are made of: a `<label class="al-field">` with
-//! its caption, one `<select>`, number or text `<input>`, and whatever follows it (hints,
-//! error messages) as children; and a `<label class="al-check">` round one checkbox.
+//! its caption, one `<select>` or number `<input>` (a text input for a list of numbers),
+//! and whatever follows it (hints, error messages) as children; and a
+//! `<label class="al-check">` round one checkbox.
 
 use leptos::prelude::*;
 
@@ -52,27 +53,29 @@ pub fn SelectField<T: IntoView + 'static>(
     }
 }
 
-/// A caption over a number `<input>`, then `children` (hints, errors).
+/// A caption over a number `<input>`, then `children` (hints, errors). With `list`, a
+/// text `<input>` for a list of numbers, read when the edit is committed (a list would be
+/// rewritten under the cursor if every keystroke were applied).
 #[component]
 pub fn NumberField(
     /// The caption.
     label: &'static str,
     /// The input's `data-testid`.
     testid: &'static str,
-    /// The smallest value.
+    /// The smallest value (a list has none).
     #[prop(into)]
     min: String,
     /// The largest value, if there is one.
-    #[prop(optional, into)]
+    #[prop(optional_no_strip, into)]
     max: Option<String>,
     /// The input's `step` (`"any"` for a real number), if not whole numbers.
-    #[prop(optional)]
+    #[prop(optional_no_strip, into)]
     step: Option<&'static str>,
     /// What an empty field shows.
-    #[prop(optional)]
+    #[prop(optional_no_strip, into)]
     placeholder: Option<&'static str>,
     /// The id of the hint that describes the field.
-    #[prop(optional)]
+    #[prop(optional_no_strip, into)]
     describedby: Option<&'static str>,
     /// The field's text.
     #[prop(into)]
@@ -87,6 +90,9 @@ pub fn NumberField(
     /// (`input`): for settings that restart something, such as a training run.
     #[prop(optional)]
     commit: bool,
+    /// A list of numbers in a text input (set `commit` too), not one number.
+    #[prop(optional)]
+    list: bool,
     /// What follows the input inside the label.
     #[prop(optional)]
     children: Option<Children>,
@@ -96,8 +102,8 @@ pub fn NumberField(
             <span>{label}</span>
             <input
                 data-testid=testid
-                type="number"
-                min=min
+                type=if list { "text" } else { "number" }
+                min=(!list).then_some(min)
                 max=max
                 step=step
                 placeholder=placeholder
@@ -140,40 +146,6 @@ pub fn CheckField(
                 type="checkbox"
                 prop:checked=move || checked.get()
                 on:change=move |ev| on_change.run(event_target_checked(&ev))
-            />
-            {children()}
-        </label>
-    }
-}
-
-/// A caption over a text `<input>` read when the edit is committed (Enter, or the field
-/// left), then `children` (hints, errors): for a list of numbers, which would be rewritten
-/// under the cursor if every keystroke were applied.
-#[component]
-pub fn TextField(
-    /// The caption.
-    label: &'static str,
-    /// The input's `data-testid`.
-    testid: &'static str,
-    /// What an empty field shows.
-    placeholder: &'static str,
-    /// The field's text.
-    #[prop(into)]
-    value: Signal<String>,
-    /// Called with the field's text once the edit is committed.
-    on_change: Callback<String>,
-    /// What follows the input inside the label.
-    children: Children,
-) -> impl IntoView {
-    view! {
-        <label class="al-field">
-            <span>{label}</span>
-            <input
-                data-testid=testid
-                type="text"
-                placeholder=placeholder
-                prop:value=move || value.get()
-                on:change=move |ev| on_change.run(event_target_value(&ev))
             />
             {children()}
         </label>

@@ -1,5 +1,5 @@
 //! Small components and helpers shared by several features: a deferred part of the page,
-//! label fitting, answer buttons, a scrollable region, tables' header rows, the check line and head options of the decode and
+//! label fitting, answer buttons, a challenge's hints, a scrollable region, a section named by its heading, tables' header rows, the check line and head options of the decode and
 //! tiles views.
 //!
 //! Shared: imports `platform/` only, never a feature folder.
@@ -8,8 +8,10 @@ pub mod check_line;
 pub mod choices;
 pub mod fields;
 pub mod head_options;
+pub mod hints;
 pub mod later;
 pub mod scroll_region;
+pub mod section;
 pub mod stepper;
 pub mod table_head;
 pub mod text_fit;

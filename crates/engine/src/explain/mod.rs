@@ -105,15 +105,7 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::Weights => ex.weights(),
         StepName::Context => ex.context(),
         StepName::Concat => ex.concat(),
-        StepName::QA
-        | StepName::QANorm
-        | StepName::KvA
-        | StepName::CKv
-        | StepName::KPe
-        | StepName::KvB
-        | StepName::KNope
-        | StepName::QCat
-        | StepName::KCat => Err(ExplainError::NotUnderMla(step)),
+        crate::step::mla_steps!() => Err(ExplainError::NotUnderMla(step)),
     }
 }
 

@@ -111,15 +111,7 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
     };
     match name {
         // never reached: `sections` writes one refusal for an MLA trace
-        StepName::QA
-        | StepName::QANorm
-        | StepName::KvA
-        | StepName::CKv
-        | StepName::KPe
-        | StepName::KvB
-        | StepName::KNope
-        | StepName::QCat
-        | StepName::KCat => format!(
+        crate::step::mla_steps!() => format!(
             "raise NotImplementedError(\"{}: the export does not write multi-head latent attention (mla) yet\")\n",
             name.as_str()
         ),

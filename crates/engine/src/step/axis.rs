@@ -1,9 +1,5 @@
 //! [`Axis`], the axes of a tensor, with the names the tutorials and the trace JSON use.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 /// An axis of a tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Axis {
@@ -105,21 +101,4 @@ impl Axis {
     }
 }
 
-impl fmt::Display for Axis {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for Axis {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Axis {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        Self::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown axis \"{name}\"")))
-    }
-}
+written_by_name!(Axis, "axis");

@@ -11,18 +11,60 @@
 //! [`Axis`] is in `axis.rs`; what a step says, its PyTorch line and its words
 //! ([`StepName::pytorch`], [`StepName::words`]), in `text.rs`.
 
+/// `Display`, `Serialize` and `Deserialize` for a typed name, written as its string
+/// (`as_str`) and read back by `from_name`; `$what` names it in the error for an unknown one.
+macro_rules! written_by_name {
+    ($t:ty, $what:literal) => {
+        impl ::std::fmt::Display for $t {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::serde::Serialize for $t {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $t {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = <String as ::serde::Deserialize>::deserialize(d)?;
+                Self::from_name(&name).ok_or_else(|| {
+                    ::serde::de::Error::custom(format!(concat!("unknown ", $what, " \"{}\""), name))
+                })
+            }
+        }
+    };
+}
+
 mod axis;
 mod mla_text;
 mod text;
+
+/// The pattern that matches multi-head latent attention's own steps, the ones only an MLA
+/// run records: one list for every `match` that treats them apart (their words, their
+/// PyTorch lines, the explanations and the export that refuse them).
+macro_rules! mla_steps {
+    () => {
+        $crate::step::StepName::QA
+            | $crate::step::StepName::QANorm
+            | $crate::step::StepName::KvA
+            | $crate::step::StepName::CKv
+            | $crate::step::StepName::KPe
+            | $crate::step::StepName::KvB
+            | $crate::step::StepName::KNope
+            | $crate::step::StepName::QCat
+            | $crate::step::StepName::KCat
+    };
+}
+pub(crate) use mla_steps;
 
 pub use axis::Axis;
 pub(crate) use text::scaling_words;
 pub use text::StepText;
 
-use std::fmt;
 use std::str::FromStr;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// MLA's sizes and numbers, as the words and lines need them.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -412,29 +454,12 @@ impl StepName {
 
     /// True for the steps that only exist with multi-head latent attention.
     pub const fn is_mla_only(self) -> bool {
-        matches!(
-            self,
-            Self::QA
-                | Self::QANorm
-                | Self::KvA
-                | Self::CKv
-                | Self::KPe
-                | Self::KvB
-                | Self::KNope
-                | Self::QCat
-                | Self::KCat
-        )
+        matches!(self, mla_steps!())
     }
 
     /// True for the steps that only exist with a softcap.
     pub const fn is_softcap_only(self) -> bool {
         matches!(self, Self::Capped)
-    }
-}
-
-impl fmt::Display for StepName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -445,18 +470,7 @@ impl FromStr for StepName {
     }
 }
 
-impl Serialize for StepName {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for StepName {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        Self::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown step \"{name}\"")))
-    }
-}
+written_by_name!(StepName, "step");
 
 #[cfg(test)]
 mod tests {

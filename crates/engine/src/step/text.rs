@@ -1,7 +1,7 @@
 //! What a step says: the PyTorch line a reader of the tutorials would write for it, and
 //! the step in words with the sizes that make it concrete.
 
-use super::{Layout, StepName};
+use super::{mla_steps, Layout, StepName};
 use crate::error::number_text;
 use crate::scenario::{Fill, RopeScaling, RopeStyle};
 
@@ -75,15 +75,7 @@ impl StepName {
         };
         let line = match self {
             // MLA's own steps, recorded only with MLA (its sizes then come with the text)
-            Self::QA
-            | Self::QANorm
-            | Self::KvA
-            | Self::CKv
-            | Self::KPe
-            | Self::KvB
-            | Self::KNope
-            | Self::QCat
-            | Self::KCat => return self.latent_pytorch(text).unwrap_or_default(),
+            mla_steps!() => return self.latent_pytorch(text).unwrap_or_default(),
             Self::X => "x = embedding(tokens)",
             Self::Pe => "pe = self.pe[:, :x.size(1)]",
             Self::XPe => "x = x + self.pe[:, :x.size(1)]",
@@ -161,15 +153,7 @@ impl StepName {
         } = *text;
         let eps = qk_norm_eps.unwrap_or(crate::scenario::QkNorm::DEFAULT_EPS);
         match self {
-            Self::QA
-            | Self::QANorm
-            | Self::KvA
-            | Self::CKv
-            | Self::KPe
-            | Self::KvB
-            | Self::KNope
-            | Self::QCat
-            | Self::KCat => self.latent_words(text).unwrap_or_default(),
+            mla_steps!() => self.latent_words(text).unwrap_or_default(),
             Self::X => {
                 "Look up each token's embedding; shorter sentences are padded with <pad> to the longest"
                     .into()

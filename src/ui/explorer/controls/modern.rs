@@ -5,8 +5,25 @@ use leptos::prelude::*;
 
 use crate::engine::error::Field;
 use crate::engine::{self, Rope, RopeStyle};
-use crate::ui::explorer::controls::{Edits, FieldError};
-use crate::ui::widgets::fields::{CheckField, NumberField, SelectField};
+use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
+use crate::ui::state::settings::Settings;
+use crate::ui::widgets::fields::CheckField;
+
+const H_KV: NumberSpec =
+    NumberSpec::new("h_kv (key/value heads)", "n-kv-heads", "h_kv", 1).max(64).error(Field::NKvHeads);
+const ROPE: SelectSpec = SelectSpec::new(
+    "RoPE (rotary positions)",
+    "rope",
+    &[
+        ("none", "none", false),
+        ("half", "half: i with i + d_k/2 (Llama in transformers)", false),
+        ("interleaved", "interleaved: 2i with 2i+1 (RoFormer, Meta)", false),
+    ],
+    |s| s.rope.map_or("none", |r| r.style.name()),
+    set_rope,
+)
+.error(Field::Rope);
+const ROPE_BASE: NumberSpec = NumberSpec::new("RoPE base", "rope-base", "RoPE base", 1).real();
 
 /// "As today's models run it".
 #[component]
@@ -14,7 +31,7 @@ pub fn ModernFields(
     /// How the controls write the settings.
     edits: Edits,
 ) -> impl IntoView {
-    let Edits { settings, error, .. } = edits;
+    let settings = edits.settings;
     let cache_text = move || {
         settings.with(|s| {
             match s.d_head.map_or_else(|| engine::attention::head_width(s.d_model, s.n_heads), Ok) {
@@ -34,66 +51,35 @@ pub fn ModernFields(
             }
         })
     };
-    let on_rope = move |v: String| {
-        let style = RopeStyle::from_name(&v);
-        edits.set(&|s| {
-            s.rope = style.map(|style| Rope {
-                style,
-                base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
-                fraction: s.rope.and_then(|r| r.fraction),
-                scaling: s.rope.and_then(|r| r.scaling),
-            });
-        });
-    };
     let on_rope_base = move |raw: String| {
-        edits.set_real("RoPE base", &raw, "the RoPE base must be a number", &|s, base| {
+        edits.set_real(ROPE_BASE.key, &raw, "the RoPE base must be a number", &|s, base| {
             s.rope = s.rope.map(|r| Rope { base, ..r })
         })
     };
     view! {
         <fieldset class="al-row al-modern">
             <legend>"As today's models run it"</legend>
-            <NumberField
-                label="h_kv (key/value heads)"
-                testid="n-kv-heads"
-                min="1"
-                max="64"
+            <SettingNumber
+                edits
+                spec=H_KV
                 describedby="al-cache-per-token"
                 value=edits.read(|s| s.n_kv_heads.unwrap_or(s.n_heads).to_string())
                 on_input=Callback::new(move |raw: String| {
-                    edits.set_optional("h_kv", &raw, &|s, v| s.n_kv_heads = v.filter(|&v| v != s.n_heads))
+                    edits.set_optional(H_KV.key, &raw, &|s, v| s.n_kv_heads = v.filter(|&v| v != s.n_heads))
                 })
             >
-                {edits.number_error("h_kv")}
                 <span class="al-hint" id="al-cache-per-token" data-testid="kv-cache-per-token">
                     {cache_text}
                 </span>
-                <FieldError error=error field=Field::NKvHeads />
-            </NumberField>
-            <SelectField
-                label="RoPE (rotary positions)"
-                testid="rope"
-                value=edits.read(|s| s.rope.map_or("none", |r| r.style.name()))
-                choices=vec![
-                    ("none", "none", false),
-                    ("half", "half: i with i + d_k/2 (Llama in transformers)", false),
-                    ("interleaved", "interleaved: 2i with 2i+1 (RoFormer, Meta)", false),
-                ]
-                on_change=Callback::new(on_rope)
-            >
-                <FieldError error=error field=Field::Rope />
-            </SelectField>
-            <NumberField
-                label="RoPE base"
-                testid="rope-base"
-                min="1"
-                step="any"
+            </SettingNumber>
+            <SettingSelect edits spec=ROPE />
+            <SettingNumber
+                edits
+                spec=ROPE_BASE
                 value=edits.read(|s| s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base).to_string())
                 disabled=edits.read(|s| s.rope.is_none())
                 on_input=Callback::new(on_rope_base)
-            >
-                {edits.number_error("RoPE base")}
-            </NumberField>
+            />
             <CheckField
                 testid="alibi"
                 checked=edits.read(|s| s.alibi)
@@ -103,4 +89,15 @@ pub fn ModernFields(
             </CheckField>
         </fieldset>
     }
+}
+
+/// RoPE of the chosen style (`none`: off), keeping the base, rotary fraction and scaling
+/// already set.
+fn set_rope(s: &mut Settings, v: &str) {
+    s.rope = RopeStyle::from_name(v).map(|style| Rope {
+        style,
+        base: s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base),
+        fraction: s.rope.and_then(|r| r.fraction),
+        scaling: s.rope.and_then(|r| r.scaling),
+    });
 }

@@ -6,9 +6,58 @@ use leptos::prelude::*;
 
 use crate::engine::error::Field;
 use crate::engine::QkNorm;
-use crate::ui::explorer::controls::{Edits, FieldError};
+use crate::ui::explorer::controls::{Edits, FieldError, NumberSpec, SettingNumber};
 use crate::ui::state::settings::Settings;
-use crate::ui::widgets::fields::{CheckField, NumberField, TextField};
+use crate::ui::widgets::fields::CheckField;
+
+/// A field's text from the settings, and what typing does; called with its [`NumberSpec`]'s
+/// error key.
+type Wire = fn(Edits, &'static str) -> (Signal<String>, Callback<String>);
+
+/// The number fields where empty or 0 is the engine's default, in the order they show.
+const ZERO_OFF: [(NumberSpec, Wire); 3] = [
+    (
+        NumberSpec::new("d_head (size of one head)", "d-head", "d_head", 0)
+            .placeholder("d_model/h")
+            .hint("Each head's q, k, v width; empty or 0: d_model / h. Gemma 2 2B: d_model 2304, h = 8, d_head = 256.")
+            .error(Field::DHead),
+        |edits, key| {
+            let message = "d_head must be a whole number (empty or 0: d_model / h)";
+            zero_off(edits, key, message, |s| s.d_head, |s, v| s.d_head = v)
+        },
+    ),
+    (
+        NumberSpec::new("scale (in place of 1/√d_k)", "scale", "scale", 0)
+            .real()
+            .placeholder("1/√d_k")
+            .hint("What the scores q·k are multiplied by. Gemma 2 27B: 1/√144, though d_k = 128.")
+            .error(Field::Scale),
+        |edits, key| {
+            let message = "the scale must be a number (empty or 0: 1/√d_k)";
+            zero_off(edits, key, message, |s| s.scale, |s, v| s.scale = v)
+        },
+    ),
+    (
+        NumberSpec::new("softcap c", "softcap", "softcap", 0)
+            .real()
+            .placeholder("off")
+            .hint("c·tanh(score / c): no score goes past ±c. Gemma 2 caps at c = 50.")
+            .error(Field::Softcap),
+        |edits, key| {
+            let message = "the softcap must be a number (empty or 0: off)";
+            zero_off(edits, key, message, |s| s.softcap, |s, v| s.softcap = v)
+        },
+    ),
+];
+
+const SINKS: NumberSpec = NumberSpec::new("sinks (logit per head)", "sinks", "sinks", 0)
+    .list()
+    .placeholder("off")
+    .hint(
+        "One more column in each row's softmax, then dropped: the weights sum to less than 1. One number for \
+         every head, or one per head; empty: off (0 is a sink too). gpt-oss.",
+    )
+    .error(Field::Sinks);
 
 /// "Head size and score range".
 #[component]
@@ -16,31 +65,6 @@ pub fn ScoreFields(
     /// How the controls write the settings.
     edits: Edits,
 ) -> impl IntoView {
-    let Edits { error, .. } = edits;
-    let shown = move |f: fn(&Settings) -> String| -> Signal<String> {
-        Memo::new(move |_| edits.settings.with(f)).into()
-    };
-    let (d_head, on_d_head) = zero_off(
-        edits,
-        "d_head",
-        "d_head must be a whole number (empty or 0: d_model / h)",
-        |s| s.d_head,
-        |s, v| s.d_head = v,
-    );
-    let (scale, on_scale) = zero_off(
-        edits,
-        "scale",
-        "the scale must be a number (empty or 0: 1/√d_k)",
-        |s| s.scale,
-        |s, v| s.scale = v,
-    );
-    let (softcap, on_softcap) = zero_off(
-        edits,
-        "softcap",
-        "the softcap must be a number (empty or 0: off)",
-        |s| s.softcap,
-        |s, v| s.softcap = v,
-    );
     let on_qk_norm = move |on: bool| {
         edits.set(&|s| {
             s.qk_norm = on.then(|| QkNorm { q_weight: vec![], k_weight: vec![], eps: QkNorm::DEFAULT_EPS })
@@ -48,58 +72,22 @@ pub fn ScoreFields(
     };
     let on_sinks = move |raw: String| {
         let message = "the sinks must be numbers, one for every head or one per head";
-        edits.set_numbers("sinks", &raw, message, &|s, v| {
+        edits.set_numbers(SINKS.key, &raw, message, &|s, v| {
             // one number is every head's logit
             s.sinks = v.map(|v| if v.len() == 1 { vec![v[0]; s.n_heads] } else { v })
         })
     };
+    let zero_off_fields = ZERO_OFF
+        .into_iter()
+        .map(|(spec, wire)| {
+            let (value, on_input) = wire(edits, spec.key);
+            view! { <SettingNumber edits spec value on_input /> }
+        })
+        .collect_view();
     view! {
         <fieldset class="al-row al-modern al-scores">
             <legend>"Head size and score range"</legend>
-            <NumberField
-                label="d_head (size of one head)"
-                testid="d-head"
-                min="0"
-                placeholder="d_model/h"
-                value=d_head
-                on_input=on_d_head
-            >
-                {edits.number_error("d_head")}
-                <span class="al-hint">
-                    "Each head's q, k, v width; empty or 0: d_model / h. Gemma 2 2B: d_model 2304, h = 8, d_head = 256."
-                </span>
-                <FieldError error=error field=Field::DHead />
-            </NumberField>
-            <NumberField
-                label="scale (in place of 1/√d_k)"
-                testid="scale"
-                min="0"
-                step="any"
-                placeholder="1/√d_k"
-                value=scale
-                on_input=on_scale
-            >
-                {edits.number_error("scale")}
-                <span class="al-hint">
-                    "What the scores q·k are multiplied by. Gemma 2 27B: 1/√144, though d_k = 128."
-                </span>
-                <FieldError error=error field=Field::Scale />
-            </NumberField>
-            <NumberField
-                label="softcap c"
-                testid="softcap"
-                min="0"
-                step="any"
-                placeholder="off"
-                value=softcap
-                on_input=on_softcap
-            >
-                {edits.number_error("softcap")}
-                <span class="al-hint">
-                    "c·tanh(score / c): no score goes past ±c. Gemma 2 caps at c = 50."
-                </span>
-                <FieldError error=error field=Field::Softcap />
-            </NumberField>
+            {zero_off_fields}
             <div class="al-field">
                 <CheckField
                     testid="qk-norm"
@@ -111,26 +99,20 @@ pub fn ScoreFields(
                 <span class="al-hint">
                     "RMSNorm on each head's q and k (weights 1, ε = 1e-6) before RoPE, so their size cannot blow up the scores. Qwen3, Gemma 3."
                 </span>
-                <FieldError error=error field=Field::QkNorm />
+                <FieldError error=edits.error field=Field::QkNorm />
             </div>
-            <TextField
-                label="sinks (logit per head)"
-                testid="sinks"
-                placeholder="off"
-                value=shown(|s| {
-                    s.sinks
-                        .as_ref()
-                        .map(|v| v.iter().map(f64::to_string).collect::<Vec<_>>().join(", "))
-                        .unwrap_or_default()
-                })
-                on_change=Callback::new(on_sinks)
-            >
-                {edits.number_error("sinks")}
-                <span class="al-hint">
-                    "One more column in each row's softmax, then dropped: the weights sum to less than 1. One number for every head, or one per head; empty: off (0 is a sink too). gpt-oss."
-                </span>
-                <FieldError error=error field=Field::Sinks />
-            </TextField>
+            <SettingNumber
+                edits
+                spec=SINKS
+                value=edits
+                    .read(|s| {
+                        s.sinks
+                            .as_ref()
+                            .map(|v| v.iter().map(f64::to_string).collect::<Vec<_>>().join(", "))
+                            .unwrap_or_default()
+                    })
+                on_input=Callback::new(on_sinks)
+            />
         </fieldset>
     }
 }

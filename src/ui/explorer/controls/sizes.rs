@@ -4,9 +4,39 @@ use leptos::prelude::*;
 
 use crate::engine::error::Field;
 use crate::engine::{Positional, ProjectionKind, Projections};
-use crate::ui::explorer::controls::{Edits, FieldError};
+use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
 use crate::ui::state::settings::{d_k_words, UI_MAX_D_MODEL};
-use crate::ui::widgets::fields::{NumberField, SelectField};
+
+const D_MODEL: NumberSpec =
+    NumberSpec::new("d_model", "d-model", "d_model", 1).max(UI_MAX_D_MODEL).error(Field::DModel);
+const HEADS: NumberSpec = NumberSpec::new("h (heads)", "n-heads", "h", 1).max(64).error(Field::NHeads);
+const SEED: NumberSpec = NumberSpec::new("seed", "seed", "seed", 0);
+const PROJECTIONS: SelectSpec = SelectSpec::new(
+    "Projections W_Q, W_K, W_V, W_O",
+    "projections",
+    &[
+        ("identity", "identity (W = I)", false),
+        ("seeded", "seeded (Xavier uniform)", false),
+        ("explicit", "imported", true),
+    ],
+    |s| match s.projections {
+        Projections::Named(ProjectionKind::Identity) => "identity",
+        Projections::Named(ProjectionKind::Seeded) => "seeded",
+        Projections::Explicit(_) => "explicit",
+    },
+    |s, v| {
+        let kind = if v == "identity" { ProjectionKind::Identity } else { ProjectionKind::Seeded };
+        s.projections = Projections::Named(kind);
+    },
+)
+.error(Field::Projections);
+const POSITIONS: SelectSpec = SelectSpec::new(
+    "positions",
+    "positional",
+    &[("none", "none (word order is invisible)", false), ("sinusoidal", "sinusoidal (x + PE)", false)],
+    |s| s.positional.name(),
+    |s, v| s.positional = Positional::from_name(v).unwrap_or_default(),
+);
 
 /// The first row of controls.
 #[component]
@@ -14,19 +44,9 @@ pub fn SizeFields(
     /// How the controls write the settings.
     edits: Edits,
 ) -> impl IntoView {
-    let Edits { settings, error, .. } = edits;
-    let d_k_text = move || settings.with(d_k_words);
-    let projections = move || {
-        settings.with(|s| match s.projections {
-            Projections::Named(ProjectionKind::Identity) => "identity",
-            Projections::Named(ProjectionKind::Seeded) => "seeded",
-            Projections::Explicit(_) => "explicit",
-        })
-    };
-    let on_projections = move |v: String| {
-        let kind = if v == "identity" { ProjectionKind::Identity } else { ProjectionKind::Seeded };
-        edits.set(&|s| s.projections = Projections::Named(kind));
-    };
+    let d_k_text = move || edits.settings.with(d_k_words);
+    let (d_model, on_d_model) = edits.count(D_MODEL.key, |s| s.d_model, |s, v| s.d_model = v);
+    let (heads, on_heads) = edits.count(HEADS.key, |s| s.n_heads, |s, v| s.n_heads = v);
     let on_seed = move |raw: String| {
         if let Ok(v) = raw.trim().parse::<u64>() {
             edits.set(&|s| s.seed = v);
@@ -34,67 +54,21 @@ pub fn SizeFields(
     };
     view! {
         <div class="al-row">
-            <NumberField
-                label="d_model"
-                testid="d-model"
-                min="1"
-                max=UI_MAX_D_MODEL.to_string()
-                value=edits.read(|s| s.d_model.to_string())
-                on_input=Callback::new(move |raw: String| {
-                    edits.set_count("d_model", &raw, &|s, v| s.d_model = v)
-                })
-            >
-                {edits.number_error("d_model")}
-                <FieldError error=error field=Field::DModel />
-            </NumberField>
-            <NumberField
-                label="h (heads)"
-                testid="n-heads"
-                min="1"
-                max="64"
-                value=edits.read(|s| s.n_heads.to_string())
-                on_input=Callback::new(move |raw: String| edits.set_count("h", &raw, &|s, v| s.n_heads = v))
-            >
-                {edits.number_error("h")}
+            <SettingNumber edits spec=D_MODEL value=d_model on_input=on_d_model />
+            <SettingNumber edits spec=HEADS value=heads on_input=on_heads>
                 <span class="al-hint" data-testid="d-k">
                     {d_k_text}
                 </span>
-                <FieldError error=error field=Field::NHeads />
-            </NumberField>
-            <SelectField
-                label="Projections W_Q, W_K, W_V, W_O"
-                testid="projections"
-                value=Signal::derive(projections)
-                choices=vec![
-                    ("identity", "identity (W = I)", false),
-                    ("seeded", "seeded (Xavier uniform)", false),
-                    ("explicit", "imported", true),
-                ]
-                on_change=Callback::new(on_projections)
-            >
-                <FieldError error=error field=Field::Projections />
-            </SelectField>
-            <NumberField
-                label="seed"
-                testid="seed"
-                min="0"
+            </SettingNumber>
+            <SettingSelect edits spec=PROJECTIONS />
+            <SettingNumber
+                edits
+                spec=SEED
                 value=edits.read(|s| s.seed.to_string())
                 disabled=edits.read(|s| s.projections != Projections::Named(ProjectionKind::Seeded))
                 on_input=Callback::new(on_seed)
             />
-            <SelectField
-                label="positions"
-                testid="positional"
-                value=edits.read(|s| s.positional.name())
-                choices=vec![
-                    ("none", "none (word order is invisible)", false),
-                    ("sinusoidal", "sinusoidal (x + PE)", false),
-                ]
-                on_change=Callback::new(move |v: String| {
-                    let p = Positional::from_name(&v).unwrap_or_default();
-                    edits.set(&|s| s.positional = p);
-                })
-            />
+            <SettingSelect edits spec=POSITIONS />
         </div>
     }
 }

@@ -17,11 +17,11 @@ use attention_worker::{Parts, RunError};
 use js_sys::Reflect;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
-use web_sys::{MessageEvent, Worker};
+use web_sys::Worker;
 
 use crate::engine::{Scenario, Trace};
 
-use crate::ui::{platform::timing, state::engine::choice};
+use crate::ui::{platform::timing, platform::workers, state::engine::choice};
 
 /// The worker's script, relative to the page (Trunk writes it next to index.html), so the
 /// build works under any sub-path.
@@ -155,20 +155,8 @@ fn fail(channel: Channel, why: &str) {
 }
 
 fn start_worker(channel: Channel) -> Result<(), String> {
-    let worker = Worker::new(WORKER_URL).map_err(|e| format!("{e:?}"))?;
-    let on_message =
-        Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| on_message(ev.data(), channel));
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-        ev.prevent_default();
-        let text = ev
-            .dyn_ref::<web_sys::ErrorEvent>()
-            .map_or_else(|| "it failed to load".to_string(), |e| e.message());
-        fail(channel, &text);
-    });
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    on_error.forget();
+    let worker =
+        workers::start(WORKER_URL, move |data| on_message(data, channel), move |why| fail(channel, &why))?;
     CLIENT.with_borrow_mut(|c| c.worker = Some(worker));
     set_timeout(
         move || {
