@@ -7,6 +7,7 @@
 //! its right answer is read from what the engine computed, never written by hand. The
 //! questions do not depend on the learner's edits: their numbers are not on screen.
 
+mod latent;
 mod questions;
 
 use questions::{
@@ -108,6 +109,7 @@ pub fn check_yourself(id: &str) -> Vec<CheckQuestion> {
         "online-softmax" => online_softmax(),
         "sinks" => sinks(),
         "score-range" => score_range(),
+        "mla" => latent::mla(),
         "learn" => learn(),
         _ => Vec::new(),
     }

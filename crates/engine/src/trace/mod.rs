@@ -128,6 +128,11 @@ pub struct Trace {
     /// (0 × 0), and the reader restores them with [`crate::weights::build`].
     #[serde(skip, default = "no_params")]
     pub params: std::sync::Arc<Weights>,
+    /// Multi-head latent attention's weights the run used (seeded ones drawn out), for the
+    /// absorbed scores ([`crate::mla::absorbed_scores_of`]) and exports. Not part of the
+    /// trace JSON: [`Trace::from_json`] leaves it `None`.
+    #[serde(skip)]
+    pub mla_params: Option<std::sync::Arc<crate::mla::MlaParams>>,
 }
 
 impl Trace {

@@ -1,5 +1,6 @@
 //! A head size of its own, and what keeps the scores in range: the scale in place of
-//! 1/√d_k, logit softcapping, QK-norm, and attention sinks. Each only sets a scenario
+//! 1/√d_k, logit softcapping, multi-head latent attention's rank, QK-norm, and attention
+//! sinks. Each only sets a scenario
 //! field; the engine computes and checks it, and its error shows beside the control.
 
 use leptos::prelude::*;
@@ -7,7 +8,7 @@ use leptos::prelude::*;
 use crate::engine::error::Field;
 use crate::engine::QkNorm;
 use crate::ui::explorer::controls::{Edits, FieldError};
-use crate::ui::state::settings::Settings;
+use crate::ui::state::settings::{set_mla_rank, Settings};
 use crate::ui::widgets::fields::{CheckField, NumberField, TextField};
 
 /// "Head size and score range".
@@ -40,6 +41,13 @@ pub fn ScoreFields(
         "the softcap must be a number (empty or 0: off)",
         |s| s.softcap,
         |s, v| s.softcap = v,
+    );
+    let (mla_rank, on_mla_rank) = zero_off(
+        edits,
+        "mla_rank",
+        "the MLA rank must be a whole number (empty or 0: off)",
+        |s| s.mla.as_ref().map(|m| m.kv_lora_rank),
+        set_mla_rank,
     );
     let on_qk_norm = move |on: bool| {
         edits.set(&|s| {
@@ -99,6 +107,20 @@ pub fn ScoreFields(
                     "c·tanh(score / c): no score goes past ±c. Gemma 2 caps at c = 50."
                 </span>
                 <FieldError error=error field=Field::Softcap />
+            </NumberField>
+            <NumberField
+                label="MLA latent r_kv"
+                testid="mla-rank"
+                min="0"
+                placeholder="off"
+                value=mla_rank
+                on_input=on_mla_rank
+            >
+                {edits.number_error("mla_rank")}
+                <span class="al-hint">
+                    "Multi-head latent attention (DeepSeek-V2, V3): each token is cached as a latent c_KV of r_kv numbers and one RoPE key shared by every head; each head's keys and values are projected up from the latent. Heads as V3's: d_nope = d_v = d_model/h, d_rope about half. Seeded weights. Empty or 0: off."
+                </span>
+                <FieldError error=error field=Field::Mla />
             </NumberField>
             <div class="al-field">
                 <CheckField
