@@ -850,12 +850,68 @@ def check_mla_numpy(c, trace_bin, work):
             scores = bad.get("q_cat", bad["q_heads"]) @ bad["k_cat"].swapaxes(-1, -2)
             c.report(worst(scores, got["scores"]) > 1e-6, f"{name}: {what} -> differs",
                      f"max rel diff {worst(scores, got['scores']):.1e}")
+        check_mla_export(c, trace_bin, work, name, path, scenario)
         if mla.get("mscale_all_dim"):
             factor = scenario["rope"]["scaling"]["factor"]
             m = 0.1 * mla["mscale_all_dim"] * math.log(factor) + 1.0
             once = got["scores"] * (len(q[0, 0, 0]) ** -0.5) * m
             c.report(worst(once, got["scaled"]) > 1e-6, f"{name}: mscale once, not squared -> differs",
                      f"m = {m:.4f}, max rel diff {worst(once, got['scaled']):.1e}")
+
+
+def check_mla_export(c, trace_bin, work, name, scenario_path, scenario):
+    """The Python export of an MLA scenario (`trace --python` and `--notebook`): the script
+    recomputes every step in NumPy from its own weights and checks each against the page
+    (0 failed, one check per step and the mask), the notebook's cells do the same, and each
+    of MLA's own parts broken in the script must make it fail."""
+    steps = len(json.loads(subprocess.run([trace_bin, str(scenario_path)], check=True, capture_output=True,
+                                          text=True).stdout)["steps"])
+    script = export(trace_bin, "--python", scenario_path)
+    script_path = work / f"export_{name}.py"
+    script_path.write_text(script)
+    run = run_script(script_path)
+    counts = summary(run.stdout)
+    ok = run.returncode == 0 and counts == (steps + 1, 0) and run.stderr.strip() == ""
+    c.report(ok, f"{name}: exported script", (run.stdout.strip().splitlines() or [""])[-1])
+    if not ok:
+        print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
+    mla = scenario["mla"]
+    mutations = {
+        # the latent without its RMSNorm
+        "c_kv without RMSNorm": script.replace("c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)",
+                                               "c_kv = kv_a[..., :r_kv]"),
+        # every head's key without the shared RoPE part
+        "k_cat without the shared RoPE key": re.sub(r"np\.broadcast_to\((k_rot|k_pe), ",
+                                                    r"np.zeros_like(np.broadcast_to(\1, ", script)
+        .replace("(B, h, T_k, d_rope))], axis=-1)", "(B, h, T_k, d_rope)))], axis=-1)"),
+        # the values read from the keys' half of kv_b
+        "v from k_nope's columns": script.replace("transpose(0, 2, 1, 3)[..., d_nope:]  # (B, h, T_k, d_v)",
+                                                  "transpose(0, 2, 1, 3)[..., :d_v]  # (B, h, T_k, d_v)"),
+        # DeepSeek's interleaved pairs turned as they lie
+        "interleaved not gathered": script.replace("rope(deinterleave(q_heads[..., d_nope:]))", "rope(q_heads[..., d_nope:])")
+        if scenario.get("rope", {}).get("style") == "interleaved" else None,
+        # the query's latent without its RMSNorm
+        "q_a without RMSNorm": script.replace("q_a_norm = rms_norm_rows(q_a, q_a_norm)", "q_a_norm = q_a")
+        if mla.get("q_lora_rank") else None,
+    }
+    for what, broken in mutations.items():
+        if broken is None:
+            continue
+        if broken == script:
+            c.report(False, f"{name}: export, {what}", "the mutation did not apply")
+            continue
+        broken_path = work / f"export_{name}.broken.py"
+        broken_path.write_text(broken)
+        run = run_script(broken_path)
+        counts = summary(run.stdout)
+        c.report(run.returncode != 0 and counts is not None and counts[1] > 0, f"{name}: export, {what} -> fails",
+                 f"exit {run.returncode}, {(run.stdout.strip().splitlines() or [''])[-1]}")
+    notebook_path = work / f"export_{name}.ipynb"
+    notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
+    ok, printed = exec_notebook(notebook_path)
+    counts = summary(printed)
+    c.report(ok and counts == (steps + 1, 0), f"{name}: exported notebook cells",
+             printed.strip().splitlines()[-1] if printed.strip() else "")
 
 
 def mla_module(mla, d):

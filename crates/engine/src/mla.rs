@@ -442,12 +442,20 @@ mod run_tests {
     }
 
     #[test]
-    fn the_python_export_refuses_mla_by_name() {
-        let s = scenario(None, RopeStyle::Half);
-        let trace = crate::run(&s).unwrap();
-        for text in [crate::export::python_script(&s, &trace), crate::export::notebook(&s, &trace)] {
-            assert!(text.contains("does not write multi-head latent attention (mla) yet"), "{text}");
-            assert!(!text.contains("W_q ="), "no weights are written");
+    fn the_python_export_writes_mla_and_names_what_it_leaves_out() {
+        for rank in [None, Some(5)] {
+            let s = scenario(rank, RopeStyle::Interleaved);
+            let trace = crate::run(&s).unwrap();
+            for text in [crate::export::python_script(&s, &trace), crate::export::notebook(&s, &trace)] {
+                // its weights drawn out, every step of its own, and the parts not written, by name
+                for line in ["W_kv_a = ", "W_kv_b = ", "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)"] {
+                    assert!(text.contains(line), "{line}");
+                }
+                assert!(text.contains("rope(deinterleave(q_heads[..., d_nope:]))"));
+                assert!(text.contains("not written for mla"));
+                assert!(!text.contains("raise SystemExit") && !text.contains("torch_steps["));
+                assert_eq!(text.contains("W_q_a = "), rank.is_some());
+            }
         }
     }
 

@@ -110,7 +110,7 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         }
     };
     match name {
-        // never reached: `sections` writes one refusal for an MLA trace
+        // never reached: `sections` writes MLA's steps with `latent::numpy_step`
         StepName::QA
         | StepName::QANorm
         | StepName::KvA
@@ -120,7 +120,7 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         | StepName::KNope
         | StepName::QCat
         | StepName::KCat => format!(
-            "raise NotImplementedError(\"{}: the export does not write multi-head latent attention (mla) yet\")\n",
+            "raise NotImplementedError(\"{}: a step of multi-head latent attention, written only for an mla trace\")\n",
             name.as_str()
         ),
         StepName::X => lookup("x", "tokens", "X_GIVEN"),
