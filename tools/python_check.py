@@ -144,6 +144,15 @@ def scenarios():
             "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
             "projections": "seeded", "seed": 12,
             "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # QK-norm over the whole projection (OLMo 2): each token's h·d_k query and h_kv·d_k key
+        # numbers RMS-normalised together before the split, causal, padded keys
+        "qk_norm_whole_gqa": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 100},
+            "qk_norm": {"q_weight": [1.5, 0.5, 1.0, 2.0, 0.25, 1.25, 0.75, 1.0], "k_weight": [0.75, 1.25, 1.5, 0.5],
+                        "eps": 0.01, "whole_projection": True},
+            "projections": "seeded", "seed": 12,
+            "mask": {"causal": True, "padding": "keys", "fill": "neg_inf"}},
         # a rotary fraction (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor): the first half of
         # each head's dimensions turn, in both pairings
         "rope_fraction_half": {
@@ -313,6 +322,10 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # QK-norm's weight left out
         "qk_norm without weight": script.replace("return w * (x / np.sqrt(", "return (x / np.sqrt(")
         if "qk_norm" in scenario else None,
+        # OLMo 2's whole-projection norm over (heads, T) mixed up: the split's transpose left out
+        "whole qk_norm without the transpose": script.replace(
+            "flat = x.transpose(0, 2, 1, 3).reshape(b, t, heads * d)", "flat = x.reshape(b, t, heads * d)")
+        if scenario.get("qk_norm", {}).get("whole_projection") else None,
         # the sinks left out of the NumPy softmax
         "sinks ignored": script.replace("both = with_sinks(masked)", "both = masked")
         .replace("weights = (e / e.sum(axis=-1, keepdims=True))[..., :-1]", "weights = e / e.sum(axis=-1, keepdims=True)")
@@ -668,7 +681,9 @@ HF_FAMILIES = {
     "gpt-oss (sinks, full layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
         head_dim=2, num_local_experts=2, num_experts_per_tok=1, sliding_window=3, experts_implementation="eager",
         rope_parameters={"rope_type": "default", "rope_theta": 150000.0}), 1, None),
-    "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "whole projection"),
+    # OLMo 2: QK-norm over the whole projection (h·head_dim = 8 query and h_kv·head_dim = 4 key
+    # numbers), before the split into heads
+    "OLMo 2 (whole-projection QK-norm)": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, None),
     "Phi-3 (fused qkv_proj, window 3)": ("phi3", "Phi3Config", "Phi3Model", dict(sliding_window=3), 0, None),
     "GPT-NeoX (fused per head, rotary_pct 1)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", dict(rotary_pct=1.0), 0,
                                                 None),
@@ -690,6 +705,9 @@ HF_FAMILIES = {
             "mscale": 1.0, "mscale_all_dim": 1.0}), 0, None),
     "DeepSeek-V3 (MLA, num_key_value_heads 2)": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model", dict(
         DEEPSEEK, q_lora_rank=None), 0, "num_key_value_heads"),
+    # DeepSeek-V2's complex-number RoPE keeps the pairs interleaved in q_rot and k_rot
+    "DeepSeek-V2 (MLA, apply_rotary_emb)": ("deepseek_v2", "DeepseekV2Config", "DeepseekV2Model", dict(
+        DEEPSEEK, num_key_value_heads=4, q_lora_rank=None), 0, "apply_rotary_emb"),
 }
 
 
@@ -994,11 +1012,14 @@ def check_pytorch_lines(c, trace_bin, work, cases=None):
         pe = torch.tensor(np.where(col % 2 == 0, np.sin(angle), np.cos(angle)))[None]
         module = types.SimpleNamespace(**{f"w_{n}": linear(n) for n in "qkvo"}, pe=pe,
                                        **(mla_module(mla, d) if mla else {}))
-        if "qk_norm" in scenario:  # nn.RMSNorm over d_k with the scenario's weights (ones when absent)
+        if "qk_norm" in scenario:  # nn.RMSNorm over d_k (or the whole projection) with the scenario's weights
+            whole = scenario["qk_norm"].get("whole_projection", False)
+            heads = {"q": scenario["n_heads"], "k": scenario.get("n_kv_heads", scenario["n_heads"])}
             for n in "qk":
-                norm = nn.RMSNorm(d_k, eps=scenario["qk_norm"].get("eps", 1e-6), dtype=torch.float64)
+                width = heads[n] * d_k if whole else d_k
+                norm = nn.RMSNorm(width, eps=scenario["qk_norm"].get("eps", 1e-6), dtype=torch.float64)
                 with torch.no_grad():
-                    norm.weight.copy_(torch.tensor(scenario["qk_norm"].get(f"{n}_weight") or [1.0] * d_k))
+                    norm.weight.copy_(torch.tensor(scenario["qk_norm"].get(f"{n}_weight") or [1.0] * width))
                 setattr(module, f"{n}_norm", norm)
         vocab, rows = {}, []
         for tokens, x in [(trace["tokens"], data["x"]), (trace.get("kv_tokens"), data.get("x_kv"))]:

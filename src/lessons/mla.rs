@@ -178,8 +178,8 @@ pub fn lesson() -> Lesson {
                 let m = sizes(t);
                 format!(
                     "A decoder keeps every earlier token's keys and values, for every head and layer: that \
-                     cache, not the weights, is what fills memory on a long text. DeepSeek's multi-head \
-                     latent attention (MLA) caches less. Each token's {} numbers are first projected down \
+                     cache grows with every token of a long text, while the weights stay as they are. \
+                     DeepSeek's multi-head latent attention (MLA) caches less. Each token's {} numbers are first projected down \
                      to a latent c_KV of r_kv = {} numbers, then RMSNorm: \"{cat}\"'s c_KV is {}. Every \
                      head's key and value will be made from these few numbers, so they are what a decoder \
                      keeps.",

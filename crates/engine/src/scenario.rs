@@ -116,6 +116,12 @@ pub struct QkNorm {
     /// ε, added to the mean square (1e-6 in Qwen3 and Gemma 3).
     #[serde(default = "QkNorm::default_eps")]
     pub eps: f64,
+    /// One RMSNorm over the whole projection (OLMo 2's `q_norm`, `k_norm`): all of a
+    /// token's `h·d_k` query numbers (`h_kv·d_k` key numbers) together, before the heads
+    /// are split, with a weight of that many numbers. False: each head's `d_k` numbers
+    /// apart (Qwen3, Gemma 3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_projection: bool,
 }
 
 impl QkNorm {
@@ -126,7 +132,24 @@ impl QkNorm {
         Self::DEFAULT_EPS
     }
 
-    /// The query (`keys` false) or key weight for heads of `d_k`: the given one, or ones.
+    /// QK-norm of each head with weights of ones and the default ε (Qwen3's and Gemma 3's
+    /// form before training).
+    pub fn per_head() -> Self {
+        Self { q_weight: vec![], k_weight: vec![], eps: Self::DEFAULT_EPS, whole_projection: false }
+    }
+
+    /// How many numbers the query (`keys` false) or key weight has, for `heads` heads of
+    /// `d_k`: `d_k`, or `heads·d_k` over the whole projection.
+    pub fn weight_len(&self, heads: usize, d_k: usize) -> usize {
+        if self.whole_projection {
+            heads * d_k
+        } else {
+            d_k
+        }
+    }
+
+    /// The query (`keys` false) or key weight of `len` numbers ([`QkNorm::weight_len`]):
+    /// the given one, or ones.
     pub fn weight(&self, keys: bool, d_k: usize) -> Vec<f64> {
         let w = if keys { &self.k_weight } else { &self.q_weight };
         if w.is_empty() {

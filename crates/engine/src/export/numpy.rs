@@ -141,6 +141,12 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         StepName::VHeads => {
             "v_heads = v.reshape(B, T_k, h_kv, d_k).transpose(0, 2, 1, 3)  # (B, h_kv, T_k, d_k)\n".into()
         }
+        StepName::QNorm if whole_norm(trace) => {
+            "q_norm = rms_norm_whole(q_heads, q_norm_weight)  # (B, h, T, d_k), normed over h * d_k\n".into()
+        }
+        StepName::KNorm if whole_norm(trace) => {
+            "k_norm = rms_norm_whole(k_heads, k_norm_weight)  # (B, h_kv, T_k, d_k), normed over h_kv * d_k\n".into()
+        }
         StepName::QNorm => "q_norm = rms_norm(q_heads, q_norm_weight)  # (B, h, T, d_k)\n".into(),
         StepName::KNorm => "k_norm = rms_norm(k_heads, k_norm_weight)  # (B, h_kv, T_k, d_k)\n".into(),
         StepName::QRot => format!("q_rot = rope({q_before_rope})  # (B, h, T, d_k)\n"),
@@ -182,4 +188,9 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
                              output = concat @ W_o + b_o  # (B, T, d_model)\n"
             .into(),
     }
+}
+
+/// QK-norm over the whole projection (OLMo 2).
+fn whole_norm(trace: &Trace) -> bool {
+    trace.qk_norm.as_ref().is_some_and(|n| n.whole_projection)
 }

@@ -153,21 +153,37 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
     let norm = trace.qk_norm.as_ref();
     let weight = |keys: bool| {
         norm.map_or("None".to_owned(), |n| {
-            let w: Vec<String> = n.weight(keys, z.d_k).iter().map(|&v| py_number(v)).collect();
+            let heads = if keys { z.kv_heads() } else { z.n_heads };
+            let w: Vec<String> =
+                n.weight(keys, n.weight_len(heads, z.d_k)).iter().map(|&v| py_number(v)).collect();
             format!("np.array([{}])", w.join(", "))
         })
     };
+    let whole = norm.is_some_and(|n| n.whole_projection);
     let _ = writeln!(
         code,
         "\nqk_norm_eps = {}  # QK-norm's epsilon, or None (no QK-norm)\n\
-         q_norm_weight = {}  # (d_k,), shared by every query head\n\
-         k_norm_weight = {}  # (d_k,), shared by every key head\n\n\n\
+         q_norm_weight = {}  # {}\n\
+         k_norm_weight = {}  # {}\n\n\n\
          def rms_norm(x, w):\n    \
          \"\"\"RMSNorm over the last axis (each head's d_k numbers), times the weight w.\"\"\"\n    \
-         return w * (x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + qk_norm_eps))",
+         return w * (x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + qk_norm_eps))\n\n\n\
+         def rms_norm_whole(x, w):\n    \
+         \"\"\"RMSNorm over each token's whole projection, all heads' numbers together (OLMo 2's q_norm\n    \
+         and k_norm, before the split into heads), times the weight w of heads * d_k numbers.\"\"\"\n    \
+         b, heads, t, d = x.shape\n    \
+         flat = x.transpose(0, 2, 1, 3).reshape(b, t, heads * d)\n    \
+         return rms_norm(flat, w).reshape(b, t, heads, d).transpose(0, 2, 1, 3)\n\n\n\
+         qk_norm_whole = {}  # QK-norm over each token's whole projection (OLMo 2), not each head\n\n\n\
+         def norm_heads(x, w):\n    \
+         \"\"\"QK-norm of (B, heads, T, d_k) heads as the run does it: each head, or the whole projection.\"\"\"\n    \
+         return rms_norm_whole(x, w) if qk_norm_whole else rms_norm(x, w)",
         norm.map_or("None".to_owned(), |n| py_number(n.eps)),
         weight(false),
+        if whole { "(h * d_k,), over each token's whole query projection" } else { "(d_k,), shared by every query head" },
         weight(true),
+        if whole { "(h_kv * d_k,), over each token's whole key projection" } else { "(d_k,), shared by every key head" },
+        if whole { "True" } else { "False" },
     );
     Section::new(
         "Sizes and tokens",
