@@ -53,10 +53,10 @@ const BF16: u64 = 2;
 pub fn deepseek_v3_cache() -> Vec<(&'static str, CacheKind, u64)> {
     let heads = |kv_heads| CacheKind::Heads { kv_heads, d_k: 192, d_v: 128 };
     [
-        ("MHA: 128 heads' keys and values", heads(V3_HEADS)),
-        ("GQA: 8 key/value heads", heads(8)),
-        ("MQA: 1 key/value head", heads(1)),
-        ("MLA: c_KV (512) and k_pe (64)", CacheKind::Latent { kv_lora_rank: 512, d_rope: 64 }),
+        ("MHA, 128 heads", heads(V3_HEADS)),
+        ("GQA, 8 K/V heads", heads(8)),
+        ("MQA, 1 K/V head", heads(1)),
+        ("MLA, 512 + 64", CacheKind::Latent { kv_lora_rank: 512, d_rope: 64 }),
     ]
     .into_iter()
     .map(|(what, kind)| (what, kind, mla::cache_bytes_per_token(kind, V3_LAYERS, BF16)))
@@ -147,12 +147,13 @@ fn cache_aside(t: &Trace) -> Option<Aside> {
         })
         .collect();
     let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
-    rows.push(("this page's MHA (1 layer)".into(), vec![group_digits(mha), String::new()]));
-    rows.push(("this page's MLA (1 layer)".into(), vec![group_digits(latent), String::new()]));
+    rows.push(("here: MHA".into(), vec![group_digits(mha), String::new()]));
+    rows.push(("here: MLA".into(), vec![group_digits(latent), String::new()]));
     Some(Aside {
-        caption: "What a decoder caches per token: DeepSeek-V3 (61 layers, bf16) and this page's model"
+        caption: "A token's cache at DeepSeek-V3's sizes: numbers per layer, and bytes over its 61 layers \
+                  in bf16; the last two rows are this page's model"
             .into(),
-        head: vec!["cached".into(), "numbers per layer".into(), "bytes, 61 layers".into()],
+        head: vec!["cache".into(), "numbers".into(), "bytes".into()],
         rows,
     })
 }
@@ -248,16 +249,14 @@ pub fn lesson() -> Lesson {
             })
             .highlight(|t| row_cells(t, S::Scores, 0, 0, MAT))
             .aside(absorbed_aside),
-            LessonStep::new("The cache per token", scenario(), S::Weights, |t| {
+            LessonStep::new("The cache per token", scenario(), S::CKv, |t| {
                 let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
                 format!(
-                    "Per token and layer an MHA decoder caches every head's key and value, h·(d_k + d_v) \
-                     numbers: {mha} on this page. MLA caches c_KV and k_pe, r_kv + d_rope: {latent}. At \
-                     DeepSeek-V3's sizes (61 layers, 128 heads, d_k = 192, d_v = 128, r_kv = 512, d_rope = 64, \
-                     2 bytes a number) that is {} bytes a token for MHA and {} for MLA, less even than GQA with \
-                     8 key/value heads ({}) and under twice MQA's one head ({}), while every head keeps keys \
-                     and values of its own. The weights are as softmax made them: nothing after the scores \
-                     changes.",
+                    "Per token and layer, MHA caches every head's key and value, h·(d_k + d_v) numbers: \
+                     {mha} here. MLA caches these c_KV rows and k_pe, r_kv + d_rope: {latent}. At DeepSeek-V3's \
+                     sizes (61 layers, 128 heads, d_k = 192, d_v = 128, r_kv = 512, d_rope = 64, bf16) that \
+                     is {} bytes a token for MHA and {} for MLA: less than GQA with 8 key/value heads ({}), \
+                     under twice MQA's one head ({}), and every head still has keys and values of its own.",
                     v3_bytes(0),
                     v3_bytes(3),
                     v3_bytes(1),
@@ -265,7 +264,7 @@ pub fn lesson() -> Lesson {
                 )
             })
             .aside(cache_aside),
-            LessonStep::new("Predict: what the decoder keeps", scenario(), S::CKv, |_| {
+            LessonStep::new("Predict: what the decoder keeps", scenario(), S::Weights, |_| {
                 "Choose an answer to see why.".into()
             })
             .quiz(Quiz {
