@@ -117,7 +117,7 @@ fn absorbed_aside(t: &Trace) -> Option<Aside> {
     let mut head = vec![format!("\"{}\" →", token(t, 0, MAT))];
     head.extend(keys.iter().cloned());
     let gap = match largest_gap(t) {
-        Some(g) if g == 0.0 => "they are equal to the last bit".to_string(),
+        Some(0.0) => "they are equal to the last bit".to_string(),
         Some(g) => format!("they differ by at most {g:.0e}, float64's rounding"),
         None => "the gap is unknown".to_string(),
     };
@@ -125,9 +125,9 @@ fn absorbed_aside(t: &Trace) -> Option<Aside> {
     Some(Aside { caption, head, rows })
 }
 
-/// The scores with `W_UK` absorbed into the query ([`mla::absorbed_scores_of`]).
+/// The scores with `W_UK` absorbed into the query ([`Trace::absorbed_scores`]).
 pub fn absorbed(t: &Trace) -> Option<ndarray::Array4<f64>> {
-    mla::absorbed_scores_of(t)
+    t.absorbed_scores()
 }
 
 /// The largest difference between the trace's scores and the absorbed ones.

@@ -227,24 +227,6 @@ pub fn absorbed_scores(
     out
 }
 
-/// [`absorbed_scores`] for a trace's own tensors (`q_cat`'s first `d_nope` numbers,
-/// `q_rot`, `c_kv`, `k_rot`) and its `kv_b_proj`: `None` when the trace has no MLA with
-/// RoPE, or no weights (a trace read from JSON).
-///
-/// # Shapes
-/// - returns: `[B, h, T_q, T_k]`, the trace's `scores`
-pub fn absorbed_scores_of(trace: &crate::Trace) -> Option<Array4<f64>> {
-    let m = trace.mla.as_ref()?;
-    let params = trace.mla_params.as_ref()?;
-    let four = |name| trace.step(name)?.data.clone().into_dimensionality::<ndarray::Ix4>().ok();
-    let q = four(crate::StepName::QCat)?;
-    let q_nope = q.slice(s![.., .., .., ..m.qk_nope_head_dim]).to_owned();
-    let q_rot = four(crate::StepName::QRot)?;
-    let k_rot = four(crate::StepName::KRot)?;
-    let c_kv = trace.step(crate::StepName::CKv)?.data.clone().into_dimensionality::<ndarray::Ix3>().ok()?;
-    Some(absorbed_scores(&q_nope, &q_rot, &c_kv, &k_rot, &params.kv_b, m.v_head_dim))
-}
-
 /// What a decoder caches per token and layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheKind {
@@ -344,7 +326,7 @@ mod run_tests {
             let c_kv = step(&trace, StepName::CKv).into_dimensionality().unwrap();
             let k_rot = step(&trace, StepName::KRot).into_dimensionality().unwrap();
             let absorbed = absorbed_scores(&q_nope, &q_rot, &c_kv, &k_rot, &params.kv_b, 2);
-            assert_eq!(absorbed_scores_of(&trace), Some(absorbed.clone()), "the trace's own weights");
+            assert_eq!(trace.absorbed_scores(), Some(absorbed.clone()), "the trace's own weights");
             let scores = step(&trace, StepName::Scores);
             let worst = absorbed.iter().zip(scores.iter()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             assert!(worst <= 1e-12, "absorbed scores differ by {worst}");

@@ -49,7 +49,7 @@ pub fn ScoreFields(
         |s| s.mla.as_ref().map(|m| m.kv_lora_rank),
         set_mla_rank,
     );
-    let on_qk_norm = move |on: bool| edits.set(&|s| s.qk_norm = on.then(|| QkNorm::per_head()));
+    let on_qk_norm = move |on: bool| edits.set(&|s| s.qk_norm = on.then(QkNorm::per_head));
     let on_sinks = move |raw: String| {
         let message = "the sinks must be numbers, one for every head or one per head";
         edits.set_numbers("sinks", &raw, message, &|s, v| {
