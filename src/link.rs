@@ -205,6 +205,7 @@ mod tests {
                             q_weight: vals[..d_k].to_vec(),
                             k_weight: vec![],
                             eps: 1e-6,
+                            whole_projection: false,
                         }),
                         sinks: (kv == 2).then(|| vals[..h].to_vec()),
                         // multi-head latent attention with its own weights (any f64 bits)

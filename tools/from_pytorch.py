@@ -28,7 +28,9 @@ Modules understood
   `dense` as W_O. Their rotary fraction (`rotary_pct`, `partial_rotary_factor`) becomes
   RoPE's `"fraction"`. Qwen3's and Gemma 3's per-head QK-norm
   (`q_norm`, `k_norm`) becomes `"qk_norm"` with its weights (Gemma 3's `1 + weight`) and
-  eps. A `head_dim` with `head_dim · h ≠ hidden_size` (Gemma) becomes `"d_head"`.
+  eps; OLMo 2's (`Olmo2Attention`), over the whole projection before the split into
+  heads, becomes `"qk_norm"` with `"whole_projection": true` and weights of `h·head_dim`
+  and `h_kv·head_dim` numbers. A `head_dim` with `head_dim · h ≠ hidden_size` (Gemma) becomes `"d_head"`.
   gpt-oss's attention sinks (`module.sinks`, one logit per query head, one more
   column of the softmax that is then dropped) become `"sinks"`; its window is the
   layer's own (`sliding_window` on a sliding layer, none on a full one).
@@ -36,13 +38,15 @@ Modules understood
   `q_proj` (or `q_a_proj`, `q_a_layernorm`, `q_b_proj` with `q_lora_rank`),
   `kv_a_proj_with_mqa`, `kv_a_layernorm`, `kv_b_proj` and `o_proj` as `mla.weights`, the
   sizes, the norms' eps, RoPE on the rope parts (`rope_interleave` as the interleaved
-  style), and YaRN's `mscale_all_dim` on the scale.
+  style), and YaRN's `mscale_all_dim` on the scale. DeepSeek-V2's `DeepseekV2Attention` is
+  refused by name: its complex-number RoPE leaves `q_rot` and `k_rot` in another order.
 
 Never other numbers
 -------------------
 Whatever the engine does not model raises `Unsupported` (a ValueError) naming it, rather
 than giving a scenario whose numbers differ from the module's: an attention class not in
-the list above, QK-norm over the whole projection (OLMo 2) or of an unknown norm class,
+the list above, QK-norm over the whole projection in another class than OLMo 2's or of an
+unknown norm class,
 attention sinks of another shape than one per head or in another class than gpt-oss's,
 a RoPE type
 other than the default, `linear`, `llama3` and `yarn` (`dynamic`, `longrope`, …), a rotary fraction
@@ -252,6 +256,12 @@ def _mla_options(module):
 def _refuse_fused(module):
     """Fused or latent projections, named, before anything else is read."""
     name = type(module).__name__
+    if name == "DeepseekV2Attention":
+        raise Unsupported(f"{name}: its RoPE, apply_rotary_emb (complex pairs 2i, 2i+1 turned in place), keeps "
+                          f"q_rot and k_rot in the interleaved order, while the engine's interleaved MLA gathers "
+                          f"the even dimensions, then the odd ones (DeepseekV3Attention's "
+                          f"apply_rotary_pos_emb_interleave): the scores would agree, the q_rot and k_rot steps "
+                          f"would not")
     if (hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj")) and name not in MLA_CLASSES:
         raise Unsupported(f"{name}: multi-head latent attention (kv_a_proj_with_mqa, kv_b_proj) is not modelled")
     for fused in ("qkv_proj", "query_key_value", "c_attn", "Wqkv"):
@@ -385,24 +395,33 @@ def _hf_refusals(module):
 
 # RMSNorm classes of QK-norm and the weight each multiplies by: Qwen3's `weight`, Gemma 3's
 # `1 + weight` (its weight is stored as an offset from 1).
-QK_NORMS = {"Qwen3RMSNorm": lambda w: w, "Gemma3RMSNorm": lambda w: 1.0 + w}
+QK_NORMS = {"Qwen3RMSNorm": lambda w: w, "Gemma3RMSNorm": lambda w: 1.0 + w, "Olmo2RMSNorm": lambda w: w}
+# The attention classes whose forward applies q_norm and k_norm to the whole projection,
+# before the split into heads (OLMo 2: self.q_norm(self.q_proj(hidden_states))).
+WHOLE_PROJECTION_NORMS = {"Olmo2Attention"}
 
 
 def _qk_norm(module, head_dim):
     """The scenario's "qk_norm" of a module with q_norm and k_norm over each head's
-    head_dim numbers (Qwen3, Gemma 3), or Unsupported for another norm (OLMo 2's, over
-    the whole projection; an unknown class)."""
+    head_dim numbers (Qwen3, Gemma 3) or over the whole projection (OLMo 2), or
+    Unsupported for another norm (the whole projection in another class; an unknown class)."""
     name = type(module).__name__
-    out = {}
+    config = module.config
+    n_heads = config.num_attention_heads
+    heads = {"q": n_heads, "k": n_heads // (getattr(module, "num_key_value_groups", None) or 1)}
+    whole = name in WHOLE_PROJECTION_NORMS
+    out = {"whole_projection": True} if whole else {}
     for which in ("q", "k"):
         norm = getattr(module, f"{which}_norm")
         cls = type(norm).__name__
         weight = getattr(norm, "weight", None)
         if weight is None or weight.dim() != 1:
             raise Unsupported(f"{name}: QK-norm without a weight vector ({which}_norm: {cls}) is not modelled")
-        if weight.numel() != head_dim:
-            raise Unsupported(f"{name}: QK-norm over the whole projection ({which}_norm of {weight.numel()} numbers, "
-                              f"not one head's {head_dim}; OLMo 2) is not modelled")
+        width = heads[which] * head_dim if whole else head_dim
+        if weight.numel() != width:
+            raise Unsupported(f"{name}: QK-norm over {weight.numel()} numbers ({which}_norm), not "
+                              f"{'the whole projection' if whole else 'one head'}'s {width}, is not modelled"
+                              + ("" if whole else " (the whole projection is read in Olmo2Attention only)"))
         if cls not in QK_NORMS:
             raise Unsupported(f"{name}: the QK-norm class {cls} is not one from_pytorch knows "
                               f"({', '.join(sorted(QK_NORMS))})")
@@ -449,7 +468,8 @@ def _hf_config_options(module):
     # A head size of its own (Gemma's head_dim, where h·head_dim need not be hidden_size).
     if head_dim * n_heads != config.hidden_size:
         extra["d_head"] = int(head_dim)
-    # Qwen3, Gemma 3: RMSNorm of every query and key head with its weight, before RoPE.
+    # Qwen3, Gemma 3: RMSNorm of every query and key head with its weight, before RoPE; OLMo 2:
+    # of each token's whole projection, before the split into heads.
     if hasattr(module, "q_norm"):
         extra["qk_norm"] = _qk_norm(module, head_dim)
     # gpt-oss: each head's learned sink logit, one more column of its softmax

@@ -406,7 +406,13 @@ def standard_heads(scenario, proj, x, x_kv, h, h_kv, d_k):
             w = np.array(w, dtype=np.float64) if w else np.ones(x.shape[-1])
             return w * x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
 
-        q_att, k_att = rms_norm(q_att, qk_norm.get("q_weight")), rms_norm(k_att, qk_norm.get("k_weight"))
+        def whole(x, w):  # OLMo 2: over each token's whole projection, (B, T, heads·d_k), then split again
+            b_, n_, t_, d_ = x.shape
+            flat = rms_norm(x.transpose(0, 2, 1, 3).reshape(b_, t_, n_ * d_), w)
+            return flat.reshape(b_, t_, n_, d_).transpose(0, 2, 1, 3)
+
+        norm = whole if qk_norm.get("whole_projection") else rms_norm
+        q_att, k_att = norm(q_att, qk_norm.get("q_weight")), norm(k_att, qk_norm.get("k_weight"))
         steps += [("q_norm", q_att), ("k_norm", k_att)]
     if rope is not None:
         base = rope.get("base", 10000.0)
@@ -763,6 +769,16 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
             "beta_slow": 0.25, "attention_factor": 1.25, "truncate": False}},
         "embeddings": random_embeddings(s, 16), "projections": projections_kv(16, 16),
         "mask": mask(False, "keys", "neg_inf")}
+
+    # QK-norm over the whole projection (OLMo 2): all heads' numbers of a token at once, before
+    # the split, with weights of h·d_k = 8 (queries) and h_kv·d_k = 4 (keys), GQA and RoPE.
+    s = ["the cat sat on the warm mat", "a dog ran"]
+    scenarios["qk_norm_whole_gqa_rope"] = {
+        "sentences": s, "d_model": 8, "n_heads": 4, "n_kv_heads": 2, "rope": {"style": "half", "base": 100.0},
+        "qk_norm": {"q_weight": [1.5, 0.5, 1.0, 2.0, 0.25, 1.25, 0.75, 1.0], "k_weight": [0.75, 1.25, 1.5, 0.5],
+                    "eps": 0.01, "whole_projection": True},
+        "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
+        "mask": mask(True, "keys", "neg_inf")}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

@@ -144,6 +144,15 @@ def scenarios():
             "qk_norm": {"q_weight": [1.5, 0.5], "k_weight": [0.75, 1.25], "eps": 0.01},
             "projections": "seeded", "seed": 12,
             "mask": {"causal": True, "padding": "keys_and_queries", "fill": "neg_inf"}},
+        # QK-norm over the whole projection (OLMo 2): each token's h·d_k query and h_kv·d_k key
+        # numbers RMS-normalised together before the split, causal, padded keys
+        "qk_norm_whole_gqa": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 100},
+            "qk_norm": {"q_weight": [1.5, 0.5, 1.0, 2.0, 0.25, 1.25, 0.75, 1.0], "k_weight": [0.75, 1.25, 1.5, 0.5],
+                        "eps": 0.01, "whole_projection": True},
+            "projections": "seeded", "seed": 12,
+            "mask": {"causal": True, "padding": "keys", "fill": "neg_inf"}},
         # a rotary fraction (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor): the first half of
         # each head's dimensions turn, in both pairings
         "rope_fraction_half": {
@@ -313,6 +322,10 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         # QK-norm's weight left out
         "qk_norm without weight": script.replace("return w * (x / np.sqrt(", "return (x / np.sqrt(")
         if "qk_norm" in scenario else None,
+        # OLMo 2's whole-projection norm over (heads, T) mixed up: the split's transpose left out
+        "whole qk_norm without the transpose": script.replace(
+            "flat = x.transpose(0, 2, 1, 3).reshape(b, t, heads * d)", "flat = x.reshape(b, t, heads * d)")
+        if scenario.get("qk_norm", {}).get("whole_projection") else None,
         # the sinks left out of the NumPy softmax
         "sinks ignored": script.replace("both = with_sinks(masked)", "both = masked")
         .replace("weights = (e / e.sum(axis=-1, keepdims=True))[..., :-1]", "weights = e / e.sum(axis=-1, keepdims=True)")
@@ -668,7 +681,9 @@ HF_FAMILIES = {
     "gpt-oss (sinks, full layer)": ("gpt_oss", "GptOssConfig", "GptOssModel", dict(
         head_dim=2, num_local_experts=2, num_experts_per_tok=1, sliding_window=3, experts_implementation="eager",
         rope_parameters={"rope_type": "default", "rope_theta": 150000.0}), 1, None),
-    "OLMo 2": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, "whole projection"),
+    # OLMo 2: QK-norm over the whole projection (h·head_dim = 8 query and h_kv·head_dim = 4 key
+    # numbers), before the split into heads
+    "OLMo 2 (whole-projection QK-norm)": ("olmo2", "Olmo2Config", "Olmo2Model", {}, 0, None),
     "Phi-3 (fused qkv_proj, window 3)": ("phi3", "Phi3Config", "Phi3Model", dict(sliding_window=3), 0, None),
     "GPT-NeoX (fused per head, rotary_pct 1)": ("gpt_neox", "GPTNeoXConfig", "GPTNeoXModel", dict(rotary_pct=1.0), 0,
                                                 None),
@@ -690,6 +705,9 @@ HF_FAMILIES = {
             "mscale": 1.0, "mscale_all_dim": 1.0}), 0, None),
     "DeepSeek-V3 (MLA, num_key_value_heads 2)": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model", dict(
         DEEPSEEK, q_lora_rank=None), 0, "num_key_value_heads"),
+    # DeepSeek-V2's complex-number RoPE keeps the pairs interleaved in q_rot and k_rot
+    "DeepSeek-V2 (MLA, apply_rotary_emb)": ("deepseek_v2", "DeepseekV2Config", "DeepseekV2Model", dict(
+        DEEPSEEK, num_key_value_heads=4, q_lora_rank=None), 0, "apply_rotary_emb"),
 }
 
 
@@ -850,12 +868,68 @@ def check_mla_numpy(c, trace_bin, work):
             scores = bad.get("q_cat", bad["q_heads"]) @ bad["k_cat"].swapaxes(-1, -2)
             c.report(worst(scores, got["scores"]) > 1e-6, f"{name}: {what} -> differs",
                      f"max rel diff {worst(scores, got['scores']):.1e}")
+        check_mla_export(c, trace_bin, work, name, path, scenario)
         if mla.get("mscale_all_dim"):
             factor = scenario["rope"]["scaling"]["factor"]
             m = 0.1 * mla["mscale_all_dim"] * math.log(factor) + 1.0
             once = got["scores"] * (len(q[0, 0, 0]) ** -0.5) * m
             c.report(worst(once, got["scaled"]) > 1e-6, f"{name}: mscale once, not squared -> differs",
                      f"m = {m:.4f}, max rel diff {worst(once, got['scaled']):.1e}")
+
+
+def check_mla_export(c, trace_bin, work, name, scenario_path, scenario):
+    """The Python export of an MLA scenario (`trace --python` and `--notebook`): the script
+    recomputes every step in NumPy from its own weights and checks each against the page
+    (0 failed, one check per step and the mask), the notebook's cells do the same, and each
+    of MLA's own parts broken in the script must make it fail."""
+    steps = len(json.loads(subprocess.run([trace_bin, str(scenario_path)], check=True, capture_output=True,
+                                          text=True).stdout)["steps"])
+    script = export(trace_bin, "--python", scenario_path)
+    script_path = work / f"export_{name}.py"
+    script_path.write_text(script)
+    run = run_script(script_path)
+    counts = summary(run.stdout)
+    ok = run.returncode == 0 and counts == (steps + 1, 0) and run.stderr.strip() == ""
+    c.report(ok, f"{name}: exported script", (run.stdout.strip().splitlines() or [""])[-1])
+    if not ok:
+        print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
+    mla = scenario["mla"]
+    mutations = {
+        # the latent without its RMSNorm
+        "c_kv without RMSNorm": script.replace("c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)",
+                                               "c_kv = kv_a[..., :r_kv]"),
+        # every head's key without the shared RoPE part
+        "k_cat without the shared RoPE key": re.sub(r"np\.broadcast_to\((k_rot|k_pe), ",
+                                                    r"np.zeros_like(np.broadcast_to(\1, ", script)
+        .replace("(B, h, T_k, d_rope))], axis=-1)", "(B, h, T_k, d_rope)))], axis=-1)"),
+        # the values read from the keys' half of kv_b
+        "v from k_nope's columns": script.replace("transpose(0, 2, 1, 3)[..., d_nope:]  # (B, h, T_k, d_v)",
+                                                  "transpose(0, 2, 1, 3)[..., :d_v]  # (B, h, T_k, d_v)"),
+        # DeepSeek's interleaved pairs turned as they lie
+        "interleaved not gathered": script.replace("rope(deinterleave(q_heads[..., d_nope:]))", "rope(q_heads[..., d_nope:])")
+        if scenario.get("rope", {}).get("style") == "interleaved" else None,
+        # the query's latent without its RMSNorm
+        "q_a without RMSNorm": script.replace("q_a_norm = rms_norm_rows(q_a, q_a_norm)", "q_a_norm = q_a")
+        if mla.get("q_lora_rank") else None,
+    }
+    for what, broken in mutations.items():
+        if broken is None:
+            continue
+        if broken == script:
+            c.report(False, f"{name}: export, {what}", "the mutation did not apply")
+            continue
+        broken_path = work / f"export_{name}.broken.py"
+        broken_path.write_text(broken)
+        run = run_script(broken_path)
+        counts = summary(run.stdout)
+        c.report(run.returncode != 0 and counts is not None and counts[1] > 0, f"{name}: export, {what} -> fails",
+                 f"exit {run.returncode}, {(run.stdout.strip().splitlines() or [''])[-1]}")
+    notebook_path = work / f"export_{name}.ipynb"
+    notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
+    ok, printed = exec_notebook(notebook_path)
+    counts = summary(printed)
+    c.report(ok and counts == (steps + 1, 0), f"{name}: exported notebook cells",
+             printed.strip().splitlines()[-1] if printed.strip() else "")
 
 
 def mla_module(mla, d):
@@ -938,11 +1012,14 @@ def check_pytorch_lines(c, trace_bin, work, cases=None):
         pe = torch.tensor(np.where(col % 2 == 0, np.sin(angle), np.cos(angle)))[None]
         module = types.SimpleNamespace(**{f"w_{n}": linear(n) for n in "qkvo"}, pe=pe,
                                        **(mla_module(mla, d) if mla else {}))
-        if "qk_norm" in scenario:  # nn.RMSNorm over d_k with the scenario's weights (ones when absent)
+        if "qk_norm" in scenario:  # nn.RMSNorm over d_k (or the whole projection) with the scenario's weights
+            whole = scenario["qk_norm"].get("whole_projection", False)
+            heads = {"q": scenario["n_heads"], "k": scenario.get("n_kv_heads", scenario["n_heads"])}
             for n in "qk":
-                norm = nn.RMSNorm(d_k, eps=scenario["qk_norm"].get("eps", 1e-6), dtype=torch.float64)
+                width = heads[n] * d_k if whole else d_k
+                norm = nn.RMSNorm(width, eps=scenario["qk_norm"].get("eps", 1e-6), dtype=torch.float64)
                 with torch.no_grad():
-                    norm.weight.copy_(torch.tensor(scenario["qk_norm"].get(f"{n}_weight") or [1.0] * d_k))
+                    norm.weight.copy_(torch.tensor(scenario["qk_norm"].get(f"{n}_weight") or [1.0] * width))
                 setattr(module, f"{n}_norm", norm)
         vocab, rows = {}, []
         for tokens, x in [(trace["tokens"], data["x"]), (trace.get("kv_tokens"), data.get("x_kv"))]:

@@ -40,6 +40,7 @@ pub mod labels;
 pub mod learn;
 pub mod local;
 pub mod masks;
+pub mod mla;
 pub mod online_softmax;
 pub mod quiz;
 pub mod range;
@@ -150,6 +151,7 @@ pub fn lessons() -> Vec<Lesson> {
         online_softmax::lesson(),
         sinks::lesson(),
         range::lesson(),
+        mla::lesson(),
         learn::lesson(),
         induction::lesson(),
     ]

@@ -28,7 +28,7 @@ fn scenario(softcap: Option<f64>, qk_norm: bool) -> Scenario {
         ("sat".to_string(), vec![2.0, 2.0, 0.0, 0.0]),
     ]);
     s.softcap = softcap;
-    s.qk_norm = qk_norm.then(|| QkNorm { q_weight: vec![], k_weight: vec![], eps: QkNorm::DEFAULT_EPS });
+    s.qk_norm = qk_norm.then(QkNorm::per_head);
     s
 }
 

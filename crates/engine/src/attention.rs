@@ -134,6 +134,50 @@ pub fn rms_norm_heads(x: &Array4<f64>, weight: &[f64], eps: f64) -> Array4<f64> 
     out
 }
 
+/// OLMo 2's QK-norm: RMSNorm of each token's whole projection, all `heads·d_k` numbers
+/// together, `w · x / √(mean(x²) + eps)`, the weight `w` one number per number of the
+/// projection (head `h`, feature `c` at `h·d_k + c`). The same as `q_norm(q)` on the
+/// `(B, T, heads·d_k)` projection, then the split into heads.
+///
+/// # Shapes
+/// - x: `[B, heads, T, d_k]`, weight: `[heads·d_k]`
+/// - returns: `[B, heads, T, d_k]`
+pub fn rms_norm_whole(x: &Array4<f64>, weight: &[f64], eps: f64) -> Array4<f64> {
+    let (b, heads, t, d_k) = x.dim();
+    let mut out = x.to_owned();
+    for bi in 0..b {
+        for ti in 0..t {
+            let token = x.slice(ndarray::s![bi, .., ti, ..]); // (heads, d_k)
+            let r = inverse_rms(&token.iter().copied().collect::<Vec<f64>>(), eps);
+            for h in 0..heads {
+                for c in 0..d_k {
+                    let w = weight.get(h * d_k + c).copied().unwrap_or(1.0);
+                    if let (Some(o), Some(v)) = (out.get_mut((bi, h, ti, c)), x.get((bi, h, ti, c))) {
+                        *o = w * (v * r);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// QK-norm of query (`keys` false) or key heads as `norm` asks: each head apart
+/// ([`rms_norm_heads`]) or the whole projection ([`rms_norm_whole`]).
+///
+/// # Shapes
+/// - x: `[B, heads, T, d_k]`
+/// - returns: `[B, heads, T, d_k]`
+pub fn qk_norm(x: &Array4<f64>, norm: &crate::scenario::QkNorm, keys: bool) -> Array4<f64> {
+    let (_, heads, _, d_k) = x.dim();
+    let weight = norm.weight(keys, norm.weight_len(heads, d_k));
+    if norm.whole_projection {
+        rms_norm_whole(x, &weight, norm.eps)
+    } else {
+        rms_norm_heads(x, &weight, norm.eps)
+    }
+}
+
 /// Rotates every query or key head at its token's position (RoPE). Each pair of
 /// dimensions `(c, partner)` ([`RopeStyle::partner`]) is turned by `pos·θ_i` ([`Rope::angle`]): the first of
 /// the pair becomes `x_c·cos − x_partner·sin`, the second `x_c·cos + x_partner·sin`.

@@ -123,7 +123,7 @@ fn keys_and_values(
     let k = attention::split_heads(attention::linear(&x, &inp.w.k), inp.n_kv_heads)?; // (b, h_kv, len, d_k)
     let v = attention::split_heads(attention::linear(&x, &inp.w.v), inp.n_kv_heads)?;
     let k = match &inp.qk_norm {
-        Some(norm) => attention::rms_norm_heads(&k, &norm.weight(true, inp.d_k), norm.eps),
+        Some(norm) => attention::qk_norm(&k, norm, true),
         None => k,
     };
     let k = match inp.rope {
@@ -158,7 +158,7 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
         let x_t = inp.x_in.slice(s![.., t..t + 1, ..]).to_owned(); // (b, 1, d_model)
         let q = attention::split_heads(attention::linear(&x_t, &inp.w.q), h)?; // (b, h, 1, d_k)
         let q = match &inp.qk_norm {
-            Some(norm) => attention::rms_norm_heads(&q, &norm.weight(false, d_k), norm.eps),
+            Some(norm) => attention::qk_norm(&q, norm, false),
             None => q,
         };
         let q = match inp.rope {

@@ -119,14 +119,16 @@ pub enum EngineError {
     },
 
     /// A QK-norm weight that is not one number per head feature.
-    #[error("the QK-norm {which} has {len} numbers, but d_k = {d_k}: one per feature of a head")]
+    #[error("the QK-norm {which} has {len} numbers, but {}", if *whole { format!("the whole projection is {d_k} wide: one per number of it") } else { format!("d_k = {d_k}: one per feature of a head") })]
     QkNormWeight {
         /// `"q_weight"` or `"k_weight"`.
         which: &'static str,
         /// Its length.
         len: usize,
-        /// The head width.
+        /// The length it needs: the head width, or the projection's over the whole of it.
         d_k: usize,
+        /// Whether the norm is over the whole projection (OLMo 2).
+        whole: bool,
     },
 
     /// Attention sinks that are not one logit per query head.

@@ -44,6 +44,7 @@ pub mod matmul;
 pub mod mla;
 pub mod mla_option;
 pub mod positional;
+pub mod qk_norm;
 pub mod reuse;
 pub mod rope_scaling;
 pub mod scenario;

@@ -326,6 +326,7 @@ mod run_tests {
             let c_kv = step(&trace, StepName::CKv).into_dimensionality().unwrap();
             let k_rot = step(&trace, StepName::KRot).into_dimensionality().unwrap();
             let absorbed = absorbed_scores(&q_nope, &q_rot, &c_kv, &k_rot, &params.kv_b, 2);
+            assert_eq!(trace.absorbed_scores(), Some(absorbed.clone()), "the trace's own weights");
             let scores = step(&trace, StepName::Scores);
             let worst = absorbed.iter().zip(scores.iter()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             assert!(worst <= 1e-12, "absorbed scores differ by {worst}");
@@ -414,12 +415,20 @@ mod run_tests {
     }
 
     #[test]
-    fn the_python_export_refuses_mla_by_name() {
-        let s = scenario(None, RopeStyle::Half);
-        let trace = crate::run(&s).unwrap();
-        for text in [crate::export::python_script(&s, &trace), crate::export::notebook(&s, &trace)] {
-            assert!(text.contains("does not write multi-head latent attention (mla) yet"), "{text}");
-            assert!(!text.contains("W_q ="), "no weights are written");
+    fn the_python_export_writes_mla_and_names_what_it_leaves_out() {
+        for rank in [None, Some(5)] {
+            let s = scenario(rank, RopeStyle::Interleaved);
+            let trace = crate::run(&s).unwrap();
+            for text in [crate::export::python_script(&s, &trace), crate::export::notebook(&s, &trace)] {
+                // its weights drawn out, every step of its own, and the parts not written, by name
+                for line in ["W_kv_a = ", "W_kv_b = ", "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)"] {
+                    assert!(text.contains(line), "{line}");
+                }
+                assert!(text.contains("rope(deinterleave(q_heads[..., d_nope:]))"));
+                assert!(text.contains("not written for mla"));
+                assert!(!text.contains("raise SystemExit") && !text.contains("torch_steps["));
+                assert_eq!(text.contains("W_q_a = "), rank.is_some());
+            }
         }
     }
 

@@ -20,6 +20,7 @@ pub use crate::mla_option::{Mla, MlaWeights};
 pub use crate::rope_scaling::RopeScaling;
 use std::collections::BTreeMap;
 
+pub use crate::qk_norm::QkNorm;
 use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
@@ -99,42 +100,6 @@ pub struct Scenario {
     /// (see [`Mla`]). Absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mla: Option<Mla>,
-}
-
-/// QK-norm as Qwen3 and Gemma 3 apply it: each query (and key) head's `d_k` numbers `x`
-/// become `w · x / √(mean(x²) + eps)`, one weight `w` of `d_k` numbers shared by every
-/// query head (another by every key head).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct QkNorm {
-    /// The query heads' weight, `d_k` numbers; absent or empty means all ones.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub q_weight: Vec<f64>,
-    /// The key heads' weight, `d_k` numbers; absent or empty means all ones.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub k_weight: Vec<f64>,
-    /// ε, added to the mean square (1e-6 in Qwen3 and Gemma 3).
-    #[serde(default = "QkNorm::default_eps")]
-    pub eps: f64,
-}
-
-impl QkNorm {
-    /// 1e-6, Qwen3's and Gemma 3's `rms_norm_eps`.
-    pub const DEFAULT_EPS: f64 = 1e-6;
-
-    fn default_eps() -> f64 {
-        Self::DEFAULT_EPS
-    }
-
-    /// The query (`keys` false) or key weight for heads of `d_k`: the given one, or ones.
-    pub fn weight(&self, keys: bool, d_k: usize) -> Vec<f64> {
-        let w = if keys { &self.k_weight } else { &self.q_weight };
-        if w.is_empty() {
-            vec![1.0; d_k]
-        } else {
-            w.clone()
-        }
-    }
 }
 
 impl Scenario {

@@ -110,10 +110,7 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
     let k = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.k), inp.n_kv_heads)?;
     let v = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.v), inp.n_kv_heads)?;
     let (q, k) = match &inp.qk_norm {
-        Some(norm) => (
-            attention::rms_norm_heads(&q, &norm.weight(false, d_k), norm.eps),
-            attention::rms_norm_heads(&k, &norm.weight(true, d_k), norm.eps),
-        ),
+        Some(norm) => (attention::qk_norm(&q, norm, false), attention::qk_norm(&k, norm, true)),
         None => (q, k),
     };
     let (q, k) = match inp.rope {

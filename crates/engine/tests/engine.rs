@@ -450,8 +450,8 @@ struct Modern {
     scale: Option<f64>,
     /// Logit softcapping's `c`.
     softcap: Option<f64>,
-    /// QK-norm's query weight, key weight and ε.
-    qk_norm: Option<(Vec<f64>, Vec<f64>, f64)>,
+    /// QK-norm's query weight, key weight, ε, and whether it is over the whole projection.
+    qk_norm: Option<(Vec<f64>, Vec<f64>, f64, bool)>,
     /// The attention sinks' logits, one per head.
     sinks: Option<Vec<f64>>,
 }
@@ -547,12 +547,16 @@ fn slow_reference(
             .map(|(p, r)| r.iter().enumerate().map(|(c, v)| v + pe(p, c)).collect())
             .collect()
     };
-    // QK-norm: w_c · x_c / √(Σ x² / d_k + ε), before RoPE
-    let norm = |head: &[f64], keys: bool| -> Vec<f64> {
-        let Some((wq, wk, eps)) = &modern.qk_norm else { return head.to_vec() };
+    // QK-norm: w_c · x_c / √(Σ x² / n + ε) over the head's n = d_k numbers, or over the
+    // token's whole projection (OLMo 2: every head's, weight column c of the projection), before RoPE
+    let norm = |row: &[f64], cols: std::ops::Range<usize>, keys: bool| -> Vec<f64> {
+        let head = &row[cols.clone()];
+        let Some((wq, wk, eps, whole)) = &modern.qk_norm else { return head.to_vec() };
         let w = if keys { wk } else { wq };
-        let rms = (head.iter().map(|x| x * x).sum::<f64>() / d_k as f64 + eps).sqrt();
-        head.iter().zip(w).map(|(x, w)| w * x / rms).collect()
+        let over = if *whole { row } else { head };
+        let rms = (over.iter().map(|x| x * x).sum::<f64>() / over.len() as f64 + eps).sqrt();
+        let first = if *whole { cols.start } else { 0 };
+        head.iter().enumerate().map(|(c, x)| w[first + c] * x / rms).collect()
     };
     let turn = |head: &[f64], pos: usize| -> Vec<f64> {
         let Some((style, base, r, scaling)) = modern.rope else { return head.to_vec() };
@@ -572,13 +576,13 @@ fn slow_reference(
             let g = h / group; // and reads key/value head g
             let kv_cols = g * d_k..(g + 1) * d_k;
             for i in 0..t {
-                let qi = turn(&norm(&q[i][cols.clone()], false), i);
+                let qi = turn(&norm(&q[i], cols.clone(), false), i);
                 let mut row: Vec<f64> = (0..t_k)
                     .map(|j| {
                         if blocked(bi, i, j) {
                             fill
                         } else {
-                            let kj = turn(&norm(&k[j][kv_cols.clone()], true), j);
+                            let kj = turn(&norm(&k[j], kv_cols.clone(), true), j);
                             let dot = (0..d_k).map(|c| qi[c] * kj[c]).sum::<f64>();
                             let score = modern.scale.map_or(dot / (d_k as f64).sqrt(), |f| dot * f);
                             // softcapping: c·tanh(s / c), before ALiBi's bias (Gemma 2 has no ALiBi)
@@ -650,7 +654,7 @@ proptest! {
         let x = to_vec3(&get(&trace, "x").data);
         let x_kv = if s.kv_sentences.is_some() { to_vec3(&get(&trace, "x_kv").data) } else { x.clone() };
         let positions = s.positional == Positional::Sinusoidal;
-        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_head.unwrap_or(s.d_model / s.n_heads)), r.scaling)), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| (n.weight(false, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.weight(true, s.d_head.unwrap_or(s.d_model / s.n_heads)), n.eps)), sinks: s.sinks.clone() };
+        let modern = Modern { n_kv_heads: s.kv_heads(), rope: s.rope.map(|r| (r.style, r.base, r.rotary_dims(s.d_head.unwrap_or(s.d_model / s.n_heads)), r.scaling)), alibi: s.alibi, causal: s.mask.causal, scale: s.scale, softcap: s.softcap, qk_norm: s.qk_norm.as_ref().map(|n| { let d_k = s.d_head.unwrap_or(s.d_model / s.n_heads); (n.weight(false, n.weight_len(s.n_heads, d_k)), n.weight(true, n.weight_len(s.kv_heads(), d_k)), n.eps, n.whole_projection) }), sinks: s.sinks.clone() };
         let [b, t_q, t_k] = trace.mask.shape;
         for bi in 0..b { for i in 0..t_q { for j in 0..t_k {
             prop_assert_eq!(trace.mask.is_blocked(bi, i, j), slow_mask(&trace, bi, i, j), "mask [{}, {}, {}]", bi, i, j);

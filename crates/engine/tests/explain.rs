@@ -332,7 +332,12 @@ fn every_step_explains_and_serialises() {
     s.alibi = true;
     s.scale = Some(0.4);
     s.softcap = Some(1.5);
-    s.qk_norm = Some(attention_engine::QkNorm { q_weight: vec![1.5, 0.5], k_weight: vec![], eps: 1e-6 });
+    s.qk_norm = Some(attention_engine::QkNorm {
+        q_weight: vec![1.5, 0.5],
+        k_weight: vec![],
+        eps: 1e-6,
+        whole_projection: false,
+    });
     let trace = run(&s).unwrap();
     // every step but MLA's own, which replace k, v and k_heads (explained apart below)
     assert_eq!(trace.steps.len(), StepName::ALL.iter().filter(|s| !s.is_mla_only()).count());

@@ -172,7 +172,12 @@ fn qk_norm_per_head_before_rope() {
     s.projections = Default::default();
     s.n_kv_heads = Some(2);
     s.rope = Some(Rope::new(RopeStyle::Half));
-    s.qk_norm = Some(attention_engine::QkNorm { q_weight: vec![0.5, 2.0], k_weight: vec![], eps: 0.25 });
+    s.qk_norm = Some(attention_engine::QkNorm {
+        q_weight: vec![0.5, 2.0],
+        k_weight: vec![],
+        eps: 0.25,
+        whole_projection: false,
+    });
     let trace = run(&s).unwrap();
     trace.check_invariants().unwrap();
     let names: Vec<&str> = trace.steps.iter().map(|s| s.name.as_str()).collect();
@@ -192,7 +197,12 @@ fn qk_norm_per_head_before_rope() {
         let rms = ((x[0] * x[0] + x[1] * x[1]) / 2.0 + 0.25).sqrt();
         assert!((y[0] - x[0] / rms).abs() < 1e-15);
     }
-    s.qk_norm = Some(attention_engine::QkNorm { q_weight: vec![1.0; 3], k_weight: vec![], eps: 1e-6 });
+    s.qk_norm = Some(attention_engine::QkNorm {
+        q_weight: vec![1.0; 3],
+        k_weight: vec![],
+        eps: 1e-6,
+        whole_projection: false,
+    });
     let e = run(&s).unwrap_err();
     assert_eq!(e.field().as_str(), "qk_norm");
     assert_eq!(e.to_string(), "the QK-norm q_weight has 3 numbers, but d_k = 2: one per feature of a head");

@@ -8,6 +8,7 @@
 //! questions do not depend on the learner's edits: their numbers are not on screen.
 
 mod induction;
+mod latent;
 mod questions;
 
 use questions::{
@@ -109,6 +110,7 @@ pub fn check_yourself(id: &str) -> Vec<CheckQuestion> {
         "online-softmax" => online_softmax(),
         "sinks" => sinks(),
         "score-range" => score_range(),
+        "mla" => latent::mla(),
         "learn" => learn(),
         "induction" => induction::induction(),
         _ => Vec::new(),

@@ -111,8 +111,7 @@ pub fn Notices(
 }
 
 /// The errors shown at the top rather than beside a control: the scenario's and the
-/// embeddings' and MLA's, which have no control of their own (MLA comes from an imported
-/// scenario or a link).
+/// embeddings', which have no control of their own (MLA's shows beside `mla-rank`).
 fn shown_at_top(field: Field) -> bool {
-    matches!(field, Field::Scenario | Field::Embeddings | Field::Mla)
+    matches!(field, Field::Scenario | Field::Embeddings)
 }

@@ -52,8 +52,8 @@ pub struct Settings {
     pub qk_norm: Option<crate::engine::QkNorm>,
     /// Attention sinks, one logit per head (None = off).
     pub sinks: Option<Vec<f64>>,
-    /// Multi-head latent attention, from an imported scenario, a link or a lesson (no
-    /// control of its own yet; None = off).
+    /// Multi-head latent attention, from the `mla-rank` control ([`set_mla_rank`]), an
+    /// imported scenario, a link or a lesson (None = off).
     pub mla: Option<crate::engine::Mla>,
     /// A head size of its own (None = d_model / h).
     pub d_head: Option<usize>,
@@ -247,9 +247,50 @@ pub fn d_k_words(s: &Settings) -> String {
     }
 }
 
+/// The `mla-rank` control: multi-head latent attention with a latent of `rank` numbers
+/// (`None`: off). An MLA already set keeps its other sizes (its weights, sized for the old
+/// rank, are dropped and drawn from the seed); a new one takes DeepSeek-V3's proportions
+/// for this page's head width w = d_model / h: d_nope = d_v = w, d_rope = about w / 2,
+/// even and at least 2 (V3: 128, 128, 64). MLA's projections are rectangular, so identity
+/// projections become seeded ones.
+pub fn set_mla_rank(s: &mut Settings, rank: Option<usize>) {
+    let Some(rank) = rank else {
+        s.mla = None;
+        return;
+    };
+    let w = (s.d_model / s.n_heads.max(1)).max(1);
+    let d_rope = 2 * (w / 4).max(1);
+    s.mla = Some(match s.mla.take() {
+        Some(m) => crate::engine::Mla { kv_lora_rank: rank, weights: None, ..m },
+        None => crate::engine::Mla::sized(rank, w, d_rope, w),
+    });
+    if s.projections == Projections::Named(ProjectionKind::Identity) {
+        s.projections = Projections::Named(ProjectionKind::Seeded);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_mla_rank_sets_deepseeks_proportions_and_runs() {
+        let mut s = Settings::default(); // d_model 3, h 1, identity
+        set_mla_rank(&mut s, Some(2));
+        assert_eq!(s.mla, Some(crate::engine::Mla::sized(2, 3, 2, 3)));
+        assert_eq!(s.projections, Projections::Named(ProjectionKind::Seeded));
+        let (sc, _) = scenario(DEFAULT_TEXT, &s);
+        let t = crate::engine::run(&sc).unwrap();
+        assert_eq!(t.step(StepName::CKv).unwrap().shape, vec![2, 5, 2]);
+        // a new rank keeps the other sizes; 128-wide heads get V3's 128, 64, 128
+        set_mla_rank(&mut s, Some(5));
+        assert_eq!(s.mla, Some(crate::engine::Mla::sized(5, 3, 2, 3)));
+        set_mla_rank(&mut s, None);
+        assert_eq!(s.mla, None);
+        let mut wide = Settings { d_model: 256, n_heads: 2, ..Settings::default() };
+        set_mla_rank(&mut wide, Some(64));
+        assert_eq!(wide.mla, Some(crate::engine::Mla::sized(64, 128, 64, 128)));
+    }
 
     #[test]
     fn long_input_is_cut_with_notices() {

@@ -478,11 +478,7 @@ mod tests {
         assert!(q.contains(&("softcap".into(), "2.5".into())), "{q:?}");
         assert_eq!(fragment("a b", &softcap).unwrap(), "", "a softcap needs no fragment");
         assert_eq!(from_query(&q).1, softcap);
-        let unit = crate::engine::QkNorm {
-            q_weight: vec![],
-            k_weight: vec![],
-            eps: crate::engine::QkNorm::DEFAULT_EPS,
-        };
+        let unit = crate::engine::QkNorm::per_head();
         let each = [
             Settings { d_head: Some(3), ..base.clone() },
             Settings { qk_norm: Some(unit), ..base.clone() },

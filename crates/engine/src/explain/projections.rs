@@ -136,37 +136,68 @@ impl Explainer<'_> {
         let keys = self.step == StepName::KNorm;
         let (from, short) = if keys { (StepName::KHeads, "k") } else { (StepName::QHeads, "q") };
         let d_k = self.d_k();
-        let row = (0..d_k).map(|c| cell(self.trace, from, &[b, h, t, c])).collect::<Result<Vec<f64>, _>>()?;
+        // per head: the head's d_k numbers; over the whole projection (OLMo 2): every head's
+        let heads = if keys { self.trace.sizes.kv_heads() } else { self.trace.sizes.n_heads };
+        let normed: Vec<[usize; 4]> = if norm.whole_projection {
+            (0..heads).flat_map(|hh| (0..d_k).map(move |c| [b, hh, t, c])).collect()
+        } else {
+            (0..d_k).map(|c| [b, h, t, c]).collect()
+        };
+        let row = normed.iter().map(|i| cell(self.trace, from, i)).collect::<Result<Vec<f64>, _>>()?;
         let r = crate::attention::inverse_rms(&row, norm.eps);
-        let w = norm.weight(keys, d_k).get(j).copied().unwrap_or(1.0);
-        let x = row.get(j).copied().unwrap_or(0.0);
-        let terms = vec![product(format!("w_{j} · {from}[{b},{h},{t},{j}] / rms"), w, x * r)];
-        let mean = row.iter().map(|v| v * v).sum::<f64>() / d_k.max(1) as f64;
+        let wi = if norm.whole_projection { h * d_k + j } else { j };
+        let w = norm.weight(keys, norm.weight_len(heads, d_k)).get(wi).copied().unwrap_or(1.0);
+        let x = cell(self.trace, from, &[b, h, t, j])?;
+        let terms = vec![product(format!("w_{wi} · {from}[{b},{h},{t},{j}] / rms"), w, x * r)];
+        let mean = row.iter().map(|v| v * v).sum::<f64>() / row.len().max(1) as f64;
+        let whose = if norm.whole_projection {
+            format!("the token's whole projection, {} numbers of {heads} heads,", row.len())
+        } else {
+            format!("the head's {d_k} numbers")
+        };
         let mut notes = vec![
             format!(
-                "RMSNorm of the head's {d_k} numbers: their mean square is {}, plus ε = {} gives rms = √{} = {}.",
+                "RMSNorm of {whose}: their mean square is {}, plus ε = {} gives rms = √{} = {}.",
                 num(mean),
                 num(norm.eps),
                 num(mean + norm.eps),
                 num(1.0 / r)
             ),
             format!(
-                "Feature {j}, {}, divided by the rms and times the learned weight w_{j} = {}: every head leaves with \
+                "Feature {j}, {}, divided by the rms and times the learned weight w_{wi} = {}: every {} leaves with \
                  the same size, so the scores cannot grow with the projections (QK-norm, before RoPE).",
                 num(x),
-                num(w)
+                num(w),
+                if norm.whole_projection { "token" } else { "head" }
             ),
         ];
         self.check(w * (x * r), &mut notes);
+        let (formula, pytorch) = if norm.whole_projection {
+            (
+                format!(
+                    "{}[b,h,t,j] = w_(h·d_k+j) · {from}[b,h,t,j] / √(mean_h′,c {from}[b,h′,t,c]² + ε)",
+                    self.step
+                ),
+                format!(
+                    "self.{short}_norm({short}.transpose(1, 2).reshape(B, {}, -1))[{b}, {t}, {wi}]",
+                    if keys && self.trace.is_cross() { "T_k" } else { "T" }
+                ),
+            )
+        } else {
+            (
+                format!("{}[b,h,t,j] = w_j · {from}[b,h,t,j] / √(mean_c {from}[b,h,t,c]² + ε)", self.step),
+                format!("self.{short}_norm({short})[{b}, {h}, {t}, {j}]"),
+            )
+        };
         self.done(
-            format!("{}[b,h,t,j] = w_j · {from}[b,h,t,j] / √(mean_c {from}[b,h,t,c]² + ε)", self.step),
+            formula,
             Kind::Sum,
             terms,
             notes,
-            (0..d_k).map(|c| Operand::cell(from, &[b, h, t, c])).collect(),
-            format!("self.{short}_norm({short})[{b}, {h}, {t}, {j}]"),
+            normed.iter().map(|i| Operand::cell(from, i)).collect(),
+            pytorch,
             format!(
-                r"{} = w_{{{j}}} \cdot \frac{{{}}}{{\sqrt{{\overline{{x^2}} + \varepsilon}}}} = {} \cdot \frac{{{}}}{{{}}} = {}",
+                r"{} = w_{{{wi}}} \cdot \frac{{{}}}{{\sqrt{{\overline{{x^2}} + \varepsilon}}}} = {} \cdot \frac{{{}}}{{{}}} = {}",
                 self.lhs(),
                 tex_name(from.as_str(), &[b, h, t, j]),
                 tex(w),

@@ -24,6 +24,7 @@
 
 mod check;
 mod decoding;
+mod latent;
 mod notebook;
 mod numpy;
 mod script;

@@ -110,9 +110,9 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         }
     };
     match name {
-        // never reached: `sections` writes one refusal for an MLA trace
+        // never reached: `sections` writes MLA's steps with `latent::numpy_step`
         crate::step::mla_steps!() => format!(
-            "raise NotImplementedError(\"{}: the export does not write multi-head latent attention (mla) yet\")\n",
+            "raise NotImplementedError(\"{}: a step of multi-head latent attention, written only for an mla trace\")\n",
             name.as_str()
         ),
         StepName::X => lookup("x", "tokens", "X_GIVEN"),
@@ -132,6 +132,12 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
         }
         StepName::VHeads => {
             "v_heads = v.reshape(B, T_k, h_kv, d_k).transpose(0, 2, 1, 3)  # (B, h_kv, T_k, d_k)\n".into()
+        }
+        StepName::QNorm if whole_norm(trace) => {
+            "q_norm = rms_norm_whole(q_heads, q_norm_weight)  # (B, h, T, d_k), normed over h * d_k\n".into()
+        }
+        StepName::KNorm if whole_norm(trace) => {
+            "k_norm = rms_norm_whole(k_heads, k_norm_weight)  # (B, h_kv, T_k, d_k), normed over h_kv * d_k\n".into()
         }
         StepName::QNorm => "q_norm = rms_norm(q_heads, q_norm_weight)  # (B, h, T, d_k)\n".into(),
         StepName::KNorm => "k_norm = rms_norm(k_heads, k_norm_weight)  # (B, h_kv, T_k, d_k)\n".into(),
@@ -174,4 +180,9 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
                              output = concat @ W_o + b_o  # (B, T, d_model)\n"
             .into(),
     }
+}
+
+/// QK-norm over the whole projection (OLMo 2).
+fn whole_norm(trace: &Trace) -> bool {
+    trace.qk_norm.as_ref().is_some_and(|n| n.whole_projection)
 }

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::check::{check_section, expected_section};
 use super::decoding::{decode_section, tiled_section};
+use super::latent;
 use super::numpy::{embedding_section, numpy_step};
 use super::torch::torch_section;
 use super::values::{py_linear, py_number, py_str, py_str_list};
@@ -18,19 +19,6 @@ use crate::trace::{shape_text, Trace};
 
 /// Every section of the script or notebook, in order.
 pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> {
-    if trace.mla.is_some() {
-        // the export writes no latent attention: one section that says so and stops
-        let why = "This scenario uses multi-head latent attention (mla, DeepSeek-V2/V3), which the Python \
-                   export does not write yet. The page's steps show each of its PyTorch lines, and \
-                   tools/python_check.py runs them.";
-        let code =
-            "raise SystemExit(\"the Python export does not write multi-head latent attention (mla) yet\")\n";
-        return vec![Section::new(
-            "Multi-head latent attention is not exported",
-            vec![why.into()],
-            code.into(),
-        )];
-    }
     let positions = trace.positional == Positional::Sinusoidal;
     // The tensors the projections read: with a positional encoding, the embeddings plus PE.
     let x_in = if positions { "x_pe" } else { "x" };
@@ -41,21 +29,33 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     };
     let (embeddings, table) = embedding_section(trace);
     let fill = scenario.mask.fill;
+    let latent_params = trace.mla_params.as_deref().filter(|_| trace.mla.is_some());
+    let weights = match latent_params {
+        Some(p) => latent::weights_section(trace, p),
+        None => weights_section(scenario, trace),
+    };
     let mut out = vec![
         title_section(scenario, trace),
         sizes_section(scenario, trace),
         embeddings,
-        weights_section(scenario, trace),
+        weights,
         mask_section(scenario),
     ];
     if positions {
         out.push(positional_section());
     }
-    out.extend(trace.rope.map(|rope| rope_section(rope, trace.sizes.d_k)));
+    out.extend(trace.rope.map(|rope| match &trace.mla {
+        Some(m) => rope_section(latent::rope_for_mla(rope), m.qk_rope_head_dim),
+        None => rope_section(rope, trace.sizes.d_k),
+    }));
     if !trace.alibi_slopes.is_empty() {
         out.push(alibi_section(trace.mask.config.causal));
     }
     out.extend(step_sections(trace, target, x_in, kv_in, table));
+    if latent_params.is_some() {
+        out.extend([latent::not_written_section(), expected_section(trace), check_section(trace, target)]);
+        return out;
+    }
     out.extend([
         decode_section(x_in, kv_in),
         tiled_section(trace),
@@ -153,21 +153,37 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
     let norm = trace.qk_norm.as_ref();
     let weight = |keys: bool| {
         norm.map_or("None".to_owned(), |n| {
-            let w: Vec<String> = n.weight(keys, z.d_k).iter().map(|&v| py_number(v)).collect();
+            let heads = if keys { z.kv_heads() } else { z.n_heads };
+            let w: Vec<String> =
+                n.weight(keys, n.weight_len(heads, z.d_k)).iter().map(|&v| py_number(v)).collect();
             format!("np.array([{}])", w.join(", "))
         })
     };
+    let whole = norm.is_some_and(|n| n.whole_projection);
     let _ = writeln!(
         code,
         "\nqk_norm_eps = {}  # QK-norm's epsilon, or None (no QK-norm)\n\
-         q_norm_weight = {}  # (d_k,), shared by every query head\n\
-         k_norm_weight = {}  # (d_k,), shared by every key head\n\n\n\
+         q_norm_weight = {}  # {}\n\
+         k_norm_weight = {}  # {}\n\n\n\
          def rms_norm(x, w):\n    \
          \"\"\"RMSNorm over the last axis (each head's d_k numbers), times the weight w.\"\"\"\n    \
-         return w * (x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + qk_norm_eps))",
+         return w * (x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + qk_norm_eps))\n\n\n\
+         def rms_norm_whole(x, w):\n    \
+         \"\"\"RMSNorm over each token's whole projection, all heads' numbers together (OLMo 2's q_norm\n    \
+         and k_norm, before the split into heads), times the weight w of heads * d_k numbers.\"\"\"\n    \
+         b, heads, t, d = x.shape\n    \
+         flat = x.transpose(0, 2, 1, 3).reshape(b, t, heads * d)\n    \
+         return rms_norm(flat, w).reshape(b, t, heads, d).transpose(0, 2, 1, 3)\n\n\n\
+         qk_norm_whole = {}  # QK-norm over each token's whole projection (OLMo 2), not each head\n\n\n\
+         def norm_heads(x, w):\n    \
+         \"\"\"QK-norm of (B, heads, T, d_k) heads as the run does it: each head, or the whole projection.\"\"\"\n    \
+         return rms_norm_whole(x, w) if qk_norm_whole else rms_norm(x, w)",
         norm.map_or("None".to_owned(), |n| py_number(n.eps)),
         weight(false),
+        if whole { "(h * d_k,), over each token's whole query projection" } else { "(d_k,), shared by every query head" },
         weight(true),
+        if whole { "(h_kv * d_k,), over each token's whole key projection" } else { "(d_k,), shared by every key head" },
+        if whole { "True" } else { "False" },
     );
     Section::new(
         "Sizes and tokens",
@@ -409,7 +425,9 @@ fn step_sections(trace: &Trace, target: Target, x_in: &str, kv_in: &str, table: 
             prose.insert(0, "The pipeline in NumPy, one block per step of the page.".into());
             first = false;
         }
-        let mut code = numpy_step(name, x_in, kv_in, table, trace);
+        let mut code = latent::numpy_step(name, x_in, kv_in, trace)
+            .filter(|_| trace.mla.is_some())
+            .unwrap_or_else(|| numpy_step(name, x_in, kv_in, table, trace));
         let _ = writeln!(code, "numpy_steps[{}] = {}", py_str(name.as_str()), name.as_str());
         if name == StepName::X {
             code.insert_str(0, "numpy_steps = {}  # every step, by the page's names\n\n");

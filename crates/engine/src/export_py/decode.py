@@ -14,17 +14,17 @@ if cross or causal:
     if cross:  # a fixed cache: every key and value of the key/value sentences, computed once
         k_cache = project_heads(KV_IN, W_k, b_k, h_kv)
         v_cache = project_heads(KV_IN, W_v, b_v, h_kv)
-        k_cache = rms_norm(k_cache, k_norm_weight) if qk_norm_eps is not None else k_cache
+        k_cache = norm_heads(k_cache, k_norm_weight) if qk_norm_eps is not None else k_cache
         k_cache = rope(k_cache) if rope_style is not None else k_cache
         cached = list(range(T_k))
     for t in range(T):
         x_t = X_IN[:, t : t + 1]  # the new token only, (B, 1, d_model)
         q_t = project_heads(x_t, W_q, b_q, h)  # (B, h, 1, d_k)
-        q_t = rms_norm(q_t, q_norm_weight) if qk_norm_eps is not None else q_t
+        q_t = norm_heads(q_t, q_norm_weight) if qk_norm_eps is not None else q_t
         q_t = rope(q_t, start=t) if rope_style is not None else q_t
         if not cross:  # append the new key and value
             k_t = project_heads(x_t, W_k, b_k, h_kv)
-            k_t = rms_norm(k_t, k_norm_weight) if qk_norm_eps is not None else k_t
+            k_t = norm_heads(k_t, k_norm_weight) if qk_norm_eps is not None else k_t
             k_t = rope(k_t, start=t) if rope_style is not None else k_t
             k_cache = np.concatenate([k_cache, k_t], axis=2)
             v_cache = np.concatenate([v_cache, project_heads(x_t, W_v, b_v, h_kv)], axis=2)

@@ -55,7 +55,13 @@ else:
             k = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
             v = v.view(B, T_k, h_kv, d_k).transpose(1, 2)
             steps.update(q_heads=q, k_heads=k, v_heads=v)
-            if qk_norm_eps is not None:  # nn.RMSNorm(d_k, eps) with the weights, per head, before RoPE
+            if qk_norm_eps is not None and qk_norm_whole:  # OLMo 2: over each token's whole projection
+                q = F.rms_norm(q.transpose(1, 2).reshape(B, T, h * d_k), (h * d_k,), torch.tensor(q_norm_weight),
+                               qk_norm_eps).view(B, T, h, d_k).transpose(1, 2)
+                k = F.rms_norm(k.transpose(1, 2).reshape(B, T_k, h_kv * d_k), (h_kv * d_k,),
+                               torch.tensor(k_norm_weight), qk_norm_eps).view(B, T_k, h_kv, d_k).transpose(1, 2)
+                steps.update(q_norm=q, k_norm=k)
+            elif qk_norm_eps is not None:  # nn.RMSNorm(d_k, eps) with the weights, per head, before RoPE
                 q = F.rms_norm(q, (d_k,), torch.tensor(q_norm_weight), qk_norm_eps)
                 k = F.rms_norm(k, (d_k,), torch.tensor(k_norm_weight), qk_norm_eps)
                 steps.update(q_norm=q, k_norm=k)

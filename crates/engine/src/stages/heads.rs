@@ -85,11 +85,12 @@ pub(super) fn split(
 }
 
 /// Stage 4b, norm: with QK-norm, every query and key head RMS-normalised with its
-/// weight (`q_norm`, `k_norm`), before RoPE; the values are not normalised.
+/// weight (`q_norm`, `k_norm`), or each token's whole projection (OLMo 2), before RoPE;
+/// the values are not normalised.
 pub(super) fn norm(plan: &Plan<'_>, heads: Heads, rec: &mut Recorder) -> Heads {
     let Some(norm) = &plan.scenario.qk_norm else { return heads };
-    let q = attention::rms_norm_heads(&heads.q, &norm.weight(false, plan.d_k), norm.eps); // (b, h, t_q, d_k)
-    let k = attention::rms_norm_heads(&heads.k, &norm.weight(true, plan.d_k), norm.eps); // (b, h_kv, t_k, d_k)
+    let q = attention::qk_norm(&heads.q, norm, false); // (b, h, t_q, d_k)
+    let k = attention::qk_norm(&heads.k, norm, true); // (b, h_kv, t_k, d_k)
     rec.push(StepName::QNorm, vec![], q.clone().into_dyn());
     rec.push(StepName::KNorm, vec![], k.clone().into_dyn());
     Heads { q, k, v: heads.v }

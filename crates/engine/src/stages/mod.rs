@@ -216,5 +216,6 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
         nan_rows,
         steps,
         params: w,
+        mla_params: latent_params.map(std::sync::Arc::new),
     })
 }

@@ -71,9 +71,14 @@ impl<'a> Plan<'a> {
             }
         }
         if let Some(norm) = &scenario.qk_norm {
-            for (which, w) in [("q_weight", &norm.q_weight), ("k_weight", &norm.k_weight)] {
-                if !w.is_empty() && w.len() != d_k {
-                    return Err(EngineError::QkNormWeight { which, len: w.len(), d_k });
+            let kv_heads = scenario.n_kv_heads.unwrap_or(n_heads);
+            for (which, w, heads) in
+                [("q_weight", &norm.q_weight, n_heads), ("k_weight", &norm.k_weight, kv_heads)]
+            {
+                let want = norm.weight_len(heads, d_k);
+                if !w.is_empty() && w.len() != want {
+                    let whole = norm.whole_projection;
+                    return Err(EngineError::QkNormWeight { which, len: w.len(), d_k: want, whole });
                 }
                 for (i, &v) in w.iter().enumerate() {
                     check_number(v, Field::QkNorm, || format!("qk_norm.{which}[{i}]"))?;
@@ -162,6 +167,7 @@ impl<'a> Plan<'a> {
             scale: self.score_scale(),
             softcap: self.scenario.softcap,
             qk_norm_eps: self.scenario.qk_norm.as_ref().map(|n| n.eps),
+            qk_norm_whole: self.scenario.qk_norm.as_ref().is_some_and(|n| n.whole_projection),
             rotary_dims: self.scenario.rope.map(|r| r.rotary_dims(self.d_k)).filter(|&r| r < self.d_k),
             rope_scaling: self.scenario.rope.and_then(|r| r.scaling),
             sinks: self.scenario.sinks.is_some(),

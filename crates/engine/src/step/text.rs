@@ -23,6 +23,8 @@ pub struct StepText {
     pub softcap: Option<f64>,
     /// QK-norm's ε, when there is QK-norm.
     pub qk_norm_eps: Option<f64>,
+    /// QK-norm over the whole projection (OLMo 2), not each head.
+    pub qk_norm_whole: bool,
     /// RoPE's rotated dimensions `r`, when a rotary fraction leaves some of `d_k` unturned.
     pub rotary_dims: Option<usize>,
     /// RoPE's scaled frequencies, if any.
@@ -50,7 +52,7 @@ impl StepName {
         if let Some(line) = self.latent_pytorch(text) {
             return line;
         }
-        let StepText { layout, fill, rope, causal, scale, rotary_dims, sinks, .. } = *text;
+        let StepText { layout, fill, rope, causal, scale, rotary_dims, sinks, qk_norm_whole, .. } = *text;
         let cross = layout.cross;
         let (kv, t_q, t_k) = if cross { ("x_kv", "T_q", "T_k") } else { ("x", "T", "T") };
         // The key/value heads: `h_kv` of them when grouped (a view into `h` would need
@@ -87,6 +89,17 @@ impl StepName {
             Self::QHeads => return format!("q = q.view(B, {t_q}, h, d_k).transpose(1, 2)"),
             Self::KHeads => return format!("k = k.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
             Self::VHeads => return format!("v = v.view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"),
+            // OLMo 2 normalises the projection before the split: undo the split, norm, split again
+            Self::QNorm if qk_norm_whole => {
+                return format!(
+                    "q = self.q_norm(q.transpose(1, 2).reshape(B, {t_q}, h * d_k)).view(B, {t_q}, h, d_k).transpose(1, 2)"
+                )
+            }
+            Self::KNorm if qk_norm_whole => {
+                return format!(
+                    "k = self.k_norm(k.transpose(1, 2).reshape(B, {t_k}, {h_kv} * d_k)).view(B, {t_k}, {h_kv}, d_k).transpose(1, 2)"
+                )
+            }
             Self::QNorm => "q = self.q_norm(q)",
             Self::KNorm => "k = self.k_norm(k)",
             Self::QRot => return rotate("q"),
@@ -146,6 +159,7 @@ impl StepName {
             scale,
             softcap,
             qk_norm_eps,
+            qk_norm_whole,
             rotary_dims,
             rope_scaling,
             sinks,
@@ -193,6 +207,17 @@ impl StepName {
             Self::VHeads if layout.grouped => "Split the values the same way, into h_kv heads of d_k".into(),
             Self::KHeads => "The same split for the keys".into(),
             Self::VHeads => "The same split for the values".into(),
+            Self::QNorm if qk_norm_whole => format!(
+                "QK-norm over the whole projection: RMSNorm of each token's h·d_k = {} query numbers together, \
+                 all heads at once, w · q / √(mean(q²) + ε) with ε = {eps} and a learned weight w of h·d_k \
+                 numbers, before RoPE (OLMo 2: q_norm on the projection, before the split into heads)",
+                n_heads * d_k
+            ),
+            Self::KNorm if qk_norm_whole => {
+                "The same RMSNorm over each token's whole key projection, h_kv·d_k numbers, with the keys' own \
+                 weight"
+                    .into()
+            }
             Self::QNorm => format!(
                 "QK-norm: RMSNorm of each query head over its d_k = {d_k} numbers, w · q / √(mean(q²) + ε) with \
                  ε = {eps} and a learned weight w of d_k numbers, before RoPE: the scores cannot grow with the \

@@ -7,6 +7,7 @@
 //! Here: [`Trace`], [`Sizes`] and [`shape_text`]; one step and its JSON form in `step.rs`,
 //! the mask in `mask.rs`, numbers as JSON (and [`TensorJson`]) in `json.rs`.
 
+mod absorbed;
 mod json;
 mod mask;
 mod step;
@@ -128,6 +129,11 @@ pub struct Trace {
     /// (0 × 0), and the reader restores them with [`crate::weights::build`].
     #[serde(skip, default = "no_params")]
     pub params: std::sync::Arc<Weights>,
+    /// Multi-head latent attention's weights the run used (seeded ones drawn out), for the
+    /// absorbed scores ([`Trace::absorbed_scores`]) and exports. Not part of the
+    /// trace JSON: [`Trace::from_json`] leaves it `None`.
+    #[serde(skip)]
+    pub mla_params: Option<std::sync::Arc<crate::mla::MlaParams>>,
 }
 
 impl Trace {

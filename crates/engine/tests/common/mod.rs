@@ -61,9 +61,11 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 },
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
                 prop::collection::vec(-1.0f64..1.0, 8 * d.max(h * d_k).pow(2) + 8 * d.max(h * d_k)),
+                // QK-norm per head or over the whole projection (OLMo 2): weights enough for both
                 prop::option::of((
-                    prop::collection::vec(0.2f64..2.0, 2 * d_k),
+                    prop::collection::vec(0.2f64..2.0, 2 * h * d_k),
                     prop::sample::select(vec![1e-6, 0.5]),
+                    any::<bool>(),
                 )),
                 Just((d, h, causal, padding, large, positions)),
                 Just((d_k, modern, own_d_model.is_some())),
@@ -156,9 +158,11 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     alibi,
                     scale,
                     softcap,
-                    qk_norm: qk_norm.map(|(w, eps)| {
-                        let (q_weight, k_weight) = w.split_at(w.len() / 2);
-                        QkNorm { q_weight: q_weight.to_vec(), k_weight: k_weight.to_vec(), eps }
+                    qk_norm: qk_norm.map(|(w, eps, whole)| {
+                        let (q_len, k_len) = if whole { (h * d_k, h_kv * d_k) } else { (d_k, d_k) };
+                        let (q_weight, rest) = w.split_at(q_len);
+                        let k_weight = rest[..k_len].to_vec();
+                        QkNorm { q_weight: q_weight.to_vec(), k_weight, eps, whole_projection: whole }
                     }),
                     sinks,
                     mla: None,

@@ -1,5 +1,6 @@
 //! A head size of its own, and what keeps the scores in range: the scale in place of
-//! 1/√d_k, logit softcapping, QK-norm, and attention sinks. Each only sets a scenario
+//! 1/√d_k, logit softcapping, multi-head latent attention's rank, QK-norm, and attention
+//! sinks. Each only sets a scenario
 //! field; the engine computes and checks it, and its error shows beside the control.
 
 use leptos::prelude::*;
@@ -7,15 +8,16 @@ use leptos::prelude::*;
 use crate::engine::error::Field;
 use crate::engine::QkNorm;
 use crate::ui::explorer::controls::{Edits, FieldError, NumberSpec, SettingNumber};
-use crate::ui::state::settings::Settings;
+use crate::ui::state::settings::{set_mla_rank, Settings};
 use crate::ui::widgets::fields::CheckField;
 
 /// A field's text from the settings, and what typing does; called with its [`NumberSpec`]'s
 /// error key.
 type Wire = fn(Edits, &'static str) -> (Signal<String>, Callback<String>);
 
-/// The number fields where empty or 0 is the engine's default, in the order they show.
-const ZERO_OFF: [(NumberSpec, Wire); 3] = [
+/// The number fields where empty (or 0, but for the scale) is the engine's default, in the
+/// order they show.
+const ZERO_OFF: [(NumberSpec, Wire); 4] = [
     (
         NumberSpec::new("d_head (size of one head)", "d-head", "d_head", 0)
             .placeholder("d_model/h")
@@ -30,22 +32,50 @@ const ZERO_OFF: [(NumberSpec, Wire); 3] = [
         NumberSpec::new("scale (in place of 1/√d_k)", "scale", "scale", 0)
             .real()
             .placeholder("1/√d_k")
-            .hint("What the scores q·k are multiplied by. Gemma 2 27B: 1/√144, though d_k = 128.")
+            .hint("What the scores q·k are multiplied by; empty: 1/√d_k. Gemma 2 27B: 1/√144, though d_k = 128.")
             .error(Field::Scale),
         |edits, key| {
-            let message = "the scale must be a number (empty or 0: 1/√d_k)";
-            zero_off(edits, key, message, |s| s.scale, |s, v| s.scale = v)
+            // 0 is a scale the engine refuses by name, not "off": every weight would be equal
+            let message = "the scale must be a number (empty: 1/√d_k)";
+            let typed = RwSignal::new(String::new());
+            let value = Memo::new(move |_| {
+                edits.settings.with(|s| s.scale).map_or_else(|| typed.get(), |v| v.to_string())
+            });
+            let on_input = Callback::new(move |raw: String| {
+                typed.set(raw.trim().to_owned());
+                if raw.trim().is_empty() {
+                    edits.set_zero_off::<f64>(key, "", message, &|s, _| s.scale = None);
+                } else {
+                    edits.set_real(key, &raw, message, &|s, v| s.scale = Some(v));
+                }
+            });
+            (value.into(), on_input)
         },
     ),
     (
         NumberSpec::new("softcap c", "softcap", "softcap", 0)
             .real()
             .placeholder("off")
-            .hint("c·tanh(score / c): no score goes past ±c. Gemma 2 caps at c = 50.")
+            .hint("c·tanh(score / c): no score goes past ±c; empty or 0: off. Gemma 2 caps at c = 50.")
             .error(Field::Softcap),
         |edits, key| {
             let message = "the softcap must be a number (empty or 0: off)";
             zero_off(edits, key, message, |s| s.softcap, |s, v| s.softcap = v)
+        },
+    ),
+    (
+        NumberSpec::new("MLA latent r_kv", "mla-rank", "mla_rank", 0)
+            .placeholder("off")
+            .hint(
+                "Multi-head latent attention (DeepSeek-V2, V3): each token is cached as a latent c_KV of r_kv \
+                 numbers and one RoPE key shared by every head; each head's keys and values are projected up \
+                 from the latent. Heads as V3's: d_nope = d_v = d_model/h, d_rope about half. Seeded weights. \
+                 Empty or 0: off.",
+            )
+            .error(Field::Mla),
+        |edits, key| {
+            let message = "the MLA rank must be a whole number (empty or 0: off)";
+            zero_off(edits, key, message, |s| s.mla.as_ref().map(|m| m.kv_lora_rank), set_mla_rank)
         },
     ),
 ];
@@ -54,8 +84,8 @@ const SINKS: NumberSpec = NumberSpec::new("sinks (logit per head)", "sinks", "si
     .list()
     .placeholder("off")
     .hint(
-        "One more column in each row's softmax, then dropped: the weights sum to less than 1. One number for \
-         every head, or one per head; empty: off (0 is a sink too). gpt-oss.",
+        "One more column in each row's softmax, then dropped: the weights sum to less than 1. One number (the \
+         same sink for every head) or h numbers, one per head; empty: off (0 is a sink too). gpt-oss.",
     )
     .error(Field::Sinks);
 
@@ -65,11 +95,7 @@ pub fn ScoreFields(
     /// How the controls write the settings.
     edits: Edits,
 ) -> impl IntoView {
-    let on_qk_norm = move |on: bool| {
-        edits.set(&|s| {
-            s.qk_norm = on.then(|| QkNorm { q_weight: vec![], k_weight: vec![], eps: QkNorm::DEFAULT_EPS })
-        })
-    };
+    let on_qk_norm = move |on: bool| edits.set(&|s| s.qk_norm = on.then(QkNorm::per_head));
     let on_sinks = move |raw: String| {
         let message = "the sinks must be numbers, one for every head or one per head";
         edits.set_numbers(SINKS.key, &raw, message, &|s, v| {

@@ -1,0 +1,136 @@
+//! Multi-head latent attention (DeepSeek-V2/V3) in the Python file: its sizes and weights,
+//! RoPE on the rotated parts only, and the NumPy line of each step MLA records or changes
+//! (`q_a` … `k_cat`, and `q`, `v_heads`, `q_rot`, `k_rot`, `scores`, `context`, `concat`
+//! read MLA's tensors). The KV-cache decoding, the online softmax and the PyTorch model are
+//! not written for MLA: the file says so by name and checks the NumPy steps alone.
+
+use std::fmt::Write as _;
+
+use super::values::{py_linear, py_number};
+use super::Section;
+use crate::mla::{MlaParams, QueryPath};
+use crate::scenario::{Rope, RopeStyle};
+use crate::step::StepName;
+use crate::trace::Trace;
+
+/// MLA's sizes, its RMSNorm, the de-interleaving of DeepSeek's RoPE layout, and its
+/// weights (seeded ones drawn out).
+pub(super) fn weights_section(trace: &Trace, p: &MlaParams) -> Section {
+    let Some(m) = trace.mla.as_ref() else { return Section::new("Weights", vec![], String::new()) };
+    let mut code = format!(
+        "r_kv, d_nope, d_rope, d_v = {}, {}, {}, {}  # kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim\n\
+         mla_eps = {}  # the two RMSNorms' epsilon\n\n\n\
+         def rms_norm_rows(x, w):\n    \
+         \"\"\"DeepseekV3RMSNorm over the last axis: w * x / sqrt(mean(x^2) + eps).\"\"\"\n    \
+         return w * (x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + mla_eps))\n\n\n\
+         def deinterleave(x):\n    \
+         \"\"\"DeepSeek's interleaved RoPE pairs gathered into rotate_half's layout: evens, then odds.\"\"\"\n    \
+         return np.concatenate([x[..., 0::2], x[..., 1::2]], axis=-1)\n\n\n",
+        m.kv_lora_rank,
+        m.qk_nope_head_dim,
+        m.qk_rope_head_dim,
+        m.v_head_dim,
+        py_number(m.eps),
+    );
+    let vector = |name: &str, v: &[f64], len: &str| {
+        let parts: Vec<String> = v.iter().map(|&x| py_number(x)).collect();
+        format!("{name} = np.array([{}])  # ({len},)\n", parts.join(", "))
+    };
+    match &p.q {
+        QueryPath::Direct(q) => code.push_str(&py_linear("q", q, "d_model", "h * (d_nope + d_rope)")),
+        QueryPath::Compressed { down, norm, up } => {
+            code.push_str(&py_linear("q_a", down, "d_model", "r_q"));
+            code.push_str(&vector("q_a_norm", norm, "r_q"));
+            code.push_str(&py_linear("q_b", up, "r_q", "h * (d_nope + d_rope)"));
+        }
+    }
+    code.push_str(&py_linear("kv_a", &p.kv_a, "d_model", "r_kv + d_rope"));
+    code.push_str(&vector("kv_a_norm", &p.kv_a_norm, "r_kv"));
+    code.push_str(&py_linear("kv_b", &p.kv_b, "r_kv", "h * (d_nope + d_v)"));
+    code.push_str(&py_linear("o", &p.o, "h * d_v", "d_model"));
+    if let Some(r_q) = m.q_lora_rank {
+        code.insert_str(0, &format!("r_q = {r_q}  # q_lora_rank\n"));
+    }
+    Section::new(
+        "Weights (multi-head latent attention)",
+        vec![
+            "DeepSeek-V2/V3's multi-head latent attention: each token goes down to a latent c_KV (`W_kv_a`, \
+             then RMSNorm) and a RoPE key k_pe shared by every head; `W_kv_b` projects the latent up to each \
+             head's k_nope and value; `W_o` reads the heads' values, h * d_v wide."
+                .into(),
+            "Convention: `y = x @ W + b`; PyTorch's `nn.Linear.weight` is `W.T` (`q_proj`, `q_a_proj`, \
+             `q_b_proj`, `kv_a_proj_with_mqa`, `kv_b_proj`, `o_proj`)."
+                .into(),
+        ],
+        code,
+    )
+}
+
+/// RoPE as MLA turns it: the `half` pairing on `d_rope` dimensions (DeepSeek's interleaved
+/// layout is gathered first by the steps' `deinterleave`).
+pub(super) fn rope_for_mla(rope: Rope) -> Rope {
+    Rope { style: RopeStyle::Half, ..rope }
+}
+
+/// The NumPy code of a step under MLA, or `None` for a step MLA leaves as it is.
+pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, trace: &Trace) -> Option<String> {
+    let interleaved = trace.rope.is_some_and(|r| r.style == RopeStyle::Interleaved);
+    let gather = |x: &str| if interleaved { format!("deinterleave({x})") } else { x.to_owned() };
+    let has = |s: StepName| trace.step(s).is_some();
+    let (q_final, k_rope) = if has(StepName::QCat) { ("q_cat", "k_rot") } else { ("q_heads", "k_pe") };
+    Some(match name {
+        StepName::QA => format!("q_a = {x_in} @ W_q_a + b_q_a  # (B, T, r_q)\n"),
+        StepName::QANorm => "q_a_norm = rms_norm_rows(q_a, q_a_norm)  # (B, T, r_q)\n".into(),
+        StepName::Q if has(StepName::QANorm) => {
+            "q = q_a_norm @ W_q_b + b_q_b  # (B, T, h * (d_nope + d_rope))\n".into()
+        }
+        StepName::Q => format!("q = {x_in} @ W_q + b_q  # (B, T, h * (d_nope + d_rope))\n"),
+        StepName::KvA => format!("kv_a = {kv_in} @ W_kv_a + b_kv_a  # (B, T_k, r_kv + d_rope)\n"),
+        StepName::CKv => "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)  # (B, T_k, r_kv): what a decoder caches\n".into(),
+        StepName::KPe => "k_pe = kv_a[..., r_kv:].reshape(B, 1, T_k, d_rope)  # one RoPE key, shared by every head\n".into(),
+        StepName::KvB => "kv_b = c_kv @ W_kv_b + b_kv_b  # (B, T_k, h * (d_nope + d_v))\n".into(),
+        StepName::QHeads => {
+            "q_heads = q.reshape(B, T, h, d_nope + d_rope).transpose(0, 2, 1, 3)  # (B, h, T, d_nope + d_rope)\n"
+                .into()
+        }
+        StepName::KNope => {
+            "k_nope = kv_b.reshape(B, T_k, h, d_nope + d_v).transpose(0, 2, 1, 3)[..., :d_nope]  # (B, h, T_k, d_nope)\n"
+                .into()
+        }
+        StepName::VHeads => {
+            "v_heads = kv_b.reshape(B, T_k, h, d_nope + d_v).transpose(0, 2, 1, 3)[..., d_nope:]  # (B, h, T_k, d_v)\n"
+                .into()
+        }
+        StepName::QRot => format!("q_rot = rope({})  # (B, h, T, d_rope)\n", gather("q_heads[..., d_nope:]")),
+        StepName::KRot => format!("k_rot = rope({})  # (B, 1, T_k, d_rope)\n", gather("k_pe")),
+        StepName::QCat => "q_cat = np.concatenate([q_heads[..., :d_nope], q_rot], axis=-1)  # (B, h, T, d_nope + d_rope)\n".into(),
+        StepName::KCat => format!(
+            "k_cat = np.concatenate([k_nope, np.broadcast_to({k_rope}, (B, h, T_k, d_rope))], axis=-1)  # every head's key ends with the shared one\n"
+        ),
+        StepName::Scores => format!("scores = {q_final} @ k_cat.transpose(0, 1, 3, 2)  # (B, h, T, T_k)\n"),
+        StepName::Context => String::from(
+            "with np.errstate(invalid=\"ignore\"):  # NaN rows stay NaN\n    \
+             context = weights @ v_heads  # (B, h, T, d_v)\n",
+        ),
+        StepName::Concat => "concat = context.transpose(0, 2, 1, 3).reshape(B, T, h * d_v)  # (B, T, h * d_v)\n".into(),
+        _ => return None,
+    })
+}
+
+/// What the file leaves out for MLA, said by name.
+pub(super) fn not_written_section() -> Section {
+    let mut code = String::new();
+    let _ = writeln!(
+        code,
+        "print(\"multi-head latent attention: the KV-cache decoding, the online softmax and the PyTorch model \
+         are not written for mla; the NumPy steps are checked below\")"
+    );
+    Section::new(
+        "Not written for multi-head latent attention",
+        vec!["The KV-cache decoding, the online softmax tile by tile and the PyTorch model of the other \
+              scenarios are not written for mla yet (the page's decode and tiles views refuse it too). Every \
+              NumPy step above is checked against the page."
+            .into()],
+        code,
+    )
+}
