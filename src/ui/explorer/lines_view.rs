@@ -228,7 +228,7 @@ pub fn LinesView(
                 </span>
             </figcaption>
             <p class="al-hint" data-testid="lines-guessing" hidden=move || !guessing()>
-                "The lines show the weights you are guessing: they come back when you press Reveal (or turn Guess first off)."
+                "The lines show the weights you are guessing: they come back after Reveal (in the explanation under View as heatmaps)."
             </p>
             <div class="al-lines-wrap" node_ref=root style=size hidden=guessing>
                 <canvas
