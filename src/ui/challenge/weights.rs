@@ -10,6 +10,7 @@ use crate::engine::{StepName, Trace};
 
 use crate::format::tick;
 use crate::ui::challenge::text::{input_tables, weights_shown, InputTable};
+use crate::ui::widgets::table_head::matrix_head;
 
 /// One table of what goes into the head.
 fn input_table(table: InputTable) -> impl IntoView {
@@ -31,12 +32,7 @@ fn input_table(table: InputTable) -> impl IntoView {
     view! {
         <table class="al-challenge-weights" data-testid="challenge-inputs">
             <caption>{caption}</caption>
-            <thead>
-                <tr>
-                    <th></th>
-                    {head}
-                </tr>
-            </thead>
+            {matrix_head("feature →", head)}
             <tbody>{body}</tbody>
         </table>
     }
@@ -84,12 +80,7 @@ pub fn ChallengeWeights(
                             <caption>
                                 {format!("weights, head {} (rows: queries, columns: keys)", h + 1)}
                             </caption>
-                            <thead>
-                                <tr>
-                                    <th></th>
-                                    {head_row}
-                                </tr>
-                            </thead>
+                            {matrix_head("query ↓ key →", head_row)}
                             <tbody>{rows}</tbody>
                         </table>
                     })
