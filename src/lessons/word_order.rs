@@ -252,14 +252,12 @@ pub fn lesson() -> Lesson {
                 |t| {
                     let before = orders(Positional::Sinusoidal);
                     format!(
-                        "This step changes the example: one longer sentence, \"{}\", and d_model = {} instead of \
-                         the two {}-word sentences and d_model = {} of the steps before, so that the pattern has \
-                         rows and columns enough to show. PE has one row per position and one column per feature, \
+                        "New example: one longer sentence and d_model = {}, not two {}-word sentences and \
+                         d_model = {}. PE has one row per position and one column per feature, \
                          (1, T, d_model) = (1, {}, {}), the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
                          the cosine. Position 0's row is {}. The first columns turn fast (column 0 goes {}, {}, {} \
                          over positions 0–2); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
                          {}).",
-                        sentence_text(t, 0),
                         t.sizes.d_model,
                         ORDERS[0].split_whitespace().count(),
                         before.d_model,
@@ -435,9 +433,9 @@ mod tests {
         let (before, after) = (&l.steps[2].scenario, &l.steps[3].scenario);
         assert_ne!((before.d_model, &before.sentences), (after.d_model, &after.sentences));
         let text = (l.steps[3].narrate)(&l.trace(3));
+        assert_eq!(after.sentences.len(), 1);
         let said = format!(
-            "one longer sentence, \"{}\", and d_model = {} instead of the two {}-word sentences and d_model = {}",
-            after.sentences[0],
+            "New example: one longer sentence and d_model = {}, not two {}-word sentences and d_model = {}.",
             after.d_model,
             before.sentences[0].split_whitespace().count(),
             before.d_model
