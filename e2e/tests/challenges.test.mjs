@@ -40,6 +40,50 @@ export const tests = [
     },
   },
   {
+    name: 'challenge: a number applies as it is typed (no blur), in the text colour; every token\'s vector is shown',
+    run: async (t) => {
+      const page = await open(t, 'cat-mat');
+      // cat's own vector, which the story and the hints reason with, is in the inputs table
+      const inputs = page.locator('[data-testid="challenge-inputs"]');
+      t.assert.equal(await inputs.count(), 1);
+      t.assert.deepEqual(
+        await inputs.locator('tr:has(th:text-is("cat")) td').allTextContents(),
+        ['0', '2', '0'],
+      );
+      // the field keeps the focus and the goal follows each keystroke
+      const field = page.locator(emb('mat', 1));
+      await field.click();
+      await field.fill('');
+      await page.keyboard.type('3');
+      await page.waitForSelector(`${GOAL}[data-met="true"]`);
+      t.assert.ok(await field.evaluate((el) => el === document.activeElement), 'still typing in the field');
+      t.assert.match(await page.textContent('[data-testid="challenge-progress"]'), /^query cat → key mat: /);
+      // a value is drawn in the text colour, not a placeholder's grey
+      const [value, text] = await field.evaluate((el) => [getComputedStyle(el).color, getComputedStyle(document.body).color]);
+      t.assert.equal(value, text);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'challenge: previous-token shows PE and x + PE once the positions are on; its goal names the first query',
+    run: async (t) => {
+      const page = await open(t, 'previous-token');
+      t.assert.match(await page.textContent(GOAL), /every query after the first/);
+      t.assert.equal(await page.locator('[data-testid="challenge-inputs"]').count(), 1);
+      await page.check('[data-testid="challenge-positions"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="challenge-inputs"]').length === 3);
+      const captions = await page.locator('[data-testid="challenge-inputs"] caption').allTextContents();
+      t.assert.ok(captions[1].startsWith('PE') && captions[2].startsWith('x + PE'), captions.join(' | '));
+      // PE(1) = [sin 1, cos 1]
+      t.assert.deepEqual(
+        await page.locator('[data-testid="challenge-inputs"] >> nth=1').locator('tbody tr >> nth=1').locator('td').allTextContents(),
+        ['0.84', '0.54'],
+      );
+      await t.screenshot('challenge-previous-token-positions');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'challenge: uniform solved by typing zeros into W_Q',
     run: async (t) => {
       const page = await open(t, 'uniform');

@@ -221,4 +221,76 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'explain: while guessing, no text or aria text on the page names the asked value (caption, card, table, lines)',
+    run: async (t) => {
+      // the first screen: its caption names the largest weights ("bat" → "baseball" 0.34)
+      const page = await t.gotoApp('step=weights');
+      await page.waitForSelector('[data-testid="caption"]');
+      await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
+      await page.click(cell('weights', 4, 3));
+      await waitTitle(page, 'weights[0,0,4,3]');
+      const value = Number(await page.getAttribute(cell('weights', 4, 3), 'data-value'));
+      // every way the page writes a number: two decimals, the readout's four, the exact form
+      const forms = [value.toFixed(2), value.toFixed(4), String(value)];
+      t.assert.ok((await page.textContent('[data-testid="caption"]')).includes(forms[0]), 'the caption names it before');
+      await page.check('[data-testid="explain-guess-toggle"]');
+      await page.waitForSelector('[data-testid="guess-cover"]');
+      /** What a reader sees or hears: the rendered text, and every aria-label and title
+       *  of an element that is rendered. */
+      const said = () => page.evaluate(() => {
+        const shown = (el) => el.checkVisibility({ visibilityProperty: true });
+        const labels = [...document.querySelectorAll('[aria-label], [title]')]
+          .filter(shown)
+          .map((el) => `${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('title') ?? ''}`);
+        return [document.body.innerText, ...labels].join('\n');
+      });
+      const leaks = (text) => forms.filter((f) => text.includes(f));
+      t.assert.deepEqual(leaks(await said()), [], 'heatmaps: the asked value is not on the page');
+      // the cursor on the asked cell: the readout does not tell either
+      await page.focus(canvas('weights'));
+      await page.waitForFunction(() => /Hidden while you guess/.test(document.querySelector('[data-testid="readout"]').textContent));
+      t.assert.deepEqual(leaks(await said()), [], 'the readout');
+      // the same step as lines: hidden too, with a word why
+      await page.click('[data-testid="lines-toggle"]');
+      await page.waitForSelector('[data-testid="lines-guessing"]', { state: 'visible' });
+      t.assert.ok(await page.isHidden('[data-testid="lines-text"]'));
+      t.assert.deepEqual(leaks(await said()), [], 'lines');
+      // back to the heatmaps, Reveal: the caption, the card and the lines say it again
+      await page.click('[data-testid="lines-toggle"]');
+      await page.click('[data-testid="explain-reveal"]');
+      await page.waitForSelector('[data-testid="guess-cover"]', { state: 'detached' });
+      t.assert.ok((await page.textContent('[data-testid="caption"]')).includes(forms[0]));
+      t.assert.ok(leaks(await said()).length > 0, 'after Reveal the value is back');
+      await page.click('[data-testid="lines-toggle"]');
+      await page.waitForSelector('[data-testid="lines-text"]', { state: 'visible' });
+      t.assert.ok(await page.isHidden('[data-testid="lines-guessing"]'));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'explain: on a phone the guess form\'s buttons and field are 44 px tap targets, and no number runs out of the panel',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      const page = await t.gotoApp(`${SMALL}&step=scores`);
+      await openAt(page, 'scores', 2, 1, 1);
+      await waitTitle(page, 'scores[0,1,2,1]');
+      // the result is written with four decimals at most; data-value keeps it exact
+      const result = await page.$eval('[data-testid="explain-result"] strong', (el) => el.textContent);
+      t.assert.match(result, /^-?\d+(\.\d{1,4})?$/);
+      const overflow = await page.$eval('[data-testid="explain"]', (el) => el.scrollWidth - el.clientWidth);
+      t.assert.ok(overflow <= 0, `the panel scrolls sideways by ${overflow} px`);
+      await page.check('[data-testid="explain-guess-toggle"]');
+      await page.waitForSelector('[data-testid="explain-guess"]');
+      await page.click('[data-testid="heatmap"][data-step="scores"][data-head="1"]');
+      const sizes = await page.$$eval(
+        '[data-testid="explain"] button, [data-testid="explain-guess-input"]',
+        (els) => els.filter((el) => el.checkVisibility()).map((el) => [el.textContent.trim() || el.dataset.testid, el.getBoundingClientRect().height]),
+      );
+      t.assert.ok(sizes.length >= 3, JSON.stringify(sizes));
+      for (const [name, h] of sizes) t.assert.ok(h >= 44, `${name}: ${h} px tall`);
+      await shot(page, 'explain-guess-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

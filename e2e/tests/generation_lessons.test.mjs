@@ -142,7 +142,9 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="decode-explain-note"]'), /equals row 3 of the full run/);
       // the panel explains output[0,3,1], the number clicked
       t.assert.match(await page.textContent('[data-testid="explain"]'), /output\[0,3,1\]/);
-      t.assert.match(await page.textContent('[data-testid="explain-result"]'), new RegExp(shown.replace('-', '[-−]')));
+      // the panel writes four decimals at most; its data-value is exact, and rounds to the number clicked
+      const exactValue = Number(await page.getAttribute('[data-testid="explain-result"]', 'data-value'));
+      t.assert.equal(exactValue.toFixed(2).replace(/^-(0\.00)$/, '$1'), shown.trim().replace('−', '-'));
       await page.click('[data-testid="explain-close"]');
       await page.waitForSelector('[data-testid="decode-view"] [data-testid="explain"]', { state: 'detached' });
       // the raising tile: mat's ℓ′ is e^(m − m′)·ℓ plus the tile's two exps

@@ -173,7 +173,7 @@ fn previous_token() -> Challenge {
     Challenge {
         id: "previous-token".into(),
         title: "7. A previous-token head".into(),
-        story: "Every word here has the embedding [0, 0], so only positions can tell the tokens apart. Turn the positions on and edit W_Q (and W_K) so that every query puts at least 0.5 on the token just before it.".into(),
+        story: "Every word here has the embedding [0, 0], so only positions can tell the tokens apart. Turn the positions on and edit W_Q (and W_K) so that every query after the first puts at least 0.5 on the token just before it (the first token has none).".into(),
         scenario: s,
         editable: Editable { matrices: vec![Matrix::WQ, Matrix::WK], positions: true, ..Editable::default() },
         goal: Goal::PreviousToken { at_least: 0.5, head: 0, sentence: 0 },
@@ -222,7 +222,7 @@ fn gqa_heads() -> Challenge {
     Challenge {
         id: "gqa-heads".into(),
         title: "9. One key head, two query heads".into(),
-        story: "Grouped-query attention with h_kv = 1: both query heads share one key head (W_K is 4 × 2). Edit W_Q so that \"bat\" still attends most to different words in head 1 and head 2.".into(),
+        story: "Grouped-query attention with h_kv = 1: both query heads share one key head (W_K is 4 × 2). Edit W_Q so that \"bat\" attends most to different words in head 1 and head 2.".into(),
         scenario: s,
         editable: Editable { matrices: vec![Matrix::WQ], ..Editable::default() },
         goal: Goal::HeadsDiffer { query: "bat".into(), heads: [0, 1], sentence: 0 },
@@ -274,6 +274,37 @@ mod tests {
     }
 
     #[test]
+    fn each_goal_says_what_its_check_reads() {
+        for c in all() {
+            let said = c.goal.describe();
+            // a goal on another sentence than the first names it
+            let b = c.goal.sentence();
+            assert_eq!(said.contains(&format!("in sentence {}", b + 1)), b > 0, "{}: {said}", c.id);
+            assert!(
+                c.story.contains(&said_query(&c.goal)),
+                "{}: the story and the goal name other queries",
+                c.id
+            );
+        }
+        // the previous-token check skips the first query (it has no token before it), and
+        // the words say so: the start's first row may put nothing on a previous token
+        let c = by_id("previous-token").unwrap();
+        assert!(c.goal.describe().starts_with("every query after the first"), "{}", c.goal.describe());
+        assert!(c.story.contains("every query after the first"), "{}", c.story);
+    }
+
+    /// The query a goal reads as the story would write it.
+    fn said_query(goal: &Goal) -> String {
+        match goal {
+            Goal::AttendMost { query, .. } | Goal::HeadsDiffer { query, .. } => format!("\"{query}\""),
+            Goal::WeightAtLeast { query, .. } | Goal::WeightAtMost { query, .. } if query != "*" => {
+                format!("\"{query}\"")
+            }
+            _ => String::new(),
+        }
+    }
+
+    #[test]
     fn ids_are_unique() {
         let mut ids: Vec<_> = all().into_iter().map(|c| c.id).collect();
         ids.sort();
@@ -285,7 +316,7 @@ mod tests {
     fn progress_words_read_like_the_issue() {
         let c = by_id("bat-baseball").unwrap();
         let p = c.goal.check(&run(&c.scenario).unwrap());
-        assert!(p.words.starts_with("bat → baseball: 0."), "{}", p.words);
+        assert!(p.words.starts_with("query bat → key baseball: 0."), "{}", p.words);
         assert!(p.words.ends_with("of the 0.60 asked"), "{}", p.words);
         assert_eq!(p.asked, 0.6);
     }

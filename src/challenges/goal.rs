@@ -188,6 +188,28 @@ fn weight_on(
 impl Goal {
     /// The goal in words, e.g. "\"bat\" puts at least 0.60 of its weight on \"baseball\"".
     pub fn describe(&self) -> String {
+        let text = self.describe_in_sentence();
+        match self.sentence() {
+            0 => text,
+            b => format!("{text}, in sentence {}", b + 1),
+        }
+    }
+
+    /// The sentence (from 0) the goal reads.
+    pub fn sentence(&self) -> usize {
+        match self {
+            Goal::AttendMost { sentence, .. }
+            | Goal::WeightAtLeast { sentence, .. }
+            | Goal::WeightAtMost { sentence, .. }
+            | Goal::UniformRows { sentence, .. }
+            | Goal::PreviousToken { sentence, .. }
+            | Goal::OutputEquals { sentence, .. }
+            | Goal::HeadsDiffer { sentence, .. } => *sentence,
+        }
+    }
+
+    /// [`Goal::describe`] without the sentence.
+    fn describe_in_sentence(&self) -> String {
         let h = |head: &usize| format!(" (head {})", head + 1);
         let who = |q: &str| if q == EVERY_QUERY { "every query".to_string() } else { format!("\"{q}\"") };
         match self {
@@ -209,7 +231,11 @@ impl Goal {
                 format!("every weight equals 1/T, in every head (within {tol})")
             }
             Goal::PreviousToken { at_least, head, .. } => {
-                format!("every query puts at least {} on the token before it{}", num(*at_least), h(head))
+                format!(
+                    "every query after the first (the first has no token before it) puts at least {} on the token just before it{}",
+                    num(*at_least),
+                    h(head)
+                )
             }
             Goal::OutputEquals { token, tol, .. } => {
                 format!("the output row of \"{token}\" equals its input embedding (within {tol})")
@@ -272,10 +298,10 @@ fn attend_most(trace: &Trace, query: &str, key: &str, head: usize, b: usize) -> 
     let top = trace.top_keys(b, head, i);
     let met = !top.is_empty() && top.iter().all(|&j| is_key(j));
     let words = if other.is_empty() {
-        format!("{query} → {key}: {}", num(on_key))
+        format!("query {query} → key {key}: {}", num(on_key))
     } else {
         format!(
-            "{query} → {key}: {}; the most on another key is {} (on \"{other}\")",
+            "query {query} → key {key}: {}; the most on another key is {} (on \"{other}\")",
             num(on_key),
             num(best_other)
         )
@@ -300,7 +326,7 @@ fn weight_at_least(
         met,
         measured: w,
         asked: at_least,
-        words: format!("{q} → {key}: {} of the {} asked", num(w), num(at_least)),
+        words: format!("query {q} → key {key}: {} of the {} asked", num(w), num(at_least)),
     })
 }
 
@@ -320,7 +346,7 @@ fn weight_at_most(
         met,
         measured: w,
         asked: at_most,
-        words: format!("{q} → {key}: {}, at most {} asked", num(w), num(at_most)),
+        words: format!("query {q} → key {key}: {}, at most {} asked", num(w), num(at_most)),
     })
 }
 
@@ -376,7 +402,13 @@ fn previous_token(trace: &Trace, at_least: f64, head: usize, b: usize) -> Result
         met: w >= at_least,
         measured: w,
         asked: at_least,
-        words: format!("weakest: {} → {}: {} of the {} asked", name(i), name(i - 1), num(w), num(at_least)),
+        words: format!(
+            "weakest: query {} → key {} (the token before it): {} of the {} asked",
+            name(i),
+            name(i - 1),
+            num(w),
+            num(at_least)
+        ),
     })
 }
 
@@ -415,8 +447,15 @@ fn heads_differ(trace: &Trace, query: &str, heads: [usize; 2], b: usize) -> Resu
     let a = trace.top_keys(b, heads[0], i);
     let c = trace.top_keys(b, heads[1], i);
     let keys = trace.key_tokens(b);
+    // "\"flew\"", or "\"the\" and \"flew\" (a tie)"
     let names = |v: &[usize]| {
-        v.iter().map(|&j| keys.get(j).cloned().unwrap_or_default()).collect::<Vec<_>>().join(" = ")
+        let n: Vec<String> =
+            v.iter().map(|&j| format!("\"{}\"", keys.get(j).cloned().unwrap_or_default())).collect();
+        match n.as_slice() {
+            [] => "no key".to_string(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} and {last} (a tie)", init.join(", ")),
+        }
     };
     let shared = a.iter().filter(|j| c.contains(j)).count();
     let met = !a.is_empty() && !c.is_empty() && shared == 0;
@@ -425,11 +464,11 @@ fn heads_differ(trace: &Trace, query: &str, heads: [usize; 2], b: usize) -> Resu
         measured: shared as f64,
         asked: 0.0,
         words: format!(
-            "{query}: head {} → {}, head {} → {}{}",
-            heads[0] + 1,
+            "query {query} looks most at {} in head {}, at {} in head {}{}",
             names(&a),
-            heads[1] + 1,
+            heads[0] + 1,
             names(&c),
+            heads[1] + 1,
             if met { "" } else { " (not different yet)" }
         ),
     })
@@ -479,18 +518,18 @@ mod tests {
         assert!(p.met);
         close(p.measured, a_on_b);
         close(p.asked, 1.0 - a_on_b);
-        assert_eq!(p.words, "a → b: 0.67; the most on another key is 0.33 (on \"a\")");
+        assert_eq!(p.words, "query a → key b: 0.67; the most on another key is 0.33 (on \"a\")");
 
         let p = goal(r#"{"kind": "attend_most", "query": "b", "key": "b"}"#).check(&ab());
         assert!(p.met);
         close(p.measured, sigma(2f64.sqrt()));
-        assert_eq!(p.words, "b → b: 0.80; the most on another key is 0.20 (on \"a\")");
+        assert_eq!(p.words, "query b → key b: 0.80; the most on another key is 0.20 (on \"a\")");
 
         let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "a"}"#).check(&ab());
         assert!(!p.met);
         close(p.measured, 1.0 - a_on_b);
         close(p.asked, a_on_b);
-        assert_eq!(p.words, "a → a: 0.33; the most on another key is 0.67 (on \"b\")");
+        assert_eq!(p.words, "query a → key a: 0.33; the most on another key is 0.67 (on \"b\")");
 
         // Zero vectors: every score is 0, so a and b tie at 1/2 and b is not alone on top.
         let tie = trace(&["a b"], 2, 1, &[("a", &[0.0, 0.0]), ("b", &[0.0, 0.0])]);
@@ -511,14 +550,14 @@ mod tests {
         assert!(p.met);
         close(p.measured, a_on_b);
         assert_eq!(p.asked, 0.6);
-        assert_eq!(p.words, "a → b: 0.67 of the 0.60 asked");
+        assert_eq!(p.words, "query a → key b: 0.67 of the 0.60 asked");
 
         // Every query: a (0.670 on b) is weaker than b (0.804 on b), so a is the one named.
         let p =
             goal(r#"{"kind": "weight_at_least", "query": "*", "key": "b", "at_least": 0.7}"#).check(&ab());
         assert!(!p.met);
         close(p.measured, a_on_b);
-        assert_eq!(p.words, "a → b: 0.67 of the 0.70 asked");
+        assert_eq!(p.words, "query a → key b: 0.67 of the 0.70 asked");
 
         // "a b b": a's scores are [1, 2, 2]/√2, and the two b's together get
         // 2e^(2/√2) / (e^(1/√2) + 2e^(2/√2)) = 2 / (e^(-1/√2) + 2) ≈ 0.802.
@@ -535,12 +574,12 @@ mod tests {
         assert!(p.met);
         close(p.measured, b_on_b);
         assert_eq!(p.asked, 0.81);
-        assert_eq!(p.words, "b → b: 0.80, at most 0.81 asked");
+        assert_eq!(p.words, "query b → key b: 0.80, at most 0.81 asked");
 
         let p = goal(r#"{"kind": "weight_at_most", "query": "*", "key": "b", "at_most": 0.7}"#).check(&ab());
         assert!(!p.met);
         close(p.measured, b_on_b);
-        assert_eq!(p.words, "b → b: 0.80, at most 0.70 asked");
+        assert_eq!(p.words, "query b → key b: 0.80, at most 0.70 asked");
     }
 
     #[test]
@@ -574,7 +613,7 @@ mod tests {
         assert!(p.met);
         close(p.measured, sigma(2f64.sqrt()));
         assert_eq!(p.asked, 0.5);
-        assert_eq!(p.words, "weakest: b → a: 0.80 of the 0.50 asked");
+        assert_eq!(p.words, "weakest: query b → key a (the token before it): 0.80 of the 0.50 asked");
 
         // Add c = [0, 0]: its scores are all 0, so it puts 1/3 on b, below b's
         // e^(3/√2) / (e^(3/√2) + e^(1/√2) + 1) ≈ 0.73 on a: c → b is the weakest.
@@ -582,7 +621,7 @@ mod tests {
         let p = goal(r#"{"kind": "previous_token", "at_least": 0.5}"#).check(&abc);
         assert!(!p.met);
         close(p.measured, 1.0 / 3.0);
-        assert_eq!(p.words, "weakest: c → b: 0.33 of the 0.50 asked");
+        assert_eq!(p.words, "weakest: query c → key b (the token before it): 0.33 of the 0.50 asked");
 
         let one = trace(&["a"], 2, 1, &[("a", &[1.0, 0.0])]);
         let p = goal(r#"{"kind": "previous_token", "at_least": 0.5}"#).check(&one);
@@ -627,7 +666,7 @@ mod tests {
         let p = goal(r#"{"kind": "heads_differ", "query": "a"}"#).check(&split);
         assert!(p.met);
         assert_eq!((p.measured, p.asked), (0.0, 0.0));
-        assert_eq!(p.words, "a: head 1 → b, head 2 → c");
+        assert_eq!(p.words, "query a looks most at \"b\" in head 1, at \"c\" in head 2");
 
         // b = [2, 0, 2, 0] wins in both heads.
         let same = trace(
@@ -639,14 +678,14 @@ mod tests {
         let p = goal(r#"{"kind": "heads_differ", "query": "a"}"#).check(&same);
         assert!(!p.met);
         assert_eq!(p.measured, 1.0);
-        assert_eq!(p.words, "a: head 1 → b, head 2 → b (not different yet)");
+        assert_eq!(p.words, "query a looks most at \"b\" in head 1, at \"b\" in head 2 (not different yet)");
 
         // All zero: every key ties in both heads, so all three are shared.
         let zero = trace(&["a b c"], 4, 2, &[("a", &[0.0; 4]), ("b", &[0.0; 4]), ("c", &[0.0; 4])]);
         let p = goal(r#"{"kind": "heads_differ", "query": "a"}"#).check(&zero);
         assert!(!p.met);
         assert_eq!(p.measured, 3.0);
-        assert_eq!(p.words, "a: head 1 → a = b = c, head 2 → a = b = c (not different yet)");
+        assert_eq!(p.words, "query a looks most at \"a\", \"b\" and \"c\" (a tie) in head 1, at \"a\", \"b\" and \"c\" (a tie) in head 2 (not different yet)");
 
         let p = goal(r#"{"kind": "heads_differ", "query": "a", "heads": [0, 2]}"#).check(&split);
         assert!(!p.met);

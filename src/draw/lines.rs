@@ -134,7 +134,10 @@ impl LinesLayout {
         let font: f64 = 13.0;
         let row_h = 26.0;
         let width = max_width.clamp(240.0, 560.0);
-        let label_w = (font * 0.62 * max_chars.clamp(3, 11) as f64).min(width * 0.25);
+        // the column is as wide as its longest label, and never narrower than its header
+        // "queries" (right-aligned on the column's edge, it was cut at the canvas's left)
+        let header_w = (font - 1.0) * 0.62 * "queries".len() as f64;
+        let label_w = (font * 0.62 * max_chars.clamp(3, 11) as f64).min(width * 0.25).max(header_w);
         // room for the numbers written beside the key column under focus
         let numbers_w = 44.0;
         let left_x = label_w + 8.0;
@@ -367,6 +370,20 @@ mod tests {
         assert_eq!(top_keys(&lines, 0, 0, 3), Some(vec![(0, 0.7604), (1, 0.2396)]));
         // a tie keeps the keys in order
         assert_eq!(top_keys(&lines, 0, 1, 1), Some(vec![(0, 0.5)]));
+    }
+
+    /// The "queries" header, right-aligned on the query column's edge, starts inside the
+    /// canvas even when every token is one letter ("I", "a") and the canvas is narrow.
+    #[test]
+    fn the_queries_header_fits_left_of_its_column() {
+        for width in [240.0, 320.0, 560.0] {
+            for chars in [1, 3, 11] {
+                let l = LinesLayout::new(5, 5, chars, width);
+                let header = (l.font - 1.0) * 0.62 * "queries".len() as f64;
+                assert!(l.left_x - header >= 0.0, "{width} px, {chars} chars: {} < {header}", l.left_x);
+                assert!(l.right_x > l.left_x + 40.0, "room for the lines at {width} px");
+            }
+        }
     }
 
     /// Focus on a query: only its lines, and its numbers beside the keys.

@@ -3,7 +3,7 @@
 //! split its single row of weights between them, and its output blends the two.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Lesson, LessonStep};
+use super::{at, base, num, row, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::weights::parameter_count;
 use crate::engine::{ExplicitWeights, Projections, Scenario, StepName as S, Trace};
 
@@ -62,6 +62,25 @@ fn weight(t: &Trace, head: usize, i: usize, j: usize) -> String {
 
 fn cells(step: S, head: usize, i: usize, keys: &[usize]) -> Vec<Cell> {
     keys.iter().map(|&col| Cell { step, batch: 0, head, row: i, col }).collect()
+}
+
+/// The weight of query `i` on key `j` in `head`, as a claim's quantity.
+fn w(head: usize, i: usize, j: usize) -> Quantity {
+    Quantity::Cell(Cell { step: S::Weights, batch: 0, head, row: i, col: j })
+}
+
+/// "one sharp peak": in `head`, the query `i` puts more on `peak` than on any other key.
+fn peak(t: &Trace, head: usize, i: usize, peak: usize) -> Claim {
+    let others = (0..t.key_tokens(0).len()).filter(|&j| j != peak).map(|j| w(head, i, j)).collect();
+    Claim::Largest(w(head, i, peak), others)
+}
+
+/// Step 2's claims: "jump" has one sharp peak on "dog" in head 1, and "wanted"'s row is
+/// the same as "jump"'s.
+fn head_1_claims(t: &Trace) -> Vec<Claim> {
+    let mut out = vec![peak(t, 0, JUMP, DOG)];
+    out.extend((0..t.key_tokens(0).len()).map(|j| Claim::Equal(w(0, WANTED, j), w(0, JUMP, j))));
+    out
 }
 
 /// The one-head question's choices.
@@ -132,7 +151,8 @@ pub fn lesson() -> Lesson {
             )
             .highlight(|_| {
                     [cells(S::Weights, 0, JUMP, &[DOG]), cells(S::Weights, 0, WANTED, &[DOG])].concat()
-                }),
+                })
+            .claims(head_1_claims),
             LessonStep::new(
                 "Head 2: over what?",
                 two.clone(),
@@ -147,7 +167,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|_| cells(S::Weights, 1, JUMP, &[IT])),
+            .highlight(|_| cells(S::Weights, 1, JUMP, &[IT]))
+            .claims(|t| vec![peak(t, 1, JUMP, IT)]),
             LessonStep::new(
                 "Predict: can one head do both?",
                 one.clone(),
@@ -186,7 +207,9 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|_| cells(S::Weights, 0, JUMP, &[DOG, IT])),
+            .highlight(|_| cells(S::Weights, 0, JUMP, &[DOG, IT]))
+            // "it splits … two equal weights": dog and it get the same weight
+            .claims(|_| vec![Claim::Equal(w(0, JUMP, DOG), w(0, JUMP, IT))]),
             LessonStep::new(
                 "The split blends the answers",
                 one,

@@ -8,7 +8,7 @@
 //! the engine's tests hold equal to the tiles' own numbers.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, tile_index, token, Extra, Lesson, LessonStep};
+use super::{at, base, num, tile_index, token, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::tiled::{online_row, RowAfterTile};
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 use crate::format::fixed;
@@ -58,6 +58,22 @@ fn list(v: &[f64]) -> String {
 fn keys_of(t: &Trace, k: [usize; 2]) -> String {
     let names: Vec<String> = (k[0]..k[1]).map(|j| format!("\"{}\"", token(t, 0, j))).collect();
     format!("keys {}–{} ({})", k[0], k[1].saturating_sub(1), names.join(" and "))
+}
+
+/// Step 4's claim: "the second tile holds a larger score" (its largest score is above
+/// every score of the first tile, as printed). The words for a tile that does not raise
+/// the maximum state no relation of their own: they quote the correction, 1.
+fn second_tile_claims(t: &Trace) -> Vec<Claim> {
+    let row = folded(t, MAT, BLOCK);
+    let (Some(first), Some(second)) = (row.first(), row.get(1)) else { return Vec::new() };
+    let q = |j: usize| Quantity::Cell(Cell { step: S::Masked, batch: 0, head: 0, row: MAT, col: j });
+    let s = scores(t, MAT);
+    let top = |k: [usize; 2]| (k[0]..k[1]).max_by(|&a, &b| s[a].total_cmp(&s[b])).unwrap_or(k[0]);
+    if second.correction < 1.0 {
+        vec![Claim::Largest(q(top(second.k)), (first.k[0]..first.k[1]).map(q).collect())]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The tiles of `block` that a causal mask blocks entirely (sentence 1): a kernel skips them.
@@ -198,7 +214,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .extra(tile(2)),
+            .extra(tile(2))
+            .claims(second_tile_claims),
             LessonStep::new(
                 "The last tile, and the softmax",
                 scenario(false),

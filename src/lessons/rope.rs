@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Lesson, LessonStep};
+use super::{at, base, num, row, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::{Rope, RopeStyle, Scenario, StepName as S, Trace};
 
 /// "bat ball" twice, four positions apart: positions 0 1 and 4 5.
@@ -41,6 +41,26 @@ fn pairs(step: S) -> Vec<Cell> {
 /// the trace's RoPE says otherwise).
 fn theta(t: &Trace, i: usize) -> f64 {
     t.rope.unwrap_or(Rope::new(crate::engine::RopeStyle::Half)).inv_freq(i, t.sizes.d_k)
+}
+
+/// The score of query `i` and key `j`, as a claim's quantity.
+fn score(i: usize, j: usize) -> Quantity {
+    Quantity::Cell(Cell { step: S::Scores, batch: 0, head: 0, row: i, col: j })
+}
+
+/// Step 1's claims: without positions, "ball" scores the same with every "bat", one or
+/// five positions back (the same vectors give the same dot product).
+fn no_position_claims(_: &Trace) -> Vec<Claim> {
+    vec![
+        Claim::Equal(score(BALL_1, BAT_0), score(BALL_5, BAT_4)),
+        Claim::Equal(score(BALL_5, BAT_4), score(BALL_5, BAT_0)),
+    ]
+}
+
+/// Step 4's claim: with RoPE, the two one-apart pairs score the same ("only the distance
+/// counts").
+fn distance_claims(_: &Trace) -> Vec<Claim> {
+    vec![Claim::Equal(score(BALL_1, BAT_0), score(BALL_5, BAT_4))]
 }
 
 /// Is the score of ball@5→bat@4 the same as ball@1→bat@0 (to 1e-12), larger or smaller?
@@ -98,7 +118,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|_| pairs(S::Scores)),
+            .highlight(|_| pairs(S::Scores))
+            .claims(no_position_claims),
             LessonStep::new(
                 "RoPE turns each query and key",
                 scenario(Some(RopeStyle::Half)),
@@ -169,7 +190,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|_| pairs(S::Scores)),
+            .highlight(|_| pairs(S::Scores))
+            .claims(distance_claims),
             LessonStep::new(
                 "Two ways to pair the dimensions",
                 scenario(Some(RopeStyle::Interleaved)),

@@ -250,12 +250,17 @@ pub fn lesson() -> Lesson {
                 long(),
                 S::Pe,
                 |t| {
+                    let before = orders(Positional::Sinusoidal);
                     format!(
-                        "PE has one row per position and one column per feature, (1, T, d_model) = (1, {}, {}), \
-                         the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
+                        "New example: one longer sentence and d_model = {}, not two {}-word sentences and \
+                         d_model = {}. PE has one row per position and one column per feature, \
+                         (1, T, d_model) = (1, {}, {}), the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
                          the cosine. Position 0's row is {}. The first columns turn fast (column 0 goes {}, {}, {} \
                          over positions 0–2); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
                          {}).",
+                        t.sizes.d_model,
+                        ORDERS[0].split_whitespace().count(),
+                        before.d_model,
                         t.sizes.t,
                         t.sizes.d_model,
                         row(t, S::Pe, 0, 0, 0),
@@ -418,6 +423,25 @@ mod tests {
         let (a, b) = (at(&t, S::Weights, 0, 0, 0, 2), at(&t, S::Weights, 1, 0, 2, 0));
         assert!((a - b).abs() > 1e-3 && num(a) != num(b), "{a} {b}");
         assert!((l.steps[2].narrate)(&t).contains("different by up to"));
+    }
+
+    /// Step 4 takes another sentence and d_model than step 3: its words say so, with the
+    /// numbers of both steps' own scenarios.
+    #[test]
+    fn the_step_that_changes_the_example_says_so() {
+        let l = lesson();
+        let (before, after) = (&l.steps[2].scenario, &l.steps[3].scenario);
+        assert_ne!((before.d_model, &before.sentences), (after.d_model, &after.sentences));
+        let text = (l.steps[3].narrate)(&l.trace(3));
+        assert_eq!(after.sentences.len(), 1);
+        let said = format!(
+            "New example: one longer sentence and d_model = {}, not two {}-word sentences and d_model = {}.",
+            after.d_model,
+            before.sentences[0].split_whitespace().count(),
+            before.d_model
+        );
+        assert!(text.contains(&said), "{text}");
+        assert!(before.sentences.iter().all(|s| s.split_whitespace().count() == 3));
     }
 
     #[test]

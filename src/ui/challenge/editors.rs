@@ -47,8 +47,10 @@ fn ScenarioSwitch(
     }
 }
 
-/// A number input for one entry of the learner's scenario: a number typed into it
-/// replaces the scenario with `edit(scenario, number)`; anything else changes nothing.
+/// A number input for one entry of the learner's scenario: as the learner types, each
+/// text that reads as a number replaces the scenario with `edit(scenario, number)`, so
+/// the weights and the goal follow every keystroke (and the arrows of the field);
+/// anything else (an empty field, a lone "-") changes nothing.
 #[component]
 fn EntryInput(
     /// The input's `data-testid`.
@@ -70,7 +72,7 @@ fn EntryInput(
             data-testid=testid
             aria-label=label
             prop:value=exact(value)
-            on:change=move |ev| {
+            on:input=move |ev| {
                 if let Some(x) = parse_number(&event_target_value(&ev)) {
                     scenario
                         .update(|s| {

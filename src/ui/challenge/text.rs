@@ -66,8 +66,9 @@ fn pair(goal: &Goal) -> Option<(&str, &str, usize, usize)> {
     }
 }
 
-/// One sentence naming the products that made the winning score, in the explain panel's
-/// terms (`q[…] · k[…]`), or `None` when the goal has no single winning pair.
+/// One sentence naming the products that made the winning score, with the axes named
+/// (the query's row, the key's column) and each product as its two numbers, or `None`
+/// when the goal has no single winning pair.
 pub fn why_it_works(goal: &Goal, trace: &Trace) -> Option<String> {
     let (q, k, head, b) = pair(goal)?;
     let toks = trace.query_tokens(b);
@@ -75,13 +76,23 @@ pub fn why_it_works(goal: &Goal, trace: &Trace) -> Option<String> {
     let j = trace.key_tokens(b).iter().position(|t| t.eq_ignore_ascii_case(k))?;
     let e = explain(trace, StepName::Scores, &[b, head, i, j]).ok()?;
     let (terms, rest) = top_terms(&e, 3);
-    let list: Vec<String> = terms.iter().map(|t| format!("{} = {}", t.label, exact(t.value))).collect();
+    let list: Vec<String> = terms
+        .iter()
+        .map(|t| {
+            // the terms of a score are q[d] · k[d], one per number d of the head, in order
+            let d = e.terms.iter().position(|x| std::ptr::eq(x, *t)).map_or(0, |d| d + 1);
+            match t.operands.as_slice() {
+                [a, c] => format!("number {d}: {} × {} = {}", exact(*a), exact(*c), exact(t.value)),
+                _ => format!("{} = {}", t.label, exact(t.value)),
+            }
+        })
+        .collect();
     let rest =
-        if rest.abs() > 0.0 { format!(" (the other terms add {})", exact(rest)) } else { String::new() };
+        if rest.abs() > 0.0 { format!(" (the other numbers add {})", exact(rest)) } else { String::new() };
     Some(format!(
-        "Which numbers made it work: the score {q} → {k} is q · k = {} (before ÷ √d_k), the sum of {q}'s query times {k}'s key, number by number: {}{rest}.",
+        "Which numbers made it work: the score in query row \"{q}\", key column \"{k}\" is q · k = {} (before ÷ √d_k), the sum of {q}'s query times {k}'s key, number by number: {}{rest}.",
         exact(e.result),
-        list.join(", ")
+        list.join("; ")
     ))
 }
 
@@ -137,6 +148,48 @@ pub fn trace_vector(t: &Trace, word: &str) -> Option<Vec<f64>> {
     Some(x.row(i).to_vec())
 }
 
+/// One table of what goes into the head, for the challenge's tables: its caption, its
+/// row labels (the sentence's tokens, or positions), its column labels (the embedding's
+/// coordinates) and its numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputTable {
+    /// What it shows, e.g. "x: each token's embedding".
+    pub caption: String,
+    /// One label a row.
+    pub rows: Vec<String>,
+    /// One label a column.
+    pub cols: Vec<String>,
+    /// Row by row.
+    pub values: Vec<Vec<f64>>,
+}
+
+/// What goes into the head for sentence `b`, read from the trace: every token's embedding
+/// `x` (the ones the learner cannot edit too, e.g. cat's in "make the cat look at the
+/// mat"), and when positions are on, the positional encoding `PE` and the sum `x + PE`
+/// that the projections read.
+pub fn input_tables(t: &Trace, b: usize) -> Vec<InputTable> {
+    let tokens = t.query_tokens(b).to_vec();
+    let table = |step: StepName, caption: &str, rows: Vec<String>| {
+        let m = t.step(step)?.matrix(b, 0)?;
+        let n = m.nrows().min(rows.len());
+        Some(InputTable {
+            caption: caption.to_string(),
+            rows: rows[..n].to_vec(),
+            cols: (0..m.ncols()).map(|d| dim_name(m.ncols(), d)).collect(),
+            values: m.outer_iter().take(n).map(|r| r.to_vec()).collect(),
+        })
+    };
+    let positions: Vec<String> = (0..tokens.len()).map(|p| format!("pos {p} ({})", tokens[p])).collect();
+    [
+        table(StepName::X, "x: each token's embedding", tokens.clone()),
+        table(StepName::Pe, "PE: what each position adds (positions from 0)", positions),
+        table(StepName::XPe, "x + PE: what W_Q, W_K and W_V read", tokens),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// A number typed into an editor, read as any typed answer is
 /// ([`crate::format::read_typed_number`]: a decimal comma, a fraction): finite, or none.
 pub fn parse_number(text: &str) -> Option<f64> {
@@ -183,7 +236,12 @@ mod tests {
         let c = builtin::by_id("cat-mat").unwrap();
         let t = run(&c.solved_scenario()).unwrap();
         let why = why_it_works(&c.goal, &t).unwrap();
-        assert!(why.starts_with("Which numbers made it work: the score cat → mat is q · k = "), "{why}");
+        assert_eq!(
+            why,
+            "Which numbers made it work: the score in query row \"cat\", key column \"mat\" is q · k = 6 \
+             (before ÷ √d_k), the sum of cat's query times mat's key, number by number: number 2: 2 × 3 = 6; \
+             number 1: 0 × 0 = 0; number 3: 0 × 0 = 0."
+        );
         assert!(why.contains("cat's query times mat's key") && why.ends_with('.'), "{why}");
         // a goal without one winning pair has no such sentence
         let uniform = builtin::by_id("uniform").unwrap();
@@ -247,6 +305,28 @@ mod tests {
         let cat = t.tokens[0].iter().position(|w| w == "cat").unwrap();
         assert_eq!(trace_vector(&t, "CAT"), Some(x.row(cat).to_vec()));
         assert_eq!(trace_vector(&t, "dog"), None);
+    }
+
+    #[test]
+    fn the_inputs_show_every_tokens_vector_and_the_positions() {
+        // cat-mat: cat's vector is shown, though only mat's can be edited
+        let c = builtin::by_id("cat-mat").unwrap();
+        let t = run(&c.scenario).unwrap();
+        let tables = input_tables(&t, 0);
+        assert_eq!(tables.len(), 1, "no positions: x only");
+        let x = &tables[0];
+        assert_eq!(x.cols, ["sports", "animal", "other"]);
+        let cat = x.rows.iter().position(|r| r == "cat").unwrap();
+        assert_eq!(x.values[cat], [0.0, 2.0, 0.0]);
+        // previous-token with the positions on: PE and x + PE, as the engine computed them
+        let c = builtin::by_id("previous-token").unwrap();
+        let t = run(&c.solved_scenario()).unwrap();
+        let tables = input_tables(&t, 0);
+        assert_eq!(tables.len(), 3);
+        assert!(tables[1].caption.starts_with("PE") && tables[2].caption.starts_with("x + PE"));
+        assert_eq!(tables[1].rows[1], "pos 1 (two)");
+        assert_eq!(tables[1].values[1], [1f64.sin(), 1f64.cos()]);
+        assert_eq!(tables[2].values, tables[1].values, "every word is [0, 0]: x + PE = PE");
     }
 
     #[test]

@@ -1,14 +1,44 @@
-//! The open challenge's weights, read from the engine's trace: one table per head the goal
-//! is about (rows: queries, columns: keys), so the learner sees what moves.
+//! The open challenge's tables, read from the engine's trace: what goes into the head
+//! (every token's embedding, and with positions on, PE and x + PE), then the weights, one
+//! table per head the goal is about (rows: queries, columns: keys), so the learner sees
+//! what moves.
 
 use leptos::prelude::*;
 
 use crate::challenges::{self, Goal};
 use crate::engine::{StepName, Trace};
 
-use crate::ui::challenge::text::weights_shown;
+use crate::format::tick;
+use crate::ui::challenge::text::{input_tables, weights_shown, InputTable};
+use crate::ui::widgets::table_head::matrix_head;
 
-/// The weights the goal reads, as tables.
+/// One table of what goes into the head.
+fn input_table(table: InputTable) -> impl IntoView {
+    let InputTable { caption, rows, cols, values } = table;
+    let head = cols.into_iter().map(|c| view! { <th scope="col">{c}</th> }).collect_view();
+    let body = rows
+        .into_iter()
+        .zip(values)
+        .map(|(r, v)| {
+            let cells = v.iter().map(|x| view! { <td>{tick(*x)}</td> }).collect_view();
+            view! {
+                <tr>
+                    <th scope="row">{r}</th>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="al-challenge-weights" data-testid="challenge-inputs">
+            <caption>{caption}</caption>
+            {matrix_head("feature →", head)}
+            <tbody>{body}</tbody>
+        </table>
+    }
+}
+
+/// What goes into the head and the weights the goal reads, as tables.
 #[component]
 pub fn ChallengeWeights(
     /// The open challenge's goal.
@@ -21,6 +51,7 @@ pub fn ChallengeWeights(
             let t = t.as_ref()?.as_ref().ok()?;
             let (b, heads) = weights_shown(&goal);
             let keys = t.key_tokens(b).to_vec();
+            let inputs = input_tables(t, b).into_iter().map(input_table).collect_view();
             let tables = heads
                 .into_iter()
                 .filter_map(|h| {
@@ -49,12 +80,7 @@ pub fn ChallengeWeights(
                             <caption>
                                 {format!("weights, head {} (rows: queries, columns: keys)", h + 1)}
                             </caption>
-                            <thead>
-                                <tr>
-                                    <th></th>
-                                    {head_row}
-                                </tr>
-                            </thead>
+                            {matrix_head("query ↓ key →", head_row)}
                             <tbody>{rows}</tbody>
                         </table>
                     })
@@ -66,8 +92,9 @@ pub fn ChallengeWeights(
                     class="al-challenge-tables"
                     tabindex="0"
                     role="region"
-                    aria-label="the weights the goal reads, as tables"
+                    aria-label="what goes into the head, and the weights the goal reads, as tables"
                 >
+                    {inputs}
                     {tables}
                 </div>
             })

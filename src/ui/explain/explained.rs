@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::explain::{explain, Explanation};
-use crate::engine::Trace;
+use crate::engine::{StepName, Trace};
 
 use crate::ui::explain::text::trace_index;
 use crate::ui::state::card_id::CardId;
@@ -52,11 +52,28 @@ impl Explained {
         Self { cell, explanation, trace, guessing: RwSignal::new(false) }
     }
 
+    /// The card whose cell the learner is guessing, if any (tracked). This is the one
+    /// guessing flag: every view that shows that card's values (the card, its table and
+    /// text alternative, the lines view, the first screen's caption) reads it through
+    /// [`Explained::hides`] or [`Explained::hides_step`].
+    pub fn guessed(&self) -> Option<CardId> {
+        if !self.guessing.get() {
+            return None;
+        }
+        self.cell.with(|e| e.map(|(id, _, _)| id))
+    }
+
     /// Are card `id`'s numbers hidden while the learner guesses? All of them are, in the
     /// card that holds the guessed cell: another row may hold the same numbers (two
     /// tokens with one vector), and the colour bar's ends may be the cell's value.
     pub fn hides(&self, id: CardId) -> bool {
-        self.guessing.get() && self.cell.with(|e| e.is_some_and(|(i, _, _)| i == id))
+        self.guessed() == Some(id)
+    }
+
+    /// Are the values of `step` in sentence `batch` hidden (any head)? For the views
+    /// that show every head of a step at once: the lines view, the first screen's caption.
+    pub fn hides_step(&self, step: StepName, batch: usize) -> bool {
+        self.guessed().is_some_and(|g| g.step == step && g.batch == batch)
     }
 
     /// Opens (or moves) the panel to a cell.

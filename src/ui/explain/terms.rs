@@ -25,6 +25,8 @@ pub fn ExplainTerms(
     let has_terms = Memo::new(move |_| terms.with(Option::is_some));
     let n_terms = Memo::new(move |_| terms.with(|t| t.as_ref().map_or(0, |t| t.n_terms)));
     let result = Memo::new(move |_| terms.with(|t| t.as_ref().map(|t| t.result.clone())).unwrap_or_default());
+    let result_shown =
+        Memo::new(move |_| terms.with(|t| t.as_ref().map(|t| t.result_shown.clone())).unwrap_or_default());
     // the list is rebuilt in place: same elements, new texts
     let term_items = move || {
         terms.with(|t| {
@@ -38,7 +40,10 @@ pub fn ExplainTerms(
                                 <li data-testid="explain-term" data-value=value>
                                     <span class="al-ex-label">{row.label.clone()}</span>
                                     <span class="al-ex-nums">{row.nums.clone()}</span>
-                                    <span class="al-ex-val">{"= "}{row.value.clone()}</span>
+                                    <span class="al-ex-val" title=row.value.clone()>
+                                        {"= "}
+                                        {row.shown.clone()}
+                                    </span>
                                 </li>
                             }
                         })
@@ -48,12 +53,15 @@ pub fn ExplainTerms(
         })
     };
     let rest_item = move || {
-        terms.with(|t| t.as_ref().and_then(|t| t.rest.clone())).map(|(label, sum)| {
+        terms.with(|t| t.as_ref().and_then(|t| t.rest.clone())).map(|(label, sum, shown)| {
             let value = sum.clone();
             view! {
                 <li data-testid="explain-term" data-rest="true" data-value=value class="al-ex-rest">
                     <span class="al-ex-label">{label}</span>
-                    <span class="al-ex-val">{"= "}{sum}</span>
+                    <span class="al-ex-val" title=sum>
+                        {"= "}
+                        {shown}
+                    </span>
                 </li>
             }
         })
@@ -84,7 +92,7 @@ pub fn ExplainTerms(
                 </Show>
                 <p class="al-ex-result" data-testid="explain-result" data-value=move || result.get()>
                     "result: "
-                    <strong>{move || result.get()}</strong>
+                    <strong title=move || result.get()>{move || result_shown.get()}</strong>
                 </p>
             }
         })

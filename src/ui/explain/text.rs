@@ -179,8 +179,11 @@ pub struct TermRow {
     pub label: String,
     /// Its numbers, e.g. `0.5000 × (-1.2000)` (none for a term without operands).
     pub nums: Option<String>,
-    /// Its exact value ([`exact`]): the row's text and its `data-value`.
+    /// Its exact value ([`exact`]): the row's `data-value` and tooltip.
     pub value: String,
+    /// Its value as the panel writes it ([`num`], four decimals at most), so that a long
+    /// decimal does not run out of the panel.
+    pub shown: String,
 }
 
 /// The terms section of the panel as text: built once per explanation (and fold), so
@@ -191,12 +194,14 @@ pub struct TermList {
     pub heading: String,
     /// The listed terms ([`listed_terms`]).
     pub rows: Vec<TermRow>,
-    /// The folded rest: its label and exact sum.
-    pub rest: Option<(String, String)>,
+    /// The folded rest: its label, exact sum and sum as written ([`num`]).
+    pub rest: Option<(String, String, String)>,
     /// How many terms there are in all.
     pub n_terms: usize,
     /// The exact result.
     pub result: String,
+    /// The result as written ([`num`]).
+    pub result_shown: String,
 }
 
 /// The terms section's texts for `ex`: all terms, or the largest [`MAX_TERMS`] and the
@@ -224,11 +229,13 @@ pub fn term_list(ex: &Explanation, show_all: bool) -> TermList {
                 label: t.label.clone(),
                 nums: (!t.operands.is_empty()).then(|| term_numbers(t)),
                 value: exact(t.value),
+                shown: num(t.value),
             })
             .collect(),
-        rest: rest.map(|(n, sum)| (format!("the other {n} terms, summed"), exact(sum))),
+        rest: rest.map(|(n, sum)| (format!("the other {n} terms, summed"), exact(sum), num(sum))),
         n_terms,
         result: exact(ex.result),
+        result_shown: num(ex.result),
     }
 }
 
@@ -425,11 +432,17 @@ mod tests {
         let (top, rest) = listed_terms(&q, false);
         for (row, term) in folded.rows.iter().zip(&top) {
             assert_eq!(row.value, exact(term.value));
+            assert_eq!(row.shown, num(term.value));
+            // written with four decimals at most: no 17-digit number runs out of the panel
+            assert!(row.shown.split('.').nth(1).is_none_or(|d| d.len() <= 4), "{}", row.shown);
             assert_eq!(row.label, term.label);
         }
         let rest = rest.unwrap();
-        assert_eq!(folded.rest, Some((format!("the other {} terms, summed", rest.0), exact(rest.1))));
-        assert_eq!(folded.result, exact(q.result));
+        assert_eq!(
+            folded.rest,
+            Some((format!("the other {} terms, summed", rest.0), exact(rest.1), num(rest.1)))
+        );
+        assert_eq!((folded.result, folded.result_shown), (exact(q.result), num(q.result)));
         // the summary formats the 4 terms it shows, not all 21
         let summary = with_numbers(&q);
         assert!(summary.starts_with("q[0,0,0] = "), "{summary}");

@@ -9,6 +9,7 @@ use crate::engine::StepName;
 use crate::lessons;
 use crate::lessons::glossary::{first_used_in, segments};
 
+use crate::ui::explain::explained::Explained;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::{scenario, Settings, DEFAULT_TEXT};
 
@@ -104,6 +105,9 @@ pub fn with_caption(html: &str, caption: &str) -> Option<String> {
     Some(format!("{}{}{}", &html[..start], html_text(caption), &html[end..]))
 }
 
+/// The caption while the learner guesses a weight of the shown sentence.
+const GUESSING: &str = "Which key does each token look at most? Guess the value in the explanation first; this line tells after Reveal.";
+
 /// The caption and the "Start the lesson" button.
 #[component]
 pub fn FirstScreen(
@@ -115,6 +119,7 @@ pub fn FirstScreen(
     on_go: Callback<(usize, usize)>,
 ) -> impl IntoView {
     let AppState { lesson, view: view_state, shown, .. } = state;
+    let guessed = use_context::<Explained>();
     // The first screen's caption: what to look at in the weights, from the live trace.
     let caption = move || {
         if lesson.get().is_some() {
@@ -125,7 +130,13 @@ pub fn FirstScreen(
             return None;
         }
         shown.with(|t| {
-            t.as_ref().and_then(|t| lessons::first_screen::caption(t, batch.min(t.sizes.b.saturating_sub(1))))
+            let t = t.as_ref()?;
+            let batch = batch.min(t.sizes.b.saturating_sub(1));
+            // the caption names the largest weights: not while the learner guesses one
+            if guessed.is_some_and(|e| e.hides_step(StepName::Weights, batch)) {
+                return Some(GUESSING.to_string());
+            }
+            lessons::first_screen::caption(t, batch)
         })
     };
     view! {

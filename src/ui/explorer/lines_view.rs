@@ -16,6 +16,7 @@ use crate::draw::lines::{draw_lines, top_keys, Focus, Lines, LinesLayout};
 use crate::engine::{StepName, Trace};
 use crate::format::short;
 
+use crate::ui::explain::explained::Explained;
 use crate::ui::heatmap::card_data::{axis_labels, AxisLabels};
 use crate::ui::platform::{files, screen};
 
@@ -208,6 +209,13 @@ pub fn LinesView(
             }
         }
     };
+    // while the learner guesses a value of this step and sentence, the lines (their
+    // opacity, the numbers on focus, the top keys) would tell it: they wait for Reveal
+    let explained = use_context::<Explained>();
+    let guessing = move || {
+        let (step, batch) = selection.get();
+        explained.is_some_and(|e| e.hides_step(step, batch))
+    };
     view! {
         <figure class="al-card al-lines" data-testid="lines-view" hidden=move || data.with(Option::is_none)>
             <figcaption>
@@ -219,7 +227,10 @@ pub fn LinesView(
                     </button>
                 </span>
             </figcaption>
-            <div class="al-lines-wrap" node_ref=root style=size>
+            <p class="al-hint" data-testid="lines-guessing" hidden=move || !guessing()>
+                "The lines show the weights you are guessing: they come back after Reveal (in the explanation under View as heatmaps)."
+            </p>
+            <div class="al-lines-wrap" node_ref=root style=size hidden=guessing>
                 <canvas
                     node_ref=canvas
                     data-testid="lines-canvas"
@@ -229,11 +240,13 @@ pub fn LinesView(
                 ></canvas>
                 <TokenButtons data=data layout=layout focus=focus root=root />
             </div>
-            <p class="al-readout" data-testid="lines-readout" aria-live="polite">
+            <p class="al-readout" data-testid="lines-readout" aria-live="polite" hidden=guessing>
                 {readout}
             </p>
-            <h3 class="al-lines-text-title">"Top keys for each query"</h3>
-            <ul class="al-lines-text" data-testid="lines-text">
+            <h3 class="al-lines-text-title" hidden=guessing>
+                "Top keys for each query"
+            </h3>
+            <ul class="al-lines-text" data-testid="lines-text" hidden=guessing>
                 <TopKeys data=data />
             </ul>
         </figure>

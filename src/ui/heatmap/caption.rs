@@ -7,6 +7,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::engine::{StepName, Trace};
+use crate::ui::explain::explained::Explained;
 use crate::ui::heatmap::card_data::{axis_titles, csv, CardData};
 use crate::ui::platform::files;
 use crate::ui::state::card_id::CardId;
@@ -22,8 +23,10 @@ fn head_word(trace: Signal<Option<Arc<Trace>>>, step: StepName) -> &'static str 
     }
 }
 
-/// The canvas's text alternative: what it shows, its size, its largest number.
+/// The canvas's text alternative: what it shows, its size, its largest number (not while
+/// the learner guesses one of its cells: the largest may be the asked value).
 pub fn canvas_label(trace: Signal<Option<Arc<Trace>>>, data: Memo<Option<CardData>>, id: CardId) -> String {
+    let guessing = use_context::<Explained>().is_some_and(|e| e.hides(id));
     data.with(|d| {
         let head = d.as_ref().is_some_and(|d| d.has_heads);
         let what = format!(
@@ -33,6 +36,7 @@ pub fn canvas_label(trace: Signal<Option<Arc<Trace>>>, data: Memo<Option<CardDat
             if head { format!(", {} {}", head_word(trace, id.step), id.head + 1) } else { String::new() },
         );
         match d {
+            Some(d) if guessing => d.describe_hidden(&what),
             Some(d) => d.describe(&what),
             None => format!("{what}: 0 by 0"),
         }

@@ -175,6 +175,12 @@ impl CardData {
         text.push_str(". Arrow keys read each cell; every number is in the table of numbers below.");
         text
     }
+
+    /// [`CardData::describe`] without its numbers, while the learner guesses a cell.
+    pub fn describe_hidden(&self, what: &str) -> String {
+        let (n_rows, n_cols) = self.values.dim();
+        format!("{what}: {n_rows} by {n_cols}. Its numbers are hidden while you guess a cell's value.")
+    }
 }
 
 /// The heatmap's axis titles, written beside the picture: what its rows and its columns

@@ -245,7 +245,9 @@ fn NumbersTable(
                             class:al-blocked=is_blocked
                             class:al-nan=v.is_nan()
                         >
-                            {crate::format::short(*v)}
+                            // in a span, so that a guess can hide the number from sight and
+                            // from screen readers (visibility) while the cell stays focusable
+                            <span>{crate::format::short(*v)}</span>
                         </td>
                     }
                 })
