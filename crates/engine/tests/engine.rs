@@ -1333,7 +1333,7 @@ proptest! {
 fn parameters_count_the_norms_and_sinks_too() {
     let mut s = scenario(&["the cat sat"], 4, 2);
     assert_eq!(run(&s).unwrap().parameters(), Some(("4·d_model² + 4·d_model".to_owned(), 80)));
-    s.qk_norm = Some(attention_engine::scenario::QkNorm { q_weight: vec![], k_weight: vec![], eps: 1e-6 });
+    s.qk_norm = Some(attention_engine::scenario::QkNorm::per_head());
     s.sinks = Some(vec![1.0, -1.0]);
     // 80 + 2·d_k (2·2) + h (2)
     assert_eq!(
@@ -1347,4 +1347,9 @@ fn parameters_count_the_norms_and_sinks_too() {
     let (formula, n) = run(&s).unwrap().parameters().unwrap();
     assert!(formula.starts_with("2·d_model·h·d_k + h·d_k"), "{formula}");
     assert_eq!(n, 24 + 24 + 12 + 12 + 16 + 6 + 2);
+    // OLMo 2's norm over the whole projection: weights of h·d_k = 6 and h_kv·d_k = 3
+    s.qk_norm.as_mut().unwrap().whole_projection = true;
+    let (formula, n) = run(&s).unwrap().parameters().unwrap();
+    assert!(formula.ends_with("+ h·d_k + h_kv·d_k (QK-norm) + h (sinks)"), "{formula}");
+    assert_eq!(n, 24 + 24 + 12 + 12 + 16 + 9 + 2);
 }

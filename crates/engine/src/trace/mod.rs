@@ -164,8 +164,8 @@ impl Trace {
 
     /// The layer's learned numbers, as the page writes them: the formula in the sizes'
     /// names and its value. The projections (see [`crate::weights::parameter_count_heads`]),
-    /// then QK-norm's two weights of `d_k` and one sink logit per head, when the run has
-    /// them. `None` under MLA, whose projections have shapes of their own.
+    /// then QK-norm's two weights (of `d_k`, or of `h·d_k` and `h_kv·d_k` over the whole
+    /// projection) and one sink logit per head, when the run has them. `None` under MLA, whose projections have shapes of their own.
     pub fn parameters(&self) -> Option<(String, usize)> {
         use crate::weights::parameter_count_heads;
         if self.mla.is_some() {
@@ -182,9 +182,17 @@ impl Trace {
         }
         .to_owned();
         let mut count = parameter_count_heads(z.d_model, q_width, kv_width);
-        if self.qk_norm.is_some() {
-            formula.push_str(" + 2·d_k (QK-norm)");
-            count += 2 * z.d_k;
+        match &self.qk_norm {
+            // OLMo 2: one weight over all the query heads' numbers, one over the keys'
+            Some(n) if n.whole_projection => {
+                formula.push_str(" + h·d_k + h_kv·d_k (QK-norm)");
+                count += q_width + kv_width;
+            }
+            Some(_) => {
+                formula.push_str(" + 2·d_k (QK-norm)");
+                count += 2 * z.d_k;
+            }
+            None => {}
         }
         if !self.sinks.is_empty() {
             formula.push_str(" + h (sinks)");
