@@ -218,7 +218,9 @@ export const tests = [
     run: async (t) => {
       const { lessons } = JSON.parse(fs.readFileSync(new URL('../../assets/lesson-words.json', import.meta.url), 'utf8'));
       await t.page.setViewportSize({ width: 800, height: 500 });
-      const picture = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table']
+      const picture = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table',
+        // the induction lesson's own figures: the sequence, the trained heads, the loss curve
+        '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]']
         .map((s) => `[data-testid="embed"] ${s}`)
         .join(', ');
       let visited = 0;
