@@ -9,10 +9,11 @@ const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (
 
 // What a step's picture is: its first heatmap, or in the decode view the one query's
 // weights, in the tiles view the score matrix with the tile outlined, or the word-order
-// lesson's table of PE · PEᵀ, or the shapes lesson's two splits of q.
-const PICTURE = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table']
-  .map((s) => `[data-testid="lesson-picture"] ${s}`)
-  .join(', ');
+// lesson's table of PE · PEᵀ, or the shapes lesson's two splits of q, or the induction
+// lesson's own figures (its sequence, its trained heads, its loss curve).
+const FIGURES = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table',
+  '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]'];
+const PICTURE = FIGURES.map((s) => `[data-testid="lesson-picture"] ${s}`).join(', ');
 
 /** The bounding boxes of the step's words and of its picture's first heatmap (or view). */
 async function stageBoxes(page) {
@@ -218,11 +219,7 @@ export const tests = [
     run: async (t) => {
       const { lessons } = JSON.parse(fs.readFileSync(new URL('../../assets/lesson-words.json', import.meta.url), 'utf8'));
       await t.page.setViewportSize({ width: 800, height: 500 });
-      const picture = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table',
-        // the induction lesson's own figures: the sequence, the trained heads, the loss curve
-        '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]']
-        .map((s) => `[data-testid="embed"] ${s}`)
-        .join(', ');
+      const picture = FIGURES.map((s) => `[data-testid="embed"] ${s}`).join(', ');
       let visited = 0;
       const scrolls = [];
       const inBox = [];

@@ -8,19 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { noOverflow } from '../lib/layout.mjs';
+import { table, values, waitStep, shape } from '../lib/trace.mjs';
 
 const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 const BASE = 's=the%20cat%20sat%20on%20the%20mat%0Aa%20dog%20ran&d=16&h=4&p=seeded&seed=2&pad=keys&causal=1';
 
-const table = (step, head = 0, batch = 0) =>
-  `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
-const values = (page, step, head = 0, batch = 0) =>
-  page.$$eval(`${table(step, head, batch)} tbody tr`, (rows) =>
-    rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
-const waitStep = (page, step, present = true) =>
-  page.waitForFunction(([s, p]) => !!document.querySelector(`[data-testid="trace-step"][data-step="${s}"]`) === p, [step, present]);
-const shape = (page, step) =>
-  page.textContent(`[data-testid="trace-step"][data-step="${step}"] [data-testid="step-shape"]`);
 const err = (page, testid) => page.locator(`.al-field:has([data-testid="${testid}"]) [data-testid="error"]`);
 
 async function select(page, step, head = 0) {

@@ -165,10 +165,8 @@ fn heads_words(_: &Trace) -> String {
     format!(
         "The two trained heads on the sequence. Layer 1's head is a previous-token head where it matters: for \
          the queries at positions 1 to {n}, at least {least} of the weight sits just below the diagonal, on the \
-         token before (the second B puts {prev} on the A before it). Its output writes into each of those \
-         positions what came before it. Past position {n} it spreads out; layer 2's picks on this sequence all lie \
-         at positions 1 to {n}. Layer \
-         2's head is the induction head: from the second round on, each row's weight sits on a token that came \
+         token before (the second B puts {prev} on the A before it). Past position {n} it spreads out; layer \
+         2's picks on this sequence all lie at positions 1 to {n}. Layer 2's head is the induction head: from the second round on, each row's weight sits on a token that came \
          right after an earlier occurrence of the current one (the second B: {ind} on C). Over the {probes} probe \
          sequences, layer 1 puts {s1} of its weight on the previous token and layer 2 {s2} on the induction \
          head's key.",
@@ -270,7 +268,7 @@ pub fn formed(h: &History, layer: usize) -> Option<(usize, f64)> {
 }
 
 /// The steps the curve's table samples.
-const SAMPLED: [usize; 8] = [0, 100, 150, 200, 250, 300, 400, 600];
+const SAMPLED: [usize; 4] = [0, 150, 300, 600];
 
 /// The curve step's table: the probe loss and both scores at sampled checkpoints and at
 /// each head's formation.
@@ -307,17 +305,25 @@ fn curve_words(_: &Trace) -> String {
     let (Some((f1, _)), Some((f2, _))) = (formed(h, 0), formed(h, 1)) else { return NO_RUN.into() };
     let at = |step: usize| h.checkpoints.iter().find(|c| c.step == step);
     let (Some(c0), Some(c150), Some(c300)) = (at(0), at(150), at(300)) else { return NO_RUN.into() };
+    // what the formation steps say, as they fall in this run
+    let during = |f: usize| if f > 150 && f <= 300 { ", during the drop" } else { "" };
+    let order = match f1.cmp(&f2) {
+        std::cmp::Ordering::Less => "layer 1's came first",
+        std::cmp::Ordering::Greater => {
+            "layer 2's came first, and layer 1's sharpened after the loss had fallen"
+        }
+        std::cmp::Ordering::Equal => "both at the same checkpoint",
+    };
     format!(
-        "How it was learned. For about 150 steps the loss creeps down from {l0} to {l150}: the model learns \
-         which tokens are common, not the sequence. Then it drops, to {l300} by step 300, while both heads take \
-         shape together. Say a head has formed at the first step from which its score stays above halfway \
-         between its score at the start and at the end. Layer 2's induction head formed at step {f2}, in the \
-         middle of the drop; layer 1's previous-token head at step {f1}, and it sharpens on after that. Neither \
-         is of any use without the other, and they grew together. Open the Learn tab's induction run to \
-         watch it happen.",
+        "For about 150 steps the loss creeps down from {l0} to {l150}. Then it drops, to {l300} by step 300, as the heads take shape. Say a head \
+         has formed at the first step from which its score stays above halfway between its score at the \
+         start and at the end. Layer 2's induction head formed at step {f2}{d2}; layer 1's previous-token \
+         head at step {f1}{d1}. By this measure {order}.",
         l0 = num(c0.probe_loss),
         l150 = num(c150.probe_loss),
         l300 = num(c300.probe_loss),
+        d2 = during(f2),
+        d1 = during(f1),
     )
 }
 

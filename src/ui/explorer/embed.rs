@@ -18,8 +18,8 @@ use crate::ui::state::app_state::AppState;
 /// The CSS px the link back and the frame's margins take under the figure.
 const LINK: f64 = 44.0;
 /// The CSS px a card's chrome takes around its canvas in a lesson step's embed: its title,
-/// two lines of axis titles, its border and padding.
-const CARD_CHROME: f64 = 90.0;
+/// the axis titles (three lines over a map of two columns), its border and padding.
+const CARD_CHROME: f64 = 106.0;
 
 /// The room a lesson step's picture has in a frame `height` px tall whose words take
 /// `above` px: what the words and the link leave, at least 120 px (the picture's box
