@@ -27,12 +27,7 @@ fn paint(
     timing::mark("al-draw-start");
     // drawing at `dpr · zoom` device pixels per layout pixel enlarges everything
     let dpr = screen::dpr() * zoom;
-    el.set_width((layout.width * dpr).round() as u32);
-    el.set_height((layout.height * dpr).round() as u32);
-    // the CSS size, set here with the backing store so the two never disagree
-    let style = web_sys::HtmlElement::style(el);
-    let _ = style.set_property("width", &format!("{}px", layout.width * zoom));
-    let _ = style.set_property("height", &format!("{}px", layout.height * zoom));
+    canvas::size(el, layout.width * zoom, layout.height * zoom, dpr);
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
     let map = d.heatmap(scale);
     // the cells as one bitmap (one putImageData), the rest with plotters

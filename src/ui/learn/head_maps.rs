@@ -165,11 +165,7 @@ fn HeadMap(run: LearnRun, shown: Memo<Option<ProbeView>>, layer: usize, head: us
 pub fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData) {
     let layout = Layout::new(&d.labels, &d.labels, 300.0);
     let dpr = screen::dpr();
-    el.set_width((layout.width * dpr).round() as u32);
-    el.set_height((layout.height * dpr).round() as u32);
-    let style = web_sys::HtmlElement::style(el);
-    let _ = style.set_property("width", &format!("{}px", layout.width));
-    let _ = style.set_property("height", &format!("{}px", layout.height));
+    canvas::size(el, layout.width, layout.height, dpr);
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
     let pads = vec![false; d.labels.len()];
     let map = Heatmap {

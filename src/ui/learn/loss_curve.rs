@@ -12,7 +12,7 @@ use crate::format::fixed;
 
 use crate::ui::learn::run::LearnRun;
 use crate::ui::learn::settings::LearnSettings;
-use crate::ui::platform::screen;
+use crate::ui::platform::{canvas, screen};
 
 /// Rows in the table of sampled steps.
 const SAMPLES: usize = 8;
@@ -51,11 +51,7 @@ pub fn LossCurve(
         let layout = layout.get();
         let x_max = x_max();
         let dpr = screen::dpr();
-        el.set_width((layout.width * dpr).round() as u32);
-        el.set_height((layout.height * dpr).round() as u32);
-        let style = web_sys::HtmlElement::style(&el);
-        let _ = style.set_property("width", &format!("{}px", layout.width));
-        let _ = style.set_property("height", &format!("{}px", layout.height));
+        canvas::size(&el, layout.width, layout.height, dpr);
         run.history.with(|h| {
             let points: Vec<_> = h.iter().map(|s| (s.step, s.loss, s.accuracy)).collect();
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };

@@ -13,7 +13,7 @@ use crate::draw::curve::{draw_curve, Curve, CurveLayout};
 use crate::lessons::induction::{self, formed, letter, Figure};
 
 use crate::ui::learn::head_maps::{draw_map, HeadMapData};
-use crate::ui::platform::screen;
+use crate::ui::platform::{canvas, screen};
 
 /// One of the lesson's figures.
 #[component]
@@ -117,11 +117,7 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
         let (Some(el), Some(h)) = (canvas.get(), h) else { return };
         let layout = layout.get();
         let dpr = screen::dpr();
-        el.set_width((layout.width * dpr).round() as u32);
-        el.set_height((layout.height * dpr).round() as u32);
-        let style = web_sys::HtmlElement::style(&el);
-        let _ = style.set_property("width", &format!("{}px", layout.width));
-        let _ = style.set_property("height", &format!("{}px", layout.height));
+        canvas::size(&el, layout.width, layout.height, dpr);
         let points: Vec<_> =
             h.losses.iter().zip(&h.accuracies).enumerate().map(|(s, (&l, &a))| (s, l, a)).collect();
         let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
@@ -132,6 +128,8 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
     });
     let mark = marker
         .map_or_else(String::new, |s| format!(" The grey line marks step {s}, where layer 2's head formed."));
+    // the recorded run's own length, not a number written here
+    let steps = h.map_or(0, |h| h.losses.len());
     view! {
         <figure class="al-learn-curve" data-testid="induction-curve">
             <canvas
@@ -141,7 +139,7 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
             ></canvas>
             <figcaption>
                 {format!(
-                    "Each of the 600 steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update.{mark} ",
+                    "Each of the {steps} steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update.{mark} ",
                 )} <a href="?learn=induction" data-testid="induction-learn-link">
                     "Train this model yourself in the Learn tab"
                 </a> " (the same seed: the same curve)."

@@ -1,6 +1,16 @@
-//! Writing into a canvas: an RGBA buffer in one `putImageData`, a heatmap's texts.
+//! Writing into a canvas: its size, an RGBA buffer in one `putImageData`, a heatmap's texts.
 
 use wasm_bindgen::JsCast;
+
+/// Sizes `canvas` to `width` × `height` CSS px, drawn at `scale` device pixels per CSS px:
+/// the backing store and the CSS size are set together, so the two never disagree.
+pub fn size(canvas: &web_sys::HtmlCanvasElement, width: f64, height: f64, scale: f64) {
+    canvas.set_width((width * scale).round() as u32);
+    canvas.set_height((height * scale).round() as u32);
+    let style = web_sys::HtmlElement::style(canvas);
+    let _ = style.set_property("width", &format!("{width}px"));
+    let _ = style.set_property("height", &format!("{height}px"));
+}
 
 /// Copies an RGBA buffer `width` pixels wide onto a canvas at device pixel `(x, y)` with
 /// one `putImageData`.
