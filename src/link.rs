@@ -216,6 +216,7 @@ mod tests {
                             qk_rope_head_dim: 2,
                             v_head_dim: 3,
                             mscale_all_dim: None,
+                            rope_in_place: seed % 8 == 6,
                             eps: vals[4].abs().max(1e-6),
                             weights: Some(Box::new(MlaWeights {
                                 b_kv_a: vals[..4].to_vec(),

@@ -38,8 +38,9 @@ Modules understood
   `q_proj` (or `q_a_proj`, `q_a_layernorm`, `q_b_proj` with `q_lora_rank`),
   `kv_a_proj_with_mqa`, `kv_a_layernorm`, `kv_b_proj` and `o_proj` as `mla.weights`, the
   sizes, the norms' eps, RoPE on the rope parts (`rope_interleave` as the interleaved
-  style), and YaRN's `mscale_all_dim` on the scale. DeepSeek-V2's `DeepseekV2Attention` is
-  refused by name: its complex-number RoPE leaves `q_rot` and `k_rot` in another order.
+  style), and YaRN's `mscale_all_dim` on the scale. DeepSeek-V2's `DeepseekV2Attention`
+  likewise, with its RoPE (`apply_rotary_emb`: each pair 2i, 2i+1 turned in place as a
+  complex number) as the interleaved style with `"rope_in_place": true`.
 
 Never other numbers
 -------------------
@@ -167,24 +168,26 @@ def _linear(layer):
     return w, b
 
 
-# Multi-head latent attention (DeepSeek-V3): the classes imported as the scenario's "mla",
-# and the sub-modules DeepseekV3Attention may have (q_proj without q_lora_rank, q_a_proj,
+# Multi-head latent attention (DeepSeek-V2 and V3): the classes imported as the scenario's
+# "mla", and the sub-modules they may have (q_proj without q_lora_rank, q_a_proj,
 # q_a_layernorm and q_b_proj with it).
-MLA_CLASSES = {"DeepseekV3Attention"}
+MLA_CLASSES = {"DeepseekV3Attention", "DeepseekV2Attention"}
+MLA_NORMS = {"DeepseekV3RMSNorm", "DeepseekV2RMSNorm"}
 MLA_CHILDREN = ("q_proj", "q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa", "kv_a_layernorm",
                 "kv_b_proj", "o_proj")
 
 
 def _rms_norm(name, norm):
-    """(weight, eps) of DeepseekV3RMSNorm, `weight * x / sqrt(mean(x²) + eps)`, or Unsupported."""
-    if type(norm).__name__ != "DeepseekV3RMSNorm":
-        raise Unsupported(f"{name}: the norm {type(norm).__name__} is not modelled (DeepseekV3RMSNorm is)")
+    """(weight, eps) of DeepSeek's RMSNorm, `weight * x / sqrt(mean(x²) + eps)`, or Unsupported."""
+    if type(norm).__name__ not in MLA_NORMS:
+        raise Unsupported(f"{name}: the norm {type(norm).__name__} is not modelled ({' and '.join(sorted(MLA_NORMS))} are)")
     return [float(v) for v in _matrix(norm.weight)], float(norm.variance_epsilon)
 
 
 def _mla_options(module):
-    """(d_model, n_heads, extra scenario fields with "mla" and "rope") of DeepseekV3Attention,
-    read as its forward computes, or Unsupported naming what the engine does not model."""
+    """(d_model, n_heads, extra scenario fields with "mla" and "rope") of DeepseekV3Attention or
+    DeepseekV2Attention, read as its forward computes, or Unsupported naming what the engine
+    does not model."""
     name = type(module).__name__
     config = getattr(module, "config", None)
     if config is None:
@@ -232,9 +235,14 @@ def _mla_options(module):
         raise Unsupported(f"{name}: no rope_theta (DeepSeek's forward always turns the rope parts)")
     if _rotary_fraction(module, params) is not None:
         raise Unsupported(f"{name}: a rotary fraction (partial_rotary_factor) is not modelled with MLA")
-    # rope_interleave: apply_rotary_pos_emb_interleave (pairs 2i, 2i+1; evens then odds out)
-    extra["rope"] = {"style": "interleaved" if getattr(config, "rope_interleave", False) else "half",
-                     "base": float(theta)}
+    if name == "DeepseekV2Attention":
+        # apply_rotary_emb: the pairs 2i, 2i+1 as complex numbers, turned where they lie
+        extra["rope"] = {"style": "interleaved", "base": float(theta)}
+        mla["rope_in_place"] = True
+    else:
+        # rope_interleave: apply_rotary_pos_emb_interleave (pairs 2i, 2i+1; evens then odds out)
+        extra["rope"] = {"style": "interleaved" if getattr(config, "rope_interleave", False) else "half",
+                         "base": float(theta)}
     scaling = _rope_scaling(name, params, config)
     if scaling is not None:
         extra["rope"]["scaling"] = scaling
@@ -256,12 +264,6 @@ def _mla_options(module):
 def _refuse_fused(module):
     """Fused or latent projections, named, before anything else is read."""
     name = type(module).__name__
-    if name == "DeepseekV2Attention":
-        raise Unsupported(f"{name}: its RoPE, apply_rotary_emb (complex pairs 2i, 2i+1 turned in place), keeps "
-                          f"q_rot and k_rot in the interleaved order, while the engine's interleaved MLA gathers "
-                          f"the even dimensions, then the odd ones (DeepseekV3Attention's "
-                          f"apply_rotary_pos_emb_interleave): the scores would agree, the q_rot and k_rot steps "
-                          f"would not")
     if (hasattr(module, "kv_a_proj_with_mqa") or hasattr(module, "kv_b_proj")) and name not in MLA_CLASSES:
         raise Unsupported(f"{name}: multi-head latent attention (kv_a_proj_with_mqa, kv_b_proj) is not modelled")
     for fused in ("qkv_proj", "query_key_value", "c_attn", "Wqkv"):

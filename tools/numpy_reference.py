@@ -370,9 +370,13 @@ def mla_heads(mla, x, x_kv, h, rope):
               ("k_nope", k_nope), ("v_heads", v)]
     q_rope, k_rope = q_heads[..., d_nope:], k_pe
     if rope is not None:
-        def turn(a):  # interleaved: turn the pairs (2i, 2i+1) in place, then write evens, then odds
+        # interleaved: turn the pairs (2i, 2i+1) in place, then write evens, then odds (DeepSeek-V3),
+        # or leave them where they turned (DeepSeek-V2, rope_in_place)
+        gather = rope["style"] == "interleaved" and not mla.get("rope_in_place", False)
+
+        def turn(a):
             out = rope_rotate(a, rope["style"], rope.get("base", 10000.0), rope.get("scaling"))
-            return np.concatenate([out[..., 0::2], out[..., 1::2]], axis=-1) if rope["style"] == "interleaved" else out
+            return np.concatenate([out[..., 0::2], out[..., 1::2]], axis=-1) if gather else out
 
         q_rope, k_rope = turn(q_rope), turn(k_rope)
         q_heads = np.concatenate([q_heads[..., :d_nope], q_rope], axis=-1)

@@ -705,9 +705,12 @@ HF_FAMILIES = {
             "mscale": 1.0, "mscale_all_dim": 1.0}), 0, None),
     "DeepSeek-V3 (MLA, num_key_value_heads 2)": ("deepseek_v3", "DeepseekV3Config", "DeepseekV3Model", dict(
         DEEPSEEK, q_lora_rank=None), 0, "num_key_value_heads"),
-    # DeepSeek-V2's complex-number RoPE keeps the pairs interleaved in q_rot and k_rot
+    # DeepSeek-V2's complex-number RoPE turns the pairs where they lie (rope_in_place), without
+    # and with query compression
     "DeepSeek-V2 (MLA, apply_rotary_emb)": ("deepseek_v2", "DeepseekV2Config", "DeepseekV2Model", dict(
-        DEEPSEEK, num_key_value_heads=4, q_lora_rank=None), 0, "apply_rotary_emb"),
+        DEEPSEEK, num_key_value_heads=4, q_lora_rank=None, qk_rope_head_dim=4), 0, None),
+    "DeepSeek-V2 (MLA, q_lora_rank, apply_rotary_emb)": ("deepseek_v2", "DeepseekV2Config", "DeepseekV2Model", dict(
+        DEEPSEEK, num_key_value_heads=4, q_lora_rank=6, qk_rope_head_dim=4, attention_bias=True), 0, None),
 }
 
 
@@ -800,12 +803,32 @@ def check_hf_families(c, trace_bin, work, only=None):
             continue
         steps = {st["name"]: json_numbers(st["data"]).reshape(st["shape"]) for st in json.loads(run.stdout)["steps"]}
         x = torch.stack([embeddings[w] for w in sentences[0].split()]).unsqueeze(0)
-        want = hf_layer_output(model, attn, x).numpy()
+        # DeepSeek's rotated parts as its own RoPE function returns them (V2's apply_rotary_emb keeps
+        # the pairs where they turned, V3's interleaved form gathers them): the q_rot and k_rot steps
+        # must be those tensors, in that order, not only give the same scores
+        turned, originals = [], {}
+        modeling = importlib.import_module(f"transformers.models.{mod}.modeling_{mod}")
+        for fn in ("apply_rotary_emb", "apply_rotary_pos_emb_interleave", "apply_rotary_pos_emb"):
+            if mod.startswith("deepseek") and hasattr(modeling, fn):
+                originals[fn] = getattr(modeling, fn)
+                setattr(modeling, fn, lambda *a, _f=originals[fn], **k: turned.append(_f(*a, **k)) or turned[-1])
+        try:
+            want = hf_layer_output(model, attn, x).numpy()
+        finally:
+            for fn, original in originals.items():
+                setattr(modeling, fn, original)
         err = float(np.abs(steps["output"] - want).max())
         results[family] = err
         c.report(steps["output"].shape == want.shape and err <= 1e-6,
                  f"from_pytorch family {family}: engine = the layer's forward",
                  f"max |diff| {err:.1e} (output max {float(np.abs(want).max()):.2f}; RoPE angles in float32)")
+        if mod.startswith("deepseek"):
+            # the model runs its layers in order, each calling its RoPE once: the layer's call is at its index
+            q_pe, k_pe = (t.detach().numpy() for t in turned[layer]) if len(turned) > layer else (np.zeros(0),) * 2
+            pairs = ((steps["q_rot"], q_pe), (steps["k_rot"], k_pe))
+            worst = max(float(np.abs(a - b).max()) if a.shape == b.shape else math.inf for a, b in pairs)
+            c.report(worst <= 1e-6, f"from_pytorch family {family}: q_rot and k_rot = its RoPE's own tensors",
+                     f"max |diff| {worst:.1e}")
     print("note  from_pytorch families: " + "; ".join(
         f"{f}: {r:.1e}" if isinstance(r, float) else f"{f}: {r}" for f, r in results.items()))
     return results
@@ -907,7 +930,10 @@ def check_mla_export(c, trace_bin, work, name, scenario_path, scenario):
                                                   "transpose(0, 2, 1, 3)[..., :d_v]  # (B, h, T_k, d_v)"),
         # DeepSeek's interleaved pairs turned as they lie
         "interleaved not gathered": script.replace("rope(deinterleave(q_heads[..., d_nope:]))", "rope(q_heads[..., d_nope:])")
-        if scenario.get("rope", {}).get("style") == "interleaved" else None,
+        if scenario.get("rope", {}).get("style") == "interleaved" and not mla.get("rope_in_place") else None,
+        # DeepSeek-V2's pairs, turned in place, gathered as V3's would be
+        "in place but gathered": script.replace("rope(q_heads[..., d_nope:])", "rope(q_heads[..., d_nope:])[..., np.r_[0:d_rope:2, 1:d_rope:2]]")
+        if mla.get("rope_in_place") else None,
         # the query's latent without its RMSNorm
         "q_a without RMSNorm": script.replace("q_a_norm = rms_norm_rows(q_a, q_a_norm)", "q_a_norm = q_a")
         if mla.get("q_lora_rank") else None,

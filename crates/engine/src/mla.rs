@@ -432,6 +432,60 @@ mod run_tests {
         }
     }
 
+    /// DeepSeek-V2's layout turns each pair where it is: its q_rot and k_rot, gathered
+    /// evens-then-odds, are DeepSeek-V3's, each pair is the plain interleaved turn of the
+    /// weights' own pair, and the scores, weights and output are V3's to the last bits
+    /// rounding allows. Without the interleaved style it is refused by name.
+    #[test]
+    fn deepseek_v2_turns_the_pairs_in_place() {
+        for rank in [None, Some(5)] {
+            let v3 = scenario(rank, RopeStyle::Interleaved);
+            let mut v2 = v3.clone();
+            v2.mla.as_mut().unwrap().rope_in_place = true;
+            let (t3, t2) = (crate::run(&v3).unwrap(), crate::run(&v2).unwrap());
+            for name in [StepName::QRot, StepName::KRot] {
+                let (a, b) = (step(&t3, name), step(&t2, name));
+                assert_eq!(a, deinterleave(&b.into_dimensionality().unwrap()).into_dyn(), "{name:?}");
+            }
+            // the shared key of token 2 is the interleaved turn of k_pe's own pairs
+            let (k_pe, k_rot) = (step(&t2, StepName::KPe), step(&t2, StepName::KRot));
+            let row: Vec<f64> = (0..4).map(|c| k_pe[[1, 0, 2, c]]).collect();
+            let base = v2.rope.unwrap().base;
+            for i in 0..2 {
+                // pair (2i, 2i+1) as the complex number x0 + i·x1, times e^{i·2·θ_i}
+                let angle = 2.0 * base.powf(-(2.0 * i as f64) / 4.0);
+                let (x0, x1) = (row[2 * i], row[2 * i + 1]);
+                let want = [x0 * angle.cos() - x1 * angle.sin(), x1 * angle.cos() + x0 * angle.sin()];
+                for (c, w) in want.iter().enumerate() {
+                    let got = k_rot[[1, 0, 2, 2 * i + c]];
+                    assert!((got - w).abs() <= 1e-15, "k_rot[{}]: {got} vs {w}", 2 * i + c);
+                }
+            }
+            // the export turns the pairs in place too, and the PyTorch line keeps them where they turn
+            let script = crate::export::python_script(&v2, &t2);
+            assert!(
+                script.contains("q_rot = rope(q_heads[..., d_nope:])")
+                    && !script.contains("deinterleave(q_heads")
+            );
+            let q_rot = t2.step(StepName::QRot).unwrap();
+            assert!(q_rot.pytorch.contains("torch.stack(") && q_rot.pytorch.ends_with(".flatten(-2)"));
+            assert!(
+                q_rot.op.contains("DeepSeek-V2")
+                    && t3.step(StepName::QRot).unwrap().op.contains("evens first")
+            );
+            for name in [StepName::Scores, StepName::Weights, StepName::Output] {
+                let (a, b) = (step(&t3, name), step(&t2, name));
+                let worst = a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+                assert!(worst <= 1e-12, "{name:?} differs by {worst}");
+            }
+        }
+        let mut half = scenario(None, RopeStyle::Half);
+        half.mla.as_mut().unwrap().rope_in_place = true;
+        let e = crate::run(&half).map(|_| ()).unwrap_err();
+        assert_eq!(e.field(), crate::error::Field::Mla);
+        assert!(e.to_string().contains("rope_in_place"), "{e}");
+    }
+
     #[test]
     fn the_scenario_json_reads_mla_and_refuses_unknown_fields() {
         let s = scenario(Some(5), RopeStyle::Interleaved);

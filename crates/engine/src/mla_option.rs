@@ -29,6 +29,14 @@ pub struct Mla {
     /// factor is at most 1), as Hugging Face's `yarn_apply_mscale`. Absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mscale_all_dim: Option<f64>,
+    /// DeepSeek-V2's RoPE layout (`DeepseekV2Attention`'s `apply_rotary_emb`): with the
+    /// interleaved style, each pair of dimensions `2i, 2i+1` is turned where it is, as a
+    /// complex number, so `q_rot` and `k_rot` keep the weights' order. Absent (false) is
+    /// DeepSeek-V3's `apply_rotary_pos_emb_interleave`, which first gathers the even
+    /// dimensions, then the odd ones. The scores are the same either way (both sides are
+    /// reordered alike); the rotated parts' order differs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rope_in_place: bool,
     /// ε of the two RMSNorms (the latent's and the query's latent's), 1e-6 as
     /// `DeepseekV3RMSNorm`'s default.
     #[serde(default = "Mla::default_eps")]
@@ -137,6 +145,7 @@ impl Mla {
             qk_rope_head_dim,
             v_head_dim,
             mscale_all_dim: None,
+            rope_in_place: false,
             eps: Self::DEFAULT_EPS,
             weights: None,
         }

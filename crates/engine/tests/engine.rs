@@ -1212,6 +1212,9 @@ fn with_mla(mut s: Scenario, ((r_kv, r_q, d_nope, pairs, d_v, mscale), numbers):
         qk_rope_head_dim: d_rope,
         v_head_dim: d_v,
         mscale_all_dim: mscale.filter(|_| scaled),
+        // DeepSeek-V2's layout wherever the style allows it, on every other draw
+        rope_in_place: s.rope.is_some_and(|r| r.style == attention_engine::RopeStyle::Interleaved)
+            && r_kv % 2 == 1,
         eps: if r_kv % 2 == 0 { 1e-6 } else { 0.25 },
         weights: Some(Box::new(weights)),
     });

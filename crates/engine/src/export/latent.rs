@@ -66,16 +66,22 @@ pub(super) fn weights_section(trace: &Trace, p: &MlaParams) -> Section {
     )
 }
 
-/// RoPE as MLA turns it: the `half` pairing on `d_rope` dimensions (DeepSeek's interleaved
-/// layout is gathered first by the steps' `deinterleave`).
-pub(super) fn rope_for_mla(rope: Rope) -> Rope {
-    Rope { style: RopeStyle::Half, ..rope }
+/// RoPE as MLA turns it: the `half` pairing on `d_rope` dimensions (DeepSeek-V3's
+/// interleaved layout is gathered first by the steps' `deinterleave`), or with
+/// `rope_in_place` (DeepSeek-V2) the interleaved pairs turned where they are.
+pub(super) fn rope_for_mla(rope: Rope, in_place: bool) -> Rope {
+    if in_place && rope.style == RopeStyle::Interleaved {
+        rope
+    } else {
+        Rope { style: RopeStyle::Half, ..rope }
+    }
 }
 
 /// The NumPy code of a step under MLA, or `None` for a step MLA leaves as it is.
 pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, trace: &Trace) -> Option<String> {
-    let interleaved = trace.rope.is_some_and(|r| r.style == RopeStyle::Interleaved);
-    let gather = |x: &str| if interleaved { format!("deinterleave({x})") } else { x.to_owned() };
+    let in_place = trace.mla.as_ref().is_some_and(|m| m.rope_in_place);
+    let gathered = trace.rope.is_some_and(|r| r.style == RopeStyle::Interleaved) && !in_place;
+    let gather = |x: &str| if gathered { format!("deinterleave({x})") } else { x.to_owned() };
     let has = |s: StepName| trace.step(s).is_some();
     let (q_final, k_rope) = if has(StepName::QCat) { ("q_cat", "k_rot") } else { ("q_heads", "k_pe") };
     Some(match name {

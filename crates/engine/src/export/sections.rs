@@ -45,7 +45,7 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         out.push(positional_section());
     }
     out.extend(trace.rope.map(|rope| match &trace.mla {
-        Some(m) => rope_section(latent::rope_for_mla(rope), m.qk_rope_head_dim),
+        Some(m) => rope_section(latent::rope_for_mla(rope, m.rope_in_place), m.qk_rope_head_dim),
         None => rope_section(rope, trace.sizes.d_k),
     }));
     if !trace.alibi_slopes.is_empty() {

@@ -105,7 +105,7 @@ pub(super) fn latent(
     let q_pe = q_heads.slice(s![.., .., .., d_nope..]).to_owned(); // (b, h, t_q, d_rope)
     let (q, k_rope) = match plan.scenario.rope {
         Some(rope) => {
-            let (q_rot, k_rot) = rotate_parts(&q_pe, &k_pe, rope);
+            let (q_rot, k_rot) = rotate_parts(&q_pe, &k_pe, rope, m.rope_in_place);
             rec.push(StepName::QRot, vec![], q_rot.clone().into_dyn());
             rec.push(StepName::KRot, vec![], k_rot.clone().into_dyn());
             let q_nope = q_heads.slice(s![.., .., .., ..d_nope]);
@@ -131,11 +131,19 @@ pub(super) fn latent(
 
 /// RoPE on the rotated parts, the queries' `(b, h, t_q, d_rope)` and the shared key's
 /// `(b, 1, t_k, d_rope)`: Hugging Face's `apply_rotary_pos_emb`, or, with the interleaved
-/// style, its `apply_rotary_pos_emb_interleave` (evens, then odds, turned as `rotate_half`).
-pub(crate) fn rotate_parts(q_pe: &Array4<f64>, k_pe: &Array4<f64>, rope: Rope) -> (Array4<f64>, Array4<f64>) {
+/// style, its `apply_rotary_pos_emb_interleave` (evens, then odds, turned as `rotate_half`:
+/// DeepSeek-V3), or with `in_place` DeepSeek-V2's `apply_rotary_emb` (each pair `2i, 2i+1`
+/// turned where it is, the engine's interleaved rotation).
+pub(crate) fn rotate_parts(
+    q_pe: &Array4<f64>,
+    k_pe: &Array4<f64>,
+    rope: Rope,
+    in_place: bool,
+) -> (Array4<f64>, Array4<f64>) {
     let half = Rope { style: RopeStyle::Half, ..rope };
     match rope.style {
         RopeStyle::Half => (attention::rotate(q_pe, half), attention::rotate(k_pe, half)),
+        RopeStyle::Interleaved if in_place => (attention::rotate(q_pe, rope), attention::rotate(k_pe, rope)),
         RopeStyle::Interleaved => (
             attention::rotate(&mla::deinterleave(q_pe), half),
             attention::rotate(&mla::deinterleave(k_pe), half),

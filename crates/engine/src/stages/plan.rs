@@ -5,7 +5,7 @@ use crate::attention;
 use crate::error::{check_number, number_text, EngineError, Field};
 use crate::limits;
 use crate::mla::Mla;
-use crate::scenario::{Fill, Positional, ProjectionKind, Projections, RopeScaling, Scenario};
+use crate::scenario::{Fill, Positional, ProjectionKind, Projections, RopeScaling, RopeStyle, Scenario};
 use crate::step::{Axis as A, Layout, StepText};
 use crate::tokenize::{self, Batch};
 
@@ -181,6 +181,7 @@ impl<'a> Plan<'a> {
                 d_rope: m.qk_rope_head_dim,
                 d_v: m.v_head_dim,
                 mscale: self.mla_mscale(),
+                rope_in_place: m.rope_in_place,
                 eps: m.eps,
             }),
         }
@@ -362,6 +363,12 @@ fn check_mla(scenario: &Scenario, mla: &Mla) -> Result<usize, EngineError> {
     ];
     if let Some((_, what, why)) = conflicts.into_iter().find(|c| c.0) {
         return Err(EngineError::Mla { what, why });
+    }
+    if mla.rope_in_place && scenario.rope.is_none_or(|r| r.style != RopeStyle::Interleaved) {
+        let why =
+            "it says how the interleaved style turns its pairs (in place, as DeepSeek-V2), so it needs \
+                   rope with the \"interleaved\" style";
+        return Err(EngineError::Mla { what: "rope_in_place", why });
     }
     if scenario.rope.is_some() && !mla.qk_rope_head_dim.is_multiple_of(2) {
         let why = "RoPE turns pairs of dimensions, so qk_rope_head_dim must be even";

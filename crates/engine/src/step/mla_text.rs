@@ -9,9 +9,14 @@ use crate::scenario::RopeStyle;
 
 /// RoPE on MLA's rotated parts, `{x}` the part (`q[..., d_nope:]` or `k_pe`): Hugging
 /// Face's `apply_rotary_pos_emb`, or with DeepSeek's interleaved layout its
-/// `apply_rotary_pos_emb_interleave` (the even dimensions, then the odd ones, turned).
-fn rotate(out: &str, even: &str, odd: &str, whole: &str, style: Option<RopeStyle>) -> String {
+/// `apply_rotary_pos_emb_interleave` (the even dimensions, then the odd ones, turned), or
+/// with `in_place` DeepSeek-V2's `apply_rotary_emb` (each pair turned where it is).
+fn rotate(out: &str, even: &str, odd: &str, whole: &str, style: Option<RopeStyle>, in_place: bool) -> String {
     match style {
+        Some(RopeStyle::Interleaved) if in_place => format!(
+            "{out} = torch.stack([{even} * cos[..., :d_rope // 2] - {odd} * sin[..., :d_rope // 2], \
+             {odd} * cos[..., :d_rope // 2] + {even} * sin[..., :d_rope // 2]], dim=-1).flatten(-2)"
+        ),
         Some(RopeStyle::Interleaved) => format!(
             "{out} = torch.cat([{even} * cos[..., :d_rope // 2] - {odd} * sin[..., :d_rope // 2], \
              {odd} * cos[..., :d_rope // 2] + {even} * sin[..., :d_rope // 2]], dim=-1)"
@@ -53,10 +58,17 @@ fn pytorch(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
             format!("k_nope = kv_b.view(B, {t_k}, h, d_nope + d_v).transpose(1, 2)[..., :d_nope]")
         }
         StepName::VHeads => format!("v = kv_b.view(B, {t_k}, h, d_nope + d_v).transpose(1, 2)[..., d_nope:]"),
-        StepName::QRot => {
-            rotate("q_rot", "q[..., d_nope::2]", "q[..., d_nope + 1::2]", "q[..., d_nope:]", style)
+        StepName::QRot => rotate(
+            "q_rot",
+            "q[..., d_nope::2]",
+            "q[..., d_nope + 1::2]",
+            "q[..., d_nope:]",
+            style,
+            m.rope_in_place,
+        ),
+        StepName::KRot => {
+            rotate("k_rot", "k_pe[..., 0::2]", "k_pe[..., 1::2]", "k_pe", style, m.rope_in_place)
         }
-        StepName::KRot => rotate("k_rot", "k_pe[..., 0::2]", "k_pe[..., 1::2]", "k_pe", style),
         StepName::QCat => "q = torch.cat([q[..., :d_nope], q_rot], dim=-1)".into(),
         StepName::KCat => format!("k = torch.cat([k_nope, {k_rope}.expand(B, h, {t_k}, d_rope)], dim=-1)"),
         StepName::Scaled if m.mscale.is_some() || text.scale.is_some() => "scores = scores * scale".into(),
@@ -68,7 +80,7 @@ fn pytorch(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
 
 /// The words of `step` under MLA, or `None` for a step MLA leaves as it is.
 fn words(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
-    let MlaText { q_lora_rank, kv_lora_rank: r_kv, d_nope, d_rope, d_v, mscale, eps } = m;
+    let MlaText { q_lora_rank, kv_lora_rank: r_kv, d_nope, d_rope, d_v, mscale, rope_in_place, eps } = m;
     let (h, d_k, d_model) = (text.n_heads, text.d_k, text.d_model);
     let eps = number_text(eps);
     Some(match step {
@@ -120,6 +132,10 @@ fn words(step: StepName, text: &StepText, m: MlaText) -> Option<String> {
         ),
         StepName::QRot => {
             let layout = match text.rope {
+                Some(RopeStyle::Interleaved) if rope_in_place => {
+                    "; DeepSeek-V2's weights lay the pairs out interleaved: dimensions 2i and 2i+1 turn together, \
+                     in place, as one complex number each (its apply_rotary_emb)"
+                }
                 Some(RopeStyle::Interleaved) => {
                     "; DeepSeek's weights lay the pairs out interleaved (rope_interleave): dimensions 2i and 2i+1 \
                      turn together and are written evens first, then odds, as transformers' \

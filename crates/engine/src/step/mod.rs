@@ -81,6 +81,8 @@ pub struct MlaText {
     pub d_v: usize,
     /// YaRN's `m` when `mscale_all_dim` multiplies the scale by `m²`.
     pub mscale: Option<f64>,
+    /// DeepSeek-V2's layout: the interleaved pairs turned in place, not gathered first.
+    pub rope_in_place: bool,
     /// The two RMSNorms' ε.
     pub eps: f64,
 }
