@@ -21,6 +21,9 @@ pub enum Quantity {
     PeDot(usize, usize),
     /// The sum of the row of a cell (its column ignored): 1 for weights, less with sinks.
     RowSum(Cell),
+    /// A number the step computes from the trace besides its steps (the by-hand
+    /// gradient, BLOOM's softmax), with the name a failure message gives it.
+    Computed(&'static str, f64),
 }
 
 impl Quantity {
@@ -32,6 +35,7 @@ impl Quantity {
             Quantity::RowSum(c) => {
                 t.step(c.step).and_then(|s| s.row_sum(c.batch, c.head, c.row)).unwrap_or(f64::NAN)
             }
+            Quantity::Computed(_, v) => v,
         }
     }
 }
@@ -59,6 +63,11 @@ pub enum Claim {
     Rounds(Quantity, &'static str),
     /// It prints above zero.
     Positive(Quantity),
+    /// It prints below zero.
+    Negative(Quantity),
+    /// At least one of the pairs prints as two different numbers ("not token 1's first
+    /// half": two rows that differ somewhere).
+    Differ(Vec<(Quantity, Quantity)>),
 }
 
 /// `a > b` as printed: larger, and not printed the same.
@@ -77,6 +86,10 @@ impl Claim {
             Claim::Falling(qs) => qs.windows(2).all(|w| printed_greater(v(&w[0]), v(&w[1]))),
             Claim::Rounds(a, text) => v(a).is_finite() && num(v(a)) == *text,
             Claim::Positive(a) => printed_greater(v(a), 0.0),
+            Claim::Negative(a) => printed_greater(0.0, v(a)),
+            Claim::Differ(pairs) => {
+                pairs.iter().any(|(a, b)| v(a).is_finite() && v(b).is_finite() && num(v(a)) != num(v(b)))
+            }
         }
     }
 }
@@ -138,10 +151,16 @@ mod tests {
         assert!(Claim::Falling(vec![w(0, 0), w(1, 0), w(0, 1)]).holds(&t));
         assert!(!Claim::Falling(vec![w(0, 0), w(0, 1), w(1, 0)]).holds(&t));
         assert!(Claim::Positive(w(0, 1)).holds(&t));
+        assert!(!Claim::Negative(w(0, 1)).holds(&t));
+        assert!(Claim::Negative(Quantity::Computed("minus", -0.2)).holds(&t));
+        assert!(!Claim::Negative(Quantity::Computed("rounds to zero", -0.001)).holds(&t));
+        assert!(Claim::Differ(vec![(w(1, 0), w(1, 1)), (w(0, 0), w(0, 1))]).holds(&t));
+        assert!(!Claim::Differ(vec![(w(1, 0), w(1, 1))]).holds(&t));
         assert_eq!(compare(&t, w(0, 1), w(0, 0)), Claim::Greater(w(0, 0), w(0, 1)));
         assert_eq!(compare(&t, w(1, 0), w(1, 1)), Claim::Equal(w(1, 0), w(1, 1)));
         // a cell the trace lacks holds nothing
         assert!(!Claim::Equal(w(5, 0), w(5, 0)).holds(&t));
         assert!(!Claim::Positive(w(5, 0)).holds(&t));
+        assert!(!Claim::Differ(vec![(w(5, 0), w(0, 0))]).holds(&t));
     }
 }

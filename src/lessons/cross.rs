@@ -4,7 +4,7 @@
 //! finds the word of the other sentence it translates.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, same_input, shape_of, token, Cell, Lesson, LessonStep};
+use super::{at, base, num, same_input, shape_of, token, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::embedding::EIGHT_FEATURES;
 use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
@@ -67,8 +67,8 @@ fn key_token(t: &Trace, b: usize, j: usize) -> String {
 /// (a function word's), so "sur" (on's translation) and "le" (the's) look the same to
 /// "on". Said only while it holds: the same input vectors and equal weights.
 fn function_words(t: &Trace) -> String {
-    let (sur, le) = (at(t, S::Weights, 0, 0, ON, SUR), at(t, S::Weights, 0, 0, ON, LE));
-    if !(same_input(t, 0, THE, ON) && sur == le) {
+    let sur = at(t, S::Weights, 0, 0, ON, SUR);
+    if !function_words_hold(t) {
         return String::new();
     }
     format!(
@@ -77,6 +77,132 @@ fn function_words(t: &Trace) -> String {
         token(t, 0, ON),
         num(sur)
     )
+}
+
+fn function_words_hold(t: &Trace) -> bool {
+    same_input(t, 0, THE, ON) && at(t, S::Weights, 0, 0, ON, SUR) == at(t, S::Weights, 0, 0, ON, LE)
+}
+
+/// Weight `(b, i, j)` of the one head.
+fn w(b: usize, i: usize, j: usize) -> Quantity {
+    Quantity::Cell(Cell { step: S::Weights, batch: b, head: 0, row: i, col: j })
+}
+
+/// How query `i` of sentence `b` treats key `j` (its translation) among the first `n`
+/// keys: it gives `j` the most (`Largest`), or another key gets more (`Greater`) or as
+/// much (`Equal`): the claim, and the key that gets the most (the first of keys that tie).
+fn finds(t: &Trace, b: usize, i: usize, j: usize, n: usize) -> (Claim, usize) {
+    let others: Vec<usize> = (0..n).filter(|&k| k != j).collect();
+    let top = others.iter().copied().fold(None, |best: Option<usize>, k| match best {
+        Some(b0) if at(t, S::Weights, b, 0, i, b0) >= at(t, S::Weights, b, 0, i, k) => Some(b0),
+        _ => Some(k),
+    });
+    let largest = Claim::Largest(w(b, i, j), others.iter().map(|&k| w(b, i, k)).collect());
+    match top {
+        Some(k) if !largest.holds(t) => (super::compare(t, w(b, i, k), w(b, i, j)), k),
+        _ => (largest, j),
+    }
+}
+
+/// Step 1's sentence on the aligned pairs, and its claims: "cat, sat and mat find their
+/// translations" while each gives its translation the most weight, and for each that does
+/// not, where its weight went instead.
+fn translations(t: &Trace) -> (String, Vec<Claim>) {
+    let n = t.key_tokens(0).len();
+    let mut found = Vec::new();
+    let mut lost = Vec::new();
+    let mut claims = Vec::new();
+    for &(i, j) in &ALIGNED {
+        let (claim, top) = finds(t, 0, i, j, n);
+        let quote = format!(
+            "\"{}\" gives {} to \"{}\"",
+            token(t, 0, i),
+            num(at(t, S::Weights, 0, 0, i, j)),
+            key_token(t, 0, j)
+        );
+        if top == j {
+            found.push((token(t, 0, i), quote));
+        } else {
+            let how = if matches!(claim, Claim::Equal(..)) { "as much" } else { "more" };
+            lost.push(format!(
+                "{quote}, but {how} ({}) to \"{}\"",
+                num(at(t, S::Weights, 0, 0, i, top)),
+                key_token(t, 0, top)
+            ));
+        }
+        claims.push(claim);
+    }
+    if function_words_hold(t) {
+        claims.push(Claim::Equal(w(0, ON, SUR), w(0, ON, LE)));
+    }
+    let names = |v: Vec<String>| match v.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    };
+    let found_text = if found.is_empty() {
+        String::new()
+    } else {
+        let (words, quotes): (Vec<String>, Vec<String>) = found.into_iter().unzip();
+        let verb = if words.len() == 1 { "finds its translation" } else { "find their translations" };
+        format!("{} {verb}: {}", names(words), quotes.join(", "))
+    };
+    let text = match (found_text.is_empty(), lost.is_empty()) {
+        (false, true) => format!("so {found_text}"),
+        (false, false) => {
+            format!("so {found_text}. With these vectors not every word does: {}", lost.join("; "))
+        }
+        _ => format!("but with these vectors no word finds its translation: {}", lost.join("; ")),
+    };
+    (text, claims)
+}
+
+/// "cold" in the second sentence, and its French word "froid".
+const COLD: usize = 1;
+const FROID: usize = 2;
+
+/// Step 4's words and claims: the padded keys get nothing, each row still sums to 1, and
+/// "cold" finds "froid" after the noun (or, with the learner's vectors, where its weight
+/// went instead).
+fn padding_words(t: &Trace) -> (String, Vec<Claim>) {
+    let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
+    let first_row = Cell { step: S::Weights, batch: 1, head: 0, row: 0, col: 0 };
+    let mut claims =
+        vec![Claim::Rounds(w(1, 0, kv_len), "0.00"), Claim::Rounds(Quantity::RowSum(first_row), "1.00")];
+    // "cold" comes before "creek" in English and after it in French
+    let (claim, top) = finds(t, 1, COLD, FROID, kv_len);
+    let cold = match top {
+        j if j == FROID => format!(
+            "Notice \"{}\": its French word \"{}\" ({}) comes after the noun, not before. Attention finds it \
+             wherever it is.",
+            token(t, 1, COLD),
+            key_token(t, 1, FROID),
+            num(at(t, S::Weights, 1, 0, COLD, FROID)),
+        ),
+        k => format!(
+            "Notice \"{}\": its French word \"{}\" comes after the noun, not before. Attention would find it \
+             wherever it is, but with these vectors \"{}\" gives \"{}\" {}, {} \"{}\" ({}).",
+            token(t, 1, COLD),
+            key_token(t, 1, FROID),
+            token(t, 1, COLD),
+            key_token(t, 1, FROID),
+            num(at(t, S::Weights, 1, 0, COLD, FROID)),
+            if matches!(claim, Claim::Equal(..)) { "as much as" } else { "less than" },
+            key_token(t, 1, k),
+            num(at(t, S::Weights, 1, 0, COLD, k)),
+        ),
+    };
+    claims.push(claim);
+    let text = format!(
+        "In a batch, the key sentences are padded to the longest, T_k = {}. The Masterclass chapter masks \
+         the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
+         sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
+         still add up to 1. {cold}",
+        t.sizes.t_k.unwrap_or(t.sizes.t),
+        kv_len,
+        num(at(t, S::Weights, 1, 0, 0, kv_len)),
+    );
+    (text, claims)
 }
 
 /// Three candidate output shapes, from the run's sizes; the first is right.
@@ -115,25 +241,13 @@ pub fn lesson() -> Lesson {
                 one_pair(),
                 S::Weights,
                 |t| {
-                    let quoted: Vec<String> = ALIGNED
-                        .iter()
-                        .map(|&(i, j)| {
-                            format!(
-                                "\"{}\" gives {} to \"{}\"",
-                                token(t, 0, i),
-                                num(at(t, S::Weights, 0, 0, i, j)),
-                                key_token(t, 0, j)
-                            )
-                        })
-                        .collect();
                     format!(
                         "A translation model reads French with its encoder and writes English with its decoder. \
                          Cross-attention takes its queries from the sentence being written and its keys and values \
                          from the other (the baseball-bat tutorial). Each French word's toy vector points the way its \
-                         English translation's does (twice as long), so cat, sat and mat find their translations: \
-                         {}.{} T_q = {} query tokens meet T_k = {} key tokens: the weights are {}, one row per query, \
+                         English translation's does (twice as long), {}.{} T_q = {} query tokens meet T_k = {} key tokens: the weights are {}, one row per query, \
                          one column per key.",
-                        quoted.join(", "),
+                        translations(t).0,
                         function_words(t),
                         t.sizes.t,
                         t.sizes.t_k.unwrap_or(t.sizes.t),
@@ -146,7 +260,8 @@ pub fn lesson() -> Lesson {
                         .iter()
                         .map(|&(row, col)| Cell { step: S::Weights, batch: 0, head: 0, row, col })
                         .collect()
-                }),
+                })
+            .claims(|t| translations(t).1),
             LessonStep::new(
                 "Predict: whose length does the output have?",
                 one_pair(),
@@ -189,25 +304,9 @@ pub fn lesson() -> Lesson {
                 "Padding the keys of a batch",
                 batch,
                 S::Weights,
-                |t| {
-                    let kv_len = t.kv_lengths.as_ref().and_then(|l| l.get(1)).copied().unwrap_or(0);
-                    // "cold" comes before "creek" in English and after it in French
-                    let top = t.top_keys(1, 0, 1).first().copied().unwrap_or(0);
-                    format!(
-                        "In a batch, the key sentences are padded to the longest, T_k = {}. The Masterclass chapter masks \
-                         the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
-                         sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
-                         still add up to 1. Notice \"{}\": its French word \"{}\" ({}) comes after the noun, not \
-                         before. Attention finds it wherever it is.",
-                        t.sizes.t_k.unwrap_or(t.sizes.t),
-                        kv_len,
-                        num(at(t, S::Weights, 1, 0, 0, kv_len)),
-                        token(t, 1, 1),
-                        key_token(t, 1, top),
-                        num(at(t, S::Weights, 1, 0, 1, top)),
-                    )
-                },
+                |t| padding_words(t).0,
             )
+            .claims(|t| padding_words(t).1)
             .batch(1)
             .highlight(|t| {
                     (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))

@@ -3,7 +3,7 @@
 //! key/value cache of a model that generates text.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Lesson, LessonStep};
+use super::{at, base, num, row, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::decode::cache_bytes;
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 
@@ -25,6 +25,22 @@ fn scenario(h_kv: usize) -> Scenario {
 fn per_token(t: &Trace) -> String {
     let (h_kv, d_k) = (t.sizes.kv_heads(), t.sizes.d_k);
     format!("2 · h_kv · d_k = 2 · {h_kv} · {d_k} = {} numbers", 2 * h_kv * d_k)
+}
+
+/// Cell `(i, j)` of `step`, head `head`.
+fn q_at(step: S, head: usize, i: usize, j: usize) -> Quantity {
+    Quantity::Cell(Cell { step, batch: 0, head, row: i, col: j })
+}
+
+/// Step 2's words: query heads 1 and 2 read the same keys ("mat"'s key row is the same).
+fn shared_key_claims(t: &Trace) -> Vec<Claim> {
+    (0..t.sizes.d_k).map(|c| Claim::Equal(q_at(S::KRep, 0, MAT, c), q_at(S::KRep, 1, MAT, c))).collect()
+}
+
+/// Step 3's words: the heads still attend differently, "mat" giving "cat" one weight in
+/// head 1 and another in head 2.
+fn differ_claims(_: &Trace) -> Vec<Claim> {
+    vec![Claim::Differ(vec![(q_at(S::Weights, 0, MAT, 1), q_at(S::Weights, 1, MAT, 1))])]
 }
 
 /// Llama 3 8B: 32 layers, 8 key/value heads (for 32 query heads), d_k = 128, bf16.
@@ -85,7 +101,8 @@ pub fn lesson() -> Lesson {
             .highlight(|t| {
                     [super::row_cells(t, S::KRep, 0, 0, MAT), super::row_cells(t, S::KRep, 0, 1, MAT)]
                         .concat()
-                }),
+                })
+            .claims(shared_key_claims),
             LessonStep::new(
                 "Multi-query attention: one key head for all",
                 scenario(1),
@@ -103,7 +120,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|t| (0..4).flat_map(|h| super::row_cells(t, S::Weights, 0, h, MAT)).collect()),
+            .highlight(|t| (0..4).flat_map(|h| super::row_cells(t, S::Weights, 0, h, MAT)).collect())
+            .claims(differ_claims),
             LessonStep::new(
                 "Predict: the cache of a real model",
                 scenario(2),

@@ -8,7 +8,7 @@
 //! view's check holds equal to the decoded ones.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, row, same_input, token, Extra, Lesson, LessonStep};
+use super::{at, base, row, same_input, token, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 use crate::format::fixed;
 
@@ -44,16 +44,19 @@ fn cached_weights(tr: &Trace, t: usize) -> String {
     format!("[{}]", w.join(", "))
 }
 
-/// Why two cached keys get the same weight at position `t`, when they do because their
-/// words share one input vector ("on" and "the" in the toy lexicon): a clause, or nothing.
-fn twin_keys(tr: &Trace, t: usize) -> String {
+/// The first two cached keys at position `t` whose words share one input vector and get
+/// the same weight ("on" and "the" in the toy lexicon), if any.
+fn twins(tr: &Trace, t: usize) -> Option<(usize, usize)> {
     let keys: Vec<usize> = cached(tr, t).collect();
-    keys.iter()
-        .enumerate()
-        .flat_map(|(n, &i)| keys[n + 1..].iter().map(move |&j| (i, j)))
-        .find(|&(i, j)| {
-            same_input(tr, 0, i, j) && at(tr, S::Weights, 0, 0, t, i) == at(tr, S::Weights, 0, 0, t, j)
-        })
+    keys.iter().enumerate().flat_map(|(n, &i)| keys[n + 1..].iter().map(move |&j| (i, j))).find(|&(i, j)| {
+        same_input(tr, 0, i, j) && at(tr, S::Weights, 0, 0, t, i) == at(tr, S::Weights, 0, 0, t, j)
+    })
+}
+
+/// Why two cached keys get the same weight at position `t`, when they do because their
+/// words share one input vector ([`twins`]): a clause, or nothing.
+fn twin_keys(tr: &Trace, t: usize) -> String {
+    twins(tr, t)
         .map(|(i, j)| {
             format!(
                 " (\"{}\" and \"{}\" get the same weight: the toy lexicon gives both words one vector, so their keys are equal)",
@@ -62,6 +65,20 @@ fn twin_keys(tr: &Trace, t: usize) -> String {
             )
         })
         .unwrap_or_default()
+}
+
+/// Weight `(i, j)` of query head 1.
+fn w(i: usize, j: usize) -> Quantity {
+    Quantity::Cell(Cell { step: S::Weights, batch: 0, head: 0, row: i, col: j })
+}
+
+/// The last step's words: the full run's mask gives the keys that left the window
+/// nothing, and the twin keys it names get the same weight.
+fn window_claims(tr: &Trace) -> Vec<Claim> {
+    let mut out: Vec<Claim> =
+        (0..*cached(tr, MAT).start()).map(|j| Claim::Rounds(w(MAT, j), "0.00")).collect();
+    out.extend(twins(tr, MAT).map(|(i, j)| Claim::Equal(w(MAT, i), w(MAT, j))));
+    out
 }
 
 /// The cache's shape at position `t`, `(B, h_kv, L, d_k)`.
@@ -268,7 +285,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .extra(Extra::Decode { t: MAT }),
+            .extra(Extra::Decode { t: MAT })
+            .claims(window_claims),
         ],
     }
 }

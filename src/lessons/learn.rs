@@ -11,7 +11,7 @@
 use attention_engine::train::by_hand::{one_step, ByHandInput, ByHandStep};
 
 use super::quiz::{Quiz, QuizKind};
-use super::{base, num, token, Aside, Extra, Lesson, LessonStep};
+use super::{base, num, token, Aside, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{StepName as S, Trace};
 
 /// The query row whose output the loss reads: "bat".
@@ -219,24 +219,42 @@ fn loss_words(t: &Trace) -> String {
     )
 }
 
-/// How a gradient's sign reads: "lowers the loss" for a negative one.
-fn more_helps(g: f64) -> &'static str {
+/// A number of the by-hand step, for a claim.
+fn value(name: &'static str, v: f64) -> Quantity {
+    Quantity::Computed(name, v)
+}
+
+/// A gradient's sign as printed: -1, 0 (it prints 0.00) or 1.
+fn sign(g: f64) -> i8 {
     if num(g) == num(0.0) {
-        "leaves the loss as it is"
+        0
     } else if g < 0.0 {
-        "lowers the loss"
+        -1
     } else {
-        "raises the loss"
+        1
     }
 }
 
-fn back_words(t: &Trace) -> String {
-    let Some(s) = step_of(t) else { return NO_STEP.into() };
-    format!(
+/// How a gradient's sign reads ("lowers the loss" for a negative one), and the claim.
+fn more_helps(name: &'static str, g: f64) -> (&'static str, Claim) {
+    match sign(g) {
+        0 => ("leaves the loss as it is", Claim::Rounds(value(name, g), "0.00")),
+        -1 => ("lowers the loss", Claim::Negative(value(name, g))),
+        _ => ("raises the loss", Claim::Positive(value(name, g))),
+    }
+}
+
+/// Step 2's words and claims: the sign of each dL/dp, and whether the two agree.
+fn back(t: &Trace) -> (String, Vec<Claim>) {
+    let Some(s) = step_of(t) else { return (NO_STEP.into(), Vec::new()) };
+    let (h0, c0) = more_helps("dL/dp of key 0", s.d_weights[0]);
+    let (h1, c1) = more_helps("dL/dp of key 1", s.d_weights[1]);
+    let (g0, g1) = (sign(s.d_weights[0]), sign(s.d_weights[1]));
+    let text = format!(
         "Backward, one link at a time. dL/do = softmax(o) − onehot({target}) = {d_o}. Then each weight: taking more \
-         of key j adds its value v_j to the output, so dL/dp_j = dL/do · v_j. For \"{k0}\" that is {g0}: more of it \
-         {h0}. For \"{k1}\" it is {g1}: more of it {h1}. {share}",
-        share = if (s.d_weights[0] < 0.0) == (s.d_weights[1] < 0.0) {
+         of key j adds its value v_j to the output, so dL/dp_j = dL/do · v_j. For \"{k0}\" that is {n0}: more of it \
+         {h0}. For \"{k1}\" it is {n1}: more of it {h1}. {share}",
+        share = if g0 == g1 && g0 != 0 {
             "Both point the same way, yet the two weights share one total of 1: more of one is less of the other. \
              What decides is which key helps more, as the next step shows."
         } else {
@@ -245,27 +263,47 @@ fn back_words(t: &Trace) -> String {
         target = meaning(t, TARGET),
         d_o = vector(&s.d_output),
         k0 = token(t, 0, 0),
-        g0 = num(s.d_weights[0]),
-        h0 = more_helps(s.d_weights[0]),
+        n0 = num(s.d_weights[0]),
         k1 = token(t, 0, 1),
-        g1 = num(s.d_weights[1]),
-        h1 = more_helps(s.d_weights[1]),
-    )
+        n1 = num(s.d_weights[1]),
+    );
+    (text, vec![c0, c1])
 }
 
-fn softmax_words(t: &Trace) -> String {
-    let Some(s) = step_of(t) else { return NO_STEP.into() };
+fn back_words(t: &Trace) -> String {
+    back(t).0
+}
+
+/// Step 3's words and claims: the key whose dL/ds is negative has its score go up, the
+/// other's down (the two add up to 0 with two keys), or neither moves at two decimals.
+fn softmax(t: &Trace) -> (String, Vec<Claim>) {
+    let Some(s) = step_of(t) else { return (NO_STEP.into(), Vec::new()) };
     let up = if s.d_scores[0] < s.d_scores[1] { (0, 1) } else { (1, 0) };
-    format!(
+    let ds = |j: usize| value(if j == 0 { "dL/ds of key 0" } else { "dL/ds of key 1" }, s.d_scores[j]);
+    let (moves, claims) = if sign(s.d_scores[up.0]) == 0 && sign(s.d_scores[up.1]) == 0 {
+        (
+            "neither score moves at two decimals".to_string(),
+            vec![Claim::Rounds(ds(0), "0.00"), Claim::Rounds(ds(1), "0.00")],
+        )
+    } else {
+        (
+            format!("\"{}\"'s score goes up and \"{}\"'s down", token(t, 0, up.0), token(t, 0, up.1)),
+            vec![Claim::Negative(ds(up.0)), Claim::Positive(ds(up.1))],
+        )
+    };
+    let text = format!(
         "The weights must sum to 1, so a score cannot raise one weight without lowering the others. The softmax's \
          Jacobian says how: dL/ds_j = p_j·(dL/dp_j − Σ p·dL/dp), with Σ p·dL/dp = {mean}. That gives {ds}. What \
          counts is how each key compares with the average: gradient descent moves each score against its gradient, \
-         so \"{a}\"'s score goes up and \"{b}\"'s down.",
+         so {moves}.",
         mean = num(s.d_weights_mean),
         ds = vector(&s.d_scores),
-        a = token(t, 0, up.0),
-        b = token(t, 0, up.1),
-    )
+    );
+    (text, claims)
+}
+
+fn softmax_words(t: &Trace) -> String {
+    softmax(t).0
 }
 
 fn w_q_words(t: &Trace) -> String {
@@ -295,21 +333,35 @@ fn x_row(t: &Trace) -> Vec<f64> {
     t.step(x_step(t)).and_then(|s| s.matrix(0, 0)).map(|m| m.row(QUERY).to_vec()).unwrap_or_default()
 }
 
-fn after_words(t: &Trace) -> String {
-    let Some(s) = step_of(t) else { return NO_STEP.into() };
-    let moved = match direction(&s) {
-        1 => "up",
-        0 => "down",
-        _ => "nowhere at two decimals",
+/// Step 5's words and claims: the weight "bat" gives "baseball" and the loss, each
+/// before and after the step, with the words and the claim of the case the numbers are in.
+fn after(t: &Trace) -> (String, Vec<Claim>) {
+    let Some(s) = step_of(t) else { return (NO_STEP.into(), Vec::new()) };
+    let (w0, w1) = (value("weight before", s.before.weights[0]), value("weight after", s.after.weights[0]));
+    let (moved, weight) = match direction(&s) {
+        1 => ("up", Claim::Greater(w1, w0)),
+        0 => ("down", Claim::Greater(w0, w1)),
+        _ => ("nowhere at two decimals", Claim::Equal(w0, w1)),
     };
-    let loss = if num(s.after.loss) == num(s.before.loss) {
-        format!("the loss stays at {}", num(s.after.loss))
+    let (l0, l1) = (value("loss before", s.before.loss), value("loss after", s.after.loss));
+    let (loss, fell) = if num(s.after.loss) == num(s.before.loss) {
+        (format!("the loss stays at {}", num(s.after.loss)), Claim::Equal(l0, l1))
     } else if s.after.loss < s.before.loss {
-        format!("the loss fell from {} to {}", num(s.before.loss), num(s.after.loss))
+        (
+            format!("the loss fell from {} to {}", num(s.before.loss), num(s.after.loss)),
+            Claim::Greater(l0, l1),
+        )
     } else {
-        format!("the loss rose from {} to {}: the step was too long", num(s.before.loss), num(s.after.loss))
+        (
+            format!(
+                "the loss rose from {} to {}: the step was too long",
+                num(s.before.loss),
+                num(s.after.loss)
+            ),
+            Claim::Greater(l1, l0),
+        )
     };
-    format!(
+    let text = format!(
         "Run the forward pass again with the new W_Q. \"{q}\"'s query is now {q_new}, its scores {s_new}, and the \
          weight it gives \"{k}\" went {moved}, from {w0} to {w1}; {loss}. That is one step, with lr = {LR}: every \
          weight moves against its gradient, by the learning rate times it.",
@@ -319,7 +371,12 @@ fn after_words(t: &Trace) -> String {
         k = token(t, 0, 0),
         w0 = num(s.before.weights[0]),
         w1 = num(s.after.weights[0]),
-    )
+    );
+    (text, vec![weight, fell])
+}
+
+fn after_words(t: &Trace) -> String {
+    after(t).0
 }
 
 /// The lesson.
@@ -347,11 +404,15 @@ pub fn lesson() -> Lesson {
                     reveal_extra: None,
                 }),
             LessonStep::new("Backward: dL/do, then dL/dweights", pair.clone(), S::Weights, back_words)
-                .aside(keys_aside),
+                .aside(keys_aside)
+                .claims(|t| back(t).1),
             LessonStep::new("Through the softmax", pair.clone(), S::Weights, softmax_words)
-                .aside(softmax_aside),
+                .aside(softmax_aside)
+                .claims(|t| softmax(t).1),
             LessonStep::new("Back to W_Q", pair.clone(), S::Q, w_q_words).aside(w_q_aside),
-            LessonStep::new("The update", pair.clone(), S::Weights, after_words).aside(after_aside),
+            LessonStep::new("The update", pair.clone(), S::Weights, after_words)
+                .aside(after_aside)
+                .claims(|t| after(t).1),
             LessonStep::new("The step, repeated", pair, S::Weights, |_| {
                 "Training is that step, repeated: every weight of every head at once, averaged over a batch of \
                  sequences. Optimizers such as Adam scale each weight's step by the size of its recent gradients, \

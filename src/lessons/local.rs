@@ -5,7 +5,7 @@
 use ndarray::Array4;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Aside, Lesson, LessonStep};
+use super::{at, base, num, row, Aside, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
 
 const SENTENCE: &str = "one two three four five six seven eight";
@@ -131,6 +131,39 @@ pub fn slopes(v: &[f64]) -> String {
     v.iter().map(|m| one(*m)).collect::<Vec<_>>().join(", ")
 }
 
+/// Cell `(i, j)` of `step`, head `head`.
+fn q_at(step: S, head: usize, i: usize, j: usize) -> Quantity {
+    Quantity::Cell(Cell { step, batch: 0, head, row: i, col: j })
+}
+
+/// Step 1's words: "eight" attends to the last W keys only, every earlier key getting 0.
+fn window_claims(t: &Trace) -> Vec<Claim> {
+    let w = t.mask.config.window.unwrap_or(EIGHT + 1);
+    (0..(EIGHT + 1).saturating_sub(w)).map(|j| Claim::Rounds(q_at(S::Weights, 0, EIGHT, j), "0.00")).collect()
+}
+
+/// Step 4's words: 0 for the query itself, a penalty for earlier keys, a reward for later
+/// ones (before the causal mask), and head 4 pays less for "one" than head 1.
+fn alibi_claims(_: &Trace) -> Vec<Claim> {
+    vec![
+        Claim::Rounds(q_at(S::Alibi, 0, EIGHT, EIGHT), "0.00"),
+        Claim::Negative(q_at(S::Alibi, 0, EIGHT, EIGHT - 1)),
+        Claim::Positive(q_at(S::Alibi, 0, 0, 1)),
+        Claim::Greater(q_at(S::Alibi, 3, EIGHT, 0), q_at(S::Alibi, 0, EIGHT, 0)),
+        Claim::Negative(q_at(S::Alibi, 3, EIGHT, 0)),
+    ]
+}
+
+/// Step 5's words: BLOOM's row's softmax gives the paper's weights.
+fn bloom_claims(t: &Trace) -> Vec<Claim> {
+    let Some((_, bloom)) = bloom_row(t, 0, EIGHT) else { return Vec::new() };
+    bloom
+        .iter()
+        .enumerate()
+        .map(|(j, b)| Claim::Equal(Quantity::Computed("BLOOM's weight", *b), q_at(S::Weights, 0, EIGHT, j)))
+        .collect()
+}
+
 fn list(v: &[f64]) -> String {
     format!("[{}]", v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", "))
 }
@@ -158,7 +191,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, EIGHT)),
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, EIGHT))
+            .claims(window_claims),
             LessonStep::new(
                 "Predict: how many keys does \"six\" see?",
                 scenario(Some(3), false),
@@ -216,7 +250,14 @@ pub fn lesson() -> Lesson {
             .highlight(|t| {
                     [super::row_cells(t, S::Weights, 0, 0, EIGHT), super::row_cells(t, S::Weights, 0, 0, SIX)]
                         .concat()
-                }),
+                })
+            // "six", which "eight" reads, has read "four"
+            .claims(|_| {
+                vec![
+                    Claim::Positive(q_at(S::Weights, 0, EIGHT, SIX)),
+                    Claim::Positive(q_at(S::Weights, 0, SIX, SIX - 2)),
+                ]
+            }),
             LessonStep::new(
                 "ALiBi: a bias by distance, one slope per head",
                 scenario(None, true),
@@ -238,7 +279,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect()),
+            .highlight(|t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect())
+            .claims(alibi_claims),
             LessonStep::new(
                 "BLOOM's m·j gives the same weights",
                 scenario(None, true),
@@ -263,7 +305,8 @@ pub fn lesson() -> Lesson {
                 },
             )
             .aside(bloom_aside)
-            .highlight(|t| super::row_cells(t, S::Biased, 0, 0, EIGHT)),
+            .highlight(|t| super::row_cells(t, S::Biased, 0, 0, EIGHT))
+            .claims(bloom_claims),
         ],
     }
 }

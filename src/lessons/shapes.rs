@@ -1,7 +1,7 @@
 //! Lesson 4, shapes (seeds 000, 002): view, transpose, contiguous.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, path_of, shape_of, token, Extra, Lesson, LessonStep};
+use super::{at, base, num, path_of, shape_of, token, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{ProjectionKind, Projections, StepName as S, Trace};
 
 /// Numbers `from..to` of row `t` of a `(B, T, d_model)` step, sentence 0.
@@ -68,6 +68,41 @@ pub fn split_both_ways(t: &Trace, b: usize) -> Vec<SplitHead> {
             Some(SplitHead { head, right, wrong, moved, source })
         })
         .collect()
+}
+
+/// Column `c` of row `i` of `step` (sentence 0), in head `head` for steps with heads.
+fn q_at(step: S, head: usize, i: usize, c: usize) -> Quantity {
+    Quantity::Cell(super::Cell { step, batch: 0, head, row: i, col: c })
+}
+
+/// Step 2's words: head 2's row for token 1 is exactly columns d_k to 2·d_k − 1 of q.
+fn head_2_claims(t: &Trace) -> Vec<Claim> {
+    let d_k = t.sizes.d_k;
+    (0..d_k).map(|c| Claim::Equal(q_at(S::QHeads, 1, 1, c), q_at(S::Q, 0, 1, d_k + c))).collect()
+}
+
+/// What `view(B, h, T, d_k)` without the transpose puts at head 1, row 1, column `c`.
+fn wrong_at(t: &Trace, c: usize) -> f64 {
+    t.step(S::Q)
+        .and_then(|q| crate::engine::view_without_transpose(q, t.sizes.n_heads).ok())
+        .and_then(|w| w.get([0, 0, 1, c]).copied())
+        .unwrap_or(f64::NAN)
+}
+
+/// Step 3's words: view alone gives "head 1, token 1" token 0's second half, which is not
+/// token 1's first half.
+fn without_transpose_claims(t: &Trace) -> Vec<Claim> {
+    let d_k = t.sizes.d_k;
+    let mut out: Vec<Claim> = (0..d_k)
+        .map(|c| {
+            Claim::Equal(
+                Quantity::Computed("view alone, head 1, token 1", wrong_at(t, c)),
+                q_at(S::Q, 0, 0, d_k + c),
+            )
+        })
+        .collect();
+    out.push(Claim::Differ((0..d_k).map(|c| (q_at(S::Q, 0, 0, d_k + c), q_at(S::Q, 0, 1, c))).collect()));
+    out
 }
 
 /// Three candidate shapes of the weights, from the run's sizes; the first is right.
@@ -140,7 +175,8 @@ pub fn lesson() -> Lesson {
                         2 * d_k - 1,
                     )
                 },
-            ),
+            )
+            .claims(head_2_claims),
             LessonStep::new(
                 "Without the transpose, heads get the wrong numbers",
                 s.clone(),
@@ -169,7 +205,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .extra(Extra::SplitBothWays),
+            .extra(Extra::SplitBothWays)
+            .claims(without_transpose_claims),
             LessonStep::new(
                 "Predict: the shape of the attention weights",
                 s.clone(),
