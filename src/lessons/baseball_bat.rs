@@ -125,7 +125,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims(|t| bat_mix(t).1),
+            .claims_each_case(|t| bat_mix(t).1),
             LessonStep::new(
                 "Scores: QKᵀ / √d_k",
                 pair.clone(),
@@ -199,7 +199,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims(|t| bat_row(t).1)
+            .claims_each_case(|t| bat_row(t).1)
             .highlight(|_| vec![super::cell(S::Weights, 1, 0)]),
             LessonStep::new(
                 "Output: bat is pulled toward baseball",

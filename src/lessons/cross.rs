@@ -261,7 +261,7 @@ pub fn lesson() -> Lesson {
                         .map(|&(row, col)| Cell { step: S::Weights, batch: 0, head: 0, row, col })
                         .collect()
                 })
-            .claims(|t| translations(t).1),
+            .claims_each_case(|t| translations(t).1),
             LessonStep::new(
                 "Predict: whose length does the output have?",
                 one_pair(),
@@ -306,7 +306,7 @@ pub fn lesson() -> Lesson {
                 S::Weights,
                 |t| padding_words(t).0,
             )
-            .claims(|t| padding_words(t).1)
+            .claims_each_case(|t| padding_words(t).1)
             .batch(1)
             .highlight(|t| {
                     (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))
@@ -343,5 +343,41 @@ mod tests {
         // "cold" finds "froid", the last of its three real keys; the <pad> keys get nothing
         assert_eq!(batch.top_keys(1, 0, 1), [2]);
         assert_eq!(at(&batch, S::Weights, 1, 0, 1, 3), 0.0);
+    }
+}
+
+#[cfg(test)]
+mod edited {
+    use super::*;
+    use crate::engine::run;
+    use std::collections::BTreeMap;
+
+    /// The words of step `i` for the lesson's vectors with `edits`, after checking that
+    /// their claims hold (the words were written for the case the numbers are in).
+    fn say(i: usize, edits: &[(&str, Vec<f64>)]) -> String {
+        let step = &lesson().steps[i];
+        let edits: BTreeMap<String, Vec<f64>> =
+            edits.iter().map(|(w, v)| (w.to_string(), v.clone())).collect();
+        let edited =
+            LessonStep { scenario: crate::lessons::carry_edits(&step.scenario, &edits), ..step.clone() };
+        let t = run(&edited.scenario).unwrap();
+        assert!(edited.claims_hold(&t), "step {}: {:?}", i + 1, (edited.claims)(&t));
+        edited.words(&t)
+    }
+
+    #[test]
+    fn a_word_that_no_longer_finds_its_translation_is_named() {
+        let own = say(0, &[]);
+        assert!(own.contains("so cat, sat and mat find their translations: \"cat\" gives"), "{own}");
+        // "chat" pointed elsewhere: "cat" no longer finds it, and the words say where it went
+        let words = say(0, &[("chat", vec![0.0, 0.5, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0])]);
+        assert!(words.contains("so sat and mat find their translations"), "{words}");
+        assert!(words.contains("With these vectors not every word does: \"cat\" gives"), "{words}");
+        assert!(words.contains("but more ("), "{words}");
+        // "froid" pointed away from "cold": the batch step says so instead of "finds it"
+        let words = say(3, &[("froid", vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -2.0])]);
+        assert!(words.contains("but with these vectors \"cold\" gives \"froid\""), "{words}");
+        assert!(!words.contains("Attention finds it wherever it is"), "{words}");
+        assert!(say(3, &[]).contains("Attention finds it wherever it is"));
     }
 }

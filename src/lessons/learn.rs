@@ -405,14 +405,14 @@ pub fn lesson() -> Lesson {
                 }),
             LessonStep::new("Backward: dL/do, then dL/dweights", pair.clone(), S::Weights, back_words)
                 .aside(keys_aside)
-                .claims(|t| back(t).1),
+                .claims_each_case(|t| back(t).1),
             LessonStep::new("Through the softmax", pair.clone(), S::Weights, softmax_words)
                 .aside(softmax_aside)
-                .claims(|t| softmax(t).1),
+                .claims_each_case(|t| softmax(t).1),
             LessonStep::new("Back to W_Q", pair.clone(), S::Q, w_q_words).aside(w_q_aside),
             LessonStep::new("The update", pair.clone(), S::Weights, after_words)
                 .aside(after_aside)
-                .claims(|t| after(t).1),
+                .claims_each_case(|t| after(t).1),
             LessonStep::new("The step, repeated", pair, S::Weights, |_| {
                 "Training is that step, repeated: every weight of every head at once, averaged over a batch of \
                  sequences. Optimizers such as Adam scale each weight's step by the size of its recent gradients, \

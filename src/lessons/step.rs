@@ -36,6 +36,10 @@ pub struct LessonStep {
     /// The relations the words state for the live trace ("equal", "larger"…), which the
     /// tests evaluate under edits; [`no_claims`] for most steps.
     pub claims: fn(&Trace) -> Vec<Claim>,
+    /// The words are written for each case the numbers can be in (equal or larger, up or
+    /// down, found or not), so their claims hold for any vectors and the step never needs
+    /// [`STORY_CHANGED`]; the tests hold it under edits.
+    pub each_case: bool,
 }
 
 impl LessonStep {
@@ -59,6 +63,7 @@ impl LessonStep {
             highlight: no_highlight,
             aside: no_aside,
             claims: no_claims,
+            each_case: false,
         }
     }
 
@@ -82,6 +87,12 @@ impl LessonStep {
     /// States `claims` (computed for the live trace) as the words' relations.
     pub fn claims(self, claims: fn(&Trace) -> Vec<Claim>) -> Self {
         Self { claims, ..self }
+    }
+
+    /// States `claims`, from words written for each case the numbers can be in: they hold
+    /// for any vectors ([`LessonStep::each_case`]).
+    pub fn claims_each_case(self, claims: fn(&Trace) -> Vec<Claim>) -> Self {
+        Self { claims, each_case: true, ..self }
     }
 
     /// Shows sentence `batch` of the batch.
