@@ -251,7 +251,13 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|t| super::row_cells(t, S::Concat, 0, 0, JUMP)),
+            .highlight(|t| super::row_cells(t, S::Concat, 0, 0, JUMP))
+            // "each nearly whole": read as above 0.9 of the one the key's own feature holds
+            .claims(|_| {
+                let c = |col| Quantity::Cell(Cell { step: S::Concat, batch: 0, head: 0, row: JUMP, col });
+                let most = Quantity::Computed("nine tenths", 0.9);
+                vec![Claim::Greater(c(ANIMAL), most), Claim::Greater(c(REFERS), most)]
+            }),
         ],
     }
 }

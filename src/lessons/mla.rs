@@ -214,9 +214,16 @@ pub fn lesson() -> Lesson {
             .aside(keys_aside)
             .claims(|t| {
                 let m = sizes(t);
-                (m.qk_nope_head_dim..m.d_k())
-                    .map(|c| Claim::Equal(at_head(S::KCat, 0, CAT, c), at_head(S::KCat, 1, CAT, c)))
-                    .collect()
+                let pair = |c| (at_head(S::KCat, 0, CAT, c), at_head(S::KCat, 1, CAT, c));
+                let mut out: Vec<Claim> = (m.qk_nope_head_dim..m.d_k())
+                    .map(|c| {
+                        let (a, b) = pair(c);
+                        Claim::Equal(a, b)
+                    })
+                    .collect();
+                // "the first d_nope numbers differ"
+                out.push(Claim::Differ((0..m.qk_nope_head_dim).map(pair).collect()));
+                out
             }),
             LessonStep::new("Why the RoPE key is its own", scenario(), S::KRot, |t| {
                 format!(

@@ -164,7 +164,8 @@ pub fn lesson() -> Lesson {
             .aside(sums_aside)
             .claims(|_| {
                 let sum = |i| Quantity::RowSum(cell(S::Weights, i, 0));
-                vec![Claim::Greater(sum(CAT), sum(ON))]
+                // the row of "on" sums to less than 1: some of it went to no token
+                vec![Claim::Greater(sum(CAT), sum(ON)), Claim::Greater(Quantity::Computed("one", 1.0), sum(ON))]
             }),
             LessonStep::new(
                 "Predict: a larger sink logit",
