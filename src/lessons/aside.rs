@@ -21,6 +21,23 @@ pub struct Aside {
     pub rows: Vec<(String, Vec<String>)>,
 }
 
+impl Aside {
+    /// The table while the learner guesses a cell's value: every number of its caption and
+    /// cells hidden ([`super::hide_numbers`]), the titles kept.
+    pub fn hidden(self) -> Self {
+        let hide = |s: String| super::hide_numbers(&s);
+        Self {
+            caption: hide(self.caption),
+            head: self.head,
+            rows: self
+                .rows
+                .into_iter()
+                .map(|(title, cells)| (title, cells.into_iter().map(hide).collect()))
+                .collect(),
+        }
+    }
+}
+
 /// A step without an [`Aside`].
 pub fn no_aside(_: &Trace) -> Option<Aside> {
     None

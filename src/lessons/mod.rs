@@ -54,9 +54,11 @@ pub use aside::{matrix_aside, no_aside, row_aside, Aside, MakeAside};
 pub use claims::{compare, Claim, Quantity};
 pub use edits::{carry_edits, edited_vectors};
 pub use extra::Extra;
-pub use numbers::{picture_numbers, position_similarity, quoted_numbers, tile_index};
+pub use numbers::{
+    hide_numbers, picture_numbers, position_similarity, quoted_numbers, tile_index, HIDDEN_NUMBER,
+};
 pub use quiz::{Quiz, QuizKind, Verdict};
-pub use step::{cell, meta_line, no_highlight, row_cells, Cell, Lesson, LessonStep};
+pub use step::{cell, meta_line, no_highlight, row_cells, Cell, Lesson, LessonStep, WHILE_GUESSING};
 
 /// Two decimals, as the seeds print them: the one formatter's [`crate::format::short`].
 pub use crate::format::short as num;
@@ -479,6 +481,51 @@ pub(crate) mod tests {
         );
         assert_eq!(quoted_numbers("h1·0 (1.00 → 1.50)"), ["1.00", "1.50"]);
         assert_eq!(quoted_numbers("checked with torch 2.15, then 0.50"), ["0.50"]);
+    }
+
+    #[test]
+    fn hide_numbers_hides_every_number_quoted_numbers_reads() {
+        assert_eq!(
+            hide_numbers("QKᵀ = [1.00, -0.50] and √3 = 1.73, −0.25; step 4, d_k = 2, torch 2.15"),
+            "QKᵀ = […, …] and √3 = …, …; step 4, d_k = 2, torch 2.15"
+        );
+        assert_eq!(hide_numbers("no numbers"), "no numbers");
+    }
+
+    /// While the learner guesses a cell's value, no step's words, aside or question quote a
+    /// number: the words as shown quote the picture's numbers (the asked one among them, in
+    /// many steps), so all of them are hidden, and the words say why.
+    #[test]
+    fn while_guessing_the_words_name_no_number() {
+        let mut giving_away = 0;
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let t = run(&step.scenario).unwrap();
+                let at = format!("{} step {}", lesson.id, i + 1);
+                let shown = picture_numbers(step, step.focus, &t);
+                // without the guard: the words name a number the focus step's cards show
+                if quoted_numbers(&step.words(&t)).iter().any(|n| shown.contains(n)) {
+                    giving_away += 1;
+                }
+                let words = step.words_guessing(&t);
+                assert!(words.starts_with(WHILE_GUESSING), "{at}: {words}");
+                assert_eq!(quoted_numbers(&words), Vec::<String>::new(), "{at}: {words}");
+                if let Some(aside) = (step.aside)(&t) {
+                    let hidden = aside.hidden();
+                    assert!(quoted_numbers(&hidden.caption).is_empty(), "{at}: {}", hidden.caption);
+                    for (title, cells) in &hidden.rows {
+                        for c in cells {
+                            assert!(quoted_numbers(c).is_empty(), "{at}, {title}: {c}");
+                        }
+                    }
+                }
+                if let Some(quiz) = step.quiz {
+                    let question = hide_numbers(&(quiz.question)(&t));
+                    assert!(quoted_numbers(&question).is_empty(), "{at}: {question}");
+                }
+            }
+        }
+        assert!(giving_away > 20, "{giving_away}");
     }
 
     /// Scenarios a learner can import while a lesson is open: every lesson's words must

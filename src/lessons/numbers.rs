@@ -103,9 +103,35 @@ pub fn picture_numbers(
 }
 
 /// The numbers a lesson's text quotes: every decimal written as [`num`] writes it
-/// (`0.50`, `-1.23`, `1e9`…), in order. Whole numbers (`d_k = 4`, "step 3") are sizes and
+/// (`0.50`, `-1.23`, `0.3411`…), in order. Whole numbers (`d_k = 4`, "step 3") are sizes and
 /// counts, not cells.
 pub fn quoted_numbers(text: &str) -> Vec<String> {
+    number_spans(text).into_iter().map(|(_, _, n)| n).collect()
+}
+
+/// What [`hide_numbers`] writes in place of a number.
+pub const HIDDEN_NUMBER: &str = "…";
+
+/// `text` with every number [`quoted_numbers`] reads (and its sign) replaced by
+/// [`HIDDEN_NUMBER`]: the lesson's words while the learner guesses a cell's value, which
+/// they would otherwise give away (the asked weight, or the rest of its row, which sums
+/// to 1 with it).
+pub fn hide_numbers(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end, _) in number_spans(text) {
+        out.extend(&chars[at..start]);
+        out.push_str(HIDDEN_NUMBER);
+        at = end;
+    }
+    out.extend(&chars[at..]);
+    out
+}
+
+/// Every decimal number of `text`: `(first char, char after it, the number as "-1.23")`,
+/// the first char being the sign's when there is one.
+fn number_spans(text: &str) -> Vec<(usize, usize, String)> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -131,7 +157,8 @@ pub fn quoted_numbers(text: &str) -> Vec<String> {
                 j += 1;
             }
             let digits: String = chars[i..j].iter().collect();
-            out.push(if neg { format!("-{digits}") } else { digits });
+            let start = if neg { i - 1 } else { i };
+            out.push((start, j, if neg { format!("-{digits}") } else { digits }));
         }
         i = j.max(i + 1);
     }

@@ -7,6 +7,7 @@ use super::aside::{no_aside, MakeAside};
 pub use super::cell::{cell, row_cells, Cell};
 use super::claims::{no_claims, Claim, STORY_CHANGED};
 use super::extra::Extra;
+use super::numbers::hide_numbers;
 use super::quiz::Quiz;
 
 /// One step of a lesson.
@@ -79,6 +80,14 @@ impl LessonStep {
         }
     }
 
+    /// The step's words while the learner guesses a cell's value ("Guess first" in the
+    /// explanation panel): [`LessonStep::words`] with every number hidden, after a
+    /// sentence that says why. The words quote the picture's numbers, so they could name
+    /// the asked value, or the rest of its row, which sums to 1 with it.
+    pub fn words_guessing(&self, t: &Trace) -> String {
+        format!("{WHILE_GUESSING} {}", hide_numbers(&self.words(t)))
+    }
+
     /// Whether every relation the words state holds for `t`.
     pub fn claims_hold(&self, t: &Trace) -> bool {
         (self.claims)(t).iter().all(|c| c.holds(t))
@@ -120,6 +129,10 @@ impl LessonStep {
         Self { highlight, ..self }
     }
 }
+
+/// What the words say first while the learner guesses a cell's value.
+pub const WHILE_GUESSING: &str =
+    "(The numbers in these words are hidden while you guess; Reveal brings them back.)";
 
 /// A step that points at nothing in particular.
 pub fn no_highlight(_: &Trace) -> Vec<Cell> {

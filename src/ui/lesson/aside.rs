@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::engine::Trace;
 use crate::lessons::{Aside, MakeAside};
+use crate::ui::explain::explained::Explained;
 
 use crate::ui::widgets::scroll_region::scroll_region;
 
@@ -21,9 +22,13 @@ pub fn LessonAside(
     #[prop(into)]
     aside: Signal<Option<MakeAside>>,
 ) -> impl IntoView {
+    let explained = use_context::<Explained>();
     move || {
         let make = aside.get()?;
-        let Aside { caption, head, rows } = trace.with(|t| t.as_ref().and_then(|t| make(t)))?;
+        let aside = trace.with(|t| t.as_ref().and_then(|t| make(t)))?;
+        // while the learner guesses a cell's value, the table must not name it
+        let guessing = explained.is_some_and(|e| e.guessed().is_some());
+        let Aside { caption, head, rows } = if guessing { aside.hidden() } else { aside };
         let head = head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view();
         let rows = rows
             .into_iter()

@@ -14,6 +14,7 @@ use crate::lessons::glossary::{first_used_in, Term};
 use crate::lessons::{meta_line, Lesson};
 
 use crate::lessons::check::check_yourself;
+use crate::ui::explain::explained::Explained;
 use crate::ui::lesson::check_yourself::CheckYourself;
 use crate::ui::lesson::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
 use crate::ui::lesson::quiz::QuizView;
@@ -73,10 +74,14 @@ pub fn LessonPanel(
         open_term.set(None);
         revealed.set(None);
     });
+    // while the learner guesses a cell's value, the words must not name it
+    let explained = use_context::<Explained>();
     let text = move || {
         let step = current()?;
         let (l, s) = position.get();
-        let words = trace.with(|t| t.as_ref().map(|t| step.words(t)))?;
+        let guessing = explained.is_some_and(|e| e.guessed().is_some());
+        let words = trace
+            .with(|t| t.as_ref().map(|t| if guessing { step.words_guessing(t) } else { step.words(t) }))?;
         Some(view! { <LessonWords text=words terms=terms_here(l, s) open=open_term /> })
     };
     // (the names, so that the tools, built a task later, can build the menu's options)

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::engine::Trace;
 use crate::format::read_typed_number;
 use crate::lessons::{Quiz, QuizKind};
+use crate::ui::explain::explained::Explained;
 use crate::ui::widgets::choices::ChoiceButtons;
 
 /// What the learner answered.
@@ -46,7 +47,12 @@ pub fn QuizView(
         answer.set(None);
         unreadable.set(false);
     });
-    let question = move || trace.get().map(|t| (quiz.question)(&t)).unwrap_or_default();
+    // while the learner guesses a cell's value in the explanation panel, the question and
+    // its verdict must not name it
+    let explained = use_context::<Explained>();
+    let guessing = move || explained.is_some_and(|e| e.guessed().is_some());
+    let hidden = move |text: String| if guessing() { crate::lessons::hide_numbers(&text) } else { text };
+    let question = move || hidden(trace.get().map(|t| (quiz.question)(&t)).unwrap_or_default());
     let verdict = move || {
         let t = trace.get()?;
         match answer.get()? {
@@ -128,7 +134,7 @@ pub fn QuizView(
                 aria-live="polite"
                 hidden=move || answer.get().is_none()
             >
-                {move || verdict().map(|v| v.text).unwrap_or_default()}
+                {move || hidden(verdict().map(|v| v.text).unwrap_or_default())}
             </p>
         </div>
     }
