@@ -293,4 +293,26 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'explain: in a lesson, while guessing, the words, aside and question name no number (the asked value among them); Reveal brings them back',
+    run: async (t) => {
+      // baseball-bat step 4: its words quote "bat"'s weights, [0.50, 0.50]
+      const page = await t.open('lesson=baseball-bat&ls=3', '[data-testid="lesson-text"]');
+      await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
+      await page.click(cell('weights', 1, 0));
+      await waitTitle(page, 'weights[0,0,1,0]');
+      const value = Number(await page.getAttribute(cell('weights', 1, 0), 'data-value'));
+      const words = () => page.textContent('[data-testid="lesson-text"]');
+      t.assert.ok((await words()).includes(value.toFixed(2)), 'the words name the value before');
+      await page.check('[data-testid="explain-guess-toggle"]');
+      await page.waitForSelector('[data-testid="guess-cover"]');
+      await page.waitForFunction(() => /hidden while you guess/.test(document.querySelector('[data-testid="lesson-text"]').textContent));
+      const lesson = await page.$eval('[data-testid="lesson"]', (el) => el.querySelector('.al-stage-words').innerText);
+      t.assert.doesNotMatch(lesson, /\d\.\d/, 'no decimal in the words, the aside or the question');
+      await page.click('[data-testid="explain-reveal"]');
+      await page.waitForSelector('[data-testid="guess-cover"]', { state: 'detached' });
+      t.assert.ok((await words()).includes(value.toFixed(2)), 'after Reveal the words name it again');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];
