@@ -4,7 +4,11 @@
 //! At position `t` the new token's query, key and value are projected (one row each),
 //! turned by RoPE at the absolute position `t`, and the key and value are appended to the
 //! cache. Under a sliding window of `W` the cache is a rolling buffer, as Mistral keeps
-//! it: once it holds `W` rows, the oldest leaves when a new one comes in. The one query
+//! it: once it holds `W` rows, the oldest leaves when a new one comes in. With kept first
+//! keys (`keep_first = n`, StreamingLLM's attention sinks) the first `n` rows never leave:
+//! the cache holds them beside the `W` most recent rows, and the oldest row of the window
+//! is the one that leaves. Every row keeps its own absolute position (StreamingLLM instead
+//! numbers positions inside the cache). The one query
 //! row is scored against every cached key (each key/value head serving its group of query
 //! heads), ALiBi's bias and the mask are applied at the keys' absolute positions, and the
 //! softmax, the weighted sum of the cached values, the merge and `W_O` give the output row.
@@ -48,6 +52,9 @@ pub struct DecodeStep {
     pub cache_positions: Vec<usize>,
     /// The position that left the rolling buffer at this step, if one did.
     pub evicted: Option<usize>,
+    /// How many of the oldest cache rows are kept first keys (`mask.keep_first`), which no
+    /// window evicts: rows `0..kept` of the cache (0 in cross-attention's fixed cache).
+    pub kept: usize,
     /// The one query row's scores, `(B, h, 1, L)`: `q·k / √d_k` plus ALiBi's bias, blocked
     /// keys replaced by the fill.
     pub scores: Array4<f64>,
@@ -77,6 +84,7 @@ struct PositionJson {
     cache_positions: Vec<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     evicted: Option<usize>,
+    kept: usize,
     scores: TensorJson,
     weights: TensorJson,
     context: TensorJson,
@@ -85,7 +93,7 @@ struct PositionJson {
 
 impl Decoded {
     /// `{"positions": [{"t", "k_cache_shape", "v_cache_shape", "cache_positions",
-    /// "evicted", "scores", "weights" (B, h, 1, L), "context", "output" (B, 1, d_model)}]}`,
+    /// "evicted", "kept" (the first rows that are kept first keys), "scores", "weights" (B, h, 1, L), "context", "output" (B, 1, d_model)}]}`,
     /// the tensors as `{"shape", "data"}` with non-finite numbers as strings.
     pub fn to_json(&self) -> String {
         #[derive(Serialize)]
@@ -102,6 +110,7 @@ impl Decoded {
                 v_cache_shape: p.v_cache.shape().to_vec(),
                 cache_positions: p.cache_positions.clone(),
                 evicted: p.evicted,
+                kept: p.kept,
                 scores: p.scores.clone().into(),
                 weights: p.weights.clone().into(),
                 context: p.context.clone().into(),
@@ -183,12 +192,15 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
                     EngineError::Reshape { op: "cat", from: v_cache.shape().to_vec(), to: vec![] }
                 })?;
                 cache_positions.push(t);
-                if let Some(w) = inp.mask.window {
-                    if cache_positions.len() > w {
-                        evicted = Some(cache_positions.remove(0));
-                        k_cache = k_cache.slice(s![.., .., 1.., ..]).to_owned();
-                        v_cache = v_cache.slice(s![.., .., 1.., ..]).to_owned();
-                    }
+                // the row that left the window, unless it is a kept first key
+                let leaving = inp.mask.window.and_then(|_| {
+                    cache_positions.iter().position(|&p| mask::outside_window(&inp.mask, t, p))
+                });
+                if let Some(row) = leaving {
+                    evicted = Some(cache_positions.remove(row));
+                    let rest: Vec<usize> = (0..=cache_positions.len()).filter(|&l| l != row).collect();
+                    k_cache = k_cache.select(Axis(2), &rest);
+                    v_cache = v_cache.select(Axis(2), &rest);
                 }
             }
         }
@@ -228,6 +240,12 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
             v_new,
             k_cache: k_cache.clone(),
             v_cache: v_cache.clone(),
+            // a fixed cross-attention cache keeps every row: none is a kept first key
+            kept: if inp.cross {
+                0
+            } else {
+                cache_positions.iter().filter(|&&p| mask::is_kept_first(&inp.mask, p)).count()
+            },
             cache_positions: cache_positions.clone(),
             evicted,
             scores,

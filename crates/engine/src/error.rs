@@ -29,10 +29,11 @@ pub enum EngineError {
         keys: usize,
     },
 
-    /// `d_model`, `n_heads`, `n_kv_heads`, the mask's `window` or a tile's `block` is zero.
+    /// `d_model`, `n_heads`, `n_kv_heads`, the mask's `window` or `keep_first`, or a tile's
+    /// `block` is zero.
     #[error("{what} must be at least 1, got 0")]
     ZeroSize {
-        /// `"d_model"`, `"n_heads"`, `"n_kv_heads"`, `"window"` or `"block"`.
+        /// `"d_model"`, `"n_heads"`, `"n_kv_heads"`, `"window"`, `"keep_first"` or `"block"`.
         what: &'static str,
         /// The control it is about.
         field: Field,
@@ -138,6 +139,17 @@ pub enum EngineError {
         len: usize,
         /// The number of query heads.
         n_heads: usize,
+    },
+
+    /// Kept first keys (StreamingLLM) are kept beside a sliding window; without one every
+    /// key is visible already.
+    #[error(
+        "keep_first = {keep_first} keeps the first keys beside a sliding window, but there is no window: \
+         set window (StreamingLLM keeps a few first tokens beside a window of recent ones), or clear keep_first"
+    )]
+    KeepFirstWithoutWindow {
+        /// The number of kept first keys asked for.
+        keep_first: usize,
     },
 
     /// Decoding self-attention needs a causal mask.
@@ -258,6 +270,8 @@ pub enum Field {
     Rope,
     /// The mask's sliding window.
     Window,
+    /// The mask's kept first keys beside the window (StreamingLLM).
+    KeepFirst,
     /// The causal mask switch (decoding needs it).
     Causal,
     /// A tile's block size (the online softmax).
@@ -278,7 +292,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 17] = [
+    pub const ALL: [Field; 18] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
@@ -292,6 +306,7 @@ impl Field {
         Self::Rope,
         Self::Causal,
         Self::Window,
+        Self::KeepFirst,
         Self::Block,
         Self::Embeddings,
         Self::Projections,
@@ -304,7 +319,7 @@ impl Field {
     }
 
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
-    /// `"n_kv_heads"`, `"d_head"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"sinks"`, `"rope"`, `"causal"`, `"window"`, `"block"`,
+    /// `"n_kv_heads"`, `"d_head"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"sinks"`, `"rope"`, `"causal"`, `"window"`, `"keep_first"`, `"block"`,
     /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -317,6 +332,7 @@ impl Field {
             Self::NKvHeads => "n_kv_heads",
             Self::Rope => "rope",
             Self::Window => "window",
+            Self::KeepFirst => "keep_first",
             Self::Causal => "causal",
             Self::Block => "block",
             Self::Scale => "scale",
@@ -350,6 +366,7 @@ impl EngineError {
             | Self::RopeFraction { .. }
             | Self::RopeScaling { .. } => Field::Rope,
             Self::DecodeNeedsCausal => Field::Causal,
+            Self::KeepFirstWithoutWindow { .. } => Field::KeepFirst,
             Self::EmbeddingLength { .. } => Field::Embeddings,
             // a bad number is in an embedding (`embedding of "bat"[1]`) or a weight (`w_q[0][1]`)
             Self::ZeroSize { field, .. }
@@ -451,7 +468,11 @@ mod tests {
             (EngineError::Reshape { op: "view", from: vec![6], to: vec![4] }, Field::NHeads),
             (EngineError::Json { message: "EOF".into() }, Field::Scenario),
             (EngineError::SinksLength { len: 3, n_heads: 2 }, Field::Sinks),
+            (EngineError::KeepFirstWithoutWindow { keep_first: 2 }, Field::KeepFirst),
         ];
+        let mut s = crate::scenario::Scenario::identity(&["the cat sat"], 4, 2);
+        s.mask.keep_first = Some(2);
+        assert_eq!(crate::run(&s).unwrap_err(), EngineError::KeepFirstWithoutWindow { keep_first: 2 });
         for (error, field) in cases {
             assert_eq!(error.field(), field, "{error}");
         }
@@ -462,7 +483,7 @@ mod tests {
             crate::run(&s).unwrap_err()
         };
         type Edit<'a> = &'a dyn Fn(&mut crate::scenario::Scenario);
-        let made: [(Edit, Field); 18] = [
+        let made: [(Edit, Field); 19] = [
             (&|s| s.d_head = Some(0), Field::DHead),
             (&|s| s.d_head = Some(limits::MAX_D_MODEL), Field::DHead),
             (&|s| s.sinks = Some(vec![0.5, f64::INFINITY]), Field::Sinks),
@@ -483,6 +504,13 @@ mod tests {
                     s.mask.window = Some(0);
                 },
                 Field::Window,
+            ),
+            (
+                &|s| {
+                    s.mask.window = Some(2);
+                    s.mask.keep_first = Some(0);
+                },
+                Field::KeepFirst,
             ),
             (
                 &|s| {

@@ -53,8 +53,22 @@ pub fn blocked(config: &MaskConfig, len_q: usize, len_k: usize, i: usize, j: usi
 
 /// True when key `j` is outside query `i`'s sliding window (false without a window): a
 /// window of W keys is `i − W < j ≤ i` with causal (Mistral's), `|i − j| < W` without.
+/// A kept first key (`j < keep_first`, StreamingLLM's) is never outside it.
 pub fn outside_window(config: &MaskConfig, i: usize, j: usize) -> bool {
     config.window.is_some_and(|w| if config.causal { j.saturating_add(w) <= i } else { i.abs_diff(j) >= w })
+        && !is_kept_first(config, j)
+}
+
+/// Is key `j` one of the first `keep_first` keys that a window never evicts
+/// (StreamingLLM's attention sinks)? False without `keep_first`.
+pub fn is_kept_first(config: &MaskConfig, j: usize) -> bool {
+    config.keep_first.is_some_and(|k| j < k)
+}
+
+/// Is key `j` one the window alone would block from query `i`, but the kept first keys let
+/// it see? These are the cells where StreamingLLM differs from a plain window.
+pub fn kept_beyond_window(config: &MaskConfig, i: usize, j: usize) -> bool {
+    is_kept_first(config, j) && outside_window(&MaskConfig { keep_first: None, ..*config }, i, j)
 }
 
 /// Where a causal mask puts its diagonal when there are fewer queries than keys.
@@ -100,7 +114,34 @@ mod tests {
     use crate::scenario::Fill;
 
     fn cfg(causal: bool, padding: Padding) -> MaskConfig {
-        MaskConfig { causal, padding, fill: Fill::NegInf, window: None }
+        MaskConfig { causal, padding, fill: Fill::NegInf, window: None, keep_first: None }
+    }
+
+    /// StreamingLLM with W = 2 and 2 kept first keys, T = 6, written out by hand: query i
+    /// sees keys 0 and 1 (kept) and i − 1, i (the window), never a later key. Without
+    /// causal the kept keys are seen by every query and the window is |i − j| < 2.
+    #[test]
+    fn kept_first_keys_beside_the_window() {
+        let seen = |m: &Array3<bool>, i: usize| (0..6).filter(|&j| !m[(0, i, j)]).collect::<Vec<_>>();
+        let streaming = MaskConfig { window: Some(2), keep_first: Some(2), ..cfg(true, Padding::None) };
+        let m = build(&[6], 6, &streaming);
+        let rows: Vec<Vec<usize>> = (0..6).map(|i| seen(&m, i)).collect();
+        let want: Vec<Vec<usize>> =
+            vec![vec![0], vec![0, 1], vec![0, 1, 2], vec![0, 1, 2, 3], vec![0, 1, 3, 4], vec![0, 1, 4, 5]];
+        assert_eq!(rows, want);
+        // the cells the window alone blocks and the kept keys open: (2, 0), (3, 0), (4, 0), (4, 1), (5, 0), (5, 1)
+        let opened: Vec<(usize, usize)> = (0..6)
+            .flat_map(|i| (0..6).map(move |j| (i, j)))
+            .filter(|&(i, j)| kept_beyond_window(&streaming, i, j))
+            .collect();
+        assert_eq!(opened, vec![(2, 0), (3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1)]);
+        let both = build(&[6], 6, &MaskConfig { causal: false, ..streaming });
+        assert_eq!(seen(&both, 0), vec![0, 1]);
+        assert_eq!(seen(&both, 5), vec![0, 1, 4, 5]);
+        assert_eq!(seen(&both, 2), vec![0, 1, 2, 3]);
+        // padding still blocks a kept key that is <pad>, and a <pad> query's whole row
+        let padded = build(&[1], 6, &MaskConfig { padding: Padding::KeysAndQueries, ..streaming });
+        assert_eq!((seen(&padded, 0), seen(&padded, 4)), (vec![0], vec![]));
     }
 
     /// Mistral's sliding window, W = 3, T = 5: each query sees itself and the 2 keys

@@ -227,6 +227,14 @@ pub struct MaskConfig {
     /// window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<usize>,
+    /// StreamingLLM's kept first keys (Xiao et al. 2023, "Efficient Streaming Language
+    /// Models with Attention Sinks"): with a window, keys `j < keep_first` stay visible to
+    /// every query the causal rule allows, beside the window's recent ones, and stay in the
+    /// decode cache. Needs a window ([`crate::EngineError::KeepFirstWithoutWindow`]).
+    /// Positions are not renumbered: each key keeps its own position for RoPE and ALiBi
+    /// (StreamingLLM numbers positions inside the cache instead). Absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_first: Option<usize>,
 }
 
 /// How `<pad>` tokens are blocked.

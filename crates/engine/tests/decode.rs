@@ -41,8 +41,16 @@ proptest! {
         prop_assert_eq!(decoded.positions.len(), z.t);
         for p in &decoded.positions {
             let t = p.t;
-            // the cache: t + 1 rows (at most W under a window), or the fixed T_k in cross-attention
-            let l = if full.is_cross() { z.t_k.unwrap_or(z.t) } else { s.mask.window.map_or(t + 1, |w| (t + 1).min(w)) };
+            // the cache: t + 1 rows (at most W under a window, plus the kept first keys beside
+            // it), or the fixed T_k in cross-attention
+            let keep = s.mask.keep_first.unwrap_or(0);
+            let l = if full.is_cross() {
+                z.t_k.unwrap_or(z.t)
+            } else {
+                s.mask.window.map_or(t + 1, |w| (t + 1).min(w) + keep.min((t + 1).saturating_sub(w)))
+            };
+            let kept = if full.is_cross() { 0 } else { p.cache_positions.iter().filter(|&&j| j < keep).count() };
+            prop_assert_eq!(p.kept, kept);
             prop_assert_eq!(p.k_cache.shape(), &[z.b, z.kv_heads(), l, z.d_k]);
             prop_assert_eq!(p.v_cache.shape(), p.k_cache.shape());
             prop_assert_eq!(p.cache_positions.len(), l);
@@ -197,6 +205,38 @@ fn the_window_makes_the_cache_a_rolling_buffer() {
     assert_eq!(kept, vec![vec![0], vec![0, 1], vec![1, 2], vec![2, 3], vec![3, 4]]);
     let evicted: Vec<Option<usize>> = d.positions.iter().map(|p| p.evicted).collect();
     assert_eq!(evicted, vec![None, None, Some(0), Some(1), Some(2)]);
+}
+
+/// StreamingLLM: a window of 2 with the first key kept. The cache holds key 0 beside the
+/// two most recent; from t = 3 on the window's oldest row (not key 0) leaves, and the JSON
+/// says how many rows are kept.
+#[test]
+fn kept_first_keys_stay_in_the_cache() {
+    let mut s = Scenario::identity(&["a b c d e f"], 4, 2);
+    s.mask.causal = true;
+    s.mask.window = Some(2);
+    s.mask.keep_first = Some(1);
+    let d = decode(&s).unwrap();
+    let cached: Vec<Vec<usize>> = d.positions.iter().map(|p| p.cache_positions.clone()).collect();
+    assert_eq!(cached, vec![vec![0], vec![0, 1], vec![0, 1, 2], vec![0, 2, 3], vec![0, 3, 4], vec![0, 4, 5]]);
+    let evicted: Vec<Option<usize>> = d.positions.iter().map(|p| p.evicted).collect();
+    assert_eq!(evicted, vec![None, None, None, Some(1), Some(2), Some(3)]);
+    assert!(d.positions.iter().all(|p| p.kept == 1));
+    // the rows of the cache are the full run's keys at those positions
+    let full = run(&s).unwrap();
+    let k = step(&full, StepName::KHeads);
+    let last = &d.positions[5];
+    for (l, &j) in last.cache_positions.iter().enumerate() {
+        for c in 0..2 {
+            assert_eq!(last.k_cache[[0, 1, l, c]], k.data[[0, 1, j, c]]);
+        }
+    }
+    let json: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
+    assert_eq!(json["positions"][4]["kept"], 1);
+    assert_eq!(json["positions"][4]["cache_positions"], serde_json::json!([0, 3, 4]));
+    // kept first keys need a window
+    s.mask.window = None;
+    assert_eq!(decode(&s).unwrap_err(), EngineError::KeepFirstWithoutWindow { keep_first: 1 });
 }
 
 /// One row by hand: scores [0, ln 3] in two tiles of 1. After the first tile m = 0,

@@ -223,7 +223,13 @@ fn cross_attention_shape_trace_snapshot() {
 #[test]
 fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() {
     let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
-    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
+    s.mask = MaskConfig {
+        causal: true,
+        padding: Padding::KeysAndQueries,
+        fill: Fill::NegInf,
+        window: None,
+        keep_first: None,
+    };
     let trace = run(&s).unwrap();
     assert_eq!(trace.fully_masked_rows, vec![[0, 5], [0, 6]]);
     assert_eq!(trace.nan_rows, vec![[0, 0, 5], [0, 0, 6], [0, 1, 5], [0, 1, 6]]);
@@ -245,7 +251,13 @@ fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() 
 #[test]
 fn top_keys_ties_nan_rows_and_out_of_range() {
     let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
-    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
+    s.mask = MaskConfig {
+        causal: true,
+        padding: Padding::KeysAndQueries,
+        fill: Fill::NegInf,
+        window: None,
+        keep_first: None,
+    };
     let trace = run(&s).unwrap();
     // query 0 under the causal mask sees key 0 alone
     assert_eq!(trace.top_keys(1, 0, 0), vec![0]);
@@ -268,7 +280,13 @@ fn top_keys_ties_nan_rows_and_out_of_range() {
 #[test]
 fn trace_json_writes_non_finite_numbers_as_strings() {
     let mut s = scenario(&["a b", "c"], 2, 1);
-    s.mask = MaskConfig { causal: false, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
+    s.mask = MaskConfig {
+        causal: false,
+        padding: Padding::KeysAndQueries,
+        fill: Fill::NegInf,
+        window: None,
+        keep_first: None,
+    };
     let json: Value = serde_json::from_str(&run(&s).unwrap().to_json()).unwrap();
     let steps = json["steps"].as_array().unwrap();
     let masked = steps.iter().find(|s| s["name"] == "masked").unwrap();
@@ -965,7 +983,13 @@ fn cross_attention_is_t_q_by_t_k_as_in_seed_001() {
 fn cross_attention_with_the_same_sentences_is_self_attention() {
     let mut s = scenario(&["the cat sat", "a dog"], 6, 3);
     s.projections = Projections::Named(ProjectionKind::Seeded);
-    s.mask = MaskConfig { causal: true, padding: Padding::Keys, fill: Fill::LargeNegative, window: None };
+    s.mask = MaskConfig {
+        causal: true,
+        padding: Padding::Keys,
+        fill: Fill::LargeNegative,
+        window: None,
+        keep_first: None,
+    };
     let plain = run(&s).unwrap();
     s.kv_sentences = Some(s.sentences.clone());
     let cross = run(&s).unwrap();
@@ -982,7 +1006,13 @@ fn cross_attention_with_the_same_sentences_is_self_attention() {
 fn cross_attention_pads_keys_by_the_key_sentences() {
     let mut s = scenario(&["a b c", "d"], 4, 1);
     s.kv_sentences = Some(vec!["w".into(), "x y z q".into()]);
-    s.mask = MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf, window: None };
+    s.mask = MaskConfig {
+        causal: false,
+        padding: Padding::Keys,
+        fill: Fill::NegInf,
+        window: None,
+        keep_first: None,
+    };
     let trace = run(&s).unwrap();
     let w = get(&trace, "weights");
     assert_eq!(w.shape, [2, 1, 3, 4]);

@@ -33,6 +33,7 @@ fn mask() -> impl Strategy<Value = MaskConfig> {
         padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][p],
         fill: if large { Fill::LargeNegative } else { Fill::NegInf },
         window: None,
+        keep_first: None,
     })
 }
 
@@ -153,6 +154,7 @@ fn sizes_at_the_limits_run() {
                 padding: Padding::KeysAndQueries,
                 fill: Fill::NegInf,
                 window: None,
+                keep_first: None,
             },
             ..Scenario::identity(&["w ".repeat(t).as_str()], 16, 16)
         };

@@ -178,14 +178,19 @@ impl Explainer<'_> {
         match reason {
             BlockReason::Causal => format!("the causal mask blocks key {j}, which comes after query {i} (j > i)"),
             BlockReason::Window => {
-                let w = self.trace.mask.config.window.unwrap_or(0);
-                if self.trace.mask.config.causal {
+                let config = &self.trace.mask.config;
+                let w = config.window.unwrap_or(0);
+                // with kept first keys, the keys 0..n stay visible beside the window
+                let kept = config.keep_first.map_or(String::new(), |n| {
+                    format!(" (besides the {n} kept first key{}, 0..={})", if n == 1 { "" } else { "s" }, n - 1)
+                });
+                if config.causal {
                     format!(
-                        "the sliding window of {w} keys lets query {i} see only keys {}..={i}, and key {j} is older",
+                        "the sliding window of {w} keys lets query {i} see only keys {}..={i}{kept}, and key {j} is older",
                         (i + 1).saturating_sub(w)
                     )
                 } else {
-                    format!("the sliding window of {w} blocks key {j}: |{i} − {j}| = {} ≥ {w}", i.abs_diff(j))
+                    format!("the sliding window of {w} blocks key {j}: |{i} − {j}| = {} ≥ {w}{kept}", i.abs_diff(j))
                 }
             }
             BlockReason::PadKey => format!(
@@ -234,6 +239,15 @@ impl Explainer<'_> {
                 format!(r"{} = {}\quad(\text{{blocked}})", self.lhs(), tex(self.result)),
             )
         } else {
+            let config = &self.trace.mask.config;
+            if crate::mask::kept_beyond_window(config, i, j) {
+                notes.push(format!(
+                    "Key {j} is outside the sliding window of {} keys, but it is one of the {} kept first keys \
+                     (StreamingLLM's attention sinks), which every query keeps seeing.",
+                    config.window.unwrap_or(0),
+                    config.keep_first.unwrap_or(0)
+                ));
+            }
             notes.push(format!(
                 "Not blocked ({} may attend), so the {} score is kept unchanged.",
                 self.pair(b, i, j),

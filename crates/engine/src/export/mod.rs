@@ -75,7 +75,13 @@ mod fixtures {
         let mut s = Scenario::identity(&["I bought a baseball bat", "the bat flew"], 3, 1);
         s.embeddings.insert("baseball".into(), vec![2.0, 0.0, 0.0]);
         s.embeddings.insert("bat".into(), vec![1.0, 1.0, 0.0]);
-        s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, window: None };
+        s.mask = MaskConfig {
+            causal: true,
+            padding: Padding::KeysAndQueries,
+            fill,
+            window: None,
+            keep_first: None,
+        };
         s
     }
 
@@ -86,8 +92,13 @@ mod fixtures {
         s.projections = Projections::Named(ProjectionKind::Seeded);
         s.seed = 3;
         s.positional = Positional::Sinusoidal;
-        s.mask =
-            MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill: Fill::NegInf, window: None };
+        s.mask = MaskConfig {
+            causal: true,
+            padding: Padding::KeysAndQueries,
+            fill: Fill::NegInf,
+            window: None,
+            keep_first: None,
+        };
         s
     }
 

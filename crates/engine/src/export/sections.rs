@@ -226,6 +226,7 @@ fn mask_section(scenario: &Scenario) -> Section {
     let code = format!(
         "causal = {}\n\
          window = {}  # a sliding window of keys, or None\n\
+         keep_first = {}  # the first keys kept beside the window (StreamingLLM), or 0\n\
          padding = {}  # \"none\", \"keys\" or \"keys_and_queries\"\n\
          fill = {}\n\n\
          q_is_pad = np.arange(T)[None, :] >= np.array(lengths)[:, None]  # (B, T)\n\
@@ -235,7 +236,7 @@ fn mask_section(scenario: &Scenario) -> Section {
          mask |= np.triu(np.ones((T, T_k), dtype=bool), k=1)  # key j > query i\n\
          if window is not None:\n    \
          i, j = np.arange(T)[:, None], np.arange(T_k)[None, :]\n    \
-         mask |= (j + window <= i) if causal else (np.abs(i - j) >= window)  # outside the window\n\
+         mask |= ((j + window <= i) if causal else (np.abs(i - j) >= window)) & (j >= keep_first)  # outside the window, not kept\n\
          if padding in (\"keys\", \"keys_and_queries\"):\n    \
          mask |= k_is_pad[:, None, :]  # no query attends to a <pad> key\n\
          if padding == \"keys_and_queries\":\n    \
@@ -245,24 +246,29 @@ fn mask_section(scenario: &Scenario) -> Section {
          {{int(fully_blocked.sum())}} query rows blocked entirely\")\n",
         if m.causal { "True" } else { "False" },
         m.window.map_or("None".to_owned(), |w| w.to_string()),
+        m.keep_first.unwrap_or(0),
         py_str(m.padding.name()),
         m.fill.pytorch(),
     );
-    Section::new(
-        "Mask",
-        vec![
-            format!(
-                "Causal {}; padding {}; blocked scores become `{}`.",
-                if m.causal { "on" } else { "off" },
-                padding_words(m.padding),
-                m.fill.pytorch()
-            ),
-            "The mask is built here from the lengths, in the page's convention: True = blocked. It is the same \
-             for every head (PyTorch: `mask.unsqueeze(1)`, broadcast over h)."
-                .into(),
-        ],
-        code,
-    )
+    let mut prose = vec![
+        format!(
+            "Causal {}; padding {}; blocked scores become `{}`.",
+            if m.causal { "on" } else { "off" },
+            padding_words(m.padding),
+            m.fill.pytorch()
+        ),
+        "The mask is built here from the lengths, in the page's convention: True = blocked. It is the same \
+         for every head (PyTorch: `mask.unsqueeze(1)`, broadcast over h)."
+            .into(),
+    ];
+    if let (Some(w), Some(n)) = (m.window, m.keep_first) {
+        prose.push(format!(
+            "StreamingLLM's kept first keys: the first {n} keys stay visible beside the window of {w}, and stay in the \
+             decoding cache. Each key keeps its original position (RoPE, ALiBi); StreamingLLM numbers positions \
+             inside the cache instead."
+        ));
+    }
+    Section::new("Mask", prose, code)
 }
 
 /// The sinusoidal positional encoding, as a function of T and d_model.

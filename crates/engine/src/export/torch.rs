@@ -60,7 +60,7 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
          mask_t |= torch.triu(torch.ones(T, T_k, dtype=torch.bool), diagonal=1)\n        \
          if window is not None:\n            \
          i, j = torch.arange(T).unsqueeze(1), torch.arange(T_k).unsqueeze(0)\n            \
-         mask_t |= (j + window <= i) if causal else ((i - j).abs() >= window)\n        \
+         mask_t |= ((j + window <= i) if causal else ((i - j).abs() >= window)) & (j >= keep_first)\n        \
          if padding in (\"keys\", \"keys_and_queries\"):\n            \
          mask_t |= (torch.arange(T_k) >= torch.tensor(kv_lengths).unsqueeze(1)).unsqueeze(1)\n        \
          if padding == \"keys_and_queries\":\n            \

@@ -113,7 +113,13 @@ pub(super) fn scenario_words(scenario: &Scenario, trace: &Trace) -> Vec<String> 
     prose.push(format!(
         "Mask (True = blocked): causal {}; {}padding {}; blocked scores become {}. {full_words}",
         if m.causal { "on (query i may not attend to key j > i)" } else { "off" },
-        m.window.map_or(String::new(), |w| format!("a sliding window of {w} keys; ")),
+        m.window.map_or(String::new(), |w| match m.keep_first {
+            Some(n) => format!(
+                "a sliding window of {w} keys, with the first {n} keys kept beside it (StreamingLLM; each key keeps \
+                 its original position, where StreamingLLM numbers positions inside the cache); "
+            ),
+            None => format!("a sliding window of {w} keys; "),
+        }),
         padding_words(m.padding),
         m.fill.pytorch()
     ));

@@ -29,8 +29,11 @@ if cross or causal:
             k_cache = np.concatenate([k_cache, k_t], axis=2)
             v_cache = np.concatenate([v_cache, project_heads(x_t, W_v, b_v, h_kv)], axis=2)
             cached.append(t)
-            if window is not None and len(cached) > window:  # a rolling buffer: the oldest row leaves
-                k_cache, v_cache, cached = k_cache[:, :, 1:], v_cache[:, :, 1:], cached[1:]
+            # a rolling buffer: the row that left the window leaves, unless it is a kept first key
+            stay = [p for p in cached if window is None or p > t - window or p < keep_first]
+            if len(stay) < len(cached):
+                rows = [cached.index(p) for p in stay]
+                k_cache, v_cache, cached = k_cache[:, :, rows], v_cache[:, :, rows], stay
         pos = np.array(cached)
         s = scale_scores(q_t @ np.repeat(k_cache, h // h_kv, axis=1).transpose(0, 1, 3, 2))  # (B, h, 1, L)
         if use_alibi:

@@ -31,7 +31,7 @@ impl<'a> Plan<'a> {
     ///
     /// # Errors
     /// Every [`EngineError`] that can be told before any numbers are computed: sizes,
-    /// heads that do not divide, an odd `d_k` under RoPE, a window of 0, empty or too
+    /// heads that do not divide, an odd `d_k` under RoPE, a window of 0 (or kept first keys of 0 or without a window), empty or too
     /// many sentences.
     pub fn of(scenario: &'a Scenario) -> Result<Self, EngineError> {
         let (d_model, n_heads) = (scenario.d_model, scenario.n_heads);
@@ -100,6 +100,13 @@ impl<'a> Plan<'a> {
         }
         if scenario.mask.window == Some(0) {
             return Err(EngineError::ZeroSize { what: "window", field: Field::Window });
+        }
+        match (scenario.mask.keep_first, scenario.mask.window) {
+            (Some(0), _) => {
+                return Err(EngineError::ZeroSize { what: "keep_first", field: Field::KeepFirst })
+            }
+            (Some(keep_first), None) => return Err(EngineError::KeepFirstWithoutWindow { keep_first }),
+            _ => {}
         }
 
         // Tokens, padded to the longest sentence (and, for cross-attention, the key/value

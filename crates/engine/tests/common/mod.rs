@@ -15,14 +15,16 @@ pub fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
 /// base choice, ALiBi, window, scale, softcap)`. A choice that does not fit the sizes
 /// (h_kv must divide h, RoPE needs an even d_k) falls back to the plain option.
 #[allow(clippy::type_complexity)]
-fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usize>, Option<f64>, Option<f64>)>
-{
+#[allow(clippy::type_complexity)]
+fn arb_modern(
+) -> impl Strategy<Value = (usize, usize, usize, bool, Option<(usize, usize)>, Option<f64>, Option<f64>)> {
     (
         0usize..4,
         0usize..3,
         0usize..4,
         any::<bool>(),
-        prop::option::of(1usize..=4),
+        // a window, with 0 to 2 kept first keys beside it (StreamingLLM)
+        prop::option::of((1usize..=4, 0usize..=2)),
         prop::option::of(0.05f64..2.0),
         prop::option::of(0.5f64..20.0),
     )
@@ -30,7 +32,7 @@ fn arb_modern() -> impl Strategy<Value = (usize, usize, usize, bool, Option<usiz
 
 /// Random scenarios with odd sizes, so a swapped axis cannot hide: B ∈ 1..=3, T ∈ 1..=7,
 /// h ∈ 1..=4, d_k ∈ 1..=5 (so d_model 1 and 2 too), explicit random weights, every mask
-/// combination with and without a sliding window, self- and cross-attention (T_k ∈ 1..=7
+/// combination with and without a sliding window (and kept first keys beside it), self- and cross-attention (T_k ∈ 1..=7
 /// independent of T_q), with and without positions, with h_kv any divisor of h, RoPE in
 /// both styles (when d_k is even), ALiBi, a scale, a softcap, QK-norm, attention sinks and
 /// a head size of its own (d_model ∈ 1..=6 drawn apart from h·d_k).
@@ -150,7 +152,8 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         causal,
                         padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][padding],
                         fill: if large { Fill::LargeNegative } else { Fill::NegInf },
-                        window,
+                        window: window.map(|(w, _)| w),
+                        keep_first: window.and_then(|(_, k)| (k > 0).then_some(k)),
                     },
                     positional: if positions { Positional::Sinusoidal } else { Positional::None },
                     n_kv_heads: (h_kv != h).then_some(h_kv),
