@@ -122,8 +122,8 @@ mod tests {
     }
 
     /// Random scenarios with every option: explicit weights (any f64 bits the engine
-    /// accepts, subnormals and -0 included), edited embeddings, GQA, RoPE, ALiBi, windows,
-    /// masks, cross-attention, positions.
+    /// accepts, subnormals and -0 included), edited embeddings, GQA, RoPE, ALiBi, windows
+    /// (with kept first keys), masks, cross-attention, positions.
     fn arb() -> impl Strategy<Value = Scenario> {
         let number = prop_oneof![
             -1e3f64..1e3,
@@ -190,6 +190,9 @@ mod tests {
                             padding: Padding::ALL[kv % 3],
                             fill: Fill::ALL[rope % 2],
                             window,
+                            // StreamingLLM's kept first keys, beside a window only
+                            keep_first: window
+                                .and_then(|_| (seed % 5 > 1).then_some((seed % 5) as usize - 1)),
                         },
                         positional: if pe { Positional::Sinusoidal } else { Positional::None },
                         rope: (rope > 0 && d_k % 2 == 0).then(|| Rope {

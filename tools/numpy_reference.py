@@ -69,7 +69,8 @@ complex product; with a fraction only the first int(d_k * fraction) dimensions t
 scaling {"type": "linear"|"llama3", ...} scales each frequency as transformers'
 modeling_rope_utils.py does),
 "alibi": true (the paper's slopes and m*(j - i); -m*|i - j| without a causal mask, the
-symmetric form of bidirectional ALiBi), "mask": {..., "window": W}, "scale": s (the
+symmetric form of bidirectional ALiBi), "mask": {..., "window": W, "keep_first": n} (a
+window, and StreamingLLM's first n keys kept visible beside it), "scale": s (the
 scores times s in place of / sqrt(d_k)), "softcap": c (c * tanh(s / c) on the scaled
 scores, before ALiBi's bias and the mask), "qk_norm": {"q_weight", "k_weight", "eps"}
 (RMSNorm of every query and key head, before RoPE), "d_head": d_k (a head size of its own:
@@ -229,7 +230,7 @@ def sinusoidal(T, d_model):
     return np.where(col % 2 == 0, np.sin(angle), np.cos(angle))
 
 
-def blocked_mask(q_tokens, kv_tokens, causal, padding, window=None):
+def blocked_mask(q_tokens, kv_tokens, causal, padding, window=None, keep_first=0):
     """Boolean (B,T_q,T_k) mask: True where query i may NOT attend to key j."""
     q_pad = np.array([[t == PAD for t in row] for row in q_tokens])    # (B,T_q)
     k_pad = np.array([[t == PAD for t in row] for row in kv_tokens])   # (B,T_k)
@@ -240,7 +241,9 @@ def blocked_mask(q_tokens, kv_tokens, causal, padding, window=None):
     if window is not None:
         i, j = np.arange(T_q)[:, None], np.arange(T_k)[None, :]
         # Mistral's window with causal: i - W < j <= i; without causal: |i - j| < W
-        blocked |= (i - j >= window) if causal else (np.abs(i - j) >= window)
+        outside = (i - j >= window) if causal else (np.abs(i - j) >= window)
+        # StreamingLLM (Xiao et al. 2023): the first keep_first keys stay visible beside the window
+        blocked |= outside & (j >= keep_first)
     if padding in ("keys", "keys_and_queries"):
         blocked |= k_pad[:, None, :]  # no query attends to a <pad> key
     if padding == "keys_and_queries":
@@ -293,7 +296,10 @@ def attention_trace(scenario):
     if mla is not None:  # DeepSeek's head sizes: d_k = d_nope + d_rope for queries and keys
         d_k = mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"]
     mask_cfg = scenario["mask"]
-    blocked = blocked_mask(tokens, kv_tokens, mask_cfg["causal"], mask_cfg["padding"], mask_cfg.get("window"))
+    if mask_cfg.get("keep_first") is not None and mask_cfg.get("window") is None:
+        raise ValueError("keep_first needs a window")
+    blocked = blocked_mask(tokens, kv_tokens, mask_cfg["causal"], mask_cfg["padding"], mask_cfg.get("window"),
+                           mask_cfg.get("keep_first") or 0)
     fill = FILL_VALUES[mask_cfg["fill"]]
 
     steps = []
@@ -783,6 +789,19 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
                     "eps": 0.01, "whole_projection": True},
         "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
         "mask": mask(True, "keys", "neg_inf")}
+
+    # StreamingLLM's kept first keys (Xiao et al. 2023): a causal window of 2 with the first 2
+    # keys kept beside it, with GQA and RoPE under -inf; and without causal (the kept
+    # keys seen by every query) with ALiBi under -1e9.
+    s = ["the cat sat on the warm mat by the door", "a dog ran"]
+    scenarios["streaming_keep_first_gqa_rope"] = {
+        "sentences": s, "d_model": 8, "n_heads": 4, "n_kv_heads": 2, "rope": {"style": "half", "base": 100.0},
+        "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
+        "mask": dict(mask(True, "keys", "neg_inf"), window=2, keep_first=2)}
+    scenarios["streaming_keep_first_both_sides_alibi"] = {
+        "sentences": s, "d_model": 6, "n_heads": 3, "alibi": True,
+        "embeddings": random_embeddings(s, 6), "projections": random_projections(6),
+        "mask": dict(mask(False, "keys_and_queries", "large_negative"), window=2, keep_first=1)}
 
     fixture_dir.mkdir(parents=True, exist_ok=True)
     for name, scenario in scenarios.items():

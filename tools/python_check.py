@@ -218,6 +218,19 @@ def scenarios():
             "d_model": 8, "n_heads": 3, "d_head": 1, "alibi": True, "qk_norm": {"q_weight": [1.5], "eps": 0.01},
             "projections": "seeded", "seed": 18,
             "mask": {"causal": False, "padding": "keys_and_queries", "fill": "large_negative"}},
+        # StreamingLLM's kept first keys beside a causal window of 2, with GQA, RoPE and sinks: the
+        # decoding cache keeps keys 0 and 1 while the window slides
+        "streaming_keep_first_gqa_rope_sinks": {
+            "sentences": ["the cat sat on the warm mat by the door", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "rope": {"style": "half", "base": 10000}, "sinks": [0.5, -1.0, 2.0, 0.0],
+            "projections": "seeded", "seed": 19,
+            "mask": {"causal": True, "padding": "keys", "fill": "neg_inf", "window": 2, "keep_first": 2}},
+        # the kept first key without causal (every query sees it), ALiBi, -1e9
+        "streaming_keep_first_both_sides_alibi": {
+            "sentences": ["alpha beta gamma delta epsilon zeta eta", "beta gamma"], "d_model": 6, "n_heads": 3,
+            "alibi": True, "projections": "seeded", "seed": 20,
+            "mask": {"causal": False, "padding": "keys_and_queries", "fill": "large_negative", "window": 2,
+                     "keep_first": 1}},
         # ALiBi with h = 6 (not a power of two: the paper's interleaved slopes), a window without
         # causal, GQA 6 -> 3, -1e9
         "alibi_h6_window_both_sides": {
@@ -356,6 +369,9 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         if torch and scenario["mask"].get("causal") and scenario["mask"].get("padding") == "none"
         and not scenario["mask"].get("window") and not scenario.get("alibi") and "kv_sentences" not in scenario
         else None,
+        # the kept first keys left out of the mask: the plain window's
+        "keep_first ignored": script.replace(" & (j >= keep_first)", "")
+        if scenario["mask"].get("keep_first") else None,
         # ALiBi's distance the wrong way round, i - j
         "alibi i - j": script.replace(
             "(np.arange(T_k)[None, :] - np.arange(T)[:, None])", "(np.arange(T)[:, None] - np.arange(T_k)[None, :])"
@@ -1161,7 +1177,7 @@ def close(got, want, rtol=1e-12):
     return bool(np.all(ok | (np.isnan(got) & np.isnan(want)) | (got == want)))
 
 
-def check_decode_and_tiles(c, trace_bin, work):
+def check_decode_and_tiles(c, trace_bin, work, only=None):
     """`trace --decode` and `trace --tiled BLOCK` against the NumPy reference's full run
     (tools/numpy_reference.py, which shares no code with the engine): every decoded output
     row is row t of the full output, the cache has the size it should, and the tiled
@@ -1175,7 +1191,10 @@ def check_decode_and_tiles(c, trace_bin, work):
                  "causal_pad_large_negative", "alibi_h3_window_both_sides", "gemma2_scale_softcap_window",
                  "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved", "rope_fraction_half_gqa",
                  "sinks_gqa_rope_window_pad", "sinks_cross_alibi_norm_softcap",
-                 "d_head_gqa_rope_sinks_window", "d_head_cross_alibi_norm_softcap"]:
+                 "d_head_gqa_rope_sinks_window", "d_head_cross_alibi_norm_softcap",
+                 "streaming_keep_first_gqa_rope", "streaming_keep_first_both_sides_alibi"]:
+        if only is not None and only not in name:
+            continue
         path = fixtures / f"{name}.scenario.json"
         scenario = json.loads(path.read_text())
         tokens, kv_tokens, blocked, steps = ref.attention_trace(scenario)
@@ -1184,6 +1203,7 @@ def check_decode_and_tiles(c, trace_bin, work):
         B, T = len(tokens), len(tokens[0])
         T_k = len(kv_tokens[0]) if cross else T
         window = scenario["mask"].get("window")
+        keep_first = scenario["mask"].get("keep_first") or 0
         full_rows = blocked.all(axis=-1)  # (B, T)
         large_negative = scenario["mask"]["fill"] == "large_negative"
 
@@ -1196,9 +1216,12 @@ def check_decode_and_tiles(c, trace_bin, work):
             ok, worst = len(decoded) == T, 0.0
             for p in decoded:
                 t = p["t"]
-                L = T_k if cross else (min(t + 1, window) if window else t + 1)
+                # the cache: every key so far, the window's most recent ones and the kept first keys
+                want_positions = list(range(T_k)) if cross else [
+                    j for j in range(t + 1) if window is None or j > t - window or j < keep_first]
+                L = len(want_positions)
                 ok = ok and p["k_cache_shape"][2] == L and p["v_cache_shape"] == p["k_cache_shape"]
-                want_positions = list(range(T_k)) if cross else list(range(t + 1 - L, t + 1))
+                ok = ok and p["kept"] == (0 if cross else sum(j < keep_first for j in want_positions))
                 ok = ok and p["cache_positions"] == want_positions
                 out = json_numbers(p["output"]["data"]).reshape(p["output"]["shape"])[:, 0]
                 for b in range(B):
@@ -1231,7 +1254,8 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trace-bin", required=True)
     parser.add_argument("--torch", action="store_true", help="require PyTorch and test tools/from_pytorch.py")
-    parser.add_argument("--only", help="run only the scenarios whose name contains this")
+    parser.add_argument("--only", help="run only the scenarios (exports, decoding and tiles, and with --torch "
+                        "their PyTorch lines) whose name contains this")
     args = parser.parse_args(argv)
     c = Checker()
     if args.torch:
@@ -1247,8 +1271,8 @@ def main(argv):
             check_scenario(c, args.trace_bin, name, scenario, work, args.torch)
         if not args.only or "mla" in args.only:
             check_mla_numpy(c, args.trace_bin, work)
-        if not args.only:
-            check_decode_and_tiles(c, args.trace_bin, work)
+        if not args.only or "mla" not in args.only:
+            check_decode_and_tiles(c, args.trace_bin, work, args.only)
         if not args.only or "train" in args.only:
             sys.path.insert(0, str(ROOT / "tools"))
             import train_reference
@@ -1261,6 +1285,10 @@ def main(argv):
         if args.torch and args.only and "mla" in args.only:
             check_hf_families(c, args.trace_bin, work, only="MLA")
             check_pytorch_lines(c, args.trace_bin, work, mla_scenarios())
+        elif args.torch and args.only:  # the lines of the chosen scenarios only
+            chosen = {n: sc for n, sc in scenarios().items() if args.only in n}
+            if chosen:
+                check_pytorch_lines(c, args.trace_bin, work, chosen)
         elif args.torch:
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)

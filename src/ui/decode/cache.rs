@@ -58,6 +58,7 @@ fn cache_rows_now(
         label: match slot {
             "evicted" => format!("{} (left)", token_label(key_tokens, pos)),
             "new" => format!("{} (new)", token_label(key_tokens, pos)),
+            "kept" => format!("{} (kept)", token_label(key_tokens, pos)),
             _ => token_label(key_tokens, pos),
         },
         values,
@@ -75,13 +76,19 @@ fn cache_rows_now(
             out.push(row(e, "evicted", values));
         }
     }
-    for l in listed_rows(at.len, MAX_ROWS) {
+    for l in listed_rows(at.len, MAX_ROWS, p.kept) {
         let (Some(&pos), Some(values)) =
             (p.cache_positions.get(l), data::cache_row(pick(p, which), at.b, at.kv_head, l, cols))
         else {
             continue;
         };
-        let slot = if pos == p.t && !d.cross { "new" } else { "cached" };
+        let slot = if pos == p.t && !d.cross {
+            "new"
+        } else if l < p.kept {
+            "kept"
+        } else {
+            "cached"
+        };
         out.push(row(pos, slot, values));
     }
     out
@@ -144,13 +151,19 @@ fn cache_caption(which: char, kv_head: usize, d_k: usize) -> String {
     format!("{which} cache, K/V head {}: {numbers}", kv_head + 1)
 }
 
-/// What the shape line adds about the tables' rows at a cache of `len` rows: nothing
-/// while they list every row.
-pub(super) fn listed_words(len: usize) -> String {
-    if len > MAX_ROWS {
-        format!("; the tables below list the newest {MAX_ROWS} of its L = {len} rows")
-    } else {
+/// What the shape line adds about the tables' rows at a cache of `len` rows, `kept` of
+/// them kept first keys: nothing while they list every row.
+pub(super) fn listed_words(len: usize, kept: usize) -> String {
+    let listed = listed_rows(len, MAX_ROWS, kept).len();
+    if len <= listed {
         String::new()
+    } else if kept > 0 {
+        format!(
+            "; the tables below list the {kept} kept and the newest {} of its L = {len} rows",
+            listed - kept.min(listed)
+        )
+    } else {
+        format!("; the tables below list the newest {MAX_ROWS} of its L = {len} rows")
     }
 }
 
@@ -159,6 +172,7 @@ fn cache_row_view(r: &CacheRow) -> impl IntoView {
     let class = match r.slot {
         "new" => "al-row-new",
         "evicted" => "al-row-evicted",
+        "kept" => "al-row-kept",
         _ => "",
     };
     let clip = if may_overflow(&r.label, ROW_HEADER_FITS) { "al-clip" } else { "" };
@@ -235,9 +249,13 @@ mod tests {
     fn the_caption_is_the_decodings_and_the_shape_line_counts_the_rows() {
         assert_eq!(cache_caption('K', 0, 64), "K cache, K/V head 1: the first 4 of d_k = 64 numbers");
         assert_eq!(cache_caption('V', 2, 4), "V cache, K/V head 3: d_k = 4");
-        assert_eq!(listed_words(3), "");
-        assert_eq!(listed_words(8), "");
-        assert_eq!(listed_words(9), "; the tables below list the newest 8 of its L = 9 rows");
+        assert_eq!(listed_words(3, 0), "");
+        assert_eq!(listed_words(8, 0), "");
+        assert_eq!(listed_words(9, 0), "; the tables below list the newest 8 of its L = 9 rows");
+        assert_eq!(
+            listed_words(10, 4),
+            "; the tables below list the 4 kept and the newest 4 of its L = 10 rows"
+        );
     }
 
     #[test]

@@ -3,8 +3,6 @@
 //! scenario's, and a calculator for published models). Plain Rust, tested natively. The
 //! numbers come from [`crate::engine::decode`]; nothing here computes attention.
 
-use std::ops::Range;
-
 use crate::engine::decode::cache_bytes;
 use crate::engine::tokenize::tokenize;
 use crate::engine::{DecodeStep, Decoded, Scenario, StepName, Trace};
@@ -96,9 +94,13 @@ pub fn listed_keys(weights: &[f64], max: usize) -> Vec<usize> {
     order
 }
 
-/// The rows of a cache of `len` rows that the tables list: the newest `max`.
-pub fn listed_rows(len: usize, max: usize) -> Range<usize> {
-    len.saturating_sub(max)..len
+/// The rows of a cache of `len` rows that the tables list: its first `kept` rows (the kept
+/// first keys, which never leave) and the newest, `max` in all (more when `kept` alone
+/// is more).
+pub fn listed_rows(len: usize, max: usize, kept: usize) -> Vec<usize> {
+    let kept = kept.min(len);
+    let newest = len.saturating_sub(max.saturating_sub(kept)).max(kept);
+    (0..kept).chain(newest..len).collect()
 }
 
 /// What a position is to the cache at one step of the decoding.
@@ -108,6 +110,8 @@ pub enum Slot {
     Future,
     /// In the cache from an earlier step.
     Cached,
+    /// One of the first keys kept beside the window (StreamingLLM): in the cache for good.
+    Kept,
     /// Appended at this step.
     New,
     /// Left the rolling buffer at this step (a sliding window).
@@ -122,6 +126,7 @@ impl Slot {
         match self {
             Slot::Future => "future",
             Slot::Cached => "cached",
+            Slot::Kept => "kept",
             Slot::New => "new",
             Slot::Evicted => "evicted",
             Slot::Gone => "gone",
@@ -129,9 +134,11 @@ impl Slot {
     }
 }
 
-/// The state of each of `n` key positions at this step: the cache's positions, the one
-/// appended (none in cross-attention, where the cache is fixed), the one that left.
+/// The state of each of `n` key positions at this step: the cache's positions (the kept
+/// first keys among them), the one appended (none in cross-attention, where the cache is
+/// fixed), the one that left.
 pub fn slots(step: &DecodeStep, n: usize, cross: bool) -> Vec<Slot> {
+    let kept = &step.cache_positions[..step.kept.min(step.cache_positions.len())];
     (0..n)
         .map(|j| {
             if step.evicted == Some(j) {
@@ -139,6 +146,8 @@ pub fn slots(step: &DecodeStep, n: usize, cross: bool) -> Vec<Slot> {
             } else if step.cache_positions.contains(&j) {
                 if j == step.t && !cross {
                     Slot::New
+                } else if kept.contains(&j) {
+                    Slot::Kept
                 } else {
                     Slot::Cached
                 }
@@ -380,11 +389,28 @@ mod tests {
         .unwrap();
         let cross = decode(&cross).unwrap();
         assert_eq!((cross.positions.len(), key_count(&cross)), (2, 4));
-        assert_eq!(listed_rows(10, 4), 6..10);
+        assert_eq!(listed_rows(10, 4, 0), [6, 7, 8, 9]);
+        // kept first rows are always listed, beside the newest
+        assert_eq!(listed_rows(10, 4, 2), [0, 1, 8, 9]);
+        assert_eq!(listed_rows(3, 4, 2), [0, 1, 2]);
+        assert_eq!(listed_rows(10, 4, 6), [0, 1, 2, 3, 4, 5]);
         assert_eq!(listed_keys(&[0.1, 0.5, 0.05, 0.35], 4), [0, 1, 2, 3]);
         assert_eq!(listed_keys(&[0.1, 0.5, 0.05, 0.35], 2), [1, 3]);
         assert_eq!(listed_keys(&[f64::NAN, 0.2, 0.2], 2), [1, 2]);
-        assert_eq!(listed_rows(3, 4), 0..3);
+        assert_eq!(listed_rows(3, 4, 0), [0, 1, 2]);
+    }
+
+    /// StreamingLLM: a window of 2 with the first key kept. At t = 4 the cache is keys 0, 3
+    /// and 4: key 0 kept, 2 left now, 1 earlier.
+    #[test]
+    fn kept_first_keys_are_marked_kept_and_never_leave() {
+        let decoded = decode(&scenario(r#", "window": 2, "keep_first": 1"#)).unwrap();
+        let p = &decoded.positions[4];
+        assert_eq!((p.cache_positions.as_slice(), p.kept, p.evicted), (&[0, 3, 4][..], 1, Some(2)));
+        use Slot::*;
+        assert_eq!(slots(p, 6, false), [Kept, Gone, Evicted, Cached, New, Future]);
+        // at t = 0 the kept key is the one appended: new
+        assert_eq!(slots(&decoded.positions[0], 3, false), [New, Future, Future]);
     }
 
     #[test]

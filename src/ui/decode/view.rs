@@ -249,7 +249,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
         })
     };
     let shape = move || {
-        ctx.with(|d, _, _, at| {
+        ctx.with(|d, p, _, at| {
             format!(
                 "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {}){}{}",
                 at.batch_len,
@@ -257,11 +257,19 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                 at.len,
                 at.d_k,
                 if d.cross {
-                    " (cross-attention: a fixed cache of the key/value sentence, computed once)"
+                    " (cross-attention: a fixed cache of the key/value sentence, computed once)".to_owned()
+                } else if p.kept > 0 {
+                    format!(
+                        " ({} kept first row{} and {} of the window; every row keeps its original position, where \
+                         StreamingLLM numbers positions inside the cache)",
+                        p.kept,
+                        if p.kept == 1 { "" } else { "s" },
+                        at.len - p.kept.min(at.len)
+                    )
                 } else {
-                    ""
+                    String::new()
                 },
-                listed_words(at.len),
+                listed_words(at.len, p.kept),
             )
         })
     };
@@ -269,11 +277,20 @@ fn step_view(ctx: Ctx) -> impl IntoView {
         ctx.with(|_, p, full, at| {
             let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
             p.evicted.map(|e| {
-                format!(
-                    "Position {} left the cache: the window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.",
-                    token_label(key_tokens, e),
-                    at.len,
-                )
+                if p.kept > 0 {
+                    format!(
+                        "Position {} left the cache: the window keeps the last {} keys and values beside the {} kept first ones, so the buffer drops the window's oldest row when a new one comes in; the kept rows never leave.",
+                        token_label(key_tokens, e),
+                        at.len - p.kept.min(at.len),
+                        p.kept,
+                    )
+                } else {
+                    format!(
+                        "Position {} left the cache: the window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.",
+                        token_label(key_tokens, e),
+                        at.len,
+                    )
+                }
             })
         })
         .flatten()
@@ -298,6 +315,11 @@ fn step_view(ctx: Ctx) -> impl IntoView {
     let windowed = move || {
         ctx.with_decoding(|_, full, _| full.is_some_and(|f| f.mask.config.window.is_some())).unwrap_or(false)
     };
+    // kept first keys (StreamingLLM) are a slot of their own
+    let keeps = move || {
+        ctx.with_decoding(|_, full, _| full.is_some_and(|f| f.mask.config.keep_first.is_some()))
+            .unwrap_or(false)
+    };
     let memory = move || {
         ctx.with(|_, _, _, at| {
             let bytes = scenario_cache_bytes(at.batch_len, at.h_kv, at.d_k, at.len);
@@ -313,7 +335,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
             <ol
                 class="al-cache-strip"
                 data-testid="cache-strip"
-                aria-label="Each key position: in the cache, new, left the cache, or not written yet"
+                aria-label="Each key position: in the cache (or kept there for good), new, left the cache, or not written yet"
             >
                 <For
                     each=move || strip_keys.get()
@@ -356,6 +378,16 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                 <span class="al-slot al-slot-new">"new"</span>
                 " appended now · "
                 <span class="al-slot al-slot-cached">"cached"</span>
+                {move || {
+                    keeps()
+                        .then(|| {
+                            view! {
+                                " · "
+                                <span class="al-slot al-slot-kept">"kept"</span>
+                                " first keys, never evicted"
+                            }
+                        })
+                }}
                 {move || {
                     windowed()
                         .then(|| {

@@ -161,6 +161,9 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     if let Some(w) = s.mask.window {
         pairs.push(("win", w.to_string()));
     }
+    if let Some(n) = s.mask.keep_first {
+        pairs.push(("keep", n.to_string()));
+    }
     if let Some(scale) = s.scale {
         pairs.push(("scale", scale.to_string()));
     }
@@ -355,6 +358,10 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                 Ok(w) if w >= 1 => s.mask.window = Some(w),
                 _ => bad(&mut notices, "win", value, "a whole number of at least 1"),
             },
+            "keep" => match value.parse::<usize>() {
+                Ok(n) => s.mask.keep_first = (n > 0).then_some(n),
+                _ => bad(&mut notices, "keep", value, "a whole number"),
+            },
             other => {
                 let shown = shown_value(other);
                 notices.push(format!("The link's unknown setting \"{shown}\" was ignored."));
@@ -431,6 +438,7 @@ mod tests {
         s.d_model = 8;
         s.rope = Some(Rope::new(RopeStyle::Half));
         s.mask.window = Some(3);
+        s.mask.keep_first = Some(2);
         let q: Vec<(String, String)> =
             to_query("a b", &s, &ViewState::default()).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         assert!(!q.iter().any(|(k, _)| k == "rope_base"), "the default base is not written");
@@ -585,6 +593,7 @@ mod tests {
                 padding: Padding::KeysAndQueries,
                 fill: Fill::LargeNegative,
                 window: None,
+                keep_first: None,
             },
             embeddings: BTreeMap::new(),
             kv_text: Some("x y z".into()),

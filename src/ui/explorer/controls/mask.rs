@@ -1,4 +1,5 @@
-//! The mask: causal, padding, the fill value, the sliding window.
+//! The mask: causal, padding, the fill value, the sliding window and the first keys kept
+//! beside it (StreamingLLM).
 
 use leptos::prelude::*;
 
@@ -28,6 +29,15 @@ const FILL: SelectSpec = SelectSpec::new(
 const WINDOW: NumberSpec = NumberSpec::new("sliding window (keys; empty = none)", "mask-window", "window", 1)
     .placeholder("none")
     .error(Field::Window);
+const KEEP_FIRST: NumberSpec = NumberSpec::new(
+    "kept first keys (beside the window; empty or 0 = none)",
+    "mask-keep-first",
+    "keep_first",
+    0,
+)
+.placeholder("none")
+.hint("StreamingLLM keeps the first keys (attention sinks) beside the window; positions are not renumbered")
+.error(Field::KeepFirst);
 
 /// The mask's fieldset (engine convention: `true` = blocked).
 #[component]
@@ -53,6 +63,20 @@ pub fn MaskFields(
                 value=edits.read(|s| s.mask.window.map(|w| w.to_string()).unwrap_or_default())
                 on_input=Callback::new(move |raw: String| {
                     edits.set_optional(WINDOW.key, &raw, &|s, v| s.mask.window = v)
+                })
+            />
+            <SettingNumber
+                edits
+                spec=KEEP_FIRST
+                value=edits.read(|s| s.mask.keep_first.map(|n| n.to_string()).unwrap_or_default())
+                on_input=Callback::new(move |raw: String| {
+                    edits
+                        .set_zero_off(
+                            KEEP_FIRST.key,
+                            &raw,
+                            "a whole number of at least 0",
+                            &|s, v| s.mask.keep_first = v,
+                        )
                 })
             />
         </fieldset>
