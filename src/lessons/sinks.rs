@@ -2,7 +2,8 @@
 //! somewhere, so trained models park it on the first token; gpt-oss's learned sink logit
 //! lets a row sum to less than 1 instead; and a sliding window that evicts the first
 //! token breaks the parking place, which StreamingLLM (Xiao et al. 2023) fixes by keeping
-//! the first tokens in the cache and gpt-oss by a logit no window can evict.
+//! the first tokens in the cache (the engine's `mask.keep_first`, shown in the decode
+//! view) and gpt-oss by a logit no window can evict.
 //!
 //! One head on identity projections, so the words can say why each score is what it is:
 //! every token has a shared third feature (1), content words a "thing" or "action"
@@ -46,6 +47,14 @@ fn scenario(bos: f64, sink: Option<f64>, window: Option<usize>) -> Scenario {
     s
 }
 
+/// The sink-token sentence under a window of 3 with the first token kept beside it
+/// (StreamingLLM's kept first tokens; one is enough here, as only "BOS" is a sink).
+fn kept_first() -> Scenario {
+    let mut s = scenario(5.0, None, Some(3));
+    s.mask.keep_first = Some(1);
+    s
+}
+
 /// The weight query `i` gives key `j`.
 fn w(i: usize, j: usize) -> Quantity {
     Quantity::Cell(cell(S::Weights, i, j))
@@ -83,11 +92,16 @@ fn sums_aside(t: &Trace) -> Option<Aside> {
     })
 }
 
+/// The keys query `q` sees: under a causal window, the ones the decode view's cache holds
+/// at position `q` (the kept first keys among them).
+fn seen_keys(t: &Trace, q: usize) -> Vec<usize> {
+    (0..=q).filter(|&j| !t.mask.is_blocked(0, q, j)).collect()
+}
+
 /// The decode view's weights of query `t` over its cached keys (four decimals).
 fn cached_weights(t: &Trace, q: usize) -> String {
-    let w = t.mask.config.window.unwrap_or(usize::MAX);
-    let keys = (q + 1).saturating_sub(w)..=q;
-    let cells: Vec<String> = keys.map(|j| fixed(at(t, S::Weights, 0, 0, q, j), 4)).collect();
+    let cells: Vec<String> =
+        seen_keys(t, q).into_iter().map(|j| fixed(at(t, S::Weights, 0, 0, q, j), 4)).collect();
     format!("[{}]", cells.join(", "))
 }
 
@@ -218,8 +232,7 @@ pub fn lesson() -> Lesson {
                          break language models: as soon as the first tokens left a sliding window, perplexity \
                          shot up. Their StreamingLLM keeps the first 4 tokens' keys and values in the cache for \
                          good, beside the window of recent ones, and the models then read streams of 4 million \
-                         tokens with a steady perplexity. This page's window has no kept first tokens, so the \
-                         panel shows the window alone: what the fix is for.",
+                         tokens with a steady perplexity. The next step keeps the first token here too.",
                         token(t, 0, ON - 2),
                         token(t, 0, ON - 1),
                         cached_weights(t, ON),
@@ -228,6 +241,33 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
+            .extra(Extra::Decode { t: ON }),
+            LessonStep::new("StreamingLLM keeps the first token", kept_first(), S::Weights, |t| {
+                let keys = seen_keys(t, ON);
+                let window: Vec<String> =
+                    keys.iter().skip(1).map(|&j| format!("\"{}\"", token(t, 0, j))).collect();
+                format!(
+                    "Now keep \"{bos}\" beside the same window: the mask's kept first keys = 1 (the field \
+                     beside the window). Key j is seen when it is in the window or j < 1. At t = {ON} the \
+                     cache holds {} rows: \"{bos}\", kept for good, and the window's {}. \"{on}\" parks {} \
+                     on \"{bos}\" again, and its weights over the cache are {}: the weight it has no use for \
+                     has its place back. Xiao et al. keep 4 first tokens because a trained model spreads its \
+                     sink over the first few; here only \"{bos}\" is one. This page keeps each token's \
+                     original position; StreamingLLM numbers positions inside the cache instead. This head \
+                     has no positions at all, so its numbers are the same either way.",
+                    keys.len(),
+                    window.join(", "),
+                    fixed(at(t, S::Weights, 0, 0, ON, 0), 4),
+                    cached_weights(t, ON),
+                    on = token(t, 0, ON),
+                    bos = token(t, 0, 0),
+                )
+            })
+            .highlight(|t| row_cells(t, S::Weights, 0, 0, ON))
+            .claims(|t| {
+                let others = seen_keys(t, ON).into_iter().skip(1).map(|j| w(ON, j)).collect();
+                vec![Claim::Largest(w(ON, 0), others)]
+            })
             .extra(Extra::Decode { t: ON }),
             LessonStep::new(
                 "A sink no window can evict",
@@ -291,6 +331,15 @@ mod tests {
             let w: Vec<String> = p.weights.iter().map(|x| fixed(*x, 4)).collect();
             assert_eq!(cached_weights(&t, ON), format!("[{}]", w.join(", ")));
         }
+        // kept first keys: "BOS" stays in the cache beside the window, and "on" parks most
+        // of its weight there again
+        let s = kept_first();
+        let t = run(&s).unwrap();
+        let p = &decode(&s).unwrap().positions[ON];
+        assert_eq!((p.cache_positions.clone(), p.kept), (vec![0, 2, 3, 4], 1));
+        let w: Vec<String> = p.weights.iter().map(|x| fixed(*x, 4)).collect();
+        assert_eq!(cached_weights(&t, ON), format!("[{}]", w.join(", ")));
+        assert!(at(&t, S::Weights, 0, 0, ON, 0) > 0.7);
         let quiz = lesson().steps[3].quiz.unwrap();
         assert!(quiz.judge_choice(&logit, 1).unwrap().right);
     }
