@@ -1,8 +1,9 @@
 // Attention as today's models run it, in the browser: grouped-query heads (n-kv-heads),
-// RoPE (rope, rope-base), ALiBi (alibi) and a sliding window (mask-window). Each control
-// adds its steps; a bad value is a message beside its control; a link with all four
-// reproduces the page; the explanation panel adds up a rotated, a repeated and a biased
-// cell; a scenario with imported weights survives its own link in a new page.
+// RoPE (rope, rope-base), ALiBi (alibi) and a sliding window (mask-window) with kept first
+// keys (mask-keep-first). Each control adds its steps; a bad value is a message beside its
+// control; a link with all four reproduces the page; the explanation panel adds up a
+// rotated, a repeated and a biased cell; a scenario with imported weights survives its own
+// link in a new page.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +106,24 @@ export const tests = [
       const w = await values(page, 'weights');
       // query 4 sees keys 3 and 4 only
       t.assert.deepEqual(w[4].map((v, j) => (num(v) > 0 ? j : -1)).filter((j) => j >= 0), [3, 4]);
+      // StreamingLLM: the first key kept beside the window; query 4 sees keys 0, 3 and 4, in the link too
+      await page.fill('[data-testid="mask-keep-first"]', '1');
+      await page.waitForFunction((sel) => {
+        const row = document.querySelector(`${sel} tbody tr:nth-child(5)`);
+        return row && [...row.querySelectorAll('td')].filter((td) => Number(td.dataset.value) > 0).length === 3;
+      }, table('weights'));
+      const kept = await values(page, 'weights');
+      t.assert.deepEqual(kept[4].map((v, j) => (num(v) > 0 ? j : -1)).filter((j) => j >= 0), [0, 3, 4]);
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('keep') === '1');
+      // without a window the kept keys are an error beside their field, named
+      const keepErr = page.locator('label:has([data-testid="mask-keep-first"]) [data-testid="error"]');
+      await page.fill('[data-testid="mask-window"]', '');
+      await keepErr.waitFor();
+      t.assert.match(await keepErr.textContent(), /keep_first = 1 .* there is no window/);
+      await page.fill('[data-testid="mask-keep-first"]', '0');
+      await keepErr.waitFor({ state: 'detached' });
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('keep') === null);
+      await page.fill('[data-testid="mask-window"]', '2');
       // the window empties: the weights are back to causal only
       await page.fill('[data-testid="mask-window"]', '');
       await page.waitForFunction((sel) => {

@@ -166,6 +166,7 @@ export const tests = [
         ['rope base', 1, () => on('[data-testid="rope-base"]', async (el) => { if (await el.isEnabled()) await el.fill(choose(['10000', '100', '0.5', '-3', '1e40'])); })],
         ['alibi', 1, () => on('[data-testid="alibi"]', (el) => el.click())],
         ['window', 2, () => on('[data-testid="mask-window"]', (el) => el.fill(choose(['', '1', '2', '3', '0', '64'])))],
+        ['keep first', 1, () => on('[data-testid="mask-keep-first"]', (el) => el.fill(choose(['', '0', '1', '2', '-1', '99'])))],
         ['d_head', 1, () => on('[data-testid="d-head"]', (el) => el.fill(choose(['', '0', '1', '3', '6', '-2', '1.5', '9999'])))],
         ['scale', 1, () => on('[data-testid="scale"]', (el) => el.fill(choose(['', '0.125', '1', '0', '-1', '1e308', '1e-320'])))],
         ['softcap', 1, () => on('[data-testid="softcap"]', (el) => el.fill(choose(['', '0.5', '2', '50', '0', '-1', '1e-300'])))],

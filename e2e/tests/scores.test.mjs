@@ -3,7 +3,8 @@
 // engine says; a bad value is a message beside its control; a link with all of them opens
 // the same numbers and the same controls in a new page; the worker computes what the page
 // computes. The lessons: every step at 1440 and 375 px shows its words and picture,
-// nothing wider than a phone; the decode steps' words quote the panel's weights.
+// nothing wider than a phone; the decode steps' words quote the panel's weights, and
+// StreamingLLM's step marks the kept first token in the cache.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,9 @@ async function setAll(page) {
   await page.check('[data-testid="qk-norm"]');
   await page.fill('[data-testid="sinks"]', '0.5, -1, 0, 2');
   await page.press('[data-testid="sinks"]', 'Enter');
+  // StreamingLLM's kept first key beside a window of 2 (BASE is causal)
+  await page.fill('[data-testid="mask-window"]', '2');
+  await page.fill('[data-testid="mask-keep-first"]', '1');
   await waitStep(page, 'q_norm');
   await waitStep(page, 'capped');
 }
@@ -163,6 +167,7 @@ export const tests = [
       t.assert.equal(await other.inputValue('[data-testid="softcap"]'), '2');
       t.assert.ok(await other.isChecked('[data-testid="qk-norm"]'));
       t.assert.equal(await other.inputValue('[data-testid="sinks"]'), '0.5, -1, 0, 2');
+      t.assert.equal(await other.inputValue('[data-testid="mask-keep-first"]'), '1');
       t.assert.deepEqual(t.errors(), []);
     },
   },
@@ -196,7 +201,7 @@ export const tests = [
     run: async (t) => {
       await t.page.setViewportSize({ width, height });
       const lessons = {
-        sinks: ['heatmap', 'heatmap', 'heatmap', 'heatmap', 'decode-view', 'decode-view'],
+        sinks: ['heatmap', 'heatmap', 'heatmap', 'heatmap', 'decode-view', 'decode-view', 'decode-view'],
         'score-range': ['heatmap', 'heatmap', 'heatmap', 'heatmap'],
       };
       for (const [id, pictures] of Object.entries(lessons)) {
@@ -209,10 +214,23 @@ export const tests = [
           if (pictures[s] === 'decode-view') {
             // the words quote the panel's weights over the cache
             const listed = await page.$$eval('[data-testid="decode-weights"] tbody td[data-value]', (tds) => tds.map((td) => td.textContent));
-            t.assert.ok(listed.length === 3 && text.includes(`[${listed.join(', ')}]`), `${text} / ${listed}`);
+            // StreamingLLM's step (6) keeps the first token beside the window of 3: four cached keys
+            const kept = s === 5;
+            t.assert.ok(listed.length === (kept ? 4 : 3) && text.includes(`[${listed.join(', ')}]`), `${text} / ${listed}`);
+            // the kept row is marked in the cache tables and the strip, and only in that step
+            const keptRows = await page.$$eval('[data-testid="decode-view"] tr[data-slot="kept"]', (trs) => trs.map((tr) => tr.dataset.pos));
+            t.assert.deepEqual(keptRows, kept ? ['0', '0'] : [], `kept rows at step ${s + 1}`);
+            const strip = await page.$$eval('[data-testid="cache-strip"] li', (lis) => lis.map((li) => li.dataset.slot));
+            t.assert.equal(strip[0], kept ? 'kept' : 'gone', `${strip}`);
+            if (kept) {
+              // BOS takes the largest weight of the cached keys again
+              const w = listed.map(Number);
+              t.assert.ok(w[0] > Math.max(...w.slice(1)), `${w}`);
+              t.assert.match(text, /original position; StreamingLLM numbers positions inside the cache/);
+            }
             // with a sink the panel says its weights sum to less than 1
             const panel = await page.textContent('[data-testid="decode-view"]');
-            t.assert.equal(/sink logit 2 as one more column.*sum to less than 1/.test(panel), s === 5, panel);
+            t.assert.equal(/sink logit 2 as one more column.*sum to less than 1/.test(panel), s === 6, panel);
           }
           await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
           fs.mkdirSync(SHOTS, { recursive: true });
