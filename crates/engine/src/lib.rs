@@ -14,7 +14,8 @@
 //! the run ([`stages`]): grouped-query attention (`n_kv_heads`: fewer key/value heads,
 //! each repeated for its group, `k_rep`/`v_rep`), rotary positions (`rope`: `q_rot` and
 //! `k_rot`, in either pairing convention), ALiBi (`alibi`: a per-head linear bias added
-//! to the scaled scores, `alibi` and `biased`) and sliding windows (`mask.window`).
+//! to the scaled scores, `alibi` and `biased`) and sliding windows (`mask.window`, with
+//! StreamingLLM's kept first keys beside them, `mask.keep_first`).
 //!
 //! This crate depends on nothing web (no leptos, web-sys, wasm-bindgen or plotters: a
 //! web import here does not compile), reads no clock and does no I/O. It never panics on
