@@ -191,8 +191,7 @@ mod tests {
                             fill: Fill::ALL[rope % 2],
                             window,
                             // StreamingLLM's kept first keys, beside a window only
-                            keep_first: window
-                                .and_then(|_| (seed % 5 > 1).then_some((seed % 5) as usize - 1)),
+                            keep_first: window.and(usize::try_from(seed % 5).ok().filter(|&k| k > 0)),
                         },
                         positional: if pe { Positional::Sinusoidal } else { Positional::None },
                         rope: (rope > 0 && d_k % 2 == 0).then(|| Rope {
