@@ -12,8 +12,8 @@ pub fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
 }
 
 /// The options of today's models, drawn independently: `(h_kv choice, RoPE choice, RoPE
-/// base choice, ALiBi, (window, kept first keys), scale, softcap)`. A choice that does not fit the sizes
-/// (h_kv must divide h, RoPE needs an even d_k) falls back to the plain option.
+/// base choice, ALiBi, (window, kept first keys), scale, softcap)`. A choice that does not
+/// fit the sizes (h_kv must divide h, RoPE needs an even d_k) falls back to the plain option.
 #[allow(clippy::type_complexity)]
 fn arb_modern(
 ) -> impl Strategy<Value = (usize, usize, usize, bool, Option<(usize, usize)>, Option<f64>, Option<f64>)> {
