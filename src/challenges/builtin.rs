@@ -197,8 +197,7 @@ fn fill_leak() -> Challenge {
         causal: true,
         padding: Padding::None,
         fill: Fill::LargeNegative,
-        window: None,
-        keep_first: None,
+        ..MaskConfig::default()
     };
     Challenge {
         id: "fill-leak".into(),

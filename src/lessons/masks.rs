@@ -13,7 +13,7 @@ const SAMPLE: [&str; 2] = ["this is a sample sequence", "the spunky dog wanted t
 
 fn masks(causal: bool, padding: Padding, fill: Fill) -> Scenario {
     let mut s = base(&SAMPLE, 8, 2);
-    s.mask = MaskConfig { causal, padding, fill, window: None, keep_first: None };
+    s.mask = MaskConfig { causal, padding, fill, ..MaskConfig::default() };
     s
 }
 
@@ -35,7 +35,7 @@ pub fn leak(fill: Fill) -> Scenario {
         w_o: one,
         b_o: vec![],
     }));
-    s.mask = MaskConfig { causal: true, padding: Padding::None, fill, window: None, keep_first: None };
+    s.mask = MaskConfig { causal: true, padding: Padding::None, fill, ..MaskConfig::default() };
     s
 }
 

@@ -227,8 +227,7 @@ fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() 
         causal: true,
         padding: Padding::KeysAndQueries,
         fill: Fill::NegInf,
-        window: None,
-        keep_first: None,
+        ..MaskConfig::default()
     };
     let trace = run(&s).unwrap();
     assert_eq!(trace.fully_masked_rows, vec![[0, 5], [0, 6]]);
@@ -255,8 +254,7 @@ fn top_keys_ties_nan_rows_and_out_of_range() {
         causal: true,
         padding: Padding::KeysAndQueries,
         fill: Fill::NegInf,
-        window: None,
-        keep_first: None,
+        ..MaskConfig::default()
     };
     let trace = run(&s).unwrap();
     // query 0 under the causal mask sees key 0 alone
@@ -284,8 +282,7 @@ fn trace_json_writes_non_finite_numbers_as_strings() {
         causal: false,
         padding: Padding::KeysAndQueries,
         fill: Fill::NegInf,
-        window: None,
-        keep_first: None,
+        ..MaskConfig::default()
     };
     let json: Value = serde_json::from_str(&run(&s).unwrap().to_json()).unwrap();
     let steps = json["steps"].as_array().unwrap();
@@ -987,8 +984,7 @@ fn cross_attention_with_the_same_sentences_is_self_attention() {
         causal: true,
         padding: Padding::Keys,
         fill: Fill::LargeNegative,
-        window: None,
-        keep_first: None,
+        ..MaskConfig::default()
     };
     let plain = run(&s).unwrap();
     s.kv_sentences = Some(s.sentences.clone());
@@ -1006,13 +1002,8 @@ fn cross_attention_with_the_same_sentences_is_self_attention() {
 fn cross_attention_pads_keys_by_the_key_sentences() {
     let mut s = scenario(&["a b c", "d"], 4, 1);
     s.kv_sentences = Some(vec!["w".into(), "x y z q".into()]);
-    s.mask = MaskConfig {
-        causal: false,
-        padding: Padding::Keys,
-        fill: Fill::NegInf,
-        window: None,
-        keep_first: None,
-    };
+    s.mask =
+        MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf, ..MaskConfig::default() };
     let trace = run(&s).unwrap();
     let w = get(&trace, "weights");
     assert_eq!(w.shape, [2, 1, 3, 4]);

@@ -203,8 +203,7 @@ fn cross_attention_key_side_cells_index_key_tokens() {
 
 fn causal_pad(fill: Fill) -> Trace {
     let mut s = Scenario::identity(&["I bought a baseball bat", "the bat"], 3, 1);
-    s.mask =
-        MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, window: None, keep_first: None };
+    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, ..MaskConfig::default() };
     run(&s).unwrap()
 }
 
@@ -267,8 +266,7 @@ fn the_large_negative_leak_is_explained() {
         causal: true,
         padding: Padding::None,
         fill: Fill::LargeNegative,
-        window: None,
-        keep_first: None,
+        ..MaskConfig::default()
     };
     // cross, causal: query 0 may see key 0 ("down": -1e10), not key 1 ("up": +1e10)
     let trace = run(&s).unwrap();
@@ -337,7 +335,7 @@ fn every_step_explains_and_serialises() {
         padding: Padding::KeysAndQueries,
         fill: Fill::NegInf,
         window: Some(2),
-        keep_first: None,
+        ..MaskConfig::default()
     };
     s.n_kv_heads = Some(1);
     s.rope = Some(attention_engine::Rope::new(attention_engine::RopeStyle::Half));

@@ -32,8 +32,7 @@ fn mask() -> impl Strategy<Value = MaskConfig> {
         causal,
         padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][p],
         fill: if large { Fill::LargeNegative } else { Fill::NegInf },
-        window: None,
-        keep_first: None,
+        ..MaskConfig::default()
     })
 }
 
@@ -153,8 +152,7 @@ fn sizes_at_the_limits_run() {
                 causal: true,
                 padding: Padding::KeysAndQueries,
                 fill: Fill::NegInf,
-                window: None,
-                keep_first: None,
+                ..MaskConfig::default()
             },
             ..Scenario::identity(&["w ".repeat(t).as_str()], 16, 16)
         };

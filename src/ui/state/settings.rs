@@ -76,8 +76,7 @@ impl Default for Settings {
                 causal: false,
                 padding: Padding::Keys,
                 fill: Fill::NegInf,
-                window: None,
-                keep_first: None,
+                ..MaskConfig::default()
             },
             embeddings: BTreeMap::new(),
             kv_text: None,

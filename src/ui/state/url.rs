@@ -592,8 +592,7 @@ mod tests {
                 causal: true,
                 padding: Padding::KeysAndQueries,
                 fill: Fill::LargeNegative,
-                window: None,
-                keep_first: None,
+                ..MaskConfig::default()
             },
             embeddings: BTreeMap::new(),
             kv_text: Some("x y z".into()),

@@ -75,13 +75,7 @@ mod fixtures {
         let mut s = Scenario::identity(&["I bought a baseball bat", "the bat flew"], 3, 1);
         s.embeddings.insert("baseball".into(), vec![2.0, 0.0, 0.0]);
         s.embeddings.insert("bat".into(), vec![1.0, 1.0, 0.0]);
-        s.mask = MaskConfig {
-            causal: true,
-            padding: Padding::KeysAndQueries,
-            fill,
-            window: None,
-            keep_first: None,
-        };
+        s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, ..MaskConfig::default() };
         s
     }
 
@@ -96,8 +90,7 @@ mod fixtures {
             causal: true,
             padding: Padding::KeysAndQueries,
             fill: Fill::NegInf,
-            window: None,
-            keep_first: None,
+            ..MaskConfig::default()
         };
         s
     }

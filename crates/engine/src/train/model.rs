@@ -49,7 +49,7 @@ impl Dims {
                 padding: Padding::None,
                 fill: Fill::NegInf,
                 window: config.window,
-                keep_first: None,
+                ..MaskConfig::default()
             },
         }
     }

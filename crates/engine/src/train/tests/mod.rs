@@ -246,7 +246,13 @@ fn a_layer_equals_the_engines_run() {
                 w_o: m("W_O"),
                 b_o: b("b_O"),
             })),
-            mask: MaskConfig { causal, padding: Padding::None, fill: Fill::NegInf, window, keep_first: None },
+            mask: MaskConfig {
+                causal,
+                padding: Padding::None,
+                fill: Fill::NegInf,
+                window,
+                ..MaskConfig::default()
+            },
             positional: if positions == PositionKind::Sinusoidal {
                 Positional::Sinusoidal
             } else {
