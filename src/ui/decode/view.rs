@@ -279,10 +279,10 @@ fn step_view(ctx: Ctx) -> impl IntoView {
             p.evicted.map(|e| {
                 if p.kept > 0 {
                     format!(
-                        "Position {} left the cache: the window keeps the last {} keys and values beside the {} kept first ones, so the buffer drops the window's oldest row when a new one comes in; the kept rows never leave.",
+                        "Position {} left the cache: the window keeps the last {} keys and values beside {}, so the buffer drops the window's oldest row when a new one comes in; kept rows never leave.",
                         token_label(key_tokens, e),
                         at.len - p.kept.min(at.len),
-                        p.kept,
+                        if p.kept == 1 { "the kept first one".to_owned() } else { format!("the {} kept first ones", p.kept) },
                     )
                 } else {
                     format!(
