@@ -36,7 +36,7 @@ const KEEP_FIRST: NumberSpec = NumberSpec::new(
     0,
 )
 .placeholder("none")
-.hint("StreamingLLM keeps the first keys (attention sinks) beside the window; positions are not renumbered")
+.hint("StreamingLLM's attention sinks; each key keeps its own position")
 .error(Field::KeepFirst);
 
 /// The mask's fieldset (engine convention: `true` = blocked).
