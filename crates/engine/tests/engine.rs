@@ -635,11 +635,9 @@ fn slow_mask(trace: &Trace, b: usize, i: usize, j: usize) -> bool {
     let m = &trace.mask.config;
     let window = m.window.is_some_and(|w| {
         let (i, j, w) = (i as i64, j as i64, w as i64);
-        if m.causal {
-            j <= i - w
-        } else {
-            (i - j).abs() >= w
-        }
+        let outside = if m.causal { j <= i - w } else { (i - j).abs() >= w };
+        // StreamingLLM's kept first keys stay visible beside the window
+        outside && j >= m.keep_first.map_or(0, |k| k as i64)
     });
     (m.causal && j > i)
         || window
@@ -861,6 +859,7 @@ fn every_error_variant_is_reached() {
             }),
             "the RoPE base is -1",
         ),
+        (with(&|s| s.mask.keep_first = Some(4)), "keep_first = 4 keeps the first keys beside a sliding window, but"),
         (with(&|s| s.mask.window = Some(0)), "window must be at least 1, got 0"),
         (with(&|s| s.scale = Some(0.0)), "the scale is 0: it must be a finite number greater than 0"),
         (with(&|s| s.softcap = Some(f64::INFINITY)), "the softcap is inf"),
@@ -884,10 +883,21 @@ fn every_error_variant_is_reached() {
     });
     assert!(e.to_string().starts_with("the RoPE base is 0"), "{e}");
     // Every new option's error names its control.
-    let fields: Vec<&str> = cases.iter().skip(cases.len() - 9).map(|(e, _)| e.field().as_str()).collect();
+    let fields: Vec<&str> = cases.iter().skip(cases.len() - 10).map(|(e, _)| e.field().as_str()).collect();
     assert_eq!(
         fields,
-        ["n_kv_heads", "n_kv_heads", "n_kv_heads", "rope", "rope", "rope", "window", "scale", "softcap"]
+        [
+            "n_kv_heads",
+            "n_kv_heads",
+            "n_kv_heads",
+            "rope",
+            "rope",
+            "rope",
+            "keep_first",
+            "window",
+            "scale",
+            "softcap"
+        ]
     );
     // An unknown RoPE style and a window of -1 are JSON errors.
     for text in [
