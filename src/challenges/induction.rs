@@ -163,11 +163,139 @@ impl Attempt {
     };
 }
 
+/// One head's width: the challenge's heads span the whole residual stream (one head per
+/// layer), so `d_k` = [`D_MODEL`].
+pub const D_K: usize = D_MODEL;
+
+/// The score where a query and a key meet (each sets one entry to `strength` in the same
+/// place of the head's space), above the score 0 where they do not: `strength² / √d_k`.
+pub fn meeting_score(strength: f64) -> f64 {
+    strength * strength / (D_K as f64).sqrt()
+}
+
+/// What the page says the block maps' word "place" and the start token `^` mean.
+pub fn legend() -> [(&'static str, String); 2] {
+    [
+        (
+            "place",
+            format!(
+                "one of the {D_K} dimensions of a head's query and key space (d_k = {D_K}: one head reads the \
+                 whole residual stream). A query and a key score where both write into the same place: the score \
+                 is the product of their two entries there, divided by √d_k. \"token a → place a\" writes token a \
+                 into place a, so a query and a key that read the same token meet."
+            ),
+        ),
+        (
+            "^",
+            "the start token every test sequence begins with, as a real model's text begins with a \
+             beginning-of-sequence token. It gives the first letter a token before it, so no position must read \
+             itself as its previous token."
+                .to_owned(),
+        ),
+    ]
+}
+
+/// The strength a judge tries an attempt's maps at, to tell maps of the wrong shape from
+/// maps too weak to meet the goal: the worked solution's.
+pub const STRONG: f64 = Attempt::SOLUTION.strength;
+
+/// Why an attempt does not meet the goal, or that it does, with the engine's outcomes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Both heads put at least [`AT_LEAST`] where they should.
+    Met,
+    /// The same four maps at a strength of `strong` meet the goal (their outcome
+    /// `at_strong`): the maps are right and the strength too low, so the softmax spreads
+    /// the weight.
+    TooWeak {
+        /// The strength tried.
+        strong: f64,
+        /// The engine's outcome there.
+        at_strong: Outcome,
+    },
+    /// Layer 1's maps do not make a previous-token head even at `strong` (`at_strong`).
+    Layer1Wrong {
+        /// The strength tried.
+        strong: f64,
+        /// The engine's outcome there.
+        at_strong: Outcome,
+    },
+    /// Layer 1's maps are right at `strong`; layer 2's do not make an induction head there.
+    Layer2Wrong {
+        /// The strength tried.
+        strong: f64,
+        /// The engine's outcome there.
+        at_strong: Outcome,
+    },
+}
+
+/// Judges `a` (whose outcome is `o`): met, or which part is wrong, by running its maps
+/// again at [`STRONG`] (or its own strength, if higher) through the engine.
+pub fn verdict(a: &Attempt, o: &Outcome) -> Option<Verdict> {
+    if o.met() {
+        return Some(Verdict::Met);
+    }
+    let strong = a.strength.max(STRONG);
+    let at_strong = judge(&Attempt { strength: strong, ..*a })?;
+    Some(if at_strong.met() {
+        Verdict::TooWeak { strong, at_strong }
+    } else if at_strong.heads[0].previous_token < AT_LEAST {
+        Verdict::Layer1Wrong { strong, at_strong }
+    } else {
+        Verdict::Layer2Wrong { strong, at_strong }
+    })
+}
+
+/// A fraction as a percentage, one decimal.
+pub fn percent(x: f64) -> String {
+    format!("{}%", crate::format::fixed(100.0 * x, 1))
+}
+
+/// The verdict in words: what is right, what is not, and the numbers the engine judged.
+pub fn verdict_words(a: &Attempt, o: &Outcome) -> String {
+    let goal = percent(AT_LEAST);
+    let now = format!(
+        "Layer 1 puts {} of its weight on the previous token (goal: {goal}); layer 2 puts {} on the token after \
+         the earlier occurrence (goal: {goal}). Next-token accuracy on the second rounds: {}, loss {}.",
+        percent(o.heads[0].previous_token),
+        percent(o.heads[1].induction),
+        percent(o.accuracy),
+        crate::format::fixed(o.loss, 3),
+    );
+    let Some(v) = verdict(a, o) else { return format!("Not yet. {now}") };
+    let both =
+        |x: &Outcome| format!("{} and {}", percent(x.heads[0].previous_token), percent(x.heads[1].induction));
+    match v {
+        Verdict::Met => format!("Goal met. {now}"),
+        Verdict::TooWeak { strong, at_strong } => format!(
+            "Not yet, but the four maps are right: at strength {strong} the same maps put {} where they \
+             should. At strength {s} they are too weak: where a query and a key meet, the score is only \
+             {s}² / √{D_K} = {m} above the others, so the softmax spreads the weight. {now}",
+            both(&at_strong),
+            s = crate::format::exact(a.strength),
+            m = crate::format::fixed(meeting_score(a.strength), 2),
+        ),
+        Verdict::Layer1Wrong { strong, at_strong } => format!(
+            "Not yet: layer 1's maps do not make a previous-token head. Even at strength {strong} they put \
+             only {} of its weight on the previous token, so layer 1 does not write the token before into the \
+             'previous' block that layer 2's keys can read. {now}",
+            percent(at_strong.heads[0].previous_token),
+        ),
+        Verdict::Layer2Wrong { strong, at_strong } => format!(
+            "Not yet: layer 1's maps are right (at strength {strong} it puts {} on the previous token), but \
+             layer 2's do not make an induction head: even at strength {strong} it puts only {} on the token \
+             after the earlier occurrence. {now}",
+            percent(at_strong.heads[0].previous_token),
+            percent(at_strong.heads[1].induction),
+        ),
+    }
+}
+
 /// The hints, one at a time.
 pub const HINTS: [&str; 3] = [
     "Layer 1 must match query i with key i − 1. The query can only say where it is; what can the key at j say so that it meets the query at j + 1?",
     "In layer 2 the right key is not the earlier B but the token after it, C. B and C share nothing, except what layer 1 wrote into C's previous block: B.",
-    "Softmax only puts nearly all the weight on one key when that key's score is far above the others. A score is strength² / √24: try a strength of 5 or more.",
+    "Softmax only puts nearly all the weight on one key when that key's score is far above the others. A score is strength² / √d_k, with d_k = 24 here: try a strength of 5 or more.",
 ];
 
 /// `s`'s token ids, or `None` for a word not in [`TOKENS`] or the wrong length.
@@ -333,6 +461,46 @@ mod tests {
     fn layer_two_needs_layer_one() {
         let o = judge(&Attempt { layer1: (Map::Zero, Map::Zero), ..Attempt::SOLUTION }).unwrap();
         assert!(o.heads[1].induction < AT_LEAST, "{o:?}");
+    }
+
+    /// The verdict says which part is wrong, with the engine's numbers: the right maps at
+    /// strength 1 are too weak (and would meet the goal at the solution's strength);
+    /// layer 2 matching the same token, or layer 1 matching its own position, are wrong
+    /// at any strength.
+    #[test]
+    fn the_verdict_tells_weak_maps_from_wrong_ones() {
+        let weak = Attempt { strength: 1.0, ..Attempt::SOLUTION };
+        let o = judge(&weak).unwrap();
+        let Some(Verdict::TooWeak { strong, at_strong }) = verdict(&weak, &o) else { panic!("{o:?}") };
+        assert_eq!(strong, STRONG);
+        assert!(at_strong.met() && o.heads[1].induction < AT_LEAST, "{o:?}");
+        let words = verdict_words(&weak, &o);
+        assert!(words.starts_with("Not yet, but the four maps are right: at strength 8"), "{words}");
+        assert!(words.contains(&format!("1² / √{D_K} = 0.20 above the others")), "{words}");
+        assert!(words.contains(&percent(o.heads[1].induction)), "{words}");
+        assert_eq!(D_K, 24);
+        assert!((meeting_score(8.0) - 64.0 / 24f64.sqrt()).abs() < 1e-12);
+
+        let same_token = Attempt { layer2: (Map::Token, Map::Token), ..Attempt::SOLUTION };
+        let o = judge(&same_token).unwrap();
+        assert!(matches!(verdict(&same_token, &o), Some(Verdict::Layer2Wrong { .. })));
+        let words = verdict_words(&same_token, &o);
+        assert!(
+            words.starts_with("Not yet: layer 1's maps are right (at strength 8 it puts 100.0%"),
+            "{words}"
+        );
+
+        for a in [Attempt::START, Attempt { layer1: (Map::Position, Map::Position), ..Attempt::SOLUTION }] {
+            let o = judge(&a).unwrap();
+            assert!(matches!(verdict(&a, &o), Some(Verdict::Layer1Wrong { .. })), "{a:?}");
+            assert!(verdict_words(&a, &o)
+                .starts_with("Not yet: layer 1's maps do not make a previous-token head"));
+        }
+        let o = judge(&Attempt::SOLUTION).unwrap();
+        assert_eq!(verdict(&Attempt::SOLUTION, &o), Some(Verdict::Met));
+        assert!(verdict_words(&Attempt::SOLUTION, &o).starts_with("Goal met. Layer 1 puts 100.0%"));
+        let [place, start] = legend();
+        assert!(place.0 == "place" && place.1.contains("d_k = 24") && start.0 == "^");
     }
 
     #[test]

@@ -3,36 +3,18 @@
 //! sequences ([`judge`]), both heads' maps on the first one (drawn as the Learn view draws
 //! a head), hints one at a time and the worked solution.
 
-use leptos::html;
 use leptos::prelude::*;
 use ndarray::Array2;
 
 use crate::challenges::induction::{
-    judge, Attempt, Map, Outcome, AT_LEAST, HINTS, SEQUENCES, STORY, T, TITLE, WHY,
+    judge, legend, meeting_score, verdict_words, Attempt, Map, Outcome, D_K, HINTS, SEQUENCES, STORY, T,
+    TITLE, WHY,
 };
-use crate::format::fixed;
+use crate::format::{exact, fixed};
 
-use crate::ui::learn::head_maps::{draw_map, HeadMapData};
+use crate::ui::learn::head_maps::{HeadMapData, HeadMapFigure, MapFit};
 use crate::ui::widgets::fields::{NumberField, SelectField};
-
-/// A fraction as a percentage, one decimal.
-fn percent(x: f64) -> String {
-    format!("{}%", fixed(100.0 * x, 1))
-}
-
-/// The verdict in words.
-fn verdict(o: &Outcome) -> String {
-    let goal = percent(AT_LEAST);
-    format!(
-        "{} Layer 1 puts {} of its weight on the previous token (goal: {goal}); layer 2 puts {} on the token after \
-         the earlier occurrence (goal: {goal}). Next-token accuracy on the second rounds: {}, loss {}.",
-        if o.met() { "Goal met." } else { "Not yet." },
-        percent(o.heads[0].previous_token),
-        percent(o.heads[1].induction),
-        percent(o.accuracy),
-        fixed(o.loss, 3),
-    )
-}
+use crate::ui::widgets::hints::{HintList, NextHintButton};
 
 /// One layer's two selects.
 fn layer_selects(layer: usize, attempt: RwSignal<Attempt>) -> impl IntoView {
@@ -84,7 +66,6 @@ pub fn InductionChallenge() -> impl IntoView {
     let outcome = Memo::new(move |_| judge(&attempt.get()));
     let met = move || outcome.with(|o| o.as_ref().is_some_and(Outcome::met));
     let strength = Signal::derive(move || attempt.with(|a| a.strength.to_string()));
-    let all_shown = move || hints.get() >= HINTS.len();
     view! {
         <section
             class="al-challenge"
@@ -112,8 +93,32 @@ pub fn InductionChallenge() -> impl IntoView {
                     })
                 />
             </div>
+            <p class="al-learn-note" data-testid="induction-strength-note">
+                {move || {
+                    let s = attempt.with(|a| a.strength);
+                    format!(
+                        "Each head here has d_k = {D_K}. Where a query and a key meet, the score is strength² / √d_k: at strength {}, {} above the score 0 where they do not.",
+                        exact(s),
+                        fixed(meeting_score(s), 2),
+                    )
+                }}
+            </p>
+            <dl class="al-induction-legend" data-testid="induction-legend">
+                {legend()
+                    .into_iter()
+                    .map(|(term, meaning)| {
+                        view! {
+                            <dt>{format!("\u{201c}{term}\u{201d}")}</dt>
+                            <dd>{meaning}</dd>
+                        }
+                    })
+                    .collect_view()}
+            </dl>
             <p class="al-goal" class:al-met=met data-testid="induction-verdict" aria-live="polite">
-                {move || outcome.with(|o| o.as_ref().map(verdict).unwrap_or_default())}
+                {move || {
+                    let a = attempt.get();
+                    outcome.with(|o| o.as_ref().map(|o| verdict_words(&a, o)).unwrap_or_default())
+                }}
             </p>
             {move || (met() || solution.get()).then(|| view! { <p data-testid="induction-why">{WHY}</p> })}
             <p>{format!("The maps: both heads on {}.", SEQUENCES[0])}</p>
@@ -121,17 +126,12 @@ pub fn InductionChallenge() -> impl IntoView {
                 <ChallengeMap outcome=outcome layer=0 />
                 <ChallengeMap outcome=outcome layer=1 />
             </div>
-            <ol class="al-hints">
-                {move || HINTS.iter().take(hints.get()).map(|h| view! { <li>{*h}</li> }).collect_view()}
-            </ol>
-            <button
-                type="button"
-                data-testid="induction-hint"
-                disabled=all_shown
-                on:click=move |_| hints.update(|n| *n += 1)
-            >
-                "Show a hint"
-            </button>
+            <HintList
+                hints=HINTS.map(str::to_owned).to_vec()
+                shown=hints
+                testid="induction-hint-text"
+            />
+            <NextHintButton n=HINTS.len() shown=hints testid="induction-hint" />
             <button
                 type="button"
                 data-testid="induction-solution"
@@ -149,32 +149,27 @@ pub fn InductionChallenge() -> impl IntoView {
 /// One head's map on the first test sequence.
 #[component]
 fn ChallengeMap(outcome: Memo<Option<Outcome>>, layer: usize) -> impl IntoView {
-    let canvas = NodeRef::<html::Canvas>::new();
     let labels: Vec<String> = SEQUENCES[0].split_whitespace().map(String::from).collect();
-    Effect::new(move |_| {
-        let Some(el) = canvas.get() else { return };
+    let data = Signal::derive(move || {
         outcome.with(|o| {
-            let Some(o) = o else { return };
-            let Ok(values) = Array2::from_shape_vec((T, T), o.attention[layer].clone()) else { return };
-            let d = HeadMapData {
-                values,
+            let o = o.as_ref()?;
+            Some(HeadMapData {
+                values: Array2::from_shape_vec((T, T), o.attention[layer].clone()).ok()?,
                 labels: labels.clone(),
                 blocked: (0..T * T).map(|k| k % T > k / T).collect(),
                 scores: None,
                 probe_loss: o.loss,
-            };
-            draw_map(&el, &d);
-        });
+            })
+        })
     });
     let name = format!("Layer {}'s head", layer + 1);
     view! {
-        <figure class="al-learn-head">
-            <figcaption>{format!("{name}: rows the query, columns the key.")}</figcaption>
-            <canvas
-                node_ref=canvas
-                role="img"
-                aria-label=format!("{name}: attention weights on the test sequence")
-            ></canvas>
-        </figure>
+        <HeadMapFigure
+            data=data
+            fit=MapFit::LEARN
+            name=name.clone()
+            aria=format!("{name}: attention weights on the test sequence")
+            caption=|| ": rows the query, columns the key."
+        />
     }
 }
