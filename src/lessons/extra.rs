@@ -43,6 +43,12 @@ pub enum Extra {
 }
 
 impl Extra {
+    /// True for the pictures drawn from a recorded training run rather than from the
+    /// step's scenario (the induction lesson's): the explorer's numbers are not theirs.
+    pub fn from_recorded_run(self) -> bool {
+        matches!(self, Self::Induction(_))
+    }
+
     /// True for the pictures that replace the focus step's heatmaps (the decode and tiles
     /// views, the similarity table); the other extras sit beside them.
     pub fn replaces_heatmaps(self) -> bool {

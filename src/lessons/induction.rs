@@ -12,13 +12,14 @@
 use std::sync::OnceLock;
 
 use attention_engine::train::history::{halfway_formation, HeadScores, History};
+use attention_engine::train::TrainConfig;
 
 use super::quiz::{Quiz, QuizKind};
 use super::{base, num, Aside, Extra, Lesson, LessonStep};
 use crate::engine::{StepName as S, Trace};
 
-/// The run the lesson shows: the Learn view's induction preset (`?learn=induction`), for
-/// 600 steps.
+/// The run the lesson shows, which is also the Learn view's induction preset
+/// (`?learn=induction`) and its step budget.
 pub const CONFIG: &str = r#"{"task": "induction", "vocab": 32, "T": 20, "batch": 16, "seed": 7, "steps": 600,
  "d_model": 16, "n_heads": 1, "n_layers": 2, "positions": "learned", "causal": true,
  "optimizer": {"kind": "adam", "lr": 0.01}}"#;
@@ -35,6 +36,12 @@ pub const PLACES: i32 = 3;
 /// The file, as the build ships it.
 const FILE: &str = include_str!("../../assets/induction-run.json");
 
+/// [`CONFIG`] as the engine reads it (`None` if it does not parse: a test holds it does).
+pub fn config() -> Option<&'static TrainConfig> {
+    static CONFIG_READ: OnceLock<Option<TrainConfig>> = OnceLock::new();
+    CONFIG_READ.get_or_init(|| TrainConfig::from_json(CONFIG).ok()).as_ref()
+}
+
 /// The recorded run, from [`FILE`]; `None` if it does not parse (a test holds it does).
 pub fn run() -> Option<&'static History> {
     static RUN: OnceLock<Option<History>> = OnceLock::new();
@@ -45,8 +52,7 @@ pub fn run() -> Option<&'static History> {
 /// reads the file, so the trainer is not linked into it).
 #[cfg(test)]
 pub fn fresh_run() -> Option<History> {
-    let config = attention_engine::train::TrainConfig::from_json(CONFIG).ok()?;
-    attention_engine::train::history::history(&config, EVERY, PROBE).ok().map(|h| h.rounded(PLACES))
+    attention_engine::train::history::history(config()?, EVERY, PROBE).ok().map(|h| h.rounded(PLACES))
 }
 
 /// The words when the file is missing or broken.
@@ -65,23 +71,36 @@ pub enum Figure {
     Curve,
 }
 
-/// Token `id`'s letter: A for the sequence's first distinct token, B for the second…
-pub fn letter(h: &History, id: usize) -> String {
+/// Token `id`'s letter in the sequence `tokens`: A for its first distinct token id, B for
+/// the second… up to Z; `#id` for an id that is not in it (or past Z).
+pub fn letter_in(tokens: &[usize], id: usize) -> String {
     let mut seen: Vec<usize> = Vec::new();
-    for &x in &h.tokens {
+    for &x in tokens {
         if !seen.contains(&x) {
             seen.push(x);
         }
     }
     seen.iter()
         .position(|&x| x == id)
+        .filter(|&i| i < 26)
         .and_then(|i| char::from_u32('A' as u32 + i as u32))
         .map_or_else(|| format!("#{id}"), String::from)
+}
+
+/// Token `id`'s letter in the recorded run's sequence ([`letter_in`]).
+pub fn letter(h: &History, id: usize) -> String {
+    letter_in(&h.tokens, id)
 }
 
 /// The sequence as letters, space-separated.
 pub fn letters(h: &History) -> String {
     h.tokens.iter().map(|&x| letter(h, x)).collect::<Vec<_>>().join(" ")
+}
+
+/// A map's axis labels for the sequence `tokens`: each position and its letter ("3 D"),
+/// as the sequence figure numbers them.
+pub fn axis_labels(tokens: &[usize]) -> Vec<String> {
+    tokens.iter().enumerate().map(|(i, &x)| format!("{i} {}", letter_in(tokens, x))).collect()
 }
 
 /// The sequence's period: the first position whose token occurred before.
@@ -120,9 +139,10 @@ fn sequence_words(_: &Trace) -> String {
         "A model reads a sequence one token at a time and, at every position, predicts the next. Here the \
          tokens are made up, one letter each: {seq}. The first {p} letters are random, then they repeat. From \
          the second A on, the next token can be known: it is whatever followed the same letter the first time. \
-         The model below was trained on 600 batches of such sequences (each with its own random letters and \
+         The model below was trained on {steps} batches of such sequences (each with its own random letters and \
          period), with two layers of one head each and nothing else: no MLP, no LayerNorm.",
         seq = letters(h),
+        steps = h.losses.len(),
     )
 }
 
@@ -248,7 +268,7 @@ fn ablation_words(_: &Trace) -> String {
         "Now take the circuit apart: switch a head off by zeroing its output, so it adds nothing to the residual \
          stream. With both heads on, the loss on the probe batch is {loss} and {acc} of the answers are right. \
          Without layer 2's head the loss is {l2}, {a2} right: the predictions turn to noise. Without layer 1's \
-         head it is {l1}, worse than a uniform guess among the 32 tokens, {a1} right: layer 2's head \
+         head it is {l1}, worse than a uniform guess among the {vocab} tokens, {a1} right: layer 2's head \
          still runs, but with no \"previous token\" in the keys it finds the wrong place, and its wrong \
          guesses are confident. The induction needs both heads.",
         loss = num(h.loss),
@@ -257,6 +277,7 @@ fn ablation_words(_: &Trace) -> String {
         a2 = percent(l2.accuracy),
         l1 = num(l1.loss),
         a1 = percent(l1.accuracy),
+        vocab = h.config.vocab_size(),
     )
 }
 
@@ -267,8 +288,8 @@ pub fn formed(h: &History, layer: usize) -> Option<(usize, f64)> {
     halfway_formation(&h.scores(layer, score))
 }
 
-/// The steps the curve's table samples.
-const SAMPLED: [usize; 4] = [0, 150, 300, 600];
+/// The steps the curve's table samples, besides the last.
+const SAMPLED: [usize; 3] = [0, 150, 300];
 
 /// The curve step's table: the probe loss and both scores at sampled checkpoints and at
 /// each head's formation.
@@ -278,7 +299,7 @@ fn curve_aside(_: &Trace) -> Option<Aside> {
     let rows = h
         .checkpoints
         .iter()
-        .filter(|c| SAMPLED.contains(&c.step) || marks.contains(&c.step))
+        .filter(|c| SAMPLED.contains(&c.step) || c.step == h.losses.len() || marks.contains(&c.step))
         .map(|c| {
             let s = |l: usize, f: fn(&HeadScores) -> f64| c.heads.get(l).map_or(f64::NAN, f);
             (
@@ -386,6 +407,14 @@ mod tests {
         );
     }
 
+    /// Every picture is the recorded run's, so the page shows no explorer under the lesson
+    /// (its one-layer scenario over the letters is not the model the lesson is about).
+    #[test]
+    fn the_lesson_hides_the_explorer() {
+        assert!(!lesson().shows_scenario());
+        assert!(crate::lessons::lessons().iter().filter(|l| l.id != "induction").all(Lesson::shows_scenario));
+    }
+
     /// What the words say holds for the recorded run.
     #[test]
     fn the_recorded_run_tells_the_story() {
@@ -420,5 +449,25 @@ mod tests {
         let loss = |s: usize| h.checkpoints.iter().find(|c| c.step == s).unwrap().probe_loss;
         assert!(loss(150) > 2.5 && loss(300) < 0.5 && loss(0) > loss(150));
         assert_eq!(h.accuracy, 1.0);
+    }
+
+    /// The step count the words quote is the recorded run's, which is CONFIG's; the
+    /// vocabulary too; the maps' axes name each position with its letter.
+    #[test]
+    fn the_words_quote_the_runs_own_counts() {
+        let h = run().unwrap();
+        let steps = config().unwrap().steps;
+        assert_eq!(h.losses.len(), steps);
+        assert_eq!(h.config, *config().unwrap());
+        let t = lesson().trace(0);
+        assert!(sequence_words(&t).contains(&format!("trained on {steps} batches")));
+        assert!(ablation_words(&t).contains(&format!("among the {} tokens", h.config.vocab_size())));
+        let last = curve_aside(&t).unwrap().rows.into_iter().map(|r| r.0).next_back();
+        assert_eq!(last, Some(steps.to_string()));
+        let labels = axis_labels(&h.tokens);
+        assert_eq!(labels[..4], ["0 A", "1 B", "2 C", "3 D"]);
+        assert_eq!(labels[19], "19 B");
+        assert_eq!(letter_in(&[5, 9, 5], 9), "B");
+        assert_eq!(letter_in(&[5, 9, 5], 7), "#7");
     }
 }

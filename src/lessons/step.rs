@@ -152,6 +152,15 @@ pub struct Lesson {
     pub steps: Vec<LessonStep>,
 }
 
+impl Lesson {
+    /// True when some step's picture is drawn from its scenario, so that the explorer's
+    /// folds under the lesson ("Change the numbers", the pipeline) show the model the
+    /// lesson is about; false for a lesson whose every picture comes from a recorded run.
+    pub fn shows_scenario(&self) -> bool {
+        self.steps.iter().any(|s| !s.extra.from_recorded_run())
+    }
+}
+
 #[cfg(test)]
 impl Lesson {
     /// Step `n`'s trace, on the step's own vectors.

@@ -86,11 +86,14 @@ pub fn Modes(
 }
 
 /// The explorer, outside presenter mode and the challenges; in a lesson it is built in a
-/// later task than the lesson.
+/// later task than the lesson, and left out under a lesson whose pictures all come from a
+/// recorded run ([`Lesson::shows_scenario`]).
 #[component]
 pub fn ExplorerBelow(
     /// The page's state.
     state: AppState,
+    /// Every lesson.
+    all_lessons: Arc<Vec<Lesson>>,
     /// Presenter mode.
     present: RwSignal<bool>,
     /// The open challenge's id.
@@ -100,8 +103,11 @@ pub fn ExplorerBelow(
 ) -> impl IntoView {
     let lesson = state.lesson;
     let in_lesson = Memo::new(move |_| lesson.with(Option::is_some));
+    let scenario_shown = Memo::new(move |_| {
+        lesson.get().is_none_or(|(l, _)| all_lessons.get(l).is_none_or(Lesson::shows_scenario))
+    });
     move || {
-        (!present.get() && challenge.get().is_none() && !learn.get()).then(|| {
+        (!present.get() && challenge.get().is_none() && !learn.get() && scenario_shown.get()).then(|| {
             if in_lesson.get() {
                 view! {
                     <Later tasks=3>

@@ -142,6 +142,7 @@ pub fn App() -> impl IntoView {
         .into_any();
     }
 
+    let all_lessons_below = all_lessons.clone();
     view! {
         <div
             class="al-app"
@@ -170,7 +171,13 @@ pub fn App() -> impl IntoView {
                 error=error
             />
 
-            <ExplorerBelow state=state present=present challenge=challenge learn=learn />
+            <ExplorerBelow
+                state=state
+                all_lessons=all_lessons_below
+                present=present
+                challenge=challenge
+                learn=learn
+            />
             // ready when every part built later is
             <Later tasks=4>
                 {
