@@ -42,6 +42,12 @@ pub fn all() -> Vec<TrainingChallenge> {
     vec![previous_token_95()]
 }
 
+/// The training challenges on `task`: the ones the Learn view offers while it trains
+/// that task (a challenge on another task would not be about what is on the screen).
+pub fn on_task(task: TaskKind) -> Vec<TrainingChallenge> {
+    all().into_iter().filter(|c| c.start.task == task).collect()
+}
+
 /// The training challenge with this id.
 pub fn by_id(id: &str) -> Option<TrainingChallenge> {
     all().into_iter().find(|c| c.id == id)
@@ -242,6 +248,16 @@ mod tests {
 
     fn with(c: &TrainingChallenge, positions: PositionKind, lr: f64) -> TrainConfig {
         TrainConfig { positions, optimizer: OptimizerConfig::adam(lr), ..c.start.clone() }
+    }
+
+    /// The Learn view offers a challenge only on its own task: none while it trains
+    /// induction, the previous-token one while it trains previous-token.
+    #[test]
+    fn a_challenge_is_offered_on_its_own_task_only() {
+        assert!(on_task(TaskKind::Induction).is_empty());
+        assert!(on_task(TaskKind::FirstToken).is_empty());
+        let ids: Vec<_> = on_task(TaskKind::PreviousToken).into_iter().map(|c| c.id).collect();
+        assert_eq!(ids, ["previous-token-95"]);
     }
 
     /// The start cannot reach the goal, and neither can either half of the solution alone;

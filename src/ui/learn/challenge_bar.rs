@@ -44,33 +44,37 @@ pub fn ChallengeBar(
     }
 }
 
-/// "Challenge: …" buttons that start each training challenge.
+/// "Challenge: …" buttons that start each training challenge on the task being trained
+/// (none on a task no challenge is about).
 #[component]
 fn ChallengeOffer(run: LearnRun) -> impl IntoView {
-    training::all()
-        .into_iter()
-        .map(|c| {
-            let id = c.id;
-            view! {
-                <p class="al-learn-offer">
-                    "Challenge: "
-                    <button
-                        type="button"
-                        data-testid="learn-challenge-start"
-                        data-id=id
-                        on:click=move |_| {
-                            if let Some(c) = training::by_id(id) {
-                                run.settings.set(LearnSettings::for_challenge(&c));
-                                run.reset();
+    let task = Memo::new(move |_| run.settings.with(|s| s.task));
+    move || {
+        training::on_task(task.get())
+            .into_iter()
+            .map(|c| {
+                let id = c.id;
+                view! {
+                    <p class="al-learn-offer">
+                        "Challenge: "
+                        <button
+                            type="button"
+                            data-testid="learn-challenge-start"
+                            data-id=id
+                            on:click=move |_| {
+                                if let Some(c) = training::by_id(id) {
+                                    run.settings.set(LearnSettings::for_challenge(&c));
+                                    run.reset();
+                                }
                             }
-                        }
-                    >
-                        {c.title}
-                    </button>
-                </p>
-            }
-        })
-        .collect_view()
+                        >
+                            {c.title}
+                        </button>
+                    </p>
+                }
+            })
+            .collect_view()
+    }
 }
 
 /// The open challenge: story, goal and progress, hints, why, start again and leave.

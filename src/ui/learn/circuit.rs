@@ -11,6 +11,7 @@ use attention_worker::train::ProbeView;
 use crate::engine::train::{CircuitReport, HeadEffect, HeadId, KComposition};
 use crate::format::fixed;
 
+use crate::ui::learn::head_maps::token_name;
 use crate::ui::learn::loss_curve::percent;
 use crate::ui::learn::run::LearnRun;
 use crate::ui::widgets::scroll_region::scroll_region;
@@ -121,6 +122,7 @@ pub fn AblationPanel(
     });
     let result = move || {
         let head = off.get()?;
+        let task = run.settings.with(|s| s.task);
         shown.with(|p| {
             let p = p.as_ref()?;
             let e = effect(&p.circuit, head)?;
@@ -128,7 +130,7 @@ pub fn AblationPanel(
                 <p data-testid="learn-ablation-words">{ablation_sentence(&p.circuit, e)}</p>
                 {scroll_region(
                     format!("Predictions with {} off", head_name(head)),
-                    predictions_table(&prediction_rows(p, e), head),
+                    predictions_table(&prediction_rows(p, e), head, &|id| token_name(&p.tokens, task, id)),
                 )}
             })
         })
@@ -175,18 +177,19 @@ pub fn AblationPanel(
     }
 }
 
-fn predictions_table(rows: &[PredictionRow], head: HeadId) -> impl IntoView {
+/// The predictions table, each token named by `name` (a letter on the induction task).
+fn predictions_table(rows: &[PredictionRow], head: HeadId, name: &dyn Fn(usize) -> String) -> impl IntoView {
     let cells =
         |f: &dyn Fn(&PredictionRow) -> String| rows.iter().map(|r| view! { <td>{f(r)}</td> }).collect_view();
     let changed = rows
         .iter()
         .map(|&(_, _, on, off)| {
             if on == off {
-                view! { <td>{off.to_string()}</td> }.into_any()
+                view! { <td>{name(off)}</td> }.into_any()
             } else {
                 view! {
                     <td class="al-learn-changed">
-                        <strong>{off.to_string()}</strong>
+                        <strong>{name(off)}</strong>
                     </td>
                 }
                 .into_any()
@@ -204,15 +207,15 @@ fn predictions_table(rows: &[PredictionRow], head: HeadId) -> impl IntoView {
             <tbody>
                 <tr>
                     <th scope="row">"token"</th>
-                    {cells(&|r| r.0.to_string())}
+                    {cells(&|r| name(r.0))}
                 </tr>
                 <tr>
                     <th scope="row">"target"</th>
-                    {cells(&|r| r.1.map_or_else(|| "–".to_owned(), |t| t.to_string()))}
+                    {cells(&|r| r.1.map_or_else(|| "–".to_owned(), |t| name(t as usize)))}
                 </tr>
                 <tr>
                     <th scope="row">"every head on"</th>
-                    {cells(&|r| r.2.to_string())}
+                    {cells(&|r| name(r.2))}
                 </tr>
                 <tr>
                     <th scope="row">{format!("{} off", head_name(head))}</th>

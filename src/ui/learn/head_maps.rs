@@ -10,9 +10,10 @@ use plotters_canvas::CanvasBackend;
 
 use attention_worker::train::{HeadScores, ProbeView};
 
-use crate::draw::{self, Heatmap, Layout, Scale};
+use crate::draw::{self, Heatmap, Layout, Scale, LABEL_FONT};
 use crate::engine::train::TaskKind;
 use crate::format::fixed;
+use crate::lessons::induction::{axis_labels, letter_in};
 
 use crate::ui::learn::loss_curve::percent;
 use crate::ui::learn::run::LearnRun;
@@ -34,15 +35,45 @@ pub struct HeadMapData {
     pub probe_loss: f64,
 }
 
+/// The probe's labels on a map's axes: on the induction task each position and its
+/// token as a letter, as the lesson writes them ("3 D"); else the token ids.
+pub fn probe_labels(tokens: &[usize], task: TaskKind) -> Vec<String> {
+    if task == TaskKind::Induction {
+        axis_labels(tokens)
+    } else {
+        tokens.iter().map(ToString::to_string).collect()
+    }
+}
+
+/// Token `id` as the view names it in the sequence `tokens`: a letter on the induction
+/// task ([`letter_in`]), else its id.
+pub fn token_name(tokens: &[usize], task: TaskKind, id: usize) -> String {
+    if task == TaskKind::Induction {
+        letter_in(tokens, id)
+    } else {
+        id.to_string()
+    }
+}
+
+/// What the maps' labels are, in words.
+pub fn labels_words(task: TaskKind) -> &'static str {
+    if task == TaskKind::Induction {
+        "The labels are each position and its token, the token ids written as letters as the induction lesson writes them: A for the sequence's first distinct token, B for the second…"
+    } else {
+        "The labels are token ids."
+    }
+}
+
 impl HeadMapData {
-    /// Head `head` of layer `layer` in the probe view, if there is one.
-    pub fn of(probe: &ProbeView, layer: usize, head: usize) -> Option<Self> {
+    /// Head `head` of layer `layer` in the probe view, if there is one, labelled for
+    /// `task` ([`probe_labels`]).
+    pub fn of(probe: &ProbeView, layer: usize, head: usize, task: TaskKind) -> Option<Self> {
         let t = probe.tokens.len();
         let start = head.checked_mul(t * t)?;
         let weights = probe.attention.get(layer)?.get(start..start + t * t)?;
         Some(Self {
             values: Array2::from_shape_vec((t, t), weights.to_vec()).ok()?,
-            labels: probe.tokens.iter().map(ToString::to_string).collect(),
+            labels: probe_labels(&probe.tokens, task),
             blocked: probe.blocked.clone(),
             scores: probe.heads.iter().find(|s| s.head.layer == layer && s.head.head == head).copied(),
             probe_loss: probe.loss,
@@ -82,8 +113,9 @@ pub fn HeadMaps(
     let dims = Memo::new(move |_| shown.with(|p| p.as_ref().map(|p| (p.attention.len(), p.n_heads))));
     view! {
         <section class="al-learn-maps" aria-label="Each head's attention on the probe sequence">
-            <p class="al-learn-caption">
-                "Each head's attention weights on the first probe sequence (rows: the query token; columns: the key token it reads; blocked keys are hatched). The labels are token ids."
+            <p class="al-learn-caption" data-testid="learn-maps-caption">
+                "Each head's attention weights on the first probe sequence (rows: the query token; columns: the key token it reads; blocked keys are hatched). "
+                {move || labels_words(run.settings.with(|s| s.task))}
             </p>
             {move || {
                 dims.get()
@@ -109,39 +141,36 @@ pub fn HeadMaps(
 /// One head's map, its scores in words and its table.
 #[component]
 fn HeadMap(run: LearnRun, shown: Memo<Option<ProbeView>>, layer: usize, head: usize) -> impl IntoView {
-    let canvas = NodeRef::<html::Canvas>::new();
     let details = NodeRef::<html::Details>::new();
     let open = RwSignal::new(false);
-    let data = Memo::new(move |_| shown.with(|p| p.as_ref().and_then(|p| HeadMapData::of(p, layer, head))));
-    Effect::new(move |_| {
-        let Some(el) = canvas.get() else { return };
-        data.with(|d| {
-            if let Some(d) = d {
-                draw_map(&el, d);
-            }
-        });
+    let task = Memo::new(move |_| run.settings.with(|s| s.task));
+    let data = Memo::new(move |_| {
+        let task = task.get();
+        shown.with(|p| p.as_ref().and_then(|p| HeadMapData::of(p, layer, head, task)))
     });
-    let words = move || {
-        let task = run.settings.with(|s| s.task);
-        data.with(|d| d.as_ref().and_then(|d| d.scores).map(|s| score_words(&s, task)))
-    };
+    let words = move || data.with(|d| d.as_ref().and_then(|d| d.scores).map(|s| score_words(&s, task.get())));
     let ablation =
         move || data.with(|d| d.as_ref().and_then(|d| d.scores.map(|s| ablation_words(&s, d.probe_loss))));
     let name = format!("Layer {}, head {}", layer + 1, head + 1);
+    let table_name = name.clone();
     view! {
-        <figure class="al-learn-head" data-testid="learn-head" data-layer=layer data-head=head>
-            <figcaption>
-                <strong>{name.clone()}</strong>
-                " "
-                <span data-testid="learn-head-score">{words}</span>
-                " "
-                <span data-testid="learn-head-ablation">{ablation}</span>
-            </figcaption>
-            <canvas
-                node_ref=canvas
-                role="img"
-                aria-label=format!("{name}: attention weights on the probe sequence")
-            ></canvas>
+        <HeadMapFigure
+            data=data
+            fit=MapFit::LEARN
+            name=name.clone()
+            aria=format!("{name}: attention weights on the probe sequence")
+            testid="learn-head"
+            layer=layer
+            head=head
+            caption=move || {
+                view! {
+                    " "
+                    <span data-testid="learn-head-score">{words}</span>
+                    " "
+                    <span data-testid="learn-head-ablation">{ablation}</span>
+                }
+            }
+        >
             // the table is built while open only: it changes with every answer
             <details
                 class="al-table"
@@ -153,17 +182,105 @@ fn HeadMap(run: LearnRun, shown: Memo<Option<ProbeView>>, layer: usize, head: us
                     data.with(|d| {
                         d.as_ref()
                             .filter(|_| open.get())
-                            .map(|d| scroll_region(format!("{name}: table of weights"), table(d, &name)))
+                            .map(|d| {
+                                scroll_region(
+                                    format!("{table_name}: table of weights"),
+                                    table(d, &table_name),
+                                )
+                            })
                     })
                 }}
             </details>
+        </HeadMapFigure>
+    }
+}
+
+/// How large a head's map may be drawn: its width and height at most, CSS px, and its
+/// labels' size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MapFit {
+    /// The widest the map may be.
+    pub max_width: f64,
+    /// The tallest it may be (`None`: as tall as its width makes it).
+    pub max_height: Option<f64>,
+    /// Its labels' size.
+    pub font: f64,
+}
+
+impl MapFit {
+    /// The Learn view's maps: at most 300 px wide, labels at the default size.
+    pub const LEARN: MapFit = MapFit { max_width: 300.0, max_height: None, font: LABEL_FONT };
+
+    /// The map's layout for `labels` on both axes: as wide as it may be, narrower (a
+    /// pixel of cell at a time) where that would make it taller than it may be.
+    pub fn layout(&self, labels: &[String]) -> Layout {
+        let mut width = self.max_width;
+        let mut layout = Layout::with_font(labels, labels, width, self.font);
+        while let Some(h) = self.max_height.filter(|&h| layout.height > h && layout.cell > 4.0) {
+            width -= (layout.height - h).max(labels.len() as f64);
+            layout = Layout::with_font(labels, labels, width, self.font);
+        }
+        layout
+    }
+}
+
+/// A head's map as a figure: its name in bold and `caption` above the canvas, the
+/// children (a table) under it; the canvas is drawn again whenever `data` or `fit`
+/// changes. The Learn view, the induction lesson and the two-layer challenge draw their
+/// heads with it.
+#[component]
+pub fn HeadMapFigure(
+    /// The head's weights and labels.
+    #[prop(into)]
+    data: Signal<Option<HeadMapData>>,
+    /// How large it may be.
+    #[prop(into)]
+    fit: Signal<MapFit>,
+    /// The head's name, bold at the caption's start.
+    name: String,
+    /// The canvas's accessible name.
+    aria: String,
+    /// The rest of the caption, after the name.
+    #[prop(into)]
+    caption: ViewFnOnce,
+    /// The figure's test id.
+    #[prop(optional)]
+    testid: Option<&'static str>,
+    /// Its layer, for tests (`data-layer`).
+    #[prop(optional)]
+    layer: Option<usize>,
+    /// Its head, for tests (`data-head`).
+    #[prop(optional)]
+    head: Option<usize>,
+    /// What goes under the canvas.
+    #[prop(optional)]
+    children: Option<Children>,
+) -> impl IntoView {
+    let canvas = NodeRef::<html::Canvas>::new();
+    Effect::new(move |_| {
+        let Some(el) = canvas.get() else { return };
+        let fit = fit.get();
+        data.with(|d| {
+            if let Some(d) = d {
+                draw_map(&el, d, &fit);
+            }
+        });
+    });
+    view! {
+        <figure class="al-learn-head" data-testid=testid data-layer=layer data-head=head>
+            <figcaption>
+                <strong>{name}</strong>
+                {caption.run()}
+            </figcaption>
+            <canvas node_ref=canvas role="img" aria-label=aria></canvas>
+            {children.map(|c| c())}
         </figure>
     }
 }
 
-/// Draws a head's map on `el`, sized for it (at most 300 CSS px wide).
-pub fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData) {
-    let layout = Layout::new(&d.labels, &d.labels, 300.0);
+/// Draws a head's map on `el`, sized by `fit`.
+pub fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData, fit: &MapFit) {
+    let layout = fit.layout(&d.labels);
     let dpr = screen::dpr();
     canvas::size(el, layout.width, layout.height, dpr);
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
@@ -227,15 +344,46 @@ mod tests {
         let mut session = Session::start(&settings.config_json()).unwrap();
         let probe = session.advance(3).probe;
         let t = probe.tokens.len();
-        let d = HeadMapData::of(&probe, 1, 1).unwrap();
+        let d = HeadMapData::of(&probe, 1, 1, TaskKind::PreviousToken).unwrap();
         assert_eq!(d.values.dim(), (t, t));
         assert_eq!(d.values[[2, 1]], probe.attention[1][t * t + 2 * t + 1]);
         assert_eq!(d.scores.map(|s| s.head.layer), Some(1));
-        assert!(HeadMapData::of(&probe, 2, 0).is_none() && HeadMapData::of(&probe, 0, 2).is_none());
+        assert!(
+            HeadMapData::of(&probe, 2, 0, TaskKind::PreviousToken).is_none()
+                && HeadMapData::of(&probe, 0, 2, TaskKind::PreviousToken).is_none()
+        );
+        assert_eq!(d.labels, probe.tokens.iter().map(ToString::to_string).collect::<Vec<_>>());
         let words = score_words(&d.scores.unwrap(), TaskKind::PreviousToken);
         assert!(
             words.starts_with("On the probe batch, ")
                 && words.contains("% of its weight on the previous token")
         );
+    }
+
+    /// On the induction task the labels are the lesson's: the preset's first probe
+    /// sequence is the lesson's sequence, so its axes read "0 A", "1 B"…
+    #[test]
+    fn induction_maps_are_labelled_as_the_lesson_writes_the_sequence() {
+        let settings = LearnSettings::preset(TaskKind::Induction);
+        let session = Session::start(&settings.config_json()).unwrap();
+        let probe = session.probe_view();
+        let h = crate::lessons::induction::run().unwrap();
+        assert_eq!(probe.tokens, h.tokens);
+        let d = HeadMapData::of(&probe, 0, 0, TaskKind::Induction).unwrap();
+        assert_eq!(d.labels, axis_labels(&h.tokens));
+        assert_eq!(d.labels[3], "3 D");
+        assert_eq!(token_name(&probe.tokens, TaskKind::Induction, probe.tokens[1]), "B");
+        assert_eq!(token_name(&probe.tokens, TaskKind::PreviousToken, 17), "17");
+    }
+
+    /// The Learn view's fit is the 300 px layout it always drew; a height limit narrows
+    /// the map until it fits.
+    #[test]
+    fn a_fit_keeps_a_map_inside_its_height() {
+        let labels: Vec<String> = (0..20).map(|i| format!("{i} A")).collect();
+        assert_eq!(MapFit::LEARN.layout(&labels), Layout::new(&labels, &labels, 300.0));
+        let tall = MapFit { max_width: 650.0, max_height: Some(400.0), font: 18.0 };
+        let l = tall.layout(&labels);
+        assert!(l.height <= 400.0 && l.width <= 650.0, "{l:?}");
     }
 }

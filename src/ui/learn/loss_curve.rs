@@ -33,6 +33,40 @@ pub fn percent(fraction: f64) -> String {
     format!("{}%", fixed(fraction * 100.0, 1))
 }
 
+/// Draws `curve` on `el`, sized to `layout`: the Learn view's curve and the induction
+/// lesson's recorded one.
+pub fn draw_loss_curve(el: &web_sys::HtmlCanvasElement, layout: &CurveLayout, curve: &Curve) {
+    let dpr = screen::dpr();
+    canvas::size(el, layout.width, layout.height, dpr);
+    let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
+    if let Err(e) = draw_curve(&backend.into_drawing_area(), curve, layout, &screen::theme(), dpr) {
+        leptos::logging::warn!("drawing the loss curve failed: {e:?}");
+    }
+}
+
+/// The curve's figure: its canvas (drawn by the owner with [`draw_loss_curve`]), then
+/// the children (the caption, a table).
+#[component]
+pub fn LossCurveFigure(
+    /// The figure's test id.
+    testid: &'static str,
+    /// The canvas.
+    canvas: NodeRef<html::Canvas>,
+    /// The caption and what follows it.
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <figure class="al-learn-curve" data-testid=testid>
+            <canvas
+                node_ref=canvas
+                role="img"
+                aria-label="The loss and the accuracy of each training step's batch, against the step"
+            ></canvas>
+            {children()}
+        </figure>
+    }
+}
+
 /// The curve, its caption and its table.
 #[component]
 pub fn LossCurve(
@@ -48,18 +82,11 @@ pub fn LossCurve(
     let x_max = move || run.steps_done.get().div_ceil(100).max(1) * 100;
     Effect::new(move |_| {
         let Some(el) = canvas.get() else { return };
-        let layout = layout.get();
-        let x_max = x_max();
-        let dpr = screen::dpr();
-        canvas::size(&el, layout.width, layout.height, dpr);
+        let (layout, x_max) = (layout.get(), x_max());
+        let marker = run.scrubbed.with(|c| c.as_ref().map(|c| c.step));
         run.history.with(|h| {
             let points: Vec<_> = h.iter().map(|s| (s.step, s.loss, s.accuracy)).collect();
-            let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-            let marker = run.scrubbed.with(|c| c.as_ref().map(|c| c.step));
-            let curve = Curve { points: &points, x_max, marker };
-            if let Err(e) = draw_curve(&backend.into_drawing_area(), &curve, &layout, &screen::theme(), dpr) {
-                leptos::logging::warn!("drawing the loss curve failed: {e:?}");
-            }
+            draw_loss_curve(&el, &layout, &Curve { points: &points, x_max, marker });
         });
     });
     let last = move || run.history.with(|h| h.last().copied());
@@ -74,12 +101,7 @@ pub fn LossCurve(
         ),
     };
     view! {
-        <figure class="al-learn-curve" data-testid="learn-curve">
-            <canvas
-                node_ref=canvas
-                role="img"
-                aria-label="The loss and the accuracy of each training step's batch, against the step"
-            ></canvas>
+        <LossCurveFigure testid="learn-curve" canvas=canvas>
             <figcaption>
                 "Each step's batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update. "
                 <span data-testid="learn-curve-summary">{summary}</span>
@@ -114,7 +136,7 @@ pub fn LossCurve(
                     </tbody>
                 </table>
             </details>
-        </figure>
+        </LossCurveFigure>
     }
 }
 

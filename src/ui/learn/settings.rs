@@ -6,8 +6,10 @@
 
 use crate::challenges::training::{self, TrainingChallenge};
 use crate::engine::train::{OptimizerConfig, PositionKind, TaskKind, TrainConfig};
+use crate::lessons::induction;
 
-/// The steps a run may take before it stops by itself.
+/// The steps a run may take before it stops by itself (the induction task's are the
+/// lesson's run's, [`LearnSettings::budget`]).
 pub const STEP_BUDGET: usize = 5000;
 
 /// Momentum of the `sgd` choice (plain SGD at these learning rates barely moves).
@@ -105,8 +107,9 @@ impl Default for LearnSettings {
 }
 
 impl LearnSettings {
-    /// A task's starting point: sizes that learn it in a few seconds in the worker (the
-    /// induction preset is the run BENCHMARKS.md measures, whose loss drops near step 300).
+    /// A task's starting point: sizes that learn it in a few seconds in the worker. The
+    /// induction preset is the induction lesson's run ([`induction::CONFIG`], the run
+    /// BENCHMARKS.md measures, whose loss drops near step 300).
     pub fn preset(task: TaskKind) -> Self {
         let base = Self {
             task,
@@ -121,15 +124,19 @@ impl LearnSettings {
             seed: 1,
             challenge: None,
         };
-        match task {
-            TaskKind::Induction => Self { vocab: 32, t: 20, n_heads: 1, n_layers: 2, seed: 7, ..base },
+        match (task, induction::config()) {
+            (TaskKind::Induction, Some(c)) => Self::from_config(c, None),
             _ => base,
         }
     }
 
     /// A training challenge's starting settings: its run, with the challenge named.
     pub fn for_challenge(c: &TrainingChallenge) -> Self {
-        let s = &c.start;
+        Self::from_config(&c.start, Some(c.id))
+    }
+
+    /// The settings that make the run `s` (a challenge's, if `challenge` names one).
+    fn from_config(s: &TrainConfig, challenge: Option<&'static str>) -> Self {
         let optimizer = match s.optimizer {
             OptimizerConfig::Sgd { .. } => OptKind::Sgd,
             OptimizerConfig::Adam { .. } => OptKind::Adam,
@@ -146,7 +153,7 @@ impl LearnSettings {
             optimizer,
             lr: s.optimizer.lr(),
             seed: s.seed,
-            challenge: Some(c.id),
+            challenge,
         }
     }
 
@@ -155,9 +162,15 @@ impl LearnSettings {
         self.challenge.and_then(training::by_id)
     }
 
-    /// The steps a run may take: the challenge's budget, else [`STEP_BUDGET`].
+    /// The steps a run may take: the challenge's budget; on the induction task the
+    /// lesson's run's steps, so the view trains what the lesson recorded; else
+    /// [`STEP_BUDGET`].
     pub fn budget(&self) -> usize {
-        self.training_challenge().map_or(STEP_BUDGET, |c| c.budget())
+        match (self.training_challenge(), self.task, induction::config()) {
+            (Some(c), _, _) => c.budget(),
+            (None, TaskKind::Induction, Some(c)) => c.steps,
+            _ => STEP_BUDGET,
+        }
     }
 
     /// What the link and [`LearnSettings::from_pairs`] compare against: the challenge's
@@ -319,6 +332,18 @@ mod tests {
             assert_eq!(LearnSettings::from_pairs(&s.to_pairs()), (s, vec![]));
         }
         assert_eq!(LearnSettings::preset(TaskKind::Induction).n_layers, 2);
+    }
+
+    /// The induction preset trains exactly the lesson's recorded run, its budget included,
+    /// so the view's step count is the one the lesson quotes.
+    #[test]
+    fn the_induction_preset_is_the_lessons_run() {
+        let s = LearnSettings::preset(TaskKind::Induction);
+        let lesson = induction::config().unwrap();
+        assert_eq!(s.config(), *lesson);
+        assert_eq!(s.budget(), lesson.steps);
+        assert_eq!(s.budget(), induction::run().unwrap().losses.len());
+        assert_eq!(LearnSettings::default().budget(), STEP_BUDGET);
     }
 
     #[test]

@@ -6,14 +6,42 @@
 use leptos::html;
 use leptos::prelude::*;
 use ndarray::Array2;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 
-use crate::draw::curve::{draw_curve, Curve, CurveLayout};
-use crate::lessons::induction::{self, formed, letter, Figure};
+use crate::draw::curve::{Curve, CurveLayout};
+use crate::draw::LABEL_FONT;
+use crate::lessons::induction::{self, axis_labels, formed, letter, Figure};
 
-use crate::ui::learn::head_maps::{draw_map, HeadMapData};
-use crate::ui::platform::{canvas, screen};
+use crate::ui::heatmap::card::LabelFont;
+use crate::ui::learn::head_maps::{HeadMapData, HeadMapFigure, MapFit};
+use crate::ui::learn::loss_curve::{draw_loss_curve, LossCurveFigure};
+use crate::ui::state::app_state::AppState;
+use crate::ui::state::page_layout::{lesson_max_height, one_head_at_a_time};
+
+/// What the page reserves above and beside a head's map for its caption (and, one head
+/// at a time, the picker), CSS px.
+const MAP_CAPTION: f64 = 110.0;
+
+/// How large each of the two head maps may be in a column `column` px wide on a screen
+/// `width × height` px, with labels of `font` px (presenter mode's 18): side by side
+/// where two fit, each the whole column on a phone, one at a time in presenter mode
+/// (then `true`), where two side by side would draw cells smaller than their labels.
+pub fn heads_fit(column: f64, width: f64, height: f64, font: f64, t: usize) -> (MapFit, bool) {
+    let presenting = font > LABEL_FONT;
+    if width <= 900.0 {
+        return (MapFit { max_width: column, max_height: None, font }, false);
+    }
+    let one = presenting && one_head_at_a_time(column, 2, t, font);
+    let max_height = lesson_max_height(width, height, presenting).map(|h| {
+        // presenting, the picture starts at the top of the screen, not under the card's title
+        if presenting {
+            height - 2.0 * MAP_CAPTION
+        } else {
+            h - MAP_CAPTION / 2.0
+        }
+    });
+    let max_width = if one { column } else { column / 2.0 - 16.0 };
+    (MapFit { max_width, max_height, font }, one)
+}
 
 /// One of the lesson's figures.
 #[component]
@@ -22,19 +50,15 @@ pub fn InductionFigure(
     figure: Figure,
     /// The widest the figure may be, CSS px.
     column: Signal<f64>,
+    /// The page's state (the screen's size).
+    state: AppState,
 ) -> impl IntoView {
     let Some(h) = induction::run() else {
         return view! { <p>"The recorded training run is missing from this build."</p> }.into_any();
     };
     match figure {
         Figure::Sequence => sequence(h).into_any(),
-        Figure::Heads => view! {
-            <div class="al-induction-heads" data-testid="induction-heads">
-                <HeadFigure layer=0 />
-                <HeadFigure layer=1 />
-            </div>
-        }
-        .into_any(),
+        Figure::Heads => view! { <HeadsFigure column=column state=state /> }.into_any(),
         Figure::Curve => view! { <CurveFigure column=column /> }.into_any(),
     }
 }
@@ -66,25 +90,64 @@ fn sequence(h: &'static attention_engine::train::history::History) -> impl IntoV
     }
 }
 
-/// Layer `layer`'s (from 0) trained head on the sequence.
+/// Both trained heads, side by side, or one at a time with a picker in presenter mode.
 #[component]
-fn HeadFigure(layer: usize) -> impl IntoView {
-    let canvas = NodeRef::<html::Canvas>::new();
+fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
+    // the stage's label font is presenter mode's when presenting
+    let font = use_context::<LabelFont>().map_or(Signal::stored(LABEL_FONT), |f| f.0);
+    let t = induction::run().map_or(1, |h| h.tokens.len());
+    let fit = Memo::new(move |_| {
+        heads_fit(column.get(), state.viewport.get(), state.viewport_height.get(), font.get(), t)
+    });
+    let picked = RwSignal::new(1usize);
+    let one = move || fit.with(|f| f.1);
+    let map_fit = Signal::derive(move || fit.get().0);
+    let shown = move |layer: usize| !one() || picked.get() == layer;
+    let picker = move || {
+        one().then(|| {
+            view! {
+                <div class="al-learn-buttons" role="group" aria-label="Which head">
+                    {[0usize, 1]
+                        .map(|layer| {
+                            view! {
+                                <button
+                                    type="button"
+                                    data-testid="induction-head-pick"
+                                    aria-pressed=move || (picked.get() == layer).to_string()
+                                    on:click=move |_| picked.set(layer)
+                                >
+                                    {format!("Layer {}'s head", layer + 1)}
+                                </button>
+                            }
+                        })}
+                </div>
+            }
+        })
+    };
+    view! {
+        <div class="al-induction-heads-wrap" data-testid="induction-heads">
+            {picker}
+            <div class="al-induction-heads">
+                {move || shown(0).then(|| view! { <HeadFigure layer=0 fit=map_fit /> })}
+                {move || shown(1).then(|| view! { <HeadFigure layer=1 fit=map_fit /> })}
+            </div>
+        </div>
+    }
+}
+
+/// Layer `layer`'s (from 0) trained head on the sequence, its axes each position and its
+/// letter.
+#[component]
+fn HeadFigure(layer: usize, fit: Signal<MapFit>) -> impl IntoView {
     let data = induction::run().and_then(|h| {
         let t = h.tokens.len();
-        let labels: Vec<String> = h.tokens.iter().map(|&x| letter(h, x)).collect();
         Some(HeadMapData {
             values: Array2::from_shape_vec((t, t), h.attention.get(layer)?.clone()).ok()?,
-            labels,
+            labels: axis_labels(&h.tokens),
             blocked: (0..t * t).map(|k| k % t > k / t).collect(),
             scores: None,
             probe_loss: h.loss,
         })
-    });
-    Effect::new(move |_| {
-        if let (Some(el), Some(d)) = (canvas.get(), data.as_ref()) {
-            draw_map(&el, d);
-        }
     });
     let (name, what) = if layer == 0 {
         ("Layer 1's head", "the previous-token head")
@@ -92,17 +155,19 @@ fn HeadFigure(layer: usize) -> impl IntoView {
         ("Layer 2's head", "the induction head")
     };
     view! {
-        <figure class="al-learn-head" data-testid="induction-head" data-layer=layer>
-            <figcaption>
-                <strong>{name}</strong>
-                {format!(", {what}. Rows: the query; columns: the key; blocked keys hatched.")}
-            </figcaption>
-            <canvas
-                node_ref=canvas
-                role="img"
-                aria-label=format!("{name}: its trained attention weights on the sequence")
-            ></canvas>
-        </figure>
+        <HeadMapFigure
+            data=Signal::stored(data)
+            fit=fit
+            name=name.to_owned()
+            aria=format!("{name}: its trained attention weights on the sequence")
+            testid="induction-head"
+            layer=layer
+            caption=move || {
+                format!(
+                    ", {what}. Rows: the query; columns: the key; each labelled with its position and letter; blocked keys hatched.",
+                )
+            }
+        />
     }
 }
 
@@ -115,28 +180,16 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
     let marker = h.and_then(|h| formed(h, 1)).map(|f| f.0);
     Effect::new(move |_| {
         let (Some(el), Some(h)) = (canvas.get(), h) else { return };
-        let layout = layout.get();
-        let dpr = screen::dpr();
-        canvas::size(&el, layout.width, layout.height, dpr);
         let points: Vec<_> =
             h.losses.iter().zip(&h.accuracies).enumerate().map(|(s, (&l, &a))| (s, l, a)).collect();
-        let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-        let curve = Curve { points: &points, x_max: points.len(), marker };
-        if let Err(e) = draw_curve(&backend.into_drawing_area(), &curve, &layout, &screen::theme(), dpr) {
-            leptos::logging::warn!("drawing the loss curve failed: {e:?}");
-        }
+        draw_loss_curve(&el, &layout.get(), &Curve { points: &points, x_max: points.len(), marker });
     });
     let mark = marker
         .map_or_else(String::new, |s| format!(" The grey line marks step {s}, where layer 2's head formed."));
     // the recorded run's own length, not a number written here
     let steps = h.map_or(0, |h| h.losses.len());
     view! {
-        <figure class="al-learn-curve" data-testid="induction-curve">
-            <canvas
-                node_ref=canvas
-                role="img"
-                aria-label="The loss and the accuracy of each training step's batch, against the step"
-            ></canvas>
+        <LossCurveFigure testid="induction-curve" canvas=canvas>
             <figcaption>
                 {format!(
                     "Each of the {steps} steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update.{mark} ",
@@ -144,6 +197,30 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
                     "Train this model yourself in the Learn tab"
                 </a> " (the same seed: the same curve)."
             </figcaption>
-        </figure>
+        </LossCurveFigure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Presenting at 1280 × 720 the maps come one at a time, each fitting the screen with
+    /// cells at least as tall as its 18 px labels; at 1440 × 900 two side by side, each
+    /// larger than the Learn view's 300 px; on a phone each takes the column.
+    #[test]
+    fn each_map_fits_its_screen_and_reads_there() {
+        let h = induction::run().unwrap();
+        let (t, labels) = (h.tokens.len(), axis_labels(&h.tokens));
+        let column = |w: f64, present: bool| crate::ui::state::page_layout::lesson_column(w, || present);
+        let (fit, one) = heads_fit(column(1280.0, true), 1280.0, 720.0, 18.0, t);
+        let l = fit.layout(&labels);
+        assert!(one && l.cell >= 18.0 && l.height <= 720.0 - 2.0 * MAP_CAPTION, "{l:?}");
+        assert!(l.width <= column(1280.0, true));
+        let (fit, one) = heads_fit(column(1440.0, false), 1440.0, 900.0, LABEL_FONT, t);
+        let l = fit.layout(&labels);
+        assert!(!one && l.width > 300.0 && 2.0 * l.width <= column(1440.0, false), "{l:?}");
+        let (fit, one) = heads_fit(column(375.0, false), 375.0, 812.0, LABEL_FONT, t);
+        assert!(!one && fit.layout(&labels).width <= column(375.0, false));
     }
 }

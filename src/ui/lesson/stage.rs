@@ -188,7 +188,7 @@ pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f
         lessons::Extra::PositionSimilarity => view! { <PositionSimilarity trace=trace /> }.into_any(),
         lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
         lessons::Extra::Induction(figure) => {
-            view! { <InductionFigure figure=figure column=column /> }.into_any()
+            view! { <InductionFigure figure=figure column=column state=state /> }.into_any()
         }
         lessons::Extra::Decode { t } => {
             view! { <DecodeView state=state start=t in_lesson=true /> }.into_any()
