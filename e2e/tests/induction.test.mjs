@@ -23,6 +23,24 @@ async function visitAll(t, width, height, extra, tag) {
       const box = await canvas.boundingBox();
       t.assert.ok(box && box.width > 100 && box.height > 100, `step ${s + 1}: a canvas of ${JSON.stringify(box)}`);
     }
+    if (FIGURES[s] === 'induction-heads') {
+      // the maps read: larger than the Learn view's 300 px at 1440, and presenting one at a
+      // time, each with cells of at least its 18 px labels (20 rows: at least 360 px)
+      const box = await page.$eval('[data-testid="induction-head"] canvas', (c) => c.getBoundingClientRect().toJSON());
+      const want = extra ? 380 : width > 900 ? 310 : 250;
+      t.assert.ok(box.width >= want && box.bottom <= height + 0.5, `step ${s + 1}: the map is ${JSON.stringify(box)}`);
+      t.assert.match(await page.textContent('[data-testid="induction-head"] figcaption'), /labelled with its position and letter/);
+      const shown = await page.$$eval('[data-testid="induction-head"]', (f) => f.map((x) => x.dataset.layer));
+      if (extra) {
+        t.assert.deepEqual(shown, ['1']);
+        await page.click('[data-testid="induction-head-pick"] >> nth=0');
+        await page.waitForSelector('[data-testid="induction-head"][data-layer="0"] canvas');
+        await page.click('[data-testid="induction-head-pick"] >> nth=1');
+        await page.waitForSelector('[data-testid="induction-head"][data-layer="1"] canvas');
+      } else {
+        t.assert.deepEqual(shown, ['0', '1']);
+      }
+    }
     await page.waitForTimeout(150);
     await noOverflow(t, page, `induction step ${s + 1} at ${width} px${extra}`, 1);
     await assertAxeClean(t, page, `induction step ${s + 1} at ${width} px${extra}`);
@@ -31,6 +49,9 @@ async function visitAll(t, width, height, extra, tag) {
   }
   t.assert.deepEqual(t.errors(), []);
 }
+
+/** Waits for the page's later parts (the explorer under a lesson is built after it). */
+const settled = (page) => page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
 
 export const tests = [
   {
@@ -75,14 +96,40 @@ export const tests = [
     },
   },
   {
+    name: 'induction lesson: no explorer folds under it (their one-layer scenario is not the lesson\'s model); another lesson keeps them',
+    run: async (t) => {
+      const page = await t.open('lesson=induction&ls=1', '[data-testid="lesson-text"]');
+      await settled(page);
+      await page.waitForTimeout(300);
+      t.assert.equal(await page.$('[data-testid="change-numbers"]'), null);
+      t.assert.equal(await page.$('[data-testid="pipeline-fold"]'), null);
+      await page.goto(t.url('/?lesson=baseball-bat&ls=0'));
+      await page.waitForSelector('[data-testid="change-numbers"]', { state: 'attached' });
+      await page.waitForSelector('[data-testid="pipeline-fold"]', { state: 'attached' });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'induction lesson: the curve links to the Learn view\'s induction run',
     run: async (t) => {
       const page = await t.open('lesson=induction&ls=3', '[data-testid="induction-learn-link"]');
       const text = await page.textContent('[data-testid="lesson-text"]');
       t.assert.match(text, /formed at step \d+/);
+      const caption = await page.textContent('[data-testid="induction-curve"] figcaption');
+      const steps = Number(caption.match(/Each of the (\d+) steps/)[1]);
       await page.click('[data-testid="induction-learn-link"]');
       await page.waitForSelector('[data-testid="learn"]');
       t.assert.equal(new URL(page.url()).searchParams.get('learn'), 'induction');
+      // the Learn view trains the lesson's run: its step budget, its sequence as letters,
+      // and no training challenge about another task
+      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      t.assert.match(await page.textContent('[data-testid="learn-status"]'), new RegExp(`^Step 0 of ${steps}\\b`));
+      t.assert.match(await page.textContent('[data-testid="learn-maps-caption"]'), /written as letters as the induction lesson writes them/);
+      t.assert.equal(await page.$('[data-testid="learn-challenge-start"]'), null);
+      await page.click('[data-testid="learn-ablate"][data-layer="0"]');
+      await page.waitForSelector('[data-testid="learn-ablation-table"]');
+      const tokens = await page.$$eval('[data-testid="learn-ablation-table"] tr:first-child td', (c) => c.map((x) => x.textContent));
+      t.assert.equal(tokens.join(' '), 'A B C D E F A B C D E F A B C D E F A B');
       t.assert.deepEqual(t.errors(), []);
     },
   },
@@ -90,7 +137,11 @@ export const tests = [
     name: 'induction challenge: built by hand through the page, the engine judges it',
     run: async (t) => {
       const page = await t.open('challenge=induction-by-hand', '[data-testid="induction-challenge"]');
-      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet\./);
+      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet: layer 1's maps do not make a previous-token head/);
+      // d_k beside the strength, and the words of the block maps explained where they are chosen
+      t.assert.match(await page.textContent('[data-testid="induction-strength-note"]'), /d_k = 24.*at strength 1, 0\.20 above/);
+      const legend = await page.textContent('[data-testid="induction-legend"]');
+      t.assert.ok(/“place”/.test(legend) && /“\^”/.test(legend) && /start token/.test(legend), legend);
       // the tempting wrong answer: layer 2 matching the same token
       for (const [id, v] of [['induction-q1', 'position'], ['induction-k1', 'next-position'], ['induction-q2', 'token'], ['induction-k2', 'token']]) {
         await page.selectOption(`[data-testid="${id}"]`, v);
@@ -98,8 +149,15 @@ export const tests = [
       await page.fill('[data-testid="induction-strength"]', '8');
       await page.press('[data-testid="induction-strength"]', 'Enter');
       await page.waitForFunction(() => /layer 2 puts 0\.0%/.test(document.querySelector('[data-testid="induction-verdict"]')?.textContent ?? ''));
-      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet\. Layer 1 puts 100\.0%/);
+      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet: layer 1's maps are right \(at strength 8 it puts 100\.0% on the previous token\), but layer 2's do not/);
+      // the right maps at strength 1: the verdict says they are right and too weak, with the numbers
       await page.selectOption('[data-testid="induction-k2"]', 'previous');
+      await page.fill('[data-testid="induction-strength"]', '1');
+      await page.press('[data-testid="induction-strength"]', 'Enter');
+      await page.waitForFunction(() => /^Not yet, but the four maps are right/.test(document.querySelector('[data-testid="induction-verdict"]')?.textContent ?? ''));
+      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /at strength 8 the same maps put 100\.0% and 100\.0% where they should\. At strength 1 they are too weak: .* 1² \/ √24 = 0\.20 above the others/);
+      await page.fill('[data-testid="induction-strength"]', '8');
+      await page.press('[data-testid="induction-strength"]', 'Enter');
       await page.waitForFunction(() => /^Goal met\./.test(document.querySelector('[data-testid="induction-verdict"]')?.textContent ?? ''));
       await page.waitForSelector('[data-testid="induction-why"]');
       await page.click('[data-testid="induction-hint"]');
