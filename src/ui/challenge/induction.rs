@@ -126,11 +126,7 @@ pub fn InductionChallenge() -> impl IntoView {
                 <ChallengeMap outcome=outcome layer=0 />
                 <ChallengeMap outcome=outcome layer=1 />
             </div>
-            <HintList
-                hints=HINTS.map(str::to_owned).to_vec()
-                shown=hints
-                testid="induction-hint-text"
-            />
+            <HintList hints=HINTS.map(str::to_owned).to_vec() shown=hints testid="induction-hint-text" />
             <NextHintButton n=HINTS.len() shown=hints testid="induction-hint" />
             <button
                 type="button"

@@ -21,14 +21,20 @@ use crate::ui::state::page_layout::{lesson_max_height, one_head_at_a_time};
 /// at a time, the picker), CSS px.
 const MAP_CAPTION: f64 = 110.0;
 
+/// The narrowest column, CSS px, in which each of the two maps gets half.
+const SIDE_BY_SIDE: f64 = 320.0;
+
 /// How large each of the two head maps may be in a column `column` px wide on a screen
 /// `width × height` px, with labels of `font` px (presenter mode's 18): side by side
-/// where two fit, each the whole column on a phone, one at a time in presenter mode
+/// where two fit, one above the other in a narrow column, one at a time in presenter mode
 /// (then `true`), where two side by side would draw cells smaller than their labels.
 pub fn heads_fit(column: f64, width: f64, height: f64, font: f64, t: usize) -> (MapFit, bool) {
     let presenting = font > LABEL_FONT;
-    if width <= 900.0 {
-        return (MapFit { max_width: column, max_height: None, font }, false);
+    if !presenting && column < 2.0 * SIDE_BY_SIDE {
+        // one above the other, each at most the column (a phone, a narrow embed)
+        let max_width = column.min(2.0 * SIDE_BY_SIDE - 32.0);
+        let max_height = lesson_max_height(width, height, false);
+        return (MapFit { max_width, max_height, font }, false);
     }
     let one = presenting && one_head_at_a_time(column, 2, t, font);
     let max_height = lesson_max_height(width, height, presenting).map(|h| {
@@ -222,5 +228,8 @@ mod tests {
         assert!(!one && l.width > 300.0 && 2.0 * l.width <= column(1440.0, false), "{l:?}");
         let (fit, one) = heads_fit(column(375.0, false), 375.0, 812.0, LABEL_FONT, t);
         assert!(!one && fit.layout(&labels).width <= column(375.0, false));
+        // an 800 px embed: side by side
+        let (fit, one) = heads_fit(column(800.0, false), 800.0, 500.0, LABEL_FONT, t);
+        assert!(!one && 2.0 * fit.layout(&labels).width <= column(800.0, false));
     }
 }
