@@ -29,7 +29,7 @@ async function visitAll(t, width, height, extra, tag) {
       const box = await page.$eval('[data-testid="induction-head"] canvas', (c) => c.getBoundingClientRect().toJSON());
       const want = extra ? 380 : width > 900 ? 310 : 250;
       t.assert.ok(box.width >= want && box.bottom <= height + 0.5, `step ${s + 1}: the map is ${JSON.stringify(box)}`);
-      t.assert.match(await page.textContent('[data-testid="induction-head"] figcaption'), /labelled with its position and letter/);
+      t.assert.match(await page.textContent('[data-testid="induction-head"] figcaption'), /each its position and letter/);
       const shown = await page.$$eval('[data-testid="induction-head"]', (f) => f.map((x) => x.dataset.layer));
       if (extra) {
         t.assert.deepEqual(shown, ['1']);

@@ -134,8 +134,23 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
         <div class="al-induction-heads-wrap" data-testid="induction-heads">
             {picker}
             <div class="al-induction-heads">
-                {move || shown(0).then(|| view! { <HeadFigure layer=0 fit=map_fit /> })}
-                {move || shown(1).then(|| view! { <HeadFigure layer=1 fit=map_fit /> })}
+                {[0usize, 1]
+                    .map(|layer| {
+                        move || {
+                            shown(layer)
+                                .then(|| {
+                                    // the box is the map's widest, so the caption wraps at it
+                                    view! {
+                                        <div
+                                            class="al-induction-head-box"
+                                            style:max-width=move || format!("{}px", map_fit.get().max_width)
+                                        >
+                                            <HeadFigure layer=layer fit=map_fit />
+                                        </div>
+                                    }
+                                })
+                        }
+                    })}
             </div>
         </div>
     }
@@ -170,7 +185,7 @@ fn HeadFigure(layer: usize, fit: Signal<MapFit>) -> impl IntoView {
             layer=layer
             caption=move || {
                 format!(
-                    ", {what}. Rows: the query; columns: the key; each labelled with its position and letter; blocked keys hatched.",
+                    ", {what}. Rows: the query; columns: the key (each its position and letter); blocked keys hatched.",
                 )
             }
         />
