@@ -60,7 +60,12 @@ export const tests = [
       });
       t.assert.ok(steps >= 25, `only ${steps} steps visited`);
       const page = t.page;
-      // the controls fold under "Change the numbers", closed; the pipeline is one click away
+      // under a lesson on the explorer's scenario (the last one visited, induction, draws
+      // a recorded run and has no explorer under it), the controls fold under "Change the
+      // numbers", closed; the pipeline is one click away
+      await page.goto(t.url('/?lesson=baseball-bat&ls=3'));
+      await stageBoxes(page);
+      await page.waitForSelector('[data-testid="change-numbers"]', { state: 'attached' });
       t.assert.equal(await page.$eval('[data-testid="change-numbers"]', (d) => d.open), false);
       t.assert.equal(await page.isVisible('[data-testid="sentences"]'), false);
       await page.click('[data-testid="pipeline-fold"] summary');
