@@ -37,14 +37,14 @@ pub fn heads_fit(column: f64, width: f64, height: f64, font: f64, t: usize) -> (
         return (MapFit { max_width, max_height, font }, false);
     }
     let one = presenting && one_head_at_a_time(column, 2, t, font);
-    let max_height = lesson_max_height(width, height, presenting).map(|h| {
+    let max_height = match lesson_max_height(width, height, presenting) {
         // presenting, the picture starts at the top of the screen, not under the card's title
-        if presenting {
-            height - 2.0 * MAP_CAPTION
-        } else {
-            h - MAP_CAPTION / 2.0
-        }
-    });
+        Some(_) if presenting => Some(height - 2.0 * MAP_CAPTION),
+        Some(h) => Some(h - MAP_CAPTION / 2.0),
+        // a screen too narrow for words and picture side by side, but wide enough for two
+        // maps (an 800 × 500 embed): the maps and their captions within the screen
+        None => Some(height - 2.0 * MAP_CAPTION),
+    };
     let max_width = if one { column } else { column / 2.0 - 16.0 };
     (MapFit { max_width, max_height, font }, one)
 }
@@ -245,6 +245,10 @@ mod tests {
         assert!(!one && fit.layout(&labels).width <= column(375.0, false));
         // an 800 px embed: side by side
         let (fit, one) = heads_fit(column(800.0, false), 800.0, 500.0, LABEL_FONT, t);
-        assert!(!one && 2.0 * fit.layout(&labels).width <= column(800.0, false));
+        let l = fit.layout(&labels);
+        assert!(
+            !one && 2.0 * l.width <= column(800.0, false) && l.height <= 500.0 - 2.0 * MAP_CAPTION,
+            "{l:?}"
+        );
     }
 }
