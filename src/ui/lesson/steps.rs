@@ -90,8 +90,15 @@ pub fn listen_for_keys(steps: Steps, present: RwSignal<bool>) {
     on_cleanup(move || handle.remove());
 }
 
+/// The second (or later) click of a double click: the first click already moved the step,
+/// so a double click on Next moves one step, not two, in every lesson. A key press
+/// (Enter, space) on the button has no click count.
+fn repeated(ev: &leptos::ev::MouseEvent) -> bool {
+    ev.detail() > 1
+}
+
 /// Back and Next; on the last step, a button to the next lesson (here and in presenter
-/// mode, where the lesson tabs are hidden): no dead end.
+/// mode, where the lesson tabs are hidden): no dead end. A double click counts once.
 #[component]
 pub fn LessonStepNav(
     /// The open step and how to move it.
@@ -103,7 +110,11 @@ pub fn LessonStepNav(
             <button
                 type="button"
                 data-testid="lesson-back"
-                on:click=move |_| steps.go(-1)
+                on:click=move |ev| {
+                    if !repeated(&ev) {
+                        steps.go(-1);
+                    }
+                }
                 prop:disabled=move || position.get().1 == 0
             >
                 "← Back"
@@ -111,7 +122,11 @@ pub fn LessonStepNav(
             <button
                 type="button"
                 data-testid="lesson-next"
-                on:click=move |_| steps.go(1)
+                on:click=move |ev| {
+                    if !repeated(&ev) {
+                        steps.go(1);
+                    }
+                }
                 prop:disabled=move || {
                     let (l, s) = position.get();
                     s + 1 >= steps.n_steps(l)
@@ -130,7 +145,11 @@ pub fn LessonStepNav(
                                 type="button"
                                 class="al-next-lesson"
                                 data-testid="lesson-next-lesson"
-                                on:click=move |_| on_go.run((l + 1, 0))
+                                on:click=move |ev| {
+                                    if !repeated(&ev) {
+                                        on_go.run((l + 1, 0));
+                                    }
+                                }
                             >
                                 {format!("Next lesson: {title} →")}
                             </button>
