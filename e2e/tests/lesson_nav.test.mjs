@@ -91,6 +91,18 @@ export const tests = [
           await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '2');
           await page.waitForTimeout(400);
           t.assert.equal(ls(), '2');
+          // into the question step: the second click lands on an answer, which it does not pick
+          page = await t.gotoApp('lesson=mla&ls=4');
+          await page.waitForSelector('[data-testid="lesson-text"]');
+          await page.dblclick('[data-testid="lesson-next"]');
+          await page.waitForSelector('[data-testid="quiz-choice"]');
+          await page.waitForTimeout(400);
+          t.assert.equal(ls(), '5');
+          t.assert.equal(await page.locator('[data-testid="quiz-reveal"]:not([hidden])').count(), 0, 'the double click answered the question');
+          t.assert.equal(await page.locator('[data-testid="quiz-choice"][aria-pressed="true"]').count(), 0);
+          // one click picks
+          await page.click('[data-testid="quiz-choice"] >> nth=1');
+          await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
         }
       }
       t.assert.deepEqual(t.errors(), []);

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::lessons::Lesson;
 use crate::ui::lesson::keys::{key_action, step_after, target_focus, KeyAction};
+use crate::ui::platform::focus::repeated_click as repeated;
 use crate::ui::platform::screen;
 
 /// The open step and how to move it: the lessons' step counts, the position, and the
@@ -88,13 +89,6 @@ pub fn listen_for_keys(steps: Steps, present: RwSignal<bool>) {
         }
     });
     on_cleanup(move || handle.remove());
-}
-
-/// The second (or later) click of a double click: the first click already moved the step,
-/// so a double click on Next moves one step, not two, in every lesson. A key press
-/// (Enter, space) on the button has no click count.
-fn repeated(ev: &leptos::ev::MouseEvent) -> bool {
-    ev.detail() > 1
 }
 
 /// Back and Next; on the last step, a button to the next lesson (here and in presenter
