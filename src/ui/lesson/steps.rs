@@ -5,7 +5,6 @@ use leptos::prelude::*;
 
 use crate::lessons::Lesson;
 use crate::ui::lesson::keys::{key_action, step_after, target_focus, KeyAction};
-use crate::ui::platform::focus::repeated_click as repeated;
 use crate::ui::platform::screen;
 
 /// The open step and how to move it: the lessons' step counts, the position, and the
@@ -92,7 +91,8 @@ pub fn listen_for_keys(steps: Steps, present: RwSignal<bool>) {
 }
 
 /// Back and Next; on the last step, a button to the next lesson (here and in presenter
-/// mode, where the lesson tabs are hidden): no dead end. A double click counts once.
+/// mode, where the lesson tabs are hidden): no dead end. A double click counts once (the
+/// lesson panel swallows its second click: [`crate::ui::platform::focus::swallow_repeated_clicks`]).
 #[component]
 pub fn LessonStepNav(
     /// The open step and how to move it.
@@ -104,11 +104,7 @@ pub fn LessonStepNav(
             <button
                 type="button"
                 data-testid="lesson-back"
-                on:click=move |ev| {
-                    if !repeated(&ev) {
-                        steps.go(-1);
-                    }
-                }
+                on:click=move |_| steps.go(-1)
                 prop:disabled=move || position.get().1 == 0
             >
                 "← Back"
@@ -116,11 +112,7 @@ pub fn LessonStepNav(
             <button
                 type="button"
                 data-testid="lesson-next"
-                on:click=move |ev| {
-                    if !repeated(&ev) {
-                        steps.go(1);
-                    }
-                }
+                on:click=move |_| steps.go(1)
                 prop:disabled=move || {
                     let (l, s) = position.get();
                     s + 1 >= steps.n_steps(l)
@@ -139,11 +131,7 @@ pub fn LessonStepNav(
                                 type="button"
                                 class="al-next-lesson"
                                 data-testid="lesson-next-lesson"
-                                on:click=move |ev| {
-                                    if !repeated(&ev) {
-                                        on_go.run((l + 1, 0));
-                                    }
-                                }
+                                on:click=move |_| on_go.run((l + 1, 0))
                             >
                                 {format!("Next lesson: {title} →")}
                             </button>

@@ -2,6 +2,8 @@
 //! field keeps every key, a heatmap its arrows, a button space and Enter; and which
 //! click is the second of a double click.
 
+use wasm_bindgen::JsCast;
+
 /// What has the keyboard focus, as far as the page's keys care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -34,10 +36,25 @@ pub fn target_focus(ev: &web_sys::Event) -> Focus {
         .map_or(Focus::Page, |el| Focus::of_tag(&el.tag_name()))
 }
 
-/// The second (or later) click of a double click (its click count, `detail`, past 1). A
-/// step button's first click already moved the step, and the button under the pointer may
-/// then be another (the next step's Next, or a question's answer), so the lesson's buttons
-/// ignore it. A key press (Enter, space) on a button has no click count.
-pub fn repeated_click(ev: &web_sys::MouseEvent) -> bool {
-    ev.detail() > 1
+/// Swallows, inside `root`, the second (and later) click of a double click on a button, a
+/// link or a fold (its click count, `detail`, past 1): a lesson's first click on Next
+/// already moved the step, and what is under the pointer then may be the next step's Next,
+/// one of its answers or a link, since the words above them change length. A capturing
+/// listener, so that no handler below sees the click. A key press (Enter, space) on a
+/// button has no click count, and a double click on text still selects it.
+pub fn swallow_repeated_clicks(root: &web_sys::Element) {
+    let on_click = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MouseEvent)>::new(|ev: web_sys::MouseEvent| {
+        let on_control = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("button, a, summary").ok().flatten())
+            .is_some();
+        if ev.detail() > 1 && on_control {
+            ev.prevent_default();
+            ev.stop_propagation();
+        }
+    });
+    let _ = root.add_event_listener_with_callback_and_bool("click", on_click.as_ref().unchecked_ref(), true);
+    // the listener lives as long as the element; the closure is a few bytes per lesson opened
+    on_click.forget();
 }

@@ -1,11 +1,7 @@
 //! A row of answer buttons, one per choice, the picked one pressed (`aria-pressed`): the
-//! lesson's questions, the check-yourself and the explanation's "which key?" guess. The
-//! second click of a double click picks nothing: a double click on Next whose second click
-//! lands on the next step's answers answers nothing.
+//! lesson's questions, the check-yourself and the explanation's "which key?" guess.
 
 use leptos::prelude::*;
-
-use crate::ui::platform::focus::repeated_click;
 
 /// One `<button>` per name, each with `data-choice` = its index.
 #[component]
@@ -33,11 +29,7 @@ pub fn ChoiceButtons(
                     data-testid=testid
                     data-choice=i
                     aria-pressed=move || pressed.run(i).to_string()
-                    on:click=move |ev| {
-                        if !repeated_click(&ev) {
-                            on_pick.run(i);
-                        }
-                    }
+                    on:click=move |_| on_pick.run(i)
                 >
                     {name}
                 </button>
