@@ -43,17 +43,18 @@ pub fn target_focus(ev: &web_sys::Event) -> Focus {
 /// listener, so that no handler below sees the click. A key press (Enter, space) on a
 /// button has no click count, and a double click on text still selects it.
 pub fn swallow_repeated_clicks(root: &web_sys::Element) {
-    let on_click = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MouseEvent)>::new(|ev: web_sys::MouseEvent| {
-        let on_control = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|e| e.closest("button, a, summary").ok().flatten())
-            .is_some();
-        if ev.detail() > 1 && on_control {
-            ev.prevent_default();
-            ev.stop_propagation();
-        }
-    });
+    let on_click =
+        wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MouseEvent)>::new(|ev: web_sys::MouseEvent| {
+            let on_control = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|e| e.closest("button, a, summary").ok().flatten())
+                .is_some();
+            if ev.detail() > 1 && on_control {
+                ev.prevent_default();
+                ev.stop_propagation();
+            }
+        });
     let _ = root.add_event_listener_with_callback_and_bool("click", on_click.as_ref().unchecked_ref(), true);
     // the listener lives as long as the element; the closure is a few bytes per lesson opened
     on_click.forget();

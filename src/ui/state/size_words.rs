@@ -54,7 +54,7 @@ pub fn cache_words(s: &Settings) -> String {
         return String::new();
     };
     let h_kv = s.n_kv_heads.unwrap_or(s.n_heads);
-    let saving = if h_kv < s.n_heads && h_kv > 0 && s.n_heads % h_kv == 0 {
+    let saving = if h_kv < s.n_heads && h_kv > 0 && s.n_heads.is_multiple_of(h_kv) {
         format!(" ({}× less than with h = {} K/V heads)", s.n_heads / h_kv, s.n_heads)
     } else {
         String::new()
