@@ -10,9 +10,10 @@ const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (
 // What a step's picture is: its first heatmap, or in the decode view the one query's
 // weights, in the tiles view the score matrix with the tile outlined, or the word-order
 // lesson's table of PE · PEᵀ, or the shapes lesson's two splits of q, or the induction
-// lesson's own figures (its sequence, its trained heads, its loss curve).
+// lesson's own figures (its sequence, its trained heads, its loss curve), or the MLA
+// lesson's cache bars.
 const FIGURES = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table',
-  '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]'];
+  '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]', '[data-testid="cache-bars"] table'];
 const PICTURE = FIGURES.map((s) => `[data-testid="lesson-picture"] ${s}`).join(', ');
 
 /** The bounding boxes of the step's words and of its picture's first heatmap (or view). */

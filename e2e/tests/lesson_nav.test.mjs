@@ -63,4 +63,56 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'lesson navigation: a double click on Next moves one step, in every lesson, and answers nothing',
+    timeoutMs: 180000,
+    run: async (t) => {
+      let page = await t.gotoApp('lesson=mla&ls=0');
+      const ids = await page.$$eval('[data-testid="lesson-tab"]', (tabs) => tabs.map((b) => b.dataset.lesson));
+      t.assert.ok(ids.includes('mla'));
+      const ls = () => new URL(page.url()).searchParams.get('ls');
+      for (const id of ['mla', ...ids.filter((i) => i !== 'mla')]) {
+        page = await t.gotoApp(`lesson=${id}&ls=0`);
+        await page.waitForSelector('[data-testid="lesson-text"]');
+        // a real double click: mousedown, mouseup, click (detail 1), then again (detail 2), dblclick
+        await page.dblclick('[data-testid="lesson-next"]');
+        await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '1');
+        await page.waitForTimeout(400);
+        t.assert.equal(ls(), '1', `${id}: a double click moved to step ${Number(ls()) + 1}`);
+        t.assert.equal(await page.locator('[data-testid="quiz-reveal"]:not([hidden])').count(), 0, `${id}: a question was answered`);
+        // two separate clicks still move two steps
+        if (id === 'mla') {
+          await page.click('[data-testid="lesson-next"]');
+          await page.waitForTimeout(600);
+          await page.click('[data-testid="lesson-next"]');
+          await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '3');
+          // and a double click on Back moves one step back
+          await page.dblclick('[data-testid="lesson-back"]');
+          await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '2');
+          await page.waitForTimeout(400);
+          t.assert.equal(ls(), '2');
+          // at 1440 px, Next of step 3 sits where step 4's "Present" link comes: not followed
+          page = await t.gotoApp('lesson=mla&ls=2');
+          await page.waitForSelector('[data-testid="lesson-text"]');
+          await page.dblclick('[data-testid="lesson-next"]');
+          await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '3');
+          await page.waitForTimeout(400);
+          t.assert.equal(new URL(page.url()).searchParams.get('present'), null, 'the double click opened presenter mode');
+          // into the question step: the second click lands on an answer, which it does not pick
+          page = await t.gotoApp('lesson=mla&ls=4');
+          await page.waitForSelector('[data-testid="lesson-text"]');
+          await page.dblclick('[data-testid="lesson-next"]');
+          await page.waitForSelector('[data-testid="quiz-choice"]');
+          await page.waitForTimeout(400);
+          t.assert.equal(ls(), '5');
+          t.assert.equal(await page.locator('[data-testid="quiz-reveal"]:not([hidden])').count(), 0, 'the double click answered the question');
+          t.assert.equal(await page.locator('[data-testid="quiz-choice"][aria-pressed="true"]').count(), 0);
+          // one click picks
+          await page.click('[data-testid="quiz-choice"] >> nth=1');
+          await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
+        }
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

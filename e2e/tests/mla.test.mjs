@@ -71,13 +71,58 @@ export const tests = [
       t.assert.match(await err(page).textContent(), /MLA rank must be a whole number/);
       await page.fill('[data-testid="mla-rank"]', '');
       await err(page).waitFor({ state: 'detached' });
-      // grouped key/value heads are not MLA's: the engine's reason, beside the control
+      // grouped key/value heads are not MLA's: the engine's reason, beside h_kv (the field
+      // to change), in the page's words
       await page.fill('[data-testid="n-kv-heads"]', '1');
       await page.fill('[data-testid="mla-rank"]', '3');
-      await err(page).waitFor();
-      t.assert.match(await err(page).textContent(), /mla|MLA/);
+      const kvErr = page.locator('.al-field:has([data-testid="n-kv-heads"]) [data-testid="error"]');
+      await kvErr.waitFor();
+      const said = await kvErr.textContent();
+      t.assert.match(said, /^h_kv = 1 with MLA on: MLA has no key\/value heads to share/);
+      t.assert.match(said, /set h_kv to h = 2, or turn MLA off/);
+      t.assert.ok(!/n_kv_heads/.test(said), said);
+      t.assert.equal(await err(page).count(), 0, 'not beside the rank');
       t.assert.equal(await page.$$eval('[role="alert"]', (els) => els.filter((e) => !e.closest('.al-field')).length), 0,
         'no error at the top of the page');
+      // h_kv = h clears it
+      await page.fill('[data-testid="n-kv-heads"]', '2');
+      await kvErr.waitFor({ state: 'detached' });
+      await waitStep(page, 'c_kv');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'mla: under MLA the h, h_kv and rank hints state the trace\'s sizes and what MLA caches; a rank past the model is run with a note',
+    run: async (t) => {
+      const page = await t.gotoApp(BASE);
+      await waitStep(page, 'weights');
+      const hint = (id) => page.textContent(`[data-testid="${id}"]`);
+      // off: what a rank would turn on, as it then does
+      t.assert.match(await hint('mla-rank-sizes'), /d_nope = d_v = 4, d_rope = 2\./);
+      await setRank(page, 3);
+      // the trace's sizes: k_cat (d_nope + d_rope), v_heads (d_v), c_kv (r_kv), k_pe (d_rope)
+      const last = async (step) => Number((await shape(page, step)).match(/(\d+)\)\s*$/)[1]);
+      const [dk, dv, rkv, drope] = [await last('k_cat'), await last('v_heads'), await last('c_kv'), await last('k_pe')];
+      t.assert.deepEqual([dk, dv, rkv, drope], [6, 4, 3, 2]);
+      t.assert.equal(await hint('d-k'), `MLA: d_k = d_nope + d_rope = ${dk - drope} + ${drope} = ${dk}, d_v = ${dv}`);
+      const cache = await hint('kv-cache-per-token');
+      t.assert.ok(cache.startsWith(`MLA caches per token and layer c_KV and k_pe: r_kv + d_rope = ${rkv} + ${drope} = ${rkv + drope} numbers`), cache);
+      t.assert.ok(cache.includes(`h · (d_k + d_v) = 2 · (${dk} + ${dv}) = ${2 * (dk + dv)}`), cache);
+      const sizes = await hint('mla-rank-sizes');
+      t.assert.ok(sizes.startsWith(`Heads: d_nope = ${dk - drope}, d_rope = ${drope}, d_v = ${dv}.`), sizes);
+      t.assert.ok(sizes.includes(`${rkv + drope} numbers, against ${2 * (dk + dv)}`), sizes);
+      for (const id of ['d-k', 'kv-cache-per-token', 'mla-rank-sizes']) {
+        t.assert.ok(!/d_model ?\/ ?h/.test(await hint(id)), `${id}: ${await hint(id)}`);
+      }
+      // a latent wider than x (d_model = 8) runs, with a note beside the rank, not an error
+      await setRank(page, 12);
+      t.assert.equal(await err(page).count(), 0);
+      t.assert.match(await hint('mla-rank-sizes'), /r_kv = 12 is wider than x \(d_model = 8\).*no longer compresses/);
+      await setRank(page, 40);
+      t.assert.match(await hint('mla-rank-sizes'), /r_kv \+ d_rope = 42 numbers per token and layer is no fewer than every head's key and value, h · \(d_k \+ d_v\) = 20: the latent no longer compresses/);
+      fs.mkdirSync(SHOTS, { recursive: true });
+      await page.locator('[data-testid="mla-rank"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SHOTS, 'mla-rank-note-1440.png'), fullPage: false });
       t.assert.deepEqual(t.errors(), []);
     },
   },
@@ -112,7 +157,8 @@ export const tests = [
         await page.waitForFunction((k) => new URLSearchParams(location.search).get('ls') === String(k), s);
         const text = await page.textContent('[data-testid="lesson-text"]');
         t.assert.ok(text.length > 20 && !/NaN|\[\]/.test(text), `step ${s + 1}: ${text}`);
-        await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="heatmap"]');
+        if (s === 4) await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="cache-bars"]');
+        else await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="heatmap"]');
         if (s === 3) {
           // the absorbed scores are the scores, as the table prints them
           const rows = await page.$$eval('[data-testid="lesson-aside"] tbody tr', (trs) =>
@@ -125,10 +171,15 @@ export const tests = [
           t.assert.match(await page.textContent('[data-testid="lesson-aside"]'), /differ by at most/);
         }
         if (s === 4) {
-          const aside = await page.textContent('[data-testid="lesson-aside"]');
+          // the cache bars are the picture, in place of step 1's latent
+          const bars = await page.textContent('[data-testid="lesson-picture"] [data-testid="cache-bars"]');
           for (const n of ['4,997,120', '312,320', '39,040', '70,272']) {
-            t.assert.ok(aside.includes(n) && text.includes(n), `${n}: ${aside}`);
+            t.assert.ok(bars.includes(n) && text.includes(n), `${n}: ${bars}`);
           }
+          t.assert.equal(await page.locator('[data-testid="lesson-picture"] [data-testid="heatmap"]').count(), 0);
+          const widths = await page.$$eval('[data-testid="cache-bars-v3"] .al-bar', (els) => els.map((e) => e.getBoundingClientRect().width));
+          t.assert.equal(widths.length, 4);
+          t.assert.ok(widths[0] > 20 * widths[3] && widths[3] >= 2, `MHA against MLA: ${widths}`);
         }
         await noOverflow(t, page, `mla step ${s + 1} at ${width} px`, 1);
         await page.waitForTimeout(150);
@@ -140,4 +191,34 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   })),
+  {
+    name: 'mla lesson: step 5\'s embed shows the cache bars its words are about, the words above them',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 800, height: 500 });
+      const page = await t.gotoApp('lesson=mla&ls=4&embed=1');
+      await page.waitForSelector('[data-testid="embed-words"]');
+      const bars = page.locator('[data-testid="cache-bars"]');
+      await bars.waitFor();
+      const text = await page.textContent('[data-testid="embed-words"]');
+      t.assert.match(text, /The cache per token/);
+      for (const n of ['4,997,120', '70,272']) t.assert.ok((await bars.textContent()).includes(n), n);
+      t.assert.equal(await page.locator('[data-testid="heatmap"]').count(), 0);
+      fs.mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'lesson-mla-5-embed.png') });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'mla lesson: the last step asks one question the steps before it do not answer; check yourself quotes other sizes',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=mla&ls=5');
+      await page.waitForSelector('[data-testid="quiz"]');
+      const question = await page.textContent('[data-testid="quiz"] .al-quiz-question');
+      t.assert.match(question, /This layer has 4 heads.*How many numbers does a decoder cache for one token in this layer\?/s);
+      const check = await page.textContent('[data-testid="check-yourself"]');
+      t.assert.match(check, /d_nope \+ d_rope = 5 \+ 4/);
+      t.assert.ok(!/d_nope = 3 and d_rope = 2/.test(check), check);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -37,6 +37,10 @@ pub enum Extra {
     /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose
     /// (right) and with view alone (wrong), side by side ([`shapes::split_both_ways`]).
     SplitBothWays,
+    /// Instead of the focus step's heatmaps: a token's cache per layer as bars, at
+    /// DeepSeek-V3's sizes (MHA, GQA, MQA, MLA) and in the step's own model
+    /// ([`super::mla::cache_bars`]).
+    CacheBars,
     /// Instead of the focus step's heatmaps: a figure of the lesson "Induction heads",
     /// drawn from its recorded training run.
     Induction(super::induction::Figure),
@@ -58,6 +62,7 @@ impl Extra {
                 | Self::Tiles { .. }
                 | Self::PositionSimilarity
                 | Self::SplitBothWays
+                | Self::CacheBars
                 | Self::Induction(_)
         )
     }

@@ -11,19 +11,25 @@
 
 use super::claims::{Claim, Quantity};
 use super::quiz::{Quiz, QuizKind};
-use super::{base, num, row, row_cells, token, Aside, Cell, Lesson, LessonStep};
-use crate::engine::mla::{self, CacheKind, Mla};
+use super::{base, num, row, row_cells, same_input, token, Aside, Cell, Extra, Lesson, LessonStep};
+use crate::engine::mla::{self, CacheKind, LatentCache, Mla};
 use crate::engine::{ProjectionKind, Projections, Rope, RopeStyle, Scenario, StepName as S, Trace};
 use crate::format::group_digits;
 
 const SENTENCE: &str = "the cat sat on the mat";
-/// "cat" and "mat".
+/// "the", "cat", "on", the second "the" and "mat".
+const THE: usize = 0;
 const CAT: usize = 1;
+const ON: usize = 3;
+const THE_AGAIN: usize = 4;
 const MAT: usize = 5;
 const D_MODEL: usize = 8;
 const HEADS: usize = 2;
 /// The seed of the weights: one whose scores are not all alike.
 const SEED: u64 = 7;
+/// The heads of the model in the last step's question: more than the lesson's, with the
+/// same latent and head sizes.
+const MORE_HEADS: usize = 4;
 
 /// The sentence under MLA: r_kv = 4, d_nope = 3, d_rope = 2, d_v = 3, seeded weights,
 /// RoPE, causal.
@@ -138,24 +144,40 @@ pub fn largest_gap(t: &Trace) -> Option<f64> {
         .then(|| a.iter().zip(s.data.iter()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max))
 }
 
-/// DeepSeek-V3's bytes per token, MHA, GQA, MQA and MLA, with the lesson model's numbers.
-fn cache_aside(t: &Trace) -> Option<Aside> {
-    let mut rows: Vec<(String, Vec<String>)> = deepseek_v3_cache()
+/// One bar of the cache picture: what is cached, its numbers per token and layer, its
+/// bytes over a whole model (`None` for this page's one-layer model), and its length as a
+/// share of the longest bar of its group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheBar {
+    /// What is cached ("MHA, 128 heads").
+    pub what: String,
+    /// Numbers per token and layer.
+    pub numbers: u64,
+    /// Bytes per token over every layer, in bf16.
+    pub bytes: Option<u64>,
+    /// `numbers` over the group's largest, in (0, 1].
+    pub share: f64,
+}
+
+/// Step 5's picture: a token's cache at DeepSeek-V3's sizes (MHA, GQA, MQA, MLA), then
+/// this page's model (MHA against MLA), each group's bars scaled to its largest.
+pub fn cache_bars(t: &Trace) -> [Vec<CacheBar>; 2] {
+    let scaled = |rows: Vec<(String, u64, Option<u64>)>| {
+        let most = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1) as f64;
+        rows.into_iter()
+            .map(|(what, numbers, bytes)| CacheBar { what, numbers, bytes, share: numbers as f64 / most })
+            .collect()
+    };
+    let v3 = deepseek_v3_cache()
         .into_iter()
-        .map(|(what, kind, bytes)| {
-            (what.to_string(), vec![group_digits(numbers_per_token(kind)), group_digits(bytes)])
-        })
+        .map(|(what, kind, bytes)| (what.to_string(), numbers_per_token(kind), Some(bytes)))
         .collect();
     let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
-    rows.push(("here: MHA".into(), vec![group_digits(mha), String::new()]));
-    rows.push(("here: MLA".into(), vec![group_digits(latent), String::new()]));
-    Some(Aside {
-        caption: "A token's cache at DeepSeek-V3's sizes: numbers per layer, and bytes over its 61 layers \
-                  in bf16; the last two rows are this page's model"
-            .into(),
-        head: vec!["cache".into(), "numbers".into(), "bytes".into()],
-        rows,
-    })
+    let here = vec![
+        (format!("MHA, {} heads", t.sizes.n_heads), mha, None),
+        (format!("MLA, {} + {}", sizes(t).kv_lora_rank, sizes(t).qk_rope_head_dim), latent, None),
+    ];
+    [scaled(v3), scaled(here)]
 }
 
 /// The bytes of cache row `i` (MHA, GQA, MQA, MLA), as the table prints them.
@@ -166,6 +188,89 @@ fn v3_bytes(i: usize) -> String {
 /// Cell `(row, col)` of a step in head `head`.
 fn at_head(step: S, head: usize, row: usize, col: usize) -> Quantity {
     Quantity::Cell(Cell { step, batch: 0, head, row, col })
+}
+
+/// The tokens that share "the"'s latent because they share its input vector ("on" and
+/// the second "the"), with "the" first; empty when no other does or their latents differ.
+fn shared_latent_rows(t: &Trace) -> Vec<usize> {
+    let rows: Vec<usize> =
+        [THE, ON, THE_AGAIN].into_iter().filter(|&i| i == THE || same_input(t, 0, THE, i)).collect();
+    let latent = |i| row(t, S::CKv, 0, 0, i);
+    if rows.len() > 1 && rows.iter().all(|&i| latent(i) == latent(THE)) {
+        rows
+    } else {
+        Vec::new()
+    }
+}
+
+/// Why some rows of c_KV are the same, while they are: the toy lexicon gives "the" and "on"
+/// one vector (only the "function" feature), and the latent is made from a token's vector
+/// alone, not from its position.
+fn shared_latent(t: &Trace) -> String {
+    let rows = shared_latent_rows(t);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = rows
+        .iter()
+        .map(|&i| match i {
+            THE_AGAIN => format!("the second \"{}\"", token(t, 0, i)),
+            _ => format!("\"{}\"", token(t, 0, i)),
+        })
+        .collect();
+    let listed = match names.split_last() {
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    let lexicon = if rows.contains(&ON) {
+        format!(
+            " the toy lexicon gives \"{}\" and \"{}\" one vector (1 on its \"function\" feature, 0 elsewhere), and",
+            token(t, 0, THE),
+            token(t, 0, ON)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        " The rows of {listed} are the same:{lexicon} c_KV is made from a token's vector alone, not from its \
+         position."
+    )
+}
+
+/// The lesson's layer with [`MORE_HEADS`] heads: the same sentence, latent and head sizes.
+fn more_heads() -> Scenario {
+    Scenario { n_heads: MORE_HEADS, ..scenario() }
+}
+
+/// The question's choices: every head's key and value, the lesson's two heads' cache
+/// doubled, and the latent with its shared key, from the engine's [`LatentCache`].
+fn more_heads_choices(t: &Trace) -> Vec<String> {
+    let c = LatentCache::new(&sizes(t), t.sizes.d_model, t.sizes.n_heads);
+    let grown = c.latent() * t.sizes.n_heads as u64 / HEADS as u64;
+    vec![
+        format!("{}: every head's key and value", c.heads()),
+        format!("{}: the latent and the shared RoPE key, as with {HEADS} heads", c.latent()),
+        format!("{grown}: {}× the cache of {HEADS} heads", t.sizes.n_heads / HEADS),
+    ]
+}
+
+/// The right choice (the latent and the shared key) and why.
+fn more_heads_answer(t: &Trace) -> Option<(usize, String)> {
+    let m = sizes(t);
+    let c = LatentCache::new(&m, t.sizes.d_model, t.sizes.n_heads);
+    Some((
+        1,
+        format!(
+            "{} numbers: c_KV ({}) and k_pe ({}), however many heads there are. Each head's key and value are \
+             projected up from the latent when it scores (or W_UK is absorbed into its query, as in step 4), \
+             so they are never cached: all {} heads' keys and values would be {} numbers.",
+            c.latent(),
+            m.kv_lora_rank,
+            m.qk_rope_head_dim,
+            t.sizes.n_heads,
+            c.heads()
+        ),
+    ))
 }
 
 /// The lesson.
@@ -183,14 +288,24 @@ pub fn lesson() -> Lesson {
                      DeepSeek's multi-head latent attention (MLA) caches less. Each token's {} numbers are first projected down \
                      to a latent c_KV of r_kv = {} numbers, then RMSNorm: \"{cat}\"'s c_KV is {}. Every \
                      head's key and value will be made from these few numbers, so they are what a decoder \
-                     keeps.",
+                     keeps.{}",
                     t.sizes.d_model,
                     m.kv_lora_rank,
                     row(t, S::CKv, 0, 0, CAT),
+                    shared_latent(t),
                     cat = token(t, 0, CAT),
                 )
             })
-            .highlight(|t| row_cells(t, S::CKv, 0, 0, CAT)),
+            .highlight(|t| row_cells(t, S::CKv, 0, 0, CAT))
+            .claims(|t| {
+                shared_latent_rows(t)
+                    .windows(2)
+                    .flat_map(|w| {
+                        (0..sizes(t).kv_lora_rank)
+                            .map(move |c| Claim::Equal(at_head(S::CKv, 0, w[0], c), at_head(S::CKv, 0, w[1], c)))
+                    })
+                    .collect()
+            }),
             LessonStep::new("Keys and values, up from the latent", scenario(), S::KCat, |t| {
                 let m = sizes(t);
                 format!(
@@ -246,8 +361,7 @@ pub fn lesson() -> Lesson {
                      grouped the other way: (q_nope · W_UKᵀ) · c_KV. The query is moved into the latent's \
                      space, {} numbers wide, once per query, and scores the cached latent directly: no head's \
                      key is ever formed. The table computes \"{mat}\"'s scores both ways in both heads: the \
-                     same numbers, to rounding (its caption gives the largest gap), which is why a decoder can \
-                     cache only c_KV and k_pe.",
+                     same numbers, to rounding (its caption gives the largest gap).",
                     m.kv_lora_rank,
                     mat = token(t, 0, MAT),
                 )
@@ -257,20 +371,26 @@ pub fn lesson() -> Lesson {
             LessonStep::new("The cache per token", scenario(), S::CKv, |t| {
                 let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
                 format!(
-                    "Per token and layer, MHA caches every head's key and value, h·(d_k + d_v) numbers: \
-                     {mha} here. MLA caches these c_KV rows and k_pe, r_kv + d_rope: {latent}. At DeepSeek-V3's \
-                     sizes (61 layers, 128 heads, d_k = 192, d_v = 128, r_kv = 512, d_rope = 64, bf16) that \
-                     is {} bytes a token for MHA and {} for MLA: less than GQA with 8 key/value heads ({}), \
-                     under twice MQA's one head ({}), and every head still has keys and values of its own.",
+                    "So a decoder caches, per token and layer, c_KV and k_pe: r_kv + d_rope numbers, {latent} \
+                     here, where MHA caches every head's key and value, h·(d_k + d_v) = {mha}. The bars compare \
+                     them. At DeepSeek-V3's sizes (61 layers, 128 heads, d_k = 192, d_v = 128, r_kv = 512, \
+                     d_rope = 64, bf16) a token takes {} bytes for MHA and {} for MLA: less than GQA with 8 \
+                     key/value heads ({}), under twice MQA's one head ({}), and every head still has keys and \
+                     values of its own.",
                     v3_bytes(0),
                     v3_bytes(3),
                     v3_bytes(1),
                     v3_bytes(2),
                 )
             })
-            .aside(cache_aside),
-            LessonStep::new("Predict: what the decoder keeps", scenario(), S::Weights, |_| {
-                "Choose an answer to see why.".into()
+            .extra(Extra::CacheBars),
+            LessonStep::new("Your turn: more heads", more_heads(), S::KCat, |t| {
+                format!(
+                    "The same layer with {} heads instead of {HEADS}: each head has its own key, {} numbers \
+                     wide, in the picture. Choose an answer to see why.",
+                    t.sizes.n_heads,
+                    sizes(t).d_k()
+                )
             })
             .quiz(Quiz {
                 reveal: None,
@@ -278,9 +398,8 @@ pub fn lesson() -> Lesson {
                 question: |t| {
                     let m = sizes(t);
                     format!(
-                        "This page's model has {} heads, keys of d_nope + d_rope = {} + {} and values of {}, \
-                         and a latent of {}. To score a new query against the earlier tokens, what must a \
-                         decoder keep of each?",
+                        "This layer has {} heads, keys of d_nope + d_rope = {} + {}, values of d_v = {} and a \
+                         latent of r_kv = {}. How many numbers does a decoder cache for one token in this layer?",
                         t.sizes.n_heads,
                         m.qk_nope_head_dim,
                         m.qk_rope_head_dim,
@@ -288,28 +407,7 @@ pub fn lesson() -> Lesson {
                         m.kv_lora_rank
                     )
                 },
-                kind: QuizKind::Choice {
-                    choices: |_| {
-                        vec![
-                            "every head's key and value".into(),
-                            "the token's embedding x".into(),
-                            "c_KV and k_pe".into(),
-                        ]
-                    },
-                    answer: |t| {
-                        let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
-                        Some((
-                            2,
-                            format!(
-                                "c_KV and k_pe: {latent} numbers a token, against {mha} for every head's key \
-                                 and value. With W_UK absorbed into the query and W_UV into the output, \
-                                 each head reads the latent directly. x would do too, but it is d_model = {} \
-                                 wide and every step would project it again.",
-                                t.sizes.d_model
-                            ),
-                        ))
-                    },
-                },
+                kind: QuizKind::Choice { choices: more_heads_choices, answer: more_heads_answer },
             }),
         ],
     }
@@ -338,20 +436,84 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_table_is_the_engines() {
+    fn the_cache_picture_is_the_engines_and_its_own() {
         let bytes: Vec<u64> = deepseek_v3_cache().iter().map(|(_, _, b)| *b).collect();
         assert_eq!(bytes, [4_997_120, 312_320, 39_040, 70_272]);
         assert_eq!(own_cache(&Mla::sized(4, 3, 2, 3), 2), (16, 6));
-        // every byte count the words quote is one the table shows
+        // every byte count the words quote is one the bars show
         let lesson = lesson();
         let t = lesson.trace(4);
         let words = (lesson.steps[4].narrate)(&t);
-        let table = (lesson.steps[4].aside)(&t).unwrap();
-        let cells: Vec<String> = table.rows.iter().flat_map(|(_, c)| c.clone()).collect();
+        let [v3, here] = cache_bars(&t);
+        let shown: Vec<String> = v3
+            .iter()
+            .chain(&here)
+            .flat_map(|b| [Some(group_digits(b.numbers)), b.bytes.map(group_digits)])
+            .flatten()
+            .collect();
         for n in ["4,997,120", "70,272", "312,320", "39,040", "16", "6"] {
             assert!(words.contains(n), "{n} not in {words}");
-            assert!(cells.iter().any(|c| c == n), "{n} not in the table");
+            assert!(shown.iter().any(|c| c == n), "{n} not in the bars");
         }
+        // each group's longest bar is whole, the others their share of it
+        assert_eq!(v3[0].share, 1.0);
+        assert!((v3[3].share - 576.0 / 40_960.0).abs() < 1e-15);
+        assert_eq!((here[0].share, here[1].share), (1.0, 6.0 / 16.0));
+        // its picture is not step 1's: the bars replace the heatmaps, in the page and its embed
+        assert!(lesson.steps[4].extra.replaces_heatmaps());
+        let pictures: Vec<_> = lesson.steps.iter().map(|s| (s.focus, s.extra, s.scenario.n_heads)).collect();
+        for (i, p) in pictures.iter().enumerate() {
+            assert!(!pictures[..i].contains(p), "step {} has the picture of an earlier step", i + 1);
+        }
+    }
+
+    #[test]
+    fn the_shared_latent_of_the_function_words_is_said_while_it_holds() {
+        let lesson = lesson();
+        let t = lesson.trace(0);
+        let words = lesson.steps[0].words(&t);
+        assert!(words.contains("The rows of \"the\", \"on\" and the second \"the\" are the same"), "{words}");
+        let claims = (lesson.steps[0].claims)(&t);
+        assert_eq!(claims.len(), 2 * 4);
+        assert!(lesson.steps[0].claims_hold(&t));
+        // "on" given a vector of its own: no such sentence, and no claim
+        let mut s = scenario();
+        s.embeddings.insert("on".into(), vec![0.5; D_MODEL]);
+        let t = crate::engine::run(&s).unwrap();
+        let words = (lesson.steps[0].narrate)(&t);
+        assert!(words.contains("The rows of \"the\" and the second \"the\" are the same"), "{words}");
+        assert!(!words.contains("\"on\"") && !words.contains("lexicon"), "{words}");
+        assert_eq!(shared_latent_rows(&t), [THE, THE_AGAIN]);
+        assert!(lesson.steps[0].claims_hold(&t));
+    }
+
+    #[test]
+    fn the_question_is_answered_by_the_engine_and_not_before_it_is_asked() {
+        let lesson = lesson();
+        let last = lesson.steps.len() - 1;
+        let t = lesson.trace(last);
+        let quiz = lesson.steps[last].quiz.unwrap();
+        let QuizKind::Choice { choices, answer } = quiz.kind else { panic!("a choice") };
+        let (right, why) = answer(&t).unwrap();
+        let choices = choices(&t);
+        assert_eq!(t.sizes.n_heads, MORE_HEADS);
+        // 4 + 2 cached, against 4·(5 + 3) for every head's key and value, or 2 × 6
+        assert_eq!(choices.len(), 3);
+        assert!(choices[right].starts_with("6: the latent"), "{choices:?}");
+        assert!(choices[0].starts_with("32:") && choices[2].starts_with("12:"), "{choices:?}");
+        assert!(why.starts_with("6 numbers"), "{why}");
+        // no earlier step gives the 4-head cache or says that the cache ignores h
+        for (i, step) in lesson.steps[..last].iter().enumerate() {
+            let words = (step.narrate)(&lesson.trace(i));
+            for giveaway in ["however many heads", "whatever the number of heads", "4 heads"] {
+                assert!(!words.contains(giveaway), "step {}: {giveaway}", i + 1);
+            }
+            assert!(!words.split(|c: char| !c.is_ascii_digit()).any(|n| n == "32"), "step {}: 32", i + 1);
+        }
+        // one question: the words before it ask nothing else
+        let words = (lesson.steps[last].narrate)(&t);
+        assert_eq!(words.matches('?').count(), 0, "{words}");
+        assert_eq!((quiz.question)(&t).matches('?').count(), 1);
     }
 
     #[test]

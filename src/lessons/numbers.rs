@@ -88,6 +88,12 @@ pub fn picture_numbers(
         Extra::Tiles { block, tile } => out.extend(tile_numbers(&step.scenario, trace, batch, block, tile)),
         Extra::PositionSimilarity => out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v))),
         Extra::Induction(figure) => out.extend(super::induction::figure_numbers(figure)),
+        Extra::CacheBars => {
+            for bar in super::mla::cache_bars(trace).into_iter().flatten() {
+                out.insert(crate::format::group_digits(bar.numbers));
+                out.extend(bar.bytes.map(crate::format::group_digits));
+            }
+        }
         Extra::SplitBothWays => {
             for h in shapes::split_both_ways(trace, batch) {
                 out.extend(h.right.iter().chain(&h.wrong).flatten().map(|v| num(*v)));

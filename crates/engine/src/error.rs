@@ -229,6 +229,20 @@ pub enum EngineError {
         why: &'static str,
     },
 
+    /// Multi-head latent attention with fewer key/value heads than query heads: MLA gives
+    /// every head a key and value of its own, projected up from the one latent, so there
+    /// are no key/value heads to share. Shown beside h_kv, the setting to change.
+    #[error(
+        "h_kv = {n_kv_heads} with MLA on: MLA has no key/value heads to share (every head's key \
+         and value is projected up from the one latent c_KV): set h_kv to h = {n_heads}, or turn MLA off"
+    )]
+    MlaKvHeads {
+        /// The number of query heads.
+        n_heads: usize,
+        /// The number of key/value heads asked for.
+        n_kv_heads: usize,
+    },
+
     /// One of MLA's weights has the wrong shape.
     #[error("mla.weights.{name} has shape {found:?}, but it must be {expected:?}")]
     MlaWeightShape {
@@ -357,7 +371,7 @@ impl EngineError {
         match self {
             Self::NoSentences | Self::EmptySentence { .. } | Self::BatchMismatch { .. } => Field::Sentences,
             Self::HeadsDoNotDivide { .. } | Self::Reshape { .. } => Field::NHeads,
-            Self::KvHeadsDoNotDivide { .. } => Field::NKvHeads,
+            Self::KvHeadsDoNotDivide { .. } | Self::MlaKvHeads { .. } => Field::NKvHeads,
             Self::QkNormWeight { .. } => Field::QkNorm,
             Self::SinksLength { .. } => Field::Sinks,
             Self::Mla { .. } | Self::MlaWeightShape { .. } => Field::Mla,

@@ -260,9 +260,130 @@ pub fn cache_bytes_per_token(kind: CacheKind, layers: u64, bytes: u64) -> u64 {
     layers * numbers * bytes
 }
 
+/// What an MLA layer caches per token, in numbers, beside what it stands in for: every
+/// head's key and value (MHA with MLA's head sizes) and the token's own vector `x`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatentCache {
+    /// `r_kv`, the latent's width.
+    pub kv_lora_rank: u64,
+    /// `d_rope`, the shared RoPE key's width.
+    pub d_rope: u64,
+    /// `h`.
+    pub n_heads: u64,
+    /// `d_k = d_nope + d_rope`, a query/key head's width.
+    pub d_k: u64,
+    /// `d_v`, a value head's width.
+    pub d_v: u64,
+    /// `d_model`, the width of `x`.
+    pub d_model: u64,
+}
+
+/// Whether an MLA latent saves anything (DeepSeek-V2 §2.1.2 takes `r_kv ≪ h·d_h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// The cache is smaller than every head's key and value, and the latent no wider than
+    /// the token's vector.
+    Compresses,
+    /// `r_kv > d_model`: `c_KV = RMSNorm(x · W_DKV)` is made from `x` by a linear map and a
+    /// per-row scale (times the norm's fixed weight), so every latent lies in one
+    /// `d_model`-wide subspace: the extra numbers hold nothing `x` does not, and a smaller
+    /// latent would hold as much.
+    WiderThanInput,
+    /// `r_kv + d_rope ≥ h·(d_k + d_v)`: the cache is no smaller than every head's key and
+    /// value.
+    NoSmallerThanHeads,
+}
+
+impl LatentCache {
+    /// The cache of `mla` in a model of `d_model` and `n_heads`.
+    pub fn new(mla: &Mla, d_model: usize, n_heads: usize) -> Self {
+        Self {
+            kv_lora_rank: mla.kv_lora_rank as u64,
+            d_rope: mla.qk_rope_head_dim as u64,
+            n_heads: n_heads as u64,
+            d_k: mla.d_k() as u64,
+            d_v: mla.v_head_dim as u64,
+            d_model: d_model as u64,
+        }
+    }
+
+    /// Numbers a token caches per layer: `r_kv + d_rope`.
+    pub fn latent(&self) -> u64 {
+        cache_bytes_per_token(
+            CacheKind::Latent { kv_lora_rank: self.kv_lora_rank, d_rope: self.d_rope },
+            1,
+            1,
+        )
+    }
+
+    /// Numbers every head's key and value take per token and layer: `h·(d_k + d_v)`.
+    pub fn heads(&self) -> u64 {
+        cache_bytes_per_token(CacheKind::Heads { kv_heads: self.n_heads, d_k: self.d_k, d_v: self.d_v }, 1, 1)
+    }
+
+    /// Whether the latent saves anything; the cache's size is checked first.
+    pub fn compression(&self) -> Compression {
+        if self.latent() >= self.heads() {
+            Compression::NoSmallerThanHeads
+        } else if self.kv_lora_rank > self.d_model {
+            Compression::WiderThanInput
+        } else {
+            Compression::Compresses
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_latent_compresses_until_it_is_wider_than_x_or_the_heads() {
+        let cache = |r_kv| LatentCache::new(&Mla::sized(r_kv, 4, 2, 4), 8, 2);
+        assert_eq!((cache(3).latent(), cache(3).heads()), (5, 20));
+        assert_eq!(cache(8).compression(), Compression::Compresses);
+        assert_eq!(cache(9).compression(), Compression::WiderThanInput);
+        assert_eq!(cache(17).compression(), Compression::WiderThanInput);
+        assert_eq!(cache(18).compression(), Compression::NoSmallerThanHeads);
+        // DeepSeek-V3: 512 + 64 against 128·(192 + 128), and d_model = 7168
+        let v3 = LatentCache::new(&Mla::sized(512, 128, 64, 128), 7168, 128);
+        assert_eq!((v3.latent(), v3.heads(), v3.compression()), (576, 40_960, Compression::Compresses));
+    }
+
+    #[test]
+    fn a_latent_wider_than_x_lies_in_a_d_model_wide_subspace() {
+        // r_kv = 12 > d_model = 8: the c_KV rows of many tokens span at most 8 dimensions
+        let mut s = crate::scenario::Scenario::identity(&["a b c d e f g h i j k l m n"], 8, 2);
+        s.projections = crate::scenario::Projections::Named(crate::scenario::ProjectionKind::Seeded);
+        s.mla = Some(Mla::sized(12, 4, 2, 4));
+        let t = crate::run(&s).unwrap();
+        let c = t.step(crate::step::StepName::CKv).unwrap();
+        let rows = c.data.view().into_shape_with_order((14, 12)).unwrap().to_owned();
+        assert_eq!(rank(rows), 8);
+    }
+
+    /// The rank of a matrix, by Gaussian elimination with partial pivoting.
+    fn rank(mut m: Array2<f64>) -> usize {
+        let (n, k) = m.dim();
+        let mut r = 0;
+        for c in 0..k {
+            let Some(p) = (r..n).max_by(|&a, &b| m[[a, c]].abs().total_cmp(&m[[b, c]].abs())) else { break };
+            if m[[p, c]].abs() < 1e-9 {
+                continue;
+            }
+            for j in 0..k {
+                m.swap([r, j], [p, j]);
+            }
+            for i in r + 1..n {
+                let f = m[[i, c]] / m[[r, c]];
+                for j in 0..k {
+                    m[[i, j]] -= f * m[[r, j]];
+                }
+            }
+            r += 1;
+        }
+        r
+    }
 
     #[test]
     fn deepseek_v3_cache_per_token_beside_mha_gqa_and_mqa() {
@@ -380,7 +501,7 @@ mod run_tests {
             (|s| s.mla.as_mut().unwrap().mscale_all_dim = Some(1.0), Field::Mla),
             (|s| s.mla.as_mut().unwrap().v_head_dim = 2000, Field::Mla),
             (|s| s.d_head = Some(4), Field::Mla),
-            (|s| s.n_kv_heads = Some(1), Field::Mla),
+            (|s| s.n_kv_heads = Some(1), Field::NKvHeads),
             (
                 |s| {
                     s.projections =
@@ -408,6 +529,12 @@ mod run_tests {
             let e = crate::run(&s).unwrap_err();
             assert_eq!(e.field(), field, "{e}");
         }
+        // fewer key/value heads: beside h_kv, in the page's words
+        let mut s = scenario(None, RopeStyle::Half);
+        s.n_kv_heads = Some(1);
+        let e = crate::run(&s).unwrap_err().to_string();
+        assert!(e.starts_with("h_kv = 1 with MLA on: MLA has no key/value heads to share"), "{e}");
+        assert!(e.contains("set h_kv to h = 3, or turn MLA off") && !e.contains("n_kv_heads"), "{e}");
         // decoding and tiles refuse it by name
         let s = scenario(None, RopeStyle::Half);
         assert_eq!(crate::decode(&s).map(|_| ()).unwrap_err().field(), Field::Mla);

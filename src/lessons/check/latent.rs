@@ -1,6 +1,6 @@
 //! The questions of the multi-head latent attention lesson: a cache size of other sizes
 //! than DeepSeek-V3's ([`mla::cache_bytes_per_token`]), and which part of the key every
-//! head shares, read from an MLA trace of its own.
+//! head shares, read from an MLA trace of its own sizes (not the lesson's).
 
 use crate::engine::mla::{self, CacheKind};
 use crate::engine::{run, Scenario, StepName as S};
@@ -26,38 +26,74 @@ pub(super) fn mla() -> Vec<CheckQuestion> {
             ),
         },
         CheckQuestion {
-            question: "Under MLA, with d_nope = 3 and d_rope = 2, which part of a token's key is the same in every head?".into(),
+            question: format!(
+                "Another MLA layer has {} heads, keys of d_nope + d_rope = {} + {} and a latent of r_kv = {}. \
+                 Which part of a token's key is the same in every head?",
+                shared.heads, shared.d_nope, shared.d_rope, shared.r_kv
+            ),
             answer: CheckAnswer::Choice {
                 choices: vec![
-                    "the first 3 numbers, k_nope".into(),
-                    "the last 2 numbers, k_rot".into(),
+                    format!("the first {} numbers, k_nope", shared.d_nope),
+                    format!("the last {} numbers, k_rot", shared.d_rope),
                     "none: every head's key is its own".into(),
                 ],
-                right: shared,
+                right: shared.part,
             },
             why: "k_nope is c_KV times each head's own W_UK; the RoPE key is made once per token and shared by every head, as MQA shares its one key.".into(),
         },
     ]
 }
 
-/// Which part of the key every head shares in an MLA trace of its own: 0 for the
-/// first `d_nope` numbers, 1 for the last `d_rope`, 2 for neither.
-fn shared_key_part() -> usize {
+/// The sizes of the question's MLA layer, read from its trace, and which part of the key
+/// every head shares there: 0 for the first `d_nope` numbers, 1 for the last `d_rope`, 2
+/// for neither.
+struct SharedPart {
+    heads: usize,
+    d_nope: usize,
+    d_rope: usize,
+    r_kv: usize,
+    part: usize,
+}
+
+/// Runs an MLA layer of other sizes than the lesson's (3 heads, d_nope = 5, d_rope = 4,
+/// r_kv = 3; the lesson has 2, 3, 2 and 4) and compares its heads' keys.
+fn shared_key_part() -> SharedPart {
     let json = r#"{"sentences": ["a b c"], "d_model": 6, "n_heads": 3, "projections": "seeded", "seed": 2,
-        "rope": {"style": "half"}, "mla": {"kv_lora_rank": 4, "qk_nope_head_dim": 3, "qk_rope_head_dim": 2, "v_head_dim": 2}}"#;
-    let Ok(t) = Scenario::from_json(json).and_then(|s| run(&s)) else { return 2 };
-    let Some(k) = t.step(S::KCat) else { return 2 };
+        "rope": {"style": "half"}, "mla": {"kv_lora_rank": 3, "qk_nope_head_dim": 5, "qk_rope_head_dim": 4, "v_head_dim": 2}}"#;
+    let none = SharedPart { heads: 0, d_nope: 0, d_rope: 0, r_kv: 0, part: 2 };
+    let Ok(t) = Scenario::from_json(json).and_then(|s| run(&s)) else { return none };
+    let (Some(k), Some(m)) = (t.step(S::KCat), t.mla.as_ref()) else { return none };
+    let (heads, d_nope, d_k) = (t.sizes.n_heads, m.qk_nope_head_dim, m.d_k());
     let same = |cols: std::ops::Range<usize>| {
-        (1..3).all(|h| {
+        (1..heads).all(|h| {
             let (a, b) = (k.matrix(0, 0), k.matrix(0, h));
             a.zip(b).is_some_and(|(a, b)| cols.clone().all(|c| a.column(c) == b.column(c)))
         })
     };
-    if same(0..3) {
+    let part = if same(0..d_nope) {
         0
-    } else if same(3..5) {
+    } else if same(d_nope..d_k) {
         1
     } else {
         2
+    };
+    SharedPart { heads, d_nope, d_rope: m.qk_rope_head_dim, r_kv: m.kv_lora_rank, part }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_questions_numbers_are_not_the_lessons() {
+        let lesson = crate::lessons::mla::lesson().trace(0);
+        let m = lesson.mla.clone().unwrap();
+        let q = shared_key_part();
+        assert_eq!(q.part, 1);
+        assert_eq!((q.heads, q.d_nope, q.d_rope, q.r_kv), (3, 5, 4, 3));
+        assert!(q.heads != lesson.sizes.n_heads && q.d_nope != m.qk_nope_head_dim);
+        assert!(q.d_rope != m.qk_rope_head_dim && q.r_kv != m.kv_lora_rank);
+        let questions = mla();
+        assert!(questions[1].question.contains("d_nope + d_rope = 5 + 4"), "{}", questions[1].question);
     }
 }

@@ -1,11 +1,12 @@
 //! The lessons mode: the panel, its stage (the step's picture), the words with their
 //! glossary, the quiz, the aside table, the keys, and each lesson's own pictures
-//! (embedding plot and editor, mask tables, position similarity, the wrong reshape, the
-//! induction lesson's figures).
+//! (embedding plot and editor, mask tables, position similarity, the wrong reshape, the MLA
+//! cache bars, the induction lesson's figures).
 //!
 //! May import `state/`, `platform/`, `widgets/` and the views a step shows.
 
 pub mod aside;
+pub mod cache_bars;
 pub mod causal_corners;
 pub mod check_yourself;
 pub mod embedding_editor;

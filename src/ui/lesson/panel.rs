@@ -113,8 +113,16 @@ pub fn LessonPanel(
         let quiz = step.quiz?;
         Some(view! { <QuizView quiz=quiz trace=trace position=position revealed=revealed /> })
     };
+    // a double click's second click moves nothing and answers nothing (see the function)
+    let root = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |_| {
+        if let Some(el) = root.get() {
+            crate::ui::platform::focus::swallow_repeated_clicks(&el);
+        }
+    });
     view! {
         <section
+            node_ref=root
             class="al-lesson"
             aria-label="Lesson"
             data-testid="lesson"

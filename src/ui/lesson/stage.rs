@@ -17,6 +17,7 @@ use crate::ui::explorer::tensors::TensorView;
 use crate::ui::explorer::tokens::BatchTabs;
 use crate::ui::heatmap::card::LabelFont;
 use crate::ui::lesson::aside::LessonAside;
+use crate::ui::lesson::cache_bars::CacheBars;
 use crate::ui::lesson::causal_corners::CausalCorners;
 use crate::ui::lesson::embedding_editor::EmbeddingEditor;
 use crate::ui::lesson::embedding_plot::EmbeddingPlot;
@@ -106,6 +107,7 @@ pub fn LessonStage(
             | lessons::Extra::Tiles { .. }
             | lessons::Extra::CausalCorners
             | lessons::Extra::SplitBothWays
+            | lessons::Extra::CacheBars
             | lessons::Extra::Induction(_) => ().into_any(),
         };
         view! {
@@ -187,6 +189,7 @@ pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f
     Some(match kind {
         lessons::Extra::PositionSimilarity => view! { <PositionSimilarity trace=trace /> }.into_any(),
         lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
+        lessons::Extra::CacheBars => view! { <CacheBars trace=trace /> }.into_any(),
         lessons::Extra::Induction(figure) => {
             view! { <InductionFigure figure=figure column=column state=state /> }.into_any()
         }

@@ -91,7 +91,8 @@ pub fn listen_for_keys(steps: Steps, present: RwSignal<bool>) {
 }
 
 /// Back and Next; on the last step, a button to the next lesson (here and in presenter
-/// mode, where the lesson tabs are hidden): no dead end.
+/// mode, where the lesson tabs are hidden): no dead end. A double click counts once (the
+/// lesson panel swallows its second click: [`crate::ui::platform::focus::swallow_repeated_clicks`]).
 #[component]
 pub fn LessonStepNav(
     /// The open step and how to move it.

@@ -9,4 +9,5 @@ pub mod card_id;
 pub mod engine;
 pub mod page_layout;
 pub mod settings;
+pub mod size_words;
 pub mod url;

@@ -237,21 +237,6 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
     )
 }
 
-/// The hint under h: what d_k, the width of one head, is. d_model / h unless the state
-/// has a head size of its own (an imported Gemma or Llama `head_dim`), where h · d_k need
-/// not be d_model.
-pub fn d_k_words(s: &Settings) -> String {
-    match (s.d_head, crate::engine::attention::head_width(s.d_model, s.n_heads)) {
-        (Some(d), _) => format!(
-            "d_k = d_head = {d}, a head size of its own: h · d_k = {} against d_model = {}",
-            s.n_heads * d,
-            s.d_model
-        ),
-        (None, Ok(d_k)) => format!("d_k = d_model / h = {d_k}"),
-        (None, Err(_)) => "d_k = d_model / h is not a whole number".to_string(),
-    }
-}
-
 /// The `mla-rank` control: multi-head latent attention with a latent of `rank` numbers
 /// (`None`: off). An MLA already set keeps its other sizes (its weights, sized for the old
 /// rank, are dropped and drawn from the seed); a new one takes DeepSeek-V3's proportions
@@ -263,15 +248,21 @@ pub fn set_mla_rank(s: &mut Settings, rank: Option<usize>) {
         s.mla = None;
         return;
     };
-    let w = (s.d_model / s.n_heads.max(1)).max(1);
-    let d_rope = 2 * (w / 4).max(1);
     s.mla = Some(match s.mla.take() {
         Some(m) => crate::engine::Mla { kv_lora_rank: rank, weights: None, ..m },
-        None => crate::engine::Mla::sized(rank, w, d_rope, w),
+        None => new_mla(s, rank),
     });
     if s.projections == Projections::Named(ProjectionKind::Identity) {
         s.projections = Projections::Named(ProjectionKind::Seeded);
     }
+}
+
+/// The MLA a rank turns on when none is set: DeepSeek-V3's proportions for this page's
+/// head width w = d_model / h (d_nope = d_v = w, d_rope = about w / 2, even and at least 2).
+pub fn new_mla(s: &Settings, rank: usize) -> crate::engine::Mla {
+    let w = (s.d_model / s.n_heads.max(1)).max(1);
+    let d_rope = 2 * (w / 4).max(1);
+    crate::engine::Mla::sized(rank, w, d_rope, w)
 }
 
 #[cfg(test)]
@@ -315,18 +306,5 @@ mod tests {
         assert_eq!(sc.sentences, ["one", "two"]);
         assert!(notices.is_empty());
         assert!(scenario(" \n ", &Settings::default()).0.sentences.is_empty());
-    }
-
-    #[test]
-    fn the_d_k_hint_says_where_d_k_comes_from() {
-        let mut s = Settings { d_model: 8, n_heads: 2, ..Settings::default() };
-        assert_eq!(d_k_words(&s), "d_k = d_model / h = 4");
-        s.n_heads = 3;
-        assert_eq!(d_k_words(&s), "d_k = d_model / h is not a whole number");
-        s.d_head = Some(4);
-        assert_eq!(
-            d_k_words(&s),
-            "d_k = d_head = 4, a head size of its own: h · d_k = 12 against d_model = 8"
-        );
     }
 }

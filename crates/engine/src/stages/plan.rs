@@ -336,16 +336,14 @@ fn check_mla(scenario: &Scenario, mla: &Mla) -> Result<usize, EngineError> {
             return Err(EngineError::TooLarge { what: what.into(), value, max, field: Field::Mla });
         }
     }
-    let conflicts: [(bool, &'static str, &'static str); 6] = [
+    if scenario.kv_heads() != n_heads {
+        return Err(EngineError::MlaKvHeads { n_heads, n_kv_heads: scenario.kv_heads() });
+    }
+    let conflicts: [(bool, &'static str, &'static str); 5] = [
         (
             scenario.d_head.is_some(),
             "d_head",
             "MLA's head sizes are its own (qk_nope_head_dim + qk_rope_head_dim, v_head_dim): remove d_head",
-        ),
-        (
-            scenario.kv_heads() != n_heads,
-            "n_kv_heads",
-            "every head has its own key and value, projected up from the one latent: remove n_kv_heads",
         ),
         (
             scenario.qk_norm.is_some(),

@@ -4,9 +4,10 @@
 use leptos::prelude::*;
 
 use crate::engine::error::Field;
-use crate::engine::{self, Rope, RopeStyle};
+use crate::engine::{Rope, RopeStyle};
 use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
 use crate::ui::state::settings::Settings;
+use crate::ui::state::size_words::cache_words;
 use crate::ui::widgets::fields::CheckField;
 
 const H_KV: NumberSpec =
@@ -32,25 +33,7 @@ pub fn ModernFields(
     edits: Edits,
 ) -> impl IntoView {
     let settings = edits.settings;
-    let cache_text = move || {
-        settings.with(|s| {
-            match s.d_head.map_or_else(|| engine::attention::head_width(s.d_model, s.n_heads), Ok) {
-                Ok(d_k) => {
-                    let h_kv = s.n_kv_heads.unwrap_or(s.n_heads);
-                    format!(
-                        "K/V cache per token and layer: 2 · h_kv · d_k = 2 · {h_kv} · {d_k} = {} numbers{}",
-                        2 * h_kv * d_k,
-                        if h_kv < s.n_heads && h_kv > 0 && s.n_heads % h_kv == 0 {
-                            format!(" ({}× less than with h = {} K/V heads)", s.n_heads / h_kv, s.n_heads)
-                        } else {
-                            String::new()
-                        }
-                    )
-                }
-                Err(_) => String::new(),
-            }
-        })
-    };
+    let cache_text = move || settings.with(cache_words);
     let on_rope_base = move |raw: String| {
         edits.set_real(ROPE_BASE.key, &raw, "the RoPE base must be a number", &|s, base| {
             s.rope = s.rope.map(|r| Rope { base, ..r })

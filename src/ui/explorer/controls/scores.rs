@@ -9,15 +9,19 @@ use crate::engine::error::Field;
 use crate::engine::QkNorm;
 use crate::ui::explorer::controls::{Edits, FieldError, NumberSpec, SettingNumber};
 use crate::ui::state::settings::{set_mla_rank, Settings};
+use crate::ui::state::size_words::mla_words;
 use crate::ui::widgets::fields::CheckField;
 
 /// A field's text from the settings, and what typing does; called with its [`NumberSpec`]'s
 /// error key.
 type Wire = fn(Edits, &'static str) -> (Signal<String>, Callback<String>);
 
+/// A field's hint read from the settings, above its static one (`None`: only that).
+type LiveHint = Option<fn(&Settings) -> String>;
+
 /// The number fields where empty (or 0, but for the scale) is the engine's default, in the
-/// order they show.
-const ZERO_OFF: [(NumberSpec, Wire); 4] = [
+/// order they show, with their live hints.
+const ZERO_OFF: [(NumberSpec, Wire, LiveHint); 4] = [
     (
         NumberSpec::new("d_head (size of one head)", "d-head", "d_head", 0)
             .placeholder("d_model/h")
@@ -27,6 +31,7 @@ const ZERO_OFF: [(NumberSpec, Wire); 4] = [
             let message = "d_head must be a whole number (empty or 0: d_model / h)";
             zero_off(edits, key, message, |s| s.d_head, |s, v| s.d_head = v)
         },
+        None,
     ),
     (
         NumberSpec::new("scale (in place of 1/√d_k)", "scale", "scale", 0)
@@ -51,6 +56,7 @@ const ZERO_OFF: [(NumberSpec, Wire); 4] = [
             });
             (value.into(), on_input)
         },
+        None,
     ),
     (
         NumberSpec::new("softcap c", "softcap", "softcap", 0)
@@ -62,6 +68,7 @@ const ZERO_OFF: [(NumberSpec, Wire); 4] = [
             let message = "the softcap must be a number (empty or 0: off)";
             zero_off(edits, key, message, |s| s.softcap, |s, v| s.softcap = v)
         },
+        None,
     ),
     (
         NumberSpec::new("MLA latent r_kv", "mla-rank", "mla_rank", 0)
@@ -69,14 +76,14 @@ const ZERO_OFF: [(NumberSpec, Wire); 4] = [
             .hint(
                 "Multi-head latent attention (DeepSeek-V2, V3): each token is cached as a latent c_KV of r_kv \
                  numbers and one RoPE key shared by every head; each head's keys and values are projected up \
-                 from the latent. Heads as V3's: d_nope = d_v = d_model/h, d_rope about half. Seeded weights. \
-                 Empty or 0: off.",
+                 from the latent. Seeded weights. Empty or 0: off.",
             )
             .error(Field::Mla),
         |edits, key| {
             let message = "the MLA rank must be a whole number (empty or 0: off)";
             zero_off(edits, key, message, |s| s.mla.as_ref().map(|m| m.kv_lora_rank), set_mla_rank)
         },
+        Some(mla_words),
     ),
 ];
 
@@ -105,9 +112,21 @@ pub fn ScoreFields(
     };
     let zero_off_fields = ZERO_OFF
         .into_iter()
-        .map(|(spec, wire)| {
+        .map(|(spec, wire, live)| {
             let (value, on_input) = wire(edits, spec.key);
-            view! { <SettingNumber edits spec value on_input /> }
+            let live = live.map(|words| {
+                let testid = format!("{}-sizes", spec.testid);
+                view! {
+                    <span class="al-hint" data-testid=testid>
+                        {move || edits.settings.with(words)}
+                    </span>
+                }
+            });
+            view! {
+                <SettingNumber edits spec value on_input>
+                    {live}
+                </SettingNumber>
+            }
         })
         .collect_view();
     view! {

@@ -5,7 +5,8 @@ use leptos::prelude::*;
 use crate::engine::error::Field;
 use crate::engine::{Positional, ProjectionKind, Projections};
 use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
-use crate::ui::state::settings::{d_k_words, UI_MAX_D_MODEL};
+use crate::ui::state::settings::UI_MAX_D_MODEL;
+use crate::ui::state::size_words::d_k_words;
 
 const D_MODEL: NumberSpec =
     NumberSpec::new("d_model", "d-model", "d_model", 1).max(UI_MAX_D_MODEL).error(Field::DModel);
