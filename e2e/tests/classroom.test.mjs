@@ -127,6 +127,16 @@ export const tests = [
           // heatmap labels a room can read: at least 18 CSS px, as drawn (font × zoom)
           const labels = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => Number(e.dataset.labelPx)));
           for (const px of labels) t.assert.ok(px >= 18, `${w}x${h} ${id} step ${s + 1}: heatmap labels of ${px} px`);
+          // a zoomed map's backing store is its CSS size times the screen's pixel ratio, no
+          // more: otherwise the browser shrinks the drawing and the highlights miss their cells
+          const stores = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => {
+            const css = getComputedStyle(e);
+            return { w: e.width, h: e.height, cssW: parseFloat(css.width), cssH: parseFloat(css.height), dpr: devicePixelRatio };
+          }));
+          for (const c of stores) {
+            t.assert.ok(Math.abs(c.w - c.cssW * c.dpr) <= 1 && Math.abs(c.h - c.cssH * c.dpr) <= 1,
+              `${w}x${h} ${id} step ${s + 1}: a canvas of ${c.w} × ${c.h} device px shown at ${c.cssW} × ${c.cssH} CSS px`);
+          }
           // numbers in the cells only where they fit: the widest, measured at its drawn
           // size, inside its cell ("0.000.000.00" was three numbers run together)
           const maps = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => {

@@ -27,7 +27,8 @@ fn paint(
     timing::mark("al-draw-start");
     // drawing at `dpr · zoom` device pixels per layout pixel enlarges everything
     let dpr = screen::dpr() * zoom;
-    canvas::size(el, layout.width * zoom, layout.height * zoom, dpr);
+    // CSS px: the layout's, zoomed; backing store: the screen's device pixels per CSS px
+    canvas::size(el, layout.width * zoom, layout.height * zoom, screen::dpr());
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
     let map = d.heatmap(scale);
     // the cells as one bitmap (one putImageData), the rest with plotters
