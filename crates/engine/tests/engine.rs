@@ -1387,3 +1387,21 @@ fn parameters_count_the_norms_and_sinks_too() {
     assert!(formula.ends_with("+ h·d_k + h_kv·d_k (QK-norm) + h (sinks)"), "{formula}");
     assert_eq!(n, 24 + 24 + 12 + 12 + 16 + 9 + 2);
 }
+
+/// Grouped-query attention's shape path: `unsqueeze(2).expand` gives each key/value head
+/// its group of `h / h_kv` copies, `(B, h_kv, h/h_kv, T, d_k)`, which the reshape merges
+/// into `h` heads without changing the count of numbers.
+#[test]
+fn the_repeat_path_expands_each_key_head_to_its_group() {
+    let mut s = scenario(&["the cat sat on the mat"], 8, 4);
+    s.n_kv_heads = Some(2);
+    let trace = run(&s).unwrap();
+    for name in ["k_rep", "v_rep"] {
+        let path = &get(&trace, name).shape_path;
+        assert_eq!(path[0].op, "unsqueeze(2).expand");
+        assert_eq!(path[0].shape, vec![1, 2, 2, 6, 2], "{name}");
+        assert_eq!(path[0].dims[2].as_str(), "h/h_kv");
+        let count = |shape: &[usize]| shape.iter().product::<usize>();
+        assert_eq!(count(&path[0].shape), count(&path[1].shape), "{name}: the reshape keeps every number");
+    }
+}

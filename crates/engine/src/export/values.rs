@@ -95,6 +95,7 @@ fn axis_symbol(axis: Axis) -> &'static str {
         Axis::KvWidth => "h_kv * d_k",
         Axis::QWidth => "h * d_k",
         Axis::One => "1",
+        Axis::Group => "h // h_kv",
         Axis::QRank => "r_q",
         Axis::KvRank => "r_kv",
         Axis::KvAWidth => "r_kv + d_rope",

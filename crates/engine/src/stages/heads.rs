@@ -121,8 +121,8 @@ pub(super) fn repeat(plan: &Plan<'_>, heads: Heads, rec: &mut Recorder) -> Heads
         vec![
             Reshape {
                 op: "unsqueeze(2).expand".into(),
-                dims: vec![A::B, A::HKv, A::One, tk, A::DK],
-                shape: vec![plan.b, plan.n_kv_heads, 1, plan.t_k, plan.d_k],
+                dims: vec![A::B, A::HKv, A::Group, tk, A::DK],
+                shape: vec![plan.b, plan.n_kv_heads, n_rep, plan.t_k, plan.d_k],
             },
             Reshape { op: "reshape".into(), dims: vec![A::B, A::H, tk, A::DK], shape },
         ]

@@ -26,6 +26,9 @@ pub enum Axis {
     QWidth,
     /// A broadcast axis of size 1 (`mask.unsqueeze(1)`, `pe[:, :T]`).
     One,
+    /// Grouped-query attention: the query heads that share one key/value head, `h / h_kv`
+    /// (the axis `repeat_kv` expands before it merges it into `h`).
+    Group,
     /// MLA: the query's latent, `q_lora_rank`.
     QRank,
     /// MLA: the keys' and values' latent `c_KV`, `kv_lora_rank`.
@@ -46,7 +49,7 @@ pub enum Axis {
 
 impl Axis {
     /// Every axis.
-    pub const ALL: [Axis; 19] = [
+    pub const ALL: [Axis; 20] = [
         Self::B,
         Self::H,
         Self::T,
@@ -58,6 +61,7 @@ impl Axis {
         Self::KvWidth,
         Self::QWidth,
         Self::One,
+        Self::Group,
         Self::QRank,
         Self::KvRank,
         Self::KvAWidth,
@@ -69,7 +73,7 @@ impl Axis {
     ];
 
     /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
-    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `h·d_k`, `1`, and MLA's `r_q`, `r_kv`,
+    /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `h·d_k`, `1`, `h/h_kv`, and MLA's `r_q`, `r_kv`,
     /// `r_kv+d_rope`, `h·(d_nope+d_v)`, `d_nope`, `d_rope`, `d_v`, `h·d_v`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -84,6 +88,7 @@ impl Axis {
             Self::KvWidth => "h_kv·d_k",
             Self::QWidth => "h·d_k",
             Self::One => "1",
+            Self::Group => "h/h_kv",
             Self::QRank => "r_q",
             Self::KvRank => "r_kv",
             Self::KvAWidth => "r_kv+d_rope",

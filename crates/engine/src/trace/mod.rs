@@ -272,6 +272,7 @@ impl Trace {
             Axis::KvWidth => z.kv_heads() * z.d_k,
             Axis::QWidth => z.n_heads * z.d_k,
             Axis::One => 1,
+            Axis::Group => z.n_heads / z.kv_heads().max(1),
             Axis::QRank => self.mla.as_ref().and_then(|m| m.q_lora_rank).unwrap_or(0),
             Axis::KvRank => self.mla.as_ref().map_or(0, |m| m.kv_lora_rank),
             Axis::KvAWidth => self.mla.as_ref().map_or(0, |m| m.kv_lora_rank + m.qk_rope_head_dim),
