@@ -243,7 +243,8 @@ pub fn lesson() -> Lesson {
                      anchors the diagonal at the top left: query i sees keys j ≤ i, as if the queries came \
                      first. causal_lower_right (in torch.nn.attention.bias) anchors it at the lower right: \
                      query i sees keys j ≤ i + (S − L), the queries being the newest positions. So one decoding \
-                     query sees every cached key, and a chunk of 2 queries against 6 keys sees 5 and 6. When \
+                     query sees every cached key, and in a chunk of 2 queries against 6 keys the first sees 5 keys \
+                     and the second all 6. When \
                      L = S, as for a whole sentence, the two agree: is_causal is right there, and wrong for a \
                      decoding step."
                         .into()

@@ -274,28 +274,35 @@ fn back_words(t: &Trace) -> String {
     back(t).0
 }
 
-/// Step 3's words and claims: the key whose dL/ds is negative has its score go up, the
-/// other's down (the two add up to 0 with two keys), or neither moves at two decimals.
+/// Step 3's words and claims: the key whose dL/ds is negative is the score the loss wants
+/// higher, the other lower (the two add up to 0 with two keys), or neither at two decimals.
+/// The scores are not parameters: the words say only W_Q moves, and how far each score
+/// follows is step 5's to show.
 fn softmax(t: &Trace) -> (String, Vec<Claim>) {
     let Some(s) = step_of(t) else { return (NO_STEP.into(), Vec::new()) };
     let up = if s.d_scores[0] < s.d_scores[1] { (0, 1) } else { (1, 0) };
     let ds = |j: usize| value(if j == 0 { "dL/ds of key 0" } else { "dL/ds of key 1" }, s.d_scores[j]);
     let (moves, claims) = if sign(s.d_scores[up.0]) == 0 && sign(s.d_scores[up.1]) == 0 {
         (
-            "neither score moves at two decimals".to_string(),
+            "neither score needs to move, at two decimals".to_string(),
             vec![Claim::Rounds(ds(0), "0.00"), Claim::Rounds(ds(1), "0.00")],
         )
     } else {
         (
-            format!("\"{}\"'s score goes up and \"{}\"'s down", token(t, 0, up.0), token(t, 0, up.1)),
+            format!(
+                "the loss wants \"{}\"'s score up and \"{}\"'s down",
+                token(t, 0, up.0),
+                token(t, 0, up.1)
+            ),
             vec![Claim::Negative(ds(up.0)), Claim::Positive(ds(up.1))],
         )
     };
     let text = format!(
         "The weights must sum to 1, so a score cannot raise one weight without lowering the others. The softmax's \
          Jacobian says how: dL/ds_j = p_j·(dL/dp_j − Σ p·dL/dp), with Σ p·dL/dp = {mean}. That gives {ds}. What \
-         counts is how each key compares with the average: gradient descent moves each score against its gradient, \
-         so {moves}.",
+         counts is how each key compares with the average: the loss falls fastest if each score moves against its \
+         gradient, so {moves}. But a score is not a weight of the model: a step changes only W_Q, and each score \
+         then moves only as far as the new query lets it (step 5 shows how far).",
         mean = num(s.d_weights_mean),
         ds = vector(&s.d_scores),
     );
@@ -364,7 +371,8 @@ fn after(t: &Trace) -> (String, Vec<Claim>) {
     let text = format!(
         "Run the forward pass again with the new W_Q. \"{q}\"'s query is now {q_new}, its scores {s_new}, and the \
          weight it gives \"{k}\" went {moved}, from {w0} to {w1}; {loss}. That is one step, with lr = {LR}: every \
-         weight moves against its gradient, by the learning rate times it.",
+         weight moves against its gradient, by the learning rate times it. (The map shows the weights before the \
+         step; the numbers here are after it.)",
         q = token(t, 0, QUERY),
         q_new = vector(&s.after.q),
         s_new = vector(&s.after.scores),
@@ -441,7 +449,7 @@ mod tests {
         assert_eq!(direction(&s), 1);
         assert_eq!(num(s.after.weights[0]), "0.55");
         assert!(after_words(&t).contains("went up, from 0.50 to 0.55; the loss fell from 0.46 to"));
-        assert!(softmax_words(&t).contains("\"baseball\"'s score goes up and \"bat\"'s down"));
+        assert!(softmax_words(&t).contains("the loss wants \"baseball\"'s score up and \"bat\"'s down"));
     }
 
     /// Edited so that "baseball" carries no sports: more of it no longer helps, and the
@@ -455,7 +463,7 @@ mod tests {
         assert!(s.d_scores[0] > 0.0);
         assert_eq!(direction_answer(&t).unwrap().0, direction(&s));
         assert_eq!(direction(&s), 0);
-        assert!(softmax_words(&t).contains("\"bat\"'s score goes up and \"baseball\"'s down"));
+        assert!(softmax_words(&t).contains("the loss wants \"bat\"'s score up and \"baseball\"'s down"));
         assert!(after_words(&t).contains("went down"));
     }
 }

@@ -238,9 +238,10 @@ pub fn lesson() -> Lesson {
                          \"four\" in the layer before: what a token knows travels W − 1 = {} positions per layer. \
                          After 4 layers \"eight\" can have heard of anything up to {} positions back. Mistral 7B \
                          v0.1 has W = 4096 and 32 layers (v0.2 dropped the window): by \
-                         this mask's rule, 32 × 4095 = 131 040 positions. The Mistral paper counts W per layer and \
-                         writes 32 × 4096 = 131 072 (about 131K); the difference is whether the query's own \
-                         position counts as one of the W. Its cache holds only 4096 tokens per layer.",
+                         this mask's rule, 32 × 4095 = 131 040 positions. The Mistral paper counts W positions per \
+                         layer and gives \"a theoretical attention span of approximately 131K tokens\" \
+                         (32 × 4096 = 131 072); the difference is whether the query's own position counts as one \
+                         of the W. Its cache holds only 4096 tokens per layer.",
                         w.saturating_sub(1),
                         w.saturating_sub(1),
                         4 * w.saturating_sub(1),
@@ -295,11 +296,10 @@ pub fn lesson() -> Lesson {
                         "BLOOM's code adds m·j, not m·(j − i). For \"eight\" (i = {EIGHT}) in head 1 that is m·i = \
                          {} more on every score: the paper's row {} becomes {}. A softmax does not change when the \
                          same number is added to a whole row (it cancels between numerator and denominator), so \
-                         the weights are the same: {} either way ({} by the engine's softmax of BLOOM's row).",
+                         the engine's softmax of BLOOM's row gives {}: the weights of \"eight\"'s row in the map.",
                         num(m * EIGHT as f64),
                         row(t, S::Biased, 0, 0, EIGHT),
                         list(&bloom),
-                        row(t, S::Weights, 0, 0, EIGHT),
                         list(&bloom_weights),
                     )
                 },
