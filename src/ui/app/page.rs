@@ -23,6 +23,7 @@ use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
 use crate::ui::lesson::open::find_lesson;
+use crate::ui::lesson::aside::LessonAside;
 use crate::ui::lesson::stage::replacing_picture;
 use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
@@ -106,6 +107,7 @@ pub fn App() -> impl IntoView {
         settings,
         view: view_state,
         import_error,
+        typing_error: RwSignal::new(None),
         lesson,
         run,
         shown,
@@ -114,7 +116,7 @@ pub fn App() -> impl IntoView {
     };
     provide_highlights(all_lessons.clone(), lesson, shown);
     let error = state.error();
-    let stale = move || error.get().is_some() && shown.get().is_some();
+    let stale = state.stale();
 
     sync_address(Address {
         all_lessons: all_lessons.clone(),
@@ -133,9 +135,14 @@ pub fn App() -> impl IntoView {
     });
     if embed {
         return view! {
-            <div class="al-app al-embed" class:al-stale=stale class:al-computing=move || computing.get()>
+            <div class="al-app al-embed" class:al-stale=move || stale.get() class:al-computing=move || computing.get()>
                 <ComputingNote computing=computing />
-                <EmbedView state=state lessons=all_lessons.clone() replacing=replacing_picture />
+                <EmbedView
+                    state=state
+                    lessons=all_lessons.clone()
+                    replacing=replacing_picture
+                    aside=|trace, aside| view! { <LessonAside trace=trace aside=aside /> }.into_any()
+                />
                 <div data-testid="app-ready" hidden=true></div>
             </div>
         }
@@ -145,7 +152,7 @@ pub fn App() -> impl IntoView {
     view! {
         <div
             class="al-app"
-            class:al-stale=stale
+            class:al-stale=move || stale.get()
             class:al-computing=move || computing.get()
             class:al-present=move || present.get()
         >
@@ -166,7 +173,7 @@ pub fn App() -> impl IntoView {
                 run=run
                 link_problem=link_problem
                 computing=computing
-                stale=Signal::derive(stale)
+                stale=stale
                 error=error
             />
 
