@@ -49,6 +49,21 @@ export const tests = [
       const menu = page.locator('[data-testid="lesson-menu"]');
       t.assert.ok(await menu.isVisible());
       t.assert.equal(await menu.inputValue(), '0');
+      // no lesson title is cut: the menu is at least as wide as a copy of it, free to
+      // grow, showing only that title; and it is on the screen
+      const cut = await page.$eval('[data-testid="lesson-menu"]', (select) => {
+        const box = select.getBoundingClientRect();
+        return [...select.options].flatMap((option) => {
+          const copy = select.cloneNode(false);
+          copy.style.cssText = 'position: absolute; visibility: hidden; max-width: none; width: auto';
+          copy.append(option.cloneNode(true));
+          select.parentElement.append(copy);
+          const needs = copy.getBoundingClientRect().width;
+          copy.remove();
+          return needs > box.width + 0.5 ? [`"${option.text}" needs ${needs.toFixed(0)} px of ${box.width.toFixed(0)}`] : [];
+        }).concat(box.right > window.innerWidth ? [`the menu ends at ${box.right.toFixed(0)} px`] : []);
+      });
+      t.assert.deepEqual(cut, [], 'lesson titles cut in the presenter menu at 1280 x 720');
       await menu.selectOption({ label: '3. Masks' });
       await page.waitForFunction(() => new URLSearchParams(location.search).get('lesson') === 'masks');
       t.assert.equal(new URL(page.url()).searchParams.get('ls'), '0');
@@ -60,6 +75,30 @@ export const tests = [
       await page.setViewportSize({ width: 1440, height: 900 });
       await t.gotoApp('lesson=masks&ls=0');
       t.assert.equal(await page.isVisible('[data-testid="lesson-menu"]'), false);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'presenter mode at 1280x720: the baseball bat\'s five-key map has cells a room can read (the plot gives way), two keys keep the plot beside',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 1280, height: 720 });
+      const MAP = '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]';
+      const PLOT = '[data-testid="lesson-picture"] [data-testid="embedding-plot"]';
+      const page = await t.open('lesson=baseball-bat&ls=5&present=1', MAP);
+      await page.waitForTimeout(300);
+      const maps = await page.$$eval(MAP, (els) => els.map((e) => ({ cell: Number(e.dataset.cellPx), numbers: e.dataset.numbers })));
+      t.assert.ok(maps.length > 0);
+      for (const m of maps) {
+        t.assert.ok(m.cell >= 40, `a ${m.cell} px cell`);
+        t.assert.equal(m.numbers, 'shown');
+      }
+      t.assert.equal(await page.$(PLOT), null, 'the plot is left out beside five keys');
+      const size = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+      t.assert.ok(size[0] <= 1281 && size[1] <= 721, `the page is ${size.join(' × ')} px`);
+      await t.screenshot('present-baseball-6-1280');
+      await page.goto(t.url('/?lesson=baseball-bat&ls=4&present=1'));
+      await page.waitForSelector(PLOT);
+      await page.waitForSelector(MAP);
       t.assert.deepEqual(t.errors(), []);
     },
   },
