@@ -22,8 +22,8 @@ use crate::ui::explorer::embed::EmbedView;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
-use crate::ui::lesson::open::find_lesson;
 use crate::ui::lesson::aside::LessonAside;
+use crate::ui::lesson::open::find_lesson;
 use crate::ui::lesson::stage::replacing_picture;
 use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
@@ -135,7 +135,11 @@ pub fn App() -> impl IntoView {
     });
     if embed {
         return view! {
-            <div class="al-app al-embed" class:al-stale=move || stale.get() class:al-computing=move || computing.get()>
+            <div
+                class="al-app al-embed"
+                class:al-stale=move || stale.get()
+                class:al-computing=move || computing.get()
+            >
                 <ComputingNote computing=computing />
                 <EmbedView
                     state=state

@@ -55,7 +55,9 @@ pub fn lesson_words_json() -> String {
                     }
                     // an embed's words, where they differ (a question step's without how
                     // to answer on the page)
-                    if let Some(embedded) = text.clone().map(|t| step.for_embed(t)).filter(|e| Some(e) != text.as_ref()) {
+                    if let Some(embedded) =
+                        text.clone().map(|t| step.for_embed(t)).filter(|e| Some(e) != text.as_ref())
+                    {
                         out["embed_text"] = json!(embedded);
                     }
                     // the step's picture (assets/lesson-pictures), with its size so that
