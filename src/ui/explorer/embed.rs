@@ -3,16 +3,14 @@
 //! also has the step's title, words and question above the figure, and the step's own
 //! picture (the decode view for the KV cache, the tiles view for online softmax) where the
 //! lesson draws one in place of the heatmaps; its picture loses the pointer hint, to leave
-//! the frame to the figure. The step's table of the numbers its words quote (its aside)
-//! sits under the words, as the heatmaps' cells are often too small for their numbers.
+//! the frame to the figure.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use crate::engine::trace::shape_text;
-use crate::engine::Trace;
-use crate::lessons::{meta_line, Extra, Lesson, MakeAside};
+use crate::lessons::{meta_line, Extra, Lesson};
 use crate::ui::explorer::tensors::{shown_step, TensorView};
 use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
@@ -44,11 +42,6 @@ pub fn words_height(chars: usize, width: f64) -> f64 {
 /// import that one.
 pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
 
-/// A lesson step's table of the numbers its words quote that the heatmaps cannot show
-/// (`lesson::aside::LessonAside`), for the shown trace and the step's aside; handed in
-/// by the page, as [`ReplacingPicture`] is.
-pub type StepAside = fn(Signal<Option<Arc<Trace>>>, Signal<Option<MakeAside>>) -> AnyView;
-
 /// The embedded figure, under the lesson step's words when a lesson is open.
 #[component]
 pub fn EmbedView(
@@ -58,8 +51,6 @@ pub fn EmbedView(
     lessons: Arc<Vec<Lesson>>,
     /// Draws a lesson step's own picture where the lesson replaces the heatmaps.
     replacing: ReplacingPicture,
-    /// Draws a lesson step's table of quoted numbers.
-    aside: StepAside,
 ) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, lesson, .. } = state;
     let lessons = StoredValue::new(lessons);
@@ -75,13 +66,6 @@ pub fn EmbedView(
             Some((meta_line(lesson, s), step.title, text, question))
         })
     });
-    // the numbers the words quote that the heatmaps cannot show (an embed's cells are
-    // often too small for their numbers): under the words, with them in the measured room
-    let step_aside = Signal::derive(move || {
-        let (l, s) = lesson.get()?;
-        lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.aside))
-    });
-    let trace = Signal::derive(move || shown.get());
     // the words' height as drawn, once they are (until then, estimated from their length)
     let header = NodeRef::<leptos::html::Header>::new();
     let measured = RwSignal::new(None::<f64>);
@@ -172,7 +156,6 @@ pub fn EmbedView(
                     <p class="al-embed-text" data-testid="embed-text" node_ref=text_ref hidden=no_text>
                         {text}
                     </p>
-                    {aside(trace, step_aside)}
                     {question}
                 </header>
             }
