@@ -295,6 +295,29 @@ def exec_notebook(path):
     return True, out.getvalue()
 
 
+def check_mutations(c, work, name, script, mutations, export=False):
+    """Runs each broken copy of `script` in `mutations` (what was broken -> the script, or
+    None where the mutation does not apply to this scenario) and reports that it fails: a
+    check that fails, or, where the shapes no longer fit ("d_head ignored"), an error. A
+    mutation that leaves the script as it was fails the check. `export` names the reports
+    and files of the MLA export's scripts."""
+    label, prefix = ("export, ", "export_") if export else ("", "")
+    for what, broken in mutations.items():
+        if broken is None:
+            continue
+        if broken == script:
+            c.report(False, f"{name}: {label}{what}", "the mutation did not apply")
+            continue
+        broken_path = work / f"{prefix}{name}.broken.py"
+        broken_path.write_text(broken)
+        run = run_script(broken_path)
+        counts = summary(run.stdout)
+        stopped = counts is None and "Error" in run.stderr and what == "d_head ignored"
+        last = (run.stdout.strip().splitlines() or run.stderr.strip().splitlines() or [""])[-1]
+        c.report(run.returncode != 0 and (stopped or (counts is not None and counts[1] > 0)),
+                 f"{name}: {label}{what} -> fails", f"exit {run.returncode}, {last}")
+
+
 def check_scenario(c, trace_bin, name, scenario, work, torch):
     scenario_path = work / f"{name}.json"
     scenario_path.write_text(json.dumps(scenario))
@@ -381,21 +404,7 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
             "return j_minus_i if causal else -abs(j_minus_i)", "return j_minus_i"
         ) if scenario.get("alibi") and not scenario["mask"].get("causal") else None,
     }
-    for what, broken in mutations.items():
-        if broken is None:
-            continue
-        if broken == script:
-            c.report(False, f"{name}: {what}", "the mutation did not apply")
-            continue
-        broken_path = work / f"{name}.broken.py"
-        broken_path.write_text(broken)
-        run = run_script(broken_path)
-        counts = summary(run.stdout)
-        # a check that fails, or (for shapes that no longer fit, such as d_head ignored) an error
-        stopped = counts is None and "Error" in run.stderr and what == "d_head ignored"
-        last = (run.stdout.strip().splitlines() or run.stderr.strip().splitlines() or [""])[-1]
-        c.report(run.returncode != 0 and (stopped or (counts is not None and counts[1] > 0)),
-                 f"{name}: {what} -> fails", f"exit {run.returncode}, {last}")
+    check_mutations(c, work, name, script, mutations)
 
     notebook_path = work / f"{name}.ipynb"
     notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
@@ -954,18 +963,7 @@ def check_mla_export(c, trace_bin, work, name, scenario_path, scenario):
         "q_a without RMSNorm": script.replace("q_a_norm = rms_norm_rows(q_a, q_a_norm)", "q_a_norm = q_a")
         if mla.get("q_lora_rank") else None,
     }
-    for what, broken in mutations.items():
-        if broken is None:
-            continue
-        if broken == script:
-            c.report(False, f"{name}: export, {what}", "the mutation did not apply")
-            continue
-        broken_path = work / f"export_{name}.broken.py"
-        broken_path.write_text(broken)
-        run = run_script(broken_path)
-        counts = summary(run.stdout)
-        c.report(run.returncode != 0 and counts is not None and counts[1] > 0, f"{name}: export, {what} -> fails",
-                 f"exit {run.returncode}, {(run.stdout.strip().splitlines() or [''])[-1]}")
+    check_mutations(c, work, name, script, mutations, export=True)
     notebook_path = work / f"export_{name}.ipynb"
     notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
     ok, printed = exec_notebook(notebook_path)

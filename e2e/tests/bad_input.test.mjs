@@ -341,6 +341,36 @@ export const tests = [
   ...sizeErrorTests,
   ...tamperedTests,
   {
+    name: 'a field that does not parse (d_model "1e", sinks "1,x"): its message, the pictures marked stale until it parses',
+    run: async (t) => {
+      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+      const SINKS = '[data-testid="sinks"]';
+      const marked = () => page.$eval('.al-app', (e) => e.classList.contains('al-stale'));
+      t.assert.equal(await marked(), false, 'stale before any edit');
+      // a number field holding text that is not a number ("1e": the browser reports it empty)
+      await page.focus(D_MODEL);
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('1e');
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1/);
+      await page.waitForSelector('[data-testid="stale"]');
+      t.assert.equal(await marked(), true, 'the pictures are not marked stale');
+      await t.screenshot('bad-input-stale-d-model');
+      await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
+      t.assert.equal(await marked(), false, 'still marked stale after d_model parses');
+      // a list with a word that is not a number
+      await page.fill(SINKS, '1,x');
+      await page.press(SINKS, 'Enter');
+      await waitForText(page, errorBy(SINKS), /the sinks must be numbers/);
+      await page.waitForSelector('[data-testid="stale"]');
+      t.assert.equal(await marked(), true, 'the pictures are not marked stale under a bad list');
+      await stillRedraws(t, page, async () => {
+        await page.fill(SINKS, '1, 0.5');
+        await page.press(SINKS, 'Enter');
+      });
+      t.assert.equal(await marked(), false);
+    },
+  },
+  {
     name: 'imports of the score options and MLA: valid ones open their steps, bad ones name the option',
     run: async (t) => {
       const page = await openApp(t);

@@ -230,6 +230,22 @@ export const tests = [
     },
   },
   {
+    name: 'embed of a question step: no words about a field or buttons it lacks, the words before them kept',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 800, height: 500 });
+      const page = await t.open('lesson=score-range&ls=1&embed=1', '[data-testid="embed-question"]');
+      t.assert.doesNotMatch(await page.textContent('[data-testid="embed-words"]'), /Type a number|Type your answer|Choose an answer/);
+      t.assert.match(await page.textContent('[data-testid="embed-question"]'), /Answer it in the full page/);
+      t.assert.equal(await page.$('[data-testid="embed"] input, [data-testid="embed-words"] input'), null, 'an embed has no answer field');
+      await t.screenshot('embed-score-range-2');
+      // words before the question stay: masks step 2 keeps its prediction, not its "Type your answer"
+      await page.goto(t.url('/?lesson=masks&ls=1&embed=1'));
+      await page.waitForSelector('[data-testid="embed-question"]');
+      t.assert.match(await page.textContent('[data-testid="embed-text"]'), /^Predict first.*share 1\.$/);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'embed mode of every lesson step in an 800x500 frame: the words, the step\'s own picture and the link back, and the frame does not scroll',
     timeoutMs: 400000,
     run: async (t) => {

@@ -205,7 +205,8 @@ export const tests = [
         ['?challenge=cat-mat', 412, 'challenge-story', '[data-testid="challenge-story"]', challenges.find((c) => c.id === 'cat-mat').story],
         ['?challenge=gqa-heads', 1440, 'challenge-story', '[data-testid="challenge-story"]', challenges.find((c) => c.id === 'gqa-heads').story],
         ['?lesson=masks&ls=1&embed=1', 412, 'embed-question', '[data-testid="embed-question"]', `Question: ${masks1.question} Answer it in the full page (the link below).`],
-        ['?lesson=masks&ls=1&embed=1', 800, 'embed-text', '[data-testid="embed-text"]', masks1.text],
+        // a question step's words in an embed: without how to answer on the page
+        ['?lesson=masks&ls=1&embed=1', 800, 'embed-text', '[data-testid="embed-text"]', masks1.embed_text],
       ];
       for (const [q, width, key, own, text] of cases) {
         await page.setViewportSize({ width, height: 800 });

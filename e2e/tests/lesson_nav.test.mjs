@@ -49,6 +49,32 @@ export const tests = [
       const menu = page.locator('[data-testid="lesson-menu"]');
       t.assert.ok(await menu.isVisible());
       t.assert.equal(await menu.inputValue(), '0');
+      // no lesson's title is cut: with each lesson open, the menu is at least as wide as
+      // a copy of it, free to grow, showing that title (to 2 px: the two sizings round
+      // differently), and it is on the screen
+      const ids = JSON.parse(await (await page.request.get(t.url('/lesson-words.json'))).text()).lessons.map((l) => l.id);
+      const cut = [];
+      for (const id of ids) {
+        await page.goto(t.url(`/?lesson=${id}&ls=0&present=1`));
+        await page.waitForSelector('[data-testid="lesson-menu"]');
+        cut.push(...await page.$eval('[data-testid="lesson-menu"]', (select) => {
+          const box = select.getBoundingClientRect();
+          const option = select.options[select.selectedIndex];
+          const copy = select.cloneNode(false);
+          copy.style.cssText = 'position: absolute; visibility: hidden; max-width: none; width: auto; field-sizing: fixed';
+          copy.append(option.cloneNode(true));
+          select.parentElement.append(copy);
+          const needs = copy.getBoundingClientRect().width;
+          copy.remove();
+          return [
+            ...(needs > box.width + 2 ? [`"${option.text}" needs ${needs.toFixed(0)} px of ${box.width.toFixed(0)}`] : []),
+            ...(box.right > window.innerWidth ? [`"${option.text}": the menu ends at ${box.right.toFixed(0)} px`] : []),
+          ];
+        }));
+      }
+      t.assert.deepEqual(cut, [], 'lesson titles cut in the presenter menu at 1280 x 720');
+      await page.goto(t.url('/?lesson=baseball-bat&ls=2&present=1'));
+      await page.waitForSelector('[data-testid="lesson-menu"]');
       await menu.selectOption({ label: '3. Masks' });
       await page.waitForFunction(() => new URLSearchParams(location.search).get('lesson') === 'masks');
       t.assert.equal(new URL(page.url()).searchParams.get('ls'), '0');
@@ -112,6 +138,30 @@ export const tests = [
           await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
         }
       }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'presenter mode at 1280x720: the baseball bat\'s five-key map has cells a room can read (the plot gives way), two keys keep the plot beside',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 1280, height: 720 });
+      const MAP = '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]';
+      const PLOT = '[data-testid="lesson-picture"] [data-testid="embedding-plot"]';
+      const page = await t.open('lesson=baseball-bat&ls=5&present=1', MAP);
+      await page.waitForTimeout(300);
+      const maps = await page.$$eval(MAP, (els) => els.map((e) => ({ cell: Number(e.dataset.cellPx), numbers: e.dataset.numbers })));
+      t.assert.ok(maps.length > 0);
+      for (const m of maps) {
+        t.assert.ok(m.cell >= 40, `a ${m.cell} px cell`);
+        t.assert.equal(m.numbers, 'shown');
+      }
+      t.assert.equal(await page.$(PLOT), null, 'the plot is left out beside five keys');
+      const size = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+      t.assert.ok(size[0] <= 1281 && size[1] <= 721, `the page is ${size.join(' × ')} px`);
+      await t.screenshot('present-baseball-6-1280');
+      await page.goto(t.url('/?lesson=baseball-bat&ls=4&present=1'));
+      await page.waitForSelector(PLOT);
+      await page.waitForSelector(MAP);
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -88,6 +88,25 @@ impl LessonStep {
         format!("{WHILE_GUESSING} {}", hide_numbers(&self.words(t)))
     }
 
+    /// `words` as an embed shows them: an embed has no answer buttons or field, so a
+    /// question step's last sentence, which says how to answer on the page ("Choose an
+    /// answer to see the weights.", "Type a number to see the row."), is left out; the
+    /// embed asks the question and sends the learner to the full page to answer it. Other
+    /// steps' words are as they are.
+    pub fn for_embed(&self, words: String) -> String {
+        if self.quiz.is_none() {
+            return words;
+        }
+        let body = words.trim_end();
+        let last = body.trim_end_matches('.').rfind(". ").map_or(0, |i| i + 2);
+        let how_to_answer = ["Choose an answer", "Type "].iter().any(|w| body[last..].starts_with(w));
+        if how_to_answer {
+            body[..last].trim_end().to_string()
+        } else {
+            words
+        }
+    }
+
     /// Whether every relation the words state holds for `t`.
     pub fn claims_hold(&self, t: &Trace) -> bool {
         (self.claims)(t).iter().all(|c| c.holds(t))
@@ -173,4 +192,36 @@ impl Lesson {
 /// step 2 of 6" (`s` counted from 0).
 pub fn meta_line(lesson: &Lesson, s: usize) -> String {
     format!("{} · follows {} · step {} of {}", lesson.title, lesson.seeds, s + 1, lesson.steps.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lessons;
+
+    #[test]
+    fn an_embed_leaves_out_how_to_answer_on_the_page_and_nothing_else() {
+        let mut questions = 0;
+        for lesson in lessons() {
+            for (s, step) in lesson.steps.iter().enumerate() {
+                let t = lesson.trace(s);
+                let words = step.words(&t);
+                let embedded = step.for_embed(words.clone());
+                if step.quiz.is_none() {
+                    assert_eq!(embedded, words, "{} step {}", lesson.id, s + 1);
+                    continue;
+                }
+                questions += 1;
+                assert!(words.starts_with(&embedded), "{} step {}: {embedded:?}", lesson.id, s + 1);
+                for asks in ["Choose an answer", "Type a number", "Type your answer"] {
+                    assert!(
+                        !embedded.contains(asks),
+                        "{} step {}: the embed says \"{asks}\": {embedded:?}",
+                        lesson.id,
+                        s + 1
+                    );
+                }
+            }
+        }
+        assert!(questions >= 15, "{questions} question steps");
+    }
 }

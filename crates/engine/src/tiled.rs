@@ -142,60 +142,52 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                     // The tile's scores: q·k / √d_k, plus ALiBi's bias, blocked ones the fill.
                     let blocked = |r: usize, c: usize| mask::blocked(&inp.mask, len_q, len_k, q0 + r, k0 + c);
                     let all_blocked = (0..rows).all(|r| (0..k1 - k0).all(|c| blocked(r, c)));
-                    if skip_blocked && all_blocked {
-                        tiles.push(Tile {
-                            b,
-                            head,
-                            q: [q0, q1],
-                            k: [k0, k1],
-                            skipped: true,
-                            m: m.clone(),
-                            l: l.clone(),
-                            correction: vec![1.0; rows],
-                        });
-                        continue;
-                    }
-                    let k_blk = k.slice(s![b, head, k0..k1, ..]); // (cols, d_k)
-                    let v_blk = v.slice(s![b, head, k0..k1, ..]);
-                    let scores = q_blk.dot(&k_blk.t()); // (rows, cols): at most block × block
-                    let mut scores = match inp.scale {
-                        Some(f) => scores * f,
-                        None => scores / root,
-                    };
-                    for ((r, c), x) in scores.indexed_iter_mut() {
-                        if let Some(cap) = inp.softcap {
-                            *x = attention::softcap_one(*x, cap);
-                        }
-                        if let Some(slope) = slope {
-                            *x += slope * attention::alibi_distance(inp.mask.causal, q0 + r, k0 + c);
-                        }
-                        if blocked(r, c) {
-                            *x = fill;
-                        }
-                    }
+                    // a tile whose every cell is blocked under -inf changes nothing: its
+                    // maxima and sums stay, and nothing is corrected
+                    let skipped = skip_blocked && all_blocked;
                     let mut correction = vec![1.0; rows];
-                    for (r, row) in scores.outer_iter().enumerate() {
-                        let (Some(m_r), Some(l_r), Some(corr)) =
-                            (m.get_mut(r), l.get_mut(r), correction.get_mut(r))
-                        else {
-                            continue;
+                    if !skipped {
+                        let k_blk = k.slice(s![b, head, k0..k1, ..]); // (cols, d_k)
+                        let v_blk = v.slice(s![b, head, k0..k1, ..]);
+                        let scores = q_blk.dot(&k_blk.t()); // (rows, cols): at most block × block
+                        let mut scores = match inp.scale {
+                            Some(f) => scores * f,
+                            None => scores / root,
                         };
-                        let owned;
-                        let row = match row.to_slice() {
-                            Some(r) => r,
-                            None => {
-                                owned = row.to_vec();
-                                &owned
+                        for ((r, c), x) in scores.indexed_iter_mut() {
+                            if let Some(cap) = inp.softcap {
+                                *x = attention::softcap_one(*x, cap);
                             }
-                        };
-                        let Some((c, p)) = fold(m_r, l_r, row) else {
-                            continue; // nothing seen yet in this row: nothing to add
-                        };
-                        *corr = c;
-                        let mut o_r = o.row_mut(r);
-                        o_r *= c;
-                        for (p_j, v_j) in p.iter().zip(v_blk.outer_iter()) {
-                            o_r.scaled_add(*p_j, &v_j);
+                            if let Some(slope) = slope {
+                                *x += slope * attention::alibi_distance(inp.mask.causal, q0 + r, k0 + c);
+                            }
+                            if blocked(r, c) {
+                                *x = fill;
+                            }
+                        }
+                        for (r, row) in scores.outer_iter().enumerate() {
+                            let (Some(m_r), Some(l_r), Some(corr)) =
+                                (m.get_mut(r), l.get_mut(r), correction.get_mut(r))
+                            else {
+                                continue;
+                            };
+                            let owned;
+                            let row = match row.to_slice() {
+                                Some(r) => r,
+                                None => {
+                                    owned = row.to_vec();
+                                    &owned
+                                }
+                            };
+                            let Some((c, p)) = fold(m_r, l_r, row) else {
+                                continue; // nothing seen yet in this row: nothing to add
+                            };
+                            *corr = c;
+                            let mut o_r = o.row_mut(r);
+                            o_r *= c;
+                            for (p_j, v_j) in p.iter().zip(v_blk.outer_iter()) {
+                                o_r.scaled_add(*p_j, &v_j);
+                            }
                         }
                     }
                     tiles.push(Tile {
@@ -203,7 +195,7 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                         head,
                         q: [q0, q1],
                         k: [k0, k1],
-                        skipped: false,
+                        skipped,
                         m: m.clone(),
                         l: l.clone(),
                         correction,

@@ -106,6 +106,7 @@ pub fn App() -> impl IntoView {
         settings,
         view: view_state,
         import_error,
+        typing_error: RwSignal::new(None),
         lesson,
         run,
         shown,
@@ -114,7 +115,7 @@ pub fn App() -> impl IntoView {
     };
     provide_highlights(all_lessons.clone(), lesson, shown);
     let error = state.error();
-    let stale = move || error.get().is_some() && shown.get().is_some();
+    let stale = state.stale();
 
     sync_address(Address {
         all_lessons: all_lessons.clone(),
@@ -133,7 +134,11 @@ pub fn App() -> impl IntoView {
     });
     if embed {
         return view! {
-            <div class="al-app al-embed" class:al-stale=stale class:al-computing=move || computing.get()>
+            <div
+                class="al-app al-embed"
+                class:al-stale=move || stale.get()
+                class:al-computing=move || computing.get()
+            >
                 <ComputingNote computing=computing />
                 <EmbedView state=state lessons=all_lessons.clone() replacing=replacing_picture />
                 <div data-testid="app-ready" hidden=true></div>
@@ -146,7 +151,7 @@ pub fn App() -> impl IntoView {
     view! {
         <div
             class="al-app"
-            class:al-stale=stale
+            class:al-stale=move || stale.get()
             class:al-computing=move || computing.get()
             class:al-present=move || present.get()
         >
@@ -167,7 +172,7 @@ pub fn App() -> impl IntoView {
                 run=run
                 link_problem=link_problem
                 computing=computing
-                stale=Signal::derive(stale)
+                stale=stale
                 error=error
             />
 

@@ -20,7 +20,7 @@ use crate::ui::decode::position::Ctx;
 use crate::ui::decode::query::query_view;
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
-use crate::ui::widgets::head_options::HeadOptions;
+use crate::ui::widgets::head_options::HeadPicker;
 use crate::ui::widgets::stepper::{StepButtons, Stepper, StepperPanel};
 use crate::ui::widgets::text_fit::{may_overflow, SLOT_FITS};
 
@@ -158,15 +158,7 @@ pub fn DecodeView(
                 <span class="al-step-where" data-testid="decode-position" aria-live="polite">
                     {position_text}
                 </span>
-                <label class="al-head-pick">
-                    "Query "
-                    <select
-                        data-testid="decode-head"
-                        on:change=move |ev| head.set(event_target_value(&ev).parse().unwrap_or(0))
-                    >
-                        <HeadOptions heads=Signal::derive(heads) head=head />
-                    </select>
-                </label>
+                <HeadPicker caption="Query " testid="decode-head" heads=Signal::derive(heads) head=head />
             </div>
             {body}
             <CacheCalculator />

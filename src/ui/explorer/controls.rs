@@ -214,12 +214,21 @@ pub struct Edits {
 }
 
 impl Edits {
+    /// The controls' writer. A control's text that did not parse is dropped from the
+    /// page's typing error when the settings change (a valid edit, a lesson step, an
+    /// import: the fields show the settings again) or the controls close.
     fn new(state: AppState) -> Self {
+        let (settings, typing_error) = (state.settings, state.typing_error);
+        Effect::new(move |_| {
+            settings.track();
+            typing_error.set(None);
+        });
+        on_cleanup(move || typing_error.set(None));
         Self {
             settings: state.settings,
             import_error: state.import_error,
             error: state.error(),
-            bad_number: RwSignal::new(None),
+            bad_number: state.typing_error,
         }
     }
 

@@ -60,8 +60,9 @@ pub fn EmbedView(
         lessons.with_value(|all| {
             let lesson = all.get(l)?;
             let step = lesson.steps.get(s)?;
-            let (text, question) =
-                shown.with(|t| t.as_ref().map(|t| (step.words(t), step.quiz.map(|q| (q.question)(t)))))?;
+            let (text, question) = shown.with(|t| {
+                t.as_ref().map(|t| (step.for_embed(step.words(t)), step.quiz.map(|q| (q.question)(t))))
+            })?;
             Some((meta_line(lesson, s), step.title, text, question))
         })
     });
@@ -136,6 +137,7 @@ pub fn EmbedView(
     });
     let header = move || {
         words.get().map(|(meta, title, text, question)| {
+            let no_text = text.is_empty();
             // a question step is answered in the full page (the embed has no inputs)
             let question = question.map(|q| {
                 view! {
@@ -150,7 +152,8 @@ pub fn EmbedView(
                 <header class="al-embed-words" data-testid="embed-words" node_ref=header>
                     <p class="al-lesson-meta">{meta}</p>
                     <h2 data-testid="embed-title">{title}</h2>
-                    <p class="al-embed-text" data-testid="embed-text" node_ref=text_ref>
+                    // a question step whose words only said how to answer has none here
+                    <p class="al-embed-text" data-testid="embed-text" node_ref=text_ref hidden=no_text>
                         {text}
                     </p>
                     {question}

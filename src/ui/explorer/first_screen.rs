@@ -25,7 +25,8 @@ pub fn default_caption() -> Option<String> {
 
 /// What index.html paints for a lesson link (`?lesson=ID&ls=N`) before the WebAssembly
 /// arrives: the lessons in order (the tabs), and for each step its meta line, title,
-/// words and question, as the app writes them for the lesson's own vectors. Where the
+/// words and question, as the app writes them for the lesson's own vectors (and an
+/// embed's words, `embed_text`, where they differ). Where the
 /// step is the first of its lesson to use glossary terms, `parts` is the words cut at
 /// them (even places plain words, odd places a term, as the app's term buttons), so the
 /// painted paragraph is the app's to the pixel. It is `assets/lesson-words.json`, which
@@ -51,6 +52,13 @@ pub fn lesson_words_json() -> String {
                     });
                     if let Some(q) = step.quiz.and_then(|q| said(q.question)) {
                         out["question"] = json!(q);
+                    }
+                    // an embed's words, where they differ (a question step's without how
+                    // to answer on the page)
+                    if let Some(embedded) =
+                        text.clone().map(|t| step.for_embed(t)).filter(|e| Some(e) != text.as_ref())
+                    {
+                        out["embed_text"] = json!(embedded);
                     }
                     // the step's picture (assets/lesson-pictures), with its size so that
                     // the first paint reserves its place

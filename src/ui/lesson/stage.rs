@@ -27,11 +27,8 @@ use crate::ui::lesson::panel::LessonPanel;
 use crate::ui::lesson::position_similarity::PositionSimilarity;
 use crate::ui::lesson::split_both_ways::SplitBothWays;
 use crate::ui::state::app_state::AppState;
-use crate::ui::state::page_layout::{lesson_column, lesson_max_height};
+use crate::ui::state::page_layout::{lesson_column, lesson_max_height, plot_beside, PLOT_WIDTH};
 use crate::ui::tiles::view::TilesView;
-
-/// The embedding plot's width with its margins, CSS px (its canvas is 300 px wide).
-const PLOT_WIDTH: f64 = 330.0;
 
 /// The two causal corners' width beside the heatmaps in presenter mode, CSS px (their
 /// wider table: 2 queries × 6 keys with their labels).
@@ -125,13 +122,23 @@ pub fn LessonStage(
     // presenting, the embedding plot sits beside the heatmaps instead of under them, so
     // that both are on the screen: the cards get the column less the plot's width
     // (and so do the KV-cache lesson's two causal corners, stacked)
+    let presenting = move || present.get() && viewport.get() > 900.0;
+    // ... unless the map's cells beside the plot would be too small to read from the back
+    // of a room: then the map has the column and the plot is left out (no step that
+    // points at the plot has so many keys, by test)
+    let plot_left_out = Memo::new(move |_| {
+        let n_cols = shown.with(|t| t.as_ref().map_or(0, |t| t.key_length(0)));
+        extra.get() == lessons::Extra::EmbeddingPlot
+            && presenting()
+            && !plot_beside(column.get(), PLOT_WIDTH, n_cols, PRESENTER_LABEL_FONT)
+    });
     let beside = Memo::new(move |_| {
         let width = match extra.get() {
-            lessons::Extra::EmbeddingPlot => PLOT_WIDTH,
+            lessons::Extra::EmbeddingPlot if !plot_left_out.get() => PLOT_WIDTH,
             lessons::Extra::CausalCorners => CORNERS_WIDTH,
             _ => return None,
         };
-        (present.get() && viewport.get() > 900.0).then_some(width)
+        presenting().then_some(width)
     });
     let paired = Memo::new(move |_| beside.get().is_some());
     let cards_column = Signal::derive(move || column.get() - beside.get().unwrap_or(0.0));
@@ -149,7 +156,7 @@ pub fn LessonStage(
                     <TensorView state=state column=cards_column compact=true max_height=max_height />
                 </div>
                 {move || match extra.get() {
-                    lessons::Extra::EmbeddingPlot => {
+                    lessons::Extra::EmbeddingPlot if !plot_left_out.get() => {
                         view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
                     }
                     lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),

@@ -56,6 +56,9 @@ pub struct AppState {
     pub view: RwSignal<ViewState>,
     /// The last import's error.
     pub import_error: RwSignal<Option<String>>,
+    /// The control whose text does not parse, and what to say about it: the settings keep
+    /// its last valid value, so the pictures are stale until it parses again.
+    pub typing_error: RwSignal<Option<(&'static str, String)>>,
     /// The open lesson and step, if any.
     pub lesson: RwSignal<Option<(usize, usize)>>,
     /// The engine's answer for the current inputs.
@@ -73,5 +76,14 @@ impl AppState {
     pub fn error(&self) -> Signal<Option<RunError>> {
         let run = self.run;
         Signal::derive(move || run.with(|r| r.result.clone().err()))
+    }
+
+    /// True while the pictures on screen are not those of the current inputs: the engine
+    /// refused them, or a control's text does not parse.
+    pub fn stale(&self) -> Signal<bool> {
+        let (error, typing_error, shown) = (self.error(), self.typing_error, self.shown);
+        Signal::derive(move || {
+            (error.with(Option::is_some) || typing_error.with(Option::is_some)) && shown.with(Option::is_some)
+        })
     }
 }

@@ -63,6 +63,22 @@ pub fn one_head_at_a_time(column: f64, heads: usize, n_cols: usize, label_font: 
     cell < label_font
 }
 
+/// The embedding plot's width with its margins, CSS px (its canvas is 300 px wide).
+pub const PLOT_WIDTH: f64 = 330.0;
+
+/// The smallest cell, CSS px, presenter mode draws a lesson's map in when a plot sits
+/// beside it: a room reads a cell's number (two decimals at about 16 px) from the back.
+pub const PRESENTER_MIN_CELL: f64 = 40.0;
+
+/// True when presenter mode can put a plot `plot` px wide beside the cards of `n_cols`
+/// columns in a picture column `column` px wide: the card keeps the room its labels and
+/// colour bar take (about 11 × `label_font`, as in [`one_head_at_a_time`]) and cells of
+/// at least [`PRESENTER_MIN_CELL`]. Where it cannot, the map has the column to itself.
+pub fn plot_beside(column: f64, plot: f64, n_cols: usize, label_font: f64) -> bool {
+    let card = column - plot - 30.0;
+    (card - 11.0 * label_font) / n_cols.max(1) as f64 >= PRESENTER_MIN_CELL
+}
+
 /// The step shown, never one the trace lacks: a step of cross-attention or positions
 /// that was switched off falls back to the weights.
 pub fn shown_step(trace: &Trace, wanted: StepName) -> StepName {
@@ -112,6 +128,40 @@ mod tests {
         assert!(asked.get());
         assert_eq!(lesson_column(1210.0, present(false)), 622.2222222222222);
         assert_eq!(lesson_column(3000.0, present(false)), (1400.0 - 90.0) * 1.25 / 2.25);
+    }
+
+    #[test]
+    fn a_plot_sits_beside_a_map_only_while_its_cells_stay_readable() {
+        let at_1280 = lesson_column(1280.0, || true);
+        // two keys beside a 330 px plot: cells of about 50 px
+        assert!(plot_beside(at_1280, 330.0, 2, 18.0));
+        // five keys would be 20 px cells: the map keeps the column
+        assert!(!plot_beside(at_1280, 330.0, 5, 18.0));
+        assert!(plot_beside(lesson_column(1920.0, || true), 330.0, 5, 18.0));
+    }
+
+    #[test]
+    fn a_step_whose_words_point_at_the_plot_keeps_it_when_presented() {
+        let mut pointing = 0;
+        for lesson in crate::lessons::lessons() {
+            for (s, step) in lesson.steps.iter().enumerate() {
+                let t = crate::engine::run(&step.scenario).expect("a lesson step runs");
+                if step.extra != crate::lessons::Extra::EmbeddingPlot || !step.words(&t).contains("plot") {
+                    continue;
+                }
+                pointing += 1;
+                for width in [1280.0, 1920.0] {
+                    let column = lesson_column(width, || true);
+                    assert!(
+                        plot_beside(column, PLOT_WIDTH, t.key_length(0), 18.0),
+                        "{} step {} at {width} px",
+                        lesson.id,
+                        s + 1
+                    );
+                }
+            }
+        }
+        assert!(pointing > 0);
     }
 
     #[test]

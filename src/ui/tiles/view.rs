@@ -15,7 +15,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::ui::widgets::check_line::CheckLine;
-use crate::ui::widgets::head_options::HeadOptions;
+use crate::ui::widgets::head_options::HeadPicker;
 use crate::ui::widgets::stepper::{StepButtons, Stepper, StepperPanel};
 
 use crate::engine::{tiled, EngineError, Tiled, Trace};
@@ -135,18 +135,13 @@ pub fn TilesView(
                 <span class="al-step-where" data-testid="tiles-position" aria-live="polite">
                     {where_text}
                 </span>
-                <label class="al-head-pick">
-                    "Show "
-                    <select
-                        data-testid="tiles-head"
-                        on:change=move |ev| {
-                            head.set(event_target_value(&ev).parse().unwrap_or(0));
-                            index.set(0);
-                        }
-                    >
-                        <HeadOptions heads=Signal::derive(heads) head=head />
-                    </select>
-                </label>
+                <HeadPicker
+                    caption="Show "
+                    testid="tiles-head"
+                    heads=Signal::derive(heads)
+                    head=head
+                    on_pick=Callback::new(move |()| index.set(0))
+                />
             </div>
             {error}
             <p class="al-memory" data-testid="tiles-peak">
