@@ -160,6 +160,8 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         qk_norm: settings.qk_norm.clone(),
         sinks: settings.sinks.clone(),
         mla: settings.mla.clone(),
+        n_layers: None,
+        layer: None,
     };
     (scenario, notices)
 }

@@ -166,6 +166,8 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     }),
                     sinks,
                     mla: None,
+                    n_layers: None,
+                    layer: None,
                 }
             },
         )
