@@ -17,6 +17,9 @@ MultiHeadAttention (engine output vs module forward, to 1e-9), and every step's 
 line is run in PyTorch on the step's inputs (check_pytorch_lines). It also records what
 F.scaled_dot_product_attention returns for a fully masked row.
 
+More than one layer (tools/layers_reference.py): every layer's steps and the residual stream
+equal a NumPy forward to 1e-9, and with --torch PyTorch's `x = x + attn(x)`.
+
 Training (`trace --train`, tools/train_reference.py): a NumPy forward and hand-written
 backward must reproduce `grads_first`, and NumPy SGD/Adam/AdamW the losses and
 `params_final`; with --torch, torch autograd and torch.optim must too (all to 1e-9).
@@ -1249,6 +1252,13 @@ def main(argv):
             check_mla_numpy(c, args.trace_bin, work)
         if not args.only:
             check_decode_and_tiles(c, args.trace_bin, work)
+        if not args.only or "layers" in args.only:
+            sys.path.insert(0, str(ROOT / "tools"))
+            import layers_reference
+
+            layers_reference.check_numpy(c, args.trace_bin, work)
+            if args.torch:
+                layers_reference.check_torch(c, args.trace_bin, work)
         if not args.only or "train" in args.only:
             sys.path.insert(0, str(ROOT / "tools"))
             import train_reference
@@ -1261,7 +1271,7 @@ def main(argv):
         if args.torch and args.only and "mla" in args.only:
             check_hf_families(c, args.trace_bin, work, only="MLA")
             check_pytorch_lines(c, args.trace_bin, work, mla_scenarios())
-        elif args.torch:
+        elif args.torch and "layers" not in (args.only or ""):
             check_from_pytorch(c, args.trace_bin, work)
             check_against_hugging_face(c, args.trace_bin, work)
             check_llama_module(c, args.trace_bin, work)
