@@ -302,10 +302,10 @@ impl Field {
     /// Every field, in the order of the page's controls.
     pub const ALL: [Field; 19] = [
         Self::Sentences,
-        Self::NLayers,
-        Self::Layer,
         Self::DModel,
         Self::NHeads,
+        Self::NLayers,
+        Self::Layer,
         Self::NKvHeads,
         Self::DHead,
         Self::Mla,

@@ -123,6 +123,10 @@ fn two_layers_by_hand() {
     // the title says which layer
     assert_eq!(last.step_title(StepName::Weights), "layer 2 · weights");
     assert_eq!(one.step_title(StepName::Weights), "weights");
+    assert_eq!(last.step_title(StepName::X), "x");
+    // d_model = 2: 4·4 + 4·2 = 24 numbers a layer, 48 in two
+    assert_eq!(last.parameters(), Some(("4·d_model² + 4·d_model".to_owned(), 24)));
+    assert_eq!((last.parameters_total(), one.parameters_total()), (Some(48), Some(24)));
 }
 
 #[test]

@@ -228,13 +228,22 @@ impl Trace {
     }
 
     /// The step's name as the page titles it: `layer 2 · weights` with more than one
-    /// layer, `weights` with one.
+    /// layer, `weights` with one; the embeddings and positions, which come before every
+    /// layer, have no layer.
     pub fn step_title(&self, name: StepName) -> String {
-        if self.n_layers > 1 {
+        let before_the_layers =
+            matches!(name, StepName::X | StepName::Pe | StepName::XPe | StepName::XKv | StepName::XKvPe);
+        if self.n_layers > 1 && !before_the_layers {
             format!("layer {} · {name}", self.layer)
         } else {
             name.to_string()
         }
+    }
+
+    /// The learned numbers of every layer: [`Trace::parameters`]' count times `n_layers`
+    /// (each layer has projections of its own). `None` under MLA.
+    pub fn parameters_total(&self) -> Option<usize> {
+        self.parameters().map(|(_, n)| n * self.n_layers)
     }
 
     /// True for cross-attention runs.
