@@ -232,6 +232,11 @@ mod tests {
                                 )
                             })),
                         }),
+                        // more than one layer (self-attention only), now and then shown at layer 1
+                        // (1 is written as absent, so absent it is)
+                        n_layers: (!cross && seed % 5 == 1 && seed % 4 != 0)
+                            .then_some(1 + (seed % 4) as usize),
+                        layer: (!cross && seed % 10 == 1).then_some(1),
                     }
                 },
             )

@@ -17,6 +17,9 @@ MultiHeadAttention (engine output vs module forward, to 1e-9), and every step's 
 line is run in PyTorch on the step's inputs (check_pytorch_lines). It also records what
 F.scaled_dot_product_attention returns for a fully masked row.
 
+More than one layer (tools/layers_reference.py): every layer's steps and the residual stream
+equal a NumPy forward to 1e-9, and with --torch PyTorch's `x = x + attn(x)`.
+
 Training (`trace --train`, tools/train_reference.py): a NumPy forward and hand-written
 backward must reproduce `grads_first`, and NumPy SGD/Adam/AdamW the losses and
 `params_final`; with --torch, torch autograd and torch.optim must too (all to 1e-9).
@@ -1271,6 +1274,13 @@ def main(argv):
             check_mla_numpy(c, args.trace_bin, work)
         if not args.only or "mla" not in args.only:
             check_decode_and_tiles(c, args.trace_bin, work, args.only)
+        if not args.only or "layers" in args.only:
+            sys.path.insert(0, str(ROOT / "tools"))
+            import layers_reference
+
+            layers_reference.check_numpy(c, args.trace_bin, work)
+            if args.torch:
+                layers_reference.check_torch(c, args.trace_bin, work)
         if not args.only or "train" in args.only:
             sys.path.insert(0, str(ROOT / "tools"))
             import train_reference

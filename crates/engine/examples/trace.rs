@@ -117,10 +117,15 @@ fn main() -> ExitCode {
     }
     let text = match output {
         Output::Trace => Ok(trace.to_json()),
+        Output::Python | Output::Notebook if export::refusal(&scenario).is_some() => {
+            Err(export::refusal(&scenario).unwrap_or_default())
+        }
         Output::Python => Ok(export::python_script(&scenario, &trace)),
         Output::Notebook => Ok(export::notebook(&scenario, &trace)),
-        Output::Decode => attention_engine::decode(&scenario).map(|d| d.to_json()),
-        Output::Tiled(block) => attention_engine::tiled(&scenario, block).map(|t| t.to_json()),
+        Output::Decode => attention_engine::decode(&scenario).map(|d| d.to_json()).map_err(|e| e.to_string()),
+        Output::Tiled(block) => {
+            attention_engine::tiled(&scenario, block).map(|t| t.to_json()).map_err(|e| e.to_string())
+        }
         Output::Explain => Ok(explained_cells(&trace)),
     };
     match text {

@@ -254,6 +254,24 @@ pub enum EngineError {
         found: Vec<usize>,
     },
 
+    /// A number of layers the run cannot make.
+    #[error("n_layers = {n_layers}: {why}")]
+    Layers {
+        /// The number of layers asked for.
+        n_layers: usize,
+        /// Why not, and what to do.
+        why: String,
+    },
+
+    /// A layer to show that the run does not have.
+    #[error("layer = {layer}, but the run has n_layers = {n_layers}: pick a layer from 1 to {n_layers}")]
+    NoSuchLayer {
+        /// The layer asked for, counted from 1.
+        layer: usize,
+        /// The number of layers.
+        n_layers: usize,
+    },
+
     /// The scenario JSON could not be read.
     #[error("the scenario JSON is not valid: {message}")]
     Json {
@@ -302,14 +320,20 @@ pub enum Field {
     DHead,
     /// Multi-head latent attention, `mla`.
     Mla,
+    /// The number of layers, `n_layers`.
+    NLayers,
+    /// The layer whose steps are shown, `layer`.
+    Layer,
 }
 
 impl Field {
     /// Every field, in the order of the page's controls.
-    pub const ALL: [Field; 18] = [
+    pub const ALL: [Field; 20] = [
         Self::Sentences,
         Self::DModel,
         Self::NHeads,
+        Self::NLayers,
+        Self::Layer,
         Self::NKvHeads,
         Self::DHead,
         Self::Mla,
@@ -333,7 +357,8 @@ impl Field {
     }
 
     /// The field's name in the scenario: `"sentences"`, `"d_model"`, `"n_heads"`,
-    /// `"n_kv_heads"`, `"d_head"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"sinks"`, `"rope"`, `"causal"`, `"window"`, `"keep_first"`, `"block"`,
+    /// `"n_kv_heads"`, `"d_head"`, `"n_layers"`, `"layer"`, `"scale"`, `"softcap"`, `"qk_norm"`, `"sinks"`, `"rope"`,
+    /// `"causal"`, `"window"`, `"keep_first"`, `"block"`,
     /// `"embeddings"`, `"projections"`, `"scenario"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -355,6 +380,8 @@ impl Field {
             Self::Sinks => "sinks",
             Self::DHead => "d_head",
             Self::Mla => "mla",
+            Self::NLayers => "n_layers",
+            Self::Layer => "layer",
         }
     }
 }
@@ -389,6 +416,8 @@ impl EngineError {
             | Self::ScoreOption { field, .. } => *field,
             Self::WeightShape { .. } => Field::Projections,
             Self::Json { .. } => Field::Scenario,
+            Self::Layers { .. } => Field::NLayers,
+            Self::NoSuchLayer { .. } => Field::Layer,
         }
     }
 }

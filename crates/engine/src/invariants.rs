@@ -9,6 +9,8 @@
 //!    `h_kv < h`, and `alibi`/`biased` exactly when ALiBi's slopes (one per head) are there;
 //! 2. every step's axes are `name.dims_in(layout)` and every axis has its size from
 //!    [`Sizes`] (the data's shape included); `h_kv`, when given, divides `h` and is less;
+//!    with more than one layer, `resid_in` and `resid_out` too, and the residual stream
+//!    is `n_layers + 1` tensors of `(B, T, d_model)`;
 //! 3. the tokens and the mask have the sizes of the run;
 //! 4. NaN appears only in fully masked rows under the `-inf` fill without attention sinks
 //!    (in `weights`, `context`, `concat` and `output`), and such a row of `weights` is NaN
@@ -61,7 +63,9 @@ impl Trace {
             .filter(|s| !s.is_rope_only() || rope)
             .filter(|s| !s.is_grouped_only() || grouped)
             .filter(|s| !s.is_alibi_only() || alibi)
-            .filter(|s| !s.is_softcap_only() && !s.is_qk_norm_only() && !s.is_mla_only())
+            .filter(|s| {
+                !s.is_softcap_only() && !s.is_qk_norm_only() && !s.is_mla_only() && !s.is_layered_only()
+            })
             .collect()
     }
 
@@ -109,6 +113,25 @@ impl Trace {
                 })
                 .collect(),
         };
+        // more than one layer: the residual stream in and out of the layer shown
+        let mut want = want;
+        if self.n_layers > 1 {
+            want.extend([StepName::ResidIn, StepName::ResidOut]);
+            want.sort();
+        }
+        let z = &self.sizes;
+        let stream = (self.n_layers + 1) * z.b * z.t * z.d_model;
+        if self.layer == 0
+            || self.layer > self.n_layers
+            || self.resid.len() != if self.n_layers > 1 { stream } else { 0 }
+        {
+            return fail(format!(
+                "layer {} of {} with {} numbers of residual stream",
+                self.layer,
+                self.n_layers,
+                self.resid.len()
+            ));
+        }
         let got: Vec<StepName> = self.steps.iter().map(|s| s.name).collect();
         if got != want {
             return fail(format!("steps {got:?}, expected {want:?}"));

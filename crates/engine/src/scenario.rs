@@ -100,6 +100,19 @@ pub struct Scenario {
     /// (see [`Mla`]). Absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mla: Option<Mla>,
+    /// The number of attention layers, 1 to [`Scenario::MAX_LAYERS`], each adding its
+    /// output to the residual stream: `resid[0]` is the embeddings (plus the positions),
+    /// `resid[l+1] = resid[l] + attn_l(resid[l])`, and every layer runs the whole pipeline
+    /// above (RoPE, ALiBi and the mask inside each) on its own input. Layer `l` (counted
+    /// from 0) uses [`Scenario::layer_seed`]'s seeded weights; identity and explicit
+    /// projections, and MLA's explicit weights, are the same in every layer. Absent
+    /// means 1, and is written only when more than 1.
+    #[serde(default, skip_serializing_if = "Scenario::one_layer")]
+    pub n_layers: Option<usize>,
+    /// The layer whose steps the trace records, counted from 1 as the page writes
+    /// "layer 2" (the residual stream is recorded whole). Absent means the last layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<usize>,
 }
 
 impl Scenario {
@@ -125,7 +138,29 @@ impl Scenario {
             qk_norm: None,
             sinks: None,
             mla: None,
+            n_layers: None,
+            layer: None,
         }
+    }
+
+    /// The most layers a run may have.
+    pub const MAX_LAYERS: usize = 4;
+
+    /// The number of layers: [`Scenario::n_layers`], or 1 when absent.
+    pub fn layers(&self) -> usize {
+        self.n_layers.unwrap_or(1)
+    }
+
+    /// True when `n_layers` is absent or 1 (the JSON then omits it).
+    fn one_layer(n_layers: &Option<usize>) -> bool {
+        n_layers.is_none_or(|n| n == 1)
+    }
+
+    /// The seed of layer `l`'s seeded weights (counted from 0): `seed + l`, wrapping. Layer
+    /// 0 is the scenario's own seed, so one layer is exactly today's run, and layer `l`
+    /// of a run at seed `s` has the weights a one-layer run at seed `s + l` has.
+    pub fn layer_seed(&self, l: usize) -> u64 {
+        self.seed.wrapping_add(l as u64)
     }
 
     /// The number of key/value heads, `h_kv`: [`Scenario::n_kv_heads`], or `h` when absent.

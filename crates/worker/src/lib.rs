@@ -184,8 +184,9 @@ pub fn join(parts: Parts, scenario: &Scenario) -> Result<Trace, String> {
     trace.kv_sources = kv_sources;
     trace.params = if scenario.d_model == trace.sizes.d_model {
         let kv_width = trace.sizes.kv_heads() * trace.sizes.d_k;
-        weights::build(&scenario.projections, scenario.d_model, kv_width, scenario.seed)
-            .map_err(|e| e.to_string())?
+        // the layer shown's projections: seeded ones of layer l are drawn from seed + l
+        let seed = scenario.layer_seed(trace.layer.saturating_sub(1));
+        weights::build(&scenario.projections, scenario.d_model, kv_width, seed).map_err(|e| e.to_string())?
     } else {
         return Err(format!(
             "the trace has d_model = {}, the scenario {}",
@@ -259,6 +260,13 @@ mod tests {
             r#"{"sentences": ["x y"], "d_model": 2, "n_heads": 1, "embeddings": {"x": [1, 0], "y": [0, 1]},
                 "projections": {"w_q": [[1, 2], [3, 4]], "w_k": [[1, 0], [0, 1]], "w_v": [[2, 0], [0, 2]], "w_o": [[1, 0], [0, 1]]}}"#,
         );
+        // three layers, the second shown: its seeded weights (seed 7 + 1) and the whole stream
+        let layered = r#"{"sentences": ["the cat sat", "a dog"], "d_model": 4, "n_heads": 2, "projections": "seeded",
+            "seed": 7, "positional": "sinusoidal", "n_layers": 3, "layer": 2,
+            "mask": {"causal": true, "padding": "keys", "fill": "neg_inf"}}"#;
+        check(layered);
+        let back = join(answer(layered).unwrap(), &Scenario::from_json(layered).unwrap()).unwrap();
+        assert_eq!((back.n_layers, back.layer, back.resid.len()), (3, 2, 4 * 2 * 3 * 4));
     }
 
     #[test]
@@ -305,6 +313,8 @@ mod tests {
                 Field::Embeddings,
             ),
             (r#"{"sentences": "#, Field::Scenario),
+            (r#"{"sentences": ["a"], "d_model": 2, "n_heads": 1, "n_layers": 5}"#, Field::NLayers),
+            (r#"{"sentences": ["a"], "d_model": 2, "n_heads": 1, "n_layers": 2, "layer": 3}"#, Field::Layer),
         ];
         for (json, field) in cases {
             let e = answer(json).unwrap_err();

@@ -40,6 +40,9 @@ pub fn ImportExport(
             files::download_text("attention_lens.ipynb", "application/x-ipynb+json", &nb);
         }
     };
+    // a run the files cannot write (more than one layer) is refused by name beside them
+    let refusal = Memo::new(move |_| run.with(|r| export::refusal(&r.scenario)));
+    let refused = move || refusal.with(Option::is_some);
     // An <iframe> of this exact state in embed mode (only the figure and its caption).
     let embed_code = RwSignal::new(None::<String>);
     let copy_embed = move |_| {
@@ -91,6 +94,7 @@ pub fn ImportExport(
             <button
                 type="button"
                 on:click=export_python
+                disabled=refused
                 data-testid="export-python"
                 title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers"
             >
@@ -107,11 +111,23 @@ pub fn ImportExport(
             <button
                 type="button"
                 on:click=export_notebook
+                disabled=refused
                 data-testid="export-notebook"
                 title="The same as a Jupyter notebook, a markdown cell of words before each step"
             >
                 "Download notebook"
             </button>
+            {move || {
+                refusal
+                    .get()
+                    .map(|why| {
+                        view! {
+                            <p class="al-hint" data-testid="export-refusal">
+                                {why}
+                            </p>
+                        }
+                    })
+            }}
             <label class="al-file">
                 "Import scenario JSON "
                 <input

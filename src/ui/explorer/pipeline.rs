@@ -8,8 +8,14 @@ use leptos::prelude::*;
 use crate::engine::trace::shape_text;
 use crate::engine::{Step, StepName, Trace};
 
-fn step_row(step: &Step, selected: Signal<StepName>, on_select: Callback<StepName>) -> impl IntoView {
+fn step_row(
+    trace: &Trace,
+    step: &Step,
+    selected: Signal<StepName>,
+    on_select: Callback<StepName>,
+) -> impl IntoView {
     let name = step.name;
+    let title = trace.step_title(name);
     let path = step
         .shape_path
         .iter()
@@ -37,7 +43,7 @@ fn step_row(step: &Step, selected: Signal<StepName>, on_select: Callback<StepNam
                 aria-pressed=move || (selected.get() == name).to_string()
                 on:click=move |_| on_select.run(name)
             >
-                <span class="al-step-name">{name.as_str()}</span>
+                <span class="al-step-name">{title}</span>
                 <span class="al-shape" data-testid="step-shape">
                     {shape_text(&step.dims, &step.shape)}
                 </span>
@@ -86,7 +92,9 @@ pub fn Pipeline(
     view! {
         <ol class="al-pipeline" on:keydown=on_key aria-label="The steps of multi-head attention">
             {move || {
-                trace.get().map(|t| t.steps.iter().map(|s| step_row(s, selected, on_select)).collect_view())
+                trace
+                    .get()
+                    .map(|t| t.steps.iter().map(|s| step_row(&t, s, selected, on_select)).collect_view())
             }}
         </ol>
     }

@@ -283,7 +283,7 @@ fn StepHeader(
         Some(view! {
             <div class="al-tensor-head">
                 <h2>
-                    <code>{s.name.as_str()}</code>
+                    <code>{trace.step_title(s.name)}</code>
                     " "
                     <span class="al-shape">{shape_text(&s.dims, &s.shape)}</span>
                 </h2>

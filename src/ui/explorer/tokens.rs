@@ -38,10 +38,18 @@ pub fn Overview(
                 format!(" (its own: h·d_k = {})", z.n_heads * z.d_k)
             };
             let counted = t.parameters();
-            let parameters = counted.as_ref().map_or_else(
-                || " · MLA: the projections are in the pipeline's steps".to_owned(),
-                |(formula, n)| format!(" · parameters {formula} = {n}"),
-            );
+            let parameters = match (&counted, t.parameters_total()) {
+                (Some((formula, n)), Some(total)) if t.n_layers > 1 => {
+                    format!(" · parameters per layer {formula} = {n}, {total} in {} layers", t.n_layers)
+                }
+                (Some((formula, n)), _) => format!(" · parameters {formula} = {n}"),
+                (None, _) => " · MLA: the projections are in the pipeline's steps".to_owned(),
+            };
+            let layers = if t.n_layers > 1 {
+                format!(", {} layers (layer {} shown)", t.n_layers, t.layer)
+            } else {
+                String::new()
+            };
             // grouped-query attention: what h_kv = h would cost (the same norms and sinks),
             // and the cache per token
             let grouped = match (z.n_kv_heads, counted) {
@@ -56,7 +64,7 @@ pub fn Overview(
                 _ => String::new(),
             };
             format!(
-                "B = {}, {lengths}, d_model = {}, h = {}{h_kv}, d_k = {}{own}{parameters}{grouped}",
+                "B = {}, {lengths}, d_model = {}, h = {}{h_kv}, d_k = {}{own}{layers}{parameters}{grouped}",
                 z.b, z.d_model, z.n_heads, z.d_k
             )
         })

@@ -29,9 +29,9 @@ pub fn canvas_label(trace: Signal<Option<Arc<Trace>>>, data: Memo<Option<CardDat
     let guessing = use_context::<Explained>().is_some_and(|e| e.hides(id));
     data.with(|d| {
         let head = d.as_ref().is_some_and(|d| d.has_heads);
+        let title = trace.with(|t| t.as_ref().map_or_else(|| id.step.to_string(), |t| t.step_title(id.step)));
         let what = format!(
-            "{} heatmap, sentence {}{}",
-            id.step,
+            "{title} heatmap, sentence {}{}",
             id.batch + 1,
             if head { format!(", {} {}", head_word(trace, id.step), id.head + 1) } else { String::new() },
         );

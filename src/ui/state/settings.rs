@@ -57,6 +57,10 @@ pub struct Settings {
     pub mla: Option<crate::engine::Mla>,
     /// A head size of its own (None = d_model / h).
     pub d_head: Option<usize>,
+    /// The number of attention layers (None = 1).
+    pub n_layers: Option<usize>,
+    /// The layer whose steps the views show, from 1 (None = the last).
+    pub layer: Option<usize>,
 }
 
 /// The first page a learner sees: one word, "bat", in two contexts, in seed 003's
@@ -90,6 +94,8 @@ impl Default for Settings {
             sinks: None,
             mla: None,
             d_head: None,
+            n_layers: None,
+            layer: None,
         }
     }
 }
@@ -165,6 +171,8 @@ pub fn scenario(text: &str, settings: &Settings) -> (Scenario, Vec<String>) {
         qk_norm: settings.qk_norm.clone(),
         sinks: settings.sinks.clone(),
         mla: settings.mla.clone(),
+        n_layers: settings.n_layers,
+        layer: settings.layer,
     };
     (scenario, notices)
 }
@@ -233,6 +241,8 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
             sinks: s.sinks.clone(),
             mla: s.mla.clone(),
             d_head: s.d_head,
+            n_layers: s.n_layers,
+            layer: s.layer,
         },
     )
 }

@@ -3,7 +3,7 @@
 //! link should hold. Plain Rust, tested natively.
 
 use crate::engine::{
-    limits, Fill, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle, StepName,
+    limits, Fill, Padding, Positional, ProjectionKind, Projections, Rope, RopeStyle, Scenario, StepName,
 };
 use crate::link::{self, LinkError};
 
@@ -170,6 +170,12 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     if let Some(c) = s.softcap {
         pairs.push(("softcap", c.to_string()));
     }
+    if let Some(n) = s.n_layers.filter(|&n| n != 1) {
+        pairs.push(("layers", n.to_string()));
+    }
+    if let Some(l) = s.layer {
+        pairs.push(("layer", l.to_string()));
+    }
     pairs
 }
 
@@ -304,6 +310,21 @@ pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, V
                 "1" => v.shared_scale = true,
                 "0" => v.shared_scale = false,
                 _ => bad(&mut notices, "share", value, "0 or 1"),
+            },
+            "layers" => match value.parse::<usize>() {
+                Ok(n) if (1..=Scenario::MAX_LAYERS).contains(&n) => s.n_layers = (n > 1).then_some(n),
+                _ => bad(
+                    &mut notices,
+                    "layers",
+                    value,
+                    &format!("a whole number from 1 to {}", Scenario::MAX_LAYERS),
+                ),
+            },
+            "layer" => match value.parse::<usize>() {
+                Ok(l) if (1..=Scenario::MAX_LAYERS).contains(&l) => s.layer = Some(l),
+                _ => {
+                    bad(&mut notices, "layer", value, &format!("a layer from 1 to {}", Scenario::MAX_LAYERS))
+                }
             },
             "hkv" => match value.parse::<usize>() {
                 Ok(h) if (1..=limits::MAX_HEADS).contains(&h) => s.n_kv_heads = Some(h),
@@ -611,6 +632,8 @@ mod tests {
             sinks: None,
             mla: None,
             d_head: None,
+            n_layers: Some(3),
+            layer: Some(2),
         };
         let v = ViewState {
             step: StepName::Scores,
@@ -647,6 +670,31 @@ mod tests {
             assert_eq!(v.block, DEFAULT_BLOCK);
             assert!(notices[0].contains("block="), "{notices:?}");
         }
+    }
+
+    #[test]
+    fn the_layers_are_in_the_url() {
+        // one layer writes nothing; more write `layers`, a layer picked writes `layer`
+        let q = to_query(DEFAULT_TEXT, &Settings::default(), &ViewState::default());
+        assert!(!q.iter().any(|(k, _)| *k == "layers" || *k == "layer"));
+        let s = Settings { n_layers: Some(2), layer: Some(1), ..Settings::default() };
+        let q = to_query(DEFAULT_TEXT, &s, &ViewState::default());
+        assert!(q.contains(&("layers", "2".into())) && q.contains(&("layer", "1".into())), "{q:?}");
+        let (_, read, _, notices) = from_query(&pairs(&[("layers", "4"), ("layer", "3")]));
+        assert_eq!((read.n_layers, read.layer, notices.len()), (Some(4), Some(3), 0));
+        let (_, read, _, notices) = from_query(&pairs(&[("layers", "1")]));
+        assert_eq!((read.n_layers, notices.len()), (None, 0));
+        for (key, bad) in
+            [("layers", "5"), ("layers", "0"), ("layers", "two"), ("layer", "0"), ("layer", "9")]
+        {
+            let (_, read, _, notices) = from_query(&pairs(&[(key, bad)]));
+            assert_eq!((read.n_layers, read.layer), (None, None));
+            assert!(notices[0].contains(&format!("{key}=\"{bad}\"")), "{notices:?}");
+        }
+        // and the scenario carries them to the engine
+        let (scenario, _) = crate::ui::state::settings::scenario(DEFAULT_TEXT, &s);
+        let trace = crate::engine::run(&scenario).unwrap();
+        assert_eq!((trace.n_layers, trace.layer), (2, 1));
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod explanation;
 mod positions;
 mod projections;
 mod read;
+mod residual;
 mod scores;
 mod softmax;
 mod write;
@@ -81,6 +82,8 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
             | StepName::Biased
             | StepName::Masked
             | StepName::Weights
+            | StepName::ResidIn
+            | StepName::ResidOut
     );
     if trace.mla.is_some() && !explained_under_mla {
         return Err(ExplainError::NotUnderMla(step));
@@ -105,6 +108,8 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::Weights => ex.weights(),
         StepName::Context => ex.context(),
         StepName::Concat => ex.concat(),
+        StepName::ResidIn => ex.resid_in(),
+        StepName::ResidOut => ex.resid_out(),
         crate::step::mla_steps!() => Err(ExplainError::NotUnderMla(step)),
     }
 }
@@ -217,13 +222,13 @@ impl Explainer<'_> {
         self.first_of(&[StepName::Capped, StepName::Scaled])
     }
 
-    /// The step `q`, `k` and `v` read from: `x_pe` / `x_kv_pe` with positions, `x_kv` in
-    /// cross-attention, else `x`.
+    /// The step `q`, `k` and `v` read from: `resid_in` with more than one layer, `x_pe` /
+    /// `x_kv_pe` with positions, `x_kv` in cross-attention, else `x`.
     fn projection_input(&self, keys: bool) -> StepName {
         let order: &[StepName] = if keys {
-            &[StepName::XKvPe, StepName::XKv, StepName::XPe, StepName::X]
+            &[StepName::ResidIn, StepName::XKvPe, StepName::XKv, StepName::XPe, StepName::X]
         } else {
-            &[StepName::XPe, StepName::X]
+            &[StepName::ResidIn, StepName::XPe, StepName::X]
         };
         order.iter().copied().find(|&s| self.trace.step(s).is_some()).unwrap_or(StepName::X)
     }

@@ -34,7 +34,20 @@ mod values;
 mod words;
 
 pub use notebook::notebook;
+
+use crate::scenario::Scenario;
 pub use script::python_script;
+
+/// Why `scenario` cannot be exported, if it cannot: the files recompute one attention
+/// layer, so a run of more than one is refused by name rather than written half.
+pub fn refusal(scenario: &Scenario) -> Option<String> {
+    let n = scenario.layers();
+    (n > 1).then(|| {
+        format!(
+            "n_layers = {n}: the Python export writes one attention layer; set n_layers to 1 to take the run to Python"
+        )
+    })
+}
 
 /// Arrays with more numbers than this are written as a text block, not a list literal.
 pub const LITERAL_LIMIT: usize = 16_384;

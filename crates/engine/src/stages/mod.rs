@@ -90,6 +90,12 @@ pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
                    see them";
         return Err(EngineError::Mla { what: "decoding and tiles", why });
     }
+    if plan.n_layers > 1 {
+        let why = "the decoding and tiles views run one layer (the run and its trace have them all): set \
+                   n_layers to 1 to see them"
+            .to_owned();
+        return Err(EngineError::Layers { n_layers: plan.n_layers, why });
+    }
     let mut rec = Recorder::new(&plan);
     let (q_width, kv_width) = (plan.q_width(), plan.n_kv_heads * plan.d_k);
     let w = weights::build_sized(&scenario.projections, plan.d_model, q_width, kv_width, scenario.seed)?;
@@ -118,53 +124,122 @@ pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
     })
 }
 
-/// The whole run, stage by stage: see the [module docs](self).
-pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, EngineError> {
-    let plan = Plan::of(scenario)?;
-    let mut rec = Recorder::new(&plan);
+/// What one layer computed that the trace keeps: its output, its projections and
+/// ALiBi's slopes.
+struct LayerRun {
+    output: Array3<f64>,
+    w: std::sync::Arc<Weights>,
+    latent_params: Option<mla::MlaParams>,
+    slopes: Option<Vec<f64>>,
+}
+
+/// One attention layer on `x_in` (and `x_kv_in` in cross-attention), stages 3 to 9,
+/// recorded in `rec`: the projections of seed `seed`, the heads, the scores and the
+/// output.
+fn layer(
+    plan: &Plan<'_>,
+    x_in: &Array3<f64>,
+    x_kv_in: Option<&Array3<f64>>,
+    mask: &ndarray::Array3<bool>,
+    seed: u64,
+    previous: Option<&Trace>,
+    rec: &mut Recorder,
+) -> Result<LayerRun, EngineError> {
+    let scenario = plan.scenario;
     let kv_width = plan.n_kv_heads * plan.d_k;
-    let latent_params = scenario
-        .mla
-        .as_ref()
-        .map(|m| mla::build(m, plan.d_model, plan.n_heads, scenario.seed))
-        .transpose()?;
+    let latent_params =
+        scenario.mla.as_ref().map(|m| mla::build(m, plan.d_model, plan.n_heads, seed)).transpose()?;
     let w = match &latent_params {
         // MLA has no W_Q, W_K, W_V of this shape: the trace's params keep its W_O only
         Some(p) => std::sync::Arc::new(Weights { o: p.o.clone(), ..Weights::empty() }),
-        None => weights::build_sized(
-            &scenario.projections,
-            plan.d_model,
-            plan.q_width(),
-            kv_width,
-            scenario.seed,
-        )?,
+        None => weights::build_sized(&scenario.projections, plan.d_model, plan.q_width(), kv_width, seed)?,
     };
-
-    let embedded = embed(&plan, &mut rec)?;
-    let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
     let prev = match latent_params {
         Some(_) => None,
         None => previous.and_then(|p| Previous::of(p, &w, plan.positions(), plan.cross())),
     };
     let prev = prev.as_ref();
     let heads = match &latent_params {
-        Some(p) => latent(&plan, &x_in, x_kv_in.as_ref(), p, &mut rec)?,
+        Some(p) => latent(plan, x_in, x_kv_in, p, rec)?,
         None => {
-            let projected = project(&x_in, x_kv_in.as_ref(), &w, prev, &mut rec);
-            let heads = split(&plan, projected, &mut rec)?;
-            let heads = norm(&plan, heads, &mut rec);
-            let heads = rotate(&plan, heads, &mut rec);
-            repeat(&plan, heads, &mut rec)
+            let projected = project(x_in, x_kv_in, &w, prev, rec);
+            let heads = split(plan, projected, rec)?;
+            let heads = norm(plan, heads, rec);
+            let heads = rotate(plan, heads, rec);
+            repeat(plan, heads, rec)
         }
     };
+    let bias = bias(plan, rec);
+    let context = attend(plan, &heads, mask, bias.as_ref().map(|(b, _)| b), prev, rec);
+    let concat = merge(plan, context, rec)?;
+    let output = output(&concat, &w, prev, rec);
+    Ok(LayerRun { output, w, latent_params, slopes: bias.map(|(_, slopes)| slopes) })
+}
+
+/// The whole run, stage by stage: see the [module docs](self). With more than one layer,
+/// every layer runs stages 3 to 9 on the residual stream, `resid[l+1] = resid[l] +
+/// output_l`, and the trace records the shown layer's steps (with `resid_in` and
+/// `resid_out`) and the whole stream.
+pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, EngineError> {
+    let plan = Plan::of(scenario)?;
+    let mut rec = Recorder::new(&plan);
+    let embedded = embed(&plan, &mut rec)?;
+    let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
     let mask = mask::build_cross(&plan.batch.lengths, plan.t_q, plan.kv_lengths(), plan.t_k, &scenario.mask); // (b, t_q, t_k)
-    let bias = bias(&plan, &mut rec);
-    let context = attend(&plan, &heads, &mask, bias.as_ref().map(|(b, _)| b), prev, &mut rec);
-    let concat = merge(&plan, context, &mut rec)?;
-    output(&concat, &w, prev, &mut rec);
+    let fully_masked_rows = mask::fully_masked_rows(&mask);
+    let layered = plan.n_layers > 1;
+    if layered && plan.fill() == crate::scenario::Fill::NegInf && scenario.sinks.is_none() {
+        if let Some(&[b, i]) = fully_masked_rows.first() {
+            return Err(EngineError::Layers {
+                n_layers: plan.n_layers,
+                why: format!(
+                    "query {} of sentence {} is fully masked, so under the -inf fill its row is NaN, and a \
+                     NaN row would reach every row of the next layer through the values (0 · NaN = NaN): \
+                     use the -1e9 fill, or block padding keys only",
+                    i + 1,
+                    b + 1
+                ),
+            });
+        }
+    }
+    // the stream: resid[0] is what the first layer reads, resid[l + 1] = resid[l] + output_l
+    let mut resid = vec![x_in];
+    let mut shown = None;
+    for l in 0..plan.n_layers {
+        let mut elsewhere = Recorder::new(&plan);
+        let into = if l == plan.shown { &mut rec } else { &mut elsewhere };
+        // reuse compares inputs with a one-layer trace's: only a one-layer run may copy
+        let previous = if layered { None } else { previous };
+        let x = resid.last().cloned().unwrap_or_default();
+        let run = layer(&plan, &x, x_kv_in.as_ref(), &mask, scenario.layer_seed(l), previous, into)?;
+        if layered {
+            let next = &x + &run.output;
+            if next.iter().any(|v| !v.is_finite()) {
+                let why = format!(
+                    "the residual stream after layer {} is not finite: the inputs are too large for {} \
+                     layers to add up (make the embeddings or weights smaller)",
+                    l + 1,
+                    plan.n_layers
+                );
+                return Err(EngineError::Layers { n_layers: plan.n_layers, why });
+            }
+            if l == plan.shown {
+                rec.push(StepName::ResidIn, vec![], x.into_dyn());
+                rec.push(StepName::ResidOut, vec![], next.clone().into_dyn());
+            }
+            resid.push(next);
+        }
+        if l == plan.shown {
+            shown = Some(run);
+        }
+    }
+    let Some(LayerRun { w, latent_params, slopes, .. }) = shown else {
+        return Err(EngineError::NoSuchLayer { layer: plan.shown + 1, n_layers: plan.n_layers });
+    };
+    let resid: Vec<f64> =
+        if layered { resid.iter().flat_map(|r| r.iter().copied()).collect() } else { vec![] };
 
     let steps = rec.into_steps();
-    let fully_masked_rows = mask::fully_masked_rows(&mask);
     // A NaN row is NaN in every column, so column 0 tells (and scans T times less).
     let nan_rows = steps
         .iter()
@@ -189,7 +264,7 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
         kv_sources: embedded.kv_sources,
         positional: scenario.positional,
         rope: scenario.rope,
-        alibi_slopes: bias.map(|(_, slopes)| slopes).unwrap_or_default(),
+        alibi_slopes: slopes.unwrap_or_default(),
         scale: plan.score_scale(),
         softcap: scenario.softcap,
         qk_norm: scenario.qk_norm.clone(),
@@ -214,6 +289,9 @@ pub fn run(scenario: &Scenario, previous: Option<&Trace>) -> Result<Trace, Engin
         },
         fully_masked_rows,
         nan_rows,
+        n_layers: plan.n_layers,
+        layer: plan.shown + 1,
+        resid,
         steps,
         params: w,
         mla_params: latent_params.map(std::sync::Arc::new),

@@ -46,7 +46,13 @@ pub(super) fn merge(
 
 /// Stage 9, output: `concat @ W_O + b_O` (copied for a sentence whose `concat` is the
 /// previous trace's).
-pub(super) fn output(concat: &Array3<f64>, w: &Weights, prev: Option<&Previous<'_>>, rec: &mut Recorder) {
+pub(super) fn output(
+    concat: &Array3<f64>,
+    w: &Weights,
+    prev: Option<&Previous<'_>>,
+    rec: &mut Recorder,
+) -> Array3<f64> {
     let output = reuse::linear(concat, &w.o, prev.map(|p| (p.concat, p.output))); // (b, t_q, d_model)
-    rec.push(StepName::Output, vec![], output.into_dyn());
+    rec.push(StepName::Output, vec![], output.clone().into_dyn());
+    output
 }

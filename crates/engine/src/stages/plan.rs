@@ -24,6 +24,10 @@ pub struct Plan<'a> {
     pub(super) n_heads: usize,
     pub(super) n_kv_heads: usize,
     pub(super) d_k: usize,
+    /// The number of attention layers, 1 to [`Scenario::MAX_LAYERS`].
+    pub(super) n_layers: usize,
+    /// The layer whose steps the trace records, counted from 0.
+    pub(super) shown: usize,
 }
 
 impl<'a> Plan<'a> {
@@ -98,6 +102,7 @@ impl<'a> Plan<'a> {
                 check_number(v, Field::Sinks, || format!("sinks[{i}]"))?;
             }
         }
+        let (n_layers, shown) = check_layers(scenario)?;
         if scenario.mask.window == Some(0) {
             return Err(EngineError::ZeroSize { what: "window", field: Field::Window });
         }
@@ -130,7 +135,20 @@ impl<'a> Plan<'a> {
                 field: Field::Sentences,
             });
         }
-        Ok(Self { scenario, batch, kv_batch, b, t_q, t_k, d_model, n_heads, n_kv_heads, d_k })
+        Ok(Self {
+            scenario,
+            batch,
+            kv_batch,
+            b,
+            t_q,
+            t_k,
+            d_model,
+            n_heads,
+            n_kv_heads,
+            d_k,
+            n_layers,
+            shown,
+        })
     }
 
     pub(super) fn cross(&self) -> bool {
@@ -191,6 +209,7 @@ impl<'a> Plan<'a> {
                 rope_in_place: m.rope_in_place,
                 eps: m.eps,
             }),
+            layer: self.shown + 1,
         }
     }
 
@@ -394,4 +413,29 @@ fn check_mla(scenario: &Scenario, mla: &Mla) -> Result<usize, EngineError> {
         }
     }
     Ok(mla.d_k())
+}
+
+/// The number of layers and the layer to show (counted from 0), checked: 1 to
+/// [`Scenario::MAX_LAYERS`] layers, no cross-attention with more than one, and a shown
+/// layer the run has (the last when absent).
+fn check_layers(scenario: &Scenario) -> Result<(usize, usize), EngineError> {
+    let n_layers = scenario.layers();
+    if n_layers == 0 {
+        return Err(EngineError::ZeroSize { what: "n_layers", field: Field::NLayers });
+    }
+    if n_layers > Scenario::MAX_LAYERS {
+        let why = format!("the explorer runs 1 to {} attention layers", Scenario::MAX_LAYERS);
+        return Err(EngineError::Layers { n_layers, why });
+    }
+    if n_layers > 1 && scenario.kv_sentences.is_some() {
+        let why = "cross-attention runs one layer only: a decoder's stack of self- and cross-attention \
+                   layers is not modelled here; set n_layers to 1 or remove kv_sentences"
+            .to_owned();
+        return Err(EngineError::Layers { n_layers, why });
+    }
+    let layer = scenario.layer.unwrap_or(n_layers);
+    if layer == 0 || layer > n_layers {
+        return Err(EngineError::NoSuchLayer { layer, n_layers });
+    }
+    Ok((n_layers, layer - 1))
 }

@@ -101,6 +101,10 @@ pub enum StepName {
     /// Cross-attention with positions: `x_kv + PE`, positions counted within the key/value
     /// sentences.
     XKvPe,
+    /// With more than one layer: the residual stream entering the layer shown, `resid[l]`,
+    /// `(B, T, d_model)`: the embeddings (plus the positions) for the first layer, the
+    /// layer before's `resid_out` for the others. The layer's projections read it.
+    ResidIn,
     /// MLA with query compression: `x @ W_DQ` (`q_a_proj`), `(B, T_q, r_q)`.
     QA,
     /// MLA: the query's latent after its RMSNorm (`q_a_layernorm`), `(B, T_q, r_q)`.
@@ -167,6 +171,9 @@ pub enum StepName {
     Concat,
     /// `concat @ W_O + b_O`.
     Output,
+    /// With more than one layer: the residual stream after the layer shown,
+    /// `resid[l+1] = resid[l] + output`, what the next layer reads.
+    ResidOut,
 }
 
 /// What a step's axes depend on besides its name.
@@ -205,13 +212,15 @@ impl StepName {
     /// fewer key/value heads than query heads, `capped` only with a softcap, `alibi` and
     /// `biased` only with ALiBi, `q_norm` and `k_norm` only with QK-norm; with MLA,
     /// `q_a`, `q_a_norm` (with query compression), `kv_a`, `c_kv`, `k_pe`, `kv_b`,
-    /// `k_nope`, `q_cat` (with RoPE) and `k_cat` in place of `k`, `v` and `k_heads`.
-    pub const ALL: [StepName; 36] = [
+    /// `k_nope`, `q_cat` (with RoPE) and `k_cat` in place of `k`, `v` and `k_heads`;
+    /// `resid_in` and `resid_out` only with more than one layer.
+    pub const ALL: [StepName; 38] = [
         Self::X,
         Self::Pe,
         Self::XPe,
         Self::XKv,
         Self::XKvPe,
+        Self::ResidIn,
         Self::QA,
         Self::QANorm,
         Self::Q,
@@ -243,6 +252,7 @@ impl StepName {
         Self::Context,
         Self::Concat,
         Self::Output,
+        Self::ResidOut,
     ];
 
     /// The JSON and URL name, e.g. `"q_heads"`.
@@ -284,6 +294,8 @@ impl StepName {
             Self::Context => "context",
             Self::Concat => "concat",
             Self::Output => "output",
+            Self::ResidIn => "resid_in",
+            Self::ResidOut => "resid_out",
         }
     }
 
@@ -323,7 +335,7 @@ impl StepName {
             Self::VHeads if layout.mla => [B, H, tk, DV],
             Self::Context if layout.mla => [B, H, tq, DV],
             Self::Concat if layout.mla => [B, tq, VWidth, One],
-            Self::X | Self::XPe | Self::Output => [B, tq, DModel, One],
+            Self::X | Self::XPe | Self::Output | Self::ResidIn | Self::ResidOut => [B, tq, DModel, One],
             Self::Q | Self::Concat => [B, tq, q_width, One],
             Self::Pe => [One, tq, DModel, One],
             Self::XKv | Self::XKvPe => [B, tk, DModel, One],
@@ -457,6 +469,11 @@ impl StepName {
     /// True for the steps that only exist with multi-head latent attention.
     pub const fn is_mla_only(self) -> bool {
         matches!(self, mla_steps!())
+    }
+
+    /// True for the steps that only exist with more than one layer.
+    pub const fn is_layered_only(self) -> bool {
+        matches!(self, Self::ResidIn | Self::ResidOut)
     }
 
     /// True for the steps that only exist with a softcap.

@@ -39,6 +39,8 @@ pub struct StepText {
     pub d_k: usize,
     /// Multi-head latent attention's sizes, if any.
     pub mla: Option<super::MlaText>,
+    /// The layer the steps are of, counted from 1 (1 in a one-layer run).
+    pub layer: usize,
 }
 
 impl StepName {
@@ -140,6 +142,8 @@ impl StepName {
                 return format!("concat = context.transpose(1, 2).contiguous().view(B, {t_q}, {width})");
             }
             Self::Output => "output = self.w_o(concat)",
+            Self::ResidIn => "x = resid  # the residual stream this layer reads",
+            Self::ResidOut => "resid = x + output  # what the next layer reads",
         };
         line.to_owned()
     }
@@ -284,6 +288,25 @@ impl StepName {
             Self::Context => "Each query's weighted sum of the values".into(),
             Self::Concat => "Swap h and T back, then lay the heads side by side".into(),
             Self::Output => "Mix the heads: concat @ W_O + b_O".into(),
+            Self::ResidIn if text.layer == 1 => {
+                "The residual stream entering layer 1, resid[0]: the embeddings (plus the positions); the \
+                 layer's projections read it"
+                    .into()
+            }
+            Self::ResidIn => format!(
+                "The residual stream entering layer {0}, resid[{1}] = resid[{2}] + layer {1}'s output; this \
+                 layer's projections read it",
+                text.layer,
+                text.layer - 1,
+                text.layer - 2
+            ),
+            Self::ResidOut => format!(
+                "Add the layer's output to what it read: resid[{0}] = resid[{1}] + output, what layer {2} reads \
+                 (or the model's last hidden state after the last layer)",
+                text.layer,
+                text.layer - 1,
+                text.layer + 1
+            ),
         }
     }
 }

@@ -122,6 +122,23 @@ pub struct Trace {
     pub fully_masked_rows: Vec<[usize; 2]>,
     /// `[b, head, i]`: rows of `weights` that are NaN (only fully masked rows under `-inf`).
     pub nan_rows: Vec<[usize; 3]>,
+    /// The number of attention layers (1 is not written).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub n_layers: usize,
+    /// The layer whose steps `steps` holds, counted from 1 (1 is not written).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub layer: usize,
+    /// With more than one layer, the whole residual stream: `resid[0]` (the embeddings,
+    /// plus the positions) to `resid[n_layers]`, each `(B, T, d_model)`, flat and
+    /// row-major as `(n_layers + 1, B, T, d_model)`. Empty (and not written) with one
+    /// layer.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "json::serialize_numbers",
+        deserialize_with = "json::deserialize_flat"
+    )]
+    pub resid: Vec<f64>,
     /// Every tensor, in [`StepName::ALL`] order.
     pub steps: Vec<Step>,
     /// The projections the run used (seeded ones drawn out), for explanations and
@@ -199,6 +216,34 @@ impl Trace {
             count += self.sinks.len();
         }
         Some((formula, count))
+    }
+
+    /// `resid[l]`, the residual stream entering layer `l + 1` (`l = n_layers`: after the
+    /// last), `(B, T, d_model)`; `None` with one layer or `l` out of range.
+    pub fn resid_at(&self, l: usize) -> Option<ndarray::ArrayView3<'_, f64>> {
+        let z = &self.sizes;
+        let len = z.b * z.t * z.d_model;
+        let part = self.resid.get(l * len..(l + 1) * len)?;
+        ndarray::ArrayView3::from_shape((z.b, z.t, z.d_model), part).ok()
+    }
+
+    /// The step's name as the page titles it: `layer 2 · weights` with more than one
+    /// layer, `weights` with one; the embeddings and positions, which come before every
+    /// layer, have no layer.
+    pub fn step_title(&self, name: StepName) -> String {
+        let before_the_layers =
+            matches!(name, StepName::X | StepName::Pe | StepName::XPe | StepName::XKv | StepName::XKvPe);
+        if self.n_layers > 1 && !before_the_layers {
+            format!("layer {} · {name}", self.layer)
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// The learned numbers of every layer: [`Trace::parameters`]' count times `n_layers`
+    /// (each layer has projections of its own). `None` under MLA.
+    pub fn parameters_total(&self) -> Option<usize> {
+        self.parameters().map(|(_, n)| n * self.n_layers)
     }
 
     /// True for cross-attention runs.
@@ -309,6 +354,14 @@ pub fn shape_text(dims: &[Axis], shape: &[usize]) -> String {
     let names: Vec<&str> = dims.iter().map(|a| a.as_str()).collect();
     let sizes: Vec<String> = shape.iter().map(usize::to_string).collect();
     format!("({}) = ({})", names.join(", "), sizes.join(", "))
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 fn no_params() -> std::sync::Arc<Weights> {

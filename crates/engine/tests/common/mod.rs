@@ -168,6 +168,8 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     }),
                     sinks,
                     mla: None,
+                    n_layers: None,
+                    layer: None,
                 }
             },
         )

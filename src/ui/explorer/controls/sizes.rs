@@ -1,9 +1,10 @@
-//! The sizes and weights: d_model, h (with d_k), the projections, their seed, positions.
+//! The sizes and weights: d_model, h (with d_k), the projections, their seed, positions,
+//! the number of layers and the layer the views show.
 
 use leptos::prelude::*;
 
 use crate::engine::error::Field;
-use crate::engine::{Positional, ProjectionKind, Projections};
+use crate::engine::{Positional, ProjectionKind, Projections, Scenario};
 use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
 use crate::ui::state::settings::UI_MAX_D_MODEL;
 use crate::ui::state::size_words::d_k_words;
@@ -12,6 +13,12 @@ const D_MODEL: NumberSpec =
     NumberSpec::new("d_model", "d-model", "d_model", 1).max(UI_MAX_D_MODEL).error(Field::DModel);
 const HEADS: NumberSpec = NumberSpec::new("h (heads)", "n-heads", "h", 1).max(64).error(Field::NHeads);
 const SEED: NumberSpec = NumberSpec::new("seed", "seed", "seed", 0);
+const LAYERS: NumberSpec = NumberSpec::new("layers", "n-layers", "layers", 1)
+    .max(Scenario::MAX_LAYERS)
+    .hint("each adds its output to the residual stream; layer k's seeded weights are seed + k − 1's")
+    .error(Field::NLayers);
+const LAYER: NumberSpec =
+    NumberSpec::new("layer shown", "layer", "layer shown", 1).max(Scenario::MAX_LAYERS).error(Field::Layer);
 const PROJECTIONS: SelectSpec = SelectSpec::new(
     "Projections W_Q, W_K, W_V, W_O",
     "projections",
@@ -48,6 +55,19 @@ pub fn SizeFields(
     let d_k_text = move || edits.settings.with(d_k_words);
     let (d_model, on_d_model) = edits.count(D_MODEL.key, |s| s.d_model, |s, v| s.d_model = v);
     let (heads, on_heads) = edits.count(HEADS.key, |s| s.n_heads, |s, v| s.n_heads = v);
+    // one layer, or fewer layers than the one shown: show the last
+    let (layers, on_layers) = edits.count(
+        LAYERS.key,
+        |s| s.n_layers.unwrap_or(1),
+        |s, n| {
+            s.n_layers = (n != 1).then_some(n);
+            if n == 1 || s.layer.is_some_and(|l| l > n) {
+                s.layer = None;
+            }
+        },
+    );
+    let (layer, on_layer) =
+        edits.count(LAYER.key, |s| s.layer.unwrap_or(s.n_layers.unwrap_or(1)), |s, l| s.layer = Some(l));
     let on_seed = move |raw: String| {
         if let Ok(v) = raw.trim().parse::<u64>() {
             edits.set(&|s| s.seed = v);
@@ -70,6 +90,14 @@ pub fn SizeFields(
                 on_input=Callback::new(on_seed)
             />
             <SettingSelect edits spec=POSITIONS />
+            <SettingNumber edits spec=LAYERS value=layers on_input=on_layers />
+            <SettingNumber
+                edits
+                spec=LAYER
+                value=layer
+                disabled=edits.read(|s| s.n_layers.unwrap_or(1) == 1 && s.layer.is_none())
+                on_input=on_layer
+            />
         </div>
     }
 }

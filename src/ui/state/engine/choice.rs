@@ -83,8 +83,8 @@ pub fn check_page_limits(scenario: &Scenario) -> Result<(), EngineError> {
 
 /// The engine's work for a scenario, in multiply-adds: the four projections
 /// (`B·(2·T_q + 2·T_k)·d_model²`) and the two attention products (`2·B·h·T_q·T_k·d_k`),
-/// plus 16 per attention cell for the scale, mask, `exp` and the copies the trace keeps.
-/// `None` when the sentences do not tokenize (the engine's error then comes at once).
+/// plus 16 per attention cell for the scale, mask, `exp` and the copies the trace keeps,
+/// once per layer. `None` when the sentences do not tokenize (the engine's error then comes at once).
 pub fn engine_work(scenario: &Scenario) -> Option<u64> {
     let q = engine::tokenize::batch(&scenario.sentences).ok()?;
     let (b, t_q) = (q.b() as u64, q.t as u64);
@@ -94,7 +94,9 @@ pub fn engine_work(scenario: &Scenario) -> Option<u64> {
     };
     let (d, h) = (scenario.d_model as u64, scenario.n_heads.max(1) as u64);
     let cells = b * h * t_q * t_k;
-    Some(b * (2 * t_q + 2 * t_k) * d * d + 2 * cells * (d / h) + 16 * cells)
+    // every layer does the same work again
+    let layers = scenario.layers().max(1) as u64;
+    Some(layers * (b * (2 * t_q + 2 * t_k) * d * d + 2 * cells * (d / h) + 16 * cells))
 }
 
 /// The part of [`engine_work`] the engine still has to do after computing `previous`
@@ -127,6 +129,8 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
         qk_norm,
         sinks,
         mla,
+        n_layers,
+        layer,
     } = scenario;
     let same_setup = (&p.kv_sentences, p.d_model, p.n_heads, p.d_head, &p.embeddings)
         == (kv_sentences, *d_model, *n_heads, *d_head, embeddings)
@@ -134,6 +138,9 @@ pub fn work_to_do(scenario: &Scenario, previous: Option<&Scenario>) -> Option<u6
         && (p.n_kv_heads, p.rope, p.alibi) == (*n_kv_heads, *rope, *alibi)
         && (p.scale, p.softcap, &p.qk_norm, &p.sinks) == (*scale, *softcap, qk_norm, sinks)
         && &p.mla == mla
+        // the engine copies from a one-layer run only
+        && (p.n_layers, p.layer) == (*n_layers, *layer)
+        && scenario.layers() == 1
         && p.sentences.len() == sentences.len();
     let same_t = || {
         let t = |s: &Scenario| engine::tokenize::batch(&s.sentences).ok().map(|b| b.t);
