@@ -47,6 +47,7 @@ pub mod mla_option;
 pub mod positional;
 pub mod qk_norm;
 pub mod reuse;
+pub mod rope_option;
 pub mod rope_scaling;
 pub mod scenario;
 pub mod stages;

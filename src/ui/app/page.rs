@@ -28,6 +28,7 @@ use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::engine::run::{engine_run, last_good_trace, send_to_worker};
 use crate::ui::state::engine::worker;
+use crate::ui::state::settings::{Settings, ViewState};
 use crate::ui::state::url;
 use crate::ui::widgets::later::{self, Later};
 
@@ -41,13 +42,7 @@ pub fn App() -> impl IntoView {
     let present = RwSignal::new(page.present);
     let embed = page.embed;
     let engine_mode = page.engine;
-    let (mut text0, mut settings0, view0, mut url_notices) = url::from_query(&pairs);
-    // A whole scenario in the fragment (imported numbers) replaces what the query says.
-    match url::from_fragment(&address::fragment()) {
-        Some(Ok((t, s))) => (text0, settings0) = (t, s),
-        Some(Err(e)) => url_notices.push(format!("{e}; the link's other settings are shown instead.")),
-        None => {}
-    }
+    let (text0, settings0, view0, mut url_notices) = explorer_from_link(&pairs);
     let text = RwSignal::new(text0);
     let settings = RwSignal::new(settings0);
     let view_state = RwSignal::new(view0);
@@ -55,18 +50,7 @@ pub fn App() -> impl IntoView {
     // Why the address bar cannot hold this scenario (too large for a link), if it cannot.
     let link_problem = RwSignal::new(None::<String>);
     let lesson = RwSignal::new(None::<(usize, usize)>);
-    // Challenges mode (src/ui/challenge/panel.rs): the open challenge's id, and a challenge
-    // imported as JSON or carried whole by a `#c=` link.
-    let challenge = RwSignal::new(page.challenge.clone());
-    let imported = RwSignal::new(None::<crate::challenges::Challenge>);
-    match crate::challenges::from_link_fragment(&address::fragment()) {
-        Some(Ok(c)) => {
-            challenge.set(Some(c.id.clone()));
-            imported.set(Some(c));
-        }
-        Some(Err(e)) => url_notices.push(e),
-        None => {}
-    }
+    let (challenge, imported) = challenge_from_link(page.challenge.clone(), &mut url_notices);
     provide_context(TablesOpen(RwSignal::new(false)));
     let (learn, learn_settings) = learn_from_link(page.learn.as_deref(), &mut url_notices);
 
@@ -193,6 +177,37 @@ pub fn App() -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+/// The explorer's text, settings and view from the link's query, with its notices; a whole
+/// scenario in the fragment (imported numbers) replaces what the query says.
+fn explorer_from_link(pairs: &[(String, String)]) -> (String, Settings, ViewState, Vec<String>) {
+    let (mut text, mut settings, view, mut notices) = url::from_query(pairs);
+    match url::from_fragment(&address::fragment()) {
+        Some(Ok((t, s))) => (text, settings) = (t, s),
+        Some(Err(e)) => notices.push(format!("{e}; the link's other settings are shown instead.")),
+        None => {}
+    }
+    (text, settings, view, notices)
+}
+
+/// Challenges mode (src/ui/challenge/panel.rs): the open challenge's id, and a challenge
+/// imported as JSON or carried whole by a `#c=` link (what it cannot read becomes a notice).
+fn challenge_from_link(
+    id: Option<String>,
+    notices: &mut Vec<String>,
+) -> (RwSignal<Option<String>>, RwSignal<Option<crate::challenges::Challenge>>) {
+    let challenge = RwSignal::new(id);
+    let imported = RwSignal::new(None::<crate::challenges::Challenge>);
+    match crate::challenges::from_link_fragment(&address::fragment()) {
+        Some(Ok(c)) => {
+            challenge.set(Some(c.id.clone()));
+            imported.set(Some(c));
+        }
+        Some(Err(e)) => notices.push(e),
+        None => {}
+    }
+    (challenge, imported)
 }
 
 /// The Learn view (src/ui/learn): open when the link says `learn=…`, with the settings

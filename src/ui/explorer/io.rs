@@ -10,7 +10,7 @@ use crate::engine::{export, Scenario};
 use crate::ui::state::app_state::AppState;
 use crate::ui::{
     platform::{address, clipboard, files},
-    state::settings,
+    state::settings::{self, Settings},
     widgets::fields::CheckField,
 };
 
@@ -60,29 +60,7 @@ pub fn ImportExport(
         let s = run.with_untracked(|r| r.scenario.to_json());
         files::download_text("scenario.json", "application/json", &format!("{s}\n"));
     };
-    let on_import = move |ev: leptos::ev::Event| {
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-        let promise = file.text();
-        // the same file can be imported again after an edit
-        input.set_value("");
-        leptos::task::spawn_local(async move {
-            let text_value =
-                wasm_bindgen_futures::JsFuture::from(promise).await.ok().and_then(|v| v.as_string());
-            match text_value.map(|t| Scenario::from_json(&t)) {
-                Some(Ok(s)) => {
-                    let (t, st) = settings::from_scenario(&s);
-                    import_error.set(None);
-                    settings.set(st);
-                    text.set(t);
-                }
-                Some(Err(e)) => import_error.set(Some(e.to_string())),
-                None => import_error.set(Some("the file could not be read as text".into())),
-            }
-        });
-    };
+    let on_import = move |ev: leptos::ev::Event| import_file(&ev, text, settings, import_error);
     view! {
         <div class="al-row al-io">
             <button type="button" on:click=export_trace data-testid="export-trace">
@@ -175,4 +153,34 @@ pub fn ImportExport(
             }}
         </div>
     }
+}
+
+/// Reads the scenario file the import field was given into the page's sentences and
+/// settings, or says beside the field why it cannot.
+fn import_file(
+    ev: &leptos::ev::Event,
+    text: RwSignal<String>,
+    settings: RwSignal<Settings>,
+    import_error: RwSignal<Option<String>>,
+) {
+    let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+        return;
+    };
+    let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+    let promise = file.text();
+    // the same file can be imported again after an edit
+    input.set_value("");
+    leptos::task::spawn_local(async move {
+        let text_value = wasm_bindgen_futures::JsFuture::from(promise).await.ok().and_then(|v| v.as_string());
+        match text_value.map(|t| Scenario::from_json(&t)) {
+            Some(Ok(s)) => {
+                let (t, st) = settings::from_scenario(&s);
+                import_error.set(None);
+                settings.set(st);
+                text.set(t);
+            }
+            Some(Err(e)) => import_error.set(Some(e.to_string())),
+            None => import_error.set(Some("the file could not be read as text".into())),
+        }
+    });
 }
