@@ -207,7 +207,7 @@ export const tests = [
         const strip = await stripSlots(page);
         t.assert.deepEqual(strip, windowSlots(strip.length, step, 3), `t = ${step}`);
         if (step >= 3) {
-          t.assert.match(await text(page, 'decode-evicted'), new RegExp(`^Position ${step - 3} `));
+          t.assert.match(await text(page, 'decode-evicted'), new RegExp(`^Left the cache: ${step - 3} `));
         }
         const c = await check(page);
         t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);

@@ -89,7 +89,7 @@ pub fn Notices(
                     .then(|| {
                         view! {
                             <p class="al-notice al-stale-note" data-testid="stale">
-                                "The pictures below are from the last valid input; fix the error above to update them."
+                                "The pictures below are from the last valid input; fix the input the error names to update them."
                             </p>
                         }
                     })

@@ -252,8 +252,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                     " (cross-attention: a fixed cache of the key/value sentence, computed once)".to_owned()
                 } else if p.kept > 0 {
                     format!(
-                        " ({} kept first row{} and {} of the window; every row keeps its original position, where \
-                         StreamingLLM numbers positions inside the cache)",
+                        " ({} kept first row{} and {} of the window)",
                         p.kept,
                         if p.kept == 1 { "" } else { "s" },
                         at.len - p.kept.min(at.len)
@@ -271,14 +270,14 @@ fn step_view(ctx: Ctx) -> impl IntoView {
             p.evicted.map(|e| {
                 if p.kept > 0 {
                     format!(
-                        "Position {} left the cache: the window keeps the last {} keys and values beside {}, so the buffer drops the window's oldest row when a new one comes in; kept rows never leave.",
+                        "Left the cache: {}. The window keeps its last {} keys and values beside {}; kept rows never leave.",
                         token_label(key_tokens, e),
                         at.len - p.kept.min(at.len),
                         if p.kept == 1 { "the kept first one".to_owned() } else { format!("the {} kept first ones", p.kept) },
                     )
                 } else {
                     format!(
-                        "Position {} left the cache: the window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.",
+                        "Left the cache: {}. The window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.",
                         token_label(key_tokens, e),
                         at.len,
                     )
