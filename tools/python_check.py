@@ -768,6 +768,15 @@ def hf_layer_output(model, attn, x):
     return got["output"]
 
 
+def recording(fn, calls):
+    """`fn`, appending what each call returns to `calls` before returning it."""
+    def wrapper(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        calls.append(result)
+        return result
+    return wrapper
+
+
 def check_hf_families(c, trace_bin, work, only=None):
     """tools/from_pytorch.py on each family's transformers classes (HF_FAMILIES): a layer of
     a two-layer model in float64 with weights drawn so the scores are O(1) (random init,
@@ -839,7 +848,7 @@ def check_hf_families(c, trace_bin, work, only=None):
         for fn in ("apply_rotary_emb", "apply_rotary_pos_emb_interleave", "apply_rotary_pos_emb"):
             if mod.startswith("deepseek") and hasattr(modeling, fn):
                 originals[fn] = getattr(modeling, fn)
-                setattr(modeling, fn, lambda *a, _f=originals[fn], **k: turned.append(_f(*a, **k)) or turned[-1])
+                setattr(modeling, fn, recording(originals[fn], turned))
         try:
             want = hf_layer_output(model, attn, x).numpy()
         finally:

@@ -26,9 +26,10 @@ fn paint(
 ) {
     timing::mark("al-draw-start");
     // drawing at `dpr · zoom` device pixels per layout pixel enlarges everything
-    let dpr = screen::dpr() * zoom;
+    let screen_dpr = screen::dpr();
+    let dpr = screen_dpr * zoom;
     // CSS px: the layout's, zoomed; backing store: the screen's device pixels per CSS px
-    canvas::size(el, layout.width * zoom, layout.height * zoom, screen::dpr());
+    canvas::size(el, layout.width * zoom, layout.height * zoom, screen_dpr);
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
     let map = d.heatmap(scale);
     // the cells as one bitmap (one putImageData), the rest with plotters
