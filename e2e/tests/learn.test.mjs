@@ -1,5 +1,6 @@
 // The Learn view (issues 39 and 40): a tab beside the others, linkable; training runs in
 // the worker and the page shows the engine's numbers as they arrive.
+import { readFileSync } from 'node:fs';
 import { canvasHash } from '../lib/canvas.mjs';
 
 const STEPS = '[data-testid="learn-steps"]';
@@ -246,6 +247,33 @@ export const tests = [
       await page.setViewportSize({ width: 375, height: 812 });
       await page.locator('[data-testid="learn-composition"]').scrollIntoViewIfNeeded();
       await t.screenshot('learn-circuit-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'learn: the induction preset trained in the worker is the recorded run of the lesson: at step 600 the probe loss and the loss with each head off are the file numbers, to the digit',
+    run: async (t) => {
+      // assets/induction-run.json is the native engine's run of the same configuration; the
+      // engine's training arithmetic is the same to the bit in wasm (src/train/ops.rs)
+      const run = JSON.parse(readFileSync(new URL('../../assets/induction-run.json', import.meta.url), 'utf8'));
+      const page = await t.open('learn=induction', '[data-testid="learn-head"][data-layer="1"] canvas');
+      await page.selectOption('[data-testid="learn-speed"]', 'fast');
+      await page.click('[data-testid="learn-play"]');
+      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="learn-steps"]')?.textContent) === n,
+        run.config.steps, { timeout: 90000 });
+      await page.waitForSelector('[data-testid="learn-status"][data-busy="false"]');
+      for (const ablation of run.ablations) {
+        const toggle = `[data-testid="learn-ablate"][data-layer="${ablation.head.layer}"][data-head="${ablation.head.head}"]`;
+        await page.click(toggle);
+        await page.waitForSelector(`${toggle}[aria-pressed="true"]`);
+        const words = await page.textContent('[data-testid="learn-ablation-words"]');
+        const m = words.match(/the probe batch's loss is (\d+\.\d{3}) instead of (\d+\.\d{3})/);
+        t.assert.ok(m, words);
+        t.assert.equal(Number(m[2]), run.loss, `the whole model's probe loss at step ${run.config.steps}`);
+        t.assert.equal(Number(m[1]), ablation.loss, `layer ${ablation.head.layer + 1}, head ${ablation.head.head + 1} off`);
+        await page.click(toggle);
+        await page.waitForSelector(`${toggle}[aria-pressed="false"]`);
+      }
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -5,7 +5,9 @@
 //! (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` rewrites it). Every sentence is
 //! written from that file: the probe sequence, the trained heads' weights, the loss with a
 //! head switched off, and the step at which each head formed
-//! ([`halfway_formation`]).
+//! ([`halfway_formation`]). Training gives the same numbers to the bit in wasm
+//! (`attention_engine::train::ops`), so the Learn view's preset trains this very run; a
+//! browser test (`e2e/tests/learn.test.mjs`) holds its step-600 losses equal to the file's.
 //!
 //! The engine numbers its layers from 0; the page, as the Learn view does, from 1.
 

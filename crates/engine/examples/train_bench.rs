@@ -149,6 +149,16 @@ fn induction(text: &str) {
     println!("the prediction depends on (largest loss rise first): {}", names.join(", "));
 }
 
+/// The loss before each step of `steps` steps of the configuration, as JSON numbers (the
+/// shortest form that reads back to the same f64): `same-in-wasm.mjs` compares them with
+/// the wasm build's, every bit.
+fn losses(text: &str, steps: usize) {
+    let config = TrainConfig::from_json(text).expect("a valid configuration");
+    let mut trainer = Trainer::new(&config).expect("a valid configuration");
+    let losses: Vec<String> = trainer.train(steps).iter().map(|s| format!("{:?}", s.loss)).collect();
+    println!("[{}]", losses.join(","));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -157,6 +167,14 @@ fn main() {
             Some(path) => induction(&std::fs::read_to_string(path).expect("a readable configuration")),
             None => induction(INDUCTION),
         },
-        _ => eprintln!("usage: train_bench speed [REPEATS] | induction [CONFIG.json]"),
+        Some("losses") => match (args.get(1), args.get(2).and_then(|n| n.parse().ok())) {
+            (Some(path), Some(steps)) => {
+                losses(&std::fs::read_to_string(path).expect("a readable configuration"), steps)
+            }
+            _ => eprintln!("usage: train_bench losses CONFIG.json STEPS"),
+        },
+        _ => eprintln!(
+            "usage: train_bench speed [REPEATS] | induction [CONFIG.json] | losses CONFIG.json STEPS"
+        ),
     }
 }

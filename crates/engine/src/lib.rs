@@ -39,6 +39,7 @@ pub mod explain;
 pub mod export;
 pub mod format;
 pub mod invariants;
+mod lanes;
 pub mod limits;
 pub mod mask;
 pub mod matmul;

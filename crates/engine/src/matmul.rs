@@ -20,6 +20,10 @@
 
 use ndarray::{ArrayView2, ArrayViewMut2};
 
+use crate::lanes::Lanes;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+use crate::lanes::Pair;
+
 /// `c = a @ b` for `a: (M, K)`, `b: (K, N)`, `c: (M, N)`, any strides. `packed`, when
 /// given and of `b`'s shape, is `b` already packed ([`Packed::of`]; the seeded weights
 /// keep theirs, see [`crate::weights::Linear::packed`]); the native build ignores it.
@@ -34,7 +38,7 @@ pub fn gemm(
     packed: Option<&Packed>,
     c: ArrayViewMut2<'_, f64>,
 ) {
-    blocked_with::<simd::V>(a, b, packed, c);
+    blocked_with::<Pair>(a, b, packed, c);
 }
 
 /// `c = a @ b` for `a: (M, K)`, `b: (K, N)`, `c: (M, N)`, any strides: matrixmultiply's
@@ -90,70 +94,6 @@ impl Packed {
     fn block(&self, k0: usize, kc: usize) -> &[[f64; 4]] {
         let strips = self.n.div_ceil(NR);
         self.data.get(k0 * strips..(k0 + kc) * strips).unwrap_or_default()
-    }
-}
-
-/// Two f64 lanes and the three operations the kernel needs.
-trait Lanes: Copy {
-    const ZERO: Self;
-    fn splat(x: f64) -> Self;
-    /// Four numbers as two pairs.
-    fn load4(p: &[f64; 4]) -> (Self, Self);
-    /// `acc + a·b`, lane by lane, rounded twice (a product, then a sum).
-    fn mul_add(self, a: Self, b: Self) -> Self;
-    fn lanes(self) -> [f64; 2];
-}
-
-impl Lanes for [f64; 2] {
-    const ZERO: Self = [0.0; 2];
-    #[inline(always)]
-    fn splat(x: f64) -> Self {
-        [x; 2]
-    }
-    #[inline(always)]
-    fn load4(p: &[f64; 4]) -> (Self, Self) {
-        ([p[0], p[1]], [p[2], p[3]])
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        [self[0] + a[0] * b[0], self[1] + a[1] * b[1]]
-    }
-    #[inline(always)]
-    fn lanes(self) -> [f64; 2] {
-        self
-    }
-}
-
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod simd {
-    use core::arch::wasm32::{f64x2_add, f64x2_extract_lane, f64x2_mul, f64x2_splat, v128, v128_load};
-
-    /// A wasm `v128` read as two f64 lanes.
-    #[derive(Clone, Copy)]
-    pub struct V(v128);
-
-    impl super::Lanes for V {
-        const ZERO: Self = V(core::arch::wasm32::f64x2(0.0, 0.0));
-        #[inline(always)]
-        fn splat(x: f64) -> Self {
-            V(f64x2_splat(x))
-        }
-        #[inline(always)]
-        #[allow(unsafe_code)]
-        fn load4(p: &[f64; 4]) -> (Self, Self) {
-            // SAFETY: `p` is a valid, readable `[f64; 4]`: bytes 0..16 and 16..32 of it.
-            unsafe {
-                (V(v128_load(p.as_ptr().cast::<v128>())), V(v128_load(p.as_ptr().add(2).cast::<v128>())))
-            }
-        }
-        #[inline(always)]
-        fn mul_add(self, a: Self, b: Self) -> Self {
-            V(f64x2_add(self.0, f64x2_mul(a.0, b.0)))
-        }
-        #[inline(always)]
-        fn lanes(self) -> [f64; 2] {
-            [f64x2_extract_lane::<0>(self.0), f64x2_extract_lane::<1>(self.0)]
-        }
     }
 }
 

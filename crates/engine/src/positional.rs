@@ -5,22 +5,25 @@
 //! An odd `d_model` follows the same per-column rule (its last column is a sine).
 //! It is added at every position, `<pad>` included, as the Annotated Transformer's
 //! `PositionalEncoding` does.
+//!
+//! `pow`, `sin` and `cos` are the `libm` crate's, one pure-Rust implementation, so the
+//! table is the same to the bit in the browser and natively (training starts from it).
 
 use ndarray::Array2;
 
 /// The angle `pos / 10000^(2i/d_model)` of column `c` (`i = c / 2`).
 pub fn angle(pos: usize, c: usize, d_model: usize) -> f64 {
     let two_i = (c - c % 2) as f64;
-    pos as f64 / 10000f64.powf(two_i / d_model as f64)
+    pos as f64 / libm::pow(10000.0, two_i / d_model as f64)
 }
 
 /// `PE(pos, c)`: the sine of the angle for even columns, the cosine for odd ones.
 pub fn value(pos: usize, c: usize, d_model: usize) -> f64 {
     let a = angle(pos, c, d_model);
     if c.is_multiple_of(2) {
-        a.sin()
+        libm::sin(a)
     } else {
-        a.cos()
+        libm::cos(a)
     }
 }
 

@@ -58,3 +58,13 @@ pub fn train_rates(config_json: &str, steps: usize, runs: usize) -> Vec<f64> {
         })
         .collect()
 }
+
+/// The loss before each of `steps` training steps of `config_json` (an empty list for a bad
+/// configuration): compared with the native run's (`train_bench losses`), every bit.
+#[wasm_bindgen]
+pub fn train_losses(config_json: &str, steps: usize) -> Vec<f64> {
+    let Ok(mut trainer) = TrainConfig::from_json(config_json).and_then(|c| Trainer::new(&c)) else {
+        return Vec::new();
+    };
+    trainer.train(steps).iter().map(|s| s.loss).collect()
+}

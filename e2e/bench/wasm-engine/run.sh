@@ -9,12 +9,16 @@
 # builds interleaved in one browser (pkg/ = as the app, pkg-simd/ or pkg-nosimd/); SIMD=0
 # skips that.
 # CARGO_PROFILE_RELEASE_OPT_LEVEL=s and WASM_OPT_LEVEL=s try other optimisation levels.
+# PROFILE=release-worker builds the engine as the worker ships it (opt-level 2: training
+# and large inputs run there; train.mjs and same.mjs want it); the default, release, is the
+# page's (opt-level z).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 source "$root/scripts/env.sh"
 cd "$root" # cargo reads .cargo/config.toml from the working directory, as under Trunk
-profile() { awk '/^\[/{on = ($0 ~ /^\[profile\./)} on && NF' "$1"; }
+# the [profile.*] sections' settings, comments left out
+profile() { awk '/^\[/{on = ($0 ~ /^\[profile\./)} on && NF && !/^#/' "$1"; }
 if ! diff <(profile "$root/Cargo.toml") <(profile "$here/Cargo.toml") >/dev/null; then
   echo "e2e/bench/wasm-engine/Cargo.toml: its [profile.*] sections differ from the root's; copy them" >&2
   exit 1
@@ -24,29 +28,31 @@ if [ -n "${RUSTFLAGS:-}${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
 fi
 level="${WASM_OPT_LEVEL:-$(grep -o 'data-wasm-opt="[^"]*"' "$root/index.html" | head -1 | cut -d'"' -f2)}"
 cp "$root/Cargo.lock" "$here/Cargo.lock"
+cargo_profile="${PROFILE:-release}"
 
 # build TARGET_DIR OUT_DIR [RUSTFLAGS]
 build() {
   local target="$1" out="$2"
   if [ $# -ge 3 ]; then
-    RUSTFLAGS="$3" CARGO_TARGET_DIR="$target" cargo build --quiet --offline --release \
+    RUSTFLAGS="$3" CARGO_TARGET_DIR="$target" cargo build --quiet --offline --profile "$cargo_profile" \
       --target wasm32-unknown-unknown --manifest-path "$here/Cargo.toml"
   else
-    CARGO_TARGET_DIR="$target" cargo build --quiet --offline --release \
+    CARGO_TARGET_DIR="$target" cargo build --quiet --offline --profile "$cargo_profile" \
       --target wasm32-unknown-unknown --manifest-path "$here/Cargo.toml"
   fi
   rm -rf "$out"
   wasm-bindgen --target web --no-typescript --out-dir "$out" \
-    "$target/wasm32-unknown-unknown/release/al_wasm_engine_bench.wasm"
+    "$target/wasm32-unknown-unknown/$cargo_profile/al_wasm_engine_bench.wasm"
   # no --enable-simd: wasm-opt takes the features from the target_features section
   wasm-opt "-O${level:-z}" "$out/al_wasm_engine_bench_bg.wasm" -o "$out/al_wasm_engine_bench_bg.wasm"
   cat > "$out/index.html" <<'HTML'
 <!DOCTYPE html><meta charset="utf-8"><title>engine bench</title>
 <script type="module">
-import init, { engine_times, train_rates } from './al_wasm_engine_bench.js';
+import init, { engine_times, train_rates, train_losses } from './al_wasm_engine_bench.js';
 await init();
 window.engineTimes = (t, runs) => Array.from(engine_times(t, runs));
 window.trainRates = (config, steps, runs) => Array.from(train_rates(config, steps, runs));
+window.trainLosses = (config, steps) => Array.from(train_losses(config, steps));
 window.ready = true;
 </script>
 HTML

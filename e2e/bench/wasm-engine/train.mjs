@@ -1,6 +1,7 @@
 // Training steps per second in wasm (headless Chromium, the page's thread), for
 // BENCHMARKS.md: the previous-token model of `train_bench speed` and the induction run of
-// `train_bench induction`. Needs the harness built by run.sh (pkg/).
+// `train_bench induction`. Needs the harness built as the worker ships the engine:
+// `PROFILE=release-worker SIMD=0 e2e/bench/wasm-engine/run.sh` (pkg/).
 //   node e2e/bench/wasm-engine/train.mjs [DIR] [RUNS]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -30,7 +30,7 @@ pub fn intro(task: TaskKind) -> &'static str {
         }
         TaskKind::Induction | TaskKind::Sentences => {
             "A two-layer, attention-only transformer learns to continue a repeated sequence: once a token comes back, predict what followed it the first time. \
-             The loss creeps down slowly at first, then drops as two heads form: in layer 1 a previous-token stripe below the diagonal, in layer 2 a head reading the token just after the current token's earlier occurrence. The preset is the induction lesson's run, with its seed and its step budget."
+             The loss creeps down slowly at first, then drops as two heads form: in layer 1 a previous-token stripe below the diagonal, in layer 2 a head reading the token just after the current token's earlier occurrence. The preset is the induction lesson's run: trained here, it gives the lesson's numbers step for step, to the last digit."
         }
     }
 }

@@ -3,8 +3,16 @@
 //! step allocates nothing. A backward *adds* into its gradient buffers (`+=`), which is
 //! how the chain rule sums the paths through a shared input; the caller zeroes them once.
 //!
+//! Every operation is IEEE addition, multiplication, division or square root (Rust never
+//! fuses a multiply-add), and `exp` and `log` are the `libm` crate's, one pure-Rust
+//! implementation: a seeded run gives the same numbers to the bit in the browser's wasm
+//! and natively, so a run recorded by the native build is the run the Learn view trains
+//! (`e2e/bench/wasm-engine/same.mjs` compares them).
+//!
 //! Heads live side by side in the columns of a `(T, d_model)` buffer: head `hh` is
 //! columns `hh·d_k .. (hh+1)·d_k`, as after `merge_heads` (`crate::attention`).
+
+use crate::lanes::{Lanes, Pair};
 
 /// Row `i` of a matrix with `n` columns (empty if out of range).
 #[inline]
@@ -26,58 +34,84 @@ pub fn head_mut(row: &mut [f64], hh: usize, d_k: usize) -> &mut [f64] {
 
 /// `Σ a_i·b_i`, in four interleaved partial sums (so the products pipeline), added
 /// pairwise at the end: `(acc0 + acc1) + (acc2 + acc3) + tail`, where `acc_c` sums the
-/// products at `i ≡ c (mod 4)` in order and `tail` the last `n mod 4`. Over chunks of
-/// exactly four, so the compiler drops the bounds checks and pairs the sums in two-lane
-/// registers; the release profile's `opt-level = "z"` does not inline iterator adapters,
-/// hence the plain loops (BENCHMARKS.md).
+/// products at `i ≡ c (mod 4)` in order and `tail` the last `n mod 4`. The four sums are
+/// two [`Pair`]s (two-lane instructions in the browser too, see [`crate::lanes`]); the
+/// release profile's `opt-level = "z"` does not inline iterator adapters, hence the plain
+/// loops (BENCHMARKS.md).
 #[inline(always)]
-#[allow(clippy::indexing_slicing)] // every chunk has exactly four numbers; j < the tails' length
+#[allow(clippy::indexing_slicing)] // j < the tails' length
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (a_tail, b_tail) = (a4.remainder(), b4.remainder());
-    let mut acc = [0.0; 4];
-    for (x, y) in a4.zip(b4) {
-        acc[0] += x[0] * y[0];
-        acc[1] += x[1] * y[1];
-        acc[2] += x[2] * y[2];
-        acc[3] += x[3] * y[3];
+    let ((a4, a_tail), (b4, b_tail)) = (a[..n].as_chunks::<4>(), b[..n].as_chunks::<4>());
+    let (mut lo, mut hi) = (Pair::ZERO, Pair::ZERO);
+    for (x, y) in a4.iter().zip(b4) {
+        let ((x0, x1), (y0, y1)) = (Pair::load4(x), Pair::load4(y));
+        lo = lo.mul_add(x0, y0);
+        hi = hi.mul_add(x1, y1);
     }
     let mut tail = 0.0;
     for j in 0..a_tail.len().min(b_tail.len()) {
         tail += a_tail[j] * b_tail[j];
     }
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    let ([acc0, acc1], [acc2, acc3]) = (lo.lanes(), hi.lanes());
+    (acc0 + acc1) + (acc2 + acc3) + tail
 }
 
-/// `y += alpha·x` (over the shorter length; a plain index loop, as [`dot`]).
+/// `y += alpha·x` (over the shorter length), four numbers at a time as two [`Pair`]s.
 #[inline(always)]
-#[allow(clippy::indexing_slicing)] // every index is below n, the shorter length
+#[allow(clippy::indexing_slicing)] // every index is below the tails' length
 pub fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
     let n = y.len().min(x.len());
-    let (y, x) = (&mut y[..n], &x[..n]);
-    for i in 0..n {
-        y[i] += alpha * x[i];
+    let ((y4, y_tail), (x4, x_tail)) = (y[..n].as_chunks_mut::<4>(), x[..n].as_chunks::<4>());
+    let s = Pair::splat(alpha);
+    for (y, x) in y4.iter_mut().zip(x4) {
+        let ((y0, y1), (x0, x1)) = (Pair::load4(y), Pair::load4(x));
+        Pair::store4(y0.mul_add(s, x0), y1.mul_add(s, x1), y);
+    }
+    for i in 0..y_tail.len().min(x_tail.len()) {
+        y_tail[i] += alpha * x_tail[i];
     }
 }
 
 /// Columns of `out` a product keeps in registers at a time (four two-lane registers).
 const TILE: usize = 8;
 
-/// `acc[c] += s·b[c]` for one tile of columns: one row of a product's partial sums.
-#[inline(always)]
-#[allow(clippy::indexing_slicing)] // c < TILE, both arrays' length
-fn tile_axpy(acc: &mut [f64; TILE], s: f64, b: &[f64; TILE]) {
-    for c in 0..TILE {
-        acc[c] += s * b[c];
-    }
-}
+/// A tile of [`TILE`] columns as two groups of four.
+type Tile = [[f64; 4]; 2];
+
+/// One tile of a product's partial sums, in four [`Pair`]s.
+type Acc = [Pair; 4];
 
 /// `row[j0..j0 + TILE]` as a tile, if it is that long.
 #[inline(always)]
-fn tile(row: &[f64], j0: usize) -> Option<&[f64; TILE]> {
-    row.get(j0..j0 + TILE).and_then(|t| t.try_into().ok())
+fn tile(row: &[f64], j0: usize) -> Option<&Tile> {
+    row.get(j0..j0 + TILE).and_then(|t| t.as_chunks::<4>().0.try_into().ok())
+}
+
+/// `row[j0..j0 + TILE]` as a tile to write, if it is that long.
+#[inline(always)]
+fn tile_mut(row: &mut [f64], j0: usize) -> Option<&mut Tile> {
+    row.get_mut(j0..j0 + TILE).and_then(|t| t.as_chunks_mut::<4>().0.try_into().ok())
+}
+
+#[inline(always)]
+fn tile_load([lo, hi]: &Tile) -> Acc {
+    let ((a0, a1), (a2, a3)) = (Pair::load4(lo), Pair::load4(hi));
+    [a0, a1, a2, a3]
+}
+
+#[inline(always)]
+fn tile_store([a0, a1, a2, a3]: Acc, [lo, hi]: &mut Tile) {
+    Pair::store4(a0, a1, lo);
+    Pair::store4(a2, a3, hi);
+}
+
+/// `acc[c] += s·b[c]` for one tile of columns: one row of a product's partial sums.
+#[inline(always)]
+fn tile_axpy(acc: &mut Acc, s: f64, [lo, hi]: &Tile) {
+    let s = Pair::splat(s);
+    let ((b0, b1), (b2, b3)) = (Pair::load4(lo), Pair::load4(hi));
+    *acc = [acc[0].mul_add(s, b0), acc[1].mul_add(s, b1), acc[2].mul_add(s, b2), acc[3].mul_add(s, b3)];
 }
 
 /// `out (m×n) += a (m×k) @ b (k×n)`. Each `out[i][j]` is `out[i][j] + a[i][0]·b[0][j] +
@@ -88,16 +122,14 @@ pub fn mm(a: &[f64], b: &[f64], out: &mut [f64], k: usize, n: usize) {
     for (a_row, out_row) in a.chunks_exact(k).zip(out.chunks_exact_mut(n)) {
         let mut j0 = 0;
         while j0 + TILE <= n {
-            let Some(start) = tile(out_row, j0) else { break };
-            let mut acc = *start;
+            let Some(slot) = tile_mut(out_row, j0) else { break };
+            let mut acc = tile_load(slot);
             for (&a_ik, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
                 if let Some(b_tile) = tile(b_row, j0) {
                     tile_axpy(&mut acc, a_ik, b_tile);
                 }
             }
-            if let Some(slot) = out_row.get_mut(j0..j0 + TILE) {
-                slot.copy_from_slice(&acc);
-            }
+            tile_store(acc, slot);
             j0 += TILE;
         }
         // the columns past the last whole tile
@@ -116,16 +148,14 @@ pub fn mm_tn(a: &[f64], b: &[f64], out: &mut [f64], k: usize, n: usize) {
     for (r, out_row) in out.chunks_exact_mut(n).enumerate() {
         let mut j0 = 0;
         while j0 + TILE <= n {
-            let Some(start) = tile(out_row, j0) else { break };
-            let mut acc = *start;
+            let Some(slot) = tile_mut(out_row, j0) else { break };
+            let mut acc = tile_load(slot);
             for (a_row, b_row) in a.chunks_exact(k).zip(b.chunks_exact(n)) {
                 if let (Some(&a_ir), Some(b_tile)) = (a_row.get(r), tile(b_row, j0)) {
                     tile_axpy(&mut acc, a_ir, b_tile);
                 }
             }
-            if let Some(slot) = out_row.get_mut(j0..j0 + TILE) {
-                slot.copy_from_slice(&acc);
-            }
+            tile_store(acc, slot);
             j0 += TILE;
         }
         let rest = out_row.get_mut(j0..).unwrap_or(&mut []);
@@ -289,7 +319,7 @@ pub fn softmax(s: &[f64], p: &mut [f64], t: usize) {
         // a blocked key's exp(−∞) is exactly 0: written without calling exp (most of a
         // causal map's keys are blocked, and exp is a tenth of a training step)
         for (p, &s) in p_row.iter_mut().zip(s_row) {
-            *p = if s == f64::NEG_INFINITY { 0.0 } else { (s - max).exp() };
+            *p = if s == f64::NEG_INFINITY { 0.0 } else { libm::exp(s - max) };
         }
         let sum: f64 = p_row.iter().sum();
         for p in p_row.iter_mut() {
@@ -357,14 +387,14 @@ pub fn cross_entropy(logits: &[f64], targets: &[i64], vocab: usize, probs: &mut 
     {
         let max = l_row.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
         for (p, &l) in p_row.iter_mut().zip(l_row) {
-            *p = (l - max).exp();
+            *p = libm::exp(l - max);
         }
         let sum: f64 = p_row.iter().sum();
         for p in p_row.iter_mut() {
             *p /= sum;
         }
         if let Some(&l_target) = usize::try_from(target).ok().and_then(|i| l_row.get(i)) {
-            total += max + sum.ln() - l_target;
+            total += max + libm::log(sum) - l_target;
             count += 1;
         }
     }

@@ -78,8 +78,8 @@ impl Optimizer {
     ) {
         let [beta1, beta2] = betas;
         let step = self.steps as f64;
-        let bias_correction1 = 1.0 - beta1.powf(step);
-        let bias_correction2 = 1.0 - beta2.powf(step);
+        let bias_correction1 = 1.0 - libm::pow(beta1, step);
+        let bias_correction2 = 1.0 - libm::pow(beta2, step);
         let step_size = lr / bias_correction1;
         let bias_correction2_sqrt = bias_correction2.sqrt();
         for (((p, &grad), m), v) in

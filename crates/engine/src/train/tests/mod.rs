@@ -708,11 +708,11 @@ fn training_is_pinned_to_the_bit() {
     assert_eq!(
         digests,
         [
-            0xed2d_9261_3e40_0ef6,
-            0x9e1d_1cd5_49ef_fe08,
-            0x94de_6b3b_9867_b0e0,
-            0xda32_af12_f672_2348,
-            0xf478_c9cf_bf78_c7e5
+            0x15ae_9f5a_abf6_2334,
+            0xc113_bf60_a19b_8920,
+            0x3794_2215_5511_9b8d,
+            0x9915_afde_fe55_bde9,
+            0xd143_72d6_7910_cb5c,
         ],
         "{digests:#x?}"
     );
