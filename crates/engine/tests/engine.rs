@@ -220,8 +220,9 @@ fn cross_attention_shape_trace_snapshot() {
 // Masks and fills, end to end.
 // ---------------------------------------------------------------------------------------
 
-#[test]
-fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() {
+/// Two sentences of 5 and 7 tokens, padded and causal with a −inf fill: the first
+/// sentence's pad queries (5 and 6) see only pad keys, so their rows are fully blocked.
+fn padded_causal_neg_inf() -> Scenario {
     let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
     s.mask = MaskConfig {
         causal: true,
@@ -229,6 +230,12 @@ fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() 
         fill: Fill::NegInf,
         ..MaskConfig::default()
     };
+    s
+}
+
+#[test]
+fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() {
+    let mut s = padded_causal_neg_inf();
     let trace = run(&s).unwrap();
     assert_eq!(trace.fully_masked_rows, vec![[0, 5], [0, 6]]);
     assert_eq!(trace.nan_rows, vec![[0, 0, 5], [0, 0, 6], [0, 1, 5], [0, 1, 6]]);
@@ -249,13 +256,7 @@ fn fully_masked_pad_row_is_nan_under_neg_inf_and_uniform_under_large_negative() 
 /// or an index out of range.
 #[test]
 fn top_keys_ties_nan_rows_and_out_of_range() {
-    let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
-    s.mask = MaskConfig {
-        causal: true,
-        padding: Padding::KeysAndQueries,
-        fill: Fill::NegInf,
-        ..MaskConfig::default()
-    };
+    let mut s = padded_causal_neg_inf();
     let trace = run(&s).unwrap();
     // query 0 under the causal mask sees key 0 alone
     assert_eq!(trace.top_keys(1, 0, 0), vec![0]);
