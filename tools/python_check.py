@@ -1190,7 +1190,8 @@ def close(got, want, rtol=1e-12):
 def check_decode_and_tiles(c, trace_bin, work, only=None):
     """`trace --decode` and `trace --tiled BLOCK` against the NumPy reference's full run
     (tools/numpy_reference.py, which shares no code with the engine): every decoded output
-    row is row t of the full output, the cache has the size it should, and the tiled
+    row is row t of the full output, the cache has the size it should (under MLA it holds
+    NumPy's latents c_kv and RoPE keys), and the tiled
     context is the full context for every block size, with each tile's running maximum
     and sum recomputed from NumPy's masked scores."""
     sys.path.insert(0, str(ROOT / "tools"))
@@ -1202,7 +1203,9 @@ def check_decode_and_tiles(c, trace_bin, work, only=None):
                  "softcap_alibi_cross_both_sides", "qk_norm_gqa_rope_interleaved", "rope_fraction_half_gqa",
                  "sinks_gqa_rope_window_pad", "sinks_cross_alibi_norm_softcap",
                  "d_head_gqa_rope_sinks_window", "d_head_cross_alibi_norm_softcap",
-                 "streaming_keep_first_gqa_rope", "streaming_keep_first_both_sides_alibi"]:
+                 "streaming_keep_first_gqa_rope", "streaming_keep_first_both_sides_alibi",
+                 "mla_cross_sinks_softcap_window", "mla_q_lora_yarn_interleaved_causal",
+                 "mla_v2_q_lora_yarn_in_place_causal"]:
         if only is not None and only not in name:
             continue
         path = fixtures / f"{name}.scenario.json"
@@ -1230,7 +1233,20 @@ def check_decode_and_tiles(c, trace_bin, work, only=None):
                 want_positions = list(range(T_k)) if cross else [
                     j for j in range(t + 1) if window is None or j > t - window or j < keep_first]
                 L = len(want_positions)
-                ok = ok and p["k_cache_shape"][2] == L and p["v_cache_shape"] == p["k_cache_shape"]
+                ok = ok and p["k_cache_shape"][2] == L and p["v_cache_shape"][:3] == p["k_cache_shape"][:3]
+                mla = scenario.get("mla")
+                if mla is None:
+                    ok = ok and p["v_cache_shape"] == p["k_cache_shape"] and "c_kv" not in p
+                else:
+                    # what MLA caches: the latent and the shared RoPE key of each cached token
+                    ok = ok and p["v_cache_shape"][3] == mla["v_head_dim"]
+                    c_kv = json_numbers(p["c_kv"]["data"]).reshape(p["c_kv"]["shape"])
+                    k_rope = json_numbers(p["k_rope"]["data"]).reshape(p["k_rope"]["shape"])
+                    k_ref = steps["k_rot"] if "k_rot" in steps else steps["k_pe"]
+                    ok = ok and c_kv.shape == (B, L, mla["kv_lora_rank"])
+                    ok = ok and k_rope.shape == (B, 1, L, mla["qk_rope_head_dim"])
+                    ok = ok and close(c_kv, steps["c_kv"][:, want_positions])
+                    ok = ok and close(k_rope, k_ref[:, :, want_positions])
                 ok = ok and p["kept"] == (0 if cross else sum(j < keep_first for j in want_positions))
                 ok = ok and p["cache_positions"] == want_positions
                 out = json_numbers(p["output"]["data"]).reshape(p["output"]["shape"])[:, 0]

@@ -19,6 +19,12 @@
 //! `keys_and_queries`): under `-inf` both are NaN, but under `-1e9` the full run spreads
 //! the weight evenly over all `T_k` keys and the decoder over the keys it has cached.
 //!
+//! Under multi-head latent attention (DeepSeek-V2/V3) the cache holds, per token, the
+//! latent `c_KV` (`r_kv` numbers) and the shared RoPE key (`d_rope` numbers, turned at
+//! the token's position), not every head's key and value: each step projects the keys'
+//! unrotated parts and the values up from the cached latents (`kv_b_proj`), as the full
+//! run's trace does, and puts each key together with the shared RoPE key.
+//!
 //! Cross-attention decodes its queries one by one against a fixed cache: every key and
 //! value of the key/value sentences, computed once.
 
@@ -42,12 +48,15 @@ pub struct DecodeStep {
     /// The new token's key, `(B, h_kv, 1, d_k)`, after RoPE (empty in cross-attention:
     /// the cache is fixed).
     pub k_new: Array4<f64>,
-    /// The new token's value, `(B, h_kv, 1, d_k)` (empty in cross-attention).
+    /// The new token's value, `(B, h_kv, 1, d_v)` (empty in cross-attention).
     pub v_new: Array4<f64>,
     /// The key cache after the append, `(B, h_kv, L, d_k)`.
     pub k_cache: Array4<f64>,
-    /// The value cache after the append, `(B, h_kv, L, d_k)`.
+    /// The value cache after the append, `(B, h_kv, L, d_v)`.
     pub v_cache: Array4<f64>,
+    /// Under multi-head latent attention, what the cache really holds after the append:
+    /// `k_cache` and `v_cache` are every head's keys and values projected up from it.
+    pub latent: Option<LatentRows>,
     /// The absolute position of each cached row, oldest first.
     pub cache_positions: Vec<usize>,
     /// The position that left the rolling buffer at this step, if one did.
@@ -60,10 +69,20 @@ pub struct DecodeStep {
     pub scores: Array4<f64>,
     /// Its weights, `(B, h, 1, L)`.
     pub weights: Array4<f64>,
-    /// Its context, `(B, h, 1, d_k)`.
+    /// Its context, `(B, h, 1, d_v)` (`d_v = d_k` but under MLA).
     pub context: Array4<f64>,
     /// Its output row, `(B, 1, d_model)`.
     pub output: Array3<f64>,
+}
+
+/// What a decoder caches under multi-head latent attention, row for row with
+/// [`DecodeStep::cache_positions`]: per token `r_kv + d_rope` numbers, not `h·(d_k + d_v)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatentRows {
+    /// The latents `c_KV`, `(B, L, r_kv)`.
+    pub c_kv: Array3<f64>,
+    /// The shared RoPE keys, turned at their positions, `(B, 1, L, d_rope)`.
+    pub k_rope: Array4<f64>,
 }
 
 /// Every position of a decoded scenario.
@@ -85,6 +104,11 @@ struct PositionJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     evicted: Option<usize>,
     kept: usize,
+    /// Under MLA, what is cached: the latents `(B, L, r_kv)` and RoPE keys `(B, 1, L, d_rope)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    c_kv: Option<TensorJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    k_rope: Option<TensorJson>,
     scores: TensorJson,
     weights: TensorJson,
     context: TensorJson,
@@ -93,7 +117,8 @@ struct PositionJson {
 
 impl Decoded {
     /// `{"positions": [{"t", "k_cache_shape", "v_cache_shape", "cache_positions",
-    /// "evicted", "kept" (the first rows that are kept first keys), "scores", "weights" (B, h, 1, L), "context", "output" (B, 1, d_model)}]}`,
+    /// "evicted", "kept" (the first rows that are kept first keys), under MLA "c_kv" and
+    /// "k_rope" (what is cached), "scores", "weights" (B, h, 1, L), "context", "output" (B, 1, d_model)}]}`,
     /// the tensors as `{"shape", "data"}` with non-finite numbers as strings.
     pub fn to_json(&self) -> String {
         #[derive(Serialize)]
@@ -111,6 +136,8 @@ impl Decoded {
                 cache_positions: p.cache_positions.clone(),
                 evicted: p.evicted,
                 kept: p.kept,
+                c_kv: p.latent.as_ref().map(|l| l.c_kv.clone().into()),
+                k_rope: p.latent.as_ref().map(|l| l.k_rope.clone().into()),
                 scores: p.scores.clone().into(),
                 weights: p.weights.clone().into(),
                 context: p.context.clone().into(),
@@ -122,24 +149,103 @@ impl Decoded {
     }
 }
 
-/// The key/value heads of the tokens `range` of every sentence: projected, split and
-/// turned by RoPE at their absolute positions, `(B, h_kv, len, d_k)` each.
-fn keys_and_values(
-    inp: &Inputs,
-    range: std::ops::Range<usize>,
-) -> Result<(Array4<f64>, Array4<f64>), EngineError> {
-    let x = inp.x_kv_in.slice(s![.., range.clone(), ..]).to_owned(); // (b, len, d_model)
-    let k = attention::split_heads(attention::linear(&x, &inp.w.k), inp.n_kv_heads)?; // (b, h_kv, len, d_k)
-    let v = attention::split_heads(attention::linear(&x, &inp.w.v), inp.n_kv_heads)?;
-    let k = match &inp.qk_norm {
-        Some(norm) => attention::qk_norm(&k, norm, true),
-        None => k,
+/// What the cache holds: every token's key and value heads, or, under multi-head latent
+/// attention, every token's latent `c_KV` and its shared RoPE key, from which each step
+/// projects the keys and values up again.
+#[derive(Clone)]
+enum Cache {
+    /// Keys and values, `(B, h_kv, L, d_k)` each.
+    Heads(Array4<f64>, Array4<f64>),
+    /// The latents `(B, L, r_kv)` and the RoPE keys `(B, 1, L, d_rope)`.
+    Latent(Array3<f64>, Array4<f64>),
+}
+
+impl Cache {
+    /// The cache of the tokens `range` of every sentence: their keys and values projected,
+    /// split and turned by RoPE at their absolute positions, or MLA's latents and RoPE keys.
+    fn of(inp: &Inputs, range: std::ops::Range<usize>) -> Result<Self, EngineError> {
+        let x = inp.x_kv_in.slice(s![.., range.clone(), ..]).to_owned(); // (b, len, d_model)
+        if let Some((m, p)) = &inp.mla {
+            let (c_kv, k_rope) = stages::latent_rows(&x, p, m, inp.rope, range.start);
+            return Ok(Self::Latent(c_kv, k_rope));
+        }
+        let k = attention::split_heads(attention::linear(&x, &inp.w.k), inp.n_kv_heads)?; // (b, h_kv, len, d_k)
+        let v = attention::split_heads(attention::linear(&x, &inp.w.v), inp.n_kv_heads)?;
+        let k = match &inp.qk_norm {
+            Some(norm) => attention::qk_norm(&k, norm, true),
+            None => k,
+        };
+        let k = match inp.rope {
+            Some(rope) => attention::rotate_from(&k, rope, range.start),
+            None => k,
+        };
+        Ok(Self::Heads(k, v))
+    }
+
+    /// The cache with `new`'s rows appended.
+    fn append(&self, new: &Self) -> Result<Self, EngineError> {
+        fn cat<D: ndarray::RemoveAxis>(
+            axis: usize,
+            a: &ndarray::Array<f64, D>,
+            b: &ndarray::Array<f64, D>,
+        ) -> Result<ndarray::Array<f64, D>, EngineError> {
+            ndarray::concatenate(Axis(axis), &[a.view(), b.view()]).map_err(|_| EngineError::Reshape {
+                op: "cat",
+                from: a.shape().to_vec(),
+                to: b.shape().to_vec(),
+            })
+        }
+        match (self, new) {
+            (Self::Heads(k, v), Self::Heads(k2, v2)) => Ok(Self::Heads(cat(2, k, k2)?, cat(2, v, v2)?)),
+            (Self::Latent(c, r), Self::Latent(c2, r2)) => Ok(Self::Latent(cat(1, c, c2)?, cat(2, r, r2)?)),
+            _ => Err(EngineError::Reshape { op: "cat", from: vec![], to: vec![] }),
+        }
+    }
+
+    /// The cache with only the rows `rows`, in order.
+    fn select(&self, rows: &[usize]) -> Self {
+        match self {
+            Self::Heads(k, v) => Self::Heads(k.select(Axis(2), rows), v.select(Axis(2), rows)),
+            Self::Latent(c, r) => Self::Latent(c.select(Axis(1), rows), r.select(Axis(2), rows)),
+        }
+    }
+
+    /// The keys `(B, h_kv, L, d_k)` and values `(B, h_kv, L, d_v)` the attention reads: the
+    /// cached ones, or under MLA every head's, projected up from the latents.
+    fn keys_and_values(&self, inp: &Inputs) -> Result<(Array4<f64>, Array4<f64>), EngineError> {
+        match (self, &inp.mla) {
+            (Self::Latent(c, r), Some((m, p))) => stages::keys_from_latent(c, r, p, m, inp.n_heads),
+            (Self::Heads(k, v), _) => Ok((k.clone(), v.clone())),
+            (Self::Latent(..), None) => {
+                Err(EngineError::Mla { what: "decoding", why: "a latent cache without mla" })
+            }
+        }
+    }
+
+    /// MLA's latents and RoPE keys, if this is a latent cache.
+    fn latent(&self) -> Option<LatentRows> {
+        match self {
+            Self::Latent(c_kv, k_rope) => Some(LatentRows { c_kv: c_kv.clone(), k_rope: k_rope.clone() }),
+            Self::Heads(..) => None,
+        }
+    }
+}
+
+/// The new token's query, `(B, h, 1, d_k)`, turned by RoPE at position `t`.
+fn query(inp: &Inputs, t: usize) -> Result<Array4<f64>, EngineError> {
+    let x_t = inp.x_in.slice(s![.., t..t + 1, ..]).to_owned(); // (b, 1, d_model)
+    if let Some((m, p)) = &inp.mla {
+        return stages::latent_queries(&x_t, p, m, (inp.n_heads, inp.rope), t);
+    }
+    let q = attention::split_heads(attention::linear(&x_t, &inp.w.q), inp.n_heads)?; // (b, h, 1, d_k)
+    let q = match &inp.qk_norm {
+        Some(norm) => attention::qk_norm(&q, norm, false),
+        None => q,
     };
-    let k = match inp.rope {
-        Some(rope) => attention::rotate_from(&k, rope, range.start),
-        None => k,
-    };
-    Ok((k, v))
+    Ok(match inp.rope {
+        Some(rope) => attention::rotate_from(&q, rope, t),
+        None => q,
+    })
 }
 
 /// Decodes a scenario position by position with a key/value cache: see the
@@ -154,43 +260,28 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
     if !inp.cross && !inp.mask.causal {
         return Err(EngineError::DecodeNeedsCausal);
     }
-    let (h, group, d_k) = (inp.n_heads, inp.n_heads / inp.n_kv_heads.max(1), inp.d_k);
+    let (h, group) = (inp.n_heads, inp.n_heads / inp.n_kv_heads.max(1));
     let fill = inp.mask.fill.value();
     // Cross-attention: one fixed cache of every key/value token.
-    let fixed = if inp.cross { Some(keys_and_values(&inp, 0..inp.t_k)?) } else { None };
-    let mut k_cache = Array4::zeros((inp.b, inp.n_kv_heads, 0, d_k));
-    let mut v_cache = k_cache.clone();
+    let fixed = if inp.cross { Some(Cache::of(&inp, 0..inp.t_k)?) } else { None };
+    let mut cache = Cache::of(&inp, 0..0)?;
     let mut cache_positions: Vec<usize> = Vec::new();
     let mut positions = Vec::with_capacity(inp.t_q);
     for t in 0..inp.t_q {
-        // 1. The new token's query (and, in self-attention, its key and value), one row.
-        let x_t = inp.x_in.slice(s![.., t..t + 1, ..]).to_owned(); // (b, 1, d_model)
-        let q = attention::split_heads(attention::linear(&x_t, &inp.w.q), h)?; // (b, h, 1, d_k)
-        let q = match &inp.qk_norm {
-            Some(norm) => attention::qk_norm(&q, norm, false),
-            None => q,
-        };
-        let q = match inp.rope {
-            Some(rope) => attention::rotate_from(&q, rope, t),
-            None => q,
-        };
+        // 1. The new token's query (and, in self-attention, what it caches), one row.
+        let q = query(&inp, t)?;
         // 2. The cache after the append (a rolling buffer under a window).
-        let (mut k_new, mut v_new) = (Array4::zeros((inp.b, 0, 0, d_k)), Array4::zeros((inp.b, 0, 0, d_k)));
         let mut evicted = None;
+        let mut new = None;
         match &fixed {
-            Some((k, v)) => {
-                k_cache = k.clone();
-                v_cache = v.clone();
+            Some(all) => {
+                cache = all.clone();
                 cache_positions = (0..inp.t_k).collect();
             }
             None => {
-                (k_new, v_new) = keys_and_values(&inp, t..t + 1)?; // (b, h_kv, 1, d_k)
-                k_cache = ndarray::concatenate(Axis(2), &[k_cache.view(), k_new.view()]).map_err(|_| {
-                    EngineError::Reshape { op: "cat", from: k_cache.shape().to_vec(), to: vec![] }
-                })?;
-                v_cache = ndarray::concatenate(Axis(2), &[v_cache.view(), v_new.view()]).map_err(|_| {
-                    EngineError::Reshape { op: "cat", from: v_cache.shape().to_vec(), to: vec![] }
-                })?;
+                let row = Cache::of(&inp, t..t + 1)?;
+                cache = cache.append(&row)?;
+                new = Some(row);
                 cache_positions.push(t);
                 // the row that left the window, unless it is a kept first key
                 let leaving = inp.mask.window.and_then(|_| {
@@ -199,15 +290,19 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
                 if let Some(row) = leaving {
                     evicted = Some(cache_positions.remove(row));
                     let rest: Vec<usize> = (0..=cache_positions.len()).filter(|&l| l != row).collect();
-                    k_cache = k_cache.select(Axis(2), &rest);
-                    v_cache = v_cache.select(Axis(2), &rest);
+                    cache = cache.select(&rest);
                 }
             }
         }
+        let (k_cache, v_cache) = cache.keys_and_values(&inp)?;
+        let (k_new, v_new) = match &new {
+            Some(row) => row.keys_and_values(&inp)?,
+            None => (Array4::zeros((inp.b, 0, 0, inp.d_k)), Array4::zeros((inp.b, 0, 0, inp.d_k))),
+        };
         // 3. The one query row against the cache: scores, bias, mask, softmax, context.
         let k_rep = attention::repeat_kv(&k_cache, group); // (b, h, L, d_k)
         let v_rep = attention::repeat_kv(&v_cache, group);
-        let scaled = attention::scale_by(&attention::attn_scores(&q, &k_rep), d_k, inp.scale); // (b, h, 1, L)
+        let scaled = attention::scale_by(&attention::attn_scores(&q, &k_rep), inp.d_k, inp.scale); // (b, h, 1, L)
         let scaled = match inp.softcap {
             Some(c) => attention::softcap(&scaled, c),
             None => scaled,
@@ -238,8 +333,9 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
             q,
             k_new,
             v_new,
-            k_cache: k_cache.clone(),
-            v_cache: v_cache.clone(),
+            k_cache,
+            v_cache,
+            latent: cache.latent(),
             // a fixed cross-attention cache keeps every row: none is a kept first key
             kept: if inp.cross {
                 0

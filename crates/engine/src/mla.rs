@@ -535,10 +535,6 @@ mod run_tests {
         let e = crate::run(&s).unwrap_err().to_string();
         assert!(e.starts_with("h_kv = 1 with MLA on: MLA has no key/value heads to share"), "{e}");
         assert!(e.contains("set h_kv to h = 3, or turn MLA off") && !e.contains("n_kv_heads"), "{e}");
-        // decoding and tiles refuse it by name
-        let s = scenario(None, RopeStyle::Half);
-        assert_eq!(crate::decode(&s).map(|_| ()).unwrap_err().field(), Field::Mla);
-        assert_eq!(crate::tiled(&s, 2).map(|_| ()).unwrap_err().field(), Field::Mla);
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub struct Tiled {
     pub block: usize,
     /// Every tile, in the order folded in: sentence, head, query block, key block.
     pub tiles: Vec<Tile>,
-    /// `O / ℓ`, `(B, h, T_q, d_k)`: the full run's `context`, to rounding.
+    /// `O / ℓ`, `(B, h, T_q, d_v)`: the full run's `context`, to rounding.
     pub context: Array4<f64>,
 }
 
@@ -94,18 +94,19 @@ impl Tiled {
     }
 }
 
-/// Computes the context tile by tile with an online softmax: see the
-/// [module docs](self). `block` is the side of a tile (queries and keys).
-///
-/// # Errors
-/// [`EngineError::ZeroSize`] for a block of 0; otherwise as [`crate::run`].
-pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
-    if block == 0 {
-        return Err(EngineError::ZeroSize { what: "block", field: Field::Block });
+/// The heads as the attention reads them, `(b, h, t, d_k)` queries and keys and `(b, h,
+/// t_k, d_v)` values: projected, split, normalised, turned and repeated, or under
+/// multi-head latent attention each head's query and its key `[k_nope, k_rope]` and value
+/// projected up from the latent.
+#[allow(clippy::type_complexity)]
+fn heads(inp: &stages::Inputs) -> Result<(Array4<f64>, Array4<f64>, Array4<f64>), EngineError> {
+    let h = inp.n_heads;
+    if let Some((m, p)) = &inp.mla {
+        let q = stages::latent_queries(&inp.x_in, p, m, (h, inp.rope), 0)?;
+        let (c_kv, k_rope) = stages::latent_rows(&inp.x_kv_in, p, m, inp.rope, 0);
+        let (k, v) = stages::keys_from_latent(&c_kv, &k_rope, p, m, h)?;
+        return Ok((q, k, v));
     }
-    let inp = stages::inputs(scenario)?;
-    let (h, d_k) = (inp.n_heads, inp.d_k);
-    // The heads as the attention reads them: projected, split, turned, repeated.
     let q = attention::split_heads(attention::linear(&inp.x_in, &inp.w.q), h)?; // (b, h, t_q, d_k)
     let k = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.k), inp.n_kv_heads)?;
     let v = attention::split_heads(attention::linear(&inp.x_kv_in, &inp.w.v), inp.n_kv_heads)?;
@@ -118,12 +119,27 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
         None => (q, k),
     };
     let group = h / inp.n_kv_heads.max(1);
-    let (k, v) = (attention::repeat_kv(&k, group), attention::repeat_kv(&v, group)); // (b, h, t_k, d_k)
+    Ok((q, attention::repeat_kv(&k, group), attention::repeat_kv(&v, group)))
+}
+
+/// Computes the context tile by tile with an online softmax: see the
+/// [module docs](self). `block` is the side of a tile (queries and keys).
+///
+/// # Errors
+/// [`EngineError::ZeroSize`] for a block of 0; otherwise as [`crate::run`].
+pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
+    if block == 0 {
+        return Err(EngineError::ZeroSize { what: "block", field: Field::Block });
+    }
+    let inp = stages::inputs(scenario)?;
+    let h = inp.n_heads;
+    let (q, k, v) = heads(&inp)?;
+    let d_v = v.dim().3;
     let fill = inp.mask.fill.value();
     let skip_blocked = inp.mask.fill == Fill::NegInf;
-    let root = (d_k as f64).sqrt();
+    let root = (inp.d_k as f64).sqrt();
 
-    let mut context = Array4::zeros((inp.b, h, inp.t_q, d_k));
+    let mut context = Array4::zeros((inp.b, h, inp.t_q, d_v));
     let mut tiles = Vec::new();
     for b in 0..inp.b {
         let (len_q, len_k) =
@@ -136,7 +152,7 @@ pub fn tiled(scenario: &Scenario, block: usize) -> Result<Tiled, EngineError> {
                 let q_blk = q.slice(s![b, head, q0..q1, ..]); // (rows, d_k)
                 let mut m = vec![f64::NEG_INFINITY; rows];
                 let mut l = vec![0.0; rows];
-                let mut o = Array2::<f64>::zeros((rows, d_k));
+                let mut o = Array2::<f64>::zeros((rows, d_v));
                 for k0 in (0..inp.t_k).step_by(block) {
                     let k1 = (k0 + block).min(inp.t_k);
                     // The tile's scores: q·k / √d_k, plus ALiBi's bias, blocked ones the fill.

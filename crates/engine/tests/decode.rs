@@ -1,11 +1,14 @@
 //! KV-cache decoding and the tiled online softmax against the full run.
 
 mod common;
+#[path = "common/mla.rs"]
+mod mla_draw;
 
 use attention_engine::error::Field;
 use attention_engine::tiled::{online_row, running_sum};
 use attention_engine::{decode, run, tiled, EngineError, Fill, Scenario, StepName, Trace};
 use common::arb_scenario;
+use mla_draw::{arb_mla, with_mla};
 use proptest::prelude::*;
 
 /// Within 1e-12, relative to the number (with an absolute floor of 1e-12); NaN = NaN.
@@ -34,96 +37,180 @@ proptest! {
     /// it is the one row allowed to differ in self-attention.
     #[test]
     fn decoding_gives_the_full_runs_rows(s in arb_scenario().prop_map(decodable)) {
-        let full = run(&s).unwrap();
-        let decoded = decode(&s).unwrap();
-        let (output, weights) = (step(&full, StepName::Output), step(&full, StepName::Weights));
-        let z = full.sizes;
-        prop_assert_eq!(decoded.positions.len(), z.t);
-        for p in &decoded.positions {
-            let t = p.t;
-            // the cache: t + 1 rows (at most W under a window, plus the kept first keys beside
-            // it), or the fixed T_k in cross-attention
-            let keep = s.mask.keep_first.unwrap_or(0);
-            let l = if full.is_cross() {
-                z.t_k.unwrap_or(z.t)
-            } else {
-                s.mask.window.map_or(t + 1, |w| (t + 1).min(w) + keep.min((t + 1).saturating_sub(w)))
-            };
-            let kept = if full.is_cross() { 0 } else { p.cache_positions.iter().filter(|&&j| j < keep).count() };
-            prop_assert_eq!(p.kept, kept);
-            prop_assert_eq!(p.k_cache.shape(), &[z.b, z.kv_heads(), l, z.d_k]);
-            prop_assert_eq!(p.v_cache.shape(), p.k_cache.shape());
-            prop_assert_eq!(p.cache_positions.len(), l);
-            for b in 0..z.b {
-                let fully = full.fully_masked_rows.contains(&[b, t]);
-                if fully && s.mask.fill == Fill::LargeNegative && !full.is_cross() {
-                    continue;
-                }
-                for c in 0..z.d_model {
-                    let (got, want) = (p.output[[b, 0, c]], output.data[[b, t, c]]);
-                    prop_assert!(close(got, want), "output[{}, {}, {}]: decoded {} vs full {}", b, t, c, got, want);
-                }
-                // each weight (and masked score) of the cached keys is the full row's for that key
-                let masked = step(&full, StepName::Masked);
-                for h in 0..z.n_heads {
-                    for (li, &j) in p.cache_positions.iter().enumerate() {
-                        let (got, want) = (p.weights[[b, h, 0, li]], weights.data[[b, h, t, j]]);
-                        prop_assert!(close(got, want), "weights[{}, {}, {}, {}]: {} vs {}", b, h, t, j, got, want);
-                        let (got, want) = (p.scores[[b, h, 0, li]], masked.data[[b, h, t, j]]);
-                        prop_assert!(close(got, want), "scores[{}, {}, {}, {}]: {} vs {}", b, h, t, j, got, want);
-                    }
-                }
-            }
-        }
+        decodes_as_the_full_run(&s)?;
     }
 
     /// The online softmax's context is the full run's, for every block size from 1 to
     /// T + 1; no tile holds more than block × block scores.
     #[test]
     fn tiles_give_the_full_runs_context(s in arb_scenario(), extra in 0usize..2) {
-        let full = run(&s).unwrap();
-        let context = step(&full, StepName::Context);
-        let t_max = full.sizes.t.max(full.sizes.t_k.unwrap_or(0));
-        for block in 1..=t_max + 1 + extra {
-            let tiles = tiled(&s, block).unwrap();
-            prop_assert_eq!(tiles.context.shape(), context.shape.as_slice());
-            for (got, want) in tiles.context.iter().zip(context.data.iter()) {
-                prop_assert!(close(*got, *want), "block {}: {} vs {}", block, got, want);
+        tiles_as_the_full_run(&s, extra)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// Under multi-head latent attention, with every other option drawn beside it: the
+    /// decoder caches the latent and the shared RoPE key (the trace's own `c_kv` and
+    /// `k_rot`), and every row it decodes from them is the full run's.
+    #[test]
+    fn latent_decoding_gives_the_full_runs_rows(s in arb_scenario().prop_map(decodable), draw in arb_mla()) {
+        decodes_as_the_full_run(&with_mla(s, draw))?;
+    }
+
+    /// Under multi-head latent attention the tiles' context is the full run's, for every
+    /// block size.
+    #[test]
+    fn latent_tiles_give_the_full_runs_context(s in arb_scenario(), draw in arb_mla(), extra in 0usize..2) {
+        tiles_as_the_full_run(&with_mla(s, draw), extra)?;
+    }
+}
+
+/// `s` decoded position by position against its full run: see the proptests above.
+fn decodes_as_the_full_run(s: &Scenario) -> Result<(), TestCaseError> {
+    let full = run(s).unwrap();
+    let decoded = decode(s).unwrap();
+    let (output, weights) = (step(&full, StepName::Output), step(&full, StepName::Weights));
+    let z = full.sizes;
+    prop_assert_eq!(decoded.positions.len(), z.t);
+    for p in &decoded.positions {
+        let t = p.t;
+        // the cache: t + 1 rows (at most W under a window, plus the kept first keys beside
+        // it), or the fixed T_k in cross-attention
+        let keep = s.mask.keep_first.unwrap_or(0);
+        let l = if full.is_cross() {
+            z.t_k.unwrap_or(z.t)
+        } else {
+            s.mask.window.map_or(t + 1, |w| (t + 1).min(w) + keep.min((t + 1).saturating_sub(w)))
+        };
+        let kept = if full.is_cross() { 0 } else { p.cache_positions.iter().filter(|&&j| j < keep).count() };
+        prop_assert_eq!(p.kept, kept);
+        prop_assert_eq!(p.k_cache.shape(), &[z.b, z.kv_heads(), l, z.d_k]);
+        let d_v = s.mla.as_ref().map_or(z.d_k, |m| m.v_head_dim);
+        prop_assert_eq!(p.v_cache.shape(), &[z.b, z.kv_heads(), l, d_v]);
+        // under MLA the cache holds the trace's latents and RoPE keys, row for row
+        prop_assert_eq!(p.latent.is_some(), s.mla.is_some());
+        if let (Some(latent), Some(m)) = (&p.latent, &s.mla) {
+            prop_assert_eq!(latent.c_kv.shape(), &[z.b, l, m.kv_lora_rank]);
+            prop_assert_eq!(latent.k_rope.shape(), &[z.b, 1, l, m.qk_rope_head_dim]);
+            let k_rope = if s.rope.is_some() { StepName::KRot } else { StepName::KPe };
+            let (c_kv, k_rope) = (step(&full, StepName::CKv), step(&full, k_rope));
+            for b in 0..z.b {
+                for (li, &j) in p.cache_positions.iter().enumerate() {
+                    for r in 0..m.kv_lora_rank {
+                        let (got, want) = (latent.c_kv[[b, li, r]], c_kv.data[[b, j, r]]);
+                        prop_assert!(close(got, want), "c_kv[{}, {}, {}]: {} vs {}", b, j, r, got, want);
+                    }
+                    for r in 0..m.qk_rope_head_dim {
+                        let (got, want) = (latent.k_rope[[b, 0, li, r]], k_rope.data[[b, 0, j, r]]);
+                        prop_assert!(close(got, want), "k_rope[{}, {}, {}]: {} vs {}", b, j, r, got, want);
+                    }
+                }
             }
+        }
+        prop_assert_eq!(p.cache_positions.len(), l);
+        for b in 0..z.b {
+            let fully = full.fully_masked_rows.contains(&[b, t]);
+            if fully && s.mask.fill == Fill::LargeNegative && !full.is_cross() {
+                continue;
+            }
+            for c in 0..z.d_model {
+                let (got, want) = (p.output[[b, 0, c]], output.data[[b, t, c]]);
+                prop_assert!(
+                    close(got, want),
+                    "output[{}, {}, {}]: decoded {} vs full {}",
+                    b,
+                    t,
+                    c,
+                    got,
+                    want
+                );
+            }
+            // each weight (and masked score) of the cached keys is the full row's for that key
             let masked = step(&full, StepName::Masked);
-            for tile in &tiles.tiles {
-                prop_assert!(tile.q[1] - tile.q[0] <= block && tile.k[1] - tile.k[0] <= block);
-                // skipped exactly when every cell is blocked under -inf
-                let all_blocked = (tile.q[0]..tile.q[1])
-                    .all(|i| (tile.k[0]..tile.k[1]).all(|j| full.mask.is_blocked(tile.b, i, j)));
-                prop_assert_eq!(tile.skipped, all_blocked && s.mask.fill == Fill::NegInf);
-                // the running maximum is the row's maximum over the keys folded in so far
-                for (r, &m) in tile.m.iter().enumerate() {
-                    let seen = (0..tile.k[1]).map(|j| masked.data[[tile.b, tile.head, tile.q[0] + r, j]]);
-                    let want = seen.fold(f64::NEG_INFINITY, f64::max);
-                    prop_assert!(close(m, want), "m {} vs {}", m, want);
-                    // one row folded alone (online_row, what the lessons quote) agrees
-                    let i = tile.q[0] + r;
-                    let row: Vec<f64> =
-                        (0..full.sizes.t_k.unwrap_or(full.sizes.t)).map(|j| masked.data[[tile.b, tile.head, i, j]]).collect();
-                    let alone = online_row(&row, block);
-                    let after = alone.get(tile.k[0] / block).unwrap();
-                    prop_assert_eq!(after.k, tile.k);
-                    prop_assert!(close(after.m, m) && close(after.l, tile.l[r]), "row {} alone: {:?} vs {} {}", i, after, m, tile.l[r]);
-                    prop_assert!(close(after.correction, tile.correction[r]), "{:?} vs {}", after, tile.correction[r]);
-                    // its running sum term by term: the terms add up to ℓ′, bit for bit as folded
-                    let sum = running_sum(&row, block, tile.k[0] / block).unwrap();
-                    prop_assert_eq!(sum.after.to_bits(), after.l.to_bits());
-                    prop_assert_eq!(sum.correction.to_bits(), after.correction.to_bits());
-                    prop_assert_eq!(sum.k, tile.k);
-                    let keys: Vec<usize> = sum.exps.iter().map(|(j, _)| *j).collect();
-                    prop_assert_eq!(keys, (tile.k[0]..tile.k[1]).collect::<Vec<_>>());
-                    let again = sum.carried + sum.exps.iter().map(|(_, e)| e).sum::<f64>();
-                    prop_assert!(sum.exps.is_empty() || again.to_bits() == sum.after.to_bits() || sum.after == again);
+            for h in 0..z.n_heads {
+                for (li, &j) in p.cache_positions.iter().enumerate() {
+                    let (got, want) = (p.weights[[b, h, 0, li]], weights.data[[b, h, t, j]]);
+                    prop_assert!(
+                        close(got, want),
+                        "weights[{}, {}, {}, {}]: {} vs {}",
+                        b,
+                        h,
+                        t,
+                        j,
+                        got,
+                        want
+                    );
+                    let (got, want) = (p.scores[[b, h, 0, li]], masked.data[[b, h, t, j]]);
+                    prop_assert!(close(got, want), "scores[{}, {}, {}, {}]: {} vs {}", b, h, t, j, got, want);
                 }
             }
         }
     }
+    Ok(())
+}
+
+/// `s` tiled with every block size against its full run: see the proptests above.
+fn tiles_as_the_full_run(s: &Scenario, extra: usize) -> Result<(), TestCaseError> {
+    let full = run(s).unwrap();
+    let context = step(&full, StepName::Context);
+    let t_max = full.sizes.t.max(full.sizes.t_k.unwrap_or(0));
+    for block in 1..=t_max + 1 + extra {
+        let tiles = tiled(s, block).unwrap();
+        prop_assert_eq!(tiles.context.shape(), context.shape.as_slice());
+        for (got, want) in tiles.context.iter().zip(context.data.iter()) {
+            prop_assert!(close(*got, *want), "block {}: {} vs {}", block, got, want);
+        }
+        let masked = step(&full, StepName::Masked);
+        for tile in &tiles.tiles {
+            prop_assert!(tile.q[1] - tile.q[0] <= block && tile.k[1] - tile.k[0] <= block);
+            // skipped exactly when every cell is blocked under -inf
+            let all_blocked = (tile.q[0]..tile.q[1])
+                .all(|i| (tile.k[0]..tile.k[1]).all(|j| full.mask.is_blocked(tile.b, i, j)));
+            prop_assert_eq!(tile.skipped, all_blocked && s.mask.fill == Fill::NegInf);
+            // the running maximum is the row's maximum over the keys folded in so far
+            for (r, &m) in tile.m.iter().enumerate() {
+                let seen = (0..tile.k[1]).map(|j| masked.data[[tile.b, tile.head, tile.q[0] + r, j]]);
+                let want = seen.fold(f64::NEG_INFINITY, f64::max);
+                prop_assert!(close(m, want), "m {} vs {}", m, want);
+                // one row folded alone (online_row, what the lessons quote) agrees
+                let i = tile.q[0] + r;
+                let row: Vec<f64> = (0..full.sizes.t_k.unwrap_or(full.sizes.t))
+                    .map(|j| masked.data[[tile.b, tile.head, i, j]])
+                    .collect();
+                let alone = online_row(&row, block);
+                let after = alone.get(tile.k[0] / block).unwrap();
+                prop_assert_eq!(after.k, tile.k);
+                prop_assert!(
+                    close(after.m, m) && close(after.l, tile.l[r]),
+                    "row {} alone: {:?} vs {} {}",
+                    i,
+                    after,
+                    m,
+                    tile.l[r]
+                );
+                prop_assert!(
+                    close(after.correction, tile.correction[r]),
+                    "{:?} vs {}",
+                    after,
+                    tile.correction[r]
+                );
+                // its running sum term by term: the terms add up to ℓ′, bit for bit as folded
+                let sum = running_sum(&row, block, tile.k[0] / block).unwrap();
+                prop_assert_eq!(sum.after.to_bits(), after.l.to_bits());
+                prop_assert_eq!(sum.correction.to_bits(), after.correction.to_bits());
+                prop_assert_eq!(sum.k, tile.k);
+                let keys: Vec<usize> = sum.exps.iter().map(|(j, _)| *j).collect();
+                prop_assert_eq!(keys, (tile.k[0]..tile.k[1]).collect::<Vec<_>>());
+                let again = sum.carried + sum.exps.iter().map(|(_, e)| e).sum::<f64>();
+                prop_assert!(
+                    sum.exps.is_empty() || again.to_bits() == sum.after.to_bits() || sum.after == again
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How often decoding is bit for bit the full run (printed with --nocapture), over 300

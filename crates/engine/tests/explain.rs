@@ -11,7 +11,10 @@ use attention_engine::{
 use proptest::prelude::*;
 
 mod common;
+#[path = "common/mla.rs"]
+mod mla_draw;
 use common::arb_scenario;
+use mla_draw::{arb_mla, with_mla};
 
 fn close(got: f64, want: f64, tol: f64) -> bool {
     (got - want).abs() <= tol
@@ -411,6 +414,59 @@ proptest! {
         for name in StepName::ALL {
             if trace.step(name).is_none() {
                 prop_assert_eq!(explain(&trace, name, &[0, 0, 0]), Err(ExplainError::NoSuchStep(name)));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Under multi-head latent attention the scores, weights, context, concat and output
+    /// explain themselves from the trace's own tensors: the terms add up to the cell, the
+    /// score's first d_nope products are q_nope · k_nope and the rest q_rot · k_rot, and the
+    /// absorbed form gives the same score. Every other step is refused by name.
+    #[test]
+    fn latent_cells_explain_themselves(
+        s in arb_scenario(),
+        draw in arb_mla(),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 4),
+    ) {
+        let s = with_mla(s, draw);
+        let m = s.mla.clone().unwrap();
+        let trace = run(&s).unwrap();
+        for step in &trace.steps {
+            let index: Vec<usize> = step.shape.iter().zip(&picks).map(|(&len, p)| p.index(len)).collect();
+            let e = match explain(&trace, step.name, &index) {
+                Ok(e) => e,
+                Err(err) => {
+                    prop_assert_eq!(err, ExplainError::NotUnderMla(step.name));
+                    prop_assert!(!matches!(step.name, StepName::Scores | StepName::Weights | StepName::Context
+                        | StepName::Concat | StepName::Output));
+                    continue;
+                }
+            };
+            let value = step.data[ndarray::IxDyn(&index)];
+            prop_assert!(same(e.result, value), "{}{:?}: result {} vs trace {}", step.name, index, e.result, value);
+            prop_assert!(!e.notes.iter().any(|n| n.contains("Recomputed")), "{}{:?}: {:?}", step.name, index, e.notes);
+            if matches!(step.name, StepName::Scores | StepName::Context | StepName::Output) {
+                prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", step.name, index, e.terms_sum(), e.result);
+            }
+            if step.name == StepName::Scores {
+                prop_assert_eq!(e.terms.len(), m.d_k());
+                let part = |ts: &[attention_engine::Term]| ts.iter().fold(0.0, |a, t| a + t.value);
+                let (nope, rope) = e.terms.split_at(m.qk_nope_head_dim);
+                let said = e.notes.iter().find(|n| n.contains("q_nope · k_nope")).cloned().unwrap_or_default();
+                prop_assert!(said.contains(&attention_engine::format::reading(part(nope))), "{}", said);
+                prop_assert!(said.contains(&attention_engine::format::reading(part(rope))), "{}", said);
+                prop_assert_eq!(
+                    e.notes.iter().any(|n| n.contains("W_UK absorbed")),
+                    s.rope.is_some(),
+                    "{:?}", e.notes
+                );
+                let n = m.qk_nope_head_dim;
+                let (head, tail) = (format!(":{n}]"), format!("{n}:]"));
+                prop_assert!(e.pytorch.contains(&head) && e.pytorch.contains(&tail), "{}", e.pytorch);
             }
         }
     }

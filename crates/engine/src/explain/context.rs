@@ -47,18 +47,20 @@ impl Explainer<'_> {
         )
     }
 
-    /// `concat`: `context[b, ⌊c / d_k⌋, t, c mod d_k]`.
+    /// `concat`: `context[b, ⌊c / d_k⌋, t, c mod d_k]` (`d_v` in place of `d_k` under MLA,
+    /// where it is the value heads' width).
     pub(super) fn concat(&self) -> Result<Explanation, ExplainError> {
         let [b, t, c] = three(self.index)?;
-        let d_k = self.d_k().max(1);
+        let d_k = self.d_v().max(1);
         let (h, j) = (c / d_k, c % d_k);
         let v = cell(self.trace, StepName::Context, &[b, h, t, j])?;
         let mut notes = vec![format!(
             "No arithmetic: transpose(1, 2) and view lay the heads side by side, so column {c} is head ⌊{c} / {d_k}⌋ = {h}, feature {c} mod {d_k} = {j} (both counted from 0)."
         )];
         self.check(v, &mut notes);
+        let width = if self.trace.mla.is_some() { "d_v" } else { "d_k" };
         self.done(
-            "concat[b,t,c] = context[b, ⌊c / d_k⌋, t, c mod d_k]".into(),
+            format!("concat[b,t,c] = context[b, ⌊c / {width}⌋, t, c mod {width}]"),
             Kind::Copy,
             vec![plain(format!("context[{b},{h},{t},{j}]"), v)],
             notes,

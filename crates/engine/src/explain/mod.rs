@@ -76,12 +76,16 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
             | StepName::Pe
             | StepName::XPe
             | StepName::XKvPe
+            | StepName::Scores
             | StepName::Scaled
             | StepName::Capped
             | StepName::Alibi
             | StepName::Biased
             | StepName::Masked
             | StepName::Weights
+            | StepName::Context
+            | StepName::Concat
+            | StepName::Output
             | StepName::ResidIn
             | StepName::ResidOut
     );
@@ -184,14 +188,26 @@ impl Explainer<'_> {
             .unwrap_or_else(|| order.last().copied().unwrap_or(StepName::X))
     }
 
-    /// The query heads the scores read: `q_rot` with RoPE, else `q_heads`.
+    /// A value head's width: `d_k`, or MLA's `d_v`.
+    fn d_v(&self) -> usize {
+        self.trace.mla.as_ref().map_or(self.d_k(), |m| m.v_head_dim)
+    }
+
+    /// The query heads the scores read: `q_rot` with RoPE, else `q_heads`; under MLA
+    /// `q_cat` (the unrotated part beside the turned one) with RoPE, else `q_heads`.
     fn q_source(&self) -> StepName {
+        if self.trace.mla.is_some() {
+            return self.first_of(&[StepName::QCat, StepName::QHeads]);
+        }
         self.first_of(&[StepName::QRot, StepName::QNorm, StepName::QHeads])
     }
 
     /// The key heads the scores read: `k_rep` when grouped, `k_rot` with RoPE, else
-    /// `k_heads`.
+    /// `k_heads`; under MLA `k_cat`, each head's `[k_nope, k_rope]`.
     fn k_source(&self) -> StepName {
+        if self.trace.mla.is_some() {
+            return StepName::KCat;
+        }
         self.first_of(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads])
     }
 

@@ -24,11 +24,14 @@ impl Explainer<'_> {
             StepName::Q => (self.projection_input(false), &p.q, Param::WQ, Param::BQ, "self.w_q"),
             StepName::K => (self.projection_input(true), &p.k, Param::WK, Param::BK, "self.w_k"),
             StepName::V => (self.projection_input(true), &p.v, Param::WV, Param::BV, "self.w_v"),
+            // MLA's PyTorch names W_O as DeepSeek's module does
+            _ if self.trace.mla.is_some() => (StepName::Concat, &p.o, Param::WO, Param::BO, "self.o_proj"),
             _ => (StepName::Concat, &p.o, Param::WO, Param::BO, "self.w_o"),
         };
-        // the input's width: d_model, or h·d_k for the heads side by side (W_O's input)
+        // the input's width: d_model, or h·d_k for the heads side by side (W_O's input;
+        // h·d_v under MLA)
         let width = if input == StepName::Concat {
-            self.trace.axis_len(crate::step::Axis::QWidth)
+            self.trace.step(StepName::Concat).and_then(|s| s.shape.get(2).copied()).unwrap_or(0)
         } else {
             self.d_model()
         };

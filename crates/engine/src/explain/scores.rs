@@ -20,6 +20,31 @@ impl Explainer<'_> {
             self.d_k()
         )];
         self.check(sum, &mut notes);
+        let mut pytorch = format!("(q[{b}, {h}, {i}] * k[{b}, {h}, {j}]).sum()");
+        if let Some(m) = &self.trace.mla {
+            let n = m.qk_nope_head_dim.min(terms.len());
+            let (nope, rope) = terms.split_at(n);
+            let part = |ts: &[Term]| num(left_sum(ts.iter().map(|t| t.value)));
+            notes.push(format!(
+                "Under multi-head latent attention the key is [k_nope, k_rope]. The first d_nope = {n} products \
+                 are the unrotated part, q_nope · k_nope, with k_nope projected up from the latent c_KV \
+                 (kv_b_proj): {}. The last d_rope = {} are the rotated part, q_rot · k_rot, with the one RoPE \
+                 key every head shares: {}.",
+                part(nope),
+                rope.len(),
+                part(rope)
+            ));
+            if let Some(absorbed) = self.trace.absorbed_scores().and_then(|a| a.get([b, h, i, j]).copied()) {
+                notes.push(format!(
+                    "With W_UK absorbed into the query, (q_nope · W_UKᵀ) · c_KV + q_rot · k_rot gives {}: the \
+                     same score, read from the cached latent without forming the key.",
+                    num(absorbed)
+                ));
+            }
+            pytorch = format!(
+                "(q[{b}, {h}, {i}, :{n}] * k[{b}, {h}, {j}, :{n}]).sum() + (q[{b}, {h}, {i}, {n}:] * k[{b}, {h}, {j}, {n}:]).sum()"
+            );
+        }
         let latex = format!(
             r"{} = \sum_{{d}} q_{{{b},{h},{i},d}}\, k_{{{b},{h},{j},d}} = {} = {}",
             self.lhs(),
@@ -35,7 +60,7 @@ impl Explainer<'_> {
                 Operand::step(self.q_source(), &[Some(b), Some(h), Some(i), None]),
                 Operand::step(self.k_source(), &[Some(b), Some(h), Some(j), None]),
             ],
-            format!("(q[{b}, {h}, {i}] * k[{b}, {h}, {j}]).sum()"),
+            pytorch,
             latex,
         )
     }

@@ -134,8 +134,8 @@ pub(super) fn not_written_section() -> Section {
     Section::new(
         "Not written for multi-head latent attention",
         vec!["The KV-cache decoding, the online softmax tile by tile and the PyTorch model of the other \
-              scenarios are not written for mla yet (the page's decode and tiles views refuse it too). Every \
-              NumPy step above is checked against the page."
+              scenarios are not written here for mla (the page's decode and tiles views run it, and `trace \
+              --decode` and `--tiled` print them). Every NumPy step above is checked against the page."
             .into()],
         code,
     )

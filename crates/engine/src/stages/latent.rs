@@ -9,7 +9,7 @@ use super::heads::Heads;
 use super::{Plan, Recorder};
 use crate::attention;
 use crate::error::EngineError;
-use crate::mla::{self, MlaParams, QueryPath};
+use crate::mla::{self, Mla, MlaParams, QueryPath};
 use crate::scenario::{Rope, RopeStyle};
 use crate::step::{Axis as A, StepName};
 use crate::trace::Reshape;
@@ -130,25 +130,97 @@ pub(super) fn latent(
 }
 
 /// RoPE on the rotated parts, the queries' `(b, h, t_q, d_rope)` and the shared key's
-/// `(b, 1, t_k, d_rope)`: Hugging Face's `apply_rotary_pos_emb`, or, with the interleaved
-/// style, its `apply_rotary_pos_emb_interleave` (evens, then odds, turned as `rotate_half`:
-/// DeepSeek-V3), or with `in_place` DeepSeek-V2's `apply_rotary_emb` (each pair `2i, 2i+1`
-/// turned where it is, the engine's interleaved rotation).
+/// `(b, 1, t_k, d_rope)`, from position 0: [`rotate_part`] on each.
 pub(crate) fn rotate_parts(
     q_pe: &Array4<f64>,
     k_pe: &Array4<f64>,
     rope: Rope,
     in_place: bool,
 ) -> (Array4<f64>, Array4<f64>) {
+    (rotate_part(q_pe, rope, in_place, 0), rotate_part(k_pe, rope, in_place, 0))
+}
+
+/// RoPE on a rotated part `(b, heads, t, d_rope)` of tokens at positions `first, first + 1,
+/// …`: Hugging Face's `apply_rotary_pos_emb`, or, with the interleaved style, its
+/// `apply_rotary_pos_emb_interleave` (evens, then odds, turned as `rotate_half`:
+/// DeepSeek-V3), or with `in_place` DeepSeek-V2's `apply_rotary_emb` (each pair `2i, 2i+1`
+/// turned where it is, the engine's interleaved rotation).
+fn rotate_part(x: &Array4<f64>, rope: Rope, in_place: bool, first: usize) -> Array4<f64> {
     let half = Rope { style: RopeStyle::Half, ..rope };
     match rope.style {
-        RopeStyle::Half => (attention::rotate(q_pe, half), attention::rotate(k_pe, half)),
-        RopeStyle::Interleaved if in_place => (attention::rotate(q_pe, rope), attention::rotate(k_pe, rope)),
-        RopeStyle::Interleaved => (
-            attention::rotate(&mla::deinterleave(q_pe), half),
-            attention::rotate(&mla::deinterleave(k_pe), half),
-        ),
+        RopeStyle::Half => attention::rotate_from(x, half, first),
+        RopeStyle::Interleaved if in_place => attention::rotate_from(x, rope, first),
+        RopeStyle::Interleaved => attention::rotate_from(&mla::deinterleave(x), half, first),
     }
+}
+
+/// What a decoder caches of the tokens in `x` (`(b, len, d_model)`, at positions `first,
+/// first + 1, …`) under MLA: the latent `c_KV`, `(b, len, r_kv)`, and the shared RoPE key
+/// turned at each token's position, `(b, 1, len, d_rope)`.
+pub(crate) fn latent_rows(
+    x: &Array3<f64>,
+    p: &MlaParams,
+    m: &Mla,
+    rope: Option<Rope>,
+    first: usize,
+) -> (Array3<f64>, Array4<f64>) {
+    let r_kv = m.kv_lora_rank;
+    let kv_a = attention::linear(x, &p.kv_a); // (b, len, r_kv + d_rope)
+    let c_kv = mla::rms_norm_rows(&kv_a.slice(s![.., .., ..r_kv]).to_owned(), &p.kv_a_norm, m.eps);
+    let k_pe = kv_a.slice(s![.., .., r_kv..]).to_owned().insert_axis(Axis(1));
+    let k_rope = match rope {
+        Some(rope) => rotate_part(&k_pe, rope, m.rope_in_place, first),
+        None => k_pe,
+    };
+    (c_kv, k_rope)
+}
+
+/// MLA's queries of the tokens in `x` at positions `first, first + 1, …`, `(b, h, len,
+/// d_nope + d_rope)`: projected (or compressed and projected up), split into heads, their
+/// last `d_rope` numbers turned by RoPE.
+///
+/// # Errors
+/// [`EngineError::Reshape`] if the query width does not split into `h` heads.
+pub(crate) fn latent_queries(
+    x: &Array3<f64>,
+    p: &MlaParams,
+    m: &Mla,
+    (h, rope): (usize, Option<Rope>),
+    first: usize,
+) -> Result<Array4<f64>, EngineError> {
+    let q = match &p.q {
+        QueryPath::Direct(layer) => attention::linear(x, layer),
+        QueryPath::Compressed { down, norm, up } => {
+            attention::linear(&mla::rms_norm_rows(&attention::linear(x, down), norm, m.eps), up)
+        }
+    };
+    let q = attention::split_heads(q, h)?; // (b, h, len, d_nope + d_rope)
+    let Some(rope) = rope else { return Ok(q) };
+    let d_nope = m.qk_nope_head_dim;
+    let q_rot = rotate_part(&q.slice(s![.., .., .., d_nope..]).to_owned(), rope, m.rope_in_place, first);
+    concatenate(Axis(3), &[q.slice(s![.., .., .., ..d_nope]), q_rot.view()]).map_err(|_| reshape_error(&q))
+}
+
+/// Every head's keys and values from what a decoder cached: `k_nope` and `v` projected up
+/// from the latent `c_KV` (`kv_b_proj`), and each key `[k_nope, k_rope]` with the one
+/// shared RoPE key. Returns keys `(b, h, L, d_nope + d_rope)` and values `(b, h, L, d_v)`.
+///
+/// # Errors
+/// [`EngineError::Reshape`] if `kv_b_proj`'s width does not split into `h` heads.
+pub(crate) fn keys_from_latent(
+    c_kv: &Array3<f64>,
+    k_rope: &Array4<f64>,
+    p: &MlaParams,
+    m: &Mla,
+    h: usize,
+) -> Result<(Array4<f64>, Array4<f64>), EngineError> {
+    let d_nope = m.qk_nope_head_dim;
+    let kv_heads = attention::split_heads(attention::linear(c_kv, &p.kv_b), h)?; // (b, h, L, d_nope + d_v)
+    let (b, _, len, _) = kv_heads.dim();
+    let shared = k_rope.broadcast((b, h, len, m.qk_rope_head_dim)).ok_or_else(|| reshape_error(k_rope))?;
+    let k = concatenate(Axis(3), &[kv_heads.slice(s![.., .., .., ..d_nope]), shared])
+        .map_err(|_| reshape_error(&kv_heads))?;
+    Ok((k, kv_heads.slice(s![.., .., .., d_nope..]).to_owned()))
 }
 
 /// The error of a concatenation or broadcast that the sizes checked before rule out.

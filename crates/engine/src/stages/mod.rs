@@ -46,6 +46,7 @@ use attend::{attend, bias};
 use embed::{embed, positions};
 use heads::{norm, project, repeat, rotate, split};
 use latent::latent;
+pub(crate) use latent::{keys_from_latent, latent_queries, latent_rows};
 use output::{merge, output};
 
 /// What decoding and tiling start from: the checked sizes and options, the weights, and
@@ -63,7 +64,7 @@ pub(crate) struct Inputs {
     pub mask: crate::scenario::MaskConfig,
     pub rope: Option<Rope>,
     pub alibi_slopes: Vec<f64>,
-    /// The scores' factor in place of `1/√d_k`, if any.
+    /// The scores' factor in place of `1/√d_k`, if any (with MLA's `mscale_all_dim`, its m²).
     pub scale: Option<f64>,
     /// Logit softcapping's `c`, if any.
     pub softcap: Option<f64>,
@@ -71,6 +72,9 @@ pub(crate) struct Inputs {
     pub qk_norm: Option<crate::scenario::QkNorm>,
     /// The attention sinks' logits, one per head, if any.
     pub sinks: Option<Vec<f64>>,
+    /// Multi-head latent attention's option and weights, if on: the queries, keys and
+    /// values come from these, and `w` holds its `W_O` only.
+    pub mla: Option<(mla::Mla, mla::MlaParams)>,
     pub w: std::sync::Arc<Weights>,
     /// `(B, T_q, d_model)`: what the query projection reads.
     pub x_in: Array3<f64>,
@@ -84,12 +88,6 @@ pub(crate) struct Inputs {
 /// As [`run`].
 pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
     let plan = Plan::of(scenario)?;
-    if scenario.mla.is_some() {
-        let why =
-            "the decoding and tiles views do not run it yet (the run and its trace do): turn mla off to \
-                   see them";
-        return Err(EngineError::Mla { what: "decoding and tiles", why });
-    }
     if plan.n_layers > 1 {
         let why = "the decoding and tiles views run one layer (the run and its trace have them all): set \
                    n_layers to 1 to see them"
@@ -98,7 +96,15 @@ pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
     }
     let mut rec = Recorder::new(&plan);
     let (q_width, kv_width) = (plan.q_width(), plan.n_kv_heads * plan.d_k);
-    let w = weights::build_sized(&scenario.projections, plan.d_model, q_width, kv_width, scenario.seed)?;
+    let mla = match &scenario.mla {
+        Some(m) => Some((m.clone(), mla::build(m, plan.d_model, plan.n_heads, scenario.layer_seed(0))?)),
+        None => None,
+    };
+    let w = match &mla {
+        // MLA's W_O is its own; it has no W_Q, W_K, W_V of this shape
+        Some((_, p)) => std::sync::Arc::new(Weights { o: p.o.clone(), ..Weights::empty() }),
+        None => weights::build_sized(&scenario.projections, plan.d_model, q_width, kv_width, scenario.seed)?,
+    };
     let embedded = embed(&plan, &mut rec)?;
     let (x_in, x_kv_in) = positions(&plan, &embedded, &mut rec);
     Ok(Inputs {
@@ -114,10 +120,11 @@ pub(crate) fn inputs(scenario: &Scenario) -> Result<Inputs, EngineError> {
         mask: scenario.mask,
         rope: scenario.rope,
         alibi_slopes: if scenario.alibi { attention::alibi_slopes(plan.n_heads) } else { vec![] },
-        scale: scenario.scale,
+        scale: plan.score_scale(),
         softcap: scenario.softcap,
         qk_norm: scenario.qk_norm.clone(),
         sinks: scenario.sinks.clone(),
+        mla,
         w,
         x_kv_in: x_kv_in.unwrap_or_else(|| x_in.clone()),
         x_in,
