@@ -1297,8 +1297,7 @@ def main(argv):
             check_scenario(c, args.trace_bin, name, scenario, work, args.torch)
         if not args.only or "mla" in args.only:
             check_mla_numpy(c, args.trace_bin, work)
-        if not args.only or "mla" not in args.only:
-            check_decode_and_tiles(c, args.trace_bin, work, args.only)
+        check_decode_and_tiles(c, args.trace_bin, work, args.only)
         if not args.only or "layers" in args.only:
             sys.path.insert(0, str(ROOT / "tools"))
             import layers_reference
