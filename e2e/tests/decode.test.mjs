@@ -40,6 +40,23 @@ async function check(page, id = 'decode-check') {
   return page.$eval(`[data-testid="${id}"]`, (el) => ({ diff: Number(el.dataset.diff), text: el.textContent }));
 }
 
+/**
+ * Opens `query` in the explorer, turns multi-head latent attention on with a latent of
+ * `rank` numbers (the mla-rank control: the scenario then travels in the link's #s=), and
+ * opens the link in `view` (decode or tiles), waiting for `ready`.
+ */
+async function openLatent(t, query, rank, view, ready) {
+  const page = await t.gotoApp(query);
+  await page.waitForSelector('[data-testid="trace-step"][data-step="weights"]');
+  await page.fill('[data-testid="mla-rank"]', String(rank));
+  await page.waitForSelector('[data-testid="trace-step"][data-step="c_kv"]');
+  await page.waitForFunction(() => location.hash.startsWith('#s='));
+  const [before, hash] = page.url().split('#');
+  await page.goto(`${before}&view=${view}#${hash}`);
+  await page.waitForSelector(ready);
+  return page;
+}
+
 async function openDecode(t, query = DECODE) {
   const page = await t.open(query, '[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
   return page;
@@ -303,6 +320,63 @@ export const tests = [
       await page.click('[data-testid="tiles-next"]');
       t.assert.match(await text(page, 'tiles-position'), /^Tile 3 of 4/);
       await t.screenshot('tiles-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'decode view under MLA: the cache holds c_KV and k_rope per token with its size, and every row equals the full run\'s',
+    run: async (t) => {
+      // d_model 16, h 4: d_nope = d_v = 4, d_rope = 2 (DeepSeek-V3's proportions), r_kv = 3
+      const page = await openLatent(t, `${BASE}&causal=1&rope=half`, 3, 'decode',
+        '[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
+      t.assert.match(await page.textContent('[data-testid="k-cache"] caption'), /^c_KV cache, shared by every head: r_kv = 3$/);
+      t.assert.match(await page.textContent('[data-testid="v-cache"] caption'), /^k_rope cache, shared by every head: d_rope = 2$/);
+      await eachStep(page, 6, async (step, rows) => {
+        t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
+        const c = await check(page);
+        t.assert.ok(c.diff <= 1e-12, `t = ${step}: ${c.diff}`);
+        t.assert.match(c.text, new RegExp(`^Equals row ${step} of the full run`));
+        const shape = await text(page, 'decode-cache-shape');
+        t.assert.ok(shape.includes('r_kv = 3 numbers') && shape.includes('d_rope = 2'), shape);
+        t.assert.ok(shape.includes('5 numbers, not h·(d_k + d_v) = 4·(6 + 4) = 40'), shape);
+        t.assert.ok(shape.includes(`c_kv is (B, L, r_kv) = (2, ${step + 1}, 3) and k_rope (B, 1, L, d_rope) = (2, 1, ${step + 1}, 2)`), shape);
+        // the tables' rows: 3 and 2 numbers each, no "…"
+        t.assert.equal(await page.$$eval('[data-testid="k-cache"] tbody tr:last-child td', (td) => td.length), 3);
+        t.assert.equal(await page.$$eval('[data-testid="v-cache"] tbody tr:last-child td', (td) => td.length), 2);
+      });
+      t.assert.match(await page.textContent('[data-testid="decode-weights"] caption'),
+        /softmax of the scaled q·k = q_nope·k_nope \+ q_rot·k_rope/);
+      // B 2 × L 6 × (3 + 2) × 8 bytes = 480 bytes
+      t.assert.match(await text(page, 'decode-memory'), /B × L × \(r_kv \+ d_rope\) × 8 bytes \(f64\) = 2 × 6 × \(3 \+ 2\) × 8 = 480 bytes/);
+      t.assert.equal(await overflows(page), false);
+      await t.screenshot('decode-mla-1440');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await page.waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+      t.assert.equal(await overflows(page), false);
+      await t.screenshot('decode-mla-375');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'tiles view under MLA: the context equals the full run\'s at every block, the scores named as MLA\'s',
+    run: async (t) => {
+      const page = await openLatent(t, `${BASE}&causal=1&rope=half`, 3, 'tiles',
+        '[data-testid="tiles-view"] [data-testid="tiles-check"][data-diff]');
+      for (const block of [1, 2, 4, 6]) {
+        await page.fill('[data-testid="tile-block"]', String(block));
+        await page.press('[data-testid="tile-block"]', 'Enter');
+        await page.waitForFunction((b) => location.search.includes(`block=${b}`), block);
+        await page.waitForSelector('[data-testid="tiles-check"][data-diff]');
+        const c = await check(page, 'tiles-check');
+        t.assert.ok(c.diff <= 1e-12, `block ${block}: ${c.diff}`);
+      }
+      await page.click('[data-testid="tiles-view"] details.al-fold summary');
+      t.assert.match(await page.textContent('[data-testid="tile-scores"] caption'), /q_nope·k_nope \+ q_rot·k_rope, scaled/);
+      t.assert.equal(await overflows(page), false);
+      await t.screenshot('tiles-mla-1440');
+      await page.setViewportSize({ width: 375, height: 812 });
+      await page.waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+      await t.screenshot('tiles-mla-375');
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -32,12 +32,14 @@ struct CacheRow {
     more: bool,
 }
 
-/// A position's K or V cache.
-fn pick(s: &DecodeStep, which: char) -> &ndarray::Array4<f64> {
-    if which == 'K' {
-        &s.k_cache
-    } else {
-        &s.v_cache
+/// A position's K or V cache, or under MLA what stands in their place: the latents `c_KV`
+/// (for K, as one shared head) and the shared RoPE keys (for V).
+fn pick(s: &DecodeStep, which: char) -> ndarray::ArrayView4<'_, f64> {
+    match (&s.latent, which) {
+        (Some(l), 'K') => l.c_kv.view().insert_axis(ndarray::Axis(1)),
+        (Some(l), _) => l.k_rope.view(),
+        (None, 'K') => s.k_cache.view(),
+        (None, _) => s.v_cache.view(),
     }
 }
 
@@ -51,7 +53,8 @@ fn cache_rows_now(
     which: char,
 ) -> Vec<CacheRow> {
     let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
-    let cols = at.d_k.min(MAX_COLS);
+    let width = at.width(which);
+    let cols = width.min(MAX_COLS);
     let row = |pos: usize, slot: &'static str, values: Vec<f64>| CacheRow {
         pos,
         slot,
@@ -62,7 +65,7 @@ fn cache_rows_now(
             _ => token_label(key_tokens, pos),
         },
         values,
-        more: at.d_k > cols,
+        more: width > cols,
     };
     let mut out = Vec::new();
     // the evicted row's numbers are in the previous position's cache
@@ -70,7 +73,7 @@ fn cache_rows_now(
         let prev = p.t.checked_sub(1).and_then(|t| d.positions.get(t));
         let values = prev.and_then(|prev| {
             let i = prev.cache_positions.iter().position(|&x| x == e)?;
-            data::cache_row(pick(prev, which), at.b, at.kv_head, i, cols)
+            data::cache_row(pick(prev, which), at.b, at.cache_head(), i, cols)
         });
         if let Some(values) = values {
             out.push(row(e, "evicted", values));
@@ -78,7 +81,7 @@ fn cache_rows_now(
     }
     for l in listed_rows(at.len, MAX_ROWS, p.kept) {
         let (Some(&pos), Some(values)) =
-            (p.cache_positions.get(l), data::cache_row(pick(p, which), at.b, at.kv_head, l, cols))
+            (p.cache_positions.get(l), data::cache_row(pick(p, which), at.b, at.cache_head(), l, cols))
         else {
             continue;
         };
@@ -111,7 +114,7 @@ fn column_chars<'a>(
 /// steps, and a step does not lay out the table's columns again.
 fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char) -> (usize, usize) {
     let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
-    let cols = at.d_k.min(MAX_COLS);
+    let cols = at.width(which).min(MAX_COLS);
     // every key position's label, with the longest mark it can carry
     let mark = if d.positions.iter().any(|p| p.evicted.is_some()) {
         " (left)"
@@ -127,14 +130,16 @@ fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char)
     let rows: Vec<Vec<f64>> = if d.cross {
         let first = d.positions.first();
         (0..keys)
-            .filter_map(|l| first.and_then(|p| data::cache_row(pick(p, which), at.b, at.kv_head, l, cols)))
+            .filter_map(|l| {
+                first.and_then(|p| data::cache_row(pick(p, which), at.b, at.cache_head(), l, cols))
+            })
             .collect()
     } else {
         d.positions
             .iter()
             .filter_map(|p| {
                 let newest = p.cache_positions.len().checked_sub(1)?;
-                data::cache_row(pick(p, which), at.b, at.kv_head, newest, cols)
+                data::cache_row(pick(p, which), at.b, at.cache_head(), newest, cols)
             })
             .collect()
     };
@@ -143,12 +148,22 @@ fn decoding_column_chars(d: &Decoded, full: Option<&Trace>, at: At, which: char)
 
 /// The K or V table's caption: the same at every position, and short (presenter mode
 /// fits a lesson step on one screen). How many rows it lists, when not all, is in the
-/// shape line above ([`listed_words`]).
-fn cache_caption(which: char, kv_head: usize, d_k: usize) -> String {
-    let cols = d_k.min(MAX_COLS);
-    let numbers =
-        if d_k > cols { format!("the first {cols} of d_k = {d_k} numbers") } else { format!("d_k = {d_k}") };
-    format!("{which} cache, K/V head {}: {numbers}", kv_head + 1)
+/// shape line above ([`listed_words`]). Under MLA the tables are the latent and the RoPE
+/// key, one row per token shared by every head.
+fn cache_caption(which: char, at: At) -> String {
+    let width = at.width(which);
+    let cols = width.min(MAX_COLS);
+    let (name, size) = match (at.latent, which) {
+        (Some(_), 'K') => ("c_KV cache, shared by every head".to_owned(), "r_kv"),
+        (Some(_), _) => ("k_rope cache, shared by every head".to_owned(), "d_rope"),
+        (None, _) => (format!("{which} cache, K/V head {}", at.kv_head + 1), "d_k"),
+    };
+    let numbers = if width > cols {
+        format!("the first {cols} of {size} = {width} numbers")
+    } else {
+        format!("{size} = {width}")
+    };
+    format!("{name}: {numbers}")
 }
 
 /// What the shape line adds about the tables' rows at a cache of `len` rows, `kept` of
@@ -198,14 +213,13 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
     });
     // The caption and the column widths: once per decoding, sentence and head. What a
     // step changes (L, how many rows are listed) is in the shape line above the tables.
-    let caption = Memo::new(move |_| {
-        ctx.with_decoding(|_, _, at| cache_caption(which, at.kv_head, at.d_k)).unwrap_or_default()
-    });
+    let caption =
+        Memo::new(move |_| ctx.with_decoding(|_, _, at| cache_caption(which, at)).unwrap_or_default());
     let widths = Memo::new(move |_| {
         ctx.with_decoding(|d, full, at| decoding_column_chars(d, full, at, which)).unwrap_or((8, 1))
     });
-    // d_k, not t: the header is built again only for another decoding
-    let d_k = Memo::new(move |_| ctx.with_decoding(|_, _, at| at.d_k).unwrap_or(0));
+    // the width, not t: the header is built again only for another decoding
+    let d_k = Memo::new(move |_| ctx.with_decoding(|_, _, at| at.width(which)).unwrap_or(0));
     let header = move || {
         let d_k = d_k.get();
         let cols = d_k.min(MAX_COLS);
@@ -247,8 +261,29 @@ mod tests {
 
     #[test]
     fn the_caption_is_the_decodings_and_the_shape_line_counts_the_rows() {
-        assert_eq!(cache_caption('K', 0, 64), "K cache, K/V head 1: the first 4 of d_k = 64 numbers");
-        assert_eq!(cache_caption('V', 2, 4), "V cache, K/V head 3: d_k = 4");
+        let at = |kv_head, d_k, latent| At {
+            batch_len: 1,
+            h_kv: 3,
+            len: 1,
+            d_k,
+            d_v: d_k,
+            latent,
+            b: 0,
+            head: kv_head,
+            kv_head,
+        };
+        assert_eq!(
+            cache_caption('K', at(0, 64, None)),
+            "K cache, K/V head 1: the first 4 of d_k = 64 numbers"
+        );
+        assert_eq!(cache_caption('V', at(2, 4, None)), "V cache, K/V head 3: d_k = 4");
+        // under MLA: what is really cached, one row per token for every head
+        let latent = at(2, 5, Some((8, 2)));
+        assert_eq!(
+            cache_caption('K', latent),
+            "c_KV cache, shared by every head: the first 4 of r_kv = 8 numbers"
+        );
+        assert_eq!(cache_caption('V', latent), "k_rope cache, shared by every head: d_rope = 2");
         assert_eq!(listed_words(3, 0), "");
         assert_eq!(listed_words(8, 0), "");
         assert_eq!(listed_words(9, 0), "; the tables below list the newest 8 of its L = 9 rows");
@@ -270,11 +305,16 @@ mod tests {
         assert_eq!(column_chars(["x"].into_iter(), [-2e9].into_iter()), (8, 4));
     }
 
-    /// One sentence of `words` (and `extra` JSON: a window, cross-attention), causal,
-    /// d_model 4, h 2, h_kv 1, decoded and run.
+    /// Multi-head latent attention with RoPE, for [`decoded`]'s `extra`.
+    const LATENT: &str = r#", "n_kv_heads": 2, "rope": {"style": "half"},
+        "mla": {"kv_lora_rank": 3, "qk_nope_head_dim": 2, "qk_rope_head_dim": 2, "v_head_dim": 3}"#;
+
+    /// One sentence of `words` (and `extra` JSON: a window, cross-attention, MLA), causal,
+    /// d_model 4, h 2, h_kv 1 (unless `extra` says otherwise), decoded and run.
     fn decoded(words: &str, mask: &str, extra: &str) -> (Arc<Decoded>, Trace) {
+        let kv = if extra.contains("n_kv_heads") { "" } else { r#""n_kv_heads": 1,"# };
         let s = Scenario::from_json(&format!(
-            r#"{{"sentences": ["{words}"], "d_model": 4, "n_heads": 2, "n_kv_heads": 1,
+            r#"{{"sentences": ["{words}"], "d_model": 4, "n_heads": 2, {kv}
                 "projections": "seeded", "seed": 3, "mask": {{"causal": true{mask}}}{extra}}}"#
         ))
         .unwrap();
@@ -288,6 +328,7 @@ mod tests {
             ("", ""),
             (r#", "window": 2"#, ""),
             ("", r#", "kv_sentences": ["keys of another sentence entirely"]"#),
+            (r#", "window": 3"#, LATENT),
         ] {
             let (d, full) = decoded(words, mask, extra);
             let at = At::of(&d.positions[0], 0, 1);

@@ -4,6 +4,7 @@
 //! numbers come from [`crate::engine::decode`]; nothing here computes attention.
 
 use crate::engine::decode::cache_bytes;
+use crate::engine::mla::{cache_bytes_per_token, CacheKind};
 use crate::engine::tokenize::tokenize;
 use crate::engine::{DecodeStep, Decoded, Scenario, StepName, Trace};
 pub use crate::format::group_digits;
@@ -54,10 +55,11 @@ pub fn weight_row(step: &DecodeStep, b: usize, head: usize) -> Vec<f64> {
         .unwrap_or_default()
 }
 
-/// Row `l` of one K/V head's cache of sentence `b` (`k_cache` or `v_cache`), its first
-/// `cols` numbers; `None` past the cache's ends.
+/// Row `l` of one K/V head's cache of sentence `b` (`k_cache` or `v_cache`, or under MLA
+/// the latents or RoPE keys as one shared head), its first `cols` numbers; `None` past
+/// the cache's ends.
 pub fn cache_row(
-    cache: &ndarray::Array4<f64>,
+    cache: ndarray::ArrayView4<f64>,
     b: usize,
     kv_head: usize,
     l: usize,
@@ -215,6 +217,14 @@ pub fn scenario_cache_bytes(batch: usize, kv_heads: usize, d_k: usize, rows: usi
     batch as u64 * cache_bytes(1, kv_heads as u64, d_k as u64, 8, rows as u64)
 }
 
+/// This scenario's cache at one step under multi-head latent attention: `B` sentences ×
+/// `rows` rows × `r_kv + d_rope` numbers (the latent and the shared RoPE key), one layer,
+/// f64.
+pub fn latent_cache_bytes(batch: usize, r_kv: usize, d_rope: usize, rows: usize) -> u64 {
+    let kind = CacheKind::Latent { kv_lora_rank: r_kv as u64, d_rope: d_rope as u64 };
+    (batch * rows) as u64 * cache_bytes_per_token(kind, 1, 8)
+}
+
 /// The most bytes of caches the page keeps for a decoded scenario: the engine keeps
 /// every position's cache (K and V, B × h_kv × L × d_k each), so a long batch of wide
 /// sentences would need gigabytes.
@@ -227,7 +237,12 @@ pub fn decode_footprint(s: &Scenario) -> u64 {
     let longest =
         |sentences: &[String]| sentences.iter().map(|x| tokenize(x).len()).max().unwrap_or(0) as u64;
     let t_q = longest(&s.sentences);
-    let d_k = (s.d_model / s.n_heads.max(1)) as u64;
+    // under MLA every position also keeps each head's keys and values (d_k + d_v wide,
+    // counted as two d_k-wide halves) beside its latents
+    let d_k = match &s.mla {
+        Some(m) => (m.d_k() + m.v_head_dim + m.kv_lora_rank + m.qk_rope_head_dim).div_ceil(2) as u64,
+        None => (s.d_model / s.n_heads.max(1)) as u64,
+    };
     let h_kv = s.n_kv_heads.unwrap_or(s.n_heads) as u64;
     let rows: u64 = match &s.kv_sentences {
         Some(kv) => t_q * longest(kv),
@@ -359,9 +374,9 @@ mod tests {
             let last = decoded.positions.last().unwrap();
             assert_eq!(output_check(last, &full, 5), None);
             assert!(weight_row(last, 5, 0).is_empty() && weight_row(last, 0, 9).is_empty());
-            assert_eq!(cache_row(&last.k_cache, 0, 9, 0, 8), None);
-            assert_eq!(cache_row(&last.k_cache, 5, 0, 0, 8), None);
-            assert_eq!(cache_row(&last.k_cache, 0, 0, 99, 8), None);
+            assert_eq!(cache_row(last.k_cache.view(), 0, 9, 0, 8), None);
+            assert_eq!(cache_row(last.k_cache.view(), 5, 0, 0, 8), None);
+            assert_eq!(cache_row(last.k_cache.view(), 0, 0, 99, 8), None);
         }
     }
 
@@ -372,10 +387,10 @@ mod tests {
         assert_eq!(p.cache_positions, [2, 3]);
         assert_eq!(p.k_cache.shape()[2], 2);
         // the row of position 3 is the cache's newest, its numbers the first `cols`
-        let row = cache_row(&p.k_cache, 0, 1, 1, 3).unwrap();
+        let row = cache_row(p.k_cache.view(), 0, 1, 1, 3).unwrap();
         assert_eq!(row.len(), 3.min(p.k_cache.shape()[3]));
         assert_eq!(row[0], p.k_cache[[0, 1, 1, 0]]);
-        assert_eq!(cache_row(&p.k_cache, 0, 1, 2, 3), None);
+        assert_eq!(cache_row(p.k_cache.view(), 0, 1, 2, 3), None);
         use Slot::*;
         assert_eq!(slots(p, 6, false), [Gone, Evicted, Cached, New, Future, Future]);
         // without a window nothing leaves
@@ -457,6 +472,8 @@ mod tests {
             .contains("keeps only the last 4,096 tokens. That is past the 8,192-token context"));
         // this scenario's own cache: B = 2, h_kv = 2, d_k = 3, 4 rows, f64
         assert_eq!(scenario_cache_bytes(2, 2, 3, 4), 2 * 2 * 2 * 3 * 4 * 8);
+        // under MLA: B = 2 × 6 rows × (r_kv 3 + d_rope 2) numbers × 8 bytes
+        assert_eq!(latent_cache_bytes(2, 3, 2, 6), 480);
     }
 
     #[test]

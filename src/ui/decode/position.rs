@@ -27,12 +27,36 @@ pub(super) struct At {
     pub(super) h_kv: usize,
     pub(super) len: usize,
     pub(super) d_k: usize,
+    /// A value head's width (`d_k` but under MLA).
+    pub(super) d_v: usize,
+    /// Under MLA, what a token caches: `(r_kv, d_rope)`.
+    pub(super) latent: Option<(usize, usize)>,
     pub(super) b: usize,
     pub(super) head: usize,
     pub(super) kv_head: usize,
 }
 
 impl At {
+    /// The width of the `which` table's rows: K (`d_k`) or V (`d_v`), or under MLA the
+    /// latent `c_KV` (`r_kv`) or the RoPE key (`d_rope`).
+    pub(super) fn width(&self, which: char) -> usize {
+        match (self.latent, which) {
+            (Some((r_kv, _)), 'K') => r_kv,
+            (Some((_, d_rope)), _) => d_rope,
+            (None, 'K') => self.d_k,
+            (None, _) => self.d_v,
+        }
+    }
+
+    /// The head of the cache tables: the shown K/V head, or under MLA the one shared row.
+    pub(super) fn cache_head(&self) -> usize {
+        if self.latent.is_some() {
+            0
+        } else {
+            self.kv_head
+        }
+    }
+
     pub(super) fn of(p: &DecodeStep, b: usize, head: usize) -> Self {
         let (k, q) = (p.k_cache.shape(), p.q.shape());
         let h = q.get(1).copied().unwrap_or(1).max(1);
@@ -44,6 +68,8 @@ impl At {
             h_kv,
             len: k.get(2).copied().unwrap_or(0),
             d_k: k.get(3).copied().unwrap_or(0),
+            d_v: p.v_cache.shape().get(3).copied().unwrap_or(0),
+            latent: p.latent.as_ref().map(|l| (l.c_kv.dim().2, l.k_rope.dim().3)),
             b: b.min(batch_len.saturating_sub(1)),
             head,
             kv_head: head / (h / h_kv).max(1),

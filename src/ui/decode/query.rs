@@ -130,10 +130,15 @@ fn query_now(p: &DecodeStep, full: Option<&Trace>, at: At) -> QueryNow {
         b,
         t: p.t,
         weights_caption: format!(
-            "Query head {}'s weights over the {} cached keys{}: softmax(q·k / √d_k){}",
+            "Query head {}'s weights over the {} cached keys{}: {}{}",
             head + 1,
             weights.len(),
             unlisted.unwrap_or_default(),
+            if at.latent.is_some() {
+                "softmax of the scaled q·k = q_nope·k_nope + q_rot·k_rope"
+            } else {
+                "softmax(q·k / √d_k)"
+            },
             full.and_then(|f| f.sinks.get(head))
                 .map(|s| format!(
                     " with the head's sink logit {s} as one more column, dropped after: they sum to less than 1"

@@ -142,7 +142,7 @@ pub fn DecodeView(
             testid="decode-view"
             label="Decoding with a key/value cache, one position at a time (← → to step)"
             title="Decoding with a KV cache"
-            intro="A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
+            intro="A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value (under multi-head latent attention, the latent and RoPE key they are made from) to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
         >
             <div class="al-step-nav">
                 <StepButtons stepper=stepper what="position" testid="decode">
@@ -242,12 +242,27 @@ fn step_view(ctx: Ctx) -> impl IntoView {
     };
     let shape = move || {
         ctx.with(|d, p, _, at| {
+            let holds = match at.latent {
+                // MLA: the latents and RoPE keys are cached, the keys and values made from them
+                Some((r_kv, d_rope)) => format!(
+                    "Multi-head latent attention caches, per token, the latent c_KV (r_kv = {r_kv} numbers) and the RoPE key k_rope (d_rope = {d_rope}) that every head shares: {} numbers, not h·(d_k + d_v) = {}·({} + {}) = {} for every head's key and value. After the append c_kv is (B, L, r_kv) = ({}, {}, {r_kv}) and k_rope (B, 1, L, d_rope) = ({}, 1, {}, {d_rope}); at each step kv_b_proj projects every head's k_nope and v up from c_kv, and each key is [k_nope, k_rope]",
+                    r_kv + d_rope,
+                    at.h_kv,
+                    at.d_k,
+                    at.d_v,
+                    at.h_kv * (at.d_k + at.d_v),
+                    at.batch_len,
+                    at.len,
+                    at.batch_len,
+                    at.len,
+                ),
+                None => format!(
+                    "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {})",
+                    at.batch_len, at.h_kv, at.len, at.d_k
+                ),
+            };
             format!(
-                "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {}){}{}",
-                at.batch_len,
-                at.h_kv,
-                at.len,
-                at.d_k,
+                "{holds}{}{}",
                 if d.cross {
                     " (cross-attention: a fixed cache of the key/value sentence, computed once)".to_owned()
                 } else if p.kept > 0 {
@@ -267,17 +282,18 @@ fn step_view(ctx: Ctx) -> impl IntoView {
     let evicted_words = Memo::new(move |_| {
         ctx.with(|_, p, full, at| {
             let key_tokens: &[String] = full.map(|f| f.key_tokens(at.b)).unwrap_or(&[]);
+            let rows = if at.latent.is_some() { "latents and RoPE keys" } else { "keys and values" };
             p.evicted.map(|e| {
                 if p.kept > 0 {
                     format!(
-                        "Left the cache: {}. The window keeps its last {} keys and values beside {}; kept rows never leave.",
+                        "Left the cache: {}. The window keeps its last {} {rows} beside {}; kept rows never leave.",
                         token_label(key_tokens, e),
                         at.len - p.kept.min(at.len),
                         if p.kept == 1 { "the kept first one".to_owned() } else { format!("the {} kept first ones", p.kept) },
                     )
                 } else {
                     format!(
-                        "Left the cache: {}. The window keeps the last {} keys and values, so the buffer drops its oldest row when a new one comes in.",
+                        "Left the cache: {}. The window keeps the last {} {rows}, so the buffer drops its oldest row when a new one comes in.",
                         token_label(key_tokens, e),
                         at.len,
                     )
@@ -313,6 +329,13 @@ fn step_view(ctx: Ctx) -> impl IntoView {
     };
     let memory = move || {
         ctx.with(|_, _, _, at| {
+            if let Some((r_kv, d_rope)) = at.latent {
+                let bytes = data::latent_cache_bytes(at.batch_len, r_kv, d_rope, at.len);
+                return format!(
+                    "This scenario's cache now: B × L × (r_kv + d_rope) × 8 bytes (f64) = {} × {} × ({r_kv} + {d_rope}) × 8 = {} bytes ({}), one layer.",
+                    at.batch_len, at.len, group_digits(bytes), format_bytes(bytes)
+                );
+            }
             let bytes = scenario_cache_bytes(at.batch_len, at.h_kv, at.d_k, at.len);
             format!(
                 "This scenario's cache now: B × L × h_kv × d_k × 2 (K and V) × 8 bytes (f64) = {} × {} × {} × {} × 2 × 8 = {} bytes ({}), one layer.",

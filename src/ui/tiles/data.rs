@@ -35,7 +35,7 @@ pub fn row_states(tile: &Tile) -> Vec<RowState> {
         .collect()
 }
 
-/// The tiled context of sentence `b` and `head`, `(T_q, d_k)` flattened row by row.
+/// The tiled context of sentence `b` and `head`, `(T_q, d_v)` flattened row by row.
 fn tiled_context(tiled: &Tiled, b: usize, head: usize) -> Option<Vec<f64>> {
     let s = tiled.context.outer_iter().nth(b)?;
     let h = s.outer_iter().nth(head)?;

@@ -136,6 +136,12 @@ pub fn TileScores(
             let f: &Trace = f.as_ref()?;
             let m = f.step(StepName::Masked)?.matrix(b, h)?;
             let (q_tok, k_tok) = (f.query_tokens(b), f.key_tokens(b));
+            // under MLA each score adds the unrotated part and the rotated one
+            let caption = if f.mla.is_some() {
+                "masked scores (q_nope·k_nope + q_rot·k_rope, scaled; blocked ones the fill) of this tile"
+            } else {
+                "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
+            };
             let q1 = tile.q[1].min(tile.q[0] + MAX_TABLE);
             let k1 = tile.k[1].min(tile.k[0] + MAX_TABLE);
             let head_row = (tile.k[0]..k1)
@@ -169,9 +175,7 @@ pub fn TileScores(
                         "this tile's scores as a table".to_string(),
                         view! {
                             <table class="al-table" data-testid="tile-scores">
-                                <caption>
-                                    "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
-                                </caption>
+                                <caption>{caption}</caption>
                                 {matrix_head("query \\ key", head_row)}
                                 <tbody>{body}</tbody>
                             </table>
