@@ -4,6 +4,10 @@
 // tiles view (view=tiles: the online softmax tile by tile, the block control, m, ℓ and
 // the correction, the context equal to the full run's), at 1440 and 375 px.
 
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 const BASE = 's=the%20cat%20sat%20on%20the%20mat%0Aa%20dog%20ran&d=16&h=4&p=seeded&seed=2&pad=keys';
 const DECODE = `${BASE}&causal=1&view=decode`;
 const TILES = `${BASE}&causal=1&view=tiles`;
@@ -350,10 +354,12 @@ export const tests = [
       t.assert.match(await text(page, 'decode-memory'), /B × L × \(r_kv \+ d_rope\) × 8 bytes \(f64\) = 2 × 6 × \(3 \+ 2\) × 8 = 480 bytes/);
       t.assert.equal(await overflows(page), false);
       await t.screenshot('decode-mla-1440');
+      await page.locator('[data-testid="decode-view"]').screenshot({ path: path.join(SHOTS, 'decode-mla-view-1440.png') });
       await page.setViewportSize({ width: 375, height: 812 });
       await page.waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
       t.assert.equal(await overflows(page), false);
       await t.screenshot('decode-mla-375');
+      await page.locator('[data-testid="decode-view"]').screenshot({ path: path.join(SHOTS, 'decode-mla-view-375.png') });
       t.assert.deepEqual(t.errors(), []);
     },
   },
@@ -362,10 +368,12 @@ export const tests = [
     run: async (t) => {
       const page = await openLatent(t, `${BASE}&causal=1&rope=half`, 3, 'tiles',
         '[data-testid="tiles-view"] [data-testid="tiles-check"][data-diff]');
-      for (const block of [1, 2, 4, 6]) {
+      // T = 6: (6 / block)² tiles per head and sentence
+      for (const [block, n] of [[1, 36], [2, 9], [4, 4], [6, 1]]) {
         await page.fill('[data-testid="tile-block"]', String(block));
         await page.press('[data-testid="tile-block"]', 'Enter');
-        await page.waitForFunction((b) => location.search.includes(`block=${b}`), block);
+        await page.waitForFunction((want) => document.querySelector('[data-testid="tiles-position"]')
+          .textContent.startsWith(want), `Tile 1 of ${n}:`);
         await page.waitForSelector('[data-testid="tiles-check"][data-diff]');
         const c = await check(page, 'tiles-check');
         t.assert.ok(c.diff <= 1e-12, `block ${block}: ${c.diff}`);
@@ -374,9 +382,11 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="tile-scores"] caption'), /q_nope·k_nope \+ q_rot·k_rope, scaled/);
       t.assert.equal(await overflows(page), false);
       await t.screenshot('tiles-mla-1440');
+      await page.locator('[data-testid="tiles-view"]').screenshot({ path: path.join(SHOTS, 'tiles-mla-view-1440.png') });
       await page.setViewportSize({ width: 375, height: 812 });
       await page.waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
       await t.screenshot('tiles-mla-375');
+      await page.locator('[data-testid="tiles-view"]').screenshot({ path: path.join(SHOTS, 'tiles-mla-view-375.png') });
       t.assert.deepEqual(t.errors(), []);
     },
   },
