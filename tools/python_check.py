@@ -1243,9 +1243,9 @@ def check_decode_and_tiles(c, trace_bin, work, only=None):
                     c_kv = json_numbers(p["c_kv"]["data"]).reshape(p["c_kv"]["shape"])
                     k_rope = json_numbers(p["k_rope"]["data"]).reshape(p["k_rope"]["shape"])
                     k_ref = steps["k_rot"] if "k_rot" in steps else steps["k_pe"]
-                    ok = ok and c_kv.shape == (B, L, mla["kv_lora_rank"])
+                    ok = ok and c_kv.shape == (B, 1, L, mla["kv_lora_rank"])
                     ok = ok and k_rope.shape == (B, 1, L, mla["qk_rope_head_dim"])
-                    ok = ok and close(c_kv, steps["c_kv"][:, want_positions])
+                    ok = ok and close(c_kv[:, 0], steps["c_kv"][:, want_positions])
                     ok = ok and close(k_rope, k_ref[:, :, want_positions])
                 ok = ok and p["kept"] == (0 if cross else sum(j < keep_first for j in want_positions))
                 ok = ok and p["cache_positions"] == want_positions

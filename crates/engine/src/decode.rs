@@ -79,8 +79,8 @@ pub struct DecodeStep {
 /// [`DecodeStep::cache_positions`]: per token `r_kv + d_rope` numbers, not `h·(d_k + d_v)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatentRows {
-    /// The latents `c_KV`, `(B, L, r_kv)`.
-    pub c_kv: Array3<f64>,
+    /// The latents `c_KV`, `(B, 1, L, r_kv)` (one row for every head, as `k_rope`).
+    pub c_kv: Array4<f64>,
     /// The shared RoPE keys, turned at their positions, `(B, 1, L, d_rope)`.
     pub k_rope: Array4<f64>,
 }
@@ -104,7 +104,7 @@ struct PositionJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     evicted: Option<usize>,
     kept: usize,
-    /// Under MLA, what is cached: the latents `(B, L, r_kv)` and RoPE keys `(B, 1, L, d_rope)`.
+    /// Under MLA, what is cached: the latents `(B, 1, L, r_kv)` and RoPE keys `(B, 1, L, d_rope)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     c_kv: Option<TensorJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -149,15 +149,14 @@ impl Decoded {
     }
 }
 
-/// What the cache holds: every token's key and value heads, or, under multi-head latent
-/// attention, every token's latent `c_KV` and its shared RoPE key, from which each step
-/// projects the keys and values up again.
+/// What the cache holds, two tensors with one row per token along axis 2: every token's
+/// key and value heads, `(B, h_kv, L, d_k)` and `(B, h_kv, L, d_v)`, or, under multi-head
+/// latent attention, its latent `c_KV` and shared RoPE key, `(B, 1, L, r_kv)` and `(B, 1,
+/// L, d_rope)`, from which each step projects the keys and values up again.
 #[derive(Clone)]
-enum Cache {
-    /// Keys and values, `(B, h_kv, L, d_k)` each.
-    Heads(Array4<f64>, Array4<f64>),
-    /// The latents `(B, L, r_kv)` and the RoPE keys `(B, 1, L, d_rope)`.
-    Latent(Array3<f64>, Array4<f64>),
+struct Cache {
+    first: Array4<f64>,
+    second: Array4<f64>,
 }
 
 impl Cache {
@@ -167,7 +166,7 @@ impl Cache {
         let x = inp.x_kv_in.slice(s![.., range.clone(), ..]).to_owned(); // (b, len, d_model)
         if let Some((m, p)) = &inp.mla {
             let (c_kv, k_rope) = stages::latent_rows(&x, p, m, inp.rope, range.start);
-            return Ok(Self::Latent(c_kv, k_rope));
+            return Ok(Self { first: c_kv.insert_axis(Axis(1)), second: k_rope });
         }
         let k = attention::split_heads(attention::linear(&x, &inp.w.k), inp.n_kv_heads)?; // (b, h_kv, len, d_k)
         let v = attention::split_heads(attention::linear(&x, &inp.w.v), inp.n_kv_heads)?;
@@ -179,54 +178,35 @@ impl Cache {
             Some(rope) => attention::rotate_from(&k, rope, range.start),
             None => k,
         };
-        Ok(Self::Heads(k, v))
+        Ok(Self { first: k, second: v })
     }
 
     /// The cache with `new`'s rows appended.
     fn append(&self, new: &Self) -> Result<Self, EngineError> {
-        fn cat<D: ndarray::RemoveAxis>(
-            axis: usize,
-            a: &ndarray::Array<f64, D>,
-            b: &ndarray::Array<f64, D>,
-        ) -> Result<ndarray::Array<f64, D>, EngineError> {
-            ndarray::concatenate(Axis(axis), &[a.view(), b.view()]).map_err(|_| EngineError::Reshape {
+        let cat = |a: &Array4<f64>, b: &Array4<f64>| {
+            ndarray::concatenate(Axis(2), &[a.view(), b.view()]).map_err(|_| EngineError::Reshape {
                 op: "cat",
                 from: a.shape().to_vec(),
                 to: b.shape().to_vec(),
             })
-        }
-        match (self, new) {
-            (Self::Heads(k, v), Self::Heads(k2, v2)) => Ok(Self::Heads(cat(2, k, k2)?, cat(2, v, v2)?)),
-            (Self::Latent(c, r), Self::Latent(c2, r2)) => Ok(Self::Latent(cat(1, c, c2)?, cat(2, r, r2)?)),
-            _ => Err(EngineError::Reshape { op: "cat", from: vec![], to: vec![] }),
-        }
+        };
+        Ok(Self { first: cat(&self.first, &new.first)?, second: cat(&self.second, &new.second)? })
     }
 
     /// The cache with only the rows `rows`, in order.
     fn select(&self, rows: &[usize]) -> Self {
-        match self {
-            Self::Heads(k, v) => Self::Heads(k.select(Axis(2), rows), v.select(Axis(2), rows)),
-            Self::Latent(c, r) => Self::Latent(c.select(Axis(1), rows), r.select(Axis(2), rows)),
-        }
+        Self { first: self.first.select(Axis(2), rows), second: self.second.select(Axis(2), rows) }
     }
 
     /// The keys `(B, h_kv, L, d_k)` and values `(B, h_kv, L, d_v)` the attention reads: the
     /// cached ones, or under MLA every head's, projected up from the latents.
     fn keys_and_values(&self, inp: &Inputs) -> Result<(Array4<f64>, Array4<f64>), EngineError> {
-        match (self, &inp.mla) {
-            (Self::Latent(c, r), Some((m, p))) => stages::keys_from_latent(c, r, p, m, inp.n_heads),
-            (Self::Heads(k, v), _) => Ok((k.clone(), v.clone())),
-            (Self::Latent(..), None) => {
-                Err(EngineError::Mla { what: "decoding", why: "a latent cache without mla" })
+        match &inp.mla {
+            Some((m, p)) => {
+                let c_kv = self.first.index_axis(Axis(1), 0).to_owned(); // (b, L, r_kv)
+                stages::keys_from_latent(&c_kv, &self.second, p, m, inp.n_heads)
             }
-        }
-    }
-
-    /// MLA's latents and RoPE keys, if this is a latent cache.
-    fn latent(&self) -> Option<LatentRows> {
-        match self {
-            Self::Latent(c_kv, k_rope) => Some(LatentRows { c_kv: c_kv.clone(), k_rope: k_rope.clone() }),
-            Self::Heads(..) => None,
+            None => Ok((self.first.clone(), self.second.clone())),
         }
     }
 }
@@ -335,7 +315,10 @@ pub fn decode(scenario: &Scenario) -> Result<Decoded, EngineError> {
             v_new,
             k_cache,
             v_cache,
-            latent: cache.latent(),
+            latent: inp
+                .mla
+                .as_ref()
+                .map(|_| LatentRows { c_kv: cache.first.clone(), k_rope: cache.second.clone() }),
             // a fixed cross-attention cache keeps every row: none is a kept first key
             kept: if inp.cross {
                 0

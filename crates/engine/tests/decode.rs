@@ -92,14 +92,14 @@ fn decodes_as_the_full_run(s: &Scenario) -> Result<(), TestCaseError> {
         // under MLA the cache holds the trace's latents and RoPE keys, row for row
         prop_assert_eq!(p.latent.is_some(), s.mla.is_some());
         if let (Some(latent), Some(m)) = (&p.latent, &s.mla) {
-            prop_assert_eq!(latent.c_kv.shape(), &[z.b, l, m.kv_lora_rank]);
+            prop_assert_eq!(latent.c_kv.shape(), &[z.b, 1, l, m.kv_lora_rank]);
             prop_assert_eq!(latent.k_rope.shape(), &[z.b, 1, l, m.qk_rope_head_dim]);
             let k_rope = if s.rope.is_some() { StepName::KRot } else { StepName::KPe };
             let (c_kv, k_rope) = (step(&full, StepName::CKv), step(&full, k_rope));
             for b in 0..z.b {
                 for (li, &j) in p.cache_positions.iter().enumerate() {
                     for r in 0..m.kv_lora_rank {
-                        let (got, want) = (latent.c_kv[[b, li, r]], c_kv.data[[b, j, r]]);
+                        let (got, want) = (latent.c_kv[[b, 0, li, r]], c_kv.data[[b, j, r]]);
                         prop_assert!(close(got, want), "c_kv[{}, {}, {}]: {} vs {}", b, j, r, got, want);
                     }
                     for r in 0..m.qk_rope_head_dim {

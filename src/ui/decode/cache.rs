@@ -36,7 +36,7 @@ struct CacheRow {
 /// (for K, as one shared head) and the shared RoPE keys (for V).
 fn pick(s: &DecodeStep, which: char) -> ndarray::ArrayView4<'_, f64> {
     match (&s.latent, which) {
-        (Some(l), 'K') => l.c_kv.view().insert_axis(ndarray::Axis(1)),
+        (Some(l), 'K') => l.c_kv.view(),
         (Some(l), _) => l.k_rope.view(),
         (None, 'K') => s.k_cache.view(),
         (None, _) => s.v_cache.view(),

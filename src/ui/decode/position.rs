@@ -69,7 +69,7 @@ impl At {
             len: k.get(2).copied().unwrap_or(0),
             d_k: k.get(3).copied().unwrap_or(0),
             d_v: p.v_cache.shape().get(3).copied().unwrap_or(0),
-            latent: p.latent.as_ref().map(|l| (l.c_kv.dim().2, l.k_rope.dim().3)),
+            latent: p.latent.as_ref().map(|l| (l.c_kv.dim().3, l.k_rope.dim().3)),
             b: b.min(batch_len.saturating_sub(1)),
             head,
             kv_head: head / (h / h_kv).max(1),
