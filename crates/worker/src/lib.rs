@@ -205,9 +205,54 @@ pub fn answer(scenario_json: &str) -> Result<Parts, RunError> {
     compute(scenario_json, None).map(split)
 }
 
+/// The Python export of a scenario (the file [`protocol::ExportRequest`] asks for): the
+/// worker runs the scenario and writes the script or notebook of it, so the export writer
+/// lives in the worker's wasm, not in the page's.
+///
+/// # Errors
+/// The engine's error, or why the export refuses the run
+/// (`attention_engine::export::refusal`), as the page shows it.
+pub fn export(kind: protocol::ExportKind, scenario_json: &str) -> Result<String, String> {
+    let scenario = Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+    if let Some(why) = attention_engine::export::refusal(&scenario) {
+        return Err(why);
+    }
+    let trace = attention_engine::run(&scenario).map_err(|e| e.to_string())?;
+    Ok(match kind {
+        protocol::ExportKind::Script => attention_engine::export::python_script(&scenario, &trace),
+        protocol::ExportKind::Notebook => attention_engine::export::notebook(&scenario, &trace),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The worker's export is the engine's writer on the engine's run, for both files;
+    /// a run the export refuses, or a scenario the engine refuses, is an error that says why.
+    #[test]
+    fn export_writes_the_engines_files_or_says_why_not() {
+        use protocol::ExportKind;
+        let json = r#"{"sentences": ["the cat sat", "a dog ran far"], "d_model": 4, "n_heads": 2,
+            "projections": "seeded", "mask": {"causal": true, "padding": "keys_and_queries"}}"#;
+        let scenario = Scenario::from_json(json).unwrap();
+        let trace = attention_engine::run(&scenario).unwrap();
+        assert_eq!(
+            export(ExportKind::Script, json).unwrap(),
+            attention_engine::export::python_script(&scenario, &trace)
+        );
+        assert_eq!(
+            export(ExportKind::Notebook, json).unwrap(),
+            attention_engine::export::notebook(&scenario, &trace)
+        );
+        let layered = json.replace("\"n_heads\": 2,", "\"n_heads\": 2, \"n_layers\": 2,");
+        let refused = export(ExportKind::Script, &layered).unwrap_err();
+        assert!(refused.contains("n_layers = 2"), "{refused}");
+        let bad = export(ExportKind::Script, &json.replace("\"d_model\": 4", "\"d_model\": 5")).unwrap_err();
+        assert!(!bad.is_empty());
+        assert_eq!(ExportKind::from_name("notebook"), Some(ExportKind::Notebook));
+        assert_eq!(ExportKind::from_name("pdf"), None);
+    }
 
     fn check(scenario_json: &str) {
         let scenario = Scenario::from_json(scenario_json).unwrap();

@@ -3,11 +3,14 @@
 //! `data-bindgen-target="no-modules"`, `data-loader-shim`): the page starts
 //! `engine_worker_loader.js`, which loads `engine_worker.js` and `engine_worker_bg.wasm`.
 //! The messages are the library's `attention_worker::protocol` types. The worker also
-//! trains (`attention_worker::train`): the page starts a run, then asks for steps in slices.
+//! trains (`attention_worker::train`): the page starts a run, then asks for steps in slices,
+//! and writes the Python export (`attention_worker::export`): the page asks for the file's text.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use attention_worker::protocol::{Reply, Request, Times, TrainReply, TrainRequest};
+    use attention_worker::protocol::{
+        ExportReply, ExportRequest, Reply, Request, Times, TrainReply, TrainRequest,
+    };
     use js_sys::{ArrayBuffer, Float64Array, Uint8Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -34,6 +37,14 @@ fn main() {
     let mut session: Option<attention_worker::train::Session> = None;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let received = now();
+        if let Some(ExportRequest { id, kind, scenario_json }) = ExportRequest::from_js(&ev.data()) {
+            let answer = match attention_worker::export(kind, &scenario_json) {
+                Ok(text) => ExportReply::Text { id, text },
+                Err(error) => ExportReply::Error { id, error },
+            };
+            let _ = reply.post_message(&answer.to_js());
+            return;
+        }
         if let Some(request) = TrainRequest::from_js(&ev.data()) {
             let answer = match request {
                 TrainRequest::Start { id, config_json } => {

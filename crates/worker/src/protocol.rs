@@ -18,10 +18,15 @@
 //! | [`TrainReply::Checkpoint`] | `{id, checkpoint: checkpoint_json}` |
 //! | [`TrainReply::Gradient`] | `{id, gradient: gradient_json}` |
 //! | [`TrainReply::Error`] | `{id, training_error}` |
+//! | [`ExportRequest`] | `{id, export: "script" \| "notebook", scenario_json}` |
+//! | [`ExportReply::Text`] | `{id, export_text}` |
+//! | [`ExportReply::Error`] | `{id, export_error}` |
 //!
 //! Training has its own two types, so code that handles only traces matches on
 //! [`Request`] and [`Reply`] as before; [`Reply::from_js`] returns `None` for a training
-//! reply (read it with [`TrainReply::from_js`]).
+//! reply (read it with [`TrainReply::from_js`]). The Python export ([`ExportRequest`],
+//! [`ExportReply`]) is the same: the page asks a worker of its own for the file's text, so
+//! the export writer is not in the page's wasm.
 //!
 //! The buffers are JS objects ([`js_sys`]), so encoding and decoding run in a browser
 //! only; what they carry is tested natively in the crate's library ([`crate::split`],
@@ -52,6 +57,9 @@ const TRAIN_CHECKPOINT: &str = "train_checkpoint";
 const TRAIN_GRADIENT: &str = "train_gradient";
 const GRADIENT: &str = "gradient";
 const CHECKPOINT: &str = "checkpoint";
+const EXPORT: &str = "export";
+const EXPORT_TEXT: &str = "export_text";
+const EXPORT_ERROR: &str = "export_error";
 
 /// The worker's clock (ms since the epoch, sub-millisecond) at three moments of a
 /// request; the page marks them (`al-worker-received`, `-computed`, `-sent`) for the
@@ -234,7 +242,10 @@ impl Reply {
         if get(msg, READY).is_some_and(|v| v.is_truthy()) {
             return Some(Self::Ready);
         }
-        if [TRAINING, TRAINING_ERROR, CHECKPOINT].iter().any(|key| get(msg, key).is_some()) {
+        if [TRAINING, TRAINING_ERROR, CHECKPOINT, EXPORT_TEXT, EXPORT_ERROR]
+            .iter()
+            .any(|key| get(msg, key).is_some())
+        {
             return None;
         }
         let id = get_id(msg)?;
@@ -388,5 +399,96 @@ impl TrainReply {
             return Some(Self::Gradient { id, gradient_json });
         }
         Some(Self::Error { id, error: get_string(msg, TRAINING_ERROR)? })
+    }
+}
+
+/// Which file the Python export writes: `attention_engine::export::python_script` or
+/// `attention_engine::export::notebook`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportKind {
+    /// The script (`attention_lens.py`).
+    Script,
+    /// The Jupyter notebook (`attention_lens.ipynb`).
+    Notebook,
+}
+
+impl ExportKind {
+    /// The message's `export` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Script => "script",
+            Self::Notebook => "notebook",
+        }
+    }
+
+    /// The kind an `export` value names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Script, Self::Notebook].into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// What the page posts for a Python export: the worker runs the scenario and writes the
+/// file ([`crate::export`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportRequest {
+    /// The request's number.
+    pub id: u64,
+    /// Which file.
+    pub kind: ExportKind,
+    /// The scenario, as JSON.
+    pub scenario_json: String,
+}
+
+/// What the worker posts back to an [`ExportRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExportReply {
+    /// The file's text.
+    Text {
+        /// The request's number.
+        id: u64,
+        /// The file.
+        text: String,
+    },
+    /// Why the file could not be written (the engine's error, or the export's refusal).
+    Error {
+        /// The request's number.
+        id: u64,
+        /// What is wrong.
+        error: String,
+    },
+}
+
+impl ExportRequest {
+    /// The message as the page posts it.
+    pub fn to_js(&self) -> JsValue {
+        let msg = numbered(self.id, EXPORT, &JsValue::from_str(self.kind.as_str()));
+        let _ =
+            Reflect::set(&msg, &JsValue::from_str(SCENARIO_JSON), &JsValue::from_str(&self.scenario_json));
+        msg
+    }
+
+    /// The export request the worker received, if it is one.
+    pub fn from_js(msg: &JsValue) -> Option<Self> {
+        let kind = ExportKind::from_name(&get_string(msg, EXPORT)?)?;
+        Some(Self { id: get_id(msg)?, kind, scenario_json: get_string(msg, SCENARIO_JSON)? })
+    }
+}
+
+impl ExportReply {
+    /// The message as the worker posts it.
+    pub fn to_js(&self) -> JsValue {
+        match self {
+            Self::Text { id, text } => numbered(*id, EXPORT_TEXT, &JsValue::from_str(text)),
+            Self::Error { id, error } => numbered(*id, EXPORT_ERROR, &JsValue::from_str(error)),
+        }
+    }
+
+    /// The export reply the page received, if it is one.
+    pub fn from_js(msg: &JsValue) -> Option<Self> {
+        let id = get_id(msg)?;
+        if let Some(text) = get_string(msg, EXPORT_TEXT) {
+            return Some(Self::Text { id, text });
+        }
+        Some(Self::Error { id, error: get_string(msg, EXPORT_ERROR)? })
     }
 }

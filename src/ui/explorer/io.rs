@@ -5,9 +5,11 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::engine::{export, Scenario};
+use crate::engine::{export::refusal, Scenario};
 
-use crate::ui::state::app_state::AppState;
+use attention_worker::protocol::ExportKind;
+
+use crate::ui::state::{app_state::AppState, engine::export};
 use crate::ui::{
     platform::{address, clipboard, files},
     state::settings::{self, Settings},
@@ -27,22 +29,40 @@ pub fn ImportExport(
         }
     };
     // The exported script and notebook recompute every step with NumPy (and PyTorch when
-    // it is installed) and check them against this page's numbers.
-    let export_python = move |_| {
-        if let Some(t) = shown.get_untracked() {
-            let script = run.with_untracked(|r| export::python_script(&r.scenario, &t));
-            files::download_text("attention_lens.py", "text/x-python", &script);
+    // it is installed) and check them against this page's numbers. The engine worker
+    // writes them (`engine::export`): while it does, the button says so and both wait.
+    let writing = RwSignal::new(None::<ExportKind>);
+    let export_error = RwSignal::new(None::<String>);
+    let export_file = move |kind: ExportKind| {
+        if writing.get_untracked().is_some() {
+            return;
         }
+        let scenario = run.with_untracked(|r| r.scenario.clone());
+        writing.set(Some(kind));
+        export_error.set(None);
+        export::request(kind, &scenario, move |result| {
+            writing.set(None);
+            match result {
+                Ok(text) => match kind {
+                    ExportKind::Script => files::download_text("attention_lens.py", "text/x-python", &text),
+                    ExportKind::Notebook => {
+                        files::download_text("attention_lens.ipynb", "application/x-ipynb+json", &text);
+                    }
+                },
+                Err(why) => export_error.set(Some(why)),
+            }
+        });
     };
-    let export_notebook = move |_| {
-        if let Some(t) = shown.get_untracked() {
-            let nb = run.with_untracked(|r| export::notebook(&r.scenario, &t));
-            files::download_text("attention_lens.ipynb", "application/x-ipynb+json", &nb);
+    let label = move |kind: ExportKind, idle: &'static str| {
+        if writing.get() == Some(kind) {
+            "Writing the file…"
+        } else {
+            idle
         }
     };
     // a run the files cannot write (more than one layer) is refused by name beside them
-    let refusal = Memo::new(move |_| run.with(|r| export::refusal(&r.scenario)));
-    let refused = move || refusal.with(Option::is_some);
+    let refused_why = Memo::new(move |_| run.with(|r| refusal(&r.scenario)));
+    let refused = move || refused_why.with(Option::is_some);
     // An <iframe> of this exact state in embed mode (only the figure and its caption).
     let embed_code = RwSignal::new(None::<String>);
     let copy_embed = move |_| {
@@ -71,12 +91,13 @@ pub fn ImportExport(
             </button>
             <button
                 type="button"
-                on:click=export_python
-                disabled=refused
+                on:click=move |_| export_file(ExportKind::Script)
+                disabled=move || refused() || writing.get().is_some()
+                aria-busy=move || (writing.get() == Some(ExportKind::Script)).then_some("true")
                 data-testid="export-python"
                 title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers"
             >
-                "Download Python"
+                {move || label(ExportKind::Script, "Download Python")}
             </button>
             <button
                 type="button"
@@ -88,19 +109,31 @@ pub fn ImportExport(
             </button>
             <button
                 type="button"
-                on:click=export_notebook
-                disabled=refused
+                on:click=move |_| export_file(ExportKind::Notebook)
+                disabled=move || refused() || writing.get().is_some()
+                aria-busy=move || (writing.get() == Some(ExportKind::Notebook)).then_some("true")
                 data-testid="export-notebook"
                 title="The same as a Jupyter notebook, a markdown cell of words before each step"
             >
-                "Download notebook"
+                {move || label(ExportKind::Notebook, "Download notebook")}
             </button>
             {move || {
-                refusal
+                refused_why
                     .get()
                     .map(|why| {
                         view! {
                             <p class="al-hint" data-testid="export-refusal">
+                                {why}
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                export_error
+                    .get()
+                    .map(|why| {
+                        view! {
+                            <p class="al-error" data-testid="export-error" role="alert">
                                 {why}
                             </p>
                         }
