@@ -9,6 +9,10 @@
 //! (`attention_engine::train::ops`), so the Learn view's preset trains this very run; a
 //! browser test (`e2e/tests/learn.test.mjs`) holds its step-600 losses equal to the file's.
 //!
+//! In the browser the file is fetched when the lesson first needs it
+//! (`ui::lesson::induction_run`), not built into the page's wasm; natively (tests, the
+//! build-time lesson words) it is read from the source tree.
+//!
 //! The engine numbers its layers from 0; the page, as the Learn view does, from 1.
 
 use std::sync::OnceLock;
@@ -35,8 +39,13 @@ pub const PROBE: usize = 8;
 /// Decimals the file keeps.
 pub const PLACES: i32 = 3;
 
-/// The file, as the build ships it.
+/// The file, read natively (the page fetches it).
+#[cfg(not(target_arch = "wasm32"))]
 const FILE: &str = include_str!("../../assets/induction-run.json");
+
+/// The recorded run's sequence as letters ([`letters`]): the lesson's scenario, known
+/// before the page has fetched the file (a test holds it equal to the file's).
+const SENTENCE: &str = "A B C D E F A B C D E F A B C D E F A B";
 
 /// [`CONFIG`] as the engine reads it (`None` if it does not parse: a test holds it does).
 pub fn config() -> Option<&'static TrainConfig> {
@@ -45,9 +54,17 @@ pub fn config() -> Option<&'static TrainConfig> {
 }
 
 /// The recorded run, from [`FILE`]; `None` if it does not parse (a test holds it does).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run() -> Option<&'static History> {
     static RUN: OnceLock<Option<History>> = OnceLock::new();
     RUN.get_or_init(|| serde_json::from_str(FILE).ok()).as_ref()
+}
+
+/// The recorded run, once the page has fetched it (`None` until then, or if it failed):
+/// a reactive read, so the words and figures that call it are drawn again when it comes.
+#[cfg(target_arch = "wasm32")]
+pub fn run() -> Option<&'static History> {
+    crate::ui::lesson::induction_run::history()
 }
 
 /// The run as the engine trains it now, rounded as the file keeps it (tests only: the page
@@ -58,9 +75,18 @@ pub fn fresh_run() -> Option<History> {
 }
 
 /// The words when the file is missing or broken.
-const NO_RUN: &str =
+#[cfg(not(target_arch = "wasm32"))]
+fn no_run() -> String {
     "The recorded training run is missing from this build, so this lesson has nothing to show. \
-                      Open the Learn tab to train the model yourself.";
+     Open the Learn tab to train the model yourself."
+        .into()
+}
+
+/// The words while the page fetches the file, or why it could not.
+#[cfg(target_arch = "wasm32")]
+fn no_run() -> String {
+    crate::ui::lesson::induction_run::missing()
+}
 
 /// The pictures of this lesson: what [`Extra::Induction`] draws from the recorded run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +161,7 @@ fn offered(h: &History) -> Option<[usize; 4]> {
 }
 
 fn sequence_words(_: &Trace) -> String {
-    let Some(h) = run() else { return NO_RUN.into() };
+    let Some(h) = run() else { return no_run() };
     let p = period(h).unwrap_or(0);
     format!(
         "A model reads a sequence one token at a time and, at every position, predicts the next. Here the \
@@ -180,8 +206,8 @@ pub fn stripe_end(h: &History) -> usize {
 }
 
 fn heads_words(_: &Trace) -> String {
-    let Some(h) = run() else { return NO_RUN.into() };
-    let Some(i) = query(h) else { return NO_RUN.into() };
+    let Some(h) = run() else { return no_run() };
+    let Some(i) = query(h) else { return no_run() };
     let n = stripe_end(h);
     let least = (1..=n).map(|i| weight(h, 0, i, i - 1)).fold(f64::INFINITY, f64::min);
     format!(
@@ -262,9 +288,9 @@ fn percent(x: f64) -> String {
 }
 
 fn ablation_words(_: &Trace) -> String {
-    let Some(h) = run() else { return NO_RUN.into() };
+    let Some(h) = run() else { return no_run() };
     let [Some(l1), Some(l2)] = [0, 1].map(|l| h.ablations.iter().find(|a| a.head.layer == l)) else {
-        return NO_RUN.into();
+        return no_run();
     };
     format!(
         "Now take the circuit apart: switch a head off by zeroing its output, so it adds nothing to the residual \
@@ -324,10 +350,10 @@ fn curve_aside(_: &Trace) -> Option<Aside> {
 }
 
 fn curve_words(_: &Trace) -> String {
-    let Some(h) = run() else { return NO_RUN.into() };
-    let (Some((f1, _)), Some((f2, _))) = (formed(h, 0), formed(h, 1)) else { return NO_RUN.into() };
+    let Some(h) = run() else { return no_run() };
+    let (Some((f1, _)), Some((f2, _))) = (formed(h, 0), formed(h, 1)) else { return no_run() };
     let at = |step: usize| h.checkpoints.iter().find(|c| c.step == step);
-    let (Some(c0), Some(c150), Some(c300)) = (at(0), at(150), at(300)) else { return NO_RUN.into() };
+    let (Some(c0), Some(c150), Some(c300)) = (at(0), at(150), at(300)) else { return no_run() };
     // what the formation steps say, as they fall in this run
     let during = |f: usize| if f > 150 && f <= 300 { ", during the drop" } else { "" };
     let order = match f1.cmp(&f2) {
@@ -353,9 +379,7 @@ fn curve_words(_: &Trace) -> String {
 /// A lesson step on the sequence's letters as the scenario (its trace feeds no words: the
 /// lesson's numbers are the recorded run's).
 fn step(title: &'static str, narrate: fn(&Trace) -> String, figure: Figure) -> LessonStep {
-    let sentence = run().map_or_else(|| "A B C A B C".to_string(), letters);
-    LessonStep::new(title, base(&[sentence.as_str()], 4, 1), S::Weights, narrate)
-        .extra(Extra::Induction(figure))
+    LessonStep::new(title, base(&[SENTENCE], 4, 1), S::Weights, narrate).extra(Extra::Induction(figure))
 }
 
 /// The lesson.
@@ -397,6 +421,7 @@ mod tests {
     /// `UPDATE_FIRST_SCREEN` set, writes it first.
     #[test]
     fn first_screen_induction_run_is_the_engines() {
+        assert_eq!(letters(run().expect("the file parses")), SENTENCE);
         let fresh = fresh_run().expect("the lesson's configuration trains");
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/induction-run.json");
         if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {

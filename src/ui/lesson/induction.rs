@@ -14,6 +14,7 @@ use crate::lessons::induction::{self, axis_labels, formed, letter, Figure};
 use crate::ui::heatmap::card::LabelFont;
 use crate::ui::learn::head_maps::{HeadMapData, HeadMapFigure, MapFit};
 use crate::ui::learn::loss_curve::{draw_loss_curve, LossCurveFigure};
+use crate::ui::lesson::induction_run;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{lesson_max_height, one_head_at_a_time};
 
@@ -59,13 +60,29 @@ pub fn InductionFigure(
     /// The page's state (the screen's size).
     state: AppState,
 ) -> impl IntoView {
-    let Some(h) = induction::run() else {
-        return view! { <p>"The recorded training run is missing from this build."</p> }.into_any();
-    };
-    match figure {
-        Figure::Sequence => sequence(h).into_any(),
-        Figure::Heads => view! { <HeadsFigure column=column state=state /> }.into_any(),
-        Figure::Curve => view! { <CurveFigure column=column /> }.into_any(),
+    // the run is fetched the first time a figure asks (`induction_run`): until it is
+    // here, or if it cannot come, the figure's place says so
+    move || {
+        let Some(h) = induction::run() else {
+            let failed = matches!(induction_run::status(), induction_run::Status::Failed(_));
+            return view! {
+                <p
+                    class="al-induction-missing"
+                    class:al-error=failed
+                    data-testid="induction-missing"
+                    role=failed.then_some("alert")
+                    aria-busy=(!failed).then_some("true")
+                >
+                    {induction_run::missing()}
+                </p>
+            }
+            .into_any();
+        };
+        match figure {
+            Figure::Sequence => sequence(h).into_any(),
+            Figure::Heads => view! { <HeadsFigure column=column state=state /> }.into_any(),
+            Figure::Curve => view! { <CurveFigure column=column /> }.into_any(),
+        }
     }
 }
 
