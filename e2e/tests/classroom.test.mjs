@@ -344,6 +344,15 @@ export const tests = [
         await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
         await page.waitForSelector('canvas[data-testid="heatmap"]');
         t.assert.match(await page.textContent('[data-testid="lesson-step-title"]'), /Predict/);
+        // what the page fetches when it needs it comes from the cache too: the induction
+        // lesson's recorded run (asked by the app from a lesson tab) and the engine worker
+        // that writes the Python export
+        await page.click('[data-testid="lesson-tab"][data-lesson="induction"]');
+        await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="induction-sequence"]');
+        await page.goto(t.url(`${base}?s=the%20cat%20sat&d=4&h=2`));
+        await page.waitForSelector('canvas[data-testid="heatmap"]');
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-python"]')]);
+        t.assert.equal(download.suggestedFilename(), 'attention_lens.py');
         await t.context.setOffline(false);
       }
       // offline reloads report failed requests for nothing the app needs; only page errors count

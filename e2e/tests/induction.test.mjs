@@ -171,4 +171,54 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'induction lesson: the recorded run is fetched when the lesson opens; until it comes the words and figure say so, then show it',
+    run: async (t) => {
+      const page = t.page;
+      // no service worker, so every request meets the route below (as in a browser that refuses them)
+      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
+      let release;
+      const gate = new Promise((r) => { release = r; });
+      const asked = [];
+      await page.route('**/induction-run.json', async (route) => {
+        asked.push(route.request().url());
+        await gate;
+        await route.continue();
+      });
+      // the first screen does not fetch it
+      await t.open('', 'canvas[data-testid="heatmap"]');
+      t.assert.deepEqual(asked, []);
+      // another lesson's tab leads to it: the app fetches it itself
+      await page.goto(t.url('/?lesson=masks&ls=0'));
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      await page.click('[data-testid="lesson-tab"][data-lesson="induction"]');
+      const missing = await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="induction-missing"][aria-busy="true"]');
+      t.assert.match(await missing.textContent(), /Loading the recorded training run/);
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /Loading the recorded training run/);
+      await t.screenshot('induction-run-loading');
+      t.assert.equal(asked.length, 1);
+      release();
+      await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="induction-sequence"]');
+      const text = await page.textContent('[data-testid="lesson-text"]');
+      t.assert.ok(text.length > 100 && !/Loading|missing|NaN/.test(text), text);
+      await t.screenshot('induction-run-loaded');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'induction lesson: when the recorded run cannot be fetched, the words and figure say why',
+    run: async (t) => {
+      const page = t.page;
+      // no service worker, so every request meets the route below (as in a browser that refuses them)
+      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
+      await page.route('**/induction-run.json', (route) => route.abort());
+      await t.gotoApp('lesson=induction&ls=1');
+      const alert = await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="induction-missing"][role="alert"]');
+      t.assert.match(await alert.textContent(), /could not be loaded .*Reload the page to try again/);
+      t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /could not be loaded/);
+      await t.screenshot('induction-run-failed');
+      // the aborted request is the only complaint
+      t.assert.ok(t.errors().every((e) => /induction-run\.json/.test(e)), t.errors().join('\n'));
+    },
+  },
 ];

@@ -47,4 +47,49 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'Download Python: the engine worker writes the file; the button says so while it does, and why when the worker cannot start',
+    run: async (t) => {
+      const page = t.page;
+      // no service worker, so every request meets the route below (as in a browser that refuses them)
+      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
+      let release;
+      const gate = new Promise((r) => { release = r; });
+      await page.route('**/engine_worker_loader.js', async (route) => {
+        await gate;
+        await route.continue();
+      });
+      await t.open('s=the%20cat%20sat&d=4&h=2', 'canvas[data-testid="heatmap"]');
+      const download = page.waitForEvent('download');
+      await page.click('[data-testid="export-python"]');
+      await page.waitForSelector('[data-testid="export-python"][aria-busy="true"]:disabled');
+      t.assert.equal((await page.textContent('[data-testid="export-python"]')).trim(), 'Writing the file…');
+      t.assert.ok(await page.isDisabled('[data-testid="export-notebook"]'));
+      await t.screenshot('export-writing');
+      release();
+      const file = await download;
+      t.assert.equal(file.suggestedFilename(), 'attention_lens.py');
+      t.assert.match(readFileSync(await file.path(), 'utf8'), /passed, .* failed/);
+      await page.waitForSelector('[data-testid="export-python"]:enabled');
+      t.assert.equal((await page.textContent('[data-testid="export-python"]')).trim(), 'Download Python');
+      await t.screenshot('export-written');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'Download Python: when the worker cannot start, the page says why beside the buttons',
+    run: async (t) => {
+      const page = t.page;
+      // no service worker, so every request meets the route below (as in a browser that refuses them)
+      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
+      await page.route('**/engine_worker_loader.js', (route) => route.abort());
+      await t.open('s=the%20cat%20sat&d=4&h=2&engine=sync', 'canvas[data-testid="heatmap"]');
+      await page.click('[data-testid="export-notebook"]');
+      const error = await page.waitForSelector('[data-testid="export-error"][role="alert"]');
+      t.assert.match(await error.textContent(), /written by the engine worker, which is not available/);
+      await page.waitForSelector('[data-testid="export-notebook"]:enabled');
+      await t.screenshot('export-failed');
+      t.assert.ok(t.errors().every((e) => /engine_worker_loader/.test(e)), t.errors().join('\n'));
+    },
+  },
 ];

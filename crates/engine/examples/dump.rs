@@ -19,7 +19,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use attention_engine::{explain, export, Scenario};
+use attention_engine::{explain, Scenario};
+use attention_export as export;
 
 const SOURCES: [&str; 3] = ["tests/fixtures", "tests/golden", "../../fuzz/corpus/scenario_json"];
 

@@ -33,7 +33,8 @@
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use attention_engine::{export, Scenario};
+use attention_engine::Scenario;
+use attention_export as export;
 
 const USAGE: &str =
     "usage: trace [--python | --notebook | --decode | --explain | --tiled BLOCK] SCENARIO.json   (or - for standard input)\n       trace --train CONFIG.json\n       trace --by-hand STEP.json";

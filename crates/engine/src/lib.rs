@@ -36,7 +36,6 @@ pub mod decode;
 pub mod embedding;
 pub mod error;
 pub mod explain;
-pub mod export;
 pub mod format;
 pub mod invariants;
 mod lanes;

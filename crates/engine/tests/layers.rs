@@ -251,8 +251,8 @@ fn cross_attention_nan_rows_decoding_and_export_refuse_more_than_one_layer() {
         assert_eq!(e.field(), Field::NLayers);
         assert!(e.to_string().contains("decoding and tiles views run one layer"), "{e}");
     }
-    assert!(attention_engine::export::refusal(&two).unwrap().contains("n_layers = 2"));
-    assert!(attention_engine::export::refusal(&causal).is_none());
+    assert!(attention_export::refusal(&two).unwrap().contains("n_layers = 2"));
+    assert!(attention_export::refusal(&causal).is_none());
 }
 
 #[test]

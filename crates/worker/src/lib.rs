@@ -211,16 +211,16 @@ pub fn answer(scenario_json: &str) -> Result<Parts, RunError> {
 ///
 /// # Errors
 /// The engine's error, or why the export refuses the run
-/// (`attention_engine::export::refusal`), as the page shows it.
+/// (`attention_export::refusal`), as the page shows it.
 pub fn export(kind: protocol::ExportKind, scenario_json: &str) -> Result<String, String> {
     let scenario = Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
-    if let Some(why) = attention_engine::export::refusal(&scenario) {
+    if let Some(why) = attention_export::refusal(&scenario) {
         return Err(why);
     }
     let trace = attention_engine::run(&scenario).map_err(|e| e.to_string())?;
     Ok(match kind {
-        protocol::ExportKind::Script => attention_engine::export::python_script(&scenario, &trace),
-        protocol::ExportKind::Notebook => attention_engine::export::notebook(&scenario, &trace),
+        protocol::ExportKind::Script => attention_export::python_script(&scenario, &trace),
+        protocol::ExportKind::Notebook => attention_export::notebook(&scenario, &trace),
     })
 }
 
@@ -239,11 +239,11 @@ mod tests {
         let trace = attention_engine::run(&scenario).unwrap();
         assert_eq!(
             export(ExportKind::Script, json).unwrap(),
-            attention_engine::export::python_script(&scenario, &trace)
+            attention_export::python_script(&scenario, &trace)
         );
         assert_eq!(
             export(ExportKind::Notebook, json).unwrap(),
-            attention_engine::export::notebook(&scenario, &trace)
+            attention_export::notebook(&scenario, &trace)
         );
         let layered = json.replace("\"n_heads\": 2,", "\"n_heads\": 2, \"n_layers\": 2,");
         let refused = export(ExportKind::Script, &layered).unwrap_err();

@@ -402,8 +402,8 @@ impl TrainReply {
     }
 }
 
-/// Which file the Python export writes: `attention_engine::export::python_script` or
-/// `attention_engine::export::notebook`.
+/// Which file the Python export writes: `attention_export::python_script` or
+/// `attention_export::notebook`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportKind {
     /// The script (`attention_lens.py`).

@@ -5,7 +5,9 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::engine::{export::refusal, Scenario};
+use attention_export::refusal;
+
+use crate::engine::Scenario;
 
 use attention_worker::protocol::ExportKind;
 

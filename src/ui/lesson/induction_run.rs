@@ -37,11 +37,16 @@ pub fn status() -> Status {
     STATUS
         .with(|s| {
             s.get_or_init(|| {
+                // a `?lesson=induction` link's head fetched it before the wasm came: read
+                // it now, so the lesson's first words are its own, never "Loading…"
+                if let Some(text) = global("alInductionRunText").and_then(|t| t.as_string()) {
+                    return ArcRwSignal::new(read(&text));
+                }
                 let signal = ArcRwSignal::new(Status::Loading);
                 let set = signal.clone();
                 leptos::task::spawn_local(async move {
                     set.set(match fetch().await {
-                        Ok(h) => Status::Loaded(Box::leak(Box::new(h))),
+                        Ok(text) => read(&text),
                         Err(why) => Status::Failed(why),
                     });
                 });
@@ -72,8 +77,36 @@ pub fn missing() -> String {
     }
 }
 
-async fn fetch() -> Result<History, String> {
-    let js = |e: wasm_bindgen::JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+/// The window's property `name`, if it is set.
+fn global(name: &str) -> Option<wasm_bindgen::JsValue> {
+    let window = web_sys::window()?;
+    js_sys::Reflect::get(&window, &name.into()).ok().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+/// The file's text as the recorded run, or why it is not one.
+fn read(text: &str) -> Status {
+    match serde_json::from_str(text) {
+        Ok(h) => Status::Loaded(Box::leak(Box::new(h))),
+        Err(e) => Status::Failed(format!("{URL}: {e}")),
+    }
+}
+
+/// The file's text: the head's fetch (`window.alInductionRun`) if it started one, else a
+/// fetch of its own.
+async fn fetch() -> Result<String, String> {
+    let js = |e: wasm_bindgen::JsValue| {
+        e.dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .or_else(|| e.as_string())
+            .unwrap_or_else(|| format!("{e:?}"))
+    };
+    if let Some(promise) = global("alInductionRun").and_then(|p| p.dyn_into::<js_sys::Promise>().ok()) {
+        return JsFuture::from(promise)
+            .await
+            .map_err(js)?
+            .as_string()
+            .ok_or_else(|| "the file is not text".into());
+    }
     let window = web_sys::window().ok_or("no window")?;
     let response: web_sys::Response =
         JsFuture::from(window.fetch_with_str(URL)).await.map_err(js)?.dyn_into().map_err(js)?;
@@ -81,6 +114,5 @@ async fn fetch() -> Result<History, String> {
         return Err(format!("{URL}: HTTP {}", response.status()));
     }
     let text = JsFuture::from(response.text().map_err(js)?).await.map_err(js)?;
-    let text = text.as_string().ok_or("the file is not text")?;
-    serde_json::from_str(&text).map_err(|e| format!("{URL}: {e}"))
+    text.as_string().ok_or_else(|| "the file is not text".into())
 }

@@ -44,7 +44,9 @@ mod text;
 
 /// The pattern that matches multi-head latent attention's own steps, the ones only an MLA
 /// run records: one list for every `match` that treats them apart (their words, their
-/// PyTorch lines, the explanations and the export that refuse them).
+/// PyTorch lines, the explanations and the export that refuse them). Exported for the
+/// Python export's crate (`attention-export`), which writes them apart too.
+#[macro_export]
 macro_rules! mla_steps {
     () => {
         $crate::step::StepName::QA
@@ -58,10 +60,10 @@ macro_rules! mla_steps {
             | $crate::step::StepName::KCat
     };
 }
-pub(crate) use mla_steps;
+pub use crate::mla_steps;
 
 pub use axis::Axis;
-pub(crate) use text::scaling_words;
+pub use text::scaling_words;
 pub use text::StepText;
 
 use std::str::FromStr;

@@ -35,7 +35,7 @@ mod words;
 
 pub use notebook::notebook;
 
-use crate::scenario::Scenario;
+use attention_engine::scenario::Scenario;
 pub use script::python_script;
 
 /// Why `scenario` cannot be exported, if it cannot: the files recompute one attention
@@ -82,7 +82,9 @@ enum Target {
 /// The scenarios and readers the tests of this module share.
 #[cfg(test)]
 mod fixtures {
-    use crate::scenario::{Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario};
+    use attention_engine::scenario::{
+        Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario,
+    };
 
     pub(super) fn bat(fill: Fill) -> Scenario {
         let mut s = Scenario::identity(&["I bought a baseball bat", "the bat flew"], 3, 1);

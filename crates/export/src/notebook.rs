@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 use super::sections::sections;
 use super::Target;
-use crate::scenario::Scenario;
-use crate::trace::Trace;
+use attention_engine::scenario::Scenario;
+use attention_engine::trace::Trace;
 
 /// The run as a Jupyter notebook (nbformat 4.4, JSON): the same code as
 /// [`python_script`](super::python_script) split into cells, a markdown cell of words before each step, and a
@@ -74,14 +74,14 @@ pub(super) fn markdown(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::fixtures::bat;
-    use crate::export::python_script;
-    use crate::scenario::Fill;
+    use crate::fixtures::bat;
+    use crate::python_script;
+    use attention_engine::scenario::Fill;
 
     #[test]
     fn notebook_is_valid_nbformat_with_words_before_every_step() {
         let s = bat(Fill::LargeNegative);
-        let trace = crate::run(&s).unwrap();
+        let trace = attention_engine::run(&s).unwrap();
         let nb: Value = serde_json::from_str(&notebook(&s, &trace)).unwrap();
         assert_eq!(nb["nbformat"], 4);
         assert_eq!(nb["nbformat_minor"], 4);

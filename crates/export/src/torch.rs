@@ -2,8 +2,8 @@
 //! scenario's fill), the inputs, the mask, and decoding with `causal_lower_right`.
 
 use super::Section;
-use crate::scenario::{Fill, Positional};
-use crate::trace::Trace;
+use attention_engine::scenario::{Fill, Positional};
+use attention_engine::trace::Trace;
 
 /// The PyTorch part's model: `torch_rope`, `MultiHeadAttention` (with the fused
 /// `scaled_dot_product_attention` beside it) and the copy of the page's weights into it.

@@ -2,8 +2,8 @@
 //! online softmax tile by tile (`export_py/tiled.py`).
 
 use super::Section;
-use crate::step::StepName;
-use crate::trace::Trace;
+use attention_engine::step::StepName;
+use attention_engine::trace::Trace;
 
 /// The page's decode view in NumPy: one query at a time against a cache of keys and
 /// values (a rolling buffer under a window; a fixed cache of the key/value sentences in

@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 
 use super::values::{py_linear, py_number};
 use super::Section;
-use crate::mla::{MlaParams, QueryPath};
-use crate::scenario::{Rope, RopeStyle};
-use crate::step::StepName;
-use crate::trace::Trace;
+use attention_engine::mla::{MlaParams, QueryPath};
+use attention_engine::scenario::{Rope, RopeStyle};
+use attention_engine::step::StepName;
+use attention_engine::trace::Trace;
 
 /// MLA's sizes, its RMSNorm, the de-interleaving of DeepSeek's RoPE layout, and its
 /// weights (seeded ones drawn out).
@@ -139,4 +139,52 @@ pub(super) fn not_written_section() -> Section {
             .into()],
         code,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use attention_engine::scenario::{Mla, ProjectionKind, Projections, Rope, RopeStyle, Scenario};
+
+    /// An MLA scenario as the engine's own tests make it (`attention_engine::mla`).
+    fn mla_scenario(q_lora_rank: Option<usize>, style: RopeStyle) -> Scenario {
+        let mut s = Scenario::identity(&["the cat sat on the mat", "a dog"], 8, 3);
+        s.projections = Projections::Named(ProjectionKind::Seeded);
+        s.seed = 5;
+        s.mask.causal = true;
+        s.rope = Some(Rope::new(style));
+        s.mla = Some(Mla { q_lora_rank, ..Mla::sized(4, 3, 4, 2) });
+        s
+    }
+
+    #[test]
+    fn the_python_export_writes_mla_and_names_what_it_leaves_out() {
+        for rank in [None, Some(5)] {
+            let s = mla_scenario(rank, RopeStyle::Interleaved);
+            let trace = attention_engine::run(&s).unwrap();
+            for text in [crate::python_script(&s, &trace), crate::notebook(&s, &trace)] {
+                // its weights drawn out, every step of its own, and the parts not written, by name
+                for line in ["W_kv_a = ", "W_kv_b = ", "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)"] {
+                    assert!(text.contains(line), "{line}");
+                }
+                assert!(text.contains("rope(deinterleave(q_heads[..., d_nope:]))"));
+                assert!(text.contains("not written for mla"));
+                assert!(!text.contains("raise SystemExit") && !text.contains("torch_steps["));
+                assert_eq!(text.contains("W_q_a = "), rank.is_some());
+            }
+        }
+    }
+
+    /// DeepSeek-V2's layout (the pairs turned in place): the script turns them in place too.
+    #[test]
+    fn deepseek_v2_is_written_turning_the_pairs_in_place() {
+        for rank in [None, Some(5)] {
+            let mut v2 = mla_scenario(rank, RopeStyle::Interleaved);
+            v2.mla.as_mut().unwrap().rope_in_place = true;
+            let script = crate::python_script(&v2, &attention_engine::run(&v2).unwrap());
+            assert!(
+                script.contains("q_rot = rope(q_heads[..., d_nope:])")
+                    && !script.contains("deinterleave(q_heads")
+            );
+        }
+    }
 }

@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use super::LITERAL_LIMIT;
-use crate::step::Axis;
-use crate::trace::Step;
-use crate::weights::Linear;
+use attention_engine::step::Axis;
+use attention_engine::trace::Step;
+use attention_engine::weights::Linear;
 
 /// A Python string literal (JSON's escapes are Python's too).
 pub(super) fn py_str(s: &str) -> String {
@@ -20,14 +20,14 @@ pub(super) fn py_str_list<S: AsRef<str>>(items: &[S]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// A Python literal: the one formatter's [`crate::format::python`].
+/// A Python literal: the one formatter's [`attention_engine::format::python`].
 pub(super) fn py_number(v: f64) -> String {
-    crate::format::python(v)
+    attention_engine::format::python(v)
 }
 
-/// A number in a text block NumPy reads: [`crate::format::python_text`].
+/// A number in a text block NumPy reads: [`attention_engine::format::python_text`].
 fn text_number(v: f64) -> String {
-    crate::format::python_text(v)
+    attention_engine::format::python_text(v)
 }
 
 /// `np.array([...]).reshape(shape)` (or `numbers("""...""").reshape(shape)` for a big
@@ -114,7 +114,7 @@ pub(super) fn shape_symbols(step: &Step) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::fixtures::{parse_array, same_bits};
+    use crate::fixtures::{parse_array, same_bits};
 
     #[test]
     fn big_arrays_are_text_blocks_that_round_trip() {

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use super::values::{py_array, py_number, py_str};
 use super::Section;
-use crate::embedding::Source;
-use crate::step::StepName;
-use crate::trace::{Step, Trace};
+use attention_engine::embedding::Source;
+use attention_engine::step::StepName;
+use attention_engine::trace::{Step, Trace};
 
 /// Each distinct token's vector, or (if one text had two vectors, which the engine never
 /// does) `x` itself.
@@ -111,7 +111,7 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
     };
     match name {
         // never reached: `sections` writes MLA's steps with `latent::numpy_step`
-        crate::step::mla_steps!() => format!(
+        attention_engine::step::mla_steps!() => format!(
             "raise NotImplementedError(\"{}: a step of multi-head latent attention, written only for an mla trace\")\n",
             name.as_str()
         ),

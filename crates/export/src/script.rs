@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use super::sections::sections;
 use super::Target;
-use crate::scenario::Scenario;
-use crate::trace::Trace;
+use attention_engine::scenario::Scenario;
+use attention_engine::trace::Trace;
 
 /// The run as one self-contained Python file. Run it with `python3 file.py` (NumPy
 /// needed, PyTorch optional): it prints one line per checked step and ends with
@@ -76,14 +76,14 @@ fn wrap(line: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::fixtures::{bat, parse_array, same_bits, seeded_cross};
-    use crate::export::notebook::markdown;
-    use crate::scenario::{Fill, MaskConfig};
+    use crate::fixtures::{bat, parse_array, same_bits, seeded_cross};
+    use crate::notebook::markdown;
+    use attention_engine::scenario::{Fill, MaskConfig};
 
     #[test]
     fn script_has_every_step_in_order_with_its_pytorch_line() {
         let s = bat(Fill::NegInf);
-        let trace = crate::run(&s).unwrap();
+        let trace = attention_engine::run(&s).unwrap();
         let script = python_script(&s, &trace);
         assert!(script.starts_with("#!/usr/bin/env python3\n"));
         let mut at = 0;
@@ -119,7 +119,7 @@ mod tests {
     #[test]
     fn numbers_and_weights_round_trip_bit_for_bit() {
         let s = seeded_cross();
-        let trace = crate::run(&s).unwrap();
+        let trace = attention_engine::run(&s).unwrap();
         let script = python_script(&s, &trace);
         for step in &trace.steps {
             let got = parse_array(&script, &format!("EXPECTED[\"{}\"]", step.name));
@@ -147,14 +147,14 @@ mod tests {
         assert_eq!(markdown("padded with <pad>, `x <pad>` *"), "padded with &lt;pad&gt;, `x <pad>` \\*");
         assert_eq!(wrap("  aa bb cc", 7), vec!["  aa bb", "    cc"]);
         let s = bat(Fill::NegInf);
-        let script = python_script(&s, &crate::run(&s).unwrap());
+        let script = python_script(&s, &attention_engine::run(&s).unwrap());
         let comments = script.lines().filter(|l| l.starts_with('#'));
         assert!(comments.clone().all(|l| l.chars().count() <= 100), "a comment line is too long");
         assert!(comments.clone().any(|l| l.contains("2 query row(s) are blocked entirely")));
         // A sentence with a quote and a newline stays one line of valid Python.
         let mut odd = Scenario::identity(&["say \"hi\"\nnow"], 2, 1);
         odd.mask = MaskConfig::default();
-        let script = python_script(&odd, &crate::run(&odd).unwrap());
+        let script = python_script(&odd, &attention_engine::run(&odd).unwrap());
         assert!(script.contains(r#"sentences = ["say \"hi\"\nnow"]"#));
     }
 }

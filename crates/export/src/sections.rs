@@ -13,9 +13,9 @@ use super::torch::torch_section;
 use super::values::{py_linear, py_number, py_str, py_str_list};
 use super::words::{padding_words, projection_words, scenario_words};
 use super::{Section, Target};
-use crate::scenario::{Positional, Rope, RopeScaling, RopeStyle, Scenario};
-use crate::step::StepName;
-use crate::trace::{shape_text, Trace};
+use attention_engine::scenario::{Positional, Rope, RopeScaling, RopeStyle, Scenario};
+use attention_engine::step::StepName;
+use attention_engine::trace::{shape_text, Trace};
 
 /// Every section of the script or notebook, in order.
 pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Vec<Section> {
@@ -301,7 +301,7 @@ fn rope_section(rope: Rope, d_k: usize) -> Section {
                 RopeStyle::Half => "dimension i with i + d_k/2, Hugging Face's rotate_half",
                 RopeStyle::Interleaved => "dimensions 2i and 2i+1, the RoFormer paper and Meta's Llama code",
             },
-            rope.scaling.map_or(String::new(), |s| format!(" θ_i is scaled: {}.", crate::step::scaling_words(s)))
+            rope.scaling.map_or(String::new(), |s| format!(" θ_i is scaled: {}.", attention_engine::step::scaling_words(s)))
         )],
         format!(
             "rope_style, rope_base = {}, {}\n\

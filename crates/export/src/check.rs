@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::values::{py_array, py_str, shape_symbols};
 use super::{Section, Target, ATOL, RTOL};
-use crate::trace::{shape_text, Trace};
+use attention_engine::trace::{shape_text, Trace};
 
 pub(super) fn expected_section(trace: &Trace) -> Section {
     let mut c = String::from("STEPS = [");

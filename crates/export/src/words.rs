@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::values::{py_number, py_str};
-use crate::scenario::{Fill, Padding, Positional, ProjectionKind, Projections, Scenario};
-use crate::trace::Trace;
+use attention_engine::scenario::{Fill, Padding, Positional, ProjectionKind, Projections, Scenario};
+use attention_engine::trace::Trace;
 
 pub(super) fn padding_words(padding: Padding) -> &'static str {
     match padding {
