@@ -86,7 +86,7 @@ export const tests = [
       await t.open('s=the%20cat%20sat&d=4&h=2&engine=sync', 'canvas[data-testid="heatmap"]');
       await page.click('[data-testid="export-notebook"]');
       const error = await page.waitForSelector('[data-testid="export-error"][role="alert"]');
-      t.assert.match(await error.textContent(), /written by the engine worker, which is not available/);
+      t.assert.match(await error.textContent(), /The Python export is written by the engine worker, which is not available/);
       await page.waitForSelector('[data-testid="export-notebook"]:enabled');
       await t.screenshot('export-failed');
       t.assert.ok(t.errors().every((e) => /engine_worker_loader/.test(e)), t.errors().join('\n'));

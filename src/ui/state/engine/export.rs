@@ -122,6 +122,6 @@ fn fail(why: &str) {
         w.terminate();
     }
     for (_, d) in done {
-        d(Err(format!("the Python export is written by the engine worker, which is not available ({why})")));
+        d(Err(format!("The Python export is written by the engine worker, which is not available ({why}).")));
     }
 }
