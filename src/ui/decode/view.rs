@@ -186,7 +186,7 @@ fn decode_once(scenario: Memo<crate::engine::Scenario>) -> Memo<Result<Arc<Decod
                 timing::mark("al-decode-end");
                 d.map_err(|e| match e {
                     EngineError::DecodeNeedsCausal => NEEDS_CAUSAL.to_owned(),
-                    e => crate::ui::explorer::controls::page_words(&e.to_string()),
+                    e => crate::ui::state::field_words::page_words(&e.to_string()),
                 })
             })
         },

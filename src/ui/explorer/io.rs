@@ -42,7 +42,7 @@ pub fn ImportExport(
     };
     // a run the files cannot write (more than one layer) is refused by name beside them
     let refusal = Memo::new(move |_| {
-        run.with(|r| export::refusal(&r.scenario)).map(|why| crate::ui::explorer::controls::page_words(&why))
+        run.with(|r| export::refusal(&r.scenario)).map(|why| crate::ui::state::field_words::page_words(&why))
     });
     let refused = move || refusal.with(Option::is_some);
     // An <iframe> of this exact state in embed mode (only the figure and its caption).
