@@ -187,8 +187,8 @@ export const tests = [
         if (s === 2) {
           // the shared RoPE key is one map of its own d_rope columns, not "head 1"
           const title = await page.textContent('[data-testid="lesson-picture"] .al-card:not([hidden]) .al-card-title');
-          t.assert.equal(title.trim(), 'the shared RoPE key (every head)');
-          t.assert.match(await page.textContent('[data-testid="lesson-picture"] [data-testid="axis-titles"]'), /the shared key's d_rope features/);
+          t.assert.equal(title.trim(), 'shared RoPE key');
+          t.assert.match(await page.textContent('[data-testid="lesson-picture"] [data-testid="axis-titles"]'), /columns: its d_rope features/);
         }
         await noOverflow(t, page, `mla step ${s + 1} at ${width} px`, 1);
         await page.waitForTimeout(150);

@@ -14,10 +14,10 @@ use crate::ui::state::card_id::CardId;
 
 /// "head 2", or "K/V head 2" for the key/value heads before grouped-query attention's
 /// repeat (there are h_kv of them, not h), or, for multi-head latent attention's one RoPE
-/// key, "the shared RoPE key (every head)": it is no head's.
+/// key, "shared RoPE key": it is no head's.
 fn head_title(trace: Signal<Option<Arc<Trace>>>, step: StepName, head: usize) -> String {
     if trace.with(|t| t.as_ref().is_some_and(|t| is_shared_key(t, step))) {
-        return "the shared RoPE key (every head)".to_owned();
+        return "shared RoPE key".to_owned();
     }
     let kv_step = matches!(step, StepName::KHeads | StepName::VHeads | StepName::KRot);
     let word = if kv_step && trace.with(|t| t.as_ref().is_some_and(|t| t.is_grouped())) {
