@@ -19,6 +19,12 @@ pub fn page_words(message: &str) -> String {
         let word = &rest[start..word_end];
         let after = &rest[word_end..];
         match PAGE_NAMES.iter().find(|(engine, _)| *engine == word) {
+            // "h (n_heads)": the label already said, its engine name in brackets goes
+            Some((_, label)) if out.ends_with(&format!("{label} (")) && after.starts_with(')') => {
+                out.truncate(out.len() - 2);
+                rest = &after[1..];
+                continue;
+            }
             Some((_, label)) => out.push_str(label),
             None if word == "layer" && after.starts_with(" = ") => out.push_str("layer shown"),
             None => out.push_str(word),
@@ -57,5 +63,6 @@ mod tests {
         assert!(heads.starts_with("h_kv = 3 does not divide h = 2"), "{heads}");
         assert_eq!(page_words("n_kv_heads must be at least 1, got 0"), "h_kv must be at least 1, got 0");
         assert_eq!(page_words("the layer shown"), "the layer shown");
+        assert_eq!(words(&|s| s.n_heads = 100), "h = 100 is over the limit of 64");
     }
 }
