@@ -289,6 +289,24 @@ export const tests = [
     },
   },
   {
+    name: 'embed: the StreamingLLM step shows the weights its words quote above the 800 × 500 fold; the V cache is d_v wide',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 800, height: 500 });
+      const page = await t.open('lesson=sinks&ls=5&embed=1', '[data-testid="embed"] [data-testid="decode-weights"]');
+      await page.waitForTimeout(300);
+      const words = await page.textContent('[data-testid="embed-text"]');
+      const quoted = words.match(/parks (\d\.\d+) on/)[1];
+      const weights = page.locator('[data-testid="embed"] [data-testid="decode-weights"]');
+      t.assert.ok((await weights.textContent()).includes(quoted), `${quoted} not in the weights table`);
+      const box = await weights.boundingBox();
+      t.assert.ok(box && box.y + box.height <= 500, `the weights end at ${box && box.y + box.height} px`);
+      t.assert.match(await page.textContent('[data-testid="v-cache"] caption'), /^V cache, K\/V head 1: d_v = /);
+      t.assert.match(await page.textContent('[data-testid="k-cache"] caption'), /^K cache, K\/V head 1: d_k = /);
+      await t.screenshot('classroom-embed-800x500-sinks-6');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'every lesson asks a question; the answer is hidden until a choice, then revealed from the live trace (keyboard too)',
     run: async (t) => {
       let asked = 0;

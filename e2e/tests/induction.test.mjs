@@ -42,6 +42,16 @@ async function visitAll(t, width, height, extra, tag) {
         t.assert.deepEqual(shown, ['0', '1']);
       }
     }
+    // the step's table fits: no header cut, the table no wider than its box
+    if (await page.$('[data-testid="lesson-aside"]:visible')) {
+      const fit = await page.$eval('[data-testid="lesson-aside"]', (f) => {
+        const cut = [...f.querySelectorAll('th')].filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent);
+        const table = f.querySelector('table').getBoundingClientRect();
+        return { cut, over: table.right - f.getBoundingClientRect().right };
+      });
+      t.assert.deepEqual(fit.cut, [], `step ${s + 1} at ${width} px: headers cut`);
+      t.assert.ok(fit.over <= 1, `step ${s + 1} at ${width} px: the table is ${fit.over} px wider than its box`);
+    }
     await page.waitForTimeout(150);
     await noOverflow(t, page, `induction step ${s + 1} at ${width} px${extra}`, 1);
     await assertAxeClean(t, page, `induction step ${s + 1} at ${width} px${extra}`);
@@ -124,6 +134,9 @@ export const tests = [
       // the Learn view trains the lesson's run: its step budget, its sequence as letters,
       // and no training challenge about another task
       await page.waitForSelector('[data-testid="learn-head"] canvas');
+      // the maps use the room they have: at 1440 px a 20-token map's cells are ~20 px
+      const map = await page.$eval('[data-testid="learn-head"] canvas', (c) => c.getBoundingClientRect().width);
+      if ((await page.evaluate(() => innerWidth)) >= 1400) t.assert.ok(map >= 440, `the Learn map is ${map} px`);
       t.assert.match(await page.textContent('[data-testid="learn-status"]'), new RegExp(`^Step 0 of ${steps}\\b`));
       t.assert.match(await page.textContent('[data-testid="learn-maps-caption"]'), /written as letters as the induction lesson writes them/);
       t.assert.equal(await page.$('[data-testid="learn-challenge-start"]'), null);
@@ -140,7 +153,8 @@ export const tests = [
       const page = await t.open('challenge=induction-by-hand', '[data-testid="induction-challenge"]');
       t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet: layer 1's maps do not make a previous-token head/);
       // d_k beside the strength, and the words of the block maps explained where they are chosen
-      t.assert.match(await page.textContent('[data-testid="induction-strength-note"]'), /d_k = 24.*at strength 1, 0\.20 above/);
+      // exact for each layer: layer 1's gap is s² / √d_k, layer 2's at most that
+      t.assert.match(await page.textContent('[data-testid="induction-strength-note"]'), /d_k = 24\. In layer 1, .*1² \/ √24 = 0\.20 above .*In layer 2 .*at most 0\.20/);
       const legend = await page.textContent('[data-testid="induction-legend"]');
       t.assert.ok(/“place”/.test(legend) && /“\^”/.test(legend) && /start token/.test(legend), legend);
       // the tempting wrong answer: layer 2 matching the same token
@@ -161,6 +175,16 @@ export const tests = [
       await page.press('[data-testid="induction-strength"]', 'Enter');
       await page.waitForFunction(() => /^Goal met\./.test(document.querySelector('[data-testid="induction-verdict"]')?.textContent ?? ''));
       await page.waitForSelector('[data-testid="induction-why"]');
+      // a strength out of range is refused by name; the maps keep theirs
+      await page.fill('[data-testid="induction-strength"]', '-5');
+      await page.press('[data-testid="induction-strength"]', 'Enter');
+      const bad = page.locator('[data-testid="induction-strength-error"]');
+      await bad.waitFor();
+      t.assert.match(await bad.textContent(), /^The strength must be from 0 to 20, not -5.*The maps keep strength 8\.$/);
+      t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Goal met\./);
+      await page.fill('[data-testid="induction-strength"]', '8');
+      await page.press('[data-testid="induction-strength"]', 'Enter');
+      await bad.waitFor({ state: 'detached' });
       await page.click('[data-testid="induction-hint"]');
       await assertAxeClean(t, page, 'the induction challenge, solved, one hint shown');
       await t.screenshot('challenge-induction-1440');

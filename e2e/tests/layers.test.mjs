@@ -79,8 +79,12 @@ export const tests = [
         t.assert.match(await page.textContent(`[data-testid="trace-step"][data-step="${name}"] .al-step-name`), /^layer 2 · /);
       }
       t.assert.equal(await page.textContent('[data-testid="trace-step"][data-step="x_pe"] .al-step-name'), 'x_pe');
+      // the first screen's number says which layer it is from
+      await page.click('[data-testid="trace-step"][data-step="weights"] button');
+      t.assert.match(await page.textContent('[data-testid="caption"]'), /\(layer 2 of 2, head 1\)/);
       // the exports that write one layer say so beside their buttons
-      t.assert.match(await page.textContent('[data-testid="export-refusal"]'), /n_layers = 2: the Python export writes one attention layer/);
+      t.assert.match(await page.textContent('[data-testid="export-refusal"]'), /layers = 2: the Python export writes one attention layer/);
+      t.assert.ok(!(await page.textContent('[data-testid="export-refusal"]')).includes('n_layers'));
       t.assert.ok(await page.isDisabled('[data-testid="export-python"]'));
       await assertAxeClean(t, page, 'two layers, layer 2 shown');
       await page.setViewportSize({ width: 1440, height: 900 });
@@ -108,12 +112,18 @@ export const tests = [
       await waitStep(page, 'weights');
       await page.fill('[data-testid="n-layers"]', '5');
       await err(page, 'n-layers').waitFor();
-      t.assert.match(await err(page, 'n-layers').textContent(), /n_layers = 5: the explorer runs 1 to 4 attention layers/);
+      // the page's words: the field is "layers", not the engine's n_layers
+      t.assert.equal(await err(page, 'n-layers').textContent(), 'layers = 5: the explorer runs 1 to 4 attention layers');
+      // a text that does not parse replaces the old message: one message, the newer
+      await page.fill('[data-testid="n-layers"]', '-1');
+      await page.waitForFunction(() => /whole number/.test(document.querySelector('.al-field:has([data-testid="n-layers"])')?.textContent ?? ''));
+      t.assert.equal(await err(page, 'n-layers').count(), 1, 'one message beside the layers field');
+      t.assert.match(await err(page, 'n-layers').textContent(), /^layers must be a whole number of at least 1/);
       await pickLayers(page);
       await err(page, 'n-layers').waitFor({ state: 'detached' });
       await page.fill('[data-testid="layer"]', '3');
       await err(page, 'layer').waitFor();
-      t.assert.match(await err(page, 'layer').textContent(), /layer = 3, but the run has n_layers = 2: pick a layer from 1 to 2/);
+      t.assert.equal(await err(page, 'layer').textContent(), 'layer shown = 3, but the run has layers = 2: pick a layer from 1 to 2');
       await page.fill('[data-testid="layer"]', '1');
       await waitTitle(page, 'layer 1 · weights');
       // fewer layers than the one shown: the last is shown
@@ -126,7 +136,7 @@ export const tests = [
       const decoded = await t.page.context().newPage();
       await decoded.goto(t.url(`/?${BASE}&layers=2&view=decode`));
       await decoded.waitForSelector('[data-testid="decode-error"]');
-      t.assert.match(await decoded.textContent('[data-testid="decode-error"]'), /n_layers = 2: the decoding and tiles views run one layer/);
+      t.assert.match(await decoded.textContent('[data-testid="decode-error"]'), /^layers = 2: the decoding and tiles views run one layer.*set layers to 1/);
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -49,6 +49,13 @@ export const tests = [
       const menu = page.locator('[data-testid="lesson-menu"]');
       t.assert.ok(await menu.isVisible());
       t.assert.equal(await menu.inputValue(), '0');
+      // the menu and the exit button are read from the back of the room: at least the
+      // words' size
+      const sizes = await page.evaluate(() => {
+        const px = (sel) => parseFloat(getComputedStyle(document.querySelector(sel)).fontSize);
+        return { body: px('.al-lesson-text'), menu: px('[data-testid="lesson-menu"]'), exit: px('.al-lesson-tools [data-testid="present"]') };
+      });
+      t.assert.ok(sizes.menu >= sizes.body && sizes.exit >= sizes.body, JSON.stringify(sizes));
       // no lesson's title is cut: with each lesson open, the menu is at least as wide as
       // a copy of it, free to grow, showing that title (to 2 px: the two sizings round
       // differently), and it is on the screen

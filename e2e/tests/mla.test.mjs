@@ -179,7 +179,18 @@ export const tests = [
           t.assert.equal(await page.locator('[data-testid="lesson-picture"] [data-testid="heatmap"]').count(), 0);
           const widths = await page.$$eval('[data-testid="cache-bars-v3"] .al-bar', (els) => els.map((e) => e.getBoundingClientRect().width));
           t.assert.equal(widths.length, 4);
-          t.assert.ok(widths[0] > 20 * widths[3] && widths[3] >= 2, `MHA against MLA: ${widths}`);
+          // in order of size, the smallest still drawn (4 px at least); where the column has room, to scale
+          t.assert.ok(widths[0] > widths[1] && widths[1] >= widths[3] && widths[3] >= widths[2] && widths[2] >= 4, `bars: ${widths}`);
+          if (widths[0] >= 80 * 4) t.assert.ok(widths[0] > 20 * widths[3], `MHA against MLA: ${widths}`);
+          // a bar too short to read says its length beside it
+          const shares = await page.$$eval('[data-testid="cache-bars-v3"] .al-bar-share', (els) => els.map((e) => e.textContent));
+          t.assert.deepEqual(shares, ['the largest', '6.2% of MHA', '0.78% of MHA', '1.4% of MHA']);
+        }
+        if (s === 2) {
+          // the shared RoPE key is one map of its own d_rope columns, not "head 1"
+          const title = await page.textContent('[data-testid="lesson-picture"] .al-card:not([hidden]) .al-card-title');
+          t.assert.equal(title.trim(), 'shared RoPE key');
+          t.assert.match(await page.textContent('[data-testid="lesson-picture"] [data-testid="axis-titles"]'), /columns: its d_rope features/);
         }
         await noOverflow(t, page, `mla step ${s + 1} at ${width} px`, 1);
         await page.waitForTimeout(150);

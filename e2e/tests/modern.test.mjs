@@ -119,7 +119,8 @@ export const tests = [
       const keepErr = page.locator('label:has([data-testid="mask-keep-first"]) [data-testid="error"]');
       await page.fill('[data-testid="mask-window"]', '');
       await keepErr.waitFor();
-      t.assert.match(await keepErr.textContent(), /keep_first = 1 .* there is no window/);
+      t.assert.match(await keepErr.textContent(), /^kept first keys = 1 .* there is no window/);
+      t.assert.ok(!(await keepErr.textContent()).includes('keep_first'));
       await page.fill('[data-testid="mask-keep-first"]', '0');
       await keepErr.waitFor({ state: 'detached' });
       await page.waitForFunction(() => new URLSearchParams(location.search).get('keep') === null);
@@ -144,7 +145,9 @@ export const tests = [
       await err('n-kv-heads').waitFor();
       t.assert.match(await err('n-kv-heads').textContent(), /h_kv = 3 does not divide h = 4/);
       await page.fill('[data-testid="n-kv-heads"]', '0');
-      await page.waitForFunction(() => /n_kv_heads must be at least 1/.test(document.body.textContent));
+      // in the page's words: the field is labelled h_kv
+      await page.waitForFunction(() => /h_kv must be at least 1/.test(document.body.textContent));
+      t.assert.ok(!(await page.textContent("body")).includes("n_kv_heads"));
       await page.fill('[data-testid="n-kv-heads"]', '4');
       await err('n-kv-heads').waitFor({ state: 'detached' });
       // RoPE with an odd d_k: d_model 6, h 2

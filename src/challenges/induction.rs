@@ -173,6 +173,44 @@ pub fn meeting_score(strength: f64) -> f64 {
     strength * strength / (D_K as f64).sqrt()
 }
 
+/// The strength's limits on the page.
+pub const STRENGTH_RANGE: std::ops::RangeInclusive<f64> = 0.0..=20.0;
+
+/// A strength typed into the page's field, or why it is not one: a number from 0 to 20.
+pub fn read_strength(raw: &str) -> Result<f64, String> {
+    let shown: String = raw.trim().chars().take(20).collect();
+    match crate::format::read_typed_number(raw) {
+        Some(s) if STRENGTH_RANGE.contains(&s) => Ok(s),
+        Some(_) => Err(format!(
+            "The strength must be from {} to {}, not {shown}: it multiplies W_Q and W_K, and a negative one \
+             would only flip their sign twice.",
+            STRENGTH_RANGE.start(),
+            STRENGTH_RANGE.end()
+        )),
+        None => Err(format!(
+            "The strength must be a number from {} to {}, not \"{shown}\".",
+            STRENGTH_RANGE.start(),
+            STRENGTH_RANGE.end()
+        )),
+    }
+}
+
+/// What a strength does to the scores, exactly for each layer: layer 1's query and key
+/// read one-hot position entries (1), so where they meet the score is `s² / √d_k` above
+/// the others; layer 2's key reads the `previous` block, which holds layer 1's weights
+/// (at most 1), so its gap is at most that, and equal only when layer 1 puts all its
+/// weight on the previous token.
+pub fn strength_words(s: f64) -> String {
+    let sq = crate::format::exact(s);
+    let m = crate::format::fixed(meeting_score(s), 2);
+    format!(
+        "Each head here has d_k = {D_K}. In layer 1, where a query and a key meet (both read entries of 1), \
+         the score is {sq}² / √{D_K} = {m} above the score 0 where they do not. In layer 2 the key reads the \
+         'previous' block, which holds layer 1's weights (at most 1), so its gap is at most {m}, and {m} only \
+         when layer 1 puts all its weight on the previous token."
+    )
+}
+
 /// What the page says the block maps' word "place" and the start token `^` mean.
 pub fn legend() -> [(&'static str, String); 2] {
     [
@@ -269,8 +307,9 @@ pub fn verdict_words(a: &Attempt, o: &Outcome) -> String {
         Verdict::Met => format!("Goal met. {now}"),
         Verdict::TooWeak { strong, at_strong } => format!(
             "Not yet, but the four maps are right: at strength {strong} the same maps put {} where they \
-             should. At strength {s} they are too weak: where a query and a key meet, the score is only \
-             {s}² / √{D_K} = {m} above the others, so the softmax spreads the weight. {now}",
+             should. At strength {s} they are too weak: where layer 1's query and key meet, the score is \
+             only {s}² / √{D_K} = {m} above the others, and layer 2's at most that, so the softmax spreads \
+             the weight. {now}",
             both(&at_strong),
             s = crate::format::exact(a.strength),
             m = crate::format::fixed(meeting_score(a.strength), 2),
@@ -455,6 +494,50 @@ mod tests {
         assert!(same.accuracy < 0.5);
     }
 
+    /// The strength's words hold for each layer, read back from the engine's weights (a
+    /// weight ratio is e to the score gap): in layer 1 the meeting key is exactly
+    /// s² / √d_k above every other key; in layer 2 no key is more than that above another.
+    #[test]
+    fn the_strengths_score_gap_is_exact_in_layer_one_and_a_bound_in_layer_two() {
+        for strength in [1.0, 2.5, 8.0] {
+            let o = judge(&Attempt { strength, ..Attempt::SOLUTION }).unwrap();
+            let m = meeting_score(strength);
+            let w = |l: usize, i: usize, j: usize| o.attention[l][i * T + j];
+            for i in 1..T {
+                for k in (0..=i).filter(|&k| k != i - 1) {
+                    let gap = (w(0, i, i - 1) / w(0, i, k)).ln();
+                    assert!((gap - m).abs() < 1e-9, "layer 1, strength {strength}, row {i}: {gap} vs {m}");
+                }
+                for (j, k) in (0..=i).flat_map(|j| (0..=i).map(move |k| (j, k))) {
+                    let gap = (w(1, i, j) / w(1, i, k)).ln();
+                    assert!(gap <= m + 1e-9, "layer 2, strength {strength}, row {i}: {gap} > {m}");
+                }
+            }
+            let words = strength_words(strength);
+            let shown = crate::format::fixed(m, 2);
+            assert!(words.contains(&format!("= {shown} above the score 0")), "{words}");
+            assert!(words.contains(&format!("its gap is at most {shown}")), "{words}");
+        }
+        // at strength 1 layer 1 spreads its weight, so layer 2's gap is below the bound
+        let o = judge(&Attempt { strength: 1.0, ..Attempt::SOLUTION }).unwrap();
+        assert!(o.heads[0].previous_token < 0.5, "{o:?}");
+    }
+
+    /// A strength outside 0 to 20, or not a number, gets a message, never a silent value.
+    #[test]
+    fn a_strength_out_of_range_is_refused_by_name() {
+        assert_eq!(read_strength(" 8 "), Ok(8.0));
+        assert_eq!(read_strength("2,5"), Ok(2.5));
+        assert_eq!(read_strength("0"), Ok(0.0));
+        let negative = read_strength("-5").unwrap_err();
+        assert!(negative.starts_with("The strength must be from 0 to 20, not -5"), "{negative}");
+        assert!(read_strength("21").unwrap_err().contains("not 21"));
+        assert_eq!(
+            read_strength("strong").unwrap_err(),
+            "The strength must be a number from 0 to 20, not \"strong\"."
+        );
+    }
+
     /// Without layer 1's head (its query and key fine, but nothing written into
     /// `previous` if layer 1 attends nowhere useful), layer 2's key has nothing to match.
     #[test]
@@ -476,7 +559,10 @@ mod tests {
         assert!(at_strong.met() && o.heads[1].induction < AT_LEAST, "{o:?}");
         let words = verdict_words(&weak, &o);
         assert!(words.starts_with("Not yet, but the four maps are right: at strength 8"), "{words}");
-        assert!(words.contains(&format!("1² / √{D_K} = 0.20 above the others")), "{words}");
+        assert!(
+            words.contains(&format!("1² / √{D_K} = 0.20 above the others, and layer 2's at most that")),
+            "{words}"
+        );
         assert!(words.contains(&percent(o.heads[1].induction)), "{words}");
         assert_eq!(D_K, 24);
         assert!((meeting_score(8.0) - 64.0 / 24f64.sqrt()).abs() < 1e-12);

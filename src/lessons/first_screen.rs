@@ -24,7 +24,13 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
     }
     let (i, j, v) = best?;
     let (q, k) = (token(trace, batch, i), trace.key_tokens(batch).get(j).cloned().unwrap_or_default());
-    let heads = if trace.sizes.n_heads > 1 { " (head 1)" } else { "" };
+    // with several layers the number is one layer's: name it, as the head
+    let heads = match (trace.n_layers > 1, trace.sizes.n_heads > 1) {
+        (true, true) => format!(" (layer {} of {}, head 1)", trace.layer, trace.n_layers),
+        (true, false) => format!(" (layer {} of {})", trace.layer, trace.n_layers),
+        (false, true) => " (head 1)".to_owned(),
+        (false, false) => String::new(),
+    };
     let own = (!cross).then(|| w[(i, i)]).filter(|x| x.is_finite());
     // the conclusion is drawn from toy vectors; a word without one has a random vector
     let hashed = |sources: Option<&Vec<Vec<Source>>>, b: usize, at: usize| {
@@ -71,6 +77,21 @@ mod tests {
 
     fn default_trace() -> Trace {
         run(&scenario(DEFAULT_TEXT, &Settings::default()).0).unwrap()
+    }
+
+    /// With several layers the caption's number is one layer's, and it says which.
+    #[test]
+    fn with_several_layers_the_caption_names_its_layer() {
+        let (mut s, _) = scenario(DEFAULT_TEXT, &Settings::default());
+        assert!(!caption(&run(&s).unwrap(), 0).unwrap().contains("layer"));
+        s.n_layers = Some(3);
+        s.layer = Some(2);
+        let t = run(&s).unwrap();
+        let c = caption(&t, 0).unwrap();
+        assert!(
+            c.contains(&format!("(layer 2 of 3{}", if t.sizes.n_heads > 1 { ", head 1)" } else { ")" })),
+            "{c}"
+        );
     }
 
     #[test]

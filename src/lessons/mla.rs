@@ -1,20 +1,21 @@
 //! Lesson 14, multi-head latent attention (DeepSeek-V2/V3): every token is projected down
 //! to a small latent `c_KV`, from which each head's keys and values are projected up; a
-//! small RoPE key `k_pe`, shared by every head, carries the position; absorbing `W_UK`
+//! small RoPE key `k_rot`, shared by every head, carries the position; absorbing `W_UK`
 //! into the query gives the same scores straight from the latent; and so a decoder caches
 //! `r_kv + d_rope` numbers per token and layer instead of every head's key and value.
 //!
 //! Seeded weights (MLA's projections are rectangular, so the identity cannot be them) on
 //! two heads, small enough to read: d_model = 8, r_kv = 4, d_nope = 3, d_rope = 2,
 //! d_v = 3, RoPE, causal. Every number the words quote is the engine's: the trace's cells,
-//! [`mla::absorbed_scores`] and [`mla::cache_bytes_per_token`].
+//! [`crate::engine::mla::absorbed_scores`] and [`crate::engine::mla::cache_bytes_per_token`].
 
 use super::claims::{Claim, Quantity};
+pub use super::mla_cache::{cache_bars, deepseek_v3_cache, CacheBar};
+use super::mla_cache::{own_cache, v3_bytes};
 use super::quiz::{Quiz, QuizKind};
 use super::{base, num, row, row_cells, same_input, token, Aside, Cell, Extra, Lesson, LessonStep};
-use crate::engine::mla::{self, CacheKind, LatentCache, Mla};
+use crate::engine::mla::{LatentCache, Mla};
 use crate::engine::{ProjectionKind, Projections, Rope, RopeStyle, Scenario, StepName as S, Trace};
-use crate::format::group_digits;
 
 const SENTENCE: &str = "the cat sat on the mat";
 /// "the", "cat", "on", the second "the" and "mat".
@@ -44,42 +45,8 @@ fn scenario() -> Scenario {
 }
 
 /// The trace's MLA sizes (the lesson's own when a learner's import has none).
-fn sizes(t: &Trace) -> Mla {
+pub(super) fn sizes(t: &Trace) -> Mla {
     t.mla.clone().unwrap_or_else(|| Mla::sized(4, 3, 2, 3))
-}
-
-/// The DeepSeek-V3 layer the cache table sizes: 61 layers, 128 heads of d_k = 128 + 64
-/// and d_v = 128, r_kv = 512, bf16 (2 bytes a number).
-const V3_LAYERS: u64 = 61;
-const V3_HEADS: u64 = 128;
-const BF16: u64 = 2;
-
-/// One row of the cache table: what is cached, and its bytes per token in DeepSeek-V3's
-/// sizes, as [`mla::cache_bytes_per_token`] computes them.
-pub fn deepseek_v3_cache() -> Vec<(&'static str, CacheKind, u64)> {
-    let heads = |kv_heads| CacheKind::Heads { kv_heads, d_k: 192, d_v: 128 };
-    [
-        ("MHA, 128 heads", heads(V3_HEADS)),
-        ("GQA, 8 K/V heads", heads(8)),
-        ("MQA, 1 K/V head", heads(1)),
-        ("MLA, 512 + 64", CacheKind::Latent { kv_lora_rank: 512, d_rope: 64 }),
-    ]
-    .into_iter()
-    .map(|(what, kind)| (what, kind, mla::cache_bytes_per_token(kind, V3_LAYERS, BF16)))
-    .collect()
-}
-
-/// Numbers one token caches in one layer (bytes at one byte a number, one layer).
-fn numbers_per_token(kind: CacheKind) -> u64 {
-    mla::cache_bytes_per_token(kind, 1, 1)
-}
-
-/// The lesson model's own cache per token: MHA's `h·(d_k + d_v)` against MLA's
-/// `r_kv + d_rope`.
-fn own_cache(m: &Mla, heads: usize) -> (u64, u64) {
-    let mha = CacheKind::Heads { kv_heads: heads as u64, d_k: m.d_k() as u64, d_v: m.v_head_dim as u64 };
-    let latent = CacheKind::Latent { kv_lora_rank: m.kv_lora_rank as u64, d_rope: m.qk_rope_head_dim as u64 };
-    (numbers_per_token(mha), numbers_per_token(latent))
 }
 
 /// "cat"'s key in every head (the `k_cat` rows), beside the heatmaps.
@@ -95,8 +62,8 @@ fn keys_aside(t: &Trace) -> Option<Aside> {
         })
         .collect::<Option<Vec<_>>>()?;
     let mut head = vec![format!("\"{}\"'s key", token(t, 0, CAT))];
-    head.extend((0..m.qk_nope_head_dim).map(|i| format!("nope {i}")));
-    head.extend((0..m.qk_rope_head_dim).map(|i| format!("rope {i}")));
+    head.extend((0..m.qk_nope_head_dim).map(|i| format!("k_nope {i}")));
+    head.extend((0..m.qk_rope_head_dim).map(|i| format!("k_rot {i}")));
     Some(Aside {
         caption: format!("\"{}\"'s key in each head: k_nope, then k_rot", token(t, 0, CAT)),
         head,
@@ -142,47 +109,6 @@ pub fn largest_gap(t: &Trace) -> Option<f64> {
     let s = t.step(S::Scores)?;
     (a.len() == s.data.len())
         .then(|| a.iter().zip(s.data.iter()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max))
-}
-
-/// One bar of the cache picture: what is cached, its numbers per token and layer, its
-/// bytes over a whole model (`None` for this page's one-layer model), and its length as a
-/// share of the longest bar of its group.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CacheBar {
-    /// What is cached ("MHA, 128 heads").
-    pub what: String,
-    /// Numbers per token and layer.
-    pub numbers: u64,
-    /// Bytes per token over every layer, in bf16.
-    pub bytes: Option<u64>,
-    /// `numbers` over the group's largest, in (0, 1].
-    pub share: f64,
-}
-
-/// Step 5's picture: a token's cache at DeepSeek-V3's sizes (MHA, GQA, MQA, MLA), then
-/// this page's model (MHA against MLA), each group's bars scaled to its largest.
-pub fn cache_bars(t: &Trace) -> [Vec<CacheBar>; 2] {
-    let scaled = |rows: Vec<(String, u64, Option<u64>)>| {
-        let most = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1) as f64;
-        rows.into_iter()
-            .map(|(what, numbers, bytes)| CacheBar { what, numbers, bytes, share: numbers as f64 / most })
-            .collect()
-    };
-    let v3 = deepseek_v3_cache()
-        .into_iter()
-        .map(|(what, kind, bytes)| (what.to_string(), numbers_per_token(kind), Some(bytes)))
-        .collect();
-    let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
-    let here = vec![
-        (format!("MHA, {} heads", t.sizes.n_heads), mha, None),
-        (format!("MLA, {} + {}", sizes(t).kv_lora_rank, sizes(t).qk_rope_head_dim), latent, None),
-    ];
-    [scaled(v3), scaled(here)]
-}
-
-/// The bytes of cache row `i` (MHA, GQA, MQA, MLA), as the table prints them.
-fn v3_bytes(i: usize) -> String {
-    deepseek_v3_cache().get(i).map(|(_, _, b)| group_digits(*b)).unwrap_or_default()
 }
 
 /// Cell `(row, col)` of a step in head `head`.
@@ -237,33 +163,81 @@ fn shared_latent(t: &Trace) -> String {
     )
 }
 
-/// The lesson's layer with [`MORE_HEADS`] heads: the same sentence, latent and head sizes.
+/// The lesson's layer with [`MORE_HEADS`] heads: the same sentence, sizes and input, the
+/// same down-projection `W_DKV` and shared RoPE key's projection (so the same c_KV and
+/// k_rot for every token), heads 1 and 2 the earlier steps' own (their query, `W_UK`, `W_UV`
+/// and output rows), heads 3 and 4 new ones drawn from the seed for a 4-head layer.
 fn more_heads() -> Scenario {
-    Scenario { n_heads: MORE_HEADS, ..scenario() }
+    let lesson = scenario();
+    let sizes = lesson.mla.clone().unwrap_or_else(|| Mla::sized(4, 3, 2, 3));
+    let mut s = Scenario { n_heads: MORE_HEADS, ..lesson };
+    if let Some(weights) = grown_weights(&sizes) {
+        s.mla = Some(Mla { weights: Some(Box::new(weights)), ..sizes });
+    }
+    s
 }
 
-/// The question's choices: every head's key and value, the lesson's two heads' cache
-/// doubled, and the latent with its shared key, from the engine's [`LatentCache`].
-fn more_heads_choices(t: &Trace) -> Vec<String> {
+/// The weights of [`more_heads`]: the lesson's [`HEADS`]-head seeded weights, then the
+/// extra heads' columns (query, `kv_b`) and rows (`o`) of the [`MORE_HEADS`]-head seeded
+/// ones. Each head's block is contiguous in all three (DeepSeek's layout: `q` per head
+/// `d_k`, `kv_b` per head `d_nope + d_v`, `o` per head `d_v` rows).
+fn grown_weights(m: &Mla) -> Option<crate::engine::mla_option::MlaWeights> {
+    use crate::engine::mla::{build, QueryPath};
+    let few = build(m, D_MODEL, HEADS, SEED).ok()?;
+    let many = build(m, D_MODEL, MORE_HEADS, SEED).ok()?;
+    let (QueryPath::Direct(q_few), QueryPath::Direct(q_many)) = (&few.q, &many.q) else { return None };
+    let rows = |a: ndarray::ArrayView2<f64>| a.rows().into_iter().map(|r| r.to_vec()).collect::<Vec<_>>();
+    // the first HEADS heads' columns from the lesson's weights, the rest from the bigger layer's
+    let columns = |a: &ndarray::Array2<f64>, b: &ndarray::Array2<f64>, per_head: usize| {
+        let cut = HEADS * per_head;
+        ndarray::concatenate(ndarray::Axis(1), &[a.view(), b.slice(ndarray::s![.., cut..])]).ok()
+    };
+    let q = columns(q_few.w(), q_many.w(), m.d_k())?;
+    let kv_b = columns(few.kv_b.w(), many.kv_b.w(), m.qk_nope_head_dim + m.v_head_dim)?;
+    let cut = HEADS * m.v_head_dim;
+    let o =
+        ndarray::concatenate(ndarray::Axis(0), &[few.o.w().view(), many.o.w().slice(ndarray::s![cut.., ..])])
+            .ok()?;
+    Some(crate::engine::mla_option::MlaWeights::uncompressed(
+        rows(q.view()),
+        rows(few.kv_a.w().view()),
+        rows(kv_b.view()),
+        rows(o.view()),
+    ))
+}
+
+/// The question's choices, smallest first: the latent with the shared key, the lesson's
+/// two heads' cache doubled, and every head's key and value, from the engine's
+/// [`LatentCache`]. Each says what would be cached, in the same words.
+fn more_heads_options(t: &Trace) -> [(u64, String); 3] {
     let c = LatentCache::new(&sizes(t), t.sizes.d_model, t.sizes.n_heads);
     let grown = c.latent() * t.sizes.n_heads as u64 / HEADS as u64;
-    vec![
-        format!("{}: every head's key and value", c.heads()),
-        format!("{}: the latent and the shared RoPE key, as with {HEADS} heads", c.latent()),
-        format!("{grown}: {}× the cache of {HEADS} heads", t.sizes.n_heads / HEADS),
-    ]
+    let mut options = [
+        (c.heads(), format!("{}: the keys and values of all {} heads", c.heads(), t.sizes.n_heads)),
+        (c.latent(), format!("{}: the latent and the shared RoPE key", c.latent())),
+        (grown, format!("{grown}: the {HEADS}-head layer's cache, {}×", t.sizes.n_heads / HEADS)),
+    ];
+    options.sort_by_key(|o| o.0);
+    options
+}
+
+/// The question's choices ([`more_heads_options`]).
+fn more_heads_choices(t: &Trace) -> Vec<String> {
+    more_heads_options(t).into_iter().map(|(_, words)| words).collect()
 }
 
 /// The right choice (the latent and the shared key) and why.
 fn more_heads_answer(t: &Trace) -> Option<(usize, String)> {
     let m = sizes(t);
     let c = LatentCache::new(&m, t.sizes.d_model, t.sizes.n_heads);
+    let right = more_heads_options(t).iter().position(|o| o.0 == c.latent())?;
     Some((
-        1,
+        right,
         format!(
-            "{} numbers: c_KV ({}) and k_pe ({}), however many heads there are. Each head's key and value are \
-             projected up from the latent when it scores (or W_UK is absorbed into its query, as in step 4), \
-             so they are never cached: all {} heads' keys and values would be {} numbers.",
+            "{} numbers: c_KV ({}) and the shared RoPE key k_rot ({}), however many heads there are. Each \
+             head's key and value are projected up from the latent when it scores (or W_UK is absorbed into \
+             its query, as in step 4), so they are never cached: all {} heads' keys and values would be {} \
+             numbers.",
             c.latent(),
             m.kv_lora_rank,
             m.qk_rope_head_dim,
@@ -311,9 +285,9 @@ pub fn lesson() -> Lesson {
                 format!(
                     "Each head projects the latent up again: its key's first d_nope = {} numbers, k_nope = \
                      c_KV · W_UK, and its value, c_KV · W_UV, d_v = {} wide. To these {} numbers each key adds \
-                     d_rope = {} more, k_pe, which carries the position. In the table, \"{cat}\"'s key is {} \
-                     in head 1 and {} in head 2: the first {} numbers differ, the last {} are the same in \
-                     every head, because k_pe is one key shared by all heads, like MQA's.",
+                     d_rope = {} more, the shared RoPE key k_rot, which carries the position. In the table, \
+                     \"{cat}\"'s key is {} in head 1 and {} in head 2: the first {} numbers differ, the last {} \
+                     are the same in every head, because k_rot is one key shared by all heads, like MQA's.",
                     m.qk_nope_head_dim,
                     m.v_head_dim,
                     m.qk_nope_head_dim,
@@ -346,9 +320,10 @@ pub fn lesson() -> Lesson {
                      whole key c_KV · W_UK, the turn, which depends on both positions, would sit between the \
                      query and W_UK: W_UK could no longer be folded into the query once (the next step), and a \
                      decoder would rebuild every cached key from the latent at every step. So MLA turns only a \
-                     small extra key, k_pe, made from the token itself (not from c_KV) and shared by every \
-                     head, and each query's last d_rope numbers. \"{}\"'s turned k_pe is {}. Its position is in these numbers alone; \
-                     the latent stays free of it.",
+                     small extra key made from the token itself (not from c_KV) and shared by every head, the \
+                     shared RoPE key k_rot (DeepSeek's code names it k_pe before the turn), and each query's last d_rope numbers. \"{}\"'s k_rot is {}, one row of the \
+                     picture's one map: it belongs to no head. Its position is in these numbers alone; the \
+                     latent stays free of it.",
                     token(t, 0, CAT),
                     row(t, S::KRot, 0, 0, CAT),
                 )
@@ -371,7 +346,7 @@ pub fn lesson() -> Lesson {
             LessonStep::new("The cache per token", scenario(), S::CKv, |t| {
                 let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
                 format!(
-                    "So a decoder caches, per token and layer, c_KV and k_pe: r_kv + d_rope numbers, {latent} \
+                    "So a decoder caches, per token and layer, c_KV and k_rot: r_kv + d_rope numbers, {latent} \
                      here, where MHA caches every head's key and value, h·(d_k + d_v) = {mha}. The bars compare \
                      them. At DeepSeek-V3's sizes (61 layers, 128 heads, d_k = 192, d_v = 128, r_kv = 512, \
                      d_rope = 64, bf16) a token takes {} bytes for MHA and {} for MLA: less than GQA with 8 \
@@ -386,11 +361,27 @@ pub fn lesson() -> Lesson {
             .extra(Extra::CacheBars),
             LessonStep::new("Your turn: more heads", more_heads(), S::KCat, |t| {
                 format!(
-                    "The same layer with {} heads instead of {HEADS}: each head has its own key, {} numbers \
+                    "The same layer with {} heads instead of {HEADS}: heads 1 and 2 are the earlier steps' \
+                     own, heads 3 and 4 are new, each with its own query, W_UK and W_UV. The input, the \
+                     down-projection to c_KV and the shared key's projection are the earlier steps', so every token's c_KV and k_rot are \
+                     too: \"{cat}\"'s key ends in {} in every head, as in step 2. Each head's key is {} numbers \
                      wide, in the picture. Choose an answer to see why.",
                     t.sizes.n_heads,
-                    sizes(t).d_k()
+                    row(t, S::KRot, 0, 0, CAT),
+                    sizes(t).d_k(),
+                    cat = token(t, 0, CAT),
                 )
+            })
+            // "ends in k_rot in every head"
+            .claims(|t| {
+                let m = sizes(t);
+                (0..t.sizes.n_heads)
+                    .flat_map(|h| {
+                        (0..m.qk_rope_head_dim).map(move |c| {
+                            Claim::Equal(at_head(S::KCat, h, CAT, m.qk_nope_head_dim + c), at_head(S::KRot, 0, CAT, c))
+                        })
+                    })
+                    .collect()
             })
             .quiz(Quiz {
                 reveal: None,
@@ -425,6 +416,7 @@ fn absorbed_row(t: &Trace, h: usize) -> String {
 mod tests {
     use super::*;
     use crate::engine::run;
+    use crate::format::group_digits;
 
     #[test]
     fn the_absorbed_scores_are_the_scores() {
@@ -459,6 +451,12 @@ mod tests {
         assert_eq!(v3[0].share, 1.0);
         assert!((v3[3].share - 576.0 / 40_960.0).abs() < 1e-15);
         assert_eq!((here[0].share, here[1].share), (1.0, 6.0 / 16.0));
+        // every bar's size is written beside it: a sliver still reads
+        let words: Vec<&str> = v3.iter().chain(&here).map(|b| b.share_words.as_str()).collect();
+        assert_eq!(
+            words,
+            ["the largest", "6.2% of MHA", "0.78% of MHA", "1.4% of MHA", "the largest", "38% of MHA"]
+        );
         // its picture is not step 1's: the bars replace the heatmaps, in the page and its embed
         assert!(lesson.steps[4].extra.replaces_heatmaps());
         let pictures: Vec<_> = lesson.steps.iter().map(|s| (s.focus, s.extra, s.scenario.n_heads)).collect();
@@ -499,8 +497,15 @@ mod tests {
         assert_eq!(t.sizes.n_heads, MORE_HEADS);
         // 4 + 2 cached, against 4·(5 + 3) for every head's key and value, or 2 × 6
         assert_eq!(choices.len(), 3);
-        assert!(choices[right].starts_with("6: the latent"), "{choices:?}");
-        assert!(choices[0].starts_with("32:") && choices[2].starts_with("12:"), "{choices:?}");
+        assert_eq!(
+            choices,
+            [
+                "6: the latent and the shared RoPE key",
+                "12: the 2-head layer's cache, 2×",
+                "32: the keys and values of all 4 heads"
+            ]
+        );
+        assert_eq!(right, 0);
         assert!(why.starts_with("6 numbers"), "{why}");
         // no earlier step gives the 4-head cache or says that the cache ignores h
         for (i, step) in lesson.steps[..last].iter().enumerate() {
@@ -514,6 +519,54 @@ mod tests {
         let words = (lesson.steps[last].narrate)(&t);
         assert_eq!(words.matches('?').count(), 0, "{words}");
         assert_eq!((quiz.question)(&t).matches('?').count(), 1);
+    }
+
+    /// The 4-head layer is the lesson's layer with two more heads: the same c_KV and k_rot
+    /// for every token, and heads 1 and 2 the earlier steps' own keys and scores.
+    #[test]
+    fn the_four_head_layer_shares_the_latent_the_shared_key_and_the_first_two_heads() {
+        let lesson = lesson();
+        let last = lesson.steps.len() - 1;
+        let (two, four) = (lesson.trace(1), lesson.trace(last));
+        assert_eq!(four.sizes.n_heads, MORE_HEADS);
+        for step in [S::CKv, S::KPe, S::KRot] {
+            assert_eq!(two.step(step).unwrap().data, four.step(step).unwrap().data, "{step}");
+        }
+        for step in [S::KCat, S::VHeads, S::Scores, S::Weights] {
+            let (a, b) = (two.step(step).unwrap(), four.step(step).unwrap());
+            for h in 0..HEADS {
+                assert_eq!(a.matrix(0, h), b.matrix(0, h), "{step} head {}", h + 1);
+            }
+            // heads 3 and 4 are heads of their own
+            assert_ne!(b.matrix(0, 2), b.matrix(0, 0), "{step}");
+        }
+        let words = lesson.steps[last].words(&four);
+        assert!(
+            words.contains(&format!("ends in {} in every head", row(&two, S::KRot, 0, 0, CAT))),
+            "{words}"
+        );
+        assert!(!(lesson.steps[last].claims)(&four).is_empty());
+        assert!(lesson.steps[last].claims_hold(&four));
+    }
+
+    /// One name for the shared RoPE key in the lesson's words: k_rot; k_pe only where the
+    /// words quote DeepSeek's code and say so.
+    #[test]
+    fn the_shared_key_has_one_name() {
+        let lesson = lesson();
+        for (i, step) in lesson.steps.iter().enumerate() {
+            let words = (step.narrate)(&lesson.trace(i));
+            for (at, _) in words.match_indices("k_pe") {
+                assert!(words[..at].ends_with("DeepSeek's code names it "), "step {}: {words}", i + 1);
+            }
+            assert!(!words.contains("rope key") && !words.contains(" rope "), "step {}: {words}", i + 1);
+        }
+        let aside = keys_aside(&lesson.trace(1)).unwrap();
+        assert!(
+            aside.head.iter().skip(1).all(|h| h.starts_with("k_nope ") || h.starts_with("k_rot ")),
+            "{:?}",
+            aside.head
+        );
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub mod learn;
 pub mod local;
 pub mod masks;
 pub mod mla;
+mod mla_cache;
 pub mod online_softmax;
 pub mod quiz;
 pub mod range;

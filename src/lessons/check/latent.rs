@@ -33,20 +33,23 @@ pub(super) fn mla() -> Vec<CheckQuestion> {
             ),
             answer: CheckAnswer::Choice {
                 choices: vec![
-                    format!("the first {} numbers, k_nope", shared.d_nope),
-                    format!("the last {} numbers, k_rot", shared.d_rope),
-                    "none: every head's key is its own".into(),
+                    format!("none of its {} numbers", shared.d_nope + shared.d_rope),
+                    format!("its first {} numbers", shared.d_nope),
+                    format!("its last {} numbers", shared.d_rope),
                 ],
                 right: shared.part,
             },
-            why: "k_nope is c_KV times each head's own W_UK; the RoPE key is made once per token and shared by every head, as MQA shares its one key.".into(),
+            why: format!(
+                "The first {} numbers, k_nope, are c_KV times each head's own W_UK; the last {}, the shared RoPE key k_rot, are made once per token and shared by every head, as MQA shares its one key.",
+                shared.d_nope, shared.d_rope
+            ),
         },
     ]
 }
 
 /// The sizes of the question's MLA layer, read from its trace, and which part of the key
-/// every head shares there: 0 for the first `d_nope` numbers, 1 for the last `d_rope`, 2
-/// for neither.
+/// every head shares there, as the choices' index: 0 for none, 1 for the first `d_nope`
+/// numbers, 2 for the last `d_rope`.
 struct SharedPart {
     heads: usize,
     d_nope: usize,
@@ -60,7 +63,7 @@ struct SharedPart {
 fn shared_key_part() -> SharedPart {
     let json = r#"{"sentences": ["a b c"], "d_model": 6, "n_heads": 3, "projections": "seeded", "seed": 2,
         "rope": {"style": "half"}, "mla": {"kv_lora_rank": 3, "qk_nope_head_dim": 5, "qk_rope_head_dim": 4, "v_head_dim": 2}}"#;
-    let none = SharedPart { heads: 0, d_nope: 0, d_rope: 0, r_kv: 0, part: 2 };
+    let none = SharedPart { heads: 0, d_nope: 0, d_rope: 0, r_kv: 0, part: 0 };
     let Ok(t) = Scenario::from_json(json).and_then(|s| run(&s)) else { return none };
     let (Some(k), Some(m)) = (t.step(S::KCat), t.mla.as_ref()) else { return none };
     let (heads, d_nope, d_k) = (t.sizes.n_heads, m.qk_nope_head_dim, m.d_k());
@@ -71,11 +74,11 @@ fn shared_key_part() -> SharedPart {
         })
     };
     let part = if same(0..d_nope) {
-        0
-    } else if same(d_nope..d_k) {
         1
-    } else {
+    } else if same(d_nope..d_k) {
         2
+    } else {
+        0
     };
     SharedPart { heads, d_nope, d_rope: m.qk_rope_head_dim, r_kv: m.kv_lora_rank, part }
 }
@@ -89,11 +92,17 @@ mod tests {
         let lesson = crate::lessons::mla::lesson().trace(0);
         let m = lesson.mla.clone().unwrap();
         let q = shared_key_part();
-        assert_eq!(q.part, 1);
+        assert_eq!(q.part, 2);
         assert_eq!((q.heads, q.d_nope, q.d_rope, q.r_kv), (3, 5, 4, 3));
         assert!(q.heads != lesson.sizes.n_heads && q.d_nope != m.qk_nope_head_dim);
         assert!(q.d_rope != m.qk_rope_head_dim && q.r_kv != m.kv_lora_rank);
         let questions = mla();
         assert!(questions[1].question.contains("d_nope + d_rope = 5 + 4"), "{}", questions[1].question);
+        // the lesson's two questions put their answers in different places
+        let CheckAnswer::Choice { right, .. } = &questions[1].answer else { panic!("a choice") };
+        let step = crate::lessons::mla::lesson().steps.last().cloned().unwrap();
+        let crate::lessons::quiz::QuizKind::Choice { answer, .. } = step.quiz.unwrap().kind else { panic!() };
+        let (quiz_right, _) = answer(&crate::engine::run(&step.scenario).unwrap()).unwrap();
+        assert_ne!(*right, quiz_right);
     }
 }

@@ -101,7 +101,7 @@ pub fn Notices(
                     .map(|e| {
                         view! {
                             <p class="al-error" data-testid="error" role="alert">
-                                {e.to_string()}
+                                {crate::ui::state::field_words::page_words(&e.to_string())}
                             </p>
                         }
                     })

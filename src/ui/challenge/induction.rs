@@ -7,10 +7,10 @@ use leptos::prelude::*;
 use ndarray::Array2;
 
 use crate::challenges::induction::{
-    judge, legend, meeting_score, verdict_words, Attempt, Map, Outcome, D_K, HINTS, SEQUENCES, STORY, T,
-    TITLE, WHY,
+    judge, legend, read_strength, strength_words, verdict_words, Attempt, Map, Outcome, HINTS, SEQUENCES,
+    STORY, T, TITLE, WHY,
 };
-use crate::format::{exact, fixed};
+use crate::format::exact;
 
 use crate::ui::learn::head_maps::{HeadMapData, HeadMapFigure, MapFit};
 use crate::ui::widgets::fields::{NumberField, SelectField};
@@ -66,6 +66,8 @@ pub fn InductionChallenge() -> impl IntoView {
     let outcome = Memo::new(move |_| judge(&attempt.get()));
     let met = move || outcome.with(|o| o.as_ref().is_some_and(Outcome::met));
     let strength = Signal::derive(move || attempt.with(|a| a.strength.to_string()));
+    // a typed strength that is not one: its message, until a good one is typed
+    let strength_error = RwSignal::new(None::<String>);
     view! {
         <section
             class="al-challenge"
@@ -85,23 +87,31 @@ pub fn InductionChallenge() -> impl IntoView {
                     value=strength
                     commit=true
                     on_input=Callback::new(move |v: String| {
-                        if let Ok(s) = v.trim().parse::<f64>() {
-                            if s.is_finite() && (0.0..=20.0).contains(&s) {
+                        match read_strength(&v) {
+                            Ok(s) => {
+                                strength_error.set(None);
                                 attempt.update(|a| a.strength = s);
                             }
+                            Err(e) => strength_error.set(Some(e)),
                         }
                     })
-                />
+                >
+                    {move || {
+                        strength_error
+                            .get()
+                            .map(|e| {
+                                let kept = exact(attempt.with_untracked(|a| a.strength));
+                                view! {
+                                    <p class="al-error" data-testid="induction-strength-error" role="alert">
+                                        {format!("{e} The maps keep strength {kept}.")}
+                                    </p>
+                                }
+                            })
+                    }}
+                </NumberField>
             </div>
             <p class="al-learn-note" data-testid="induction-strength-note">
-                {move || {
-                    let s = attempt.with(|a| a.strength);
-                    format!(
-                        "Each head here has d_k = {D_K}. Where a query and a key meet, the score is strength² / √d_k: at strength {}, {} above the score 0 where they do not.",
-                        exact(s),
-                        fixed(meeting_score(s), 2),
-                    )
-                }}
+                {move || strength_words(attempt.with(|a| a.strength))}
             </p>
             <dl class="al-induction-legend" data-testid="induction-legend">
                 {legend()

@@ -156,7 +156,9 @@ fn cache_caption(which: char, at: At) -> String {
     let (name, size) = match (at.latent, which) {
         (Some(_), 'K') => ("c_KV cache, shared by every head".to_owned(), "r_kv"),
         (Some(_), _) => ("k_rope cache, shared by every head".to_owned(), "d_rope"),
-        (None, _) => (format!("{which} cache, K/V head {}", at.kv_head + 1), "d_k"),
+        (None, 'K') => (format!("K cache, K/V head {}", at.kv_head + 1), "d_k"),
+        // a value row is the value size d_v wide, not a key's d_k
+        (None, _) => (format!("{which} cache, K/V head {}", at.kv_head + 1), "d_v"),
     };
     let numbers = if width > cols {
         format!("the first {cols} of {size} = {width} numbers")
@@ -276,7 +278,11 @@ mod tests {
             cache_caption('K', at(0, 64, None)),
             "K cache, K/V head 1: the first 4 of d_k = 64 numbers"
         );
-        assert_eq!(cache_caption('V', at(2, 4, None)), "V cache, K/V head 3: d_k = 4");
+        assert_eq!(cache_caption('V', at(2, 4, None)), "V cache, K/V head 3: d_v = 4");
+        assert_eq!(
+            cache_caption('V', at(0, 64, None)),
+            "V cache, K/V head 1: the first 4 of d_v = 64 numbers"
+        );
         // under MLA: what is really cached, one row per token for every head
         let latent = at(2, 5, Some((8, 2)));
         assert_eq!(

@@ -186,7 +186,7 @@ fn decode_once(scenario: Memo<crate::engine::Scenario>) -> Memo<Result<Arc<Decod
                 timing::mark("al-decode-end");
                 d.map_err(|e| match e {
                     EngineError::DecodeNeedsCausal => NEEDS_CAUSAL.to_owned(),
-                    e => e.to_string(),
+                    e => crate::ui::state::field_words::page_words(&e.to_string()),
                 })
             })
         },
@@ -255,7 +255,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
                     at.len,
                 ),
                 None => format!(
-                    "The cache after the append: k_cache and v_cache are (B, h_kv, L, d_k) = ({}, {}, {}, {})",
+                    "The cache after the append: k_cache is (B, h_kv, L, d_k) and v_cache (B, h_kv, L, d_v), both ({}, {}, {}, {})",
                     at.batch_len, at.h_kv, at.len, at.d_k
                 ),
             };
@@ -336,7 +336,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
             }
             let bytes = scenario_cache_bytes(at.batch_len, at.h_kv, at.d_k, at.len);
             format!(
-                "This scenario's cache now: B × L × h_kv × d_k × 2 (K and V) × 8 bytes (f64) = {} × {} × {} × {} × 2 × 8 = {} bytes ({}), one layer.",
+                "This scenario's cache now: B × L × h_kv × d_k × 2 (K, and V of d_v = d_k) × 8 bytes (f64) = {} × {} × {} × {} × 2 × 8 = {} bytes ({}), one layer.",
                 at.batch_len, at.len, at.h_kv, at.d_k, group_digits(bytes), format_bytes(bytes)
             )
         })

@@ -17,6 +17,7 @@ use attention_worker::RunError;
 
 use crate::ui::explorer::io::ImportExport;
 use crate::ui::state::app_state::AppState;
+use crate::ui::state::field_words::page_words;
 use crate::ui::state::settings::Settings;
 use crate::ui::widgets::fields::{Choice, NumberField, SelectField};
 
@@ -146,7 +147,10 @@ pub fn SettingNumber(
             {edits.number_error(key)}
             {children.map(|c| c())}
             {hint.map(|hint| view! { <span class="al-hint">{hint}</span> })}
-            {field.map(|field| view! { <FieldError error=edits.error field /> })}
+            {field
+                .map(|field| {
+                    view! { <FieldError error=edits.error field typing=edits.typing_error_in(key) /> }
+                })}
         </NumberField>
     }
 }
@@ -340,6 +344,12 @@ impl Edits {
         self.bad_number.set(Some((field, format!("{message}, not \"{shown}\""))));
     }
 
+    /// True while the text of `field` does not parse.
+    pub fn typing_error_in(self, field: &'static str) -> Signal<bool> {
+        let bad_number = self.bad_number;
+        Signal::derive(move || bad_number.with(|b| b.as_ref().is_some_and(|(f, _)| *f == field)))
+    }
+
     /// The message under `field` while what it holds does not parse.
     pub fn number_error(self, field: &'static str) -> impl Fn() -> Option<AnyView> + Send + Sync + 'static {
         let bad_number = self.bad_number;
@@ -356,7 +366,8 @@ impl Edits {
     }
 }
 
-/// An error message for one control, shown only when the engine's error is about it.
+/// An error message for one control, shown only when the engine's error is about it and
+/// the control holds no text that does not parse (that newer message replaces it).
 #[component]
 pub fn FieldError(
     /// The current error, if any.
@@ -364,12 +375,18 @@ pub fn FieldError(
     error: Signal<Option<RunError>>,
     /// The control this message belongs to.
     field: Field,
+    /// True while the control's own text does not parse.
+    #[prop(optional, into)]
+    typing: Signal<bool>,
 ) -> impl IntoView {
     move || {
+        if typing.get() {
+            return None;
+        }
         error.get().filter(|e| e.field() == field).map(|e| {
             view! {
                 <p class="al-error" data-testid="error" role="alert">
-                    {e.to_string()}
+                    {page_words(&e.to_string())}
                 </p>
             }
         })

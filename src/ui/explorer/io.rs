@@ -63,7 +63,9 @@ pub fn ImportExport(
         }
     };
     // a run the files cannot write (more than one layer) is refused by name beside them
-    let refused_why = Memo::new(move |_| run.with(|r| refusal(&r.scenario)));
+    let refused_why = Memo::new(move |_| {
+        run.with(|r| refusal(&r.scenario)).map(|why| crate::ui::state::field_words::page_words(&why))
+    });
     let refused = move || refused_why.with(Option::is_some);
     // An <iframe> of this exact state in embed mode (only the figure and its caption).
     let embed_code = RwSignal::new(None::<String>);

@@ -8,19 +8,24 @@ use leptos::prelude::*;
 
 use crate::engine::{StepName, Trace};
 use crate::ui::explain::explained::Explained;
-use crate::ui::heatmap::card_data::{axis_titles, csv, CardData};
+use crate::ui::heatmap::card_data::{axis_titles_in, csv, is_shared_key, CardData};
 use crate::ui::platform::files;
 use crate::ui::state::card_id::CardId;
 
-/// "head", or "K/V head" for the key/value heads before grouped-query attention's repeat
-/// (there are h_kv of them, not h).
-fn head_word(trace: Signal<Option<Arc<Trace>>>, step: StepName) -> &'static str {
+/// "head 2", or "K/V head 2" for the key/value heads before grouped-query attention's
+/// repeat (there are h_kv of them, not h), or, for multi-head latent attention's one RoPE
+/// key, "shared RoPE key": it is no head's.
+fn head_title(trace: Signal<Option<Arc<Trace>>>, step: StepName, head: usize) -> String {
+    if trace.with(|t| t.as_ref().is_some_and(|t| is_shared_key(t, step))) {
+        return "shared RoPE key".to_owned();
+    }
     let kv_step = matches!(step, StepName::KHeads | StepName::VHeads | StepName::KRot);
-    if kv_step && trace.with(|t| t.as_ref().is_some_and(|t| t.is_grouped())) {
+    let word = if kv_step && trace.with(|t| t.as_ref().is_some_and(|t| t.is_grouped())) {
         "K/V head"
     } else {
         "head"
-    }
+    };
+    format!("{word} {}", head + 1)
 }
 
 /// The canvas's text alternative: what it shows, its size, its largest number (not while
@@ -33,7 +38,7 @@ pub fn canvas_label(trace: Signal<Option<Arc<Trace>>>, data: Memo<Option<CardDat
         let what = format!(
             "{title} heatmap, sentence {}{}",
             id.batch + 1,
-            if head { format!(", {} {}", head_word(trace, id.step), id.head + 1) } else { String::new() },
+            if head { format!(", {}", head_title(trace, id.step, id.head)) } else { String::new() },
         );
         match d {
             Some(d) if guessing => d.describe_hidden(&what),
@@ -58,7 +63,7 @@ pub fn CardCaption(
 ) -> impl IntoView {
     let title = move || {
         if data.with(|d| d.as_ref().is_some_and(|d| d.has_heads)) {
-            format!("{} {}", head_word(trace, id.step), id.head + 1)
+            head_title(trace, id.step, id.head)
         } else if id.step == StepName::Pe {
             // PE depends on the position only: one matrix for every sentence
             "every sentence".to_string()
@@ -87,7 +92,10 @@ pub fn CardCaption(
             }
         })
     };
-    let (rows, cols) = axis_titles(id.step);
+    let axes = move || {
+        let (rows, cols) = trace.with(|t| axis_titles_in(t.as_deref(), id.step));
+        format!("rows: {rows} · columns: {cols}")
+    };
     view! {
         <figcaption>
             <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>
@@ -96,7 +104,7 @@ pub fn CardCaption(
             // what the rows and the columns are, in words (a reading layer), on the
             // caption's line so that the picture keeps its height
             <span class="al-axes" data-testid="axis-titles">
-                {format!("rows: {rows} · columns: {cols}")}
+                {axes}
             </span>
             <span class="al-card-actions">
                 <button type="button" class="al-small" on:click=png title="Download this heatmap as PNG">

@@ -201,6 +201,23 @@ pub fn axis_titles(step: StepName) -> (&'static str, &'static str) {
     (rows, cols)
 }
 
+/// Whether `step` is multi-head latent attention's shared RoPE key (`k_pe`, `k_rot`): one
+/// map for every head, `d_rope` columns wide, not a head's `d_k`.
+pub fn is_shared_key(trace: &Trace, step: StepName) -> bool {
+    trace.mla.is_some() && matches!(step, StepName::KPe | StepName::KRot)
+}
+
+/// [`axis_titles`] for a step of `trace`: the shared RoPE key's columns are its own
+/// `d_rope` features, not a head's.
+pub fn axis_titles_in(trace: Option<&Trace>, step: StepName) -> (&'static str, &'static str) {
+    let (rows, cols) = axis_titles(step);
+    if trace.is_some_and(|t| is_shared_key(t, step)) {
+        (rows, "its d_rope features →")
+    } else {
+        (rows, cols)
+    }
+}
+
 /// The width of one head's band of columns in `q`, `k`, `v` or `concat`: `d_k`, or under
 /// multi-head latent attention `concat`'s value heads, `d_v`.
 fn band_width(trace: &Trace, step: StepName) -> usize {
@@ -247,10 +264,20 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
             (Role::Features, Some(names))
                 if matches!(
                     step,
-                    StepName::X | StepName::XKv | StepName::XPe | StepName::XKvPe | StepName::Output
+                    StepName::X
+                        | StepName::XKv
+                        | StepName::XPe
+                        | StepName::XKvPe
+                        | StepName::Output
+                        | StepName::ResidIn
+                        | StepName::ResidOut
                 ) =>
             {
                 names.iter().map(|s| s.to_string()).collect()
+            }
+            // the shared RoPE key of multi-head latent attention: d_rope wide
+            (Role::HeadFeatures, _) if is_shared_key(trace, step) => {
+                (0..n).map(|j| format!("d_rope {j}")).collect()
             }
             (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
             // the positional encoding: a sine and a cosine per frequency i
@@ -432,6 +459,37 @@ mod tests {
         for step in StepName::ALL {
             let (r, c) = axis_titles(step);
             assert!(r.contains('↓') && c.contains('→'), "{step:?}");
+        }
+    }
+
+    /// Multi-head latent attention's one RoPE key is labelled as itself: d_rope columns,
+    /// not a head's d_k; elsewhere k_rot is a head's.
+    #[test]
+    fn the_shared_rope_key_has_its_own_columns() {
+        let t = crate::lessons::mla::lesson().trace(2);
+        let m = t.mla.clone().unwrap();
+        for step in [StepName::KPe, StepName::KRot] {
+            assert!(is_shared_key(&t, step));
+            let labels = axis_labels(&t, step, 0);
+            let want: Vec<String> = (0..m.qk_rope_head_dim).map(|j| format!("d_rope {j}")).collect();
+            assert_eq!(labels.cols, want, "{step}");
+            assert_eq!(axis_titles_in(Some(&t), step).1, "its d_rope features →");
+        }
+        let plain = run(&Scenario::identity(&["a b"], 4, 2)).unwrap();
+        assert!(!is_shared_key(&plain, StepName::KRot));
+        assert_eq!(axis_titles_in(Some(&plain), StepName::KHeads).1, "this head's d_k features →");
+    }
+
+    /// The residual stream's columns are x's: the toy space's feature names.
+    #[test]
+    fn the_residual_stream_names_its_features_as_x_does() {
+        let mut s = crate::lessons::baseball_bat::lesson().steps[0].scenario.clone();
+        s.n_layers = Some(2);
+        let t = run(&s).unwrap();
+        let x = axis_labels(&t, StepName::X, 0).cols;
+        assert!(t.feature_names.is_some() && !x[0].starts_with('f'), "{x:?}");
+        for step in [StepName::ResidIn, StepName::ResidOut] {
+            assert_eq!(axis_labels(&t, step, 0).cols, x, "{step}");
         }
     }
 

@@ -103,14 +103,42 @@ pub fn ablation_words(scores: &HeadScores, probe_loss: f64) -> String {
     )
 }
 
+/// The Learn view's loss curve at its widest, CSS px (`loss_curve`'s cap), and the page's
+/// and the view's padding on both sides.
+const CURVE_WIDTH: f64 = 640.0;
+const PADDING: f64 = 48.0 + 26.0;
+/// The view's width at which the curve and the maps stand side by side (learn.css's
+/// container query).
+const SIDE_BY_SIDE: f64 = 1050.0;
+
+/// How wide each head's map may be in the Learn view on a window `viewport` px wide with
+/// `heads` heads per layer: the maps' column (beside the loss curve where the view is
+/// wide, under it where not) shared by a layer's heads, at least the old 300 px where the
+/// column has it and at most 480 px, so that a 20-token map's cells are about 20 px where
+/// there is room, and never wider than a phone's column.
+pub fn learn_map_width(viewport: f64, heads: usize) -> f64 {
+    let inner = viewport - PADDING;
+    let column = if inner > SIDE_BY_SIDE { inner - CURVE_WIDTH - 16.0 } else { inner };
+    let heads = heads.max(1) as f64;
+    let each = (column - 13.0 * (heads - 1.0)) / heads;
+    each.min(480.0).max(300.0f64.min(inner))
+}
+
 /// Every layer's heads.
 #[component]
 pub fn HeadMaps(
     /// The training run.
     run: LearnRun,
+    /// The window's width, CSS pixels.
+    #[prop(into)]
+    viewport: Signal<f64>,
 ) -> impl IntoView {
     let shown = run.shown();
     let dims = Memo::new(move |_| shown.with(|p| p.as_ref().map(|p| (p.attention.len(), p.n_heads))));
+    let fit = Signal::derive(move || MapFit {
+        max_width: learn_map_width(viewport.get(), dims.with(|d| d.map_or(1, |d| d.1))),
+        ..MapFit::LEARN
+    });
     view! {
         <section class="al-learn-maps" aria-label="Each head's attention on the probe sequence">
             <p class="al-learn-caption" data-testid="learn-maps-caption">
@@ -126,7 +154,7 @@ pub fn HeadMaps(
                                     <h3>{format!("Layer {}", layer + 1)}</h3>
                                     <div class="al-learn-layer">
                                         {(0..heads)
-                                            .map(|head| view! { <HeadMap run shown layer head /> })
+                                            .map(|head| view! { <HeadMap run shown layer head fit /> })
                                             .collect_view()}
                                     </div>
                                 }
@@ -140,7 +168,13 @@ pub fn HeadMaps(
 
 /// One head's map, its scores in words and its table.
 #[component]
-fn HeadMap(run: LearnRun, shown: Memo<Option<ProbeView>>, layer: usize, head: usize) -> impl IntoView {
+fn HeadMap(
+    run: LearnRun,
+    shown: Memo<Option<ProbeView>>,
+    layer: usize,
+    head: usize,
+    fit: Signal<MapFit>,
+) -> impl IntoView {
     let details = NodeRef::<html::Details>::new();
     let open = RwSignal::new(false);
     let task = Memo::new(move |_| run.settings.with(|s| s.task));
@@ -156,7 +190,7 @@ fn HeadMap(run: LearnRun, shown: Memo<Option<ProbeView>>, layer: usize, head: us
     view! {
         <HeadMapFigure
             data=data
-            fit=MapFit::LEARN
+            fit=fit
             name=name.clone()
             aria=format!("{name}: attention weights on the probe sequence")
             testid="learn-head"
@@ -382,6 +416,14 @@ mod tests {
     fn a_fit_keeps_a_map_inside_its_height() {
         let labels: Vec<String> = (0..20).map(|i| format!("{i} A")).collect();
         assert_eq!(MapFit::LEARN.layout(&labels), Layout::new(&labels, &labels, 300.0));
+        // the Learn view's maps use the room they have: 20 tokens at 1440 px get cells
+        // of about 20 px, a phone keeps its column, two heads share theirs
+        let twenty: Vec<String> = (0..20).map(|i| format!("{i} A")).collect();
+        let wide = MapFit { max_width: learn_map_width(1440.0, 1), ..MapFit::LEARN }.layout(&twenty);
+        assert!(wide.cell >= 18.0, "{wide:?}");
+        assert!(learn_map_width(375.0, 1) <= 375.0 - 48.0);
+        assert!(learn_map_width(1440.0, 2) < learn_map_width(1440.0, 1));
+        assert!(learn_map_width(1440.0, 4) >= 150.0);
         let tall = MapFit { max_width: 650.0, max_height: Some(400.0), font: 18.0 };
         let l = tall.layout(&labels);
         assert!(l.height <= 400.0 && l.width <= 650.0, "{l:?}");

@@ -60,7 +60,7 @@ pub fn LearnView(
             <Scrubber run />
             <div class="al-learn-body">
                 <LossCurve run max_width=curve_width />
-                <HeadMaps run />
+                <HeadMaps run viewport />
             </div>
             <div class="al-learn-parts">
                 <AblationPanel run />

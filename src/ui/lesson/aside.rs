@@ -29,11 +29,29 @@ pub fn LessonAside(
         // while the learner guesses a cell's value, the table must not name it
         let guessing = explained.is_some_and(|e| e.guessed().is_some());
         let Aside { caption, head, rows } = if guessing { aside.hidden() } else { aside };
-        let head = head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view();
+        // the header wraps (learn.css) rather than being cut; its full text is its title too
+        let head = head
+            .into_iter()
+            .map(|h| {
+                let title = h.clone();
+                view! {
+                    <th scope="col" title=title>
+                        {h}
+                    </th>
+                }
+            })
+            .collect_view();
         let rows = rows
             .into_iter()
             .map(|(title, cells)| {
-                let cells = cells.into_iter().map(|c| view! { <td>{c}</td> }).collect_view();
+                // words (the predictions) may wrap; a number never does
+                let cells = cells
+                    .into_iter()
+                    .map(|c| {
+                        let words = c.trim().contains(' ');
+                        view! { <td class:al-words=words>{c}</td> }
+                    })
+                    .collect_view();
                 view! {
                     <tr>
                         <th scope="row">{title}</th>

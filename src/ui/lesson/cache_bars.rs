@@ -1,6 +1,8 @@
 //! The MLA lesson's cache picture ([`lessons::mla::cache_bars`]): a token's cache per layer
 //! as bars, at DeepSeek-V3's sizes and in the page's own model, each bar's numbers (and
-//! bytes) written beside it, so the picture is its own text equivalent. The lesson
+//! bytes) written beside it, and its share of the group's largest in a column of its own,
+//! so that a bar too short to see (MQA's and MLA's against MHA's) still reads, and the
+//! picture is its own text equivalent. The lesson
 //! computes every number and every bar's share; this only lays them out.
 
 use std::sync::Arc;
@@ -26,6 +28,7 @@ fn group(caption: &'static str, testid: &'static str, bars: Vec<CacheBar>) -> im
                     <td class="al-bar-cell" aria-hidden="true">
                         <span class="al-bar" style=width></span>
                     </td>
+                    <td class="al-bar-share">{b.share_words}</td>
                     <td>{group_digits(b.numbers)}</td>
                     {bytes}
                 </tr>
@@ -42,6 +45,7 @@ fn group(caption: &'static str, testid: &'static str, bars: Vec<CacheBar>) -> im
                     <th scope="col" class="al-bar-cell">
                         "per token and layer"
                     </th>
+                    <th scope="col">"its length"</th>
                     <th scope="col">"numbers"</th>
                     {bytes_head}
                 </tr>

@@ -7,6 +7,7 @@
 pub mod app_state;
 pub mod card_id;
 pub mod engine;
+pub mod field_words;
 pub mod page_layout;
 pub mod settings;
 pub mod size_words;

@@ -91,7 +91,7 @@ pub fn TilesView(
             t.as_ref().err().map(|e| {
                 view! {
                     <p class="al-error" data-testid="tiles-error" role="alert">
-                        {e.to_string()}
+                        {crate::ui::state::field_words::page_words(&e.to_string())}
                     </p>
                 }
             })
