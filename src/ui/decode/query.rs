@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use crate::engine::{DecodeStep, Decoded, StepName, Trace};
 use crate::format::{exact, fixed, short};
+use crate::lessons::{hide_numbers, HIDDEN_NUMBER};
 use crate::ui::decode::data::{self as data, format_difference, token_label};
 use crate::ui::decode::position::{At, Ctx};
 use crate::ui::explain::explained::Explained;
@@ -24,6 +25,10 @@ const MAX_KEYS: usize = 12;
 /// The first numbers of the output row listed (d_model may be up to 512): as many as fit
 /// beside the cache tables at 1440 px.
 const MAX_OUT: usize = 8;
+/// The output numbers in one table row: the 8 shown take two rows, so that the table fits
+/// the query column beside the cache tables (a lesson's column at 1440 px, presenter mode
+/// at 1280 × 720) without scrolling.
+const OUT_PER_ROW: usize = 4;
 
 /// One listed weight: the key's position and label, the weight (exact and shown), and
 /// the bar's fraction of full width (0 to 1).
@@ -34,6 +39,13 @@ struct WeightRow {
     exact: String,
     shown: String,
     bar: f64,
+}
+
+impl WeightRow {
+    /// The row while the learner guesses a value: its number and bar hidden, the key kept.
+    fn hidden(&self) -> Self {
+        Self { exact: String::new(), shown: HIDDEN_NUMBER.to_string(), bar: 0.0, ..self.clone() }
+    }
 }
 
 /// One number of the output row, exact and shown.
@@ -220,12 +232,37 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     // elements are built once (a row is added only while fewer than MAX_KEYS keys are
     // cached). A step runs two effects here, not one per field of every row and cell
     // (about 170, each a task of the reactive graph).
-    let weight_rows =
-        move || now.with(|q| q.as_ref().map(|q| q.rows.iter().map(weight_row_view).collect::<Vec<_>>()));
-    let output_cells = move || {
+    // While the learner guesses a value ("Guess first"), the weights and the output row
+    // show no number: the guessed cell may be one of them, or follow from them.
+    let explained = use_context::<Explained>();
+    let guessing = move || explained.is_some_and(|e| e.guessing.get());
+    let weight_rows = move || {
+        let hide = guessing();
         now.with(|q| {
-            q.as_ref()
-                .map(|q| q.cells.iter().enumerate().map(|(c, x)| output_cell_view(c, x)).collect::<Vec<_>>())
+            q.as_ref().map(|q| {
+                q.rows
+                    .iter()
+                    .map(|r| if hide { weight_row_view(&r.hidden()) } else { weight_row_view(r) })
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    // the output row in table rows of OUT_PER_ROW numbers: `part` 0 or 1
+    let output_cells = move |part: usize| {
+        let hide = guessing();
+        now.with(|q| {
+            q.as_ref().map(|q| {
+                q.cells
+                    .iter()
+                    .enumerate()
+                    .skip(part * OUT_PER_ROW)
+                    .take(OUT_PER_ROW)
+                    .map(|(c, x)| {
+                        let hidden = OutCell { exact: String::new(), shown: HIDDEN_NUMBER.to_string() };
+                        output_cell_view(c, if hide { &hidden } else { x })
+                    })
+                    .collect::<Vec<_>>()
+            })
         })
     };
     // the key column's width: once per decoding and sentence
@@ -236,7 +273,6 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     let id_of = |b: usize| CardId { step: StepName::Output, batch: b, head: 0 };
     // A click on an output number opens the explanation panel on it: the decoded row is
     // the full run's row t (the check below), so its arithmetic is that cell's.
-    let explained = use_context::<Explained>();
     let panel = explained.map(|e| {
         move || {
             let (b, t) = bt();
@@ -256,6 +292,8 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
             })
         }
     });
+    let out_rows =
+        move || if now.with(|q| q.as_ref().map_or(0, |q| q.cells.len())) > OUT_PER_ROW { 2 } else { 1 };
     let check = Memo::new(move |_| now.with(|q| q.as_ref().map_or(Check::NotReady, |q| q.check.clone())));
     let check_class = move || {
         check.with(|c| match c {
@@ -285,7 +323,17 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
                     data-testid="decode-weights"
                     style=move || format!("--al-label-chars: {}", label_chars.get())
                 >
-                    <caption>{move || now.with(|q| q.as_ref().map(|q| q.weights_caption.clone()))}</caption>
+                    <caption>
+                        {move || {
+                            let hide = guessing();
+                            now.with(|q| {
+                                q.as_ref()
+                                    .map(|q| {
+                                        if hide { hide_numbers(&q.weights_caption) } else { q.weights_caption.clone() }
+                                    })
+                            })
+                        }}
+                    </caption>
                     <thead>
                         <tr>
                             <th scope="col">"key"</th>
@@ -304,18 +352,19 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
             view! {
                 <table class="al-table" data-testid="decode-output">
                     <caption>{move || now.with(|q| q.as_ref().map(|q| q.output_caption.clone()))}</caption>
-                    <tbody>
-                        <tr on:click=move |ev| {
-                            if let (Some(e), Some(c)) = (explained, output_column_of(ev.target())) {
-                                let (b, t) = bt_untracked();
-                                e.open(id_of(b), t, c)
-                            }
-                        }>
-                            <th scope="row">
+                    <tbody on:click=move |ev| {
+                        if let (Some(e), Some(c)) = (explained, output_column_of(ev.target())) {
+                            let (b, t) = bt_untracked();
+                            e.open(id_of(b), t, c)
+                        }
+                    }>
+                        <tr>
+                            <th scope="row" rowspan=out_rows>
                                 {move || now.with(|q| q.as_ref().map(|q| q.output_label.clone()))}
                             </th>
-                            {output_cells}
+                            {move || output_cells(0)}
                         </tr>
+                        <tr hidden=move || out_rows() < 2>{move || output_cells(1)}</tr>
                     </tbody>
                 </table>
             },
