@@ -43,7 +43,8 @@ fn table(tokens: &[String], rows: &[Vec<f64>], marks: Option<&[bool]>) -> impl I
 fn unmarked_words(t: &Trace, b: usize, tokens: &[String], h: &SplitHead) -> String {
     let word = |i: usize| tokens.get(i).cloned().unwrap_or_default();
     let d_k = h.right.first().map_or(0, Vec::len);
-    let cols = |c: usize| if d_k == 1 { format!("column {c}") } else { format!("columns {c}–{}", c + d_k - 1) };
+    let cols =
+        |c: usize| if d_k == 1 { format!("column {c}") } else { format!("columns {c}–{}", c + d_k - 1) };
     h.unmarked()
         .into_iter()
         .map(|u| match u {
@@ -154,8 +155,12 @@ mod tests {
             words[0],
             " Row 0 (\"the\") is right: view alone reads it from the same place, token 0's columns 0–3."
         );
-        assert!(words[1].contains(" Row 3 (\"on\") only looks right: it holds token 4's columns 4–7 (\"the\")"));
-        assert!(words[1].contains(" Row 5 (\"mat\") is right: view alone reads it from the same place, token 5's columns 4–7."));
+        assert!(
+            words[1].contains(" Row 3 (\"on\") only looks right: it holds token 4's columns 4–7 (\"the\")")
+        );
+        assert!(words[1].contains(
+            " Row 5 (\"mat\") is right: view alone reads it from the same place, token 5's columns 4–7."
+        ));
         for (h, w) in heads.iter().zip(&words) {
             assert_eq!(w.matches(" Row ").count(), h.moved.iter().filter(|m| !**m).count());
         }
