@@ -25,10 +25,6 @@ const MAX_KEYS: usize = 12;
 /// The first numbers of the output row listed (d_model may be up to 512): as many as fit
 /// beside the cache tables at 1440 px.
 const MAX_OUT: usize = 8;
-/// The output numbers in one table row: the 8 shown take two rows, so that the table fits
-/// the query column beside the cache tables (a lesson's column at 1440 px, presenter mode
-/// at 1280 × 720) without scrolling.
-const OUT_PER_ROW: usize = 4;
 
 /// One listed weight: the key's position and label, the weight (exact and shown), and
 /// the bar's fraction of full width (0 to 1).
@@ -247,16 +243,13 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
             })
         })
     };
-    // the output row in table rows of OUT_PER_ROW numbers: `part` 0 or 1
-    let output_cells = move |part: usize| {
+    let output_cells = move || {
         let hide = guessing();
         now.with(|q| {
             q.as_ref().map(|q| {
                 q.cells
                     .iter()
                     .enumerate()
-                    .skip(part * OUT_PER_ROW)
-                    .take(OUT_PER_ROW)
                     .map(|(c, x)| {
                         let hidden = OutCell { exact: String::new(), shown: HIDDEN_NUMBER.to_string() };
                         output_cell_view(c, if hide { &hidden } else { x })
@@ -292,8 +285,6 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
             })
         }
     });
-    let out_rows =
-        move || if now.with(|q| q.as_ref().map_or(0, |q| q.cells.len())) > OUT_PER_ROW { 2 } else { 1 };
     let check = Memo::new(move |_| now.with(|q| q.as_ref().map_or(Check::NotReady, |q| q.check.clone())));
     let check_class = move || {
         check.with(|c| match c {
@@ -352,19 +343,18 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
             view! {
                 <table class="al-table" data-testid="decode-output">
                     <caption>{move || now.with(|q| q.as_ref().map(|q| q.output_caption.clone()))}</caption>
-                    <tbody on:click=move |ev| {
-                        if let (Some(e), Some(c)) = (explained, output_column_of(ev.target())) {
-                            let (b, t) = bt_untracked();
-                            e.open(id_of(b), t, c)
-                        }
-                    }>
-                        <tr>
-                            <th scope="row" rowspan=out_rows>
+                    <tbody>
+                        <tr on:click=move |ev| {
+                            if let (Some(e), Some(c)) = (explained, output_column_of(ev.target())) {
+                                let (b, t) = bt_untracked();
+                                e.open(id_of(b), t, c)
+                            }
+                        }>
+                            <th scope="row">
                                 {move || now.with(|q| q.as_ref().map(|q| q.output_label.clone()))}
                             </th>
-                            {move || output_cells(0)}
+                            {output_cells}
                         </tr>
-                        <tr hidden=move || out_rows() < 2>{move || output_cells(1)}</tr>
                     </tbody>
                 </table>
             },
