@@ -320,7 +320,11 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
                             now.with(|q| {
                                 q.as_ref()
                                     .map(|q| {
-                                        if hide { hide_numbers(&q.weights_caption) } else { q.weights_caption.clone() }
+                                        if hide {
+                                            hide_numbers(&q.weights_caption)
+                                        } else {
+                                            q.weights_caption.clone()
+                                        }
                                     })
                             })
                         }}
