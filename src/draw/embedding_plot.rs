@@ -79,6 +79,12 @@ impl PlotLayout {
     }
 }
 
+/// The label of a word's output dot: "bat (output)". Not "bat after", which a lesson about
+/// a training step reads as "bat after the step".
+pub fn output_label(word: &str) -> String {
+    format!("{word} (output)")
+}
+
 /// The smallest range holding [`DEFAULT_RANGE`] and every finite value, with a margin of
 /// a tenth of the values' span; non-finite values (a NaN output row) are left out.
 pub fn fit_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
@@ -198,7 +204,7 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
         let color = colors[k % colors.len()];
         let (before, after) = (lane(k, p.before), lane(k, p.after));
         for (where_, text, radius) in
-            [(before, short_label(&p.label), ring(p)), (after, format!("{} after", short_label(&p.label)), r)]
+            [(before, short_label(&p.label), ring(p)), (after, output_label(&short_label(&p.label)), r)]
         {
             if !finite(where_) {
                 continue;
@@ -293,7 +299,7 @@ mod tests {
         }
         assert_eq!(svg.matches("<circle").count(), 4);
         assert_eq!(svg.matches("<polygon").count(), 2, "two arrow heads");
-        assert!(svg.contains("bat after") && svg.contains("baseball"));
+        assert!(svg.contains("bat (output)") && svg.contains("baseball"));
     }
 
     fn svg_of(pts: &[Point], l: &PlotLayout) -> String {
@@ -345,12 +351,12 @@ mod tests {
         let l = PlotLayout::fit(300.0, 260.0, &pts, true);
         let svg = svg_of(&pts, &l);
         assert_eq!(svg.matches("<circle").count(), 3, "two embeddings and one finite output");
-        assert!(svg.contains("baseball after") && !svg.contains("bat after"));
+        assert!(svg.contains("baseball (output)") && !svg.contains("bat (output)"));
         // huge numbers: a picture, quickly
         let huge =
             vec![Point { label: "x".into(), before: (1e30, -1e30), after: (-1e30, 1e30), draggable: false }];
         let svg = svg_of(&huge, &PlotLayout::fit(300.0, 260.0, &huge, false));
-        assert!(svg.contains("x after"));
+        assert!(svg.contains("x (output)"));
     }
 
     #[test]

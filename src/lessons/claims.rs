@@ -10,6 +10,7 @@ use crate::engine::{StepName as S, Trace};
 
 use super::cell::Cell;
 use super::num;
+use crate::format::fixed;
 
 /// A number of the trace a claim is about.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,6 +69,11 @@ pub enum Claim {
     /// At least one of the pairs prints as two different numbers ("not token 1's first
     /// half": two rows that differ somewhere).
     Differ(Vec<(Quantity, Quantity)>),
+    /// The two print the same with this many decimals (words that quote four, as the
+    /// tiles view lists m, ℓ and the correction, are read at four).
+    EqualAt(Quantity, Quantity, usize),
+    /// The first is larger, and prints larger with this many decimals.
+    GreaterAt(Quantity, Quantity, usize),
 }
 
 /// `a > b` as printed: larger, and not printed the same.
@@ -90,6 +96,10 @@ impl Claim {
             Claim::Differ(pairs) => {
                 pairs.iter().any(|(a, b)| v(a).is_finite() && v(b).is_finite() && num(v(a)) != num(v(b)))
             }
+            Claim::EqualAt(a, b, d) => {
+                v(a).is_finite() && v(b).is_finite() && fixed(v(a), *d) == fixed(v(b), *d)
+            }
+            Claim::GreaterAt(a, b, d) => v(a) > v(b) && fixed(v(a), *d) != fixed(v(b), *d),
         }
     }
 }
@@ -156,6 +166,15 @@ mod tests {
         assert!(!Claim::Negative(Quantity::Computed("rounds to zero", -0.001)).holds(&t));
         assert!(Claim::Differ(vec![(w(1, 0), w(1, 1)), (w(0, 0), w(0, 1))]).holds(&t));
         assert!(!Claim::Differ(vec![(w(1, 0), w(1, 1))]).holds(&t));
+        // read at four decimals: 0.12344 and 0.12341 print the same, 0.1235 does not
+        let c = |x: f64| Quantity::Computed("x", x);
+        assert!(Claim::EqualAt(c(0.12344), c(0.12341), 4).holds(&t));
+        assert!(!Claim::EqualAt(c(0.1235), c(0.1234), 4).holds(&t));
+        assert!(Claim::Equal(c(0.1235), c(0.1234)).holds(&t), "the same at two decimals");
+        assert!(Claim::GreaterAt(c(0.1235), c(0.1234), 4).holds(&t));
+        assert!(!Claim::GreaterAt(c(0.12344), c(0.12341), 4).holds(&t));
+        assert!(!Claim::GreaterAt(c(0.1234), c(0.1235), 4).holds(&t));
+        assert!(!Claim::EqualAt(c(f64::NAN), c(f64::NAN), 4).holds(&t));
         assert_eq!(compare(&t, w(0, 1), w(0, 0)), Claim::Greater(w(0, 0), w(0, 1)));
         assert_eq!(compare(&t, w(1, 0), w(1, 1)), Claim::Equal(w(1, 0), w(1, 1)));
         // a cell the trace lacks holds nothing

@@ -72,6 +72,26 @@ fn w(i: usize, j: usize) -> Quantity {
     Quantity::Cell(Cell { step: S::Weights, batch: 0, head: 0, row: i, col: j })
 }
 
+/// Step 2's words: query head 1's weights in the decode view at position "on", as the
+/// words quote them (four decimals), are row "on" of the full run's weights at the cached
+/// keys.
+fn decoded_weights_claims(d: &crate::engine::Decoded, tr: &Trace) -> Vec<Claim> {
+    let Some(p) = d.positions.get(ON) else { return Vec::new() };
+    p.cache_positions
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| {
+            let decoded = p.weights.get([0, 0, 0, k]).copied().unwrap_or(f64::NAN);
+            Claim::EqualAt(Quantity::Computed("the decoded weight", decoded), w(ON, j), 4)
+        })
+        .chain(std::iter::once(Claim::EqualAt(
+            Quantity::Computed("keys cached", p.cache_positions.len() as f64),
+            Quantity::Computed("keys the words count", cached(tr, ON).count() as f64),
+            0,
+        )))
+        .collect()
+}
+
 /// The last step's words: the full run's mask gives the keys that left the window
 /// nothing, and the twin keys it names get the same weight.
 fn window_claims(tr: &Trace) -> Vec<Claim> {
@@ -151,7 +171,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .extra(Extra::Decode { t: ON }),
+            .extra(Extra::Decode { t: ON })
+            .decoded_claims(decoded_weights_claims),
             LessonStep::new(
                 "Predict: what does the cache save?",
                 scenario(None, None),
@@ -327,5 +348,18 @@ mod tests {
         );
         let wrong = step.quiz.unwrap().judge_number(&tr, 6.0).unwrap();
         assert!(wrong.text.starts_with("Not quite: it is 21 (you were 15 away)"), "{}", wrong.text);
+    }
+
+    /// Step 2's decoded weights are a tested claim: they hold for the lesson's vectors, and
+    /// fail against a trace whose row differs (another scenario's).
+    #[test]
+    fn the_decoded_weights_are_a_claim() {
+        let step = &lesson().steps[1];
+        let (tr, d) = (run(&step.scenario).unwrap(), decode(&step.scenario).unwrap());
+        let claims = (step.decoded_claims)(&d, &tr);
+        assert_eq!(claims.len(), ON + 2);
+        assert!(claims.iter().all(|c| c.holds(&tr)));
+        let other = run(&scenario(Some(1), Some(3))).unwrap();
+        assert!(!claims.iter().all(|c| c.holds(&other)));
     }
 }

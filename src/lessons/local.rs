@@ -31,6 +31,40 @@ fn seen(t: &Trace, i: usize) -> usize {
     (0..t_k).filter(|&j| !t.mask.is_blocked(0, i, j)).count()
 }
 
+/// The keys blocked for query `i` (by the causal mask or the window), as a count.
+fn blocked(t: &Trace, i: usize) -> usize {
+    let [_, _, t_k] = t.mask.shape;
+    t_k - seen(t, i)
+}
+
+/// The head whose row of "eight" step 1's words quote (the first map).
+const WINDOW_HEAD: usize = 0;
+
+/// Step 1's aside: "eight"'s row of the weights in every head, one table row per head, so
+/// the row the words quote (head 1's) is there to read beside maps too small for numbers.
+fn window_aside(t: &Trace) -> Option<Aside> {
+    let w = t.step(S::Weights)?;
+    let keys = t.key_tokens(0);
+    let mut rows = Vec::new();
+    for h in 0..t.sizes.n_heads {
+        let m = w.matrix(0, h)?;
+        if EIGHT >= m.nrows() || m.ncols() != keys.len() {
+            return None;
+        }
+        rows.push((format!("head {}", h + 1), m.row(EIGHT).iter().map(|v| num(*v)).collect()));
+    }
+    let mut head = vec![format!("\"{}\" → key", super::token(t, 0, EIGHT))];
+    head.extend(keys.iter().cloned());
+    Some(Aside {
+        caption: format!(
+            "\"{}\"'s row of the weights in each head: the window blocks the same keys in all of them.",
+            super::token(t, 0, EIGHT)
+        ),
+        head,
+        rows,
+    })
+}
+
 /// Row `i` of `biased` in head `h` with `m·i` added to every score (BLOOM's `m·j` instead
 /// of `m·(j − i)`), and its softmax as the engine computes one.
 fn bloom_row(t: &Trace, h: usize, i: usize) -> Option<(Vec<f64>, Vec<f64>)> {
@@ -139,7 +173,9 @@ fn q_at(step: S, head: usize, i: usize, j: usize) -> Quantity {
 /// Step 1's words: "eight" attends to the last W keys only, every earlier key getting 0.
 fn window_claims(t: &Trace) -> Vec<Claim> {
     let w = t.mask.config.window.unwrap_or(EIGHT + 1);
-    (0..(EIGHT + 1).saturating_sub(w)).map(|j| Claim::Rounds(q_at(S::Weights, 0, EIGHT, j), "0.00")).collect()
+    (0..(EIGHT + 1).saturating_sub(w))
+        .map(|j| Claim::Rounds(q_at(S::Weights, WINDOW_HEAD, EIGHT, j), "0.00"))
+        .collect()
 }
 
 /// Step 4's words: 0 for the query itself, a penalty for earlier keys, a reward for later
@@ -183,22 +219,27 @@ pub fn lesson() -> Lesson {
                     format!(
                         "A causal mask lets a query see every earlier word; a sliding window of W = {} keys lets \
                          it see only itself and the {} before it: key j for query i when i − W < j ≤ i, as in \
-                         Mistral. \"eight\" now attends to \"six\", \"seven\" and itself only: {}. The work and \
-                         the memory per query stay W, however long the text grows.",
+                         Mistral. \"eight\" now attends to \"six\", \"seven\" and itself only: in head {} (the \
+                         first map) its row is {}, every earlier key 0; the table under the maps lists its row \
+                         in each of the {} heads. The work and the memory per query stay W, however long the \
+                         text grows.",
                         t.mask.config.window.unwrap_or(0),
                         t.mask.config.window.unwrap_or(1).saturating_sub(1),
-                        row(t, S::Weights, 0, 0, EIGHT),
+                        WINDOW_HEAD + 1,
+                        row(t, S::Weights, 0, WINDOW_HEAD, EIGHT),
+                        t.sizes.n_heads,
                     )
                 },
             )
-            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, EIGHT))
+            .aside(window_aside)
+            .highlight(|t| super::row_cells(t, S::Weights, 0, WINDOW_HEAD, EIGHT))
             .claims(window_claims),
             LessonStep::new(
-                "Predict: how many keys does \"six\" see?",
+                "Predict: how many keys are blocked for \"six\"?",
                 scenario(Some(3), false),
                 S::Masked,
                 |_| {
-                    "Count the keys that are not blocked in the row of \"six\". Type a number to see the row."
+                    "Two rules block keys now: the causal mask and the window. Type a number to see the row."
                         .into()
                 },
             )
@@ -207,19 +248,23 @@ pub fn lesson() -> Lesson {
                     reveal_extra: None,
                     question: |t| {
                         format!(
-                            "With a causal window of W = {}, how many keys does \"six\" (position 5, counting from \
-                             0) see, itself included?",
-                            t.mask.config.window.unwrap_or(0)
+                            "The window is W = {} and the mask is causal. Of the {} keys, how many are blocked for \
+                             \"six\"?",
+                            t.mask.config.window.unwrap_or(0),
+                            t.sizes.t,
                         )
                     },
                     kind: QuizKind::Number {
                         answer: |t| {
-                            let n = seen(t, SIX);
+                            let n = blocked(t, SIX);
                             Some((
                                 n as f64,
                                 format!(
-                                    "\"six\" sees {n} keys: \"four\", \"five\" and itself; every other key is \
-                                     blocked. Its row of the masked scores is {}.",
+                                    "{n} keys are blocked for \"six\": \"seven\" and \"eight\" come after it (the \
+                                     causal mask), \"one\", \"two\" and \"three\" are W or more positions back (the \
+                                     window). It sees the other {}: \"four\", \"five\" and itself. Its row of the \
+                                     masked scores is {}.",
+                                    seen(t, SIX),
                                     row(t, S::Masked, 0, 0, SIX)
                                 ),
                             ))
@@ -321,6 +366,7 @@ mod tests {
         let t = run(&scenario(Some(3), false)).unwrap();
         assert_eq!(seen(&t, SIX), 3);
         assert_eq!(seen(&t, 1), 2);
+        assert_eq!(blocked(&t, SIX), 5);
         let a = run(&scenario(None, true)).unwrap();
         assert_eq!(a.alibi_slopes, vec![0.25, 0.0625, 0.015625, 0.00390625]);
         let (_, bloom) = bloom_row(&a, 0, EIGHT).unwrap();
@@ -340,5 +386,42 @@ mod tests {
         }
         assert_eq!(c.paper_weights, w.row(EIGHT).to_vec());
         assert_eq!(c.keys.len(), c.paper.len());
+    }
+
+    /// Step 1 names the map whose row it quotes, and the row is in its table (the 8 × 8
+    /// maps of four heads are drawn too small for numbers).
+    #[test]
+    fn the_window_step_names_its_map_and_tables_the_row() {
+        let lesson = lesson();
+        let step = &lesson.steps[0];
+        let t = run(&step.scenario).unwrap();
+        let words = step.words(&t);
+        let quoted = row(&t, S::Weights, 0, WINDOW_HEAD, EIGHT);
+        assert!(words.contains(&format!("in head 1 (the first map) its row is {quoted}")), "{words}");
+        let aside = (step.aside)(&t).unwrap();
+        assert_eq!(aside.rows.len(), 4);
+        let (title, cells) = &aside.rows[WINDOW_HEAD];
+        assert_eq!(title, "head 1");
+        assert_eq!(format!("[{}]", cells.join(", ")), quoted);
+        assert!(step.claims_hold(&t));
+    }
+
+    /// Step 2's question does not hold its own answer: the window is W = 3 and "six" sees
+    /// 3 keys, so it asks for the blocked keys, which no number of the question gives.
+    #[test]
+    fn the_window_question_does_not_give_its_answer_away() {
+        let lesson = lesson();
+        let step = &lesson.steps[1];
+        let t = run(&step.scenario).unwrap();
+        let quiz = step.quiz.unwrap();
+        let question = (quiz.question)(&t);
+        let QuizKind::Number { answer, .. } = quiz.kind else { panic!("a number question") };
+        let (n, _) = answer(&t).unwrap();
+        assert_eq!(n, 5.0);
+        let numbers: Vec<f64> = question
+            .split(|c: char| !c.is_ascii_digit() && c != '.')
+            .filter_map(|w| w.trim_matches('.').parse().ok())
+            .collect();
+        assert!(!numbers.contains(&n), "{question}: {numbers:?}");
     }
 }

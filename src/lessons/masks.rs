@@ -45,6 +45,40 @@ fn leak_cells(_: &Trace) -> Vec<Cell> {
     vec![cell(0), cell(1)]
 }
 
+/// "Elsewhere -1e9 and -inf give the same weights here": every row with a key it may see,
+/// softmaxed again with its blocked scores set to -inf (the other fill, as the engine's
+/// softmax computes it), prints the weights of the trace's own fill, cell by cell.
+fn fills_agree_claims(t: &Trace) -> Vec<Claim> {
+    let Some(masked) = t.step(S::Masked) else { return Vec::new() };
+    let mut out = Vec::new();
+    for b in 0..t.sizes.b {
+        for h in 0..t.sizes.n_heads {
+            let Some(m) = masked.matrix(b, h) else { continue };
+            for (i, scores) in m.rows().into_iter().enumerate() {
+                let blocked = |j: usize| t.mask.is_blocked(b, i, j);
+                if (0..scores.len()).all(blocked) {
+                    continue;
+                }
+                let neg_inf: Vec<f64> = scores
+                    .iter()
+                    .enumerate()
+                    .map(|(j, s)| if blocked(j) { f64::NEG_INFINITY } else { *s })
+                    .collect();
+                let n = neg_inf.len();
+                let Ok(row) = ndarray::Array4::from_shape_vec((1, 1, 1, n), neg_inf) else { continue };
+                let w = crate::engine::attention::softmax_rows(&row);
+                out.extend(w.iter().enumerate().map(|(j, x)| {
+                    Claim::Equal(
+                        Quantity::Computed("the weight under -inf", *x),
+                        Quantity::Cell(Cell { step: S::Weights, batch: b, head: h, row: i, col: j }),
+                    )
+                }));
+            }
+        }
+    }
+    out
+}
+
 /// The lesson.
 pub fn lesson() -> Lesson {
     Lesson {
@@ -188,7 +222,8 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::MaskConventions)
-            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, 6)),
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, 6))
+            .claims(fills_agree_claims),
             LessonStep::new(
                 "-1e9 leaks: a query attends to the future",
                 leak(Fill::LargeNegative),
@@ -306,5 +341,19 @@ mod tests {
         assert_eq!(at(&safe, S::Weights, 0, 0, 0, 1), 0.0);
         assert_eq!(at(&safe, S::Weights, 0, 0, 0, 0), 1.0);
         assert!((l.steps[7].narrate)(&safe).contains("gives 0.00 to \"later\" and 1.00 to itself"));
+    }
+
+    /// The -1e9 step's "-1e9 and -inf give the same weights here" is a claim on every
+    /// cell of every row with a visible key, and it fails where -1e9 leaks.
+    #[test]
+    fn the_two_fills_agree_where_the_words_say_so_and_not_where_they_leak() {
+        let lesson = lesson();
+        let step = lesson.steps.iter().find(|s| s.title == "-1e9: a fully masked row is uniform").unwrap();
+        let t = crate::engine::run(&step.scenario).unwrap();
+        let claims = (step.claims)(&t);
+        assert!(claims.len() > 20, "{}", claims.len());
+        assert!(step.claims_hold(&t));
+        let leaky = crate::engine::run(&leak(Fill::LargeNegative)).unwrap();
+        assert!(!fills_agree_claims(&leaky).iter().all(|c| c.holds(&leaky)));
     }
 }

@@ -298,8 +298,11 @@ pub(crate) mod tests {
         for lesson in lessons() {
             for (i, step) in lesson.steps.iter().enumerate() {
                 let trace = run(&step.scenario).unwrap();
-                let failed: Vec<Claim> =
+                let mut failed: Vec<Claim> =
                     (step.claims)(&trace).into_iter().filter(|c| !c.holds(&trace)).collect();
+                if let Ok(d) = crate::engine::decode(&step.scenario) {
+                    failed.extend((step.decoded_claims)(&d, &trace).into_iter().filter(|c| !c.holds(&trace)));
+                }
                 if !failed.is_empty() {
                     problems.push(format!("{} step {}, own vectors: {failed:?}", lesson.id, i + 1));
                 }
@@ -324,6 +327,22 @@ pub(crate) mod tests {
                         if !words.starts_with(claims::STORY_CHANGED) {
                             problems.push(format!(
                                 "{} step {}, {edits:?}: a false claim unsaid",
+                                lesson.id,
+                                i + 1
+                            ));
+                        }
+                    }
+                    if let Extra::Decode { .. } = step.extra {
+                        let decoded = crate::engine::decode(&edited.scenario);
+                        let failed: Vec<Claim> = decoded
+                            .map(|d| (step.decoded_claims)(&d, &trace))
+                            .unwrap_or_default()
+                            .into_iter()
+                            .filter(|c| !c.holds(&trace))
+                            .collect();
+                        if !failed.is_empty() {
+                            problems.push(format!(
+                                "{} step {}, {edits:?}: the decoded run's claims fail: {failed:?}",
                                 lesson.id,
                                 i + 1
                             ));

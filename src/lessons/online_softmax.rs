@@ -76,6 +76,35 @@ fn second_tile_claims(t: &Trace) -> Vec<Claim> {
     }
 }
 
+/// Whether the last tile raises the row's maximum, as the words print m (four decimals):
+/// a rise too small to print is no rise to the reader.
+fn last_raises(row: &[RowAfterTile]) -> bool {
+    match row {
+        [.., before, last] => last.m > before.m && f4(last.m) != f4(before.m),
+        _ => false,
+    }
+}
+
+/// The last tile's words, at the four decimals they quote: ℓ′ is the ℓ of one tile over
+/// the whole row, and the maximum rose (a correction below 1) or stayed (a correction of
+/// 1).
+fn last_tile_claims(t: &Trace) -> Vec<Claim> {
+    let row = folded(t, MAT, BLOCK);
+    let whole = folded(t, MAT, t.key_tokens(0).len().max(1));
+    let (Some(last), Some(one)) = (row.last(), whole.last()) else { return Vec::new() };
+    let c = Quantity::Computed;
+    let mut out = vec![Claim::EqualAt(c("ℓ after the last tile", last.l), c("ℓ of one tile", one.l), 4)];
+    let Some(before) = row.len().checked_sub(2).map(|i| &row[i]) else { return out };
+    if last_raises(&row) {
+        out.push(Claim::GreaterAt(c("m′", last.m), c("m before the last tile", before.m), 4));
+        out.push(Claim::GreaterAt(c("1", 1.0), c("the correction", last.correction), 4));
+    } else {
+        out.push(Claim::EqualAt(c("m′", last.m), c("m before the last tile", before.m), 4));
+        out.push(Claim::EqualAt(c("the correction", last.correction), c("1", 1.0), 4));
+    }
+    out
+}
+
 /// The tiles of `block` that a causal mask blocks entirely (sentence 1): a kernel skips them.
 fn blocked_tiles(t: &Trace, block: usize) -> (usize, usize) {
     let [_, t_q, t_k] = t.mask.shape;
@@ -231,10 +260,10 @@ pub fn lesson() -> Lesson {
                          a time, against {} × {n} = {} for the whole matrix: at 8 000 tokens that is what lets \
                          attention fit in a GPU's fast memory.",
                         keys_of(t, last.k),
-                        if last.correction >= 1.0 {
-                            format!("does not raise the maximum (correction {}), so m′ stays {}", f4(last.correction), f4(last.m))
-                        } else {
+                        if last_raises(&row) {
                             format!("raises the maximum to {} (correction {})", f4(last.m), f4(last.correction))
+                        } else {
+                            format!("does not raise the maximum (correction {}), so m′ stays {}", f4(last.correction), f4(last.m))
                         },
                         f4(last.l),
                         BLOCK * BLOCK,
@@ -243,6 +272,7 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
+            .claims_each_case(last_tile_claims)
             .extra(tile(4)),
             LessonStep::new(
                 "Tiles a causal mask skips",
@@ -313,5 +343,24 @@ mod tests {
             .filter(|x| x.b == 0 && x.head == 0 && x.skipped)
             .count();
         assert_eq!(skipped, 3);
+    }
+
+    /// The last tile's claims are read at the four decimals its words quote, and hold for
+    /// the lesson's own vectors; a claim at two decimals would pass for a tile that does
+    /// not match to four.
+    #[test]
+    fn the_last_tiles_claims_hold_at_four_decimals() {
+        let lesson = lesson();
+        let step = lesson.steps.iter().find(|s| s.title == "The last tile, and the softmax").unwrap();
+        let t = run(&step.scenario).unwrap();
+        let claims = (step.claims)(&t);
+        assert_eq!(claims.len(), 3, "{claims:?}");
+        assert!(claims.iter().all(|c| matches!(c, Claim::EqualAt(_, _, 4) | Claim::GreaterAt(_, _, 4))));
+        assert!(step.claims_hold(&t));
+        assert!(step.each_case);
+        // the words' m and correction are the ones the claims compare
+        let row = folded(&t, MAT, BLOCK);
+        let words = (step.narrate)(&t);
+        assert!(words.contains(&f4(row.last().unwrap().l)), "{words}");
     }
 }

@@ -26,15 +26,46 @@ pub struct SplitHead {
     /// The token (from 0) whose numbers `wrong[i]` holds: view alone reads memory in
     /// order, so row i of head `head` is read from token `(head·T + i)·d_k / d_model`.
     pub source: Vec<usize>,
+    /// The column (from 0) of token `source[i]` where `wrong[i]` starts.
+    pub col: Vec<usize>,
+}
+
+/// Why a row of the table without the transpose has no ✗ (rows, tokens and columns
+/// counted from 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unmarked {
+    /// View alone reads this row from the very place the transpose takes it from.
+    InPlace {
+        /// The row (the token).
+        row: usize,
+        /// The first column of the token it reads.
+        col: usize,
+    },
+    /// View alone reads other numbers that happen to be the same.
+    Lookalike {
+        /// The row.
+        row: usize,
+        /// The token it reads.
+        token: usize,
+        /// The first column of that token it reads.
+        col: usize,
+    },
 }
 
 impl SplitHead {
-    /// The rows that look right without the transpose only because another token's
-    /// numbers there are the same: `(row, token it was read from)`, both from 0.
-    pub fn lookalikes(&self) -> Vec<(usize, usize)> {
+    /// Every row without ✗, with why it matches: read in place, or a lookalike.
+    pub fn unmarked(&self) -> Vec<Unmarked> {
+        let d_k = self.right.first().map_or(0, Vec::len);
         (0..self.moved.len())
-            .filter(|&i| !self.moved[i] && self.source[i] != i)
-            .map(|i| (i, self.source[i]))
+            .filter(|&i| !self.moved[i])
+            .map(|i| {
+                let (token, col) = (self.source[i], self.col[i]);
+                if token == i && col == self.head * d_k {
+                    Unmarked::InPlace { row: i, col }
+                } else {
+                    Unmarked::Lookalike { row: i, token, col }
+                }
+            })
             .collect()
     }
 }
@@ -65,7 +96,8 @@ pub fn split_both_ways(t: &Trace, b: usize) -> Vec<SplitHead> {
             let moved = right.iter().zip(&wrong).map(|(r, w)| r != w).collect();
             let (n_t, d_k, d_model) = (right.len(), t.sizes.d_k, t.sizes.d_model.max(1));
             let source = (0..n_t).map(|i| (head * n_t + i) * d_k / d_model).collect();
-            Some(SplitHead { head, right, wrong, moved, source })
+            let col = (0..n_t).map(|i| (head * n_t + i) * d_k % d_model).collect();
+            Some(SplitHead { head, right, wrong, moved, source, col })
         })
         .collect()
 }
@@ -289,8 +321,16 @@ mod tests {
         assert!(!heads[0].moved[0] && !heads[1].moved[5]);
         assert!(heads[0].moved[1..].iter().all(|m| *m));
         // head 2's row 3 ("on") holds token 4's numbers ("the"): a lookalike the caption names
-        assert!(heads[0].lookalikes().is_empty());
-        assert_eq!(heads[1].lookalikes(), [(3, 4)]);
+        // every row without ✗ has its reason: head 1's row 0 and head 2's row 5 are read in
+        // place, head 2's row 3 is a lookalike
+        assert_eq!(heads[0].unmarked(), [Unmarked::InPlace { row: 0, col: 0 }]);
+        assert_eq!(
+            heads[1].unmarked(),
+            [Unmarked::Lookalike { row: 3, token: 4, col: 4 }, Unmarked::InPlace { row: 5, col: 4 }]
+        );
+        for h in &heads {
+            assert_eq!(h.unmarked().len(), h.moved.iter().filter(|m| !**m).count());
+        }
         assert!(crate::lessons::same_input(&t, 0, 3, 4) && !crate::lessons::same_input(&t, 0, 3, 5));
         for h in &heads {
             for i in 0..h.right.len() {

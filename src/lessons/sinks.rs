@@ -163,10 +163,10 @@ pub fn lesson() -> Lesson {
                     "gpt-oss gives each head one more learned number, a sink logit s, here s = {SINK}. It \
                      joins every row's softmax as one more column, and that column is then dropped: weights \
                      = softmax([scores, s])[:-1]. No token has to serve as the parking place. \"{on}\" gives \
-                     each key {}, and its row sums to {}: the other {} went to no token, so its output is \
-                     not an average of what it did not need. \"{cat}\", which finds a thing, keeps \
+                     its {} keys equal weights, and its row sums to {}: the other {} went to no token, so its \
+                     output is not an average of what it did not need. \"{cat}\", which finds a thing, keeps \
                      {} of its row.",
-                    super::num(at(t, S::Weights, 0, 0, ON, 0)),
+                    seen_keys(t, ON).len(),
                     sum_of(t, ON),
                     share_of(t, ON),
                     sum_of(t, CAT),
@@ -176,10 +176,14 @@ pub fn lesson() -> Lesson {
             })
             .highlight(|t| row_cells(t, S::Weights, 0, 0, ON))
             .aside(sums_aside)
-            .claims(|_| {
+            .claims(|t| {
                 let sum = |i| Quantity::RowSum(cell(S::Weights, i, 0));
-                // the row of "on" sums to less than 1: some of it went to no token
-                vec![Claim::Greater(sum(CAT), sum(ON)), Claim::Greater(Quantity::Computed("one", 1.0), sum(ON))]
+                // the row of "on" sums to less than 1: some of it went to no token; its keys
+                // get equal weights
+                let mut out =
+                    vec![Claim::Greater(sum(CAT), sum(ON)), Claim::Greater(Quantity::Computed("one", 1.0), sum(ON))];
+                out.extend(seen_keys(t, ON).into_iter().skip(1).map(|j| Claim::Equal(w(ON, 0), w(ON, j))));
+                out
             }),
             LessonStep::new(
                 "Predict: a larger sink logit",

@@ -41,6 +41,11 @@ pub struct LessonStep {
     /// down, found or not), so their claims hold for any vectors and the step never needs
     /// [`STORY_CHANGED`]; the tests hold it under edits.
     pub each_case: bool,
+    /// The relations the words state about the step's decoded run (the KV-cache decode
+    /// view's numbers, which the trace does not hold), for the decoding of the live
+    /// scenario and its trace. The page's decode view checks its run against the full one
+    /// itself, so these must hold for any vectors: the tests hold them under edits.
+    pub decoded_claims: fn(&crate::engine::Decoded, &Trace) -> Vec<Claim>,
 }
 
 impl LessonStep {
@@ -65,6 +70,7 @@ impl LessonStep {
             aside: no_aside,
             claims: no_claims,
             each_case: false,
+            decoded_claims: |_, _| Vec::new(),
         }
     }
 
@@ -121,6 +127,11 @@ impl LessonStep {
     /// for any vectors ([`LessonStep::each_case`]).
     pub fn claims_each_case(self, claims: fn(&Trace) -> Vec<Claim>) -> Self {
         Self { claims, each_case: true, ..self }
+    }
+
+    /// States `claims` about the step's decoded run ([`LessonStep::decoded_claims`]).
+    pub fn decoded_claims(self, claims: fn(&crate::engine::Decoded, &Trace) -> Vec<Claim>) -> Self {
+        Self { decoded_claims: claims, ..self }
     }
 
     /// Shows sentence `batch` of the batch.

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use crate::engine::{DecodeStep, Decoded, StepName, Trace};
 use crate::format::{exact, fixed, short};
+use crate::lessons::{hide_numbers, HIDDEN_NUMBER};
 use crate::ui::decode::data::{self as data, format_difference, token_label};
 use crate::ui::decode::position::{At, Ctx};
 use crate::ui::explain::explained::Explained;
@@ -34,6 +35,13 @@ struct WeightRow {
     exact: String,
     shown: String,
     bar: f64,
+}
+
+impl WeightRow {
+    /// The row while the learner guesses a value: its number and bar hidden, the key kept.
+    fn hidden(&self) -> Self {
+        Self { exact: String::new(), shown: HIDDEN_NUMBER.to_string(), bar: 0.0, ..self.clone() }
+    }
 }
 
 /// One number of the output row, exact and shown.
@@ -225,12 +233,34 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     // elements are built once (a row is added only while fewer than MAX_KEYS keys are
     // cached). A step runs two effects here, not one per field of every row and cell
     // (about 170, each a task of the reactive graph).
-    let weight_rows =
-        move || now.with(|q| q.as_ref().map(|q| q.rows.iter().map(weight_row_view).collect::<Vec<_>>()));
-    let output_cells = move || {
+    // While the learner guesses a value ("Guess first"), the weights and the output row
+    // show no number: the guessed cell may be one of them, or follow from them.
+    let explained = use_context::<Explained>();
+    let guessing = move || explained.is_some_and(|e| e.guessing.get());
+    let weight_rows = move || {
+        let hide = guessing();
         now.with(|q| {
-            q.as_ref()
-                .map(|q| q.cells.iter().enumerate().map(|(c, x)| output_cell_view(c, x)).collect::<Vec<_>>())
+            q.as_ref().map(|q| {
+                q.rows
+                    .iter()
+                    .map(|r| if hide { weight_row_view(&r.hidden()) } else { weight_row_view(r) })
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    let output_cells = move || {
+        let hide = guessing();
+        now.with(|q| {
+            q.as_ref().map(|q| {
+                q.cells
+                    .iter()
+                    .enumerate()
+                    .map(|(c, x)| {
+                        let hidden = OutCell { exact: String::new(), shown: HIDDEN_NUMBER.to_string() };
+                        output_cell_view(c, if hide { &hidden } else { x })
+                    })
+                    .collect::<Vec<_>>()
+            })
         })
     };
     // the key column's width: once per decoding and sentence
@@ -241,7 +271,6 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     let id_of = |b: usize| CardId { step: StepName::Output, batch: b, head: 0 };
     // A click on an output number opens the explanation panel on it: the decoded row is
     // the full run's row t (the check below), so its arithmetic is that cell's.
-    let explained = use_context::<Explained>();
     let panel = explained.map(|e| {
         move || {
             let (b, t) = bt();
@@ -290,7 +319,21 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
                     data-testid="decode-weights"
                     style=move || format!("--al-label-chars: {}", label_chars.get())
                 >
-                    <caption>{move || now.with(|q| q.as_ref().map(|q| q.weights_caption.clone()))}</caption>
+                    <caption>
+                        {move || {
+                            let hide = guessing();
+                            now.with(|q| {
+                                q.as_ref()
+                                    .map(|q| {
+                                        if hide {
+                                            hide_numbers(&q.weights_caption)
+                                        } else {
+                                            q.weights_caption.clone()
+                                        }
+                                    })
+                            })
+                        }}
+                    </caption>
                     <thead>
                         <tr>
                             <th scope="col">"key"</th>

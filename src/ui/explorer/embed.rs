@@ -10,8 +10,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::trace::shape_text;
-use crate::lessons::{meta_line, Extra, Lesson};
-use crate::ui::explorer::tensors::{shown_step, TensorView};
+use crate::engine::Trace;
+use crate::lessons::{meta_line, Extra, Lesson, MakeAside};
+use crate::ui::explorer::tensors::{shown_step, HighlightedHeadsOnly, TensorView};
 use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
 
@@ -42,6 +43,20 @@ pub fn words_height(chars: usize, width: f64) -> f64 {
 /// import that one.
 pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
 
+/// A lesson step's aside table (the numbers its words quote that the picture cannot show),
+/// for the shown trace: drawn by the lesson folder and handed in, like [`ReplacingPicture`].
+pub type AsideTable = fn(Signal<Option<Arc<Trace>>>, Signal<Option<MakeAside>>) -> AnyView;
+
+/// The open lesson step's aside table: first in the picture's box, beside the figure when
+/// the frame is wide enough for both (a flex row that wraps), else right under the words.
+fn aside_of(lessons: StoredValue<Arc<Vec<Lesson>>>, state: AppState) -> Signal<Option<MakeAside>> {
+    let lesson = state.lesson;
+    Signal::derive(move || {
+        let (l, s) = lesson.get()?;
+        lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.aside))
+    })
+}
+
 /// The embedded figure, under the lesson step's words when a lesson is open.
 #[component]
 pub fn EmbedView(
@@ -51,6 +66,8 @@ pub fn EmbedView(
     lessons: Arc<Vec<Lesson>>,
     /// Draws a lesson step's own picture where the lesson replaces the heatmaps.
     replacing: ReplacingPicture,
+    /// Draws a lesson step's aside table.
+    aside_table: AsideTable,
 ) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, lesson, .. } = state;
     let lessons = StoredValue::new(lessons);
@@ -85,6 +102,12 @@ pub fn EmbedView(
             })
         })
     };
+    let aside = aside_of(lessons, state);
+    // in a lesson, the cards are the heads the step's words point at (its highlighted
+    // cells' heads): four heads in two rows would not fit the frame
+    if lesson.with_untracked(Option::is_some) {
+        provide_context(HighlightedHeadsOnly);
+    }
     // the figure fills the rest of the frame: a small matrix is drawn larger (up to 2.5×)
     let in_lesson = move || words.with(Option::is_some);
     let room = move || picture_room(viewport_height.get(), above());
@@ -167,6 +190,9 @@ pub fn EmbedView(
         }>
             {header} <figure class="al-embed-figure" data-testid="embed">
                 <div class:al-embed-scroll=in_lesson style=box_style>
+                    <div class="al-embed-aside">
+                        {aside_table(Signal::derive(move || shown.get()), aside)}
+                    </div>
                     {figure}
                 </div>
                 <figcaption data-testid="embed-caption">

@@ -21,6 +21,11 @@ use crate::ui::state::page_layout::{card_width, one_head_at_a_time};
 use crate::ui::state::settings::{ViewMode, ViewState};
 use crate::ui::tiles::view::TilesView;
 
+/// In a context (a lesson step's embed): show only the heads the open step's highlighted
+/// cells are in, or every head when it highlights none of the shown step's cells.
+#[derive(Debug, Clone, Copy)]
+pub struct HighlightedHeadsOnly;
+
 /// The tensors of the selected step, in a column `column` px wide. `compact` leaves out
 /// the step's words and PyTorch line (the lesson's words stand beside it).
 #[component]
@@ -80,20 +85,19 @@ pub fn TensorView(
     });
     let card_max_height = card_max_height(shown, selected, max_height, font, compact);
     let (chosen, head_shown) = head_choice(selected, highlights);
+    let heads_shown = heads_shown(selected, highlights, one_head, head_shown);
     let cards_shown = move || {
         let all = ids.get().unwrap_or_default();
-        if one_head.get() {
-            let head = head_shown.get();
-            all.into_iter().filter(|id| id.head == head).collect()
-        } else {
-            all
+        match heads_shown.get() {
+            Some(heads) => all.into_iter().filter(|id| heads.contains(&id.head)).collect(),
+            None => all,
         }
     };
     let scale_for = card_scales(shown, view_state, selected);
     let width_for = move |id: CardId| {
         Signal::derive(move || {
             let (heads, n_cols) = heads_and_cols(id.step);
-            card_width(column.get(), if one_head.get() { 1 } else { heads }, n_cols)
+            card_width(column.get(), heads_shown.with(|h| h.as_ref().map_or(heads, Vec::len)), n_cols)
         })
     };
     // A (B, h, T_q, T_k) step can be shown as lines instead of heatmaps.
@@ -171,6 +175,30 @@ pub fn TensorView(
             }}
         </div>
     }
+}
+
+/// The heads whose cards are shown, when not all: the one head presenter mode shows at a
+/// time, or, in a lesson step's embed ([`HighlightedHeadsOnly`]), the heads the step's
+/// highlighted cells are in (all of them when it highlights none of the shown step's).
+fn heads_shown(
+    selected: Memo<Option<(StepName, usize)>>,
+    highlights: Option<Signal<Vec<crate::lessons::Cell>>>,
+    one_head: Memo<bool>,
+    head_shown: Memo<usize>,
+) -> Memo<Option<Vec<usize>>> {
+    let only_highlighted = use_context::<HighlightedHeadsOnly>().is_some();
+    Memo::new(move |_| {
+        if one_head.get() {
+            return Some(vec![head_shown.get()]);
+        }
+        let step = selected.get()?.0;
+        let cells = highlights.filter(|_| only_highlighted)?;
+        let mut heads: Vec<usize> =
+            cells.with(|c| c.iter().filter(|c| c.step == step).map(|c| c.head).collect());
+        heads.sort_unstable();
+        heads.dedup();
+        (!heads.is_empty()).then_some(heads)
+    })
 }
 
 /// Presenting one head at a time: the head the learner picked (reset when the step or

@@ -20,6 +20,31 @@ fn cells_box(l: &Layout, zoom: f64, (r0, r1): (usize, usize), (c0, c1): (usize, 
     format!("left:{}px;top:{}px;width:{w}px;height:{h}px", x0 * zoom, y0 * zoom)
 }
 
+/// The CSS boxes that hide a card's numbers while the learner guesses, at `zoom`: the
+/// grid and the colour bar from one CSS px above and left of the grid (its edge pixels and
+/// a rounding sliver), and the colour bar's column up to the canvas top (its top tick
+/// label stands above the grid). The labels left of and above the grid stay.
+fn guess_cover_boxes(l: &Layout, zoom: f64) -> [String; 2] {
+    let px = |v: f64| v * zoom;
+    let (left, top) = ((l.left - 1.0).max(0.0), (l.top - 1.0).max(0.0));
+    let grid_right = l.left + l.n_cols as f64 * l.cell + 1.0;
+    [
+        format!(
+            "left:{}px;top:{}px;width:{}px;height:{}px",
+            px(left),
+            px(top),
+            px(l.width - left),
+            px(l.height - top)
+        ),
+        format!(
+            "left:{}px;top:0px;width:{}px;height:{}px",
+            px(grid_right),
+            px((l.width - grid_right).max(0.0)),
+            px(top)
+        ),
+    ]
+}
+
 /// The outlines over one card's canvas.
 #[component]
 pub fn CardOverlays(
@@ -114,19 +139,13 @@ pub fn CardOverlays(
             return None;
         }
         let z = zoom.get();
-        let (all, asked) = layout.with(|l| {
+        let ([grid, bar], asked) = layout.with(|l| {
             let l = l.as_ref().filter(|l| in_grid(l, (r, c)))?;
-            let all = format!(
-                "left:{}px;top:{}px;width:{}px;height:{}px",
-                l.left * z,
-                l.top * z,
-                (l.width - l.left) * z,
-                (l.height - l.top) * z
-            );
-            Some((all, cells_box(l, z, (r, r + 1), (c, c + 1))))
+            Some((guess_cover_boxes(l, z), cells_box(l, z, (r, r + 1), (c, c + 1))))
         })?;
         Some(view! {
-            <div class="al-guess-cover" data-testid="guess-cover" style=all aria-hidden="true"></div>
+            <div class="al-guess-cover" data-testid="guess-cover" style=grid aria-hidden="true"></div>
+            <div class="al-guess-cover" style=bar aria-hidden="true"></div>
             <div class="al-guess-cell" style=asked aria-hidden="true">
                 "?"
             </div>
@@ -137,5 +156,43 @@ pub fn CardOverlays(
         {marks}
         {cover}
         {highlight_boxes}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The covers reach past the grid's edge pixels and over the colour bar's top label,
+    /// and leave the row and column labels.
+    #[test]
+    fn the_guess_covers_hide_the_grid_edges_and_the_bars_top_label() {
+        let l = Layout {
+            n_rows: 6,
+            n_cols: 6,
+            left: 30.3,
+            top: 36.3,
+            cell: 50.0,
+            font: 12.0,
+            bar_x: 338.3,
+            width: 449.0,
+            height: 381.0,
+        };
+        let [grid, bar] = guess_cover_boxes(&l, 1.0);
+        let n = |s: &str, key: &str| -> f64 {
+            let v = s.split(';').find_map(|kv| kv.strip_prefix(&format!("{key}:"))).unwrap();
+            v.trim_end_matches("px").parse().unwrap()
+        };
+        assert!(n(&grid, "left") < l.left && n(&grid, "left") > l.left - 2.0);
+        assert!(n(&grid, "top") < l.top && n(&grid, "top") > l.top - 2.0);
+        assert!((n(&grid, "left") + n(&grid, "width") - l.width).abs() < 1e-9);
+        assert!((n(&grid, "top") + n(&grid, "height") - l.height).abs() < 1e-9);
+        // the bar's column, from the canvas top down to the grid cover, right of the columns' labels
+        assert_eq!(n(&bar, "top"), 0.0);
+        assert!(n(&bar, "left") > l.left + 6.0 * l.cell && n(&bar, "left") <= l.bar_x);
+        assert!((n(&bar, "height") - n(&grid, "top")).abs() < 1e-9);
+        // zoomed: every box scales
+        let [g2, _] = guess_cover_boxes(&l, 2.0);
+        assert!((n(&g2, "width") - 2.0 * n(&grid, "width")).abs() < 1e-9);
     }
 }

@@ -39,12 +39,28 @@ const KEEP_FIRST: NumberSpec = NumberSpec::new(
 .hint("StreamingLLM's attention sinks; each key keeps its own position")
 .error(Field::KeepFirst);
 
+/// What the engine does with a sliding window in cross-attention, said beside the field
+/// (the window is applied, but no model the lessons cite has one there): `None` without a
+/// window or without key/value sentences.
+pub fn window_in_cross_note(mask: &crate::engine::MaskConfig, cross: bool) -> Option<String> {
+    let w = mask.window.filter(|_| cross)?;
+    let rule = if mask.causal { format!("j ≤ i − {w}") } else { format!("|i − j| ≥ {w}") };
+    Some(format!(
+        "Cross-attention with a window: the engine applies it as in self-attention, blocking key j for \
+         query i when {rule}, with i counted in the query sentence and j in the key/value sentence, two \
+         different texts. No model the lessons cite does this: Mistral's window is in its self-attention, \
+         and a translation model's cross-attention reads every source token. Clear the window to read them \
+         all."
+    ))
+}
+
 /// The mask's fieldset (engine convention: `true` = blocked).
 #[component]
 pub fn MaskFields(
     /// How the controls write the settings.
     edits: Edits,
 ) -> impl IntoView {
+    let cross_note = edits.read(|s| window_in_cross_note(&s.mask, s.kv_text.is_some()));
     view! {
         <fieldset class="al-row al-mask">
             <legend>"Mask (engine convention: " <code>"true = blocked"</code> ")"</legend>
@@ -65,6 +81,17 @@ pub fn MaskFields(
                     edits.set_optional(WINDOW.key, &raw, &|s, v| s.mask.window = v)
                 })
             />
+            {move || {
+                cross_note
+                    .get()
+                    .map(|note| {
+                        view! {
+                            <p class="al-note" data-testid="window-cross-note" role="note">
+                                {note}
+                            </p>
+                        }
+                    })
+            }}
             <SettingNumber
                 edits
                 spec=KEEP_FIRST
@@ -80,5 +107,35 @@ pub fn MaskFields(
                 })
             />
         </fieldset>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{run, MaskConfig, Scenario};
+
+    /// The note states the rule the engine applies: the cells it blocks are the ones the
+    /// note's rule names, causal or not.
+    #[test]
+    fn the_window_note_in_cross_attention_states_the_engines_rule() {
+        let mut s = Scenario::identity(&["a b c d e"], 4, 1);
+        s.kv_sentences = Some(vec!["p q r s t u".into()]);
+        s.mask.window = Some(2);
+        assert_eq!(window_in_cross_note(&MaskConfig::default(), true), None);
+        assert_eq!(window_in_cross_note(&s.mask, false), None);
+        for causal in [false, true] {
+            s.mask.causal = causal;
+            let note = window_in_cross_note(&s.mask, true).unwrap();
+            assert!(note.contains(if causal { "j ≤ i − 2" } else { "|i − j| ≥ 2" }), "{note}");
+            let t = run(&s).unwrap();
+            for i in 0..5usize {
+                for j in 0..6usize {
+                    let by_window = if causal { j + 2 <= i } else { i.abs_diff(j) >= 2 };
+                    let by_causal = causal && j > i;
+                    assert_eq!(t.mask.is_blocked(0, i, j), by_window || by_causal, "{causal} ({i}, {j})");
+                }
+            }
+        }
     }
 }
