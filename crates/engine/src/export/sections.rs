@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::check::{check_section, expected_section};
 use super::decoding::{decode_section, tiled_section};
 use super::latent;
+use super::layers;
 use super::numpy::{embedding_section, numpy_step};
 use super::torch::torch_section;
 use super::values::{py_linear, py_number, py_str, py_str_list};
@@ -30,8 +31,10 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     let (embeddings, table) = embedding_section(trace);
     let fill = scenario.mask.fill;
     let latent_params = trace.mla_params.as_deref().filter(|_| trace.mla.is_some());
+    let layered = trace.n_layers > 1;
     let weights = match latent_params {
         Some(p) => latent::weights_section(trace, p),
+        None if layered => layers::weights_section(scenario, trace, &layers::layer_weights(scenario, trace)),
         None => weights_section(scenario, trace),
     };
     let mut out = vec![
@@ -52,6 +55,16 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         out.push(alibi_section(trace.mask.config.causal));
     }
     out.extend(step_sections(trace, target, x_in, kv_in, table));
+    // the layers' steps run inside one function; decoding and tiles read the page's layer
+    let (x_in, kv_in) = if layered {
+        out.push(layers::layers_section(trace, x_in, table));
+        if target == Target::Notebook {
+            out.push(heatmap_section());
+        }
+        ("resid_in", "resid_in")
+    } else {
+        (x_in, kv_in)
+    };
     if latent_params.is_some() {
         out.extend([latent::not_written_section(), expected_section(trace), check_section(trace, target)]);
         return out;
@@ -128,6 +141,16 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
         if trace.alibi_slopes.is_empty() { "False" } else { "True" }
     );
     let _ = writeln!(code, "positional = {}", py_str(trace.positional.name()));
+    if trace.n_layers > 1 {
+        let _ = writeln!(
+            code,
+            "n_layers = {}  # attention layers, each adding to the residual stream\n\
+             shown = {}  # the page's layer, counted from 0 (layer {} on the page): its steps are checked",
+            trace.n_layers,
+            trace.layer - 1,
+            trace.layer
+        );
+    }
     let _ = writeln!(
         code,
         "scale = {}  # the scores' factor in place of 1 / sqrt(d_k), or None\n\
@@ -417,10 +440,15 @@ fn alibi_section(causal: bool) -> Section {
 }
 
 /// One NumPy block per step of the page, and in the notebook the heatmaps after the weights.
+/// With more than one layer, only the steps before the first layer (the layers' steps are
+/// [`layers::layers_section`]'s).
 fn step_sections(trace: &Trace, target: Target, x_in: &str, kv_in: &str, table: bool) -> Vec<Section> {
     let mut out = Vec::new();
     let mut first = true;
-    for step in &trace.steps {
+    let before_layers = |n: StepName| {
+        matches!(n, StepName::X | StepName::Pe | StepName::XPe | StepName::XKv | StepName::XKvPe)
+    };
+    for step in trace.steps.iter().filter(|s| trace.n_layers == 1 || before_layers(s.name)) {
         let name = step.name;
         let mut prose = vec![
             step.op.clone(),
