@@ -65,7 +65,7 @@ pub(super) fn weights_section(scenario: &Scenario, trace: &Trace, all: &[Arc<Wei
         }
     };
     let mut code = String::new();
-    let shared = all.windows(2).all(|p| same_weights(&p[0], &p[1]));
+    let shared = all.iter().zip(all.iter().skip(1)).all(|(a, b)| same_weights(a, b));
     match all.first() {
         Some(first) if shared => {
             code.push_str("# the same projections in every layer\n");

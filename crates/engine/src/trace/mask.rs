@@ -57,8 +57,20 @@ impl MaskTrace {
         let mut reach: Vec<Vec<bool>> = (0..t).map(|i| (0..t).map(|j| i == j).collect()).collect();
         for _ in 0..layers {
             // one more layer: i hears what any key it reads had heard, and keeps its own
-            reach = (0..t)
-                .map(|i| (0..t).map(|j| reach[i][j] || (0..t).any(|k| reads[i][k] && reach[k][j])).collect())
+            reach = reads
+                .iter()
+                .zip(&reach)
+                .map(|(read, own)| {
+                    own.iter()
+                        .enumerate()
+                        .map(|(j, &r)| {
+                            r || read
+                                .iter()
+                                .zip(&reach)
+                                .any(|(&k_read, k_reach)| k_read && k_reach.get(j).copied().unwrap_or(false))
+                        })
+                        .collect()
+                })
                 .collect();
         }
         Some(reach)
