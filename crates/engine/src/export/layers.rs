@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::numpy::numpy_step;
-use super::values::{py_linear, py_str};
+use super::values::{projections_code, py_str};
 use super::Section;
 use crate::scenario::Scenario;
 use crate::step::StepName;
@@ -52,24 +52,18 @@ const UNPACK: &str = "W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o";
 /// Every layer's weights as `layer_weights[l]`, a tuple of the four projections' weights
 /// and biases; written once when every layer has the same.
 pub(super) fn weights_section(scenario: &Scenario, trace: &Trace, all: &[Arc<Weights>]) -> Section {
-    let q = if trace.layout().wide { "h * d_k" } else { "d_model" };
-    let kv = if trace.is_grouped() { "h_kv * d_k" } else { q };
-    let write = |code: &mut String, w: &Weights| {
-        for (name, layer, inp, out) in [
-            ("q", &w.q, "d_model", q),
-            ("k", &w.k, "d_model", kv),
-            ("v", &w.v, "d_model", kv),
-            ("o", &w.o, q, "d_model"),
-        ] {
-            code.push_str(&py_linear(name, layer, inp, out));
-        }
-    };
-    let mut code = String::new();
+    let mut code = format!(
+        "n_layers = {}  # attention layers, each adding to the residual stream\n\
+         shown = {}  # the page's layer, counted from 0 (layer {} on the page): its steps are checked\n\n",
+        trace.n_layers,
+        trace.layer - 1,
+        trace.layer
+    );
     let shared = all.iter().zip(all.iter().skip(1)).all(|(a, b)| same_weights(a, b));
     match all.first() {
         Some(first) if shared => {
             code.push_str("# the same projections in every layer\n");
-            write(&mut code, first);
+            code.push_str(&projections_code(trace, first));
             let _ = writeln!(code, "layer_weights = [({UNPACK})] * n_layers");
         }
         _ => {
@@ -78,7 +72,7 @@ pub(super) fn weights_section(scenario: &Scenario, trace: &Trace, all: &[Arc<Wei
             );
             for (l, w) in all.iter().enumerate() {
                 let _ = writeln!(code, "\n# layer {} (seed {})", l + 1, scenario.layer_seed(l));
-                write(&mut code, w);
+                code.push_str(&projections_code(trace, w));
                 let _ = writeln!(code, "layer_weights.append(({UNPACK}))");
             }
         }

@@ -11,7 +11,7 @@ use super::latent;
 use super::layers;
 use super::numpy::{embedding_section, numpy_step};
 use super::torch::torch_section;
-use super::values::{py_linear, py_number, py_str, py_str_list};
+use super::values::{projections_code, py_number, py_str, py_str_list};
 use super::words::{padding_words, projection_words, scenario_words};
 use super::{Section, Target};
 use crate::scenario::{Positional, Rope, RopeScaling, RopeStyle, Scenario};
@@ -141,16 +141,6 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
         if trace.alibi_slopes.is_empty() { "False" } else { "True" }
     );
     let _ = writeln!(code, "positional = {}", py_str(trace.positional.name()));
-    if trace.n_layers > 1 {
-        let _ = writeln!(
-            code,
-            "n_layers = {}  # attention layers, each adding to the residual stream\n\
-             shown = {}  # the page's layer, counted from 0 (layer {} on the page): its steps are checked",
-            trace.n_layers,
-            trace.layer - 1,
-            trace.layer
-        );
-    }
     let _ = writeln!(
         code,
         "scale = {}  # the scores' factor in place of 1 / sqrt(d_k), or None\n\
@@ -219,18 +209,7 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
 
 /// The four projections' weights and biases.
 fn weights_section(scenario: &Scenario, trace: &Trace) -> Section {
-    let w = &trace.params;
-    let mut code = String::new();
-    let q = if trace.layout().wide { "h * d_k" } else { "d_model" };
-    let kv = if trace.is_grouped() { "h_kv * d_k" } else { q };
-    for (name, layer, inp, out) in [
-        ("q", &w.q, "d_model", q),
-        ("k", &w.k, "d_model", kv),
-        ("v", &w.v, "d_model", kv),
-        ("o", &w.o, q, "d_model"),
-    ] {
-        code.push_str(&py_linear(name, layer, inp, out));
-    }
+    let code = projections_code(trace, &trace.params);
     Section::new(
         "Weights",
         vec![
