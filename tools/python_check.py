@@ -18,7 +18,10 @@ line is run in PyTorch on the step's inputs (check_pytorch_lines). It also recor
 F.scaled_dot_product_attention returns for a fully masked row.
 
 More than one layer (tools/layers_reference.py): every layer's steps and the residual stream
-equal a NumPy forward to 1e-9, and with --torch PyTorch's `x = x + attn(x)`.
+equal a NumPy forward to 1e-9, and with --torch PyTorch's `x = x + attn(x)`. The exports of
+layered runs (layered_scenarios) run every layer and check the page's layer and the stream;
+an export that forgets the residual add (in NumPy, or in PyTorch with --torch), runs every
+layer with layer 1's seeded weights, or adds the positions again in every layer must fail.
 
 Training (`trace --train`, tools/train_reference.py): a NumPy forward and hand-written
 backward must reproduce `grads_first`, and NumPy SGD/Adam/AdamW the losses and
@@ -243,6 +246,38 @@ def scenarios():
     }
 
 
+def layered_scenarios():
+    """Runs of more than one layer, exported: every layer runs in the file, the page's layer's
+    steps and the whole residual stream are checked (and the mutations below must fail)."""
+    rng = np.random.default_rng(20261127)
+    s3 = ["one two three four five six", "seven eight nine", "ten eleven"]
+    return {
+        # two layers, the first shown; seeded weights (seed + l per layer), GQA 4 -> 2,
+        # rotate_half RoPE, positions, causal window of 3, padding both sides under -1e9
+        "layers2_seeded_gqa_rope_window_pad": {
+            "sentences": ["the cat sat on the warm mat", "a dog barked"], "d_model": 8, "n_heads": 4,
+            "n_kv_heads": 2, "n_layers": 2, "layer": 1, "projections": "seeded", "seed": 5,
+            "positional": "sinusoidal", "rope": {"style": "half", "base": 10000},
+            "mask": {"causal": True, "padding": "keys_and_queries", "fill": "large_negative", "window": 3}},
+        # three layers, the second shown; explicit weights (the same in every layer), B = 3,
+        # GQA 4 -> 2, interleaved RoPE, ALiBi, a causal window of 2, key padding
+        "layers3_explicit_gqa_alibi_rope_window": {
+            "sentences": s3, "d_model": 8, "n_heads": 4, "n_kv_heads": 2, "n_layers": 3, "layer": 2,
+            "embeddings": {w: np.round(rng.normal(0.0, 1.0, size=8), 4).tolist()
+                           for w in sorted({w for t in s3 for w in t.split()})},
+            "projections": explicit_projections(rng, 8, kv=4), "alibi": True,
+            "rope": {"style": "interleaved", "base": 100},
+            "mask": {"causal": True, "padding": "keys", "fill": "large_negative", "window": 2}},
+        # three layers, the last shown; seeded MQA (h_kv = 1), bidirectional ALiBi, key padding
+        # under -inf (no row fully masked), sinks and a softcap
+        "layers3_seeded_mqa_alibi_sinks_softcap": {
+            "sentences": ["alpha beta gamma delta", "beta gamma"], "d_model": 6, "n_heads": 3,
+            "n_kv_heads": 1, "n_layers": 3, "projections": "seeded", "seed": 9, "alibi": True,
+            "softcap": 3.0, "sinks": [0.5, -1.0, 0.25],
+            "mask": {"causal": False, "padding": "keys", "fill": "neg_inf"}},
+    }
+
+
 class Checker:
     def __init__(self):
         self.passed = self.failed = 0
@@ -408,6 +443,22 @@ def check_scenario(c, trace_bin, name, scenario, work, torch):
         ) if scenario.get("alibi") and not scenario["mask"].get("causal") else None,
     }
     check_mutations(c, work, name, script, mutations)
+    if scenario.get("n_layers", 1) > 1:
+        mutations = {
+            # resid[l + 1] = attn_l(resid[l]): the residual add forgotten, in NumPy and in PyTorch
+            "no residual add": script.replace("resid_out = resid_in + output", "resid_out = output"),
+            "torch: no residual add": script.replace(
+                "torch_resid.append(torch_resid[-1] + output)", "torch_resid.append(output)") if torch else None,
+            # every layer run with the first layer's seeded weights
+            "layer 1's weights in every layer": script.replace(
+                "= layer_weights[l]", "= layer_weights[0]") if scenario["projections"] == "seeded" else None,
+            # the positions added again before every layer
+            "positions in every layer": script.replace(
+                "layer_steps.append(attention_layer(l, resid[-1]))",
+                "layer_steps.append(attention_layer(l, resid[-1] + (pe if l else 0)))")
+            if scenario.get("positional") == "sinusoidal" else None,
+        }
+        check_mutations(c, work, name, script, mutations)
 
     notebook_path = work / f"{name}.ipynb"
     notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
@@ -1291,7 +1342,7 @@ def main(argv):
             c.report(False, "import torch", "PyTorch is not installed in this Python")
     with tempfile.TemporaryDirectory(prefix="attention-lens-python-") as tmp:
         work = Path(tmp)
-        for name, scenario in scenarios().items():
+        for name, scenario in {**scenarios(), **layered_scenarios()}.items():
             if args.only and args.only not in name:
                 continue
             check_scenario(c, args.trace_bin, name, scenario, work, args.torch)

@@ -138,12 +138,21 @@ export const tests = [
       const map = await page.$eval('[data-testid="learn-head"] canvas', (c) => c.getBoundingClientRect().width);
       if ((await page.evaluate(() => innerWidth)) >= 1400) t.assert.ok(map >= 440, `the Learn map is ${map} px`);
       t.assert.match(await page.textContent('[data-testid="learn-status"]'), new RegExp(`^Step 0 of ${steps}\\b`));
+      t.assert.equal(await page.textContent('[data-testid="learn-budget"]'), " (the lesson's run)");
       t.assert.match(await page.textContent('[data-testid="learn-maps-caption"]'), /written as letters as the induction lesson writes them/);
       t.assert.equal(await page.$('[data-testid="learn-challenge-start"]'), null);
       await page.click('[data-testid="learn-ablate"][data-layer="0"]');
       await page.waitForSelector('[data-testid="learn-ablation-table"]');
       const tokens = await page.$$eval('[data-testid="learn-ablation-table"] tr:first-child td', (c) => c.map((x) => x.textContent));
       t.assert.equal(tokens.join(' '), 'A B C D E F A B C D E F A B C D E F A B');
+      // a changed setting is the learner's own run: the budget the other tasks have, said so;
+      // the preset's value back is the lesson's run again
+      await page.fill('[data-testid="learn-seed"]', '8');
+      await page.press('[data-testid="learn-seed"]', 'Tab');
+      await page.waitForFunction(() => /^Step 0 of 5000 \(the step budget\)/.test(document.querySelector('[data-testid="learn-status"]')?.textContent ?? ''));
+      await page.fill('[data-testid="learn-seed"]', '7');
+      await page.press('[data-testid="learn-seed"]', 'Tab');
+      await page.waitForFunction((n) => document.querySelector('[data-testid="learn-status"]')?.textContent.startsWith(`Step 0 of ${n} (the lesson's run)`), steps);
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -82,10 +82,14 @@ export const tests = [
       // the first screen's number says which layer it is from
       await page.click('[data-testid="trace-step"][data-step="weights"] button');
       t.assert.match(await page.textContent('[data-testid="caption"]'), /\(layer 2 of 2, head 1\)/);
-      // the exports that write one layer say so beside their buttons
-      t.assert.match(await page.textContent('[data-testid="export-refusal"]'), /layers = 2: the Python export writes one attention layer/);
-      t.assert.ok(!(await page.textContent('[data-testid="export-refusal"]')).includes('n_layers'));
-      t.assert.ok(await page.isDisabled('[data-testid="export-python"]'));
+      // the Python export runs both layers and checks layer 2's steps and the whole stream
+      t.assert.equal(await page.locator('[data-testid="export-refusal"]').count(), 0);
+      const [py] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-python"]')]);
+      const script = readFileSync(await py.path(), 'utf8');
+      t.assert.match(script, /\nn_layers = 2 {2}#/);
+      t.assert.match(script, /\nshown = 1 {2}# the page's layer, counted from 0 \(layer 2 on the page\)/);
+      t.assert.match(script, /resid_out = resid_in \+ output {2}# the residual add/);
+      t.assert.match(script, /\nEXPECTED_RESID = /);
       await assertAxeClean(t, page, 'two layers, layer 2 shown');
       await page.setViewportSize({ width: 1440, height: 900 });
       await t.screenshot('layers-1440');

@@ -132,6 +132,22 @@ export const tests = [
     },
   },
   {
+    name: 'reading: the reach step tables what "eight" can have heard of after each of the run\'s layers',
+    run: async (t) => {
+      const page = await t.open('lesson=local&ls=2', '[data-testid="lesson-aside"] table');
+      const words = await page.textContent('[data-testid="lesson-text"]');
+      t.assert.match(words, /3 after 1 layer, 5 after 2 layers, 7 after 3 layers, 8 after 4 layers/);
+      const rows = await page.$$eval('[data-testid="lesson-aside"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('th, td')].map((c) => c.textContent)));
+      t.assert.deepEqual(rows.map((r) => r.at(-1)), ['3', '5', '7', '8']);
+      t.assert.deepEqual(rows[1], ['2 layers', '·', '·', '·', '●', '●', '●', '●', '●', '5']);
+      for (const width of [375, 1440]) {
+        await page.setViewportSize({ width, height: 900 });
+        await t.screenshot(`local-reach-${width}`);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'reading: a step whose words quote numbers its heatmaps lack shows them in a table beside the words',
     run: async (t) => {
       // baseball-bat step 2 quotes QKᵀ = [[4.00, 2.00], [2.00, 2.00]] while its heatmap shows the scaled scores

@@ -165,6 +165,80 @@ pub fn slopes(v: &[f64]) -> String {
     v.iter().map(|m| one(*m)).collect::<Vec<_>>().join(", ")
 }
 
+/// The layers of the reach step's run: the page shows layer 1 of them.
+const REACH_LAYERS: usize = 4;
+
+/// The reach step's run: the window's run with [`REACH_LAYERS`] layers, layer 1 shown
+/// (the one-layer run's weights: layer 1 draws the same seed).
+fn layered_scenario() -> Scenario {
+    let mut s = scenario(Some(3), false);
+    s.n_layers = Some(REACH_LAYERS);
+    s.layer = Some(1);
+    s
+}
+
+/// Which positions "eight" can have heard of after 1, 2, … of the run's layers, by the
+/// engine's reach (the mask composed layer after layer); `None` without an "eight" row or
+/// in cross-attention (an imported scenario).
+fn eight_reach(t: &Trace) -> Option<Vec<Vec<bool>>> {
+    (1..=t.n_layers).map(|l| t.mask.reach(0, l)?.get(EIGHT).cloned()).collect()
+}
+
+/// L·(W − 1) + 1 positions after L layers of a causal window W, at most the i + 1 there are.
+fn reach_rule(w: usize, layers: usize, i: usize) -> usize {
+    (layers * w.saturating_sub(1) + 1).min(i + 1)
+}
+
+/// The reach step's table: for each layer count, the positions "eight" can have heard of.
+pub fn reach_aside(t: &Trace) -> Option<Aside> {
+    let reach = eight_reach(t)?;
+    let token = t.tokens.first()?.get(EIGHT)?;
+    let mut head = vec!["after".to_string()];
+    head.extend(t.tokens.first()?.iter().cloned());
+    head.push("positions".into());
+    Some(Aside {
+        caption: format!(
+            "What \"{token}\" can have heard of after each of the run's {} layers (● = that position's token can \
+             have changed its stream): the mask composed layer after layer.",
+            t.n_layers
+        ),
+        head,
+        rows: reach
+            .iter()
+            .enumerate()
+            .map(|(l, row)| {
+                let mut cells: Vec<String> = row.iter().map(|&r| if r { "●" } else { "·" }.into()).collect();
+                cells.push(row.iter().filter(|&&r| r).count().to_string());
+                (format!("{} layer{}", l + 1, if l == 0 { "" } else { "s" }), cells)
+            })
+            .collect(),
+    })
+}
+
+/// The reach step's words: the positions the engine's reach counts equal the rule
+/// L·(W − 1) + 1 (at most the sentence's start), layer by layer, under a causal window.
+fn reach_claims(t: &Trace) -> Vec<Claim> {
+    const AFTER: [&str; 4] =
+        ["reach after 1 layer", "reach after 2 layers", "reach after 3 layers", "reach after 4 layers"];
+    let mut claims = vec![
+        // "six", which "eight" reads, has read "four"
+        Claim::Positive(q_at(S::Weights, 0, EIGHT, SIX)),
+        Claim::Positive(q_at(S::Weights, 0, SIX, SIX - 2)),
+    ];
+    let (Some(w), true, Some(reach)) = (t.mask.config.window, t.mask.config.causal, eight_reach(t)) else {
+        return claims;
+    };
+    for (l, row) in reach.iter().enumerate().take(AFTER.len()) {
+        let counted = row.iter().filter(|&&r| r).count() as f64;
+        let rule = reach_rule(w, l + 1, EIGHT) as f64;
+        claims.push(Claim::Equal(
+            Quantity::Computed(AFTER[l], counted),
+            Quantity::Computed("L·(W − 1) + 1", rule),
+        ));
+    }
+    claims
+}
+
 /// Cell `(i, j)` of `step`, head `head`.
 fn q_at(step: S, head: usize, i: usize, j: usize) -> Quantity {
     Quantity::Cell(Cell { step, batch: 0, head, row: i, col: j })
@@ -274,36 +348,50 @@ pub fn lesson() -> Lesson {
                 }),
             LessonStep::new(
                 "Layers widen the reach",
-                scenario(Some(3), false),
+                layered_scenario(),
                 S::Weights,
                 |t| {
                     let w = t.mask.config.window.unwrap_or(1);
+                    let counts: Vec<usize> = eight_reach(t)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|row| row.iter().filter(|&&r| r).count())
+                        .collect();
+                    let by_layer = counts
+                        .iter()
+                        .enumerate()
+                        .map(|(l, n)| format!("{n} after {} layer{}", l + 1, if l == 0 { "" } else { "s" }))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let rule = match (t.mask.config.window, t.mask.config.causal) {
+                        (Some(_), true) => format!(
+                            "what a token knows travels W − 1 = {} positions per layer, so after L layers \
+                             \"eight\" can have heard of L·(W − 1) + 1 positions, as far back as the sentence \
+                             goes",
+                            w.saturating_sub(1)
+                        ),
+                        _ => "without a causal window the rule L·(W − 1) + 1 does not apply".into(),
+                    };
                     format!(
-                        "One layer lets \"eight\" read {} positions back. But \"six\", which it reads, has read \
-                         \"four\" in the layer before: what a token knows travels W − 1 = {} positions per layer. \
-                         After 4 layers \"eight\" can have heard of anything up to {} positions back. Mistral 7B \
-                         v0.1 has W = 4096 and 32 layers (v0.2 dropped the window): by \
-                         this mask's rule, 32 × 4095 = 131 040 positions. The Mistral paper counts W positions per \
-                         layer and gives \"a theoretical attention span of approximately 131K tokens\" \
-                         (32 × 4096 = 131 072); the difference is whether the query's own position counts as one \
-                         of the W. Its cache holds only 4096 tokens per layer.",
+                        "This run has {} layers; the picture shows layer 1. One layer lets \"eight\" read {} \
+                         positions back. But \"six\", which it reads, has read \"four\" in the layer before: \
+                         {rule}. The table composes the run's mask layer after layer: {by_layer}. Mistral 7B \
+                         v0.1 has W = 4096 and 32 layers (v0.2 dropped the window): by this mask's rule, \
+                         32 × 4095 + 1 = 131 041 positions. The Mistral paper counts W positions per layer and \
+                         gives \"a theoretical attention span of approximately 131K tokens\" (32 × 4096 = \
+                         131 072); the difference is whether the query's own position counts as one of the W. \
+                         Its cache holds only 4096 tokens per layer.",
+                        t.n_layers,
                         w.saturating_sub(1),
-                        w.saturating_sub(1),
-                        4 * w.saturating_sub(1),
                     )
                 },
             )
+            .aside(reach_aside)
             .highlight(|t| {
                     [super::row_cells(t, S::Weights, 0, 0, EIGHT), super::row_cells(t, S::Weights, 0, 0, SIX)]
                         .concat()
                 })
-            // "six", which "eight" reads, has read "four"
-            .claims(|_| {
-                vec![
-                    Claim::Positive(q_at(S::Weights, 0, EIGHT, SIX)),
-                    Claim::Positive(q_at(S::Weights, 0, SIX, SIX - 2)),
-                ]
-            }),
+            .claims(reach_claims),
             LessonStep::new(
                 "ALiBi: a bias by distance, one slope per head",
                 scenario(None, true),
@@ -360,6 +448,29 @@ pub fn lesson() -> Lesson {
 mod tests {
     use super::*;
     use crate::engine::run;
+
+    /// The reach step: a 4-layer run whose layer 1 is the one-layer run, and the engine's
+    /// reach of "eight" 3, 5, 7, 8 positions (L·2 + 1 until the start), as the table shows.
+    #[test]
+    fn the_reach_step_counts_the_engines_reach() {
+        let t = run(&layered_scenario()).unwrap();
+        let one = run(&scenario(Some(3), false)).unwrap();
+        assert_eq!((t.n_layers, t.layer), (4, 1));
+        assert_eq!(t.step(S::Weights).unwrap().data, one.step(S::Weights).unwrap().data);
+        let counts: Vec<usize> =
+            eight_reach(&t).unwrap().iter().map(|r| r.iter().filter(|&&x| x).count()).collect();
+        assert_eq!(counts, vec![3, 5, 7, 8]);
+        let aside = reach_aside(&t).unwrap();
+        assert_eq!(aside.rows[1].1, ["·", "·", "·", "●", "●", "●", "●", "●", "5"]);
+        assert!(reach_claims(&t).iter().all(|c| c.holds(&t)));
+        assert_eq!(reach_claims(&t).len(), 6);
+        // a wider window: 5 after one layer, all 8 after two
+        let mut wide = layered_scenario();
+        wide.mask.window = Some(5);
+        let wide = run(&wide).unwrap();
+        assert!(reach_claims(&wide).iter().all(|c| c.holds(&wide)));
+        assert_eq!(reach_rule(5, 2, EIGHT), 8);
+    }
 
     #[test]
     fn the_window_the_slopes_and_blooms_shift() {

@@ -121,9 +121,3 @@ else:
         pe = torch.where(torch.arange(d_model) % 2 == 0, torch.sin(angle), torch.cos(angle))
         return pe.unsqueeze(0)  # (1, T, d_model)
 
-    with torch.no_grad():
-        mha = MultiHeadAttention(d_model, h, h_kv, d_k)
-        for layer, W, b in [(mha.w_q, W_q, b_q), (mha.w_k, W_k, b_k), (mha.w_v, W_v, b_v), (mha.w_o, W_o, b_o)]:
-            layer.weight.copy_(torch.tensor(W.T))  # nn.Linear stores W transposed: (out, in)
-            layer.bias.copy_(torch.tensor(b))
-

@@ -37,6 +37,13 @@ pub(super) fn expected_section(trace: &Trace) -> Section {
             py_array(&flat, row_len, &shape_symbols(step), 0)
         );
     }
+    if trace.n_layers > 1 {
+        let _ = writeln!(
+            c,
+            "\n# The whole residual stream, resid[0] (what layer 1 reads) to resid[n_layers].\nEXPECTED_RESID = {}",
+            py_array(&trace.resid, trace.sizes.d_model, "n_layers + 1, B, T, d_model", 0)
+        );
+    }
     Section::new(
         "The page's numbers",
         vec!["Every step as the page computed it (EXPECTED), and the mask it used.".into()],
@@ -79,22 +86,34 @@ pub(super) fn check_section(trace: &Trace, target: Target) -> Section {
          for name in STEPS:\n    \
          report(*compare(numpy_steps[name], EXPECTED[name]), \"numpy\", name)\n"
     );
+    if trace.n_layers > 1 {
+        c.push_str("report(*compare(resid, EXPECTED_RESID), \"numpy\", \"resid, every layer\")\n");
+    }
     // MLA's file has no decoding, tiles or PyTorch model to check (it says so by name)
     if trace.mla.is_none() {
         c.push_str(
-            "report(*compare(tiled_context, EXPECTED[\"context\"]), \"numpy\", \"context, tile by tile\")\n\
+            &"report(*compare(tiled_context, EXPECTED[\"context\"]), \"numpy\", \"context, tile by tile\")\n\
          if decoded is not None:  # rows with a key to attend to (a fully blocked row under -1e9 differs)\n    \
          live = ~EXPECTED_MASK.all(axis=-1)[:, :, None]\n    \
          report(*compare(np.where(live, decoded, EXPECTED[\"output\"]), EXPECTED[\"output\"]), \"numpy\", \"output, decoded\")\n\
          if torch is not None:\n    \
          for name in STEPS:\n        \
          report(*compare(torch_steps[name].detach().numpy(), EXPECTED[name]), \"torch\", name)\n    \
+         TORCH_RESID\
          live = torch_sdpa[\"live\"].numpy()[:, None, :, None]  # rows with a key to attend to\n    \
          if \"context\" in torch_sdpa:  # not with a softcap or sinks, which SDPA does not have\n        \
          sdpa = np.where(live, torch_sdpa[\"context\"].detach().numpy(), EXPECTED[\"context\"])\n        \
          report(*compare(sdpa, EXPECTED[\"context\"]), \"torch\", \"F.scaled_dot_product_attention\")\n    \
          if \"decoded\" in torch_sdpa:\n        \
-         report(*compare(torch_sdpa[\"decoded\"].detach().numpy(), EXPECTED[\"context\"]), \"torch\", \"decoded, causal_lower_right\")\n",
+         report(*compare(torch_sdpa[\"decoded\"].detach().numpy(), EXPECTED[\"context\"]), \"torch\", \"decoded, causal_lower_right\")\n"
+                .replace(
+                    "TORCH_RESID",
+                    if trace.n_layers > 1 {
+                        "report(*compare(torch_resid.detach().numpy(), EXPECTED_RESID), \"torch\", \"resid, every layer\")\n    "
+                    } else {
+                        ""
+                    },
+                ),
         );
     }
     c.push_str("print(f\"{passed} passed, {failed} failed\")\n");

@@ -25,6 +25,7 @@
 mod check;
 mod decoding;
 mod latent;
+mod layers;
 mod notebook;
 mod numpy;
 mod script;
@@ -38,13 +39,15 @@ pub use notebook::notebook;
 use attention_engine::scenario::Scenario;
 pub use script::python_script;
 
-/// Why `scenario` cannot be exported, if it cannot: the files recompute one attention
-/// layer, so a run of more than one is refused by name rather than written half.
+/// Why `scenario` cannot be exported, if it cannot: the files write multi-head latent
+/// attention for one layer only, so a run of more than one MLA layer is refused by name
+/// rather than written half.
 pub fn refusal(scenario: &Scenario) -> Option<String> {
     let n = scenario.layers();
-    (n > 1).then(|| {
+    (n > 1 && scenario.mla.is_some()).then(|| {
         format!(
-            "n_layers = {n}: the Python export writes one attention layer; set n_layers to 1 to take the run to Python"
+            "n_layers = {n} with multi-head latent attention: the Python export writes MLA for one layer; \
+             set n_layers to 1 (or turn mla off) to take the run to Python"
         )
     })
 }

@@ -115,11 +115,11 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, table: bool, t
             "raise NotImplementedError(\"{}: a step of multi-head latent attention, written only for an mla trace\")\n",
             name.as_str()
         ),
-        // never reached: the export refuses a run of more than one layer
-        StepName::ResidIn | StepName::ResidOut => format!(
-            "raise NotImplementedError(\"{}: a step of a run of more than one layer, not exported\")\n",
-            name.as_str()
-        ),
+        // inside `attention_layer(l, resid_in)` (layers.rs): its argument, and the residual add
+        StepName::ResidIn => "# resid_in is the argument: resid[l], what this layer reads\n".into(),
+        StepName::ResidOut => {
+            "resid_out = resid_in + output  # the residual add: resid[l + 1] = resid[l] + attn_l(resid[l])\n".into()
+        }
         StepName::X => lookup("x", "tokens", "X_GIVEN"),
         StepName::XKv => lookup("x_kv", "kv_tokens", "X_KV_GIVEN"),
         StepName::Pe => "pe = sinusoidal(T, d_model)[None, :, :]  # (1, T, d_model), broadcast over B\n".into(),

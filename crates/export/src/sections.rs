@@ -8,9 +8,10 @@ use std::fmt::Write as _;
 use super::check::{check_section, expected_section};
 use super::decoding::{decode_section, tiled_section};
 use super::latent;
+use super::layers;
 use super::numpy::{embedding_section, numpy_step};
 use super::torch::torch_section;
-use super::values::{py_linear, py_number, py_str, py_str_list};
+use super::values::{projections_code, py_number, py_str, py_str_list};
 use super::words::{padding_words, projection_words, scenario_words};
 use super::{Section, Target};
 use attention_engine::scenario::{Positional, Rope, RopeScaling, RopeStyle, Scenario};
@@ -30,8 +31,10 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     let (embeddings, table) = embedding_section(trace);
     let fill = scenario.mask.fill;
     let latent_params = trace.mla_params.as_deref().filter(|_| trace.mla.is_some());
+    let layered = trace.n_layers > 1;
     let weights = match latent_params {
         Some(p) => latent::weights_section(trace, p),
+        None if layered => layers::weights_section(scenario, trace, &layers::layer_weights(scenario, trace)),
         None => weights_section(scenario, trace),
     };
     let mut out = vec![
@@ -52,6 +55,16 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         out.push(alibi_section(trace.mask.config.causal));
     }
     out.extend(step_sections(trace, target, x_in, kv_in, table));
+    // the layers' steps run inside one function; decoding and tiles read the page's layer
+    let (x_in, kv_in) = if layered {
+        out.push(layers::layers_section(trace, x_in, table));
+        if target == Target::Notebook {
+            out.push(heatmap_section());
+        }
+        ("resid_in", "resid_in")
+    } else {
+        (x_in, kv_in)
+    };
     if latent_params.is_some() {
         out.extend([latent::not_written_section(), expected_section(trace), check_section(trace, target)]);
         return out;
@@ -196,18 +209,7 @@ fn sizes_section(scenario: &Scenario, trace: &Trace) -> Section {
 
 /// The four projections' weights and biases.
 fn weights_section(scenario: &Scenario, trace: &Trace) -> Section {
-    let w = &trace.params;
-    let mut code = String::new();
-    let q = if trace.layout().wide { "h * d_k" } else { "d_model" };
-    let kv = if trace.is_grouped() { "h_kv * d_k" } else { q };
-    for (name, layer, inp, out) in [
-        ("q", &w.q, "d_model", q),
-        ("k", &w.k, "d_model", kv),
-        ("v", &w.v, "d_model", kv),
-        ("o", &w.o, q, "d_model"),
-    ] {
-        code.push_str(&py_linear(name, layer, inp, out));
-    }
+    let code = projections_code(trace, &trace.params);
     Section::new(
         "Weights",
         vec![
@@ -417,10 +419,15 @@ fn alibi_section(causal: bool) -> Section {
 }
 
 /// One NumPy block per step of the page, and in the notebook the heatmaps after the weights.
+/// With more than one layer, only the steps before the first layer (the layers' steps are
+/// [`layers::layers_section`]'s).
 fn step_sections(trace: &Trace, target: Target, x_in: &str, kv_in: &str, table: bool) -> Vec<Section> {
     let mut out = Vec::new();
     let mut first = true;
-    for step in &trace.steps {
+    let before_layers = |n: StepName| {
+        matches!(n, StepName::X | StepName::Pe | StepName::XPe | StepName::XKv | StepName::XKvPe)
+    };
+    for step in trace.steps.iter().filter(|s| trace.n_layers == 1 || before_layers(s.name)) {
         let name = step.name;
         let mut prose = vec![
             step.op.clone(),

@@ -10,6 +10,39 @@ use attention_engine::trace::Trace;
 /// It reads the names the script's earlier sections define (`d_k`, `rope_style`, `W_q`…).
 const TORCH_MODEL: &str = include_str!("../export_py/torch_model.py");
 
+/// One layer's module, with the page's weights copied in.
+const ONE_MODEL: &str = "    with torch.no_grad():
+        mha = MultiHeadAttention(d_model, h, h_kv, d_k)
+        for layer, W, b in [(mha.w_q, W_q, b_q), (mha.w_k, W_k, b_k), (mha.w_v, W_v, b_v), (mha.w_o, W_o, b_o)]:
+            layer.weight.copy_(torch.tensor(W.T))  # nn.Linear stores W transposed: (out, in)
+            layer.bias.copy_(torch.tensor(b))
+";
+
+/// One module per layer (as `nn.ModuleList` holds them), each with its layer's weights.
+const LAYERS_MODEL: &str = "    with torch.no_grad():
+        mhas = nn.ModuleList(MultiHeadAttention(d_model, h, h_kv, d_k) for _ in range(n_layers))
+        for mha, lw in zip(mhas, layer_weights):  # lw: (W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o)
+            for layer, W, b in zip((mha.w_q, mha.w_k, mha.w_v, mha.w_o), lw[0::2], lw[1::2]):
+                layer.weight.copy_(torch.tensor(W.T))  # nn.Linear stores W transposed: (out, in)
+                layer.bias.copy_(torch.tensor(b))
+";
+
+/// The one layer's forward.
+const ONE_FORWARD: &str = "output = mha(x, x_kv, mask_t, torch_steps)";
+
+/// Every layer's forward on the residual stream, `x = x + attn(x)`, keeping the page's
+/// layer's steps (and its fused-attention results) for the check.
+const LAYERS_FORWARD: &str = "torch_resid = [x]  # the residual stream: x = x + attn(x), layer by layer
+        for l, mha in enumerate(mhas):
+            steps = torch_steps if l == shown else {}
+            output = mha(torch_resid[-1], torch_resid[-1], mask_t, steps)
+            torch_resid.append(torch_resid[-1] + output)  # the residual add
+            if l == shown:
+                torch_steps.update(resid_in=torch_resid[-2], resid_out=torch_resid[-1])
+                shown_sdpa = dict(torch_sdpa)  # F.scaled_dot_product_attention in the page's layer
+        torch_sdpa.update(shown_sdpa)
+        torch_resid = torch.stack(torch_resid)  # (n_layers + 1, B, T, d_model)";
+
 pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
     let cross = trace.is_cross();
     let positions = trace.positional == Positional::Sinusoidal;
@@ -17,6 +50,8 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
     // The model, as a tutorial writes it: a Python file of its own (read and checked as
     // Python), whose MASK_FILL is the scenario's fill.
     let mut c = TORCH_MODEL.replace("MASK_FILL", f);
+    let layered = trace.n_layers > 1;
+    c.push_str(if layered { LAYERS_MODEL } else { ONE_MODEL });
     if table {
         c.push_str(
             "        vocab = list(embedding)\n        \
@@ -53,7 +88,7 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
     if !cross {
         c.push_str("        x_kv = x  # self-attention\n");
     }
-    c.push_str(
+    let rest = String::from(
         "\n        \
          mask_t = torch.zeros(B, T, T_k, dtype=torch.bool)  # True = blocked\n        \
          if causal:\n            \
@@ -65,7 +100,7 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
          mask_t |= (torch.arange(T_k) >= torch.tensor(kv_lengths).unsqueeze(1)).unsqueeze(1)\n        \
          if padding == \"keys_and_queries\":\n            \
          mask_t |= (torch.arange(T) >= torch.tensor(lengths).unsqueeze(1)).unsqueeze(2)\n\n        \
-         output = mha(x, x_kv, mask_t, torch_steps)\n\n        \
+         {FORWARD}\n\n        \
          # Decoding as PyTorch writes it: one query against the keys so far. The causal diagonal must\n        \
          # sit at the lower right (causal_lower_right); is_causal=True would anchor it at the top left\n        \
          # and let the one query see key 0 only. (Without a window, ALiBi or padding: the bias object\n        \
@@ -89,6 +124,7 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
          torch_sdpa[\"decoded\"] = torch.cat(rows, dim=2)  # (B, h, T, d_k): the context, row by row\n    \
          print(f\"PyTorch {torch.__version__}: output {tuple(output.shape)}\")\n",
     );
+    c.push_str(&rest.replace("{FORWARD}", if layered { LAYERS_FORWARD } else { ONE_FORWARD }));
     Section::new(
         "The same in PyTorch",
         vec![format!(

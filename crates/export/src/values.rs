@@ -82,6 +82,21 @@ pub(super) fn py_linear(name: &str, layer: &Linear, inp: &str, out: &str) -> Str
     format!("W_{name} = {w}\nb_{name} = {b}\n")
 }
 
+/// `W_q = …`, `b_q = …` and the same for k, v and o: one layer's projections `w`.
+pub(super) fn projections_code(trace: &attention_engine::trace::Trace, w: &attention_engine::weights::Weights) -> String {
+    let q = if trace.layout().wide { "h * d_k" } else { "d_model" };
+    let kv = if trace.is_grouped() { "h_kv * d_k" } else { q };
+    [
+        ("q", &w.q, "d_model", q),
+        ("k", &w.k, "d_model", kv),
+        ("v", &w.v, "d_model", kv),
+        ("o", &w.o, q, "d_model"),
+    ]
+    .into_iter()
+    .map(|(name, layer, inp, out)| py_linear(name, layer, inp, out))
+    .collect()
+}
+
 /// The Python name of an axis size.
 fn axis_symbol(axis: Axis) -> &'static str {
     match axis {

@@ -83,6 +83,15 @@ pub(super) fn scenario_words(scenario: &Scenario, trace: &Trace) -> Vec<String> 
             z.group_size()
         ))
     ));
+    if trace.n_layers > 1 {
+        prose.push(format!(
+            "Layers: {n} attention layers on a residual stream, resid[l+1] = resid[l] + attn_l(resid[l]). The page \
+             shows layer {shown}: the file runs all {n}, checks layer {shown}'s steps one by one and the whole \
+             stream resid[0..{n}].",
+            n = trace.n_layers,
+            shown = trace.layer
+        ));
+    }
     if let Some(rope) = trace.rope {
         prose.push(format!(
             "RoPE: queries and keys rotated per head at their positions, pairs \"{}\", base {}.",

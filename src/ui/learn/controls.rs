@@ -292,6 +292,9 @@ pub fn PlayBar(
                 "Step "
                 <strong data-testid="learn-steps">{move || run.steps_done.get()}</strong>
                 {move || format!(" of {}", run.settings.with(LearnSettings::budget))}
+                <span class="al-learn-budget" data-testid="learn-budget">
+                    {move || format!(" ({})", run.settings.with(LearnSettings::budget_and_why).1)}
+                </span>
                 " · on the probe batch: loss "
                 <strong data-testid="learn-loss">{loss}</strong>
                 ", accuracy "

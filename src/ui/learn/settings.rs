@@ -162,15 +162,25 @@ impl LearnSettings {
         self.challenge.and_then(training::by_id)
     }
 
-    /// The steps a run may take: the challenge's budget; on the induction task the
-    /// lesson's run's steps, so the view trains what the lesson recorded; else
-    /// [`STEP_BUDGET`].
+    /// The steps a run may take: the challenge's budget; the induction preset's, the
+    /// lesson's run's steps, so the view trains what the lesson recorded; else (any other
+    /// task, or induction with a setting changed) [`STEP_BUDGET`].
     pub fn budget(&self) -> usize {
-        match (self.training_challenge(), self.task, induction::config()) {
-            (Some(c), _, _) => c.budget(),
-            (None, TaskKind::Induction, Some(c)) => c.steps,
-            _ => STEP_BUDGET,
+        self.budget_and_why().0
+    }
+
+    /// [`LearnSettings::budget`] and where it comes from, in words for the status line.
+    pub fn budget_and_why(&self) -> (usize, &'static str) {
+        match (self.training_challenge(), induction::config()) {
+            (Some(c), _) => (c.budget(), "the challenge's budget"),
+            (None, Some(c)) if self.is_induction_preset() => (c.steps, "the lesson's run"),
+            _ => (STEP_BUDGET, "the step budget"),
         }
+    }
+
+    /// True for the induction task's preset, setting for setting.
+    fn is_induction_preset(&self) -> bool {
+        self.task == TaskKind::Induction && *self == Self::preset(TaskKind::Induction)
     }
 
     /// What the link and [`LearnSettings::from_pairs`] compare against: the challenge's
@@ -344,6 +354,21 @@ mod tests {
         assert_eq!(s.budget(), lesson.steps);
         assert_eq!(s.budget(), induction::run().unwrap().losses.len());
         assert_eq!(LearnSettings::default().budget(), STEP_BUDGET);
+        assert_eq!(s.budget_and_why().1, "the lesson's run");
+        // a learner who changes a setting gets the budget the other tasks have
+        for changed in [
+            LearnSettings { lr: 0.003, ..s.clone() },
+            LearnSettings { seed: 8, ..s.clone() },
+            LearnSettings { d_model: 8, ..s.clone() },
+        ] {
+            assert_eq!(changed.budget_and_why(), (STEP_BUDGET, "the step budget"));
+            assert_eq!(changed.config().steps, STEP_BUDGET);
+        }
+        // and going back to the preset's values restores the lesson's run
+        assert_eq!(
+            LearnSettings { lr: 0.01, ..LearnSettings { lr: 0.003, ..s.clone() } }.budget(),
+            lesson.steps
+        );
     }
 
     #[test]
