@@ -83,7 +83,10 @@ pub(super) fn py_linear(name: &str, layer: &Linear, inp: &str, out: &str) -> Str
 }
 
 /// `W_q = …`, `b_q = …` and the same for k, v and o: one layer's projections `w`.
-pub(super) fn projections_code(trace: &attention_engine::trace::Trace, w: &attention_engine::weights::Weights) -> String {
+pub(super) fn projections_code(
+    trace: &attention_engine::trace::Trace,
+    w: &attention_engine::weights::Weights,
+) -> String {
     let q = if trace.layout().wide { "h * d_k" } else { "d_model" };
     let kv = if trace.is_grouped() { "h_kv * d_k" } else { q };
     [

@@ -30,43 +30,6 @@ pub fn ImportExport(
             files::download_text("trace.json", "application/json", &format!("{}\n", t.to_json()));
         }
     };
-    // The exported script and notebook recompute every step with NumPy (and PyTorch when
-    // it is installed) and check them against this page's numbers. The engine worker
-    // writes them (`engine::export`): while it does, the button says so and both wait.
-    let writing = RwSignal::new(None::<ExportKind>);
-    let export_error = RwSignal::new(None::<String>);
-    let export_file = move |kind: ExportKind| {
-        if writing.get_untracked().is_some() {
-            return;
-        }
-        let scenario = run.with_untracked(|r| r.scenario.clone());
-        writing.set(Some(kind));
-        export_error.set(None);
-        export::request(kind, &scenario, move |result| {
-            writing.set(None);
-            match result {
-                Ok(text) => match kind {
-                    ExportKind::Script => files::download_text("attention_lens.py", "text/x-python", &text),
-                    ExportKind::Notebook => {
-                        files::download_text("attention_lens.ipynb", "application/x-ipynb+json", &text);
-                    }
-                },
-                Err(why) => export_error.set(Some(why)),
-            }
-        });
-    };
-    let label = move |kind: ExportKind, idle: &'static str| {
-        if writing.get() == Some(kind) {
-            "Writing the file…"
-        } else {
-            idle
-        }
-    };
-    // a run the files cannot write (more than one layer) is refused by name beside them
-    let refused_why = Memo::new(move |_| {
-        run.with(|r| refusal(&r.scenario)).map(|why| crate::ui::state::field_words::page_words(&why))
-    });
-    let refused = move || refused_why.with(Option::is_some);
     // An <iframe> of this exact state in embed mode (only the figure and its caption).
     let embed_code = RwSignal::new(None::<String>);
     let copy_embed = move |_| {
@@ -93,16 +56,7 @@ pub fn ImportExport(
             <button type="button" on:click=export_scenario data-testid="export-scenario">
                 "Export scenario JSON"
             </button>
-            <button
-                type="button"
-                on:click=move |_| export_file(ExportKind::Script)
-                disabled=move || refused() || writing.get().is_some()
-                aria-busy=move || (writing.get() == Some(ExportKind::Script)).then_some("true")
-                data-testid="export-python"
-                title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers"
-            >
-                {move || label(ExportKind::Script, "Download Python")}
-            </button>
+            <PythonExport state=state />
             <button
                 type="button"
                 on:click=copy_embed
@@ -111,38 +65,6 @@ pub fn ImportExport(
             >
                 "Copy embed code"
             </button>
-            <button
-                type="button"
-                on:click=move |_| export_file(ExportKind::Notebook)
-                disabled=move || refused() || writing.get().is_some()
-                aria-busy=move || (writing.get() == Some(ExportKind::Notebook)).then_some("true")
-                data-testid="export-notebook"
-                title="The same as a Jupyter notebook, a markdown cell of words before each step"
-            >
-                {move || label(ExportKind::Notebook, "Download notebook")}
-            </button>
-            {move || {
-                refused_why
-                    .get()
-                    .map(|why| {
-                        view! {
-                            <p class="al-hint" data-testid="export-refusal">
-                                {why}
-                            </p>
-                        }
-                    })
-            }}
-            {move || {
-                export_error
-                    .get()
-                    .map(|why| {
-                        view! {
-                            <p class="al-error" data-testid="export-error" role="alert">
-                                {why}
-                            </p>
-                        }
-                    })
-            }}
             <label class="al-file">
                 "Import scenario JSON "
                 <input
@@ -189,6 +111,96 @@ pub fn ImportExport(
                     })
             }}
         </div>
+    }
+}
+
+/// The Python script's and the notebook's buttons, and why a run cannot be written. The
+/// exported files recompute every step with NumPy (and PyTorch when it is installed) and
+/// check them against this page's numbers. The engine worker writes them
+/// (`engine::export`): while it does, the button says so and both wait.
+#[component]
+fn PythonExport(
+    /// The page's state.
+    state: AppState,
+) -> impl IntoView {
+    let run = state.run;
+    let writing = RwSignal::new(None::<ExportKind>);
+    let export_error = RwSignal::new(None::<String>);
+    let export_file = move |kind: ExportKind| {
+        if writing.get_untracked().is_some() {
+            return;
+        }
+        let scenario = run.with_untracked(|r| r.scenario.clone());
+        writing.set(Some(kind));
+        export_error.set(None);
+        export::request(kind, &scenario, move |result| {
+            writing.set(None);
+            match result {
+                Ok(text) => match kind {
+                    ExportKind::Script => files::download_text("attention_lens.py", "text/x-python", &text),
+                    ExportKind::Notebook => {
+                        files::download_text("attention_lens.ipynb", "application/x-ipynb+json", &text);
+                    }
+                },
+                Err(why) => export_error.set(Some(why)),
+            }
+        });
+    };
+    let label = move |kind: ExportKind, idle: &'static str| {
+        if writing.get() == Some(kind) {
+            "Writing the file…"
+        } else {
+            idle
+        }
+    };
+    // a run the files cannot write (more than one layer) is refused by name beside them
+    let refused_why = Memo::new(move |_| {
+        run.with(|r| refusal(&r.scenario)).map(|why| crate::ui::state::field_words::page_words(&why))
+    });
+    let refused = move || refused_why.with(Option::is_some);
+    view! {
+        <button
+            type="button"
+            on:click=move |_| export_file(ExportKind::Script)
+            disabled=move || refused() || writing.get().is_some()
+            aria-busy=move || (writing.get() == Some(ExportKind::Script)).then_some("true")
+            data-testid="export-python"
+            title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers"
+        >
+            {move || label(ExportKind::Script, "Download Python")}
+        </button>
+        <button
+            type="button"
+            on:click=move |_| export_file(ExportKind::Notebook)
+            disabled=move || refused() || writing.get().is_some()
+            aria-busy=move || (writing.get() == Some(ExportKind::Notebook)).then_some("true")
+            data-testid="export-notebook"
+            title="The same as a Jupyter notebook, a markdown cell of words before each step"
+        >
+            {move || label(ExportKind::Notebook, "Download notebook")}
+        </button>
+        {move || {
+            refused_why
+                .get()
+                .map(|why| {
+                    view! {
+                        <p class="al-hint" data-testid="export-refusal">
+                            {why}
+                        </p>
+                    }
+                })
+        }}
+        {move || {
+            export_error
+                .get()
+                .map(|why| {
+                    view! {
+                        <p class="al-error" data-testid="export-error" role="alert">
+                            {why}
+                        </p>
+                    }
+                })
+        }}
     }
 }
 
