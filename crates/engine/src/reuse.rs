@@ -65,11 +65,14 @@ pub struct Previous<'a> {
 impl<'a> Previous<'a> {
     /// The parts of `prev` a run with `weights` can take from: `None` unless it was
     /// computed with the same weights (bit for bit), with positions added or not as this
-    /// run, and in self- or cross-attention as this run. A trace read from a file has no
-    /// weights (0 × 0) and is never used.
+    /// run, and in self- or cross-attention as this run, and with one layer (a layered
+    /// trace keeps a later layer's projections, which read the residual stream, not `x`;
+    /// a layered run itself never reuses). A trace read from a file has no weights (0 × 0)
+    /// and is never used.
     pub fn of(prev: &'a Trace, weights: &Weights, positions: bool, cross: bool) -> Option<Self> {
         let same = std::ptr::eq(&*prev.params, weights) || same_weights(&prev.params, weights);
         if !same
+            || prev.n_layers != 1
             || (prev.positional == crate::scenario::Positional::Sinusoidal) != positions
             || prev.is_cross() != cross
         {
