@@ -328,13 +328,13 @@ export const tests = [
     },
   },
   {
-    name: 'decode view under MLA: the cache holds c_KV and k_rope per token with its size, and every row equals the full run\'s',
+    name: 'decode view under MLA: the cache holds c_KV and k_rot per token with its size, and every row equals the full run\'s',
     run: async (t) => {
       // d_model 16, h 4: d_nope = d_v = 4, d_rope = 2 (DeepSeek-V3's proportions), r_kv = 3
       const page = await openLatent(t, `${BASE}&causal=1&rope=half`, 3, 'decode',
         '[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
       t.assert.match(await page.textContent('[data-testid="k-cache"] caption'), /^c_KV cache, shared by every head: r_kv = 3$/);
-      t.assert.match(await page.textContent('[data-testid="v-cache"] caption'), /^k_rope cache, shared by every head: d_rope = 2$/);
+      t.assert.match(await page.textContent('[data-testid="v-cache"] caption'), /^k_rot cache, shared by every head: d_rope = 2$/);
       await eachStep(page, 6, async (step, rows) => {
         t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
         const c = await check(page);
@@ -343,13 +343,13 @@ export const tests = [
         const shape = await text(page, 'decode-cache-shape');
         t.assert.ok(shape.includes('r_kv = 3 numbers') && shape.includes('d_rope = 2'), shape);
         t.assert.ok(shape.includes('5 numbers, not h·(d_k + d_v) = 4·(6 + 4) = 40'), shape);
-        t.assert.ok(shape.includes(`c_kv and k_rope are (B, 1, L, r_kv or d_rope) = (2, 1, ${step + 1}, 3 or 2)`), shape);
+        t.assert.ok(shape.includes(`c_kv and k_rot are (B, 1, L, r_kv or d_rope) = (2, 1, ${step + 1}, 3 or 2)`), shape);
         // the tables' rows: 3 and 2 numbers each, no "…"
         t.assert.equal(await page.$$eval('[data-testid="k-cache"] tbody tr:last-child td', (td) => td.length), 3);
         t.assert.equal(await page.$$eval('[data-testid="v-cache"] tbody tr:last-child td', (td) => td.length), 2);
       });
       t.assert.match(await page.textContent('[data-testid="decode-weights"] caption'),
-        /softmax of the scaled q·k = q_nope·k_nope \+ q_rot·k_rope/);
+        /softmax of the scaled q·k = q_nope·k_nope \+ q_rot·k_rot/);
       // B 2 × L 6 × (3 + 2) × 8 bytes = 480 bytes
       t.assert.match(await text(page, 'decode-memory'), /B × L × \(r_kv \+ d_rope\) × 8 bytes \(f64\) = 2 × 6 × \(3 \+ 2\) × 8 = 480 bytes/);
       t.assert.equal(await overflows(page), false);
@@ -379,7 +379,7 @@ export const tests = [
         t.assert.ok(c.diff <= 1e-12, `block ${block}: ${c.diff}`);
       }
       await page.click('[data-testid="tiles-view"] details.al-fold summary');
-      t.assert.match(await page.textContent('[data-testid="tile-scores"] caption'), /q_nope·k_nope \+ q_rot·k_rope, scaled/);
+      t.assert.match(await page.textContent('[data-testid="tile-scores"] caption'), /q_nope·k_nope \+ q_rot·k_rot, scaled/);
       t.assert.equal(await overflows(page), false);
       await t.screenshot('tiles-mla-1440');
       await page.locator('[data-testid="tiles-view"]').screenshot({ path: path.join(SHOTS, 'tiles-mla-view-1440.png') });

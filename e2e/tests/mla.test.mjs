@@ -106,7 +106,7 @@ export const tests = [
       t.assert.deepEqual([dk, dv, rkv, drope], [6, 4, 3, 2]);
       t.assert.equal(await hint('d-k'), `MLA: d_k = d_nope + d_rope = ${dk - drope} + ${drope} = ${dk}, d_v = ${dv}`);
       const cache = await hint('kv-cache-per-token');
-      t.assert.ok(cache.startsWith(`MLA caches per token and layer c_KV and k_pe: r_kv + d_rope = ${rkv} + ${drope} = ${rkv + drope} numbers`), cache);
+      t.assert.ok(cache.startsWith(`MLA caches per token and layer c_KV and k_rot (the rotated k_pe): r_kv + d_rope = ${rkv} + ${drope} = ${rkv + drope} numbers`), cache);
       t.assert.ok(cache.includes(`h · (d_k + d_v) = 2 · (${dk} + ${dv}) = ${2 * (dk + dv)}`), cache);
       const sizes = await hint('mla-rank-sizes');
       t.assert.ok(sizes.startsWith(`Heads: d_nope = ${dk - drope}, d_rope = ${drope}, d_v = ${dv}.`), sizes);

@@ -55,7 +55,7 @@ export const tests = [
       const notes = await page.$$eval('[data-testid="masked-row-note"]', (els) => els.map((e) => e.textContent));
       // the two <pad> rows in one note that names both
       t.assert.equal(notes.length, 1);
-      t.assert.match(notes[0], /^Rows 6 and 7 .* are fully masked.*NaN/);
+      t.assert.match(notes[0], /^Rows 5 and 6 .* are fully masked.*NaN/);
       await t.screenshot('padding-neg-inf');
 
       await page.selectOption('[data-testid="mask-fill"]', 'large_negative');

@@ -181,11 +181,20 @@ pub fn read_strength(raw: &str) -> Result<f64, String> {
     let shown: String = raw.trim().chars().take(20).collect();
     match crate::format::read_typed_number(raw) {
         Some(s) if STRENGTH_RANGE.contains(&s) => Ok(s),
-        Some(_) => Err(format!(
-            "The strength must be from {} to {}, not {shown}: it multiplies W_Q and W_K, and a negative one \
-             would only flip their sign twice.",
+        Some(s) if s < *STRENGTH_RANGE.start() => Err(format!(
+            "The strength must be from {} to {}, not {shown}: it multiplies both W_Q and W_K, so a negative \
+             one flips the sign of both and gives the same scores as {}.",
             STRENGTH_RANGE.start(),
-            STRENGTH_RANGE.end()
+            STRENGTH_RANGE.end(),
+            crate::format::exact(-s)
+        )),
+        Some(_) => Err(format!(
+            "The strength must be from {} to {}, not {shown}: at {} the score where a query and a key meet \
+             is already {} above the others: a softmax in f64 already gives the keys that meet all of the row's weight.",
+            STRENGTH_RANGE.start(),
+            STRENGTH_RANGE.end(),
+            STRENGTH_RANGE.end(),
+            crate::format::fixed(meeting_score(*STRENGTH_RANGE.end()), 2),
         )),
         None => Err(format!(
             "The strength must be a number from {} to {}, not \"{shown}\".",
@@ -204,10 +213,10 @@ pub fn strength_words(s: f64) -> String {
     let sq = crate::format::exact(s);
     let m = crate::format::fixed(meeting_score(s), 2);
     format!(
-        "Each head here has d_k = {D_K}. In layer 1, where a query and a key meet (both read entries of 1), \
-         the score is {sq}² / √{D_K} = {m} above the score 0 where they do not. In layer 2 the key reads the \
-         'previous' block, which holds layer 1's weights (at most 1), so its gap is at most {m}, and {m} only \
-         when layer 1 puts all its weight on the previous token."
+        "Each head here has d_k = {D_K}. In layer 1, where a query and a key meet (each sets one entry to the \
+         strength, {sq}, in the same place), the score is {sq}² / √{D_K} = {m} above the score 0 where they do \
+         not. A layer-2 key that reads the 'previous' block reads layer 1's weights (at most 1) instead of a \
+         1, so its gap is at most {m}, and {m} only when layer 1 puts all its weight on the previous token."
     )
 }
 

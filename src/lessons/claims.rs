@@ -115,9 +115,10 @@ pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
 
 /// What a step says when a claim its words make for the lesson's own vectors no longer
 /// holds for the learner's: that the story changed, and how to get it back.
-pub const STORY_CHANGED: &str = "Your edited vectors changed the story: some of these words were written for \
-                                 the lesson's own vectors and no longer hold for yours. \"Reset this lesson\" \
-                                 brings the lesson's vectors back.";
+pub const STORY_CHANGED: &str = "Your edits changed the story: some of these words were written for the \
+                                 lesson's own numbers and settings and no longer hold for yours. Going to \
+                                 another step and back restores this step's settings; \"Reset this lesson's \
+                                 vectors\" restores the vectors.";
 
 /// A step that claims nothing.
 pub fn no_claims(_: &Trace) -> Vec<Claim> {

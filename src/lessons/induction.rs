@@ -270,6 +270,12 @@ fn ablation_aside(_: &Trace) -> Option<Aside> {
             vec![num(a.loss), percent(a.accuracy), predicted(&a.predictions)],
         ));
     }
+    // what the words compare the losses with: no model, every token equally likely
+    let vocab = h.config.vocab_size();
+    rows.push((
+        "(a uniform guess)".to_string(),
+        vec![num((vocab as f64).ln()), percent(1.0 / vocab as f64), "any".to_string()],
+    ));
     Some(Aside {
         caption: format!(
             "The probe batch ({} sequences) with a head's output zeroed. The predictions are the sequence's, from \
@@ -292,13 +298,21 @@ fn ablation_words(_: &Trace) -> String {
     let [Some(l1), Some(l2)] = [0, 1].map(|l| h.ablations.iter().find(|a| a.head.layer == l)) else {
         return no_run();
     };
+    // each loss against a uniform guess's, ln V, in words true for the run
+    let uniform = (h.config.vocab_size() as f64).ln();
+    let than = |loss: f64| match loss / uniform {
+        r if r > 2.0 => "far worse than",
+        r if r > 1.0 => "worse than",
+        _ => "better than",
+    };
     format!(
         "Now take the circuit apart: switch a head off by zeroing its output, so it adds nothing to the residual \
          stream. With both heads on, the loss on the probe batch is {loss} and {acc} of the answers are right. \
-         Without layer 2's head the loss is {l2}, {a2} right: the predictions turn to noise. Without layer 1's \
-         head it is {l1}, worse than a uniform guess among the {vocab} tokens, {a1} right: layer 2's head \
-         still runs, but with no \"previous token\" in the keys it finds the wrong place, and its wrong \
-         guesses are confident. The induction needs both heads.",
+         A uniform guess among the {vocab} tokens would have the loss ln {vocab} = {uniform}. Without layer \
+         2's head the loss is {l2}, {than2} it, {a2} right: the predictions turn to noise. Without layer 1's \
+         head it is {l1}, {than1} it, {a1} right: layer 2's head still runs, but with no \"previous token\" in \
+         the keys it finds the wrong place, and its wrong guesses are confident. The induction needs both \
+         heads.",
         loss = num(h.loss),
         acc = percent(h.accuracy),
         l2 = num(l2.loss),
@@ -306,6 +320,9 @@ fn ablation_words(_: &Trace) -> String {
         l1 = num(l1.loss),
         a1 = percent(l1.accuracy),
         vocab = h.config.vocab_size(),
+        uniform = num(uniform),
+        than2 = than(l2.loss),
+        than1 = than(l1.loss),
     )
 }
 

@@ -157,8 +157,8 @@ pub fn lesson() -> Lesson {
                 S::Weights,
                 |t| {
                     format!(
-                        "The panel runs attention as a generating model does, at step t = {ON} (positions count \
-                         from 0): only \"{}\" is projected, to one query row, one key row and one value row. The \
+                        "The panel runs attention as a generating model does. When the step opens it is at step t = \
+                         {ON} (positions count from 0): only \"{}\" is projected, to one query row, one key row and one value row. The \
                          key and value are appended to the cache, which is now (B, h_kv, L, d_k) = {}, and the \
                          one query is scored against the {} cached keys. Query head 1's weights, {}, are row {ON} \
                          of the full run's weights; the check under them compares the whole output row with the \

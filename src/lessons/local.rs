@@ -278,6 +278,22 @@ fn list(v: &[f64]) -> String {
     format!("[{}]", v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", "))
 }
 
+/// The keys "eight" sees under the step's mask, as the words name them: "\"six\",
+/// \"seven\" and itself" for W = 3, read from the engine's mask so an edited window
+/// reads right.
+fn visible_to_eight(t: &Trace) -> String {
+    let mut names: Vec<String> = (0..EIGHT)
+        .filter(|&j| !t.mask.is_blocked(0, EIGHT, j))
+        .map(|j| format!("\"{}\"", super::token(t, 0, j)))
+        .collect();
+    names.push("itself".into());
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// The lesson.
 pub fn lesson() -> Lesson {
     Lesson {
@@ -293,12 +309,13 @@ pub fn lesson() -> Lesson {
                     format!(
                         "A causal mask lets a query see every earlier word; a sliding window of W = {} keys lets \
                          it see only itself and the {} before it: key j for query i when i − W < j ≤ i, as in \
-                         Mistral. \"eight\" now attends to \"six\", \"seven\" and itself only: in head {} (the \
+                         Mistral. \"eight\" now attends to {} only: in head {} (the \
                          first map) its row is {}, every earlier key 0; the table under the maps lists its row \
                          in each of the {} heads. The work and the memory per query stay W, however long the \
                          text grows.",
                         t.mask.config.window.unwrap_or(0),
                         t.mask.config.window.unwrap_or(1).saturating_sub(1),
+                        visible_to_eight(t),
                         WINDOW_HEAD + 1,
                         row(t, S::Weights, 0, WINDOW_HEAD, EIGHT),
                         t.sizes.n_heads,
@@ -429,7 +446,8 @@ pub fn lesson() -> Lesson {
                         "BLOOM's code adds m·j, not m·(j − i). For \"eight\" (i = {EIGHT}) in head 1 that is m·i = \
                          {} more on every score: the paper's row {} becomes {}. A softmax does not change when the \
                          same number is added to a whole row (it cancels between numerator and denominator), so \
-                         the engine's softmax of BLOOM's row gives {}: the weights of \"eight\"'s row in the map.",
+                         the engine's softmax of BLOOM's row gives {}: the weights of \"eight\"'s row. (The map \
+                         shows the paper's biased scores, before the softmax.)",
                         num(m * EIGHT as f64),
                         row(t, S::Biased, 0, 0, EIGHT),
                         list(&bloom),

@@ -227,7 +227,8 @@ pub fn lesson() -> Lesson {
                         .unwrap_or_default();
                     format!(
                         "q.view(B, h, T, d_k) has the right shape, {}, but the wrong numbers: it reads memory \
-                         in order, so \"head 1, token 1\" becomes {}, which is token 0's second half (head \
+                         in order, so \"head 1, token 1\" (heads counted from 1, tokens from 0, as the maps \
+                         label them) becomes {}, which is token 0's second half (head \
                          2's columns {}), not token 1's first half {}. Every head mixes tokens and other heads' \
                          features, and nothing fails loudly. The shapes agree; the meaning does not.",
                         shape_of(t, S::QHeads),

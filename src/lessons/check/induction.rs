@@ -54,7 +54,7 @@ pub(in crate::lessons::check) fn induction() -> Vec<CheckQuestion> {
         if let Some(right) = right {
             out.push(CheckQuestion {
                 question: format!(
-                    "In the hand-built model of the challenge, on {}, layer 2's key reads the token itself (token a → place a) instead of the token before it; its query still reads the token. Where does the second B look?",
+                    "Build the circuit by hand, with weights instead of training: in layer 2 the query reads each position's own token, and the key should read the token before it (what layer 1 copied there). Suppose the key reads the position's own token instead. On {}, where does the second B look?",
                     SEQUENCES[0]
                 ),
                 answer: CheckAnswer::Choice {

@@ -307,11 +307,12 @@ pub(super) fn local() -> Vec<CheckQuestion> {
     let slopes = alibi_slopes(8);
     vec![
         CheckQuestion {
-            question: "A causal sliding window of 5 keys, and 3 such layers stacked. How many positions back can the token at position 20 (counted from 0) have heard of after the third layer?".into(),
+            question: "A causal sliding window of 5 keys, and 3 such layers stacked. How many positions before it (itself not counted) can the token at position 20 (counted from 0) have heard of after the third layer?".into(),
             answer: CheckAnswer::Number { value: (20 - reached) as f64, tolerance: 0.0 },
             why: format!(
-                "Each layer reads W − 1 = 4 positions back, and what it read had read 4 further in the layer before: 3 × 4 = {} positions, back to position {reached}.",
-                20 - reached
+                "Each layer reads W − 1 = 4 positions back, and what it read had read 4 further in the layer before: 3 × 4 = {} positions before it, back to position {reached} (with itself, L·(W − 1) + 1 = {} positions).",
+                20 - reached,
+                20 - reached + 1
             ),
         },
         CheckQuestion {

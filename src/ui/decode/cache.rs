@@ -155,7 +155,7 @@ fn cache_caption(which: char, at: At) -> String {
     let cols = width.min(MAX_COLS);
     let (name, size) = match (at.latent, which) {
         (Some(_), 'K') => ("c_KV cache, shared by every head".to_owned(), "r_kv"),
-        (Some(_), _) => ("k_rope cache, shared by every head".to_owned(), "d_rope"),
+        (Some(_), _) => ("k_rot cache, shared by every head".to_owned(), "d_rope"),
         (None, 'K') => (format!("K cache, K/V head {}", at.kv_head + 1), "d_k"),
         // a value row is the value size d_v wide, not a key's d_k
         (None, _) => (format!("{which} cache, K/V head {}", at.kv_head + 1), "d_v"),
@@ -289,7 +289,7 @@ mod tests {
             cache_caption('K', latent),
             "c_KV cache, shared by every head: the first 4 of r_kv = 8 numbers"
         );
-        assert_eq!(cache_caption('V', latent), "k_rope cache, shared by every head: d_rope = 2");
+        assert_eq!(cache_caption('V', latent), "k_rot cache, shared by every head: d_rope = 2");
         assert_eq!(listed_words(3, 0), "");
         assert_eq!(listed_words(8, 0), "");
         assert_eq!(listed_words(9, 0), "; the tables below list the newest 8 of its L = 9 rows");

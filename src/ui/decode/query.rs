@@ -143,7 +143,7 @@ fn query_now(p: &DecodeStep, full: Option<&Trace>, at: At) -> QueryNow {
             weights.len(),
             unlisted.unwrap_or_default(),
             if at.latent.is_some() {
-                "softmax of the scaled q·k = q_nope·k_nope + q_rot·k_rope"
+                "softmax of the scaled q·k = q_nope·k_nope + q_rot·k_rot"
             } else {
                 "softmax(q·k / √d_k)"
             },

@@ -245,7 +245,7 @@ fn step_view(ctx: Ctx) -> impl IntoView {
             let holds = match at.latent {
                 // MLA: the latents and RoPE keys are cached, the keys and values made from them
                 Some((r_kv, d_rope)) => format!(
-                    "Multi-head latent attention caches, per token, the latent c_KV (r_kv = {r_kv} numbers) and the RoPE key k_rope (d_rope = {d_rope}) that every head shares: {} numbers, not h·(d_k + d_v) = {}·({} + {}) = {} for every head's key and value. After the append c_kv and k_rope are (B, 1, L, r_kv or d_rope) = ({}, 1, {}, {r_kv} or {d_rope}); at each step kv_b_proj projects every head's k_nope and v up from c_kv, and each key is [k_nope, k_rope]",
+                    "Multi-head latent attention caches, per token, the latent c_KV (r_kv = {r_kv} numbers) and the rotated RoPE key k_rot (d_rope = {d_rope}) that every head shares: {} numbers, not h·(d_k + d_v) = {}·({} + {}) = {} for every head's key and value. After the append c_kv and k_rot are (B, 1, L, r_kv or d_rope) = ({}, 1, {}, {r_kv} or {d_rope}); at each step kv_b_proj projects every head's k_nope and v up from c_kv, and each key is [k_nope, k_rot]",
                     r_kv + d_rope,
                     at.h_kv,
                     at.d_k,

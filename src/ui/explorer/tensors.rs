@@ -388,10 +388,10 @@ fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoVi
     Some(notes)
 }
 
-/// "Row 6 (“<pad>”)" and "is", or "Rows 6 and 7 (“<pad>”, “<pad>”)" and "are": rows
-/// counted from 1, as the notes count them.
+/// "Row 5 (“<pad>”)" and "is", or "Rows 5 and 6 (“<pad>”, “<pad>”)" and "are": rows
+/// counted from 0, as the maps' axes, the lessons and PyTorch count them.
 fn row_list(members: &[(usize, String)]) -> (String, &'static str) {
-    let numbers: Vec<String> = members.iter().map(|(i, _)| (i + 1).to_string()).collect();
+    let numbers: Vec<String> = members.iter().map(|(i, _)| i.to_string()).collect();
     let tokens: Vec<String> = members.iter().map(|(_, t)| format!("“{t}”")).collect();
     match numbers.as_slice() {
         [one] => (format!("Row {one} ({})", tokens.join(", ")), "is"),
@@ -407,8 +407,8 @@ mod tests {
     #[test]
     fn masked_rows_are_named_together() {
         let pad = |i: usize| (i, "<pad>".to_string());
-        assert_eq!(row_list(&[pad(5)]), ("Row 6 (“<pad>”)".to_string(), "is"));
-        assert_eq!(row_list(&[pad(5), pad(6)]), ("Rows 6 and 7 (“<pad>”, “<pad>”)".to_string(), "are"));
-        assert_eq!(row_list(&[pad(4), pad(5), pad(6)]).0, "Rows 5, 6 and 7 (“<pad>”, “<pad>”, “<pad>”)");
+        assert_eq!(row_list(&[pad(5)]), ("Row 5 (“<pad>”)".to_string(), "is"));
+        assert_eq!(row_list(&[pad(5), pad(6)]), ("Rows 5 and 6 (“<pad>”, “<pad>”)".to_string(), "are"));
+        assert_eq!(row_list(&[pad(4), pad(5), pad(6)]).0, "Rows 4, 5 and 6 (“<pad>”, “<pad>”, “<pad>”)");
     }
 }

@@ -98,6 +98,11 @@ pub fn LessonPanel(
             })
         }
     };
+    // a lesson of recorded runs has no scenario the explorer could open
+    let explorable = {
+        let lessons = lessons.clone();
+        Signal::derive(move || lessons.get(position.get().0).is_none_or(Lesson::shows_scenario))
+    };
     // the lesson's check-yourself, under its last step (not projected in presenter mode)
     let check = {
         let lessons = lessons.clone();
@@ -141,6 +146,7 @@ pub fn LessonPanel(
                             position=position
                             on_go=on_go
                             on_exit=on_exit
+                            explorable=explorable
                             edited=edited
                             on_reset=on_reset
                             present=present

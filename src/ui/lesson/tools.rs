@@ -17,6 +17,9 @@ pub fn LessonTools(
     on_go: Callback<(usize, usize)>,
     /// Leaves the lessons for the explorer.
     on_exit: Callback<()>,
+    /// False for a lesson of recorded runs, whose model the explorer cannot show: no way
+    /// out to it is offered.
+    explorable: Signal<bool>,
     /// True while the learner has edited the lesson's vectors.
     edited: Signal<bool>,
     /// Puts the open step's own vectors back.
@@ -65,18 +68,25 @@ pub fn LessonTools(
                         }
                     })
             }}
-            <button
-                type="button"
-                class="al-link"
-                data-testid="lesson-exit"
-                on:click=move |_| {
-                    present.set(false);
-                    on_exit.run(())
-                }
-            >
-                "Open this step in the free explorer"
-            </button>
-            <label class="al-lesson-menu" title="Presenter mode hides the lesson tabs: change lesson here">
+            {move || {
+                explorable
+                    .get()
+                    .then(|| {
+                        view! {
+                            <button
+                                type="button"
+                                class="al-link"
+                                data-testid="lesson-exit"
+                                on:click=move |_| {
+                                    present.set(false);
+                                    on_exit.run(())
+                                }
+                            >
+                                "Open this step in the free explorer"
+                            </button>
+                        }
+                    })
+            }} <label class="al-lesson-menu" title="Presenter mode hides the lesson tabs: change lesson here">
                 "Lesson "
                 <select
                     data-testid="lesson-menu"

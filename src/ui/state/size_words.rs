@@ -39,7 +39,7 @@ pub fn cache_words(s: &Settings) -> String {
     if let Some(m) = &s.mla {
         let c = LatentCache::new(m, s.d_model, s.n_heads);
         return format!(
-            "MLA caches per token and layer c_KV and k_pe: r_kv + d_rope = {} + {} = {} numbers \
+            "MLA caches per token and layer c_KV and k_rot (the rotated k_pe): r_kv + d_rope = {} + {} = {} numbers \
              (every head's key and value would be h · (d_k + d_v) = {} · ({} + {}) = {})",
             c.kv_lora_rank,
             c.d_rope,
@@ -160,7 +160,7 @@ mod tests {
             assert_eq!(results(&dk), [tm.qk_nope_head_dim, k, v], "{dk}");
             // h_kv: the latent and the shared key, what MLA caches, beside every head's K and V
             let cache = cache_words(&s);
-            assert!(cache.starts_with("MLA caches per token and layer c_KV and k_pe"), "{cache}");
+            assert!(cache.starts_with("MLA caches per token and layer c_KV and k_rot"), "{cache}");
             assert_eq!(results(&cache), [latent, latent + k_pe, h, h * (k + v)], "{cache}");
             // the MLA hint: the same sizes, the same cache (or why it no longer compresses)
             let hint = mla_words(&s);

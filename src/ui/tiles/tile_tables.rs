@@ -138,7 +138,7 @@ pub fn TileScores(
             let (q_tok, k_tok) = (f.query_tokens(b), f.key_tokens(b));
             // under MLA each score adds the unrotated part and the rotated one
             let caption = if f.mla.is_some() {
-                "masked scores (q_nope·k_nope + q_rot·k_rope, scaled; blocked ones the fill) of this tile"
+                "masked scores (q_nope·k_nope + q_rot·k_rot, scaled; blocked ones the fill) of this tile"
             } else {
                 "masked scores (q·k / √d_k, blocked ones the fill) of this tile"
             };

@@ -26,7 +26,7 @@ impl Explainer<'_> {
             let (nope, rope) = terms.split_at(n);
             let part = |ts: &[Term]| num(left_sum(ts.iter().map(|t| t.value)));
             notes.push(format!(
-                "Under multi-head latent attention the key is [k_nope, k_rope]. The first d_nope = {n} products \
+                "Under multi-head latent attention the key is [k_nope, k_rot]. The first d_nope = {n} products \
                  are the unrotated part, q_nope · k_nope, with k_nope projected up from the latent c_KV \
                  (kv_b_proj): {}. The last d_rope = {} are the rotated part, q_rot · k_rot, with the one RoPE \
                  key every head shares: {}.",

@@ -44,12 +44,16 @@ const KEEP_FIRST: NumberSpec = NumberSpec::new(
 /// window or without key/value sentences.
 pub fn window_in_cross_note(mask: &crate::engine::MaskConfig, cross: bool) -> Option<String> {
     let w = mask.window.filter(|_| cross)?;
-    let rule = if mask.causal { format!("j ≤ i − {w}") } else { format!("|i − j| ≥ {w}") };
+    let (rule, clear) = if mask.causal {
+        (format!("j ≤ i − {w} (the window) or j > i (the causal mask)"), "the window and the causal box")
+    } else {
+        (format!("|i − j| ≥ {w}"), "the window")
+    };
     Some(format!(
         "Cross-attention with a window: the engine applies it as in self-attention, blocking key j for \
          query i when {rule}, with i counted in the query sentence and j in the key/value sentence, two \
          different texts. No model the lessons cite does this: Mistral's window is in its self-attention, \
-         and a translation model's cross-attention reads every source token. Clear the window to read them \
+         and a translation model's cross-attention reads every source token. Clear {clear} to read them \
          all."
     ))
 }
@@ -128,6 +132,8 @@ mod tests {
             s.mask.causal = causal;
             let note = window_in_cross_note(&s.mask, true).unwrap();
             assert!(note.contains(if causal { "j ≤ i − 2" } else { "|i − j| ≥ 2" }), "{note}");
+            // the causal mask blocks the later keys too, and the note says so
+            assert_eq!(note.contains("or j > i (the causal mask)"), causal, "{note}");
             let t = run(&s).unwrap();
             for i in 0..5usize {
                 for j in 0..6usize {
