@@ -47,28 +47,6 @@ pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
 /// for the shown trace: drawn by the lesson folder and handed in, like [`ReplacingPicture`].
 pub type AsideTable = fn(Signal<Option<Arc<Trace>>>, Signal<Option<MakeAside>>) -> AnyView;
 
-/// The open lesson step's aside table (first in the picture's box, right under the words
-/// it serves), the node it is drawn in, and its height as drawn.
-fn measured_aside(
-    lessons: StoredValue<Arc<Vec<Lesson>>>,
-    state: AppState,
-) -> (Signal<Option<MakeAside>>, NodeRef<leptos::html::Div>, RwSignal<f64>) {
-    let AppState { shown, viewport, lesson, .. } = state;
-    let aside = Signal::derive(move || {
-        let (l, s) = lesson.get()?;
-        lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.aside))
-    });
-    let node = NodeRef::<leptos::html::Div>::new();
-    let height = RwSignal::new(0.0);
-    Effect::new(move |_| {
-        aside.track();
-        shown.track();
-        viewport.track();
-        height.set(node.get().map_or(0.0, |el| el.get_bounding_client_rect().height()));
-    });
-    (aside, node, height)
-}
-
 /// The embedded figure, under the lesson step's words when a lesson is open.
 #[component]
 pub fn EmbedView(
@@ -114,7 +92,21 @@ pub fn EmbedView(
             })
         })
     };
-    let (aside, aside_ref, aside_height) = measured_aside(lessons, state);
+    // the step's aside table, first in the picture's box (right under the words it
+    // serves), and its height as drawn
+    let aside = Signal::derive(move || {
+        let (l, s) = lesson.get()?;
+        lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.aside))
+    });
+    let trace = Signal::derive(move || shown.get());
+    let aside_ref = NodeRef::<leptos::html::Div>::new();
+    let aside_height = RwSignal::new(0.0);
+    Effect::new(move |_| {
+        aside.track();
+        shown.track();
+        viewport.track();
+        aside_height.set(aside_ref.get().map_or(0.0, |el| el.get_bounding_client_rect().height()));
+    });
     // in a lesson, the cards are the heads the step's words point at (its highlighted
     // cells' heads): four heads in two rows would not fit the frame
     if lesson.with_untracked(Option::is_some) {
@@ -203,7 +195,7 @@ pub fn EmbedView(
             {header} <figure class="al-embed-figure" data-testid="embed">
                 <div class:al-embed-scroll=in_lesson style=box_style>
                     <div class="al-embed-aside" node_ref=aside_ref>
-                        {aside_table(Signal::derive(move || shown.get()), aside)}
+                        {aside_table(trace, aside)}
                     </div>
                     {figure}
                 </div>

@@ -85,19 +85,39 @@ pub fn TensorView(
     });
     let card_max_height = card_max_height(shown, selected, max_height, font, compact);
     let (chosen, head_shown) = head_choice(selected, highlights);
-    let heads_shown = heads_shown(selected, highlights, one_head, head_shown);
+    let only_highlighted = use_context::<HighlightedHeadsOnly>().is_some();
+    let highlighted_heads = Memo::new(move |_| {
+        let step = selected.get()?.0;
+        let cells = highlights.filter(|_| only_highlighted)?;
+        let heads: Vec<usize> = cells.with(|c| {
+            let mut h: Vec<usize> = c.iter().filter(|c| c.step == step).map(|c| c.head).collect();
+            h.sort_unstable();
+            h.dedup();
+            h
+        });
+        (!heads.is_empty()).then_some(heads)
+    });
     let cards_shown = move || {
         let all = ids.get().unwrap_or_default();
-        match heads_shown.get() {
-            Some(heads) => all.into_iter().filter(|id| heads.contains(&id.head)).collect(),
-            None => all,
+        if one_head.get() {
+            let head = head_shown.get();
+            all.into_iter().filter(|id| id.head == head).collect()
+        } else if let Some(heads) = highlighted_heads.get() {
+            all.into_iter().filter(|id| heads.contains(&id.head)).collect()
+        } else {
+            all
         }
     };
     let scale_for = card_scales(shown, view_state, selected);
     let width_for = move |id: CardId| {
         Signal::derive(move || {
             let (heads, n_cols) = heads_and_cols(id.step);
-            card_width(column.get(), heads_shown.with(|h| h.as_ref().map_or(heads, Vec::len)), n_cols)
+            let shown_heads = if one_head.get() {
+                1
+            } else {
+                highlighted_heads.with(|h| h.as_ref().map_or(heads, Vec::len))
+            };
+            card_width(column.get(), shown_heads, n_cols)
         })
     };
     // A (B, h, T_q, T_k) step can be shown as lines instead of heatmaps.
@@ -175,30 +195,6 @@ pub fn TensorView(
             }}
         </div>
     }
-}
-
-/// The heads whose cards are shown, when not all: the one head presenter mode shows at a
-/// time, or, in a lesson step's embed ([`HighlightedHeadsOnly`]), the heads the step's
-/// highlighted cells are in (all of them when it highlights none of the shown step's).
-fn heads_shown(
-    selected: Memo<Option<(StepName, usize)>>,
-    highlights: Option<Signal<Vec<crate::lessons::Cell>>>,
-    one_head: Memo<bool>,
-    head_shown: Memo<usize>,
-) -> Memo<Option<Vec<usize>>> {
-    let only_highlighted = use_context::<HighlightedHeadsOnly>().is_some();
-    Memo::new(move |_| {
-        if one_head.get() {
-            return Some(vec![head_shown.get()]);
-        }
-        let step = selected.get()?.0;
-        let cells = highlights.filter(|_| only_highlighted)?;
-        let mut heads: Vec<usize> =
-            cells.with(|c| c.iter().filter(|c| c.step == step).map(|c| c.head).collect());
-        heads.sort_unstable();
-        heads.dedup();
-        (!heads.is_empty()).then_some(heads)
-    })
 }
 
 /// Presenting one head at a time: the head the learner picked (reset when the step or
