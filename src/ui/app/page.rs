@@ -22,7 +22,6 @@ use crate::ui::explorer::embed::EmbedView;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
-use crate::ui::lesson::aside::aside_table;
 use crate::ui::lesson::open::find_lesson;
 use crate::ui::lesson::stage::replacing_picture;
 use crate::ui::platform::{address, screen};
@@ -125,12 +124,7 @@ pub fn App() -> impl IntoView {
                 class:al-computing=move || computing.get()
             >
                 <ComputingNote computing=computing />
-                <EmbedView
-                    state=state
-                    lessons=all_lessons.clone()
-                    replacing=replacing_picture
-                    aside_table=aside_table
-                />
+                <EmbedView state=state lessons=all_lessons.clone() replacing=replacing_picture />
                 <div data-testid="app-ready" hidden=true></div>
             </div>
         }

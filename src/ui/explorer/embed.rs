@@ -10,9 +10,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::trace::shape_text;
-use crate::engine::Trace;
-use crate::lessons::{meta_line, Extra, Lesson, MakeAside};
-use crate::ui::explorer::tensors::{shown_step, HighlightedHeadsOnly, TensorView};
+use crate::lessons::{meta_line, Extra, Lesson};
+use crate::ui::explorer::tensors::{shown_step, TensorView};
 use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
 
@@ -43,10 +42,6 @@ pub fn words_height(chars: usize, width: f64) -> f64 {
 /// import that one.
 pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
 
-/// A lesson step's aside table (the numbers its words quote that the picture cannot show),
-/// for the shown trace: drawn by the lesson folder and handed in, like [`ReplacingPicture`].
-pub type AsideTable = fn(Signal<Option<Arc<Trace>>>, Signal<Option<MakeAside>>) -> AnyView;
-
 /// The embedded figure, under the lesson step's words when a lesson is open.
 #[component]
 pub fn EmbedView(
@@ -56,8 +51,6 @@ pub fn EmbedView(
     lessons: Arc<Vec<Lesson>>,
     /// Draws a lesson step's own picture where the lesson replaces the heatmaps.
     replacing: ReplacingPicture,
-    /// Draws a lesson step's aside table.
-    aside_table: AsideTable,
 ) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, lesson, .. } = state;
     let lessons = StoredValue::new(lessons);
@@ -92,32 +85,12 @@ pub fn EmbedView(
             })
         })
     };
-    // the step's aside table, first in the picture's box (right under the words it
-    // serves), and its height as drawn
-    let aside = Signal::derive(move || {
-        let (l, s) = lesson.get()?;
-        lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.aside))
-    });
-    let trace = Signal::derive(move || shown.get());
-    let aside_ref = NodeRef::<leptos::html::Div>::new();
-    let aside_height = RwSignal::new(0.0);
-    Effect::new(move |_| {
-        aside.track();
-        shown.track();
-        viewport.track();
-        aside_height.set(aside_ref.get().map_or(0.0, |el| el.get_bounding_client_rect().height()));
-    });
-    // in a lesson, the cards are the heads the step's words point at (its highlighted
-    // cells' heads): four heads in two rows would not fit the frame
-    if lesson.with_untracked(Option::is_some) {
-        provide_context(HighlightedHeadsOnly);
-    }
     // the figure fills the rest of the frame: a small matrix is drawn larger (up to 2.5×)
     let in_lesson = move || words.with(Option::is_some);
     let room = move || picture_room(viewport_height.get(), above());
     let max_height = Signal::derive(move || {
         Some(if in_lesson() {
-            (room() - CARD_CHROME - aside_height.get()).max(100.0)
+            (room() - CARD_CHROME).max(100.0)
         } else {
             (viewport_height.get() - 140.0).max(160.0)
         })
@@ -194,9 +167,6 @@ pub fn EmbedView(
         }>
             {header} <figure class="al-embed-figure" data-testid="embed">
                 <div class:al-embed-scroll=in_lesson style=box_style>
-                    <div class="al-embed-aside" node_ref=aside_ref>
-                        {aside_table(trace, aside)}
-                    </div>
                     {figure}
                 </div>
                 <figcaption data-testid="embed-caption">

@@ -21,11 +21,6 @@ use crate::ui::state::page_layout::{card_width, one_head_at_a_time};
 use crate::ui::state::settings::{ViewMode, ViewState};
 use crate::ui::tiles::view::TilesView;
 
-/// In a context (a lesson step's embed): show only the heads the open step's highlighted
-/// cells are in, or every head when it highlights none of the shown step's cells.
-#[derive(Debug, Clone, Copy)]
-pub struct HighlightedHeadsOnly;
-
 /// The tensors of the selected step, in a column `column` px wide. `compact` leaves out
 /// the step's words and PyTorch line (the lesson's words stand beside it).
 #[component]
@@ -85,25 +80,11 @@ pub fn TensorView(
     });
     let card_max_height = card_max_height(shown, selected, max_height, font, compact);
     let (chosen, head_shown) = head_choice(selected, highlights);
-    let only_highlighted = use_context::<HighlightedHeadsOnly>().is_some();
-    let highlighted_heads = Memo::new(move |_| {
-        let step = selected.get()?.0;
-        let cells = highlights.filter(|_| only_highlighted)?;
-        let heads: Vec<usize> = cells.with(|c| {
-            let mut h: Vec<usize> = c.iter().filter(|c| c.step == step).map(|c| c.head).collect();
-            h.sort_unstable();
-            h.dedup();
-            h
-        });
-        (!heads.is_empty()).then_some(heads)
-    });
     let cards_shown = move || {
         let all = ids.get().unwrap_or_default();
         if one_head.get() {
             let head = head_shown.get();
             all.into_iter().filter(|id| id.head == head).collect()
-        } else if let Some(heads) = highlighted_heads.get() {
-            all.into_iter().filter(|id| heads.contains(&id.head)).collect()
         } else {
             all
         }
@@ -112,12 +93,7 @@ pub fn TensorView(
     let width_for = move |id: CardId| {
         Signal::derive(move || {
             let (heads, n_cols) = heads_and_cols(id.step);
-            let shown_heads = if one_head.get() {
-                1
-            } else {
-                highlighted_heads.with(|h| h.as_ref().map_or(heads, Vec::len))
-            };
-            card_width(column.get(), shown_heads, n_cols)
+            card_width(column.get(), if one_head.get() { 1 } else { heads }, n_cols)
         })
     };
     // A (B, h, T_q, T_k) step can be shown as lines instead of heatmaps.

@@ -76,9 +76,3 @@ pub fn LessonAside(
         })
     }
 }
-
-/// [`LessonAside`] as a plain function: a lesson step's embed draws it under the step's
-/// words (the explorer folder may not import this one, so the page hands it in).
-pub fn aside_table(trace: Signal<Option<Arc<Trace>>>, aside: Signal<Option<MakeAside>>) -> AnyView {
-    view! { <LessonAside trace=trace aside=aside /> }.into_any()
-}
