@@ -164,8 +164,8 @@ export const tests = [
         t.assert.deepEqual(rows.map((r) => r.pos), [...Array(Math.min(step + 1, 8)).keys()].map((i) => i + Math.max(0, step - 7)));
         t.assert.deepEqual(rows.filter((r) => r.slot === 'new').map((r) => r.pos), [step]);
         t.assert.match(await text(page, 'decode-cache-shape'), step + 1 > 8
-          ? new RegExp(`= \\(1, 4, ${step + 1}, 4\\); the tables below list the newest 8 of its L = ${step + 1} rows$`)
-          : new RegExp(`= \\(1, 4, ${step + 1}, 4\\)$`));
+          ? new RegExp(`both \\(1, 4, ${step + 1}, 4\\); the tables below list the newest 8 of its L = ${step + 1} rows$`)
+          : new RegExp(`both \\(1, 4, ${step + 1}, 4\\)$`));
         t.assert.equal(await page.$$eval('[data-testid="decode-weights"] tbody tr', (r) => r.length), Math.min(step + 1, 12));
       }
       // at t = 13: the 12 largest of 14 weights, and the caption's sum of the other two makes 1

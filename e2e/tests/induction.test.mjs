@@ -163,7 +163,7 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="induction-verdict"]'), /^Not yet: layer 1's maps do not make a previous-token head/);
       // d_k beside the strength, and the words of the block maps explained where they are chosen
       // exact for each layer: layer 1's gap is s² / √d_k, layer 2's at most that
-      t.assert.match(await page.textContent('[data-testid="induction-strength-note"]'), /d_k = 24\. In layer 1, .*1² \/ √24 = 0\.20 above .*In layer 2 .*at most 0\.20/);
+      t.assert.match(await page.textContent('[data-testid="induction-strength-note"]'), /d_k = 24\. In layer 1, .*1² \/ √24 = 0\.20 above .*A layer-2 key .*at most 0\.20/);
       const legend = await page.textContent('[data-testid="induction-legend"]');
       t.assert.ok(/“place”/.test(legend) && /“\^”/.test(legend) && /start token/.test(legend), legend);
       // the tempting wrong answer: layer 2 matching the same token

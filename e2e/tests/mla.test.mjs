@@ -190,7 +190,7 @@ export const tests = [
           // the shared RoPE key is one map of its own d_rope columns, not "head 1"
           const title = await page.textContent('[data-testid="lesson-picture"] .al-card:not([hidden]) .al-card-title');
           t.assert.equal(title.trim(), 'shared RoPE key');
-          t.assert.match(await page.textContent('[data-testid="lesson-picture"] [data-testid="axis-titles"]'), /columns: its d_rope features/);
+          t.assert.match(await page.textContent('[data-testid="lesson-picture"] [data-testid="axis-titles"]'), /columns: d_rope →/);
         }
         await noOverflow(t, page, `mla step ${s + 1} at ${width} px`, 1);
         await page.waitForTimeout(150);

@@ -167,8 +167,8 @@ fn sequence_words(_: &Trace) -> String {
         "A model reads a sequence one token at a time and, at every position, predicts the next. Here the \
          tokens are made up, one letter each: {seq}. The first {p} letters are random, then they repeat. From \
          the second A on, the next token can be known: it is whatever followed the same letter the first time. \
-         The model below was trained on {steps} batches of such sequences (each with its own random letters and \
-         period), with two layers of one head each and nothing else: no MLP, no LayerNorm.",
+         The model below was trained on {steps} batches of such sequences, with two layers of one head each \
+         and nothing else: no MLP, no LayerNorm.",
         seq = letters(h),
         steps = h.losses.len(),
     )
@@ -270,12 +270,6 @@ fn ablation_aside(_: &Trace) -> Option<Aside> {
             vec![num(a.loss), percent(a.accuracy), predicted(&a.predictions)],
         ));
     }
-    // what the words compare the losses with: no model, every token equally likely
-    let vocab = h.config.vocab_size();
-    rows.push((
-        "(a uniform guess)".to_string(),
-        vec![num((vocab as f64).ln()), percent(1.0 / vocab as f64), "any".to_string()],
-    ));
     Some(Aside {
         caption: format!(
             "The probe batch ({} sequences) with a head's output zeroed. The predictions are the sequence's, from \
@@ -306,13 +300,12 @@ fn ablation_words(_: &Trace) -> String {
         _ => "better than",
     };
     format!(
-        "Now take the circuit apart: switch a head off by zeroing its output, so it adds nothing to the residual \
-         stream. With both heads on, the loss on the probe batch is {loss} and {acc} of the answers are right. \
-         A uniform guess among the {vocab} tokens would have the loss ln {vocab} = {uniform}. Without layer \
-         2's head the loss is {l2}, {than2} it, {a2} right: the predictions turn to noise. Without layer 1's \
-         head it is {l1}, {than1} it, {a1} right: layer 2's head still runs, but with no \"previous token\" in \
-         the keys it finds the wrong place, and its wrong guesses are confident. The induction needs both \
-         heads.",
+        "Now take the circuit apart: switch a head off (its output zeroed). With both heads on, the loss on \
+         the probe batch is {loss} and {acc} of the answers are right. \
+         Without layer 2's head the loss is {l2}, {a2} right: the predictions turn to noise, {than2} a uniform \
+         guess among the {vocab} tokens. Without layer 1's head it is {l1}, {than1} that guess, {a1} right: \
+         with no \"previous token\" in the keys, layer 2's head finds the wrong place, confidently. The \
+         induction needs both heads.",
         loss = num(h.loss),
         acc = percent(h.accuracy),
         l2 = num(l2.loss),
@@ -320,7 +313,6 @@ fn ablation_words(_: &Trace) -> String {
         l1 = num(l1.loss),
         a1 = percent(l1.accuracy),
         vocab = h.config.vocab_size(),
-        uniform = num(uniform),
         than2 = than(l2.loss),
         than1 = than(l1.loss),
     )

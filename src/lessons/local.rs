@@ -198,8 +198,8 @@ pub fn reach_aside(t: &Trace) -> Option<Aside> {
     head.push("positions".into());
     Some(Aside {
         caption: format!(
-            "What \"{token}\" can have heard of after each of the run's {} layers (● = that position's token can \
-             have changed its stream): the mask composed layer after layer.",
+            "What \"{token}\" can have heard of after each of the run's {} layers (●), the mask composed layer \
+             after layer.",
             t.n_layers
         ),
         head,
@@ -369,22 +369,11 @@ pub fn lesson() -> Lesson {
                 S::Weights,
                 |t| {
                     let w = t.mask.config.window.unwrap_or(1);
-                    let counts: Vec<usize> = eight_reach(t)
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|row| row.iter().filter(|&&r| r).count())
-                        .collect();
-                    let by_layer = counts
-                        .iter()
-                        .enumerate()
-                        .map(|(l, n)| format!("{n} after {} layer{}", l + 1, if l == 0 { "" } else { "s" }))
-                        .collect::<Vec<_>>()
-                        .join(", ");
                     let rule = match (t.mask.config.window, t.mask.config.causal) {
                         (Some(_), true) => format!(
                             "what a token knows travels W − 1 = {} positions per layer, so after L layers \
-                             \"eight\" can have heard of L·(W − 1) + 1 positions, as far back as the sentence \
-                             goes",
+                             \"eight\" can have heard of L·(W − 1) + 1 positions, back to the sentence's start \
+                             (the table)",
                             w.saturating_sub(1)
                         ),
                         _ => "without a causal window the rule L·(W − 1) + 1 does not apply".into(),
@@ -392,12 +381,9 @@ pub fn lesson() -> Lesson {
                     format!(
                         "This run has {} layers; the picture shows layer 1. One layer lets \"eight\" read {} \
                          positions back. But \"six\", which it reads, has read \"four\" in the layer before: \
-                         {rule}. The table composes the run's mask layer after layer: {by_layer}. Mistral 7B \
-                         v0.1 has W = 4096 and 32 layers (v0.2 dropped the window): by this mask's rule, \
-                         32 × 4095 + 1 = 131 041 positions. The Mistral paper counts W positions per layer and \
-                         gives \"a theoretical attention span of approximately 131K tokens\" (32 × 4096 = \
-                         131 072); the difference is whether the query's own position counts as one of the W. \
-                         Its cache holds only 4096 tokens per layer.",
+                         {rule}. Mistral 7B v0.1 (W = 4096, 32 layers; v0.2 dropped the window): 32 × 4095 + 1 = \
+                         131 041 positions by this rule; its paper, counting W per layer, says \"approximately \
+                         131K tokens\" (32 × 4096 = 131 072).",
                         t.n_layers,
                         w.saturating_sub(1),
                     )
@@ -444,10 +430,9 @@ pub fn lesson() -> Lesson {
                     let m = t.alibi_slopes.first().copied().unwrap_or(0.0);
                     format!(
                         "BLOOM's code adds m·j, not m·(j − i). For \"eight\" (i = {EIGHT}) in head 1 that is m·i = \
-                         {} more on every score: the paper's row {} becomes {}. A softmax does not change when the \
-                         same number is added to a whole row (it cancels between numerator and denominator), so \
-                         the engine's softmax of BLOOM's row gives {}: the weights of \"eight\"'s row. (The map \
-                         shows the paper's biased scores, before the softmax.)",
+                         {} more on every score: the paper's row {} (the map) becomes {}. A softmax does not \
+                         change when one number is added to a whole row (it cancels), so BLOOM's row gives the \
+                         weights {}, the paper's row's.",
                         num(m * EIGHT as f64),
                         row(t, S::Biased, 0, 0, EIGHT),
                         list(&bloom),

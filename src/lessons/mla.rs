@@ -361,14 +361,12 @@ pub fn lesson() -> Lesson {
             .extra(Extra::CacheBars),
             LessonStep::new("Your turn: more heads", more_heads(), S::KCat, |t| {
                 format!(
-                    "The same layer with {} heads instead of {HEADS}: heads 1 and 2 are the earlier steps' \
-                     own, heads 3 and 4 are new, each with its own query, W_UK and W_UV. The input, the \
-                     down-projection to c_KV and the shared key's projection are the earlier steps', so every token's c_KV and k_rot are \
-                     too: \"{cat}\"'s key ends in {} in every head, as in step 2. Each head's key is {} numbers \
-                     wide, in the picture. Choose an answer to see why.",
+                    "The same layer with {} heads instead of {HEADS}: heads 1 and 2 are the earlier steps', \
+                     3 and 4 are new (their own query, W_UK and W_UV). c_KV and k_rot are the earlier steps', so \
+                     \"{cat}\"'s {}-number key ends in {} in every head.",
                     t.sizes.n_heads,
-                    row(t, S::KRot, 0, 0, CAT),
                     sizes(t).d_k(),
+                    row(t, S::KRot, 0, 0, CAT),
                     cat = token(t, 0, CAT),
                 )
             })

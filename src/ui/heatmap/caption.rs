@@ -96,8 +96,11 @@ pub fn CardCaption(
         let (rows, cols) = trace.with(|t| axis_titles_in(t.as_deref(), id.step));
         format!("rows: {rows} · columns: {cols}")
     };
+    // the shared RoPE key's card is two or three columns narrow: its axis titles go under
+    // the title and the buttons instead of being squeezed between them
+    let narrow = move || trace.with(|t| t.as_ref().is_some_and(|t| is_shared_key(t, id.step)));
     view! {
-        <figcaption>
+        <figcaption class:al-caption-wrap=narrow>
             <span class="al-card-title" style=format!("--head-color: var(--al-head-{})", id.head % 8)>
                 {title}
             </span>

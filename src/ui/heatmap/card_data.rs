@@ -212,7 +212,8 @@ pub fn is_shared_key(trace: &Trace, step: StepName) -> bool {
 pub fn axis_titles_in(trace: Option<&Trace>, step: StepName) -> (&'static str, &'static str) {
     let (rows, cols) = axis_titles(step);
     if trace.is_some_and(|t| is_shared_key(t, step)) {
-        (rows, "its d_rope features →")
+        // short: its card is two or three columns narrow
+        ("tokens ↓", "d_rope →")
     } else {
         (rows, cols)
     }
@@ -473,7 +474,7 @@ mod tests {
             let labels = axis_labels(&t, step, 0);
             let want: Vec<String> = (0..m.qk_rope_head_dim).map(|j| format!("d_rope {j}")).collect();
             assert_eq!(labels.cols, want, "{step}");
-            assert_eq!(axis_titles_in(Some(&t), step).1, "its d_rope features →");
+            assert_eq!(axis_titles_in(Some(&t), step).1, "d_rope →");
         }
         let plain = run(&Scenario::identity(&["a b"], 4, 2)).unwrap();
         assert!(!is_shared_key(&plain, StepName::KRot));
