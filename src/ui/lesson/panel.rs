@@ -49,7 +49,11 @@ pub fn LessonPanel(
     present: RwSignal<bool>,
     /// The step whose question has been answered, if it is the open one.
     revealed: RwSignal<Option<(usize, usize)>>,
-    /// What goes under the words (editors, tables of conventions).
+    /// The step's table of the numbers its words quote, built with the words (on a phone
+    /// it sits above the picture, which would jump if it came a task later).
+    #[prop(into)]
+    aside: ViewFn,
+    /// What goes under the tools (editors, tables of conventions).
     #[prop(into)]
     extras: ViewFn,
     /// The picture the words talk about.
@@ -86,18 +90,7 @@ pub fn LessonPanel(
     };
     // (the names, so that the tools, built a task later, can build the menu's options)
     let names: Vec<String> = lessons.iter().enumerate().map(|(i, lesson)| numbered(i, lesson)).collect();
-    let header = {
-        let lessons = lessons.clone();
-        move || {
-            let (l, s) = position.get();
-            let lesson = lessons.get(l)?;
-            let step = lesson.steps.get(s)?;
-            Some(view! {
-                <p class="al-lesson-meta">{meta_line(lesson, s)}</p>
-                <h2 data-testid="lesson-step-title">{step.title}</h2>
-            })
-        }
-    };
+    let header = step_header(lessons.clone(), position);
     // a lesson of recorded runs has no scenario the explorer could open
     let explorable = {
         let lessons = lessons.clone();
@@ -138,7 +131,8 @@ pub fn LessonPanel(
                 <div class="al-stage-words">
                     {header} <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">
                         {text}
-                    </p> <TermMeaning open=open_term /> {quiz} <LessonStepNav steps=steps /> <Later tasks=2>
+                    </p> <TermMeaning open=open_term /> {quiz} <LessonStepNav steps=steps />
+                    {move || aside.run()} <Later tasks=2>
                         // the tools after the picture (on a phone they come under it):
                         // built first, they would be pushed down when it arrives
                         <LessonTools
@@ -174,5 +168,21 @@ pub fn LessonPanel(
                 </div>
             </div>
         </section>
+    }
+}
+
+/// The open step's meta line (lesson, source, step k of n) and its title.
+fn step_header(lessons: Arc<Vec<Lesson>>, position: Signal<(usize, usize)>) -> impl Fn() -> Option<AnyView> {
+    move || {
+        let (l, s) = position.get();
+        let lesson = lessons.get(l)?;
+        let step = lesson.steps.get(s)?;
+        Some(
+            view! {
+                <p class="al-lesson-meta">{meta_line(lesson, s)}</p>
+                <h2 data-testid="lesson-step-title">{step.title}</h2>
+            }
+            .into_any(),
+        )
     }
 }

@@ -89,29 +89,24 @@ pub fn LessonStage(
     let trace = Signal::derive(move || shown.get());
     // the open step's small table of numbers its words quote that the heatmaps lack
     let aside = Signal::derive(move || lesson.get().and_then(|(_, s)| field(stored, l, s, |x| x.aside)));
-    let extras = move || {
-        let beside = match extra.get() {
-            lessons::Extra::EmbeddingPlot => {
-                // what the current step's picture shows beside the focus step: the step says
-                view! { <EmbeddingEditor settings=settings /> }.into_any()
-            }
-            lessons::Extra::MaskConventions => {
-                view! { <MaskConventions trace=trace batch=batch folded=present /> }.into_any()
-            }
-            lessons::Extra::None
-            | lessons::Extra::PositionSimilarity
-            | lessons::Extra::Decode { .. }
-            | lessons::Extra::Tiles { .. }
-            | lessons::Extra::CausalCorners
-            | lessons::Extra::SplitBothWays
-            | lessons::Extra::CacheBars
-            | lessons::Extra::Induction(_) => ().into_any(),
-        };
-        view! {
-            {beside}
-            <LessonAside trace=trace aside=aside />
+    let extras = move || match extra.get() {
+        lessons::Extra::EmbeddingPlot => {
+            // what the current step's picture shows beside the focus step: the step says
+            view! { <EmbeddingEditor settings=settings /> }.into_any()
         }
+        lessons::Extra::MaskConventions => {
+            view! { <MaskConventions trace=trace batch=batch folded=present /> }.into_any()
+        }
+        lessons::Extra::None
+        | lessons::Extra::PositionSimilarity
+        | lessons::Extra::Decode { .. }
+        | lessons::Extra::Tiles { .. }
+        | lessons::Extra::CausalCorners
+        | lessons::Extra::SplitBothWays
+        | lessons::Extra::CacheBars
+        | lessons::Extra::Induction(_) => ().into_any(),
     };
+    let aside_table = move || view! { <LessonAside trace=trace aside=aside /> };
     // presenter mode's heatmap labels are read from the back of a room
     provide_context(LabelFont(Signal::derive(
         move || if present.get() { PRESENTER_LABEL_FONT } else { LABEL_FONT },
@@ -181,6 +176,7 @@ pub fn LessonStage(
             on_reset=on_reset
             present=present
             revealed=revealed
+            aside=aside_table
             extras=extras
             picture=picture
         />
