@@ -351,9 +351,15 @@ export const tests = [
       await page.focus(D_MODEL);
       await page.keyboard.press('Control+A');
       await page.keyboard.type('1e');
-      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1/);
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1; the field holds no number$/);
       await page.waitForSelector('[data-testid="stale"]');
       t.assert.equal(await marked(), true, 'the pictures are not marked stale');
+      // "2.5" typed key by key: the "2." must not be written back as "2" (the dot dropped,
+      // the caret first, and the 5 typed before the 2)
+      await page.keyboard.press('Control+A');
+      for (const k of '2.5') await page.keyboard.type(k, { delay: 80 });
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1, not "2.5"/);
+      t.assert.equal(await page.inputValue(D_MODEL), '2.5');
       await t.screenshot('bad-input-stale-d-model');
       await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
       t.assert.equal(await marked(), false, 'still marked stale after d_model parses');

@@ -136,7 +136,8 @@ export const tests = [
     run: async (t) => {
       const page = await t.open('lesson=local&ls=2', '[data-testid="lesson-aside"] table');
       const words = await page.textContent('[data-testid="lesson-text"]');
-      t.assert.match(words, /3 after 1 layer, 5 after 2 layers, 7 after 3 layers, 8 after 4 layers/);
+      // the words give the rule and point at the table, which counts each layer
+      t.assert.match(words, /W − 1 = 2 positions per layer, so after L layers "eight" can have heard of L·\(W − 1\) \+ 1 positions, back to the sentence's start \(the table\)/);
       const rows = await page.$$eval('[data-testid="lesson-aside"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('th, td')].map((c) => c.textContent)));
       t.assert.deepEqual(rows.map((r) => r.at(-1)), ['3', '5', '7', '8']);
       t.assert.deepEqual(rows[1], ['2 layers', '·', '·', '·', '●', '●', '●', '●', '●', '5']);

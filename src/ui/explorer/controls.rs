@@ -338,10 +338,16 @@ impl Edits {
         }
     }
 
-    /// Puts `message` and the text (its first 20 characters) under `field`.
+    /// Puts `message` and the text (its first 20 characters, or that there is none) under `field`.
     fn say_bad(self, field: &'static str, raw: &str, message: &str) {
         let shown: String = raw.chars().take(20).collect();
-        self.bad_number.set(Some((field, format!("{message}, not \"{shown}\""))));
+        // a number field reads "" both when it is empty and when its text is not a number
+        let said = if shown.trim().is_empty() {
+            format!("{message}; the field holds no number")
+        } else {
+            format!("{message}, not \"{shown}\"")
+        };
+        self.bad_number.set(Some((field, said)));
     }
 
     /// True while the text of `field` does not parse.

@@ -97,6 +97,9 @@ pub fn NumberField(
     #[prop(optional)]
     children: Option<Children>,
 ) -> impl IntoView {
+    // the text is written into the field only when it changes: writing the same number
+    // back while the learner types "2." would drop the dot and put the caret first
+    let value = Memo::new(move |_| value.get());
     view! {
         <label class="al-field">
             <span>{label}</span>
