@@ -153,6 +153,12 @@ export const tests = [
             }
             shownAt[m.numbers] = (shownAt[m.numbers] || 0) + 1;
           }
+          // on a large screen the tables beside the picture are read from the back too
+          if (w >= 1920) {
+            const cells = await page.$$eval('.al-stage table td, .al-stage table th', (els) => els.filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize)));
+            const small = cells.filter((px) => px < 18);
+            t.assert.deepEqual(small, [], `${w}x${h} ${id} step ${s + 1}: table cells under 18 px`);
+          }
           visited++;
         });
         t.assert.ok(visited >= 25);
