@@ -140,13 +140,24 @@ fn main() -> ExitCode {
 
 /// The explanations of a few cells of every step, as JSON: the first, middle and last
 /// cell, and where the mask blocks some cells of a step, its first blocked and first kept
-/// cell too. A cell the panel cannot explain is left out (the page says why for it).
+/// cell too; under multi-head latent attention every cell of its own steps (its
+/// projections, norms, slices, RoPE layouts and concatenations, whose explanations differ
+/// from column to column). A cell the panel cannot explain is left out (the page says why
+/// for it).
 fn explained_cells(trace: &attention_engine::Trace) -> String {
+    use attention_engine::StepName;
     let mut cells = Vec::new();
     for step in &trace.steps {
         let count: usize = step.shape.iter().product();
-        let mut flats = vec![0, count / 2, count.saturating_sub(1)];
-        if step.name == attention_engine::StepName::Masked {
+        let latent = trace.mla.is_some()
+            && (step.name.is_mla_only()
+                || matches!(
+                    step.name,
+                    StepName::Q | StepName::QHeads | StepName::VHeads | StepName::QRot | StepName::KRot
+                ));
+        let mut flats =
+            if latent { (0..count).collect() } else { vec![0, count / 2, count.saturating_sub(1)] };
+        if step.name == StepName::Masked {
             let blocked = |x: &f64| *x == trace.mask.fill_value;
             flats.extend(step.data.iter().position(blocked));
             flats.extend(step.data.iter().position(|x| !blocked(x)));

@@ -422,10 +422,13 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(100))]
 
-    /// Under multi-head latent attention the scores, weights, context, concat and output
-    /// explain themselves from the trace's own tensors: the terms add up to the cell, the
-    /// score's first d_nope products are q_nope · k_nope and the rest q_rot · k_rot, and the
-    /// absorbed form gives the same score. Every other step is refused by name.
+    /// Under multi-head latent attention every cell explains itself from the trace's own
+    /// tensors and MLA's weights: with or without the query's compression, RoPE of each
+    /// layout (DeepSeek-V3's gathered pairs, V2's in place), cross-attention and batches.
+    /// Every cell of MLA's own steps: a projection's, RMSNorm's or RoPE's terms add up to
+    /// the cell, and a slice or concatenation copies the one cell it names. The score's
+    /// first d_nope products are q_nope · k_nope and the rest q_rot · k_rot, and the
+    /// absorbed form gives the same score.
     #[test]
     fn latent_cells_explain_themselves(
         s in arb_scenario(),
@@ -436,22 +439,49 @@ proptest! {
         let m = s.mla.clone().unwrap();
         let trace = run(&s).unwrap();
         for step in &trace.steps {
-            let index: Vec<usize> = step.shape.iter().zip(&picks).map(|(&len, p)| p.index(len)).collect();
-            let e = match explain(&trace, step.name, &index) {
-                Ok(e) => e,
-                Err(err) => {
-                    prop_assert_eq!(err, ExplainError::NotUnderMla(step.name));
-                    prop_assert!(!matches!(step.name, StepName::Scores | StepName::Weights | StepName::Context
-                        | StepName::Concat | StepName::Output));
-                    continue;
-                }
+            let own = step.name.is_mla_only()
+                || matches!(step.name, StepName::Q | StepName::QHeads | StepName::VHeads | StepName::QRot | StepName::KRot);
+            let indices: Vec<Vec<usize>> = if own {
+                step.data.indexed_iter().map(|(i, _)| ndarray::Dimension::slice(&i).to_vec()).collect()
+            } else {
+                vec![step.shape.iter().zip(&picks).map(|(&len, p)| p.index(len)).collect()]
             };
-            let value = step.data[ndarray::IxDyn(&index)];
-            prop_assert!(same(e.result, value), "{}{:?}: result {} vs trace {}", step.name, index, e.result, value);
-            prop_assert!(!e.notes.iter().any(|n| n.contains("Recomputed")), "{}{:?}: {:?}", step.name, index, e.notes);
-            if matches!(step.name, StepName::Scores | StepName::Context | StepName::Output) {
-                prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", step.name, index, e.terms_sum(), e.result);
+            for index in indices {
+                let e = explain(&trace, step.name, &index).unwrap_or_else(|err| panic!("{}{index:?}: {err}", step.name));
+                let value = step.data[ndarray::IxDyn(&index)];
+                prop_assert!(same(e.result, value), "{}{:?}: result {} vs trace {}", step.name, index, e.result, value);
+                prop_assert!(!e.notes.iter().any(|n| n.contains("Recomputed")), "{}{:?}: {:?}", step.name, index, e.notes);
+                prop_assert!(!e.pytorch.is_empty() && !e.latex.is_empty() && !e.formula.is_empty());
+                match step.name {
+                    StepName::QA | StepName::Q | StepName::KvA | StepName::KvB | StepName::QANorm | StepName::CKv
+                    | StepName::QRot | StepName::KRot | StepName::Scores | StepName::Context | StepName::Output => {
+                        prop_assert_eq!(&e.kind, &Kind::Sum);
+                        prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", step.name, index, e.terms_sum(), e.result);
+                    }
+                    StepName::KPe | StepName::KNope | StepName::VHeads | StepName::QHeads | StepName::QCat
+                    | StepName::KCat => {
+                        prop_assert_eq!(&e.kind, &Kind::Copy);
+                        prop_assert_eq!(e.terms.len(), 1);
+                        prop_assert!(same(e.terms[0].value, value), "{}{:?}", step.name, index);
+                        // the one cell it copies is the one it names
+                        let Some(Operand { tensor: Tensor::Step(from), index: at }) = e.operands.first() else {
+                            panic!("{}{index:?}: {:?}", step.name, e.operands)
+                        };
+                        let at: Vec<usize> = at.iter().map(|i| i.unwrap()).collect();
+                        let copied = trace.step(*from).unwrap().data[ndarray::IxDyn(&at)];
+                        prop_assert!(same(copied, value), "{}{:?} from {}{:?}", step.name, index, from, at);
+                    }
+                    _ => {}
+                }
             }
+            if step.name == StepName::KCat {
+                // the shared RoPE key: the same cell of k_rot (k_pe) for every head
+                let d_nope = m.qk_nope_head_dim;
+                let at = |h: usize| explain(&trace, StepName::KCat, &[0, h, 0, d_nope]).unwrap().operands;
+                prop_assert_eq!(at(0), at(step.shape[1] - 1));
+            }
+            let index: Vec<usize> = step.shape.iter().zip(&picks).map(|(&len, p)| p.index(len)).collect();
+            let e = explain(&trace, step.name, &index).unwrap();
             if step.name == StepName::Scores {
                 prop_assert_eq!(e.terms.len(), m.d_k());
                 let part = |ts: &[attention_engine::Term]| ts.iter().fold(0.0, |a, t| a + t.value);
@@ -467,6 +497,12 @@ proptest! {
                 let n = m.qk_nope_head_dim;
                 let (head, tail) = (format!(":{n}]"), format!("{n}:]"));
                 prop_assert!(e.pytorch.contains(&head) && e.pytorch.contains(&tail), "{}", e.pytorch);
+            }
+        }
+        // k, v, k_heads and the rest MLA replaces are not in its trace: nothing is refused
+        for name in StepName::ALL {
+            if trace.step(name).is_none() {
+                prop_assert_eq!(explain(&trace, name, &[0, 0, 0]), Err(ExplainError::NoSuchStep(name)));
             }
         }
     }

@@ -8,7 +8,7 @@
 //! engine's [`crate::engine::explain::explain`]; the strip reads the trace's numbers; the
 //! only arithmetic is how far a learner's guess is from the value.
 
-use crate::engine::explain::{top_terms, Explanation, Kind, Operand, Param, Tensor, Term, TermKind};
+use crate::engine::explain::{top_terms, Explanation, Kind, Operand, Tensor, Term, TermKind};
 use crate::engine::{Axis, Trace};
 use crate::format::{exact, short};
 
@@ -126,14 +126,9 @@ fn strip(trace: &Trace, op: &Operand) -> Option<Strip> {
             }
         }
         Tensor::Param(p) => {
-            let layer = match p {
-                Param::WQ | Param::BQ => &trace.params.q,
-                Param::WK | Param::BK => &trace.params.k,
-                Param::WV | Param::BV => &trace.params.v,
-                Param::WO | Param::BO => &trace.params.o,
-            };
+            let layer = p.layer(trace)?;
             match (p, op.index.as_slice()) {
-                (Param::BQ | Param::BK | Param::BV | Param::BO, [Some(c)]) => vec![*layer.b().get(*c)?],
+                (p, [Some(c)]) if p.is_bias() => vec![*layer.b().get(*c)?],
                 (_, [None, Some(c)]) if *c < layer.w().ncols() => {
                     layer.w().column(*c).iter().copied().collect()
                 }

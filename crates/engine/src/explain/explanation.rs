@@ -37,11 +37,10 @@ pub enum ExplainError {
         /// The axis' size.
         len: usize,
     },
-    /// Under multi-head latent attention only the embeddings and the steps from the
-    /// scaled scores to the weights are explained cell by cell.
+    /// A step that multi-head latent attention replaces (`k`, `v`, `k_heads`, QK-norm's,
+    /// grouped heads' repeats) asked of an MLA trace: a run under MLA never has it.
     #[error(
-        "\"{0}\" is not explained cell by cell under multi-head latent attention yet: its words and PyTorch \
-         line say what it computes"
+        "\"{0}\" is not a step of multi-head latent attention, which makes its keys and values from a latent"
     )]
     NotUnderMla(StepName),
     /// The trace does not hold together (a hand-made or edited trace): a step, token or
@@ -177,6 +176,31 @@ pub enum Param {
     /// `b_O`.
     #[serde(rename = "b_O")]
     BO,
+    /// Multi-head latent attention's `q_a_proj`, `(d_model, r_q)`: the query's latent.
+    #[serde(rename = "W_q_a")]
+    WQA,
+    /// `q_a_proj`'s bias.
+    #[serde(rename = "b_q_a")]
+    BQA,
+    /// MLA's `q_b_proj`, `(r_q, h·d_k)`: the query's latent up to every head's query.
+    #[serde(rename = "W_q_b")]
+    WQB,
+    /// `q_b_proj`'s bias.
+    #[serde(rename = "b_q_b")]
+    BQB,
+    /// MLA's `kv_a_proj_with_mqa`, `(d_model, r_kv + d_rope)`: the latent, then the shared
+    /// RoPE key.
+    #[serde(rename = "W_kv_a")]
+    WKvA,
+    /// `kv_a_proj_with_mqa`'s bias.
+    #[serde(rename = "b_kv_a")]
+    BKvA,
+    /// MLA's `kv_b_proj`, `(r_kv, h·(d_nope + d_v))`: every head's `k_nope` and value.
+    #[serde(rename = "W_kv_b")]
+    WKvB,
+    /// `kv_b_proj`'s bias.
+    #[serde(rename = "b_kv_b")]
+    BKvB,
 }
 
 impl Param {
@@ -191,7 +215,63 @@ impl Param {
             Self::BV => "b_V",
             Self::WO => "W_O",
             Self::BO => "b_O",
+            Self::WQA => "W_q_a",
+            Self::BQA => "b_q_a",
+            Self::WQB => "W_q_b",
+            Self::BQB => "b_q_b",
+            Self::WKvA => "W_kv_a",
+            Self::BKvA => "b_kv_a",
+            Self::WKvB => "W_kv_b",
+            Self::BKvB => "b_kv_b",
         }
+    }
+
+    /// Whether it is a bias (a vector) rather than a weight matrix.
+    pub const fn is_bias(self) -> bool {
+        matches!(
+            self,
+            Self::BQ | Self::BK | Self::BV | Self::BO | Self::BQA | Self::BQB | Self::BKvA | Self::BKvB
+        )
+    }
+
+    /// The layer of `trace` it belongs to: [`Trace::params`](crate::trace::Trace::params),
+    /// or under multi-head latent attention its own weights (`W_Q` is then `q_proj`, `W_O`
+    /// `o_proj`). `None` when the trace does not have it (MLA's weights are not part of a
+    /// trace read from JSON; `q_a_proj` only with the query's compression).
+    pub fn layer(self, trace: &crate::trace::Trace) -> Option<&crate::weights::Linear> {
+        use crate::mla::QueryPath;
+        let mla = trace.mla_params.as_deref();
+        Some(match (self, mla) {
+            (Self::WQ | Self::BQ, Some(m)) => match &m.q {
+                QueryPath::Direct(layer) => layer,
+                QueryPath::Compressed { .. } => return None,
+            },
+            (Self::WQA | Self::BQA, Some(m)) => match &m.q {
+                QueryPath::Compressed { down, .. } => down,
+                QueryPath::Direct(_) => return None,
+            },
+            (Self::WQB | Self::BQB, Some(m)) => match &m.q {
+                QueryPath::Compressed { up, .. } => up,
+                QueryPath::Direct(_) => return None,
+            },
+            (Self::WKvA | Self::BKvA, Some(m)) => &m.kv_a,
+            (Self::WKvB | Self::BKvB, Some(m)) => &m.kv_b,
+            (Self::WQ | Self::BQ, None) => &trace.params.q,
+            (Self::WK | Self::BK, _) => &trace.params.k,
+            (Self::WV | Self::BV, _) => &trace.params.v,
+            (Self::WO | Self::BO, _) => &trace.params.o,
+            (
+                Self::WQA
+                | Self::BQA
+                | Self::WQB
+                | Self::BQB
+                | Self::WKvA
+                | Self::BKvA
+                | Self::WKvB
+                | Self::BKvB,
+                None,
+            ) => return None,
+        })
     }
 }
 

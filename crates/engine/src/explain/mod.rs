@@ -2,11 +2,12 @@
 //! returns every number that went into that cell, recomputed from the trace's own
 //! tensors and [`Trace::params`] (the inputs the engine actually used).
 //!
-//! For the sum steps (`x_pe`, `x_kv_pe`, `q`, `k`, `v`, `scores`, `context`, `output`)
-//! the [`Term`]s add up, left to right, to the trace's value (up to the rounding of the
-//! engine's matrix product, which may sum in another order); the bias is a term. Copies
-//! name the cell they copy, quotients their numerator and denominator, `masked` why a
-//! cell is blocked, and `weights` the row's maximum, every `exp(s − max)` and their sum.
+//! For the sum steps (`x_pe`, `x_kv_pe`, `q`, `k`, `v`, MLA's `q_a`, `kv_a`, `kv_b`,
+//! `scores`, `context`, `output`) the [`Term`]s add up, left to right, to the trace's value
+//! (up to the rounding of the engine's matrix product, which may sum in another order); the
+//! bias is a term. Copies name the cell they copy, quotients their numerator and
+//! denominator, `masked` why a cell is blocked, and `weights` the row's maximum, every
+//! `exp(s − max)` and their sum.
 //!
 //! Nothing here panics: a step the trace does not have, or an index out of range, is an
 //! [`ExplainError`].
@@ -16,11 +17,14 @@
 //! and one file per group of steps: the embeddings (`embedding.rs`), the positions
 //! (`positions.rs`: `pe`, `x_pe`, RoPE, ALiBi), the projections and their heads
 //! (`projections.rs`), the scores, scaling and mask (`scores.rs`), the softmax
-//! (`softmax.rs`) and the context and concat (`context.rs`).
+//! (`softmax.rs`), the context and concat (`context.rs`), and multi-head latent
+//! attention's own steps (`mla.rs`: its projections, RMSNorms, slices, RoPE and
+//! concatenations).
 
 mod context;
 mod embedding;
 mod explanation;
+mod mla;
 mod positions;
 mod projections;
 mod read;
@@ -69,27 +73,19 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
             return Err(ExplainError::OutOfRange { step, axis, index: i, len });
         }
     }
-    let explained_under_mla = matches!(
+    // the steps MLA replaces (a run under MLA never records them)
+    let replaced_by_mla = matches!(
         step,
-        StepName::X
-            | StepName::XKv
-            | StepName::Pe
-            | StepName::XPe
-            | StepName::XKvPe
-            | StepName::Scores
-            | StepName::Scaled
-            | StepName::Capped
-            | StepName::Alibi
-            | StepName::Biased
-            | StepName::Masked
-            | StepName::Weights
-            | StepName::Context
-            | StepName::Concat
-            | StepName::Output
-            | StepName::ResidIn
-            | StepName::ResidOut
+        StepName::K
+            | StepName::V
+            | StepName::KHeads
+            | StepName::QNorm
+            | StepName::KNorm
+            | StepName::KRep
+            | StepName::VRep
     );
-    if trace.mla.is_some() && !explained_under_mla {
+    let mla = trace.mla.is_some();
+    if mla && replaced_by_mla {
         return Err(ExplainError::NotUnderMla(step));
     }
     let result = cell(trace, step, index)?;
@@ -98,10 +94,17 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::X | StepName::XKv => ex.embedding(),
         StepName::Pe => ex.pe(),
         StepName::XPe | StepName::XKvPe => ex.plus_pe(),
+        StepName::Q if mla => ex.latent_projection(),
+        StepName::QA | StepName::KvA | StepName::KvB => ex.latent_projection(),
         StepName::Q | StepName::K | StepName::V | StepName::Output => ex.projection(),
+        StepName::QANorm | StepName::CKv => ex.latent_norm(),
+        StepName::VHeads if mla => ex.latent_slice(),
+        StepName::KPe | StepName::KNope => ex.latent_slice(),
         StepName::QHeads | StepName::KHeads | StepName::VHeads => ex.head_copy(),
         StepName::QNorm | StepName::KNorm => ex.normed(),
+        StepName::QRot | StepName::KRot if mla => ex.latent_rotated(),
         StepName::QRot | StepName::KRot => ex.rotated(),
+        StepName::QCat | StepName::KCat => ex.latent_cat(),
         StepName::KRep | StepName::VRep => ex.repeated(),
         StepName::Scores => ex.scores(),
         StepName::Scaled => ex.scaled(),
@@ -114,7 +117,6 @@ pub fn explain(trace: &Trace, step: StepName, index: &[usize]) -> Result<Explana
         StepName::Concat => ex.concat(),
         StepName::ResidIn => ex.resid_in(),
         StepName::ResidOut => ex.resid_out(),
-        crate::step::mla_steps!() => Err(ExplainError::NotUnderMla(step)),
     }
 }
 

@@ -8,84 +8,120 @@ use super::read::{bias, cell, four, inconsistent, three, token, weight};
 use super::write::{bias_term, num, plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::step::StepName;
+use crate::weights::Linear;
+
+/// One cell of a linear layer, `input[b,t,:] · W[:,c] + b[c]`: which layer and what to call
+/// it. [`Explainer::linear_cell`] explains it.
+pub(super) struct LinearCell<'a> {
+    /// The step the layer reads.
+    pub input: StepName,
+    /// The layer.
+    pub layer: &'a Linear,
+    /// Its weight and bias.
+    pub params: (Param, Param),
+    /// Its name in PyTorch (`self.w_q`, DeepSeek's `self.kv_b_proj`, …).
+    pub py_layer: &'static str,
+    /// LaTeX's superscript for `W` and `b` (`Q`, `kv\_a`, …).
+    pub letter: &'static str,
+    /// Whether the bias is added even when it is zero: the tutorial's `nn.Linear` layers
+    /// always have one; DeepSeek's `q_b_proj` and `kv_b_proj` have none, and its other
+    /// layers one only with `attention_bias`, so under MLA a bias of zeros is no bias.
+    pub bias_always: bool,
+    /// Sentences after the first, which says what is dotted with what.
+    pub notes: Vec<String>,
+}
 
 impl Explainer<'_> {
     /// `q`, `k`, `v`, `output`: `input[b,t,:] · W[:,c] + b[c]`.
     pub(super) fn projection(&self) -> Result<Explanation, ExplainError> {
-        let [b, t, c] = three(self.index)?;
+        let [b, t, _] = three(self.index)?;
         let p = &self.trace.params;
-        let letter = match self.step {
-            StepName::Q => "Q",
-            StepName::K => "K",
-            StepName::V => "V",
-            _ => "O",
-        };
-        let (input, layer, w_name, b_name, py_layer) = match self.step {
-            StepName::Q => (self.projection_input(false), &p.q, Param::WQ, Param::BQ, "self.w_q"),
-            StepName::K => (self.projection_input(true), &p.k, Param::WK, Param::BK, "self.w_k"),
-            StepName::V => (self.projection_input(true), &p.v, Param::WV, Param::BV, "self.w_v"),
+        let mla = self.trace.mla.is_some();
+        let (input, layer, params, py_layer, letter) = match self.step {
+            StepName::Q => (self.projection_input(false), &p.q, (Param::WQ, Param::BQ), "self.w_q", "Q"),
+            StepName::K => (self.projection_input(true), &p.k, (Param::WK, Param::BK), "self.w_k", "K"),
+            StepName::V => (self.projection_input(true), &p.v, (Param::WV, Param::BV), "self.w_v", "V"),
             // MLA's PyTorch names W_O as DeepSeek's module does
-            _ if self.trace.mla.is_some() => (StepName::Concat, &p.o, Param::WO, Param::BO, "self.o_proj"),
-            _ => (StepName::Concat, &p.o, Param::WO, Param::BO, "self.w_o"),
+            _ if mla => (StepName::Concat, &p.o, (Param::WO, Param::BO), "self.o_proj", "O"),
+            _ => (StepName::Concat, &p.o, (Param::WO, Param::BO), "self.w_o", "O"),
         };
-        // the input's width: d_model, or h·d_k for the heads side by side (W_O's input;
-        // h·d_v under MLA)
-        let width = if input == StepName::Concat {
-            self.trace.step(StepName::Concat).and_then(|s| s.shape.get(2).copied()).unwrap_or(0)
-        } else {
-            self.d_model()
-        };
+        let mut notes = vec![];
+        if self.step == StepName::Output && self.result.is_nan() {
+            notes.push(format!(
+                "concat[{b},{t},:] is NaN (a fully masked query row under the -inf fill), so every product and the output are NaN."
+            ));
+        }
+        self.linear_cell(LinearCell { input, layer, params, py_layer, letter, bias_always: !mla, notes })
+    }
+
+    /// A cell of a linear layer: the products of row `t` of the input with column `c` of
+    /// the weight, then the bias (see [`LinearCell::bias_always`]).
+    pub(super) fn linear_cell(&self, cell_of: LinearCell<'_>) -> Result<Explanation, ExplainError> {
+        let LinearCell { input, layer, params: (w_name, b_name), py_layer, letter, bias_always, notes: more } =
+            cell_of;
+        let [b, t, c] = three(self.index)?;
+        // the input's width: d_model, h·d_k (h·d_v under MLA) for W_O, a latent's rank
+        let width = self.trace.step(input).and_then(|s| s.shape.get(2).copied()).unwrap_or(0);
         let mut terms = Vec::with_capacity(width + 1);
         for d in 0..width {
             let x = cell(self.trace, input, &[b, t, d])?;
             let w = weight(layer, w_name, d, c)?;
             terms.push(product(format!("{input}[{b},{t},{d}] · {}[{d},{c}]", w_name.as_str()), x, w));
         }
-        let bias_value = bias(layer, b_name, c)?;
-        terms.push(bias_term(format!("bias {}[{c}]", b_name.as_str()), bias_value));
+        let has_bias = bias_always || layer.b().iter().any(|&v| v != 0.0);
+        if has_bias {
+            terms.push(bias_term(format!("bias {}[{c}]", b_name.as_str()), bias(layer, b_name, c)?));
+        }
         let keys = self.step.rows() == crate::step::Role::Keys;
         let tokens = if keys { self.trace.key_tokens(b) } else { self.trace.query_tokens(b) };
+        let what = if has_bias {
+            format!("plus the bias: {width} products and 1 bias")
+        } else {
+            format!("{width} products (the layer has no bias)")
+        };
         let mut notes = vec![format!(
-            "Row {t} ({}) of {input}, dotted with column {c} of {}, plus the bias: {} products and 1 bias.",
+            "Row {t} ({}) of {input}, dotted with column {c} of {}, {what}.",
             token(tokens, t),
-            w_name.as_str(),
-            width
+            w_name.as_str()
         )];
-        if self.step == StepName::Output && self.result.is_nan() {
-            notes.push(format!(
-                "concat[{b},{t},:] is NaN (a fully masked query row under the -inf fill), so every product and the output are NaN."
-            ));
-        }
+        notes.extend(more);
         self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
         // PyTorch's nn.Linear stores W transposed, (out, in): W[:, c] is weight[c].
         let py_in = match input {
             StepName::Concat => "concat",
             StepName::XKv | StepName::XKvPe => "x_kv",
+            StepName::QANorm => "q_a",
+            StepName::CKv => "c_kv",
             _ => "x",
         };
+        let (b_formula, b_tex, b_py) = if has_bias {
+            (
+                format!(" + {}[c]", b_name.as_str()),
+                format!(r" + b^{{{letter}}}_{{{c}}}"),
+                format!(" + {py_layer}.bias[{c}]"),
+            )
+        } else {
+            (String::new(), String::new(), String::new())
+        };
         let latex = format!(
-            r"{} = \sum_{{d}} \mathrm{{{}}}_{{{b},{t},d}}\, W^{{{letter}}}_{{d,{c}}} + b^{{{letter}}}_{{{c}}} = {} = {}",
+            r"{} = \sum_{{d}} \mathrm{{{}}}_{{{b},{t},d}}\, W^{{{letter}}}_{{d,{c}}}{b_tex} = {} = {}",
             self.lhs(),
             input.as_str().replace('_', r"\_"),
             tex_terms(&terms),
             tex(self.result)
         );
+        let mut operands =
+            vec![Operand::step(input, &[Some(b), Some(t), None]), Operand::param(w_name, &[None, Some(c)])];
+        if has_bias {
+            operands.push(Operand::param(b_name, &[Some(c)]));
+        }
         self.done(
-            format!(
-                "{}[b,t,c] = Σ_d {input}[b,t,d] · {}[d,c] + {}[c]",
-                self.step,
-                w_name.as_str(),
-                b_name.as_str()
-            ),
+            format!("{}[b,t,c] = Σ_d {input}[b,t,d] · {}[d,c]{b_formula}", self.step, w_name.as_str()),
             Kind::Sum,
             terms,
             notes,
-            vec![
-                Operand::step(input, &[Some(b), Some(t), None]),
-                Operand::param(w_name, &[None, Some(c)]),
-                Operand::param(b_name, &[Some(c)]),
-            ],
-            format!("({py_in}[{b}, {t}] * {py_layer}.weight[{c}]).sum() + {py_layer}.bias[{c}]"),
+            operands,
+            format!("({py_in}[{b}, {t}] * {py_layer}.weight[{c}]).sum(){b_py}"),
             latex,
         )
     }
