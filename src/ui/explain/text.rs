@@ -404,6 +404,26 @@ mod tests {
         assert_eq!(s[2].values, vec![0.0]);
     }
 
+    /// Under multi-head latent attention a projection's strips read MLA's own weights:
+    /// `kv_b_proj`'s column, and no bias strip for a layer without one.
+    #[test]
+    fn an_mla_strip_reads_its_own_weights() {
+        let mut s = Scenario::identity(&["the cat sat"], 4, 2);
+        s.projections = crate::engine::Projections::Named(crate::engine::ProjectionKind::Seeded);
+        s.mla = Some(crate::engine::Mla::sized(3, 2, 2, 2));
+        let t = run(&s).unwrap();
+        let kv_b = explain(&t, StepName::KvB, &[0, 1, 5]).unwrap();
+        let s = strips(&t, &kv_b);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert_eq!(s[0].label, "c_kv[0,1,:]");
+        assert_eq!(s[1].label, "W_kv_b[:,5]");
+        let want: Vec<f64> = t.mla_params.as_ref().unwrap().kv_b.w().column(5).to_vec();
+        assert_eq!(s[1].values, want);
+        let q = explain(&t, StepName::Q, &[0, 2, 3]).unwrap();
+        assert_eq!(strips(&t, &q)[1].label, "W_Q[:,3]");
+        assert_eq!(strips(&t, &q)[1].values.len(), 4);
+    }
+
     #[test]
     fn long_sums_list_the_largest_and_the_rest() {
         let t = run(&Scenario::identity(&["a b c"], 20, 1)).unwrap();
