@@ -315,4 +315,33 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: "explain: under multi-head latent attention MLA's own steps explain themselves (c_kv, kv_a, kv_b, k_pe, v_heads, q_rot, k_cat)",
+    run: async (t) => {
+      const page = await t.gotoApp(`${SMALL}&causal=1&rope=half`);
+      await page.fill('[data-testid="mla-rank"]', '3');
+      await page.waitForSelector('[data-testid="trace-step"][data-step="c_kv"]');
+      // d_model 8, h 2, r_kv 3: d_nope = d_v = 4, d_rope = 2; the last columns are the RoPE parts
+      for (const [step, head, r, c, title] of [['c_kv', 0, 1, 2, 'c_kv[0,1,2]'], ['kv_a', 0, 1, 4, 'kv_a[0,1,4]'],
+        ['kv_b', 0, 2, 5, 'kv_b[0,2,5]'], ['k_pe', 0, 2, 1, 'k_pe[0,0,2,1]'], ['v_heads', 1, 1, 3, 'v_heads[0,1,1,3]'],
+        ['q_rot', 1, 3, 1, 'q_rot[0,1,3,1]'], ['k_cat', 1, 2, 5, 'k_cat[0,1,2,5]']]) {
+        await page.click(`[data-testid="trace-step"][data-step="${step}"] button`);
+        await openAt(page, step, r, c, head);
+        await waitTitle(page, title);
+        const p = await panel(page);
+        const value = await page.getAttribute(cell(step, r, c, head), 'data-value');
+        t.assert.equal(p.result, value, `${title}: the result is the table's value`);
+        assertSum(t, p, num(value), title);
+        t.assert.ok(p.operands >= 1, `${title}: the operand strip is shown`);
+        t.assert.ok(!p.notes.some((n) => /not explained|Recomputed/.test(n)), `${title}: ${p.notes}`);
+        if (step === 'c_kv') {
+          t.assert.ok(p.notes.some((n) => n.includes('RMSNorm (kv_a_layernorm)')), `${p.notes}`);
+          await shot(page, 'explain-mla-c-kv-1440');
+        }
+        await page.keyboard.press('Escape');
+        await page.waitForSelector('[data-testid="explain"]', { state: 'detached' });
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -354,7 +354,12 @@ impl Explainer<'_> {
         }
         self.check(left_sum(terms.iter().map(|t| t.value)), &mut notes);
         self.done(
-            format!("{}[b,h,t,c] = x[{src_c}]·cos(t·θ_i) {sign} x[{src_p}]·sin(t·θ_i), x = {who}", self.step),
+            format!(
+                "{}[b,h,t,{c}] = {from}[b,h,t,{}]·cos(t·θ_{i}) {sign} {from}[b,h,t,{}]·sin(t·θ_{i})",
+                self.step,
+                offset + src_c,
+                offset + src_p
+            ),
             Kind::Sum,
             terms.clone(),
             notes,
