@@ -14,6 +14,17 @@ use crate::ui::decode::position::{At, Ctx};
 use crate::ui::widgets::scroll_region::scroll_region;
 use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
 
+/// The header over the rows: each is one position (its number and token).
+const ROW_HEADER: &str = "position ↓";
+/// The header over the number columns: each is one feature of the cached vector.
+const FEATURE_HEADER: &str = "feature →";
+
+/// The number columns a table of `width`-wide rows lists, and whether "…" follows them.
+fn header_columns(width: usize) -> (usize, bool) {
+    let cols = width.min(MAX_COLS);
+    (cols, width > cols)
+}
+
 /// The newest cache rows listed in the K and V tables.
 const MAX_ROWS: usize = 8;
 /// The first numbers of a row listed (d_k may be up to 512). Four, with the label, fit
@@ -43,8 +54,9 @@ fn pick(s: &DecodeStep, which: char) -> ndarray::ArrayView4<'_, f64> {
     }
 }
 
-/// The rows of the K or V table at the current position: the row that left (if one
-/// did), then the newest [`MAX_ROWS`] rows, the first [`MAX_COLS`] numbers of each.
+/// The rows of the K or V table at the current position, in the order of their
+/// positions: the kept first keys, the row that left (if one did), then the newest
+/// [`MAX_ROWS`] rows, the first [`MAX_COLS`] numbers of each.
 fn cache_rows_now(
     d: &Arc<Decoded>,
     p: &DecodeStep,
@@ -94,6 +106,8 @@ fn cache_rows_now(
         };
         out.push(row(pos, slot, values));
     }
+    // the row that left sits between the kept first keys and the window's rows
+    out.sort_by_key(|r| r.pos);
     out
 }
 
@@ -103,7 +117,7 @@ fn column_chars<'a>(
     labels: impl Iterator<Item = &'a str>,
     numbers: impl Iterator<Item = f64>,
 ) -> (usize, usize) {
-    let label = labels.map(|l| l.chars().count()).max().unwrap_or(0).max("position".len());
+    let label = labels.map(|l| l.chars().count()).max().unwrap_or(0).max(ROW_HEADER.chars().count());
     let number = numbers.map(|x| short(x).chars().count()).max().unwrap_or(0).max(1);
     (label, number)
 }
@@ -218,19 +232,37 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
     let caption =
         Memo::new(move |_| ctx.with_decoding(|_, _, at| cache_caption(which, at)).unwrap_or_default());
     let widths = Memo::new(move |_| {
-        ctx.with_decoding(|d, full, at| decoding_column_chars(d, full, at, which)).unwrap_or((8, 1))
+        ctx.with_decoding(|d, full, at| decoding_column_chars(d, full, at, which)).unwrap_or((10, 1))
     });
     // the width, not t: the header is built again only for another decoding
     let d_k = Memo::new(move |_| ctx.with_decoding(|_, _, at| at.width(which)).unwrap_or(0));
+    // The rows are positions and the columns a row's features: the header says which,
+    // the feature numbers in a row of their own under "feature", so a column's number is
+    // not read as a position. The column widths are the <col>s' (a fixed layout reads the
+    // first row, whose "feature" spans every number column).
     let header = move || {
         let d_k = d_k.get();
-        let cols = d_k.min(MAX_COLS);
+        let (cols, more) = header_columns(d_k);
+        let numbers = cols + usize::from(more);
         view! {
-            <tr>
-                <th scope="col">"position"</th>
-                {(0..cols).map(|c| view! { <th scope="col">{c.to_string()}</th> }).collect_view()}
-                {(d_k > cols).then(|| view! { <th scope="col">"…"</th> })}
-            </tr>
+            <colgroup>
+                <col class="al-col-label" />
+                {(0..numbers).map(|_| view! { <col /> }).collect_view()}
+            </colgroup>
+            <thead>
+                <tr>
+                    <th scope="col" rowspan="2">
+                        {ROW_HEADER}
+                    </th>
+                    <th scope="colgroup" colspan=numbers.to_string() class="al-feature-head">
+                        {FEATURE_HEADER}
+                    </th>
+                </tr>
+                <tr>
+                    {(0..cols).map(|c| view! { <th scope="col">{c.to_string()}</th> }).collect_view()}
+                    {more.then(|| view! { <th scope="col">"…"</th> })}
+                </tr>
+            </thead>
         }
     };
     view! {
@@ -246,7 +278,7 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
                     }
                 >
                     <caption>{caption}</caption>
-                    <thead>{header}</thead>
+                    {header}
                     <tbody>
                         {move || rows.with(|rows| rows.iter().map(cache_row_view).collect::<Vec<_>>())}
                     </tbody>
@@ -301,14 +333,16 @@ mod tests {
 
     #[test]
     fn the_columns_fit_the_longest_label_and_number() {
-        assert_eq!(column_chars(std::iter::empty(), std::iter::empty()), (8, 1));
+        assert_eq!(column_chars(std::iter::empty(), std::iter::empty()), (10, 1));
         // "-12.50" is the longest number, "60 w16 (new)" the longest label
         let labels = ["3 bat", "60 w16 (new)"];
         assert_eq!(
             column_chars(labels.into_iter(), [0.5, -1.25, -12.5, f64::NEG_INFINITY].into_iter()),
             (12, 6)
         );
-        assert_eq!(column_chars(["x"].into_iter(), [-2e9].into_iter()), (8, 4));
+        assert_eq!(column_chars(["x"].into_iter(), [-2e9].into_iter()), (10, 4));
+        assert_eq!(header_columns(3), (3, false));
+        assert_eq!(header_columns(64), (4, true));
     }
 
     /// Multi-head latent attention with RoPE, for [`decoded`]'s `extra`.
@@ -325,6 +359,23 @@ mod tests {
         ))
         .unwrap();
         (Arc::new(decode(&s).unwrap()), run(&s).unwrap())
+    }
+
+    /// With kept first keys beside a window, the row that just left is listed between
+    /// them and the window's rows: every table lists its rows by position.
+    #[test]
+    fn the_rows_are_listed_by_position() {
+        let (d, full) = decoded("bos the cat sat on the mat", r#", "window": 3, "keep_first": 1"#, "");
+        let mut seen_evicted = false;
+        for p in &d.positions {
+            for which in ['K', 'V'] {
+                let rows = cache_rows_now(&d, p, Some(&full), At::of(p, 0, 1), which);
+                let pos: Vec<usize> = rows.iter().map(|r| r.pos).collect();
+                assert!(pos.windows(2).all(|w| w[0] < w[1]), "t = {}: {pos:?}", p.t);
+                seen_evicted |= rows.iter().any(|r| r.slot == "evicted") && rows[0].slot == "kept";
+            }
+        }
+        assert!(seen_evicted, "a position where a row leaves beside a kept one");
     }
 
     #[test]
