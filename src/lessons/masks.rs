@@ -11,7 +11,8 @@ use crate::engine::{
 
 const SAMPLE: [&str; 2] = ["this is a sample sequence", "the spunky dog wanted to jump high"];
 
-fn masks(causal: bool, padding: Padding, fill: Fill) -> Scenario {
+/// The two sample sentences, batched and padded to one length, under the mask asked.
+pub fn masks(causal: bool, padding: Padding, fill: Fill) -> Scenario {
     let mut s = base(&SAMPLE, 8, 2);
     s.mask = MaskConfig { causal, padding, fill, ..MaskConfig::default() };
     s

@@ -89,7 +89,7 @@ pub fn HeatmapCard(
                     values=d.values
                     rows=d.rows
                     cols=d.cols
-                    blocked=d.blocked
+                    blocked=d.hatched
                     step=id.step
                     batch=id.batch
                     head=id.head

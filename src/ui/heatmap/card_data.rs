@@ -24,6 +24,10 @@ pub struct CardData {
     pub col_pad: Vec<bool>,
     /// Row-major: blocked by the mask (masked and weights only).
     pub blocked: Vec<bool>,
+    /// Row-major: drawn hatched ([`hatched`]): a masked score the mask replaced, a weight
+    /// the mask made exactly 0 (or NaN). A blocked weight the `-1e9` fill leaves above 0
+    /// (a leak, a fully masked row's 1/T) is drawn as its number.
+    pub hatched: Vec<bool>,
     /// Columns per head band (q, k, v, concat with several heads).
     pub col_group: Option<usize>,
     /// Columns are key tokens.
@@ -45,6 +49,7 @@ impl PartialEq for CardData {
             && self.row_pad == other.row_pad
             && self.col_pad == other.col_pad
             && self.blocked == other.blocked
+            && self.hatched == other.hatched
             && self.col_group == other.col_group
     }
 }
@@ -72,6 +77,7 @@ impl CardData {
         } else {
             Vec::new()
         };
+        let hatched = hatched(id.step, &values, &blocked);
         let col_group = (matches!(id.step, StepName::Q | StepName::K | StepName::V | StepName::Concat)
             && trace.sizes.n_heads > 1)
             .then_some(band_width(trace, id.step));
@@ -88,6 +94,7 @@ impl CardData {
             row_pad,
             col_pad,
             blocked,
+            hatched,
             col_group,
             square,
             has_heads: step.has_heads(),
@@ -104,7 +111,7 @@ impl CardData {
             col_labels: &self.cols,
             row_is_pad: &self.row_pad,
             col_is_pad: &self.col_pad,
-            blocked: &self.blocked,
+            blocked: &self.hatched,
             scale,
             col_group: self.col_group,
         }
@@ -121,8 +128,13 @@ impl CardData {
         } else {
             format!("“{}”, {}: {shown}", self.rows.get(r)?, self.cols.get(c)?)
         };
-        if self.blocked.get(r * self.values.ncols() + c).copied().unwrap_or(false) {
-            text.push_str(" (blocked by the mask)");
+        let k = r * self.values.ncols() + c;
+        if self.blocked.get(k).copied().unwrap_or(false) {
+            if self.hatched.get(k).copied().unwrap_or(false) {
+                text.push_str(" (blocked by the mask)");
+            } else {
+                text.push_str(" (blocked by the mask, yet not 0: the -1e9 fill is a number, not -inf)");
+            }
         }
         if let Some(sum) = self.row_sums.get(r) {
             text.push_str(&format!(" · row sum {}", crate::format::reading(*sum)));
@@ -132,6 +144,24 @@ impl CardData {
         }
         Some(text)
     }
+}
+
+/// Which cells of `values` (row-major, as `blocked`) are drawn hatched, which means "the
+/// mask decided this number": in the masked scores every blocked cell (the mask replaced
+/// its score by the fill, the number it shows); in the weights a blocked cell whose weight
+/// is exactly 0 (`-inf`, or a `-1e9` far below the real scores) or NaN (a fully masked row
+/// under `-inf`). A blocked weight above 0 (the `-1e9` fill leaking, or a fully masked row
+/// made uniform) is not masked in the numbers, so it is drawn as its number. NaN is
+/// hatched wherever it is.
+pub fn hatched(step: StepName, values: &ndarray::Array2<f64>, blocked: &[bool]) -> Vec<bool> {
+    let n_cols = values.ncols();
+    values
+        .indexed_iter()
+        .map(|((r, c), &v)| {
+            let is_blocked = blocked.get(r * n_cols + c).copied().unwrap_or(false);
+            v.is_nan() || (is_blocked && (step != StepName::Weights || v == 0.0))
+        })
+        .collect()
 }
 
 impl CardData {
@@ -415,6 +445,46 @@ mod tests {
         assert!(text.contains("table of numbers"), "{text}");
     }
 
+    /// Hatching means "the mask decided this number": under -inf every blocked weight is
+    /// exactly 0 and hatched; under -1e9 the masks lesson's leak (a blocked weight above 0)
+    /// and a fully masked row's uniform weights are drawn as their numbers, while a
+    /// blocked weight the real scores push to exactly 0 stays hatched. The masked scores
+    /// hatch every blocked cell, whatever the fill.
+    #[test]
+    fn only_a_weight_the_mask_made_zero_is_hatched() {
+        use crate::engine::{Fill, Padding};
+        use crate::lessons::masks::{leak, masks};
+        let card = |s: &Scenario, step| {
+            CardData::build(&run(s).unwrap(), CardId { step, batch: 0, head: 0 }).unwrap()
+        };
+        for fill in [Fill::NegInf, Fill::LargeNegative] {
+            for s in [leak(fill), masks(true, Padding::KeysAndQueries, fill)] {
+                let w = card(&s, StepName::Weights);
+                for (k, &v) in w.values.iter().enumerate() {
+                    let (blocked, hatched) = (w.blocked[k], w.hatched[k]);
+                    assert_eq!(hatched, v.is_nan() || (blocked && v == 0.0), "{fill:?} cell {k}: {v}");
+                    if fill == Fill::NegInf {
+                        assert_eq!(hatched, blocked, "{fill:?} cell {k}: {v}");
+                    }
+                }
+                let m = card(&s, StepName::Masked);
+                assert_eq!(m.hatched, m.blocked, "{fill:?}: the masked scores hatch every blocked cell");
+                assert!(m.blocked.iter().any(|&b| b));
+            }
+        }
+        // the leak: the blocked future key gets the most weight, drawn as it is
+        let w = card(&leak(Fill::LargeNegative), StepName::Weights);
+        assert!(w.blocked[1] && !w.hatched[1] && w.values[[0, 1]] > 0.5, "{:?}", w.values);
+        assert!(w.readout(0, 1).unwrap().contains("yet not 0"), "{:?}", w.readout(0, 1));
+        // a fully masked row under -1e9 is uniform, not hatched; under -inf it is NaN, hatched
+        let uniform = card(&masks(true, Padding::KeysAndQueries, Fill::LargeNegative), StepName::Weights);
+        let row = uniform.values.nrows() - 1;
+        let n = uniform.values.ncols();
+        assert!((0..n).all(|c| uniform.blocked[row * n + c] && !uniform.hatched[row * n + c]));
+        let nan = card(&masks(true, Padding::KeysAndQueries, Fill::NegInf), StepName::Weights);
+        assert!((0..n).all(|c| nan.hatched[row * n + c] && nan.values[[row, c]].is_nan()));
+    }
+
     #[test]
     fn the_largest_skips_blocked_pad_and_non_finite_cells() {
         let values =
@@ -427,6 +497,7 @@ mod tests {
             col_pad: vec![false, false, true],
             // (0, 1) blocked by the mask
             blocked: vec![false, true, false, false, false, false],
+            hatched: vec![false, true, false, false, false, false],
             col_group: None,
             square: true,
             has_heads: true,

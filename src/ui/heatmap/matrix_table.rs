@@ -80,7 +80,7 @@ pub fn MatrixTable(
     rows: Vec<String>,
     /// Column labels (tokens or features).
     cols: Vec<String>,
-    /// Row-major: blocked by the mask (empty for steps without a mask).
+    /// Row-major: drawn hatched, the mask decided the number (`card_data::hatched`).
     blocked: Vec<bool>,
     /// The step it shows.
     step: StepName,
@@ -209,7 +209,7 @@ fn NumbersTable(
     rows: Vec<String>,
     /// Column labels (tokens or features).
     cols: Vec<String>,
-    /// Row-major: blocked by the mask (empty for steps without a mask).
+    /// Row-major: drawn hatched, the mask decided the number (`card_data::hatched`).
     blocked: Vec<bool>,
     /// The card it belongs to.
     id: CardId,
