@@ -87,7 +87,7 @@ pub fn lesson() -> Lesson {
                          heads, in groups of {}. The step k_rep repeats each key head for its group \
                          (k.repeat_interleave(h // h_kv, dim=1)), so query heads 1 and 2 read the same keys: \
                          \"mat\"'s key is {} in head 1 and {} in head 2. Numbering heads from 0, as the code \
-                         does, query head i reads key head ⌊i / {}⌋: heads 1 and 2 above are i = 0 and 1. The cache per token and layer is now {}, half as much.",
+                         does, query head i reads key head ⌊i / {}⌋: the heads called 1 and 2 here are i = 0 and 1. The cache per token and layer is now {}, half as much.",
                         t.sizes.kv_heads(),
                         t.sizes.n_heads,
                         t.sizes.group_size(),

@@ -92,12 +92,18 @@ fn decoded_weights_claims(d: &crate::engine::Decoded, tr: &Trace) -> Vec<Claim> 
         .collect()
 }
 
+/// The twin keys the words name at position `t` ([`twin_keys`]) get the same weight: a
+/// claim only when the words make it.
+fn twin_claims(tr: &Trace, t: usize) -> Vec<Claim> {
+    twins(tr, t).map(|(i, j)| Claim::Equal(w(t, i), w(t, j))).into_iter().collect()
+}
+
 /// The last step's words: the full run's mask gives the keys that left the window
 /// nothing, and the twin keys it names get the same weight.
 fn window_claims(tr: &Trace) -> Vec<Claim> {
     let mut out: Vec<Claim> =
         (0..*cached(tr, MAT).start()).map(|j| Claim::Rounds(w(MAT, j), "0.00")).collect();
-    out.extend(twins(tr, MAT).map(|(i, j)| Claim::Equal(w(MAT, i), w(MAT, j))));
+    out.extend(twin_claims(tr, MAT));
     out
 }
 
@@ -160,18 +166,20 @@ pub fn lesson() -> Lesson {
                         "The panel runs attention as a generating model does. When the step opens it is at step t = \
                          {ON} (positions count from 0): only \"{}\" is projected, to one query row, one key row and one value row. The \
                          key and value are appended to the cache, which is now (B, h_kv, L, d_k) = {}, and the \
-                         one query is scored against the {} cached keys. Query head 1's weights, {}, are row {ON} \
+                         one query is scored against the {} cached keys. Query head 1's weights, {}{}, are row {ON} \
                          of the full run's weights; the check under them compares the whole output row with the \
                          full run's. Press \"Next position →\" in the panel to append {}.",
                         token(t, 0, ON),
                         cache_shape(t, ON),
                         cached(t, ON).count(),
                         cached_weights(t, ON),
+                        twin_keys(t, ON),
                         tokens_of(t, ON + 1..t.tokens.first().map_or(0, Vec::len)),
                     )
                 },
             )
             .extra(Extra::Decode { t: ON })
+            .claims_each_case(|t| twin_claims(t, ON))
             .decoded_claims(decoded_weights_claims),
             LessonStep::new(
                 "Predict: what does the cache save?",
@@ -260,7 +268,7 @@ pub fn lesson() -> Lesson {
                 scenario(None, None),
                 S::Masked,
                 |_| {
-                    "The tables below are causal masks for fewer queries (L) than keys (S). is_causal=True \
+                    "The two tables are causal masks for fewer queries (L) than keys (S). is_causal=True \
                      anchors the diagonal at the top left: query i sees keys j ≤ i, as if the queries came \
                      first. causal_lower_right (in torch.nn.attention.bias) anchors it at the lower right: \
                      query i sees keys j ≤ i + (S − L), the queries being the newest positions. So one decoding \
@@ -348,6 +356,32 @@ mod tests {
         );
         let wrong = step.quiz.unwrap().judge_number(&tr, 6.0).unwrap();
         assert!(wrong.text.starts_with("Not quite: it is 21 (you were 15 away)"), "{}", wrong.text);
+    }
+
+    /// Step 2 says why two of the cached keys get one weight ("the" and "on" share a toy
+    /// vector), as step 6 does, and claims it; an edit that gives "on" a vector of its
+    /// own takes the sentence and the claim away.
+    #[test]
+    fn step_2_says_why_the_and_on_weigh_the_same() {
+        let step = &lesson().steps[1];
+        let tr = run(&step.scenario).unwrap();
+        let words = step.words(&tr);
+        assert!(
+            words.contains(
+                "(\"the\" and \"on\" get the same weight: the toy lexicon gives both words one vector"
+            ),
+            "{words}"
+        );
+        assert_eq!((step.claims)(&tr), vec![Claim::Equal(w(ON, 0), w(ON, ON))]);
+        assert!(step.claims_hold(&tr));
+        let mut edited = step.scenario.clone();
+        let x = tr.step(S::X).and_then(|x| x.matrix(0, 0)).unwrap();
+        let mut on = x.row(ON).to_vec();
+        on[0] += 1.5;
+        edited.embeddings.insert("on".into(), on);
+        let tr = run(&edited).unwrap();
+        assert!(!step.words(&tr).contains("get the same weight"), "{}", step.words(&tr));
+        assert!((step.claims)(&tr).is_empty());
     }
 
     /// Step 2's decoded weights are a tested claim: they hold for the lesson's vectors, and

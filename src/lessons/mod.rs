@@ -395,6 +395,37 @@ pub(crate) mod tests {
         assert!(list.is_empty(), "numbers the words quote but the picture lacks:\n{list:#?}");
     }
 
+    /// The words point at what the picture shows by what it is, not where it is: presenter
+    /// mode shows one head's map with the table beside it, the page every head with the
+    /// table under the words, so "the first map" or "the table under the maps" is true in
+    /// one of them only.
+    #[test]
+    fn the_words_do_not_depend_on_the_layout() {
+        const WHERE: [&str; 8] = [
+            "first map",
+            "second map",
+            "under the maps",
+            "maps above",
+            "map above",
+            "tables below",
+            "table below",
+            "heads 1 and 2 above",
+        ];
+        let mut found = Vec::new();
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let text = (step.narrate)(&run(&step.scenario).unwrap());
+                found.extend(
+                    WHERE
+                        .iter()
+                        .filter(|w| text.contains(**w))
+                        .map(|w| format!("{} step {}: {w}", lesson.id, i + 1)),
+                );
+            }
+        }
+        assert!(found.is_empty(), "{found:#?}");
+    }
+
     /// A question whose words promise a picture ("Choose an answer to see the weights")
     /// shows that picture once answered: the step it reveals, or the extra it reveals
     /// (not the scores the question was asked over).
