@@ -37,7 +37,7 @@ fn blocked(t: &Trace, i: usize) -> usize {
     t_k - seen(t, i)
 }
 
-/// The head whose row of "eight" step 1's words quote (the first map).
+/// The head whose row of "eight" step 1's words quote (the one presenter mode shows).
 const WINDOW_HEAD: usize = 0;
 
 /// Step 1's aside: "eight"'s row of the weights in every head, one table row per head, so
@@ -143,8 +143,10 @@ pub fn bloom_aside(t: &Trace) -> Option<Aside> {
         ),
         head,
         rows: vec![
-            ("paper: + m·(j − i)".into(), cells(&c.paper)),
-            ("BLOOM: + m·j".into(), cells(&c.bloom)),
+            // no-break spaces inside the formulas: a row header that wraps breaks after
+            // the name
+            ("paper: +\u{a0}m·(j\u{a0}−\u{a0}i)".into(), cells(&c.paper)),
+            ("BLOOM: +\u{a0}m·j".into(), cells(&c.bloom)),
             ("weights, paper".into(), cells(&c.paper_weights)),
             ("weights, BLOOM".into(), cells(&c.bloom_weights)),
         ],
@@ -309,10 +311,9 @@ pub fn lesson() -> Lesson {
                     format!(
                         "A causal mask lets a query see every earlier word; a sliding window of W = {} keys lets \
                          it see only itself and the {} before it: key j for query i when i − W < j ≤ i, as in \
-                         Mistral. \"eight\" now attends to {} only: in head {} (the \
-                         first map) its row is {}, every earlier key 0; the table under the maps lists its row \
-                         in each of the {} heads. The work and the memory per query stay W, however long the \
-                         text grows.",
+                         Mistral. \"eight\" now attends to {} only: in head {} its row is {}, every earlier \
+                         key 0, and the table of its rows lists that row in each of the {} heads. The work and \
+                         the memory per query stay W, however long the text grows.",
                         t.mask.config.window.unwrap_or(0),
                         t.mask.config.window.unwrap_or(1).saturating_sub(1),
                         visible_to_eight(t),
@@ -325,10 +326,12 @@ pub fn lesson() -> Lesson {
             .aside(window_aside)
             .highlight(|t| super::row_cells(t, S::Weights, 0, WINDOW_HEAD, EIGHT))
             .claims(window_claims),
+            // the question is asked over the scores before the mask: the masked maps would
+            // show the blocked cells, the answer; the reveal shows them
             LessonStep::new(
                 "Predict: how many keys are blocked for \"six\"?",
                 scenario(Some(3), false),
-                S::Masked,
+                S::Scaled,
                 |_| {
                     "Two rules block keys now: the causal mask and the window. Type a number to see the row."
                         .into()
@@ -511,7 +514,7 @@ mod tests {
         let t = run(&step.scenario).unwrap();
         let words = step.words(&t);
         let quoted = row(&t, S::Weights, 0, WINDOW_HEAD, EIGHT);
-        assert!(words.contains(&format!("in head 1 (the first map) its row is {quoted}")), "{words}");
+        assert!(words.contains(&format!("in head 1 its row is {quoted}")), "{words}");
         let aside = (step.aside)(&t).unwrap();
         assert_eq!(aside.rows.len(), 4);
         let (title, cells) = &aside.rows[WINDOW_HEAD];
@@ -537,5 +540,12 @@ mod tests {
             .filter_map(|w| w.trim_matches('.').parse().ok())
             .collect();
         assert!(!numbers.contains(&n), "{question}: {numbers:?}");
+        // nor does its picture: until the answer, the maps are the scores before the mask
+        // (the masked maps and the weights hatch the blocked cells), and the answer reveals
+        // the masked scores
+        assert!(!matches!(step.focus, S::Masked | S::Weights), "{:?}", step.focus);
+        assert_eq!(quiz.reveal, Some(S::Masked));
+        let scaled = t.step(step.focus).unwrap().matrix(0, 0).unwrap();
+        assert!(scaled.row(SIX).iter().all(|v| v.is_finite()), "no fill in the row asked about");
     }
 }
