@@ -81,9 +81,9 @@ fn direction_answer(t: &Trace) -> Option<(usize, String)> {
     let s = step_of(t)?;
     let (k0, k1) = (token(t, 0, 0), token(t, 0, 1));
     let reason = match direction(&s) {
-        1 => format!("taking more of \"{k0}\" moves the output toward its value, and that lowers the loss more than taking more of \"{k1}\" would, so the step raises the weight on \"{k0}\""),
-        0 => format!("taking more of \"{k1}\" lowers the loss more than taking more of \"{k0}\" would, so the step lowers the weight on \"{k0}\""),
-        _ => "the two keys would lower the loss about equally, so the step leaves the weight where it is".into(),
+        1 => format!("Taking more of \"{k0}\" moves the output toward its value, and that lowers the loss more than taking more of \"{k1}\" would, so the step raises the weight on \"{k0}\""),
+        0 => format!("Taking more of \"{k1}\" lowers the loss more than taking more of \"{k0}\" would, so the step lowers the weight on \"{k0}\""),
+        _ => "The two keys would lower the loss about equally, so the step leaves the weight where it is".into(),
     };
     let why = format!(
         "{reason}. The next steps work it out, one link of the chain rule at a time, and the last one shows the new \

@@ -249,3 +249,93 @@ mod tests {
         assert_eq!(choice("induction", 1), "half at the first B, half at itself");
     }
 }
+
+#[cfg(test)]
+mod sentence_tests {
+    use super::*;
+    use crate::engine::run;
+    use crate::lessons::{lessons, QuizKind};
+
+    /// A sentence's first word: a capital, a number, a quote or a sign, a formula's
+    /// one-letter variable, or code (a name with `_`, `(`, `.` or `^` in it, written as the
+    /// program spells it).
+    fn starts_well(sentence: &str) -> bool {
+        let word = sentence.split_whitespace().next().unwrap_or("");
+        let first = word.chars().next().unwrap_or('A');
+        // one letter: a variable of the formula that follows ("m = 3.00", "w ← w − lr · g")
+        let variable = word.chars().count() == 1 && word != "a";
+        !first.is_lowercase() || variable || word.contains(['_', '(', '.', '^', '['])
+    }
+
+    /// The sentences of `text` that start in lower case.
+    fn lower_starts(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for sep in [". ", "? ", "! "] {
+            for (i, _) in text.match_indices(sep) {
+                let rest = &text[i + sep.len()..];
+                // "e.g. 0.25" and "i.e. …" are not sentence ends
+                let before = &text[..i];
+                if before.ends_with("e.g") || before.ends_with("i.e") || before.ends_with("vs") {
+                    continue;
+                }
+                if !starts_well(rest) {
+                    out.push(rest.chars().take(60).collect());
+                }
+            }
+        }
+        if !starts_well(text) {
+            out.push(text.chars().take(60).collect());
+        }
+        out
+    }
+
+    /// Every feedback a question gives (a lesson's question, right or wrong, and every
+    /// check-yourself question) writes its sentences as sentences: a capital first.
+    #[test]
+    fn feedback_sentences_start_with_a_capital() {
+        let mut bad = Vec::new();
+        for lesson in lessons() {
+            for (s, step) in lesson.steps.iter().enumerate() {
+                let Some(quiz) = step.quiz else { continue };
+                let t = run(&step.scenario).unwrap();
+                let verdicts = match quiz.kind {
+                    QuizKind::Choice { choices, .. } => {
+                        (0..choices(&t).len()).filter_map(|i| quiz.judge_choice(&t, i)).collect::<Vec<_>>()
+                    }
+                    QuizKind::Number { answer, .. } => {
+                        let v = answer(&t).map_or(0.0, |(v, _)| v);
+                        [v, v + 3.0].iter().filter_map(|g| quiz.judge_number(&t, *g)).collect()
+                    }
+                };
+                for v in verdicts {
+                    bad.extend(
+                        lower_starts(&v.text)
+                            .into_iter()
+                            .map(|x| format!("{} step {}: {x}", lesson.id, s + 1)),
+                    );
+                }
+            }
+            for q in check_yourself(lesson.id) {
+                let verdicts = match &q.answer {
+                    CheckAnswer::Choice { choices, .. } => {
+                        (0..choices.len()).filter_map(|i| q.judge_choice(i)).collect::<Vec<_>>()
+                    }
+                    CheckAnswer::Number { value, .. } => {
+                        [*value, value + 3.0].iter().filter_map(|g| q.judge_number(&g.to_string())).collect()
+                    }
+                };
+                for v in verdicts {
+                    bad.extend(
+                        lower_starts(&v.text).into_iter().map(|x| format!("{} check: {x}", lesson.id)),
+                    );
+                }
+            }
+        }
+        bad.sort();
+        bad.dedup();
+        assert!(bad.is_empty(), "{bad:#?}");
+        assert_eq!(lower_starts("Right: 3. the rest"), vec!["the rest".to_string()]);
+        assert!(lower_starts("Right: 3. is_causal is wrong, e.g. here. m = 2.").is_empty());
+        assert_eq!(lower_starts("Right: 3. a key"), vec!["a key".to_string()]);
+    }
+}

@@ -142,7 +142,8 @@ pub fn DecodeView(
             testid="decode-view"
             label="Decoding with a key/value cache, one position at a time (← → to step)"
             title="Decoding with a KV cache"
-            intro="A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value (under multi-head latent attention, the latent and RoPE key they are made from) to a cache of every earlier one, and scores the one query against the cache. Step with ← → (click this panel first) or Play."
+            intro="A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value (under multi-head latent attention, the latent and RoPE key they are made from) to a cache of every earlier one, and scores the one query against the cache."
+            controls="the position buttons or Play"
         >
             <div class="al-step-nav">
                 <StepButtons stepper=stepper what="position" testid="decode">

@@ -116,7 +116,8 @@ pub fn TilesView(
             testid="tiles-view"
             label="The online softmax, one tile at a time (← → to step)"
             title="The online softmax, tile by tile"
-            intro="A fast kernel (FlashAttention) never holds the whole score matrix. It walks over tiles of block × block scores, keeping per query row a running maximum m and a running sum ℓ; when a tile raises the maximum, what was summed before is rescaled by e^(m − m′). Step with ← → (click this panel first) or the buttons."
+            intro="A fast kernel (FlashAttention) never holds the whole score matrix. It walks over tiles of block × block scores, keeping per query row a running maximum m and a running sum ℓ; when a tile raises the maximum, what was summed before is rescaled by e^(m − m′)."
+            controls="the tile buttons"
         >
             <div class="al-step-nav">
                 <label>

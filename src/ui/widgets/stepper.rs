@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::ui::platform::focus::{target_focus, Focus};
+use crate::ui::platform::screen;
 
 /// A key a stepping panel (the decode and tiles views) takes: one position or tile back or
 /// on, or to the first or the last.
@@ -131,6 +132,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_touch_screen_is_not_told_of_arrow_keys() {
+        assert_eq!(how_to_step("the buttons", true), "Step with the buttons.");
+        assert_eq!(how_to_step("Play", false), "Step with ← → (click this panel first) or Play.");
+    }
+
+    #[test]
     fn a_panel_steps_unless_a_field_or_the_lesson_has_the_key() {
         assert_eq!(panel_step("ArrowRight", Focus::Page, false, false), Some(PanelStep::By(1)));
         assert_eq!(panel_step("ArrowLeft", Focus::Button, false, false), Some(PanelStep::By(-1)));
@@ -143,6 +150,16 @@ mod tests {
             "after a click the lesson moves"
         );
         assert_eq!(panel_step("PageDown", Focus::Page, true, true), None);
+    }
+}
+
+/// How to step a panel: with ← → or its `controls` on a keyboard, with its `controls`
+/// alone on a touch screen, which has no arrow keys.
+fn how_to_step(controls: &str, touch: bool) -> String {
+    if touch {
+        format!("Step with {controls}.")
+    } else {
+        format!("Step with ← → (click this panel first) or {controls}.")
     }
 }
 
@@ -162,8 +179,11 @@ pub fn StepperPanel(
     label: &'static str,
     /// The title.
     title: &'static str,
-    /// What the panel shows and how to step it.
+    /// What the panel shows.
     intro: &'static str,
+    /// The controls that step it besides the arrow keys ("Play", "the buttons"): the
+    /// introduction ends by naming them, with ← → where there are keys ([`how_to_step`]).
+    controls: &'static str,
     /// The panel's body.
     children: Children,
 ) -> impl IntoView {
@@ -176,7 +196,7 @@ pub fn StepperPanel(
             aria-label=label
         >
             <h2>{title}</h2>
-            <p class="al-view-intro">{intro}</p>
+            <p class="al-view-intro">{format!("{intro} {}", how_to_step(controls, screen::touch()))}</p>
             {children()}
         </section>
     }
