@@ -83,6 +83,29 @@ const RING: f64 = 12.0;
 /// Rings tried before settling for the least bad place.
 const RINGS: usize = 6;
 
+/// The price of a label with no leader that sits beside another dot than its own: more
+/// than crossing an axis line, less than covering a label.
+const AMBIGUOUS: f64 = 300.0;
+
+/// Whether `rect`, a label of `label`'s dot, sits beside another of `dots`: that dot's
+/// centre on the label's line and within two rings to its side, or in its column and
+/// within a ring above or below. A reader takes a label for the name of the dot it sits
+/// beside ("baseball" level with the output dot read as naming the output).
+fn beside_another(rect: &Rect, label: &LabelBox, dots: &[Dot]) -> bool {
+    let own = label.dot.at;
+    dots.iter().filter(|d| (d.at.0 - own.0).abs() > 0.5 || (d.at.1 - own.1).abs() > 0.5).any(|d| {
+        let (x, y) = d.at;
+        let r = d.radius;
+        let on_line = y >= rect.y0 - r
+            && y <= rect.y1 + r
+            && x >= rect.x0 - 2.0 * RING - r
+            && x <= rect.x1 + 2.0 * RING + r;
+        let in_column =
+            x >= rect.x0 - r && x <= rect.x1 + r && y >= rect.y0 - RING - r && y <= rect.y1 + RING + r;
+        on_line || in_column
+    })
+}
+
 /// A rough text width in CSS pixels for `chars` characters of a sans-serif font of
 /// `font_px` pixels (generous, so that estimated boxes cover the drawn text).
 pub fn text_width(chars: usize, font_px: f64) -> f64 {
@@ -104,6 +127,8 @@ pub fn place_labels(labels: &[LabelBox], dots: &[Dot], avoid: &[Rect], bounds: R
                 let cost = dot_rects.iter().map(|d| rect.overlap(d)).sum::<f64>()
                     + placed.iter().map(|p| rect.overlap(&p.rect)).sum::<f64>()
                     + rect.outside(&bounds)
+                    // beside another dot, without a leader, it would name that one
+                    + if ring == 0 && beside_another(&rect, label, dots) { AMBIGUOUS } else { 0.0 }
                     // a small price for distance, so a nearer free place wins
                     + ring as f64 * 1e-3;
                 let leader = (ring > 0).then(|| {
@@ -210,6 +235,31 @@ mod tests {
             let r = ((x - at.0).powi(2) + (y - at.1).powi(2)).sqrt();
             assert!((r - 7.0).abs() < 1e-6, "a leader starts at the dot's edge");
         }
+    }
+
+    /// The learn lesson's first plot: "baseball" (the ring at (2, 0)) went to its upper
+    /// right, level with the output dot at (1.76, 0.24), and read as that dot's name. A
+    /// label with no leader is beside no other dot.
+    #[test]
+    fn a_label_is_not_beside_another_dot() {
+        let (baseball, baseball_out) = ((203.0, 204.0), (187.0, 189.0));
+        let (bat, bat_out) = ((133.0, 146.0), (167.0, 175.0));
+        let dots: Vec<Dot> =
+            [baseball, baseball_out, bat, bat_out].map(|at| Dot { at, radius: 7.0 }).to_vec();
+        let labels = [
+            label(baseball, "baseball"),
+            label(baseball_out, "baseball (output)"),
+            label(bat, "bat"),
+            label(bat_out, "bat (output)"),
+        ];
+        let axis = Rect { x0: 0.0, y0: 203.0, x1: 300.0, y1: 205.0 };
+        let placed = place_labels(&labels, &dots, &[axis], BOUNDS);
+        for (p, l) in placed.iter().zip(&labels) {
+            assert!(p.leader.is_some() || !beside_another(&p.rect, l, &dots), "{l:?} at {p:?}");
+        }
+        // the test sees the case: level with the output dot, to the ring's upper right
+        let upper_right = candidates(&labels[0], 10.0)[1];
+        assert!(beside_another(&upper_right, &labels[0], &dots), "{upper_right:?}");
     }
 
     #[test]
