@@ -1,0 +1,120 @@
+// A newcomer's second look at the lessons (kv-cache, local, online-softmax, sinks, masks):
+// tables name their rows and columns and fit, or scroll inside their own region, at
+// 1440 px, on a phone and presenting; the blocked cells a question asks about stay hidden
+// until it is answered; only a weight the mask made exactly 0 is hatched; a phone is not
+// told of arrow keys.
+import { cutTables, scrollingRegions } from '../lib/layout.mjs';
+
+/** Opens `query` in a new window of `width` × `height` (a touch phone when `touch`). */
+async function open(t, query, width, height, touch = false) {
+  const context = await t.page.context().browser().newContext({ viewport: { width, height }, hasTouch: touch, isMobile: touch });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => { throw e; });
+  await page.goto(t.url(`/?${query}`));
+  await page.waitForSelector('[data-testid="lesson-text"]');
+  return { page, context };
+}
+
+export const tests = [
+  {
+    name: 'kv-cache and sinks decode tables: rows are positions (in order), columns features',
+    run: async (t) => {
+      const { page, context } = await open(t, 'lesson=kv-cache&ls=1', 1440, 900);
+      await page.waitForSelector('[data-testid="k-cache"] tbody tr');
+      for (const id of ['k-cache', 'v-cache']) {
+        const heads = await page.$$eval(`[data-testid="${id}"] thead tr`, (rows) => rows.map((r) => [...r.children].map((th) => th.textContent)));
+        t.assert.deepEqual(heads, [['position ↓', 'feature →'], ['0', '1', '2', '3']], id);
+        // "feature →" spans every number column
+        const span = await page.$eval(`[data-testid="${id}"] th.al-feature-head`, (th) => th.colSpan);
+        t.assert.equal(span, 4);
+      }
+      await page.locator('[data-testid="decode-view"]').screenshot({ path: 'e2e/screenshots/second-look-kv-cache-2-decode-1440.png' });
+      await context.close();
+      // StreamingLLM: the kept first key, the row that just left, then the window's rows
+      const sinks = await open(t, 'lesson=sinks&ls=5', 1440, 900);
+      await sinks.page.waitForSelector('[data-testid="k-cache"] tbody tr[data-slot="evicted"]');
+      const rows = await sinks.page.$$eval('[data-testid="k-cache"] tbody tr', (trs) => trs.map((r) => [Number(r.dataset.pos), r.dataset.slot]));
+      t.assert.deepEqual(rows.map((r) => r[0]), [...rows.map((r) => r[0])].sort((a, b) => a - b), JSON.stringify(rows));
+      t.assert.deepEqual(rows.slice(0, 2).map((r) => r[1]), ['kept', 'evicted']);
+      await sinks.context.close();
+    },
+  },
+  {
+    name: 'tables fit or scroll in their own region: local 5 and online-softmax 6 at 1440, local 5 presenting, local 1-5 on a phone',
+    timeoutMs: 180000,
+    run: async (t) => {
+      for (const [query, w, h] of [['lesson=local&ls=4', 1440, 900], ['lesson=online-softmax&ls=5', 1440, 900], ['lesson=local&ls=4&present=1', 1280, 720]]) {
+        const { page, context } = await open(t, query, w, h);
+        await page.waitForSelector('[data-testid="lesson-aside"], [data-testid="tile-rows"]');
+        await page.waitForTimeout(300);
+        t.assert.deepEqual(await cutTables(page), [], `${query} at ${w} px`);
+        t.assert.deepEqual(await scrollingRegions(page), [], `${query} at ${w} px: every table whole, no scrolling needed`);
+        await page.screenshot({ path: `e2e/screenshots/second-look-${query.replace(/[^a-z0-9]+/gi, '-')}-${w}.png` });
+        await context.close();
+      }
+      for (let s = 0; s < 5; s++) {
+        const { page, context } = await open(t, `lesson=local&ls=${s}`, 375, 800, true);
+        await page.waitForSelector('[data-testid="lesson-picture"] canvas');
+        await page.waitForTimeout(300);
+        t.assert.deepEqual(await cutTables(page), [], `local step ${s + 1} at 375 px`);
+        await page.screenshot({ path: `e2e/screenshots/second-look-local-${s + 1}-375.png`, fullPage: true });
+        await context.close();
+      }
+    },
+  },
+  {
+    name: 'local step 2: the maps do not show the blocked keys before the answer, the masked scores after it',
+    run: async (t) => {
+      const { page, context } = await open(t, 'lesson=local&ls=1', 1440, 900);
+      const steps = () => page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => [...new Set(els.map((e) => e.dataset.step))]);
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      t.assert.deepEqual(await steps(), ['scaled']);
+      await page.fill('[data-testid="quiz-number"]', '5');
+      await page.click('[data-testid="quiz-choice"]');
+      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"][data-step="masked"]');
+      t.assert.deepEqual(await steps(), ['masked']);
+      await context.close();
+    },
+  },
+  {
+    name: 'masks: a -1e9 weight above 0 (the leak, the uniform row) is drawn as its number; -inf zeros and NaN are hatched',
+    run: async (t) => {
+      /** The hatched cells of the first weights table, as "r,c". */
+      const hatched = (page) => page.$$eval('[data-testid="lesson-picture"] table[data-step="weights"]', (tables) =>
+        [...tables[0].querySelectorAll('td.al-blocked')].map((td) => `${td.dataset.r},${td.dataset.c}`));
+      // step 7: -1e9 leaks, "a" gives most of its weight to the blocked future key (0, 1)
+      let { page, context } = await open(t, 'lesson=masks&ls=6', 1440, 900);
+      await page.waitForSelector('[data-testid="lesson-picture"] table[data-step="weights"] td[data-r="0"][data-c="1"]', { state: 'attached' });
+      t.assert.ok(!(await hatched(page)).includes('0,1'), 'the leaked weight is drawn, not hatched');
+      await page.screenshot({ path: 'e2e/screenshots/second-look-masks-7-1440.png' });
+      await context.close();
+      // step 8: -inf, the same cell is exactly 0 and hatched
+      ({ page, context } = await open(t, 'lesson=masks&ls=7', 1440, 900));
+      await page.waitForSelector('[data-testid="lesson-picture"] table[data-step="weights"] td[data-r="0"][data-c="1"]', { state: 'attached' });
+      t.assert.ok((await hatched(page)).includes('0,1'), 'the -inf weight is hatched');
+      await context.close();
+      // step 6: -1e9, the fully masked row is uniform, drawn; step 5: -inf, NaN, hatched
+      for (const [s, uniform] of [[5, true], [4, false]]) {
+        ({ page, context } = await open(t, `lesson=masks&ls=${s}`, 1440, 900));
+        await page.waitForSelector('[data-testid="lesson-picture"] table[data-step="weights"] td[data-r="6"]', { state: 'attached' });
+        const row6 = (await hatched(page)).filter((k) => k.startsWith('6,'));
+        t.assert.equal(row6.length === 0, uniform, `step ${s + 1}: ${row6}`);
+        await context.close();
+      }
+    },
+  },
+  {
+    name: 'decode and tiles panels: a phone is told to use the buttons, a keyboard the arrow keys',
+    run: async (t) => {
+      for (const [query, id] of [['lesson=kv-cache&ls=1', 'decode-view'], ['lesson=online-softmax&ls=0', 'tiles-view']]) {
+        for (const touch of [true, false]) {
+          const { page, context } = await open(t, query, touch ? 375 : 1440, 800, touch);
+          const intro = await page.textContent(`[data-testid="${id}"] .al-view-intro`);
+          t.assert.equal(intro.includes('←'), !touch, `${id}, ${touch ? 'phone' : 'keyboard'}: ${intro}`);
+          t.assert.match(intro, /Step with .*(buttons|Play)\.$/);
+          await context.close();
+        }
+      }
+    },
+  },
+];
