@@ -155,7 +155,7 @@ export const tests = [
         widths: [...tb.querySelectorAll('thead th')].map((th) => th.getBoundingClientRect().width),
       })));
       const first = await frame();
-      t.assert.match(first[0].caption, /^K cache, K\/V head 1: d_k = 4$/);
+      t.assert.match(first[0].caption, /^K cache, K\/V head 1: d_k = 4 features →$/);
       for (let step = 1; step < 14; step++) {
         await page.keyboard.press('ArrowRight');
         await waitT(page, step);
@@ -333,8 +333,8 @@ export const tests = [
       // d_model 16, h 4: d_nope = d_v = 4, d_rope = 2 (DeepSeek-V3's proportions), r_kv = 3
       const page = await openLatent(t, `${BASE}&causal=1&rope=half`, 3, 'decode',
         '[data-testid="decode-view"] [data-testid="decode-check"][data-diff]');
-      t.assert.match(await page.textContent('[data-testid="k-cache"] caption'), /^c_KV cache, shared by every head: r_kv = 3$/);
-      t.assert.match(await page.textContent('[data-testid="v-cache"] caption'), /^k_rot cache, shared by every head: d_rope = 2$/);
+      t.assert.match(await page.textContent('[data-testid="k-cache"] caption'), /^c_KV cache, shared by every head: r_kv = 3 features →$/);
+      t.assert.match(await page.textContent('[data-testid="v-cache"] caption'), /^k_rot cache, shared by every head: d_rope = 2 features →$/);
       await eachStep(page, 6, async (step, rows) => {
         t.assert.deepEqual(rows.map((r) => r.pos), [...Array(step + 1).keys()]);
         const c = await check(page);

@@ -16,8 +16,6 @@ use crate::ui::widgets::text_fit::{may_overflow, ROW_HEADER_FITS};
 
 /// The header over the rows: each is one position (its number and token).
 const ROW_HEADER: &str = "position ↓";
-/// The header over the number columns: each is one feature of the cached vector.
-const FEATURE_HEADER: &str = "feature →";
 
 /// The number columns a table of `width`-wide rows lists, and whether "…" follows them.
 fn header_columns(width: usize) -> (usize, bool) {
@@ -174,10 +172,11 @@ fn cache_caption(which: char, at: At) -> String {
         // a value row is the value size d_v wide, not a key's d_k
         (None, _) => (format!("{which} cache, K/V head {}", at.kv_head + 1), "d_v"),
     };
+    // the columns are a row's features: the caption, over them, says so
     let numbers = if width > cols {
-        format!("the first {cols} of {size} = {width} numbers")
+        format!("the first {cols} of {size} = {width} features →")
     } else {
-        format!("{size} = {width}")
+        format!("{size} = {width} features →")
     };
     format!("{name}: {numbers}")
 }
@@ -236,10 +235,9 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
     });
     // the width, not t: the header is built again only for another decoding
     let d_k = Memo::new(move |_| ctx.with_decoding(|_, _, at| at.width(which)).unwrap_or(0));
-    // The rows are positions and the columns a row's features: the header says which,
-    // the feature numbers in a row of their own under "feature", so a column's number is
-    // not read as a position. The column widths are the <col>s' (a fixed layout reads the
-    // first row, whose "feature" spans every number column).
+    // The rows are positions ("position ↓" over their labels) and the columns a row's
+    // features (the caption ends "features →"): one header row, so that presenter mode's
+    // step still fits 720 px. The column widths are the <col>s'.
     let header = move || {
         let d_k = d_k.get();
         let (cols, more) = header_columns(d_k);
@@ -251,14 +249,7 @@ pub(super) fn cache_table(ctx: Ctx, which: char) -> impl IntoView {
             </colgroup>
             <thead>
                 <tr>
-                    <th scope="col" rowspan="2">
-                        {ROW_HEADER}
-                    </th>
-                    <th scope="colgroup" colspan=numbers.to_string() class="al-feature-head">
-                        {FEATURE_HEADER}
-                    </th>
-                </tr>
-                <tr>
+                    <th scope="col">{ROW_HEADER}</th>
                     {(0..cols).map(|c| view! { <th scope="col">{c.to_string()}</th> }).collect_view()}
                     {more.then(|| view! { <th scope="col">"…"</th> })}
                 </tr>
@@ -308,20 +299,20 @@ mod tests {
         };
         assert_eq!(
             cache_caption('K', at(0, 64, None)),
-            "K cache, K/V head 1: the first 4 of d_k = 64 numbers"
+            "K cache, K/V head 1: the first 4 of d_k = 64 features →"
         );
-        assert_eq!(cache_caption('V', at(2, 4, None)), "V cache, K/V head 3: d_v = 4");
+        assert_eq!(cache_caption('V', at(2, 4, None)), "V cache, K/V head 3: d_v = 4 features →");
         assert_eq!(
             cache_caption('V', at(0, 64, None)),
-            "V cache, K/V head 1: the first 4 of d_v = 64 numbers"
+            "V cache, K/V head 1: the first 4 of d_v = 64 features →"
         );
         // under MLA: what is really cached, one row per token for every head
         let latent = at(2, 5, Some((8, 2)));
         assert_eq!(
             cache_caption('K', latent),
-            "c_KV cache, shared by every head: the first 4 of r_kv = 8 numbers"
+            "c_KV cache, shared by every head: the first 4 of r_kv = 8 features →"
         );
-        assert_eq!(cache_caption('V', latent), "k_rot cache, shared by every head: d_rope = 2");
+        assert_eq!(cache_caption('V', latent), "k_rot cache, shared by every head: d_rope = 2 features →");
         assert_eq!(listed_words(3, 0), "");
         assert_eq!(listed_words(8, 0), "");
         assert_eq!(listed_words(9, 0), "; the tables below list the newest 8 of its L = 9 rows");
