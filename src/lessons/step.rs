@@ -34,6 +34,9 @@ pub struct LessonStep {
     /// do not show (another step's row, another sentence's cell, more decimals);
     /// [`no_aside`] for most steps.
     pub aside: MakeAside,
+    /// The aside is also in the step's embed, under its words: the numbers the words quote
+    /// are in no heatmap cell the embed's small maps can print ([`LessonStep::aside_in_embed`]).
+    pub embed_aside: bool,
     /// The relations the words state for the live trace ("equal", "larger"…), which the
     /// tests evaluate under edits; [`no_claims`] for most steps.
     pub claims: fn(&Trace) -> Vec<Claim>,
@@ -68,6 +71,7 @@ impl LessonStep {
             extra: Extra::None,
             highlight: no_highlight,
             aside: no_aside,
+            embed_aside: false,
             claims: no_claims,
             each_case: false,
             decoded_claims: |_, _| Vec::new(),
@@ -152,6 +156,11 @@ impl LessonStep {
     /// Writes a small table beside the words.
     pub fn aside(self, aside: MakeAside) -> Self {
         Self { aside, ..self }
+    }
+
+    /// Adds the small table `aside` beside the words, in the page and in the step's embed.
+    pub fn aside_in_embed(self, aside: MakeAside) -> Self {
+        Self { aside, embed_aside: true, ..self }
     }
 
     /// Points at the cells `highlight` gives for the live trace.

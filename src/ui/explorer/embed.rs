@@ -10,7 +10,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::trace::shape_text;
-use crate::lessons::{meta_line, Extra, Lesson};
+use crate::engine::Trace;
+use crate::lessons::{meta_line, Extra, Lesson, MakeAside};
 use crate::ui::explorer::tensors::{shown_step, TensorView};
 use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
@@ -42,6 +43,11 @@ pub fn words_height(chars: usize, width: f64) -> f64 {
 /// import that one.
 pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
 
+/// A lesson step's aside table for the shown trace, under the embed's words, for a step
+/// that shows it there ([`crate::lessons::LessonStep::embed_aside`]); handed in by the page
+/// like [`ReplacingPicture`].
+pub type EmbedAside = fn(Signal<Option<Arc<Trace>>>, Signal<Option<MakeAside>>) -> AnyView;
+
 /// The embedded figure, under the lesson step's words when a lesson is open.
 #[component]
 pub fn EmbedView(
@@ -51,6 +57,8 @@ pub fn EmbedView(
     lessons: Arc<Vec<Lesson>>,
     /// Draws a lesson step's own picture where the lesson replaces the heatmaps.
     replacing: ReplacingPicture,
+    /// Draws a step's aside table under its words, where the step shows it there.
+    aside: EmbedAside,
 ) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, lesson, .. } = state;
     let lessons = StoredValue::new(lessons);
@@ -65,6 +73,11 @@ pub fn EmbedView(
             })?;
             Some((meta_line(lesson, s), step.title, text, question))
         })
+    });
+    // the step's table under its words (measured with them), where it has one there
+    let table = Signal::derive(move || {
+        let (l, s) = lesson.get()?;
+        lessons.with_value(|all| all.get(l)?.steps.get(s).filter(|x| x.embed_aside).map(|x| x.aside))
     });
     // the words' height as drawn, once they are (until then, estimated from their length)
     let header = NodeRef::<leptos::html::Header>::new();
@@ -157,6 +170,7 @@ pub fn EmbedView(
                         {text}
                     </p>
                     {question}
+                    {aside(shown.into(), table)}
                 </header>
             }
         })
