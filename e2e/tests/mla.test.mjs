@@ -240,21 +240,27 @@ export const tests = [
     },
   },
   {
-    name: 'mla lesson: the embeds of the steps whose words quote a key or scores show those numbers in a table under the words, the frame not scrolling',
+    name: 'mla lesson: the embeds of the steps whose words quote a key or scores show those numbers in a table beside the picture, the frame not scrolling',
     run: async (t) => {
       await t.page.setViewportSize({ width: 800, height: 500 });
-      for (const [s, quoted] of [[1, /is (\[[^\]]+\]) in head 1/], [2, /k_rot is (\[[^\]]+\])/], [5, /ends in (\[[^\]]+\])/]]) {
+      for (const [s, quoted] of [[2, /k_rot is (\[[^\]]+\])/], [5, /ends in (\[[^\]]+\])/]]) {
         const page = await t.gotoApp(`lesson=mla&ls=${s}&embed=1`);
-        await page.waitForSelector('[data-testid="embed-words"] [data-testid="lesson-aside"] table');
+        await page.waitForSelector('[data-testid="embed"] [data-testid="lesson-aside"] table');
         await page.waitForSelector('[data-testid="embed"] canvas[data-testid="heatmap"]');
         await page.waitForTimeout(300);
         const words = await page.textContent('[data-testid="embed-text"]');
         const numbers = JSON.parse(words.match(quoted)[1]).map((x) => x.toFixed(2));
-        const cells = await page.$$eval('[data-testid="embed-words"] [data-testid="lesson-aside"] tbody tr', (trs) =>
+        const cells = await page.$$eval('[data-testid="embed"] [data-testid="lesson-aside"] tbody tr', (trs) =>
           trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
         t.assert.ok(cells.some((row) => numbers.every((n, i) => row[row.length - numbers.length + i] === n)), `step ${s + 1}: ${numbers} in ${JSON.stringify(cells)}`);
-        const table = await page.$eval('[data-testid="embed-words"] [data-testid="lesson-aside"]', (e) => e.getBoundingClientRect().toJSON());
-        t.assert.ok(table.bottom <= 500 && table.right <= 800, `step ${s + 1}: the table ends at ${table.bottom} px`);
+        // the whole table in the frame, not scrolled away in its region
+        const table = await page.$eval('[data-testid="embed"] [data-testid="lesson-aside"] table', (e) => e.getBoundingClientRect().toJSON());
+        t.assert.ok(table.bottom <= 500 && table.right <= 800, `step ${s + 1}: the table ends at ${table.right} × ${table.bottom} px`);
+        const region = await page.$eval('[data-testid="embed"] [data-testid="lesson-aside"] [role="region"]', (e) => e.scrollWidth - e.clientWidth);
+        t.assert.ok(region <= 1, `step ${s + 1}: the table scrolls ${region} px in its region`);
+        // and the picture's first card whole, beside it
+        const card = await page.$eval('[data-testid="embed"] .al-card', (e) => e.getBoundingClientRect().toJSON());
+        t.assert.ok(card.right <= table.left && card.bottom <= 500, `step ${s + 1}: the card ${JSON.stringify(card)}`);
         const size = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
         t.assert.ok(size[0] <= 801 && size[1] <= 501, `step ${s + 1}: the frame scrolls (${size})`);
         fs.mkdirSync(SHOTS, { recursive: true });

@@ -328,7 +328,7 @@ pub fn lesson() -> Lesson {
                 )
             })
             .highlight(|t| [row_cells(t, S::KCat, 0, 0, CAT), row_cells(t, S::KCat, 0, 1, CAT)].concat())
-            .aside_in_embed(keys_aside)
+            .aside(keys_aside)
             .claims(|t| {
                 let m = sizes(t);
                 let pair = |c| (at_head(S::KCat, 0, CAT, c), at_head(S::KCat, 1, CAT, c));
@@ -371,7 +371,7 @@ pub fn lesson() -> Lesson {
                 )
             })
             .highlight(|t| row_cells(t, S::Scores, 0, 0, MAT))
-            .aside_in_embed(absorbed_aside),
+            .aside(absorbed_aside),
             LessonStep::new("The cache per token", scenario(), S::CKv, |_| {
                 format!(
                     "So a decoder caches, per token and layer, c_KV and k_rot: r_kv + d_rope numbers, where MHA \

@@ -34,8 +34,9 @@ pub struct LessonStep {
     /// do not show (another step's row, another sentence's cell, more decimals);
     /// [`no_aside`] for most steps.
     pub aside: MakeAside,
-    /// The aside is also in the step's embed, under its words: the numbers the words quote
-    /// are in no heatmap cell the embed's small maps can print ([`LessonStep::aside_in_embed`]).
+    /// The aside is also in the step's embed, beside its picture: the numbers the words
+    /// quote are in no heatmap cell the embed's small maps can print
+    /// ([`LessonStep::aside_in_embed`]).
     pub embed_aside: bool,
     /// The relations the words state for the live trace ("equal", "larger"…), which the
     /// tests evaluate under edits; [`no_claims`] for most steps.

@@ -18,6 +18,9 @@ use crate::ui::state::app_state::AppState;
 
 /// The CSS px the link back and the frame's margins take under the figure.
 const LINK: f64 = 44.0;
+/// The share of the frame's width a lesson step's picture takes when the step's table is
+/// beside it (lesson.css's `.al-embed-beside`); the table has the rest.
+const FIGURE_SHARE: f64 = 0.55;
 /// The CSS px a card's chrome takes around its canvas in a lesson step's embed: its title,
 /// the axis titles (three lines over a map of two columns), its border and padding.
 const CARD_CHROME: f64 = 106.0;
@@ -43,7 +46,7 @@ pub fn words_height(chars: usize, width: f64) -> f64 {
 /// import that one.
 pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
 
-/// A lesson step's aside table for the shown trace, under the embed's words, for a step
+/// A lesson step's aside table for the shown trace, beside the embed's picture, for a step
 /// that shows it there ([`crate::lessons::LessonStep::embed_aside`]); handed in by the page
 /// like [`ReplacingPicture`].
 pub type EmbedAside = fn(Signal<Option<Arc<Trace>>>, Signal<Option<MakeAside>>) -> AnyView;
@@ -74,7 +77,8 @@ pub fn EmbedView(
             Some((meta_line(lesson, s), step.title, text, question))
         })
     });
-    // the step's table under its words (measured with them), where it has one there
+    // the step's table beside its picture, where it has one there: the picture keeps the
+    // room the words leave, in the frame's left part
     let table = Signal::derive(move || {
         let (l, s) = lesson.get()?;
         lessons.with_value(|all| all.get(l)?.steps.get(s).filter(|x| x.embed_aside).map(|x| x.aside))
@@ -113,7 +117,8 @@ pub fn EmbedView(
         let (l, s) = lesson.get()?;
         lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.extra)).filter(|e| e.replaces_heatmaps())
     });
-    let column = Signal::derive(move || viewport.get() - 16.0);
+    let beside = move || table.with(Option::is_some);
+    let column = Signal::derive(move || (viewport.get() - 16.0) * if beside() { FIGURE_SHARE } else { 1.0 });
     let figure = move || {
         kind.get().and_then(|k| replacing(k, state, column)).unwrap_or_else(|| {
             view! { <TensorView state=state column=column compact=true max_height=max_height /> }.into_any()
@@ -170,7 +175,6 @@ pub fn EmbedView(
                         {text}
                     </p>
                     {question}
-                    {aside(shown.into(), table)}
                 </header>
             }
         })
@@ -180,8 +184,9 @@ pub fn EmbedView(
             words.with(Option::is_some)
         }>
             {header} <figure class="al-embed-figure" data-testid="embed">
-                <div class:al-embed-scroll=in_lesson style=box_style>
-                    {figure}
+                <div class:al-embed-scroll=in_lesson class:al-embed-beside=beside style=box_style>
+                    <div class="al-embed-main">{figure}</div>
+                    {aside(shown.into(), table)}
                 </div>
                 <figcaption data-testid="embed-caption">
                     <span class="al-embed-step">{move || caption().map(|c| format!("{c} · "))}</span>
