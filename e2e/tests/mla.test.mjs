@@ -210,6 +210,8 @@ export const tests = [
           // presenter mode opens each step at the top, its words and picture in view
           await page.waitForTimeout(300);
           t.assert.equal(await page.evaluate(() => window.scrollY), 0, `step ${s + 1} opens scrolled`);
+          const tall = await page.evaluate(() => document.documentElement.scrollHeight);
+          t.assert.ok(tall <= height + 1, `step ${s + 1}: the page is ${tall} px tall`);
           const boxes = await page.$$eval('[data-testid="lesson-text"], [data-testid="lesson-picture"]', (els) => els.map((e) => e.getBoundingClientRect().toJSON()));
           for (const b of boxes) t.assert.ok(b.top >= 0 && b.top < height, `step ${s + 1}: ${JSON.stringify(b)}`);
         }

@@ -280,7 +280,11 @@ mod tests {
         // "baseball" is the second choice, after "bat"
         assert_eq!(pair_choices(&t), ["\"bat\"", "\"baseball\"", "they tie"]);
         assert!(q.judge_choice(&t, 1).unwrap().right);
-        assert!(q.judge_choice(&t, 1).unwrap().text.starts_with("Right: \"baseball\". Softmax of [2.31, 1.15] is [0.76, 0.24]"));
+        assert!(q
+            .judge_choice(&t, 1)
+            .unwrap()
+            .text
+            .starts_with("Right: \"baseball\". Softmax of [2.31, 1.15] is [0.76, 0.24]"));
         assert!(!q.judge_choice(&t, 0).unwrap().right);
     }
 }

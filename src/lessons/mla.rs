@@ -10,8 +10,8 @@
 //! [`crate::engine::mla::absorbed_scores`] and [`crate::engine::mla::cache_bytes_per_token`].
 
 use super::claims::{Claim, Quantity};
-pub use super::mla_cache::{cache_bars, deepseek_v3_cache, CacheBar};
 use super::mla_cache::v3_bytes;
+pub use super::mla_cache::{cache_bars, deepseek_v3_cache, CacheBar};
 use super::quiz::{Quiz, QuizKind};
 use super::{base, num, row, row_cells, same_input, token, Aside, Cell, Extra, Lesson, LessonStep};
 use crate::engine::mla::{LatentCache, Mla};
@@ -72,7 +72,7 @@ fn keys_aside(t: &Trace) -> Option<Aside> {
 }
 
 /// "cat"'s shared RoPE key before the turn (k_pe) and after it (k_rot), the numbers step 3
-/// quotes, which the embed's small map cannot print.
+/// quotes, which the embed's small map cannot print (the page's map prints them).
 fn rot_aside(t: &Trace) -> Option<Aside> {
     let cells = |step: S| -> Option<Vec<String>> {
         let m = t.step(step)?.matrix(0, 0).filter(|m| CAT < m.nrows())?;
@@ -357,7 +357,7 @@ pub fn lesson() -> Lesson {
                 )
             })
             .highlight(|t| row_cells(t, S::KRot, 0, 0, CAT))
-            .aside_in_embed(rot_aside),
+            .embed_aside(rot_aside),
             LessonStep::new("The absorbed product: the same scores", scenario(), S::Scores, |t| {
                 let m = sizes(t);
                 format!(
@@ -398,7 +398,7 @@ pub fn lesson() -> Lesson {
                     cat = token(t, 0, CAT),
                 )
             })
-            .aside_in_embed(keys_aside)
+            .embed_aside(keys_aside)
             // "ends in k_rot in every head"
             .claims(|t| {
                 let m = sizes(t);
@@ -618,6 +618,25 @@ mod tests {
             "{:?}",
             aside.head
         );
+    }
+
+    /// Steps 3 and 6's embeds print the key their words quote ("cat"'s k_rot) in a table:
+    /// the embed's small maps print no numbers.
+    #[test]
+    fn the_embed_tables_hold_the_quoted_key() {
+        let lesson = lesson();
+        for i in [2, 5] {
+            let t = lesson.trace(i);
+            let make =
+                lesson.steps[i].embed_aside.unwrap_or_else(|| panic!("step {}: no embed table", i + 1));
+            let table = make(&t).unwrap();
+            let rot: Vec<String> = (0..sizes(&t).qk_rope_head_dim)
+                .map(|c| num(t.step(S::KRot).unwrap().data[[0, 0, CAT, c]]))
+                .collect();
+            assert!(lesson.steps[i].words(&t).contains(&format!("[{}]", rot.join(", "))));
+            assert!(table.rows.iter().any(|(_, cells)| cells.ends_with(&rot)), "step {}: {table:?}", i + 1);
+        }
+        assert!(lesson.steps.iter().enumerate().all(|(i, s)| s.embed_aside.is_some() == [2, 5].contains(&i)));
     }
 
     #[test]

@@ -154,7 +154,11 @@ mod tests {
                     QuizKind::Number { .. } => None,
                 })
                 .collect();
-            assert!(at.is_empty() || at.iter().any(|&i| i != 0), "{}: every answer is the first choice", lesson.id);
+            assert!(
+                at.is_empty() || at.iter().any(|&i| i != 0),
+                "{}: every answer is the first choice",
+                lesson.id
+            );
         }
     }
 }

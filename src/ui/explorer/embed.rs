@@ -81,7 +81,7 @@ pub fn EmbedView(
     // room the words leave, in the frame's left part
     let table = Signal::derive(move || {
         let (l, s) = lesson.get()?;
-        lessons.with_value(|all| all.get(l)?.steps.get(s).filter(|x| x.embed_aside).map(|x| x.aside))
+        lessons.with_value(|all| all.get(l)?.steps.get(s)?.embed_aside)
     });
     // the words' height as drawn, once they are (until then, estimated from their length)
     let header = NodeRef::<leptos::html::Header>::new();

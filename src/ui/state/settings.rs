@@ -352,7 +352,11 @@ mod tests {
             }
             s
         };
-        let (d8, h2, h1) = (|s: &mut Settings| s.d_model = 8, |s: &mut Settings| s.n_heads = 2, |s: &mut Settings| s.n_heads = 1);
+        let (d8, h2, h1) = (
+            |s: &mut Settings| s.d_model = 8,
+            |s: &mut Settings| s.n_heads = 2,
+            |s: &mut Settings| s.n_heads = 1,
+        );
         let paths: [Settings; 4] = [
             apply(&[&d8, &h2, &rank(3)]),
             apply(&[&rank(3), &d8, &h2]),
