@@ -332,7 +332,7 @@ mod tests {
                 let m = page_mla(d_model, h, 3);
                 assert_eq!(m.qk_nope_head_dim * rope, m.qk_rope_head_dim * nope, "{d_model}, {h}");
                 assert_eq!(m.v_head_dim * rope, m.qk_rope_head_dim * v, "{d_model}, {h}");
-                assert!(m.qk_rope_head_dim >= 2 && m.qk_rope_head_dim % 2 == 0);
+                assert!(m.qk_rope_head_dim >= 2 && m.qk_rope_head_dim.is_multiple_of(2));
                 // d_nope is the multiple of 4 nearest d_model / h (halves up), at least 4
                 let nearest = ((d_model as f64 / (4.0 * h as f64)) + 0.5).floor().max(1.0) as usize;
                 assert_eq!(m.qk_nope_head_dim, 4 * nearest, "{d_model}, {h}");
