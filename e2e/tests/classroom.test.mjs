@@ -337,7 +337,8 @@ export const tests = [
       t.assert.ok(lessonsAsked.size >= 5, `questions in ${[...lessonsAsked]}`);
       // the baseball question: "baseball" looks most at itself (0.76); an edit changes the answer
       const page = await t.gotoApp('lesson=baseball-bat&ls=2');
-      await page.click('[data-testid="quiz-choice"][data-choice="0"]');
+      // "baseball" is the second choice, after "bat": the answer is not the first button
+      await page.click('[data-testid="quiz-choice"][data-choice="1"]');
       t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: "baseball"\. Softmax of \[2\.31, 1\.15\] is \[0\.76, 0\.24\]/);
       await page.click('[data-testid="change-numbers"] summary');
       await page.fill('[data-testid="embedding-input"][data-word="bat"][data-dim="0"]', '5');

@@ -87,7 +87,7 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="quiz"]'), /second B/);
       // before the answer, the picture is the sequence, not the heads that answer it
       t.assert.equal(await page.$('[data-testid="induction-heads"]'), null);
-      await page.click('[data-testid="quiz-choice"] >> nth=0');
+      await page.click('[data-testid="quiz-choice"]:has-text("At the C after the first B")');
       await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
       t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: At the C after the first B\. Layer 2's head/);
       await page.waitForSelector('[data-testid="induction-heads"] canvas');

@@ -109,7 +109,7 @@ export const tests = [
       t.assert.ok(cache.startsWith(`MLA caches per token and layer c_KV and k_rot (the rotated k_pe): r_kv + d_rope = ${rkv} + ${drope} = ${rkv + drope} numbers`), cache);
       t.assert.ok(cache.includes(`h · (d_k + d_v) = 2 · (${dk} + ${dv}) = ${2 * (dk + dv)}`), cache);
       const sizes = await hint('mla-rank-sizes');
-      t.assert.ok(sizes.startsWith(`Heads: d_nope = ${dk - drope}, d_rope = ${drope}, d_v = ${dv}.`), sizes);
+      t.assert.ok(sizes.startsWith(`Heads: d_nope = ${dk - drope}, d_rope = ${drope}, d_v = ${dv}, DeepSeek-V3's 2 : 1 : 2, sized from d_model and h.`), sizes);
       t.assert.ok(sizes.includes(`${rkv + drope} numbers, against ${2 * (dk + dv)}`), sizes);
       for (const id of ['d-k', 'kv-cache-per-token', 'mla-rank-sizes']) {
         t.assert.ok(!/d_model ?\/ ?h/.test(await hint(id)), `${id}: ${await hint(id)}`);
@@ -182,9 +182,22 @@ export const tests = [
           // in order of size, the smallest still drawn (4 px at least); where the column has room, to scale
           t.assert.ok(widths[0] > widths[1] && widths[1] >= widths[3] && widths[3] >= widths[2] && widths[2] >= 4, `bars: ${widths}`);
           if (widths[0] >= 80 * 4) t.assert.ok(widths[0] > 20 * widths[3], `MHA against MLA: ${widths}`);
-          // a bar too short to read says its length beside it
+          // a bar too short to read says its share beside it, rounded half away from zero
+          // (6.25% is 6.3%), in a column named for what it holds
           const shares = await page.$$eval('[data-testid="cache-bars-v3"] .al-bar-share', (els) => els.map((e) => e.textContent));
-          t.assert.deepEqual(shares, ['the largest', '6.2% of MHA', '0.78% of MHA', '1.4% of MHA']);
+          t.assert.deepEqual(shares, ['the largest', '6.3% of MHA', '0.78% of MHA', '1.4% of MHA']);
+          const heads = await page.$$eval('[data-testid="cache-bars-v3"] thead th', (els) => els.map((e) => e.textContent.trim()));
+          t.assert.equal(heads[2], 'against the largest');
+          // each table inside the screen, or scrolling in its own named region
+          const tables = await page.$$eval('[data-testid="cache-bars"] table', (els) => els.map((e) => {
+            const region = e.closest('[role="region"]');
+            const r = (region ?? e).getBoundingClientRect();
+            return { right: r.right, region: region?.getAttribute('aria-label') ?? null, inner: e.getBoundingClientRect().right };
+          }));
+          for (const tb of tables) {
+            t.assert.ok(tb.right <= width + 0.5, `the table's box ends at ${tb.right} px of ${width}`);
+            t.assert.ok(tb.inner <= width + 0.5 || tb.region, `a table wider than the screen scrolls in a region: ${JSON.stringify(tb)}`);
+          }
         }
         if (s === 2) {
           // the shared RoPE key is one map of its own d_rope columns, not "head 1"
@@ -193,6 +206,15 @@ export const tests = [
           t.assert.match(await page.textContent('[data-testid="lesson-picture"] [data-testid="axis-titles"]'), /columns: d_rope →/);
         }
         await noOverflow(t, page, `mla step ${s + 1} at ${width} px`, 1);
+        if (extra) {
+          // presenter mode opens each step at the top, its words and picture in view
+          await page.waitForTimeout(300);
+          t.assert.equal(await page.evaluate(() => window.scrollY), 0, `step ${s + 1} opens scrolled`);
+          const tall = await page.evaluate(() => document.documentElement.scrollHeight);
+          t.assert.ok(tall <= height + 1, `step ${s + 1}: the page is ${tall} px tall`);
+          const boxes = await page.$$eval('[data-testid="lesson-text"], [data-testid="lesson-picture"]', (els) => els.map((e) => e.getBoundingClientRect().toJSON()));
+          for (const b of boxes) t.assert.ok(b.top >= 0 && b.top < height, `step ${s + 1}: ${JSON.stringify(b)}`);
+        }
         await page.waitForTimeout(150);
         await assertAxeClean(t, page, `mla lesson step ${s + 1} at ${width} px${extra}`);
         fs.mkdirSync(SHOTS, { recursive: true });
@@ -220,12 +242,68 @@ export const tests = [
     },
   },
   {
+    name: 'mla lesson: the embeds of the steps whose words quote a key or scores show those numbers in a table beside the picture, the frame not scrolling',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 800, height: 500 });
+      for (const [s, quoted] of [[2, /k_rot is (\[[^\]]+\])/], [5, /ends in (\[[^\]]+\])/]]) {
+        const page = await t.gotoApp(`lesson=mla&ls=${s}&embed=1`);
+        await page.waitForSelector('[data-testid="embed"] [data-testid="lesson-aside"] table');
+        await page.waitForSelector('[data-testid="embed"] canvas[data-testid="heatmap"]');
+        await page.waitForTimeout(300);
+        const words = await page.textContent('[data-testid="embed-text"]');
+        const numbers = JSON.parse(words.match(quoted)[1]).map((x) => x.toFixed(2));
+        const cells = await page.$$eval('[data-testid="embed"] [data-testid="lesson-aside"] tbody tr', (trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+        t.assert.ok(cells.some((row) => numbers.every((n, i) => row[row.length - numbers.length + i] === n)), `step ${s + 1}: ${numbers} in ${JSON.stringify(cells)}`);
+        // the whole table in the frame, not scrolled away in its region
+        const table = await page.$eval('[data-testid="embed"] [data-testid="lesson-aside"] table', (e) => e.getBoundingClientRect().toJSON());
+        t.assert.ok(table.bottom <= 500 && table.right <= 800, `step ${s + 1}: the table ends at ${table.right} × ${table.bottom} px`);
+        const region = await page.$eval('[data-testid="embed"] [data-testid="lesson-aside"] [role="region"]', (e) => e.scrollWidth - e.clientWidth);
+        t.assert.ok(region <= 1, `step ${s + 1}: the table scrolls ${region} px in its region`);
+        // and the picture's first card whole, beside it
+        const card = await page.$eval('[data-testid="embed"] .al-card', (e) => e.getBoundingClientRect().toJSON());
+        t.assert.ok(card.right <= table.left && card.bottom <= 500, `step ${s + 1}: the card ${JSON.stringify(card)}`);
+        const size = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+        t.assert.ok(size[0] <= 801 && size[1] <= 501, `step ${s + 1}: the frame scrolls (${size})`);
+        fs.mkdirSync(SHOTS, { recursive: true });
+        await page.screenshot({ path: path.join(SHOTS, `lesson-mla-${s + 1}-embed.png`) });
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'mla: the heads a rank turns on are DeepSeek-V3\'s 2 : 1 : 2 for the d_model and h shown, whatever the order of the edits',
+    run: async (t) => {
+      const page = await t.gotoApp(BASE);
+      await waitStep(page, 'weights');
+      // rank first, then h = 1: the heads follow, as a rank typed at h = 1 would give
+      await setRank(page, 3);
+      t.assert.match(await shape(page, 'k_cat'), /= \(1, 2, 6, 6\)/);
+      await page.fill('[data-testid="n-heads"]', '1');
+      await page.waitForFunction(() => /= \(1, 1, 6, 12\)/.test(document.querySelector('[data-testid="trace-step"][data-step="k_cat"] [data-testid="step-shape"]')?.textContent ?? ''));
+      t.assert.match(await shape(page, 'v_heads'), /= \(1, 1, 6, 8\)/);
+      t.assert.match(await page.textContent('[data-testid="mla-rank-sizes"]'), /^Heads: d_nope = 8, d_rope = 4, d_v = 8, DeepSeek-V3's 2 : 1 : 2, sized from d_model and h\./);
+      const other = await t.context.newPage();
+      await other.goto(t.url(`/?${BASE.replace('h=2', 'h=1')}`));
+      await other.waitForSelector('[data-testid="trace-step"][data-step="k_heads"]');
+      await other.fill('[data-testid="mla-rank"]', '3');
+      await other.waitForSelector('[data-testid="trace-step"][data-step="k_cat"]');
+      t.assert.equal(await shape(other, 'k_cat'), await shape(page, 'k_cat'));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'mla lesson: the last step asks one question the steps before it do not answer; check yourself quotes other sizes',
     run: async (t) => {
       const page = await t.gotoApp('lesson=mla&ls=5');
       await page.waitForSelector('[data-testid="quiz"]');
       const question = await page.textContent('[data-testid="quiz"] .al-quiz-question');
       t.assert.match(question, /This layer has 4 heads.*How many numbers does a decoder cache for one token in this layer\?/s);
+      // the answer is not the first button
+      const choices = await page.$$eval('[data-testid="quiz-choice"]', (els) => els.map((e) => e.textContent.trim()));
+      t.assert.deepEqual(choices, ['32: the keys and values of all 4 heads', '12: the 2-head layer\'s cache, 2×', '6: the latent and the shared RoPE key']);
+      await page.click('[data-testid="quiz-choice"][data-choice="2"]');
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 6: the latent/);
       const check = await page.textContent('[data-testid="check-yourself"]');
       t.assert.match(check, /d_nope \+ d_rope = 5 \+ 4/);
       t.assert.ok(!/d_nope = 3 and d_rope = 2/.test(check), check);

@@ -10,17 +10,23 @@ pub(crate) fn bat_embeddings() -> BTreeMap<String, Vec<f64>> {
     BTreeMap::from([("baseball".into(), vec![2.0, 0.0, 0.0]), ("bat".into(), vec![1.0, 1.0, 0.0])])
 }
 
+/// The keys the question offers, in its choices' order: "bat", then "baseball" (the
+/// query itself, the answer on the lesson's numbers, is not the first choice).
+const OFFERED: [usize; 2] = [1, 0];
+
 /// The two words of the pair, and "they tie".
 fn pair_choices(t: &Trace) -> Vec<String> {
-    vec![format!("\"{}\"", token(t, 0, 0)), format!("\"{}\"", token(t, 0, 1)), "they tie".into()]
+    let mut choices: Vec<String> = OFFERED.iter().map(|&j| format!("\"{}\"", token(t, 0, j))).collect();
+    choices.push("they tie".into());
+    choices
 }
 
 /// The key with the larger weight in row 0 (or "they tie"), with the weights as the reason.
 fn pair_answer(t: &Trace) -> Option<(usize, String)> {
     let top = t.top_keys(0, 0, 0);
     let i = match top.as_slice() {
-        [j] => *j,
-        [_, _, ..] => 2,
+        [j] => OFFERED.iter().position(|k| k == j)?,
+        [_, _, ..] => OFFERED.len(),
         [] => return None,
     };
     Some((
@@ -271,7 +277,14 @@ mod tests {
         // the question: baseball attends most to itself (0.76 against 0.24)
         let q = l.steps[2].quiz.unwrap();
         let t = l.trace(2);
-        assert!(q.judge_choice(&t, 0).unwrap().right);
-        assert!(q.judge_choice(&t, 0).unwrap().text.contains("[0.76, 0.24]"));
+        // "baseball" is the second choice, after "bat"
+        assert_eq!(pair_choices(&t), ["\"bat\"", "\"baseball\"", "they tie"]);
+        assert!(q.judge_choice(&t, 1).unwrap().right);
+        assert!(q
+            .judge_choice(&t, 1)
+            .unwrap()
+            .text
+            .starts_with("Right: \"baseball\". Softmax of [2.31, 1.15] is [0.76, 0.24]"));
+        assert!(!q.judge_choice(&t, 0).unwrap().right);
     }
 }

@@ -153,11 +153,12 @@ fn query(h: &History) -> Option<usize> {
     period(h).map(|p| p + 1).filter(|&i| i < h.tokens.len())
 }
 
-/// The keys the question offers, in its choices' order: the token after the first B, the
-/// first B, the token before the second B, the second B itself.
+/// The keys the question offers, in its choices' order: the first B, the token before the
+/// second B, the token after the first B (the answer, not the first choice), the second B
+/// itself.
 fn offered(h: &History) -> Option<[usize; 4]> {
     let i = query(h)?;
-    Some([2, 1, i - 1, i])
+    Some([1, i - 1, 2, i])
 }
 
 fn sequence_words(_: &Trace) -> String {
@@ -176,9 +177,9 @@ fn sequence_words(_: &Trace) -> String {
 
 fn choices(_: &Trace) -> Vec<String> {
     vec![
-        "At the C after the first B".into(),
         "At the first B: the same token".into(),
         "At the A just before it".into(),
+        "At the C after the first B".into(),
         "At itself".into(),
     ]
 }
@@ -474,7 +475,9 @@ mod tests {
             let j = top_key(h, 1, i).unwrap();
             assert!(j >= 1 && j <= n && j < i && h.tokens[j - 1] == h.tokens[i], "{i} → {j}");
         }
-        assert_eq!(answer(&lesson().trace(0)).unwrap().0, 0);
+        // the C after the first B, the third choice
+        assert_eq!(answer(&lesson().trace(0)).unwrap().0, 2);
+        assert_eq!(choices(&lesson().trace(0))[2], "At the C after the first B");
         // both ablations raise the loss, layer 1's the most
         let (l1, l2) = (&h.ablations[0], &h.ablations[1]);
         assert!(l2.loss > h.loss + 3.0 && l1.loss > l2.loss);

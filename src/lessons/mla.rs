@@ -10,8 +10,8 @@
 //! [`crate::engine::mla::absorbed_scores`] and [`crate::engine::mla::cache_bytes_per_token`].
 
 use super::claims::{Claim, Quantity};
+use super::mla_cache::v3_bytes;
 pub use super::mla_cache::{cache_bars, deepseek_v3_cache, CacheBar};
-use super::mla_cache::{own_cache, v3_bytes};
 use super::quiz::{Quiz, QuizKind};
 use super::{base, num, row, row_cells, same_input, token, Aside, Cell, Extra, Lesson, LessonStep};
 use crate::engine::mla::{LatentCache, Mla};
@@ -68,6 +68,23 @@ fn keys_aside(t: &Trace) -> Option<Aside> {
         caption: format!("\"{}\"'s key in each head: k_nope, then k_rot", token(t, 0, CAT)),
         head,
         rows,
+    })
+}
+
+/// "cat"'s shared RoPE key before the turn (k_pe) and after it (k_rot), the numbers step 3
+/// quotes, which the embed's small map cannot print (the page's map prints them).
+fn rot_aside(t: &Trace) -> Option<Aside> {
+    let cells = |step: S| -> Option<Vec<String>> {
+        let m = t.step(step)?.matrix(0, 0).filter(|m| CAT < m.nrows())?;
+        Some(m.row(CAT).iter().map(|v| num(*v)).collect())
+    };
+    let (pe, rot) = (cells(S::KPe)?, cells(S::KRot)?);
+    let mut head = vec![format!("\"{}\"", token(t, 0, CAT))];
+    head.extend((0..rot.len()).map(|i| format!("d_rope {i}")));
+    Some(Aside {
+        caption: format!("\"{}\"'s shared RoPE key, before and after RoPE's turn", token(t, 0, CAT)),
+        head,
+        rows: vec![("k_pe, before".into(), pe), (format!("k_rot, at position {CAT}"), rot)],
     })
 }
 
@@ -206,31 +223,42 @@ fn grown_weights(m: &Mla) -> Option<crate::engine::mla_option::MlaWeights> {
     ))
 }
 
-/// The question's choices, smallest first: the latent with the shared key, the lesson's
-/// two heads' cache doubled, and every head's key and value, from the engine's
-/// [`LatentCache`]. Each says what would be cached, in the same words.
-fn more_heads_options(t: &Trace) -> [(u64, String); 3] {
-    let c = LatentCache::new(&sizes(t), t.sizes.d_model, t.sizes.n_heads);
-    let grown = c.latent() * t.sizes.n_heads as u64 / HEADS as u64;
-    let mut options = [
-        (c.heads(), format!("{}: the keys and values of all {} heads", c.heads(), t.sizes.n_heads)),
-        (c.latent(), format!("{}: the latent and the shared RoPE key", c.latent())),
-        (grown, format!("{grown}: the {HEADS}-head layer's cache, {}×", t.sizes.n_heads / HEADS)),
-    ];
-    options.sort_by_key(|o| o.0);
-    options
+/// What the question offers, in its choices' fixed order: every head's key and value, the
+/// lesson's two-head cache scaled by the heads, then the latent with the shared key (the
+/// answer). The order is the options', not their sizes' (largest first, the answer last,
+/// for the lesson's layer), so that where the answer sits does not follow from the
+/// numbers; the other lessons put theirs elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cached {
+    Heads,
+    Grown,
+    Latent,
 }
 
-/// The question's choices ([`more_heads_options`]).
+const OFFERED: [Cached; 3] = [Cached::Heads, Cached::Grown, Cached::Latent];
+
+/// The question's choices, from the engine's [`LatentCache`]: each says what would be
+/// cached, in the same words, with its number first.
 fn more_heads_choices(t: &Trace) -> Vec<String> {
-    more_heads_options(t).into_iter().map(|(_, words)| words).collect()
+    let c = LatentCache::new(&sizes(t), t.sizes.d_model, t.sizes.n_heads);
+    let times = t.sizes.n_heads / HEADS;
+    OFFERED
+        .iter()
+        .map(|kind| match kind {
+            Cached::Heads => format!("{}: the keys and values of all {} heads", c.heads(), t.sizes.n_heads),
+            Cached::Grown => {
+                format!("{}: the {HEADS}-head layer's cache, {times}×", c.latent() * times as u64)
+            }
+            Cached::Latent => format!("{}: the latent and the shared RoPE key", c.latent()),
+        })
+        .collect()
 }
 
 /// The right choice (the latent and the shared key) and why.
 fn more_heads_answer(t: &Trace) -> Option<(usize, String)> {
     let m = sizes(t);
     let c = LatentCache::new(&m, t.sizes.d_model, t.sizes.n_heads);
-    let right = more_heads_options(t).iter().position(|o| o.0 == c.latent())?;
+    let right = OFFERED.iter().position(|&k| k == Cached::Latent)?;
     Some((
         right,
         format!(
@@ -328,7 +356,8 @@ pub fn lesson() -> Lesson {
                     row(t, S::KRot, 0, 0, CAT),
                 )
             })
-            .highlight(|t| row_cells(t, S::KRot, 0, 0, CAT)),
+            .highlight(|t| row_cells(t, S::KRot, 0, 0, CAT))
+            .embed_aside(rot_aside),
             LessonStep::new("The absorbed product: the same scores", scenario(), S::Scores, |t| {
                 let m = sizes(t);
                 format!(
@@ -343,14 +372,13 @@ pub fn lesson() -> Lesson {
             })
             .highlight(|t| row_cells(t, S::Scores, 0, 0, MAT))
             .aside(absorbed_aside),
-            LessonStep::new("The cache per token", scenario(), S::CKv, |t| {
-                let (mha, latent) = own_cache(&sizes(t), t.sizes.n_heads);
+            LessonStep::new("The cache per token", scenario(), S::CKv, |_| {
                 format!(
-                    "So a decoder caches, per token and layer, c_KV and k_rot: r_kv + d_rope numbers, {latent} \
-                     here, where MHA caches every head's key and value, h·(d_k + d_v) = {mha}. The bars compare \
-                     them. At DeepSeek-V3's sizes (61 layers, 128 heads, d_k = 192, d_v = 128, r_kv = 512, \
-                     d_rope = 64, bf16) a token takes {} bytes for MHA and {} for MLA: less than GQA with 8 \
-                     key/value heads ({}), under twice MQA's one head ({}), and every head still has keys and \
+                    "So a decoder caches, per token and layer, c_KV and k_rot: r_kv + d_rope numbers, where MHA \
+                     caches every head's key and value, h·(d_k + d_v). The bars compare them, in this page's \
+                     model and at DeepSeek-V3's sizes (61 layers, 128 heads, d_k = 192, d_v = 128, r_kv = 512, \
+                     d_rope = 64, bf16). There a token takes {} bytes for MHA and {} for MLA: less than GQA with \
+                     8 key/value heads ({}), under twice MQA's one head ({}), and every head still has keys and \
                      values of its own.",
                     v3_bytes(0),
                     v3_bytes(3),
@@ -370,6 +398,7 @@ pub fn lesson() -> Lesson {
                     cat = token(t, 0, CAT),
                 )
             })
+            .embed_aside(keys_aside)
             // "ends in k_rot in every head"
             .claims(|t| {
                 let m = sizes(t);
@@ -412,9 +441,21 @@ fn absorbed_row(t: &Trace, h: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::mla_cache::own_cache;
     use super::*;
     use crate::engine::run;
     use crate::format::group_digits;
+
+    /// The numbers a text quotes, as written: "0.61", "4,997,120", "6" (a sentence's full
+    /// stop, a list's comma or brackets around one are not part of it; "bf16" is a name).
+    fn numbers_in(words: &str) -> Vec<String> {
+        words
+            .split(|c: char| c.is_whitespace() || "()[]·".contains(c))
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ','))
+            .map(str::to_owned)
+            .collect()
+    }
 
     #[test]
     fn the_absorbed_scores_are_the_scores() {
@@ -441,9 +482,16 @@ mod tests {
             .flat_map(|b| [Some(group_digits(b.numbers)), b.bytes.map(group_digits)])
             .flatten()
             .collect();
-        for n in ["4,997,120", "70,272", "312,320", "39,040", "16", "6"] {
+        for n in ["4,997,120", "70,272", "312,320", "39,040"] {
             assert!(words.contains(n), "{n} not in {words}");
             assert!(shown.iter().any(|c| c == n), "{n} not in the bars");
+        }
+        // "less than GQA with 8 key/value heads, under twice MQA's one head"
+        assert!(v3[3].numbers < v3[1].numbers && v3[3].numbers < 2 * v3[2].numbers);
+        // the page's own model is in the bars, not the words: the next step's question asks it
+        for n in ["16", "6"] {
+            assert!(shown.iter().any(|c| c == n), "{n} not in the bars");
+            assert!(!numbers_in(&words).contains(&n.to_string()), "{n} in {words}");
         }
         // each group's longest bar is whole, the others their share of it
         assert_eq!(v3[0].share, 1.0);
@@ -453,7 +501,7 @@ mod tests {
         let words: Vec<&str> = v3.iter().chain(&here).map(|b| b.share_words.as_str()).collect();
         assert_eq!(
             words,
-            ["the largest", "6.2% of MHA", "0.78% of MHA", "1.4% of MHA", "the largest", "38% of MHA"]
+            ["the largest", "6.3% of MHA", "0.78% of MHA", "1.4% of MHA", "the largest", "38% of MHA"]
         );
         // its picture is not step 1's: the bars replace the heatmaps, in the page and its embed
         assert!(lesson.steps[4].extra.replaces_heatmaps());
@@ -498,20 +546,25 @@ mod tests {
         assert_eq!(
             choices,
             [
-                "6: the latent and the shared RoPE key",
+                "32: the keys and values of all 4 heads",
                 "12: the 2-head layer's cache, 2×",
-                "32: the keys and values of all 4 heads"
+                "6: the latent and the shared RoPE key",
             ]
         );
-        assert_eq!(right, 0);
+        // not the first choice: where the answer sits gives nothing away
+        assert_eq!(right, 2);
         assert!(why.starts_with("6 numbers"), "{why}");
-        // no earlier step gives the 4-head cache or says that the cache ignores h
+        // no earlier step gives the 4-head cache, says that the cache ignores h, or quotes
+        // any choice's number (the answer's 6 is also the 2-head layer's cache)
         for (i, step) in lesson.steps[..last].iter().enumerate() {
             let words = (step.narrate)(&lesson.trace(i));
             for giveaway in ["however many heads", "whatever the number of heads", "4 heads"] {
                 assert!(!words.contains(giveaway), "step {}: {giveaway}", i + 1);
             }
-            assert!(!words.split(|c: char| !c.is_ascii_digit()).any(|n| n == "32"), "step {}: 32", i + 1);
+            let quoted = numbers_in(&words);
+            for n in ["32", "12", "6"] {
+                assert!(!quoted.contains(&n.to_string()), "step {}: {n} in {words}", i + 1);
+            }
         }
         // one question: the words before it ask nothing else
         let words = (lesson.steps[last].narrate)(&t);
@@ -565,6 +618,25 @@ mod tests {
             "{:?}",
             aside.head
         );
+    }
+
+    /// Steps 3 and 6's embeds print the key their words quote ("cat"'s k_rot) in a table:
+    /// the embed's small maps print no numbers.
+    #[test]
+    fn the_embed_tables_hold_the_quoted_key() {
+        let lesson = lesson();
+        for i in [2, 5] {
+            let t = lesson.trace(i);
+            let make =
+                lesson.steps[i].embed_aside.unwrap_or_else(|| panic!("step {}: no embed table", i + 1));
+            let table = make(&t).unwrap();
+            let rot: Vec<String> = (0..sizes(&t).qk_rope_head_dim)
+                .map(|c| num(t.step(S::KRot).unwrap().data[[0, 0, CAT, c]]))
+                .collect();
+            assert!(lesson.steps[i].words(&t).contains(&format!("[{}]", rot.join(", "))));
+            assert!(table.rows.iter().any(|(_, cells)| cells.ends_with(&rot)), "step {}: {table:?}", i + 1);
+        }
+        assert!(lesson.steps.iter().enumerate().all(|(i, s)| s.embed_aside.is_some() == [2, 5].contains(&i)));
     }
 
     #[test]

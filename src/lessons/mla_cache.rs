@@ -55,32 +55,50 @@ pub struct CacheBar {
     /// `numbers` over the group's largest, in (0, 1].
     pub share: f64,
     /// The share in words, written beside the bar so that a bar too short to read still
-    /// says its size: "the largest", or "1.4% of MHA" (two significant digits).
+    /// says its size: "the largest", or "1.4% of MHA" (two significant digits, rounded
+    /// half away from zero).
     pub share_words: String,
 }
 
-/// `share` as a percentage of `largest` with two significant digits ("1.4% of MHA",
-/// "38% of MHA"), or "the largest" for the largest itself.
-fn share_words(share: f64, largest: &str) -> String {
-    if share >= 1.0 {
+/// `numbers` as a percentage of the group's `most` with two significant digits, rounded
+/// half away from zero in exact integer arithmetic ("6.3% of MHA" for 6.25%, "1.4% of
+/// MHA", "38% of MHA" for 37.5%), or "the largest" for the largest itself. A share that
+/// would round to 100% gets more digits, so that it never reads as the largest.
+fn share_words(numbers: u64, most: u64, largest: &str) -> String {
+    if numbers >= most {
         return "the largest".to_owned();
     }
-    let percent = 100.0 * share;
-    let decimals = if percent >= 10.0 {
+    let (n, most) = (u128::from(numbers), u128::from(most.max(1)));
+    // significant digits: percent ≥ 10 has no decimals, ≥ 1 one, below that two
+    let mut decimals = if 100 * n >= 10 * most {
         0
-    } else if percent >= 1.0 {
+    } else if 100 * n >= most {
         1
     } else {
         2
     };
-    format!("{percent:.decimals$}% of {largest}")
+    loop {
+        let scale = 10u128.pow(decimals);
+        // round(100·n·scale / most), half away from zero
+        let scaled = (2 * 100 * n * scale + most) / (2 * most);
+        if scaled < 100 * scale || decimals >= 6 {
+            let (whole, part) = (scaled / scale, scaled % scale);
+            let text = if decimals == 0 {
+                whole.to_string()
+            } else {
+                format!("{whole}.{part:0width$}", width = decimals as usize)
+            };
+            return format!("{text}% of {largest}");
+        }
+        decimals += 1;
+    }
 }
 
 /// Step 5's picture: a token's cache at DeepSeek-V3's sizes (MHA, GQA, MQA, MLA), then
 /// this page's model (MHA against MLA), each group's bars scaled to its largest.
 pub fn cache_bars(t: &Trace) -> [Vec<CacheBar>; 2] {
     let scaled = |rows: Vec<(String, u64, Option<u64>)>| {
-        let most = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1) as f64;
+        let most = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
         // the largest's short name: "MHA" of "MHA, 128 heads"
         let largest = rows
             .iter()
@@ -89,8 +107,8 @@ pub fn cache_bars(t: &Trace) -> [Vec<CacheBar>; 2] {
             .unwrap_or_default();
         rows.into_iter()
             .map(|(what, numbers, bytes)| {
-                let share = numbers as f64 / most;
-                CacheBar { what, numbers, bytes, share, share_words: share_words(share, &largest) }
+                let share = numbers as f64 / most as f64;
+                CacheBar { what, numbers, bytes, share, share_words: share_words(numbers, most, &largest) }
             })
             .collect()
     };
@@ -109,4 +127,26 @@ pub fn cache_bars(t: &Trace) -> [Vec<CacheBar>; 2] {
 /// The bytes of cache row `i` (MHA, GQA, MQA, MLA), as the table prints them.
 pub(super) fn v3_bytes(i: usize) -> String {
     deepseek_v3_cache().get(i).map(|(_, _, b)| group_digits(*b)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share_words;
+
+    /// Two significant digits, half away from zero, exactly: 6.25% is 6.3%, not float
+    /// formatting's 6.2%; 37.5% is 38%; 0.78125% is 0.78%; 99.96% is not 100%.
+    #[test]
+    fn shares_round_half_away_from_zero() {
+        let w = |n, most| share_words(n, most, "MHA");
+        assert_eq!(w(8, 128), "6.3% of MHA");
+        assert_eq!(w(6, 16), "38% of MHA");
+        assert_eq!(w(1, 128), "0.78% of MHA");
+        assert_eq!(w(576, 40_960), "1.4% of MHA");
+        assert_eq!(w(1, 8), "13% of MHA");
+        assert_eq!(w(1, 40), "2.5% of MHA");
+        assert_eq!(w(1, 400), "0.25% of MHA");
+        assert_eq!(w(1, 800), "0.13% of MHA");
+        assert_eq!(w(9_996, 10_000), "99.96% of MHA");
+        assert_eq!(w(16, 16), "the largest");
+    }
 }

@@ -140,4 +140,25 @@ mod tests {
         assert!(n >= 6, "{n}");
         assert!(at.iter().all(|&k| 2 * k <= n), "answers by position: {at:?} of {n}");
     }
+
+    /// No lesson's questions all put the right answer first, on the lesson's own scenarios:
+    /// a learner who always picks the first button is not right throughout a lesson.
+    #[test]
+    fn no_lesson_always_puts_the_answer_first() {
+        for lesson in lessons() {
+            let at: Vec<usize> = lesson
+                .steps
+                .iter()
+                .filter_map(|step| match step.quiz?.kind {
+                    QuizKind::Choice { answer, .. } => answer(&run(&step.scenario).unwrap()).map(|a| a.0),
+                    QuizKind::Number { .. } => None,
+                })
+                .collect();
+            assert!(
+                at.is_empty() || at.iter().any(|&i| i != 0),
+                "{}: every answer is the first choice",
+                lesson.id
+            );
+        }
+    }
 }

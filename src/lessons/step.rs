@@ -34,6 +34,10 @@ pub struct LessonStep {
     /// do not show (another step's row, another sentence's cell, more decimals);
     /// [`no_aside`] for most steps.
     pub aside: MakeAside,
+    /// A small table beside the picture in the step's embed, for numbers the words quote
+    /// that the embed's small maps cannot print (the page's larger maps may);
+    /// [`LessonStep::embed_aside`]. `None` for most steps.
+    pub embed_aside: Option<MakeAside>,
     /// The relations the words state for the live trace ("equal", "larger"…), which the
     /// tests evaluate under edits; [`no_claims`] for most steps.
     pub claims: fn(&Trace) -> Vec<Claim>,
@@ -68,6 +72,7 @@ impl LessonStep {
             extra: Extra::None,
             highlight: no_highlight,
             aside: no_aside,
+            embed_aside: None,
             claims: no_claims,
             each_case: false,
             decoded_claims: |_, _| Vec::new(),
@@ -152,6 +157,11 @@ impl LessonStep {
     /// Writes a small table beside the words.
     pub fn aside(self, aside: MakeAside) -> Self {
         Self { aside, ..self }
+    }
+
+    /// Adds the small table `aside` beside the picture in the step's embed.
+    pub fn embed_aside(self, aside: MakeAside) -> Self {
+        Self { embed_aside: Some(aside), ..self }
     }
 
     /// Points at the cells `highlight` gives for the live trace.

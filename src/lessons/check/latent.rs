@@ -33,9 +33,9 @@ pub(super) fn mla() -> Vec<CheckQuestion> {
             ),
             answer: CheckAnswer::Choice {
                 choices: vec![
-                    format!("none of its {} numbers", shared.d_nope + shared.d_rope),
                     format!("its first {} numbers", shared.d_nope),
                     format!("its last {} numbers", shared.d_rope),
+                    format!("none of its {} numbers", shared.d_nope + shared.d_rope),
                 ],
                 right: shared.part,
             },
@@ -48,8 +48,8 @@ pub(super) fn mla() -> Vec<CheckQuestion> {
 }
 
 /// The sizes of the question's MLA layer, read from its trace, and which part of the key
-/// every head shares there, as the choices' index: 0 for none, 1 for the first `d_nope`
-/// numbers, 2 for the last `d_rope`.
+/// every head shares there, as the choices' index: 0 for the first `d_nope` numbers, 1
+/// for the last `d_rope`, 2 for none.
 struct SharedPart {
     heads: usize,
     d_nope: usize,
@@ -74,11 +74,11 @@ fn shared_key_part() -> SharedPart {
         })
     };
     let part = if same(0..d_nope) {
-        1
-    } else if same(d_nope..d_k) {
-        2
-    } else {
         0
+    } else if same(d_nope..d_k) {
+        1
+    } else {
+        2
     };
     SharedPart { heads, d_nope, d_rope: m.qk_rope_head_dim, r_kv: m.kv_lora_rank, part }
 }
@@ -92,7 +92,7 @@ mod tests {
         let lesson = crate::lessons::mla::lesson().trace(0);
         let m = lesson.mla.clone().unwrap();
         let q = shared_key_part();
-        assert_eq!(q.part, 2);
+        assert_eq!(q.part, 1);
         assert_eq!((q.heads, q.d_nope, q.d_rope, q.r_kv), (3, 5, 4, 3));
         assert!(q.heads != lesson.sizes.n_heads && q.d_nope != m.qk_nope_head_dim);
         assert!(q.d_rope != m.qk_rope_head_dim && q.r_kv != m.kv_lora_rank);

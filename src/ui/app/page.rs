@@ -22,6 +22,7 @@ use crate::ui::explorer::embed::EmbedView;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
+use crate::ui::lesson::aside::embed_aside;
 use crate::ui::lesson::open::find_lesson;
 use crate::ui::lesson::stage::replacing_picture;
 use crate::ui::platform::{address, screen};
@@ -124,7 +125,12 @@ pub fn App() -> impl IntoView {
                 class:al-computing=move || computing.get()
             >
                 <ComputingNote computing=computing />
-                <EmbedView state=state lessons=all_lessons.clone() replacing=replacing_picture />
+                <EmbedView
+                    state=state
+                    lessons=all_lessons.clone()
+                    replacing=replacing_picture
+                    aside=embed_aside
+                />
                 <div data-testid="app-ready" hidden=true></div>
             </div>
         }

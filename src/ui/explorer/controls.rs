@@ -245,10 +245,11 @@ impl Edits {
         Signal::derive(move || settings.with(|s| f(s)))
     }
 
-    /// Changes the settings.
+    /// Changes the settings ([`crate::ui::state::settings::edit`]: an MLA with the page's
+    /// heads follows d_model and h).
     pub fn set(self, f: &dyn Fn(&mut Settings)) {
         self.import_error.set(None);
-        self.settings.update(|s| f(s));
+        self.settings.update(|s| crate::ui::state::settings::edit(s, f));
     }
 
     /// A count field's text and what typing does: the count `get` reads, and a whole

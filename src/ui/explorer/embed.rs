@@ -10,13 +10,17 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::trace::shape_text;
-use crate::lessons::{meta_line, Extra, Lesson};
+use crate::engine::Trace;
+use crate::lessons::{meta_line, Extra, Lesson, MakeAside};
 use crate::ui::explorer::tensors::{shown_step, TensorView};
 use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
 
 /// The CSS px the link back and the frame's margins take under the figure.
 const LINK: f64 = 44.0;
+/// The share of the frame's width a lesson step's picture takes when the step's table is
+/// beside it (lesson.css's `.al-embed-beside`); the table has the rest.
+const FIGURE_SHARE: f64 = 0.55;
 /// The CSS px a card's chrome takes around its canvas in a lesson step's embed: its title,
 /// the axis titles (three lines over a map of two columns), its border and padding.
 const CARD_CHROME: f64 = 106.0;
@@ -42,6 +46,11 @@ pub fn words_height(chars: usize, width: f64) -> f64 {
 /// import that one.
 pub type ReplacingPicture = fn(Extra, AppState, Signal<f64>) -> Option<AnyView>;
 
+/// A lesson step's aside table for the shown trace, beside the embed's picture, for a step
+/// that shows it there ([`crate::lessons::LessonStep::embed_aside`]); handed in by the page
+/// like [`ReplacingPicture`].
+pub type EmbedAside = fn(Signal<Option<Arc<Trace>>>, Signal<Option<MakeAside>>) -> AnyView;
+
 /// The embedded figure, under the lesson step's words when a lesson is open.
 #[component]
 pub fn EmbedView(
@@ -51,6 +60,8 @@ pub fn EmbedView(
     lessons: Arc<Vec<Lesson>>,
     /// Draws a lesson step's own picture where the lesson replaces the heatmaps.
     replacing: ReplacingPicture,
+    /// Draws a step's aside table under its words, where the step shows it there.
+    aside: EmbedAside,
 ) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, lesson, .. } = state;
     let lessons = StoredValue::new(lessons);
@@ -65,6 +76,12 @@ pub fn EmbedView(
             })?;
             Some((meta_line(lesson, s), step.title, text, question))
         })
+    });
+    // the step's table beside its picture, where it has one there: the picture keeps the
+    // room the words leave, in the frame's left part
+    let table = Signal::derive(move || {
+        let (l, s) = lesson.get()?;
+        lessons.with_value(|all| all.get(l)?.steps.get(s)?.embed_aside)
     });
     // the words' height as drawn, once they are (until then, estimated from their length)
     let header = NodeRef::<leptos::html::Header>::new();
@@ -100,7 +117,8 @@ pub fn EmbedView(
         let (l, s) = lesson.get()?;
         lessons.with_value(|all| all.get(l)?.steps.get(s).map(|x| x.extra)).filter(|e| e.replaces_heatmaps())
     });
-    let column = Signal::derive(move || viewport.get() - 16.0);
+    let beside = move || table.with(Option::is_some);
+    let column = Signal::derive(move || (viewport.get() - 16.0) * if beside() { FIGURE_SHARE } else { 1.0 });
     let figure = move || {
         kind.get().and_then(|k| replacing(k, state, column)).unwrap_or_else(|| {
             view! { <TensorView state=state column=column compact=true max_height=max_height /> }.into_any()
@@ -166,8 +184,9 @@ pub fn EmbedView(
             words.with(Option::is_some)
         }>
             {header} <figure class="al-embed-figure" data-testid="embed">
-                <div class:al-embed-scroll=in_lesson style=box_style>
-                    {figure}
+                <div class:al-embed-scroll=in_lesson class:al-embed-beside=beside style=box_style>
+                    <div class="al-embed-main">{figure}</div>
+                    {aside(shown.into(), table)}
                 </div>
                 <figcaption data-testid="embed-caption">
                     <span class="al-embed-step">{move || caption().map(|c| format!("{c} · "))}</span>

@@ -12,6 +12,17 @@ use crate::ui::explain::explained::Explained;
 
 use crate::ui::widgets::scroll_region::scroll_region;
 
+/// An embedded step's aside ([`crate::ui::explorer::embed::EmbedAside`]): the table beside
+/// the embed's picture, for a step whose words quote numbers its small maps do not print.
+pub fn embed_aside(trace: Signal<Option<Arc<Trace>>>, aside: Signal<Option<MakeAside>>) -> AnyView {
+    view! {
+        <div class="al-embed-aside">
+            <LessonAside trace=trace aside=aside />
+        </div>
+    }
+    .into_any()
+}
+
 /// The open step's aside for the shown trace, or nothing.
 #[component]
 pub fn LessonAside(

@@ -1,6 +1,7 @@
 //! The MLA lesson's cache picture ([`lessons::mla::cache_bars`]): a token's cache per layer
 //! as bars, at DeepSeek-V3's sizes and in the page's own model, each bar's numbers (and
-//! bytes) written beside it, and its share of the group's largest in a column of its own,
+//! bytes) written beside it, and its share of the group's largest in a column of its own
+//! ("against the largest": "6.3% of MHA"),
 //! so that a bar too short to see (MQA's and MLA's against MHA's) still reads, and the
 //! picture is its own text equivalent. The lesson
 //! computes every number and every bar's share; this only lays them out.
@@ -12,6 +13,7 @@ use leptos::prelude::*;
 use crate::engine::Trace;
 use crate::format::group_digits;
 use crate::lessons::mla::{cache_bars, CacheBar};
+use crate::ui::widgets::scroll_region::scroll_region;
 
 /// One group of bars as a table: what, the bar, numbers, and bytes when the group has them.
 fn group(caption: &'static str, testid: &'static str, bars: Vec<CacheBar>) -> impl IntoView {
@@ -36,7 +38,8 @@ fn group(caption: &'static str, testid: &'static str, bars: Vec<CacheBar>) -> im
         })
         .collect_view();
     let bytes_head = with_bytes.then(|| view! { <th scope="col">"bytes, 61 layers"</th> });
-    view! {
+    // on a phone the table may be wider than the column: it scrolls in its own region
+    let table = view! {
         <table class="al-table al-cache-bars" data-testid=testid>
             <caption>{caption}</caption>
             <thead>
@@ -45,14 +48,15 @@ fn group(caption: &'static str, testid: &'static str, bars: Vec<CacheBar>) -> im
                     <th scope="col" class="al-bar-cell">
                         "per token and layer"
                     </th>
-                    <th scope="col">"its length"</th>
+                    <th scope="col">"against the largest"</th>
                     <th scope="col">"numbers"</th>
                     {bytes_head}
                 </tr>
             </thead>
             <tbody>{rows}</tbody>
         </table>
-    }
+    };
+    scroll_region(caption.to_owned(), table)
 }
 
 /// The cache bars of the shown trace.

@@ -248,11 +248,10 @@ pub fn from_scenario(s: &Scenario) -> (String, Settings) {
 }
 
 /// The `mla-rank` control: multi-head latent attention with a latent of `rank` numbers
-/// (`None`: off). An MLA already set keeps its other sizes (its weights, sized for the old
-/// rank, are dropped and drawn from the seed); a new one takes DeepSeek-V3's proportions
-/// for this page's head width w = d_model / h: d_nope = d_v = w, d_rope = about w / 2,
-/// even and at least 2 (V3: 128, 128, 64). MLA's projections are rectangular, so identity
-/// projections become seeded ones.
+/// (`None`: off). A new MLA takes the page's heads ([`page_mla`]); an MLA already set keeps
+/// its head sizes (its weights, sized for the old rank, are dropped and drawn from the
+/// seed): the page's, which follow d_model and h ([`edit`]), or an import's own. MLA's
+/// projections are rectangular, so identity projections become seeded ones.
 pub fn set_mla_rank(s: &mut Settings, rank: Option<usize>) {
     let Some(rank) = rank else {
         s.mla = None;
@@ -260,19 +259,42 @@ pub fn set_mla_rank(s: &mut Settings, rank: Option<usize>) {
     };
     s.mla = Some(match s.mla.take() {
         Some(m) => crate::engine::Mla { kv_lora_rank: rank, weights: None, ..m },
-        None => new_mla(s, rank),
+        None => page_mla(s.d_model, s.n_heads, rank),
     });
     if s.projections == Projections::Named(ProjectionKind::Identity) {
         s.projections = Projections::Named(ProjectionKind::Seeded);
     }
 }
 
-/// The MLA a rank turns on when none is set: DeepSeek-V3's proportions for this page's
-/// head width w = d_model / h (d_nope = d_v = w, d_rope = about w / 2, even and at least 2).
-pub fn new_mla(s: &Settings, rank: usize) -> crate::engine::Mla {
-    let w = (s.d_model / s.n_heads.max(1)).max(1);
-    let d_rope = 2 * (w / 4).max(1);
-    crate::engine::Mla::sized(rank, w, d_rope, w)
+/// The MLA a rank turns on, a function of d_model, h and the rank alone: DeepSeek-V3's head
+/// proportions, d_nope : d_rope : d_v = 128 : 64 : 128 = 2 : 1 : 2, at the page's scale:
+/// d_nope = d_v, the multiple of 4 nearest d_model / h (halves up, at least 4), and d_rope
+/// half of that (so even: RoPE turns pairs).
+pub fn page_mla(d_model: usize, n_heads: usize, rank: usize) -> crate::engine::Mla {
+    let h = n_heads.max(1);
+    // round(d_model / (4·h)) in whole numbers, halves up
+    let d_rope = 2 * ((d_model + 2 * h) / (4 * h)).max(1);
+    crate::engine::Mla::sized(rank, 2 * d_rope, d_rope, 2 * d_rope)
+}
+
+/// Whether the MLA's heads are the page's ([`page_mla`] for these d_model and h), rather
+/// than an import's or a lesson's own.
+pub fn mla_follows_page(s: &Settings) -> bool {
+    s.mla.as_ref().is_some_and(|m| *m == page_mla(s.d_model, s.n_heads, m.kv_lora_rank))
+}
+
+/// Applies a control's edit `f`. An MLA with the page's heads before the edit still has
+/// them after it, for the new d_model and h, so the scenario is a function of the settings
+/// shown, whatever order they were typed in (a link, which carries the sizes, opens the
+/// same); an import's or a lesson's own heads are left as they are.
+pub fn edit(s: &mut Settings, f: &dyn Fn(&mut Settings)) {
+    let (d_model, n_heads) = (s.d_model, s.n_heads);
+    f(s);
+    if let Some(m) = &s.mla {
+        if *m == page_mla(d_model, n_heads, m.kv_lora_rank) {
+            s.mla = Some(page_mla(s.d_model, s.n_heads, m.kv_lora_rank));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -283,19 +305,75 @@ mod tests {
     fn an_mla_rank_sets_deepseeks_proportions_and_runs() {
         let mut s = Settings::default(); // d_model 3, h 1, identity
         set_mla_rank(&mut s, Some(2));
-        assert_eq!(s.mla, Some(crate::engine::Mla::sized(2, 3, 2, 3)));
+        // d_model / h = 3: d_nope = d_v = 4, the multiple of 4 nearest it, d_rope = 2
+        assert_eq!(s.mla, Some(crate::engine::Mla::sized(2, 4, 2, 4)));
         assert_eq!(s.projections, Projections::Named(ProjectionKind::Seeded));
         let (sc, _) = scenario(DEFAULT_TEXT, &s);
         let t = crate::engine::run(&sc).unwrap();
         assert_eq!(t.step(StepName::CKv).unwrap().shape, vec![2, 5, 2]);
-        // a new rank keeps the other sizes; 128-wide heads get V3's 128, 64, 128
+        // a new rank keeps the other sizes
         set_mla_rank(&mut s, Some(5));
-        assert_eq!(s.mla, Some(crate::engine::Mla::sized(5, 3, 2, 3)));
+        assert_eq!(s.mla, Some(crate::engine::Mla::sized(5, 4, 2, 4)));
         set_mla_rank(&mut s, None);
         assert_eq!(s.mla, None);
+        // 128-wide heads get V3's own 128, 64, 128
         let mut wide = Settings { d_model: 256, n_heads: 2, ..Settings::default() };
         set_mla_rank(&mut wide, Some(64));
         assert_eq!(wide.mla, Some(crate::engine::Mla::sized(64, 128, 64, 128)));
+    }
+
+    /// V3's 2 : 1 : 2, whatever d_model and h: the hint's "DeepSeek-V3's proportions" holds.
+    #[test]
+    fn the_page_mla_has_deepseek_v3s_proportions() {
+        // DeepSeek-V3's config: qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128
+        let (nope, rope, v) = (128, 64, 128);
+        for d_model in 1..=96 {
+            for h in 1..=8 {
+                let m = page_mla(d_model, h, 3);
+                assert_eq!(m.qk_nope_head_dim * rope, m.qk_rope_head_dim * nope, "{d_model}, {h}");
+                assert_eq!(m.v_head_dim * rope, m.qk_rope_head_dim * v, "{d_model}, {h}");
+                assert!(m.qk_rope_head_dim >= 2 && m.qk_rope_head_dim.is_multiple_of(2));
+                // d_nope is the multiple of 4 nearest d_model / h (halves up), at least 4
+                let nearest = ((d_model as f64 / (4.0 * h as f64)) + 0.5).floor().max(1.0) as usize;
+                assert_eq!(m.qk_nope_head_dim, 4 * nearest, "{d_model}, {h}");
+            }
+        }
+    }
+
+    /// The same d_model, h and rank give the same MLA, whatever order they were typed in;
+    /// an imported MLA's own heads stay.
+    #[test]
+    fn mla_sizes_do_not_depend_on_the_order_of_edits() {
+        let rank = |r| move |s: &mut Settings| set_mla_rank(s, Some(r));
+        let apply = |edits: &[&dyn Fn(&mut Settings)]| {
+            let mut s = Settings::default();
+            for f in edits {
+                edit(&mut s, *f);
+            }
+            s
+        };
+        let (d8, h2, h1) = (
+            |s: &mut Settings| s.d_model = 8,
+            |s: &mut Settings| s.n_heads = 2,
+            |s: &mut Settings| s.n_heads = 1,
+        );
+        let paths: [Settings; 4] = [
+            apply(&[&d8, &h2, &rank(3)]),
+            apply(&[&rank(3), &d8, &h2]),
+            apply(&[&d8, &rank(3), &h2]),
+            apply(&[&h2, &rank(5), &h1, &d8, &h2, &rank(3)]),
+        ];
+        for s in &paths {
+            assert_eq!(s.mla, Some(crate::engine::Mla::sized(3, 4, 2, 4)));
+            assert_eq!(s, &paths[0]);
+            assert!(mla_follows_page(s));
+        }
+        // a lesson's or an import's own heads: d_model and h leave them
+        let own = crate::engine::Mla::sized(4, 3, 2, 3);
+        let mut s = Settings { d_model: 8, n_heads: 2, mla: Some(own.clone()), ..Settings::default() };
+        assert!(!mla_follows_page(&s));
+        edit(&mut s, &|s| s.n_heads = 4);
+        assert_eq!(s.mla, Some(own));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::engine::attention::head_width;
 use crate::engine::mla::{Compression, LatentCache};
 use crate::engine::Mla;
 
-use super::settings::{new_mla, Settings};
+use super::settings::{mla_follows_page, page_mla, Settings};
 
 /// The hint under h: what d_k, the width of one head, is. d_model / h unless the state
 /// has a head size of its own (an imported Gemma or Llama `head_dim`), where h · d_k need
@@ -69,15 +69,20 @@ pub fn cache_words(s: &Settings) -> String {
 /// and whether the latent still compresses (on).
 pub fn mla_words(s: &Settings) -> String {
     let Some(m) = &s.mla else {
-        let m = new_mla(s, 1);
+        let m = page_mla(s.d_model, s.n_heads, 1);
         return format!(
-            "A rank turns MLA on with heads in DeepSeek-V3's proportions for d_model / h: d_nope = d_v = {}, \
-             d_rope = {}.",
+            "A rank turns MLA on with heads in DeepSeek-V3's proportions, d_nope : d_rope : d_v = 2 : 1 : 2, \
+             sized from d_model / h: d_nope = d_v = {}, d_rope = {}.",
             m.qk_nope_head_dim, m.qk_rope_head_dim
         );
     };
     let c = LatentCache::new(m, s.d_model, s.n_heads);
-    let sizes = sizes_text(m);
+    let whose = if mla_follows_page(s) {
+        "DeepSeek-V3's 2 : 1 : 2, sized from d_model and h"
+    } else {
+        "the scenario's own, whatever d_model and h"
+    };
+    let sizes = format!("{}, {whose}", sizes_text(m));
     match c.compression() {
         Compression::Compresses => format!(
             "{sizes}. The cache per token and layer: {} numbers, against {} for every head's key and value.",
@@ -166,11 +171,13 @@ mod tests {
             let hint = mla_words(&s);
             assert!(
                 hint.starts_with(&format!(
-                    "Heads: d_nope = {}, d_rope = {k_pe}, d_v = {v}.",
+                    "Heads: d_nope = {}, d_rope = {k_pe}, d_v = {v}, DeepSeek-V3's 2 : 1 : 2, sized from d_model \
+                     and h.",
                     tm.qk_nope_head_dim
                 )),
                 "{hint}"
             );
+            assert_eq!((tm.qk_nope_head_dim, tm.v_head_dim), (2 * k_pe, 2 * k_pe));
             if latent <= d_model && latent + k_pe < h * (k + v) {
                 assert!(
                     hint.contains(&format!("{} numbers, against {}", latent + k_pe, h * (k + v))),
@@ -184,6 +191,15 @@ mod tests {
                 assert!(!text.contains("d_model / h"), "{text}");
             }
         }
+    }
+
+    /// A lesson's or an import's heads are said to be the scenario's own, not V3's proportions.
+    #[test]
+    fn an_mla_of_its_own_is_not_called_deepseeks_proportions() {
+        let s = Settings { d_model: 8, n_heads: 2, mla: Some(Mla::sized(4, 3, 2, 3)), ..Settings::default() };
+        let hint = mla_words(&s);
+        assert!(hint.starts_with("Heads: d_nope = 3, d_rope = 2, d_v = 3, the scenario's own"), "{hint}");
+        assert!(!hint.contains("DeepSeek"), "{hint}");
     }
 
     #[test]
