@@ -248,11 +248,16 @@ impl MapFit {
     /// The map's layout for `labels` on both axes: as wide as it may be, narrower (a
     /// pixel of cell at a time) where that would make it taller than it may be.
     pub fn layout(&self, labels: &[String]) -> Layout {
+        self.layout_of(labels, labels)
+    }
+
+    /// As [`MapFit::layout`] with `rows` and `cols` labels of their own.
+    pub fn layout_of(&self, rows: &[String], cols: &[String]) -> Layout {
         let mut width = self.max_width;
-        let mut layout = Layout::with_font(labels, labels, width, self.font);
+        let mut layout = Layout::with_font(rows, cols, width, self.font);
         while let Some(h) = self.max_height.filter(|&h| layout.height > h && layout.cell > 4.0) {
-            width -= (layout.height - h).max(labels.len() as f64);
-            layout = Layout::with_font(labels, labels, width, self.font);
+            width -= (layout.height - h).max(cols.len() as f64);
+            layout = Layout::with_font(rows, cols, width, self.font);
         }
         layout
     }
@@ -314,18 +319,30 @@ pub fn HeadMapFigure(
 
 /// Draws a head's map on `el`, sized by `fit`.
 pub fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData, fit: &MapFit) {
-    let layout = fit.layout(&d.labels);
+    draw_weights(el, d.values.view(), (&d.labels, &d.labels), &d.blocked, fit);
+}
+
+/// Draws attention weights `values` (rows by columns, `blocked` row-major) on `el` with
+/// the `(row, column)` labels, sized by `fit`: a head's map, or a few of its rows.
+pub fn draw_weights(
+    el: &web_sys::HtmlCanvasElement,
+    values: ndarray::ArrayView2<'_, f64>,
+    (rows, cols): (&[String], &[String]),
+    blocked: &[bool],
+    fit: &MapFit,
+) {
+    let layout = fit.layout_of(rows, cols);
     let dpr = screen::dpr();
     canvas::size(el, layout.width, layout.height, dpr);
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-    let pads = vec![false; d.labels.len()];
+    let (row_pads, col_pads) = (vec![false; rows.len()], vec![false; cols.len()]);
     let map = Heatmap {
-        values: d.values.view(),
-        row_labels: &d.labels,
-        col_labels: &d.labels,
-        row_is_pad: &pads,
-        col_is_pad: &pads,
-        blocked: &d.blocked,
+        values,
+        row_labels: rows,
+        col_labels: cols,
+        row_is_pad: &row_pads,
+        col_is_pad: &col_pads,
+        blocked,
         scale: Scale::weights(),
         col_group: None,
     };
