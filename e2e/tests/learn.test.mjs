@@ -257,6 +257,11 @@ export const tests = [
       // assets/induction-run.json is the native engine's run of the same configuration; the
       // engine's training arithmetic is the same to the bit in wasm (src/train/ops.rs)
       const run = JSON.parse(readFileSync(new URL('../../assets/induction-run.json', import.meta.url), 'utf8'));
+      // the steps the lesson quotes: where each head formed, and the loss's 150 and 300
+      const lesson = await t.open('lesson=induction&ls=3', '[data-testid="induction-curve"]');
+      const said = await lesson.textContent('[data-testid="lesson-text"]');
+      const formed = said.match(/head formed after (\d+) updates.*previous-token head after (\d+)/);
+      t.assert.ok(formed && /after 300 updates/.test(said), said);
       const page = await t.open('learn=induction', '[data-testid="learn-head"][data-layer="1"] canvas');
       await page.selectOption('[data-testid="learn-speed"]', 'fast');
       await page.click('[data-testid="learn-play"]');
@@ -279,14 +284,6 @@ export const tests = [
         t.assert.equal((Number(ind) / 100).toFixed(3), c.heads[1].induction.toFixed(3), `layer 2 after ${want} updates`);
         t.assert.equal(await page.$eval(scrub, (e) => e.getAttribute('aria-valuetext')), `after ${want} updates`);
       };
-      // the steps the lesson quotes: where each head formed, and the loss's 150 and 300
-      const lesson = await (await page.context().newPage());
-      await lesson.goto(t.url('/?lesson=induction&ls=3'));
-      await lesson.waitForSelector('[data-testid="induction-curve"]');
-      const said = await lesson.textContent('[data-testid="lesson-text"]');
-      await lesson.close();
-      const formed = said.match(/head formed after (\d+) updates.*previous-token head after (\d+)/);
-      t.assert.ok(formed && /after 300 updates/.test(said), said);
       // by keyboard: Home, then Page Up ten updates at a time, the arrows one
       await page.focus(scrub);
       await page.keyboard.press('Home');

@@ -4,7 +4,6 @@
 //! Arrow keys move one update, Page Up and Page Down [`PAGE_STRIDE`].
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::format::fixed;
 
@@ -38,8 +37,24 @@ pub fn Scrubber(
     /// The training run.
     run: LearnRun,
 ) -> impl IntoView {
-    let value =
-        move || run.scrubbed.with(|c| c.as_ref().map(|c| c.step)).unwrap_or_else(|| run.steps_done.get());
+    // the step asked for, kept while its answer is on the way (answers to earlier steps,
+    // arriving meanwhile, do not move the slider back), forgotten back at now
+    let wanted = RwSignal::new(None::<usize>);
+    Effect::new(move |_| {
+        if run.scrubbed.with(Option::is_none) {
+            wanted.set(None);
+        }
+    });
+    let value = move || {
+        wanted
+            .get()
+            .or_else(|| run.scrubbed.with(|c| c.as_ref().map(|c| c.step)))
+            .unwrap_or_else(|| run.steps_done.get())
+    };
+    let go = move |step: usize| {
+        wanted.set(Some(step));
+        run.scrub(step);
+    };
     let words = move || {
         run.scrubbed.with(|c| match c {
             Some(c) => format!(
@@ -52,14 +67,10 @@ pub fn Scrubber(
         })
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
-            return;
-        };
-        let now = el.value().parse::<usize>().unwrap_or(0);
+        let now = untrack(value);
         if let Some(step) = paged(&ev.key(), now, run.steps_done.get_untracked()) {
             ev.prevent_default();
-            el.set_value(&step.to_string());
-            run.scrub(step);
+            go(step);
         }
     };
     view! {
@@ -78,7 +89,7 @@ pub fn Scrubber(
                     on:keydown=on_key
                     on:input=move |ev| {
                         if let Ok(step) = event_target_value(&ev).parse::<usize>() {
-                            run.scrub(step);
+                            go(step);
                         }
                     }
                 />
