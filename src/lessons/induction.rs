@@ -346,16 +346,19 @@ fn curve_aside(_: &Trace) -> Option<Aside> {
             )
         })
         .collect();
-    let line = |l| {
-        formed(h, l).map_or_else(String::new, |(step, line)| format!("{} from {step} updates on", num(line)))
-    };
+    let line = |l| formed(h, l).map_or_else(String::new, |(step, line)| format!("{} from {step}", num(line)));
     Some(Aside {
         caption: format!(
-            "On the probe batch, after the first column's number of updates. Layer 1's head stays above {}; layer 2's above {}.",
+            "The probe batch after each row's updates. Layer 1's head stays above {}; layer 2's above {}.",
             line(0),
             line(1)
         ),
-        head: vec!["updates".into(), "probe loss".into(), "layer 1: previous".into(), "layer 2: induction".into()],
+        head: vec![
+            "updates".into(),
+            "probe loss".into(),
+            "layer 1: previous".into(),
+            "layer 2: induction".into(),
+        ],
         rows,
     })
 }

@@ -355,25 +355,42 @@ pub fn draw_weights(
 }
 
 fn table(d: &HeadMapData, name: &str) -> impl IntoView {
-    let (rows, cols) = d.values.dim();
+    weights_table(
+        d.values.view(),
+        (&d.labels, &d.labels),
+        format!("{name}: weights, query rows by key columns"),
+        "query \\ key",
+        None,
+    )
+}
+
+/// Attention weights as a table: `(row, column)` labels, two decimals, a caption and the
+/// corner cell's words; the head maps' and the induction lesson's zoom's.
+pub fn weights_table(
+    values: ndarray::ArrayView2<'_, f64>,
+    (rows, cols): (&[String], &[String]),
+    caption: String,
+    corner: &'static str,
+    testid: Option<&'static str>,
+) -> impl IntoView {
     view! {
-        <table>
-            <caption>{format!("{name}: weights, query rows by key columns")}</caption>
+        <table data-testid=testid>
+            <caption>{caption}</caption>
             <thead>
                 <tr>
-                    <th scope="col">"query \\ key"</th>
-                    {(0..cols).map(|c| view! { <th scope="col">{d.labels[c].clone()}</th> }).collect_view()}
+                    <th scope="col">{corner}</th>
+                    {cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
                 </tr>
             </thead>
             <tbody>
-                {(0..rows)
-                    .map(|r| {
+                {rows
+                    .iter()
+                    .zip(values.rows())
+                    .map(|(name, row)| {
                         view! {
                             <tr>
-                                <th scope="row">{d.labels[r].clone()}</th>
-                                {(0..cols)
-                                    .map(|c| view! { <td>{fixed(d.values[[r, c]], 2)}</td> })
-                                    .collect_view()}
+                                <th scope="row">{name.clone()}</th>
+                                {row.iter().map(|&w| view! { <td>{fixed(w, 2)}</td> }).collect_view()}
                             </tr>
                         }
                     })

@@ -240,7 +240,7 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
         <LossCurveFigure testid="induction-curve" canvas=canvas>
             <figcaption>
                 {format!(
-                    "Each of the {steps} steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before its update, against the updates made.{mark} ",
+                    "Each of the {steps} steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before its update.{mark} ",
                 )} <a href="?learn=induction" data-testid="induction-learn-link">
                     "Train this model yourself in the Learn tab"
                 </a> " (the same seed: the same curve)."

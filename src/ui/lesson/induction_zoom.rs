@@ -10,9 +10,8 @@ use ndarray::Array2;
 use attention_engine::train::history::History;
 
 use crate::lessons::induction::{self, axis_labels, query, weight};
-use crate::lessons::num;
 
-use crate::ui::learn::head_maps::{draw_weights, MapFit};
+use crate::ui::learn::head_maps::{draw_weights, weights_table, MapFit};
 
 /// The rows of the zoom: one per layer.
 const LAYERS: [&str; 2] = ["layer 1", "layer 2"];
@@ -64,12 +63,15 @@ pub fn InductionZoom(
             draw_weights(&el, z.values.view(), (&z.rows, &z.keys), &blocked, &fit);
         });
     });
-    let (label, keys) = z.with_value(|z| (z.label.clone(), z.keys.clone()));
-    let caption = format!(
-        "Zoom on the second B's row (query {label}) of both heads' maps below: the weight it puts on each key it may read, {} to {}.",
-        keys.first().cloned().unwrap_or_default(),
-        keys.last().cloned().unwrap_or_default(),
-    );
+    let label = z.with_value(|z| z.label.clone());
+    let caption = z.with_value(|z| {
+        let key = |k: Option<&String>| k.cloned().unwrap_or_default();
+        format!(
+            "Zoom on the second B's row (query {label}) of both heads' maps below: the weight it puts on each key it may read, {} to {}.",
+            key(z.keys.first()),
+            key(z.keys.last()),
+        )
+    });
     view! {
         <figure class="al-learn-head al-induction-zoom" data-testid="induction-zoom">
             <figcaption>{caption}</figcaption>
@@ -80,36 +82,16 @@ pub fn InductionZoom(
             ></canvas>
             <details class="al-table">
                 <summary>"Table of numbers"</summary>
-                <table data-testid="induction-zoom-table">
-                    <caption>{format!("Query {label}: weights, layers by keys")}</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"head \\ key"</th>
-                            {keys.into_iter().map(|k| view! { <th scope="col">{k}</th> }).collect_view()}
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {z
-                            .with_value(|z| {
-                                z.values
-                                    .rows()
-                                    .into_iter()
-                                    .zip(&z.rows)
-                                    .map(|(row, name)| {
-                                        view! {
-                                            <tr>
-                                                <th scope="row">{name.clone()}</th>
-                                                {row
-                                                    .iter()
-                                                    .map(|&w| view! { <td>{num(w)}</td> })
-                                                    .collect_view()}
-                                            </tr>
-                                        }
-                                    })
-                                    .collect_view()
-                            })}
-                    </tbody>
-                </table>
+                {z
+                    .with_value(|z| {
+                        weights_table(
+                            z.values.view(),
+                            (&z.rows, &z.keys),
+                            format!("Query {label}: weights, layers by keys"),
+                            "head \\ key",
+                            Some("induction-zoom-table"),
+                        )
+                    })}
             </details>
         </figure>
     }
