@@ -31,6 +31,18 @@ async function visitAll(t, width, height, extra, tag) {
       // on a wide screen the map is on the first screen; a phone scrolls to it
       t.assert.ok(box.width >= want && (width <= 900 || box.bottom <= height + 0.5), `step ${s + 1}: the map is ${JSON.stringify(box)}`);
       t.assert.match(await page.textContent('[data-testid="induction-head"] figcaption'), /each its position and letter/);
+      // the row the words talk about (the second B's), magnified above the full maps where
+      // those are small: cells of at least 20 px, its keys labelled (not in presenter mode,
+      // whose one map at a time has cells as tall as its 18 px labels)
+      const zoom = await page.$('[data-testid="induction-zoom"] canvas');
+      if (extra) {
+        t.assert.equal(zoom, null, `step ${s + 1}: no zoom in presenter mode`);
+      } else {
+        const z = await zoom.boundingBox();
+        t.assert.ok(z.width >= 0.9 * Math.min(width - 70, 590) && z.height >= 2 * 20, `step ${s + 1}: the zoom is ${JSON.stringify(z)}`);
+        t.assert.match(await page.textContent('[data-testid="induction-zoom"] figcaption'), /second B's row \(query 7 B\)/);
+        t.assert.equal(await page.$$eval('[data-testid="induction-zoom-table"] tbody tr', (r) => r.length), 2);
+      }
       const shown = await page.$$eval('[data-testid="induction-head"]', (f) => f.map((x) => x.dataset.layer));
       if (extra) {
         t.assert.deepEqual(shown, ['1']);
@@ -107,6 +119,32 @@ export const tests = [
     },
   },
   {
+    name: 'induction lesson: a step\'s embed opens on the row its words talk about, magnified, its numbers the words\' own',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 800, height: 500 });
+      for (const ls of [1, 2]) {
+        const page = await t.open(`lesson=induction&ls=${ls}&embed=1`, '[data-testid="embed"] [data-testid="induction-zoom"] canvas');
+        await page.waitForTimeout(300);
+        // the zoom is inside the picture's box as it opens, not below its fold
+        const { zoom, box } = await page.evaluate(() => ({
+          zoom: document.querySelector('[data-testid="induction-zoom"] canvas').getBoundingClientRect().toJSON(),
+          box: document.querySelector('.al-embed-scroll').getBoundingClientRect().toJSON(),
+        }));
+        t.assert.ok(zoom.top >= box.top - 0.5 && zoom.bottom <= box.bottom + 0.5 && zoom.bottom <= 500, `ls=${ls}: the zoom ${JSON.stringify(zoom)} in the box ${JSON.stringify(box)}`);
+        t.assert.ok(zoom.height >= 100, `ls=${ls}: the zoom is ${zoom.height} px tall`);
+        await t.screenshot(`induction-embed-800x500-${ls + 1}`);
+      }
+      // the words' numbers for the second B are the zoom's (its table, as the page writes them)
+      const page = await t.open('lesson=induction&ls=1', '[data-testid="induction-zoom"] canvas');
+      const words = await page.textContent('[data-testid="lesson-text"]');
+      const [prev, ind] = [words.match(/the second B puts ([\d.]+) on the A before it/)[1], words.match(/the second B: ([\d.]+) on C/)[1]];
+      const cells = await page.$$eval('[data-testid="induction-zoom-table"] tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent)));
+      t.assert.equal(cells[0][6], prev, 'layer 1 on 6 A');
+      t.assert.equal(cells[1][2], ind, 'layer 2 on 2 C');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'induction lesson: no explorer folds under it (their one-layer scenario is not the lesson\'s model); another lesson keeps them',
     run: async (t) => {
       const page = await t.open('lesson=induction&ls=1', '[data-testid="lesson-text"]');
@@ -125,7 +163,7 @@ export const tests = [
     run: async (t) => {
       const page = await t.open('lesson=induction&ls=3', '[data-testid="induction-learn-link"]');
       const text = await page.textContent('[data-testid="lesson-text"]');
-      t.assert.match(text, /formed at step \d+/);
+      t.assert.match(text, /formed after \d+ updates/);
       const caption = await page.textContent('[data-testid="induction-curve"] figcaption');
       const steps = Number(caption.match(/Each of the (\d+) steps/)[1]);
       await page.click('[data-testid="induction-learn-link"]');

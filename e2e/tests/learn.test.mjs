@@ -68,14 +68,14 @@ export const tests = [
       const rows = await page.$$eval('[data-testid="learn-curve-table"] tbody tr', (trs) => trs.length);
       t.assert.equal(rows, 8);
       t.assert.match(await page.textContent('[data-testid="learn-curve-summary"]'), new RegExp(`^Step ${paused} of 5000`));
-      // stepping back: the model as it was after step 25, its map and the curve's marker
+      // stepping back, to any step: the model as it was after 30 updates, its map and the curve's marker
       const mapNow = await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas');
       const curveNow = await canvasHash(page, '[data-testid="learn-curve"] canvas');
       await page.$eval('[data-testid="learn-scrub"]', (e) => {
         e.value = '30';
         e.dispatchEvent(new Event('input', { bubbles: true }));
       });
-      await page.waitForFunction(() => /after step 25:/.test(document.querySelector('[data-testid="learn-scrub-words"]')?.textContent ?? ''));
+      await page.waitForFunction(() => /after 30 updates:/.test(document.querySelector('[data-testid="learn-scrub-words"]')?.textContent ?? ''));
       t.assert.notEqual(await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas'), mapNow);
       t.assert.notEqual(await canvasHash(page, '[data-testid="learn-curve"] canvas'), curveNow);
       await page.click('[data-testid="learn-now"]');
@@ -251,17 +251,59 @@ export const tests = [
     },
   },
   {
-    name: 'learn: the induction preset trained in the worker is the recorded run of the lesson: at step 600 the probe loss and the loss with each head off are the file numbers, to the digit',
+    name: 'learn: the induction preset trained in the worker is the recorded run of the lesson: the slider reaches every step the lesson quotes, one update at a time, with the file numbers there; at step 600 the probe loss and the loss with each head off are the file numbers, to the digit',
+    timeoutMs: 180000,
     run: async (t) => {
       // assets/induction-run.json is the native engine's run of the same configuration; the
       // engine's training arithmetic is the same to the bit in wasm (src/train/ops.rs)
       const run = JSON.parse(readFileSync(new URL('../../assets/induction-run.json', import.meta.url), 'utf8'));
+      // the steps the lesson quotes: where each head formed, and the loss's 150 and 300
+      const lesson = await t.open('lesson=induction&ls=3', '[data-testid="induction-curve"]');
+      const said = await lesson.textContent('[data-testid="lesson-text"]');
+      const formed = said.match(/head formed after (\d+) updates.*previous-token head after (\d+)/);
+      t.assert.ok(formed && /after 300 updates/.test(said), said);
       const page = await t.open('learn=induction', '[data-testid="learn-head"][data-layer="1"] canvas');
       await page.selectOption('[data-testid="learn-speed"]', 'fast');
       await page.click('[data-testid="learn-play"]');
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid="learn-steps"]')?.textContent) === n,
         run.config.steps, { timeout: 90000 });
       await page.waitForSelector('[data-testid="learn-status"][data-busy="false"]');
+      // the slider reaches every step the lesson quotes: the Learn view's numbers there are
+      // the recorded run's (its probe loss and each head's score, as the file rounds them)
+      const scrub = '[data-testid="learn-scrub"]';
+      t.assert.equal(await page.$eval(scrub, (e) => e.step), '1');
+      const words = () => page.textContent('[data-testid="learn-scrub-words"]');
+      const at = async (want) => {
+        await page.waitForFunction((w) => document.querySelector('[data-testid="learn-scrub-words"]')?.textContent.includes(`after ${w} updates:`), want);
+        const c = run.checkpoints.find((x) => x.step === want);
+        const m = (await words()).match(/loss (\d+\.\d{3}) and accuracy/);
+        t.assert.equal(Number(m[1]), c.probe_loss, `the probe loss after ${want} updates`);
+        const scores = await page.$$eval('[data-testid="learn-head-score"]', (els) => els.map((e) => e.textContent));
+        const [prev, ind] = [scores[0].match(/([\d.]+)% of its weight on the previous/)[1], scores[1].match(/and ([\d.]+)% on the token after/)[1]];
+        t.assert.equal((Number(prev) / 100).toFixed(3), c.heads[0].previous_token.toFixed(3), `layer 1 after ${want} updates`);
+        t.assert.equal((Number(ind) / 100).toFixed(3), c.heads[1].induction.toFixed(3), `layer 2 after ${want} updates`);
+        t.assert.equal(await page.$eval(scrub, (e) => e.getAttribute('aria-valuetext')), `after ${want} updates`);
+      };
+      // by keyboard: Home, then Page Up ten updates at a time, the arrows one
+      await page.focus(scrub);
+      await page.keyboard.press('Home');
+      await at(0);
+      const f2 = Number(formed[1]);
+      for (let k = 0; k < f2 / 10; k++) await page.keyboard.press('PageUp');
+      await at(f2);
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((w) => document.querySelector('[data-testid="learn-scrub-words"]')?.textContent.includes(`after ${w} updates:`), f2 + 1);
+      await page.keyboard.press('ArrowLeft');
+      await at(f2);
+      await t.screenshot(`learn-induction-after-${f2}-1440`);
+      for (const step of [Number(formed[2]), 150, 300]) {
+        await page.$eval(scrub, (e, v) => {
+          e.value = String(v);
+          e.dispatchEvent(new Event('input', { bubbles: true }));
+        }, step);
+        await at(step);
+      }
+      await page.click('[data-testid="learn-now"]');
       for (const ablation of run.ablations) {
         const toggle = `[data-testid="learn-ablate"][data-layer="${ablation.head.layer}"][data-head="${ablation.head.head}"]`;
         await page.click(toggle);

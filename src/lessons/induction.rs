@@ -148,8 +148,9 @@ pub fn top_key(h: &History, layer: usize, i: usize) -> Option<usize> {
 }
 
 /// The question's query: the second occurrence of the sequence's second token (the
-/// second "B"), at position `p + 1`.
-fn query(h: &History) -> Option<usize> {
+/// second "B"), at position `p + 1`. The words of the question and of the heads talk
+/// about its row, which the heads' figure magnifies.
+pub fn query(h: &History) -> Option<usize> {
     period(h).map(|p| p + 1).filter(|&i| i < h.tokens.len())
 }
 
@@ -346,15 +347,19 @@ fn curve_aside(_: &Trace) -> Option<Aside> {
             )
         })
         .collect();
-    let line =
-        |l| formed(h, l).map_or_else(String::new, |(step, line)| format!("{} from step {step}", num(line)));
+    let line = |l| formed(h, l).map_or_else(String::new, |(step, line)| format!("{} from {step}", num(line)));
     Some(Aside {
         caption: format!(
-            "On the probe batch, before the step's update. Layer 1's head stays above {}; layer 2's above {}.",
+            "The probe batch after each row's updates. Layer 1's head stays above {}; layer 2's above {}.",
             line(0),
             line(1)
         ),
-        head: vec!["step".into(), "probe loss".into(), "layer 1: previous".into(), "layer 2: induction".into()],
+        head: vec![
+            "updates".into(),
+            "probe loss".into(),
+            "layer 1: previous".into(),
+            "layer 2: induction".into(),
+        ],
         rows,
     })
 }
@@ -374,10 +379,10 @@ fn curve_words(_: &Trace) -> String {
         std::cmp::Ordering::Equal => "both at the same checkpoint",
     };
     format!(
-        "For about 150 steps the loss creeps down from {l0} to {l150}. Then it drops, to {l300} by step 300, as the heads take shape. Say a head \
-         has formed at the first step from which its score stays above halfway between its score at the \
-         start and at the end. Layer 2's induction head formed at step {f2}{d2}; layer 1's previous-token \
-         head at step {f1}{d1}. By this measure {order}.",
+        "For about 150 updates the loss creeps down from {l0} to {l150}. Then it drops, to {l300} after 300 updates, as the heads take \
+         shape. Say a head has formed once its score stays above halfway between its score at the start and at \
+         the end. Layer 2's induction head formed after {f2} updates{d2}; layer 1's previous-token head after \
+         {f1}{d1}. By this measure {order}.",
         l0 = num(c0.probe_loss),
         l150 = num(c150.probe_loss),
         l300 = num(c300.probe_loss),

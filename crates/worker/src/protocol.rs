@@ -282,7 +282,7 @@ pub enum TrainRequest {
         /// How many steps.
         steps: usize,
     },
-    /// Show the model as it was at the latest checkpoint at or before `step`.
+    /// Show the model as it was after `step` steps (at most the steps done).
     Checkpoint {
         /// The request's number.
         id: u64,

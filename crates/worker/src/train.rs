@@ -8,16 +8,31 @@ use attention_engine::mask;
 use attention_engine::train::analysis::{explain_gradient, GradientCell};
 use attention_engine::train::{
     circuit, evaluate, induction_score, nan_if_null, previous_token_score, probe, Batch, CircuitReport,
-    HeadId, Intervention, Model, StepStats, TrainConfig, TrainError, Trainer,
+    HeadId, Intervention, Model, Saved, StepStats, TrainConfig, TrainError, Trainer,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Sequences in the probe batch the maps, loss and accuracy are measured on.
 pub const PROBE_SEQUENCES: usize = 8;
 
-/// The session keeps the parameters after every this many steps (and at step 0), so the
-/// page can step back through training ([`Session::checkpoint`]).
+/// The session saves the run's state (its parameters and the optimizer's) after every
+/// this many steps (and at step 0), or after a multiple of it that keeps a whole run's
+/// saved states within [`SAVED_BYTES`] ([`save_every`]). The page steps back to any step:
+/// [`Session::checkpoint`] trains on from the saved state before it.
 pub const CHECKPOINT_EVERY: usize = 25;
+
+/// The most memory a run's saved states may take, bytes: the induction preset's 600 steps
+/// take 2 MB at [`CHECKPOINT_EVERY`]; the largest model the Learn view allows over its
+/// 5000 steps would take 209 MB, and saves every 100 steps instead.
+pub const SAVED_BYTES: usize = 64 << 20;
+
+/// Steps between saved states for a run of `steps` steps whose state takes `bytes`: the
+/// smallest multiple of [`CHECKPOINT_EVERY`] whose states, step 0's included, fit
+/// [`SAVED_BYTES`].
+pub fn save_every(steps: usize, bytes: usize) -> usize {
+    let fit = (SAVED_BYTES / bytes.max(1)).max(2) - 1;
+    steps.div_ceil(fit).div_ceil(CHECKPOINT_EVERY).max(1) * CHECKPOINT_EVERY
+}
 
 /// A run whose latest loss is more than this many times its first step's has diverged.
 pub const DIVERGED_FACTOR: f64 = 10.0;
@@ -74,14 +89,16 @@ pub fn gradient_from_json(text: &str) -> Result<GradientView, String> {
 pub struct Session {
     trainer: Trainer,
     probe: Batch,
-    /// `(steps done, parameters then)`, in step order.
-    checkpoints: Vec<(usize, Vec<f64>)>,
+    /// The run's state every [`Session::every`] steps from 0, in step order.
+    saved: Vec<Saved>,
+    /// Steps between saved states ([`save_every`]).
+    every: usize,
 }
 
-/// The model as it was at a saved step, on the probe.
+/// The model as it was after a number of steps, on the probe.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    /// Steps done when it was saved.
+    /// Steps done (updates made) before it.
     pub step: usize,
     /// The model then, on the probe.
     pub probe: ProbeView,
@@ -162,9 +179,11 @@ impl Session {
     pub fn start(config_json: &str) -> Result<Self, TrainError> {
         let config = TrainConfig::from_json(config_json)?;
         let trainer = Trainer::new(&config)?;
+        let first = trainer.save();
         Ok(Self {
             probe: probe(&config, PROBE_SEQUENCES),
-            checkpoints: vec![(0, trainer.model.params.clone())],
+            every: save_every(config.steps, first.bytes()),
+            saved: vec![first],
             trainer,
         })
     }
@@ -179,13 +198,24 @@ impl Session {
         self.view_of(&self.trainer.model)
     }
 
-    /// The latest checkpoint at or before `step` (every [`CHECKPOINT_EVERY`] steps, and
-    /// step 0), on the probe.
+    /// Steps between saved states for this run ([`save_every`]).
+    pub fn every(&self) -> usize {
+        self.every
+    }
+
+    /// The model after `step` steps (at most the steps done), on the probe: the saved
+    /// state at or before it, trained on to it (at most [`Session::every`] − 1 steps),
+    /// the same to the bit as the run was then.
     pub fn checkpoint(&self, step: usize) -> Option<Checkpoint> {
-        let (saved, params) = self.checkpoints.iter().rev().find(|(s, _)| *s <= step)?;
-        let mut model = self.trainer.model.clone();
-        model.params.clone_from(params);
-        Some(Checkpoint { step: *saved, probe: self.view_of(&model) })
+        let step = step.min(self.trainer.steps_done());
+        if step == self.trainer.steps_done() {
+            return Some(Checkpoint { step, probe: self.probe_view() });
+        }
+        let saved = self.saved.iter().rev().find(|s| s.steps() <= step)?;
+        let mut replay = self.trainer.clone();
+        replay.restore(saved);
+        replay.train(step - saved.steps());
+        Some(Checkpoint { step, probe: self.view_of(&replay.model) })
     }
 
     /// `model` on the probe.
@@ -255,8 +285,8 @@ impl Session {
         for _ in 0..n {
             stats.push(self.trainer.step());
             let done = self.trainer.steps_done();
-            if done.is_multiple_of(CHECKPOINT_EVERY) {
-                self.checkpoints.push((done, self.trainer.model.params.clone()));
+            if done.is_multiple_of(self.every) {
+                self.saved.push(self.trainer.save());
             }
         }
         Progress { steps_done: self.trainer.steps_done(), stats, probe: self.probe_view() }
@@ -350,22 +380,49 @@ mod tests {
         assert!(progress_from_json("{").unwrap_err().starts_with("unreadable progress"));
     }
 
-    /// A checkpoint is the model as it was after its step: the same view as a run stopped
-    /// there; a step between checkpoints gives the one before it.
+    /// A checkpoint is the model as it was after its step, for every step: the same view
+    /// as a run stopped there, trained on from the saved state before it.
     #[test]
-    fn checkpoints_step_back_through_the_run() {
+    fn checkpoints_step_back_through_the_run_to_every_step() {
         let mut session = Session::start(CONFIG).unwrap();
         let at_start = session.probe_view();
-        session.advance(30);
+        session.advance(50);
+        assert_eq!(session.every(), CHECKPOINT_EVERY);
+        assert_eq!(session.saved.iter().map(Saved::steps).collect::<Vec<_>>(), [0, 25, 50]);
         let mut stopped = Session::start(CONFIG).unwrap();
-        stopped.advance(CHECKPOINT_EVERY);
-        let back = session.checkpoint(CHECKPOINT_EVERY + 3).unwrap();
-        assert_eq!((back.step, &back.probe), (CHECKPOINT_EVERY, &stopped.probe_view()));
-        assert_eq!(session.checkpoint(CHECKPOINT_EVERY - 1).unwrap().probe, at_start);
-        session.advance(100);
-        assert_eq!(session.checkpoint(usize::MAX).unwrap().step, 50);
-        assert_eq!(session.checkpoints.len(), 3);
+        for step in [1, 24, 25, 26, 37] {
+            stopped.advance(step - stopped.trainer().steps_done());
+            let back = session.checkpoint(step).unwrap();
+            assert_eq!((back.step, &back.probe), (step, &stopped.probe_view()), "step {step}");
+        }
+        assert_eq!(session.checkpoint(0).unwrap().probe, at_start);
+        assert_eq!(
+            session.checkpoint(usize::MAX).unwrap(),
+            Checkpoint { step: 50, probe: session.probe_view() }
+        );
+        // the run goes on as it would have: replaying did not touch it
+        let mut whole = Trainer::new(&TrainConfig::from_json(CONFIG).unwrap()).unwrap();
+        whole.train(50);
+        assert_eq!(session.trainer().model.params, whole.model.params);
+        let back = session.checkpoint(30).unwrap();
         assert_eq!(checkpoint_from_json(&checkpoint_json(&back)).unwrap(), back);
+    }
+
+    /// Saved states are spaced so that a whole run's fit the memory allowed: the
+    /// induction preset every 25 steps; the largest model over 5000 steps less often.
+    #[test]
+    fn saved_states_fit_their_memory() {
+        assert_eq!(save_every(600, 84_000), CHECKPOINT_EVERY);
+        assert_eq!(save_every(50, 1), CHECKPOINT_EVERY);
+        for (steps, bytes) in [(5000, 1_044_000), (5000, 84_000), (600, 20 << 20), (1, usize::MAX)] {
+            let every = save_every(steps, bytes);
+            assert!(every.is_multiple_of(CHECKPOINT_EVERY));
+            assert!(
+                bytes == usize::MAX || (steps / every + 1) * bytes <= SAVED_BYTES,
+                "{steps} {bytes}: {every}"
+            );
+        }
+        assert_eq!(save_every(5000, 1_044_000), 100);
     }
 
     /// Every answer carries the engine's circuit on the probe batch: on two layers, each

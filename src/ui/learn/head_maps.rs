@@ -248,11 +248,16 @@ impl MapFit {
     /// The map's layout for `labels` on both axes: as wide as it may be, narrower (a
     /// pixel of cell at a time) where that would make it taller than it may be.
     pub fn layout(&self, labels: &[String]) -> Layout {
+        self.layout_of(labels, labels)
+    }
+
+    /// As [`MapFit::layout`] with `rows` and `cols` labels of their own.
+    pub fn layout_of(&self, rows: &[String], cols: &[String]) -> Layout {
         let mut width = self.max_width;
-        let mut layout = Layout::with_font(labels, labels, width, self.font);
+        let mut layout = Layout::with_font(rows, cols, width, self.font);
         while let Some(h) = self.max_height.filter(|&h| layout.height > h && layout.cell > 4.0) {
-            width -= (layout.height - h).max(labels.len() as f64);
-            layout = Layout::with_font(labels, labels, width, self.font);
+            width -= (layout.height - h).max(cols.len() as f64);
+            layout = Layout::with_font(rows, cols, width, self.font);
         }
         layout
     }
@@ -314,18 +319,30 @@ pub fn HeadMapFigure(
 
 /// Draws a head's map on `el`, sized by `fit`.
 pub fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData, fit: &MapFit) {
-    let layout = fit.layout(&d.labels);
+    draw_weights(el, d.values.view(), (&d.labels, &d.labels), &d.blocked, fit);
+}
+
+/// Draws attention weights `values` (rows by columns, `blocked` row-major) on `el` with
+/// the `(row, column)` labels, sized by `fit`: a head's map, or a few of its rows.
+pub fn draw_weights(
+    el: &web_sys::HtmlCanvasElement,
+    values: ndarray::ArrayView2<'_, f64>,
+    (rows, cols): (&[String], &[String]),
+    blocked: &[bool],
+    fit: &MapFit,
+) {
+    let layout = fit.layout_of(rows, cols);
     let dpr = screen::dpr();
     canvas::size(el, layout.width, layout.height, dpr);
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-    let pads = vec![false; d.labels.len()];
+    let (row_pads, col_pads) = (vec![false; rows.len()], vec![false; cols.len()]);
     let map = Heatmap {
-        values: d.values.view(),
-        row_labels: &d.labels,
-        col_labels: &d.labels,
-        row_is_pad: &pads,
-        col_is_pad: &pads,
-        blocked: &d.blocked,
+        values,
+        row_labels: rows,
+        col_labels: cols,
+        row_is_pad: &row_pads,
+        col_is_pad: &col_pads,
+        blocked,
         scale: Scale::weights(),
         col_group: None,
     };
@@ -338,25 +355,42 @@ pub fn draw_map(el: &web_sys::HtmlCanvasElement, d: &HeadMapData, fit: &MapFit) 
 }
 
 fn table(d: &HeadMapData, name: &str) -> impl IntoView {
-    let (rows, cols) = d.values.dim();
+    weights_table(
+        d.values.view(),
+        (&d.labels, &d.labels),
+        format!("{name}: weights, query rows by key columns"),
+        "query \\ key",
+        None,
+    )
+}
+
+/// Attention weights as a table: `(row, column)` labels, two decimals, a caption and the
+/// corner cell's words; the head maps' and the induction lesson's zoom's.
+pub fn weights_table(
+    values: ndarray::ArrayView2<'_, f64>,
+    (rows, cols): (&[String], &[String]),
+    caption: String,
+    corner: &'static str,
+    testid: Option<&'static str>,
+) -> impl IntoView {
     view! {
-        <table>
-            <caption>{format!("{name}: weights, query rows by key columns")}</caption>
+        <table data-testid=testid>
+            <caption>{caption}</caption>
             <thead>
                 <tr>
-                    <th scope="col">"query \\ key"</th>
-                    {(0..cols).map(|c| view! { <th scope="col">{d.labels[c].clone()}</th> }).collect_view()}
+                    <th scope="col">{corner}</th>
+                    {cols.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
                 </tr>
             </thead>
             <tbody>
-                {(0..rows)
-                    .map(|r| {
+                {rows
+                    .iter()
+                    .zip(values.rows())
+                    .map(|(name, row)| {
                         view! {
                             <tr>
-                                <th scope="row">{d.labels[r].clone()}</th>
-                                {(0..cols)
-                                    .map(|c| view! { <td>{fixed(d.values[[r, c]], 2)}</td> })
-                                    .collect_view()}
+                                <th scope="row">{name.clone()}</th>
+                                {row.iter().map(|&w| view! { <td>{fixed(w, 2)}</td> }).collect_view()}
                             </tr>
                         }
                     })

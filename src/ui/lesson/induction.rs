@@ -15,12 +15,18 @@ use crate::ui::heatmap::card::LabelFont;
 use crate::ui::learn::head_maps::{HeadMapData, HeadMapFigure, MapFit};
 use crate::ui::learn::loss_curve::{draw_loss_curve, LossCurveFigure};
 use crate::ui::lesson::induction_run;
+use crate::ui::lesson::induction_zoom::InductionZoom;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{lesson_max_height, one_head_at_a_time};
 
 /// What the page reserves above and beside a head's map for its caption (and, one head
 /// at a time, the picker), CSS px.
 const MAP_CAPTION: f64 = 110.0;
+
+/// What the zoom on the question's row takes above the maps, CSS px, where it is shown
+/// (not in presenter mode, whose one map at a time already has cells as tall as its
+/// labels): its caption and two rows of the largest cells.
+const ZOOM_ROOM: f64 = 220.0;
 
 /// The narrowest column, CSS px, in which each of the two maps gets half.
 const SIDE_BY_SIDE: f64 = 320.0;
@@ -41,7 +47,7 @@ pub fn heads_fit(column: f64, width: f64, height: f64, font: f64, t: usize) -> (
     let max_height = match lesson_max_height(width, height, presenting) {
         // presenting, the picture starts at the top of the screen, not under the card's title
         Some(_) if presenting => Some(height - 2.0 * MAP_CAPTION),
-        Some(h) => Some(h - MAP_CAPTION / 2.0),
+        Some(h) => Some(h - MAP_CAPTION / 2.0 - ZOOM_ROOM),
         // a screen too narrow for words and picture side by side, but wide enough for two
         // maps (an 800 × 500 embed): the maps and their captions within the screen
         None => Some(height - 2.0 * MAP_CAPTION),
@@ -126,6 +132,8 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     let one = move || fit.with(|f| f.1);
     let map_fit = Signal::derive(move || fit.get().0);
     let shown = move |layer: usize| !one() || picked.get() == layer;
+    // the zoom on the question's row, above the maps (presenting, the map is large enough)
+    let zoom = move || (font.get() <= LABEL_FONT).then(|| view! { <InductionZoom width=column /> });
     let picker = move || {
         one().then(|| {
             view! {
@@ -149,6 +157,7 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     };
     view! {
         <div class="al-induction-heads-wrap" data-testid="induction-heads">
+            {zoom}
             {picker}
             <div class="al-induction-heads">
                 {[0usize, 1]
@@ -222,15 +231,16 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
             h.losses.iter().zip(&h.accuracies).enumerate().map(|(s, (&l, &a))| (s, l, a)).collect();
         draw_loss_curve(&el, &layout.get(), &Curve { points: &points, x_max: points.len(), marker });
     });
-    let mark = marker
-        .map_or_else(String::new, |s| format!(" The grey line marks step {s}, where layer 2's head formed."));
+    let mark = marker.map_or_else(String::new, |s| {
+        format!(" The grey line marks {s} updates, where layer 2's head formed.")
+    });
     // the recorded run's own length, not a number written here
     let steps = h.map_or(0, |h| h.losses.len());
     view! {
         <LossCurveFigure testid="induction-curve" canvas=canvas>
             <figcaption>
                 {format!(
-                    "Each of the {steps} steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before the update.{mark} ",
+                    "Each of the {steps} steps' batch: its loss (cross-entropy, nats, left axis) and accuracy (right axis), before its update.{mark} ",
                 )} <a href="?learn=induction" data-testid="induction-learn-link">
                     "Train this model yourself in the Learn tab"
                 </a> " (the same seed: the same curve)."

@@ -14,6 +14,7 @@ pub mod embedding_plot;
 pub mod glossary_panel;
 pub mod induction;
 pub mod induction_run;
+pub mod induction_zoom;
 pub mod keys;
 pub mod mask_conventions;
 pub mod open;

@@ -48,5 +48,5 @@ pub use analysis::{
 pub use config::{OptimizerConfig, PositionKind, TaskKind, TrainConfig, TrainError};
 pub use forward::{HeadId, Intervention};
 pub use model::{Dims, Model, Named, Tensor};
-pub use run::{nan_if_null, report, report_json, Report, StepStats, Trainer};
+pub use run::{nan_if_null, report, report_json, Report, Saved, StepStats, Trainer};
 pub use tasks::{probe, Batch};

@@ -41,6 +41,11 @@ impl Optimizer {
         Self { config, steps: 0, first: vec![0.0; n], second: vec![0.0; second] }
     }
 
+    /// The numbers its state holds (its buffers' lengths): what keeping a copy costs.
+    pub fn state_len(&self) -> usize {
+        self.first.len() + self.second.len()
+    }
+
     /// One update of `params` with `grads`.
     pub fn step(&mut self, params: &mut [f64], grads: &[f64]) {
         self.steps += 1;

@@ -112,6 +112,27 @@ impl Trainer {
         stats
     }
 
+    /// What the run needs to go on from here: [`Trainer::restore`] of it, then the same
+    /// steps, gives the same numbers to the bit (training is seeded and deterministic).
+    pub fn save(&self) -> Saved {
+        Saved {
+            params: self.model.params.clone(),
+            optimizer: self.optimizer.clone(),
+            data: self.data.clone(),
+            steps: self.steps,
+        }
+    }
+
+    /// Goes back (or on) to where `saved` was taken, keeping this trainer's buffers. The
+    /// saved state must be of this trainer's configuration (a [`Trainer::save`] of it, or
+    /// of a clone of it).
+    pub fn restore(&mut self, saved: &Saved) {
+        self.model.params.clone_from(&saved.params);
+        self.optimizer.clone_from(&saved.optimizer);
+        self.data.clone_from(&saved.data);
+        self.steps = saved.steps;
+    }
+
     /// `n` steps; their stats.
     pub fn train(&mut self, n: usize) -> Vec<StepStats> {
         (0..n).map(|_| self.step()).collect()
@@ -140,6 +161,34 @@ impl Trainer {
     /// The configuration's probe batch (see [`tasks::probe`]).
     pub fn probe(&self, count: usize) -> Batch {
         tasks::probe(&self.config, count)
+    }
+}
+
+/// A run's state between two steps without the buffers a step reuses: the parameters,
+/// the optimizer's state, the data generator's and the step count ([`Trainer::save`]).
+#[derive(Debug, Clone)]
+pub struct Saved {
+    params: Vec<f64>,
+    optimizer: Optimizer,
+    data: TaskData,
+    steps: usize,
+}
+
+impl Saved {
+    /// The steps taken when it was saved.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// The parameters then.
+    pub fn params(&self) -> &[f64] {
+        &self.params
+    }
+
+    /// About how many bytes it holds: its parameters and the optimizer's buffers, in f64
+    /// (the data generator's state and the `sentences` task's lines are small beside them).
+    pub fn bytes(&self) -> usize {
+        (self.params.len() + self.optimizer.state_len()) * std::mem::size_of::<f64>()
     }
 }
 

@@ -717,3 +717,30 @@ fn training_is_pinned_to_the_bit() {
         "{digests:#x?}"
     );
 }
+
+/// A saved state restored goes on exactly as the run did from there: the same losses and
+/// parameters to the bit, for Adam and for SGD's momentum, on a trainer that had moved on.
+#[test]
+fn a_restored_run_goes_on_as_it_did() {
+    for optimizer in [
+        OptimizerConfig::adam(0.05),
+        OptimizerConfig::Sgd { lr: 0.1, momentum: 0.9, dampening: 0.0, nesterov: false, weight_decay: 0.0 },
+    ] {
+        let c = TrainConfig {
+            steps: 30,
+            optimizer,
+            ..config(TaskKind::Induction, 2, PositionKind::Learned, true, None)
+        };
+        let mut trainer = Trainer::new(&c).unwrap();
+        trainer.train(7);
+        let saved = trainer.save();
+        assert_eq!((saved.steps(), saved.params()), (7, &trainer.model.params[..]));
+        let then: Vec<StepStats> = trainer.train(9);
+        let params = trainer.model.params.clone();
+        trainer.restore(&saved);
+        assert_eq!(trainer.steps_done(), 7);
+        assert_eq!(trainer.train(9), then);
+        assert_eq!(trainer.model.params, params);
+        assert!(saved.bytes() >= 2 * params.len() * 8);
+    }
+}
