@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 
-import { noOverflow } from '../lib/layout.mjs';
+import { cutTables, noOverflow } from '../lib/layout.mjs';
 
 const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (b) => b.length);
 
@@ -153,6 +153,11 @@ export const tests = [
             }
             shownAt[m.numbers] = (shownAt[m.numbers] || 0) + 1;
           }
+          // a projected table cannot be scrolled: none is cut, none scrolls in its region
+          t.assert.deepEqual(await cutTables(page), [], `${w}x${h} ${id} step ${s + 1}: tables cut`);
+          const scrolled = await page.$$eval('.al-stage [role="region"]', (els) => els.filter((e) => e.checkVisibility())
+            .map((e) => [e.getAttribute('aria-label'), e.scrollWidth - e.clientWidth]).filter(([, d]) => d > 1));
+          t.assert.deepEqual(scrolled, [], `${w}x${h} ${id} step ${s + 1}: tables that scroll sideways`);
           // on a large screen the tables beside the picture are read from the back too
           if (w >= 1920) {
             const cells = await page.$$eval('.al-stage table td, .al-stage table th', (els) => els.filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize)));

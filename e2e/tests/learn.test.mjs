@@ -260,7 +260,7 @@ export const tests = [
       // the steps the lesson quotes: where each head formed, and the loss's 150 and 300
       const lesson = await t.open('lesson=induction&ls=3', '[data-testid="induction-curve"]');
       const said = await lesson.textContent('[data-testid="lesson-text"]');
-      const formed = said.match(/head formed after (\d+) updates.*previous-token head after (\d+)/);
+      const formed = said.match(/induction head had formed by (\d+).*previous-token head by (\d+)/);
       t.assert.ok(formed && /after 300 updates/.test(said), said);
       const page = await t.open('learn=induction', '[data-testid="learn-head"][data-layer="1"] canvas');
       await page.selectOption('[data-testid="learn-speed"]', 'fast');

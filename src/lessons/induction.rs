@@ -381,13 +381,14 @@ fn curve_words(_: &Trace) -> String {
     format!(
         "For about 150 updates the loss creeps down from {l0} to {l150}. Then it drops, to {l300} after 300 updates, as the heads take \
          shape. Say a head has formed once its score stays above halfway between its score at the start and at \
-         the end. Layer 2's induction head formed after {f2} updates{d2}; layer 1's previous-token head after \
-         {f1}{d1}. By this measure {order}.",
+         the end. Scored every {every} updates, layer 2's induction head had formed by {f2}{d2}; layer 1's \
+         previous-token head by {f1}{d1}. By this measure {order}.",
         l0 = num(c0.probe_loss),
         l150 = num(c150.probe_loss),
         l300 = num(c300.probe_loss),
         d2 = during(f2),
         d1 = during(f1),
+        every = h.checkpoints.get(1).map_or(0, |c| c.step),
     )
 }
 

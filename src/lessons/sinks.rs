@@ -176,6 +176,7 @@ pub fn lesson() -> Lesson {
             })
             .highlight(|t| row_cells(t, S::Weights, 0, 0, ON))
             .aside(sums_aside)
+            .embed_aside(sums_aside)
             .claims(|t| {
                 let sum = |i| Quantity::RowSum(cell(S::Weights, i, 0));
                 // the row of "on" sums to less than 1: some of it went to no token; its keys

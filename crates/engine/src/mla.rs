@@ -434,6 +434,22 @@ mod run_tests {
         trace.step(name).map(|s| s.data.clone()).expect("step")
     }
 
+    /// Every axis name on the way to a step, and on the step, names the size shown: the
+    /// view of `kv_b` into heads is `d_nope + d_v` wide per head, not `h·(d_nope + d_v)`.
+    #[test]
+    fn every_shape_is_the_size_its_axis_names() {
+        for (rank, style) in [(None, RopeStyle::Half), (Some(5), RopeStyle::Interleaved)] {
+            let trace = crate::run(&scenario(rank, style)).unwrap();
+            for st in &trace.steps {
+                let paths = st.shape_path.iter().map(|r| (&r.dims, &r.shape));
+                for (dims, shape) in paths.chain([(&st.dims, &st.shape)]) {
+                    let named: Vec<usize> = dims.iter().map(|&a| trace.axis_len(a)).collect();
+                    assert_eq!(&named, shape, "{}: {dims:?}", st.name);
+                }
+            }
+        }
+    }
+
     #[test]
     fn absorbing_w_uk_into_the_query_gives_the_same_scores() {
         for (rank, style) in [(None, RopeStyle::Half), (Some(5), RopeStyle::Interleaved)] {

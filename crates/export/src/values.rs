@@ -118,6 +118,7 @@ fn axis_symbol(axis: Axis) -> &'static str {
         Axis::KvRank => "r_kv",
         Axis::KvAWidth => "r_kv + d_rope",
         Axis::KvBWidth => "h * (d_nope + d_v)",
+        Axis::NopeV => "d_nope + d_v",
         Axis::DNope => "d_nope",
         Axis::DRope => "d_rope",
         Axis::DV => "d_v",

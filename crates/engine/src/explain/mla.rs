@@ -405,9 +405,21 @@ impl Explainer<'_> {
             m.qk_rope_head_dim
         )];
         self.check(v, &mut notes);
-        let short = if self.step == StepName::QCat { "q" } else { "k" };
+        // the two parts by the names the pipeline gives them (k_rot, or k_pe without RoPE)
+        let rotated = |turned: StepName, plain: StepName| {
+            if self.trace.step(turned).is_some() {
+                turned
+            } else {
+                plain
+            }
+        };
+        let parts = if self.step == StepName::QCat {
+            format!("q_nope, {}", rotated(StepName::QRot, StepName::QHeads))
+        } else {
+            format!("k_nope, {}", rotated(StepName::KRot, StepName::KPe))
+        };
         self.done(
-            format!("{}[b,h,t,c] = [{short}_nope, {short}_rope][c]", self.step),
+            format!("{}[b,h,t,c] = [{parts}][c]", self.step),
             Kind::Copy,
             vec![plain(tex_free_label(from, &at), v)],
             notes,

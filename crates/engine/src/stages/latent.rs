@@ -86,12 +86,12 @@ pub(super) fn latent(
         vec![
             Reshape {
                 op: "view".into(),
-                dims: vec![A::B, tk, A::H, A::KvBWidth],
+                dims: vec![A::B, tk, A::H, A::NopeV],
                 shape: vec![b, t_k, h, d_nope + d_v],
             },
             Reshape {
                 op: "transpose(1, 2)".into(),
-                dims: vec![A::B, A::H, tk, A::KvBWidth],
+                dims: vec![A::B, A::H, tk, A::NopeV],
                 shape: vec![b, h, t_k, d_nope + d_v],
             },
             Reshape { op: "slice".into(), dims: vec![A::B, A::H, tk, last], shape: vec![b, h, t_k, width] },

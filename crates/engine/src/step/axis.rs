@@ -37,6 +37,8 @@ pub enum Axis {
     KvAWidth,
     /// MLA: `kv_b_proj`'s output, every head's unrotated key and value side by side.
     KvBWidth,
+    /// MLA: one head's part of `kv_b_proj`'s output, its unrotated key and its value.
+    NopeV,
     /// MLA: a head's unrotated query/key part, `qk_nope_head_dim`.
     DNope,
     /// MLA: a head's rotated query/key part, `qk_rope_head_dim`.
@@ -49,7 +51,7 @@ pub enum Axis {
 
 impl Axis {
     /// Every axis.
-    pub const ALL: [Axis; 20] = [
+    pub const ALL: [Axis; 21] = [
         Self::B,
         Self::H,
         Self::T,
@@ -66,6 +68,7 @@ impl Axis {
         Self::KvRank,
         Self::KvAWidth,
         Self::KvBWidth,
+        Self::NopeV,
         Self::DNope,
         Self::DRope,
         Self::DV,
@@ -74,7 +77,7 @@ impl Axis {
 
     /// The name the tutorials and the trace JSON use: `B`, `h`, `T`, `T_q`, `T_k`,
     /// `d_model`, `d_k`, `h_kv`, `h_kv·d_k`, `h·d_k`, `1`, `h/h_kv`, and MLA's `r_q`, `r_kv`,
-    /// `r_kv+d_rope`, `h·(d_nope+d_v)`, `d_nope`, `d_rope`, `d_v`, `h·d_v`.
+    /// `r_kv+d_rope`, `h·(d_nope+d_v)`, `d_nope+d_v`, `d_nope`, `d_rope`, `d_v`, `h·d_v`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::B => "B",
@@ -93,6 +96,7 @@ impl Axis {
             Self::KvRank => "r_kv",
             Self::KvAWidth => "r_kv+d_rope",
             Self::KvBWidth => "h·(d_nope+d_v)",
+            Self::NopeV => "d_nope+d_v",
             Self::DNope => "d_nope",
             Self::DRope => "d_rope",
             Self::DV => "d_v",

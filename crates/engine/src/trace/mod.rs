@@ -324,6 +324,7 @@ impl Trace {
             Axis::KvBWidth => {
                 self.mla.as_ref().map_or(0, |m| z.n_heads * (m.qk_nope_head_dim + m.v_head_dim))
             }
+            Axis::NopeV => self.mla.as_ref().map_or(0, |m| m.qk_nope_head_dim + m.v_head_dim),
             Axis::DNope => self.mla.as_ref().map_or(0, |m| m.qk_nope_head_dim),
             Axis::DRope => self.mla.as_ref().map_or(0, |m| m.qk_rope_head_dim),
             Axis::DV => self.mla.as_ref().map_or(0, |m| m.v_head_dim),
