@@ -44,7 +44,7 @@ export const tests = [
     },
   },
   {
-    name: 'tables fit or scroll in their own region: local 5 and online-softmax 6 at 1440, local 5 presenting, local 1-5 on a phone',
+    name: 'tables fit or scroll in their own region: local 5 and online-softmax 6 at 1440, local 5 presenting, local 1-5 on a phone (their tables whole)',
     timeoutMs: 180000,
     run: async (t) => {
       for (const [query, w, h] of [['lesson=local&ls=4', 1440, 900], ['lesson=online-softmax&ls=5', 1440, 900], ['lesson=local&ls=4&present=1', 1280, 720]]) {
@@ -61,6 +61,8 @@ export const tests = [
         await page.waitForSelector('[data-testid="lesson-picture"] canvas');
         await page.waitForTimeout(300);
         t.assert.deepEqual(await cutTables(page), [], `local step ${s + 1} at 375 px`);
+        // the table beside the words whole on the screen: the numbers the words quote are in it
+        t.assert.deepEqual(await scrollingRegions(page), [], `local step ${s + 1} at 375 px: the aside table scrolls`);
         await page.screenshot({ path: `e2e/screenshots/second-look-local-${s + 1}-375.png`, fullPage: true });
         await context.close();
       }
