@@ -433,9 +433,9 @@ pub fn lesson() -> Lesson {
                     let m = t.alibi_slopes.first().copied().unwrap_or(0.0);
                     format!(
                         "BLOOM's code adds m·j, not m·(j − i). For \"eight\" (i = {EIGHT}) in head 1 that is m·i = \
-                         {} more on every score: the paper's row {} (the map) becomes {}. A softmax does not \
-                         change when one number is added to a whole row (it cancels), so BLOOM's row gives the \
-                         weights {}, the paper's row's.",
+                         {} more on every score: the paper's row {} (the map, before the mask) becomes {}. Adding \
+                         one number to a whole row does not change a softmax, so BLOOM's row gives the weights {}, \
+                         the paper's row's.",
                         num(m * EIGHT as f64),
                         row(t, S::Biased, 0, 0, EIGHT),
                         list(&bloom),
