@@ -306,11 +306,12 @@ pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
             {
                 names.iter().map(|s| s.to_string()).collect()
             }
-            // the shared RoPE key of multi-head latent attention: d_rope wide
-            (Role::HeadFeatures, _) if is_shared_key(trace, step) => {
-                (0..n).map(|j| format!("d_rope {j}")).collect()
+            // a head's features by the axis the step names: d_k, or under multi-head latent
+            // attention d_rope (the rotated parts, the shared RoPE key), d_nope or d_v
+            (Role::HeadFeatures, _) => {
+                let axis = s.dims.last().map_or("d_k", |a| a.as_str());
+                (0..n).map(|j| format!("{axis} {j}")).collect()
             }
-            (Role::HeadFeatures, _) => (0..n).map(|j| format!("d_k {j}")).collect(),
             // the positional encoding: a sine and a cosine per frequency i
             _ if step == StepName::Pe => crate::lessons::labels::pe_cols(n),
             // columns that the split cuts into heads: head · feature
@@ -546,6 +547,15 @@ mod tests {
             let want: Vec<String> = (0..m.qk_rope_head_dim).map(|j| format!("d_rope {j}")).collect();
             assert_eq!(labels.cols, want, "{step}");
             assert_eq!(axis_titles_in(Some(&t), step).1, "d_rope →");
+        }
+        // a head's own parts are numbered by their own sizes, not d_k
+        for (step, axis, n) in [
+            (StepName::QRot, "d_rope", m.qk_rope_head_dim),
+            (StepName::KNope, "d_nope", m.qk_nope_head_dim),
+            (StepName::VHeads, "d_v", m.v_head_dim),
+        ] {
+            let want: Vec<String> = (0..n).map(|j| format!("{axis} {j}")).collect();
+            assert_eq!(axis_labels(&t, step, 0).cols, want, "{step}");
         }
         let plain = run(&Scenario::identity(&["a b"], 4, 2)).unwrap();
         assert!(!is_shared_key(&plain, StepName::KRot));

@@ -107,16 +107,18 @@ impl Explainer<'_> {
             }
             (StepName::KvB, _) => {
                 let width = (d_nope + m.v_head_dim).max(1);
-                let (head, k) = (c / width + 1, c % width);
+                let (h, k) = (c / width, c % width);
+                // heads are named from 1 as on the cards; columns and numbers count from 0
+                let head = format!("head {} (index h = {h})", h + 1);
                 let note = if k < d_nope {
                     format!(
                         "kv_b_proj holds W_UK and W_UV side by side for each head, d_nope + d_v = {width} columns a \
-                         head: column {c} is head {head}'s key part k_nope, number {k} (a column of W_UK)."
+                         head: column {c} is {head}'s key part k_nope, number {k} (a column of W_UK)."
                     )
                 } else {
                     format!(
                         "kv_b_proj holds W_UK and W_UV side by side for each head, d_nope + d_v = {width} columns a \
-                         head: column {c} is head {head}'s value, number {} (a column of W_UV).",
+                         head: column {c} is {head}'s value, number {} (a column of W_UV).",
                         k - d_nope
                     )
                 };
@@ -282,7 +284,7 @@ impl Explainer<'_> {
             (
                 StepName::QHeads,
                 d_nope,
-                format!("query head {}'s last d_rope = {r} numbers (q[..., d_nope:])", h + 1),
+                format!("query head {} (index h = {h})'s last d_rope = {r} numbers (q[..., d_nope:])", h + 1),
             )
         } else {
             (StepName::KPe, 0, format!("the RoPE key k_pe that all {} heads share", self.trace.sizes.n_heads))
@@ -386,7 +388,10 @@ impl Explainer<'_> {
                 (StepName::QRot, [b, h, t, k], format!("q_rot[{b}, {h}, {t}, {k}]"), note)
             }
         } else if c < d_nope {
-            let note = format!("head {}'s own key part k_nope, number {c} of d_nope = {d_nope}", h + 1);
+            let note = format!(
+                "head {} (index h = {h})'s own key part k_nope, number {c} of d_nope = {d_nope}",
+                h + 1
+            );
             (StepName::KNope, [b, h, t, c], format!("k_nope[{b}, {h}, {t}, {c}]"), note)
         } else {
             let k = c - d_nope;
