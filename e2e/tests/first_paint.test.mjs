@@ -149,6 +149,9 @@ export const tests = [
         const words = await page.evaluate(() => window.alLessonWords);
         const [, id, ls] = q.match(/lesson=([^&]+)&ls=(\d+)/);
         const want = words.lessons.find((l) => l.id === id).steps[Number(ls)].picture;
+        // the head asked for that picture beside the words, not once they were read
+        const preloads = await page.$$eval('link[rel="preload"][as="image"]', (ls) => ls.map((l) => l.getAttribute('href')));
+        t.assert.deepEqual(preloads, want ? [want.src] : [], `${q}: the picture requested from the head`);
         if (want) {
           await page.waitForFunction(() => {
             const img = document.querySelector('[data-testid="shell-lesson"] img.al-shell-picture');
@@ -178,6 +181,7 @@ export const tests = [
       await page.goto(t.url('/?lesson=nope&ls=0'));
       await page.waitForSelector('[data-testid="shell"] [role="status"]');
       await page.waitForTimeout(300);
+      t.assert.equal(await page.locator('link[rel="preload"][as="image"]').count(), 0, 'an unknown lesson requests no picture');
       t.assert.equal(await page.locator('[data-testid="shell-lesson"]').count(), 0);
       release();
       await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });

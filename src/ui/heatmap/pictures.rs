@@ -111,6 +111,35 @@ pub fn all_step_svgs() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The steps that have a picture, as index.html's head lists them to request a lesson
+/// link's picture beside its words: `id:steps` per lesson, space-separated, each step a
+/// base-36 digit (`baseball-bat:012345 cross:0123 …`). A lesson with no picture is left out.
+pub fn picture_index() -> String {
+    lessons::lessons()
+        .iter()
+        .filter_map(|lesson| {
+            let steps: String = (0..lesson.steps.len())
+                .filter(|&s| step_picture(lesson, s).is_some())
+                .map(|s| char::from_digit(s as u32, 36).expect("a lesson has at most 36 steps"))
+                .collect();
+            (!steps.is_empty()).then(|| format!("{}:{steps}", lesson.id))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The markers around the picture list in index.html's head script.
+const INDEX_BEGIN: &str = "/* lesson pictures: begin */'";
+const INDEX_END: &str = "'/* lesson pictures: end */";
+
+/// `html` with the text between the picture-list markers replaced by `index`, or `None`
+/// when the markers are missing.
+pub fn with_picture_index(html: &str, index: &str) -> Option<String> {
+    let start = html.find(INDEX_BEGIN)? + INDEX_BEGIN.len();
+    let end = start + html[start..].find(INDEX_END)?;
+    Some(format!("{}{index}{}", &html[..start], &html[end..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +180,37 @@ mod tests {
         for (name, svg) in &want {
             assert!(svg.starts_with("<svg") && svg.len() < 128_000, "{name}: {} bytes", svg.len());
         }
+    }
+
+    /// index.html's head requests a lesson link's picture beside its words, for the steps
+    /// that have one: its list is [`picture_index`], and each entry names a file this
+    /// module draws (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
+    #[test]
+    fn first_screen_index_html_lists_the_steps_with_pictures() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/index.html");
+        let html = std::fs::read_to_string(path).unwrap();
+        let index = picture_index();
+        let want = with_picture_index(&html, &index).expect("index.html has the lesson-picture markers");
+        if std::env::var_os("UPDATE_FIRST_SCREEN").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap();
+        assert!(have == want, "index.html's picture list is not {index:?}: run UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen");
+        // the list names exactly the files drawn, in the form the head's script reads
+        let mut named = Vec::new();
+        for entry in index.split(' ') {
+            let (id, steps) = entry.split_once(':').expect("id:steps");
+            for c in steps.chars() {
+                named.push(file_name(id, c.to_digit(36).unwrap() as usize));
+            }
+        }
+        let drawn: Vec<String> = all_step_svgs().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(named, drawn);
+        assert_eq!(with_picture_index("x = 'old';", "a"), None);
+        assert_eq!(
+            with_picture_index(&format!("x = {INDEX_BEGIN}old{INDEX_END};"), "a:0"),
+            Some(format!("x = {INDEX_BEGIN}a:0{INDEX_END};"))
+        );
     }
 
     /// The masks lesson's step 2 (the weights after the mask) draws its weights on the
