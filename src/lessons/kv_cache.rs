@@ -270,7 +270,8 @@ pub fn lesson() -> Lesson {
                 |_| {
                     "The two tables are causal masks for fewer queries (L) than keys (S). is_causal=True \
                      anchors the diagonal at the top left: query i sees keys j ≤ i, as if the queries came \
-                     first. causal_lower_right (in torch.nn.attention.bias) anchors it at the lower right: \
+                     first (i counts the L queries from 0 and j the S keys, whatever positions the rows' \
+                     labels give). causal_lower_right (in torch.nn.attention.bias) anchors it at the lower right: \
                      query i sees keys j ≤ i + (S − L), the queries being the newest positions. So one decoding \
                      query sees every cached key, and in a chunk of 2 queries against 6 keys the first sees 5 keys \
                      and the second all 6. When \

@@ -180,9 +180,11 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "Causal and padding together give the multi-head attention article's table: a triangle for the words, and the \
-                         <pad> rows blocked entirely. The mask is built once per batch as (B, T, T) = ({}, \
-                         {}, {}) and mask.unsqueeze(1) makes it (B, 1, T, T), which broadcasts over the h = {} \
-                         heads (see the masked step's shape trace).",
+                         <pad> rows blocked entirely. Blocking the rows is new here (the padding setting is now \
+                         \"keys and queries\"): the last step's key_padding_mask blocks only the <pad> columns, so \
+                         with it a <pad> query still sees the five words, as in nn.MultiheadAttention. The mask is \
+                         built once per batch as (B, T, T) = ({}, {}, {}) and mask.unsqueeze(1) makes it \
+                         (B, 1, T, T), which broadcasts over the h = {} heads.",
                         t.sizes.b,
                         t.sizes.t,
                         t.sizes.t,

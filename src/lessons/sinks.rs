@@ -105,6 +105,48 @@ fn cached_weights(t: &Trace, q: usize) -> String {
     format!("[{}]", cells.join(", "))
 }
 
+/// How many first keys the trace's mask keeps beside its window (StreamingLLM's sinks).
+fn kept(t: &Trace) -> usize {
+    t.mask.config.keep_first.unwrap_or(0)
+}
+
+/// Step 6's words: the cache the mask's kept first keys give, for the count on screen
+/// (the lesson's 1, or the learner's edit).
+fn kept_first_words(t: &Trace) -> String {
+    let k = kept(t);
+    let keys = seen_keys(t, ON);
+    let quoted =
+        |js: &[usize]| js.iter().map(|&j| format!("\"{}\"", token(t, 0, j))).collect::<Vec<_>>().join(", ");
+    let (first, window): (Vec<usize>, Vec<usize>) = keys.iter().partition(|&&j| j < k);
+    let on = token(t, 0, ON);
+    let bos = token(t, 0, 0);
+    if k == 0 {
+        return format!(
+            "The mask's kept first keys is 0 here (the field beside the window), so nothing is kept: at \
+             t = {ON} the cache holds the window's {} alone, and \"{on}\"'s weights over it are {}, with no \
+             place for the weight it has no use for. Set kept first keys to 1 to keep \"{bos}\" beside \
+             the window, as StreamingLLM does.",
+            quoted(&window),
+            cached_weights(t, ON),
+        );
+    }
+    let which = if k == 1 { format!("\"{bos}\"") } else { format!("the first {k} tokens") };
+    format!(
+        "Now keep {which} beside the same window: the mask's kept first keys = {k} (the field beside the \
+         window). Key j is seen when it is in the window or j < {k}. At t = {ON} the cache holds {} rows: \
+         {}, kept for good, and the window's {}. \"{on}\" parks {} on \"{bos}\" again, and its weights over \
+         the cache are {}: the weight it has no use for has its place back. Xiao et al. keep 4 first tokens \
+         because a trained model spreads its sink over the first few; here only \"{bos}\" is one. This page \
+         keeps each token's original position; StreamingLLM numbers positions inside the cache instead. \
+         This head has no positions at all, so its numbers are the same either way.",
+        keys.len(),
+        quoted(&first),
+        quoted(&window),
+        fixed(at(t, S::Weights, 0, 0, ON, 0), 4),
+        cached_weights(t, ON),
+    )
+}
+
 /// The lesson.
 pub fn lesson() -> Lesson {
     Lesson {
@@ -247,29 +289,13 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::Decode { t: ON }),
-            LessonStep::new("StreamingLLM keeps the first token", kept_first(), S::Weights, |t| {
-                let keys = seen_keys(t, ON);
-                let window: Vec<String> =
-                    keys.iter().skip(1).map(|&j| format!("\"{}\"", token(t, 0, j))).collect();
-                format!(
-                    "Now keep \"{bos}\" beside the same window: the mask's kept first keys = 1 (the field \
-                     beside the window). Key j is seen when it is in the window or j < 1. At t = {ON} the \
-                     cache holds {} rows: \"{bos}\", kept for good, and the window's {}. \"{on}\" parks {} \
-                     on \"{bos}\" again, and its weights over the cache are {}: the weight it has no use for \
-                     has its place back. Xiao et al. keep 4 first tokens because a trained model spreads its \
-                     sink over the first few; here only \"{bos}\" is one. This page keeps each token's \
-                     original position; StreamingLLM numbers positions inside the cache instead. This head \
-                     has no positions at all, so its numbers are the same either way.",
-                    keys.len(),
-                    window.join(", "),
-                    fixed(at(t, S::Weights, 0, 0, ON, 0), 4),
-                    cached_weights(t, ON),
-                    on = token(t, 0, ON),
-                    bos = token(t, 0, 0),
-                )
-            })
+            LessonStep::new("StreamingLLM keeps the first token", kept_first(), S::Weights, kept_first_words)
             .highlight(|t| row_cells(t, S::Weights, 0, 0, ON))
             .claims(|t| {
+                // "parks the most on BOS" is said only while BOS is kept
+                if kept(t) == 0 {
+                    return Vec::new();
+                }
                 let others = seen_keys(t, ON).into_iter().skip(1).map(|j| w(ON, j)).collect();
                 vec![Claim::Largest(w(ON, 0), others)]
             })
@@ -347,5 +373,38 @@ mod tests {
         assert!(at(&t, S::Weights, 0, 0, ON, 0) > 0.7);
         let quiz = lesson().steps[3].quiz.unwrap();
         assert!(quiz.judge_choice(&logit, 1).unwrap().right);
+    }
+
+    /// Step 6's words name the cache the kept-first-keys field gives, also after the
+    /// learner sets it to 0 or 2: no "kept for good" for a key the window evicted.
+    #[test]
+    fn the_kept_first_step_says_what_its_field_keeps() {
+        let lesson = lesson();
+        let step = lesson.steps.iter().find(|s| s.title == "StreamingLLM keeps the first token").unwrap();
+        let words = |k: Option<usize>| {
+            let mut s = kept_first();
+            s.mask.keep_first = k;
+            step.words(&run(&s).unwrap())
+        };
+        let one = words(Some(1));
+        assert!(
+            one.contains(
+                "cache holds 4 rows: \"BOS\", kept for good, and the window's \"cat\", \"sat\", \"on\""
+            ),
+            "{one}"
+        );
+        for none in [words(None)] {
+            assert!(
+                none.starts_with("The mask's kept first keys is 0") && !none.contains("kept for good"),
+                "{none}"
+            );
+            assert!(none.contains("the window's \"cat\", \"sat\", \"on\" alone"), "{none}");
+        }
+        let two = words(Some(2));
+        assert!(
+            two.contains("the first 2 tokens") && two.contains("\"BOS\", \"the\", kept for good"),
+            "{two}"
+        );
+        assert!(!two.starts_with(crate::lessons::claims::STORY_CHANGED), "{two}");
     }
 }

@@ -54,7 +54,7 @@ pub(in crate::lessons::check) fn induction() -> Vec<CheckQuestion> {
         if let Some(right) = right {
             out.push(CheckQuestion {
                 question: format!(
-                    "Build the circuit by hand, with weights instead of training: in layer 2 the query reads each position's own token, and the key should read the token before it (what layer 1 copied there). Suppose the key reads the position's own token instead. On {}, where does the second B look?",
+                    "Build the circuit by hand, with weights instead of training: in layer 2 the query reads each position's own token, and the key should read the token before it (what layer 1 copied there). Suppose the key reads the position's own token instead. On {} (^ marks the start), where does the second B look?",
                     SEQUENCES[0]
                 ),
                 answer: CheckAnswer::Choice {

@@ -445,14 +445,14 @@ pub(super) fn sinks() -> Vec<CheckQuestion> {
             question: "Identity projections, cat = [2, 0], sat = [0, 1], the = [0, 0], no mask, a sink logit of 1. Whose row of weights sums to the least?".into(),
             answer: CheckAnswer::Choice {
                 choices: vec![
-                    "\"cat\" (it matches itself strongly)".into(),
-                    "\"sat\" (a weak match)".into(),
-                    "\"the\" (it matches nothing)".into(),
+                    "\"cat\"".into(),
+                    "\"sat\"".into(),
+                    "\"the\"".into(),
                 ],
                 right: least,
             },
             why: format!(
-                "The row sums are {}, {} and {}: the sink's e^1 is a larger share of a row whose scores are small.",
+                "The row sums are {}, {} and {}: \"cat\" matches itself strongly, \"sat\" weakly and \"the\" (all zeros) nothing, and the sink's e^1 is a larger share of a row whose scores are small.",
                 num(sums[0]),
                 num(sums[1]),
                 num(sums[2])

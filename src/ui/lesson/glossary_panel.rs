@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::lessons::claims::STORY_CHANGED;
 use crate::lessons::glossary::{segments, Term, GLOSSARY};
 use crate::lessons::sources::{PAPERS, SOURCES};
 
@@ -14,6 +15,8 @@ const DEF_ID: &str = "al-term-def";
 
 /// A step's words, with `terms` (the glossary terms this step is the first of its lesson
 /// to use) as buttons at their first use. A click opens the term's meaning in `open`.
+/// Words that start with [`STORY_CHANGED`] show that warning as a note of its own, set
+/// apart from the lesson's words it warns about.
 #[component]
 pub fn LessonWords(
     /// The step's words.
@@ -23,7 +26,18 @@ pub fn LessonWords(
     /// The term whose meaning is shown, if any.
     open: RwSignal<Option<&'static str>>,
 ) -> impl IntoView {
-    segments(&text, &terms)
+    let (warning, text) = match text.strip_prefix(STORY_CHANGED) {
+        Some(rest) => (Some(STORY_CHANGED), rest.to_string()),
+        None => (None, text),
+    };
+    let warning = warning.map(|w| {
+        view! {
+            <strong class="al-story-changed" data-testid="story-changed">
+                {w}
+            </strong>
+        }
+    });
+    let words = segments(&text, &terms)
         .into_iter()
         .map(|(words, term)| match term {
             None => words.to_string().into_any(),
@@ -48,7 +62,11 @@ pub fn LessonWords(
                 .into_any()
             }
         })
-        .collect_view()
+        .collect_view();
+    view! {
+        {warning}
+        {words}
+    }
 }
 
 /// The open term's meaning, under the words (nothing while no term is open).
