@@ -133,10 +133,11 @@ async function runTest(browser, baseUrl, test) {
       url,
       assert,
       errors: () => [...errors],
-      screenshot: async (name) => {
+      // e2e/screenshots/<name>.png, the whole page unless `fullPage` is false (the viewport)
+      screenshot: async (name, { fullPage = true } = {}) => {
         fs.mkdirSync(SCREENSHOTS, { recursive: true });
         const file = path.join(SCREENSHOTS, `${name}.png`);
-        await page.screenshot({ path: file, fullPage: true });
+        await page.screenshot({ path: file, fullPage });
         return file;
       },
       gotoApp: async (query = '') => {
@@ -153,6 +154,11 @@ async function runTest(browser, baseUrl, test) {
         await t.gotoApp(query);
         await page.waitForSelector(selector, options);
         return page;
+      },
+      // `open` in a viewport of `size` ({ width, height })
+      openAt: async (size, query, selector, options) => {
+        await page.setViewportSize(size);
+        return t.open(query, selector, options);
       },
     };
     // a test may ask for more time than the default (the random walk does)

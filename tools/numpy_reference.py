@@ -608,10 +608,11 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
     scenarios["cross_causal_pad_large_negative"] = dict(cross, mask=mask(True, "keys_and_queries", "large_negative"))
 
     # Cross-attention with positions: x_kv_pe counts the key sentences' positions from 0.
-    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
+    # The bat question and its key sentences: the cross-attention of several scenarios below.
+    bat_q, bat_kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
     scenarios["cross_sinusoidal_keys"] = {
-        "sentences": q, "kv_sentences": kv, "d_model": 8, "n_heads": 2,
-        "embeddings": random_embeddings(q + kv, 8), "projections": random_projections(8),
+        "sentences": bat_q, "kv_sentences": bat_kv, "d_model": 8, "n_heads": 2,
+        "embeddings": random_embeddings(bat_q + bat_kv, 8), "projections": random_projections(8),
         "mask": mask(False, "keys", "neg_inf"), "positional": "sinusoidal"}
 
     # Self-attention with positions and an odd d_model (its last column is a sine), and a
@@ -670,11 +671,10 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "sentences": s, "d_model": 15, "n_heads": 3, "alibi": True,
         "embeddings": random_embeddings(s, 15), "projections": random_projections(15),
         "mask": dict(mask(False, "keys_and_queries", "large_negative"), window=2)}
-    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
     scenarios["mqa_cross_rope_window"] = {
-        "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "n_kv_heads": 1,
+        "sentences": bat_q, "kv_sentences": bat_kv, "d_model": 6, "n_heads": 3, "n_kv_heads": 1,
         "rope": {"style": "half", "base": 10000.0},
-        "embeddings": random_embeddings(q + kv, 6), "projections": projections_kv(6, 2),
+        "embeddings": random_embeddings(bat_q + bat_kv, 6), "projections": projections_kv(6, 2),
         "mask": dict(mask(True, "keys", "neg_inf"), window=2)}
 
     # Gemma 2's scores (added last, as above): a scale of its own and a softcap small enough
@@ -686,10 +686,9 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "rope": {"style": "half", "base": 10000.0},
         "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
         "mask": dict(mask(True, "keys", "neg_inf"), window=3)}
-    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
     scenarios["softcap_alibi_cross_both_sides"] = {
-        "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
-        "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6),
+        "sentences": bat_q, "kv_sentences": bat_kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
+        "embeddings": random_embeddings(bat_q + bat_kv, 6), "projections": random_projections(6),
         "mask": mask(False, "keys_and_queries", "large_negative")}
 
     # QK-norm (Qwen3, Gemma 3), per head before RoPE, with GQA and interleaved RoPE.
@@ -717,11 +716,10 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "rope": {"style": "half", "base": 10000.0},
         "embeddings": random_embeddings(s, 8), "projections": projections_kv(8, 4),
         "mask": dict(mask(True, "keys_and_queries", "neg_inf"), window=3)}
-    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
     scenarios["sinks_cross_alibi_norm_softcap"] = {
-        "sentences": q, "kv_sentences": kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
+        "sentences": bat_q, "kv_sentences": bat_kv, "d_model": 6, "n_heads": 3, "alibi": True, "softcap": 2.0,
         "scale": 0.4, "sinks": [1.0, -0.5, 0.25], "qk_norm": {"q_weight": [1.25, 0.75], "eps": 0.01},
-        "embeddings": random_embeddings(q + kv, 6), "projections": random_projections(6),
+        "embeddings": random_embeddings(bat_q + bat_kv, 6), "projections": random_projections(6),
         "mask": mask(False, "keys_and_queries", "large_negative")}
 
     # A head size of its own (Gemma's head_dim): h * d_head = 16 from d_model = 7, with GQA,
@@ -741,11 +739,10 @@ def make_scenarios(fixture_dir=FIXTURE_DIR, seed=20240601):
         "rope": {"style": "interleaved", "base": 100.0, "fraction": 0.5},
         "embeddings": random_embeddings(s, 7), "projections": projections_sized(7, 16, 8),
         "mask": dict(mask(True, "keys", "neg_inf"), window=3)}
-    q, kv = ["where is the bat", "who"], ["the bat is in the bag", "nobody knows"]
     scenarios["d_head_cross_alibi_norm_softcap"] = {
-        "sentences": q, "kv_sentences": kv, "d_model": 9, "n_heads": 2, "d_head": 2, "alibi": True, "softcap": 2.0,
+        "sentences": bat_q, "kv_sentences": bat_kv, "d_model": 9, "n_heads": 2, "d_head": 2, "alibi": True, "softcap": 2.0,
         "qk_norm": {"q_weight": [1.25, 0.75], "k_weight": [0.5, 1.5], "eps": 0.01},
-        "embeddings": random_embeddings(q + kv, 9), "projections": projections_sized(9, 4, 4),
+        "embeddings": random_embeddings(bat_q + bat_kv, 9), "projections": projections_sized(9, 4, 4),
         "mask": mask(False, "keys_and_queries", "large_negative")}
 
     # RoPE's scaled frequencies: Llama 3.1's (pairs 0 and 1 of d_k = 8 kept, 2 blended, 3

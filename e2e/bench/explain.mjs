@@ -24,7 +24,7 @@
 // keystroke costs on this page, the wait for the next frame included (Chromium draws at
 // the display's rate, 60 Hz headless: a change waits up to 16.7 ms for its frame, so
 // "frame" cannot be below that wait; "the frame itself" (frame − raf) leaves it out).
-import { serve, launch, stats, fmt, arg, sentences } from './lib.mjs';
+import { serve, launch, stats, fmt, arg, sentences, addFloorKey } from './lib.mjs';
 
 const MOVES = Number(arg('moves', 40));
 const OPENS = Number(arg('opens', 10));
@@ -96,13 +96,7 @@ async function measure(browser, base, step, opens, moves) {
     await page.waitForTimeout(20);
   }
   // the floor: a key the page ignores, whose listener changes one text node
-  await page.evaluate(() => {
-    const el = document.createElement('div');
-    el.style.cssText = 'position:fixed;left:0;bottom:0;font-size:10px';
-    document.body.append(el);
-    let n = 0;
-    document.addEventListener('keydown', (ev) => { if (ev.key === 'x') el.textContent = String(++n); });
-  });
+  await addFloorKey(page);
   const floor = [];
   for (let i = 0; i < WARMUP + moves; i++) {
     const r = await press(page, 'x');

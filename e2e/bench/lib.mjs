@@ -107,3 +107,15 @@ export function sentences(n, t) {
   return Array.from({ length: n }, (_, b) =>
     Array.from({ length: t }, (_, i) => `w${(i * 7 + b * 13) % 101}`).join(' ')).join('\n');
 }
+
+/** The keystroke floor: key `x`, which the page ignores, now changes one text node (a
+ *  counter in the corner), so a press costs the least a keystroke can. */
+export function addFloorKey(page) {
+  return page.evaluate(() => {
+    const el = document.createElement('div');
+    el.style.cssText = 'position:fixed;left:0;bottom:0;font-size:10px';
+    document.body.append(el);
+    let n = 0;
+    document.addEventListener('keydown', (ev) => { if (ev.key === 'x') el.textContent = String(++n); });
+  });
+}

@@ -8,7 +8,7 @@
 // in the profile and by name in the trace. wasm functions have names only in a build
 // that keeps them (target/wasm-bindgen/release/*_bg.wasm before wasm-opt).
 import fs from 'node:fs';
-import { serve, launch, arg, sentences } from './lib.mjs';
+import { serve, launch, arg, sentences, addFloorKey } from './lib.mjs';
 
 const step = arg('step', 'weights');
 const mode = arg('mode', 'move');
@@ -26,13 +26,7 @@ await page.focus(sel);
 await page.keyboard.press('Enter');
 await page.waitForTimeout(200);
 if (mode === 'floor') {
-  await page.evaluate(() => {
-    const el = document.createElement('div');
-    el.style.cssText = 'position:fixed;left:0;bottom:0;font-size:10px';
-    document.body.append(el);
-    let k = 0;
-    document.addEventListener('keydown', (ev) => { if (ev.key === 'x') el.textContent = String(++k); });
-  });
+  await addFloorKey(page);
 }
 const cdp = await context.newCDPSession(page);
 await cdp.send('Profiler.enable');

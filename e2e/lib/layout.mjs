@@ -17,8 +17,7 @@ export function fitsPhone(name, query, selector, what, shot) {
   return {
     name,
     run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.open(query, selector);
+      const page = await t.openAt({ width: 375, height: 800 }, query, selector);
       await noOverflow(t, page, what);
       await t.screenshot(shot);
       t.assert.deepEqual(t.errors(), []);

@@ -14,6 +14,13 @@ export const values = (page, step, head = 0, batch = 0) =>
 export const waitStep = (page, step, present = true) =>
   page.waitForFunction(([s, p]) => !!document.querySelector(`[data-testid="trace-step"][data-step="${s}"]`) === p, [step, present]);
 
+/** The app at `query`, once the pipeline lists `step`. */
+export async function openAtStep(t, query, step) {
+  const page = await t.gotoApp(query);
+  await waitStep(page, step);
+  return page;
+}
+
 /** The shape line of pipeline step `step`. */
 export const shape = (page, step) =>
   page.textContent(`[data-testid="trace-step"][data-step="${step}"] [data-testid="step-shape"]`);

@@ -144,11 +144,9 @@ export const tests = [
   {
     name: 'axe: the decode and tiles views, the challenges list and an open challenge',
     run: async (t) => {
-      let page = await t.gotoApp(`${SMALL}&causal=1&view=decode`);
-      await page.waitForSelector('[data-testid="decode-view"]');
+      let page = await t.open(`${SMALL}&causal=1&view=decode`, '[data-testid="decode-view"]');
       await drawnAndClean(t, page, 'the decode view');
-      page = await t.gotoApp(`${SMALL}&causal=1&view=tiles&block=2`);
-      await page.waitForSelector('[data-testid="tiles-view"]');
+      page = await t.open(`${SMALL}&causal=1&view=tiles&block=2`, '[data-testid="tiles-view"]');
       await drawnAndClean(t, page, 'the tiles view');
       page = await t.gotoApp('challenge=');
       await drawnAndClean(t, page, 'the challenges list');
@@ -157,8 +155,7 @@ export const tests = [
       await page.setViewportSize({ width: 375, height: 812 });
       await drawnAndClean(t, page, 'the cat-mat challenge, 375 px');
       // a challenge with its hints and its worked solution shown
-      page = await t.gotoApp('challenge=bat-baseball');
-      await page.waitForSelector('[data-testid="challenge"]');
+      page = await t.open('challenge=bat-baseball', '[data-testid="challenge"]');
       for (let i = 0; i < 3; i++) await page.click('[data-testid="challenge-next-hint"]');
       await page.click('[data-testid="challenge-show-solution"]');
       await page.waitForSelector('[data-testid="challenge-solution"]');
@@ -168,8 +165,7 @@ export const tests = [
   {
     name: 'axe: the Learn view at 1440 and 375 px, trained a little, its tables open, light and dark',
     run: async (t) => {
-      let page = await t.gotoApp('learn=induction');
-      await page.waitForSelector('[data-testid="learn-head"][data-layer="1"] canvas');
+      let page = await t.open('learn=induction', '[data-testid="learn-head"][data-layer="1"] canvas');
       for (let i = 0; i < 3; i++) await page.click('[data-testid="learn-step"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '3');
       for (const summary of await page.$$('[data-testid="learn"] details summary')) await summary.click();
@@ -191,8 +187,7 @@ export const tests = [
     run: async (t) => {
       const GOAL = '[data-testid="learn-challenge-goal"]';
       // the start: the story, the goal, every hint shown, the unmet progress line
-      let page = await t.gotoApp('learn=previous-token&learn_challenge=previous-token-95');
-      await page.waitForSelector('[data-testid="learn-challenge"]');
+      let page = await t.open('learn=previous-token&learn_challenge=previous-token-95', '[data-testid="learn-challenge"]');
       await page.waitForSelector('[data-testid="learn-head"] canvas');
       while (await page.isEnabled('[data-testid="learn-challenge-hint-next"]')) {
         await page.click('[data-testid="learn-challenge-hint-next"]');
@@ -204,8 +199,7 @@ export const tests = [
       // a solution from the link (learned positions at 0.03), played fast until the goal is met
       await page.setViewportSize({ width: 1440, height: 900 });
       await page.emulateMedia({ colorScheme: 'dark' });
-      page = await t.gotoApp('learn=previous-token&learn_challenge=previous-token-95&learn_pos=learned&learn_lr=0.03');
-      await page.waitForSelector('[data-testid="learn-head"] canvas');
+      page = await t.open('learn=previous-token&learn_challenge=previous-token-95&learn_pos=learned&learn_lr=0.03', '[data-testid="learn-head"] canvas');
       await page.selectOption('[data-testid="learn-speed"]', 'fast');
       await page.click('[data-testid="learn-play"]');
       await page.waitForFunction((sel) => document.querySelector(sel)?.dataset.met === 'true', GOAL, { timeout: 60000 });

@@ -40,6 +40,38 @@ async function nothingThrown(t, page) {
   t.assert.deepEqual(t.errors(), []);
 }
 
+/** The messages of the dialogs `page` opens from now on, each dismissed. */
+function recordDialogs(page) {
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  return dialogs;
+}
+
+/** Types `text` (markup) as the sentences, once the dialogs are recorded and the page's
+ *  elements that could run code are counted; returns both, once the first token is `<`. */
+async function typeMarkup(page, text) {
+  const dialogs = recordDialogs(page);
+  const before = await injectable(page);
+  await page.fill(SENTENCES, text);
+  await page.waitForFunction(() => document.querySelector('[data-testid="tokens"][data-batch="0"] li')?.textContent === '<');
+  return { dialogs, before };
+}
+
+/** After `typeMarkup`: no dialog opened, nothing that could run code was added, and the
+ *  page's HTML does not hold `raw`, the markup's start, as markup. */
+async function nothingInjected(t, page, { dialogs, before }, raw) {
+  await page.waitForTimeout(300);
+  t.assert.deepEqual(dialogs, []);
+  t.assert.deepEqual(await injectable(page), before);
+  t.assert.equal(await page.evaluate((r) => document.body.innerHTML.includes(r), raw), false, 'raw markup in the DOM');
+}
+
+/** (b) and (c): nothing thrown, and the page still redraws after `edit`. */
+async function stillWorks(t, page, edit) {
+  await nothingThrown(t, page);
+  await stillRedraws(t, page, edit);
+}
+
 /** (c): after `edit` (a valid one), the heatmap redraws and nothing is stale any more. */
 async function stillRedraws(t, page, edit = () => page.fill(SENTENCES, 'the spunky dog wanted to jump')) {
   const before = await weightsHash(page);
@@ -103,8 +135,7 @@ const tamperedTests = TAMPERED.map(([what, query, notice, defaults]) => ({
     if (defaults.d) t.assert.equal(await page.inputValue(D_MODEL), defaults.d);
     if (defaults.h) t.assert.equal(await page.inputValue(N_HEADS), defaults.h);
     t.assert.equal(await page.locator('[data-testid="error"]').count(), 0, 'a link value fell back, so nothing is in error');
-    await nothingThrown(t, page);
-    await stillRedraws(t, page);
+    await stillWorks(t, page);
   },
 }));
 
@@ -129,8 +160,7 @@ const sizeErrorTests = [
     await page.fill(field, typed);
     await waitForText(page, errorBy(field), says);
     await page.waitForSelector('[data-testid="stale"]');
-    await nothingThrown(t, page);
-    await stillRedraws(t, page, () => page.fill(field, '4'));
+    await stillWorks(t, page, () => page.fill(field, '4'));
   },
 }));
 
@@ -172,8 +202,7 @@ export const tests = [
       await waitForText(page, errorBy(SENTENCES), /there are no sentences: type at least one/);
       await page.waitForSelector('[data-testid="stale"]');
       t.assert.equal(await weightsHash(page), before, 'the last valid picture stays on screen');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
     },
   },
   {
@@ -210,8 +239,7 @@ export const tests = [
       console.log(`  # keystroke → token list, 10 000 words in the text: ${ms.toFixed(1)} ms`);
       t.assert.ok(ms < 1000, `the token list took ${ms.toFixed(0)} ms to answer a keystroke`);
       t.assert.equal((await chips(page))[0], 'zw0');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
       t.assert.equal(await page.locator('[data-testid="notice"]').count(), 0, 'the notice goes once the text is short');
     },
   },
@@ -247,8 +275,7 @@ export const tests = [
       t.assert.equal(await overflows(page), false, 'the page is wider than the window at 375 px');
       await t.screenshot('bad-input-unicode-375');
       await page.setViewportSize({ width: 1440, height: 900 });
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
     },
   },
   {
@@ -263,65 +290,45 @@ export const tests = [
       await page.waitForTimeout(200);
       t.assert.equal(await overflows(page), false, 'the page is wider than the window at 375 px');
       await t.screenshot('bad-input-long-375');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
     },
   },
   {
     name: '<script>alert(1)</script> as a sentence: text tokens, no dialog, nothing injected',
     run: async (t) => {
       const page = await openApp(t);
-      const dialogs = [];
-      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
-      const before = await injectable(page);
-      const input = '<script>alert(1)</script>';
-      await page.fill(SENTENCES, input);
-      await page.waitForFunction(() => document.querySelector('[data-testid="tokens"][data-batch="0"] li')?.textContent === '<');
+      const typed = await typeMarkup(page, '<script>alert(1)</script>');
       t.assert.deepEqual(await chips(page), ['<', 'script', '>', 'alert', '(', '1', ')', '<', '/', 'script', '>']);
-      await page.waitForTimeout(300);
-      t.assert.deepEqual(dialogs, []);
-      t.assert.deepEqual(await injectable(page), before);
-      t.assert.equal(await page.evaluate(() => document.body.innerHTML.includes('<script>alert')), false, 'raw markup in the DOM');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
-      t.assert.deepEqual(dialogs, []);
+      await nothingInjected(t, page, typed, '<script>alert');
+      await stillWorks(t, page);
+      t.assert.deepEqual(typed.dialogs, []);
     },
   },
   {
     name: '<img src=x onerror=alert(1)> as a sentence: text tokens, no dialog, nothing injected',
     run: async (t) => {
       const page = await openApp(t);
-      const dialogs = [];
-      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
-      const before = await injectable(page);
       const input = '<img src=x onerror=alert(1)>';
-      await page.fill(SENTENCES, `${input}\nthe bat`);
-      await page.waitForFunction(() => document.querySelector('[data-testid="tokens"][data-batch="0"] li')?.textContent === '<');
+      const typed = await typeMarkup(page, `${input}\nthe bat`);
       const real = await chips(page, 0, true);
       t.assert.equal(real.join(''), input.replace(/\s+/g, ''));
       t.assert.ok(real.includes('img') && real.includes('onerror'), JSON.stringify(real));
       // the batch tab carries the sentence as text too
       await waitForText(page, '[data-testid="batch-tab"]', /1\. < img src = x onerror = alert \( 1 \) >/);
-      await page.waitForTimeout(300);
-      t.assert.deepEqual(dialogs, []);
-      t.assert.deepEqual(await injectable(page), before);
-      t.assert.equal(await page.evaluate(() => document.body.innerHTML.includes('<img src')), false, 'raw markup in the DOM');
-      await nothingThrown(t, page); // an injected <img src=x> would also show as a failed request
-      await stillRedraws(t, page);
+      await nothingInjected(t, page, typed, '<img src');
+      await stillWorks(t, page); // an injected <img src=x> would also show as a failed request
     },
   },
   {
     name: '<img src=x onerror=alert(1)> in the link (s=…): text tokens, no dialog, nothing injected',
     run: async (t) => {
-      const dialogs = [];
-      t.page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+      const dialogs = recordDialogs(t.page);
       const page = await openApp(t, `s=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
       t.assert.equal((await chips(page))[0], '<');
       await page.waitForTimeout(300);
       t.assert.deepEqual(dialogs, []);
       t.assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
     },
   },
   {
@@ -334,8 +341,7 @@ export const tests = [
       t.assert.equal(await page.textContent('[data-testid="d-k"]'), 'd_k = d_model / h is not a whole number');
       await page.waitForSelector('[data-testid="stale"]');
       t.assert.equal(await weightsHash(page), before);
-      await nothingThrown(t, page);
-      await stillRedraws(t, page, () => page.fill(D_MODEL, '6'));
+      await stillWorks(t, page, () => page.fill(D_MODEL, '6'));
     },
   },
   ...sizeErrorTests,
@@ -422,8 +428,7 @@ export const tests = [
       await page.setInputFiles(IMPORT, { name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{bad') });
       await waitForText(page, '[data-testid="error"]', /the scenario JSON is not valid: key must be a string at line 1 column 2/);
       t.assert.equal(await page.inputValue(SENTENCES), DEFAULT_TEXT, 'the inputs are kept');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
     },
   },
   {
@@ -432,8 +437,7 @@ export const tests = [
       const page = await openApp(t);
       await page.setInputFiles(IMPORT, { name: 'empty.json', mimeType: 'application/json', buffer: Buffer.from('') });
       await waitForText(page, '[data-testid="error"]', /the scenario JSON is not valid: EOF while parsing/);
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
     },
   },
   {
@@ -445,8 +449,7 @@ export const tests = [
       const msg = await waitForText(page, '[data-testid="error"]', /1e999|out of range|finite/);
       t.assert.match(msg, /finite numbers with \|x\| ≤ 1e30/, msg);
       t.assert.equal(await page.inputValue(SENTENCES), DEFAULT_TEXT, 'the inputs are kept');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page);
+      await stillWorks(t, page);
     },
   },
   {
@@ -458,16 +461,14 @@ export const tests = [
       await page.setInputFiles(IMPORT, { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(json) });
       await waitForText(page, errorBy('[data-testid="projections"]'), /w_k\[0\]\[0\] is 1e31: inputs must be finite numbers with \|x\| ≤ 1e30/);
       await page.waitForSelector('[data-testid="stale"]');
-      await nothingThrown(t, page);
-      await stillRedraws(t, page, () => page.selectOption('[data-testid="projections"]', 'identity'));
+      await stillWorks(t, page, () => page.selectOption('[data-testid="projections"]', 'identity'));
     },
   },
   {
     name: 'import with markup and a 3000-letter word in an error message: shown as text, the page is not wider than the window',
     run: async (t) => {
       const page = await openApp(t);
-      const dialogs = [];
-      page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+      const dialogs = recordDialogs(page);
       const word = `<img src=x onerror=alert(1)>${'b'.repeat(3000)}`;
       const json = JSON.stringify({ sentences: [word], d_model: 3, n_heads: 1, embeddings: { [word]: [1, 2] } });
       await page.setInputFiles(IMPORT, { name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(json) });

@@ -26,8 +26,7 @@ export const tests = [
   {
     name: 'check yourself: a wrong choice says the answer and why, a right one says right; a typed number by keyboard',
     run: async (t) => {
-      const page = await t.gotoApp('lesson=baseball-bat&ls=5');
-      await page.waitForSelector('[data-testid="check-yourself"]');
+      const page = await t.open('lesson=baseball-bat&ls=5', '[data-testid="check-yourself"]');
       const first = page.locator('[data-testid="check-question"]').nth(0);
       t.assert.equal(await first.locator('[data-testid="check-verdict"]').isHidden(), true);
       await first.locator('[data-testid="check-choice"]', { hasText: '"the"' }).click();

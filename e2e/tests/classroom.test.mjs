@@ -224,8 +224,7 @@ export const tests = [
       const lessonPage = await t.gotoApp('lesson=baseball-bat&ls=3');
       const words = await lessonPage.textContent('[data-testid="lesson-text"]');
       const title = await lessonPage.textContent('[data-testid="lesson-step-title"]');
-      const page = await t.gotoApp('lesson=baseball-bat&ls=3&embed=1');
-      await page.waitForSelector('[data-testid="embed"] canvas[data-testid="heatmap"]');
+      const page = await t.open('lesson=baseball-bat&ls=3&embed=1', '[data-testid="embed"] canvas[data-testid="heatmap"]');
       t.assert.equal(await page.textContent('[data-testid="embed-title"]'), title);
       t.assert.equal(await page.textContent('[data-testid="embed-text"]'), words);
       t.assert.match(await page.textContent('[data-testid="embed-words"] .al-lesson-meta'), /^The baseball bat · .* · step 4 of 6$/);
@@ -243,8 +242,7 @@ export const tests = [
   {
     name: 'embed of a question step: no words about a field or buttons it lacks, the words before them kept',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 800, height: 500 });
-      const page = await t.open('lesson=score-range&ls=1&embed=1', '[data-testid="embed-question"]');
+      const page = await t.openAt({ width: 800, height: 500 }, 'lesson=score-range&ls=1&embed=1', '[data-testid="embed-question"]');
       t.assert.doesNotMatch(await page.textContent('[data-testid="embed-words"]'), /Type a number|Type your answer|Choose an answer/);
       t.assert.match(await page.textContent('[data-testid="embed-question"]'), /Answer it in the full page/);
       t.assert.equal(await page.$('[data-testid="embed"] input, [data-testid="embed-words"] input'), null, 'an embed has no answer field');
@@ -302,8 +300,7 @@ export const tests = [
   {
     name: 'embed: the StreamingLLM step shows the weights its words quote above the 800 × 500 fold; the V cache is d_v wide',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 800, height: 500 });
-      const page = await t.open('lesson=sinks&ls=5&embed=1', '[data-testid="embed"] [data-testid="decode-weights"]');
+      const page = await t.openAt({ width: 800, height: 500 }, 'lesson=sinks&ls=5&embed=1', '[data-testid="embed"] [data-testid="decode-weights"]');
       await page.waitForTimeout(300);
       const words = await page.textContent('[data-testid="embed-text"]');
       const quoted = words.match(/parks (\d\.\d+) on/)[1];

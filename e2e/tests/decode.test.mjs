@@ -50,8 +50,7 @@ async function check(page, id = 'decode-check') {
  * opens the link in `view` (decode or tiles), waiting for `ready`.
  */
 async function openLatent(t, query, rank, view, ready) {
-  const page = await t.gotoApp(query);
-  await page.waitForSelector('[data-testid="trace-step"][data-step="weights"]');
+  const page = await t.open(query, '[data-testid="trace-step"][data-step="weights"]');
   await page.fill('[data-testid="mla-rank"]', String(rank));
   await page.waitForSelector('[data-testid="trace-step"][data-step="c_kv"]');
   await page.waitForFunction(() => location.hash.startsWith('#s='));
@@ -317,8 +316,7 @@ export const tests = [
   {
     name: 'tiles view at 375 px: no sideways scroll, buttons step',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.open(`${TILES}&block=3`, '[data-testid="tiles-check"][data-diff]');
+      const page = await t.openAt({ width: 375, height: 800 }, `${TILES}&block=3`, '[data-testid="tiles-check"][data-diff]');
       t.assert.equal(await overflows(page), false);
       await page.click('[data-testid="tiles-next"]');
       await page.click('[data-testid="tiles-next"]');

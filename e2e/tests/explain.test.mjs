@@ -33,6 +33,15 @@ async function panel(page) {
 const waitTitle = (page, title) =>
   page.waitForFunction((t) => document.querySelector('[data-testid="explain"] .al-ex-title')?.textContent === t, title);
 
+/** Opens the weights card's table and the explanation of its cell (r, c), head 1, sentence
+ *  1; returns the cell's value as the table holds it (data-value). */
+async function explainWeight(page, r, c) {
+  await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
+  await page.click(cell('weights', r, c));
+  await waitTitle(page, `weights[0,0,${r},${c}]`);
+  return page.getAttribute(cell('weights', r, c), 'data-value');
+}
+
 /** The terms add up (left to right, as listed) to the table's value, within 1e-12 of the
  *  largest of |value| and Σ|term| (the engine's matrix product may add in another order). */
 function assertSum(t, p, want, what) {
@@ -181,11 +190,9 @@ export const tests = [
     name: 'explain: a table cell opens the panel (click and Enter), and guess first asks before it tells',
     run: async (t) => {
       const page = await t.gotoApp(`${SMALL}&step=weights`);
-      await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
-      await page.click(cell('weights', 3, 2));
-      await waitTitle(page, 'weights[0,0,3,2]');
+      const shown = await explainWeight(page, 3, 2);
       let p = await panel(page);
-      t.assert.equal(p.result, await page.getAttribute(cell('weights', 3, 2), 'data-value'));
+      t.assert.equal(p.result, shown);
       // the masked row it reads is outlined on the canvas; the cell in the table
       t.assert.ok(await page.$$eval('[data-testid="operand-outline"]', (els) => els.length) >= 1);
       t.assert.ok(await page.$eval(cell('weights', 3, 2), (td) => td.classList.contains('al-explained')));
@@ -225,12 +232,8 @@ export const tests = [
     name: 'explain: while guessing, no text or aria text on the page names the asked value (caption, card, table, lines)',
     run: async (t) => {
       // the first screen: its caption names the largest weights ("bat" → "baseball" 0.34)
-      const page = await t.gotoApp('step=weights');
-      await page.waitForSelector('[data-testid="caption"]');
-      await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
-      await page.click(cell('weights', 4, 3));
-      await waitTitle(page, 'weights[0,0,4,3]');
-      const value = Number(await page.getAttribute(cell('weights', 4, 3), 'data-value'));
+      const page = await t.open('step=weights', '[data-testid="caption"]');
+      const value = Number(await explainWeight(page, 4, 3));
       // every way the page writes a number: two decimals, the readout's four, the exact form
       const forms = [value.toFixed(2), value.toFixed(4), String(value)];
       t.assert.ok((await page.textContent('[data-testid="caption"]')).includes(forms[0]), 'the caption names it before');
@@ -298,10 +301,7 @@ export const tests = [
     run: async (t) => {
       // baseball-bat step 4: its words quote "bat"'s weights, [0.50, 0.50]
       const page = await t.open('lesson=baseball-bat&ls=3', '[data-testid="lesson-text"]');
-      await page.click(`figure.al-card:has(${canvas('weights')}) .al-table summary`);
-      await page.click(cell('weights', 1, 0));
-      await waitTitle(page, 'weights[0,0,1,0]');
-      const value = Number(await page.getAttribute(cell('weights', 1, 0), 'data-value'));
+      const value = Number(await explainWeight(page, 1, 0));
       const words = () => page.textContent('[data-testid="lesson-text"]');
       t.assert.ok((await words()).includes(value.toFixed(2)), 'the words name the value before');
       await page.check('[data-testid="explain-guess-toggle"]');

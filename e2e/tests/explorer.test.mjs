@@ -6,8 +6,7 @@ export const tests = [
     name: 'explorer: a step clicked far down the pipeline brings its picture into view; code lines wrap',
     run: async (t) => {
       for (const [w, h] of [[1440, 900], [375, 812]]) {
-        await t.page.setViewportSize({ width: w, height: h });
-        const page = await t.open('s=the%20cat%20sat%20on%20the%20mat&d=8&h=2&p=seeded&causal=1&pad=keys', 'canvas[data-testid="heatmap"]');
+        const page = await t.openAt({ width: w, height: h }, 's=the%20cat%20sat%20on%20the%20mat&d=8&h=2&p=seeded&causal=1&pad=keys', 'canvas[data-testid="heatmap"]');
         const fold = await page.$('[data-testid="pipeline-fold"]:not([open]) > summary');
         if (fold) await fold.click();
         const output = '[data-testid="trace-step"][data-step="output"] button';

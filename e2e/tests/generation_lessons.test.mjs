@@ -4,12 +4,9 @@
 // error; their questions answered through the page; the arrows step the panel while it
 // has the focus and the lesson after a click on one of its buttons; the window's rolling
 // buffer in the last kv-cache step.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { noOverflow } from '../lib/layout.mjs';
+import { verdictFor } from '../lib/quiz.mjs';
 
-const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 // the picture each step shows, by test id
 const PICTURES = {
   'kv-cache': ['heatmap', 'decode-view', 'heatmap', 'decode-view', 'causal-corners', 'decode-view'],
@@ -28,8 +25,7 @@ async function visitAll(t, width, height) {
       t.assert.ok(text.length > 20 && !nan && !/\[\]/.test(text), `${id} step ${s + 1}: ${text}`);
       await page.waitForSelector(`[data-testid="lesson-picture"] [data-testid="${pictures[s]}"]`);
       await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
-      fs.mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, `lesson-${id}-${s + 1}-${width}.png`), fullPage: true });
+      await t.screenshot(`lesson-${id}-${s + 1}-${width}`);
       if (s + 1 < pictures.length) await page.click('[data-testid="lesson-next"]');
     }
   }
@@ -50,22 +46,19 @@ export const tests = [
   {
     name: 'generation lessons: the words and the panels open at the same position and tile',
     run: async (t) => {
-      let page = await t.gotoApp('lesson=kv-cache&ls=1');
-      await page.waitForSelector('[data-testid="decode-view"]');
+      let page = await t.open('lesson=kv-cache&ls=1', '[data-testid="decode-view"]');
       t.assert.match(await page.textContent('[data-testid="decode-position"]'), /^t = 3 /);
       // the words' weights are the panel's
       const words = await page.textContent('[data-testid="lesson-text"]');
       const listed = await page.$$eval('[data-testid="decode-weights"] tbody td[data-value]', (tds) => tds.map((td) => td.textContent));
       t.assert.ok(listed.length === 4 && words.includes(`[${listed.join(', ')}]`), `${words} / ${listed}`);
       // the last step: a window of 3 and one K/V head; "sat" has just left the buffer
-      page = await t.gotoApp('lesson=kv-cache&ls=5');
-      await page.waitForSelector('[data-testid="decode-evicted"]');
+      page = await t.open('lesson=kv-cache&ls=5', '[data-testid="decode-evicted"]');
       t.assert.match(await page.textContent('[data-testid="decode-evicted"]'), /sat/);
       t.assert.match(await page.textContent('[data-testid="decode-cache-shape"]'), /\(1, 1, 3, 4\)/);
       t.assert.match(await page.textContent('[data-testid="decode-check"]'), /Equals row 5 of the full run/);
       // online softmax: the raising tile, with the words' m′ and correction in its table
-      page = await t.gotoApp('lesson=online-softmax&ls=3');
-      await page.waitForSelector('[data-testid="tiles-view"]');
+      page = await t.open('lesson=online-softmax&ls=3', '[data-testid="tiles-view"]');
       t.assert.match(await page.textContent('[data-testid="tiles-position"]'), /^Tile 8 of 9: query rows 4–5, key columns 2–3/);
       const row = await page.$$eval('[data-testid="tile-rows"] tr[data-row="5"] td', (tds) => tds.map((td) => td.textContent));
       const text = await page.textContent('[data-testid="lesson-text"]');
@@ -80,15 +73,9 @@ export const tests = [
     name: 'generation lessons: the questions are answered through the page',
     run: async (t) => {
       let page = await t.gotoApp('lesson=kv-cache&ls=2');
-      await page.fill('[data-testid="quiz-number"]', '6');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Not quite: it is 21 \(you were 15 away\)/);
+      t.assert.match(await verdictFor(page, '6'), /^Not quite: it is 21 \(you were 15 away\)/);
       page = await t.gotoApp('lesson=kv-cache&ls=2');
-      await page.fill('[data-testid="quiz-number"]', '21');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 21\. 1 \+ 2 \+ … \+ 6 = 21/);
+      t.assert.match(await verdictFor(page, '21'), /^Right: 21\. 1 \+ 2 \+ … \+ 6 = 21/);
       page = await t.gotoApp('lesson=kv-cache&ls=3');
       await page.click('[data-testid="quiz-choice"]:has-text("only \\"the\\"")');
       await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
@@ -103,8 +90,7 @@ export const tests = [
   {
     name: 'generation lessons: the arrows step the panel while it has the focus, the lesson after a click on its buttons',
     run: async (t) => {
-      let page = await t.gotoApp('lesson=kv-cache&ls=1');
-      await page.waitForSelector('[data-testid="decode-view"]');
+      let page = await t.open('lesson=kv-cache&ls=1', '[data-testid="decode-view"]');
       await page.focus('[data-testid="decode-view"]');
       await page.keyboard.press('ArrowRight');
       t.assert.match(await page.textContent('[data-testid="decode-position"]'), /^t = 4 /);
@@ -118,8 +104,7 @@ export const tests = [
       await page.keyboard.press('ArrowRight');
       await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '2');
       // the tiles view the same way
-      page = await t.gotoApp('lesson=online-softmax&ls=2');
-      await page.waitForSelector('[data-testid="tiles-view"]');
+      page = await t.open('lesson=online-softmax&ls=2', '[data-testid="tiles-view"]');
       t.assert.match(await page.textContent('[data-testid="tiles-position"]'), /^Tile 7 of 9/);
       await page.focus('[data-testid="tiles-view"]');
       await page.keyboard.press('ArrowRight');
@@ -134,8 +119,7 @@ export const tests = [
   {
     name: 'generation lessons: a decoded output number opens its explanation; a running sum lists its terms',
     run: async (t) => {
-      let page = await t.gotoApp('lesson=kv-cache&ls=1');
-      await page.waitForSelector('[data-testid="decode-view"]');
+      let page = await t.open('lesson=kv-cache&ls=1', '[data-testid="decode-view"]');
       const shown = await page.textContent('[data-testid="decode-output"] [data-testid="decode-explain"] >> nth=1');
       await page.click('[data-testid="decode-output"] [data-testid="decode-explain"] >> nth=1');
       await page.waitForSelector('[data-testid="decode-view"] [data-testid="explain"]');
@@ -148,8 +132,7 @@ export const tests = [
       await page.click('[data-testid="explain-close"]');
       await page.waitForSelector('[data-testid="decode-view"] [data-testid="explain"]', { state: 'detached' });
       // the raising tile: mat's ℓ′ is e^(m − m′)·ℓ plus the tile's two exps
-      page = await t.gotoApp('lesson=online-softmax&ls=3');
-      await page.waitForSelector('[data-testid="tile-rows"]');
+      page = await t.open('lesson=online-softmax&ls=3', '[data-testid="tile-rows"]');
       const l = await page.textContent('[data-testid="tile-rows"] tr[data-row="5"] [data-testid="running-sum-open"]');
       await page.click('[data-testid="tile-rows"] tr[data-row="5"] [data-testid="running-sum-open"]');
       await page.waitForSelector('[data-testid="running-sum"]');
@@ -177,8 +160,7 @@ export const tests = [
       t.assert.ok(await page.isVisible('[data-testid="tile-rows"]'));
       page = await t.gotoApp('lesson=word-order&ls=5&present=1');
       t.assert.ok(await page.isVisible('[data-testid="position-similarity"] table'));
-      page = await t.gotoApp('lesson=baseball-bat&ls=2&present=1');
-      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      page = await t.open('lesson=baseball-bat&ls=2&present=1', '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
       t.assert.equal(await page.locator('[data-testid="lesson-picture"] details.al-table').first().isVisible(), false);
       t.assert.deepEqual(t.errors(), []);
     },

@@ -6,12 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { assertAxeClean } from '../lib/axe.mjs';
 import { noOverflow } from '../lib/layout.mjs';
-import { table, values, waitStep } from '../lib/trace.mjs';
+import { fieldError } from '../lib/fields.mjs';
+import { table, values, waitStep, openAtStep } from '../lib/trace.mjs';
 
 const CLI = 'target/debug/examples/trace';
 const BASE = 's=the%20cat%20sat%20on%20the%20mat%0Aa%20dog%20ran&d=8&h=2&p=seeded&seed=5&causal=1&pad=keys&pe=sinusoidal';
 
-const err = (page, testid) => page.locator(`.al-field:has([data-testid="${testid}"]) [data-testid="error"]`);
 const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b));
 
 /** The page's scenario (its "Export scenario JSON") and the engine's trace of it. */
@@ -54,8 +54,7 @@ export const tests = [
     name: 'layers: 2 layers, pick a layer, its weights are the engine\'s; the link and the worker carry it',
     run: async (t) => {
       t.assert.ok(existsSync(CLI), `${CLI} missing: cargo test builds it`);
-      const page = await t.gotoApp(BASE);
-      await waitStep(page, 'weights');
+      const page = await openAtStep(t, BASE, 'weights');
       t.assert.ok(await page.isDisabled('[data-testid="layer"]'), 'one layer: nothing to pick');
       const one = await values(page, 'weights', 1, 0);
       await pickLayers(page);
@@ -112,22 +111,21 @@ export const tests = [
   {
     name: 'layers: bad values are messages beside their fields; the decode view refuses by name',
     run: async (t) => {
-      const page = await t.gotoApp(BASE);
-      await waitStep(page, 'weights');
+      const page = await openAtStep(t, BASE, 'weights');
       await page.fill('[data-testid="n-layers"]', '5');
-      await err(page, 'n-layers').waitFor();
+      await fieldError(page, 'n-layers').waitFor();
       // the page's words: the field is "layers", not the engine's n_layers
-      t.assert.equal(await err(page, 'n-layers').textContent(), 'layers = 5: the explorer runs 1 to 4 attention layers');
+      t.assert.equal(await fieldError(page, 'n-layers').textContent(), 'layers = 5: the explorer runs 1 to 4 attention layers');
       // a text that does not parse replaces the old message: one message, the newer
       await page.fill('[data-testid="n-layers"]', '-1');
       await page.waitForFunction(() => /whole number/.test(document.querySelector('.al-field:has([data-testid="n-layers"])')?.textContent ?? ''));
-      t.assert.equal(await err(page, 'n-layers').count(), 1, 'one message beside the layers field');
-      t.assert.match(await err(page, 'n-layers').textContent(), /^layers must be a whole number of at least 1/);
+      t.assert.equal(await fieldError(page, 'n-layers').count(), 1, 'one message beside the layers field');
+      t.assert.match(await fieldError(page, 'n-layers').textContent(), /^layers must be a whole number of at least 1/);
       await pickLayers(page);
-      await err(page, 'n-layers').waitFor({ state: 'detached' });
+      await fieldError(page, 'n-layers').waitFor({ state: 'detached' });
       await page.fill('[data-testid="layer"]', '3');
-      await err(page, 'layer').waitFor();
-      t.assert.equal(await err(page, 'layer').textContent(), 'layer shown = 3, but the run has layers = 2: pick a layer from 1 to 2');
+      await fieldError(page, 'layer').waitFor();
+      t.assert.equal(await fieldError(page, 'layer').textContent(), 'layer shown = 3, but the run has layers = 2: pick a layer from 1 to 2');
       await page.fill('[data-testid="layer"]', '1');
       await waitTitle(page, 'layer 1 · weights');
       // fewer layers than the one shown: the last is shown

@@ -42,8 +42,7 @@ export const tests = [
   {
     name: 'presenter mode: a lesson menu in place of the hidden tabs; no pointer hint under the pictures',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 1280, height: 720 });
-      const page = await t.open('lesson=baseball-bat&ls=2&present=1', '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      const page = await t.openAt({ width: 1280, height: 720 }, 'lesson=baseball-bat&ls=2&present=1', '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
       t.assert.equal(await page.isVisible('[data-testid="lesson-tab"]'), false, 'the tabs are hidden');
       t.assert.equal(await page.isVisible('[data-testid="readout"]'), false, 'the hint is hidden');
       const menu = page.locator('[data-testid="lesson-menu"]');
@@ -105,8 +104,7 @@ export const tests = [
       t.assert.ok(ids.includes('mla'));
       const ls = () => new URL(page.url()).searchParams.get('ls');
       for (const id of ['mla', ...ids.filter((i) => i !== 'mla')]) {
-        page = await t.gotoApp(`lesson=${id}&ls=0`);
-        await page.waitForSelector('[data-testid="lesson-text"]');
+        page = await t.open(`lesson=${id}&ls=0`, '[data-testid="lesson-text"]');
         // a real double click: mousedown, mouseup, click (detail 1), then again (detail 2), dblclick
         await page.dblclick('[data-testid="lesson-next"]');
         await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '1');
@@ -125,15 +123,13 @@ export const tests = [
           await page.waitForTimeout(400);
           t.assert.equal(ls(), '2');
           // at 1440 px, Next of step 3 sits where step 4's "Present" link comes: not followed
-          page = await t.gotoApp('lesson=mla&ls=2');
-          await page.waitForSelector('[data-testid="lesson-text"]');
+          page = await t.open('lesson=mla&ls=2', '[data-testid="lesson-text"]');
           await page.dblclick('[data-testid="lesson-next"]');
           await page.waitForFunction(() => new URLSearchParams(location.search).get('ls') === '3');
           await page.waitForTimeout(400);
           t.assert.equal(new URL(page.url()).searchParams.get('present'), null, 'the double click opened presenter mode');
           // into the question step: the second click lands on an answer, which it does not pick
-          page = await t.gotoApp('lesson=mla&ls=4');
-          await page.waitForSelector('[data-testid="lesson-text"]');
+          page = await t.open('lesson=mla&ls=4', '[data-testid="lesson-text"]');
           await page.dblclick('[data-testid="lesson-next"]');
           await page.waitForSelector('[data-testid="quiz-choice"]');
           await page.waitForTimeout(400);

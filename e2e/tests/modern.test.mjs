@@ -4,16 +4,11 @@
 // control; a link with all four reproduces the page; the explanation panel adds up a
 // rotated, a repeated and a biased cell; a scenario with imported weights survives its own
 // link in a new page.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { table, waitStep, shape, openAtStep } from '../lib/trace.mjs';
 
-const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 const BASE = 's=the%20cat%20sat%20on%20the%20mat%0Aa%20dog%20ran&d=16&h=4&p=seeded&seed=2&pad=keys';
 const ALL_FOUR = `${BASE}&hkv=2&rope=half&alibi=1&win=3&causal=1`;
 
-const table = (step, head = 0, batch = 0) =>
-  `table[data-testid="matrix-table"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
 const canvas = (step, head = 0, batch = 0) =>
   `canvas[data-testid="heatmap"][data-step="${step}"][data-head="${head}"][data-batch="${batch}"]`;
 const num = (s) => (s === 'NaN' ? NaN : Number(s));
@@ -26,14 +21,6 @@ const steps = (page) =>
 const values = (page, step, head = 0, batch = 0) =>
   page.$$eval(`${table(step, head, batch)} tbody tr`, (rows) =>
     rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.dataset.value)));
-
-/** Waits until the pipeline has (or has not) `step`. */
-const waitStep = (page, step, present = true) =>
-  page.waitForFunction(([s, p]) => !!document.querySelector(`[data-testid="trace-step"][data-step="${s}"]`) === p, [step, present]);
-
-/** The text of the step's shape in the pipeline, e.g. `(B, h_kv, T, d_k) = (2, 2, 6, 2)`. */
-const shape = (page, step) =>
-  page.textContent(`[data-testid="trace-step"][data-step="${step}"] [data-testid="step-shape"]`);
 
 async function select(page, step, head = 0) {
   await page.click(`[data-testid="trace-step"][data-step="${step}"] button`);
@@ -64,8 +51,7 @@ export const tests = [
   {
     name: 'modern: each control adds its steps, with the shapes of grouped heads',
     run: async (t) => {
-      const page = await t.gotoApp(BASE);
-      await waitStep(page, 'weights');
+      const page = await openAtStep(t, BASE, 'weights');
       const plain = await steps(page);
       t.assert.ok(!plain.some((s) => ['q_rot', 'k_rot', 'k_rep', 'v_rep', 'alibi', 'biased'].includes(s)), plain.join());
 
@@ -131,8 +117,7 @@ export const tests = [
         const row = document.querySelector(`${sel} tbody tr:nth-child(5)`);
         return row && [...row.querySelectorAll('td')].filter((td) => Number(td.dataset.value) > 0).length === 5;
       }, table('weights'));
-      fs.mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, 'modern-controls-1440.png'), fullPage: false });
+      await t.screenshot('modern-controls-1440', { fullPage: false });
       t.assert.deepEqual(t.errors(), []);
     },
   },
@@ -167,8 +152,7 @@ export const tests = [
   {
     name: 'modern: a link with all four options gives the same numbers in a new page',
     run: async (t) => {
-      const page = await t.gotoApp(ALL_FOUR);
-      await waitStep(page, 'biased');
+      const page = await openAtStep(t, ALL_FOUR, 'biased');
       await select(page, 'weights', 1);
       const url = page.url();
       t.assert.match(url, /hkv=2/);
@@ -187,8 +171,7 @@ export const tests = [
   {
     name: 'modern: the worker gives the page engine\'s numbers with all four options',
     run: async (t) => {
-      const page = await t.gotoApp(`${ALL_FOUR}&engine=sync`);
-      await waitStep(page, 'biased');
+      const page = await openAtStep(t, `${ALL_FOUR}&engine=sync`, 'biased');
       await select(page, 'weights', 2);
       const want = await values(page, 'weights', 2, 0);
       const other = await t.context.newPage();
@@ -210,8 +193,7 @@ export const tests = [
   {
     name: 'modern: the explanation adds up a rotated, a repeated and a biased cell',
     run: async (t) => {
-      const page = await t.gotoApp(ALL_FOUR);
-      await waitStep(page, 'biased');
+      const page = await openAtStep(t, ALL_FOUR, 'biased');
       // a rotated query: x_c·cos ∓ x_partner·sin, two terms
       let p = await explainCell(page, 'q_rot', 3, 1, 2);
       t.assert.equal(p.terms.length, 2);

@@ -1,12 +1,9 @@
 // The three lessons on today's models (rope, gqa, local): every step at 1440 and 375 px
 // shows its words and its picture, no page error, nothing wider than a phone; each
 // question is answered through the page and its verdict shown.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { noOverflow } from '../lib/layout.mjs';
+import { typeAnswer, verdictFor } from '../lib/quiz.mjs';
 
-const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 const LESSONS = { rope: 5, gqa: 4, local: 5 };
 
 async function visitAll(t, width, height, shots) {
@@ -21,8 +18,7 @@ async function visitAll(t, width, height, shots) {
       await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
       await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
       if (shots) {
-        fs.mkdirSync(SHOTS, { recursive: true });
-        await page.screenshot({ path: path.join(SHOTS, `lesson-${id}-${s + 1}-${width}.png`) });
+        await t.screenshot(`lesson-${id}-${s + 1}-${width}`, { fullPage: false });
       }
       if (s + 1 < n) {
         await page.click('[data-testid="lesson-next"]');
@@ -55,16 +51,10 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right/);
       // gqa: Llama 3 8B's cache per token, typed
       page = await t.gotoApp('lesson=gqa&ls=3');
-      await page.fill('[data-testid="quiz-number"]', '128');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 128/);
+      t.assert.match(await verdictFor(page, '128'), /^Right: 128/);
       // local: how many keys are blocked for "six" under a window of 3 and the causal mask
       page = await t.gotoApp('lesson=local&ls=1');
-      await page.fill('[data-testid="quiz-number"]', '3');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Not quite: it is 5/);
+      t.assert.match(await verdictFor(page, '3'), /^Not quite: it is 5/);
       // a decimal typed key by key keeps its point (0.5, not 50)
       page = await t.gotoApp('lesson=masks&ls=1');
       await page.click('[data-testid="quiz-number"]');
@@ -81,21 +71,14 @@ export const tests = [
     run: async (t) => {
       // score-range step 2: 5·tanh(8/5) = 4.61, typed with a comma as a phone's keyboard may give
       let page = await t.gotoApp('lesson=score-range&ls=1');
-      await page.fill('[data-testid="quiz-number"]', 'abc');
-      await page.keyboard.press('Enter');
+      await typeAnswer(page, 'abc');
       await page.waitForSelector('[data-testid="quiz-unreadable"]:not([hidden])');
       t.assert.ok(await page.isHidden('[data-testid="quiz-reveal"]'), 'no verdict for text that is not a number');
-      await page.fill('[data-testid="quiz-number"]', '4,61');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right/);
+      t.assert.match(await verdictFor(page, '4,61'), /^Right/);
       t.assert.ok(await page.isHidden('[data-testid="quiz-unreadable"]'));
       // masks step 2: a fraction
       page = await t.gotoApp('lesson=masks&ls=1');
-      await page.fill('[data-testid="quiz-number"]', '1/2');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /0\.5/);
+      t.assert.match(await verdictFor(page, '1/2'), /0\.5/);
       t.assert.deepEqual(t.errors(), []);
     },
   },

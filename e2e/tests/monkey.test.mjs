@@ -122,6 +122,13 @@ export const tests = [
         });
         await page.waitForTimeout(60); // the file is read asynchronously
       };
+      /** Focuses one of `selector`, if the page shows it, and presses 1 to `most` arrow keys. */
+      const arrowsOn = async (selector, most) => {
+        const el = await pick(selector);
+        if (!el) return;
+        await el.focus();
+        for (let i = int(most); i >= 0; i--) await page.keyboard.press(choose(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']));
+      };
       const blurThenPress = async (key) => {
         await page.evaluate(() => document.activeElement?.blur?.());
         await page.keyboard.press(key);
@@ -139,12 +146,7 @@ export const tests = [
           }
         }],
         ['batch tab', 2, () => clickSome('[data-testid="batch-tab"]')],
-        ['heatmap cursor', 3, async () => {
-          const el = await pick('canvas[data-testid="heatmap"]');
-          if (!el) return;
-          await el.focus();
-          for (let i = int(6); i >= 0; i--) await page.keyboard.press(choose(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']));
-        }],
+        ['heatmap cursor', 3, () => arrowsOn('canvas[data-testid="heatmap"]', 6)],
         ['heatmap hover', 1, async () => {
           const el = await pick('canvas[data-testid="heatmap"]');
           const box = el && (await el.boundingBox());
@@ -211,12 +213,7 @@ export const tests = [
         }],
         ['explain extras', 1, () => clickSome(choose(['[data-testid="explain-show-all"]', '[data-testid="explain-guess-toggle"]', '[data-testid="explain-reveal"]', '[data-testid="explain-close"]']))],
         ['lines view', 2, () => clickSome('[data-testid="lines-toggle"]')],
-        ['lines token', 1, async () => {
-          const el = await pick('[data-testid="lines-token"]');
-          if (!el) return;
-          await el.focus();
-          for (let i = int(4); i >= 0; i--) await page.keyboard.press(choose(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']));
-        }],
+        ['lines token', 1, () => arrowsOn('[data-testid="lines-token"]', 4)],
         ['quiz', 2, async () => {
           const number = await pick('[data-testid="quiz-number"]');
           if (number) await number.fill(choose(['0.5', '1', '-3', 'abc', '']));

@@ -19,8 +19,7 @@ export const tests = [
   {
     name: 'newcomer look: local step 1 names the head of the row it quotes, and the row is in the table of its rows',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 1440, height: 900 });
-      const page = await t.open('lesson=local&ls=0', '[data-testid="lesson-aside"]');
+      const page = await t.openAt({ width: 1440, height: 900 }, 'lesson=local&ls=0', '[data-testid="lesson-aside"]');
       const words = await page.textContent('[data-testid="lesson-text"]');
       // by name, not by place: presenter mode shows one map with the table beside it
       const quoted = words.match(/in head 1 its row is \[([^\]]+)\]/);
@@ -55,8 +54,7 @@ export const tests = [
   {
     name: 'newcomer look: on a phone a step\'s aside table comes right after its words, before the maps',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 700 });
-      const page = await t.open('lesson=local&ls=4', '[data-testid="lesson-aside"]');
+      const page = await t.openAt({ width: 375, height: 700 }, 'lesson=local&ls=4', '[data-testid="lesson-aside"]');
       const top = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top + window.scrollY);
       const aside = await top('[data-testid="lesson-aside"]');
       t.assert.ok(aside > (await top('[data-testid="lesson-text"]')), 'under the words');
@@ -69,8 +67,7 @@ export const tests = [
   {
     name: 'newcomer look: guessing covers every coloured pixel of the map, and the decode panel shows no weight',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 1440, height: 900 });
-      const page = await t.open('s=the%20cat%20sat%20on%20the%20mat&d=4&h=1&p=seeded&step=weights', 'canvas[data-testid="heatmap"]');
+      const page = await t.openAt({ width: 1440, height: 900 }, 's=the%20cat%20sat%20on%20the%20mat&d=4&h=1&p=seeded&step=weights', 'canvas[data-testid="heatmap"]');
       await page.focus('canvas[data-testid="heatmap"]');
       await page.keyboard.press('Enter');
       await page.check('[data-testid="explain-guess-toggle"]');

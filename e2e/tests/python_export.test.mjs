@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { holdRequests, refuseRequests } from '../lib/network.mjs';
 
 const PYTHON = '.venv/bin/python';
 
@@ -51,14 +52,7 @@ export const tests = [
     name: 'Download Python: the engine worker writes the file; the button says so while it does, and why when the worker cannot start',
     run: async (t) => {
       const page = t.page;
-      // no service worker, so every request meets the route below (as in a browser that refuses them)
-      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
-      let release;
-      const gate = new Promise((r) => { release = r; });
-      await page.route('**/engine_worker_loader.js', async (route) => {
-        await gate;
-        await route.continue();
-      });
+      const release = await holdRequests(page, '**/engine_worker_loader.js');
       await t.open('s=the%20cat%20sat&d=4&h=2', 'canvas[data-testid="heatmap"]');
       const download = page.waitForEvent('download');
       await page.click('[data-testid="export-python"]');
@@ -80,9 +74,7 @@ export const tests = [
     name: 'Download Python: when the worker cannot start, the page says why beside the buttons',
     run: async (t) => {
       const page = t.page;
-      // no service worker, so every request meets the route below (as in a browser that refuses them)
-      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
-      await page.route('**/engine_worker_loader.js', (route) => route.abort());
+      await refuseRequests(page, '**/engine_worker_loader.js');
       await t.open('s=the%20cat%20sat&d=4&h=2&engine=sync', 'canvas[data-testid="heatmap"]');
       await page.click('[data-testid="export-notebook"]');
       const error = await page.waitForSelector('[data-testid="export-error"][role="alert"]');

@@ -15,8 +15,7 @@ export const tests = [
       await page.waitForSelector(card('x'));
       t.assert.equal(await page.textContent(`${card('x')} [data-testid="axis-titles"]`), 'rows: queries ↓ (who is looking) · columns: features →');
       // a lesson's picture too, and every card on the page has its line
-      page = await t.gotoApp('lesson=baseball-bat&ls=0');
-      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      page = await t.open('lesson=baseball-bat&ls=0', '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
       const [cards, lines] = await page.$$eval('[data-testid="lesson-picture"] figure.al-card:not([hidden]):has(canvas[data-testid="heatmap"])', (els) =>
         [els.length, els.filter((e) => e.querySelector('[data-testid="axis-titles"]')?.textContent.includes('↓')).length]);
       t.assert.ok(cards >= 1 && lines === cards, `${lines} of ${cards} cards have axis titles`);
@@ -60,8 +59,7 @@ export const tests = [
     run: async (t) => {
       const shown = (page) => page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => [...new Set(els.map((e) => e.dataset.step))]);
       // masks: the masked scores, then the weights the question asked for
-      let page = await t.gotoApp('lesson=masks&ls=1');
-      await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+      let page = await t.open('lesson=masks&ls=1', '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
       t.assert.deepEqual(await shown(page), ['masked']);
       await page.fill('[data-testid="quiz-number"]', '0.47');
       await page.press('[data-testid="quiz-number"]', 'Enter');
@@ -69,13 +67,11 @@ export const tests = [
       t.assert.deepEqual(await shown(page), ['weights']);
       t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right/);
       // cross-attention: the question about the output's shape shows the output
-      page = await t.gotoApp('lesson=cross&ls=1');
-      await page.waitForSelector('[data-testid="quiz-choice"]');
+      page = await t.open('lesson=cross&ls=1', '[data-testid="quiz-choice"]');
       await page.click('[data-testid="quiz-choice"][data-choice="0"]');
       await page.waitForSelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"][data-step="output"]');
       // word order: the dot products the answer quotes, in their own table
-      page = await t.gotoApp('lesson=word-order&ls=4');
-      await page.waitForSelector('[data-testid="quiz-choice"]');
+      page = await t.open('lesson=word-order&ls=4', '[data-testid="quiz-choice"]');
       t.assert.equal(await page.locator('[data-testid="position-similarity"]').count(), 0);
       await page.click('[data-testid="quiz-choice"] >> nth=0');
       await page.waitForSelector('[data-testid="position-similarity"]');
@@ -93,8 +89,7 @@ export const tests = [
   {
     name: 'phone: the explorer opened at 375 px shows a heatmap on the first screen, the controls folded',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 812 });
-      const page = await t.open('', 'canvas[data-testid="heatmap"]');
+      const page = await t.openAt({ width: 375, height: 812 }, '', 'canvas[data-testid="heatmap"]');
       t.assert.equal(await page.$eval('[data-testid="change-numbers"]', (d) => d.open), false, 'the controls are folded');
       t.assert.equal(await page.isVisible('[data-testid="sentences"]'), false);
       const box = await page.$eval('canvas[data-testid="heatmap"]', (c) => {

@@ -5,16 +5,11 @@
 // computes. The lessons: every step at 1440 and 375 px shows its words and picture,
 // nothing wider than a phone; the decode steps' words quote the panel's weights, and
 // StreamingLLM's step marks the kept first token in the cache.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { noOverflow } from '../lib/layout.mjs';
-import { table, values, waitStep, shape } from '../lib/trace.mjs';
+import { fieldError, refusedThenFixed } from '../lib/fields.mjs';
+import { table, values, waitStep, shape, openAtStep } from '../lib/trace.mjs';
 
-const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 const BASE = 's=the%20cat%20sat%20on%20the%20mat%0Aa%20dog%20ran&d=16&h=4&p=seeded&seed=2&pad=keys&causal=1';
-
-const err = (page, testid) => page.locator(`.al-field:has([data-testid="${testid}"]) [data-testid="error"]`);
 
 async function select(page, step, head = 0) {
   await page.click(`[data-testid="trace-step"][data-step="${step}"] button`);
@@ -51,8 +46,7 @@ export const tests = [
   {
     name: 'scores: d_head, scale, softcap, QK-norm and sinks each change the trace as the engine says',
     run: async (t) => {
-      const page = await t.gotoApp(BASE);
-      await waitStep(page, 'weights');
+      const page = await openAtStep(t, BASE, 'weights');
       // d_head: the heads get 6 wide, though h·d_head = 24 ≠ d_model = 16
       await page.fill('[data-testid="d-head"]', '6');
       await page.waitForFunction(() => /\(2, 4, 6, 6\)/.test(document.querySelector('[data-testid="trace-step"][data-step="k_heads"] [data-testid="step-shape"]')?.textContent ?? ''));
@@ -106,44 +100,30 @@ export const tests = [
       await page.fill('[data-testid="sinks"]', '');
       await page.press('[data-testid="sinks"]', 'Enter');
       t.assert.deepEqual(await changed(page, 'weights', sunk, 2), plain);
-      fs.mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, 'score-controls-1440.png'), fullPage: false });
+      await t.screenshot('score-controls-1440', { fullPage: false });
       t.assert.deepEqual(t.errors(), []);
     },
   },
   {
     name: 'scores: bad values are messages beside their controls, never a dead page',
     run: async (t) => {
-      const page = await t.gotoApp(BASE);
-      await waitStep(page, 'weights');
-      await page.fill('[data-testid="d-head"]', '1000');
-      await err(page, 'd-head').waitFor();
-      t.assert.match(await err(page, 'd-head').textContent(), /h·d_head/);
-      await page.fill('[data-testid="d-head"]', '');
-      await err(page, 'd-head').waitFor({ state: 'detached' });
-      await page.fill('[data-testid="softcap"]', '-3');
-      await err(page, 'softcap').waitFor();
-      t.assert.match(await err(page, 'softcap').textContent(), /softcap/);
-      await page.fill('[data-testid="softcap"]', '0');
-      await err(page, 'softcap').waitFor({ state: 'detached' });
-      await page.fill('[data-testid="scale"]', '-1');
-      await err(page, 'scale').waitFor();
-      t.assert.match(await err(page, 'scale').textContent(), /scale/);
-      await page.fill('[data-testid="scale"]', '');
-      await err(page, 'scale').waitFor({ state: 'detached' });
+      const page = await openAtStep(t, BASE, 'weights');
+      await refusedThenFixed(t, page, 'd-head', '1000', /h·d_head/, '');
+      await refusedThenFixed(t, page, 'softcap', '-3', /softcap/, '0');
+      await refusedThenFixed(t, page, 'scale', '-1', /scale/, '');
       // a word that is not a number, then a list of the wrong length
       await page.fill('[data-testid="sinks"]', '0.5, abc');
       await page.press('[data-testid="sinks"]', 'Enter');
-      await err(page, 'sinks').waitFor();
-      t.assert.match(await err(page, 'sinks').textContent(), /the sinks must be numbers.*not "0\.5, abc"/);
+      await fieldError(page, 'sinks').waitFor();
+      t.assert.match(await fieldError(page, 'sinks').textContent(), /the sinks must be numbers.*not "0\.5, abc"/);
       await page.fill('[data-testid="sinks"]', '1, 2');
       await page.press('[data-testid="sinks"]', 'Enter');
       await page.waitForFunction(() => /sink/i.test(document.querySelector('.al-field:has([data-testid="sinks"]) [data-testid="error"]')?.textContent ?? '')
         && !/must be numbers/.test(document.querySelector('.al-field:has([data-testid="sinks"]) [data-testid="error"]')?.textContent ?? ''));
-      t.assert.match(await err(page, 'sinks').textContent(), /2/);
+      t.assert.match(await fieldError(page, 'sinks').textContent(), /2/);
       await page.fill('[data-testid="sinks"]', '');
       await page.press('[data-testid="sinks"]', 'Enter');
-      await err(page, 'sinks').waitFor({ state: 'detached' });
+      await fieldError(page, 'sinks').waitFor({ state: 'detached' });
       await waitStep(page, 'weights');
       t.assert.deepEqual(t.errors(), []);
     },
@@ -233,8 +213,7 @@ export const tests = [
             t.assert.equal(/sink logit 2 as one more column.*sum to less than 1/.test(panel), s === 6, panel);
           }
           await noOverflow(t, page, `${id} step ${s + 1} at ${width} px`, 1);
-          fs.mkdirSync(SHOTS, { recursive: true });
-          await page.screenshot({ path: path.join(SHOTS, `lesson-${id}-${s + 1}-${width}.png`), fullPage: true });
+          await t.screenshot(`lesson-${id}-${s + 1}-${width}`);
           if (s + 1 < pictures.length) await page.click('[data-testid="lesson-next"]');
         }
       }

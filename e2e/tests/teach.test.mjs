@@ -104,8 +104,7 @@ export const tests = [
   {
     name: 'teach: lines view of a padded causal batch: NaN row written NaN, blocked keys left out; 375 px fits',
     run: async (t) => {
-      await t.page.setViewportSize({ width: 375, height: 800 });
-      const page = await t.open('s=I%20bought%20a%20baseball%20bat%0Athe%20bat%20flew&d=3&h=1&p=identity&causal=1&pad=keys_and_queries&b=1&view=lines', '[data-testid="lines-view"]:not([hidden])');
+      const page = await t.openAt({ width: 375, height: 800 }, 's=I%20bought%20a%20baseball%20bat%0Athe%20bat%20flew&d=3&h=1&p=identity&causal=1&pad=keys_and_queries&b=1&view=lines', '[data-testid="lines-view"]:not([hidden])');
       const items = await page.$$eval('[data-testid="lines-text"] li', (els) => els.map((e) => e.textContent));
       t.assert.equal(items.length, 3, 'the <pad> queries are not listed');
       t.assert.match(items[0], /^the → the 1\.00$/);

@@ -261,10 +261,10 @@ impl Goal {
                 attend_most(trace, query, key, *head, *sentence)
             }
             Goal::WeightAtLeast { query, key, at_least, head, sentence } => {
-                weight_at_least(trace, query, key, *at_least, *head, *sentence)
+                weight_bound(trace, query, key, *at_least, true, *head, *sentence)
             }
             Goal::WeightAtMost { query, key, at_most, head, sentence } => {
-                weight_at_most(trace, query, key, *at_most, *head, *sentence)
+                weight_bound(trace, query, key, *at_most, false, *head, *sentence)
             }
             Goal::UniformRows { tol, sentence } => uniform_rows(trace, *tol, *sentence),
             Goal::PreviousToken { at_least, head, sentence } => {
@@ -309,45 +309,26 @@ fn attend_most(trace: &Trace, query: &str, key: &str, head: usize, b: usize) -> 
     Ok(Progress { met, measured: on_key, asked: best_other, words })
 }
 
-/// [`Goal::WeightAtLeast`]: the weakest of the goal's queries (the only one, or every real
-/// query for `"*"`) puts at least `at_least` on `key`, summed over the word's occurrences.
-/// The weakest query is the one named in the words, since it is the one still to fix.
-fn weight_at_least(
+/// [`Goal::WeightAtLeast`] (`least`) and [`Goal::WeightAtMost`]: the weakest (strongest) of
+/// the goal's queries (the only one, or every real query for `"*"`) puts at least (at most)
+/// `bound` on `key`, summed over the word's occurrences. That query is the one named in the
+/// words, since it is the one still to fix.
+fn weight_bound(
     trace: &Trace,
     query: &str,
     key: &str,
-    at_least: f64,
+    bound: f64,
+    least: bool,
     head: usize,
     b: usize,
 ) -> Result<Progress, String> {
-    let (w, q) = weight_on(trace, query, key, head, b, true)?;
-    let met = w >= at_least;
-    Ok(Progress {
-        met,
-        measured: w,
-        asked: at_least,
-        words: format!("query {q} → key {key}: {} of the {} asked", num(w), num(at_least)),
-    })
-}
-
-/// [`Goal::WeightAtMost`]: the strongest of the goal's queries puts at most `at_most` on
-/// `key`, summed over the word's occurrences; that query is the one named in the words.
-fn weight_at_most(
-    trace: &Trace,
-    query: &str,
-    key: &str,
-    at_most: f64,
-    head: usize,
-    b: usize,
-) -> Result<Progress, String> {
-    let (w, q) = weight_on(trace, query, key, head, b, false)?;
-    let met = w <= at_most;
-    Ok(Progress {
-        met,
-        measured: w,
-        asked: at_most,
-        words: format!("query {q} → key {key}: {}, at most {} asked", num(w), num(at_most)),
-    })
+    let (w, q) = weight_on(trace, query, key, head, b, least)?;
+    let (met, against) = if least {
+        (w >= bound, format!("{} of the {} asked", num(w), num(bound)))
+    } else {
+        (w <= bound, format!("{}, at most {} asked", num(w), num(bound)))
+    };
+    Ok(Progress { met, measured: w, asked: bound, words: format!("query {q} → key {key}: {against}") })
 }
 
 /// [`Goal::UniformRows`]: every weight of every real query of sentence `b`, in every head,

@@ -270,7 +270,7 @@ mod tests {
     #[test]
     fn baseball_bat_states_the_seed_numbers() {
         let l = lesson();
-        let say = |i: usize| (l.steps[i].narrate)(&l.trace(i));
+        let say = |i: usize| l.narrated(i).1;
         assert!(say(1).contains("baseball [2.31, 1.15] and bat [1.15, 1.15]"), "{}", say(1));
         assert!(say(3).contains("baseball [0.76, 0.24] and bat [0.50, 0.50]"), "{}", say(3));
         assert!(say(4).contains("baseball [1.76, 0.24, 0.00] and bat [1.50, 0.50, 0.00]"), "{}", say(4));

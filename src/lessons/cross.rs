@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn each_english_word_finds_its_french_translation() {
         let l = lesson();
-        let t = l.trace(0);
+        let (t, words) = l.narrated(0);
         assert_eq!(t.step(S::Weights).unwrap().shape, [1, 1, 6, 7]);
         assert_eq!(t.key_tokens(0), ["le", "chat", "s'est", "assis", "sur", "le", "tapis"]);
         for (i, j) in ALIGNED {
@@ -333,7 +333,6 @@ mod tests {
         }
         // "on" gives "sur" what it gives "le", and the words say why
         assert_eq!(at(&t, S::Weights, 0, 0, ON, SUR), at(&t, S::Weights, 0, 0, ON, LE));
-        let words = (l.steps[0].narrate)(&t);
         assert!(words.contains("cannot tell \"sur\" from \"le\""), "{words}");
         assert!(!words.contains("each row finds"), "{words}");
         // no French word is a hashed (random) vector

@@ -3,9 +3,9 @@
 //! key/value cache of a model that generates text.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Claim, Lesson, LessonStep, Quantity};
+use super::{at, num, row, seeded, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::decode::cache_bytes;
-use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
+use crate::engine::{Scenario, StepName as S, Trace};
 
 const SENTENCE: &str = "the cat sat on the mat";
 /// "mat".
@@ -13,9 +13,7 @@ const MAT: usize = 5;
 
 /// Four query heads of d_k = 2 on seeded weights; `h_kv` key/value heads.
 fn scenario(h_kv: usize) -> Scenario {
-    let mut s = base(&[SENTENCE], 8, 4);
-    s.projections = Projections::Named(ProjectionKind::Seeded);
-    s.seed = 3;
+    let mut s = seeded(&[SENTENCE], 8, 4, 3);
     s.mask.causal = true;
     s.n_kv_heads = (h_kv != 4).then_some(h_kv);
     s

@@ -441,8 +441,7 @@ mod tests {
 
     #[test]
     fn the_pair_step_moves_bat_toward_baseball() {
-        let lesson = lesson();
-        let t = lesson.trace(0);
+        let t = lesson().trace(0);
         let s = step_of(&t).unwrap();
         assert_eq!(vector(&s.before.weights), "[0.50, 0.50]");
         assert_eq!(vector(&s.d_scores), "[-0.15, 0.15]");

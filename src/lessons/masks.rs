@@ -46,6 +46,14 @@ fn leak_cells(_: &Trace) -> Vec<Cell> {
     vec![cell(0), cell(1)]
 }
 
+/// A step on [`leak`]'s sentence under `fill`: its weights, the mask conventions beside
+/// them, the two weights of "now" outlined.
+fn leak_step(title: &'static str, fill: Fill, narrate: fn(&Trace) -> String) -> LessonStep {
+    LessonStep::new(title, leak(fill), S::Weights, narrate)
+        .extra(Extra::MaskConventions)
+        .highlight(leak_cells)
+}
+
 /// "Elsewhere -1e9 and -inf give the same weights here": every row with a key it may see,
 /// softmaxed again with its blocked scores set to -inf (the other fill, as the engine's
 /// softmax computes it), prints the weights of the trace's own fill, cell by cell.
@@ -227,31 +235,24 @@ pub fn lesson() -> Lesson {
             .extra(Extra::MaskConventions)
             .highlight(|t| super::row_cells(t, S::Weights, 0, 0, 6))
             .claims(fills_agree_claims),
-            LessonStep::new(
-                "-1e9 leaks: a query attends to the future",
-                leak(Fill::LargeNegative),
-                S::Weights,
-                |t| {
-                    format!(
-                        "-1e9 is only a number, and real scores can be smaller. Here d_model = {}, \"{a}\" is {} \
-                         and \"{b}\" is {}, and W_K = {} turns the key around, so \"{a}\" scores {} with itself. \
-                         The causal mask replaces the future key's score by {}, which is now the largest in the \
-                         row: \"{a}\" gives {} to the blocked future \"{b}\" and {} to itself. The mask leaked.",
-                        t.sizes.d_model,
-                        num(at(t, S::X, 0, 0, 0, 0)),
-                        num(at(t, S::X, 0, 0, 1, 0)),
-                        crate::format::exact(t.params.k.w().get((0, 0)).copied().unwrap_or(f64::NAN)),
-                        num(at(t, S::Scaled, 0, 0, 0, 0)),
-                        num(at(t, S::Masked, 0, 0, 0, 1)),
-                        num(at(t, S::Weights, 0, 0, 0, 1)),
-                        num(at(t, S::Weights, 0, 0, 0, 0)),
-                        a = token(t, 0, 0),
-                        b = token(t, 0, 1),
-                    )
-                },
-            )
-            .extra(Extra::MaskConventions)
-            .highlight(leak_cells)
+            leak_step("-1e9 leaks: a query attends to the future", Fill::LargeNegative, |t| {
+                format!(
+                    "-1e9 is only a number, and real scores can be smaller. Here d_model = {}, \"{a}\" is {} \
+                     and \"{b}\" is {}, and W_K = {} turns the key around, so \"{a}\" scores {} with itself. \
+                     The causal mask replaces the future key's score by {}, which is now the largest in the \
+                     row: \"{a}\" gives {} to the blocked future \"{b}\" and {} to itself. The mask leaked.",
+                    t.sizes.d_model,
+                    num(at(t, S::X, 0, 0, 0, 0)),
+                    num(at(t, S::X, 0, 0, 1, 0)),
+                    crate::format::exact(t.params.k.w().get((0, 0)).copied().unwrap_or(f64::NAN)),
+                    num(at(t, S::Scaled, 0, 0, 0, 0)),
+                    num(at(t, S::Masked, 0, 0, 0, 1)),
+                    num(at(t, S::Weights, 0, 0, 0, 1)),
+                    num(at(t, S::Weights, 0, 0, 0, 0)),
+                    a = token(t, 0, 0),
+                    b = token(t, 0, 1),
+                )
+            })
             .aside(|t| {
                 let cells = |step| (0..2).map(|j| num(at(t, step, 0, 0, j, 0))).collect::<Vec<_>>();
                 Some(super::Aside {
@@ -268,29 +269,22 @@ pub fn lesson() -> Lesson {
                 let w = |col| Quantity::Cell(Cell { step: S::Weights, batch: 0, head: 0, row: 0, col });
                 vec![Claim::Greater(w(1), w(0))]
             }),
-            LessonStep::new(
-                "-inf does not leak",
-                leak(Fill::NegInf),
-                S::Weights,
-                |t| {
-                    format!(
-                        "The same sentence with -inf: the future score is {}, e^(-inf) is exactly 0 whatever the \
-                         other scores are, so \"{a}\" gives {} to \"{b}\" and {} to itself, as the mask says. \
-                         A -1e9 fill is \"almost zero weight\" only while the real scores stay far above -1e9. \
-                         And a fully masked row? masked_fill(-inf) + softmax gives NaN (step 5); \
-                         PyTorch's F.scaled_dot_product_attention, given a boolean mask that is all False on a \
-                         row, returns zeros for that row's output instead (checked with torch 2.15, float32 and \
-                         float64).",
-                        num(at(t, S::Masked, 0, 0, 0, 1)),
-                        num(at(t, S::Weights, 0, 0, 0, 1)),
-                        num(at(t, S::Weights, 0, 0, 0, 0)),
-                        a = token(t, 0, 0),
-                        b = token(t, 0, 1),
-                    )
-                },
-            )
-            .extra(Extra::MaskConventions)
-            .highlight(leak_cells),
+            leak_step("-inf does not leak", Fill::NegInf, |t| {
+                format!(
+                    "The same sentence with -inf: the future score is {}, e^(-inf) is exactly 0 whatever the \
+                     other scores are, so \"{a}\" gives {} to \"{b}\" and {} to itself, as the mask says. \
+                     A -1e9 fill is \"almost zero weight\" only while the real scores stay far above -1e9. \
+                     And a fully masked row? masked_fill(-inf) + softmax gives NaN (step 5); \
+                     PyTorch's F.scaled_dot_product_attention, given a boolean mask that is all False on a \
+                     row, returns zeros for that row's output instead (checked with torch 2.15, float32 and \
+                     float64).",
+                    num(at(t, S::Masked, 0, 0, 0, 1)),
+                    num(at(t, S::Weights, 0, 0, 0, 1)),
+                    num(at(t, S::Weights, 0, 0, 0, 0)),
+                    a = token(t, 0, 0),
+                    b = token(t, 0, 1),
+                )
+            }),
         ],
     }
 }

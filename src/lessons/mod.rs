@@ -15,7 +15,7 @@
 //! has the registry ([`lessons`]) and the helpers the lesson files share.
 
 use crate::engine::trace::shape_text;
-use crate::engine::{Scenario, StepName, Trace};
+use crate::engine::{ProjectionKind, Projections, Scenario, StepName, Trace};
 
 mod aside;
 mod cell;
@@ -114,6 +114,14 @@ pub fn argmax(trace: &Trace, b: usize, head: usize, i: usize) -> Option<usize> {
 
 pub(crate) fn base(sentences: &[&str], d_model: usize, n_heads: usize) -> Scenario {
     Scenario::identity(sentences, d_model, n_heads)
+}
+
+/// [`base`] on seeded weights (Xavier uniform), drawn with `seed`.
+pub(crate) fn seeded(sentences: &[&str], d_model: usize, n_heads: usize, seed: u64) -> Scenario {
+    let mut s = base(sentences, d_model, n_heads);
+    s.projections = Projections::Named(ProjectionKind::Seeded);
+    s.seed = seed;
+    s
 }
 
 /// A step's named and numeric shape, e.g. `(B, h, T, d_k) = (1, 2, 6, 4)`.
@@ -379,7 +387,7 @@ pub(crate) mod tests {
         assert!(say(3).contains("its score for \"baseball\" is the larger of its two"), "{}", say(3));
         assert!(!say(3).contains("equal"), "{}", say(3));
         // own vectors: the seed's story
-        let own = |i: usize| (lesson.steps[i].narrate)(&lesson.trace(i));
+        let own = |i: usize| lesson.narrated(i).1;
         assert!(own(0).contains("half sports, half animal"));
         assert!(own(3).contains("its two scores are equal, so the weights are too"));
     }

@@ -8,9 +8,9 @@
 //! the engine's tests hold equal to the tiles' own numbers.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, tile_index, token, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
+use super::{at, num, seeded, tile_index, token, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::tiled::{online_row, RowAfterTile};
-use crate::engine::{ProjectionKind, Projections, Scenario, StepName as S, Trace};
+use crate::engine::{Scenario, StepName as S, Trace};
 use crate::format::fixed;
 
 const SENTENCE: &str = "the cat sat on the mat";
@@ -22,9 +22,7 @@ const BLOCK: usize = 2;
 /// Two heads of d_k = 4 on seeded weights (seed 7: "mat"'s largest score is in its second
 /// tile of two keys, so the maximum rises once); causal as asked.
 fn scenario(causal: bool) -> Scenario {
-    let mut s = base(&[SENTENCE], 8, 2);
-    s.projections = Projections::Named(ProjectionKind::Seeded);
-    s.seed = 7;
+    let mut s = seeded(&[SENTENCE], 8, 2, 7);
     s.mask.causal = causal;
     s
 }
@@ -43,6 +41,12 @@ fn scores(t: &Trace, i: usize) -> Vec<f64> {
 /// Row `i` after each tile of `block` keys.
 fn folded(t: &Trace, i: usize, block: usize) -> Vec<RowAfterTile> {
     online_row(&scores(t, i), block)
+}
+
+/// A step that folds "mat"'s row in tile by tile (no causal mask): the tiles view beside
+/// its masked scores.
+fn tile_step(title: &'static str, narrate: fn(&Trace) -> String) -> LessonStep {
+    LessonStep::new(title, scenario(false), S::Masked, narrate)
 }
 
 /// Four decimals, as the tiles view lists m, ℓ and the correction.
@@ -188,90 +192,75 @@ pub fn lesson() -> Lesson {
                         },
                     },
                 }),
-            LessonStep::new(
-                "The same row, two keys at a time",
-                scenario(false),
-                S::Masked,
-                |t| {
-                    let row = folded(t, MAT, BLOCK);
-                    let Some(first) = row.first() else { return "This sentence has no keys.".into() };
-                    format!(
-                        "A fast kernel (FlashAttention) never holds a whole row of scores. It cuts the score \
-                         matrix into tiles of block × block = {BLOCK} × {BLOCK} and folds them in one at a time. \
-                         \"{}\"'s row comes in {} tiles. After the first, {}, the kernel knows only those: \
-                         m′ = {} and ℓ′ = {}. It also keeps a running output O, the values weighted by \
-                         e^(s − m′) so far, and divides by ℓ only at the end.",
-                        token(t, 0, MAT),
-                        row.len(),
-                        keys_of(t, first.k),
-                        f4(first.m),
-                        f4(first.l),
-                    )
-                },
-            )
+            tile_step("The same row, two keys at a time", |t| {
+                let row = folded(t, MAT, BLOCK);
+                let Some(first) = row.first() else { return "This sentence has no keys.".into() };
+                format!(
+                    "A fast kernel (FlashAttention) never holds a whole row of scores. It cuts the score \
+                     matrix into tiles of block × block = {BLOCK} × {BLOCK} and folds them in one at a time. \
+                     \"{}\"'s row comes in {} tiles. After the first, {}, the kernel knows only those: \
+                     m′ = {} and ℓ′ = {}. It also keeps a running output O, the values weighted by \
+                     e^(s − m′) so far, and divides by ℓ only at the end.",
+                    token(t, 0, MAT),
+                    row.len(),
+                    keys_of(t, first.k),
+                    f4(first.m),
+                    f4(first.l),
+                )
+            })
             .extra(tile(0)),
-            LessonStep::new(
-                "A later tile raises the maximum",
-                scenario(false),
-                S::Masked,
-                |t| {
-                    let row = folded(t, MAT, BLOCK);
-                    let Some(second) = row.get(1) else {
-                        return "This sentence has one tile per row.".into();
-                    };
-                    if second.correction >= 1.0 {
-                        return format!(
-                            "With these numbers the second tile, {}, does not raise \"{}\"'s maximum: the \
-                             correction is {} and m′ stays {}. Edit the scenario back (or reload the lesson) to \
-                             see a tile that raises it.",
-                            keys_of(t, second.k),
-                            token(t, 0, MAT),
-                            f4(second.correction),
-                            f4(second.m),
-                        );
-                    }
-                    format!(
-                        "The second tile, {}, holds a larger score, so the maximum rises to m′ = {}. The sum so \
-                         far was made with the old maximum m: each of its terms e^(s − m) is e^(m′ − m) times too \
-                         large. One multiplication fixes them all, the correction e^(m − m′) = {}: ℓ′ = \
-                         e^(m − m′)·ℓ + Σ e^(S − m′) = {}. The running output O is rescaled by the same factor. \
-                         A correction is never above 1, since the maximum never falls.",
+            tile_step("A later tile raises the maximum", |t| {
+                let row = folded(t, MAT, BLOCK);
+                let Some(second) = row.get(1) else {
+                    return "This sentence has one tile per row.".into();
+                };
+                if second.correction >= 1.0 {
+                    return format!(
+                        "With these numbers the second tile, {}, does not raise \"{}\"'s maximum: the \
+                         correction is {} and m′ stays {}. Edit the scenario back (or reload the lesson) to \
+                         see a tile that raises it.",
                         keys_of(t, second.k),
-                        f4(second.m),
+                        token(t, 0, MAT),
                         f4(second.correction),
-                        f4(second.l),
-                    )
-                },
-            )
+                        f4(second.m),
+                    );
+                }
+                format!(
+                    "The second tile, {}, holds a larger score, so the maximum rises to m′ = {}. The sum so \
+                     far was made with the old maximum m: each of its terms e^(s − m) is e^(m′ − m) times too \
+                     large. One multiplication fixes them all, the correction e^(m − m′) = {}: ℓ′ = \
+                     e^(m − m′)·ℓ + Σ e^(S − m′) = {}. The running output O is rescaled by the same factor. \
+                     A correction is never above 1, since the maximum never falls.",
+                    keys_of(t, second.k),
+                    f4(second.m),
+                    f4(second.correction),
+                    f4(second.l),
+                )
+            })
             .extra(tile(2))
             .claims(second_tile_claims),
-            LessonStep::new(
-                "The last tile, and the softmax",
-                scenario(false),
-                S::Masked,
-                |t| {
-                    let row = folded(t, MAT, BLOCK);
-                    let Some(last) = row.last() else { return "This sentence has no keys.".into() };
-                    let n = t.key_tokens(0).len();
-                    format!(
-                        "The last tile, {}, {}: ℓ′ = {}, the same ℓ as one tile over the whole row gave. After \
-                         it the kernel divides, O / ℓ, and gets the context: the check under the picture compares \
-                         it with the full run's softmax(S)·V. It never held more than {} scores of a row block at \
-                         a time, against {} × {n} = {} for the whole matrix: at 8 000 tokens that is what lets \
-                         attention fit in a GPU's fast memory.",
-                        keys_of(t, last.k),
-                        if last_raises(&row) {
-                            format!("raises the maximum to {} (correction {})", f4(last.m), f4(last.correction))
-                        } else {
-                            format!("does not raise the maximum (correction {}), so m′ stays {}", f4(last.correction), f4(last.m))
-                        },
-                        f4(last.l),
-                        BLOCK * BLOCK,
-                        t.query_tokens(0).len(),
-                        t.query_tokens(0).len() * n,
-                    )
-                },
-            )
+            tile_step("The last tile, and the softmax", |t| {
+                let row = folded(t, MAT, BLOCK);
+                let Some(last) = row.last() else { return "This sentence has no keys.".into() };
+                let n = t.key_tokens(0).len();
+                format!(
+                    "The last tile, {}, {}: ℓ′ = {}, the same ℓ as one tile over the whole row gave. After \
+                     it the kernel divides, O / ℓ, and gets the context: the check under the picture compares \
+                     it with the full run's softmax(S)·V. It never held more than {} scores of a row block at \
+                     a time, against {} × {n} = {} for the whole matrix: at 8 000 tokens that is what lets \
+                     attention fit in a GPU's fast memory.",
+                    keys_of(t, last.k),
+                    if last_raises(&row) {
+                        format!("raises the maximum to {} (correction {})", f4(last.m), f4(last.correction))
+                    } else {
+                        format!("does not raise the maximum (correction {}), so m′ stays {}", f4(last.correction), f4(last.m))
+                    },
+                    f4(last.l),
+                    BLOCK * BLOCK,
+                    t.query_tokens(0).len(),
+                    t.query_tokens(0).len() * n,
+                )
+            })
             .claims_each_case(last_tile_claims)
             .extra(tile(4)),
             LessonStep::new(

@@ -48,6 +48,12 @@ fn cat_aside(t: &Trace) -> Option<Aside> {
     row_aside(t, caption, 0, 0, CAT, &steps)
 }
 
+/// `step` about "cat"'s row: its weights outlined, the row through the steps beside them,
+/// and the claims its words make.
+fn on_cat(step: LessonStep) -> LessonStep {
+    step.highlight(|t| row_cells(t, S::Weights, 0, 0, CAT)).aside(cat_aside).claims(cat_claims)
+}
+
 /// "cat"'s weight on key `j`.
 fn w(j: usize) -> Quantity {
     Quantity::Cell(cell(S::Weights, CAT, j))
@@ -65,8 +71,12 @@ pub fn lesson() -> Lesson {
         title: "Keeping scores in range",
         seeds: "Gemma 2's softcap and Qwen3's QK-norm",
         steps: vec![
-            LessonStep::new("Large vectors, a one-hot softmax", scenario(None, false), S::Weights, |t| {
-                format!(
+            on_cat(LessonStep::new(
+                "Large vectors, a one-hot softmax",
+                scenario(None, false),
+                S::Weights,
+                |t| {
+                    format!(
                     "Scores are dot products, so they grow with the vectors. \"{cat}\" is {} and \"{sat}\" \
                      {}: \"{cat}\"'s scaled scores, q·k / √d_k with d_k = 4, are {}, and softmax gives {}, \
                      nearly all on itself. A softmax that saturated passes almost no gradient to the keys it \
@@ -80,10 +90,8 @@ pub fn lesson() -> Lesson {
                     cat = token(t, 0, CAT),
                     sat = token(t, 0, SAT),
                 )
-            })
-            .highlight(|t| row_cells(t, S::Weights, 0, 0, CAT))
-            .aside(cat_aside)
-            .claims(cat_claims),
+                },
+            )),
             LessonStep::new("Predict: a score under a cap", scenario(Some(CAP), false), S::Scaled, |_| {
                 "Type a number to see the capped scores.".into()
             })
@@ -117,7 +125,7 @@ pub fn lesson() -> Lesson {
                     tolerance: 0.05,
                 },
             }),
-            LessonStep::new("Softcap: c·tanh(s / c)", scenario(Some(CAP), false), S::Weights, |t| {
+            on_cat(LessonStep::new("Softcap: c·tanh(s / c)", scenario(Some(CAP), false), S::Weights, |t| {
                 format!(
                     "Gemma 2 bends every score through c·tanh(s / c) before the mask: close to s while |s| \
                      is small, never past ±c. It caps at c = 50, against scores that large; these are \
@@ -131,10 +139,7 @@ pub fn lesson() -> Lesson {
                     cat = token(t, 0, CAT),
                     sat = token(t, 0, SAT),
                 )
-            })
-            .highlight(|t| row_cells(t, S::Weights, 0, 0, CAT))
-            .aside(cat_aside)
-            .claims(cat_claims),
+            })),
             LessonStep::new("QK-norm: queries and keys of one size", scenario(None, true), S::Weights, |t| {
                 format!(
                     "Qwen3 and Gemma 3 normalize each head's q and k with RMSNorm (learned weights, here \

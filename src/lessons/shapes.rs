@@ -1,8 +1,8 @@
 //! Lesson 4, shapes (seeds 000, 002): view, transpose, contiguous.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, path_of, shape_of, token, Claim, Extra, Lesson, LessonStep, Quantity};
-use crate::engine::{ProjectionKind, Projections, StepName as S, Trace};
+use super::{at, num, path_of, seeded, shape_of, token, Claim, Extra, Lesson, LessonStep, Quantity};
+use crate::engine::{StepName as S, Trace};
 
 /// Numbers `from..to` of row `t` of a `(B, T, d_model)` step, sentence 0.
 fn slice(trace: &Trace, step: S, t: usize, from: usize, to: usize) -> String {
@@ -159,9 +159,7 @@ fn weight_shape_answer(t: &Trace) -> Option<(usize, String)> {
 
 /// The lesson.
 pub fn lesson() -> Lesson {
-    let mut s = base(&["the cat sat on the mat"], 8, 2);
-    s.projections = Projections::Named(ProjectionKind::Seeded);
-    s.seed = 7;
+    let s = seeded(&["the cat sat on the mat"], 8, 2, 7);
     Lesson {
         id: "shapes",
         title: "Shapes",

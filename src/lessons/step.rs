@@ -207,6 +207,13 @@ impl Lesson {
     pub fn trace(&self, n: usize) -> crate::engine::Trace {
         crate::engine::run(&self.steps[n].scenario).expect("a lesson step runs")
     }
+
+    /// Step `n`'s trace and the words the step narrates for it.
+    pub fn narrated(&self, n: usize) -> (crate::engine::Trace, String) {
+        let t = self.trace(n);
+        let words = (self.steps[n].narrate)(&t);
+        (t, words)
+    }
 }
 
 /// The line above a step's title: "The baseball bat · follows the baseball-bat tutorial ·

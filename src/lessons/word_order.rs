@@ -399,7 +399,7 @@ mod tests {
     #[test]
     fn without_positions_the_orders_are_permutations_of_each_other() {
         let l = lesson();
-        let t = l.trace(0);
+        let (t, text) = l.narrated(0);
         assert_eq!(permutation(&t), Some(vec![2, 1, 0]));
         // equal up to the order of summation
         assert!(largest_mismatch(&t).unwrap() < 1e-12);
@@ -408,7 +408,6 @@ mod tests {
         assert_eq!(cells.len(), 2);
         assert_eq!((cells[0].batch, cells[0].row, cells[0].col), (0, 0, 2));
         assert_eq!((cells[1].batch, cells[1].row, cells[1].col), (1, 2, 0));
-        let text = (l.steps[0].narrate)(&t);
         assert!(text.contains("equal") && text.contains("over all 9 pairs"), "{text}");
         let w = num(at(&t, S::Weights, 0, 0, 0, 2));
         assert!(text.contains(&format!("weight {w} in sentence 1 and {w} in sentence 2")), "{text}");
@@ -432,7 +431,7 @@ mod tests {
         let l = lesson();
         let (before, after) = (&l.steps[2].scenario, &l.steps[3].scenario);
         assert_ne!((before.d_model, &before.sentences), (after.d_model, &after.sentences));
-        let text = (l.steps[3].narrate)(&l.trace(3));
+        let (_, text) = l.narrated(3);
         assert_eq!(after.sentences.len(), 1);
         let said = format!(
             "New example: one longer sentence and d_model = {}, not two {}-word sentences and d_model = {}.",

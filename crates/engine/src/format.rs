@@ -111,22 +111,21 @@ pub fn tex(v: f64) -> String {
 /// A Python literal for the number, read back to the same f64: `0.1`, `-0.0`,
 /// `float('nan')`, `float('-inf')`.
 pub fn python(v: f64) -> String {
-    if v.is_nan() {
-        "float('nan')".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "float('inf')" } else { "float('-inf')" }.into()
-    } else {
-        format!("{v:?}")
-    }
+    round_trip(v, ["float('nan')", "float('inf')", "float('-inf')"])
 }
 
 /// The number as NumPy reads it from text (`np.array(text.split(), dtype=float)`): `nan`,
 /// `inf`, `-inf`, else the shortest round-trip form.
 pub fn python_text(v: f64) -> String {
+    round_trip(v, ["nan", "inf", "-inf"])
+}
+
+/// The shortest round-trip form of `v`, or NaN, +∞ and −∞ written as `specials`.
+fn round_trip(v: f64, [nan, inf, neg_inf]: [&str; 3]) -> String {
     if v.is_nan() {
-        "nan".into()
+        nan.into()
     } else if v.is_infinite() {
-        if v > 0.0 { "inf" } else { "-inf" }.into()
+        if v > 0.0 { inf } else { neg_inf }.into()
     } else {
         format!("{v:?}")
     }

@@ -245,12 +245,18 @@ fn decoding_bit_for_bit_or_not() {
     assert!(rows > 0);
 }
 
+/// `sentence` on identity projections (d_model 4, h 2) under a causal window of 2 keys.
+fn windowed(sentence: &str) -> Scenario {
+    let mut s = Scenario::identity(&[sentence], 4, 2);
+    s.mask.causal = true;
+    s.mask.window = Some(2);
+    s
+}
+
 /// `trace --decode` and `--tiled`'s JSON: the shapes and numbers of the structs.
 #[test]
 fn the_command_line_json_has_the_positions_and_the_tiles() {
-    let mut s = Scenario::identity(&["a b c"], 4, 2);
-    s.mask.causal = true;
-    s.mask.window = Some(2);
+    let s = windowed("a b c");
     let d = decode(&s).unwrap();
     let json: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
     let positions = json["positions"].as_array().unwrap();
@@ -284,9 +290,7 @@ fn decoding_refuses_a_scenario_without_a_causal_mask() {
 /// and from t = 2 on the oldest leaves at each step.
 #[test]
 fn the_window_makes_the_cache_a_rolling_buffer() {
-    let mut s = Scenario::identity(&["a b c d e"], 4, 2);
-    s.mask.causal = true;
-    s.mask.window = Some(2);
+    let s = windowed("a b c d e");
     let d = decode(&s).unwrap();
     let kept: Vec<Vec<usize>> = d.positions.iter().map(|p| p.cache_positions.clone()).collect();
     assert_eq!(kept, vec![vec![0], vec![0, 1], vec![1, 2], vec![2, 3], vec![3, 4]]);
@@ -299,9 +303,7 @@ fn the_window_makes_the_cache_a_rolling_buffer() {
 /// says how many rows are kept.
 #[test]
 fn kept_first_keys_stay_in_the_cache() {
-    let mut s = Scenario::identity(&["a b c d e f"], 4, 2);
-    s.mask.causal = true;
-    s.mask.window = Some(2);
+    let mut s = windowed("a b c d e f");
     s.mask.keep_first = Some(1);
     let d = decode(&s).unwrap();
     let cached: Vec<Vec<usize>> = d.positions.iter().map(|p| p.cache_positions.clone()).collect();

@@ -118,11 +118,19 @@ fn seed_000_multiheaded_attention_8_512() {
     assert_eq!(get(&trace, "output").shape, [10, 5, 512]);
 }
 
+/// The trace's shape lines are `want`, and its steps those of a run without positions
+/// (cross-attention's when `cross`).
+#[track_caller]
+fn assert_shape_trace(trace: &Trace, want: &[&str], cross: bool) {
+    assert_eq!(shape_trace_lines(trace), want);
+    let names: Vec<StepName> = trace.steps.iter().map(|s| s.name).collect();
+    assert_eq!(names, Trace::expected_steps(cross, Positional::None));
+}
+
 /// The shape trace, as the page shows it: a snapshot that keeps the docs honest.
 #[test]
 fn shape_trace_snapshot() {
     let trace = run(&scenario(&["this is a sample sequence", "the cat sat on the mat"], 8, 2)).unwrap();
-    let lines = shape_trace_lines(&trace);
     let want = [
         "x        (B, T, d_model) = [2, 6, 8]  x = embedding(tokens)",
         "q        (B, T, d_model) = [2, 6, 8]  q = self.w_q(x)",
@@ -139,9 +147,7 @@ fn shape_trace_snapshot() {
         "concat   (B, T, d_model) = [2, 6, 8]  concat = context.transpose(1, 2).contiguous().view(B, T, d_model)",
         "output   (B, T, d_model) = [2, 6, 8]  output = self.w_o(concat)",
     ];
-    assert_eq!(lines, want);
-    let names: Vec<StepName> = trace.steps.iter().map(|s| s.name).collect();
-    assert_eq!(names, Trace::expected_steps(false, Positional::None));
+    assert_shape_trace(&trace, &want, false);
     let path: Vec<String> =
         get(&trace, "q_heads").shape_path.iter().map(|r| format!("{} {:?}", r.op, r.shape)).collect();
     assert_eq!(path, ["view [2, 6, 2, 4]", "transpose(1, 2) [2, 2, 6, 4]"]);
@@ -154,7 +160,6 @@ fn cross_attention_shape_trace_snapshot() {
     let mut s = scenario(&["a b", "c"], 8, 2);
     s.kv_sentences = Some(vec!["one two three four five".into(), "six seven".into()]);
     let trace = run(&s).unwrap();
-    let lines = shape_trace_lines(&trace);
     let want = [
         "x        (B, T_q, d_model) = [2, 2, 8]  x = embedding(tokens)",
         "x_kv     (B, T_k, d_model) = [2, 5, 8]  x_kv = embedding(kv_tokens)",
@@ -172,9 +177,7 @@ fn cross_attention_shape_trace_snapshot() {
         "concat   (B, T_q, d_model) = [2, 2, 8]  concat = context.transpose(1, 2).contiguous().view(B, T_q, d_model)",
         "output   (B, T_q, d_model) = [2, 2, 8]  output = self.w_o(concat)",
     ];
-    assert_eq!(lines, want);
-    let names: Vec<StepName> = trace.steps.iter().map(|s| s.name).collect();
-    assert_eq!(names, Trace::expected_steps(true, Positional::None));
+    assert_shape_trace(&trace, &want, true);
     let path = |name: &str| -> Vec<String> {
         get(&trace, name)
             .shape_path

@@ -1,6 +1,9 @@
 //! The engine never panics, whatever it is given: adversarial numbers, sizes at and over
 //! the limits, every mask combination, and arbitrary JSON.
 
+#[path = "common/sentences.rs"]
+mod sentences;
+
 use std::collections::BTreeMap;
 
 use attention_engine::{
@@ -8,6 +11,7 @@ use attention_engine::{
     Projections, Scenario, StepName,
 };
 use proptest::prelude::*;
+use sentences::arb_sentences;
 
 /// Numbers a student (or a tampered file) might put in: huge, tiny, zero, subnormal,
 /// non-finite, ordinary.
@@ -41,20 +45,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
     (1usize..=4, 1usize..=4, 1usize..=3, mask(), 0usize..3, any::<bool>(), any::<bool>())
         .prop_flat_map(move |(b, h, d_k, mask, proj, cross, positions)| {
             let d = h * d_k;
-            let sentence = prop::collection::vec(word.clone(), 1..=9).prop_map(|w| w.join(" "));
             (
-                prop::collection::vec(sentence.clone(), b),
-                if cross {
-                    prop::collection::vec(sentence, b).prop_map(Some).boxed()
-                } else {
-                    Just(None).boxed()
-                },
+                arb_sentences(word.clone(), b, 9, cross),
                 prop::collection::vec(adversarial_number(), d * 4),
                 prop::collection::vec(adversarial_number(), 4 * d * d),
                 Just((d, h, mask, proj, positions)),
             )
         })
-        .prop_map(|(sentences, kv_sentences, emb, w, (d, h, mask, proj, positions))| {
+        .prop_map(|((sentences, kv_sentences), emb, w, (d, h, mask, proj, positions))| {
             let embeddings: BTreeMap<String, Vec<f64>> = ["a", "bat", "😀", "<pad>"]
                 .iter()
                 .zip(emb.chunks(d))

@@ -170,7 +170,7 @@ pub(super) fn layers_section(trace: &Trace, x_in: &str, table: bool) -> Section 
 
 #[cfg(test)]
 mod tests {
-    use crate::fixtures::{parse_array, same_bits};
+    use crate::fixtures::{assert_contains_all, parse_array, same_bits};
     use crate::{notebook, python_script, refusal};
     use attention_engine::scenario::{Fill, MaskConfig, Padding, ProjectionKind, Projections, Scenario};
 
@@ -196,13 +196,19 @@ mod tests {
         assert!(refusal(&s).is_none());
         let trace = attention_engine::run(&s).unwrap();
         let script = python_script(&s, &trace);
-        assert!(script.contains("n_layers = 3  #") && script.contains("shown = 1  #"));
-        assert!(script.contains("def attention_layer(l, resid_in):"));
-        assert!(script.contains("    resid_out = resid_in + output  # the residual add"));
-        assert!(script.contains("    q = resid_in @ W_q + b_q"));
-        assert!(script.contains("torch_resid.append(torch_resid[-1] + output)  # the residual add"));
-        assert!(script.contains("report(*compare(resid, EXPECTED_RESID), \"numpy\", \"resid, every layer\")"));
-        assert!(script.contains("report(*compare(torch_resid.detach().numpy(), EXPECTED_RESID)"));
+        assert_contains_all(
+            &script,
+            &[
+                "n_layers = 3  #",
+                "shown = 1  #",
+                "def attention_layer(l, resid_in):",
+                "    resid_out = resid_in + output  # the residual add",
+                "    q = resid_in @ W_q + b_q",
+                "torch_resid.append(torch_resid[-1] + output)  # the residual add",
+                "report(*compare(resid, EXPECTED_RESID), \"numpy\", \"resid, every layer\")",
+                "report(*compare(torch_resid.detach().numpy(), EXPECTED_RESID)",
+            ],
+        );
         // the whole stream, and the page's layer's steps, bit for bit
         assert!(same_bits(&parse_array(&script, "EXPECTED_RESID"), trace.resid.iter().copied()));
         for step in &trace.steps {
@@ -235,7 +241,9 @@ mod tests {
         assert!(script.contains("layer_weights = [(W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o)] * n_layers"));
         assert!(script.contains("shown = 2  #") && !script.contains("layer_weights.append"));
         let nb = notebook(&s, &trace);
-        assert!(nb.contains("The layers and the residual stream") && nb.contains("Heatmaps of the weights"));
-        assert!(nb.contains("assert failed == 0"));
+        assert_contains_all(
+            &nb,
+            &["The layers and the residual stream", "Heatmaps of the weights", "assert failed == 0"],
+        );
     }
 }

@@ -88,6 +88,7 @@ mod fixtures {
     use attention_engine::scenario::{
         Fill, MaskConfig, Padding, Positional, ProjectionKind, Projections, Scenario,
     };
+    use attention_engine::Trace;
 
     pub(super) fn bat(fill: Fill) -> Scenario {
         let mut s = Scenario::identity(&["I bought a baseball bat", "the bat flew"], 3, 1);
@@ -95,6 +96,21 @@ mod fixtures {
         s.embeddings.insert("bat".into(), vec![1.0, 1.0, 0.0]);
         s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, ..MaskConfig::default() };
         s
+    }
+
+    /// [`bat`] and its trace.
+    pub(super) fn bat_trace(fill: Fill) -> (Scenario, Trace) {
+        let s = bat(fill);
+        let trace = attention_engine::run(&s).unwrap();
+        (s, trace)
+    }
+
+    /// Fails on the first of `parts` that `text` lacks, naming it.
+    #[track_caller]
+    pub(super) fn assert_contains_all(text: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(text.contains(part), "missing: {part}");
+        }
     }
 
     pub(super) fn seeded_cross() -> Scenario {

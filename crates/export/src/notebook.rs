@@ -74,14 +74,13 @@ pub(super) fn markdown(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::bat;
+    use crate::fixtures::{assert_contains_all, bat_trace};
     use crate::python_script;
     use attention_engine::scenario::Fill;
 
     #[test]
     fn notebook_is_valid_nbformat_with_words_before_every_step() {
-        let s = bat(Fill::LargeNegative);
-        let trace = attention_engine::run(&s).unwrap();
+        let (s, trace) = bat_trace(Fill::LargeNegative);
         let nb: Value = serde_json::from_str(&notebook(&s, &trace)).unwrap();
         assert_eq!(nb["nbformat"], 4);
         assert_eq!(nb["nbformat_minor"], 4);
@@ -118,8 +117,10 @@ mod tests {
             assert_eq!(cells[i + 1]["cell_type"], "code");
             assert!(code.contains(&format!("numpy_steps[\"{}\"]", step.name)));
         }
-        assert!(code.contains("import matplotlib.pyplot as plt"));
-        assert!(code.contains("scores.masked_fill(mask.unsqueeze(1), -1e9)"));
+        assert_contains_all(
+            &code,
+            &["import matplotlib.pyplot as plt", "scores.masked_fill(mask.unsqueeze(1), -1e9)"],
+        );
         assert!(code.trim_end().ends_with("assert failed == 0, f\"{failed} checks failed\""));
         // The notebook's code is the script's, but for the heatmap and the last line.
         let script = python_script(&s, &trace);

@@ -76,14 +76,13 @@ fn wrap(line: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{bat, parse_array, same_bits, seeded_cross};
+    use crate::fixtures::{assert_contains_all, bat_trace, parse_array, same_bits, seeded_cross};
     use crate::notebook::markdown;
     use attention_engine::scenario::{Fill, MaskConfig};
 
     #[test]
     fn script_has_every_step_in_order_with_its_pytorch_line() {
-        let s = bat(Fill::NegInf);
-        let trace = attention_engine::run(&s).unwrap();
+        let (s, trace) = bat_trace(Fill::NegInf);
         let script = python_script(&s, &trace);
         assert!(script.starts_with("#!/usr/bin/env python3\n"));
         let mut at = 0;
@@ -99,16 +98,19 @@ mod tests {
             assert!(script.contains(&format!("EXPECTED[\"{name}\"] = ")), "{name}");
         }
         // The mask is rebuilt from the lengths, not copied; the check ends with the summary.
-        assert!(script.contains("lengths = [5, 3]"));
-        assert!(script.contains("mask |= np.triu(np.ones((T, T_k), dtype=bool), k=1)"));
-        assert!(
-            script.contains("print(f\"{passed} passed, {failed} failed\")\nsys.exit(1 if failed else 0)\n")
+        assert_contains_all(
+            &script,
+            &[
+                "lengths = [5, 3]",
+                "mask |= np.triu(np.ones((T, T_k), dtype=bool), k=1)",
+                "print(f\"{passed} passed, {failed} failed\")\nsys.exit(1 if failed else 0)\n",
+                "fill = float('-inf')",
+                "scores = scores.masked_fill(mask.unsqueeze(1), float('-inf'))",
+                "q = q.view(B, T, h, d_k).transpose(1, 2)",
+                "weights = scores.softmax(dim=-1)",
+                "W_q = np.eye(d_model)",
+            ],
         );
-        assert!(script.contains("fill = float('-inf')"));
-        assert!(script.contains("scores = scores.masked_fill(mask.unsqueeze(1), float('-inf'))"));
-        assert!(script.contains("q = q.view(B, T, h, d_k).transpose(1, 2)"));
-        assert!(script.contains("weights = scores.softmax(dim=-1)"));
-        assert!(script.contains("W_q = np.eye(d_model)"));
         // Fully masked rows under -inf: NaN written as float('nan').
         assert!(trace.nan_rows.len() == 2 && script.contains("float('nan')"));
         // The numpy pipeline never reads EXPECTED: EXPECTED comes after it.
@@ -130,14 +132,18 @@ mod tests {
             let got = parse_array(&script, name);
             assert!(same_bits(&got, layer.w().iter().copied()), "{name}");
         }
-        assert!(script.contains("b_q = np.zeros(d_model)  # exactly zero"));
-        assert!(script.contains("seed 3"));
+        assert_contains_all(&script, &["b_q = np.zeros(d_model)  # exactly zero", "seed 3"]);
         // Cross-attention: keys from x_kv (with positions), T_k of its own, a T_q × T_k mask.
-        assert!(script.contains("T_k = 7"));
-        assert!(script.contains("k = x_kv_pe @ W_k + b_k"));
-        assert!(script.contains("x_kv_pe = x_kv + sinusoidal(T_k, d_model)"));
-        assert!(script.contains("kv_tokens = ["));
-        assert!(script.contains(".reshape(B, h, T, T_k)"));
+        assert_contains_all(
+            &script,
+            &[
+                "T_k = 7",
+                "k = x_kv_pe @ W_k + b_k",
+                "x_kv_pe = x_kv + sinusoidal(T_k, d_model)",
+                "kv_tokens = [",
+                ".reshape(B, h, T, T_k)",
+            ],
+        );
         let mask_rows = script.matches("\n    \"").count();
         assert!(mask_rows >= 2 * 5, "{mask_rows}");
     }
@@ -146,8 +152,8 @@ mod tests {
     fn markdown_and_comments() {
         assert_eq!(markdown("padded with <pad>, `x <pad>` *"), "padded with &lt;pad&gt;, `x <pad>` \\*");
         assert_eq!(wrap("  aa bb cc", 7), vec!["  aa bb", "    cc"]);
-        let s = bat(Fill::NegInf);
-        let script = python_script(&s, &attention_engine::run(&s).unwrap());
+        let (s, trace) = bat_trace(Fill::NegInf);
+        let script = python_script(&s, &trace);
         let comments = script.lines().filter(|l| l.starts_with('#'));
         assert!(comments.clone().all(|l| l.chars().count() <= 100), "a comment line is too long");
         assert!(comments.clone().any(|l| l.contains("2 query row(s) are blocked entirely")));

@@ -146,39 +146,39 @@ fn PythonExport(
             }
         });
     };
-    let label = move |kind: ExportKind, idle: &'static str| {
-        if writing.get() == Some(kind) {
-            "Writing the file…"
-        } else {
-            idle
-        }
-    };
     // a run the files cannot write (more than one layer) is refused by name beside them
     let refused_why = Memo::new(move |_| {
         run.with(|r| refusal(&r.scenario)).map(|why| crate::ui::state::field_words::page_words(&why))
     });
     let refused = move || refused_why.with(Option::is_some);
+    // the button of one kind of file: "Writing the file…" while the worker writes it
+    let button = move |kind: ExportKind, testid: &'static str, title: &'static str, idle: &'static str| {
+        view! {
+            <button
+                type="button"
+                on:click=move |_| export_file(kind)
+                disabled=move || refused() || writing.get().is_some()
+                aria-busy=move || (writing.get() == Some(kind)).then_some("true")
+                data-testid=testid
+                title=title
+            >
+                {move || if writing.get() == Some(kind) { "Writing the file…" } else { idle }}
+            </button>
+        }
+    };
     view! {
-        <button
-            type="button"
-            on:click=move |_| export_file(ExportKind::Script)
-            disabled=move || refused() || writing.get().is_some()
-            aria-busy=move || (writing.get() == Some(ExportKind::Script)).then_some("true")
-            data-testid="export-python"
-            title="A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers"
-        >
-            {move || label(ExportKind::Script, "Download Python")}
-        </button>
-        <button
-            type="button"
-            on:click=move |_| export_file(ExportKind::Notebook)
-            disabled=move || refused() || writing.get().is_some()
-            aria-busy=move || (writing.get() == Some(ExportKind::Notebook)).then_some("true")
-            data-testid="export-notebook"
-            title="The same as a Jupyter notebook, a markdown cell of words before each step"
-        >
-            {move || label(ExportKind::Notebook, "Download notebook")}
-        </button>
+        {button(
+            ExportKind::Script,
+            "export-python",
+            "A Python script that recomputes every step with NumPy (and PyTorch) and checks this page's numbers",
+            "Download Python",
+        )}
+        {button(
+            ExportKind::Notebook,
+            "export-notebook",
+            "The same as a Jupyter notebook, a markdown cell of words before each step",
+            "Download notebook",
+        )}
         {move || {
             refused_why
                 .get()

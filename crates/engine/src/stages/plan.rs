@@ -254,21 +254,14 @@ fn check_sizes(scenario: &Scenario) -> Result<usize, EngineError> {
     if n_heads == 0 {
         return Err(EngineError::ZeroSize { what: "n_heads", field: Field::NHeads });
     }
-    if d_model > limits::MAX_D_MODEL {
-        return Err(EngineError::TooLarge {
-            what: "d_model".into(),
-            value: d_model,
-            max: limits::MAX_D_MODEL,
-            field: Field::DModel,
-        });
-    }
-    if n_heads > limits::MAX_HEADS {
-        return Err(EngineError::TooLarge {
-            what: "h (n_heads)".into(),
-            value: n_heads,
-            max: limits::MAX_HEADS,
-            field: Field::NHeads,
-        });
+    let sizes = [
+        ("d_model", d_model, limits::MAX_D_MODEL, Field::DModel),
+        ("h (n_heads)", n_heads, limits::MAX_HEADS, Field::NHeads),
+    ];
+    for (what, value, max, field) in sizes {
+        if value > max {
+            return Err(EngineError::TooLarge { what: what.into(), value, max, field });
+        }
     }
     if let Some(mla) = &scenario.mla {
         return check_mla(scenario, mla);

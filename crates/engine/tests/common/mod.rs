@@ -6,6 +6,9 @@ use attention_engine::{
 };
 use proptest::prelude::*;
 
+mod sentences;
+use sentences::arb_sentences;
+
 /// A `rows × cols` matrix filled from `vals`, cycling.
 pub fn matrix(rows: usize, cols: usize, vals: &[f64]) -> Vec<Vec<f64>> {
     (0..rows).map(|i| (0..cols).map(|j| vals[(i * cols + j) % vals.len()]).collect()).collect()
@@ -52,14 +55,8 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
         .prop_flat_map(move |(b, h, d_k, causal, padding, large, cross, positions, modern, own_d_model)| {
             // a head size of its own: d_model drawn apart from h·d_k
             let d = own_d_model.unwrap_or(h * d_k);
-            let sentence = prop::collection::vec(words.clone(), 1..=7).prop_map(|w| w.join(" "));
             (
-                prop::collection::vec(sentence.clone(), b),
-                if cross {
-                    prop::collection::vec(sentence, b).prop_map(Some).boxed()
-                } else {
-                    Just(None).boxed()
-                },
+                arb_sentences(words.clone(), b, 7, cross),
                 prop::collection::vec(prop::collection::vec(-2.0f64..2.0, d), 10),
                 prop::collection::vec(-1.0f64..1.0, 8 * d.max(h * d_k).pow(2) + 8 * d.max(h * d_k)),
                 // QK-norm per head or over the whole projection (OLMo 2): weights enough for both
@@ -75,8 +72,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
         })
         .prop_map(
             |(
-                sentences,
-                kv_sentences,
+                (sentences, kv_sentences),
                 vectors,
                 params,
                 qk_norm,

@@ -274,6 +274,14 @@ fn a_layer_equals_the_engines_run() {
     }
 }
 
+/// One number, 1, after one step of `config` with the gradient 2; and the optimizer.
+fn stepped_once(config: OptimizerConfig) -> (Optimizer, [f64; 1]) {
+    let mut opt = Optimizer::new(config, 1);
+    let mut p = [1.0];
+    opt.step(&mut p, &[2.0]);
+    (opt, p)
+}
+
 /// Two SGD-with-momentum steps and two Adam steps on one number, by torch's formulas.
 #[test]
 fn optimizers_follow_torch() {
@@ -282,18 +290,14 @@ fn optimizers_follow_torch() {
     // p = 0.75 − 0.43875 = 0.31125
     let sgd =
         OptimizerConfig::Sgd { lr: 0.1, momentum: 0.9, dampening: 0.1, nesterov: false, weight_decay: 0.5 };
-    let mut opt = Optimizer::new(sgd, 1);
-    let mut p = [1.0];
-    opt.step(&mut p, &[2.0]);
+    let (mut opt, mut p) = stepped_once(sgd);
     assert!((p[0] - 0.75).abs() < 1e-15);
     opt.step(&mut p, &[2.0]);
     assert!((p[0] - 0.31125).abs() < 1e-15);
     // Nesterov: g = 2, buf = 2, step g + 0.9·buf = 3.8: p = 1 − 0.38
     let nesterov =
         OptimizerConfig::Sgd { lr: 0.1, momentum: 0.9, dampening: 0.0, nesterov: true, weight_decay: 0.0 };
-    let mut opt = Optimizer::new(nesterov, 1);
-    let mut p = [1.0];
-    opt.step(&mut p, &[2.0]);
+    let (_, p) = stepped_once(nesterov);
     assert!((p[0] - 0.62).abs() < 1e-15);
     // Adam's first step moves every parameter by lr·g/(|g| + eps·…) ≈ lr·sign(g)
     let mut opt = Optimizer::new(OptimizerConfig::adam(0.01), 2);
