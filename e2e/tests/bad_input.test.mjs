@@ -349,7 +349,7 @@ export const tests = [
   {
     name: 'a field that does not parse (d_model "1e", sinks "1,x"): its message, the pictures marked stale until it parses',
     run: async (t) => {
-      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2');
+      const page = await openApp(t, 's=the%20cat%20sat&d=8&h=2&p=seeded');
       const SINKS = '[data-testid="sinks"]';
       const marked = () => page.$eval('.al-app', (e) => e.classList.contains('al-stale'));
       t.assert.equal(await marked(), false, 'stale before any edit');
@@ -357,18 +357,30 @@ export const tests = [
       await page.focus(D_MODEL);
       await page.keyboard.press('Control+A');
       await page.keyboard.type('1e');
-      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1; the field holds no number$/);
+      // ("1" parsed on the way: the message says the pictures still show it)
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1; the field holds no number; the pictures show d_model = 1 until it is$/);
       await page.waitForSelector('[data-testid="stale"]');
       t.assert.equal(await marked(), true, 'the pictures are not marked stale');
       // "2.5" typed key by key: the "2." must not be written back as "2" (the dot dropped,
       // the caret first, and the 5 typed before the 2)
       await page.keyboard.press('Control+A');
       for (const k of '2.5') await page.keyboard.type(k, { delay: 80 });
-      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1, not "2.5"/);
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1, not "2.5"; the pictures show d_model = 2 until it is$/);
       t.assert.equal(await page.inputValue(D_MODEL), '2.5');
       await t.screenshot('bad-input-stale-d-model');
       await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
       t.assert.equal(await marked(), false, 'still marked stale after d_model parses');
+      // a letter in an optional field (empty means none, so the browser's "" would pass
+      // as "none") and a decimal seed say so beside themselves too
+      const H_KV = '[data-testid="n-kv-heads"]';
+      await page.focus(H_KV);
+      await page.keyboard.type('x');
+      await waitForText(page, errorBy(H_KV), /h_kv must be a whole number of at least 1; the field holds no number$/);
+      await page.fill(H_KV, '');
+      await page.waitForSelector(errorBy(H_KV), { state: 'detached' });
+      await page.fill('[data-testid="seed"]', '2.5');
+      await waitForText(page, errorBy('[data-testid="seed"]'), /the seed must be a whole number of at least 0, not "2.5"/);
+      await page.fill('[data-testid="seed"]', '3');
       // a list with a word that is not a number
       await page.fill(SINKS, '1,x');
       await page.press(SINKS, 'Enter');

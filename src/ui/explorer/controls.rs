@@ -19,7 +19,7 @@ use crate::ui::explorer::io::ImportExport;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::field_words::page_words;
 use crate::ui::state::settings::Settings;
-use crate::ui::widgets::fields::{Choice, NumberField, SelectField};
+use crate::ui::widgets::fields::{Choice, NumberField, SelectField, NOT_A_NUMBER};
 
 /// The control panel.
 #[component]
@@ -260,7 +260,18 @@ impl Edits {
         get: fn(&Settings) -> usize,
         put: fn(&mut Settings, usize),
     ) -> (Signal<String>, Callback<String>) {
-        let on_input = Callback::new(move |raw: String| self.set_count(field, &raw, &put));
+        let on_input = Callback::new(move |raw: String| {
+            self.set_count(field, &raw, &put);
+            // the pictures keep the last count that parsed (typing "2.5" applied "2"): say which
+            let in_use = self.settings.with_untracked(get);
+            self.bad_number.update(|b| {
+                if let Some((f, message)) = b.as_mut() {
+                    if *f == field {
+                        message.push_str(&format!("; the pictures show {field} = {in_use} until it is"));
+                    }
+                }
+            });
+        });
         (self.read(move |s| get(s).to_string()), on_input)
     }
 
@@ -316,6 +327,17 @@ impl Edits {
         }
     }
 
+    /// Applies a whole number of at least 0 typed into `field`, or says (`message`) why not.
+    pub fn set_whole(
+        self,
+        field: &'static str,
+        raw: &str,
+        message: &str,
+        apply: &dyn Fn(&mut Settings, u64),
+    ) {
+        self.set_parsed(field, raw, message, apply);
+    }
+
     /// Applies a real number typed into `field` with `apply`, or says (`message`) why not.
     pub fn set_real(self, field: &'static str, raw: &str, message: &str, apply: &dyn Fn(&mut Settings, f64)) {
         self.set_parsed(field, raw, message, apply);
@@ -343,7 +365,7 @@ impl Edits {
     fn say_bad(self, field: &'static str, raw: &str, message: &str) {
         let shown: String = raw.chars().take(20).collect();
         // a number field reads "" both when it is empty and when its text is not a number
-        let said = if shown.trim().is_empty() {
+        let said = if shown.trim().is_empty() || raw == NOT_A_NUMBER {
             format!("{message}; the field holds no number")
         } else {
             format!("{message}, not \"{shown}\"")

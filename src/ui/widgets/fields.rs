@@ -115,17 +115,39 @@ pub fn NumberField(
                 prop:disabled=move || disabled.is_some_and(|d| d.get())
                 on:input=move |ev| {
                     if !commit {
-                        on_input.run(event_target_value(&ev))
+                        on_input.run(field_text(&ev))
                     }
                 }
                 on:change=move |ev| {
                     if commit {
-                        on_input.run(event_target_value(&ev))
+                        on_input.run(field_text(&ev))
                     }
                 }
             />
             {children.map(|c| c())}
         </label>
+    }
+}
+
+/// What [`NumberField`] reports for text that is not a number: a number input's value is
+/// "" both when it is empty and when it holds such text ("1e", "x"), which only its
+/// `validity.badInput` tells apart.
+pub const NOT_A_NUMBER: &str = "not a number";
+
+/// The input's text, or [`NOT_A_NUMBER`] when the browser holds text that is not a number.
+fn field_text(ev: &leptos::ev::Event) -> String {
+    let get = |v: &wasm_bindgen::JsValue, key: &str| js_sys::Reflect::get(v, &key.into()).ok();
+    let bad = ev
+        .target()
+        .map(wasm_bindgen::JsValue::from)
+        .and_then(|t| get(&t, "validity"))
+        .and_then(|v| get(&v, "badInput"))
+        .and_then(|b| b.as_bool())
+        .unwrap_or(false);
+    if bad {
+        NOT_A_NUMBER.to_string()
+    } else {
+        event_target_value(ev)
     }
 }
 

@@ -69,9 +69,7 @@ pub fn SizeFields(
     let (layer, on_layer) =
         edits.count(LAYER.key, |s| s.layer.unwrap_or(s.n_layers.unwrap_or(1)), |s, l| s.layer = Some(l));
     let on_seed = move |raw: String| {
-        if let Ok(v) = raw.trim().parse::<u64>() {
-            edits.set(&|s| s.seed = v);
-        }
+        edits.set_whole(SEED.key, &raw, "the seed must be a whole number of at least 0", &|s, v| s.seed = v);
     };
     view! {
         <div class="al-row">
