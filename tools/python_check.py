@@ -929,7 +929,7 @@ def mla_scenarios():
             for p in sorted(fixtures.glob("mla_*.scenario.json"))}
 
 
-def check_mla_numpy(c, trace_bin, work):
+def check_mla_numpy(c, trace_bin, work, torch=False):
     """Multi-head latent attention in NumPy (make test): every step of the engine's trace of
     each MLA fixture equals tools/numpy_reference.py's to 1e-12 relative; the absorbed form,
     W_UK folded into the query ((q_nope W_UKᵀ) · c_KV + q_rot · k_rot, never forming a key),
@@ -979,7 +979,7 @@ def check_mla_numpy(c, trace_bin, work):
             scores = bad.get("q_cat", bad["q_heads"]) @ bad["k_cat"].swapaxes(-1, -2)
             c.report(worst(scores, got["scores"]) > 1e-6, f"{name}: {what} -> differs",
                      f"max rel diff {worst(scores, got['scores']):.1e}")
-        check_mla_export(c, trace_bin, work, name, path, scenario)
+        check_mla_export(c, trace_bin, work, name, path, scenario, torch)
         if mla.get("mscale_all_dim"):
             factor = scenario["rope"]["scaling"]["factor"]
             m = 0.1 * mla["mscale_all_dim"] * math.log(factor) + 1.0
@@ -988,11 +988,27 @@ def check_mla_numpy(c, trace_bin, work):
                      f"m = {m:.4f}, max rel diff {worst(once, got['scaled']):.1e}")
 
 
-def check_mla_export(c, trace_bin, work, name, scenario_path, scenario):
+def exec_script(path):
+    """Runs a script in one namespace (its `sys.exit` caught); returns (namespace, printed text)."""
+    namespace = {"__name__": "__main__"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            exec(compile(Path(path).read_text(), str(path), "exec"), namespace)  # noqa: S102 - our own export
+        except SystemExit:
+            pass
+    return namespace, out.getvalue()
+
+
+def check_mla_export(c, trace_bin, work, name, scenario_path, scenario, torch=False):
     """The Python export of an MLA scenario (`trace --python` and `--notebook`): the script
     recomputes every step in NumPy from its own weights and checks each against the page
-    (0 failed, one check per step and the mask), the notebook's cells do the same, and each
-    of MLA's own parts broken in the script must make it fail."""
+    (0 failed, one check per step and the mask), and decodes token by token with a cache of
+    latents c_KV and RoPE keys k_rot (checks: every decoded row, the cache, and the scores
+    with W_UK absorbed; in PyTorch, with --torch, the absorbed decoding's rows and cache).
+    The script's decoding, position by position (its cache, masked scores and output row),
+    equals `trace --decode`'s to 1e-9. The notebook's cells do the same, and each of MLA's
+    own parts broken in the script must make it fail."""
     steps = len(json.loads(subprocess.run([trace_bin, str(scenario_path)], check=True, capture_output=True,
                                           text=True).stdout)["steps"])
     script = export(trace_bin, "--python", scenario_path)
@@ -1000,14 +1016,31 @@ def check_mla_export(c, trace_bin, work, name, scenario_path, scenario):
     script_path.write_text(script)
     run = run_script(script_path)
     counts = summary(run.stdout)
-    ok = run.returncode == 0 and counts == (steps + 1, 0) and run.stderr.strip() == ""
-    c.report(ok, f"{name}: exported script", (run.stdout.strip().splitlines() or [""])[-1])
+    decodes = "kv_sentences" in scenario or scenario["mask"].get("causal")
+    torch_ran = decodes and "PyTorch check skipped" not in run.stdout
+    want = steps + 1 + (4 if decodes else 0) + (2 if torch_ran else 0)
+    ok = run.returncode == 0 and counts == (want, 0) and run.stderr.strip() == "" and torch_ran >= torch
+    c.report(ok, f"{name}: exported script", (run.stdout.strip().splitlines() or [""])[-1]
+             + ("" if torch_ran else " (PyTorch decoding not run)"))
     if not ok:
         print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
+    if decodes:
+        ns, _ = exec_script(script_path)
+        positions = json.loads(subprocess.run([trace_bin, "--decode", str(scenario_path)], check=True,
+                                              capture_output=True, text=True).stdout)["positions"]
+        mine = ns.get("mla_decode_steps") or []
+        fine = len(mine) == len(positions) > 0
+        for p, m in zip(positions, mine):
+            engine = {k: json_numbers(p[k]["data"]).reshape(p[k]["shape"]) for k in ("c_kv", "k_rope", "scores", "output")}
+            fine = fine and close(m["c_kv"][:, None], engine["c_kv"], 1e-9) and close(m["k_rot"], engine["k_rope"], 1e-9)
+            fine = fine and close(m["scores"], engine["scores"], 1e-9) and close(m["output"], engine["output"][:, 0], 1e-9)
+        c.report(fine, f"{name}: exported decoding = trace --decode",
+                 f"{len(mine)} positions: cache (c_KV, k_rot), masked scores and output row, to 1e-9")
     mla = scenario["mla"]
+    rope = "rope" in scenario
     mutations = {
         # the latent without its RMSNorm
-        "c_kv without RMSNorm": script.replace("c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)",
+        "c_kv without RMSNorm": script.replace("c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm_weight)",
                                                "c_kv = kv_a[..., :r_kv]"),
         # every head's key without the shared RoPE part
         "k_cat without the shared RoPE key": re.sub(r"np\.broadcast_to\((k_rot|k_pe), ",
@@ -1023,15 +1056,33 @@ def check_mla_export(c, trace_bin, work, name, scenario_path, scenario):
         "in place but gathered": script.replace("rope(q_heads[..., d_nope:])", "rope(q_heads[..., d_nope:])[..., np.r_[0:d_rope:2, 1:d_rope:2]]")
         if mla.get("rope_in_place") else None,
         # the query's latent without its RMSNorm
-        "q_a without RMSNorm": script.replace("q_a_norm = rms_norm_rows(q_a, q_a_norm)", "q_a_norm = q_a")
+        "q_a without RMSNorm": script.replace("q_a_norm = rms_norm_rows(q_a, q_a_norm_weight)", "q_a_norm = q_a")
         if mla.get("q_lora_rank") else None,
+        # the decoding: the latent cached before its RMSNorm
+        "decode: c_KV cached without RMSNorm": script.replace(
+            "c_t = rms_norm_rows(kv_a_t[..., :r_kv], kv_a_norm_weight)", "c_t = kv_a_t[..., :r_kv]") if decodes else None,
+        # the decoding: each new token's RoPE key turned at position 0, not its own (a cross-attention
+        # cache is computed once, from position 0)
+        "decode: k_rot turned at 0": re.sub(r"(k_pe_t\)?), start=start\)", r"\1, start=0)", script)
+        if decodes and rope and "kv_sentences" not in scenario else None,
+        # the decoding's absorbed scores without the key bias's term q_nope . b_UK
+        "decode: absorbed without q_nope . b_UK": script.replace(
+            "+ (q_t[..., :d_nope] * b_uk[None, :, None]).sum(axis=-1, keepdims=True)", "")
+        if decodes and any(mla["weights"].get("b_kv_b") or []) else None,
+        # PyTorch's absorbed decoding: the new query's RoPE part turned at position 0
+        "torch decode: q_pe turned at 0": script.replace("q_pe = torch_turn(q_pe, t)", "q_pe = torch_turn(q_pe, 0)")
+        if torch and decodes and rope else None,
+        # PyTorch's absorbed decoding: W_UV's bias added whole although the sinks take some weight
+        "torch decode: W_UV's bias not weighted": script.replace(
+            "+ w.sum(-1, keepdim=True) * bkv_b[:, d_nope:]", "+ bkv_b[:, d_nope:]")
+        if torch and decodes and "sinks" in scenario and any(mla["weights"].get("b_kv_b") or []) else None,
     }
     check_mutations(c, work, name, script, mutations, export=True)
     notebook_path = work / f"export_{name}.ipynb"
     notebook_path.write_text(export(trace_bin, "--notebook", scenario_path))
     ok, printed = exec_notebook(notebook_path)
     counts = summary(printed)
-    c.report(ok and counts == (steps + 1, 0), f"{name}: exported notebook cells",
+    c.report(ok and counts == (want, 0), f"{name}: exported notebook cells",
              printed.strip().splitlines()[-1] if printed.strip() else "")
 
 
@@ -1347,7 +1398,7 @@ def main(argv):
                 continue
             check_scenario(c, args.trace_bin, name, scenario, work, args.torch)
         if not args.only or "mla" in args.only:
-            check_mla_numpy(c, args.trace_bin, work)
+            check_mla_numpy(c, args.trace_bin, work, args.torch)
         check_decode_and_tiles(c, args.trace_bin, work, args.only)
         if not args.only or "layers" in args.only:
             sys.path.insert(0, str(ROOT / "tools"))

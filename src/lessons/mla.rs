@@ -329,6 +329,7 @@ pub fn lesson() -> Lesson {
             })
             .highlight(|t| [row_cells(t, S::KCat, 0, 0, CAT), row_cells(t, S::KCat, 0, 1, CAT)].concat())
             .aside(keys_aside)
+            .embed_aside(keys_aside)
             .claims(|t| {
                 let m = sizes(t);
                 let pair = |c| (at_head(S::KCat, 0, CAT, c), at_head(S::KCat, 1, CAT, c));
@@ -371,7 +372,8 @@ pub fn lesson() -> Lesson {
                 )
             })
             .highlight(|t| row_cells(t, S::Scores, 0, 0, MAT))
-            .aside(absorbed_aside),
+            .aside(absorbed_aside)
+            .embed_aside(absorbed_aside),
             LessonStep::new("The cache per token", scenario(), S::CKv, |_| {
                 format!(
                     "So a decoder caches, per token and layer, c_KV and k_rot: r_kv + d_rope numbers, where MHA \
@@ -621,7 +623,8 @@ mod tests {
     }
 
     /// Steps 3 and 6's embeds print the key their words quote ("cat"'s k_rot) in a table:
-    /// the embed's small maps print no numbers.
+    /// the embed's small maps print no numbers; steps 2 and 4's embeds show the table their
+    /// words point at.
     #[test]
     fn the_embed_tables_hold_the_quoted_key() {
         let lesson = lesson();
@@ -636,7 +639,29 @@ mod tests {
             assert!(lesson.steps[i].words(&t).contains(&format!("[{}]", rot.join(", "))));
             assert!(table.rows.iter().any(|(_, cells)| cells.ends_with(&rot)), "step {}: {table:?}", i + 1);
         }
-        assert!(lesson.steps.iter().enumerate().all(|(i, s)| s.embed_aside.is_some() == [2, 5].contains(&i)));
+        // steps 2 and 4 say "In the table" / "The table": their embeds show it beside the picture
+        for i in [1, 3] {
+            let t = lesson.trace(i);
+            let words = lesson.steps[i].words(&t);
+            assert!(words.contains("In the table") || words.contains("The table"), "step {}: {words}", i + 1);
+            let make =
+                lesson.steps[i].embed_aside.unwrap_or_else(|| panic!("step {}: no embed table", i + 1));
+            assert_eq!(make(&t), (lesson.steps[i].aside)(&t), "step {}: the page's table", i + 1);
+        }
+        // step 2 quotes "cat"'s key in heads 1 and 2: both rows are in its table
+        let t = lesson.trace(1);
+        let table = keys_aside(&t).unwrap();
+        for h in 0..2 {
+            let key: Vec<String> =
+                (0..sizes(&t).d_k()).map(|c| num(t.step(S::KCat).unwrap().data[[0, h, CAT, c]])).collect();
+            assert!(lesson.steps[1].words(&t).contains(&format!("[{}]", key.join(", "))));
+            assert!(table.rows.iter().any(|(_, cells)| cells == &key), "head {}: {table:?}", h + 1);
+        }
+        assert!(lesson
+            .steps
+            .iter()
+            .enumerate()
+            .all(|(i, s)| s.embed_aside.is_some() == [1, 2, 3, 5].contains(&i)));
     }
 
     #[test]

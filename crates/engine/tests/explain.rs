@@ -457,6 +457,22 @@ proptest! {
                     | StepName::QRot | StepName::KRot | StepName::Scores | StepName::Context | StepName::Output => {
                         prop_assert_eq!(&e.kind, &Kind::Sum);
                         prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", step.name, index, e.terms_sum(), e.result);
+                        if matches!(step.name, StepName::QANorm | StepName::CKv) {
+                            // one term, w · x / rms: the weight, the number it reads and the row's rms
+                            prop_assert_eq!(e.terms.len(), 1);
+                            let t = &e.terms[0];
+                            prop_assert_eq!(t.kind, attention_engine::explain::TermKind::Normed);
+                            let [w, x, rms] = t.operands[..] else { panic!("{}{index:?}: {:?}", step.name, t.operands) };
+                            let from = if step.name == StepName::CKv { StepName::KvA } else { StepName::QA };
+                            let read = trace.step(from).unwrap().data[ndarray::IxDyn(&index)];
+                            prop_assert!(same(x, read), "{}{:?}: x {} vs {} {}", step.name, index, x, from, read);
+                            let width = trace.step(step.name).unwrap().shape[2];
+                            let row: Vec<f64> =
+                                (0..width).map(|d| trace.step(from).unwrap().data[ndarray::IxDyn(&[index[0], index[1], d])]).collect();
+                            let mean = row.iter().map(|v| v * v).sum::<f64>() / width as f64;
+                            prop_assert!((rms - (mean + m.eps).sqrt()).abs() <= 1e-12 * rms.max(1.0), "rms {}", rms);
+                            prop_assert!((w * x / rms - value).abs() <= 1e-12 * value.abs().max(1.0), "{} {} {}", w, x, rms);
+                        }
                     }
                     StepName::KPe | StepName::KNope | StepName::VHeads | StepName::QHeads | StepName::QCat
                     | StepName::KCat => {

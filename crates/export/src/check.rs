@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::values::{py_array, py_str, shape_symbols};
 use super::{Section, Target, ATOL, RTOL};
+use attention_engine::step::StepName;
 use attention_engine::trace::{shape_text, Trace};
 
 pub(super) fn expected_section(trace: &Trace) -> Section {
@@ -89,8 +90,22 @@ pub(super) fn check_section(trace: &Trace, target: Target) -> Section {
     if trace.n_layers > 1 {
         c.push_str("report(*compare(resid, EXPECTED_RESID), \"numpy\", \"resid, every layer\")\n");
     }
-    // MLA's file has no decoding, tiles or PyTorch model to check (it says so by name)
-    if trace.mla.is_none() {
+    // MLA's file has its own decoding (NumPy and PyTorch) and no tiles or PyTorch model (it says so by name)
+    if trace.mla.is_some() {
+        let k_rope = if trace.step(StepName::KRot).is_some() { "k_rot" } else { "k_pe" };
+        c.push_str(&format!(
+            "if mla_decoded is not None:  # rows with a key to attend to (a fully blocked row under -1e9 differs)\n    \
+             live = ~EXPECTED_MASK.all(axis=-1)[:, :, None]\n    \
+             report(*compare(np.where(live, mla_decoded, EXPECTED[\"output\"]), EXPECTED[\"output\"]), \"numpy\", \"output, decoded\")\n    \
+             report(*compare(c_cache, EXPECTED[\"c_kv\"][:, cached]), \"numpy\", \"c_kv, cached at the end\")\n    \
+             report(*compare(k_rot_cache, EXPECTED[\"{k_rope}\"][:, :, cached]), \"numpy\", \"{k_rope}, cached at the end\")\n    \
+             report(*compare(np.concatenate(absorbed_scores), np.concatenate(raw_scores)), \"numpy\", \"decoded scores, W_UK absorbed\")\n\
+             if torch_mla:\n    \
+             decoded_t = np.where(live, torch_mla[\"decoded\"].numpy(), EXPECTED[\"output\"])\n    \
+             report(*compare(decoded_t, EXPECTED[\"output\"]), \"torch\", \"output, decoded, W_UK and W_UV absorbed\")\n    \
+             report(*compare(torch_mla[\"c_kv\"].numpy(), EXPECTED[\"c_kv\"][:, torch_mla[\"cached\"]]), \"torch\", \"c_kv, cached at the end\")\n"
+        ));
+    } else {
         c.push_str(
             &"report(*compare(tiled_context, EXPECTED[\"context\"]), \"numpy\", \"context, tile by tile\")\n\
          if decoded is not None:  # rows with a key to attend to (a fully blocked row under -1e9 differs)\n    \

@@ -1,8 +1,9 @@
 //! Multi-head latent attention (DeepSeek-V2/V3) in the Python file: its sizes and weights,
 //! RoPE on the rotated parts only, and the NumPy line of each step MLA records or changes
 //! (`q_a` … `k_cat`, and `q`, `v_heads`, `q_rot`, `k_rot`, `scores`, `context`, `concat`
-//! read MLA's tensors). The KV-cache decoding, the online softmax and the PyTorch model are
-//! not written for MLA: the file says so by name and checks the NumPy steps alone.
+//! read MLA's tensors), and its KV-cache decoding with a cache of latents, in NumPy and in
+//! PyTorch (W_UK and W_UV absorbed). The online softmax and the PyTorch model of the whole
+//! run are not written for MLA: the file says so by name.
 
 use std::fmt::Write as _;
 
@@ -40,12 +41,12 @@ pub(super) fn weights_section(trace: &Trace, p: &MlaParams) -> Section {
         QueryPath::Direct(q) => code.push_str(&py_linear("q", q, "d_model", "h * (d_nope + d_rope)")),
         QueryPath::Compressed { down, norm, up } => {
             code.push_str(&py_linear("q_a", down, "d_model", "r_q"));
-            code.push_str(&vector("q_a_norm", norm, "r_q"));
+            code.push_str(&vector("q_a_norm_weight", norm, "r_q"));
             code.push_str(&py_linear("q_b", up, "r_q", "h * (d_nope + d_rope)"));
         }
     }
     code.push_str(&py_linear("kv_a", &p.kv_a, "d_model", "r_kv + d_rope"));
-    code.push_str(&vector("kv_a_norm", &p.kv_a_norm, "r_kv"));
+    code.push_str(&vector("kv_a_norm_weight", &p.kv_a_norm, "r_kv"));
     code.push_str(&py_linear("kv_b", &p.kv_b, "r_kv", "h * (d_nope + d_v)"));
     code.push_str(&py_linear("o", &p.o, "h * d_v", "d_model"));
     if let Some(r_q) = m.q_lora_rank {
@@ -86,13 +87,13 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, trace: &Trace)
     let (q_final, k_rope) = if has(StepName::QCat) { ("q_cat", "k_rot") } else { ("q_heads", "k_pe") };
     Some(match name {
         StepName::QA => format!("q_a = {x_in} @ W_q_a + b_q_a  # (B, T, r_q)\n"),
-        StepName::QANorm => "q_a_norm = rms_norm_rows(q_a, q_a_norm)  # (B, T, r_q)\n".into(),
+        StepName::QANorm => "q_a_norm = rms_norm_rows(q_a, q_a_norm_weight)  # (B, T, r_q)\n".into(),
         StepName::Q if has(StepName::QANorm) => {
             "q = q_a_norm @ W_q_b + b_q_b  # (B, T, h * (d_nope + d_rope))\n".into()
         }
         StepName::Q => format!("q = {x_in} @ W_q + b_q  # (B, T, h * (d_nope + d_rope))\n"),
         StepName::KvA => format!("kv_a = {kv_in} @ W_kv_a + b_kv_a  # (B, T_k, r_kv + d_rope)\n"),
-        StepName::CKv => "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)  # (B, T_k, r_kv): what a decoder caches\n".into(),
+        StepName::CKv => "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm_weight)  # (B, T_k, r_kv): what a decoder caches\n".into(),
         StepName::KPe => "k_pe = kv_a[..., r_kv:].reshape(B, 1, T_k, d_rope)  # one RoPE key, shared by every head\n".into(),
         StepName::KvB => "kv_b = c_kv @ W_kv_b + b_kv_b  # (B, T_k, h * (d_nope + d_v))\n".into(),
         StepName::QHeads => {
@@ -123,20 +124,110 @@ pub(super) fn numpy_step(name: StepName, x_in: &str, kv_in: &str, trace: &Trace)
     })
 }
 
+/// True when DeepSeek-V3's interleaved RoPE pairs are gathered before they turn (not in
+/// place, as DeepSeek-V2 turns them).
+fn gathered(trace: &Trace) -> bool {
+    let in_place = trace.mla.as_ref().is_some_and(|m| m.rope_in_place);
+    trace.rope.is_some_and(|r| r.style == RopeStyle::Interleaved) && !in_place
+}
+
+/// The NumPy of MLA's rope part `x` turned at position `start` as the steps turn it, or `x`
+/// itself without RoPE.
+fn turned(trace: &Trace, x: &str, start: &str) -> String {
+    match (trace.rope, gathered(trace)) {
+        (None, _) => x.to_owned(),
+        (Some(_), true) => format!("rope(deinterleave({x}), start={start})"),
+        (Some(_), false) => format!("rope({x}, start={start})"),
+    }
+}
+
+/// The page's decode view under MLA in NumPy: one token at a time, a cache of its latent c_KV
+/// and shared RoPE key k_rot growing by one row per token (a rolling buffer under a window, a
+/// fixed cache in cross-attention), every head's key and value projected up from the cache,
+/// and the same scores with W_UK absorbed into the query.
+pub(super) fn decode_section(trace: &Trace, x_in: &str, kv_in: &str) -> Section {
+    let compressed = trace.step(StepName::QANorm).is_some();
+    let q_proj = if compressed {
+        "rms_norm_rows(x_t @ W_q_a + b_q_a, q_a_norm_weight) @ W_q_b + b_q_b"
+    } else {
+        "x_t @ W_q + b_q"
+    };
+    let code = include_str!("../export_py/decode_mla.py")
+        .replace("Q_PROJ", q_proj)
+        .replace("TURN(k_pe_t, start)", &turned(trace, "k_pe_t", "start"))
+        .replace("TURN(q_t[..., d_nope:], t)", &turned(trace, "q_t[..., d_nope:]", "t"));
+    let code = code.replace("KV_IN", kv_in).replace("X_IN", x_in);
+    Section::new(
+        "Decoding with a cache of latents (multi-head latent attention)",
+        vec![
+            "How DeepSeek-V2/V3 generate with the same attention: at each position t one new query, and for the \
+             cache only the new token's latent c_KV (r_kv numbers, after its RMSNorm) and its shared RoPE key \
+             k_rot (d_rope numbers, turned at position t), not every head's key and value. Each step projects \
+             the keys' unrotated parts and the values up from the cached latents with `W_kv_b`, puts each key \
+             together with the shared RoPE key, and scores the one query against them. Every row equals row t \
+             of the output above (except a fully blocked row under -1e9), and the cache equals c_kv and the \
+             RoPE keys of the cached tokens."
+                .into(),
+            "The same scores absorbed: q_nope · (c_KV W_UK + b_UK) = (q_nope W_UKᵀ) · c_KV + q_nope · b_UK, so a \
+             query r_kv wide reads the cached latents themselves and no key is formed (DeepSeek's inference \
+             code folds W_UK into the query this way)."
+                .into(),
+        ],
+        code,
+    )
+}
+
+/// The MLA decoding again in PyTorch, the way DeepSeek-V3's inference code runs it with
+/// `attn_impl="absorb"`: DeepSeek's module names, W_UK folded into the query and W_UV
+/// applied after the weighted sum of the cached latents.
+pub(super) fn torch_decode_section(trace: &Trace, x_in: &str, kv_in: &str) -> Section {
+    let compressed = trace.step(StepName::QANorm).is_some();
+    let (modules, q) = if compressed {
+        (
+            "q_a_proj, q_a_layernorm, q_b_proj = linear(W_q_a, b_q_a), rms_norm_layer(q_a_norm_weight), linear(W_q_b, b_q_b)",
+            "q_b_proj(q_a_layernorm(q_a_proj(x_t)))",
+        )
+    } else {
+        ("q_proj = linear(W_q, b_q)", "q_proj(x_t)")
+    };
+    let gather = if gathered(trace) {
+        "        x = torch.cat([x[..., 0::2], x[..., 1::2]], dim=-1)  # DeepSeek-V3's interleaved pairs gathered\n"
+    } else {
+        ""
+    };
+    let code = include_str!("../export_py/decode_mla_torch.py")
+        .replace("        GATHER_TORCH\n", gather)
+        .replace("TORCH_Q_MODULES", modules)
+        .replace("TORCH_Q", q)
+        .replace("KV_IN", kv_in)
+        .replace("X_IN", x_in);
+    Section::new(
+        "The decoding in PyTorch, absorbed",
+        vec!["The same decoding in PyTorch as DeepSeek-V3's inference code writes it (`attn_impl=\"absorb\"`): \
+              `nn.Linear` and `nn.RMSNorm` modules with DeepSeek's names, a cache of latents and RoPE keys, \
+              W_UK folded into the query, W_UV applied to the weighted sum of latents. It runs only when \
+              PyTorch is installed."
+            .into()],
+        code,
+    )
+}
+
 /// What the file leaves out for MLA, said by name.
 pub(super) fn not_written_section() -> Section {
     let mut code = String::new();
     let _ = writeln!(
         code,
-        "print(\"multi-head latent attention: the KV-cache decoding, the online softmax and the PyTorch model \
-         are not written for mla; the NumPy steps are checked below\")"
+        "print(\"multi-head latent attention: the online softmax and the PyTorch model of the whole run \
+         are not written for mla; the NumPy steps and the decoding are checked below\")"
     );
     Section::new(
         "Not written for multi-head latent attention",
-        vec!["The KV-cache decoding, the online softmax tile by tile and the PyTorch model of the other \
-              scenarios are not written here for mla (the page's decode and tiles views run it, and `trace \
-              --decode` and `--tiled` print them). Every NumPy step above is checked against the page."
-            .into()],
+        vec![
+            "The online softmax tile by tile and the PyTorch model of the whole run, as the other scenarios \
+              have them, are not written here for mla (the page's tiles view runs it, and `trace --tiled` \
+              prints it). Every NumPy step and the decoding above are checked against the page."
+                .into(),
+        ],
         code,
     )
 }
@@ -157,16 +248,29 @@ mod tests {
     }
 
     #[test]
-    fn the_python_export_writes_mla_and_names_what_it_leaves_out() {
+    fn the_python_export_writes_mla_and_its_decoding_and_names_what_it_leaves_out() {
         for rank in [None, Some(5)] {
             let s = mla_scenario(rank, RopeStyle::Interleaved);
             let trace = attention_engine::run(&s).unwrap();
             for text in [crate::python_script(&s, &trace), crate::notebook(&s, &trace)] {
                 // its weights drawn out, every step of its own, and the parts not written, by name
-                for line in ["W_kv_a = ", "W_kv_b = ", "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm)"] {
+                for line in
+                    ["W_kv_a = ", "W_kv_b = ", "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm_weight)"]
+                {
                     assert!(text.contains(line), "{line}");
                 }
                 assert!(text.contains("rope(deinterleave(q_heads[..., d_nope:]))"));
+                // the decoding: a cache of latents and RoPE keys, turned at each token's position
+                for line in [
+                    "c_cache = np.concatenate([c_cache, c_t], axis=1)",
+                    "k_rot_cache = np.concatenate([k_rot_cache, k_rot_t], axis=2)",
+                    "return c_t, rope(deinterleave(k_pe_t), start=start)",
+                    "rope(deinterleave(q_t[..., d_nope:]), start=t)",
+                    "x = torch.cat([x[..., 0::2], x[..., 1::2]], dim=-1)",
+                    "report(*compare(np.concatenate(absorbed_scores), np.concatenate(raw_scores))",
+                ] {
+                    assert!(text.contains(line), "{line}");
+                }
                 assert!(text.contains("not written for mla"));
                 assert!(!text.contains("raise SystemExit") && !text.contains("torch_steps["));
                 assert_eq!(text.contains("W_q_a = "), rank.is_some());
@@ -185,6 +289,12 @@ mod tests {
                 script.contains("q_rot = rope(q_heads[..., d_nope:])")
                     && !script.contains("deinterleave(q_heads")
             );
+            // and so does the decoding, in NumPy and in PyTorch
+            assert!(
+                script.contains("rope(q_t[..., d_nope:], start=t)") && !script.contains("deinterleave(q_t")
+            );
+            assert!(!script.contains("x = torch.cat([x[..., 0::2]"));
+            assert_eq!(script.contains("q_b_proj(q_a_layernorm(q_a_proj(x_t)))"), rank.is_some());
         }
     }
 }

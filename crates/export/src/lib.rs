@@ -19,7 +19,8 @@
 //! The files: [`python_script`] (`script.rs`) and [`notebook`] (`notebook.rs`) write the same
 //! sections (`sections.rs`, in order): the scenario in words (`words.rs`), the NumPy steps
 //! (`numpy.rs`), decoding and the online softmax (`decoding.rs`), the PyTorch model
-//! (`torch.rs`) and the page's numbers and the check (`check.rs`); Python values (strings,
+//! (`torch.rs`), multi-head latent attention's weights, steps and decoding (`latent.rs`) and
+//! the page's numbers and the check (`check.rs`); Python values (strings,
 //! numbers, arrays, weights) are written by `values.rs`.
 
 mod check;

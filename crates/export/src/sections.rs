@@ -66,7 +66,13 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
         (x_in, kv_in)
     };
     if latent_params.is_some() {
-        out.extend([latent::not_written_section(), expected_section(trace), check_section(trace, target)]);
+        out.extend([
+            latent::decode_section(trace, x_in, kv_in),
+            latent::torch_decode_section(trace, x_in, kv_in),
+            latent::not_written_section(),
+            expected_section(trace),
+            check_section(trace, target),
+        ]);
         return out;
     }
     out.extend([

@@ -253,6 +253,9 @@ fn factor(v: f64) -> String {
 pub fn term_numbers(t: &Term) -> String {
     match t.operands.as_slice() {
         [a, b] if t.kind == TermKind::Exp => format!("exp({} − {})", factor(*a), factor(*b)),
+        [w, x, rms] if t.kind == TermKind::Normed => {
+            format!("{} × {} / {}", factor(*w), factor(*x), factor(*rms))
+        }
         [a, b] => format!("{} × {}", factor(*a), factor(*b)),
         _ => factor(t.value),
     }
@@ -513,6 +516,22 @@ mod tests {
         let s = explain(&t, StepName::Scores, &[0, 0, 1, 0]).unwrap();
         assert!(s.terms.iter().all(|t| t.kind == TermKind::Product));
         assert!(term_numbers(&s.terms[0]).contains(" × "));
+    }
+
+    /// An RMSNorm cell (MLA's c_kv) reads w × x / rms, the division the norm does, and its
+    /// one term is still the cell's value.
+    #[test]
+    fn an_rms_norm_cell_shows_its_division() {
+        let mut s = Scenario::identity(&["the cat sat"], 4, 2);
+        s.projections = crate::engine::Projections::Named(crate::engine::ProjectionKind::Seeded);
+        s.mla = Some(crate::engine::Mla::sized(3, 2, 2, 2));
+        let t = run(&s).unwrap();
+        let e = explain(&t, StepName::CKv, &[0, 1, 2]).unwrap();
+        let [w, x, rms] = e.terms[0].operands[..] else { panic!("{:?}", e.terms) };
+        let shown = format!("{} × {} / {}", factor(w), factor(x), factor(rms));
+        assert_eq!(term_numbers(&e.terms[0]), shown);
+        assert_eq!(with_numbers(&e), format!("c_kv[0,1,2] = {shown} = {}", num(e.result)));
+        assert_eq!(e.terms[0].value.to_bits(), e.result.to_bits());
     }
 
     #[test]

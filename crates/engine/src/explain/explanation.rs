@@ -132,6 +132,9 @@ pub enum TermKind {
     Exp,
     /// A number read or computed as it is (a copied cell, a fill, `√d_k`; no operands).
     Value,
+    /// `w · x / rms` of an RMSNorm: its operands are the weight, the number and the row's
+    /// rms (its value is the norm's own, `w · (x · (1 / rms))`).
+    Normed,
 }
 
 /// One number in the arithmetic: a product, a bias, a copied cell, an exp.
