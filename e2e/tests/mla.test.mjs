@@ -301,9 +301,9 @@ export const tests = [
       t.assert.match(question, /This layer has 4 heads.*How many numbers does a decoder cache for one token in this layer\?/s);
       // the answer is not the first button
       const choices = await page.$$eval('[data-testid="quiz-choice"]', (els) => els.map((e) => e.textContent.trim()));
-      t.assert.deepEqual(choices, ['32: the keys and values of all 4 heads', '12: the 2-head layer\'s cache, 2×', '6: the latent and the shared RoPE key']);
+      t.assert.deepEqual(choices, ['32: all 4 heads\' keys and values', '12: the 2-head cache, 2×', '6: the 2-head cache, unchanged']);
       await page.click('[data-testid="quiz-choice"][data-choice="2"]');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 6: the latent/);
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 6: the 2-head cache, unchanged\. 6 numbers: c_KV \(4\) and the shared RoPE key k_rot/);
       const check = await page.textContent('[data-testid="check-yourself"]');
       t.assert.match(check, /d_nope \+ d_rope = 5 \+ 4/);
       t.assert.ok(!/d_nope = 3 and d_rope = 2/.test(check), check);
