@@ -3,7 +3,7 @@
 
 /** The message beside the field holding `testid`. */
 export const fieldError = (page, testid) =>
-  page.locator(`.al-field:has([data-testid="${testid}"]) [data-testid="error"]`);
+  page.locator(`.al-field:has([data-testid="${testid}"]) [data-testid="error"], .al-field-group:has([data-testid="${testid}"]) [data-testid="error"]`);
 
 /** Types `bad` into the field `testid` and waits for its message, which must match
  *  `message`; then types `good` and waits for the message to go. */

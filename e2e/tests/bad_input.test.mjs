@@ -12,7 +12,8 @@ const WEIGHTS = 'canvas[data-testid="heatmap"][data-step="weights"][data-head="0
 const DEFAULT_TEXT = 'I bought a baseball bat\nthe bat flew';
 
 /** The error shown inside the label of `control`. */
-const errorBy = (control) => `label:has(${control}) [data-testid="error"]`;
+// a number field's message follows its label (in the field's group); a menu's is inside it
+const errorBy = (control) => `label:has(${control}) [data-testid="error"], .al-field-group:has(${control}) [data-testid="error"]`;
 
 /** The pixels of the first weights heatmap, or 'none' when there is none. */
 async function weightsHash(page) {
@@ -423,7 +424,7 @@ export const tests = [
       await waitForText(page, '[data-testid="error"]', /there are 1 attention sinks, but h = 2: one learned logit per query head/);
       // the file's values are in the controls, the message beside the sinks field; one
       // sink per head typed there, and the page redraws
-      const sinksError = page.locator('label:has([data-testid="sinks"]) [data-testid="error"], .al-field:has([data-testid="sinks"]) [data-testid="error"]');
+      const sinksError = page.locator('label:has([data-testid="sinks"]) [data-testid="error"], .al-field-group:has([data-testid="sinks"]) [data-testid="error"]');
       t.assert.match(await sinksError.first().textContent(), /attention sinks/);
       await nothingThrown(t, page);
       await stillRedraws(t, page, async () => {

@@ -118,7 +118,7 @@ export const tests = [
       t.assert.equal(await fieldError(page, 'n-layers').textContent(), 'layers = 5: the explorer runs 1 to 4 attention layers');
       // a text that does not parse replaces the old message: one message, the newer
       await page.fill('[data-testid="n-layers"]', '-1');
-      await page.waitForFunction(() => /whole number/.test(document.querySelector('.al-field:has([data-testid="n-layers"])')?.textContent ?? ''));
+      await page.waitForFunction(() => /whole number/.test(document.querySelector('.al-field-group:has([data-testid="n-layers"])')?.textContent ?? ''));
       t.assert.equal(await fieldError(page, 'n-layers').count(), 1, 'one message beside the layers field');
       t.assert.match(await fieldError(page, 'n-layers').textContent(), /^layers must be a whole number of at least 1/);
       await pickLayers(page);

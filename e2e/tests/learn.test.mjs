@@ -76,10 +76,16 @@ export const tests = [
         e.dispatchEvent(new Event('input', { bubbles: true }));
       });
       await page.waitForFunction(() => /after 30 updates:/.test(document.querySelector('[data-testid="learn-scrub-words"]')?.textContent ?? ''));
+      // the status line names the model shown and gives its numbers, not the run's last
+      const status = await page.textContent('[data-testid="learn-status"]');
+      const scrubbed = (await page.textContent('[data-testid="learn-scrub-words"]')).match(/loss ([\d.]+) and accuracy ([\d.]+%)/);
+      t.assert.match(status, new RegExp(`^Step ${paused} of 5000 .* · showing the model after 30 updates: on the probe batch, loss ${scrubbed[1]}, accuracy ${scrubbed[2]}$`), status);
+      await t.screenshot('learn-scrubbed-status-1440');
       t.assert.notEqual(await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas'), mapNow);
       t.assert.notEqual(await canvasHash(page, '[data-testid="learn-curve"] canvas'), curveNow);
       await page.click('[data-testid="learn-now"]');
       await page.waitForFunction(() => /^Drag/.test(document.querySelector('[data-testid="learn-scrub-words"]')?.textContent ?? ''));
+      t.assert.match(await page.textContent('[data-testid="learn-status"]'), / · on the probe batch: loss [\d.]+, accuracy/);
       t.assert.equal(await canvasHash(page, '[data-testid="learn-head"][data-head="0"] canvas'), mapNow);
       // One step moves the counter by one
       await page.click('[data-testid="learn-step"]');

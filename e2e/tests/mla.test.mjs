@@ -14,7 +14,7 @@ import { table, values, waitStep, shape } from '../lib/trace.mjs';
 const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
 const BASE = 's=the%20cat%20sat%20on%20the%20mat&d=8&h=2&p=seeded&seed=3&pad=none&causal=1&rope=half';
 
-const err = (page) => page.locator('.al-field:has([data-testid="mla-rank"]) [data-testid="error"]');
+const err = (page) => page.locator('.al-field-group:has([data-testid="mla-rank"]) [data-testid="error"]');
 
 async function select(page, step, head = 0) {
   await page.click(`[data-testid="trace-step"][data-step="${step}"] button`);
@@ -75,14 +75,14 @@ export const tests = [
       // to change), in the page's words
       await page.fill('[data-testid="n-kv-heads"]', '1');
       await page.fill('[data-testid="mla-rank"]', '3');
-      const kvErr = page.locator('.al-field:has([data-testid="n-kv-heads"]) [data-testid="error"]');
+      const kvErr = page.locator('.al-field-group:has([data-testid="n-kv-heads"]) [data-testid="error"]');
       await kvErr.waitFor();
       const said = await kvErr.textContent();
       t.assert.match(said, /^h_kv = 1 with MLA on: MLA has no key\/value heads to share/);
       t.assert.match(said, /set h_kv to h = 2, or turn MLA off/);
       t.assert.ok(!/n_kv_heads/.test(said), said);
       t.assert.equal(await err(page).count(), 0, 'not beside the rank');
-      t.assert.equal(await page.$$eval('[role="alert"]', (els) => els.filter((e) => !e.closest('.al-field')).length), 0,
+      t.assert.equal(await page.$$eval('[role="alert"]', (els) => els.filter((e) => !e.closest('.al-field, .al-field-group')).length), 0,
         'no error at the top of the page');
       // h_kv = h clears it
       await page.fill('[data-testid="n-kv-heads"]', '2');
@@ -311,9 +311,9 @@ export const tests = [
       t.assert.match(question, /This layer has 4 heads.*How many numbers does a decoder cache for one token in this layer\?/s);
       // the answer is not the first button
       const choices = await page.$$eval('[data-testid="quiz-choice"]', (els) => els.map((e) => e.textContent.trim()));
-      t.assert.deepEqual(choices, ['32: the keys and values of all 4 heads', '12: the 2-head layer\'s cache, 2×', '6: the latent and the shared RoPE key']);
+      t.assert.deepEqual(choices, ['32: all 4 heads\' keys and values', '12: the 2-head cache, 2×', '6: the 2-head cache, unchanged']);
       await page.click('[data-testid="quiz-choice"][data-choice="2"]');
-      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 6: the latent/);
+      t.assert.match(await page.textContent('[data-testid="quiz-reveal"]'), /^Right: 6: the 2-head cache, unchanged\. 6 numbers: c_KV \(4\) and the shared RoPE key k_rot/);
       const check = await page.textContent('[data-testid="check-yourself"]');
       t.assert.match(check, /d_nope \+ d_rope = 5 \+ 4/);
       t.assert.ok(!/d_nope = 3 and d_rope = 2/.test(check), check);

@@ -102,7 +102,7 @@ export const tests = [
       t.assert.deepEqual(kept[4].map((v, j) => (num(v) > 0 ? j : -1)).filter((j) => j >= 0), [0, 3, 4]);
       await page.waitForFunction(() => new URLSearchParams(location.search).get('keep') === '1');
       // without a window the kept keys are an error beside their field, named
-      const keepErr = page.locator('label:has([data-testid="mask-keep-first"]) [data-testid="error"]');
+      const keepErr = page.locator('.al-field-group:has([data-testid="mask-keep-first"]) [data-testid="error"]');
       await page.fill('[data-testid="mask-window"]', '');
       await keepErr.waitFor();
       t.assert.match(await keepErr.textContent(), /^kept first keys = 1 .* there is no window/);
@@ -125,7 +125,7 @@ export const tests = [
     name: 'modern: bad values are messages beside their controls, and the page keeps working',
     run: async (t) => {
       const page = await t.gotoApp(BASE);
-      const err = (testid) => page.locator(`label:has([data-testid="${testid}"]) [data-testid="error"]`);
+      const err = (testid) => page.locator(`label:has([data-testid="${testid}"]) [data-testid="error"], .al-field-group:has([data-testid="${testid}"]) [data-testid="error"]`);
       await page.fill('[data-testid="n-kv-heads"]', '3');
       await err('n-kv-heads').waitFor();
       t.assert.match(await err('n-kv-heads').textContent(), /h_kv = 3 does not divide h = 4/);

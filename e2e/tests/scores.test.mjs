@@ -118,8 +118,8 @@ export const tests = [
       t.assert.match(await fieldError(page, 'sinks').textContent(), /the sinks must be numbers.*not "0\.5, abc"/);
       await page.fill('[data-testid="sinks"]', '1, 2');
       await page.press('[data-testid="sinks"]', 'Enter');
-      await page.waitForFunction(() => /sink/i.test(document.querySelector('.al-field:has([data-testid="sinks"]) [data-testid="error"]')?.textContent ?? '')
-        && !/must be numbers/.test(document.querySelector('.al-field:has([data-testid="sinks"]) [data-testid="error"]')?.textContent ?? ''));
+      await page.waitForFunction(() => /sink/i.test(document.querySelector('.al-field-group:has([data-testid="sinks"]) [data-testid="error"]')?.textContent ?? '')
+        && !/must be numbers/.test(document.querySelector('.al-field-group:has([data-testid="sinks"]) [data-testid="error"]')?.textContent ?? ''));
       t.assert.match(await fieldError(page, 'sinks').textContent(), /2/);
       await page.fill('[data-testid="sinks"]', '');
       await page.press('[data-testid="sinks"]', 'Enter');

@@ -123,4 +123,43 @@ export const tests = [
       }
     },
   },
+  {
+    name: 'kv-cache step 2 on a phone: the K and V tables and the output row whole, no sideways scroll',
+    run: async (t) => {
+      const { page, context } = await open(t, 'lesson=kv-cache&ls=1', 375, 800, true);
+      await page.waitForSelector('[data-testid="k-cache"] tbody tr');
+      await page.waitForTimeout(300);
+      t.assert.deepEqual(await cutTables(page), []);
+      t.assert.deepEqual(await scrollingRegions(page), []);
+      await page.locator('[data-testid="decode-view"]').screenshot({ path: 'e2e/screenshots/second-look-kv-cache-2-375.png' });
+      await context.close();
+    },
+  },
+  {
+    name: 'a number field\'s error does not move its neighbour (1440 and 375 px), and names the field',
+    run: async (t) => {
+      for (const [w, touch] of [[1440, false], [375, true]]) {
+        const ctx = await t.page.context().browser().newContext({ viewport: { width: w, height: 800 }, hasTouch: touch, isMobile: touch });
+        const pg = await ctx.newPage();
+        await pg.goto(t.url('/'));
+        await pg.waitForSelector('[data-testid="d-model"]', { state: 'attached' });
+        await pg.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+        await pg.waitForTimeout(300);
+        // the h field's box, from the d_model field's (a notice above the controls may move both)
+        const box = () => pg.evaluate(() => {
+          const [d, h] = ['d-model', 'n-heads'].map((id) => document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect());
+          return [h.left - d.left, h.top - d.top, h.width, h.height].map((v) => Math.round(v));
+        });
+        const before = await box();
+        await pg.fill('[data-testid="d-model"]', '2.5');
+        await pg.waitForSelector('[data-testid="error"]');
+        t.assert.deepEqual(await box(), before, `at ${w} px`);
+        t.assert.equal(await pg.getAttribute('[data-testid="d-model"]', 'aria-invalid'), 'true');
+        const id = await pg.getAttribute('[data-testid="d-model"]', 'aria-describedby');
+        t.assert.match(await pg.textContent(`#${id}`), /d_model must be a whole number/);
+        await pg.screenshot({ path: `e2e/screenshots/second-look-field-error-${w}.png` });
+        await ctx.close();
+      }
+    },
+  },
 ];

@@ -5,7 +5,8 @@ import { tableValues } from '../lib/canvas.mjs';
 
 const SENTENCES = '[data-testid="sentences"]';
 const N_HEADS = '[data-testid="n-heads"]';
-const errorBy = (control) => `label:has(${control}) [data-testid="error"]`;
+// a number field's message follows its label (in the field's group); a menu's is inside it
+const errorBy = (control) => `label:has(${control}) [data-testid="error"], .al-field-group:has(${control}) [data-testid="error"]`;
 
 /** `n` sentences of `t` words each, as the latency benchmark's stress page has them. */
 function sentences(n, t) {

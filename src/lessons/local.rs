@@ -443,7 +443,9 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
+            // the embed's small maps print no numbers: its rows beside them there too
             .aside(bloom_aside)
+            .embed_aside(bloom_aside)
             .highlight(|t| super::row_cells(t, S::Biased, 0, 0, EIGHT))
             .claims(bloom_claims),
         ],

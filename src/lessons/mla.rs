@@ -237,19 +237,18 @@ enum Cached {
 
 const OFFERED: [Cached; 3] = [Cached::Heads, Cached::Grown, Cached::Latent];
 
-/// The question's choices, from the engine's [`LatentCache`]: each says what would be
-/// cached, in the same words, with its number first.
+/// The question's choices, from the engine's [`LatentCache`]: each names a cache the layer
+/// could have (every head's, or the {HEADS}-head layer's, grown or not), its number first;
+/// why the right one is right is the feedback's ([`more_heads_answer`]).
 fn more_heads_choices(t: &Trace) -> Vec<String> {
     let c = LatentCache::new(&sizes(t), t.sizes.d_model, t.sizes.n_heads);
     let times = t.sizes.n_heads / HEADS;
     OFFERED
         .iter()
         .map(|kind| match kind {
-            Cached::Heads => format!("{}: the keys and values of all {} heads", c.heads(), t.sizes.n_heads),
-            Cached::Grown => {
-                format!("{}: the {HEADS}-head layer's cache, {times}×", c.latent() * times as u64)
-            }
-            Cached::Latent => format!("{}: the latent and the shared RoPE key", c.latent()),
+            Cached::Heads => format!("{}: all {} heads' keys and values", c.heads(), t.sizes.n_heads),
+            Cached::Grown => format!("{}: the {HEADS}-head cache, {times}×", c.latent() * times as u64),
+            Cached::Latent => format!("{}: the {HEADS}-head cache, unchanged", c.latent()),
         })
         .collect()
 }
@@ -548,11 +547,17 @@ mod tests {
         assert_eq!(
             choices,
             [
-                "32: the keys and values of all 4 heads",
-                "12: the 2-head layer's cache, 2×",
-                "6: the latent and the shared RoPE key",
+                "32: all 4 heads' keys and values",
+                "12: the 2-head cache, 2×",
+                "6: the 2-head cache, unchanged",
             ]
         );
+        // a choice names a cache, not why it would be that one: what MLA caches (step 5's
+        // words) is in the feedback, not in the right choice
+        for giveaway in ["latent", "RoPE", "c_KV", "k_rot", "shared"] {
+            assert!(choices.iter().all(|c| !c.contains(giveaway)), "{giveaway} in {choices:?}");
+        }
+        assert!(why.contains("c_KV") && why.contains("k_rot"), "{why}");
         // not the first choice: where the answer sits gives nothing away
         assert_eq!(right, 2);
         assert!(why.starts_with("6 numbers"), "{why}");

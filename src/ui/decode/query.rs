@@ -350,7 +350,7 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
         {scroll_region(
             "the output row as a table".to_string(),
             view! {
-                <table class="al-table" data-testid="decode-output">
+                <table class="al-table al-decode-output" data-testid="decode-output">
                     <caption>{move || now.with(|q| q.as_ref().map(|q| q.output_caption.clone()))}</caption>
                     <tbody>
                         <tr on:click=move |ev| {

@@ -106,7 +106,8 @@ impl NumberSpec {
 }
 
 /// A number field of the controls as its [`NumberSpec`] says: the caption and input, then
-/// the typing error, `children`, the hint and the engine's error about it.
+/// `children` and the hint; the typing error or the engine's error about it after the
+/// field ([`NumberField`]'s `error`).
 #[component]
 pub fn SettingNumber(
     /// How the controls write the settings.
@@ -129,6 +130,19 @@ pub fn SettingNumber(
     children: Option<Children>,
 ) -> impl IntoView {
     let NumberSpec { label, testid, key, min, max, step, placeholder, hint, field, list } = spec;
+    // the typing error, else the engine's about the field: after the field, across its row
+    let typing = edits.typing_error_in(key);
+    let engine = edits.error;
+    let invalid = Signal::derive(move || {
+        typing.get() || field.is_some_and(|f| engine.with(|e| e.as_ref().is_some_and(|e| e.field() == f)))
+    });
+    let error: Children = Box::new(move || {
+        view! {
+            {edits.number_error(key)}
+            {field.map(|field| view! { <FieldError error=engine field typing /> })}
+        }
+        .into_any()
+    });
     view! {
         <NumberField
             label
@@ -143,14 +157,11 @@ pub fn SettingNumber(
             on_input
             commit=list
             list
+            error
+            invalid
         >
-            {edits.number_error(key)}
             {children.map(|c| c())}
             {hint.map(|hint| view! { <span class="al-hint">{hint}</span> })}
-            {field
-                .map(|field| {
-                    view! { <FieldError error=edits.error field typing=edits.typing_error_in(key) /> }
-                })}
         </NumberField>
     }
 }

@@ -1,5 +1,6 @@
 //! The Learn view's controls: what to train (task, sizes, positions, optimizer, learning
-//! rate, seed), and Play, Pause, Step and Reset with the run's step, loss and accuracy.
+//! rate, seed), and Play, Pause, Step and Reset with the run's step, and the loss and
+//! accuracy of the model shown (the slider's, when it stepped back).
 //! A changed setting starts the run again; whether the settings make a model is the
 //! engine's to say (the worker sends its message, shown under the controls).
 
@@ -11,6 +12,7 @@ use crate::format::{fixed, reading};
 use attention_worker::train::{diverged, DIVERGED_FACTOR};
 
 use crate::ui::learn::run::{LearnRun, WATCH_MS, WATCH_SLICE};
+use crate::ui::learn::scrubber::after_updates;
 use crate::ui::learn::settings::{
     position_name, LearnSettings, OptKind, MAX_D_MODEL, MAX_HEADS, MAX_LAYERS, MAX_LR, MAX_T, MAX_VOCAB,
     POSITIONS, SGD_MOMENTUM, TASKS,
@@ -232,14 +234,19 @@ pub fn LearnControls(
     }
 }
 
-/// Play, Pause, one Step, Reset, and where the run is.
+/// Play, Pause, one Step, Reset, where the run is, and the loss and accuracy of the model
+/// the maps show (the slider's when it stepped back, named so: the run's step alone beside
+/// an older model's numbers read as the trained model's).
 #[component]
 pub fn PlayBar(
     /// The training run.
     run: LearnRun,
 ) -> impl IntoView {
+    // the model the maps show: the one the slider stepped back to, else the one now
+    let shown = run.shown();
+    let shown_step = move || run.scrubbed.with(|c| c.as_ref().map(|c| c.step));
     let probe_number =
-        move |f: fn(&attention_worker::train::ProbeView) -> f64| run.probe.with(|p| p.as_ref().map(f));
+        move |f: fn(&attention_worker::train::ProbeView) -> f64| shown.with(|p| p.as_ref().map(f));
     let loss = move || probe_number(|p| p.loss).map_or_else(|| "…".to_owned(), |v| fixed(v, 3));
     let accuracy = move || {
         probe_number(|p| p.accuracy).map_or_else(|| "…".to_owned(), |v| format!("{}%", fixed(v * 100.0, 1)))
@@ -295,7 +302,18 @@ pub fn PlayBar(
                 <span class="al-learn-budget" data-testid="learn-budget">
                     {move || format!(" ({})", run.settings.with(LearnSettings::budget_and_why).1)}
                 </span>
-                " · on the probe batch: loss "
+                // stepped back, the numbers are the shown model's, and the line says which
+                {move || match shown_step() {
+                    Some(step) => {
+                        view! {
+                            " · showing the model "
+                            <strong data-testid="learn-shown">{after_updates(step)}</strong>
+                            ": on the probe batch, loss "
+                        }
+                            .into_any()
+                    }
+                    None => " · on the probe batch: loss ".into_any(),
+                }}
                 <strong data-testid="learn-loss">{loss}</strong>
                 ", accuracy "
                 <strong data-testid="learn-accuracy">{accuracy}</strong>

@@ -16,8 +16,10 @@ use crate::ui::learn::head_maps::{HeadMapData, HeadMapFigure, MapFit};
 use crate::ui::learn::loss_curve::{draw_loss_curve, LossCurveFigure};
 use crate::ui::lesson::induction_run;
 use crate::ui::lesson::induction_zoom::InductionZoom;
+use crate::ui::platform::address;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{lesson_max_height, one_head_at_a_time};
+use crate::ui::state::url;
 
 /// What the page reserves above and beside a head's map for its caption (and, one head
 /// at a time, the picker), CSS px.
@@ -119,7 +121,8 @@ fn sequence(h: &'static attention_engine::train::history::History) -> impl IntoV
     }
 }
 
-/// Both trained heads, side by side, or one at a time with a picker in presenter mode.
+/// Both trained heads, side by side, or one at a time with a picker in presenter mode;
+/// in an embed, only the zoom on the row the words talk about.
 #[component]
 fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     // the stage's label font is presenter mode's when presenting
@@ -128,12 +131,23 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     let fit = Memo::new(move |_| {
         heads_fit(column.get(), state.viewport.get(), state.viewport_height.get(), font.get(), t)
     });
+    // an 800 × 500 embed has room for the zoom, not for two 20 × 20 maps whose labels
+    // read (they were 9 px, in a box that scrolled): the zoom alone, the full page the maps
+    if url::PageParams::split(address::query_pairs()).0.embed {
+        return view! {
+            <div class="al-induction-heads-wrap" data-testid="induction-heads">
+                <InductionZoom width=column maps_below=false />
+            </div>
+        }
+        .into_any();
+    }
     let picked = RwSignal::new(1usize);
     let one = move || fit.with(|f| f.1);
     let map_fit = Signal::derive(move || fit.get().0);
     let shown = move |layer: usize| !one() || picked.get() == layer;
     // the zoom on the question's row, above the maps (presenting, the map is large enough)
-    let zoom = move || (font.get() <= LABEL_FONT).then(|| view! { <InductionZoom width=column /> });
+    let zoom =
+        move || (font.get() <= LABEL_FONT).then(|| view! { <InductionZoom width=column maps_below=true /> });
     let picker = move || {
         one().then(|| {
             view! {
@@ -180,6 +194,7 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
             </div>
         </div>
     }
+    .into_any()
 }
 
 /// Layer `layer`'s (from 0) trained head on the sequence, its axes each position and its

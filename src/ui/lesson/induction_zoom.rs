@@ -1,7 +1,7 @@
 //! The induction lesson's zoom: the row its words talk about (the second B's, the
 //! question's query) of both trained heads' maps, magnified, over the keys that query may
-//! read, with the same numbers in a table. It sits above the full maps, so that a step's
-//! embed opens on it; the numbers are the recorded run's ([`induction::weight`]).
+//! read, with the same numbers in a table. It sits above the full maps, and is a step's
+//! embed's whole picture; the numbers are the recorded run's ([`induction::weight`]).
 
 use leptos::html;
 use leptos::prelude::*;
@@ -51,6 +51,8 @@ pub fn zoom(h: &History) -> Option<Zoom> {
 pub fn InductionZoom(
     /// The widest it may be, CSS px.
     width: Signal<f64>,
+    /// Whether the full maps are drawn below it (not in an embed, which has no room).
+    maps_below: bool,
 ) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let Some(z) = induction::run().and_then(zoom) else { return ().into_any() };
@@ -67,7 +69,8 @@ pub fn InductionZoom(
     let caption = z.with_value(|z| {
         let key = |k: Option<&String>| k.cloned().unwrap_or_default();
         format!(
-            "Zoom on the second B's row (query {label}) of both heads' maps below: the weight it puts on each key it may read, {} to {}.",
+            "Zoom on the second B's row (query {label}) of both heads' maps{}: the weight it puts on each key it may read, {} to {}.",
+            if maps_below { " below" } else { " (the full page draws the whole maps)" },
             key(z.keys.first()),
             key(z.keys.last()),
         )

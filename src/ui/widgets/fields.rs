@@ -96,36 +96,64 @@ pub fn NumberField(
     /// What follows the input inside the label.
     #[prop(optional)]
     children: Option<Children>,
+    /// The messages that say the field's text is wrong, after the label, where they
+    /// span the field's row (style/main.css: they neither widen the field nor move
+    /// its neighbours); the input names them (`aria-describedby`) while `invalid`.
+    #[prop(optional)]
+    error: Option<Children>,
+    /// True while the field's text is wrong (`aria-invalid`).
+    #[prop(optional, into)]
+    invalid: Signal<bool>,
 ) -> impl IntoView {
     // the text is written into the field only when it changes: writing the same number
     // back while the learner types "2." would drop the dot and put the caret first
     let value = Memo::new(move |_| value.get());
+    let error_id = format!("{testid}-error");
+    let described = {
+        let error_id = error_id.clone();
+        move || {
+            let ids: Vec<&str> =
+                describedby.into_iter().chain(invalid.get().then_some(error_id.as_str())).collect();
+            (!ids.is_empty()).then(|| ids.join(" "))
+        }
+    };
+    let error = error.map(|e| {
+        view! {
+            <div class="al-field-error" id=error_id>
+                {e()}
+            </div>
+        }
+    });
     view! {
-        <label class="al-field">
-            <span>{label}</span>
-            <input
-                data-testid=testid
-                type=if list { "text" } else { "number" }
-                min=(!list).then_some(min)
-                max=max
-                step=step
-                placeholder=placeholder
-                aria-describedby=describedby
-                prop:value=move || value.get()
-                prop:disabled=move || disabled.is_some_and(|d| d.get())
-                on:input=move |ev| {
-                    if !commit {
-                        on_input.run(field_text(&ev))
+        <div class="al-field-group">
+            <label class="al-field">
+                <span>{label}</span>
+                <input
+                    data-testid=testid
+                    type=if list { "text" } else { "number" }
+                    min=(!list).then_some(min)
+                    max=max
+                    step=step
+                    placeholder=placeholder
+                    aria-describedby=described
+                    aria-invalid=move || invalid.get().then_some("true")
+                    prop:value=move || value.get()
+                    prop:disabled=move || disabled.is_some_and(|d| d.get())
+                    on:input=move |ev| {
+                        if !commit {
+                            on_input.run(field_text(&ev))
+                        }
                     }
-                }
-                on:change=move |ev| {
-                    if commit {
-                        on_input.run(field_text(&ev))
+                    on:change=move |ev| {
+                        if commit {
+                            on_input.run(field_text(&ev))
+                        }
                     }
-                }
-            />
-            {children.map(|c| c())}
-        </label>
+                />
+                {children.map(|c| c())}
+            </label>
+            {error}
+        </div>
     }
 }
 
