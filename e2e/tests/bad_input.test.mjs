@@ -358,24 +358,25 @@ export const tests = [
       await page.focus(D_MODEL);
       await page.keyboard.press('Control+A');
       await page.keyboard.type('1e');
-      // ("1" parsed on the way: the message says the pictures still show it)
-      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1; the field holds no number; the pictures show d_model = 1 until it is$/);
+      // ("1" parsed on the way: the message says the page uses it)
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1; the field holds no number; until then the page uses d_model = 1$/);
       await page.waitForSelector('[data-testid="stale"]');
       t.assert.equal(await marked(), true, 'the pictures are not marked stale');
       // "2.5" typed key by key: the "2." must not be written back as "2" (the dot dropped,
       // the caret first, and the 5 typed before the 2)
       await page.keyboard.press('Control+A');
       for (const k of '2.5') await page.keyboard.type(k, { delay: 80 });
-      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1, not "2.5"; the pictures show d_model = 2 until it is$/);
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1, not "2.5"; until then the page uses d_model = 2$/);
       t.assert.equal(await page.inputValue(D_MODEL), '2.5');
       await t.screenshot('bad-input-stale-d-model');
       await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
       t.assert.equal(await marked(), false, 'still marked stale after d_model parses');
-      // a letter in an optional field (empty means none, so the browser's "" would pass
-      // as "none") and a decimal seed say so beside themselves too
+      // text that is not a number in an optional field (empty means none, so the browser's
+      // "" would pass as "none"; a number field takes "1e" but not "x") and a decimal seed
+      // say so beside themselves too
       const H_KV = '[data-testid="n-kv-heads"]';
       await page.focus(H_KV);
-      await page.keyboard.type('x');
+      await page.keyboard.type('1e');
       await waitForText(page, errorBy(H_KV), /h_kv must be a whole number of at least 1; the field holds no number$/);
       await page.fill(H_KV, '');
       await page.waitForSelector(errorBy(H_KV), { state: 'detached' });

@@ -13,7 +13,7 @@ const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (
 // lesson's own figures (its sequence, its trained heads, its loss curve), or the MLA
 // lesson's cache bars.
 const FIGURES = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table',
-  '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]', '[data-testid="cache-bars"] table'];
+  '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]', '[data-testid="cache-bars"] table', '[data-testid="induction-zoom"]'];
 const PICTURE = FIGURES.map((s) => `[data-testid="lesson-picture"] ${s}`).join(', ');
 
 /** The bounding boxes of the step's words and of its picture's first heatmap (or view). */

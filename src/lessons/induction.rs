@@ -302,10 +302,10 @@ fn ablation_words(_: &Trace) -> String {
         _ => "better than",
     };
     format!(
-        "Now take the circuit apart: the recorded run switched each head off in turn (its output zeroed; the \
-         Learn view's head switches do it to a run of your own). With both heads on, the loss on \
-         the probe batch is {loss} and {acc} of the answers are right. \
-         Without layer 2's head the loss is {l2}, {a2} right: the predictions turn to noise, {than2} a uniform \
+        "Take the circuit apart: switch a head off (its output zeroed; the Learn view has the switches). \
+         With both heads on, the loss on \
+         the probe batch is {loss}, {acc} right. \
+         Without layer 2's head the loss is {l2}, {a2} right: predictions turn to noise, {than2} a uniform \
          guess among the {vocab} tokens. Without layer 1's head it is {l1}, {than1} that guess, {a1} right: \
          with no \"previous token\" in the keys, layer 2's head finds the wrong place, confidently. The \
          induction needs both heads.",

@@ -273,12 +273,12 @@ impl Edits {
     ) -> (Signal<String>, Callback<String>) {
         let on_input = Callback::new(move |raw: String| {
             self.set_count(field, &raw, &put);
-            // the pictures keep the last count that parsed (typing "2.5" applied "2"): say which
+            // the page keeps the last count that parsed (typing "2.5" applied "2"): say which
             let in_use = self.settings.with_untracked(get);
             self.bad_number.update(|b| {
                 if let Some((f, message)) = b.as_mut() {
                     if *f == field {
-                        message.push_str(&format!("; the pictures show {field} = {in_use} until it is"));
+                        message.push_str(&format!("; until then the page uses {field} = {in_use}"));
                     }
                 }
             });
