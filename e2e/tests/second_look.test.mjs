@@ -136,6 +136,23 @@ export const tests = [
     },
   },
   {
+    name: 'masks step 1 on a phone: the three mask-convention tables whole, the <pad> columns in view',
+    run: async (t) => {
+      const { page, context } = await open(t, 'lesson=masks&ls=0', 375, 800, true);
+      await page.waitForSelector('[data-testid="mask-conventions"] table');
+      await page.waitForTimeout(300);
+      const figures = await page.$$eval('[data-testid="mask-conventions"] figure', (fs) => fs.map((f) => ({
+        table: Math.round(f.querySelector('table').getBoundingClientRect().width),
+        room: f.clientWidth,
+        scrolls: f.scrollWidth > f.clientWidth + 1,
+      })));
+      t.assert.equal(figures.length, 3);
+      for (const f of figures) t.assert.ok(!f.scrolls && f.table <= f.room, JSON.stringify(figures));
+      t.assert.deepEqual(await cutTables(page), []);
+      await context.close();
+    },
+  },
+  {
     name: 'a number field\'s error does not move its neighbour (1440 and 375 px), and names the field',
     run: async (t) => {
       for (const [w, touch] of [[1440, false], [375, true]]) {
