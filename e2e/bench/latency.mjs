@@ -102,6 +102,10 @@ async function measure(browser, base, name, query) {
       .observe({ type: 'longtask' });
   });
   const ta = page.locator('[data-testid="sentences"]');
+  // the box in the middle of the window, as a learner sees it while typing: where it
+  // starts below the fold (the explorer's controls sit under the picture), focusing it
+  // and each keystroke would otherwise scroll the page, a frame of its own per edit
+  await ta.evaluate((el) => el.scrollIntoView({ block: 'center' }));
   await ta.focus();
   const caret = await ta.evaluate((el) => {
     const line = el.value.split('\n')[0];

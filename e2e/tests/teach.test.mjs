@@ -169,5 +169,33 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'teach: a word typed into the sentences is unknown until complete, and the page above the box keeps its height',
+    run: async (t) => {
+      for (const width of [1440, 375]) {
+        const page = await t.openAt({ width, height: 900 }, '', '[data-testid="caption"]');
+        const box = page.locator('[data-testid="sentences"]');
+        // on a phone the controls are folded under the picture
+        await box.evaluate((el) => { const fold = el.closest('details'); if (fold) fold.open = true; });
+        await box.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+        await box.focus();
+        await box.evaluate((el) => el.setSelectionRange(1, 1)); // after "I"
+        const where = () => page.evaluate(() => ({
+          height: document.documentElement.scrollHeight,
+          box: document.querySelector('[data-testid="sentences"]').getBoundingClientRect().top + scrollY,
+        }));
+        const before = await where();
+        await page.keyboard.press('x'); // "Ix": no toy vector, marked and explained
+        await page.waitForSelector('[data-testid="tokens"] [data-source="hashed"]', { state: 'attached' });
+        t.assert.ok(await page.isVisible('[data-testid="hashed-note"]'));
+        t.assert.deepEqual(await where(), before, `${width} px: the mark and its note moved the page`);
+        await page.keyboard.press('Backspace');
+        await page.waitForSelector('[data-testid="tokens"] [data-source="hashed"]', { state: 'detached' });
+        t.assert.ok(await page.isHidden('[data-testid="hashed-note"]'));
+        t.assert.deepEqual(await where(), before, `${width} px: the note's going moved the page`);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
   fitsPhone('teach: first screen at 375 px fits', '', '[data-testid="caption"]', 'first screen at 375', 'teach-first-screen-375'),
 ];
