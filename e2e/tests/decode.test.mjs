@@ -268,9 +268,14 @@ export const tests = [
     run: async (t) => {
       const page = await t.open(`${BASE}&causal=0&view=decode`, '[data-testid="decode-needs-causal"]');
       t.assert.match(await text(page, 'decode-needs-causal'), /causal/);
+      // said once, and nothing looks steppable
+      t.assert.equal(await page.locator('[data-testid="decode-needs-causal"] p').count(), 1);
+      for (const b of ['decode-prev', 'decode-play', 'decode-next']) t.assert.ok(await page.isDisabled(`[data-testid="${b}"]`), b);
+      t.assert.equal(await text(page, 'decode-position'), 'no position to decode');
       await page.click('[data-testid="decode-turn-causal-on"]');
       await page.waitForSelector('[data-testid="decode-check"][data-diff]');
       t.assert.ok(page.url().includes('causal=1'));
+      for (const b of ['decode-prev', 'decode-play', 'decode-next']) t.assert.ok(await page.isEnabled(`[data-testid="${b}"]`), b);
       // cross-attention: a fixed cache of the key sentence, every row from the start
       await page.goto(t.url(`/?${BASE}&causal=0&kv=${encodeURIComponent('the dog sat down\nthe cat ran')}&view=decode`));
       await page.waitForSelector('[data-testid="decode-check"][data-diff]');

@@ -4,7 +4,7 @@
 //! finds the word of the other sentence it translates.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, same_input, shape_of, token, Cell, Claim, Lesson, LessonStep, Quantity};
+use super::{at, base, num, same_input, shape_of, token, Aside, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::embedding::EIGHT_FEATURES;
 use crate::engine::{Padding, Scenario, StepName as S, Trace};
 
@@ -205,6 +205,27 @@ fn padding_words(t: &Trace) -> (String, Vec<Claim>) {
     (text, claims)
 }
 
+/// Step 4's embed: sentence 2's weights, its real query rows against every key, <pad>
+/// columns included, so the 0.00 and the "froid" weight the words quote are on the page
+/// when its small map has no room for numbers.
+fn padded_weights_aside(t: &Trace) -> Option<Aside> {
+    let m = t.step(S::Weights)?.matrix(1, 0)?;
+    let keys = t.key_tokens(1);
+    if m.ncols() != keys.len() {
+        return None;
+    }
+    let rows = (0..t.query_length(1).min(m.nrows()))
+        .map(|i| (format!("\"{}\"", token(t, 1, i)), m.row(i).iter().map(|v| num(*v)).collect()))
+        .collect();
+    let mut head = vec!["query ↓ key →".to_owned()];
+    head.extend(keys.iter().cloned());
+    Some(Aside {
+        caption: "Sentence 2's weights, head 1: every real query against every key".into(),
+        head,
+        rows,
+    })
+}
+
 /// Three candidate output shapes, from the run's sizes; the first is right.
 fn output_shapes(t: &Trace) -> Vec<String> {
     let z = t.sizes;
@@ -308,6 +329,7 @@ pub fn lesson() -> Lesson {
             )
             .claims_each_case(|t| padding_words(t).1)
             .batch(1)
+            .embed_aside(padded_weights_aside)
             .highlight(|t| {
                     (t.key_length(1)..t.sizes.t_k.unwrap_or(t.sizes.t))
                         .map(|j| super::Cell { step: S::Weights, batch: 1, head: 0, row: 0, col: j })
@@ -342,6 +364,15 @@ mod tests {
         // "cold" finds "froid", the last of its three real keys; the <pad> keys get nothing
         assert_eq!(batch.top_keys(1, 0, 1), [2]);
         assert_eq!(at(&batch, S::Weights, 1, 0, 1, 3), 0.0);
+        // its embed's table holds the numbers the words quote
+        let aside = (l.steps[3].embed_aside.unwrap())(&batch).unwrap();
+        assert_eq!(aside.head.len(), 8);
+        assert_eq!(
+            aside.rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+            ["\"the\"", "\"cold\"", "\"creek\""]
+        );
+        assert_eq!(aside.rows[0].1[3], "0.00");
+        assert_eq!(aside.rows[1].1[2], num(at(&batch, S::Weights, 1, 0, COLD, FROID)));
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::challenges::{Edit, Goal, Matrix};
 use crate::engine::{explain, top_terms, StepName, Trace};
-use crate::format::exact;
+use crate::format::{exact, reading};
 
 /// The challenge list's heading.
 pub const LIST_TITLE: &str = "Challenges: build the head yourself";
@@ -74,6 +74,9 @@ pub fn why_it_works(goal: &Goal, trace: &Trace) -> Option<String> {
     let toks = trace.query_tokens(b);
     let i = toks.iter().position(|t| t.eq_ignore_ascii_case(q))?;
     let j = trace.key_tokens(b).iter().position(|t| t.eq_ignore_ascii_case(k))?;
+    if trace.mask.is_blocked(b, i, j) {
+        return blocked_pair_works(trace, (q, k), head, b, i);
+    }
     let e = explain(trace, StepName::Scores, &[b, head, i, j]).ok()?;
     let (terms, rest) = top_terms(&e, 3);
     let list: Vec<String> = terms
@@ -94,6 +97,46 @@ pub fn why_it_works(goal: &Goal, trace: &Trace) -> Option<String> {
         exact(e.result),
         list.join("; ")
     ))
+}
+
+/// [`why_it_works`] for a blocked pair: the mask writes its fill there whatever q · k is,
+/// so what moved the weight is the rest of the row, compared with the fill by softmax.
+fn blocked_pair_works(
+    trace: &Trace,
+    (q, k): (&str, &str),
+    head: usize,
+    b: usize,
+    i: usize,
+) -> Option<String> {
+    let masked = trace.step(StepName::Masked)?.matrix(b, head)?;
+    let fill = trace.mask.fill_value;
+    let keys = trace.key_tokens(b);
+    let open: Vec<(usize, f64)> =
+        (0..keys.len()).filter(|&j| !trace.mask.is_blocked(b, i, j)).map(|j| (j, masked[[i, j]])).collect();
+    let scores = open
+        .iter()
+        .map(|(j, v)| format!("\"{q}\" → \"{}\" is {}", keys[*j], reading(*v)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let blocked = format!(
+        "Which numbers made it work: the score in query row \"{q}\", key column \"{k}\" is blocked, so the mask \
+         writes the fill {} there whatever q · k is.",
+        reading(fill)
+    );
+    let rest = if open.is_empty() {
+        "Every key of the row is blocked, so every key gets the fill and the same weight.".to_owned()
+    } else if open.iter().all(|(_, v)| *v < fill) {
+        format!(
+            "What moved the weight is the rest of the row, as softmax reads it: {scores}, {}below the fill, so \
+             softmax gives \"{k}\" more weight than any key the mask leaves open.",
+            if open.len() > 1 { "all " } else { "" }
+        )
+    } else {
+        format!(
+            "What moved the weight is the rest of the row, as softmax reads it: {scores}, against the fill."
+        )
+    };
+    Some(format!("{blocked} {rest}"))
 }
 
 /// A worked solution's edit in words: "mat = [1, 0, 0]", "W_Q = [[…], …]", "positions: on (sinusoidal)".
@@ -249,6 +292,25 @@ mod tests {
         // a word the trace does not hold: none
         let other = Goal::AttendMost { query: "cat".into(), key: "dog".into(), head: 0, sentence: 0 };
         assert_eq!(why_it_works(&other, &t), None);
+    }
+
+    #[test]
+    fn a_blocked_pair_is_explained_by_the_rest_of_its_row() {
+        // fill-leak: "second" is blocked for "first"; its q · k is 0 and beside the point
+        let c = builtin::by_id("fill-leak").unwrap();
+        let t = run(&c.solved_scenario()).unwrap();
+        let why = why_it_works(&c.goal, &t).unwrap();
+        assert_eq!(
+            why,
+            "Which numbers made it work: the score in query row \"first\", key column \"second\" is blocked, so \
+             the mask writes the fill -1e9 there whatever q · k is. What moved the weight is the rest of the row, \
+             as softmax reads it: \"first\" → \"first\" is -7.0711e9, below the fill, so softmax gives \"second\" \
+             more weight than any key the mask leaves open."
+        );
+        // the unsolved start: the open score is above the fill
+        let t = run(&c.scenario).unwrap();
+        let why = why_it_works(&c.goal, &t).unwrap();
+        assert!(why.ends_with("\"first\" → \"first\" is 0.7071, against the fill."), "{why}");
     }
 
     #[test]

@@ -94,9 +94,6 @@ pub fn DecodeView(
             Err(e) if e == NEEDS_CAUSAL => view! {
                 <div class="al-flag" data-testid="decode-needs-causal" role="alert">
                     <p>{EngineError::DecodeNeedsCausal.to_string()}</p>
-                    <p>
-                        "A model that generates text writes one token at a time: when it computes token t, the later tokens do not exist yet. Turn the causal mask on to decode this scenario."
-                    </p>
                     <button
                         type="button"
                         data-testid="decode-turn-causal-on"
@@ -111,8 +108,11 @@ pub fn DecodeView(
                 <p class="al-error" data-testid="decode-error" role="alert">
                     {e.clone()}
                 </p>
-            }.into_any(),
-            Ok(d) if d.positions.is_empty() => view! { <p data-testid="decode-empty">"No position to decode."</p> }.into_any(),
+            }
+            .into_any(),
+            Ok(d) if d.positions.is_empty() => {
+                view! { <p data-testid="decode-empty">"No position to decode."</p> }.into_any()
+            }
             Ok(_) => step_view(ctx).into_any(),
         })
     };
@@ -125,6 +125,9 @@ pub fn DecodeView(
         })
     };
     let position_text = move || {
+        if n() == 0 {
+            return "no position to decode".to_owned();
+        }
         let last = n().saturating_sub(1);
         let now = t.get().min(last);
         let token = full.with(|f| f.as_ref().and_then(|f| f.query_tokens(batch()).get(now).cloned()));
@@ -150,6 +153,7 @@ pub fn DecodeView(
                     <button
                         type="button"
                         data-testid="decode-play"
+                        disabled=move || n() <= 1
                         on:click=play
                         aria-pressed=move || if playing.get() { "true" } else { "false" }
                     >

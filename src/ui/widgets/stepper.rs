@@ -93,7 +93,8 @@ impl Stepper {
 }
 
 /// "← Previous {what}", then `children` (a Play button), then "Next {what} →"; the
-/// buttons' test ids are `{testid}-prev` and `{testid}-next`.
+/// buttons' test ids are `{testid}-prev` and `{testid}-next`. With one position or none
+/// there is nowhere to step, and the buttons are disabled.
 #[component]
 pub fn StepButtons(
     /// The stepper the buttons move.
@@ -110,6 +111,7 @@ pub fn StepButtons(
         <button
             type="button"
             data-testid=format!("{testid}-prev")
+            disabled=move || stepper.count() <= 1
             on:click=move |_| stepper.go(-1)
             aria-label=format!("Previous {what}")
         >
@@ -119,6 +121,7 @@ pub fn StepButtons(
         <button
             type="button"
             data-testid=format!("{testid}-next")
+            disabled=move || stepper.count() <= 1
             on:click=move |_| stepper.go(1)
             aria-label=format!("Next {what}")
         >
