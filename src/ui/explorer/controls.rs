@@ -244,11 +244,14 @@ pub fn SettingSelect(
     let SelectSpec { label, testid, choices, field, get, put } = spec;
     let value = edits.read(get);
     let on_change = Callback::new(move |v: String| edits.set(&|s| put(s, &v)));
-    view! {
-        <SelectField label testid value choices=choices.to_vec() on_change>
-            {field.map(|field| view! { <FieldError error=edits.error field /> })}
-        </SelectField>
-    }
+    let engine = edits.error;
+    let invalid = Signal::derive(move || {
+        field.is_some_and(|f| engine.with(|e| e.as_ref().is_some_and(|e| e.field() == f)))
+    });
+    let error: Children = Box::new(move || {
+        view! { {field.map(|field| view! { <FieldError error=engine field /> })} }.into_any()
+    });
+    view! { <SelectField label testid value choices=choices.to_vec() on_change error invalid /> }
 }
 
 /// How a control writes the settings: any edit clears an old import error; a number
