@@ -145,15 +145,15 @@ const tamperedTests = TAMPERED.map(([what, query, notice, defaults]) => ({
 // A size typed out of range: its error next to the field, the last picture kept and
 // marked stale, nothing thrown, and a good value redraws.
 const sizeErrorTests = [
-  ['d_model 0: error next to d_model, last picture kept', D_MODEL, '0', /d_model must be at least 1, got 0/],
-  ['h 0: error next to h, last picture kept', N_HEADS, '0', /^h must be at least 1, got 0/],
+  ['d_model 0: error next to d_model, last picture kept', D_MODEL, '0', /^d_model must be a whole number from 1 to 512, not "0"; until then the page uses d_model = 8$/],
+  ['h 0: error next to h, last picture kept', N_HEADS, '0', /^h must be a whole number from 1 to 64, not "0"; until then the page uses h = 2$/],
   [
     'huge d_model (100000 typed): a clear error next to d_model, not a silent cut',
     D_MODEL,
     '100000',
-    /d_model = 100000 is over the limit of 512/,
+    /^d_model must be a whole number from 1 to 512, not "100000"; until then the page uses d_model = 8$/,
   ],
-  ['huge h (100 typed): a clear error next to h, not a silent cut', N_HEADS, '100', /^h = 100 is over the limit of 64/],
+  ['huge h (100 typed): a clear error next to h, not a silent cut', N_HEADS, '100', /^h must be a whole number from 1 to 64, not "100"; until then the page uses h = 2$/],
 ].map(([name, field, typed, says]) => ({
   name,
   run: async (t) => {
@@ -165,7 +165,89 @@ const sizeErrorTests = [
   },
 }));
 
+// A value a field does not take is not applied: the page keeps the last value it took,
+// says so, and so does its link. A page opened from that link has no notice and no
+// clash (d=0 once fell back to d_model 16, which h = 3 does not divide), and its field
+// shows the value in use. [field, typed, link key, the link's value (null: left out)]
+const LINK_KEEPS = [
+  ['d-model', '0', 'd', '8'],
+  ['d-model', '100000', 'd', '8'],
+  ['n-heads', '0', 'h', '2'],
+  ['n-kv-heads', '0', 'hkv', null],
+  ['n-layers', '5', 'layers', null],
+  ['mask-window', '0', 'win', null],
+  ['rope-base', '-1', 'rope_base', null],
+  ['scale', '-1', 'scale', null],
+  ['softcap', '-2', 'softcap', null],
+];
+
+const linkKeepsTest = {
+  name: 'a value a field does not take (d_model 0, h 0, h_kv 0, layers 5, window 0, RoPE base -1…) never reaches the link: a page opened from it shows the value in use, no notice, no clash',
+  timeoutMs: 180000,
+  run: async (t) => {
+    const start = 's=the%20cat%20sat&d=8&h=2&rope=half';
+    for (const [testid, typed, key, kept] of LINK_KEEPS) {
+      const field = `[data-testid="${testid}"]`;
+      const page = await openApp(t, start);
+      const inUse = await page.inputValue(field);
+      await page.fill(field, typed);
+      const said = await waitForText(page, errorBy(field), /must be/);
+      const uses = said.match(/; until then the page uses [^=]+ = (.+)$/);
+      t.assert.ok(uses && (inUse === '' || uses[1] === inUse), `${testid} ${typed}: ${said}`);
+      // the link: the value in use, not the typed one
+      await page.waitForTimeout(150);
+      const search = await page.evaluate(() => location.search);
+      t.assert.equal(new URLSearchParams(search).get(key), kept, `${testid} ${typed}: the link holds ${search}`);
+      await page.goto(t.url(`/${search}`));
+      await page.waitForSelector(WEIGHTS);
+      await page.waitForTimeout(200);
+      t.assert.equal(await page.locator('[data-testid="notice"]').count(), 0, `${testid} ${typed}: a notice in the page opened from ${search}`);
+      t.assert.equal(await page.locator('[data-testid="error"]').count(), 0, `${testid} ${typed}: an error in the page opened from ${search}`);
+      t.assert.equal(await page.inputValue(field), inUse, `${testid} ${typed}: the field opened from the link`);
+      await nothingThrown(t, page);
+    }
+  },
+};
+
+// On a phone the controls' rows wrap into many lines: a field's message sits directly
+// under its own field (number field and menu alike), not after the whole row.
+const phoneMessageTest = {
+  name: 'on a phone (375 px) a field\'s message sits directly under its field: d_model 0, RoPE with an odd d_k',
+  run: async (t) => {
+    await t.page.setViewportSize({ width: 375, height: 812 });
+    const page = await openApp(t, 's=the%20cat%20sat&d=6&h=2');
+    // a phone opens with the controls folded
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+    await page.waitForTimeout(200);
+    const under = async (field) => {
+      await page.waitForSelector(errorBy(field));
+      await page.waitForTimeout(100);
+      return page.evaluate(([f, e]) => {
+        const box = document.querySelector(f).getBoundingClientRect();
+        const msg = document.querySelector(e).getBoundingClientRect();
+        return { gap: msg.top - box.bottom, left: msg.left - box.left, right: msg.right, width: innerWidth };
+      }, [field, errorBy(field)]);
+    };
+    await page.fill(D_MODEL, '0');
+    const d = await under(D_MODEL);
+    t.assert.ok(d.gap >= 0 && d.gap <= 12 && Math.abs(d.left) <= 4 && d.right <= d.width, `d_model's message: ${JSON.stringify(d)}`);
+    await page.locator(D_MODEL).scrollIntoViewIfNeeded();
+    await t.screenshot('bad-input-d-model-0-375');
+    await page.fill(D_MODEL, '6');
+    await page.waitForSelector(errorBy(D_MODEL), { state: 'detached' });
+    await page.selectOption('[data-testid="rope"]', 'half');
+    const r = await under('[data-testid="rope"]');
+    t.assert.ok(r.gap >= 0 && r.gap <= 12 && Math.abs(r.left) <= 4 && r.right <= r.width, `RoPE's message: ${JSON.stringify(r)}`);
+    t.assert.equal(await overflows(page), false, 'the page is wider than the phone');
+    await page.locator('[data-testid="rope"]').scrollIntoViewIfNeeded();
+    await t.screenshot('bad-input-rope-odd-375');
+    await nothingThrown(t, page);
+  },
+};
+
 export const tests = [
+  phoneMessageTest,
+  linkKeepsTest,
   {
     name: 'a browser without WebAssembly SIMD gets a message saying which browsers work, not an empty page',
     run: async (t) => {
@@ -359,14 +441,14 @@ export const tests = [
       await page.keyboard.press('Control+A');
       await page.keyboard.type('1e');
       // ("1" parsed on the way: the message says the page uses it)
-      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1; the field holds no number; until then the page uses d_model = 1$/);
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number from 1 to 512; the field holds no number; until then the page uses d_model = 1$/);
       await page.waitForSelector('[data-testid="stale"]');
       t.assert.equal(await marked(), true, 'the pictures are not marked stale');
       // "2.5" typed key by key: the "2." must not be written back as "2" (the dot dropped,
       // the caret first, and the 5 typed before the 2)
       await page.keyboard.press('Control+A');
       for (const k of '2.5') await page.keyboard.type(k, { delay: 80 });
-      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number of at least 1, not "2.5"; until then the page uses d_model = 2$/);
+      await waitForText(page, errorBy(D_MODEL), /d_model must be a whole number from 1 to 512, not "2.5"; until then the page uses d_model = 2$/);
       t.assert.equal(await page.inputValue(D_MODEL), '2.5');
       await t.screenshot('bad-input-stale-d-model');
       await stillRedraws(t, page, () => page.fill(D_MODEL, '4'));
@@ -377,7 +459,8 @@ export const tests = [
       const H_KV = '[data-testid="n-kv-heads"]';
       await page.focus(H_KV);
       await page.keyboard.type('1e');
-      await waitForText(page, errorBy(H_KV), /h_kv must be a whole number of at least 1; the field holds no number$/);
+      // (the digits typed before the "e" parsed on the way: the page uses them)
+      await waitForText(page, errorBy(H_KV), /h_kv must be a whole number from 1 to 64; the field holds no number; until then the page uses h_kv = \d+$/);
       await page.fill(H_KV, '');
       await page.waitForSelector(errorBy(H_KV), { state: 'detached' });
       await page.fill('[data-testid="seed"]', '2.5');

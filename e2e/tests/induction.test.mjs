@@ -76,7 +76,30 @@ async function visitAll(t, width, height, extra, tag) {
 /** Waits for the page's later parts (the explorer under a lesson is built after it). */
 const settled = (page) => page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
 
+/** The curve's label size on screen, CSS px: as drawn (data-font-px) times the canvas's scale. */
+const curveFont = (page) => page.$eval('[data-testid="induction-curve"] canvas[data-font-px]', (c) => {
+  const box = c.getBoundingClientRect();
+  return { font: Number(c.dataset.fontPx) * box.width / parseFloat(c.style.width), drawn: Number(c.dataset.fontPx), width: box.width, height: box.height, styleWidth: c.style.width, styleHeight: c.style.height };
+});
+
 export const tests = [
+  {
+    name: 'induction lesson: the curve\'s labels are at least 12 px on screen, presenting at 1280 x 720 and 1920 x 1080, at 1440 px and on a phone',
+    timeoutMs: 120000,
+    run: async (t) => {
+      for (const [w, h, extra] of [[1280, 720, '&present=1'], [1920, 1080, '&present=1'], [1440, 900, ''], [375, 812, '']]) {
+        await t.page.setViewportSize({ width: w, height: h });
+        const page = await t.open(`lesson=induction&ls=3${extra}`, '[data-testid="induction-curve"] canvas[data-font-px]');
+        await page.waitForTimeout(300);
+        const f = await curveFont(page);
+        t.assert.ok(f.font >= 12 - 0.01, `${w} x ${h}${extra}: ${JSON.stringify(f)}`);
+        // drawn at its displayed size: neither squeezed nor stretched
+        t.assert.ok(Math.abs(f.width - parseFloat(f.styleWidth)) <= 1 && Math.abs(f.height - parseFloat(f.styleHeight)) <= 1, `${w} x ${h}${extra}: ${JSON.stringify(f)}`);
+        await t.screenshot(`induction-curve-${w}${extra ? '-present' : ''}`);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
   {
     name: 'induction lesson: every step at 1440 px',
     timeoutMs: 120000,
@@ -119,7 +142,7 @@ export const tests = [
     },
   },
   {
-    name: 'induction lesson: a step\'s embed opens on the row its words talk about, magnified, its numbers the words\' own',
+    name: 'induction lesson: a step\'s embed opens on the row its words talk about, magnified, its numbers the words\' own, with no scroll; the ablation\'s losses beside it',
     run: async (t) => {
       await t.page.setViewportSize({ width: 800, height: 500 });
       for (const ls of [1, 2]) {
@@ -132,6 +155,26 @@ export const tests = [
         }));
         t.assert.ok(zoom.top >= box.top - 0.5 && zoom.bottom <= box.bottom + 0.5 && zoom.bottom <= 500, `ls=${ls}: the zoom ${JSON.stringify(zoom)} in the box ${JSON.stringify(box)}`);
         t.assert.ok(zoom.height >= 100, `ls=${ls}: the zoom is ${zoom.height} px tall`);
+        // the frame does not scroll, nor does the picture's box
+        const scrolls = await page.evaluate(() => {
+          const box = document.querySelector('.al-embed-scroll');
+          return { page: document.documentElement.scrollHeight - innerHeight, box: box.scrollHeight - box.clientHeight, wide: box.scrollWidth - box.clientWidth };
+        });
+        t.assert.ok(scrolls.page <= 1 && scrolls.box <= 1 && scrolls.wide <= 1, `ls=${ls}: ${JSON.stringify(scrolls)}`);
+        const text = await page.textContent('[data-testid="embed-text"]');
+        const table = await page.$$eval('[data-testid="embed"] table', (ts) => ts.map((x) => x.textContent).join(' '));
+        if (ls === 1) {
+          // the words describe the row the embed draws, not the whole maps the page draws
+          t.assert.match(text, /^The two trained heads, read on one row: the second B's \(query 7 B\)/);
+          t.assert.doesNotMatch(text, /diagonal|Past position/);
+          const numbers = text.match(/\d+\.\d+/g);
+          const cells = await page.$$eval('[data-testid="induction-zoom-table"] td', (c) => c.map((x) => x.textContent));
+          t.assert.ok(numbers.length === 3 && numbers.every((n) => cells.includes(n)), `${numbers} in ${cells}`);
+        } else {
+          // the losses the words quote are in the table beside the zoom
+          const losses = text.match(/loss on the probe batch is ([\d.]+).*Without layer 2's head the loss is ([\d.]+).*Without layer 1's head it is ([\d.]+)/);
+          t.assert.ok(losses && losses.slice(1).every((n) => table.includes(n)), `${losses} in ${table}`);
+        }
         await t.screenshot(`induction-embed-800x500-${ls + 1}`);
       }
       // the words' numbers for the second B are the zoom's (its table, as the page writes them)

@@ -114,13 +114,14 @@ export const tests = [
       const page = await openAtStep(t, BASE, 'weights');
       await page.fill('[data-testid="n-layers"]', '5');
       await fieldError(page, 'n-layers').waitFor();
-      // the page's words: the field is "layers", not the engine's n_layers
-      t.assert.equal(await fieldError(page, 'n-layers').textContent(), 'layers = 5: the explorer runs 1 to 4 attention layers');
+      // the page's words: the field is "layers", not the engine's n_layers; a count the
+      // explorer does not run is not applied (nor written into the link)
+      t.assert.equal(await fieldError(page, 'n-layers').textContent(), 'layers must be a whole number from 1 to 4, not "5"; until then the page uses layers = 1');
       // a text that does not parse replaces the old message: one message, the newer
       await page.fill('[data-testid="n-layers"]', '-1');
-      await page.waitForFunction(() => /whole number/.test(document.querySelector('.al-field-group:has([data-testid="n-layers"])')?.textContent ?? ''));
+      await page.waitForFunction(() => /"-1"/.test(document.querySelector('.al-field-group:has([data-testid="n-layers"])')?.textContent ?? ''));
       t.assert.equal(await fieldError(page, 'n-layers').count(), 1, 'one message beside the layers field');
-      t.assert.match(await fieldError(page, 'n-layers').textContent(), /^layers must be a whole number of at least 1/);
+      t.assert.match(await fieldError(page, 'n-layers').textContent(), /^layers must be a whole number from 1 to 4, not "-1"/);
       await pickLayers(page);
       await fieldError(page, 'n-layers').waitFor({ state: 'detached' });
       await page.fill('[data-testid="layer"]', '3');

@@ -131,7 +131,7 @@ export const tests = [
       t.assert.match(await err('n-kv-heads').textContent(), /h_kv = 3 does not divide h = 4/);
       await page.fill('[data-testid="n-kv-heads"]', '0');
       // in the page's words: the field is labelled h_kv
-      await page.waitForFunction(() => /h_kv must be at least 1/.test(document.body.textContent));
+      await page.waitForFunction(() => /h_kv must be a whole number from 1 to 64, not "0"; until then the page uses h_kv = 3(?!\d)/.test(document.body.textContent));
       t.assert.ok(!(await page.textContent("body")).includes("n_kv_heads"));
       await page.fill('[data-testid="n-kv-heads"]', '4');
       await err('n-kv-heads').waitFor({ state: 'detached' });
@@ -141,11 +141,16 @@ export const tests = [
       await page.selectOption('[data-testid="rope"]', 'half');
       await err('rope').waitFor();
       t.assert.match(await err('rope').textContent(), /d_k must be even, but d_k = 3/);
+      // a menu's message follows its label, as a number field's, and the menu names it
+      t.assert.equal(await page.locator('label:has([data-testid="rope"]) [data-testid="error"]').count(), 0, "the menu's message is inside its label");
+      t.assert.equal(await page.getAttribute('[data-testid="rope"]', 'aria-invalid'), 'true');
+      const described = await page.getAttribute('[data-testid="rope"]', 'aria-describedby');
+      t.assert.match(await page.textContent(`#${described}`), /d_k must be even/);
       await page.selectOption('[data-testid="rope"]', 'none');
       await err('rope').waitFor({ state: 'detached' });
       await page.fill('[data-testid="mask-window"]', '0');
       await err('mask-window').waitFor();
-      t.assert.match(await err('mask-window').textContent(), /window must be at least 1/);
+      t.assert.match(await err('mask-window').textContent(), /^window must be a whole number of at least 1, not "0"/);
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -33,13 +33,23 @@ pub struct CurveLayout {
     pub height: f64,
     /// The plot area: left, top, right, bottom edges.
     pub area: (f64, f64, f64, f64),
+    /// The labels' font size.
+    pub font: f64,
 }
 
+/// The smallest label font, CSS px: what a screen shows of a picture drawn at its size.
+pub const MIN_FONT: f64 = 12.0;
+
 impl CurveLayout {
-    /// A `width × height` picture with room for the axes' numbers.
+    /// A `width × height` picture with room for the axes' numbers: labels of
+    /// [`MIN_FONT`] px, larger in a wider picture (a fortieth of it, up to 16 px), the
+    /// margins four of them wide beside the plot (a loss tick such as `2.5e7`) and about
+    /// two and a half above and below.
     pub fn new(width: f64, height: f64) -> Self {
         let (width, height) = (width.max(160.0), height.max(120.0));
-        Self { width, height, area: (44.0, 24.0, width - 44.0, height - 30.0) }
+        let font = (width / 40.0).clamp(MIN_FONT, 16.0);
+        let (side, top, bottom) = (4.0 * font, 2.2 * font, 2.7 * font);
+        Self { width, height, area: (side, top, width - side, height - bottom), font }
     }
 }
 
@@ -92,7 +102,7 @@ pub fn draw_curve<DB: DrawingBackend>(
     let at_x = |step: f64| x0 + (x1 - x0) * step / x_max;
     let at_loss = |v: f64| y1 - (y1 - y0) * v / loss_hi;
     let at_acc = |v: f64| y1 - (y1 - y0) * v;
-    let font = 11.0 * dpr;
+    let font = layout.font * dpr;
     let label = |color: &RGBColor, h: HPos, v: VPos| {
         ("sans-serif", font).into_font().color(color).pos(Pos::new(h, v))
     };
@@ -124,8 +134,9 @@ pub fn draw_curve<DB: DrawingBackend>(
     }
     let axis = theme.text.stroke_width(dpr.max(1.0) as u32);
     area.draw(&PathElement::new(vec![px((x0, y0)), px((x0, y1)), px((x1, y1)), px((x1, y0))], axis))?;
-    area.draw(&Text::new("loss", px((x0, y0 - 8.0)), label(&LOSS_COLOR, HPos::Left, VPos::Center)))?;
-    area.draw(&Text::new("accuracy", px((x1, y0 - 8.0)), label(&ACCURACY_COLOR, HPos::Right, VPos::Center)))?;
+    let title_y = y0 - 0.75 * layout.font;
+    area.draw(&Text::new("loss", px((x0, title_y)), label(&LOSS_COLOR, HPos::Left, VPos::Center)))?;
+    area.draw(&Text::new("accuracy", px((x1, title_y)), label(&ACCURACY_COLOR, HPos::Right, VPos::Center)))?;
     if let Some(step) = curve.marker {
         let x = at_x(step as f64);
         area.draw(&PathElement::new(
@@ -206,6 +217,26 @@ mod tests {
             let text = loss_tick(v);
             assert!(text.len() <= 5 && svg.contains(&format!(">\n{text}\n</text>")), "{text}");
         }
+    }
+
+    /// The labels are never under 12 px and grow with a wide picture; the margins grow with
+    /// them, so a five-character loss tick still fits beside the plot (about 0.6 em a
+    /// character) and the plot keeps most of the picture.
+    #[test]
+    fn the_labels_grow_with_the_picture_and_fit_its_margins() {
+        for w in [100.0, 300.0, 480.0, 640.0, 900.0, 2000.0] {
+            let l = CurveLayout::new(w, 240.0);
+            assert!(l.font >= MIN_FONT && l.font <= 16.0, "{w}: {}", l.font);
+            assert!(l.area.0 >= 5.0 * 0.6 * l.font + 5.0, "{w}: {:?}", l.area);
+            assert!(l.area.1 >= 1.5 * l.font && l.height - l.area.3 >= l.font + 5.0, "{w}: {:?}", l.area);
+        }
+        assert_eq!(CurveLayout::new(400.0, 240.0).font, 12.0);
+        assert_eq!(CurveLayout::new(640.0, 240.0).font, 16.0);
+        assert!(CurveLayout::new(520.0, 240.0).font > 12.0);
+        // the labels are drawn at the layout's size (plotters' SVG writes it divided by 1.24;
+        // its canvas, as px)
+        let svg = svg(&[(0, 2.0, 0.1), (10, 1.0, 0.5)], 10);
+        assert!(svg.contains(&format!("font-size=\"{}\"", 12.0 / 1.24)), "{svg}");
     }
 
     #[test]

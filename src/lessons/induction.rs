@@ -229,6 +229,25 @@ fn heads_words(_: &Trace) -> String {
     )
 }
 
+/// Step 2's words in its embed, which draws the zoom on the second B's row (an 800 × 500
+/// frame has no room for both 20 × 20 maps with labels that read): what that row shows,
+/// every number one of the zoom's.
+fn heads_embed_words(_: &Trace) -> String {
+    let Some(h) = run() else { return no_run() };
+    let Some(i) = query(h) else { return no_run() };
+    let label = axis_labels(&h.tokens).get(i).cloned().unwrap_or_default();
+    format!(
+        "The two trained heads, read on one row: the second B's (query {label}), over the keys it may read. \
+         Layer 1's head puts {prev} of its weight on the A just before it: a previous-token head. Layer 2's \
+         head puts {ind} on the C that followed the first B, and {first} on that B itself: the induction head, \
+         which looks for the token after the current one's earlier occurrence. The full page draws both \
+         heads' whole maps.",
+        prev = num(weight(h, 0, i, i - 1)),
+        ind = num(weight(h, 1, i, 2)),
+        first = num(weight(h, 1, i, 1)),
+    )
+}
+
 /// Layer `layer`'s head scores at the end of the run.
 fn last_scores(h: &History, layer: usize) -> Option<HeadScores> {
     h.checkpoints.last().and_then(|c| c.heads.get(layer)).copied()
@@ -414,8 +433,13 @@ pub fn lesson() -> Lesson {
                 reveal: None,
                 reveal_extra: Some(Extra::Induction(Figure::Heads)),
             }),
-            step("Two heads, one circuit", heads_words, Figure::Heads).aside(scores_aside),
-            step("Switch a head off", ablation_words, Figure::Heads).aside(ablation_aside),
+            step("Two heads, one circuit", heads_words, Figure::Heads)
+                .aside(scores_aside)
+                .embed_words(heads_embed_words),
+            // the embed's zoom is the heads' weights; the losses the words quote, beside it
+            step("Switch a head off", ablation_words, Figure::Heads)
+                .aside(ablation_aside)
+                .embed_aside(ablation_aside),
             step("The drop", curve_words, Figure::Curve).aside(curve_aside),
         ],
     }
@@ -495,6 +519,34 @@ mod tests {
         let loss = |s: usize| h.checkpoints.iter().find(|c| c.step == s).unwrap().probe_loss;
         assert!(loss(150) > 2.5 && loss(300) < 0.5 && loss(0) > loss(150));
         assert_eq!(h.accuracy, 1.0);
+    }
+
+    /// Step 2's embed draws the zoom on the second B's row, so its words talk about that
+    /// row only: no whole-map claim (the diagonal, the positions past the stripe), and
+    /// every number in them is one of the zoom's weights, as the page writes them.
+    #[test]
+    fn the_heads_embed_words_describe_the_zoom() {
+        let h = run().unwrap();
+        let lesson = lesson();
+        let t = lesson.trace(1);
+        let embedded = lesson.steps[1].embed_text(&t);
+        assert!(
+            embedded.starts_with("The two trained heads, read on one row: the second B's (query 7 B)"),
+            "{embedded}"
+        );
+        for whole in ["diagonal", "Past position", "probe sequences"] {
+            assert!(!embedded.contains(whole), "{whole}: {embedded}");
+        }
+        let zoom: Vec<String> = (0..2).flat_map(|l| (0..=7).map(move |k| num(weight(h, l, 7, k)))).collect();
+        let numbers: Vec<&str> = embedded
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|w| w.contains('.') && w.len() > 1)
+            .collect();
+        assert_eq!(numbers.len(), 3, "{embedded}");
+        assert!(numbers.iter().all(|n| zoom.iter().any(|z| z == n)), "{numbers:?} not in {zoom:?}");
+        // the page's words are the whole maps' still; the other steps' embeds say the page's
+        assert!(lesson.steps[1].words(&t).contains("just below the diagonal"));
+        assert_eq!(lesson.steps[2].embed_text(&t), lesson.steps[2].words(&t));
     }
 
     /// The step count the words quote is the recorded run's, which is CONFIG's; the

@@ -122,7 +122,7 @@ fn kept_first_words(t: &Trace) -> String {
     let bos = token(t, 0, 0);
     if k == 0 {
         return format!(
-            "The mask's kept first keys is 0 here (the field beside the window), so nothing is kept: at \
+            "No first keys are kept here (their field, beside the window, is empty or 0): at \
              t = {ON} the cache holds the window's {} alone, and \"{on}\"'s weights over it are {}, with no \
              place for the weight it has no use for. Set kept first keys to 1 to keep \"{bos}\" beside \
              the window, as StreamingLLM does.",
@@ -393,11 +393,10 @@ mod tests {
             ),
             "{one}"
         );
+        // the field empty or 0 (the page stores both as none): no "is 0" for an empty field
         let none = words(None);
-        assert!(
-            none.starts_with("The mask's kept first keys is 0") && !none.contains("kept for good"),
-            "{none}"
-        );
+        assert!(none.starts_with("No first keys are kept here") && !none.contains("kept for good"), "{none}");
+        assert!(!none.contains("is 0") && none.contains("is empty or 0"), "{none}");
         assert!(none.contains("the window's \"cat\", \"sat\", \"on\" alone"), "{none}");
         let two = words(Some(2));
         assert!(

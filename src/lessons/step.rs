@@ -38,6 +38,10 @@ pub struct LessonStep {
     /// that the embed's small maps cannot print (the page's larger maps may);
     /// [`LessonStep::embed_aside`]. `None` for most steps.
     pub embed_aside: Option<MakeAside>,
+    /// The step's words in its embed where its embed draws another picture than the page
+    /// (the induction heads' zoom on one row in place of the whole maps), written for that
+    /// picture; `None` for most steps ([`LessonStep::embed_text`]).
+    pub embed_narrate: Option<fn(&Trace) -> String>,
     /// The relations the words state for the live trace ("equal", "larger"…), which the
     /// tests evaluate under edits; [`no_claims`] for most steps.
     pub claims: fn(&Trace) -> Vec<Claim>,
@@ -73,6 +77,7 @@ impl LessonStep {
             highlight: no_highlight,
             aside: no_aside,
             embed_aside: None,
+            embed_narrate: None,
             claims: no_claims,
             each_case: false,
             decoded_claims: |_, _| Vec::new(),
@@ -115,6 +120,15 @@ impl LessonStep {
             body[..last].trim_end().to_string()
         } else {
             words
+        }
+    }
+
+    /// The step's words in its embed, for `t`: the words written for the embed's own
+    /// picture where it has them, else its [`LessonStep::words`] [`LessonStep::for_embed`].
+    pub fn embed_text(&self, t: &Trace) -> String {
+        match self.embed_narrate {
+            Some(narrate) => narrate(t),
+            None => self.for_embed(self.words(t)),
         }
     }
 
@@ -162,6 +176,12 @@ impl LessonStep {
     /// Adds the small table `aside` beside the picture in the step's embed.
     pub fn embed_aside(self, aside: MakeAside) -> Self {
         Self { embed_aside: Some(aside), ..self }
+    }
+
+    /// Writes the step's embed words with `narrate`, for an embed that draws another
+    /// picture than the page.
+    pub fn embed_words(self, narrate: fn(&Trace) -> String) -> Self {
+        Self { embed_narrate: Some(narrate), ..self }
     }
 
     /// Points at the cells `highlight` gives for the live trace.

@@ -103,6 +103,41 @@ impl NumberSpec {
     pub const fn list(self) -> Self {
         Self { list: true, ..self }
     }
+
+    /// Whether the field takes the whole number `v`: from its smallest to its largest. A
+    /// number it does not take never reaches the settings, and so never the page's link,
+    /// which takes the same (`ui::state::url::from_query`; a test holds the two equal).
+    pub const fn takes(self, v: usize) -> bool {
+        v >= self.min
+            && match self.max {
+                Some(max) => v <= max,
+                None => true,
+            }
+    }
+
+    /// What a whole number typed into the field must be, in words.
+    fn count_rule(self) -> String {
+        match self.max {
+            Some(max) => format!("{} must be a whole number from {} to {max}", self.key, self.min),
+            None => format!("{} must be a whole number of at least {}", self.key, self.min),
+        }
+    }
+}
+
+/// Every value a field parses to is one the settings take.
+pub fn any<T>(_: T) -> bool {
+    true
+}
+
+/// A real number the settings and the link take where it must be above 0 (the RoPE base,
+/// the scale).
+pub fn positive(x: f64) -> bool {
+    x.is_finite() && x > 0.0
+}
+
+/// A real number where 0 is off and any other must be above 0 (the softcap).
+pub fn positive_or_off(x: f64) -> bool {
+    x.is_finite() && x >= 0.0
 }
 
 /// A number field of the controls as its [`NumberSpec`] says: the caption and input, then
@@ -197,7 +232,8 @@ impl SelectSpec {
     }
 }
 
-/// A menu of the controls as its [`SelectSpec`] says, then the engine's error about it.
+/// A menu of the controls as its [`SelectSpec`] says, then the engine's error about it
+/// after the menu, as a number field's ([`SelectField`]'s `error`).
 #[component]
 pub fn SettingSelect(
     /// How the controls write the settings.
@@ -208,11 +244,14 @@ pub fn SettingSelect(
     let SelectSpec { label, testid, choices, field, get, put } = spec;
     let value = edits.read(get);
     let on_change = Callback::new(move |v: String| edits.set(&|s| put(s, &v)));
-    view! {
-        <SelectField label testid value choices=choices.to_vec() on_change>
-            {field.map(|field| view! { <FieldError error=edits.error field /> })}
-        </SelectField>
-    }
+    let engine = edits.error;
+    let invalid = Signal::derive(move || {
+        field.is_some_and(|f| engine.with(|e| e.as_ref().is_some_and(|e| e.field() == f)))
+    });
+    let error: Children = Box::new(move || {
+        view! { {field.map(|field| view! { <FieldError error=engine field /> })} }.into_any()
+    });
+    view! { <SelectField label testid value choices=choices.to_vec() on_change error invalid /> }
 }
 
 /// How a control writes the settings: any edit clears an old import error; a number
@@ -264,41 +303,48 @@ impl Edits {
     }
 
     /// A count field's text and what typing does: the count `get` reads, and a whole
-    /// number of at least 1 typed into it, `put` into the settings ([`Edits::set_count`]).
+    /// number the field takes ([`NumberSpec::takes`]) typed into it, `put` into the
+    /// settings ([`Edits::set_count`]).
     pub fn count(
         self,
-        field: &'static str,
+        spec: NumberSpec,
         get: fn(&Settings) -> usize,
         put: fn(&mut Settings, usize),
     ) -> (Signal<String>, Callback<String>) {
         let on_input = Callback::new(move |raw: String| {
-            self.set_count(field, &raw, &put);
-            // the page keeps the last count that parsed (typing "2.5" applied "2"): say which
-            let in_use = self.settings.with_untracked(get);
-            self.bad_number.update(|b| {
-                if let Some((f, message)) = b.as_mut() {
-                    if *f == field {
-                        message.push_str(&format!("; until then the page uses {field} = {in_use}"));
-                    }
-                }
-            });
+            self.set_count(spec, &raw, &put);
+            self.say_in_use(spec.key, &|s| get(s).to_string());
         });
         (self.read(move |s| get(s).to_string()), on_input)
     }
 
-    /// Applies a whole number of at least 1 typed into `field`, or says why it cannot.
-    pub fn set_count(self, field: &'static str, raw: &str, apply: &dyn Fn(&mut Settings, usize)) {
-        let message = format!("{field} must be a whole number of at least 1");
-        self.set_parsed(field, raw, &message, apply);
+    /// After a typing error in `field`, says which value the page (and its link) keeps
+    /// using: the last that parsed ("2.5" typed key by key applied "2").
+    pub fn say_in_use(self, field: &'static str, in_use: &dyn Fn(&Settings) -> String) {
+        if !self.bad_number.with_untracked(|b| b.as_ref().is_some_and(|(f, _)| *f == field)) {
+            return;
+        }
+        let in_use = self.settings.with_untracked(in_use);
+        self.bad_number.update(|b| {
+            if let Some((_, message)) = b.as_mut() {
+                message.push_str(&format!("; until then the page uses {field} = {in_use}"));
+            }
+        });
     }
 
-    /// An optional count: empty means none (the default), anything else must be a number.
-    pub fn set_optional(self, field: &'static str, raw: &str, apply: &dyn Fn(&mut Settings, Option<usize>)) {
+    /// Applies a whole number the field takes, typed into it, or says why it cannot.
+    pub fn set_count(self, spec: NumberSpec, raw: &str, apply: &dyn Fn(&mut Settings, usize)) {
+        self.set_parsed(spec.key, raw, &spec.count_rule(), &|v| spec.takes(v), apply);
+    }
+
+    /// An optional count: empty means none (the default), anything else must be a number
+    /// the field takes.
+    pub fn set_optional(self, spec: NumberSpec, raw: &str, apply: &dyn Fn(&mut Settings, Option<usize>)) {
         if raw.trim().is_empty() {
             self.bad_number.set(None);
             self.set(&|s| apply(s, None));
         } else {
-            self.set_count(field, raw, &|s, v| apply(s, Some(v)));
+            self.set_count(spec, raw, &|s, v| apply(s, Some(v)));
         }
     }
 
@@ -309,13 +355,16 @@ impl Edits {
         field: &'static str,
         raw: &str,
         message: &str,
+        valid: fn(T) -> bool,
         apply: &dyn Fn(&mut Settings, Option<T>),
     ) {
         if raw.trim().is_empty() {
             self.bad_number.set(None);
             self.set(&|s| apply(s, None));
         } else {
-            self.set_parsed(field, raw, message, &|s, v: T| apply(s, (v != T::default()).then_some(v)));
+            self.set_parsed(field, raw, message, &valid, &|s, v: T| {
+                apply(s, (v != T::default()).then_some(v))
+            });
         }
     }
 
@@ -346,29 +395,39 @@ impl Edits {
         message: &str,
         apply: &dyn Fn(&mut Settings, u64),
     ) {
-        self.set_parsed(field, raw, message, apply);
+        self.set_parsed(field, raw, message, &any, apply);
     }
 
-    /// Applies a real number typed into `field` with `apply`, or says (`message`) why not.
-    pub fn set_real(self, field: &'static str, raw: &str, message: &str, apply: &dyn Fn(&mut Settings, f64)) {
-        self.set_parsed(field, raw, message, apply);
+    /// Applies a real number typed into `field` with `apply` where it is `valid`, or says
+    /// (`message`) why not.
+    pub fn set_real(
+        self,
+        field: &'static str,
+        raw: &str,
+        message: &str,
+        valid: fn(f64) -> bool,
+        apply: &dyn Fn(&mut Settings, f64),
+    ) {
+        self.set_parsed(field, raw, message, &valid, apply);
     }
 
-    /// Applies what `raw` parses to, or puts `message` and the text (its first 20
-    /// characters) under `field`.
+    /// Applies what `raw` parses to where it is `valid`, or puts `message` and the text
+    /// (its first 20 characters) under `field`: a value the settings do not take is not
+    /// applied, so the page and its link keep the last one that was.
     fn set_parsed<T: std::str::FromStr + Copy>(
         self,
         field: &'static str,
         raw: &str,
         message: &str,
+        valid: &dyn Fn(T) -> bool,
         apply: &dyn Fn(&mut Settings, T),
     ) {
         match raw.trim().parse::<T>() {
-            Ok(v) => {
+            Ok(v) if valid(v) => {
                 self.bad_number.set(None);
                 self.set(&|s| apply(s, v));
             }
-            Err(_) => self.say_bad(field, raw, message),
+            _ => self.say_bad(field, raw, message),
         }
     }
 
@@ -430,5 +489,55 @@ pub fn FieldError(
                 </p>
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::state::url::from_query;
+
+    /// Whether the page's link takes `value` for `key` (no notice when read back).
+    fn link_takes(key: &str, value: &str) -> bool {
+        from_query(&[(key.to_owned(), value.to_owned())]).3.is_empty()
+    }
+
+    /// A count field takes exactly the counts its link key takes: a count the link would
+    /// refuse (and replace by the default, which may clash with the other sizes, as
+    /// d_model 16 with h 3) never reaches the settings, so the link keeps the last count
+    /// the page uses.
+    #[test]
+    fn a_count_field_takes_what_the_link_takes() {
+        let fields = [
+            (sizes::D_MODEL, "d"),
+            (sizes::HEADS, "h"),
+            (sizes::LAYERS, "layers"),
+            (sizes::LAYER, "layer"),
+            (modern::H_KV, "hkv"),
+            (mask::WINDOW, "win"),
+            (mask::KEEP_FIRST, "keep"),
+        ];
+        for (spec, key) in fields {
+            for v in 0..=600 {
+                assert_eq!(spec.takes(v), link_takes(key, &v.to_string()), "{} = {v}", spec.key);
+            }
+            assert!(spec.count_rule().starts_with(&format!("{} must be a whole number ", spec.key)));
+        }
+        assert_eq!(sizes::D_MODEL.count_rule(), "d_model must be a whole number from 1 to 512");
+        assert_eq!(mask::WINDOW.count_rule(), "window must be a whole number of at least 1");
+    }
+
+    /// The real numbers: the RoPE base and the scale above 0, the softcap above 0 or 0
+    /// (off, which the link leaves out): what the link takes.
+    #[test]
+    fn a_real_field_takes_what_the_link_takes() {
+        for x in [-1.0, 0.0, 1e-9, 0.5, 10_000.0, 1e30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            for key in ["rope_base", "scale"] {
+                assert_eq!(positive(x), link_takes(key, &x.to_string()), "{key} = {x}");
+            }
+            let softcap = positive_or_off(x) && x != 0.0;
+            assert_eq!(softcap, link_takes("softcap", &x.to_string()), "softcap = {x}");
+        }
+        assert!(positive_or_off(0.0) && any(f64::NAN));
     }
 }

@@ -71,9 +71,8 @@ pub fn EmbedView(
         lessons.with_value(|all| {
             let lesson = all.get(l)?;
             let step = lesson.steps.get(s)?;
-            let (text, question) = shown.with(|t| {
-                t.as_ref().map(|t| (step.for_embed(step.words(t)), step.quiz.map(|q| (q.question)(t))))
-            })?;
+            let (text, question) = shown
+                .with(|t| t.as_ref().map(|t| (step.embed_text(t), step.quiz.map(|q| (q.question)(t)))))?;
             Some((meta_line(lesson, s), step.title, text, question))
         })
     });

@@ -54,9 +54,9 @@ pub fn lesson_words_json() -> String {
                         out["question"] = json!(q);
                     }
                     // an embed's words, where they differ (a question step's without how
-                    // to answer on the page)
+                    // to answer on the page, a step's written for the embed's picture)
                     if let Some(embedded) =
-                        text.clone().map(|t| step.for_embed(t)).filter(|e| Some(e) != text.as_ref())
+                        trace.as_ref().map(|t| step.embed_text(t)).filter(|e| Some(e) != text.as_ref())
                     {
                         out["embed_text"] = json!(embedded);
                     }

@@ -33,11 +33,13 @@ pub fn percent(fraction: f64) -> String {
     format!("{}%", fixed(fraction * 100.0, 1))
 }
 
-/// Draws `curve` on `el`, sized to `layout`: the Learn view's curve and the induction
-/// lesson's recorded one.
+/// Draws `curve` on `el`, sized to `layout`, its labels' size in `data-font-px`: the
+/// Learn view's curve and the induction lesson's recorded one.
 pub fn draw_loss_curve(el: &web_sys::HtmlCanvasElement, layout: &CurveLayout, curve: &Curve) {
     let dpr = screen::dpr();
     canvas::size(el, layout.width, layout.height, dpr);
+    // the labels' size as drawn, CSS px, for the tests (on screen: times the canvas's scale)
+    let _ = el.set_attribute("data-font-px", &layout.font.to_string());
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
     if let Err(e) = draw_curve(&backend.into_drawing_area(), curve, layout, &screen::theme(), dpr) {
         leptos::logging::warn!("drawing the loss curve failed: {e:?}");

@@ -1,16 +1,16 @@
 //! The labelled form fields the controls are made of: a `<label class="al-field">` with
-//! its caption, one `<select>` or number `<input>` (a text input for a list of numbers),
-//! and whatever follows it (hints, error messages) as children; and a
-//! `<label class="al-check">` round one checkbox.
+//! its caption, one `<select>` or number `<input>` (a text input for a list of numbers)
+//! and a number field's hints, in a box with the field's error messages after the label;
+//! and a `<label class="al-check">` round one checkbox.
 
 use leptos::prelude::*;
 
 /// One `<option>`: its value, its text, and whether it cannot be chosen.
 pub type Choice = (&'static str, &'static str, bool);
 
-/// A caption over a `<select>` of fixed choices, then `children` (hints, errors). A
-/// choice's text is a `&'static str` ([`Choice`]) or any other view (a `String` made at
-/// run time).
+/// A caption over a `<select>` of fixed choices, then `error`: the messages that say the
+/// choice is wrong, after the label as a number field's ([`field_group`]). A choice's
+/// text is a `&'static str` ([`Choice`]) or any other view (a `String` made at run time).
 #[component]
 pub fn SelectField<T: IntoView + 'static>(
     /// The caption.
@@ -24,9 +24,13 @@ pub fn SelectField<T: IntoView + 'static>(
     choices: Vec<(&'static str, T, bool)>,
     /// Called with the newly chosen value.
     on_change: Callback<String>,
-    /// What follows the select inside the label.
+    /// The messages that say the choice is wrong, after the label; the select names them
+    /// (`aria-describedby`) while `invalid`.
     #[prop(optional)]
-    children: Option<Children>,
+    error: Option<Children>,
+    /// True while the choice is wrong (`aria-invalid`).
+    #[prop(optional, into)]
+    invalid: Signal<bool>,
 ) -> impl IntoView {
     let options = choices
         .into_iter()
@@ -38,19 +42,49 @@ pub fn SelectField<T: IntoView + 'static>(
             }
         })
         .collect_view();
-    view! {
+    let error_id = format!("{testid}-error");
+    let described = described_by(None, invalid, error_id.clone());
+    let field = view! {
         <label class="al-field">
             <span>{label}</span>
             <select
                 data-testid=testid
+                aria-describedby=described
+                aria-invalid=move || invalid.get().then_some("true")
                 prop:value=move || value.get()
                 on:change=move |ev| on_change.run(event_target_value(&ev))
             >
                 {options}
             </select>
-            {children.map(|c| c())}
         </label>
+    };
+    field_group(field, error_id, error)
+}
+
+/// The ids that describe a field: its hint's, if any, and its error's while `invalid`.
+fn described_by(
+    hint: Option<&'static str>,
+    invalid: Signal<bool>,
+    error_id: String,
+) -> impl Fn() -> Option<String> + Send + Sync + 'static {
+    move || {
+        let ids: Vec<&str> = hint.into_iter().chain(invalid.get().then_some(error_id.as_str())).collect();
+        (!ids.is_empty()).then(|| ids.join(" "))
     }
+}
+
+/// One field's box: its `<label>`, then its error messages (`error_id`), after the label
+/// where they span the field's row (style/main.css: they neither widen the field nor move
+/// its neighbours; on a phone, directly under the field).
+fn field_group(field: impl IntoView, error_id: String, error: Option<Children>) -> impl IntoView {
+    let error = error.map(|e| {
+        view! {
+            <div class="al-field-error" id=error_id>
+                {e()}
+            </div>
+        }
+    });
+    view! { <div class="al-field-group">{field} {error}</div> }
 }
 
 /// A caption over a number `<input>`, then `children` (hints, errors). With `list`, a
@@ -96,9 +130,8 @@ pub fn NumberField(
     /// What follows the input inside the label.
     #[prop(optional)]
     children: Option<Children>,
-    /// The messages that say the field's text is wrong, after the label, where they
-    /// span the field's row (style/main.css: they neither widen the field nor move
-    /// its neighbours); the input names them (`aria-describedby`) while `invalid`.
+    /// The messages that say the field's text is wrong, after the label
+    /// ([`field_group`]); the input names them (`aria-describedby`) while `invalid`.
     #[prop(optional)]
     error: Option<Children>,
     /// True while the field's text is wrong (`aria-invalid`).
@@ -109,52 +142,36 @@ pub fn NumberField(
     // back while the learner types "2." would drop the dot and put the caret first
     let value = Memo::new(move |_| value.get());
     let error_id = format!("{testid}-error");
-    let described = {
-        let error_id = error_id.clone();
-        move || {
-            let ids: Vec<&str> =
-                describedby.into_iter().chain(invalid.get().then_some(error_id.as_str())).collect();
-            (!ids.is_empty()).then(|| ids.join(" "))
-        }
+    let described = described_by(describedby, invalid, error_id.clone());
+    let field = view! {
+        <label class="al-field">
+            <span>{label}</span>
+            <input
+                data-testid=testid
+                type=if list { "text" } else { "number" }
+                min=(!list).then_some(min)
+                max=max
+                step=step
+                placeholder=placeholder
+                aria-describedby=described
+                aria-invalid=move || invalid.get().then_some("true")
+                prop:value=move || value.get()
+                prop:disabled=move || disabled.is_some_and(|d| d.get())
+                on:input=move |ev| {
+                    if !commit {
+                        on_input.run(field_text(&ev))
+                    }
+                }
+                on:change=move |ev| {
+                    if commit {
+                        on_input.run(field_text(&ev))
+                    }
+                }
+            />
+            {children.map(|c| c())}
+        </label>
     };
-    let error = error.map(|e| {
-        view! {
-            <div class="al-field-error" id=error_id>
-                {e()}
-            </div>
-        }
-    });
-    view! {
-        <div class="al-field-group">
-            <label class="al-field">
-                <span>{label}</span>
-                <input
-                    data-testid=testid
-                    type=if list { "text" } else { "number" }
-                    min=(!list).then_some(min)
-                    max=max
-                    step=step
-                    placeholder=placeholder
-                    aria-describedby=described
-                    aria-invalid=move || invalid.get().then_some("true")
-                    prop:value=move || value.get()
-                    prop:disabled=move || disabled.is_some_and(|d| d.get())
-                    on:input=move |ev| {
-                        if !commit {
-                            on_input.run(field_text(&ev))
-                        }
-                    }
-                    on:change=move |ev| {
-                        if commit {
-                            on_input.run(field_text(&ev))
-                        }
-                    }
-                />
-                {children.map(|c| c())}
-            </label>
-            {error}
-        </div>
-    }
+    field_group(field, error_id, error)
 }
 
 /// What [`NumberField`] reports for text that is not a number: a number input's value is

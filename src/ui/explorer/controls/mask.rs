@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::engine::error::Field;
 use crate::engine::{Fill, Padding};
-use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
+use crate::ui::explorer::controls::{any, Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
 use crate::ui::widgets::fields::CheckField;
 
 const PADDING: SelectSpec = SelectSpec::new(
@@ -26,10 +26,11 @@ const FILL: SelectSpec = SelectSpec::new(
     |s| s.mask.fill.name(),
     |s, v| s.mask.fill = Fill::from_name(v).unwrap_or_default(),
 );
-const WINDOW: NumberSpec = NumberSpec::new("sliding window (keys; empty = none)", "mask-window", "window", 1)
-    .placeholder("none")
-    .error(Field::Window);
-const KEEP_FIRST: NumberSpec = NumberSpec::new(
+pub(super) const WINDOW: NumberSpec =
+    NumberSpec::new("sliding window (keys; empty = none)", "mask-window", "window", 1)
+        .placeholder("none")
+        .error(Field::Window);
+pub(super) const KEEP_FIRST: NumberSpec = NumberSpec::new(
     "kept first keys (beside the window; empty or 0 = none)",
     "mask-keep-first",
     "keep_first",
@@ -82,7 +83,8 @@ pub fn MaskFields(
                 spec=WINDOW
                 value=edits.read(|s| s.mask.window.map(|w| w.to_string()).unwrap_or_default())
                 on_input=Callback::new(move |raw: String| {
-                    edits.set_optional(WINDOW.key, &raw, &|s, v| s.mask.window = v)
+                    edits.set_optional(WINDOW, &raw, &|s, v| s.mask.window = v);
+                    edits.say_in_use(WINDOW.key, &|s| s.mask.window.map_or("none".into(), |w| w.to_string()));
                 })
             />
             {move || {
@@ -106,6 +108,7 @@ pub fn MaskFields(
                             KEEP_FIRST.key,
                             &raw,
                             "a whole number of at least 0",
+                            any,
                             &|s, v| s.mask.keep_first = v,
                         )
                 })

@@ -5,12 +5,12 @@ use leptos::prelude::*;
 
 use crate::engine::error::Field;
 use crate::engine::{Rope, RopeStyle};
-use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
+use crate::ui::explorer::controls::{positive, Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
 use crate::ui::state::settings::Settings;
 use crate::ui::state::size_words::cache_words;
 use crate::ui::widgets::fields::CheckField;
 
-const H_KV: NumberSpec =
+pub(super) const H_KV: NumberSpec =
     NumberSpec::new("h_kv (key/value heads)", "n-kv-heads", "h_kv", 1).max(64).error(Field::NKvHeads);
 const ROPE: SelectSpec = SelectSpec::new(
     "RoPE (rotary positions)",
@@ -35,9 +35,11 @@ pub fn ModernFields(
     let settings = edits.settings;
     let cache_text = move || settings.with(cache_words);
     let on_rope_base = move |raw: String| {
-        edits.set_real(ROPE_BASE.key, &raw, "the RoPE base must be a number", &|s, base| {
+        let message = "the RoPE base must be a number greater than 0";
+        edits.set_real(ROPE_BASE.key, &raw, message, positive, &|s, base| {
             s.rope = s.rope.map(|r| Rope { base, ..r })
-        })
+        });
+        edits.say_in_use(ROPE_BASE.key, &|s| s.rope.map_or(Rope::DEFAULT_BASE, |r| r.base).to_string());
     };
     view! {
         <fieldset class="al-row al-modern">
@@ -48,7 +50,8 @@ pub fn ModernFields(
                 describedby="al-cache-per-token"
                 value=edits.read(|s| s.n_kv_heads.unwrap_or(s.n_heads).to_string())
                 on_input=Callback::new(move |raw: String| {
-                    edits.set_optional(H_KV.key, &raw, &|s, v| s.n_kv_heads = v.filter(|&v| v != s.n_heads))
+                    edits.set_optional(H_KV, &raw, &|s, v| s.n_kv_heads = v.filter(|&v| v != s.n_heads));
+                    edits.say_in_use(H_KV.key, &|s| s.n_kv_heads.unwrap_or(s.n_heads).to_string());
                 })
             >
                 <span class="al-hint" id="al-cache-per-token" data-testid="kv-cache-per-token">

@@ -7,7 +7,9 @@ use leptos::prelude::*;
 
 use crate::engine::error::Field;
 use crate::engine::QkNorm;
-use crate::ui::explorer::controls::{Edits, FieldError, NumberSpec, SettingNumber};
+use crate::ui::explorer::controls::{
+    any, positive, positive_or_off, Edits, FieldError, NumberSpec, SettingNumber,
+};
 use crate::ui::state::settings::{set_mla_rank, Settings};
 use crate::ui::state::size_words::mla_words;
 use crate::ui::widgets::fields::CheckField;
@@ -29,7 +31,7 @@ const ZERO_OFF: [(NumberSpec, Wire, LiveHint); 4] = [
             .error(Field::DHead),
         |edits, key| {
             let message = "d_head must be a whole number (empty or 0: d_model / h)";
-            zero_off(edits, key, message, |s| s.d_head, |s, v| s.d_head = v)
+            zero_off(edits, (key, message, "d_model / h"), any, |s| s.d_head, |s, v| s.d_head = v)
         },
         None,
     ),
@@ -40,8 +42,9 @@ const ZERO_OFF: [(NumberSpec, Wire, LiveHint); 4] = [
             .hint("What the scores q·k are multiplied by; empty: 1/√d_k. Gemma 2 27B: 1/√144, though d_k = 128.")
             .error(Field::Scale),
         |edits, key| {
-            // 0 is a scale the engine refuses by name, not "off": every weight would be equal
-            let message = "the scale must be a number (empty: 1/√d_k)";
+            // 0 is not "off" for the scale (every weight would be equal): not taken, as the
+            // engine and the link refuse it
+            let message = "the scale must be a number greater than 0 (empty: 1/√d_k)";
             let typed = RwSignal::new(String::new());
             let value = Memo::new(move |_| {
                 edits.settings.with(|s| s.scale).map_or_else(|| typed.get(), |v| v.to_string())
@@ -49,9 +52,10 @@ const ZERO_OFF: [(NumberSpec, Wire, LiveHint); 4] = [
             let on_input = Callback::new(move |raw: String| {
                 typed.set(raw.trim().to_owned());
                 if raw.trim().is_empty() {
-                    edits.set_zero_off::<f64>(key, "", message, &|s, _| s.scale = None);
+                    edits.set_zero_off::<f64>(key, "", message, any, &|s, _| s.scale = None);
                 } else {
-                    edits.set_real(key, &raw, message, &|s, v| s.scale = Some(v));
+                    edits.set_real(key, &raw, message, positive, &|s, v| s.scale = Some(v));
+                    edits.say_in_use(key, &|s| s.scale.map_or("1/√d_k".into(), |v| v.to_string()));
                 }
             });
             (value.into(), on_input)
@@ -65,8 +69,8 @@ const ZERO_OFF: [(NumberSpec, Wire, LiveHint); 4] = [
             .hint("c·tanh(score / c): no score goes past ±c; empty or 0: off. Gemma 2 caps at c = 50.")
             .error(Field::Softcap),
         |edits, key| {
-            let message = "the softcap must be a number (empty or 0: off)";
-            zero_off(edits, key, message, |s| s.softcap, |s, v| s.softcap = v)
+            let message = "the softcap must be a number greater than 0 (empty or 0: off)";
+            zero_off(edits, (key, message, "off"), positive_or_off, |s| s.softcap, |s, v| s.softcap = v)
         },
         None,
     ),
@@ -81,7 +85,7 @@ const ZERO_OFF: [(NumberSpec, Wire, LiveHint); 4] = [
             .error(Field::Mla),
         |edits, key| {
             let message = "the MLA rank must be a whole number (empty or 0: off)";
-            zero_off(edits, key, message, |s| s.mla.as_ref().map(|m| m.kv_lora_rank), set_mla_rank)
+            zero_off(edits, (key, message, "off"), any, |s| s.mla.as_ref().map(|m| m.kv_lora_rank), set_mla_rank)
         },
         Some(mla_words),
     ),
@@ -164,17 +168,20 @@ pub fn ScoreFields(
 
 /// A number field where empty or 0 is off: its text from the settings, and what typing
 /// does. While off it shows what was typed to turn it off ("" or "0"), so that typing 0
-/// is not erased under the cursor.
+/// is not erased under the cursor. `words` are the field's error key, what its typing
+/// error says, and what the page uses while it is off; a number that is not `valid` is
+/// not applied.
 fn zero_off<T>(
     edits: Edits,
-    field: &'static str,
-    message: &'static str,
+    words: (&'static str, &'static str, &'static str),
+    valid: fn(T) -> bool,
     get: fn(&Settings) -> Option<T>,
     set: fn(&mut Settings, Option<T>),
 ) -> (Signal<String>, Callback<String>)
 where
     T: std::str::FromStr + Copy + Default + PartialEq + ToString + Send + Sync + 'static,
 {
+    let (field, message, off) = words;
     let typed_off = RwSignal::new(String::new());
     let value =
         Memo::new(move |_| edits.settings.with(get).map_or_else(|| typed_off.get(), |v| v.to_string()));
@@ -183,7 +190,8 @@ where
         if text.is_empty() || text.parse::<T>().is_ok_and(|v| v == T::default()) {
             typed_off.set(text.to_owned());
         }
-        edits.set_zero_off(field, &raw, message, &|s, v| set(s, v));
+        edits.set_zero_off(field, &raw, message, valid, &|s, v| set(s, v));
+        edits.say_in_use(field, &|s| get(s).map_or_else(|| off.to_owned(), |v| v.to_string()));
     });
     (value.into(), on_input)
 }

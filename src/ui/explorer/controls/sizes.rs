@@ -9,15 +9,16 @@ use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber
 use crate::ui::state::settings::UI_MAX_D_MODEL;
 use crate::ui::state::size_words::d_k_words;
 
-const D_MODEL: NumberSpec =
+pub(super) const D_MODEL: NumberSpec =
     NumberSpec::new("d_model", "d-model", "d_model", 1).max(UI_MAX_D_MODEL).error(Field::DModel);
-const HEADS: NumberSpec = NumberSpec::new("h (heads)", "n-heads", "h", 1).max(64).error(Field::NHeads);
+pub(super) const HEADS: NumberSpec =
+    NumberSpec::new("h (heads)", "n-heads", "h", 1).max(64).error(Field::NHeads);
 const SEED: NumberSpec = NumberSpec::new("seed", "seed", "seed", 0);
-const LAYERS: NumberSpec = NumberSpec::new("layers", "n-layers", "layers", 1)
+pub(super) const LAYERS: NumberSpec = NumberSpec::new("layers", "n-layers", "layers", 1)
     .max(Scenario::MAX_LAYERS)
     .hint("each adds its output to the residual stream; layer k's seeded weights are seed + k − 1's")
     .error(Field::NLayers);
-const LAYER: NumberSpec =
+pub(super) const LAYER: NumberSpec =
     NumberSpec::new("layer shown", "layer", "layer shown", 1).max(Scenario::MAX_LAYERS).error(Field::Layer);
 const PROJECTIONS: SelectSpec = SelectSpec::new(
     "Projections W_Q, W_K, W_V, W_O",
@@ -53,11 +54,11 @@ pub fn SizeFields(
     edits: Edits,
 ) -> impl IntoView {
     let d_k_text = move || edits.settings.with(d_k_words);
-    let (d_model, on_d_model) = edits.count(D_MODEL.key, |s| s.d_model, |s, v| s.d_model = v);
-    let (heads, on_heads) = edits.count(HEADS.key, |s| s.n_heads, |s, v| s.n_heads = v);
+    let (d_model, on_d_model) = edits.count(D_MODEL, |s| s.d_model, |s, v| s.d_model = v);
+    let (heads, on_heads) = edits.count(HEADS, |s| s.n_heads, |s, v| s.n_heads = v);
     // one layer, or fewer layers than the one shown: show the last
     let (layers, on_layers) = edits.count(
-        LAYERS.key,
+        LAYERS,
         |s| s.n_layers.unwrap_or(1),
         |s, n| {
             s.n_layers = (n != 1).then_some(n);
@@ -67,7 +68,7 @@ pub fn SizeFields(
         },
     );
     let (layer, on_layer) =
-        edits.count(LAYER.key, |s| s.layer.unwrap_or(s.n_layers.unwrap_or(1)), |s, l| s.layer = Some(l));
+        edits.count(LAYER, |s| s.layer.unwrap_or(s.n_layers.unwrap_or(1)), |s, l| s.layer = Some(l));
     let on_seed = move |raw: String| {
         edits.set_whole(SEED.key, &raw, "the seed must be a whole number of at least 0", &|s, v| s.seed = v);
     };
