@@ -371,7 +371,6 @@ export const tests = [
       await page.check('[data-testid="qk-norm"]');
       await page.waitForSelector('[data-testid="trace-step"][data-step="q_norm"]');
       await normed('q_norm', 2, 1, 1, "the head's");
-      await shot(page, 'explain-q-norm-1440');
       await normed('k_norm', 3, 0, 0, "the head's");
       // over the whole projection (OLMo 2), with weights of its own, from an imported file
       await page.setInputFiles('[data-testid="import-scenario"]', {
