@@ -1003,9 +1003,12 @@ def exec_script(path):
 def check_mla_export(c, trace_bin, work, name, scenario_path, scenario, torch=False):
     """The Python export of an MLA scenario (`trace --python` and `--notebook`): the script
     recomputes every step in NumPy from its own weights and checks each against the page
-    (0 failed, one check per step and the mask), and decodes token by token with a cache of
-    latents c_KV and RoPE keys k_rot (checks: every decoded row, the cache, and the scores
-    with W_UK absorbed; in PyTorch, with --torch, the absorbed decoding's rows and cache).
+    (0 failed, one check per step and the mask), the context tile by tile with the online
+    softmax, and decodes token by token with a cache of latents c_KV and RoPE keys k_rot
+    (checks: every decoded row, the cache, and the scores with W_UK absorbed). With PyTorch
+    (required with --torch) its model of the whole run, DeepseekV3Attention's forward, gives
+    every step, F.scaled_dot_product_attention the context (without a softcap or sinks), and
+    the absorbed decoding its rows and cache.
     The script's decoding, position by position (its cache, masked scores and output row),
     equals `trace --decode`'s to 1e-9. The notebook's cells do the same, and each of MLA's
     own parts broken in the script must make it fail."""
@@ -1017,11 +1020,13 @@ def check_mla_export(c, trace_bin, work, name, scenario_path, scenario, torch=Fa
     run = run_script(script_path)
     counts = summary(run.stdout)
     decodes = "kv_sentences" in scenario or scenario["mask"].get("causal")
-    torch_ran = decodes and "PyTorch check skipped" not in run.stdout
-    want = steps + 1 + (4 if decodes else 0) + (2 if torch_ran else 0)
+    torch_ran = "PyTorch check skipped" not in run.stdout
+    sdpa = "softcap" not in scenario and "sinks" not in scenario  # F.scaled_dot_product_attention has neither
+    # NumPy: every step, the mask, the tiles, the decoding; PyTorch: every step, SDPA, the decoding
+    want = steps + 2 + (4 if decodes else 0) + ((steps + sdpa + (2 if decodes else 0)) if torch_ran else 0)
     ok = run.returncode == 0 and counts == (want, 0) and run.stderr.strip() == "" and torch_ran >= torch
     c.report(ok, f"{name}: exported script", (run.stdout.strip().splitlines() or [""])[-1]
-             + ("" if torch_ran else " (PyTorch decoding not run)"))
+             + ("" if torch_ran else " (PyTorch not run)"))
     if not ok:
         print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
     if decodes:
@@ -1069,6 +1074,19 @@ def check_mla_export(c, trace_bin, work, name, scenario_path, scenario, torch=Fa
         "decode: absorbed without q_nope . b_UK": script.replace(
             "+ (q_t[..., :d_nope] * b_uk[None, :, None]).sum(axis=-1, keepdims=True)", "")
         if decodes and any(mla["weights"].get("b_kv_b") or []) else None,
+        # the online softmax without its correction e^(m - m'), or its running sum off by 1e-6
+        "tiles without the correction": script.replace("o = c * o + p @", "o = o + p @"),
+        "tiles: 1e-6 added to the running sum": script.replace(
+            "l = c * l + p.sum(axis=-1, keepdims=True)", "l = c * l + p.sum(axis=-1, keepdims=True) + 1e-6"),
+        # PyTorch's model of the whole run: its input, its latent or SDPA's values off by 1e-6
+        "torch: 1e-6 added to the input": script.replace(
+            "output = mla_attn(x, x_kv, mask_t, torch_steps)", "output = mla_attn(x + 1e-6, x_kv + 1e-6, mask_t, torch_steps)")
+        if torch else None,
+        "torch: 1e-6 added to c_kv": script.replace(
+            "c_kv = self.kv_a_layernorm(c_kv)", "c_kv = self.kv_a_layernorm(c_kv) + 1e-6") if torch else None,
+        "torch: 1e-6 added to SDPA's values": script.replace(
+            "F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa,", "F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa + 1e-6,")
+        if torch and sdpa else None,
         # PyTorch's absorbed decoding: the new query's RoPE part turned at position 0
         "torch decode: q_pe turned at 0": script.replace("q_pe = torch_turn(q_pe, t)", "q_pe = torch_turn(q_pe, 0)")
         if torch and decodes and rope else None,

@@ -344,4 +344,47 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: "explain: QK-norm's q_norm and k_norm cells show w × x / rms, per head and over the whole projection (OLMo 2)",
+    run: async (t) => {
+      const page = await t.gotoApp(`${SMALL}&causal=1`);
+      const normed = async (step, r, c, head, whose) => {
+        await page.click(`[data-testid="trace-step"][data-step="${step}"] button`);
+        await openAt(page, step, r, c, head);
+        const title = `${step}[0,${head},${r},${c}]`;
+        await waitTitle(page, title);
+        const p = await panel(page);
+        const value = await page.getAttribute(cell(step, r, c, head), 'data-value');
+        t.assert.equal(p.result, value, `${title}: the result is the table's value`);
+        assertSum(t, p, num(value), title);
+        t.assert.equal(p.terms.length, 1, `${title}: one term, w · x / rms`);
+        // the term's numbers: the weight times the number, divided by the row's rms
+        const nums = await page.textContent('[data-testid="explain"] [data-testid="explain-term"] .al-ex-nums');
+        t.assert.match(nums, /^\(?-?[\d.]+\)? × \(?-?[\d.]+\)? \/ [\d.]+$/, `${title}: ${nums}`);
+        t.assert.ok(p.notes.some((n) => n.includes(`RMSNorm of ${whose}`)), `${title}: ${p.notes}`);
+        t.assert.ok(!p.notes.some((n) => /not explained|Recomputed/.test(n)), `${title}: ${p.notes}`);
+        t.assert.ok(p.operands >= 1, `${title}: the operand strip is shown`);
+        await page.keyboard.press('Escape');
+        await page.waitForSelector('[data-testid="explain"]', { state: 'detached' });
+      };
+      // per head (Qwen3, Gemma 3): the control's weights of ones
+      await page.check('[data-testid="qk-norm"]');
+      await page.waitForSelector('[data-testid="trace-step"][data-step="q_norm"]');
+      await normed('q_norm', 2, 1, 1, "the head's");
+      await normed('k_norm', 3, 0, 0, "the head's");
+      // over the whole projection (OLMo 2), with weights of its own, from an imported file
+      await page.setInputFiles('[data-testid="import-scenario"]', {
+        name: 'olmo2.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({
+          sentences: ['the cat sat on the mat'], d_model: 8, n_heads: 2, projections: 'seeded', seed: 3,
+          mask: { causal: true },
+          qk_norm: { q_weight: [1.5, 0.5, 2, 1, 0.25, 1, 1.25, 0.75], k_weight: [1, 2, 0.5, 1, 1, 1, 1.5, 0.5],
+            eps: 1e-6, whole_projection: true },
+        })),
+      });
+      await page.waitForFunction(() => /whole/.test(document.querySelector('[data-testid="trace-step"][data-step="q_norm"]')?.textContent ?? ''));
+      await normed('q_norm', 1, 2, 1, "the token's whole projection");
+      await normed('k_norm', 4, 3, 0, "the token's whole projection");
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

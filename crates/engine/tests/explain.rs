@@ -376,9 +376,65 @@ fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
 
+/// A QK-norm cell (`q_norm`, `k_norm`, per head or over the whole projection) is one term,
+/// `w · x / rms`, as MLA's RMSNorms are: x is the head's cell it reads, the rms is that of the
+/// row the norm takes (the head's d_k numbers, or over the whole projection every head's
+/// numbers of the token, plus ε), w is the scenario's weight for that number, and w · x / rms
+/// gives the cell.
+fn normed_cell_explains_itself(
+    trace: &Trace,
+    s: &Scenario,
+    name: StepName,
+    index: &[usize],
+) -> Result<(), TestCaseError> {
+    let e = ex(trace, name, index);
+    let value = trace.step(name).unwrap().data[ndarray::IxDyn(index)];
+    prop_assert_eq!(&e.kind, &Kind::Sum);
+    prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", name, index, e.terms_sum(), e.result);
+    prop_assert_eq!(e.terms.len(), 1);
+    let t = &e.terms[0];
+    prop_assert_eq!(t.kind, attention_engine::explain::TermKind::Normed);
+    let [w, x, rms] = t.operands[..] else { panic!("{name}{index:?}: {:?}", t.operands) };
+    let keys = name == StepName::KNorm;
+    let from = trace.step(if keys { StepName::KHeads } else { StepName::QHeads }).unwrap();
+    prop_assert!(same(x, from.data[ndarray::IxDyn(index)]), "{}{:?}: x {}", name, index, x);
+    let norm = s.qk_norm.as_ref().unwrap();
+    let (b, h, t, j) = (index[0], index[1], index[2], index[3]);
+    let (heads, d_k) = (from.shape[1], from.shape[3]);
+    let at = |hh: usize, c: usize| from.data[ndarray::IxDyn(&[b, hh, t, c])];
+    let row: Vec<f64> = if norm.whole_projection {
+        (0..heads).flat_map(|hh| (0..d_k).map(move |c| (hh, c))).map(|(hh, c)| at(hh, c)).collect()
+    } else {
+        (0..d_k).map(|c| at(h, c)).collect()
+    };
+    let mean = row.iter().map(|v| v * v).sum::<f64>() / row.len() as f64;
+    prop_assert!(
+        (rms - (mean + norm.eps).sqrt()).abs() <= 1e-12 * rms.max(1.0),
+        "{}{:?}: rms {}",
+        name,
+        index,
+        rms
+    );
+    let wi = if norm.whole_projection { h * d_k + j } else { j };
+    prop_assert_eq!(w, norm.weight(keys, norm.weight_len(heads, d_k))[wi], "{}{:?}: w_{}", name, index, wi);
+    prop_assert!(
+        (w * x / rms - value).abs() <= 1e-12 * value.abs().max(1.0),
+        "{}{:?}: {} {} {}",
+        name,
+        index,
+        w,
+        x,
+        rms
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
+    /// One cell of every step explains itself: its result is the trace's value, a sum's terms
+    /// add up to it, and a bad index is an error. Every cell of QK-norm's `q_norm` and
+    /// `k_norm` is one `w · x / rms` term ([`normed_cell_explains_itself`]).
     #[test]
     fn every_cell_explains_itself(s in arb_scenario(), picks in prop::collection::vec(any::<prop::sample::Index>(), 4)) {
         let trace = run(&s).unwrap();
@@ -398,6 +454,11 @@ proptest! {
                 | StepName::Scores | StepName::Context | StepName::Output) {
                 prop_assert_eq!(&e.kind, &Kind::Sum);
                 prop_assert!(sum_matches(&e), "{}{:?}: Σ terms {} vs {}", step.name, index, e.terms_sum(), e.result);
+            }
+            if matches!(step.name, StepName::QNorm | StepName::KNorm) {
+                for (i, _) in step.data.indexed_iter() {
+                    normed_cell_explains_itself(&trace, &s, step.name, ndarray::Dimension::slice(&i))?;
+                }
             }
             // one past the end on any axis is an error, as is a wrong rank
             for axis in 0..index.len() {

@@ -1,50 +1,8 @@
-try:
-    import torch
-    import torch.nn as nn
-except ImportError:
-    torch = None
-
 torch_mla = {}  # the PyTorch decoding's output rows and final cache
-if torch is None:
-    print("PyTorch check skipped: `import torch` failed (pip install torch to run it)")
-elif mla_decoded is not None:
-    torch.set_default_dtype(torch.float64)  # the page computes in float64
-
-    def linear(W, b):  # nn.Linear stores W transposed: (out, in)
-        layer = nn.Linear(*W.shape)
-        with torch.no_grad():
-            layer.weight.copy_(torch.tensor(W.T))
-            layer.bias.copy_(torch.tensor(b))
-        return layer
-
-    def rms_norm_layer(w):  # nn.RMSNorm's x * rsqrt(mean(x^2) + eps) * weight is DeepseekV3RMSNorm's
-        layer = nn.RMSNorm(len(w), eps=mla_eps)
-        with torch.no_grad():
-            layer.weight.copy_(torch.tensor(w))
-        return layer
-
-    def rotate_half(x):  # Hugging Face's, as in modeling_llama.py
-        x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
-        return torch.cat((-x2, x1), dim=-1)
-
-    def torch_turn(x, start):  # x: (B, heads, n, d_rope) -> turned at positions start, start + 1, ...
-        if rope_style is None:
-            return x
-        GATHER_TORCH
-        d = x.shape[-1]
-        inv_freq = torch.from_numpy(scale_inv_freq(1.0 / rope_base ** (np.arange(0, d, 2) / d)))  # theta_i
-        freqs = torch.outer(torch.arange(start, start + x.shape[2], dtype=torch.float64), inv_freq)  # (n, d/2)
-        if rope_style == "half":  # q * cos + rotate_half(q) * sin, times YaRN's attention factor (1 otherwise)
-            emb = torch.cat((freqs, freqs), dim=-1)
-            return (x * emb.cos() + rotate_half(x) * emb.sin()) * rope_attention_factor
-        # DeepSeek-V2's apply_rotary_emb: the pairs (2i, 2i+1) as complex numbers times e^{i pos theta}
-        freqs_cis = torch.polar(torch.full_like(freqs, rope_attention_factor), freqs)
-        x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
-        return torch.view_as_real(x_ * freqs_cis).flatten(-2)
-
-    # DeepSeek's module names, the page's weights copied in
-    kv_a_proj_with_mqa, kv_a_layernorm = linear(W_kv_a, b_kv_a), rms_norm_layer(kv_a_norm_weight)
-    kv_b_proj, o_proj = linear(W_kv_b, b_kv_b), linear(W_o, b_o)
+if torch is not None and mla_decoded is not None:
+    # the modules of the whole run's MultiHeadLatentAttention above: DeepSeek's names, the page's weights
+    kv_a_proj_with_mqa, kv_a_layernorm = mla_attn.kv_a_proj_with_mqa, mla_attn.kv_a_layernorm
+    kv_b_proj, o_proj = mla_attn.kv_b_proj, mla_attn.o_proj
     TORCH_Q_MODULES
     # Decoding as DeepSeek-V3's inference code runs it (attn_impl="absorb"): the cache holds the latents
     # and the RoPE keys only; W_UK is folded into the query and W_UV applied after the weighted sum,
@@ -52,7 +10,7 @@ elif mla_decoded is not None:
     wkv_b = kv_b_proj.weight.view(h, d_nope + d_v, r_kv)  # per head: the key rows, then the value rows
     bkv_b = kv_b_proj.bias.view(h, d_nope + d_v)
     with torch.no_grad():
-        x_all = torch.tensor(X_IN)
+        x_all = torch.tensor(numpy_steps["X_IN"])  # the NumPy steps (x is the PyTorch model's tensor by now)
         rows_out = []
         kv_cache = torch.zeros(B, 0, r_kv)  # (B, L, r_kv)
         pe_cache = torch.zeros(B, 1, 0, d_rope)  # (B, 1, L, d_rope)
@@ -64,7 +22,7 @@ elif mla_decoded is not None:
             return kv_a_layernorm(c), torch_turn(k_pe.unsqueeze(1), start)
 
         if cross:
-            kv_cache, pe_cache = cache_rows(torch.tensor(KV_IN), 0)
+            kv_cache, pe_cache = cache_rows(torch.tensor(numpy_steps["KV_IN"]), 0)
             cached_t = list(range(T_k))
         for t in range(T):
             x_t = x_all[:, t : t + 1]

@@ -1,10 +1,10 @@
 block = 2  # keys (and queries) per tile
-tiled_context = np.zeros((B, h, T, d_k))
+tiled_context = np.zeros((B, h, T, V_WIDTH))
 for q0 in range(0, T, block):
     q1 = min(q0 + block, T)
     m = np.full((B, h, q1 - q0, 1), -np.inf)  # the running maximum of each query row
     l = np.zeros((B, h, q1 - q0, 1))  # the running sum
-    o = np.zeros((B, h, q1 - q0, d_k))  # the running output
+    o = np.zeros((B, h, q1 - q0, V_WIDTH))  # the running output
     for k0 in range(0, T_k, block):
         k1 = min(k0 + block, T_k)
         s = scale_scores(Q_FINAL[:, :, q0:q1] @ K_FINAL[:, :, k0:k1].transpose(0, 1, 3, 2))  # one tile

@@ -33,86 +33,50 @@ else:
         x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
         return torch.view_as_real(x_ * freqs_cis).flatten(-2)
 
-    class MultiHeadAttention(nn.Module):
-        def __init__(self, d_model, n_heads, n_kv_heads, d_k):
-            super().__init__()
-            self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_k  # d_k: d_model // n_heads or its own
-            self.n_kv_heads = n_kv_heads
-            self.w_q = nn.Linear(d_model, n_heads * d_k)
-            self.w_k = nn.Linear(d_model, n_kv_heads * self.d_k)
-            self.w_v = nn.Linear(d_model, n_kv_heads * self.d_k)
-            self.w_o = nn.Linear(n_heads * d_k, d_model)
-
-        def forward(self, x, x_kv, mask, steps):
-            B, T, _ = x.shape
-            T_k = x_kv.shape[1]
-            h, h_kv, d_k = self.n_heads, self.n_kv_heads, self.d_k
-            q = self.w_q(x)
-            k = self.w_k(x_kv)
-            v = self.w_v(x_kv)
-            steps.update(q=q, k=k, v=v)
-            q = q.view(B, T, h, d_k).transpose(1, 2)  # (B, h, T, d_k)
-            k = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
-            v = v.view(B, T_k, h_kv, d_k).transpose(1, 2)
-            steps.update(q_heads=q, k_heads=k, v_heads=v)
-            if qk_norm_eps is not None and qk_norm_whole:  # OLMo 2: over each token's whole projection
-                q = F.rms_norm(q.transpose(1, 2).reshape(B, T, h * d_k), (h * d_k,), torch.tensor(q_norm_weight),
-                               qk_norm_eps).view(B, T, h, d_k).transpose(1, 2)
-                k = F.rms_norm(k.transpose(1, 2).reshape(B, T_k, h_kv * d_k), (h_kv * d_k,),
-                               torch.tensor(k_norm_weight), qk_norm_eps).view(B, T_k, h_kv, d_k).transpose(1, 2)
-                steps.update(q_norm=q, k_norm=k)
-            elif qk_norm_eps is not None:  # nn.RMSNorm(d_k, eps) with the weights, per head, before RoPE
-                q = F.rms_norm(q, (d_k,), torch.tensor(q_norm_weight), qk_norm_eps)
-                k = F.rms_norm(k, (d_k,), torch.tensor(k_norm_weight), qk_norm_eps)
-                steps.update(q_norm=q, k_norm=k)
-            if rope_style is not None:
-                q, k = torch_rope(q), torch_rope(k)
-                steps.update(q_rot=q, k_rot=k)
-            q_sdpa, k_sdpa, v_sdpa = q, k, v  # what scaled_dot_product_attention(enable_gqa=True) reads
-            if h_kv != h:
-                k = k.repeat_interleave(h // h_kv, dim=1)  # (B, h, T_k, d_k)
-                v = v.repeat_interleave(h // h_kv, dim=1)
-                steps.update(k_rep=k, v_rep=v)
-            scores = q @ k.transpose(-2, -1)
-            steps["scores"] = scores
-            scores = scores * scale if scale is not None else scores / math.sqrt(d_k)
-            steps["scaled"] = scores
-            if softcap is not None:
-                scores = softcap * torch.tanh(scores / softcap)
-                steps["capped"] = scores
-            bias = torch.zeros(1, h, T, T_k)
-            if use_alibi:
-                slopes = torch.tensor(alibi_slopes(h)).view(1, h, 1, 1)
-                bias = slopes * alibi_distance(torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))
-                steps["alibi"] = bias
-                scores = scores + bias
-                steps["biased"] = scores
-            scores = scores.masked_fill(mask.unsqueeze(1), MASK_FILL)
-            steps["masked"] = scores
-            if sinks is not None:  # gpt-oss: the head's sink logit as one more column, dropped after the softmax
-                sink = torch.tensor(sinks).view(1, h, 1, 1).expand(B, h, T, 1)
-                weights = torch.cat([scores, sink], dim=-1).softmax(dim=-1)[..., :-1]
-            else:
-                weights = scores.softmax(dim=-1)
-            steps["weights"] = weights
-            context = weights @ v
-            steps["context"] = context
-            # The same context from PyTorch's fused function: the mask as -inf added to the
-            # bias, the key/value heads shared by enable_gqa. Compared on the rows that have a
-            # key to attend to (a fully blocked row is NaN or uniform by the fill, not by SDPA).
-            # (SDPA has a scale but no softcap and no sinks: with either there is nothing to compare.)
-            attn_bias = bias.masked_fill(mask.unsqueeze(1), float("-inf"))
-            kwargs = {"enable_gqa": True} if h_kv != h else {}
-            if scale is not None:
-                kwargs["scale"] = scale
-            if softcap is None and sinks is None:
-                torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
-            torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
-            concat = context.transpose(1, 2).contiguous().view(B, T, h * d_k)
-            steps["concat"] = concat
-            output = self.w_o(concat)
-            steps["output"] = output
-            return output
+    def attend(q, k, v, mask, steps, sdpa_heads):
+        """From the heads the scores read, queries and keys (B, h, T, d_k) and values (B, h, T_k, d_v),
+        to the context (B, h, T, d_v): q @ k^T, the scale, the softcap, ALiBi, the mask, the softmax
+        (with the sinks) and the weighted sum of the values, each step kept in steps. Beside it,
+        PyTorch's fused F.scaled_dot_product_attention on sdpa_heads (the key/value heads before a
+        grouped model repeats them), in torch_sdpa."""
+        B, h, T, T_k = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
+        scores = q @ k.transpose(-2, -1)
+        steps["scores"] = scores
+        scores = scores * scale if scale is not None else scores / math.sqrt(q.shape[-1])  # 1 / sqrt(d_k)
+        steps["scaled"] = scores
+        if softcap is not None:
+            scores = softcap * torch.tanh(scores / softcap)
+            steps["capped"] = scores
+        bias = torch.zeros(1, h, T, T_k)
+        if use_alibi:
+            slopes = torch.tensor(alibi_slopes(h)).view(1, h, 1, 1)
+            bias = slopes * alibi_distance(torch.arange(T_k).view(1, T_k) - torch.arange(T).view(T, 1))
+            steps["alibi"] = bias
+            scores = scores + bias
+            steps["biased"] = scores
+        scores = scores.masked_fill(mask.unsqueeze(1), MASK_FILL)
+        steps["masked"] = scores
+        if sinks is not None:  # gpt-oss: the head's sink logit as one more column, dropped after the softmax
+            sink = torch.tensor(sinks).view(1, h, 1, 1).expand(B, h, T, 1)
+            weights = torch.cat([scores, sink], dim=-1).softmax(dim=-1)[..., :-1]
+        else:
+            weights = scores.softmax(dim=-1)
+        steps["weights"] = weights
+        context = weights @ v
+        steps["context"] = context
+        # The same context from PyTorch's fused function: the mask as -inf added to the
+        # bias, the key/value heads shared by enable_gqa. Compared on the rows that have a
+        # key to attend to (a fully blocked row is NaN or uniform by the fill, not by SDPA).
+        # (SDPA has a scale but no softcap and no sinks: with either there is nothing to compare.)
+        q_sdpa, k_sdpa, v_sdpa = sdpa_heads
+        attn_bias = bias.masked_fill(mask.unsqueeze(1), float("-inf"))
+        kwargs = {"enable_gqa": True} if k_sdpa.shape[1] != h else {}
+        if scale is not None:
+            kwargs["scale"] = scale
+        if softcap is None and sinks is None:
+            torch_sdpa["context"] = F.scaled_dot_product_attention(q_sdpa, k_sdpa, v_sdpa, attn_mask=attn_bias, **kwargs)
+        torch_sdpa["live"] = ~mask.all(dim=-1)  # (B, T)
+        return context
 
     def positional_encoding(T, d_model):  # self.pe[:, :T], the paper's formula
         position = torch.arange(T).unsqueeze(1)  # (T, 1)

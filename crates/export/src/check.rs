@@ -90,7 +90,10 @@ pub(super) fn check_section(trace: &Trace, target: Target) -> Section {
     if trace.n_layers > 1 {
         c.push_str("report(*compare(resid, EXPECTED_RESID), \"numpy\", \"resid, every layer\")\n");
     }
-    // MLA's file has its own decoding (NumPy and PyTorch) and no tiles or PyTorch model (it says so by name)
+    c.push_str(
+        "report(*compare(tiled_context, EXPECTED[\"context\"]), \"numpy\", \"context, tile by tile\")\n",
+    );
+    // MLA's file decodes with a cache of latents (NumPy, and PyTorch absorbed)
     if trace.mla.is_some() {
         let k_rope = if trace.step(StepName::KRot).is_some() { "k_rot" } else { "k_pe" };
         c.push_str(&format!(
@@ -107,11 +110,13 @@ pub(super) fn check_section(trace: &Trace, target: Target) -> Section {
         ));
     } else {
         c.push_str(
-            &"report(*compare(tiled_context, EXPECTED[\"context\"]), \"numpy\", \"context, tile by tile\")\n\
-         if decoded is not None:  # rows with a key to attend to (a fully blocked row under -1e9 differs)\n    \
-         live = ~EXPECTED_MASK.all(axis=-1)[:, :, None]\n    \
-         report(*compare(np.where(live, decoded, EXPECTED[\"output\"]), EXPECTED[\"output\"]), \"numpy\", \"output, decoded\")\n\
-         if torch is not None:\n    \
+            "if decoded is not None:  # rows with a key to attend to (a fully blocked row under -1e9 differs)\n    \
+             live = ~EXPECTED_MASK.all(axis=-1)[:, :, None]\n    \
+             report(*compare(np.where(live, decoded, EXPECTED[\"output\"]), EXPECTED[\"output\"]), \"numpy\", \"output, decoded\")\n",
+        );
+    }
+    c.push_str(
+        &"if torch is not None:\n    \
          for name in STEPS:\n        \
          report(*compare(torch_steps[name].detach().numpy(), EXPECTED[name]), \"torch\", name)\n    \
          TORCH_RESID\
@@ -121,16 +126,15 @@ pub(super) fn check_section(trace: &Trace, target: Target) -> Section {
          report(*compare(sdpa, EXPECTED[\"context\"]), \"torch\", \"F.scaled_dot_product_attention\")\n    \
          if \"decoded\" in torch_sdpa:\n        \
          report(*compare(torch_sdpa[\"decoded\"].detach().numpy(), EXPECTED[\"context\"]), \"torch\", \"decoded, causal_lower_right\")\n"
-                .replace(
-                    "TORCH_RESID",
-                    if trace.n_layers > 1 {
-                        "report(*compare(torch_resid.detach().numpy(), EXPECTED_RESID), \"torch\", \"resid, every layer\")\n    "
-                    } else {
-                        ""
-                    },
-                ),
-        );
-    }
+            .replace(
+                "TORCH_RESID",
+                if trace.n_layers > 1 {
+                    "report(*compare(torch_resid.detach().numpy(), EXPECTED_RESID), \"torch\", \"resid, every layer\")\n    "
+                } else {
+                    ""
+                },
+            ),
+    );
     c.push_str("print(f\"{passed} passed, {failed} failed\")\n");
     match target {
         Target::Script => c.push_str("sys.exit(1 if failed else 0)\n"),

@@ -28,17 +28,27 @@ pub(super) fn decode_section(x_in: &str, kv_in: &str) -> Section {
 /// The page's tiles view in NumPy: the context computed block by block with an online
 /// softmax (a running maximum, sum and output per query row, rescaled by e^(m − m′)).
 pub(super) fn tiled_section(trace: &Trace) -> Section {
-    // the heads as the scores read them: after QK-norm and RoPE, repeated when grouped
+    // the heads as the scores read them: after QK-norm and RoPE, repeated when grouped; under
+    // multi-head latent attention each head's query and key put together again, and values
+    // d_v wide
     let first = |order: &[StepName]| {
         order.iter().copied().find(|&s| trace.step(s).is_some()).map_or("", StepName::as_str)
     };
-    let q_final = first(&[StepName::QRot, StepName::QNorm, StepName::QHeads]);
-    let k_final = first(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads]);
-    let v_final = first(&[StepName::VRep, StepName::VHeads]);
+    let (q_final, k_final, v_final, v_width) = if trace.mla.is_some() {
+        (first(&[StepName::QCat, StepName::QHeads]), "k_cat", "v_heads", "d_v")
+    } else {
+        (
+            first(&[StepName::QRot, StepName::QNorm, StepName::QHeads]),
+            first(&[StepName::KRep, StepName::KRot, StepName::KNorm, StepName::KHeads]),
+            first(&[StepName::VRep, StepName::VHeads]),
+            "d_k",
+        )
+    };
     let code = include_str!("../export_py/tiled.py")
         .replace("Q_FINAL", q_final)
         .replace("K_FINAL", k_final)
-        .replace("V_FINAL", v_final);
+        .replace("V_FINAL", v_final)
+        .replace("V_WIDTH", v_width);
     Section::new(
         "The online softmax, tile by tile",
         vec![

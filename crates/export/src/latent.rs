@@ -1,11 +1,10 @@
 //! Multi-head latent attention (DeepSeek-V2/V3) in the Python file: its sizes and weights,
 //! RoPE on the rotated parts only, and the NumPy line of each step MLA records or changes
 //! (`q_a` … `k_cat`, and `q`, `v_heads`, `q_rot`, `k_rot`, `scores`, `context`, `concat`
-//! read MLA's tensors), and its KV-cache decoding with a cache of latents, in NumPy and in
-//! PyTorch (W_UK and W_UV absorbed). The online softmax and the PyTorch model of the whole
-//! run are not written for MLA: the file says so by name.
-
-use std::fmt::Write as _;
+//! read MLA's tensors), its PyTorch model of the whole run (DeepseekV3Attention's forward),
+//! and its KV-cache decoding with a cache of latents, in NumPy and in PyTorch (W_UK and W_UV
+//! absorbed). The online softmax tile by tile is the other scenarios' (`decoding.rs`), on
+//! MLA's heads.
 
 use super::values::{py_linear, py_number};
 use super::Section;
@@ -177,26 +176,53 @@ pub(super) fn decode_section(trace: &Trace, x_in: &str, kv_in: &str) -> Section 
     )
 }
 
-/// The MLA decoding again in PyTorch, the way DeepSeek-V3's inference code runs it with
-/// `attn_impl="absorb"`: DeepSeek's module names, W_UK folded into the query and W_UV
-/// applied after the weighted sum of the cached latents.
-pub(super) fn torch_decode_section(trace: &Trace, x_in: &str, kv_in: &str) -> Section {
+/// MLA's PyTorch model of the whole run (`export_py/mla_torch_model.py`, after the shared
+/// `torch_model.py`): `MultiHeadLatentAttention`, DeepseekV3Attention's forward with
+/// DeepSeek's module names, recording every step; its query direct or compressed
+/// (`q_a_proj`, `q_a_layernorm`, `q_b_proj`), and DeepSeek-V3's interleaved RoPE pairs
+/// gathered before they turn.
+pub(super) fn torch_model(trace: &Trace) -> String {
     let compressed = trace.step(StepName::QANorm).is_some();
-    let (modules, q) = if compressed {
+    let (init, forward) = if compressed {
         (
-            "q_a_proj, q_a_layernorm, q_b_proj = linear(W_q_a, b_q_a), rms_norm_layer(q_a_norm_weight), linear(W_q_b, b_q_b)",
-            "q_b_proj(q_a_layernorm(q_a_proj(x_t)))",
+            "self.q_a_proj, self.q_a_layernorm = linear(W_q_a, b_q_a), rms_norm_layer(q_a_norm_weight)\n            \
+             self.q_b_proj = linear(W_q_b, b_q_b)  # r_q -> h * (d_nope + d_rope)",
+            "q_a = self.q_a_proj(x)  # (B, T, r_q)\n            \
+             q_a_norm = self.q_a_layernorm(q_a)\n            \
+             steps.update(q_a=q_a, q_a_norm=q_a_norm)\n            \
+             q = self.q_b_proj(q_a_norm)  # (B, T, h * (d_nope + d_rope))",
         )
     } else {
-        ("q_proj = linear(W_q, b_q)", "q_proj(x_t)")
+        (
+            "self.q_proj = linear(W_q, b_q)  # d_model -> h * (d_nope + d_rope)",
+            "q = self.q_proj(x)  # (B, T, h * (d_nope + d_rope))",
+        )
     };
     let gather = if gathered(trace) {
         "        x = torch.cat([x[..., 0::2], x[..., 1::2]], dim=-1)  # DeepSeek-V3's interleaved pairs gathered\n"
     } else {
         ""
     };
-    let code = include_str!("../export_py/decode_mla_torch.py")
+    include_str!("../export_py/mla_torch_model.py")
         .replace("        GATHER_TORCH\n", gather)
+        .replace("TORCH_Q_INIT", init)
+        .replace("TORCH_Q_FORWARD", forward)
+}
+
+/// The MLA decoding again in PyTorch, the way DeepSeek-V3's inference code runs it with
+/// `attn_impl="absorb"`: the whole run's modules ([`torch_model`]), W_UK folded into the
+/// query and W_UV applied after the weighted sum of the cached latents.
+pub(super) fn torch_decode_section(trace: &Trace, x_in: &str, kv_in: &str) -> Section {
+    let compressed = trace.step(StepName::QANorm).is_some();
+    let (modules, q) = if compressed {
+        (
+            "q_a_proj, q_a_layernorm, q_b_proj = mla_attn.q_a_proj, mla_attn.q_a_layernorm, mla_attn.q_b_proj",
+            "q_b_proj(q_a_layernorm(q_a_proj(x_t)))",
+        )
+    } else {
+        ("q_proj = mla_attn.q_proj", "q_proj(x_t)")
+    };
+    let code = include_str!("../export_py/decode_mla_torch.py")
         .replace("TORCH_Q_MODULES", modules)
         .replace("TORCH_Q", q)
         .replace("KV_IN", kv_in)
@@ -204,30 +230,9 @@ pub(super) fn torch_decode_section(trace: &Trace, x_in: &str, kv_in: &str) -> Se
     Section::new(
         "The decoding in PyTorch, absorbed",
         vec!["The same decoding in PyTorch as DeepSeek-V3's inference code writes it (`attn_impl=\"absorb\"`): \
-              `nn.Linear` and `nn.RMSNorm` modules with DeepSeek's names, a cache of latents and RoPE keys, \
-              W_UK folded into the query, W_UV applied to the weighted sum of latents. It runs only when \
-              PyTorch is installed."
+              the modules of the model above, a cache of latents and RoPE keys, W_UK folded into the query, \
+              W_UV applied to the weighted sum of latents. It runs only when PyTorch is installed."
             .into()],
-        code,
-    )
-}
-
-/// What the file leaves out for MLA, said by name.
-pub(super) fn not_written_section() -> Section {
-    let mut code = String::new();
-    let _ = writeln!(
-        code,
-        "print(\"multi-head latent attention: the online softmax and the PyTorch model of the whole run \
-         are not written for mla; the NumPy steps and the decoding are checked below\")"
-    );
-    Section::new(
-        "Not written for multi-head latent attention",
-        vec![
-            "The online softmax tile by tile and the PyTorch model of the whole run, as the other scenarios \
-              have them, are not written here for mla (the page's tiles view runs it, and `trace --tiled` \
-              prints it). Every NumPy step and the decoding above are checked against the page."
-                .into(),
-        ],
         code,
     )
 }
@@ -248,12 +253,12 @@ mod tests {
     }
 
     #[test]
-    fn the_python_export_writes_mla_and_its_decoding_and_names_what_it_leaves_out() {
+    fn the_python_export_writes_mla_its_tiles_its_pytorch_model_and_its_decoding() {
         for rank in [None, Some(5)] {
             let s = mla_scenario(rank, RopeStyle::Interleaved);
             let trace = attention_engine::run(&s).unwrap();
             for text in [crate::python_script(&s, &trace), crate::notebook(&s, &trace)] {
-                // its weights drawn out, every step of its own, and the parts not written, by name
+                // its weights drawn out and every step of its own
                 for line in
                     ["W_kv_a = ", "W_kv_b = ", "c_kv = rms_norm_rows(kv_a[..., :r_kv], kv_a_norm_weight)"]
                 {
@@ -271,9 +276,26 @@ mod tests {
                 ] {
                     assert!(text.contains(line), "{line}");
                 }
-                assert!(text.contains("not written for mla"));
-                assert!(!text.contains("raise SystemExit") && !text.contains("torch_steps["));
+                // the online softmax on MLA's heads, and the PyTorch model of the whole run, checked
+                for line in [
+                    "tiled_context = np.zeros((B, h, T, d_v))",
+                    "s = scale_scores(q_cat[:, :, q0:q1] @ k_cat[:, :, k0:k1].transpose(0, 1, 3, 2))",
+                    "o = c * o + p @ v_heads[:, :, k0:k1]",
+                    "report(*compare(tiled_context, EXPECTED[",
+                    "class MultiHeadLatentAttention(nn.Module):",
+                    "c_kv = self.kv_a_layernorm(c_kv)",
+                    "context = attend(q, k, v, mask, steps, (q, k, v))  # (B, h, T, d_v)",
+                    "mla_attn = MultiHeadLatentAttention()",
+                    "output = mla_attn(x, x_kv, mask_t, torch_steps)",
+                    "report(*compare(torch_steps[name].detach().numpy(), EXPECTED[name])",
+                ] {
+                    assert!(text.contains(line), "{line}");
+                }
+                // neither the tutorials' module nor their decoding, and nothing said to be missing
+                assert!(!text.contains("not written") && !text.contains("class MultiHeadAttention"));
+                assert!(!text.contains("import causal_lower_right") && !text.contains("raise SystemExit"));
                 assert_eq!(text.contains("W_q_a = "), rank.is_some());
+                assert_eq!(text.contains("q_a = self.q_a_proj(x)"), rank.is_some());
             }
         }
     }

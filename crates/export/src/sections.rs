@@ -65,23 +65,17 @@ pub(super) fn sections(scenario: &Scenario, trace: &Trace, target: Target) -> Ve
     } else {
         (x_in, kv_in)
     };
-    if latent_params.is_some() {
-        out.extend([
-            latent::decode_section(trace, x_in, kv_in),
-            latent::torch_decode_section(trace, x_in, kv_in),
-            latent::not_written_section(),
-            expected_section(trace),
-            check_section(trace, target),
-        ]);
-        return out;
-    }
+    // MLA decodes with a cache of latents, in NumPy, then in PyTorch after its model
+    let mla = latent_params.is_some();
     out.extend([
-        decode_section(x_in, kv_in),
+        if mla { latent::decode_section(trace, x_in, kv_in) } else { decode_section(x_in, kv_in) },
         tiled_section(trace),
         torch_section(trace, fill, table),
-        expected_section(trace),
-        check_section(trace, target),
     ]);
+    if mla {
+        out.push(latent::torch_decode_section(trace, x_in, kv_in));
+    }
+    out.extend([expected_section(trace), check_section(trace, target)]);
     out
 }
 

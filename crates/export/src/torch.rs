@@ -1,14 +1,29 @@
-//! The same in PyTorch: the model of `export_py/torch_model.py` (its `MASK_FILL` the
-//! scenario's fill), the inputs, the mask, and decoding with `causal_lower_right`.
+//! The same in PyTorch: the helpers and the attention from the scores on of
+//! `export_py/torch_model.py` (its `MASK_FILL` the scenario's fill), the module
+//! (`export_py/torch_mha.py`'s `MultiHeadAttention`, or under multi-head latent attention
+//! `latent::torch_model`'s), the inputs, the mask, and decoding with `causal_lower_right`.
 
+use super::latent;
 use super::Section;
 use attention_engine::scenario::{Fill, Positional};
 use attention_engine::trace::Trace;
 
-/// The PyTorch part's model: `torch_rope`, `MultiHeadAttention` (with the fused
-/// `scaled_dot_product_attention` beside it) and the copy of the page's weights into it.
-/// It reads the names the script's earlier sections define (`d_k`, `rope_style`, `W_q`…).
+/// The PyTorch part's helpers: `torch_rope`, `attend` (from the scores to the context, with
+/// the fused `scaled_dot_product_attention` beside it) and `positional_encoding`. It reads
+/// the names the script's earlier sections define (`rope_style`, `scale`, `sinks`…).
 const TORCH_MODEL: &str = include_str!("../export_py/torch_model.py");
+
+/// The tutorials' `MultiHeadAttention`, its steps up to the heads the scores read, then
+/// `attend`.
+const TORCH_MHA: &str = include_str!("../export_py/torch_mha.py");
+
+/// Multi-head latent attention's module, the page's weights in it (`latent::torch_model`).
+const MLA_MODEL: &str = "    with torch.no_grad():
+        mla_attn = MultiHeadLatentAttention()
+";
+
+/// Its forward.
+const MLA_FORWARD: &str = "output = mla_attn(x, x_kv, mask_t, torch_steps)";
 
 /// One layer's module, with the page's weights copied in.
 const ONE_MODEL: &str = "    with torch.no_grad():
@@ -51,7 +66,14 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
     // Python), whose MASK_FILL is the scenario's fill.
     let mut c = TORCH_MODEL.replace("MASK_FILL", f);
     let layered = trace.n_layers > 1;
-    c.push_str(if layered { LAYERS_MODEL } else { ONE_MODEL });
+    let mla = trace.mla.is_some();
+    if mla {
+        c.push_str(&latent::torch_model(trace));
+        c.push_str(MLA_MODEL);
+    } else {
+        c.push_str(TORCH_MHA);
+        c.push_str(if layered { LAYERS_MODEL } else { ONE_MODEL });
+    }
     if table {
         c.push_str(
             "        vocab = list(embedding)\n        \
@@ -100,7 +122,38 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
          mask_t |= (torch.arange(T_k) >= torch.tensor(kv_lengths).unsqueeze(1)).unsqueeze(1)\n        \
          if padding == \"keys_and_queries\":\n            \
          mask_t |= (torch.arange(T) >= torch.tensor(lengths).unsqueeze(1)).unsqueeze(2)\n\n        \
-         {FORWARD}\n\n        \
+         {FORWARD}\n",
+    );
+    let forward = match (mla, layered) {
+        (true, _) => MLA_FORWARD,
+        (false, true) => LAYERS_FORWARD,
+        (false, false) => ONE_FORWARD,
+    };
+    c.push_str(&rest.replace("{FORWARD}", forward));
+    // MLA decodes in its own section (`latent::torch_decode_section`), absorbed
+    if !mla {
+        c.push_str(DECODE);
+    }
+    c.push_str("    print(f\"PyTorch {torch.__version__}: output {tuple(output.shape)}\")\n");
+    let words = if mla {
+        "The pipeline again in PyTorch, as transformers' `DeepseekV3Attention` writes it: DeepSeek's \
+         `nn.Linear` and `nn.RMSNorm` modules (`kv_a_proj_with_mqa`, `kv_a_layernorm`, `kv_b_proj`, `o_proj`), \
+         `torch.split` into the latent and the shared RoPE key, `view` and `transpose(1, 2)`, RoPE on the \
+         last d_rope numbers, then the same scores, mask and `softmax(dim=-1)` as every model; \
+         `F.scaled_dot_product_attention` beside it. It runs only when PyTorch is installed."
+            .to_owned()
+    } else {
+        format!(
+            "The pipeline again, the way the tutorials write it: `nn.Linear` layers, `view` and `transpose(1, 2)`, \
+             `masked_fill(mask.unsqueeze(1), {f})`, `softmax(dim=-1)`, `transpose(1, 2).contiguous().view`. \
+             It runs only when PyTorch is installed."
+        )
+    };
+    Section::new("The same in PyTorch", vec![words], c)
+}
+
+/// Decoding as PyTorch writes it, with `causal_lower_right`, when the run allows it.
+const DECODE: &str = "\n        \
          # Decoding as PyTorch writes it: one query against the keys so far. The causal diagonal must\n        \
          # sit at the lower right (causal_lower_right); is_causal=True would anchor it at the top left\n        \
          # and let the one query see key 0 only. (Without a window, ALiBi or padding: the bias object\n        \
@@ -121,17 +174,4 @@ pub(super) fn torch_section(trace: &Trace, fill: Fill, table: bool) -> Section {
          )\n                \
          for t in range(T)\n            \
          ]\n            \
-         torch_sdpa[\"decoded\"] = torch.cat(rows, dim=2)  # (B, h, T, d_k): the context, row by row\n    \
-         print(f\"PyTorch {torch.__version__}: output {tuple(output.shape)}\")\n",
-    );
-    c.push_str(&rest.replace("{FORWARD}", if layered { LAYERS_FORWARD } else { ONE_FORWARD }));
-    Section::new(
-        "The same in PyTorch",
-        vec![format!(
-            "The pipeline again, the way the tutorials write it: `nn.Linear` layers, `view` and `transpose(1, 2)`, \
-             `masked_fill(mask.unsqueeze(1), {f})`, `softmax(dim=-1)`, `transpose(1, 2).contiguous().view`. \
-             It runs only when PyTorch is installed."
-        )],
-        c,
-    )
-}
+         torch_sdpa[\"decoded\"] = torch.cat(rows, dim=2)  # (B, h, T, d_k): the context, row by row\n";

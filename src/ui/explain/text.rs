@@ -518,8 +518,8 @@ mod tests {
         assert!(term_numbers(&s.terms[0]).contains(" × "));
     }
 
-    /// An RMSNorm cell (MLA's c_kv) reads w × x / rms, the division the norm does, and its
-    /// one term is still the cell's value.
+    /// An RMSNorm cell (MLA's c_kv, QK-norm's q_norm and k_norm) reads w × x / rms, the
+    /// division the norm does, and its one term is still the cell's value.
     #[test]
     fn an_rms_norm_cell_shows_its_division() {
         let mut s = Scenario::identity(&["the cat sat"], 4, 2);
@@ -532,6 +532,30 @@ mod tests {
         assert_eq!(term_numbers(&e.terms[0]), shown);
         assert_eq!(with_numbers(&e), format!("c_kv[0,1,2] = {shown} = {}", num(e.result)));
         assert_eq!(e.terms[0].value.to_bits(), e.result.to_bits());
+        // QK-norm's cells read the same, per head (Qwen3) and over the whole projection (OLMo 2)
+        for whole in [false, true] {
+            let mut s = Scenario::identity(&["the cat sat"], 4, 2);
+            s.qk_norm = Some(crate::engine::QkNorm {
+                q_weight: if whole { vec![1.5, 0.5, 2.0, 1.0] } else { vec![1.5, 0.5] },
+                whole_projection: whole,
+                ..crate::engine::QkNorm::per_head()
+            });
+            let t = run(&s).unwrap();
+            for step in [StepName::QNorm, StepName::KNorm] {
+                let e = explain(&t, step, &[0, 1, 2, 0]).unwrap();
+                let [w, x, rms] = e.terms[0].operands[..] else { panic!("{:?}", e.terms) };
+                // w_2 of the whole projection's weight, w_0 of the head's; the keys' weight is ones
+                let want = match (step, whole) {
+                    (StepName::QNorm, true) => 2.0,
+                    (StepName::QNorm, false) => 1.5,
+                    _ => 1.0,
+                };
+                assert_eq!(w, want);
+                let shown = format!("{} × {} / {}", factor(w), factor(x), factor(rms));
+                assert_eq!(with_numbers(&e), format!("{step}[0,1,2,0] = {shown} = {}", num(e.result)));
+                assert_eq!(e.terms[0].value.to_bits(), e.result.to_bits());
+            }
+        }
     }
 
     #[test]

@@ -6,10 +6,10 @@
 //! again, `q_cat` and `k_cat` (copies). `q_heads` is the split every model has
 //! (`head_copy`).
 
-use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand, Param, Term, TermKind};
+use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand, Param};
 use super::projections::LinearCell;
 use super::read::{cell, four, inconsistent, three};
-use super::write::{num, plain, product, tex, tex_name, tex_terms};
+use super::write::{normed_term, num, plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::mla::{Mla, MlaParams, QueryPath};
 use crate::scenario::RopeStyle;
@@ -189,12 +189,7 @@ impl Explainer<'_> {
         self.done(
             format!("{}[b,t,c] = w_c · {from}[b,t,c] / √(mean_d {from}[b,t,d]² + ε), d < {width}", self.step),
             Kind::Sum,
-            vec![Term {
-                label: format!("w_{c} · {from}[{b},{t},{c}] / rms"),
-                kind: TermKind::Normed,
-                operands: vec![w, x, 1.0 / r],
-                value: w * (x * r),
-            }],
+            vec![normed_term(format!("w_{c} · {from}[{b},{t},{c}] / rms"), w, x, r)],
             notes,
             (0..width).map(|d| Operand::cell(from, &[b, t, d])).collect(),
             format!("self.{module}({py_in})[{b}, {t}, {c}]"),

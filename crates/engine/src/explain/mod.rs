@@ -5,9 +5,11 @@
 //! For the sum steps (`x_pe`, `x_kv_pe`, `q`, `k`, `v`, MLA's `q_a`, `kv_a`, `kv_b`,
 //! `scores`, `context`, `output`) the [`Term`]s add up, left to right, to the trace's value
 //! (up to the rounding of the engine's matrix product, which may sum in another order); the
-//! bias is a term. Copies name the cell they copy, quotients their numerator and
-//! denominator, `masked` why a cell is blocked, and `weights` the row's maximum, every
-//! `exp(s − max)` and their sum.
+//! bias is a term. The RMSNorms (QK-norm's `q_norm` and `k_norm`, per head or over the whole
+//! projection, and MLA's `q_a_norm` and `c_kv`) are one term, `w · x / rms`, whose operands
+//! are the weight, the number read and the row's rms ([`TermKind::Normed`]). Copies name
+//! the cell they copy, quotients their numerator and denominator, `masked` why a cell is
+//! blocked, and `weights` the row's maximum, every `exp(s − max)` and their sum.
 //!
 //! Nothing here panics: a step the trace does not have, or an index out of range, is an
 //! [`ExplainError`].

@@ -5,7 +5,7 @@
 
 use super::explanation::{left_sum, ExplainError, Explanation, Kind, Operand, Param};
 use super::read::{bias, cell, four, inconsistent, three, token, weight};
-use super::write::{bias_term, num, plain, product, tex, tex_name, tex_terms};
+use super::write::{bias_term, normed_term, num, plain, product, tex, tex_name, tex_terms};
 use super::Explainer;
 use crate::step::StepName;
 use crate::weights::Linear;
@@ -165,8 +165,9 @@ impl Explainer<'_> {
         )
     }
 
-    /// `q_norm`, `k_norm`: the head's feature `j` times the row's inverse RMS and the
-    /// weight's `w_j`.
+    /// `q_norm`, `k_norm`: the head's feature `j` divided by the row's RMS (the head's, or
+    /// over the whole projection the token's) and times the weight's `w_j`: one
+    /// `TermKind::Normed` term.
     pub(super) fn normed(&self) -> Result<Explanation, ExplainError> {
         let [b, h, t, j] = four(self.index)?;
         let Some(norm) = &self.trace.qk_norm else {
@@ -187,7 +188,8 @@ impl Explainer<'_> {
         let wi = if norm.whole_projection { h * d_k + j } else { j };
         let w = norm.weight(keys, norm.weight_len(heads, d_k)).get(wi).copied().unwrap_or(1.0);
         let x = cell(self.trace, from, &[b, h, t, j])?;
-        let terms = vec![product(format!("w_{wi} · {from}[{b},{h},{t},{j}] / rms"), w, x * r)];
+        // one term, w · x / rms, as MLA's RMSNorms write theirs
+        let terms = vec![normed_term(format!("w_{wi} · {from}[{b},{h},{t},{j}] / rms"), w, x, r)];
         let mean = row.iter().map(|v| v * v).sum::<f64>() / row.len().max(1) as f64;
         let whose = if norm.whole_projection {
             format!("the token's whole projection, {} numbers of {heads} heads,", row.len())

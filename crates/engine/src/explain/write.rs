@@ -1,6 +1,6 @@
 //! Writing numbers and indices: the labels' `0,1,2`, PyTorch's `0, 1, 2`, numbers in
 //! words and in LaTeX, a LaTeX sum of terms, and the [`Term`]s themselves (a product, a
-//! plain value, a bias).
+//! plain value, a bias, an RMSNorm's number).
 
 use super::explanation::{Term, TermKind};
 use crate::format;
@@ -55,6 +55,12 @@ pub(super) fn tex_name(name: &str, index: &[usize]) -> String {
 
 pub(super) fn product(label: String, a: f64, b: f64) -> Term {
     Term { label, kind: TermKind::Product, operands: vec![a, b], value: a * b }
+}
+
+/// An RMSNorm's number, `w · x / rms` ([`TermKind::Normed`]): its operands the weight, the
+/// number read and the row's rms, its value the norm's own `w · (x · inv_rms)`.
+pub(super) fn normed_term(label: String, w: f64, x: f64, inv_rms: f64) -> Term {
+    Term { label, kind: TermKind::Normed, operands: vec![w, x, 1.0 / inv_rms], value: w * (x * inv_rms) }
 }
 
 pub(super) fn plain(label: String, value: f64) -> Term {
