@@ -271,9 +271,8 @@ export const tests = [
   {
     name: 'induction lesson: when the recorded run cannot be fetched, the words and figure say why',
     run: async (t) => {
-      const page = t.page;
-      await refuseRequests(page, '**/induction-run.json');
-      await t.gotoApp('lesson=induction&ls=1');
+      await refuseRequests(t.page, '**/induction-run.json');
+      const page = await t.gotoApp('lesson=induction&ls=1');
       const alert = await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="induction-missing"][role="alert"]');
       t.assert.match(await alert.textContent(), /could not be loaded .*Reload the page to try again/);
       t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /could not be loaded/);
