@@ -410,7 +410,7 @@ mod tests {
         // concat's bands are the value heads, d_v = 3 wide
         let concat = CardData::build(&t, CardId { step: StepName::Concat, batch: 0, head: 0 }).unwrap();
         assert_eq!(concat.col_group, Some(3));
-        assert_eq!(concat.cols[3], "h2 · 0");
+        assert_eq!(concat.labels.cols[3], "h2 · 0");
     }
 
     #[test]
