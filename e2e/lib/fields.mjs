@@ -1,5 +1,6 @@
 // A control's message in the explorer: the error beside a field, and a bad value typed,
-// refused and then fixed. Shared by the browser tests of the options.
+// refused and then fixed; and a value typed as a learner types it. Shared by the browser
+// tests of the options.
 
 /** The message beside the field holding `testid`. */
 export const fieldError = (page, testid) =>
@@ -13,4 +14,10 @@ export async function refusedThenFixed(t, page, testid, bad, message, good) {
   t.assert.match(await fieldError(page, testid).textContent(), message);
   await page.fill(`[data-testid="${testid}"]`, good);
   await fieldError(page, testid).waitFor({ state: 'detached' });
+}
+
+/** Types `value` into `selector` and leaves the field (Tab), as a learner would. */
+export async function typeAndLeave(page, selector, value) {
+  await page.fill(selector, value);
+  await page.press(selector, 'Tab');
 }

@@ -4,12 +4,16 @@
 const noServiceWorker = (page) =>
   page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
 
-/** Holds every request for `url` (a route glob) until the returned `release()` is called. */
-export async function holdRequests(page, url) {
+/**
+ * Holds every request for `url` (a route glob) until the returned `release()` is called;
+ * each request's URL is added to `asked`, when given.
+ */
+export async function holdRequests(page, url, asked = []) {
   await noServiceWorker(page);
   let release;
   const gate = new Promise((r) => { release = r; });
   await page.route(url, async (route) => {
+    asked.push(route.request().url());
     await gate;
     await route.continue();
   });

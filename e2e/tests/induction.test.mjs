@@ -6,6 +6,8 @@
 import { assertAxeClean } from '../lib/axe.mjs';
 import { noOverflow } from '../lib/layout.mjs';
 import { canvasHash } from '../lib/canvas.mjs';
+import { holdRequests, refuseRequests } from '../lib/network.mjs';
+import { typeAndLeave } from '../lib/fields.mjs';
 
 // the figure each step shows, by test id
 const FIGURES = ['induction-sequence', 'induction-heads', 'induction-heads', 'induction-curve'];
@@ -228,11 +230,9 @@ export const tests = [
       t.assert.equal(tokens.join(' '), 'A B C D E F A B C D E F A B C D E F A B');
       // a changed setting is the learner's own run: the budget the other tasks have, said so;
       // the preset's value back is the lesson's run again
-      await page.fill('[data-testid="learn-seed"]', '8');
-      await page.press('[data-testid="learn-seed"]', 'Tab');
+      await typeAndLeave(page, '[data-testid="learn-seed"]', '8');
       await page.waitForFunction(() => /^Step 0 of 5000 \(the step budget\)/.test(document.querySelector('[data-testid="learn-status"]')?.textContent ?? ''));
-      await page.fill('[data-testid="learn-seed"]', '7');
-      await page.press('[data-testid="learn-seed"]', 'Tab');
+      await typeAndLeave(page, '[data-testid="learn-seed"]', '7');
       await page.waitForFunction((n) => document.querySelector('[data-testid="learn-status"]')?.textContent.startsWith(`Step 0 of ${n} (the lesson's run)`), steps);
       t.assert.deepEqual(t.errors(), []);
     },
@@ -289,16 +289,8 @@ export const tests = [
     name: 'induction lesson: the recorded run is fetched when the lesson opens; until it comes the words and figure say so, then show it',
     run: async (t) => {
       const page = t.page;
-      // no service worker, so every request meets the route below (as in a browser that refuses them)
-      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
-      let release;
-      const gate = new Promise((r) => { release = r; });
       const asked = [];
-      await page.route('**/induction-run.json', async (route) => {
-        asked.push(route.request().url());
-        await gate;
-        await route.continue();
-      });
+      const release = await holdRequests(page, '**/induction-run.json', asked);
       // the first screen does not fetch it
       await t.open('', 'canvas[data-testid="heatmap"]');
       t.assert.deepEqual(asked, []);
@@ -322,11 +314,8 @@ export const tests = [
   {
     name: 'induction lesson: when the recorded run cannot be fetched, the words and figure say why',
     run: async (t) => {
-      const page = t.page;
-      // no service worker, so every request meets the route below (as in a browser that refuses them)
-      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }));
-      await page.route('**/induction-run.json', (route) => route.abort());
-      await t.gotoApp('lesson=induction&ls=1');
+      await refuseRequests(t.page, '**/induction-run.json');
+      const page = await t.gotoApp('lesson=induction&ls=1');
       const alert = await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="induction-missing"][role="alert"]');
       t.assert.match(await alert.textContent(), /could not be loaded .*Reload the page to try again/);
       t.assert.match(await page.textContent('[data-testid="lesson-text"]'), /could not be loaded/);

@@ -2,6 +2,7 @@
 // the worker and the page shows the engine's numbers as they arrive.
 import { readFileSync } from 'node:fs';
 import { canvasHash } from '../lib/canvas.mjs';
+import { typeAndLeave } from '../lib/fields.mjs';
 
 const STEPS = '[data-testid="learn-steps"]';
 const ACCURACY = '[data-testid="learn-accuracy"]';
@@ -106,8 +107,7 @@ export const tests = [
       // a setting changed on the page goes into the link, and the run starts again
       await page.click('[data-testid="learn-step"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '1');
-      await page.fill('[data-testid="learn-seed"]', '5');
-      await page.press('[data-testid="learn-seed"]', 'Tab');
+      await typeAndLeave(page, '[data-testid="learn-seed"]', '5');
       await page.waitForFunction(() => /learn_seed=5/.test(location.search));
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '0');
       // Explorer leaves the view; its link has no learn key
@@ -144,8 +144,7 @@ export const tests = [
         /^Training diverged: the loss is now .+, more than 10 times the first step's \d+\.\d{3}\. The learning rate is likely too large/);
       await t.screenshot('learn-diverged-1440');
       // d_model 7 with 2 heads: the engine's message, and no number, map or curve of the old run
-      await page.fill('[data-testid="learn-d"]', '7');
-      await page.press('[data-testid="learn-d"]', 'Tab');
+      await typeAndLeave(page, '[data-testid="learn-d"]', '7');
       await page.waitForFunction(() => /n_heads: must divide d_model = 7/.test(document.querySelector('[data-testid="learn-error"]')?.textContent ?? ''));
       await page.waitForSelector('[data-testid="learn-refused"]');
       t.assert.equal(await stepsShown(page), 0);
@@ -166,10 +165,8 @@ export const tests = [
       await page.click('[data-testid="learn-step"]');
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '1');
       await page.selectOption('[data-testid="learn-gradient-name"]', 'layers[0].W_Q');
-      await page.fill('[data-testid="learn-gradient-i"]', '1');
-      await page.press('[data-testid="learn-gradient-i"]', 'Tab');
-      await page.fill('[data-testid="learn-gradient-j"]', '2');
-      await page.press('[data-testid="learn-gradient-j"]', 'Tab');
+      await typeAndLeave(page, '[data-testid="learn-gradient-i"]', '1');
+      await typeAndLeave(page, '[data-testid="learn-gradient-j"]', '2');
       await page.click('[data-testid="learn-gradient-explain"]');
       await page.waitForSelector('[data-testid="learn-gradient-value"]');
       const value = await page.textContent('[data-testid="learn-gradient-value"]');
@@ -181,8 +178,7 @@ export const tests = [
       t.assert.match(why, Number(value) > 0 ? /gradient descent lowers it\.$/ : /gradient descent raises it\.$/);
       await page.locator('[data-testid="learn-gradient"]').scrollIntoViewIfNeeded();
       await t.screenshot('learn-gradient-cell-1440');
-      await page.fill('[data-testid="learn-gradient-i"]', '99');
-      await page.press('[data-testid="learn-gradient-i"]', 'Tab');
+      await typeAndLeave(page, '[data-testid="learn-gradient-i"]', '99');
       await page.click('[data-testid="learn-gradient-explain"]');
       await page.waitForSelector('[data-testid="learn-gradient-error"]');
       t.assert.match(await page.textContent('[data-testid="learn-gradient-error"]'), /^layers\[0\]\.W_Q\[99, 2\]: not a weight cell of this model/);

@@ -1,14 +1,10 @@
 // The training challenge (issue 39): reach 95% on previous-token within 100 steps by
 // choosing the positions and the learning rate, trained in the worker through the page.
 
+import { typeAndLeave } from '../lib/fields.mjs';
+
 const GOAL = '[data-testid="learn-challenge-goal"]';
 const PROGRESS = '[data-testid="learn-challenge-progress"]';
-
-/** Types `value` into `selector` and leaves the field (Tab), as a learner would. */
-async function type(page, selector, value) {
-  await page.fill(selector, value);
-  await page.press(selector, 'Tab');
-}
 
 /** Plays the run fast and waits until it has stopped at the budget (or the goal is met). */
 async function playToTheEnd(page) {
@@ -51,7 +47,7 @@ export const tests = [
       t.assert.equal(await page.locator('[data-testid="learn-challenge-hint"]').count(), 1);
       // the two free settings: the run starts again, the link keeps the challenge
       await page.selectOption('[data-testid="learn-positions"]', 'learned');
-      await type(page, '[data-testid="learn-lr"]', '0.03');
+      await typeAndLeave(page, '[data-testid="learn-lr"]', '0.03');
       await page.waitForFunction(() => /learn_challenge=previous-token-95/.test(location.search)
         && /learn_pos=learned/.test(location.search) && /learn_lr=0\.03/.test(location.search));
       await page.waitForFunction(() => document.querySelector('[data-testid="learn-steps"]')?.textContent === '0');
@@ -64,7 +60,7 @@ export const tests = [
       console.log(`# challenge: ${words}`);
       await t.screenshot('learn-challenge-met-1440');
       // a setting the challenge holds fixed is named
-      await type(page, '[data-testid="learn-d"]', '32');
+      await typeAndLeave(page, '[data-testid="learn-d"]', '32');
       await page.waitForFunction((sel) => /^Only the positions and the learning rate may change in this challenge, but d_model is 32 \(the challenge's: 16\)/
         .test(document.querySelector(sel)?.textContent ?? ''), PROGRESS);
       // Start again: the challenge's own run; Leave: the preset, and the offer

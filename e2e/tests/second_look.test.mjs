@@ -15,6 +15,14 @@ async function open(t, query, width, height, touch = false) {
   return { page, context };
 }
 
+/** Opens `query` on a touch phone 375 px wide, once `selector` is there and laid out. */
+async function openPhone(t, query, selector) {
+  const opened = await open(t, query, 375, 800, true);
+  await opened.page.waitForSelector(selector);
+  await opened.page.waitForTimeout(300);
+  return opened;
+}
+
 export const tests = [
   {
     name: 'kv-cache and sinks decode tables: rows are positions (in order), columns features, presenting on one screen',
@@ -126,9 +134,7 @@ export const tests = [
   {
     name: 'kv-cache step 2 on a phone: the K and V tables and the output row whole, no sideways scroll',
     run: async (t) => {
-      const { page, context } = await open(t, 'lesson=kv-cache&ls=1', 375, 800, true);
-      await page.waitForSelector('[data-testid="k-cache"] tbody tr');
-      await page.waitForTimeout(300);
+      const { page, context } = await openPhone(t, 'lesson=kv-cache&ls=1', '[data-testid="k-cache"] tbody tr');
       t.assert.deepEqual(await cutTables(page), []);
       t.assert.deepEqual(await scrollingRegions(page), []);
       await page.locator('[data-testid="decode-view"]').screenshot({ path: 'e2e/screenshots/second-look-kv-cache-2-375.png' });
@@ -138,9 +144,7 @@ export const tests = [
   {
     name: 'masks step 1 on a phone: the three mask-convention tables whole, the <pad> columns in view',
     run: async (t) => {
-      const { page, context } = await open(t, 'lesson=masks&ls=0', 375, 800, true);
-      await page.waitForSelector('[data-testid="mask-conventions"] table');
-      await page.waitForTimeout(300);
+      const { page, context } = await openPhone(t, 'lesson=masks&ls=0', '[data-testid="mask-conventions"] table');
       const figures = await page.$$eval('[data-testid="mask-conventions"] figure', (fs) => fs.map((f) => ({
         table: Math.round(f.querySelector('table').getBoundingClientRect().width),
         room: f.clientWidth,

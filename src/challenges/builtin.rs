@@ -193,12 +193,7 @@ fn previous_token() -> Challenge {
 fn fill_leak() -> Challenge {
     let mut s = Scenario::identity(&["first second"], 2, 1);
     s.embeddings = emb(&[("first", &[1.0, 0.0]), ("second", &[0.0, 1.0])]);
-    s.mask = MaskConfig {
-        causal: true,
-        padding: Padding::None,
-        fill: Fill::LargeNegative,
-        ..MaskConfig::default()
-    };
+    s.mask = MaskConfig::new(true, Padding::None, Fill::LargeNegative);
     Challenge {
         id: "fill-leak".into(),
         title: "8. Through the -1e9 wall".into(),

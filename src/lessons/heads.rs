@@ -265,7 +265,6 @@ pub fn lesson() -> Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::run;
     use crate::lessons::argmax;
 
     #[test]
@@ -299,9 +298,8 @@ mod tests {
     #[test]
     fn the_question_is_answered_no_with_the_live_weights() {
         let l = lesson();
-        let step = &l.steps[3];
-        let trace = run(&step.scenario).unwrap();
-        let quiz = step.quiz.unwrap();
+        let trace = l.trace(3);
+        let quiz = l.steps[3].quiz.unwrap();
         let right = quiz.judge_choice(&trace, 1).unwrap();
         assert!(right.right && right.text.contains(&weight(&trace, 0, JUMP, DOG)), "{}", right.text);
         assert!(!quiz.judge_choice(&trace, 0).unwrap().right);

@@ -513,7 +513,7 @@ mod tests {
     fn the_window_step_names_its_map_and_tables_the_row() {
         let lesson = lesson();
         let step = &lesson.steps[0];
-        let t = run(&step.scenario).unwrap();
+        let t = lesson.trace(0);
         let words = step.words(&t);
         let quoted = row(&t, S::Weights, 0, WINDOW_HEAD, EIGHT);
         assert!(words.contains(&format!("in head 1 its row is {quoted}")), "{words}");
@@ -531,7 +531,7 @@ mod tests {
     fn the_window_question_does_not_give_its_answer_away() {
         let lesson = lesson();
         let step = &lesson.steps[1];
-        let t = run(&step.scenario).unwrap();
+        let t = lesson.trace(1);
         let quiz = step.quiz.unwrap();
         let question = (quiz.question)(&t);
         let QuizKind::Number { answer, .. } = quiz.kind else { panic!("a number question") };

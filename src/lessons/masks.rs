@@ -14,7 +14,7 @@ const SAMPLE: [&str; 2] = ["this is a sample sequence", "the spunky dog wanted t
 /// The two sample sentences, batched and padded to one length, under the mask asked.
 pub fn masks(causal: bool, padding: Padding, fill: Fill) -> Scenario {
     let mut s = base(&SAMPLE, 8, 2);
-    s.mask = MaskConfig { causal, padding, fill, ..MaskConfig::default() };
+    s.mask = MaskConfig::new(causal, padding, fill);
     s
 }
 
@@ -36,7 +36,7 @@ pub fn leak(fill: Fill) -> Scenario {
         w_o: one,
         b_o: vec![],
     }));
-    s.mask = MaskConfig { causal: true, padding: Padding::None, fill, ..MaskConfig::default() };
+    s.mask = MaskConfig::new(true, Padding::None, fill);
     s
 }
 

@@ -114,7 +114,7 @@ mod tests {
     use crate::scenario::Fill;
 
     fn cfg(causal: bool, padding: Padding) -> MaskConfig {
-        MaskConfig { causal, padding, fill: Fill::NegInf, ..MaskConfig::default() }
+        MaskConfig::new(causal, padding, Fill::NegInf)
     }
 
     /// StreamingLLM with W = 2 and 2 kept first keys, T = 6, written out by hand: query i

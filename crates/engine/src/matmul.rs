@@ -235,39 +235,31 @@ fn store<L: Lanes>(out: &mut [f64], at: usize, width: usize, acc: &[L; 2]) {
     }
 }
 
+/// One row of a block: its two accumulators plus `x` times a packed row `b` of the strip.
+#[inline(always)]
+fn row_step<L: Lanes>([c0, c1]: [L; 2], x: f64, (b0, b1): (L, L)) -> [L; 2] {
+    let x = L::splat(x);
+    [c0.mul_add(x, b0), c1.mul_add(x, b1)]
+}
+
 /// 4 rows of `a` (each `kc` long) against a packed strip: `[row][pair]` accumulators.
 #[inline(always)]
 fn block4<L: Lanes>(acc: [[L; 2]; 4], a: [&[f64]; 4], strip: &[[f64; 4]]) -> [[L; 2]; 4] {
-    let [[mut c00, mut c01], [mut c10, mut c11], [mut c20, mut c21], [mut c30, mut c31]] = acc;
+    let [mut c0, mut c1, mut c2, mut c3] = acc;
     let [a0, a1, a2, a3] = a;
     let rows = a0.iter().zip(a1).zip(a2).zip(a3);
     for ((((&x0, &x1), &x2), &x3), bk) in rows.zip(strip) {
-        let (b0, b1) = L::load4(bk);
-        let x = L::splat(x0);
-        c00 = c00.mul_add(x, b0);
-        c01 = c01.mul_add(x, b1);
-        let x = L::splat(x1);
-        c10 = c10.mul_add(x, b0);
-        c11 = c11.mul_add(x, b1);
-        let x = L::splat(x2);
-        c20 = c20.mul_add(x, b0);
-        c21 = c21.mul_add(x, b1);
-        let x = L::splat(x3);
-        c30 = c30.mul_add(x, b0);
-        c31 = c31.mul_add(x, b1);
+        let b = L::load4(bk);
+        c0 = row_step(c0, x0, b);
+        c1 = row_step(c1, x1, b);
+        c2 = row_step(c2, x2, b);
+        c3 = row_step(c3, x3, b);
     }
-    [[c00, c01], [c10, c11], [c20, c21], [c30, c31]]
+    [c0, c1, c2, c3]
 }
 
 /// One row of `a` against a packed strip (the rows left over after the blocks of 4).
 #[inline(always)]
 fn block1<L: Lanes>(acc: [L; 2], a0: &[f64], strip: &[[f64; 4]]) -> [L; 2] {
-    let [mut c0, mut c1] = acc;
-    for (&x0, bk) in a0.iter().zip(strip) {
-        let (b0, b1) = L::load4(bk);
-        let x = L::splat(x0);
-        c0 = c0.mul_add(x, b0);
-        c1 = c1.mul_add(x, b1);
-    }
-    [c0, c1]
+    a0.iter().zip(strip).fold(acc, |c, (&x0, bk)| row_step(c, x0, L::load4(bk)))
 }

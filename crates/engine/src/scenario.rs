@@ -354,6 +354,13 @@ impl Fill {
     }
 }
 
+impl MaskConfig {
+    /// These three settings, with no window.
+    pub const fn new(causal: bool, padding: Padding, fill: Fill) -> Self {
+        Self { causal, padding, fill, window: None, keep_first: None }
+    }
+}
+
 /// The positional encoding added to the token vectors before the projections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -230,12 +230,7 @@ fn cross_attention_shape_trace_snapshot() {
 /// sentence's pad queries (5 and 6) see only pad keys, so their rows are fully blocked.
 fn padded_causal_neg_inf() -> Scenario {
     let mut s = scenario(&["this is a sample sequence", "the spunky dog wanted to jump over"], 8, 2);
-    s.mask = MaskConfig {
-        causal: true,
-        padding: Padding::KeysAndQueries,
-        fill: Fill::NegInf,
-        ..MaskConfig::default()
-    };
+    s.mask = MaskConfig::new(true, Padding::KeysAndQueries, Fill::NegInf);
     s
 }
 
@@ -285,12 +280,7 @@ fn top_keys_ties_nan_rows_and_out_of_range() {
 #[test]
 fn trace_json_writes_non_finite_numbers_as_strings() {
     let mut s = scenario(&["a b", "c"], 2, 1);
-    s.mask = MaskConfig {
-        causal: false,
-        padding: Padding::KeysAndQueries,
-        fill: Fill::NegInf,
-        ..MaskConfig::default()
-    };
+    s.mask = MaskConfig::new(false, Padding::KeysAndQueries, Fill::NegInf);
     let json: Value = serde_json::from_str(&run(&s).unwrap().to_json()).unwrap();
     let steps = json["steps"].as_array().unwrap();
     let masked = steps.iter().find(|s| s["name"] == "masked").unwrap();
@@ -997,12 +987,7 @@ fn cross_attention_is_t_q_by_t_k_as_in_seed_001() {
 fn cross_attention_with_the_same_sentences_is_self_attention() {
     let mut s = scenario(&["the cat sat", "a dog"], 6, 3);
     s.projections = Projections::Named(ProjectionKind::Seeded);
-    s.mask = MaskConfig {
-        causal: true,
-        padding: Padding::Keys,
-        fill: Fill::LargeNegative,
-        ..MaskConfig::default()
-    };
+    s.mask = MaskConfig::new(true, Padding::Keys, Fill::LargeNegative);
     let plain = run(&s).unwrap();
     s.kv_sentences = Some(s.sentences.clone());
     let cross = run(&s).unwrap();
@@ -1019,8 +1004,7 @@ fn cross_attention_with_the_same_sentences_is_self_attention() {
 fn cross_attention_pads_keys_by_the_key_sentences() {
     let mut s = scenario(&["a b c", "d"], 4, 1);
     s.kv_sentences = Some(vec!["w".into(), "x y z q".into()]);
-    s.mask =
-        MaskConfig { causal: false, padding: Padding::Keys, fill: Fill::NegInf, ..MaskConfig::default() };
+    s.mask = MaskConfig::new(false, Padding::Keys, Fill::NegInf);
     let trace = run(&s).unwrap();
     let w = get(&trace, "weights");
     assert_eq!(w.shape, [2, 1, 3, 4]);

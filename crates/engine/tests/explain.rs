@@ -206,7 +206,7 @@ fn cross_attention_key_side_cells_index_key_tokens() {
 
 fn causal_pad(fill: Fill) -> Trace {
     let mut s = Scenario::identity(&["I bought a baseball bat", "the bat"], 3, 1);
-    s.mask = MaskConfig { causal: true, padding: Padding::KeysAndQueries, fill, ..MaskConfig::default() };
+    s.mask = MaskConfig::new(true, Padding::KeysAndQueries, fill);
     run(&s).unwrap()
 }
 
@@ -265,12 +265,7 @@ fn the_large_negative_leak_is_explained() {
     let mut s = Scenario::identity(&["up"], 1, 1);
     s.embeddings = BTreeMap::from([("up".into(), vec![1e5]), ("down".into(), vec![-1e5])]);
     s.kv_sentences = Some(vec!["down up".into()]);
-    s.mask = MaskConfig {
-        causal: true,
-        padding: Padding::None,
-        fill: Fill::LargeNegative,
-        ..MaskConfig::default()
-    };
+    s.mask = MaskConfig::new(true, Padding::None, Fill::LargeNegative);
     // cross, causal: query 0 may see key 0 ("down": -1e10), not key 1 ("up": +1e10)
     let trace = run(&s).unwrap();
     let blocked = ex(&trace, StepName::Weights, &[0, 0, 0, 1]);
@@ -333,13 +328,7 @@ fn every_step_explains_and_serialises() {
     let mut s = Scenario::identity(&["the cat sat", "the bat"], 4, 2);
     s.kv_sentences = Some(vec!["a dog".into(), "the mat was cold".into()]);
     s.positional = Positional::Sinusoidal;
-    s.mask = MaskConfig {
-        causal: true,
-        padding: Padding::KeysAndQueries,
-        fill: Fill::NegInf,
-        window: Some(2),
-        ..MaskConfig::default()
-    };
+    s.mask = MaskConfig { window: Some(2), ..MaskConfig::new(true, Padding::KeysAndQueries, Fill::NegInf) };
     s.n_kv_heads = Some(1);
     s.rope = Some(attention_engine::Rope::new(attention_engine::RopeStyle::Half));
     s.alibi = true;

@@ -32,11 +32,8 @@ fn adversarial_number() -> impl Strategy<Value = f64> {
 }
 
 fn mask() -> impl Strategy<Value = MaskConfig> {
-    (any::<bool>(), 0usize..3, any::<bool>()).prop_map(|(causal, p, large)| MaskConfig {
-        causal,
-        padding: [Padding::None, Padding::Keys, Padding::KeysAndQueries][p],
-        fill: if large { Fill::LargeNegative } else { Fill::NegInf },
-        ..MaskConfig::default()
+    (any::<bool>(), 0usize..3, any::<bool>()).prop_map(|(causal, p, large)| {
+        MaskConfig::new(causal, Padding::ALL[p], if large { Fill::LargeNegative } else { Fill::NegInf })
     })
 }
 
@@ -146,12 +143,7 @@ fn sizes_at_the_limits_run() {
     for t in [1, 2, limits::MAX_TOKENS] {
         let s = Scenario {
             projections: Projections::Named(ProjectionKind::Seeded),
-            mask: MaskConfig {
-                causal: true,
-                padding: Padding::KeysAndQueries,
-                fill: Fill::NegInf,
-                ..MaskConfig::default()
-            },
+            mask: MaskConfig::new(true, Padding::KeysAndQueries, Fill::NegInf),
             ..Scenario::identity(&["w ".repeat(t).as_str()], 16, 16)
         };
         let trace = run(&s).unwrap();

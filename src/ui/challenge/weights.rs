@@ -10,7 +10,7 @@ use crate::engine::{StepName, Trace};
 
 use crate::format::tick;
 use crate::ui::challenge::text::{input_tables, weights_shown, InputTable};
-use crate::ui::widgets::table_head::matrix_head;
+use crate::ui::widgets::table_head::matrix_table;
 
 /// One table of what goes into the head.
 fn input_table(table: InputTable) -> impl IntoView {
@@ -29,13 +29,7 @@ fn input_table(table: InputTable) -> impl IntoView {
             }
         })
         .collect_view();
-    view! {
-        <table class="al-challenge-weights" data-testid="challenge-inputs">
-            <caption>{caption}</caption>
-            {matrix_head("feature →", head)}
-            <tbody>{body}</tbody>
-        </table>
-    }
+    matrix_table("al-challenge-weights", "challenge-inputs", caption, "feature →", head, body)
 }
 
 /// What goes into the head and the weights the goal reads, as tables.
@@ -75,15 +69,14 @@ pub fn ChallengeWeights(
                             }
                         })
                         .collect_view();
-                    Some(view! {
-                        <table class="al-challenge-weights" data-testid="challenge-weights">
-                            <caption>
-                                {format!("weights, head {} (rows: queries, columns: keys)", h + 1)}
-                            </caption>
-                            {matrix_head("query ↓ key →", head_row)}
-                            <tbody>{rows}</tbody>
-                        </table>
-                    })
+                    Some(matrix_table(
+                        "al-challenge-weights",
+                        "challenge-weights",
+                        format!("weights, head {} (rows: queries, columns: keys)", h + 1),
+                        "query ↓ key →",
+                        head_row,
+                        rows,
+                    ))
                 })
                 .collect_view();
             // may scroll sideways on a phone: focusable and named, so a keyboard reaches it

@@ -88,11 +88,7 @@ pub fn ExplainPanel(
     };
     // opened under a tall picture (a phone), the panel comes up into view once
     let aside = NodeRef::<leptos::html::Aside>::new();
-    Effect::new(move |_| {
-        if let Some(el) = aside.get() {
-            crate::ui::platform::screen::scroll_up_to_if_below(&el);
-        }
-    });
+    aside.on_load(|el| crate::ui::platform::screen::scroll_up_to_if_below(&el));
     view! {
         <aside
             node_ref=aside

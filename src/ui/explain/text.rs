@@ -365,6 +365,14 @@ mod tests {
         run(&Scenario::identity(&["baseball bat"], 3, 1)).unwrap()
     }
 
+    /// "the cat sat" under multi-head latent attention, with seeded weights.
+    fn mla_trace() -> Trace {
+        let mut s = Scenario::identity(&["the cat sat"], 4, 2);
+        s.projections = crate::engine::Projections::Named(crate::engine::ProjectionKind::Seeded);
+        s.mla = Some(crate::engine::Mla::sized(3, 2, 2, 2));
+        run(&s).unwrap()
+    }
+
     fn card(step: StepName) -> CardId {
         CardId { step, batch: 0, head: 0 }
     }
@@ -411,10 +419,7 @@ mod tests {
     /// `kv_b_proj`'s column, and no bias strip for a layer without one.
     #[test]
     fn an_mla_strip_reads_its_own_weights() {
-        let mut s = Scenario::identity(&["the cat sat"], 4, 2);
-        s.projections = crate::engine::Projections::Named(crate::engine::ProjectionKind::Seeded);
-        s.mla = Some(crate::engine::Mla::sized(3, 2, 2, 2));
-        let t = run(&s).unwrap();
+        let t = mla_trace();
         let kv_b = explain(&t, StepName::KvB, &[0, 1, 5]).unwrap();
         let s = strips(&t, &kv_b);
         assert_eq!(s.len(), 2, "{s:?}");
@@ -522,10 +527,7 @@ mod tests {
     /// division the norm does, and its one term is still the cell's value.
     #[test]
     fn an_rms_norm_cell_shows_its_division() {
-        let mut s = Scenario::identity(&["the cat sat"], 4, 2);
-        s.projections = crate::engine::Projections::Named(crate::engine::ProjectionKind::Seeded);
-        s.mla = Some(crate::engine::Mla::sized(3, 2, 2, 2));
-        let t = run(&s).unwrap();
+        let t = mla_trace();
         let e = explain(&t, StepName::CKv, &[0, 1, 2]).unwrap();
         let [w, x, rms] = e.terms[0].operands[..] else { panic!("{:?}", e.terms) };
         let shown = format!("{} × {} / {}", factor(w), factor(x), factor(rms));

@@ -87,7 +87,7 @@ pub fn CardCaption(
                 files::download_text(
                     &format!("{file_stem}.csv"),
                     "text/csv",
-                    &csv(&d.rows, &d.cols, &d.values),
+                    &csv(&d.labels.rows, &d.labels.cols, &d.values),
                 );
             }
         })

@@ -54,7 +54,7 @@ pub fn HeatmapCard(
     let layout = Memo::new(move |_| {
         let (width, height) = (max_width.get(), max_height.get());
         let font = font.map_or(draw::LABEL_FONT, |f| f.get());
-        data.with(|d| d.as_ref().map(|d| fit_layout(&d.rows, &d.cols, width, height, font)))
+        data.with(|d| d.as_ref().map(|d| fit_layout(&d.labels.rows, &d.labels.cols, width, height, font)))
     });
     // With a height budget (a lesson's picture, presenter mode), a small matrix is drawn
     // larger, labels and numbers included, up to 2.5 times, to fill its place.
@@ -87,8 +87,8 @@ pub fn HeatmapCard(
             view! {
                 <MatrixTable
                     values=d.values
-                    rows=d.rows
-                    cols=d.cols
+                    rows=d.labels.rows
+                    cols=d.labels.cols
                     blocked=d.hatched
                     step=id.step
                     batch=id.batch

@@ -14,14 +14,8 @@ use crate::ui::state::card_id::CardId;
 pub struct CardData {
     /// The matrix.
     pub values: ndarray::Array2<f64>,
-    /// Row labels (tokens).
-    pub rows: Vec<String>,
-    /// Column labels (tokens or features).
-    pub cols: Vec<String>,
-    /// Which rows are `<pad>`.
-    pub row_pad: Vec<bool>,
-    /// Which columns are `<pad>`.
-    pub col_pad: Vec<bool>,
+    /// The rows' and columns' labels (tokens or features), and which are `<pad>`.
+    pub labels: AxisLabels,
     /// Row-major: blocked by the mask (masked and weights only).
     pub blocked: Vec<bool>,
     /// Row-major: drawn hatched ([`hatched`]): a masked score the mask replaced, a weight
@@ -44,10 +38,7 @@ impl PartialEq for CardData {
     fn eq(&self, other: &Self) -> bool {
         self.values.dim() == other.values.dim()
             && self.values.iter().zip(other.values.iter()).all(|(a, b)| a.to_bits() == b.to_bits())
-            && self.rows == other.rows
-            && self.cols == other.cols
-            && self.row_pad == other.row_pad
-            && self.col_pad == other.col_pad
+            && self.labels == other.labels
             && self.blocked == other.blocked
             && self.hatched == other.hatched
             && self.col_group == other.col_group
@@ -66,8 +57,8 @@ impl CardData {
     pub fn with_labels(trace: &Trace, id: CardId, labels: AxisLabels) -> Option<Self> {
         let step = trace.step(id.step)?;
         let values = step.matrix(id.batch, id.head)?.to_owned();
-        let AxisLabels { rows, cols, row_pad, col_pad } = labels;
         let (n_rows, n_cols) = values.dim();
+        let AxisLabels { rows, cols, row_pad, col_pad } = &labels;
         if rows.len() != n_rows || cols.len() != n_cols || row_pad.len() != n_rows || col_pad.len() != n_cols
         {
             return None;
@@ -89,10 +80,7 @@ impl CardData {
         };
         Some(Self {
             values,
-            rows,
-            cols,
-            row_pad,
-            col_pad,
+            labels,
             blocked,
             hatched,
             col_group,
@@ -107,10 +95,10 @@ impl CardData {
     pub fn heatmap(&self, scale: Scale) -> Heatmap<'_> {
         Heatmap {
             values: self.values.view(),
-            row_labels: &self.rows,
-            col_labels: &self.cols,
-            row_is_pad: &self.row_pad,
-            col_is_pad: &self.col_pad,
+            row_labels: &self.labels.rows,
+            col_labels: &self.labels.cols,
+            row_is_pad: &self.labels.row_pad,
+            col_is_pad: &self.labels.col_pad,
             blocked: &self.hatched,
             scale,
             col_group: self.col_group,
@@ -124,9 +112,9 @@ impl CardData {
         let v = *self.values.get((r, c))?;
         let shown = crate::format::reading(v);
         let mut text = if self.square {
-            format!("query “{}” → key “{}”: {shown}", self.rows.get(r)?, self.cols.get(c)?)
+            format!("query “{}” → key “{}”: {shown}", self.labels.rows.get(r)?, self.labels.cols.get(c)?)
         } else {
-            format!("“{}”, {}: {shown}", self.rows.get(r)?, self.cols.get(c)?)
+            format!("“{}”, {}: {shown}", self.labels.rows.get(r)?, self.labels.cols.get(c)?)
         };
         let k = r * self.values.ncols() + c;
         if self.blocked.get(k).copied().unwrap_or(false) {
@@ -173,8 +161,8 @@ impl CardData {
         let mut best: Option<(usize, usize, f64)> = None;
         for ((r, c), &v) in self.values.indexed_iter() {
             let hidden = self.blocked.get(r * n_cols + c).copied().unwrap_or(false)
-                || self.row_pad.get(r).copied().unwrap_or(false)
-                || self.col_pad.get(c).copied().unwrap_or(false);
+                || self.labels.row_pad.get(r).copied().unwrap_or(false)
+                || self.labels.col_pad.get(c).copied().unwrap_or(false);
             if hidden || !v.is_finite() {
                 continue;
             }
@@ -192,7 +180,7 @@ impl CardData {
         let (n_rows, n_cols) = self.values.dim();
         let mut text = format!("{what}: {n_rows} by {n_cols}");
         if let Some((r, c, v)) = self.largest() {
-            let (row, col) = (self.rows.get(r), self.cols.get(c));
+            let (row, col) = (self.labels.rows.get(r), self.labels.cols.get(c));
             if let (Some(row), Some(col)) = (row, col) {
                 let shown = crate::format::reading(v);
                 if self.square {
@@ -422,7 +410,7 @@ mod tests {
         // concat's bands are the value heads, d_v = 3 wide
         let concat = CardData::build(&t, CardId { step: StepName::Concat, batch: 0, head: 0 }).unwrap();
         assert_eq!(concat.col_group, Some(3));
-        assert_eq!(concat.cols[3], "h2 · 0");
+        assert_eq!(concat.labels.cols[3], "h2 · 0");
     }
 
     #[test]
@@ -438,8 +426,8 @@ mod tests {
         let text = card.describe("weights, sentence 1, head 1");
         let want = format!(
             "weights, sentence 1, head 1: 3 by 3; the largest is query “{}” → key “{}”, {}",
-            card.rows[r],
-            card.cols[c],
+            card.labels.rows[r],
+            card.labels.cols[c],
             crate::format::reading(v)
         );
         assert!(text.starts_with(&want), "{text}");
@@ -492,10 +480,12 @@ mod tests {
             ndarray::Array2::from_shape_vec((2, 3), vec![0.1, 9.0, f64::INFINITY, 0.4, 0.2, 5.0]).unwrap();
         let card = CardData {
             values,
-            rows: strings(&["a", "b"]),
-            cols: strings(&["x", "y", "<pad>"]),
-            row_pad: vec![false, false],
-            col_pad: vec![false, false, true],
+            labels: AxisLabels {
+                rows: strings(&["a", "b"]),
+                cols: strings(&["x", "y", "<pad>"]),
+                row_pad: vec![false, false],
+                col_pad: vec![false, false, true],
+            },
             // (0, 1) blocked by the mask
             blocked: vec![false, true, false, false, false, false],
             hatched: vec![false, true, false, false, false, false],

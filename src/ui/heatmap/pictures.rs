@@ -78,8 +78,10 @@ pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
         .map(|head| CardId { step: name, batch, head })
         .map(|id| CardData::build(&trace, id).map(|d| (d, card_scale(&trace, id))))
         .collect::<Option<_>>()?;
-    let layouts: Vec<Layout> =
-        cards.iter().map(|(d, _)| fit_layout(&d.rows, &d.cols, width, None, LABEL_FONT)).collect();
+    let layouts: Vec<Layout> = cards
+        .iter()
+        .map(|(d, _)| fit_layout(&d.labels.rows, &d.labels.cols, width, None, LABEL_FONT))
+        .collect();
     let w = layouts.iter().map(|l| l.width).fold(0.0, f64::max).ceil();
     let h = (layouts.iter().map(|l| l.height).sum::<f64>() + GAP * (heads - 1) as f64).ceil();
     let mut svg = String::new();
@@ -225,7 +227,7 @@ mod tests {
         let id = CardId { step: shown_step(&trace, step.focus), batch: step.batch, head: 0 };
         let d = CardData::build(&trace, id).unwrap();
         // every row label and every cell's rectangle is in the picture
-        for label in &d.rows {
+        for label in &d.labels.rows {
             let text =
                 crate::draw::heatmap_layout::short_label(label).replace('<', "&lt;").replace('>', "&gt;");
             assert!(svg.contains(&format!(">{text}<")) || svg.contains(&format!(">\n{text}\n<")), "{label}");

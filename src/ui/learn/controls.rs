@@ -29,48 +29,34 @@ pub fn task_label(task: TaskKind) -> &'static str {
     }
 }
 
-/// One whole-number setting of the run, from `lo` to `hi`.
+/// One whole-number setting of the run, from `lo` to `hi`: `label` and `testid` name the
+/// input, `field` is the setting in the settings.
 #[derive(Clone, Copy)]
 struct Count {
     label: &'static str,
     testid: &'static str,
     lo: usize,
     hi: usize,
-    get: fn(&LearnSettings) -> usize,
-    put: fn(&mut LearnSettings, usize),
+    field: fn(&mut LearnSettings) -> &mut usize,
 }
 
 /// The sizes, in the order the controls show them.
 const COUNTS: [Count; 5] = [
-    Count::new("vocab", "learn-vocab", 2, MAX_VOCAB, |s| s.vocab, |s, v| s.vocab = v),
-    Count::new("T (tokens)", "learn-T", 2, MAX_T, |s| s.t, |s, v| s.t = v),
-    Count::new("d_model", "learn-d", 1, MAX_D_MODEL, |s| s.d_model, |s, v| s.d_model = v),
-    Count::new("heads h", "learn-h", 1, MAX_HEADS, |s| s.n_heads, |s, v| s.n_heads = v),
-    Count::new("layers", "learn-layers", 1, MAX_LAYERS, |s| s.n_layers, |s, v| s.n_layers = v),
+    Count { label: "vocab", testid: "learn-vocab", lo: 2, hi: MAX_VOCAB, field: |s| &mut s.vocab },
+    Count { label: "T (tokens)", testid: "learn-T", lo: 2, hi: MAX_T, field: |s| &mut s.t },
+    Count { label: "d_model", testid: "learn-d", lo: 1, hi: MAX_D_MODEL, field: |s| &mut s.d_model },
+    Count { label: "heads h", testid: "learn-h", lo: 1, hi: MAX_HEADS, field: |s| &mut s.n_heads },
+    Count { label: "layers", testid: "learn-layers", lo: 1, hi: MAX_LAYERS, field: |s| &mut s.n_layers },
 ];
-
-impl Count {
-    /// `label` and `testid` name the input; `get` and `put` read and write the setting.
-    const fn new(
-        label: &'static str,
-        testid: &'static str,
-        lo: usize,
-        hi: usize,
-        get: fn(&LearnSettings) -> usize,
-        put: fn(&mut LearnSettings, usize),
-    ) -> Self {
-        Self { label, testid, lo, hi, get, put }
-    }
-}
 
 /// A number input for one [`Count`]; a value outside its range says so and the run keeps
 /// its last value.
 #[component]
 fn CountField(run: LearnRun, count: Count) -> impl IntoView {
-    let Count { label, testid, lo, hi, get, put } = count;
+    let Count { label, testid, lo, hi, field } = count;
     let on_commit = Callback::new(move |text: String| match text.trim().parse::<usize>() {
         Ok(v) if (lo..=hi).contains(&v) => {
-            run.settings.update(|s| put(s, v));
+            run.settings.update(|s| *field(s) = v);
             run.reset();
         }
         _ => run.error.set(Some(format!(
@@ -84,7 +70,7 @@ fn CountField(run: LearnRun, count: Count) -> impl IntoView {
             min=lo.to_string()
             max=hi.to_string()
             commit=true
-            value=Signal::derive(move || run.settings.with(|s| get(s).to_string()))
+            value=Signal::derive(move || field(&mut run.settings.get()).to_string())
             on_input=on_commit
         />
     }

@@ -113,11 +113,7 @@ pub fn LessonPanel(
     };
     // a double click's second click moves nothing and answers nothing (see the function)
     let root = NodeRef::<leptos::html::Section>::new();
-    Effect::new(move |_| {
-        if let Some(el) = root.get() {
-            crate::ui::platform::focus::swallow_repeated_clicks(&el);
-        }
-    });
+    root.on_load(|el| crate::ui::platform::focus::swallow_repeated_clicks(&el));
     view! {
         <section
             node_ref=root

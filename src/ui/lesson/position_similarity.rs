@@ -12,6 +12,7 @@ use crate::engine::Trace;
 use crate::format::short;
 use crate::lessons;
 
+use crate::ui::widgets::note::note;
 use crate::ui::widgets::table_head::matrix_head;
 
 /// The most positions shown (T may be 128).
@@ -28,14 +29,10 @@ pub fn PositionSimilarity(
         let t = trace.get()?;
         let sim = lessons::position_similarity(&t);
         if sim.is_empty() {
-            return Some(
-                view! {
-                    <p class="al-note" data-testid="position-similarity-none">
-                        "This scenario has no positional encoding: turn positions on to compare them."
-                    </p>
-                }
-                .into_any(),
-            );
+            return Some(note(
+                "position-similarity-none",
+                "This scenario has no positional encoding: turn positions on to compare them.",
+            ));
         }
         let n = sim.len().min(MAX_SIDE);
         // viridis from the smallest to the largest shown: every product here is positive

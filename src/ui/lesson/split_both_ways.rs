@@ -12,6 +12,7 @@ use crate::format::short;
 use crate::lessons::same_input;
 use crate::lessons::shapes::{split_both_ways, SplitHead, Unmarked};
 
+use crate::ui::widgets::note::note;
 use crate::ui::widgets::scroll_region::scroll_region;
 use crate::ui::widgets::table_head::matrix_head;
 
@@ -114,14 +115,10 @@ pub fn SplitBothWays(
         let b = batch.get();
         let heads = split_both_ways(&t, b);
         if heads.is_empty() {
-            return Some(
-                view! {
-                    <p class="al-note" data-testid="split-none">
-                        "This scenario has no q of shape (B, T, d_model) to split into heads."
-                    </p>
-                }
-                .into_any(),
-            );
+            return Some(note(
+                "split-none",
+                "This scenario has no q of shape (B, T, d_model) to split into heads.",
+            ));
         }
         let tokens = t.tokens.get(b).cloned().unwrap_or_default();
         let figures =

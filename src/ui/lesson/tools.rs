@@ -51,42 +51,23 @@ pub fn LessonTools(
     });
     view! {
         <div class="al-lesson-tools">
-            {move || {
-                edited
-                    .get()
-                    .then(|| {
-                        view! {
-                            <button
-                                type="button"
-                                class="al-link"
-                                data-testid="lesson-reset"
-                                title="Your edits to this lesson's vectors stay as you move between its steps, until you reset them"
-                                on:click=move |_| on_reset.run(())
-                            >
-                                "Reset this lesson's vectors"
-                            </button>
-                        }
-                    })
-            }}
-            {move || {
-                explorable
-                    .get()
-                    .then(|| {
-                        view! {
-                            <button
-                                type="button"
-                                class="al-link"
-                                data-testid="lesson-exit"
-                                on:click=move |_| {
-                                    present.set(false);
-                                    on_exit.run(())
-                                }
-                            >
-                                "Open this step in the free explorer"
-                            </button>
-                        }
-                    })
-            }} <label class="al-lesson-menu" title="Presenter mode hides the lesson tabs: change lesson here">
+            <LinkWhen
+                when=edited
+                testid="lesson-reset"
+                title="Your edits to this lesson's vectors stay as you move between its steps, until you reset them"
+                text="Reset this lesson's vectors"
+                on_click=on_reset
+            />
+            <LinkWhen
+                when=explorable
+                testid="lesson-exit"
+                text="Open this step in the free explorer"
+                on_click=Callback::new(move |()| {
+                    present.set(false);
+                    on_exit.run(())
+                })
+            />
+            <label class="al-lesson-menu" title="Presenter mode hides the lesson tabs: change lesson here">
                 "Lesson "
                 <select
                     data-testid="lesson-menu"
@@ -98,7 +79,8 @@ pub fn LessonTools(
                 >
                     {menu_options.clone()}
                 </select>
-            </label> <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
+            </label>
+            <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
                 {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
             </button>
             <button
@@ -125,5 +107,37 @@ pub fn LessonTools(
                 }}
             </button>
         </div>
+    }
+}
+
+/// A link-styled button, there only while `when` holds.
+#[component]
+fn LinkWhen(
+    /// Whether the button is there.
+    when: Signal<bool>,
+    /// Its `data-testid`.
+    testid: &'static str,
+    /// Its tooltip, if any.
+    #[prop(optional)]
+    title: Option<&'static str>,
+    /// Its words.
+    text: &'static str,
+    /// Called on a click.
+    on_click: Callback<()>,
+) -> impl IntoView {
+    move || {
+        when.get().then(|| {
+            view! {
+                <button
+                    type="button"
+                    class="al-link"
+                    data-testid=testid
+                    title=title
+                    on:click=move |_| on_click.run(())
+                >
+                    {text}
+                </button>
+            }
+        })
     }
 }

@@ -76,12 +76,7 @@ impl Default for Settings {
             n_heads: 1,
             projections: Projections::Named(ProjectionKind::Identity),
             seed: 0,
-            mask: MaskConfig {
-                causal: false,
-                padding: Padding::Keys,
-                fill: Fill::NegInf,
-                ..MaskConfig::default()
-            },
+            mask: MaskConfig::new(false, Padding::Keys, Fill::NegInf),
             embeddings: BTreeMap::new(),
             kv_text: None,
             positional: Positional::None,

@@ -609,12 +609,7 @@ mod tests {
             n_heads: 3,
             projections: Projections::Named(ProjectionKind::Seeded),
             seed: 42,
-            mask: MaskConfig {
-                causal: true,
-                padding: Padding::KeysAndQueries,
-                fill: Fill::LargeNegative,
-                ..MaskConfig::default()
-            },
+            mask: MaskConfig::new(true, Padding::KeysAndQueries, Fill::LargeNegative),
             embeddings: BTreeMap::new(),
             kv_text: Some("x y z".into()),
             positional: Positional::Sinusoidal,

@@ -14,7 +14,7 @@ use crate::ui::tiles::data::{row_states, tile_words};
 use crate::ui::tiles::shown::Shown;
 use crate::ui::tiles::words::running_sum_words;
 use crate::ui::widgets::scroll_region::scroll_region;
-use crate::ui::widgets::table_head::{column_heads, matrix_head};
+use crate::ui::widgets::table_head::{column_heads, matrix_table};
 
 /// The most rows and columns of the current tile's scores listed in its table.
 const MAX_TABLE: usize = 16;
@@ -173,13 +173,7 @@ pub fn TileScores(
                     <summary>"This tile's scores as a table"</summary>
                     {scroll_region(
                         "this tile's scores as a table".to_string(),
-                        view! {
-                            <table class="al-table" data-testid="tile-scores">
-                                <caption>{caption}</caption>
-                                {matrix_head("query \\ key", head_row)}
-                                <tbody>{body}</tbody>
-                            </table>
-                        },
+                        matrix_table("al-table", "tile-scores", caption, "query \\ key", head_row, body),
                     )}
                 </details>
             })

@@ -1,6 +1,7 @@
 //! The header rows of the app's tables: a row of fixed column names, or a matrix's row
-//! with its corner cell (what the rows and the columns are) before the column labels.
-//! Functions, not components, so the labels may be built from borrowed data.
+//! with its corner cell (what the rows and the columns are) before the column labels; and
+//! a whole matrix table with its caption. Functions, not components, so the labels may be
+//! built from borrowed data.
 
 use leptos::prelude::*;
 
@@ -24,5 +25,24 @@ pub fn matrix_head(corner: impl IntoView, columns: impl IntoView) -> impl IntoVi
                 {columns}
             </tr>
         </thead>
+    }
+}
+
+/// A matrix as a captioned `<table>`: [`matrix_head`]'s row of `corner` and `columns`,
+/// then `rows` (each a `<tr>`).
+pub fn matrix_table(
+    class: &'static str,
+    testid: &'static str,
+    caption: impl IntoView,
+    corner: impl IntoView,
+    columns: impl IntoView,
+    rows: impl IntoView,
+) -> impl IntoView {
+    view! {
+        <table class=class data-testid=testid>
+            <caption>{caption}</caption>
+            {matrix_head(corner, columns)}
+            <tbody>{rows}</tbody>
+        </table>
     }
 }

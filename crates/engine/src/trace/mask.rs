@@ -119,12 +119,7 @@ mod tests {
     /// every key, so it hears everything in one layer. Cross-attention has no reach.
     #[test]
     fn padding_and_cross_attention() {
-        let pad = MaskConfig {
-            causal: true,
-            padding: Padding::KeysAndQueries,
-            fill: Fill::LargeNegative,
-            ..MaskConfig::default()
-        };
+        let pad = MaskConfig::new(true, Padding::KeysAndQueries, Fill::LargeNegative);
         let r = reach(pad, &["a b c d", "a b"], 1);
         assert_eq!(row(&r, 1), vec![0, 1]);
         assert_eq!(row(&r, 3), vec![0, 1, 2, 3]);

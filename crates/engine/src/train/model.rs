@@ -45,11 +45,8 @@ impl Dims {
             n_layers: config.n_layers,
             positions: config.positions,
             mask: MaskConfig {
-                causal: config.causal,
-                padding: Padding::None,
-                fill: Fill::NegInf,
                 window: config.window,
-                ..MaskConfig::default()
+                ..MaskConfig::new(config.causal, Padding::None, Fill::NegInf)
             },
         }
     }

@@ -246,13 +246,7 @@ fn a_layer_equals_the_engines_run() {
                 w_o: m("W_O"),
                 b_o: b("b_O"),
             })),
-            mask: MaskConfig {
-                causal,
-                padding: Padding::None,
-                fill: Fill::NegInf,
-                window,
-                ..MaskConfig::default()
-            },
+            mask: MaskConfig { window, ..MaskConfig::new(causal, Padding::None, Fill::NegInf) },
             positional: if positions == PositionKind::Sinusoidal {
                 Positional::Sinusoidal
             } else {
