@@ -93,7 +93,7 @@ export const tests = [
       page = await t.gotoApp('s=a%20b%20c&d=4&h=2&pe=sinusoidal&step=pe');
       await page.waitForSelector('table[data-testid="matrix-table"][data-step="pe"]', { state: 'attached' });
       t.assert.deepEqual(await cols(page, 'pe'), ['sin 0', 'cos 0', 'sin 1', 'cos 1']);
-      t.assert.deepEqual(await rows(page, 'pe'), ['pos 0 (a)', 'pos 1 (b)', 'pos 2 (c)']);
+      t.assert.deepEqual(await rows(page, 'pe'), ['0 (a)', '1 (b)', '2 (c)']);
       // the toy space: the baseball-bat sentence's x and output by sports, animal, other
       page = await t.gotoApp('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&step=output');
       await page.waitForSelector('table[data-testid="matrix-table"][data-step="output"]', { state: 'attached' });

@@ -83,6 +83,74 @@ fn bat_row(t: &Trace) -> (String, Vec<Claim>) {
     }
 }
 
+/// The scaled scores the baseball-bat tutorial prints for its own vectors, as claims:
+/// the words call the screen's scores the tutorial's only while they print the same.
+fn tutorial_scores(_: &Trace) -> Vec<Claim> {
+    [(0, 0, "2.31"), (0, 1, "1.15"), (1, 0, "1.15"), (1, 1, "1.15")]
+        .into_iter()
+        .map(|(i, j, v)| Claim::Rounds(q(S::Scaled, i, j), v))
+        .collect()
+}
+
+/// The three dimensions, in the embeddings' order.
+const DIMENSIONS: [&str; 3] = ["sports", "animal", "other"];
+
+/// `q_baseball[d] · k_bat[d]`, one term of the score "baseball"·"bat".
+fn term(t: &Trace, d: usize) -> Quantity {
+    const NAMES: [&str; 3] = ["sports term of q·k", "animal term of q·k", "other term of q·k"];
+    Quantity::Computed(NAMES[d], at(t, S::Q, 0, 0, 0, d) * at(t, S::K, 0, 0, 1, d))
+}
+
+/// Why "baseball"·"bat" is what it is, from the terms of the dot product: the dimensions
+/// the two share (a positive term), those they oppose on (a negative term), or none.
+fn shared(t: &Trace) -> (String, Vec<Claim>) {
+    let score = q(S::Scaled, 0, 1);
+    let (mut share, mut oppose, mut claims) = (Vec::new(), Vec::new(), Vec::new());
+    for (d, name) in DIMENSIONS.iter().enumerate().take(t.sizes.d_k) {
+        let c = term(t, d);
+        if Claim::Positive(c).holds(t) {
+            share.push(*name);
+            claims.push(Claim::Positive(c));
+        } else if Claim::Negative(c).holds(t) {
+            oppose.push(*name);
+            claims.push(Claim::Negative(c));
+        } else if Claim::Rounds(c, "0.00").holds(t) {
+            claims.push(Claim::Rounds(c, "0.00"));
+        }
+    }
+    let s = num(score.value(t));
+    let dims = |v: &[&str]| {
+        let list = match v {
+            [init @ .., last] if !init.is_empty() => format!("{} and {last}", init.join(", ")),
+            _ => v.join(""),
+        };
+        format!("the {list} dimension{}", if v.len() > 1 { "s" } else { "" })
+    };
+    let words = match (share.is_empty(), oppose.is_empty()) {
+        (true, true) => {
+            claims.push(Claim::Rounds(score, "0.00"));
+            format!(
+                "\"baseball\"·\"bat\" = {s} because they share no dimension: on each one, one of the two is 0."
+            )
+        }
+        (false, true) => {
+            claims.push(Claim::Positive(score));
+            format!("\"baseball\"·\"bat\" = {s} because they share {}.", dims(&share))
+        }
+        (true, false) => {
+            claims.push(Claim::Negative(score));
+            format!("\"baseball\"·\"bat\" = {s} because they point opposite ways on {}.", dims(&oppose))
+        }
+        (false, false) => format!(
+            "\"baseball\"·\"bat\" = {s}: they share {}, which adds to it, and point opposite ways on {}, \
+             which takes from it.",
+            dims(&share),
+            dims(&oppose)
+        ),
+    };
+    (words, claims)
+}
+
 /// Step 6's claims: "I", "bought" and "a" (tokens 0–2) share one vector on the "other"
 /// dimension alone, and "bat" gives each of them the same weight.
 fn whole_claims(_: &Trace) -> Vec<Claim> {
@@ -139,15 +207,19 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
-                         scores the baseball-bat tutorial prints: baseball {} and bat {}. (The tutorial calls these \"scores\"; in the \
-                         pipeline they are the scaled step.) \"baseball\"·\"bat\" = {} because they share the \
-                         sports dimension.",
+                         scores{}: baseball {} and bat {}. (The tutorial calls these \"scores\"; in the \
+                         pipeline they are the scaled step.) {}",
                         row(t, S::Scores, 0, 0, 0),
                         row(t, S::Scores, 0, 0, 1),
                         t.sizes.d_k,
+                        if tutorial_scores(t).iter().all(|c| c.holds(t)) {
+                            " the baseball-bat tutorial prints"
+                        } else {
+                            " of your vectors (not the tutorial's: it prints those of its own vectors)"
+                        },
                         row(t, S::Scaled, 0, 0, 0),
                         row(t, S::Scaled, 0, 0, 1),
-                        num(at(t, S::Scaled, 0, 0, 0, 1)),
+                        shared(t).0,
                     )
                 },
             )
@@ -165,7 +237,13 @@ pub fn lesson() -> Lesson {
                         0,
                     )
                 })
-            .highlight(|_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)]),
+            .highlight(|_| vec![super::cell(S::Scaled, 0, 1), super::cell(S::Scaled, 1, 0)])
+            .claims_each_case(|t| {
+                let own = tutorial_scores(t);
+                let mut out = if own.iter().all(|c| c.holds(t)) { own } else { Vec::new() };
+                out.extend(shared(t).1);
+                out
+            }),
             LessonStep::new(
                 "Predict: where does baseball look?",
                 pair.clone(),
@@ -286,5 +364,37 @@ mod tests {
             .text
             .starts_with("Right: \"baseball\". Softmax of [2.31, 1.15] is [0.76, 0.24]"));
         assert!(!q.judge_choice(&t, 0).unwrap().right);
+    }
+
+    /// The edit step 5 invites (bat = [0, 2, 0]), carried back to step 2: the words say
+    /// what is true of the new vectors, and do not call the new scores the tutorial's.
+    #[test]
+    fn step_2_follows_an_edit_that_leaves_no_shared_dimension() {
+        let l = lesson();
+        let edits = BTreeMap::from([("bat".to_string(), vec![0.0, 2.0, 0.0])]);
+        let step = LessonStep {
+            scenario: super::super::carry_edits(&l.steps[1].scenario, &edits),
+            ..l.steps[1].clone()
+        };
+        let t = crate::engine::run(&step.scenario).unwrap();
+        assert!(step.each_case && step.claims_hold(&t));
+        let words = step.words(&t);
+        assert!(words.contains("\"baseball\"·\"bat\" = 0.00 because they share no dimension"), "{words}");
+        assert!(!words.contains("share the sports"), "{words}");
+        assert!(!words.contains("the baseball-bat tutorial prints"), "{words}");
+        assert!(words.contains("scores of your vectors (not the tutorial's"), "{words}");
+        // opposite ways: bat = [-1, 1, 0]
+        let edits = BTreeMap::from([("bat".to_string(), vec![-1.0, 1.0, 0.0])]);
+        let step = LessonStep { scenario: super::super::carry_edits(&l.steps[1].scenario, &edits), ..step };
+        let t = crate::engine::run(&step.scenario).unwrap();
+        assert!(step.claims_hold(&t));
+        assert!(step.words(&t).contains("= -1.15 because they point opposite ways on the sports dimension"));
+        // the lesson's own vectors: the tutorial's numbers and its story
+        let own = l.narrated(1).1;
+        assert!(
+            own.contains("gives the scores the baseball-bat tutorial prints: baseball [2.31, 1.15]"),
+            "{own}"
+        );
+        assert!(own.contains("= 1.15 because they share the sports dimension."), "{own}");
     }
 }

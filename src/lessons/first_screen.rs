@@ -13,7 +13,10 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
     let (n_q, n_k) = (trace.query_length(batch).min(w.nrows()), trace.key_length(batch).min(w.ncols()));
     let cross = trace.is_cross();
     let mut best: Option<(usize, usize, f64)> = None;
-    for i in 0..n_q {
+    // a row the mask leaves one key has that key's weight forced: it is no preference
+    let open = |i: usize| (0..n_k).filter(|&j| !trace.mask.is_blocked(batch, i, j)).count();
+    let forced = (0..n_q).filter(|&i| open(i) == 1).count();
+    for i in (0..n_q).filter(|&i| open(i) > 1) {
         for j in 0..n_k {
             let v = w[(i, j)];
             let other = cross || i != j;
@@ -22,7 +25,13 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
             }
         }
     }
-    let (i, j, v) = best?;
+    let Some((i, j, v)) = best else {
+        return (n_k > 1 && forced > 0 && forced == n_q).then(|| {
+            "The mask leaves each query one key, so each row's weight is forced onto it: no weight here says \
+             which key a query prefers."
+                .to_owned()
+        });
+    };
     let (q, k) = (token(trace, batch, i), trace.key_tokens(batch).get(j).cloned().unwrap_or_default());
     // with several layers the number is one layer's: name it, as the head
     let heads = match (trace.n_layers > 1, trace.sizes.n_heads > 1) {
@@ -139,6 +148,30 @@ mod tests {
             .count();
         assert!(text.contains("no toy vector") && random >= 1, "{text}");
         assert!(!text.contains("untrained"), "{text}");
+    }
+
+    /// Cross-attention with causal and a window of 2: query "I" (row 0) sees one key, so
+    /// its 1.00 is the mask's, not a preference; the caption is about a row with a choice.
+    /// A window of 1 leaves every row one key: the caption says so.
+    #[test]
+    fn a_weight_the_mask_forces_is_not_the_caption() {
+        let settings = |window| {
+            let mut s = Settings { kv_text: Some(DEFAULT_TEXT.to_owned()), ..Settings::default() };
+            s.mask.causal = true;
+            s.mask.window = Some(window);
+            s
+        };
+        let t = run(&scenario(DEFAULT_TEXT, &settings(2)).0).unwrap();
+        assert!(t.is_cross());
+        let text = caption(&t, 0).unwrap();
+        assert!(!text.starts_with("“I” attends most to “I”"), "{text}");
+        let q =
+            (0..t.query_length(0)).find(|&i| text.starts_with(&format!("“{}”", token(&t, 0, i)))).unwrap();
+        let open = (0..t.key_length(0)).filter(|&j| !t.mask.is_blocked(0, q, j)).count();
+        assert!(open > 1, "{text}");
+        let t = run(&scenario(DEFAULT_TEXT, &settings(1)).0).unwrap();
+        let text = caption(&t, 0).unwrap();
+        assert!(text.starts_with("The mask leaves each query one key"), "{text}");
     }
 
     #[test]

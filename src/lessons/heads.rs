@@ -56,6 +56,13 @@ fn scenario(heads: usize) -> Scenario {
     s
 }
 
+/// Column `c` of a step split into heads, as its map labels it: `h2 · 2` is head 2's
+/// feature 2 (heads from 1, features from 0).
+fn split_column(t: &Trace, c: usize) -> String {
+    let d_k = t.sizes.d_k.max(1);
+    format!("h{} · {}", c / d_k + 1, c % d_k)
+}
+
 fn weight(t: &Trace, head: usize, i: usize, j: usize) -> String {
     num(at(t, S::Weights, 0, head, i, j))
 }
@@ -217,11 +224,13 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "A head's output is the weighted average of the values (here V is the embeddings \
-                         themselves). With one head, \"jump\"'s output is {}: animal {} from half a \"dog\" and \
-                         refers {} from half an \"it\", each arriving at half strength. \
+                         themselves). With one head, \"jump\"'s output is {}: animal (column d_k {}) {} from half a \
+                         \"dog\" and refers (d_k {}) {} from half an \"it\", each arriving at half strength. \
                          A third word that \"jump\" also needed would leave even less for each.",
                         row(t, S::Context, 0, 0, JUMP),
+                        ANIMAL,
                         num(at(t, S::Context, 0, 0, JUMP, ANIMAL)),
+                        REFERS,
                         num(at(t, S::Context, 0, 0, JUMP, REFERS)),
                     )
                 },
@@ -236,14 +245,17 @@ pub fn lesson() -> Lesson {
                     format!(
                         "Back to two heads. Each head returns d_k = {} numbers per token, and concat lays them \
                          side by side into d_model = {}. \"jump\"'s row is {}: head 1's four numbers hold \
-                         \"dog\" (animal {}) and head 2's four hold \"it\" (refers {}), each nearly whole. \
+                         \"dog\" (animal, column {}: {}) and head 2's four hold \"it\" (refers, {}: {}), each nearly \
+                         whole. \
                          W_O ({}×{}, the identity here) then mixes the heads. The layer has 4·d_model² + \
                          4·d_model = {} parameters whatever h is: more heads add no parameters, \
                          each head is just narrower (d_k = d_model / h).",
                         t.sizes.d_k,
                         d,
                         row(t, S::Concat, 0, 0, JUMP),
+                        split_column(t, ANIMAL),
                         num(at(t, S::Concat, 0, 0, JUMP, ANIMAL)),
+                        split_column(t, REFERS),
                         num(at(t, S::Concat, 0, 0, JUMP, REFERS)),
                         d,
                         d,

@@ -3,14 +3,15 @@
 
 use crate::engine::StepName;
 
-/// The positional encoding's row labels: `pos 0, pos 1, …`, counted as the formula
-/// counts (`PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`, pos from 0), with the word at
-/// that position in brackets when there is one: `pos 0 (the)`.
+/// The positional encoding's row labels: `0, 1, …` (the axis title says they are
+/// positions), counted as the formula counts (`PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`,
+/// pos from 0), with the word at that position in brackets when there is one: `0 (the)`,
+/// short enough that a word of six letters is not cut.
 pub fn pe_rows(words: &[String], n_positions: usize) -> Vec<String> {
     (0..n_positions)
         .map(|p| match words.get(p) {
-            Some(w) if !w.is_empty() => format!("pos {p} ({w})"),
-            _ => format!("pos {p}"),
+            Some(w) if !w.is_empty() => format!("{p} ({w})"),
+            _ => p.to_string(),
         })
         .collect()
 }
@@ -43,7 +44,7 @@ mod tests {
     #[test]
     fn positions_count_from_0_and_columns_name_sin_and_cos() {
         let words: Vec<String> = ["the", "cat"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(pe_rows(&words, 3), ["pos 0 (the)", "pos 1 (cat)", "pos 2"]);
+        assert_eq!(pe_rows(&words, 3), ["0 (the)", "1 (cat)", "2"]);
         assert_eq!(pe_cols(5), ["sin 0", "cos 0", "sin 1", "cos 1", "sin 2"]);
     }
 

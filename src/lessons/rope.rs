@@ -160,9 +160,9 @@ pub fn lesson() -> Lesson {
                     reveal: Some(S::Scores),
                     reveal_extra: None,
                     question: |_| {
-                        "With RoPE, \"ball\" at position 1 and \"bat\" at position 0 are one position apart. \
-                         \"ball\" at position 5 and \"bat\" at position 4 are turned by more, but are also one \
-                         position apart. Compared with the first pair's score, their score is…"
+                        "With RoPE, take the score of \"ball\" at position 1 with \"bat\" at position 0. \
+                         Now \"ball\" at position 5 with \"bat\" at position 4: each is turned by four \
+                         positions more. Compared with the first pair's score, their score is…"
                             .into()
                     },
                     kind: QuizKind::Choice {
@@ -218,6 +218,19 @@ pub fn lesson() -> Lesson {
 mod tests {
     use super::*;
     use crate::engine::run;
+
+    /// The prediction question states the positions and leaves the comparison to the
+    /// learner: it does not say the pairs are equally far apart (the answer's reason).
+    #[test]
+    fn the_prediction_question_does_not_give_the_answer_away() {
+        let l = lesson();
+        let t = l.trace(2);
+        let q = (l.steps[2].quiz.unwrap().question)(&t);
+        assert!(!q.contains("apart") && !q.contains("also"), "{q}");
+        for p in ["position 1", "position 0", "position 5", "position 4"] {
+            assert!(q.contains(p), "{q}");
+        }
+    }
 
     /// The length of row `i` of a `(B, h, T, d_k)` step, head 0.
     fn length(t: &Trace, step: S, i: usize) -> f64 {

@@ -194,13 +194,14 @@ pub fn lesson() -> Lesson {
                     format!(
                         "q.view(B, T, h, d_k) splits each row into h pieces of d_k without moving a number; \
                          transpose(1, 2) then puts the head axis before T, so each head is a (T, d_k) matrix the \
-                         matmul can work on: {}. Head 2's row for \"{}\" is {}: exactly columns {}–{} of q.",
+                         matmul can work on: {}. Head 2's row for \"{}\" is {}: exactly q's columns h2 · 0 to h2 · {} (columns {}–{}).",
                         path_of(t, S::QHeads),
                         token(t, 0, 1),
                         {
                             let cells: Vec<String> = (0..d_k).map(|c| num(at(t, S::QHeads, 0, 1, 1, c))).collect();
                             format!("[{}]", cells.join(", "))
                         },
+                        d_k - 1,
                         d_k,
                         2 * d_k - 1,
                     )

@@ -162,8 +162,8 @@ pub fn lesson() -> Lesson {
                     format!(
                         "The batch holds \"{}\" and \"{}\": the same words in another order. Attention only \
                          compares vectors, and a word's vector does not say where the word is. So \"{}\" → \
-                         \"{}\" gets the weight {} in sentence 1 and {} in sentence 2 (outlined in both; switch \
-                         sentences with the tabs). Every weight of one order is a weight of the other, moved: \
+                         \"{}\" gets the weight {} in sentence 1 and {} in sentence 2 (outlined in each \
+                         sentence's map). Every weight of one order is a weight of the other, moved: \
                          weights[1][i][j] = weights[2][π(i)][π(j)], {} over all {} pairs.",
                         sentence_text(t, 0),
                         sentence_text(t, 1),
@@ -176,7 +176,15 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(matching_cells),
+            .highlight(matching_cells)
+            .embed_aside(|t| {
+                let (i, j, pi) = pair_words(t)?;
+                Some(Aside {
+                    caption: "The outlined weight of each order (the embed's map shows one sentence).".into(),
+                    head: vec!["weight".into(), "sentence 1".into(), "sentence 2".into(), "difference".into()],
+                    rows: vec![pair_row(t, &pi, i, j)?],
+                })
+            }),
             LessonStep::new(
                 "The other order: the same numbers, moved",
                 orders(Positional::None),
@@ -201,7 +209,22 @@ pub fn lesson() -> Lesson {
                 },
             )
             .batch(1)
-            .highlight(moved_rows),
+            .highlight(moved_rows)
+            .embed_aside(|t| {
+                let (i, _, pi) = pair_words(t)?;
+                let cells = |b: usize, r: usize| (0..pi.len()).map(|j| num(at(t, S::Weights, b, 0, r, j))).collect();
+                let mut head = vec![format!("\"{}\"", token(t, 0, i))];
+                head.extend((0..pi.len()).map(|j| format!("key {j}")));
+                Some(Aside {
+                    caption: format!(
+                        "\"{}\"'s row of weights in each order, keys by position (the embed's map shows one \
+                         sentence).",
+                        token(t, 0, i)
+                    ),
+                    head,
+                    rows: vec![("sentence 1".into(), cells(0, i)), ("sentence 2".into(), cells(1, pi[i]))],
+                })
+            }),
             LessonStep::new(
                 "Add positions: the weights now differ",
                 orders(Positional::Sinusoidal),
@@ -254,19 +277,21 @@ pub fn lesson() -> Lesson {
                     format!(
                         "New example: one longer sentence and d_model = {}, not two {}-word sentences and \
                          d_model = {}. PE has one row per position and one column per feature, \
-                         (1, T, d_model) = (1, {}, {}), the same for every sentence. Column 2i is sin(pos / 10000^(2i/d_model)) and column 2i+1 \
-                         the cosine. Position 0's row is {}. The first columns turn fast (column 0 goes {}, {}, {} \
-                         over positions 0–2); the last turn so slowly that four decimals are needed to see them move ({}, {}, \
-                         {}).",
+                         (1, T, d_model) = (1, {}, {}), the same for every sentence. The columns come in pairs, i = 0 to {}: \
+                         \"sin i\" is sin(pos / 10000^(2i/d_model)) and \"cos i\" the cosine. Position 0's row is {}. \
+                         The first pairs turn fast (sin 0 goes {}, {}, {} over positions 0–2); the last turn so \
+                         slowly that four decimals are needed to see sin {} move ({}, {}, {}).",
                         t.sizes.d_model,
                         ORDERS[0].split_whitespace().count(),
                         before.d_model,
                         t.sizes.t,
                         t.sizes.d_model,
+                        (t.sizes.d_model / 2).saturating_sub(1),
                         row(t, S::Pe, 0, 0, 0),
                         num(at(t, S::Pe, 0, 0, 0, 0)),
                         num(at(t, S::Pe, 0, 0, 1, 0)),
                         num(at(t, S::Pe, 0, 0, 2, 0)),
+                        t.sizes.d_model.saturating_sub(2) / 2,
                         fixed4(at(t, S::Pe, 0, 0, 0, t.sizes.d_model.saturating_sub(2))),
                         fixed4(at(t, S::Pe, 0, 0, 1, t.sizes.d_model.saturating_sub(2))),
                         fixed4(at(t, S::Pe, 0, 0, 2, t.sizes.d_model.saturating_sub(2))),
@@ -276,11 +301,11 @@ pub fn lesson() -> Lesson {
             .aside(|t| {
                     let last = t.sizes.d_model.checked_sub(2)?;
                     let positions = 0..t.sizes.t.min(3);
-                    let mut head = vec!["column".to_string()];
+                    let mut head = vec!["pair".to_string()];
                     head.extend(positions.clone().map(|p| format!("pos {p}")));
                     Some(Aside {
                         caption:
-                            "The first and the last sine columns over positions 0–2: the last needs four \
+                            "The first and the last pairs' sines over positions 0–2: the last needs four \
                                   decimals to be seen moving."
                                 .into(),
                         head,
@@ -456,6 +481,62 @@ mod tests {
         // shift-invariant: it depends on the distance only
         assert!((pe_dot(&t, 4, 5) - pe_dot(&t, 0, 1)).abs() < 1e-12);
         assert!(pe_dot(&t, 40, 0).is_nan(), "out of range is NaN, not a panic");
+    }
+
+    /// The embed shows one sentence's map and no tabs: steps 1 and 2's embeds print both
+    /// orders' quoted numbers in a table, and the words send no one to the tabs.
+    #[test]
+    fn the_embeds_show_both_orders_numbers() {
+        let l = lesson();
+        for i in [0, 1] {
+            let t = l.trace(i);
+            let words = l.steps[i].words(&t);
+            assert!(!words.contains("tabs"), "step {}: {words}", i + 1);
+            let make = l.steps[i].embed_aside.unwrap_or_else(|| panic!("step {}: no embed table", i + 1));
+            let table = make(&t).unwrap();
+            let cells: Vec<&String> = table.rows.iter().flat_map(|(_, c)| c).collect();
+            let (a, _, pi) = pair_words(&t).unwrap();
+            let quoted: Vec<String> = if i == 0 {
+                vec![num(at(&t, S::Weights, 0, 0, 0, 2)), num(at(&t, S::Weights, 1, 0, 2, 0))]
+            } else {
+                (0..3)
+                    .flat_map(|j| {
+                        [num(at(&t, S::Weights, 0, 0, a, j)), num(at(&t, S::Weights, 1, 0, pi[a], j))]
+                    })
+                    .collect()
+            };
+            for n in quoted {
+                assert!(words.contains(&n), "step {}: {n} in {words}", i + 1);
+                assert!(cells.contains(&&n), "step {}: {n} not in {table:?}", i + 1);
+            }
+        }
+        // sentence 1's row and sentence 2's, each in its own order
+        let t = l.trace(1);
+        let table = (l.steps[1].embed_aside.unwrap())(&t).unwrap();
+        assert_eq!(table.rows[0].1, (0..3).map(|j| num(at(&t, S::Weights, 0, 0, 0, j))).collect::<Vec<_>>());
+        assert_eq!(table.rows[1].1, (0..3).map(|j| num(at(&t, S::Weights, 1, 0, 2, j))).collect::<Vec<_>>());
+    }
+
+    /// Step 4's words name the columns by the labels the map shows (sin i, cos i, by pair),
+    /// not by a column index the labels do not print; the side table too, and the row
+    /// labels of its sentence are not cut.
+    #[test]
+    fn the_encoding_step_names_columns_as_the_map_labels_them() {
+        let l = lesson();
+        let t = l.trace(3);
+        let words = l.steps[3].words(&t);
+        let labels = super::super::labels::pe_cols(t.sizes.d_model);
+        assert!(!words.contains("Column 2i") && !words.contains("column 0"), "{words}");
+        for name in ["sin 0", &format!("sin {}", t.sizes.d_model / 2 - 1)] {
+            assert!(words.contains(name) && labels.iter().any(|l| l == name), "{name}: {words}");
+        }
+        let table = (l.steps[3].aside)(&t).unwrap();
+        assert_eq!(table.head[0], "pair");
+        assert!(table.rows.iter().all(|(title, _)| labels.contains(title)), "{table:?}");
+        let rows = super::super::labels::pe_rows(&t.tokens[0], t.sizes.t);
+        for r in rows {
+            assert_eq!(crate::draw::heatmap_layout::short_label(&r), r, "a cut row label");
+        }
     }
 
     #[test]

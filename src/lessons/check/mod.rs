@@ -199,6 +199,24 @@ mod tests {
         assert!(!check_yourself("baseball-bat")[0].why.contains("0.58"));
     }
 
+    /// Word order's second question reads one way: it states the d_model its answer is
+    /// worked at (d_model / 2), which is not the lesson's table's beside it.
+    #[test]
+    fn the_squared_length_question_states_its_d_model() {
+        let q = &check_yourself("word-order")[1];
+        let rest = q.question.split("d_model = ").nth(1).expect(&q.question);
+        let d: f64 = rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap();
+        let CheckAnswer::Number { value, .. } = q.answer else { panic!("{}", q.question) };
+        assert_eq!(value, d / 2.0, "{}", q.question);
+        let lesson = crate::lessons::word_order::lesson();
+        assert_ne!(lesson.steps[5].scenario.d_model as f64, d, "the lesson's own d_model needs no note");
+        assert!(
+            q.question.contains(&format!("the lesson's {}", lesson.steps[5].scenario.d_model)),
+            "{}",
+            q.question
+        );
+    }
+
     /// The answers, worked by hand from the rules the lessons teach.
     #[test]
     fn the_engine_answers_agree_with_the_rules_by_hand() {

@@ -223,7 +223,7 @@ pub(super) fn word_order() -> Vec<CheckQuestion> {
             ),
         },
         CheckQuestion {
-            question: "And PE(5)·PE(5), the squared length of one position's code?".into(),
+            question: "And with the same d_model = 8 (not the lesson's 16): PE(5)·PE(5), the squared length of one position's code?".into(),
             answer: CheckAnswer::Number { value: dot(5, 5), tolerance: 0.005 },
             why: "Each of the 4 sine–cosine pairs gives sin² + cos² = 1, so every position's code has squared length d_model / 2 = 4.".into(),
         },

@@ -360,14 +360,17 @@ fn mask_notes(trace: &Trace, step: StepName, batch: usize) -> Option<impl IntoVi
     Some(notes)
 }
 
-/// "Row 5 (“<pad>”)" and "is", or "Rows 5 and 6 (“<pad>”, “<pad>”)" and "are": rows
-/// counted from 0, as the maps' axes, the lessons and PyTorch count them.
+/// "Row 5 (“<pad>”, counting from 0)" and "is", or "Rows 5 and 6 (“<pad>”, “<pad>”,
+/// counting from 0)" and "are": rows counted from 0, as the lessons and PyTorch count
+/// them, and said so (the sentence tabs and heads beside them count from 1).
 fn row_list(members: &[(usize, String)]) -> (String, &'static str) {
     let numbers: Vec<String> = members.iter().map(|(i, _)| i.to_string()).collect();
     let tokens: Vec<String> = members.iter().map(|(_, t)| format!("“{t}”")).collect();
     match numbers.as_slice() {
-        [one] => (format!("Row {one} ({})", tokens.join(", ")), "is"),
-        [init @ .., last] => (format!("Rows {} and {last} ({})", init.join(", "), tokens.join(", ")), "are"),
+        [one] => (format!("Row {one} ({}, counting from 0)", tokens.join(", ")), "is"),
+        [init @ .., last] => {
+            (format!("Rows {} and {last} ({}, counting from 0)", init.join(", "), tokens.join(", ")), "are")
+        }
         [] => (String::new(), "are"),
     }
 }
@@ -379,8 +382,14 @@ mod tests {
     #[test]
     fn masked_rows_are_named_together() {
         let pad = |i: usize| (i, "<pad>".to_string());
-        assert_eq!(row_list(&[pad(5)]), ("Row 5 (“<pad>”)".to_string(), "is"));
-        assert_eq!(row_list(&[pad(5), pad(6)]), ("Rows 5 and 6 (“<pad>”, “<pad>”)".to_string(), "are"));
-        assert_eq!(row_list(&[pad(4), pad(5), pad(6)]).0, "Rows 4, 5 and 6 (“<pad>”, “<pad>”, “<pad>”)");
+        assert_eq!(row_list(&[pad(5)]), ("Row 5 (“<pad>”, counting from 0)".to_string(), "is"));
+        assert_eq!(
+            row_list(&[pad(5), pad(6)]),
+            ("Rows 5 and 6 (“<pad>”, “<pad>”, counting from 0)".to_string(), "are")
+        );
+        assert_eq!(
+            row_list(&[pad(4), pad(5), pad(6)]).0,
+            "Rows 4, 5 and 6 (“<pad>”, “<pad>”, “<pad>”, counting from 0)"
+        );
     }
 }

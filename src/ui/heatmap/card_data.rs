@@ -649,11 +649,31 @@ mod tests {
         assert_eq!(axis_labels(&t, StepName::Q, 0).cols, strings(&["h1 · 0", "h1 · 1", "h2 · 0", "h2 · 1"]));
         let pe = axis_labels(&t, StepName::Pe, 0);
         assert_eq!(pe.cols, strings(&["sin 0", "cos 0", "sin 1", "cos 1"]));
-        assert_eq!(pe.rows, strings(&["pos 0 (a)", "pos 1 (b)", "pos 2 (c)"]));
+        assert_eq!(pe.rows, strings(&["0 (a)", "1 (b)", "2 (c)"]));
         // grouped-query attention: k holds key/value heads
         s.n_kv_heads = Some(1);
         let t = run(&s).unwrap();
         assert_eq!(axis_labels(&t, StepName::K, 0).cols, strings(&["kv1 · 0", "kv1 · 1"]));
+    }
+
+    /// Words that name a column name it as the step's map labels it: why-heads' "d_k 1" and
+    /// "h2 · 2", shapes' "h2 · 0 to h2 · 3".
+    #[test]
+    fn the_columns_the_lessons_name_are_labelled_so() {
+        for (id, i, names) in [
+            ("why-heads", 5, &["d_k 1", "d_k 6"][..]),
+            ("why-heads", 6, &["h1 · 1", "h2 · 2"]),
+            ("shapes", 1, &["h2 · 0", "h2 · 3"]),
+        ] {
+            let lesson = crate::lessons::lessons().into_iter().find(|l| l.id == id).unwrap();
+            let (t, words) = lesson.narrated(i);
+            let shown = if id == "shapes" { StepName::Q } else { lesson.steps[i].focus };
+            let cols = axis_labels(&t, shown, 0).cols;
+            for name in names {
+                assert!(words.contains(name), "{id} step {}: {name} in {words}", i + 1);
+                assert!(cols.iter().any(|c| c == name), "{id} step {}: {name} in {cols:?}", i + 1);
+            }
+        }
     }
 
     #[test]
