@@ -209,21 +209,10 @@ fn padding_words(t: &Trace) -> (String, Vec<Claim>) {
 /// columns included, so the 0.00 and the "froid" weight the words quote are on the page
 /// when its small map has no room for numbers.
 fn padded_weights_aside(t: &Trace) -> Option<Aside> {
-    let m = t.step(S::Weights)?.matrix(1, 0)?;
-    let keys = t.key_tokens(1);
-    if m.ncols() != keys.len() {
-        return None;
-    }
-    let rows = (0..t.query_length(1).min(m.nrows()))
-        .map(|i| (format!("\"{}\"", token(t, 1, i)), m.row(i).iter().map(|v| num(*v)).collect()))
-        .collect();
-    let mut head = vec!["query ↓ key →".to_owned()];
-    head.extend(keys.iter().cloned());
-    Some(Aside {
-        caption: "Sentence 2's weights, head 1: every real query against every key".into(),
-        head,
-        rows,
-    })
+    let caption = "Sentence 2's weights, head 1: every real query against every key".to_owned();
+    let mut aside = super::matrix_aside(t, caption, "weights", S::Weights, 1, 0)?;
+    aside.rows.truncate(t.query_length(1));
+    Some(aside)
 }
 
 /// Three candidate output shapes, from the run's sizes; the first is right.
