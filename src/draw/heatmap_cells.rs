@@ -147,9 +147,7 @@ pub fn draw_grid_pixels(map: &Heatmap, layout: &Layout, theme: &Theme, dpr: f64)
             if hatch {
                 hatched.push(c);
             }
-            for p in rgba[row_start + x0..row_start + x1].chunks_exact_mut(4) {
-                p[..3].copy_from_slice(&[cr, cg, cb]);
-            }
+            fill_opaque(&mut rgba[row_start + x0..row_start + x1], [cr, cg, cb]);
         }
         let line = 4 * width;
         for y in y0 + 1..y1 {
@@ -196,6 +194,23 @@ pub(super) fn bar_steps(
         .collect()
 }
 
+/// Fills `pixels` (RGBA, 4 bytes a pixel) with one opaque colour: the first pixel is
+/// written, then the filled part is copied after itself, doubling each time. A few block
+/// copies instead of one small copy per pixel, which the size-optimised wasm build makes a
+/// call each (BENCHMARKS.md, "Typing latency against the build before the score controls").
+fn fill_opaque(pixels: &mut [u8], [r, g, b]: [u8; 3]) {
+    if pixels.len() < 4 {
+        return;
+    }
+    pixels[..4].copy_from_slice(&[r, g, b, 255]);
+    let mut filled = 4;
+    while filled < pixels.len() {
+        let n = filled.min(pixels.len() - filled);
+        pixels.copy_within(..n, filled);
+        filled += n;
+    }
+}
+
 /// The colour bar as a bitmap, with the same pixel rows as [`draw_heatmap`](super::heatmap::draw_heatmap)'s rectangles.
 pub fn draw_bar_pixels(map: &Heatmap, layout: &Layout, dpr: f64) -> GridPixels {
     let px = |v: f64| (v * dpr).round() as i32;
@@ -206,10 +221,7 @@ pub fn draw_bar_pixels(map: &Heatmap, layout: &Layout, dpr: f64) -> GridPixels {
     let (width, height) = ((x1 - x0).max(0) as usize, (y1 - y0).max(0) as usize);
     let mut rgba = vec![255u8; width * height * 4];
     for (a, b, RGBColor(r, g, bl)) in steps {
-        let rows = &mut rgba[4 * width * (a - y0) as usize..4 * width * (b - y0) as usize];
-        for p in rows.chunks_exact_mut(4) {
-            p[..3].copy_from_slice(&[r, g, bl]);
-        }
+        fill_opaque(&mut rgba[4 * width * (a - y0) as usize..4 * width * (b - y0) as usize], [r, g, bl]);
     }
     GridPixels { x: x0, y: y0, width: width as u32, height: height as u32, rgba }
 }
@@ -218,6 +230,20 @@ pub fn draw_bar_pixels(map: &Heatmap, layout: &Layout, dpr: f64) -> GridPixels {
 mod tests {
     use super::*;
     use crate::draw::test_support::Seed003;
+
+    /// Every pixel of the span gets the colour, opaque, whatever the span's length (the
+    /// doubling copies end on a part-copy when the length is not a power of two).
+    #[test]
+    fn fill_opaque_fills_every_pixel() {
+        for n in [0, 1, 2, 3, 5, 7, 8, 13, 64, 100] {
+            let mut px = vec![0u8; 4 * n + 4];
+            fill_opaque(&mut px[..4 * n], [10, 20, 30]);
+            for (i, p) in px.chunks_exact(4).enumerate() {
+                let want: [u8; 4] = if i < n { [10, 20, 30, 255] } else { [0; 4] };
+                assert_eq!(p, want, "pixel {i} of {n}");
+            }
+        }
+    }
 
     /// The bitmap grid has the SVG picture's cells: the same pixel rectangles and colours,
     /// the NaN row in the theme's colour with a hatch line on its diagonal.

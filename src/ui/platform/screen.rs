@@ -22,14 +22,24 @@ pub fn viewport_height() -> f64 {
 
 /// True on a touch screen (the main pointer is coarse): no arrow keys to offer, no hover.
 pub fn touch() -> bool {
-    window().and_then(|w| w.match_media("(pointer: coarse)").ok().flatten()).is_some_and(|m| m.matches())
+    COARSE.with(|m| m.as_ref().is_some_and(web_sys::MediaQueryList::matches))
+}
+
+thread_local! {
+    // Each query is parsed once and read live (`matches`): the readout's hint and every
+    // card's drawing ask on each edit, and `matchMedia` parses its query every call.
+    static COARSE: Option<web_sys::MediaQueryList> = media("(pointer: coarse)");
+    static DARK: Option<web_sys::MediaQueryList> = media("(prefers-color-scheme: dark)");
+}
+
+/// The window's live answer to a media query, if it has one.
+fn media(query: &str) -> Option<web_sys::MediaQueryList> {
+    window().and_then(|w| w.match_media(query).ok().flatten())
 }
 
 /// Light or dark, following the system setting.
 pub fn theme() -> Theme {
-    let dark = window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches());
+    let dark = DARK.with(|m| m.as_ref().is_some_and(web_sys::MediaQueryList::matches));
     if dark {
         Theme::DARK
     } else {
