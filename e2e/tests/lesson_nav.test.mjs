@@ -5,6 +5,28 @@ const stepOf = (page) => page.$eval('.al-lesson-meta', (el) => el.textContent);
 
 export const tests = [
   {
+    name: 'presenter mode at 1280x720: Next stays in one place on every step of a lesson (it heads the words), clicked without aiming again',
+    run: async (t) => {
+      const page = t.page;
+      await page.setViewportSize({ width: 1280, height: 720 });
+      for (const id of ['sinks', 'mla']) {
+        await t.gotoApp(`lesson=${id}&ls=0&present=1`);
+        const next = page.locator('[data-testid="lesson-next"]');
+        await next.waitFor();
+        const where = await next.boundingBox();
+        const n = Number((await stepOf(page)).match(/of (\d+)/)[1]);
+        // the pointer stays where Next was on the first step, and each click moves one step
+        for (let s = 1; s < n; s++) {
+          await page.mouse.click(where.x + where.width / 2, where.y + where.height / 2);
+          await page.waitForFunction((want) => document.querySelector('.al-lesson-meta')?.textContent.includes(`step ${want} of`), s + 1);
+          const box = await next.boundingBox();
+          t.assert.ok(Math.abs(box.y - where.y) < 1 && Math.abs(box.x - where.x) < 1, `${id} step ${s + 1}: Next at ${box.x},${box.y}, was ${where.x},${where.y}`);
+        }
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'lesson navigation: "Next lesson →" on the last step only, here and in presenter mode',
     run: async (t) => {
       let page = await t.gotoApp('lesson=baseball-bat&ls=0');

@@ -125,9 +125,13 @@ pub fn LessonPanel(
             <LessonTabs lessons=lessons position=position on_go=on_go />
             <div class="al-stage">
                 <div class="al-stage-words">
-                    {header} <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">
+                    // presenting, Back and Next sit above the step, where a lecturer's
+                    // pointer finds them on every step; reading, they follow the words
+                    {move || present.get().then(|| view! { <LessonStepNav steps=steps /> })} {header}
+                    <p class="al-lesson-text" data-testid="lesson-text" aria-live="polite">
                         {text}
-                    </p> <TermMeaning open=open_term /> {quiz} <LessonStepNav steps=steps />
+                    </p> <TermMeaning open=open_term /> {quiz}
+                    {move || (!present.get()).then(|| view! { <LessonStepNav steps=steps /> })}
                     {move || aside.run()} <Later tasks=2>
                         // the tools after the picture (on a phone they come under it):
                         // built first, they would be pushed down when it arrives
