@@ -2,12 +2,11 @@
 //! (right axis, 0 to 100 %), against the step. The numbers are the engine's, as the
 //! worker reported them; this only places them.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::embedding_plot::ticks;
-use super::theme::Theme;
+use super::{Canvas, Drawn};
 
 /// The loss line's colour (Okabe–Ito vermilion).
 pub const LOSS_COLOR: RGBColor = RGBColor(213, 94, 0);
@@ -86,13 +85,8 @@ fn width_of(dpr: f64) -> u32 {
 ///
 /// # Errors
 /// The backend's drawing errors.
-pub fn draw_curve<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    curve: &Curve,
-    layout: &CurveLayout,
-    theme: &Theme,
-    dpr: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+pub fn draw_curve<DB: DrawingBackend>(canvas: Canvas<DB>, curve: &Curve, layout: &CurveLayout) -> Drawn<DB> {
+    let Canvas { area, theme, dpr } = canvas;
     area.fill(&theme.background)?;
     let (x0, y0, x1, y1) = layout.area;
     let px = |(x, y): (f64, f64)| ((x * dpr).round() as i32, (y * dpr).round() as i32);
@@ -163,6 +157,7 @@ pub fn draw_curve<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::draw::Theme;
 
     fn svg(points: &[(usize, f64, f64)], x_max: usize) -> String {
         let layout = CurveLayout::new(400.0, 200.0);
@@ -170,7 +165,8 @@ mod tests {
         {
             let backend = SVGBackend::with_string(&mut svg, (400, 200));
             let curve = Curve { points, x_max, marker: None };
-            draw_curve(&backend.into_drawing_area(), &curve, &layout, &Theme::LIGHT, 1.0).unwrap();
+            let area = backend.into_drawing_area();
+            draw_curve(Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, &curve, &layout).unwrap();
         }
         svg
     }
@@ -199,7 +195,8 @@ mod tests {
         {
             let backend = SVGBackend::with_string(&mut marked, (400, 200));
             let curve = Curve { points: &points, x_max: 3, marker: Some(2) };
-            draw_curve(&backend.into_drawing_area(), &curve, &layout, &Theme::LIGHT, 1.0).unwrap();
+            let area = backend.into_drawing_area();
+            draw_curve(Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, &curve, &layout).unwrap();
         }
         assert_eq!(marked.matches("<polyline").count(), with_break.matches("<polyline").count() + 1);
     }

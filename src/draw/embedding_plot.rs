@@ -1,13 +1,12 @@
 //! A small 2-D plot of embeddings before and after attention, with arrows: the baseball
 //! bat lesson's picture of "bat" being pulled toward "baseball".
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::heatmap_layout::short_label;
 use super::labels::{place_labels, text_width, Dot, LabelBox, Rect};
-use super::theme::Theme;
+use super::{Canvas, Drawn};
 
 /// One word: where it starts (its embedding) and where attention moves it (its output).
 #[derive(Debug, Clone, PartialEq)]
@@ -139,12 +138,11 @@ pub fn segment_boxes(a: (f64, f64), b: (f64, f64)) -> Vec<Rect> {
 /// # Errors
 /// The backend's drawing errors.
 pub fn draw_embedding_plot<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+    canvas: Canvas<DB>,
     points: &[Point],
     layout: &PlotLayout,
-    theme: &Theme,
-    dpr: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Drawn<DB> {
+    let Canvas { area, theme, dpr } = canvas;
     let px = |(x, y): (f64, f64)| ((x * dpr).round() as i32, (y * dpr).round() as i32);
     let at = |p: (f64, f64)| px(layout.to_px(p));
     area.fill(&theme.background)?;
@@ -273,6 +271,7 @@ pub fn draw_embedding_plot<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::draw::Theme;
 
     #[test]
     fn pixel_mapping_round_trips() {
@@ -295,7 +294,8 @@ mod tests {
         let mut svg = String::new();
         {
             let b = SVGBackend::with_string(&mut svg, (300, 260));
-            draw_embedding_plot(&b.into_drawing_area(), &pts, &l, &Theme::LIGHT, 1.0).unwrap();
+            let area = b.into_drawing_area();
+            draw_embedding_plot(Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, &pts, &l).unwrap();
         }
         assert_eq!(svg.matches("<circle").count(), 4);
         assert_eq!(svg.matches("<polygon").count(), 2, "two arrow heads");
@@ -306,7 +306,8 @@ mod tests {
         let mut svg = String::new();
         {
             let b = SVGBackend::with_string(&mut svg, (l.width as u32, l.height as u32));
-            draw_embedding_plot(&b.into_drawing_area(), pts, l, &Theme::LIGHT, 1.0).unwrap();
+            let area = b.into_drawing_area();
+            draw_embedding_plot(Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, pts, l).unwrap();
         }
         svg
     }

@@ -19,20 +19,16 @@ use super::heatmap_cells::{
 };
 use super::heatmap_layout::{cell_px, Layout, BAR_W};
 use super::heatmap_text::{text_items, Anchor, TextItem};
-use super::theme::{Theme, HEAD_COLORS};
+use super::theme::HEAD_COLORS;
+use super::{Canvas, Drawn};
 
 /// Draws a heatmap into `area`, whose pixel size should be `layout.width × dpr` by
 /// `layout.height × dpr`, every cell as its own rectangle (for SVG and other backends).
 ///
 /// # Errors
 /// The backend's drawing errors.
-pub fn draw_heatmap<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    map: &Heatmap,
-    layout: &Layout,
-    theme: &Theme,
-    dpr: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+pub fn draw_heatmap<DB: DrawingBackend>(canvas: Canvas<DB>, map: &Heatmap, layout: &Layout) -> Drawn<DB> {
+    let Canvas { area, theme, dpr } = canvas;
     area.fill(&theme.background)?;
     let (n_rows, n_cols) = map.values.dim();
     let hatch = theme.hatch.stroke_width(hatch_width(dpr));
@@ -81,14 +77,13 @@ fn draw_text_items<DB: DrawingBackend>(
 /// # Errors
 /// The backend's drawing errors.
 pub fn draw_heatmap_with_grid<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+    canvas: Canvas<DB>,
     map: &Heatmap,
     layout: &Layout,
-    theme: &Theme,
-    dpr: f64,
     mut put_grid: impl FnMut(&GridPixels),
     put_text: impl FnOnce(&[TextItem]),
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Drawn<DB> {
+    let Canvas { area, theme, dpr } = canvas;
     area.fill(&theme.background)?;
     draw_axes_and_bar(area, map, layout, dpr, false)?;
     put_grid(&draw_grid_pixels(map, layout, theme, dpr));
@@ -136,6 +131,7 @@ mod tests {
     use super::*;
     use crate::draw::scale::Scale;
     use crate::draw::test_support::Seed003;
+    use crate::draw::Theme;
 
     #[test]
     fn short_numbers() {
@@ -162,7 +158,8 @@ mod tests {
         let mut svg = String::new();
         {
             let backend = SVGBackend::with_string(&mut svg, (layout.width as u32, layout.height as u32));
-            draw_heatmap(&backend.into_drawing_area(), &map, &layout, &Theme::LIGHT, 1.0).unwrap();
+            let area = backend.into_drawing_area();
+            draw_heatmap(Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, &map, &layout).unwrap();
         }
         let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
         assert!(svg.contains(&hex(Scale::weights().color(0.7604))), "first cell colour");

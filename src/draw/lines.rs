@@ -13,7 +13,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::heatmap_layout::short_label;
-use super::theme::{Theme, HEAD_COLORS};
+use super::theme::HEAD_COLORS;
+use super::{Canvas, Drawn};
 
 /// The token in focus: a query (its row) or a key (its column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -191,13 +192,8 @@ fn dashed<DB: DrawingBackend>(
 ///
 /// # Errors
 /// The backend's drawing errors.
-pub fn draw_lines<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    lines: &Lines,
-    layout: &LinesLayout,
-    theme: &Theme,
-    dpr: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+pub fn draw_lines<DB: DrawingBackend>(canvas: Canvas<DB>, lines: &Lines, layout: &LinesLayout) -> Drawn<DB> {
+    let Canvas { area, theme, dpr } = canvas;
     area.fill(&theme.background)?;
     let (n_q, n_k) = (lines.queries.len(), lines.keys.len());
     let n_heads = lines.heads.len();
@@ -319,6 +315,7 @@ pub fn draw_lines<DB: DrawingBackend>(
 mod tests {
     use super::*;
     use crate::draw::test_support::labels;
+    use crate::draw::Theme;
     use ndarray::array;
 
     /// Whether the SVG writes `t` as a text element.
@@ -346,7 +343,8 @@ mod tests {
         let mut svg = String::new();
         {
             let backend = SVGBackend::with_string(&mut svg, (layout.width as u32, layout.height as u32));
-            draw_lines(&backend.into_drawing_area(), lines, &layout, &Theme::LIGHT, 1.0).unwrap();
+            let area = backend.into_drawing_area();
+            draw_lines(Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, lines, &layout).unwrap();
         }
         svg
     }

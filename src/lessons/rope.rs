@@ -30,11 +30,21 @@ fn scenario(style: Option<RopeStyle>) -> Scenario {
 }
 
 /// The three (query, key) pairs of the lesson: ball@1→bat@0, ball@5→bat@4, ball@5→bat@0.
+const PAIRS: [(usize, usize); 3] = [(BALL_1, BAT_0), (BALL_5, BAT_4), (BALL_5, BAT_0)];
+
+/// [`PAIRS`]' cells of `step`.
 fn pairs(step: S) -> Vec<Cell> {
-    [(BALL_1, BAT_0), (BALL_5, BAT_4), (BALL_5, BAT_0)]
-        .into_iter()
-        .map(|(row, col)| Cell { step, batch: 0, head: 0, row, col })
-        .collect()
+    PAIRS.into_iter().map(|(row, col)| Cell { step, batch: 0, head: 0, row, col }).collect()
+}
+
+/// [`PAIRS`]' scores, as the words write them.
+fn pair_scores(t: &Trace) -> [String; 3] {
+    PAIRS.map(|(i, j)| num(at(t, S::Scores, 0, 0, i, j)))
+}
+
+/// The turned rows of "ball" at positions 1 and 5.
+fn ball_rows(t: &Trace) -> Vec<Cell> {
+    [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)].concat()
 }
 
 /// The θ of pair `i` in a head of `d_k`, as the engine turns it (`10000^(−2i/d_k)` unless
@@ -107,14 +117,13 @@ pub fn lesson() -> Lesson {
                 scenario(None),
                 S::Scores,
                 |t| {
+                    let [one_apart, later, five_apart] = pair_scores(t);
                     format!(
                         "\"bat ball\" appears twice, four positions apart. Without any positional information a \
-                         query·key score cannot tell where the words are: \"ball\" at position 1 scores {} with \
-                         \"bat\" at position 0, \"ball\" at position 5 scores {} with \"bat\" at 4, and {} with the \
-                         \"bat\" five positions back. Today's models fix this inside attention itself.",
-                        num(at(t, S::Scores, 0, 0, BALL_1, BAT_0)),
-                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_4)),
-                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_0)),
+                         query·key score cannot tell where the words are: \"ball\" at position 1 scores {one_apart} \
+                         with \"bat\" at position 0, \"ball\" at position 5 scores {later} with \"bat\" at 4, and \
+                         {five_apart} with the \"bat\" five positions back. Today's models fix this inside attention \
+                         itself."
                     )
                 },
             )
@@ -140,10 +149,7 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|t| {
-                    [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
-                        .concat()
-                }),
+            .highlight(ball_rows),
             LessonStep::new(
                 "Predict: the same distance, four positions later",
                 scenario(Some(RopeStyle::Half)),
@@ -170,23 +176,18 @@ pub fn lesson() -> Lesson {
                         answer: offset_answer,
                     },
                 })
-            .highlight(|t| {
-                    [super::row_cells(t, S::QRot, 0, 0, BALL_1), super::row_cells(t, S::QRot, 0, 0, BALL_5)]
-                        .concat()
-                }),
+            .highlight(ball_rows),
             LessonStep::new(
                 "Only the distance counts",
                 scenario(Some(RopeStyle::Half)),
                 S::Scores,
                 |t| {
+                    let [one_apart, later, five_apart] = pair_scores(t);
                     format!(
-                        "Both one-apart pairs score {} and {}: only the distance between the two words counts, \
-                         not where they stand. Five positions apart, \"ball\" at 5 and the first \"bat\" score {}. \
-                         This is why RoPE is called relative: the score of a query at position m and a key at \
-                         position n depends on m − n alone.",
-                        num(at(t, S::Scores, 0, 0, BALL_1, BAT_0)),
-                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_4)),
-                        num(at(t, S::Scores, 0, 0, BALL_5, BAT_0)),
+                        "Both one-apart pairs score {one_apart} and {later}: only the distance between the two \
+                         words counts, not where they stand. Five positions apart, \"ball\" at 5 and the first \
+                         \"bat\" score {five_apart}. This is why RoPE is called relative: the score of a query at \
+                         position m and a key at position n depends on m − n alone."
                     )
                 },
             )

@@ -248,7 +248,16 @@ pub fn solved_ids(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::challenges::builtin;
+    use crate::challenges::Challenge;
     use crate::engine::{run, MaskConfig, Positional};
+
+    /// A built-in challenge, its solved trace, and why the solution works there.
+    fn solved(id: &str) -> (Challenge, Trace, String) {
+        let c = builtin::by_id(id).unwrap();
+        let t = run(&c.solved_scenario()).unwrap();
+        let why = why_it_works(&c.goal, &t).unwrap();
+        (c, t, why)
+    }
 
     /// `assets/challenge-words.json` is the app's challenge list and stories
     /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
@@ -276,9 +285,7 @@ mod tests {
 
     #[test]
     fn the_winning_pair_is_explained_by_its_products() {
-        let c = builtin::by_id("cat-mat").unwrap();
-        let t = run(&c.solved_scenario()).unwrap();
-        let why = why_it_works(&c.goal, &t).unwrap();
+        let (_, t, why) = solved("cat-mat");
         assert_eq!(
             why,
             "Which numbers made it work: the score in query row \"cat\", key column \"mat\" is q · k = 6 \
@@ -297,9 +304,7 @@ mod tests {
     #[test]
     fn a_blocked_pair_is_explained_by_the_rest_of_its_row() {
         // fill-leak: "second" is blocked for "first"; its q · k is 0 and beside the point
-        let c = builtin::by_id("fill-leak").unwrap();
-        let t = run(&c.solved_scenario()).unwrap();
-        let why = why_it_works(&c.goal, &t).unwrap();
+        let (c, _, why) = solved("fill-leak");
         assert_eq!(
             why,
             "Which numbers made it work: the score in query row \"first\", key column \"second\" is blocked, so \

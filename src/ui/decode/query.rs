@@ -71,6 +71,26 @@ struct QueryNow {
     check: Check,
 }
 
+impl QueryNow {
+    /// The weights table's rows, their numbers hidden while `hide`.
+    fn weight_rows(&self, hide: bool) -> Vec<impl IntoView> {
+        self.rows
+            .iter()
+            .map(|r| if hide { weight_row_view(&r.hidden()) } else { weight_row_view(r) })
+            .collect()
+    }
+
+    /// The output row's cells, their numbers hidden while `hide`.
+    fn output_cells(&self, hide: bool) -> Vec<impl IntoView> {
+        let hidden = OutCell { exact: String::new(), shown: HIDDEN_NUMBER.to_string() };
+        self.cells
+            .iter()
+            .enumerate()
+            .map(|(c, x)| output_cell_view(c, if hide { &hidden } else { x }))
+            .collect()
+    }
+}
+
 /// The check line's sentence for position `p` of sentence `b` against the full run.
 fn check_of(p: &DecodeStep, full: Option<&Trace>, b: usize, len: usize) -> Check {
     let Some((f, diff)) = full.and_then(|f| data::output_check(p, f, b).map(|diff| (f, diff))) else {
@@ -239,29 +259,11 @@ pub(super) fn query_view(ctx: Ctx) -> impl IntoView {
     let guessing = move || explained.is_some_and(|e| e.guessing.get());
     let weight_rows = move || {
         let hide = guessing();
-        now.with(|q| {
-            q.as_ref().map(|q| {
-                q.rows
-                    .iter()
-                    .map(|r| if hide { weight_row_view(&r.hidden()) } else { weight_row_view(r) })
-                    .collect::<Vec<_>>()
-            })
-        })
+        now.with(|q| q.as_ref().map(|q| q.weight_rows(hide)))
     };
     let output_cells = move || {
         let hide = guessing();
-        now.with(|q| {
-            q.as_ref().map(|q| {
-                q.cells
-                    .iter()
-                    .enumerate()
-                    .map(|(c, x)| {
-                        let hidden = OutCell { exact: String::new(), shown: HIDDEN_NUMBER.to_string() };
-                        output_cell_view(c, if hide { &hidden } else { x })
-                    })
-                    .collect::<Vec<_>>()
-            })
-        })
+        now.with(|q| q.as_ref().map(|q| q.output_cells(hide)))
     };
     // the key column's width: once per decoding and sentence
     let label_chars =

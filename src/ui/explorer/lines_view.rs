@@ -13,6 +13,7 @@ use wasm_bindgen::JsCast;
 
 use crate::draw::heatmap_layout::short_label;
 use crate::draw::lines::{draw_lines, top_keys, Focus, Lines, LinesLayout};
+use crate::draw::Canvas;
 use crate::engine::{StepName, Trace};
 use crate::format::short;
 
@@ -184,9 +185,11 @@ pub fn LinesView(
             el.set_width((layout.width * dpr).round() as u32);
             el.set_height((layout.height * dpr).round() as u32);
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-            if let Err(e) =
-                draw_lines(&backend.into_drawing_area(), &d.lines(f), &layout, &screen::theme(), dpr)
-            {
+            if let Err(e) = draw_lines(
+                Canvas { area: &backend.into_drawing_area(), theme: &screen::theme(), dpr },
+                &d.lines(f),
+                &layout,
+            ) {
                 leptos::logging::warn!("drawing the lines failed: {e:?}");
             }
         });
@@ -220,7 +223,7 @@ pub fn LinesView(
         <figure class="al-card al-lines" data-testid="lines-view" hidden=move || data.with(Option::is_none)>
             <figcaption>
                 <span class="al-card-title">"Lines: opacity = weight"</span>
-                <HeadLegend data=data />
+                {move || data.with(|d| d.as_ref().and_then(head_legend))}
                 <span class="al-card-actions">
                     <button type="button" class="al-small" on:click=png title="Download this picture as PNG">
                         "PNG"
@@ -247,7 +250,7 @@ pub fn LinesView(
                 "Top keys for each query"
             </h3>
             <ul class="al-lines-text" data-testid="lines-text" hidden=guessing>
-                <TopKeys data=data />
+                {move || data.with(|d| d.as_ref().map(top_key_items))}
             </ul>
         </figure>
     }
@@ -339,51 +342,30 @@ fn TokenButtons(
 }
 
 /// One coloured name per head, when there is more than one.
-#[component]
-fn HeadLegend(
-    /// What the view shows.
-    data: Memo<Option<LinesData>>,
-) -> impl IntoView {
-    move || {
-        data.with(|d| {
-            let n = d.as_ref().map_or(0, |d| d.heads.len());
-            (n > 1).then(|| {
-                (0..n)
-                    .map(|h| {
-                        view! {
-                            <span
-                                class="al-lines-head"
-                                style=format!("--head-color: var(--al-head-{})", h % 8)
-                            >
-                                {format!("head {}", h + 1)}
-                            </span>
-                        }
-                    })
-                    .collect_view()
+fn head_legend(d: &LinesData) -> Option<impl IntoView> {
+    let n = d.heads.len();
+    (n > 1).then(|| {
+        (0..n)
+            .map(|h| {
+                view! {
+                    <span class="al-lines-head" style=format!("--head-color: var(--al-head-{})", h % 8)>
+                        {format!("head {}", h + 1)}
+                    </span>
+                }
             })
-        })
-    }
+            .collect_view()
+    })
 }
 
 /// The top three keys of every query that is not padding, head by head, as list items.
-#[component]
-fn TopKeys(
-    /// What the view shows.
-    data: Memo<Option<LinesData>>,
-) -> impl IntoView {
-    move || {
-        data.with(|d| {
-            let d = d.as_ref()?;
-            let n_heads = d.heads.len();
-            let items = (0..n_heads)
-                .flat_map(|h| (0..d.queries.len()).map(move |i| (h, i)))
-                .filter(|&(_, i)| !d.query_pad.get(i).copied().unwrap_or(false))
-                .map(|(h, i)| {
-                    let head = if n_heads > 1 { format!("head {}: ", h + 1) } else { String::new() };
-                    view! { <li>{format!("{head}{}", d.top_text(h, i, 3))}</li> }
-                })
-                .collect_view();
-            Some(items)
+fn top_key_items(d: &LinesData) -> impl IntoView {
+    let n_heads = d.heads.len();
+    (0..n_heads)
+        .flat_map(|h| (0..d.queries.len()).map(move |i| (h, i)))
+        .filter(|&(_, i)| !d.query_pad.get(i).copied().unwrap_or(false))
+        .map(|(h, i)| {
+            let head = if n_heads > 1 { format!("head {}: ", h + 1) } else { String::new() };
+            view! { <li>{format!("{head}{}", d.top_text(h, i, 3))}</li> }
         })
-    }
+        .collect_view()
 }

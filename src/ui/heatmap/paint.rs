@@ -37,7 +37,13 @@ fn paint(
     let area = backend.into_drawing_area();
     // the texts with the canvas's own fillText: one font per size, nothing measured
     let text = |items: &[draw::heatmap_text::TextItem]| canvas::fill_texts(el, items);
-    if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, layout, &screen::theme(), dpr, put, text) {
+    if let Err(e) = draw::draw_heatmap_with_grid(
+        draw::Canvas { area: &area, theme: &screen::theme(), dpr },
+        &map,
+        layout,
+        put,
+        text,
+    ) {
         leptos::logging::warn!("drawing {step} failed: {e:?}");
     }
     timing::mark("al-draw-end");

@@ -94,7 +94,8 @@ pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
                 .clone()
                 .shrink((0, top as u32), (layout.width.ceil() as u32, layout.height.ceil() as u32));
             let map = d.heatmap(*scale);
-            draw::draw_heatmap(&area, &map, layout, &Theme::LIGHT, 1.0).ok()?;
+            draw::draw_heatmap(draw::Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, &map, layout)
+                .ok()?;
             top += layout.height.ceil() + GAP;
         }
         root.present().ok()?;

@@ -349,7 +349,13 @@ pub fn draw_weights(
     let put = |g: &draw::GridPixels| canvas::put_rgba(el, g.x, g.y, g.width, &g.rgba);
     let text = |items: &[draw::heatmap_text::TextItem]| canvas::fill_texts(el, items);
     let area = backend.into_drawing_area();
-    if let Err(e) = draw::draw_heatmap_with_grid(&area, &map, &layout, &screen::theme(), dpr, put, text) {
+    if let Err(e) = draw::draw_heatmap_with_grid(
+        draw::Canvas { area: &area, theme: &screen::theme(), dpr },
+        &map,
+        &layout,
+        put,
+        text,
+    ) {
         leptos::logging::warn!("drawing a head's map failed: {e:?}");
     }
 }

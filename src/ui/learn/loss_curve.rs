@@ -7,6 +7,7 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 
 use crate::draw::curve::{draw_curve, Curve, CurveLayout};
+use crate::draw::Canvas;
 use crate::engine::train::StepStats;
 use crate::format::fixed;
 
@@ -41,7 +42,9 @@ pub fn draw_loss_curve(el: &web_sys::HtmlCanvasElement, layout: &CurveLayout, cu
     // the labels' size as drawn, CSS px, for the tests (on screen: times the canvas's scale)
     let _ = el.set_attribute("data-font-px", &layout.font.to_string());
     let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-    if let Err(e) = draw_curve(&backend.into_drawing_area(), curve, layout, &screen::theme(), dpr) {
+    if let Err(e) =
+        draw_curve(Canvas { area: &backend.into_drawing_area(), theme: &screen::theme(), dpr }, curve, layout)
+    {
         leptos::logging::warn!("drawing the loss curve failed: {e:?}");
     }
 }

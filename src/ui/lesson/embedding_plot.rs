@@ -10,6 +10,7 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 
 use crate::draw::embedding_plot::{draw_embedding_plot, PlotLayout, DEFAULT_RANGE};
+use crate::draw::Canvas;
 use crate::engine::Trace;
 use crate::format::short;
 
@@ -51,8 +52,11 @@ pub fn EmbeddingPlot(
         el.set_width((layout.width * dpr) as u32);
         el.set_height((layout.height * dpr) as u32);
         if let Some(backend) = CanvasBackend::with_canvas_object(el) {
-            let _ =
-                draw_embedding_plot(&backend.into_drawing_area(), &d.points, &layout, &screen::theme(), dpr);
+            let _ = draw_embedding_plot(
+                Canvas { area: &backend.into_drawing_area(), theme: &screen::theme(), dpr },
+                &d.points,
+                &layout,
+            );
         }
     });
     let can_drag = move || data.with(|d| matches!(d, Some(Ok(d)) if d.points.iter().any(|p| p.draggable)));

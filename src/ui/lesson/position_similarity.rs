@@ -25,61 +25,61 @@ pub fn PositionSimilarity(
     #[prop(into)]
     trace: Signal<Option<Arc<Trace>>>,
 ) -> impl IntoView {
-    move || {
-        let t = trace.get()?;
-        let sim = lessons::position_similarity(&t);
-        if sim.is_empty() {
-            return Some(note(
-                "position-similarity-none",
-                "This scenario has no positional encoding: turn positions on to compare them.",
-            ));
-        }
-        let n = sim.len().min(MAX_SIDE);
-        // viridis from the smallest to the largest shown: every product here is positive
-        let shown = || sim.iter().take(n).flat_map(|r| r.iter().take(n)).copied().filter(|v| v.is_finite());
-        let (lo, hi) = (shown().fold(f64::INFINITY, f64::min), shown().fold(f64::NEG_INFINITY, f64::max));
-        let scale = Scale { kind: ScaleKind::Sequential, lo, hi };
-        let head = (0..n).map(|j| view! { <th scope="col">{format!("pos {j}")}</th> }).collect_view();
-        let body = sim
-            .iter()
-            .take(n)
-            .enumerate()
-            .map(|(i, row)| {
-                let cells = row
-                    .iter()
-                    .take(n)
-                    .map(|&v| {
-                        let bg = scale.color(v);
-                        let fg = Scale::text_on(bg);
-                        let style = format!(
-                            "background: rgb({}, {}, {}); color: rgb({}, {}, {})",
-                            bg.0, bg.1, bg.2, fg.0, fg.1, fg.2
-                        );
-                        view! { <td style=style>{short(v)}</td> }
-                    })
-                    .collect_view();
-                view! {
-                    <tr>
-                        <th scope="row">{format!("pos {i}")}</th>
-                        {cells}
-                    </tr>
-                }
-            })
-            .collect_view();
-        let cut = (sim.len() > n).then(|| format!(" The first {n} of {} positions.", sim.len()));
-        Some(
-            view! {
-                <figure class="al-similarity" data-testid="position-similarity" tabindex="0">
-                    <figcaption>
-                        {format!(
-                            "PE · PEᵀ: the dot product of two positions' codes, row = one position, column = the other (from 0).{}",
-                            cut.unwrap_or_default(),
-                        )}
-                    </figcaption>
-                    <table class="al-table">{matrix_head("pos \\ pos", head)} <tbody>{body}</tbody></table>
-                </figure>
-            }
-            .into_any(),
-        )
+    move || trace.get().map(|t| similarity_table(&t))
+}
+
+/// `PE · PEᵀ` of `t` as a coloured table, or a note that `t` has no positions.
+fn similarity_table(t: &Trace) -> AnyView {
+    let sim = lessons::position_similarity(t);
+    if sim.is_empty() {
+        return note(
+            "position-similarity-none",
+            "This scenario has no positional encoding: turn positions on to compare them.",
+        );
     }
+    let n = sim.len().min(MAX_SIDE);
+    // viridis from the smallest to the largest shown: every product here is positive
+    let shown = || sim.iter().take(n).flat_map(|r| r.iter().take(n)).copied().filter(|v| v.is_finite());
+    let (lo, hi) = (shown().fold(f64::INFINITY, f64::min), shown().fold(f64::NEG_INFINITY, f64::max));
+    let scale = Scale { kind: ScaleKind::Sequential, lo, hi };
+    let head = (0..n).map(|j| view! { <th scope="col">{format!("pos {j}")}</th> }).collect_view();
+    let body = sim
+        .iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, row)| {
+            let cells = row
+                .iter()
+                .take(n)
+                .map(|&v| {
+                    let bg = scale.color(v);
+                    let fg = Scale::text_on(bg);
+                    let style = format!(
+                        "background: rgb({}, {}, {}); color: rgb({}, {}, {})",
+                        bg.0, bg.1, bg.2, fg.0, fg.1, fg.2
+                    );
+                    view! { <td style=style>{short(v)}</td> }
+                })
+                .collect_view();
+            view! {
+                <tr>
+                    <th scope="row">{format!("pos {i}")}</th>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view();
+    let cut = (sim.len() > n).then(|| format!(" The first {n} of {} positions.", sim.len()));
+    view! {
+        <figure class="al-similarity" data-testid="position-similarity" tabindex="0">
+            <figcaption>
+                {format!(
+                    "PE · PEᵀ: the dot product of two positions' codes, row = one position, column = the other (from 0).{}",
+                    cut.unwrap_or_default(),
+                )}
+            </figcaption>
+            <table class="al-table">{matrix_head("pos \\ pos", head)} <tbody>{body}</tbody></table>
+        </figure>
+    }
+    .into_any()
 }

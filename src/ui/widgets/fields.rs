@@ -42,48 +42,63 @@ pub fn SelectField<T: IntoView + 'static>(
             }
         })
         .collect_view();
-    let error_id = format!("{testid}-error");
-    let described = described_by(None, invalid, error_id.clone());
-    let field = view! {
-        <label class="al-field">
-            <span>{label}</span>
-            <select
-                data-testid=testid
-                aria-describedby=described
-                aria-invalid=move || invalid.get().then_some("true")
-                prop:value=move || value.get()
-                on:change=move |ev| on_change.run(event_target_value(&ev))
-            >
-                {options}
-            </select>
-        </label>
+    let described = described_by(testid, None, invalid);
+    let select = view! {
+        <select
+            data-testid=testid
+            aria-describedby=described
+            aria-invalid=move || invalid.get().then_some("true")
+            prop:value=move || value.get()
+            on:change=move |ev| on_change.run(event_target_value(&ev))
+        >
+            {options}
+        </select>
     };
-    field_group(field, error_id, error)
+    field_group(label, select, testid, error)
 }
 
-/// The ids that describe a field: its hint's, if any, and its error's while `invalid`.
+/// The ids that describe the field `testid`: its hint's, if any, and its error's
+/// ([`field_group`]'s) while `invalid`.
 fn described_by(
+    testid: &'static str,
     hint: Option<&'static str>,
     invalid: Signal<bool>,
-    error_id: String,
 ) -> impl Fn() -> Option<String> + Send + Sync + 'static {
+    let error_id = error_id(testid);
     move || {
         let ids: Vec<&str> = hint.into_iter().chain(invalid.get().then_some(error_id.as_str())).collect();
         (!ids.is_empty()).then(|| ids.join(" "))
     }
 }
 
-/// One field's box: its `<label>`, then its error messages (`error_id`), after the label
-/// where they span the field's row (style/main.css: they neither widen the field nor move
-/// its neighbours; on a phone, directly under the field).
-fn field_group(field: impl IntoView, error_id: String, error: Option<Children>) -> impl IntoView {
+/// The id of the field `testid`'s error messages.
+fn error_id(testid: &str) -> String {
+    format!("{testid}-error")
+}
+
+/// One field's box: a `<label>` with the caption and the control, then the error messages
+/// of the field `testid`, after the label where they span the field's row (style/main.css:
+/// they neither widen the field nor move its neighbours; on a phone, directly under the
+/// field).
+fn field_group(
+    label: &'static str,
+    control: impl IntoView,
+    testid: &'static str,
+    error: Option<Children>,
+) -> impl IntoView {
     let error = error.map(|e| {
         view! {
-            <div class="al-field-error" id=error_id>
+            <div class="al-field-error" id=error_id(testid)>
                 {e()}
             </div>
         }
     });
+    let field = view! {
+        <label class="al-field">
+            <span>{label}</span>
+            {control}
+        </label>
+    };
     view! { <div class="al-field-group">{field} {error}</div> }
 }
 
@@ -141,37 +156,33 @@ pub fn NumberField(
     // the text is written into the field only when it changes: writing the same number
     // back while the learner types "2." would drop the dot and put the caret first
     let value = Memo::new(move |_| value.get());
-    let error_id = format!("{testid}-error");
-    let described = described_by(describedby, invalid, error_id.clone());
-    let field = view! {
-        <label class="al-field">
-            <span>{label}</span>
-            <input
-                data-testid=testid
-                type=if list { "text" } else { "number" }
-                min=(!list).then_some(min)
-                max=max
-                step=step
-                placeholder=placeholder
-                aria-describedby=described
-                aria-invalid=move || invalid.get().then_some("true")
-                prop:value=move || value.get()
-                prop:disabled=move || disabled.is_some_and(|d| d.get())
-                on:input=move |ev| {
-                    if !commit {
-                        on_input.run(field_text(&ev))
-                    }
+    let described = described_by(testid, describedby, invalid);
+    let input = view! {
+        <input
+            data-testid=testid
+            type=if list { "text" } else { "number" }
+            min=(!list).then_some(min)
+            max=max
+            step=step
+            placeholder=placeholder
+            aria-describedby=described
+            aria-invalid=move || invalid.get().then_some("true")
+            prop:value=move || value.get()
+            prop:disabled=move || disabled.is_some_and(|d| d.get())
+            on:input=move |ev| {
+                if !commit {
+                    on_input.run(field_text(&ev))
                 }
-                on:change=move |ev| {
-                    if commit {
-                        on_input.run(field_text(&ev))
-                    }
+            }
+            on:change=move |ev| {
+                if commit {
+                    on_input.run(field_text(&ev))
                 }
-            />
-            {children.map(|c| c())}
-        </label>
+            }
+        />
+        {children.map(|c| c())}
     };
-    field_group(field, error_id, error)
+    field_group(label, input, testid, error)
 }
 
 /// What [`NumberField`] reports for text that is not a number: a number input's value is

@@ -274,9 +274,7 @@ impl Explainer<'_> {
     pub(super) fn latent_rotated(&self) -> Result<Explanation, ExplainError> {
         let m = self.mla_sizes()?;
         let [b, h, t, c] = four(self.index)?;
-        let Some(rope) = self.trace.rope else {
-            return inconsistent(format!("{} is in the trace but RoPE's settings are not", self.step));
-        };
+        let rope = self.rope()?;
         let (r, d_nope) = (m.qk_rope_head_dim, m.qk_nope_head_dim);
         let half = r / 2;
         // the rotated part's own index k → the cell of the step it is read from

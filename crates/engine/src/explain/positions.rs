@@ -9,6 +9,7 @@ use super::read::{cell, four, inconsistent, three, token};
 use super::write::{comma, num, plain, product, py, tex, tex_factor, tex_name, tex_terms};
 use super::Explainer;
 use crate::positional;
+use crate::scenario::Rope;
 use crate::step::StepName;
 
 impl Explainer<'_> {
@@ -100,12 +101,18 @@ impl Explainer<'_> {
         )
     }
 
+    /// RoPE's settings, which every turned query and key needs.
+    pub(super) fn rope(&self) -> Result<Rope, ExplainError> {
+        match self.trace.rope {
+            Some(rope) => Ok(rope),
+            None => inconsistent(format!("{} is in the trace but RoPE's settings are not", self.step)),
+        }
+    }
+
     /// `q_rot`, `k_rot`: RoPE turns a pair of a head's dimensions by `pos·θ_i`.
     pub(super) fn rotated(&self) -> Result<Explanation, ExplainError> {
         let [b, h, t, c] = four(self.index)?;
-        let Some(rope) = self.trace.rope else {
-            return inconsistent(format!("{} is in the trace but RoPE's settings are not", self.step));
-        };
+        let rope = self.rope()?;
         let (from, short) = if self.step == StepName::QRot {
             (self.first_of(&[StepName::QNorm, StepName::QHeads]), "q")
         } else {

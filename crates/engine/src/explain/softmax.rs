@@ -16,10 +16,8 @@ impl Explainer<'_> {
         let [b, h, i, j] = four(self.index)?;
         let h1 = h + 1; // heads are numbered from 1 in words, as on the cards
         let t_k = self.trace.axis_len(Axis::TK);
-        let mut row = Vec::with_capacity(t_k);
-        for k in 0..t_k {
-            row.push(cell(self.trace, StepName::Masked, &[b, h, i, k])?);
-        }
+        let row: Vec<f64> =
+            (0..t_k).map(|k| cell(self.trace, StepName::Masked, &[b, h, i, k])).collect::<Result<_, _>>()?;
         // As the engine: the max by fold from −∞, exps, ndarray's sum, then the quotient.
         // With an attention sink, the head's logit is one more column of the softmax
         // (its max and its sum), whose weight is then dropped.

@@ -6,16 +6,12 @@ use leptos::prelude::*;
 use crate::engine::error::Field;
 use crate::engine::{Fill, Padding};
 use crate::ui::explorer::controls::{any, Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
-use crate::ui::widgets::fields::CheckField;
+use crate::ui::widgets::fields::{CheckField, Choice};
 
 const PADDING: SelectSpec = SelectSpec::new(
     "padding",
     "mask-padding",
-    &[
-        ("none", "none", false),
-        ("keys", "keys (no query attends to <pad>)", false),
-        ("keys_and_queries", "keys and queries (<pad> rows blocked too)", false),
-    ],
+    PADDINGS,
     |s| s.mask.padding.name(),
     |s, v| s.mask.padding = Padding::from_name(v).unwrap_or_default(),
 );
@@ -39,6 +35,13 @@ pub(super) const KEEP_FIRST: NumberSpec = NumberSpec::new(
 .placeholder("none")
 .hint("StreamingLLM's attention sinks; each key keeps its own position")
 .error(Field::KeepFirst);
+
+/// The padding menu's choices.
+const PADDINGS: &[Choice] = &[
+    ("none", "none", false),
+    ("keys", "keys (no query attends to <pad>)", false),
+    ("keys_and_queries", "keys and queries (<pad> rows blocked too)", false),
+];
 
 /// What the engine does with a sliding window in cross-attention, said beside the field
 /// (the window is applied, but no model the lessons cite has one there): `None` without a

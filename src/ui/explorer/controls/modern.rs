@@ -8,18 +8,20 @@ use crate::engine::{Rope, RopeStyle};
 use crate::ui::explorer::controls::{positive, Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
 use crate::ui::state::settings::Settings;
 use crate::ui::state::size_words::cache_words;
-use crate::ui::widgets::fields::CheckField;
+use crate::ui::widgets::fields::{CheckField, Choice};
 
 pub(super) const H_KV: NumberSpec =
     NumberSpec::new("h_kv (key/value heads)", "n-kv-heads", "h_kv", 1).max(64).error(Field::NKvHeads);
+/// The RoPE menu's choices.
+const ROPE_STYLES: &[Choice] = &[
+    ("none", "none", false),
+    ("half", "half: i with i + d_k/2 (Llama in transformers)", false),
+    ("interleaved", "interleaved: 2i with 2i+1 (RoFormer, Meta)", false),
+];
 const ROPE: SelectSpec = SelectSpec::new(
     "RoPE (rotary positions)",
     "rope",
-    &[
-        ("none", "none", false),
-        ("half", "half: i with i + d_k/2 (Llama in transformers)", false),
-        ("interleaved", "interleaved: 2i with 2i+1 (RoFormer, Meta)", false),
-    ],
+    ROPE_STYLES,
     |s| s.rope.map_or("none", |r| r.style.name()),
     set_rope,
 )

@@ -8,6 +8,7 @@ use crate::engine::{Positional, ProjectionKind, Projections, Scenario};
 use crate::ui::explorer::controls::{Edits, NumberSpec, SelectSpec, SettingNumber, SettingSelect};
 use crate::ui::state::settings::UI_MAX_D_MODEL;
 use crate::ui::state::size_words::d_k_words;
+use crate::ui::widgets::fields::Choice;
 
 pub(super) const D_MODEL: NumberSpec =
     NumberSpec::new("d_model", "d-model", "d_model", 1).max(UI_MAX_D_MODEL).error(Field::DModel);
@@ -23,11 +24,7 @@ pub(super) const LAYER: NumberSpec =
 const PROJECTIONS: SelectSpec = SelectSpec::new(
     "Projections W_Q, W_K, W_V, W_O",
     "projections",
-    &[
-        ("identity", "identity (W = I)", false),
-        ("seeded", "seeded (Xavier uniform)", false),
-        ("explicit", "imported", true),
-    ],
+    PROJECTION_KINDS,
     |s| match s.projections {
         Projections::Named(ProjectionKind::Identity) => "identity",
         Projections::Named(ProjectionKind::Seeded) => "seeded",
@@ -46,6 +43,13 @@ const POSITIONS: SelectSpec = SelectSpec::new(
     |s| s.positional.name(),
     |s, v| s.positional = Positional::from_name(v).unwrap_or_default(),
 );
+
+/// The projections menu's choices: imported weights can only be shown, not chosen.
+const PROJECTION_KINDS: &[Choice] = &[
+    ("identity", "identity (W = I)", false),
+    ("seeded", "seeded (Xavier uniform)", false),
+    ("explicit", "imported", true),
+];
 
 /// The first row of controls.
 #[component]
