@@ -31,8 +31,9 @@ pub enum Extra {
         /// The tile shown first, counted in the order folded in (query block, key block).
         tile: usize,
     },
-    /// Beside the focus step: a causal mask anchored at the top left (`is_causal=True`)
-    /// and at the lower right, for fewer queries than keys (no numbers, only ✓ and ✗).
+    /// Instead of the focus step's heatmaps: a causal mask anchored at the top left
+    /// (`is_causal=True`) and at the lower right, for fewer queries than keys (no numbers,
+    /// only ✓ and ✗): the tables the step's words explain, in the page and its embed.
     CausalCorners,
     /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose
     /// (right) and with view alone (wrong), side by side ([`shapes::split_both_ways`]).
@@ -54,13 +55,14 @@ impl Extra {
     }
 
     /// True for the pictures that replace the focus step's heatmaps (the decode and tiles
-    /// views, the similarity table); the other extras sit beside them.
+    /// views, the similarity table, the causal corners); the other extras sit beside them.
     pub fn replaces_heatmaps(self) -> bool {
         matches!(
             self,
             Self::Decode { .. }
                 | Self::Tiles { .. }
                 | Self::PositionSimilarity
+                | Self::CausalCorners
                 | Self::SplitBothWays
                 | Self::CacheBars
                 | Self::Induction(_)

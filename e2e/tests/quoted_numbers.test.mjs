@@ -1,0 +1,39 @@
+// The eleventh look: every number a step's words quote can be read on the screen, in a map
+// cell or in a small table beside the words; kv-cache step 5 shows the two tables its words
+// explain (above the fold, and in its embed); presenting, the induction zoom and the
+// word-order table of PE · PEᵀ carry the numbers the words quote.
+import { cutTables } from '../lib/layout.mjs';
+
+// the decimals a text quotes (0.91, -1.15, 0.978), as the page writes them
+const decimals = (text) => text.match(/-?\d+\.\d{2,}/g) ?? [];
+
+// the steps whose maps are drawn too small to print the numbers their words quote, each
+// with the table beside its words that holds them
+const QUOTED = [
+  ['masks', 0], ['masks', 2], ['why-heads', 1], ['why-heads', 2], ['why-heads', 3], ['why-heads', 6], ['gqa', 1],
+];
+
+const SIZES = [[1440, 900, ''], [375, 812, ''], [1280, 720, '&present=1']];
+
+export const tests = [
+  {
+    name: 'review11 lesson and embed: kv-cache step 5 shows the two corner tables its words explain, above the fold at 1440x900, in presenter mode and in its embed',
+    run: async (t) => {
+      for (const [w, h, query] of [[1440, 900, ''], [375, 812, ''], [1280, 720, '&present=1'], [800, 500, '&embed=1']]) {
+        const scope = query === '&embed=1' ? '[data-testid="embed"]' : '[data-testid="lesson-picture"]';
+        const page = await t.openAt({ width: w, height: h }, `lesson=kv-cache&ls=4${query}`, `${scope} [data-testid="causal-corners"] table`);
+        const where = `${w}x${h}${query}`;
+        // the tables, not the masked scores' maps the words never mention
+        t.assert.equal(await page.$(`${scope} canvas[data-testid="heatmap"]`), null, `${where}: a heatmap`);
+        t.assert.equal(await page.locator(`${scope} [data-testid="causal-corners"] table`).count(), 4, where);
+        if (w >= 1280) {
+          const bottom = await page.$$eval(`${scope} [data-testid="causal-corners"] table`, (els) => Math.max(...els.map((e) => e.getBoundingClientRect().bottom)));
+          t.assert.ok(bottom <= h, `${where}: the last table ends at ${Math.round(bottom)} px`);
+        }
+        t.assert.deepEqual(await cutTables(page), [], where);
+        await t.screenshot(`review11-kv-cache-5-${w}${query.replace(/[&=1]/g, '')}`, { fullPage: false });
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];
