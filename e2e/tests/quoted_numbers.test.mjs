@@ -17,6 +17,47 @@ const SIZES = [[1440, 900, ''], [375, 812, ''], [1280, 720, '&present=1']];
 
 export const tests = [
   {
+    name: 'review11 lesson and presenter: the rows the words quote are in the table beside them (masks 1, 3; why-heads 2, 3, 4, 7; gqa 2) at 1440x900, 375x812 and presenting at 1280x720',
+    timeoutMs: 240000,
+    run: async (t) => {
+      for (const [w, h, present] of SIZES) {
+        for (const [id, ls] of QUOTED) {
+          const where = `${id} step ${ls + 1} at ${w}x${h}${present ? ' presenting' : ''}`;
+          const page = await t.openAt({ width: w, height: h }, `lesson=${id}&ls=${ls}${present}`, '[data-testid="lesson-aside"] td');
+          const words = await page.textContent('[data-testid="lesson-text"]');
+          const cells = await page.$$eval('[data-testid="lesson-aside"] td', (tds) => tds.map((td) => td.textContent.trim()));
+          const quoted = decimals(words);
+          t.assert.ok(quoted.length > 0, `${where}: ${words}`);
+          for (const n of quoted) t.assert.ok(cells.includes(n), `${where}: ${n} is not in the table beside the words`);
+          // the table is whole and on the screen; presenting, the page does not scroll
+          t.assert.deepEqual(await cutTables(page), [], where);
+          if (present) {
+            const size = await page.evaluate(() => document.documentElement.scrollHeight);
+            t.assert.ok(size <= h + 1, `${where}: the page is ${size} px tall`);
+            const scrolled = await page.$$eval('.al-stage [role="region"]', (els) => els.filter((e) => e.checkVisibility())
+              .map((e) => [e.getAttribute('aria-label'), e.scrollWidth - e.clientWidth]).filter(([, d]) => d > 1));
+            t.assert.deepEqual(scrolled, [], `${where}: tables that scroll sideways`);
+          }
+          await t.screenshot(`review11-${id}-${ls + 1}-${w}${present ? '-present' : ''}`, { fullPage: !present });
+        }
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'review11 embed: gqa step 2 shows the key rows its words quote beside its maps in an 800x500 frame',
+    run: async (t) => {
+      const page = await t.openAt({ width: 800, height: 500 }, 'lesson=gqa&ls=1&embed=1', '[data-testid="embed"] [data-testid="lesson-aside"] td');
+      const words = await page.textContent('[data-testid="embed-text"]');
+      const cells = await page.$$eval('[data-testid="embed"] [data-testid="lesson-aside"] td', (tds) => tds.map((td) => td.textContent.trim()));
+      for (const n of decimals(words)) t.assert.ok(cells.includes(n), `${n} is not in the embed's table`);
+      const size = await page.evaluate(() => document.documentElement.scrollHeight);
+      t.assert.ok(size <= 501, `the frame scrolls (${size} px)`);
+      await t.screenshot('review11-gqa-2-embed-800x500');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'review11 lesson and embed: kv-cache step 5 shows the two corner tables its words explain, above the fold at 1440x900, in presenter mode and in its embed',
     run: async (t) => {
       for (const [w, h, query] of [[1440, 900, ''], [375, 812, ''], [1280, 720, '&present=1'], [800, 500, '&embed=1']]) {
