@@ -77,4 +77,20 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'review11 presenter: induction step 2 at 1280x720 shows the numbered zoom above the map, all on the screen',
+    run: async (t) => {
+      const page = await t.openAt({ width: 1280, height: 720 }, 'lesson=induction&ls=1&present=1', '[data-testid="lesson-picture"] [data-testid="induction-zoom"] canvas');
+      await page.waitForSelector('[data-testid="lesson-picture"] [data-testid="induction-head"]');
+      await page.waitForTimeout(300);
+      for (const sel of ['[data-testid="induction-zoom"] canvas', '[data-testid="induction-head"] canvas']) {
+        const box = await page.$eval(`[data-testid="lesson-picture"] ${sel}`, (e) => e.getBoundingClientRect().toJSON());
+        t.assert.ok(box.height > 60 && box.bottom <= 720 && box.right <= 1280, `${sel}: ${JSON.stringify(box)}`);
+      }
+      const size = await page.evaluate(() => document.documentElement.scrollHeight);
+      t.assert.ok(size <= 721, `the page is ${size} px tall`);
+      await t.screenshot('review11-induction-2-1280-present', { fullPage: false });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];
