@@ -93,4 +93,27 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'review11 presenter: word-order step 6 marks the PE·PEᵀ cells its words quote, at a size a room reads, within 1280x720',
+    run: async (t) => {
+      for (const [w, h, present] of [[1280, 720, '&present=1'], [1440, 900, ''], [375, 812, '']]) {
+        const page = await t.openAt({ width: w, height: h }, `lesson=word-order&ls=5${present}`, '[data-testid="position-similarity"] td.al-highlight');
+        const words = await page.textContent('[data-testid="lesson-text"]');
+        const marked = await page.$$eval('[data-testid="position-similarity"] td.al-highlight', (tds) => tds.map((td) => td.textContent));
+        t.assert.equal(marked.length, 7, `${w}: ${marked}`);
+        for (const n of marked) t.assert.ok(words.includes(n), `${w}: the marked ${n} is not in the words`);
+        for (const n of decimals(words)) t.assert.ok(marked.includes(n), `${w}: the quoted ${n} is not marked`);
+        if (present) {
+          const px = await page.$eval('[data-testid="position-similarity"] td', (td) => parseFloat(getComputedStyle(td).fontSize));
+          t.assert.ok(px >= 15, `cells at ${px} px`);
+          const size = await page.evaluate(() => document.documentElement.scrollHeight);
+          t.assert.ok(size <= h + 1, `the page is ${size} px tall`);
+        }
+        // (on a phone the twelve columns scroll in the figure's own box)
+        if (w > 400) t.assert.deepEqual(await cutTables(page), [], `${w}`);
+        await t.screenshot(`review11-word-order-6-${w}${present ? '-present' : ''}`, { fullPage: !present });
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -15,8 +15,12 @@ pub enum Extra {
     /// The same boolean mask in three conventions (no numbers, only T/F and 0/1).
     MaskConventions,
     /// Instead of the focus step's heatmaps: the positions' similarity, `PE · PEᵀ`, one row
-    /// and one column per position (from 0), cell `(i, j)` = [`position_similarity`]`[i][j]`.
-    PositionSimilarity,
+    /// and one column per position (from 0), cell `(i, j)` = [`position_similarity`]`[i][j]`,
+    /// the cells `(i, j)` of `quoted` (the ones the step's words quote) marked.
+    PositionSimilarity {
+        /// The cells the words quote, `(row, column)`.
+        quoted: &'static [(usize, usize)],
+    },
     /// Instead of the focus step's heatmaps: the decode view (a key/value cache, one
     /// position at a time), opened at position `t`.
     Decode {
@@ -61,7 +65,7 @@ impl Extra {
             self,
             Self::Decode { .. }
                 | Self::Tiles { .. }
-                | Self::PositionSimilarity
+                | Self::PositionSimilarity { .. }
                 | Self::CausalCorners
                 | Self::SplitBothWays
                 | Self::CacheBars

@@ -94,7 +94,7 @@ pub fn LessonStage(
             view! { <MaskConventions trace=trace batch=batch folded=present /> }.into_any()
         }
         lessons::Extra::None
-        | lessons::Extra::PositionSimilarity
+        | lessons::Extra::PositionSimilarity { .. }
         | lessons::Extra::Decode { .. }
         | lessons::Extra::Tiles { .. }
         | lessons::Extra::CausalCorners
@@ -184,7 +184,9 @@ pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f
     let trace = Signal::derive(move || state.shown.get());
     let batch = Signal::derive(move || state.view.with(|v| v.batch));
     Some(match kind {
-        lessons::Extra::PositionSimilarity => view! { <PositionSimilarity trace=trace /> }.into_any(),
+        lessons::Extra::PositionSimilarity { quoted } => {
+            view! { <PositionSimilarity trace=trace quoted=quoted /> }.into_any()
+        }
         lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
         lessons::Extra::CacheBars => view! { <CacheBars trace=trace /> }.into_any(),
         lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
