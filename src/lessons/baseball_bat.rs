@@ -83,6 +83,31 @@ fn bat_row(t: &Trace) -> (String, Vec<Claim>) {
     }
 }
 
+/// Where "bat" (token 1) ends up, in words, and the claims they make: it moved (some
+/// feature prints differently before and after), or it is where it started (the learner
+/// gave it "baseball"'s vector, say, so every value it averages is its own).
+fn bat_moves(t: &Trace) -> (String, Vec<Claim>) {
+    let d = t.sizes.d_model;
+    let pairs: Vec<(Quantity, Quantity)> = (0..d).map(|c| (q(S::X, 1, c), q(S::Output, 1, c))).collect();
+    let moved = Claim::Differ(pairs.clone());
+    if moved.holds(t) {
+        let text = format!(
+            "\"bat\" moved from {} to {}: {}, {}",
+            row(t, S::X, 0, 0, 1),
+            row(t, S::Output, 0, 0, 1),
+            super::change("sports", at(t, S::X, 0, 0, 1, 0), at(t, S::Output, 0, 0, 1, 0)),
+            super::change("animal", at(t, S::X, 0, 0, 1, 1), at(t, S::Output, 0, 0, 1, 1)),
+        );
+        return (text, vec![moved]);
+    }
+    let text = format!(
+        "\"bat\" is {} before and after: the weighted average of the values lands where it started, as \
+         every value it averages is its own vector",
+        row(t, S::X, 0, 0, 1)
+    );
+    (text, pairs.into_iter().map(|(a, b)| Claim::Equal(a, b)).collect())
+}
+
 /// The scaled scores the baseball-bat tutorial prints for its own vectors, as claims:
 /// the words call the screen's scores the tutorial's only while they print the same.
 fn tutorial_scores(_: &Trace) -> Vec<Claim> {
@@ -285,26 +310,24 @@ pub fn lesson() -> Lesson {
             .extra(Extra::EmbeddingPlot)
             .claims_each_case(|t| bat_row(t).1)
             .highlight(|_| vec![super::cell(S::Weights, 1, 0)]),
+            // the title names no direction: an edit may leave "bat" where it started
             LessonStep::new(
-                "Output: bat is pulled toward baseball",
+                "Output: a weighted average of the values",
                 pair,
                 S::Output,
                 |t| {
                     format!(
-                        "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
-                         moved from {} to {}: {}, {}. That is how attention \
-                         injects context. Edit the vectors, or drag \"bat\" in the plot, and watch every number \
-                         here change.",
+                        "Each output row is the weighted average of the values: baseball {} and bat {}. {}. \
+                         That is how attention injects context. Edit the vectors, or drag \"bat\" in the plot, \
+                         and watch every number here change.",
                         row(t, S::Output, 0, 0, 0),
                         row(t, S::Output, 0, 0, 1),
-                        row(t, S::X, 0, 0, 1),
-                        row(t, S::Output, 0, 0, 1),
-                        super::change("sports", at(t, S::X, 0, 0, 1, 0), at(t, S::Output, 0, 0, 1, 0)),
-                        super::change("animal", at(t, S::X, 0, 0, 1, 1), at(t, S::Output, 0, 0, 1, 1)),
+                        bat_moves(t).0,
                     )
                 },
             )
             .extra(Extra::EmbeddingPlot)
+            .claims_each_case(|t| bat_moves(t).1)
             .highlight(|t| super::row_cells(t, S::Output, 0, 0, 1)),
             LessonStep::new(
                 "The whole sentence",
@@ -364,6 +387,28 @@ mod tests {
             .text
             .starts_with("Right: \"baseball\". Softmax of [2.31, 1.15] is [0.76, 0.24]"));
         assert!(!q.judge_choice(&t, 0).unwrap().right);
+    }
+
+    /// Step 5 with "bat" given "baseball"'s vector: every value "bat" averages is its own,
+    /// so it stays where it started, and neither the title nor the words say it moved.
+    #[test]
+    fn step_5_stays_true_when_bat_becomes_baseball() {
+        let l = lesson();
+        let own = l.narrated(4).1;
+        assert!(own.contains("\"bat\" moved from [1.00, 1.00, 0.00] to [1.50, 0.50, 0.00]"), "{own}");
+        let edits = BTreeMap::from([("bat".to_string(), vec![2.0, 0.0, 0.0])]);
+        let step = LessonStep {
+            scenario: super::super::carry_edits(&l.steps[4].scenario, &edits),
+            ..l.steps[4].clone()
+        };
+        let t = crate::engine::run(&step.scenario).unwrap();
+        assert_eq!(row(&t, S::X, 0, 0, 1), row(&t, S::Output, 0, 0, 1));
+        assert!(step.each_case && step.claims_hold(&t));
+        let words = step.words(&t);
+        assert!(words.contains("\"bat\" is [2.00, 0.00, 0.00] before and after"), "{words}");
+        assert!(!words.contains("moved") && !words.contains("pulled"), "{words}");
+        // the title is true of this trace too: it names no direction
+        assert!(!step.title.contains("pulled") && !step.title.contains("toward"), "{}", step.title);
     }
 
     /// The edit step 5 invites (bat = [0, 2, 0]), carried back to step 2: the words say
