@@ -404,12 +404,12 @@ pub(crate) mod tests {
             step.words(&t)
         };
         assert!(say(0).contains("\"bat\" is more sports than animal"), "{}", say(0));
-        assert!(say(3).contains("its score for \"baseball\" is the larger of its two"), "{}", say(3));
+        assert!(say(3).contains("its scaled score for \"baseball\" is the larger of its two"), "{}", say(3));
         assert!(!say(3).contains("equal"), "{}", say(3));
         // own vectors: the seed's story
         let own = |i: usize| lesson.narrated(i).1;
         assert!(own(0).contains("half sports, half animal"));
-        assert!(own(3).contains("its two scores are equal, so the weights are too"));
+        assert!(own(3).contains("its two scaled scores are equal, so the weights are too"));
     }
 
     /// Every decimal a step's words, question or revealed answer quote is a number its
