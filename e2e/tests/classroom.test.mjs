@@ -11,9 +11,10 @@ const LESSON_COUNT = async (page) => page.$$eval('[data-testid="lesson-tab"]', (
 // weights, in the tiles view the score matrix with the tile outlined, or the word-order
 // lesson's table of PE · PEᵀ, or the shapes lesson's two splits of q, or the induction
 // lesson's own figures (its sequence, its trained heads, its loss curve), or the MLA
-// lesson's cache bars.
+// lesson's cache bars, or the KV-cache lesson's two causal corners.
 const FIGURES = ['canvas[data-testid="heatmap"]', '[data-testid="decode-weights"]', '[data-testid="tiles-canvas"]', '[data-testid="position-similarity"] table', '[data-testid="split-both-ways"] table',
-  '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]', '[data-testid="cache-bars"] table', '[data-testid="induction-zoom"]'];
+  '[data-testid="induction-sequence"]', '[data-testid="induction-head"]', '[data-testid="induction-curve"]', '[data-testid="cache-bars"] table', '[data-testid="induction-zoom"]',
+  '[data-testid="causal-corners"] table'];
 const PICTURE = FIGURES.map((s) => `[data-testid="lesson-picture"] ${s}`).join(', ');
 
 /** The bounding boxes of the step's words and of its picture's first heatmap (or view). */

@@ -32,7 +32,7 @@ fn pair_answer(t: &Trace) -> Option<(usize, String)> {
     Some((
         i,
         format!(
-            "Softmax of {} is {}: the larger score gets the larger weight, and e^(score difference) sets by how much.",
+            "Softmax of {} is {}: the larger scaled score gets the larger weight, and e^(the scaled scores' difference) sets by how much.",
             row(t, S::Scaled, 0, 0, 0),
             row(t, S::Weights, 0, 0, 0)
         ),
@@ -66,14 +66,14 @@ fn bat_mix(t: &Trace) -> (&'static str, Vec<Claim>) {
 fn bat_row(t: &Trace) -> (String, Vec<Claim>) {
     match compare(t, q(S::Scaled, 1, 0), q(S::Scaled, 1, 1)) {
         c @ Claim::Equal(..) => (
-            "its two scores are equal, so the weights are too".into(),
+            "its two scaled scores are equal, so the weights are too".into(),
             vec![c, Claim::Equal(q(S::Weights, 1, 0), q(S::Weights, 1, 1))],
         ),
         c => {
             let big = if c == Claim::Greater(q(S::Scaled, 1, 0), q(S::Scaled, 1, 1)) { 0 } else { 1 };
             (
                 format!(
-                    "its score for \"{}\" is the larger of its two, so \"{}\" gets the larger weight",
+                    "its scaled score for \"{}\" is the larger of its two, so \"{}\" gets the larger weight",
                     token(t, 0, big),
                     token(t, 0, big)
                 ),
@@ -81,6 +81,31 @@ fn bat_row(t: &Trace) -> (String, Vec<Claim>) {
             )
         }
     }
+}
+
+/// Where "bat" (token 1) ends up, in words, and the claims they make: it moved (some
+/// feature prints differently before and after), or it is where it started (the learner
+/// gave it "baseball"'s vector, say, so every value it averages is its own).
+fn bat_moves(t: &Trace) -> (String, Vec<Claim>) {
+    let d = t.sizes.d_model;
+    let pairs: Vec<(Quantity, Quantity)> = (0..d).map(|c| (q(S::X, 1, c), q(S::Output, 1, c))).collect();
+    let moved = Claim::Differ(pairs.clone());
+    if moved.holds(t) {
+        let text = format!(
+            "\"bat\" moved from {} to {}: {}, {}",
+            row(t, S::X, 0, 0, 1),
+            row(t, S::Output, 0, 0, 1),
+            super::change("sports", at(t, S::X, 0, 0, 1, 0), at(t, S::Output, 0, 0, 1, 0)),
+            super::change("animal", at(t, S::X, 0, 0, 1, 1), at(t, S::Output, 0, 0, 1, 1)),
+        );
+        return (text, vec![moved]);
+    }
+    let text = format!(
+        "\"bat\" is {} before and after: the weighted average of the values lands where it started, as \
+         every value it averages is its own vector",
+        row(t, S::X, 0, 0, 1)
+    );
+    (text, pairs.into_iter().map(|(a, b)| Claim::Equal(a, b)).collect())
 }
 
 /// The scaled scores the baseball-bat tutorial prints for its own vectors, as claims:
@@ -130,20 +155,24 @@ fn shared(t: &Trace) -> (String, Vec<Claim>) {
         (true, true) => {
             claims.push(Claim::Rounds(score, "0.00"));
             format!(
-                "\"baseball\"·\"bat\" = {s} because they share no dimension: on each one, one of the two is 0."
+                "The scaled score of \"baseball\" with \"bat\" is {s} because they share no dimension: on each \
+                 one, one of the two is 0."
             )
         }
         (false, true) => {
             claims.push(Claim::Positive(score));
-            format!("\"baseball\"·\"bat\" = {s} because they share {}.", dims(&share))
+            format!("The scaled score of \"baseball\" with \"bat\" is {s} because they share {}.", dims(&share))
         }
         (true, false) => {
             claims.push(Claim::Negative(score));
-            format!("\"baseball\"·\"bat\" = {s} because they point opposite ways on {}.", dims(&oppose))
+            format!(
+                "The scaled score of \"baseball\" with \"bat\" is {s} because they point opposite ways on {}.",
+                dims(&oppose)
+            )
         }
         (false, false) => format!(
-            "\"baseball\"·\"bat\" = {s}: they share {}, which adds to it, and point opposite ways on {}, \
-             which takes from it.",
+            "The scaled score of \"baseball\" with \"bat\" is {s}: they share {}, which adds to it, and point \
+             opposite ways on {}, which takes from it.",
             dims(&share),
             dims(&oppose)
         ),
@@ -201,14 +230,14 @@ pub fn lesson() -> Lesson {
             .extra(Extra::EmbeddingPlot)
             .claims_each_case(|t| bat_mix(t).1),
             LessonStep::new(
-                "Scores: QKᵀ / √d_k",
+                "Scaled scores: QKᵀ / √d_k",
                 pair.clone(),
                 S::Scaled,
                 |t| {
                     format!(
-                        "Every query is dotted with every key: QKᵀ = [{}, {}]. Dividing by √d_k = √{} gives the \
-                         scores{}: baseball {} and bat {}. (The tutorial calls these \"scores\"; in the \
-                         pipeline they are the scaled step.) {}",
+                        "Every query is dotted with every key, giving the raw scores q·k: QKᵀ = [{}, {}]. Dividing \
+                         by √d_k = √{} gives the scaled scores{}: baseball {} and bat {}. (The tutorial calls these \
+                         \"scores\"; in the pipeline they are the scaled step.) {}",
                         row(t, S::Scores, 0, 0, 0),
                         row(t, S::Scores, 0, 0, 1),
                         t.sizes.d_k,
@@ -228,10 +257,11 @@ pub fn lesson() -> Lesson {
                     super::matrix_aside(
                         t,
                         format!(
-                            "QKᵀ before the division by √d_k = √{}; the heatmap shows it after.",
+                            "The raw scores QKᵀ, before the division by √d_k = √{}; the heatmap shows the scaled \
+                             scores, after.",
                             t.sizes.d_k
                         ),
-                        "QKᵀ",
+                        "raw scores QKᵀ",
                         S::Scores,
                         0,
                         0,
@@ -249,7 +279,7 @@ pub fn lesson() -> Lesson {
                 pair.clone(),
                 S::Scaled,
                 |_| {
-                    "Predict first: softmax turns each row of scores into weights that sum to 1. Choose an \
+                    "Predict first: softmax turns each row of scaled scores into weights that sum to 1. Choose an \
                      answer to see the weights."
                         .into()
                 },
@@ -260,7 +290,7 @@ pub fn lesson() -> Lesson {
                     reveal_extra: None,
                     question: |t| {
                         format!(
-                            "Before softmax: \"baseball\"'s scores are {}. Which key will get the most of \"baseball\"'s \
+                            "Before softmax: \"baseball\"'s scaled scores are {}. Which key will get the most of \"baseball\"'s \
                              attention?",
                             row(t, S::Scaled, 0, 0, 0)
                         )
@@ -285,26 +315,24 @@ pub fn lesson() -> Lesson {
             .extra(Extra::EmbeddingPlot)
             .claims_each_case(|t| bat_row(t).1)
             .highlight(|_| vec![super::cell(S::Weights, 1, 0)]),
+            // the title names no direction: an edit may leave "bat" where it started
             LessonStep::new(
-                "Output: bat is pulled toward baseball",
+                "Output: a weighted average of the values",
                 pair,
                 S::Output,
                 |t| {
                     format!(
-                        "Each output row is the weighted average of the values: baseball {} and bat {}. \"bat\" \
-                         moved from {} to {}: {}, {}. That is how attention \
-                         injects context. Edit the vectors, or drag \"bat\" in the plot, and watch every number \
-                         here change.",
+                        "Each output row is the weighted average of the values: baseball {} and bat {}. {}. \
+                         That is how attention injects context. Edit the vectors, or drag \"bat\" in the plot, \
+                         and watch every number here change.",
                         row(t, S::Output, 0, 0, 0),
                         row(t, S::Output, 0, 0, 1),
-                        row(t, S::X, 0, 0, 1),
-                        row(t, S::Output, 0, 0, 1),
-                        super::change("sports", at(t, S::X, 0, 0, 1, 0), at(t, S::Output, 0, 0, 1, 0)),
-                        super::change("animal", at(t, S::X, 0, 0, 1, 1), at(t, S::Output, 0, 0, 1, 1)),
+                        bat_moves(t).0,
                     )
                 },
             )
             .extra(Extra::EmbeddingPlot)
+            .claims_each_case(|t| bat_moves(t).1)
             .highlight(|t| super::row_cells(t, S::Output, 0, 0, 1)),
             LessonStep::new(
                 "The whole sentence",
@@ -328,7 +356,7 @@ pub fn lesson() -> Lesson {
             .aside(|t| {
                     super::row_aside(
                         t,
-                        "\"bat\"'s row, scaled, then softmax over five keys.".into(),
+                        "\"bat\"'s scaled scores, then their softmax over five keys.".into(),
                         0,
                         0,
                         4,
@@ -366,6 +394,75 @@ mod tests {
         assert!(!q.judge_choice(&t, 0).unwrap().right);
     }
 
+    /// This lesson and "Keeping scores in range" name both q·k and q·k / √d_k: every
+    /// "score" in their steps' titles, words, questions, answers and tables says which
+    /// ("raw" or "scaled"), but the tutorial's own word, quoted.
+    #[test]
+    fn every_score_says_raw_or_scaled() {
+        for l in [lesson(), super::super::range::lesson()] {
+            every_score_qualified(&l);
+        }
+    }
+
+    fn every_score_qualified(l: &Lesson) {
+        let mut texts = Vec::new();
+        for (i, step) in l.steps.iter().enumerate() {
+            let t = l.trace(i);
+            texts.push(step.title.to_string());
+            texts.push(step.words(&t));
+            if let Some(a) = (step.aside)(&t) {
+                texts.push(a.caption);
+                texts.extend(a.head);
+                texts.extend(a.rows.into_iter().map(|r| r.0));
+            }
+            if let Some(q) = step.quiz {
+                texts.push((q.question)(&t));
+                match q.kind {
+                    QuizKind::Choice { choices, answer } => {
+                        texts.extend(choices(&t));
+                        texts.extend(answer(&t).map(|a| a.1));
+                    }
+                    QuizKind::Number { answer, .. } => texts.extend(answer(&t).map(|a| a.1)),
+                }
+            }
+        }
+        let said = |w: &str| texts.iter().any(|t| t.to_lowercase().contains(w));
+        assert!(said("raw scores") && said("scaled score"), "{}", l.id);
+        for text in texts {
+            let lower = text.to_lowercase();
+            for (at, _) in lower.match_indices("score") {
+                let before = &lower[..at];
+                assert!(
+                    before.ends_with("raw ") || before.ends_with("scaled ") || before.ends_with('"'),
+                    "{}: a score that says neither raw nor scaled: {text}",
+                    l.id
+                );
+            }
+        }
+    }
+
+    /// Step 5 with "bat" given "baseball"'s vector: every value "bat" averages is its own,
+    /// so it stays where it started, and neither the title nor the words say it moved.
+    #[test]
+    fn step_5_stays_true_when_bat_becomes_baseball() {
+        let l = lesson();
+        let own = l.narrated(4).1;
+        assert!(own.contains("\"bat\" moved from [1.00, 1.00, 0.00] to [1.50, 0.50, 0.00]"), "{own}");
+        let edits = BTreeMap::from([("bat".to_string(), vec![2.0, 0.0, 0.0])]);
+        let step = LessonStep {
+            scenario: super::super::carry_edits(&l.steps[4].scenario, &edits),
+            ..l.steps[4].clone()
+        };
+        let t = crate::engine::run(&step.scenario).unwrap();
+        assert_eq!(row(&t, S::X, 0, 0, 1), row(&t, S::Output, 0, 0, 1));
+        assert!(step.each_case && step.claims_hold(&t));
+        let words = step.words(&t);
+        assert!(words.contains("\"bat\" is [2.00, 0.00, 0.00] before and after"), "{words}");
+        assert!(!words.contains("moved") && !words.contains("pulled"), "{words}");
+        // the title is true of this trace too: it names no direction
+        assert!(!step.title.contains("pulled") && !step.title.contains("toward"), "{}", step.title);
+    }
+
     /// The edit step 5 invites (bat = [0, 2, 0]), carried back to step 2: the words say
     /// what is true of the new vectors, and do not call the new scores the tutorial's.
     #[test]
@@ -379,7 +476,10 @@ mod tests {
         let t = crate::engine::run(&step.scenario).unwrap();
         assert!(step.each_case && step.claims_hold(&t));
         let words = step.words(&t);
-        assert!(words.contains("\"baseball\"·\"bat\" = 0.00 because they share no dimension"), "{words}");
+        assert!(
+            words.contains("\"baseball\" with \"bat\" is 0.00 because they share no dimension"),
+            "{words}"
+        );
         assert!(!words.contains("share the sports"), "{words}");
         assert!(!words.contains("the baseball-bat tutorial prints"), "{words}");
         assert!(words.contains("scores of your vectors (not the tutorial's"), "{words}");
@@ -388,13 +488,13 @@ mod tests {
         let step = LessonStep { scenario: super::super::carry_edits(&l.steps[1].scenario, &edits), ..step };
         let t = crate::engine::run(&step.scenario).unwrap();
         assert!(step.claims_hold(&t));
-        assert!(step.words(&t).contains("= -1.15 because they point opposite ways on the sports dimension"));
+        assert!(step.words(&t).contains("is -1.15 because they point opposite ways on the sports dimension"));
         // the lesson's own vectors: the tutorial's numbers and its story
         let own = l.narrated(1).1;
         assert!(
-            own.contains("gives the scores the baseball-bat tutorial prints: baseball [2.31, 1.15]"),
+            own.contains("gives the scaled scores the baseball-bat tutorial prints: baseball [2.31, 1.15]"),
             "{own}"
         );
-        assert!(own.contains("= 1.15 because they share the sports dimension."), "{own}");
+        assert!(own.contains("is 1.15 because they share the sports dimension."), "{own}");
     }
 }

@@ -193,14 +193,15 @@ fn padding_words(t: &Trace) -> (String, Vec<Claim>) {
         ),
     };
     claims.push(claim);
+    let t_k = t.sizes.t_k.unwrap_or(t.sizes.t);
     let text = format!(
-        "In a batch, the key sentences are padded to the longest, T_k = {}. The Masterclass chapter masks \
-         the last key positions of the shorter one (its padding_mask[:, :, -2:] = True): here \
-         sentence 2 has {} real keys, so its <pad> key columns get weight {} and its rows \
+        "In a batch, the key sentences are padded to the longest, T_k = {t_k}. The Masterclass chapter masks \
+         the last key positions of the shorter one (its padding_mask[:, :, -{pads}:] = True): here \
+         sentence 2 has {} real keys and {pads} <pad> keys, so its <pad> key columns get weight {} and its rows \
          still add up to 1. {cold}",
-        t.sizes.t_k.unwrap_or(t.sizes.t),
         kv_len,
         num(at(t, S::Weights, 1, 0, 0, kv_len)),
+        pads = t_k.saturating_sub(kv_len),
     );
     (text, claims)
 }
@@ -361,6 +362,14 @@ mod tests {
             ["\"the\"", "\"cold\"", "\"creek\""]
         );
         assert_eq!(aside.rows[0].1[3], "0.00");
+        // the slice the words quote masks the <pad> keys, as many as there are (7 − 3 = 4)
+        let words = l.steps[3].words(&batch);
+        assert!(
+            words.contains(
+                "padding_mask[:, :, -4:] = True): here sentence 2 has 3 real keys and 4 <pad> keys"
+            ),
+            "{words}"
+        );
         assert_eq!(aside.rows[1].1[2], num(at(&batch, S::Weights, 1, 0, COLD, FROID)));
     }
 }

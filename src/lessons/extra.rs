@@ -15,8 +15,12 @@ pub enum Extra {
     /// The same boolean mask in three conventions (no numbers, only T/F and 0/1).
     MaskConventions,
     /// Instead of the focus step's heatmaps: the positions' similarity, `PE · PEᵀ`, one row
-    /// and one column per position (from 0), cell `(i, j)` = [`position_similarity`]`[i][j]`.
-    PositionSimilarity,
+    /// and one column per position (from 0), cell `(i, j)` = [`position_similarity`]`[i][j]`,
+    /// the cells `(i, j)` of `quoted` (the ones the step's words quote) marked.
+    PositionSimilarity {
+        /// The cells the words quote, `(row, column)`.
+        quoted: &'static [(usize, usize)],
+    },
     /// Instead of the focus step's heatmaps: the decode view (a key/value cache, one
     /// position at a time), opened at position `t`.
     Decode {
@@ -31,8 +35,9 @@ pub enum Extra {
         /// The tile shown first, counted in the order folded in (query block, key block).
         tile: usize,
     },
-    /// Beside the focus step: a causal mask anchored at the top left (`is_causal=True`)
-    /// and at the lower right, for fewer queries than keys (no numbers, only ✓ and ✗).
+    /// Instead of the focus step's heatmaps: a causal mask anchored at the top left
+    /// (`is_causal=True`) and at the lower right, for fewer queries than keys (no numbers,
+    /// only ✓ and ✗): the tables the step's words explain, in the page and its embed.
     CausalCorners,
     /// Instead of the focus step's heatmaps: each head of `q` split with view + transpose
     /// (right) and with view alone (wrong), side by side ([`shapes::split_both_ways`]).
@@ -54,13 +59,14 @@ impl Extra {
     }
 
     /// True for the pictures that replace the focus step's heatmaps (the decode and tiles
-    /// views, the similarity table); the other extras sit beside them.
+    /// views, the similarity table, the causal corners); the other extras sit beside them.
     pub fn replaces_heatmaps(self) -> bool {
         matches!(
             self,
             Self::Decode { .. }
                 | Self::Tiles { .. }
-                | Self::PositionSimilarity
+                | Self::PositionSimilarity { .. }
+                | Self::CausalCorners
                 | Self::SplitBothWays
                 | Self::CacheBars
                 | Self::Induction(_)

@@ -3,7 +3,7 @@
 //! key/value cache of a model that generates text.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, num, row, seeded, Cell, Claim, Lesson, LessonStep, Quantity};
+use super::{at, num, row, seeded, token, Aside, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::decode::cache_bytes;
 use crate::engine::{Scenario, StepName as S, Trace};
 
@@ -33,6 +33,28 @@ fn q_at(step: S, head: usize, i: usize, j: usize) -> Quantity {
 /// Step 2's words: query heads 1 and 2 read the same keys ("mat"'s key row is the same).
 fn shared_key_claims(t: &Trace) -> Vec<Claim> {
     (0..t.sizes.d_k).map(|c| Claim::Equal(q_at(S::KRep, 0, MAT, c), q_at(S::KRep, 1, MAT, c))).collect()
+}
+
+/// Step 2's table: "mat"'s key row in k_rep for every query head, with the key head it
+/// repeats: the rows the words quote, which the four small maps are drawn too small to
+/// print.
+fn mat_keys_aside(t: &Trace) -> Option<Aside> {
+    let k = t.step(S::KRep)?;
+    let group = t.sizes.group_size().max(1);
+    let rows = (0..t.sizes.n_heads)
+        .map(|h| {
+            let m = k.matrix(0, h)?;
+            let cells = m.row(MAT).iter().map(|v| num(*v)).collect();
+            Some((format!("head {} (key head {})", h + 1, h / group + 1), cells))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut head = vec![format!("k_rep: \"{}\" →", token(t, 0, MAT))];
+    head.extend((0..t.sizes.d_k).map(|c| format!("d_k {c}")));
+    Some(Aside {
+        caption: format!("\"{}\"'s key in k_rep, one row per query head", token(t, 0, MAT)),
+        head,
+        rows,
+    })
 }
 
 /// Step 3's words: the heads still attend differently, "mat" giving "cat" one weight in
@@ -100,6 +122,8 @@ pub fn lesson() -> Lesson {
                     [super::row_cells(t, S::KRep, 0, 0, MAT), super::row_cells(t, S::KRep, 0, 1, MAT)]
                         .concat()
                 })
+            .aside(mat_keys_aside)
+            .embed_aside(mat_keys_aside)
             .claims(shared_key_claims),
             LessonStep::new(
                 "Multi-query attention: one key head for all",
@@ -185,5 +209,28 @@ mod tests {
         );
         assert_eq!(per_token(&mqa), "2 · h_kv · d_k = 2 · 1 · 2 = 4 numbers");
         assert_eq!(cache_bytes(32, 8, 128, 2, 1), 128 * 1024);
+    }
+
+    /// Step 2 quotes "mat"'s key row in heads 1 and 2, which its four small maps do not
+    /// print: the table beside its words (and in its embed) holds them, one row per query
+    /// head, with the key head each repeats.
+    #[test]
+    fn the_quoted_key_rows_are_in_the_table() {
+        let l = lesson();
+        let (step, t) = (&l.steps[1], run(&l.steps[1].scenario).unwrap());
+        let aside = (step.aside)(&t).unwrap();
+        assert_eq!(Some(aside.clone()), (step.embed_aside.unwrap())(&t));
+        let titles: Vec<&str> = aside.rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(
+            titles,
+            ["head 1 (key head 1)", "head 2 (key head 1)", "head 3 (key head 2)", "head 4 (key head 2)"]
+        );
+        for h in 0..2 {
+            assert_eq!(format!("[{}]", aside.rows[h].1.join(", ")), row(&t, S::KRep, 0, h, MAT));
+        }
+        let shown: Vec<&String> = aside.rows.iter().flat_map(|r| &r.1).collect();
+        for n in crate::lessons::quoted_numbers(&step.words(&t)) {
+            assert!(shown.contains(&&n), "{n} is not in the table");
+        }
     }
 }

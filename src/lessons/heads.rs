@@ -3,7 +3,7 @@
 //! split its single row of weights between them, and its output blends the two.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Claim, Lesson, LessonStep, Quantity};
+use super::{at, base, num, row, token, Aside, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::weights::parameter_count;
 use crate::engine::{ExplicitWeights, Projections, Scenario, StepName as S, Trace};
 
@@ -90,6 +90,55 @@ fn head_1_claims(t: &Trace) -> Vec<Claim> {
     out
 }
 
+/// A small table of `head`'s rows `rows` of `step` (the weights or the scaled scores) for
+/// the keys the words quote, `keys`, then the largest of the other keys (and, for weights,
+/// their sum): the numbers the words quote, which a map of 13 × 13 cells is drawn too small
+/// to print, and a row of 13 keys too wide to project.
+fn peak_aside(
+    t: &Trace,
+    step: S,
+    head: usize,
+    rows: &[usize],
+    keys: &[usize],
+    caption: String,
+) -> Option<Aside> {
+    let weights = step == S::Weights;
+    let others: Vec<usize> = (0..t.key_tokens(0).len()).filter(|j| !keys.contains(j)).collect();
+    let mut head_row =
+        vec![format!("{}, head {} →", if weights { "weights" } else { "scaled scores" }, head + 1)];
+    head_row.extend(keys.iter().map(|&j| format!("\"{}\"", token(t, 0, j))));
+    head_row.push(format!("largest of the other {}", others.len()));
+    if weights {
+        head_row.push(format!("the other {}, summed", others.len()));
+    }
+    let rows = rows
+        .iter()
+        .map(|&i| {
+            let v = |j: usize| at(t, step, 0, head, i, j);
+            let mut cells: Vec<String> = keys.iter().map(|&j| num(v(j))).collect();
+            cells.push(num(others.iter().map(|&j| v(j)).fold(f64::NEG_INFINITY, f64::max)));
+            if weights {
+                cells.push(num(others.iter().map(|&j| v(j)).sum()));
+            }
+            (format!("\"{}\"", token(t, 0, i)), cells)
+        })
+        .collect();
+    Some(Aside { caption, head: head_row, rows })
+}
+
+/// Step 7's table: "jump"'s row of concat, its columns named as the map names them.
+fn concat_aside(t: &Trace) -> Option<Aside> {
+    let m = t.step(S::Concat)?.matrix(0, 0)?;
+    let mut head = vec![format!("concat: \"{}\" →", token(t, 0, JUMP))];
+    head.extend((0..m.ncols()).map(|c| split_column(t, c)));
+    let cells = m.row(JUMP).iter().map(|v| num(*v)).collect();
+    Some(Aside {
+        caption: "Concat's row of \"jump\": head 1's numbers, then head 2's".into(),
+        head,
+        rows: vec![("concat".into(), cells)],
+    })
+}
+
 /// The one-head question's choices.
 fn split_choices(_: &Trace) -> Vec<String> {
     vec![
@@ -159,6 +208,10 @@ pub fn lesson() -> Lesson {
             .highlight(|_| {
                     [cells(S::Weights, 0, JUMP, &[DOG]), cells(S::Weights, 0, WANTED, &[DOG])].concat()
                 })
+            .aside(|t| {
+                let caption = "Head 1's rows of \"jump\" and \"wanted\": the weight on \"dog\", and on the other keys".into();
+                peak_aside(t, S::Weights, 0, &[JUMP, WANTED], &[DOG], caption)
+            })
             .claims(head_1_claims),
             LessonStep::new(
                 "Head 2: over what?",
@@ -175,6 +228,10 @@ pub fn lesson() -> Lesson {
                 },
             )
             .highlight(|_| cells(S::Weights, 1, JUMP, &[IT]))
+            .aside(|t| {
+                let caption = "Head 2's row of \"jump\": the weight on \"it\", and on the other keys".into();
+                peak_aside(t, S::Weights, 1, &[JUMP], &[IT], caption)
+            })
             .claims(|t| vec![peak(t, 1, JUMP, IT)]),
             LessonStep::new(
                 "Predict: can one head do both?",
@@ -199,7 +256,11 @@ pub fn lesson() -> Lesson {
                     },
                     kind: QuizKind::Choice { choices: split_choices, answer: split_answer },
                 })
-            .highlight(|_| cells(S::Scaled, 0, JUMP, &[DOG, IT])),
+            .highlight(|_| cells(S::Scaled, 0, JUMP, &[DOG, IT]))
+            .aside(|t| {
+                let caption = "The one head's scaled scores of \"jump\"".into();
+                peak_aside(t, S::Scaled, 0, &[JUMP], &[DOG, IT], caption)
+            }),
             LessonStep::new(
                 "One head must split its weight",
                 one.clone(),
@@ -264,6 +325,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .highlight(|t| super::row_cells(t, S::Concat, 0, 0, JUMP))
+            .aside(concat_aside)
             // "each nearly whole": read as above 0.9 of the one the key's own feature holds
             .claims(|_| {
                 let c = |col| Quantity::Cell(Cell { step: S::Concat, batch: 0, head: 0, row: JUMP, col });
@@ -305,6 +367,32 @@ mod tests {
         let whole = at(&two, S::Concat, 0, 0, JUMP, ANIMAL);
         assert!(blend < 1.0 && whole > 1.7, "{blend} {whole}");
         assert!(at(&two, S::Concat, 0, 0, JUMP, REFERS) > 1.7);
+    }
+
+    /// Steps 2, 3, 4 and 7 quote cells of maps too dense to print numbers (13 keys, and in
+    /// presenter mode one head at a time): each has a small table with every number its
+    /// words quote, and the weight tables' rows still add up to 1.
+    #[test]
+    fn every_quoted_number_is_in_the_steps_table() {
+        let l = lesson();
+        for i in [1, 2, 3, 6] {
+            let (step, t) = (&l.steps[i], l.trace(i));
+            let aside = (step.aside)(&t).unwrap_or_else(|| panic!("step {}: no table", i + 1));
+            let shown: Vec<&String> = aside.rows.iter().flat_map(|r| &r.1).collect();
+            let said = crate::lessons::quoted_numbers(&step.words(&t));
+            assert!(!said.is_empty(), "step {}", i + 1);
+            for n in said {
+                assert!(shown.contains(&&n), "step {}: {n} is not in {:?}", i + 1, aside.rows);
+            }
+            // no more columns than a projected words column holds
+            assert!(aside.head.len() <= 9, "step {}: {} columns", i + 1, aside.head.len());
+        }
+        // head 1's "jump": the peak, the largest other and the others' sum, which add up with it
+        let t = l.trace(1);
+        let aside = (l.steps[1].aside)(&t).unwrap();
+        let cells: Vec<f64> = aside.rows[0].1.iter().map(|c| c.parse().unwrap()).collect();
+        assert_eq!(aside.rows[0].1[0], weight(&t, 0, JUMP, DOG));
+        assert!(cells[1] <= cells[2] && (cells[0] + cells[2] - 1.0).abs() <= 0.011, "{cells:?}");
     }
 
     #[test]

@@ -385,6 +385,17 @@ mod tests {
         assert!((step.claims)(&tr).is_empty());
     }
 
+    /// Step 5's words explain the two corner tables, so its picture is those tables in
+    /// place of the masked scores' maps: in the page (above the fold) and in its embed.
+    #[test]
+    fn the_corners_step_shows_the_tables_its_words_explain() {
+        let step = &lesson().steps[4];
+        assert_eq!(step.extra, Extra::CausalCorners);
+        assert!(step.extra.replaces_heatmaps());
+        let words = step.words(&run(&step.scenario).unwrap());
+        assert!(words.starts_with("The two tables are causal masks"), "{words}");
+    }
+
     /// Step 2's decoded weights are a tested claim: they hold for the lesson's vectors, and
     /// fail against a trace whose row differs (another scenario's).
     #[test]

@@ -10,6 +10,47 @@ use crate::engine::{
 };
 
 const SAMPLE: [&str; 2] = ["this is a sample sequence", "the spunky dog wanted to jump high"];
+/// The head whose numbers the causal and padding steps quote (head 1 on the page).
+const HEAD: usize = 0;
+
+/// The head the words quote, as the page names it ("head 1").
+fn head_name() -> String {
+    format!("head {}", HEAD + 1)
+}
+
+/// The quoted rows `rows` of [`HEAD`]'s weights for sentence 1, every key a column: the
+/// numbers the words quote from a map drawn too small to print them.
+fn quoted_rows(t: &Trace, caption: String, rows: &[usize]) -> Option<super::Aside> {
+    let mut aside = super::matrix_aside(t, caption, "weights", S::Weights, 0, HEAD)?;
+    aside.rows = rows.iter().filter_map(|&i| aside.rows.get(i).cloned()).collect();
+    Some(aside)
+}
+
+/// Step 1's table: the rows of "this" and "is", which its words quote.
+fn causal_aside(t: &Trace) -> Option<super::Aside> {
+    let caption = format!(
+        "{}'s weights under the causal mask, rows 0 and 1 (\"{}\" and \"{}\"), every key",
+        capitalized(&head_name()),
+        token(t, 0, 0),
+        token(t, 0, 1)
+    );
+    quoted_rows(t, caption, &[0, 1])
+}
+
+/// Step 3's table: the row of "this", which its words quote.
+fn padding_aside(t: &Trace) -> Option<super::Aside> {
+    let caption = format!(
+        "{}'s weights under the padding mask, row 0 (\"{}\"), every key",
+        capitalized(&head_name()),
+        token(t, 0, 0)
+    );
+    quoted_rows(t, caption, &[0])
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
 
 /// The two sample sentences, batched and padded to one length, under the mask asked.
 pub fn masks(causal: bool, padding: Padding, fill: Fill) -> Scenario {
@@ -102,17 +143,23 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "A decoder must not see later words. The Annotated Transformer's subsequent_mask blocks key j > i: the \
-                         hatched upper triangle. Blocked scores become -inf, so their weights are exactly {}; \
-                         \"this\" can only attend to itself ({}), \"is\" splits {} between \"this\" and \"is\".",
-                        num(at(t, S::Weights, 0, 0, 0, 1)),
-                        num(at(t, S::Weights, 0, 0, 0, 0)),
-                        row(t, S::Weights, 0, 0, 1),
+                         hatched upper triangle. Blocked scores become -inf, so their weights are exactly {}. \
+                         In {}, \"{}\" can only attend to itself ({}), and \"{}\" splits {} between \"{}\" and \"{}\".",
+                        num(at(t, S::Weights, 0, HEAD, 0, 1)),
+                        head_name(),
+                        token(t, 0, 0),
+                        num(at(t, S::Weights, 0, HEAD, 0, 0)),
+                        token(t, 0, 1),
+                        row(t, S::Weights, 0, HEAD, 1),
+                        token(t, 0, 0),
+                        token(t, 0, 1),
                     )
                 },
             )
             .extra(Extra::MaskConventions)
+            .aside(causal_aside)
             .highlight(|t| {
-                    [super::row_cells(t, S::Weights, 0, 0, 0), super::row_cells(t, S::Weights, 0, 0, 1)]
+                    [super::row_cells(t, S::Weights, 0, HEAD, 0), super::row_cells(t, S::Weights, 0, HEAD, 1)]
                         .concat()
                 }),
             LessonStep::new(
@@ -168,18 +215,22 @@ pub fn lesson() -> Lesson {
                         "The batch is padded to its longest sentence, T = {}, so \"this is a sample sequence\" \
                          gets {} <pad> tokens. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
                          query from attending to them: the <pad> columns get weight {}, and the five real words \
-                         share all of it: row 0 (\"{}\") is {}, which adds up to 1.",
+                         share all of it: in {}, row 0 (\"{}\") is {}, which adds up to 1.",
                         t.sizes.t,
                         pads,
-                        num(at(t, S::Weights, 0, 0, 0, 5)),
+                        num(at(t, S::Weights, 0, HEAD, 0, t.query_length(0))),
+                        head_name(),
                         token(t, 0, 0),
-                        row(t, S::Weights, 0, 0, 0),
+                        row(t, S::Weights, 0, HEAD, 0),
                     )
                 },
             )
             .extra(Extra::MaskConventions)
+            .aside(padding_aside)
             .highlight(|t| {
-                    (t.query_length(0)..t.sizes.t).map(|j| super::cell(S::Weights, 0, j)).collect()
+                    (t.query_length(0)..t.sizes.t)
+                        .map(|j| Cell { step: S::Weights, batch: 0, head: HEAD, row: 0, col: j })
+                        .collect()
                 }),
             LessonStep::new(
                 "Both together",
@@ -309,6 +360,32 @@ mod tests {
         assert!((quiz.question)(&t).starts_with("Row 1 (\"spunky\"; rows count from 0"));
         let right = quiz.judge_number(&t, asked).unwrap();
         assert!(right.right, "{}", right.text);
+    }
+
+    /// The causal and padding steps' maps (7 × 7) are drawn too small to print numbers:
+    /// their words name the head the quoted rows come from, and the aside beside them holds
+    /// those rows, every number the words quote among its cells.
+    #[test]
+    fn the_quoted_rows_name_their_head_and_are_in_the_aside() {
+        let l = lesson();
+        for (i, rows) in [(0usize, vec![0usize, 1]), (2, vec![0])] {
+            let (step, t) = (&l.steps[i], l.trace(i));
+            let words = step.words(&t);
+            assert!(words.contains("In head 1, ") || words.contains("in head 1, "), "{words}");
+            let aside = (step.aside)(&t).unwrap_or_else(|| panic!("step {}: no aside", i + 1));
+            let titles: Vec<String> = rows.iter().map(|&q| format!("\"{}\"", token(&t, 0, q))).collect();
+            assert_eq!(aside.rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>(), titles);
+            for ((_, cells), &q) in aside.rows.iter().zip(&rows) {
+                assert_eq!(format!("[{}]", cells.join(", ")), row(&t, S::Weights, 0, HEAD, q));
+            }
+            let shown: Vec<&String> = aside.rows.iter().flat_map(|r| &r.1).collect();
+            for n in crate::lessons::quoted_numbers(&words) {
+                assert!(shown.contains(&&n), "step {}: {n} is not in the aside", i + 1);
+            }
+        }
+        let t = l.trace(2);
+        let quoted = format!("in head 1, row 0 (\"this\") is {}", row(&t, S::Weights, 0, 0, 0));
+        assert!(l.steps[2].words(&t).contains(&quoted), "{}", l.steps[2].words(&t));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::engine::mla::{LatentCache, Mla};
 use crate::engine::{ProjectionKind, Projections, Rope, RopeStyle, Scenario, StepName as S, Trace};
 
 const SENTENCE: &str = "the cat sat on the mat";
-/// "the", "cat", "on", the second "the" and "mat".
+/// "the" (position 0), "cat", "on", "the" again (position 4) and "mat".
 const THE: usize = 0;
 const CAT: usize = 1;
 const ON: usize = 3;
@@ -134,7 +134,7 @@ fn at_head(step: S, head: usize, row: usize, col: usize) -> Quantity {
 }
 
 /// The tokens that share "the"'s latent because they share its input vector ("on" and
-/// the second "the"), with "the" first; empty when no other does or their latents differ.
+/// "the" at 4), with "the" at 0 first; empty when no other does or their latents differ.
 fn shared_latent_rows(t: &Trace) -> Vec<usize> {
     let rows: Vec<usize> =
         [THE, ON, THE_AGAIN].into_iter().filter(|&i| i == THE || same_input(t, 0, THE, i)).collect();
@@ -154,13 +154,8 @@ fn shared_latent(t: &Trace) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let names: Vec<String> = rows
-        .iter()
-        .map(|&i| match i {
-            THE_AGAIN => format!("the second \"{}\"", token(t, 0, i)),
-            _ => format!("\"{}\"", token(t, 0, i)),
-        })
-        .collect();
+    // each named by its position: the sentence has "the" twice
+    let names: Vec<String> = rows.iter().map(|&i| format!("\"{}\" (position {i})", token(t, 0, i))).collect();
     let listed = match names.split_last() {
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
         None => String::new(),
@@ -175,8 +170,8 @@ fn shared_latent(t: &Trace) -> String {
         String::new()
     };
     format!(
-        " The rows of {listed} are the same:{lexicon} c_KV is made from a token's vector alone, not from its \
-         position."
+        " The rows of {listed} are the same (positions count from 0):{lexicon} c_KV is made from a \
+         token's vector alone, not from its position."
     )
 }
 
@@ -517,7 +512,13 @@ mod tests {
         let lesson = lesson();
         let t = lesson.trace(0);
         let words = lesson.steps[0].words(&t);
-        assert!(words.contains("The rows of \"the\", \"on\" and the second \"the\" are the same"), "{words}");
+        assert!(
+            words.contains(
+                "The rows of \"the\" (position 0), \"on\" (position 3) and \"the\" (position 4) are the same \
+                 (positions count from 0)"
+            ),
+            "{words}"
+        );
         let claims = (lesson.steps[0].claims)(&t);
         assert_eq!(claims.len(), 2 * 4);
         assert!(lesson.steps[0].claims_hold(&t));
@@ -526,7 +527,10 @@ mod tests {
         s.embeddings.insert("on".into(), vec![0.5; D_MODEL]);
         let t = crate::engine::run(&s).unwrap();
         let words = (lesson.steps[0].narrate)(&t);
-        assert!(words.contains("The rows of \"the\" and the second \"the\" are the same"), "{words}");
+        assert!(
+            words.contains("The rows of \"the\" (position 0) and \"the\" (position 4) are the same"),
+            "{words}"
+        );
         assert!(!words.contains("\"on\"") && !words.contains("lexicon"), "{words}");
         assert_eq!(shared_latent_rows(&t), [THE, THE_AGAIN]);
         assert!(lesson.steps[0].claims_hold(&t));

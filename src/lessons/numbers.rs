@@ -86,7 +86,9 @@ pub fn picture_numbers(
         }
         Extra::Decode { t } => out.extend(decode_numbers(&step.scenario, batch, t)),
         Extra::Tiles { block, tile } => out.extend(tile_numbers(&step.scenario, trace, batch, block, tile)),
-        Extra::PositionSimilarity => out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v))),
+        Extra::PositionSimilarity { .. } => {
+            out.extend(position_similarity(trace).iter().flatten().map(|v| num(*v)))
+        }
         Extra::Induction(figure) => out.extend(super::induction::figure_numbers(figure)),
         Extra::CacheBars => {
             for bar in super::mla::cache_bars(trace).into_iter().flatten() {

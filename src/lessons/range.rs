@@ -77,12 +77,12 @@ pub fn lesson() -> Lesson {
                 S::Weights,
                 |t| {
                     format!(
-                    "Scores are dot products, so they grow with the vectors. \"{cat}\" is {} and \"{sat}\" \
+                    "Raw scores are dot products, q·k, so they grow with the vectors. \"{cat}\" is {} and \"{sat}\" \
                      {}: \"{cat}\"'s scaled scores, q·k / √d_k with d_k = 4, are {}, and softmax gives {}, \
                      nearly all on itself. A softmax that saturated passes almost no gradient to the keys it \
-                     ignores, and in training such scores can keep growing until the run diverges (Dehghani \
+                     ignores, and in training such scaled scores can keep growing until the run diverges (Dehghani \
                      et al. 2023, vision transformers at 22B). The 1/√d_k keeps \
-                     the scores of random vectors near 1 whatever d_k is, but not of vectors that grew.",
+                     the scaled scores of random vectors near 1 whatever d_k is, but not of vectors that grew.",
                     row(t, S::X, 0, 0, CAT),
                     row(t, S::X, 0, 0, SAT),
                     row(t, S::Scaled, 0, 0, CAT),
@@ -92,8 +92,8 @@ pub fn lesson() -> Lesson {
                 )
                 },
             )),
-            LessonStep::new("Predict: a score under a cap", scenario(Some(CAP), false), S::Scaled, |_| {
-                "Type a number to see the capped scores.".into()
+            LessonStep::new("Predict: a scaled score under a cap", scenario(Some(CAP), false), S::Scaled, |_| {
+                "Type a number to see the scaled scores after the cap.".into()
             })
             .quiz(Quiz {
                 reveal: Some(S::Capped),
@@ -101,7 +101,7 @@ pub fn lesson() -> Lesson {
                 question: |t| {
                     format!(
                         "Gemma 2 bends every scaled score s through c·tanh(s / c). With c = {CAP}, what does \
-                         \"{cat}\"'s score for itself, {}, become? (tanh(x) is close to x for small x and \
+                         \"{cat}\"'s scaled score for itself, {}, become? (tanh(x) is close to x for small x and \
                          never above 1.)",
                         num(at(t, S::Scaled, 0, 0, CAT, CAT)),
                         cat = token(t, 0, CAT),
@@ -115,7 +115,7 @@ pub fn lesson() -> Lesson {
                             (
                                 c,
                                 format!(
-                                    "{CAP}·tanh({} / {CAP}) = {}: under the cap, however large the score.",
+                                    "{CAP}·tanh({} / {CAP}) = {}: under the cap, however large the scaled score.",
                                     num(s),
                                     num(c)
                                 ),
@@ -127,11 +127,11 @@ pub fn lesson() -> Lesson {
             }),
             on_cat(LessonStep::new("Softcap: c·tanh(s / c)", scenario(Some(CAP), false), S::Weights, |t| {
                 format!(
-                    "Gemma 2 bends every score through c·tanh(s / c) before the mask: close to s while |s| \
-                     is small, never past ±c. It caps at c = 50, against scores that large; these are \
+                    "Gemma 2 bends every scaled score through c·tanh(s / c) before the mask: close to s while \
+                     |s| is small, never past ±c. It caps at c = 50, against scaled scores that large; these are \
                      smaller, so c = {CAP} here. \"{cat}\"'s scaled scores {} become {}, and its weights {}: \
                      still the most on itself, but the runner-up \"{sat}\" keeps a share. The order of the \
-                     scores never changes (tanh only rises), so a cap tames the outliers without reordering \
+                     scaled scores never changes (tanh only rises), so a cap tames the outliers without reordering \
                      the keys; too small a c would squash real differences too.",
                     row(t, S::Scaled, 0, 0, CAT),
                     row(t, S::Capped, 0, 0, CAT),
@@ -143,7 +143,7 @@ pub fn lesson() -> Lesson {
             LessonStep::new("QK-norm: queries and keys of one size", scenario(None, true), S::Weights, |t| {
                 format!(
                     "Qwen3 and Gemma 3 normalize each head's q and k with RMSNorm (learned weights, here \
-                     1) before the scores: every row is divided by its root mean square, so it has length \
+                     1) before the raw scores: every row is divided by its root mean square, so it has length \
                      √d_k = 2 whatever the embedding's size. \"{cat}\"'s query is now {}. Two vectors of \
                      length 2 have a dot product of at most 4, so no scaled score can pass 4 / √4 = 2: \
                      \"{cat}\"'s are {}, and its weights {}. What is left is the angle between q and k, \

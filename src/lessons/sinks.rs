@@ -72,7 +72,26 @@ fn on_aside(t: &Trace) -> Option<Aside> {
     )
 }
 
-/// Every query's row sum and the sink's share of its softmax, as the engine computes them.
+/// How many decimals query `i`'s row sum is written with: two where the sum of its
+/// weights as the map prints them (two decimals each) writes the same, else three, so that
+/// a reader who adds the printed cells is not told another number at the same precision
+/// ("cat" keeps 0.978: its cells print 0.01 + 0.01 + 0.97 = 0.99).
+fn sum_decimals(t: &Trace, i: usize) -> usize {
+    let Some(w) = t.step(S::Weights).and_then(|s| s.matrix(0, 0)) else { return 2 };
+    if i >= w.nrows() {
+        return 2;
+    }
+    let printed: f64 = w.row(i).iter().map(|v| super::num(*v).parse::<f64>().unwrap_or(0.0)).sum();
+    let exact = w.row(i).sum();
+    if fixed(printed, 2) == super::num(exact) {
+        2
+    } else {
+        3
+    }
+}
+
+/// Every query's row sum and the sink's share of its softmax, as the engine computes them,
+/// each row at its [`sum_decimals`].
 fn sums_aside(t: &Trace) -> Option<Aside> {
     let weights = t.step(S::Weights)?;
     let masked = t.step(S::Masked)?.matrix(0, 0)?;
@@ -82,7 +101,11 @@ fn sums_aside(t: &Trace) -> Option<Aside> {
             let mut row = masked.row(i).to_vec();
             let share = crate::engine::attention::softmax_with_sink(&mut row, sink);
             let sum = weights.row_sum(0, 0, i).unwrap_or(f64::NAN);
-            (format!("\"{}\"", token(t, 0, i)), vec![super::num(sum), super::num(share)])
+            let write = |v: f64| match sum_decimals(t, i) {
+                2 => super::num(v),
+                d => fixed(v, d),
+            };
+            (format!("\"{}\"", token(t, 0, i)), vec![write(sum), write(share)])
         })
         .collect();
     Some(Aside {
@@ -323,7 +346,9 @@ pub fn lesson() -> Lesson {
 
 /// Query `i`'s row sum of weights, as the page prints it.
 fn sum_of(t: &Trace, i: usize) -> String {
-    super::num(t.step(S::Weights).and_then(|s| s.row_sum(0, 0, i)).unwrap_or(f64::NAN))
+    sums_aside(t)
+        .and_then(|a| a.rows.get(i).and_then(|(_, cells)| cells.first().cloned()))
+        .unwrap_or_else(|| super::num(f64::NAN))
 }
 
 /// The share of query `i`'s softmax the sink took, as the page prints it.
@@ -373,6 +398,36 @@ mod tests {
         assert!(at(&t, S::Weights, 0, 0, ON, 0) > 0.7);
         let quiz = lesson().steps[3].quiz.unwrap();
         assert!(quiz.judge_choice(&logit, 1).unwrap().right);
+    }
+
+    /// The sink step's row sums agree with the map's cells as printed: two decimals where
+    /// the printed cells add to the same, else three ("cat"'s 0.01 + 0.01 + 0.97 = 0.99,
+    /// while its sum is 0.978), in its table and its words alike; sum and share add to 1.
+    #[test]
+    fn a_quoted_row_sum_agrees_with_the_printed_cells() {
+        let l = lesson();
+        let step = l.steps.iter().find(|s| s.title == "A learned sink logit: gpt-oss").unwrap();
+        let t = run(&step.scenario).unwrap();
+        let aside = (step.aside)(&t).unwrap();
+        let w = t.step(S::Weights).unwrap().matrix(0, 0).unwrap();
+        for (i, (_, cells)) in aside.rows.iter().enumerate() {
+            let printed: f64 = w.row(i).iter().map(|v| crate::lessons::num(*v).parse::<f64>().unwrap()).sum();
+            let sum: f64 = cells[0].parse().unwrap();
+            if cells[0].len() == "0.00".len() {
+                assert_eq!(cells[0], fixed(printed, 2), "row {i}");
+            } else {
+                assert_eq!(cells[0].len(), "0.000".len(), "row {i}: {}", cells[0]);
+                assert!(
+                    (sum - w.row(i).sum()).abs() < 0.0005
+                        && fixed(printed, 2) != crate::lessons::num(w.row(i).sum())
+                );
+            }
+            let share: f64 = cells[1].parse().unwrap();
+            assert!((sum + share - 1.0).abs() < 0.0015, "row {i}: {cells:?}");
+        }
+        let words = step.words(&t);
+        assert!(words.contains("\"cat\", which finds a thing, keeps 0.978 of its row"), "{words}");
+        assert!(words.contains("its row sums to 0.55: the other 0.45 went to no token"), "{words}");
     }
 
     /// Step 6's words name the cache the kept-first-keys field gives, also after the

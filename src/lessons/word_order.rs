@@ -333,7 +333,7 @@ pub fn lesson() -> Lesson {
             )
             .quiz(Quiz {
                     reveal: None,
-                    reveal_extra: Some(Extra::PositionSimilarity),
+                    reveal_extra: Some(Extra::PositionSimilarity { quoted: &NEIGHBOUR_CELLS }),
                     question: |_| {
                         "Each row of PE is a position's code. Compare position 4's code with others by the dot \
                          product: which gives the largest, apart from position 4 itself? (Positions count from 0, \
@@ -379,7 +379,7 @@ pub fn lesson() -> Lesson {
                     Claim::Equal(Quantity::PeDot(0, 1), d(5)),
                 ]
             })
-            .extra(Extra::PositionSimilarity),
+            .extra(Extra::PositionSimilarity { quoted: &NEARBY_CELLS }),
         ],
     }
 }
@@ -387,6 +387,14 @@ pub fn lesson() -> Lesson {
 /// The positions (0-based) the question offers as position 4's closest code: the nearest,
 /// and two that show the dip and rise (7 is nearer than 10, and less alike).
 const NEIGHBOURS: [usize; 3] = [10, 5, 7];
+
+/// The cells of `PE · PEᵀ` the question's answer quotes, marked in its table: position 4
+/// with each of [`NEIGHBOURS`].
+const NEIGHBOUR_CELLS: [(usize, usize); 3] = [(4, NEIGHBOURS[0]), (4, NEIGHBOURS[1]), (4, NEIGHBOURS[2])];
+
+/// The cells of `PE · PEᵀ` the last step's words quote (the dot products its claims
+/// compare), marked in its table.
+const NEARBY_CELLS: [(usize, usize); 7] = [(4, 4), (4, 5), (4, 6), (4, 7), (4, 9), (4, 10), (0, 1)];
 
 /// Which of [`NEIGHBOURS`] has the largest dot product with position 4, and the
 /// dot products as the reason, from the trace's `pe`.
@@ -436,6 +444,45 @@ mod tests {
         assert!(text.contains("equal") && text.contains("over all 9 pairs"), "{text}");
         let w = num(at(&t, S::Weights, 0, 0, 0, 2));
         assert!(text.contains(&format!("weight {w} in sentence 1 and {w} in sentence 2")), "{text}");
+    }
+
+    /// The similarity table marks the cells the words quote: the last step's are the dot
+    /// products its claims compare, each quoted in its words; the question's, the ones its
+    /// answer quotes.
+    #[test]
+    fn the_similarity_table_marks_the_quoted_cells() {
+        let l = lesson();
+        let step = l.steps.last().unwrap();
+        let t = run(&step.scenario).unwrap();
+        let Extra::PositionSimilarity { quoted } = step.extra else { panic!("{:?}", step.extra) };
+        let mut compared: Vec<(usize, usize)> = Vec::new();
+        for claim in (step.claims)(&t) {
+            let qs = match claim {
+                Claim::Falling(v) => v,
+                Claim::Greater(a, b) | Claim::Equal(a, b) => vec![a, b],
+                other => panic!("{other:?}"),
+            };
+            compared.extend(qs.into_iter().filter_map(|q| match q {
+                Quantity::PeDot(i, j) => Some((i, j)),
+                _ => None,
+            }));
+        }
+        compared.sort_unstable();
+        compared.dedup();
+        let mut marked = quoted.to_vec();
+        marked.sort_unstable();
+        assert_eq!(marked, compared);
+        let words = step.words(&t);
+        for &(i, j) in quoted {
+            assert!(words.contains(&num(pe_dot(&t, i, j))), "PE({i})·PE({j}) not in {words}");
+        }
+        let ask = l.steps.iter().find_map(|s| s.quiz.and_then(|q| q.reveal_extra)).unwrap();
+        let Extra::PositionSimilarity { quoted } = ask else { panic!("{ask:?}") };
+        assert_eq!(quoted.to_vec(), NEIGHBOURS.map(|p| (4, p)).to_vec());
+        let answer = closest_position(&t).unwrap().1;
+        for &(i, j) in quoted {
+            assert!(answer.contains(&format!("PE({i})·PE({j}) = {}", num(pe_dot(&t, i, j)))), "{answer}");
+        }
     }
 
     #[test]

@@ -25,10 +25,18 @@ use crate::ui::state::url;
 /// at a time, the picker), CSS px.
 const MAP_CAPTION: f64 = 110.0;
 
-/// What the zoom on the question's row takes above the maps, CSS px, where it is shown
-/// (not in presenter mode, whose one map at a time already has cells as tall as its
-/// labels): its caption and two rows of the largest cells.
+/// What the zoom on the question's row takes above the maps, CSS px, in the normal view:
+/// its caption and two rows of the largest cells.
 const ZOOM_ROOM: f64 = 220.0;
+
+/// The zoom's canvas in presenter mode, CSS px tall: two rows of cells large enough for
+/// their numbers (the map below, one at a time, has cells only as tall as its labels,
+/// too small for numbers).
+const PRESENTER_ZOOM_CANVAS: f64 = 130.0;
+
+/// What the zoom takes above the map in presenter mode, CSS px: its canvas and a caption
+/// of two lines.
+const PRESENTER_ZOOM: f64 = 180.0;
 
 /// The narrowest column, CSS px, in which each of the two maps gets half.
 const SIDE_BY_SIDE: f64 = 320.0;
@@ -37,6 +45,7 @@ const SIDE_BY_SIDE: f64 = 320.0;
 /// `width × height` px, with labels of `font` px (presenter mode's 18): side by side
 /// where two fit, one above the other in a narrow column, one at a time in presenter mode
 /// (then `true`), where two side by side would draw cells smaller than their labels.
+/// Presenting, the map leaves the zoom its room above it.
 pub fn heads_fit(column: f64, width: f64, height: f64, font: f64, t: usize) -> (MapFit, bool) {
     let presenting = font > LABEL_FONT;
     if !presenting && column < 2.0 * SIDE_BY_SIDE {
@@ -48,7 +57,7 @@ pub fn heads_fit(column: f64, width: f64, height: f64, font: f64, t: usize) -> (
     let one = presenting && one_head_at_a_time(column, 2, t, font);
     let max_height = match lesson_max_height(width, height, presenting) {
         // presenting, the picture starts at the top of the screen, not under the card's title
-        Some(_) if presenting => Some(height - 2.0 * MAP_CAPTION),
+        Some(_) if presenting => Some(height - MAP_CAPTION - PRESENTER_ZOOM),
         Some(h) => Some(h - MAP_CAPTION / 2.0 - ZOOM_ROOM),
         // a screen too narrow for words and picture side by side, but wide enough for two
         // maps (an 800 × 500 embed): the maps and their captions within the screen
@@ -136,7 +145,7 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     if url::PageParams::split(address::query_pairs()).0.embed {
         return view! {
             <div class="al-induction-heads-wrap" data-testid="induction-heads">
-                <InductionZoom width=column maps_below=false />
+                <InductionZoom width=column maps_below=false max_height=None />
             </div>
         }
         .into_any();
@@ -145,9 +154,12 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     let one = move || fit.with(|f| f.1);
     let map_fit = Signal::derive(move || fit.get().0);
     let shown = move |layer: usize| !one() || picked.get() == layer;
-    // the zoom on the question's row, above the maps (presenting, the map is large enough)
-    let zoom =
-        move || (font.get() <= LABEL_FONT).then(|| view! { <InductionZoom width=column maps_below=true /> });
+    // the zoom on the question's row, with its numbers, above the maps (presenting too:
+    // the map's cells are as tall as its labels there, too small for numbers)
+    let zoom = move || {
+        let max_height = (font.get() > LABEL_FONT).then_some(PRESENTER_ZOOM_CANVAS);
+        view! { <InductionZoom width=column maps_below=true max_height=max_height /> }
+    };
     let picker = move || {
         one().then(|| {
             view! {
@@ -268,8 +280,8 @@ fn CurveFigure(column: Signal<f64>) -> impl IntoView {
 mod tests {
     use super::*;
 
-    /// Presenting at 1280 × 720 the maps come one at a time, each fitting the screen with
-    /// cells at least as tall as its 18 px labels; at 1440 × 900 two side by side, each
+    /// Presenting at 1280 × 720 the maps come one at a time, each fitting the screen under
+    /// the zoom with cells at least as tall as its 18 px labels; at 1440 × 900 two side by side, each
     /// larger than the Learn view's 300 px; on a phone each takes the column.
     #[test]
     fn each_map_fits_its_screen_and_reads_there() {
@@ -278,13 +290,26 @@ mod tests {
         let column = |w: f64, present: bool| crate::ui::state::page_layout::lesson_column(w, || present);
         let (fit, one) = heads_fit(column(1280.0, true), 1280.0, 720.0, 18.0, t);
         let l = fit.layout(&labels);
-        assert!(one && l.cell >= 18.0 && l.height <= 720.0 - 2.0 * MAP_CAPTION, "{l:?}");
+        assert!(one && l.cell >= 18.0 && l.height <= 720.0 - MAP_CAPTION - PRESENTER_ZOOM, "{l:?}");
         assert!(l.width <= column(1280.0, true));
         let (fit, one) = heads_fit(column(1440.0, false), 1440.0, 900.0, LABEL_FONT, t);
         let l = fit.layout(&labels);
         assert!(!one && l.width > 300.0 && 2.0 * l.width <= column(1440.0, false), "{l:?}");
         let (fit, one) = heads_fit(column(375.0, false), 375.0, 812.0, LABEL_FONT, t);
         assert!(!one && fit.layout(&labels).width <= column(375.0, false));
+        // presenting, the zoom above the map writes the numbers the words quote in its
+        // cells (the map's are too small for them), within the room the map leaves it
+        let z = crate::ui::lesson::induction_zoom::zoom(h).unwrap();
+        let fit = MapFit {
+            max_width: column(1280.0, true),
+            max_height: Some(PRESENTER_ZOOM_CANVAS),
+            ..MapFit::LEARN
+        };
+        let zl = fit.layout_of(&z.rows, &z.keys);
+        assert!(zl.height <= PRESENTER_ZOOM_CANVAS, "{zl:?}");
+        assert!(crate::draw::heatmap_text::cell_number_font(z.values.view(), &zl).is_some(), "{zl:?}");
+        let map = heads_fit(column(1280.0, true), 1280.0, 720.0, 18.0, t).0.layout(&labels);
+        assert!(crate::draw::heatmap_text::cell_number_font(z.values.view(), &map).is_none(), "{map:?}");
         // an 800 px embed: side by side
         let (fit, one) = heads_fit(column(800.0, false), 800.0, 500.0, LABEL_FONT, t);
         let l = fit.layout(&labels);

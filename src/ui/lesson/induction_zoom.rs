@@ -53,13 +53,16 @@ pub fn InductionZoom(
     width: Signal<f64>,
     /// Whether the full maps are drawn below it (not in an embed, which has no room).
     maps_below: bool,
+    /// The tallest its canvas may be, CSS px (presenter mode, where the map below needs
+    /// the screen); `None`: as tall as its width makes it.
+    max_height: Option<f64>,
 ) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let Some(z) = induction::run().and_then(zoom) else { return ().into_any() };
     let z = StoredValue::new(z);
     Effect::new(move |_| {
         let Some(el) = canvas.get() else { return };
-        let fit = MapFit { max_width: width.get(), ..MapFit::LEARN };
+        let fit = MapFit { max_width: width.get(), max_height, ..MapFit::LEARN };
         z.with_value(|z| {
             let blocked = vec![false; z.values.len()];
             draw_weights(&el, z.values.view(), (&z.rows, &z.keys), &blocked, &fit);

@@ -1,7 +1,7 @@
 //! A lesson's stage: the open step's [`LessonPanel`] (words, navigation, quiz) with its
-//! picture: the focus step's heatmaps (with the embedding plot or the causal corners under
-//! them), or instead of them the decode view, the tiles view or the position similarity
-//! table, as the step's [`lessons::Extra`] says; and what sits beside the words (the
+//! picture: the focus step's heatmaps (with the embedding plot under them), or instead of
+//! them the decode view, the tiles view, the position similarity table or the causal
+//! corners, as the step's [`lessons::Extra`] says; and what sits beside the words (the
 //! embedding editor, the mask conventions). The column widths are
 //! [`crate::ui::state::page_layout`]'s.
 
@@ -29,10 +29,6 @@ use crate::ui::lesson::split_both_ways::SplitBothWays;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{lesson_column, lesson_max_height, plot_beside, PLOT_WIDTH};
 use crate::ui::tiles::view::TilesView;
-
-/// The two causal corners' width beside the heatmaps in presenter mode, CSS px (their
-/// wider table: 2 queries × 6 keys with their labels).
-const CORNERS_WIDTH: f64 = 360.0;
 
 /// The heatmaps' label size in presenter mode, CSS px (at least 18).
 const PRESENTER_LABEL_FONT: f64 = 18.0;
@@ -98,7 +94,7 @@ pub fn LessonStage(
             view! { <MaskConventions trace=trace batch=batch folded=present /> }.into_any()
         }
         lessons::Extra::None
-        | lessons::Extra::PositionSimilarity
+        | lessons::Extra::PositionSimilarity { .. }
         | lessons::Extra::Decode { .. }
         | lessons::Extra::Tiles { .. }
         | lessons::Extra::CausalCorners
@@ -116,7 +112,6 @@ pub fn LessonStage(
         Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
     // presenting, the embedding plot sits beside the heatmaps instead of under them, so
     // that both are on the screen: the cards get the column less the plot's width
-    // (and so do the KV-cache lesson's two causal corners, stacked)
     let presenting = move || present.get() && viewport.get() > 900.0;
     // ... unless the map's cells beside the plot would be too small to read from the back
     // of a room: then the map has the column and the plot is left out (no step that
@@ -130,7 +125,6 @@ pub fn LessonStage(
     let beside = Memo::new(move |_| {
         let width = match extra.get() {
             lessons::Extra::EmbeddingPlot if !plot_left_out.get() => PLOT_WIDTH,
-            lessons::Extra::CausalCorners => CORNERS_WIDTH,
             _ => return None,
         };
         presenting().then_some(width)
@@ -154,14 +148,13 @@ pub fn LessonStage(
                     lessons::Extra::EmbeddingPlot if !plot_left_out.get() => {
                         view! { <EmbeddingPlot trace=trace settings=settings /> }.into_any()
                     }
-                    lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
                     _ => ().into_any(),
                 }}
             </div>
         }
     };
-    // the decode and tiles views and the similarity table replace the heatmaps; the
-    // other extras sit under them (a memo, so the heatmaps stay while only those change)
+    // the decode and tiles views, the similarity table and the causal corners replace the
+    // heatmaps; the other extras sit under them (a memo, so the heatmaps stay while only those change)
     let kind = Memo::new(move |_| Some(extra.get()).filter(|e| e.replaces_heatmaps()).unwrap_or_default());
     let picture =
         move || replacing_picture(kind.get(), state, column).unwrap_or_else(|| heatmaps().into_any());
@@ -184,15 +177,19 @@ pub fn LessonStage(
 }
 
 /// The picture of a step whose extra replaces the heatmaps: the decode view, the tiles
-/// view, the position similarity table or the split heads; `None` for the other extras.
+/// view, the position similarity table, the split heads or the causal corners; `None` for
+/// the other extras.
 /// The lesson stage and a lesson step's embed both draw it.
 pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f64>) -> Option<AnyView> {
     let trace = Signal::derive(move || state.shown.get());
     let batch = Signal::derive(move || state.view.with(|v| v.batch));
     Some(match kind {
-        lessons::Extra::PositionSimilarity => view! { <PositionSimilarity trace=trace /> }.into_any(),
+        lessons::Extra::PositionSimilarity { quoted } => {
+            view! { <PositionSimilarity trace=trace quoted=quoted /> }.into_any()
+        }
         lessons::Extra::SplitBothWays => view! { <SplitBothWays trace=trace batch=batch /> }.into_any(),
         lessons::Extra::CacheBars => view! { <CacheBars trace=trace /> }.into_any(),
+        lessons::Extra::CausalCorners => view! { <CausalCorners trace=trace /> }.into_any(),
         lessons::Extra::Induction(figure) => {
             view! { <InductionFigure figure=figure column=column state=state /> }.into_any()
         }
