@@ -32,6 +32,39 @@ fn scenario(softcap: Option<f64>, qk_norm: bool) -> Scenario {
     s
 }
 
+/// The trace's cap, as the settings field shows it ("none" without one).
+fn cap_of(t: &Trace) -> String {
+    t.softcap.map_or_else(|| "none".into(), |c| c.to_string())
+}
+
+/// How the trace scaled its scores: by 1/√d_k, or by the scale field's factor.
+fn scaling(t: &Trace) -> String {
+    let d_k = t.sizes.d_k;
+    match t.scale {
+        None => format!("q·k / √d_k with d_k = {d_k}"),
+        Some(f) => format!("q·k × {f} (the scale field's factor, in place of 1/√d_k with d_k = {d_k})"),
+    }
+}
+
+/// `x` as a settings field shows it, or to two decimals when it is not whole.
+fn short(x: f64) -> String {
+    if x.fract() == 0.0 {
+        x.to_string()
+    } else {
+        num(x)
+    }
+}
+
+/// The largest scaled score QK-norm (weights 1) allows, worked out as the trace scales:
+/// d_k / √d_k, or d_k times the scale field's factor.
+fn bound(t: &Trace) -> String {
+    let d_k = t.sizes.d_k as f64;
+    match t.scale {
+        None => format!("{d_k} / √{d_k} = {}", short(d_k.sqrt())),
+        Some(f) => format!("{d_k} × {f} = {} (the scale field's factor)", short(d_k * f)),
+    }
+}
+
 /// "cat"'s row through the steps this trace has: scaled, capped (with a softcap), weights.
 fn cat_aside(t: &Trace) -> Option<Aside> {
     let steps: Vec<(&str, S)> = [("scaled", S::Scaled), ("capped", S::Capped), ("weights", S::Weights)]
@@ -78,13 +111,14 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                     "Raw scores are dot products, q·k, so they grow with the vectors. \"{cat}\" is {} and \"{sat}\" \
-                     {}: \"{cat}\"'s scaled scores, q·k / √d_k with d_k = 4, are {}, and softmax gives {}, \
+                     {}: \"{cat}\"'s scaled scores, {}, are {}, and softmax gives {}, \
                      nearly all on itself. A softmax that saturated passes almost no gradient to the keys it \
                      ignores, and in training such scaled scores can keep growing until the run diverges (Dehghani \
                      et al. 2023, vision transformers at 22B). The 1/√d_k keeps \
                      the scaled scores of random vectors near 1 whatever d_k is, but not of vectors that grew.",
                     row(t, S::X, 0, 0, CAT),
                     row(t, S::X, 0, 0, SAT),
+                    scaling(t),
                     row(t, S::Scaled, 0, 0, CAT),
                     row(t, S::Weights, 0, 0, CAT),
                     cat = token(t, 0, CAT),
@@ -100,9 +134,10 @@ pub fn lesson() -> Lesson {
                 reveal_extra: None,
                 question: |t| {
                     format!(
-                        "Gemma 2 bends every scaled score s through c·tanh(s / c). With c = {CAP}, what does \
+                        "Gemma 2 bends every scaled score s through c·tanh(s / c). With c = {}, what does \
                          \"{cat}\"'s scaled score for itself, {}, become? (tanh(x) is close to x for small x and \
                          never above 1.)",
+                        cap_of(t),
                         num(at(t, S::Scaled, 0, 0, CAT, CAT)),
                         cat = token(t, 0, CAT),
                     )
@@ -110,14 +145,15 @@ pub fn lesson() -> Lesson {
                 kind: QuizKind::Number {
                     answer: |t| {
                         let s = at(t, S::Scaled, 0, 0, CAT, CAT);
-                        let c = at(t, S::Capped, 0, 0, CAT, CAT);
-                        c.is_finite().then(|| {
+                        let capped = at(t, S::Capped, 0, 0, CAT, CAT);
+                        let c = cap_of(t);
+                        capped.is_finite().then(|| {
                             (
-                                c,
+                                capped,
                                 format!(
-                                    "{CAP}·tanh({} / {CAP}) = {}: under the cap, however large the scaled score.",
+                                    "{c}·tanh({} / {c}) = {}: under the cap, however large the scaled score.",
                                     num(s),
-                                    num(c)
+                                    num(capped)
                                 ),
                             )
                         })
@@ -127,12 +163,13 @@ pub fn lesson() -> Lesson {
             }),
             on_cat(LessonStep::new("Softcap: c·tanh(s / c)", scenario(Some(CAP), false), S::Weights, |t| {
                 format!(
-                    "Gemma 2 bends every scaled score through c·tanh(s / c) before the mask: close to s while \
-                     |s| is small, never past ±c. It caps at c = 50, against scaled scores that large; these are \
-                     smaller, so c = {CAP} here. \"{cat}\"'s scaled scores {} become {}, and its weights {}: \
+                    "Gemma 2 bends every scaled score through c·tanh(s / c) before the mask: close to s while |s| \
+                     is small, never past ±c. It caps at c = 50, against scaled scores that large; these are \
+                     smaller, so c = {} here. \"{cat}\"'s scaled scores {} become {}, and its weights {}: \
                      still the most on itself, but the runner-up \"{sat}\" keeps a share. The order of the \
                      scaled scores never changes (tanh only rises), so a cap tames the outliers without reordering \
                      the keys; too small a c would squash real differences too.",
+                    cap_of(t),
                     row(t, S::Scaled, 0, 0, CAT),
                     row(t, S::Capped, 0, 0, CAT),
                     row(t, S::Weights, 0, 0, CAT),
@@ -144,14 +181,17 @@ pub fn lesson() -> Lesson {
                 format!(
                     "Qwen3 and Gemma 3 normalize each head's q and k with RMSNorm (learned weights, here \
                      1) before the raw scores: every row is divided by its root mean square, so it has length \
-                     √d_k = 2 whatever the embedding's size. \"{cat}\"'s query is now {}. Two vectors of \
-                     length 2 have a dot product of at most 4, so no scaled score can pass 4 / √4 = 2: \
+                     √d_k = {root} whatever the embedding's size. \"{cat}\"'s query is now {}. Two vectors of \
+                     length {root} have a dot product of at most {d_k}, so no scaled score can pass {}: \
                      \"{cat}\"'s are {}, and its weights {}. What is left is the angle between q and k, \
                      which the learned weights can still stretch.",
                     row(t, S::QNorm, 0, 0, CAT),
+                    bound(t),
                     row(t, S::Scaled, 0, 0, CAT),
                     row(t, S::Weights, 0, 0, CAT),
                     cat = token(t, 0, CAT),
+                    d_k = t.sizes.d_k,
+                    root = short((t.sizes.d_k as f64).sqrt()),
                 )
             })
             .highlight(|t| row_cells(t, S::Weights, 0, 0, CAT))
@@ -196,5 +236,32 @@ mod tests {
         // the words' rounded query: [4, 0, 0, 0] / rms 2
         assert_eq!(row(&normed, S::QNorm, 0, 0, CAT), "[2.00, 0.00, 0.00, 0.00]");
         assert_eq!(num(at(&normed, S::Scaled, 0, 0, CAT, CAT)), "2.00");
+    }
+
+    /// The cap and the scale the words name are the ones on screen after the learner edits
+    /// them in "Change the numbers".
+    #[test]
+    fn the_words_name_the_settings_on_screen() {
+        let lesson = lesson();
+        let words = |i: usize, edit: &dyn Fn(&mut Scenario)| {
+            let mut s = lesson.steps[i].scenario.clone();
+            edit(&mut s);
+            let t = run(&s).unwrap();
+            (lesson.steps[i].words(&t), t)
+        };
+        let (three, _) = words(2, &|s| s.softcap = Some(2.0));
+        assert!(three.contains("so c = 2 here") && !three.contains("c = 5 here"), "{three}");
+        let (one, _) = words(0, &|s| s.scale = Some(0.25));
+        assert!(
+            one.contains("q·k × 0.25 (the scale field's factor") && !one.contains("q·k / √d_k with"),
+            "{one}"
+        );
+        let (four, _) = words(3, &|s| s.scale = Some(0.25));
+        assert!(four.contains("can pass 4 × 0.25 = 1 (the scale") && !four.contains("4 / √4"), "{four}");
+        let quiz = lesson.steps[1].quiz.unwrap();
+        let mut s = lesson.steps[1].scenario.clone();
+        s.softcap = Some(2.0);
+        let question = (quiz.question)(&run(&s).unwrap());
+        assert!(question.contains("With c = 2,"), "{question}");
     }
 }

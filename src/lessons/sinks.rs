@@ -109,7 +109,7 @@ fn sums_aside(t: &Trace) -> Option<Aside> {
         })
         .collect();
     Some(Aside {
-        caption: format!("Each query's row of weights, summed, and the share the sink logit {SINK} took"),
+        caption: format!("Each query's row of weights, summed, and the share the sink logit {sink} took"),
         head: vec!["query".into(), "row sum".into(), "to the sink".into()],
         rows,
     })
@@ -126,6 +126,58 @@ fn cached_weights(t: &Trace, q: usize) -> String {
     let cells: Vec<String> =
         seen_keys(t, q).into_iter().map(|j| fixed(at(t, S::Weights, 0, 0, q, j), 4)).collect();
     format!("[{}]", cells.join(", "))
+}
+
+/// The trace's sink logit, as the settings field shows it ("none" without one).
+fn sink_of(t: &Trace) -> String {
+    t.sinks.first().map_or_else(|| "none".into(), |s| s.to_string())
+}
+
+/// The trace's sliding window, as the settings field shows it ("none" without one).
+fn window_of(t: &Trace) -> String {
+    t.mask.config.window.map_or_else(|| "none".into(), |w| w.to_string())
+}
+
+/// The tokens of `keys`, quoted and joined with commas and a last "and".
+fn quoted_and(t: &Trace, keys: &[usize]) -> String {
+    let q: Vec<String> = keys.iter().map(|&j| format!("\"{}\"", token(t, 0, j))).collect();
+    match q.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => q.join(""),
+    }
+}
+
+/// Step 5's words: the cache the window on screen leaves "on" (the lesson's W = 3, or
+/// the learner's edit).
+fn evicted_words(t: &Trace) -> String {
+    let keys = seen_keys(t, ON);
+    let on = token(t, 0, ON);
+    let bos = token(t, 0, 0);
+    let window = match t.mask.config.window {
+        Some(w) => format!("here the last W = {w} positions"),
+        None => "here none (the window field is empty), so nothing is evicted".into(),
+    };
+    let left = if keys.contains(&0) {
+        format!(
+            "\"{bos}\" is still in it, so \"{on}\" can still park its weight there: {}.",
+            cached_weights(t, ON)
+        )
+    } else {
+        format!(
+            "\"{bos}\" has left. \"{on}\" still has nothing to read, and the weight it parked on \"{bos}\" \
+             must go to the keys that are left: {}.",
+            cached_weights(t, ON)
+        )
+    };
+    format!(
+        "A long text does not fit a full cache, so a model may keep only a sliding window of keys: {window}. At \
+         t = {ON} the panel's cache holds {}; {left} Xiao et al. (2023) saw this break language models: as \
+         soon as the first tokens left a sliding window, perplexity (how surprised the model is by each next \
+         token, lower is better) shot up. Their StreamingLLM keeps the first 4 tokens' keys and values in the \
+         cache for good, beside the window of recent ones, and the models then read streams of 4 million \
+         tokens with a steady perplexity. The next step keeps the first token here too.",
+        quoted_and(t, &keys),
+    )
 }
 
 /// How many first keys the trace's mask keeps beside its window (StreamingLLM's sinks).
@@ -197,13 +249,16 @@ pub fn lesson() -> Lesson {
             LessonStep::new("The first token becomes a sink", scenario(5.0, None, None), S::Weights, |t| {
                 format!(
                     "Trained models find a way out: they give the first token a key that every query \
-                     matches, and park there the weight they have no use for. Here \"{bos}\"'s shared \
-                     feature is 5 instead of 1. \"{on}\" now puts {} on \"{bos}\" and {} on each other key, \
+                     matches, and park there the weight they have no use for. Here \"{bos}\" (the \
+                     beginning-of-sequence token a tokenizer puts before every text) has a shared feature of \
+                     {} where the other tokens have {}. \"{on}\" now puts {} on \"{bos}\" and {} on each other key, \
                      while \"{cat}\", which finds a thing (itself), still gives \"{cat}\" {}. Under a causal \
                      mask the first token is the one key every query sees, which is why a head's picture so \
                      often lights up its first column (a bertviz user finds it \"strange that every token focus on the \
                      first token\"). In trained models the first token's value is usually small, so what is parked there adds little \
                      to the output.",
+                    at(t, S::X, 0, 0, 0, 2),
+                    at(t, S::X, 0, 0, ON, 2),
                     super::num(at(t, S::Weights, 0, 0, ON, 0)),
                     super::num(at(t, S::Weights, 0, 0, ON, 1)),
                     super::num(at(t, S::Weights, 0, 0, CAT, CAT)),
@@ -225,12 +280,13 @@ pub fn lesson() -> Lesson {
             }),
             LessonStep::new("A learned sink logit: gpt-oss", scenario(1.0, Some(SINK), None), S::Weights, |t| {
                 format!(
-                    "gpt-oss gives each head one more learned number, a sink logit s, here s = {SINK}. It \
+                    "gpt-oss gives each head one more learned number, a sink logit s, here s = {}. It \
                      joins every row's softmax as one more column, and that column is then dropped: weights \
                      = softmax([scores, s])[:-1]. No token has to serve as the parking place. \"{on}\" gives \
                      its {} keys equal weights, and its row sums to {}: the other {} went to no token, so its \
                      output is not an average of what it did not need. \"{cat}\", which finds a thing, keeps \
                      {} of its row.",
+                    sink_of(t),
                     seen_keys(t, ON).len(),
                     sum_of(t, ON),
                     share_of(t, ON),
@@ -262,8 +318,10 @@ pub fn lesson() -> Lesson {
                 reveal_extra: None,
                 question: |t| {
                     format!(
-                        "Training raised this head's sink logit from {SINK} to 10, and nothing else changed. \
+                        "Training raised this head's sink logit from {} to {}, and nothing else changed. \
                          What happens to \"{}\"'s output?",
+                        sink_of(t),
+                        raised(t),
                         token(t, 0, ON)
                     )
                 },
@@ -279,10 +337,11 @@ pub fn lesson() -> Lesson {
                         Some((
                             1,
                             format!(
-                                "Its scores stay as they are while e^10 joins the denominator, so every weight \
+                                "Its scores stay as they are while e^{} joins the denominator, so every weight \
                                  in \"{}\"'s row falls toward 0, and the output, the weights times the values, \
                                  with them. A head can say \"nothing here\" by writing almost nothing. With \
                                  softmax alone it cannot: its weights always sum to 1.",
+                                raised(t),
                                 token(t, 0, ON)
                             ),
                         ))
@@ -293,23 +352,7 @@ pub fn lesson() -> Lesson {
                 "A window evicts the sink: StreamingLLM",
                 scenario(5.0, None, Some(3)),
                 S::Weights,
-                |t| {
-                    format!(
-                        "A long text does not fit a full cache, so a model may keep only a sliding window of \
-                         keys: here the last W = 3 positions. At t = {ON} the panel's cache holds \"{}\", \"{}\" \
-                         and \"{on}\"; \"{bos}\" has left. \"{on}\" still has nothing to read, and the weight it \
-                         parked on \"{bos}\" must go to the keys that are left: {}. Xiao et al. (2023) saw this \
-                         break language models: as soon as the first tokens left a sliding window, perplexity \
-                         shot up. Their StreamingLLM keeps the first 4 tokens' keys and values in the cache for \
-                         good, beside the window of recent ones, and the models then read streams of 4 million \
-                         tokens with a steady perplexity. The next step keeps the first token here too.",
-                        token(t, 0, ON - 2),
-                        token(t, 0, ON - 1),
-                        cached_weights(t, ON),
-                        on = token(t, 0, ON),
-                        bos = token(t, 0, 0),
-                    )
-                },
+                evicted_words,
             )
             .extra(Extra::Decode { t: ON }),
             LessonStep::new("StreamingLLM keeps the first token", kept_first(), S::Weights, kept_first_words)
@@ -331,9 +374,11 @@ pub fn lesson() -> Lesson {
                     format!(
                         "gpt-oss needs no kept token: its sink is a number of the head, not a key in the cache, \
                          so no window evicts it. Its layers alternate between a window of 128 tokens and full \
-                         attention, and every head has its sink. Here, with W = 3 and s = {SINK}: at t = {ON} \
+                         attention, and every head has its sink. Here, with W = {} and s = {}: at t = {ON} \
                          \"{on}\"'s weights over the cache are {}, and the rest of 1 went to the sink. The check \
                          under them compares the decoded row with the full run's.",
+                        window_of(t),
+                        sink_of(t),
                         cached_weights(t, ON),
                         on = token(t, 0, ON),
                     )
@@ -341,6 +386,17 @@ pub fn lesson() -> Lesson {
             )
             .extra(Extra::Decode { t: ON }),
         ],
+    }
+}
+
+/// The raised sink logit of step 4's question: 10, or 8 more than an edited logit of 2
+/// or more (a rise, whatever the field holds).
+fn raised(t: &Trace) -> String {
+    let s = t.sinks.first().copied().unwrap_or(SINK);
+    if s < 10.0 {
+        "10".into()
+    } else {
+        (s + 8.0).to_string()
     }
 }
 
@@ -459,5 +515,37 @@ mod tests {
             "{two}"
         );
         assert!(!two.starts_with(crate::lessons::claims::STORY_CHANGED), "{two}");
+    }
+
+    /// The settings the words name are the ones on screen after the learner edits them in
+    /// "Change the numbers": the window at step 5, the sink logit at steps 3 and 7.
+    #[test]
+    fn the_words_name_the_settings_on_screen() {
+        let lesson = lesson();
+        let words = |i: usize, edit: &dyn Fn(&mut Scenario)| {
+            let mut s = lesson.steps[i].scenario.clone();
+            edit(&mut s);
+            let t = run(&s).unwrap();
+            (lesson.steps[i].words(&t), t)
+        };
+        let (five, t) = words(4, &|s| s.mask.window = Some(2));
+        assert!(five.contains("the last W = 2 positions") && !five.contains("W = 3"), "{five}");
+        assert!(five.contains("cache holds \"sat\" and \"on\";") && !five.contains("\"cat\""), "{five}");
+        assert!(five.contains(&cached_weights(&t, ON)), "{five}");
+        let (three, t) = words(2, &|s| s.sinks = Some(vec![10.0]));
+        assert!(three.contains("here s = 10.") && !three.contains("s = 2"), "{three}");
+        assert!(sums_aside(&t).unwrap().caption.contains("sink logit 10 took"));
+        let quiz = lesson.steps[3].quiz.unwrap();
+        let mut s = lesson.steps[3].scenario.clone();
+        s.sinks = Some(vec![10.0]);
+        let question = (quiz.question)(&run(&s).unwrap());
+        assert!(question.contains("from 10 to 18"), "{question}");
+        let (seven, t) = words(6, &|s| s.sinks = Some(vec![0.5]));
+        assert!(
+            seven.contains("with W = 3 and s = 0.5:") && seven.contains(&cached_weights(&t, ON)),
+            "{seven}"
+        );
+        let (seven, _) = words(6, &|s| s.mask.window = Some(4));
+        assert!(seven.contains("with W = 4 and s = 2:"), "{seven}");
     }
 }

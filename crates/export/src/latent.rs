@@ -300,6 +300,19 @@ mod tests {
         }
     }
 
+    /// The header says what MLA turns: the last d_rope numbers of each query and the
+    /// shared RoPE key, not every head's whole query and key.
+    #[test]
+    fn the_header_says_what_mla_rotates() {
+        let s = mla_scenario(None, RopeStyle::Interleaved);
+        let script = crate::python_script(&s, &attention_engine::run(&s).unwrap());
+        assert!(!script.contains("queries and keys rotated per head"));
+        assert!(script.contains("MLA (multi-head latent attention"), "{}", &script[..2000]);
+        assert!(script.contains(
+            "RoPE: only the last d_rope = 4 numbers of each head's query and the shared key k_rot rotated"
+        ));
+    }
+
     /// DeepSeek-V2's layout (the pairs turned in place): the script turns them in place too.
     #[test]
     fn deepseek_v2_is_written_turning_the_pairs_in_place() {

@@ -92,12 +92,24 @@ pub(super) fn scenario_words(scenario: &Scenario, trace: &Trace) -> Vec<String> 
             shown = trace.layer
         ));
     }
-    if let Some(rope) = trace.rope {
+    if let Some(m) = trace.mla.as_ref() {
         prose.push(format!(
-            "RoPE: queries and keys rotated per head at their positions, pairs \"{}\", base {}.",
-            rope.style.name(),
-            py_number(rope.base)
+            "MLA (multi-head latent attention, DeepSeek-V2/V3): keys and values come from a latent c_KV of r_kv = {} \
+             numbers per token, each head's key its d_nope = {} numbers up-projected from c_KV beside a RoPE key \
+             k_rot of d_rope = {} shared by all heads; values d_v = {}.",
+            m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
         ));
+    }
+    if let Some(rope) = trace.rope {
+        let what = match trace.mla.as_ref() {
+            Some(m) => format!(
+                "only the last d_rope = {} numbers of each head's query and the shared key k_rot rotated at their \
+                 positions (the first d_nope = {} are not turned)",
+                m.qk_rope_head_dim, m.qk_nope_head_dim
+            ),
+            None => "queries and keys rotated per head at their positions".into(),
+        };
+        prose.push(format!("RoPE: {what}, pairs \"{}\", base {}.", rope.style.name(), py_number(rope.base)));
     }
     if !trace.alibi_slopes.is_empty() {
         prose.push(if trace.mask.config.causal {

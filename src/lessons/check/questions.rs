@@ -468,11 +468,12 @@ pub(super) fn score_range() -> Vec<CheckQuestion> {
     );
     let score = at(&capped, S::Capped, 0, 0, 0, 1);
     let normed = trace(
-        r#"{"sentences": ["a a"], "d_model": 4, "n_heads": 1, "projections": "identity",
-            "embeddings": {"a": [30, -7, 12, 5]}, "qk_norm": {}}"#,
+        r#"{"sentences": ["a a"], "d_model": 9, "n_heads": 1, "projections": "identity",
+            "embeddings": {"a": [30, -7, 12, 5, 0, 3, -2, 8, 1]}, "qk_norm": {}}"#,
     );
     let most = at(&normed, S::Scaled, 0, 0, 0, 0);
-    let choices = [3.0, 1.9, 1.5];
+    // d_k = 9, not the lesson's 4: the bound is √9 = 3, which the lesson's words do not give
+    let choices = [2.9, 3.5, 1.5];
     let right = choices.iter().position(|&c| c > most).unwrap_or(0);
     vec![
         CheckQuestion {
@@ -481,10 +482,10 @@ pub(super) fn score_range() -> Vec<CheckQuestion> {
             why: format!("10·tanh(30 / 10) = 10·tanh(3) = {}: never past ±10, and a score of 1 would stay almost 1.", num(score)),
         },
         CheckQuestion {
-            question: "QK-norm with weights 1 and d_k = 4: which scaled score q·k / √d_k can no query and key reach, however large the embeddings?".into(),
+            question: "QK-norm with weights 1 and d_k = 9: which scaled score q·k / √d_k can no query and key reach, however large the embeddings?".into(),
             answer: CheckAnswer::Choice { choices: choices.iter().map(|c| format!("{c:.1}")).collect(), right },
             why: format!(
-                "After RMSNorm q and k have length √4 = 2, so q·k ≤ 4 and q·k / √4 ≤ 2. A vector with itself reaches the most: {}.",
+                "After RMSNorm q and k have length √9 = 3, so q·k ≤ 9 and q·k / √9 ≤ 3. A vector with itself reaches the most: {}.",
                 crate::format::fixed(most, 4)
             ),
         },
