@@ -175,6 +175,19 @@ pub(crate) mod tests {
     use crate::lessons::quiz::QuizKind;
     use std::collections::BTreeMap;
 
+    /// Step `i`'s words on its scenario after `edit` (a learner's change in "Change the
+    /// numbers"), and the trace they were written for.
+    pub(crate) fn words_after(
+        lesson: &Lesson,
+        i: usize,
+        edit: &dyn Fn(&mut crate::engine::Scenario),
+    ) -> (String, crate::engine::Trace) {
+        let mut s = lesson.steps[i].scenario.clone();
+        edit(&mut s);
+        let t = run(&s).unwrap();
+        (lesson.steps[i].words(&t), t)
+    }
+
     #[test]
     fn every_step_runs_and_narrates_engine_numbers() {
         for lesson in lessons() {

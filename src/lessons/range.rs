@@ -243,12 +243,8 @@ mod tests {
     #[test]
     fn the_words_name_the_settings_on_screen() {
         let lesson = lesson();
-        let words = |i: usize, edit: &dyn Fn(&mut Scenario)| {
-            let mut s = lesson.steps[i].scenario.clone();
-            edit(&mut s);
-            let t = run(&s).unwrap();
-            (lesson.steps[i].words(&t), t)
-        };
+        let words =
+            |i: usize, edit: &dyn Fn(&mut Scenario)| crate::lessons::tests::words_after(&lesson, i, edit);
         let (three, _) = words(2, &|s| s.softcap = Some(2.0));
         assert!(three.contains("so c = 2 here") && !three.contains("c = 5 here"), "{three}");
         let (one, _) = words(0, &|s| s.scale = Some(0.25));

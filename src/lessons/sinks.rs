@@ -522,12 +522,8 @@ mod tests {
     #[test]
     fn the_words_name_the_settings_on_screen() {
         let lesson = lesson();
-        let words = |i: usize, edit: &dyn Fn(&mut Scenario)| {
-            let mut s = lesson.steps[i].scenario.clone();
-            edit(&mut s);
-            let t = run(&s).unwrap();
-            (lesson.steps[i].words(&t), t)
-        };
+        let words =
+            |i: usize, edit: &dyn Fn(&mut Scenario)| crate::lessons::tests::words_after(&lesson, i, edit);
         let (five, t) = words(4, &|s| s.mask.window = Some(2));
         assert!(five.contains("the last W = 2 positions") && !five.contains("W = 3"), "{five}");
         assert!(five.contains("cache holds \"sat\" and \"on\";") && !five.contains("\"cat\""), "{five}");
