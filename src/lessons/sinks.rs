@@ -249,13 +249,12 @@ pub fn lesson() -> Lesson {
             LessonStep::new("The first token becomes a sink", scenario(5.0, None, None), S::Weights, |t| {
                 format!(
                     "Trained models find a way out: they give the first token a key that every query \
-                     matches, and park there the weight they have no use for. Here \"{bos}\" (the \
-                     beginning-of-sequence token a tokenizer puts before every text) has a shared feature of \
+                     matches, and park there the weight they have no use for. Here \"{bos}\" (beginning \
+                     of sequence, put before every text) has a shared feature of \
                      {} where the other tokens have {}. \"{on}\" now puts {} on \"{bos}\" and {} on each other key, \
                      while \"{cat}\", which finds a thing (itself), still gives \"{cat}\" {}. Under a causal \
                      mask the first token is the one key every query sees, which is why a head's picture so \
-                     often lights up its first column (a bertviz user finds it \"strange that every token focus on the \
-                     first token\"). In trained models the first token's value is usually small, so what is parked there adds little \
+                     often lights up its first column. In trained models the first token's value is usually small, so what is parked there adds little \
                      to the output.",
                     at(t, S::X, 0, 0, 0, 2),
                     at(t, S::X, 0, 0, ON, 2),
