@@ -197,7 +197,7 @@ pub(super) fn bar_steps(
 /// Fills `pixels` (RGBA, 4 bytes a pixel) with one opaque colour: the first pixel is
 /// written, then the filled part is copied after itself, doubling each time. A few block
 /// copies instead of one small copy per pixel, which the size-optimised wasm build makes a
-/// call each (BENCHMARKS.md, "Typing latency against the build before the score controls").
+/// call each (BENCHMARKS.md, "The medium page's extra drawing found").
 fn fill_opaque(pixels: &mut [u8], [r, g, b]: [u8; 3]) {
     if pixels.len() < 4 {
         return;
