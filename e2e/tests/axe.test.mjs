@@ -1,6 +1,6 @@
 // axe-core over the states a learner meets (issue 22): the WCAG 2.1 A and AA rules, and
 // the suite fails on any violation. Each test names its state in the failure.
-import { assertAxeClean } from '../lib/axe.mjs';
+import { assertAxeClean, MAIN_LANDMARK_RULES } from '../lib/axe.mjs';
 
 const SMALL = 's=the%20cat%20sat%20on%20the%20mat&d=8&h=2&p=seeded&seed=3&pad=none';
 const SENTENCES = '[data-testid="sentences"]';
@@ -61,6 +61,28 @@ async function everyStep(t, extra, state) {
 }
 
 export const tests = [
+  {
+    // Lighthouse counts these (its accessibility score was 98 on lesson links while the
+    // lesson's stage was a <section>): each mode is one <main>, at the top level
+    name: 'axe: every mode has one main landmark once the app runs: first screen, lesson, presenter, embed, explorer link, challenge, Learn',
+    run: async (t) => {
+      for (const [query, ready] of [
+        ['', '[data-testid="first-screen"], [data-testid="sentences"]'],
+        ['lesson=baseball-bat&ls=2', '[data-testid="lesson-text"]'],
+        ['lesson=masks&ls=1&present=1', '[data-testid="lesson-text"]'],
+        ['lesson=masks&ls=1&embed=1', 'main'],
+        [`${SMALL}&step=weights&embed=1`, 'main'],
+        [`${SMALL}&step=weights`, SENTENCES],
+        ['challenge=cat-mat', '[data-testid="challenges"]'],
+        ['learn=induction', '[data-testid="learn"]'],
+      ]) {
+        const page = await t.open(query, ready);
+        await settled(page);
+        await assertAxeClean(t, page, `?${query}: the main landmark`, MAIN_LANDMARK_RULES);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
   {
     name: 'axe: the first screen at 1440 and 375 px, light and dark',
     run: async (t) => {

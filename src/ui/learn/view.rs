@@ -49,7 +49,8 @@ pub fn LearnView(
     on_cleanup(move || run.pause());
     let curve_width = Signal::derive(move || (viewport.get() - 48.0).max(200.0));
     view! {
-        <section class="al-learn" data-testid="learn" aria-labelledby="learn-title">
+        // the page's main landmark in the Learn view
+        <main class="al-learn" data-testid="learn" aria-labelledby="learn-title">
             <h2 id="learn-title">"Watch attention learn"</h2>
             <p class="al-learn-intro" data-testid="learn-intro">
                 {move || intro(settings.with(|s| s.task))}
@@ -72,6 +73,6 @@ pub fn LearnView(
                     "Everything here is computed exactly, in f64, by the engine in a worker beside this page: every gradient is written out by hand and checked against PyTorch's autograd. The probe batch is fixed: the same {PROBE_SEQUENCES} sequences at every step.",
                 )}
             </p>
-        </section>
+        </main>
     }
 }

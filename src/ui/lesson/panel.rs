@@ -112,10 +112,11 @@ pub fn LessonPanel(
         Some(view! { <QuizView quiz=quiz trace=trace position=position revealed=revealed /> })
     };
     // a double click's second click moves nothing and answers nothing (see the function)
-    let root = NodeRef::<leptos::html::Section>::new();
+    let root = NodeRef::<leptos::html::Main>::new();
     root.on_load(|el| crate::ui::platform::focus::swallow_repeated_clicks(&el));
+    // the page's main landmark in a lesson (the explorer under it builds none here)
     view! {
-        <section
+        <main
             node_ref=root
             class="al-lesson"
             aria-label="Lesson"
@@ -167,7 +168,7 @@ pub fn LessonPanel(
                     </Later>
                 </div>
             </div>
-        </section>
+        </main>
     }
 }
 
