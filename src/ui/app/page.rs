@@ -19,6 +19,7 @@ use crate::ui::app::modes::{ExplorerBelow, Modes};
 use crate::ui::app::notices::{ComputingNote, Notices};
 use crate::ui::explain::explained::Explained;
 use crate::ui::explorer::embed::EmbedView;
+use crate::ui::explorer::tensors::SharedRange;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
@@ -227,16 +228,24 @@ fn learn_from_link(
     (RwSignal::new(pairs.is_some()), RwSignal::new(settings))
 }
 
-/// The open lesson step's highlighted cells, from the live trace, for every card.
+/// The open lesson step's highlighted cells, from the live trace, and the steps it draws
+/// in one colour range, for every card.
 fn provide_highlights(
     all_lessons: Arc<Vec<Lesson>>,
     lesson: RwSignal<Option<(usize, usize)>>,
     shown: Memo<Option<Arc<Trace>>>,
 ) {
+    let lessons = all_lessons.clone();
     let cells = Signal::derive(move || {
         let Some((l, s)) = lesson.get() else { return Vec::new() };
-        let Some(step) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return Vec::new() };
+        let Some(step) = lessons.get(l).and_then(|x| x.steps.get(s)) else { return Vec::new() };
         shown.with(|t| t.as_ref().map(|t| (step.highlight)(t)).unwrap_or_default())
     });
     provide_context(Highlights(cells));
+    // ... and the steps whose maps it draws in one colour range
+    let ranged: Signal<&'static [crate::engine::StepName]> = Signal::derive(move || {
+        let Some((l, s)) = lesson.get() else { return &[][..] };
+        all_lessons.get(l).and_then(|x| x.steps.get(s)).map_or(&[][..], |step| step.shared_range)
+    });
+    provide_context(SharedRange(ranged));
 }
