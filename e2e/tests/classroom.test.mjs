@@ -107,6 +107,47 @@ export const tests = [
     },
   },
   {
+    name: 'lessons at 375 px: no table or caption of any step sticks out of the lesson box',
+    timeoutMs: 300000,
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      const out = [];
+      let visited = 0;
+      await everyStep(t, '', async (page, id, s) => {
+        await page.waitForSelector(PICTURE);
+        // what of each table and caption shows (inside every box that clips it) against the
+        // lesson box's content box, the inside of its border and padding
+        const past = await page.evaluate(() => {
+          const card = document.querySelector('[data-testid="lesson"]');
+          const cs = getComputedStyle(card);
+          const r = card.getBoundingClientRect();
+          const inside = { left: r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft), right: r.right - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight) };
+          const found = [];
+          for (const el of card.querySelectorAll('table, caption, figcaption')) {
+            if (!el.checkVisibility() || el.closest('details:not([open])')) continue;
+            let { left, right } = el.getBoundingClientRect();
+            for (let box = el.parentElement; box && box !== card; box = box.parentElement) {
+              if (getComputedStyle(box).overflowX === 'visible') continue;
+              const b = box.getBoundingClientRect();
+              left = Math.max(left, b.left);
+              right = Math.min(right, b.right);
+            }
+            if (right <= left) continue;
+            const by = Math.max(inside.left - left, right - inside.right);
+            if (by > 0.5) found.push(`${el.tagName.toLowerCase()} "${(el.textContent || '').trim().slice(0, 40)}" by ${by.toFixed(1)} px`);
+          }
+          return found;
+        });
+        for (const p of past) out.push(`${id} step ${s + 1}: ${p}`);
+        if ((id === 'sinks' && s === 0) || (id === 'mla' && s === 3)) await t.screenshot(`lesson-box-${id}-${s + 1}-375`);
+        visited++;
+      });
+      t.assert.ok(visited >= 25, `only ${visited} steps visited`);
+      t.assert.deepEqual(out, []);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'presenter mode at 1280x720 and 1920x1080: one step per screen, no controls, keys move, Esc leaves',
     // every step twice, measuring each map's numbers: over the 60 s default on a busy machine
     timeoutMs: 300000,
