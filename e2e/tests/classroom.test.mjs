@@ -169,11 +169,12 @@ export const tests = [
           // heatmap labels a room can read: at least 18 CSS px, as drawn (font × zoom)
           const labels = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => Number(e.dataset.labelPx)));
           for (const px of labels) t.assert.ok(px >= 18, `${w}x${h} ${id} step ${s + 1}: heatmap labels of ${px} px`);
-          // a zoomed map's backing store is its CSS size times the screen's pixel ratio, no
-          // more: otherwise the browser shrinks the drawing and the highlights miss their cells
+          // a zoomed map's backing store is its CSS size times the screen's pixel ratio and
+          // the page's CSS zoom (a large screen's presenter mode), no more, no less: otherwise
+          // the browser shrinks the drawing and the highlights miss their cells, or blurs it
           const stores = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => {
             const css = getComputedStyle(e);
-            return { w: e.width, h: e.height, cssW: parseFloat(css.width), cssH: parseFloat(css.height), dpr: devicePixelRatio };
+            return { w: e.width, h: e.height, cssW: parseFloat(css.width), cssH: parseFloat(css.height), dpr: devicePixelRatio * e.currentCSSZoom };
           }));
           for (const c of stores) {
             t.assert.ok(Math.abs(c.w - c.cssW * c.dpr) <= 1 && Math.abs(c.h - c.cssH * c.dpr) <= 1,
@@ -202,7 +203,8 @@ export const tests = [
           t.assert.deepEqual(scrolled, [], `${w}x${h} ${id} step ${s + 1}: tables that scroll sideways`);
           // on a large screen the tables beside the picture are read from the back too
           if (w >= 1920) {
-            const cells = await page.$$eval('.al-stage table td, .al-stage table th', (els) => els.filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize)));
+            // as drawn: the CSS size times the page's zoom
+            const cells = await page.$$eval('.al-stage table td, .al-stage table th', (els) => els.filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize) * e.currentCSSZoom));
             const small = cells.filter((px) => px < 18);
             t.assert.deepEqual(small, [], `${w}x${h} ${id} step ${s + 1}: table cells under 18 px`);
           }
@@ -213,6 +215,25 @@ export const tests = [
         t.assert.ok(shownAt.shown > 0 && shownAt.hidden > 0, `${w}x${h}: ${JSON.stringify(shownAt)}`);
       }
       const page = t.page;
+      // the presenter's type grows with the screen: the words, the maps' labels and the
+      // tables 1.4 times as large at 1920 × 1080 as at 1280 × 720, as drawn
+      const drawn = {};
+      for (const [w, h] of [[1280, 720], [1920, 1080]]) {
+        await page.setViewportSize({ width: w, height: h });
+        await page.goto(t.url('/?lesson=local&ls=4&present=1'));
+        await page.waitForSelector('[data-testid="lesson-aside"] td');
+        await page.waitForSelector(PICTURE);
+        drawn[w] = await page.evaluate(() => {
+          const px = (sel) => { const e = document.querySelector(sel); return parseFloat(getComputedStyle(e).fontSize) * e.currentCSSZoom; };
+          const map = document.querySelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+          return { words: px('[data-testid="lesson-text"]'), table: px('[data-testid="lesson-aside"] td'), labels: Number(map.dataset.labelPx) * map.currentCSSZoom };
+        });
+        await t.screenshot(`classroom-present-local-5-${w}`);
+      }
+      for (const what of ['words', 'table', 'labels']) {
+        const ratio = drawn[1920][what] / drawn[1280][what];
+        t.assert.ok(ratio >= 1.35, `${what}: ${drawn[1280][what]} px at 1280 × 720, ${drawn[1920][what]} px at 1920 × 1080`);
+      }
       await page.setViewportSize({ width: 1280, height: 720 });
       // thirteen keys in two heads: one head at a time, the one the words are about, with a picker
       await page.goto(t.url('/?lesson=why-heads&ls=2&present=1'));
