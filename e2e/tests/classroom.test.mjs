@@ -107,6 +107,47 @@ export const tests = [
     },
   },
   {
+    name: 'lessons at 375 px: no table or caption of any step sticks out of the lesson box',
+    timeoutMs: 300000,
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 800 });
+      const out = [];
+      let visited = 0;
+      await everyStep(t, '', async (page, id, s) => {
+        await page.waitForSelector(PICTURE);
+        // what of each table and caption shows (inside every box that clips it) against the
+        // lesson box's content box, the inside of its border and padding
+        const past = await page.evaluate(() => {
+          const card = document.querySelector('[data-testid="lesson"]');
+          const cs = getComputedStyle(card);
+          const r = card.getBoundingClientRect();
+          const inside = { left: r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft), right: r.right - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight) };
+          const found = [];
+          for (const el of card.querySelectorAll('table, caption, figcaption')) {
+            if (!el.checkVisibility() || el.closest('details:not([open])')) continue;
+            let { left, right } = el.getBoundingClientRect();
+            for (let box = el.parentElement; box && box !== card; box = box.parentElement) {
+              if (getComputedStyle(box).overflowX === 'visible') continue;
+              const b = box.getBoundingClientRect();
+              left = Math.max(left, b.left);
+              right = Math.min(right, b.right);
+            }
+            if (right <= left) continue;
+            const by = Math.max(inside.left - left, right - inside.right);
+            if (by > 0.5) found.push(`${el.tagName.toLowerCase()} "${(el.textContent || '').trim().slice(0, 40)}" by ${by.toFixed(1)} px`);
+          }
+          return found;
+        });
+        for (const p of past) out.push(`${id} step ${s + 1}: ${p}`);
+        if ((id === 'sinks' && s === 0) || (id === 'mla' && s === 3)) await t.screenshot(`lesson-box-${id}-${s + 1}-375`);
+        visited++;
+      });
+      t.assert.ok(visited >= 25, `only ${visited} steps visited`);
+      t.assert.deepEqual(out, []);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'presenter mode at 1280x720 and 1920x1080: one step per screen, no controls, keys move, Esc leaves',
     // every step twice, measuring each map's numbers: over the 60 s default on a busy machine
     timeoutMs: 300000,
@@ -128,11 +169,12 @@ export const tests = [
           // heatmap labels a room can read: at least 18 CSS px, as drawn (font × zoom)
           const labels = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => Number(e.dataset.labelPx)));
           for (const px of labels) t.assert.ok(px >= 18, `${w}x${h} ${id} step ${s + 1}: heatmap labels of ${px} px`);
-          // a zoomed map's backing store is its CSS size times the screen's pixel ratio, no
-          // more: otherwise the browser shrinks the drawing and the highlights miss their cells
+          // a zoomed map's backing store is its CSS size times the screen's pixel ratio and
+          // the page's CSS zoom (a large screen's presenter mode), no more, no less: otherwise
+          // the browser shrinks the drawing and the highlights miss their cells, or blurs it
           const stores = await page.$$eval('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]', (els) => els.map((e) => {
             const css = getComputedStyle(e);
-            return { w: e.width, h: e.height, cssW: parseFloat(css.width), cssH: parseFloat(css.height), dpr: devicePixelRatio };
+            return { w: e.width, h: e.height, cssW: parseFloat(css.width), cssH: parseFloat(css.height), dpr: devicePixelRatio * e.currentCSSZoom };
           }));
           for (const c of stores) {
             t.assert.ok(Math.abs(c.w - c.cssW * c.dpr) <= 1 && Math.abs(c.h - c.cssH * c.dpr) <= 1,
@@ -161,7 +203,8 @@ export const tests = [
           t.assert.deepEqual(scrolled, [], `${w}x${h} ${id} step ${s + 1}: tables that scroll sideways`);
           // on a large screen the tables beside the picture are read from the back too
           if (w >= 1920) {
-            const cells = await page.$$eval('.al-stage table td, .al-stage table th', (els) => els.filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize)));
+            // as drawn: the CSS size times the page's zoom
+            const cells = await page.$$eval('.al-stage table td, .al-stage table th', (els) => els.filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize) * e.currentCSSZoom));
             const small = cells.filter((px) => px < 18);
             t.assert.deepEqual(small, [], `${w}x${h} ${id} step ${s + 1}: table cells under 18 px`);
           }
@@ -172,6 +215,25 @@ export const tests = [
         t.assert.ok(shownAt.shown > 0 && shownAt.hidden > 0, `${w}x${h}: ${JSON.stringify(shownAt)}`);
       }
       const page = t.page;
+      // the presenter's type grows with the screen: the words, the maps' labels and the
+      // tables 1.4 times as large at 1920 × 1080 as at 1280 × 720, as drawn
+      const drawn = {};
+      for (const [w, h] of [[1280, 720], [1920, 1080]]) {
+        await page.setViewportSize({ width: w, height: h });
+        await page.goto(t.url('/?lesson=local&ls=4&present=1'));
+        await page.waitForSelector('[data-testid="lesson-aside"] td');
+        await page.waitForSelector(PICTURE);
+        drawn[w] = await page.evaluate(() => {
+          const px = (sel) => { const e = document.querySelector(sel); return parseFloat(getComputedStyle(e).fontSize) * e.currentCSSZoom; };
+          const map = document.querySelector('[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
+          return { words: px('[data-testid="lesson-text"]'), table: px('[data-testid="lesson-aside"] td'), labels: Number(map.dataset.labelPx) * map.currentCSSZoom };
+        });
+        await t.screenshot(`classroom-present-local-5-${w}`);
+      }
+      for (const what of ['words', 'table', 'labels']) {
+        const ratio = drawn[1920][what] / drawn[1280][what];
+        t.assert.ok(ratio >= 1.35, `${what}: ${drawn[1280][what]} px at 1280 × 720, ${drawn[1920][what]} px at 1920 × 1080`);
+      }
       await page.setViewportSize({ width: 1280, height: 720 });
       // thirteen keys in two heads: one head at a time, the one the words are about, with a picker
       await page.goto(t.url('/?lesson=why-heads&ls=2&present=1'));

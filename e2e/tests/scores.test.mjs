@@ -6,6 +6,7 @@
 // nothing wider than a phone; the decode steps' words quote the panel's weights, and
 // StreamingLLM's step marks the kept first token in the cache.
 import { noOverflow } from '../lib/layout.mjs';
+import { verdictFor } from '../lib/quiz.mjs';
 import { fieldError, refusedThenFixed } from '../lib/fields.mjs';
 import { table, values, waitStep, shape, openAtStep } from '../lib/trace.mjs';
 
@@ -220,4 +221,23 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   })),
+  {
+    name: 'score-range step 2: the scaled and the capped scores in one colour range, so a capped score pales',
+    run: async (t) => {
+      const page = await t.gotoApp('lesson=score-range&ls=1');
+      const bar = async (step) => {
+        const sel = `[data-testid="lesson-picture"] canvas[data-testid="heatmap"][data-step="${step}"]`;
+        await page.waitForSelector(sel);
+        return page.getAttribute(sel, 'data-bar');
+      };
+      const before = await bar('scaled');
+      // "cat" · "cat" / √4 = 8, the largest scaled score
+      t.assert.equal(before, '-8.00 8.00');
+      await verdictFor(page, '4.61');
+      const after = await bar('capped');
+      await t.screenshot('score-range-2-capped');
+      t.assert.equal(after, before, 'the colour bar\'s end labels before and after the cap');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

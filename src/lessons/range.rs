@@ -129,6 +129,9 @@ pub fn lesson() -> Lesson {
             LessonStep::new("Predict: a scaled score under a cap", scenario(Some(CAP), false), S::Scaled, |_| {
                 "Type a number to see the scaled scores after the cap.".into()
             })
+            // the scaled and the capped scores in one colour range, the uncapped scores':
+            // a capped score pales
+            .shared_range(&[S::Scaled, S::Capped])
             .quiz(Quiz {
                 reveal: Some(S::Capped),
                 reveal_extra: None,

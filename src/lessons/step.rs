@@ -54,6 +54,11 @@ pub struct LessonStep {
     /// scenario and its trace. The page's decode view checks its run against the full one
     /// itself, so these must hold for any vectors: the tests hold them under edits.
     pub decoded_claims: fn(&crate::engine::Decoded, &Trace) -> Vec<Claim>,
+    /// The steps whose maps share one colour range on this step, the range of all their
+    /// numbers in the live trace ([`LessonStep::shared_range`]): a question's picture before
+    /// and after its reveal, so that a score the reveal shrinks pales instead of keeping its
+    /// colour. Empty for most steps: each map has its own range.
+    pub shared_range: &'static [StepName],
 }
 
 impl LessonStep {
@@ -81,6 +86,7 @@ impl LessonStep {
             claims: no_claims,
             each_case: false,
             decoded_claims: |_, _| Vec::new(),
+            shared_range: &[],
         }
     }
 
@@ -182,6 +188,11 @@ impl LessonStep {
     /// picture than the page.
     pub fn embed_words(self, narrate: fn(&Trace) -> String) -> Self {
         Self { embed_narrate: Some(narrate), ..self }
+    }
+
+    /// Draws the maps of `steps` in one colour range, the range of all their numbers.
+    pub fn shared_range(self, steps: &'static [StepName]) -> Self {
+        Self { shared_range: steps, ..self }
     }
 
     /// Points at the cells `highlight` gives for the live trace.

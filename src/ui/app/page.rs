@@ -19,6 +19,7 @@ use crate::ui::app::modes::{ExplorerBelow, Modes};
 use crate::ui::app::notices::{ComputingNote, Notices};
 use crate::ui::explain::explained::Explained;
 use crate::ui::explorer::embed::EmbedView;
+use crate::ui::explorer::tensors::SharedRange;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
@@ -29,6 +30,7 @@ use crate::ui::platform::{address, screen};
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::engine::run::{engine_run, last_good_trace, send_to_worker};
 use crate::ui::state::engine::worker;
+use crate::ui::state::page_layout::presenter_zoom;
 use crate::ui::state::settings::{Settings, ViewState};
 use crate::ui::state::url;
 use crate::ui::widgets::later::{self, Later};
@@ -77,14 +79,7 @@ pub fn App() -> impl IntoView {
     let shown = last_good_trace(run);
     // One explanation panel per page: the explained cell and its explanation.
     provide_context(Explained::new(shown));
-    // The heatmaps are laid out for the window's width, again whenever it changes.
-    let viewport = RwSignal::new(screen::viewport_width());
-    let viewport_height = RwSignal::new(screen::viewport_height());
-    let resize = window_event_listener(leptos::ev::resize, move |_| {
-        viewport.set(screen::viewport_width());
-        viewport_height.set(screen::viewport_height());
-    });
-    on_cleanup(move || resize.remove());
+    let (viewport, viewport_height, zoom) = laid_out_size(present);
 
     let state = AppState {
         text,
@@ -144,6 +139,9 @@ pub fn App() -> impl IntoView {
             class:al-stale=move || stale.get()
             class:al-computing=move || computing.get()
             class:al-present=move || present.get()
+            style=move || {
+                Some(zoom.get()).filter(|z| *z != 1.0).map(|z| format!("zoom: {z}; --al-zoom: {z}"))
+            }
         >
             <Header present=present lesson=lesson challenge=challenge on_go=nav.on_go learn=learn />
             <Modes
@@ -227,16 +225,62 @@ fn learn_from_link(
     (RwSignal::new(pairs.is_some()), RwSignal::new(settings))
 }
 
-/// The open lesson step's highlighted cells, from the live trace, for every card.
+/// The open lesson step's highlighted cells, from the live trace, and the steps it draws
+/// in one colour range, for every card.
 fn provide_highlights(
     all_lessons: Arc<Vec<Lesson>>,
     lesson: RwSignal<Option<(usize, usize)>>,
     shown: Memo<Option<Arc<Trace>>>,
 ) {
+    let lessons = all_lessons.clone();
     let cells = Signal::derive(move || {
         let Some((l, s)) = lesson.get() else { return Vec::new() };
-        let Some(step) = all_lessons.get(l).and_then(|x| x.steps.get(s)) else { return Vec::new() };
+        let Some(step) = lessons.get(l).and_then(|x| x.steps.get(s)) else { return Vec::new() };
         shown.with(|t| t.as_ref().map(|t| (step.highlight)(t)).unwrap_or_default())
     });
     provide_context(Highlights(cells));
+    // ... and the steps whose maps it draws in one colour range
+    let ranged: Signal<&'static [crate::engine::StepName]> = Signal::derive(move || {
+        let Some((l, s)) = lesson.get() else { return &[][..] };
+        all_lessons.get(l).and_then(|x| x.steps.get(s)).map_or(&[][..], |step| step.shared_range)
+    });
+    provide_context(SharedRange(ranged));
+}
+
+/// The window's size in the layout's CSS px (`viewport`, `viewport_height`), again whenever
+/// it changes, and the page's CSS zoom: presenter mode on a large screen lays the page out
+/// for a smaller one and draws it larger ([`presenter_zoom`]).
+fn laid_out_size(present: RwSignal<bool>) -> (RwSignal<f64>, RwSignal<f64>, Memo<f64>) {
+    let window_size = RwSignal::new((screen::viewport_width(), screen::viewport_height()));
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        window_size.set((screen::viewport_width(), screen::viewport_height()));
+    });
+    on_cleanup(move || resize.remove());
+    let zoom = Memo::new(move |_| {
+        let (w, h) = window_size.get();
+        if present.get() {
+            presenter_zoom(w, h)
+        } else {
+            1.0
+        }
+    });
+    let laid_out = move |z: f64| {
+        screen::set_zoom(z);
+        let (w, h) = window_size.get_untracked();
+        (w / z, h / z)
+    };
+    let (w, h) = laid_out(zoom.get_untracked());
+    let viewport = RwSignal::new(w);
+    let viewport_height = RwSignal::new(h);
+    Effect::new(move |_| {
+        window_size.track();
+        let (w, h) = laid_out(zoom.get());
+        if viewport.get_untracked() != w {
+            viewport.set(w);
+        }
+        if viewport_height.get_untracked() != h {
+            viewport_height.set(h);
+        }
+    });
+    (viewport, viewport_height, zoom)
 }

@@ -220,13 +220,21 @@ fn card_max_height(
     })
 }
 
+/// The steps whose maps share one colour range on the open lesson step
+/// ([`crate::lessons::LessonStep::shared_range`]), for every card; empty outside the
+/// lessons.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedRange(pub Signal<&'static [StepName]>);
+
 /// The colour scale of each card: viridis for weights; otherwise blue–white–red over one
-/// head's numbers, or every head's when the scale is shared.
+/// head's numbers, or every head's when the scale is shared, or over the numbers of every
+/// step the lesson step draws in one range.
 fn card_scales(
     shown: Memo<Option<Arc<Trace>>>,
     view_state: RwSignal<ViewState>,
     selected: Memo<Option<(StepName, usize)>>,
 ) -> impl Fn(CardId) -> Signal<Scale> + Copy {
+    let ranged = use_context::<SharedRange>().map(|r| r.0);
     // One colour scale for every head of a (B, h, ·, ·) step, when the scale is shared:
     // computed once per trace and view, not once per card.
     let shared_scale = Memo::new(move |_| {
@@ -246,20 +254,39 @@ fn card_scales(
     });
     move |id: CardId| {
         Signal::derive(move || {
-            if id.step == StepName::Weights {
-                return Scale::weights();
-            }
-            if let Some((step, batch, scale)) = shared_scale.get() {
-                if (step, batch) == (id.step, id.batch) {
-                    return scale;
+            let ranged = ranged.map_or(&[][..], |r| r.get());
+            if !ranged.contains(&id.step) {
+                if let Some((step, batch, scale)) = shared_scale.get() {
+                    if (step, batch) == (id.step, id.batch) {
+                        return scale;
+                    }
                 }
             }
-            shown.with(|t| {
-                let Some(s) = t.as_ref().and_then(|t| t.step(id.step)) else { return Scale::weights() };
-                Scale::diverging(s.matrix(id.batch, id.head).into_iter().flat_map(|m| m.into_iter()))
-            })
+            let all_heads = view_state.with(|v| v.shared_scale);
+            shown.with(|t| t.as_ref().map_or_else(Scale::weights, |t| card_scale(t, id, ranged, all_heads)))
         })
     }
+}
+
+/// Card `id`'s colour scale for `t`: viridis over [0, 1] for weights; otherwise
+/// blue–white–red over the card's numbers, or, for a step in `ranged`, over the numbers
+/// of every step in `ranged` (the card's sentence and head, or every head with
+/// `all_heads`), so that those maps share one range.
+pub fn card_scale(t: &Trace, id: CardId, ranged: &[StepName], all_heads: bool) -> Scale {
+    if id.step == StepName::Weights || t.step(id.step).is_none() {
+        return Scale::weights();
+    }
+    let own = [id.step];
+    let (steps, all_heads) = if ranged.contains(&id.step) { (ranged, all_heads) } else { (&own[..], false) };
+    let values = steps.iter().filter_map(|&name| t.step(name)).flat_map(|s| {
+        let heads = if all_heads && s.has_heads() {
+            0..s.shape.get(1).copied().unwrap_or(1)
+        } else {
+            id.head..id.head + 1
+        };
+        heads.filter_map(move |h| s.matrix(id.batch, h)).flat_map(|m| m.into_iter())
+    });
+    Scale::diverging(values)
 }
 
 /// The step's name and shape, and (outside a lesson) its words, PyTorch line and notes
@@ -377,7 +404,51 @@ fn row_list(members: &[(usize, String)]) -> (String, &'static str) {
 
 #[cfg(test)]
 mod tests {
-    use super::row_list;
+    use super::{card_scale, row_list};
+    use crate::engine::{run, StepName as S};
+    use crate::ui::state::card_id::CardId;
+
+    /// Score-range step 2 asks what the cap makes of a scaled score, then shows the capped
+    /// scores: both maps in one range, the uncapped scores', on the lesson's numbers and
+    /// after the learner edits the cap or the sentence; every other map keeps its own.
+    #[test]
+    fn a_questions_before_and_after_share_one_colour_range() {
+        let lessons = crate::lessons::lessons();
+        let lesson = lessons.iter().find(|l| l.id == "score-range").unwrap();
+        let step = &lesson.steps[1];
+        let edits: [fn(&mut crate::engine::Scenario); 3] =
+            [|_| {}, |s| s.softcap = Some(2.0), |s| s.sentences = vec!["cat sat a big cat".to_string()]];
+        for edit in edits {
+            let mut scenario = step.scenario.clone();
+            edit(&mut scenario);
+            let t = run(&scenario).unwrap();
+            let card = |step| CardId { step, batch: 0, head: 0 };
+            let before = card_scale(&t, card(S::Scaled), step.shared_range, false);
+            let after = card_scale(&t, card(S::Capped), step.shared_range, false);
+            assert_eq!(before, after);
+            // the uncapped scores' range: a capped score is paler than its scaled one
+            let scaled = t.step(S::Scaled).unwrap().matrix(0, 0).unwrap();
+            let top = scaled.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            assert_eq!((before.lo, before.hi), (-top, top));
+            let capped = t.step(S::Capped).unwrap().matrix(0, 0).unwrap();
+            assert!(capped.iter().fold(0.0f64, |m, v| m.max(v.abs())) < top);
+            // without the shared range the capped map would have a range of its own
+            assert_ne!(card_scale(&t, card(S::Capped), &[], false), after);
+            // the weights keep viridis over [0, 1], another step its own range
+            assert_eq!(
+                card_scale(&t, card(S::Weights), step.shared_range, false),
+                crate::draw::Scale::weights()
+            );
+            assert_eq!(
+                card_scale(&t, card(S::Scores), step.shared_range, false),
+                card_scale(&t, card(S::Scores), &[], false)
+            );
+        }
+        // no other step of the lesson shares one
+        for (s, other) in lesson.steps.iter().enumerate() {
+            assert_eq!(other.shared_range.is_empty(), s != 1, "step {}", s + 1);
+        }
+    }
 
     #[test]
     fn masked_rows_are_named_together() {

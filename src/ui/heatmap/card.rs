@@ -133,6 +133,7 @@ pub fn HeatmapCard(
                                     .unwrap_or_default()
                             }
                             data-numbers=move || numbers.with(|n| numbers_written(n.as_ref()))
+                            data-bar=move || bar_ends(scale.get())
                             data-number-px=move || {
                                 numbers.with(|n| n.as_ref().map(|(f, _)| format!("{:.1}", f * zoom.get())))
                             }
@@ -173,6 +174,11 @@ pub fn HeatmapCard(
             </div>
         </figure>
     }
+}
+
+/// The colour bar's end labels, as drawn: "lowest highest" (the canvas's `data-bar`).
+fn bar_ends(scale: Scale) -> String {
+    format!("{} {}", crate::format::short(scale.lo), crate::format::short(scale.hi))
 }
 
 /// The readout before a cell is chosen: a touch screen has no pointer to hover and no

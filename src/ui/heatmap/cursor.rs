@@ -43,7 +43,8 @@ impl CardCursor {
 
     /// The cell under the pointer, if any.
     fn at_pointer(self, ev: &leptos::ev::MouseEvent) -> Option<(usize, usize)> {
-        let z = self.zoom.get_untracked();
+        // offsetX is in drawn px: the card's zoom and the page's (presenter mode)
+        let z = self.zoom.get_untracked() * crate::ui::platform::screen::zoom();
         self.layout.with_untracked(|l| {
             l.as_ref().and_then(|l| l.cell_at(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z))
         })

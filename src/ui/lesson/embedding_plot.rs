@@ -126,11 +126,13 @@ pub fn EmbeddingPlot(
                 style=format!("width:{width}px;height:{height}px;touch-action:none")
                 on:pointerdown=move |ev: leptos::ev::PointerEvent| {
                     dragging.set(true);
-                    move_bat(f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+                    let z = screen::zoom();
+                    move_bat(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z);
                 }
                 on:pointermove=move |ev: leptos::ev::PointerEvent| {
                     if dragging.get_untracked() {
-                        move_bat(f64::from(ev.offset_x()), f64::from(ev.offset_y()))
+                        let z = screen::zoom();
+                        move_bat(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z)
                     }
                 }
                 on:pointerup=move |_| dragging.set(false)

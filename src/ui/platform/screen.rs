@@ -5,9 +5,31 @@ use crate::draw::Theme;
 
 use super::{call_method, window};
 
-/// The device pixel ratio (1 when unknown), at most 3.
+/// The device pixels per CSS px of the page's layout: the device pixel ratio (1 when
+/// unknown, at most 3) times the page's CSS zoom ([`set_zoom`]), so that a canvas drawn
+/// at this ratio stays sharp when presenter mode draws the page larger.
 pub fn dpr() -> f64 {
-    window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0).min(3.0)
+    let device = window()
+        .map(|w| w.device_pixel_ratio())
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .unwrap_or(1.0)
+        .min(3.0);
+    device * ZOOM.with(std::cell::Cell::get)
+}
+
+/// The CSS zoom the page is drawn at ([`set_zoom`]; 1 but presenting on a large screen).
+/// A pointer event's `offsetX` is in drawn px: divided by this, it is in layout px.
+pub fn zoom() -> f64 {
+    ZOOM.with(std::cell::Cell::get)
+}
+
+/// Records the CSS zoom the page is drawn at (presenter mode on a large screen), for [`dpr`].
+pub fn set_zoom(zoom: f64) {
+    ZOOM.with(|z| z.set(if zoom.is_finite() && zoom > 0.0 { zoom } else { 1.0 }));
+}
+
+thread_local! {
+    static ZOOM: std::cell::Cell<f64> = const { std::cell::Cell::new(1.0) };
 }
 
 /// The viewport width in CSS pixels.

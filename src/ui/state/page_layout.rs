@@ -41,6 +41,20 @@ pub fn lesson_max_height(viewport: f64, height: f64, present: bool) -> Option<f6
     (viewport > 900.0).then(|| (height - above).max(160.0))
 }
 
+/// The screen presenter mode lays a step out for, CSS px (a little more than 1280 × 720):
+/// a larger screen shows that layout larger ([`presenter_zoom`]), type, maps and tables
+/// together, so that a step that fits one screen fits every larger one, read from further.
+pub const PRESENTER_SCREEN: (f64, f64) = (1370.0, 770.0);
+
+/// How much larger presenter mode draws a step on a `width` × `height` screen (CSS
+/// `zoom` on the page): [`PRESENTER_SCREEN`] scaled up as far as the screen holds it, to
+/// two decimals (1.4 at 1920 × 1080), never less than 1 (1280 × 720 is laid out as it is).
+/// The page is laid out for `width / zoom` × `height / zoom`.
+pub fn presenter_zoom(width: f64, height: f64) -> f64 {
+    let (w, h) = PRESENTER_SCREEN;
+    ((width / w).min(height / h) * 100.0).floor().max(100.0) / 100.0
+}
+
 /// True when the explorer, opened on a screen `viewport` CSS px wide, folds its controls
 /// (closed) so that a heatmap is on the first screen: a phone. Decided once, when the page
 /// opens; a window made narrower later keeps what it has.
@@ -185,6 +199,24 @@ mod tests {
         assert!(!one_head_at_a_time(1800.0, 4, 2, 18.0), "unless the column holds four");
         // the explorer's label size on a wide screen keeps both
         assert!(!one_head_at_a_time(1400.0, 2, 7, 12.0));
+    }
+
+    #[test]
+    fn presenter_type_grows_with_the_screen_and_its_layout_stays_one_that_fits() {
+        assert_eq!(presenter_zoom(1280.0, 720.0), 1.0);
+        assert_eq!(presenter_zoom(1366.0, 768.0), 1.0);
+        assert_eq!(presenter_zoom(1920.0, 1080.0), 1.4);
+        assert_eq!(presenter_zoom(3840.0, 2160.0), 2.8);
+        // a wide, short window: the height decides
+        assert_eq!(presenter_zoom(2560.0, 1080.0), 1.4);
+        // what each screen is laid out as: at least the 1280 × 720 every step fits (by
+        // the browser test), never more than the screen
+        for (w, h) in
+            [(1280.0, 720.0), (1920.0, 1080.0), (2560.0, 1440.0), (1600.0, 1200.0), (3840.0, 2160.0)]
+        {
+            let z = presenter_zoom(w, h);
+            assert!(w / z >= 1280.0 && h / z >= 720.0 && z >= 1.0, "{w} × {h}: {z}");
+        }
     }
 
     #[test]
