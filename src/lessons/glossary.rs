@@ -56,7 +56,7 @@ pub const GLOSSARY: &[Term] = &[
     Term {
         term: "logits",
         forms: &["logits"],
-        meaning: "Numbers that softmax turns into probabilities; here, the scaled scores.",
+        meaning: "Numbers that softmax turns into probabilities: in attention, the scaled scores.",
     },
     Term {
         term: "softmax",
@@ -270,6 +270,29 @@ mod tests {
                 assert_eq!(linked.len(), terms.len(), "{} step {}", lesson.id, i + 1);
                 for term in linked {
                     assert!(seen.insert(term), "{} links {term} twice", lesson.id);
+                }
+            }
+        }
+    }
+
+    /// "score" links to q·k (scaled): no lesson calls another number a score, neither the
+    /// induction heads' mean weight on their key nor the learn lesson's outputs read as
+    /// logits, so the linked first use of "score" in each lesson means q·k.
+    #[test]
+    fn every_score_the_words_link_is_a_query_dotted_with_a_key() {
+        let score = GLOSSARY.iter().find(|t| t.term == "score").unwrap();
+        let first = |id: &str| {
+            let lesson = lessons().into_iter().find(|l| l.id == id).unwrap();
+            first_uses(&lesson).into_iter().find(|(t, _, _)| t.term == score.term).map(|(_, s, _)| s)
+        };
+        // the induction lesson has no q·k to name; the learn lesson's first is step 3's
+        assert_eq!(first("induction"), None);
+        assert_eq!(first("learn"), Some(2));
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let text = (step.narrate)(&run(&step.scenario).unwrap()).to_lowercase();
+                for other in ["induction score", "its score stays", "score per meaning", "scored every"] {
+                    assert!(!text.contains(other), "{} step {}: \"{other}\" in {text}", lesson.id, i + 1);
                 }
             }
         }
