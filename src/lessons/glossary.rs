@@ -130,6 +130,12 @@ pub const GLOSSARY: &[Term] = &[
         meaning: "A block of queries by a block of keys that FlashAttention computes at once in fast memory, \
                   folding each into a running maximum and sum (the online softmax).",
     },
+    Term {
+        term: "BOS",
+        forms: &["BOS"],
+        meaning: "Beginning of sequence: a token put before every text, so that every sequence starts with the \
+                  same one. Trained heads often park the weight they have no use for on it (an attention sink).",
+    },
 ];
 
 /// Where `term` is first used in `text`: the byte range of its first form found as a
@@ -273,6 +279,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The sinks lesson names "BOS" from its second step on: the glossary says what it is,
+    /// and the step links it.
+    #[test]
+    fn bos_has_an_entry_linked_where_the_sinks_lesson_first_uses_it() {
+        let sinks = lessons().into_iter().find(|l| l.id == "sinks").unwrap();
+        let uses = first_uses(&sinks);
+        let (term, step, (a, b)) = uses.iter().find(|(t, _, _)| t.term == "BOS").expect("a BOS entry");
+        assert_eq!(*step, 1);
+        assert!(term.meaning.starts_with("Beginning of sequence"));
+        let text = (sinks.steps[1].narrate)(&sinks.trace(1));
+        assert_eq!(&text[*a..*b], "BOS");
+        let linked: Vec<&str> = segments(&text, &first_used_in(&sinks, 1))
+            .iter()
+            .filter_map(|(w, t)| t.filter(|t| t.term == "BOS").map(|_| *w))
+            .collect();
+        assert_eq!(linked, ["BOS"]);
     }
 
     /// "score" links to q·k (scaled): no lesson calls another number a score, neither the
