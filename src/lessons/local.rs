@@ -555,7 +555,10 @@ mod tests {
             let t = run(&scenario).unwrap();
             let words = step.words(&t);
             let quoted = super::super::quoted_numbers(&words);
-            assert!(quoted.contains(&"-1.75".to_string()) && quoted.contains(&"-0.03".to_string()), "{words}");
+            assert!(
+                quoted.contains(&"-1.75".to_string()) && quoted.contains(&"-0.03".to_string()),
+                "{words}"
+            );
             for make in [step.aside, step.embed_aside.expect("an embed table")] {
                 let aside = make(&t).expect("a table");
                 let cells: Vec<String> = aside.rows.iter().flat_map(|r| r.1.clone()).collect();
