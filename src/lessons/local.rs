@@ -40,12 +40,12 @@ fn blocked(t: &Trace, i: usize) -> usize {
 /// The head whose row of "eight" step 1's words quote (the one presenter mode shows).
 const WINDOW_HEAD: usize = 0;
 
-/// "eight"'s row of `step` in every head, one table row per head, under `caption`: the
-/// rows the words quote, there to read beside four heads' maps too small for numbers.
-fn eight_rows(t: &Trace, step: S, caption: String) -> Option<Aside> {
+/// "eight"'s row of `step` in `heads`, one table row per head, under `caption`: the rows
+/// the words quote, there to read beside four heads' maps too small for numbers.
+fn eight_rows(t: &Trace, step: S, heads: &[usize], caption: String) -> Option<Aside> {
     let keys = t.key_tokens(0);
     let mut rows = Vec::new();
-    for h in 0..t.sizes.n_heads {
+    for &h in heads {
         let m = t.step(step)?.matrix(0, h)?;
         if EIGHT >= m.nrows() || m.ncols() != keys.len() {
             return None;
@@ -63,17 +63,18 @@ fn window_aside(t: &Trace) -> Option<Aside> {
         "\"{}\"'s row of the weights in each head: the window blocks the same keys in all of them.",
         super::token(t, 0, EIGHT)
     );
-    eight_rows(t, S::Weights, caption)
+    eight_rows(t, S::Weights, &(0..t.sizes.n_heads).collect::<Vec<_>>(), caption)
 }
 
-/// The ALiBi step's aside: "eight"'s row of the bias in every head (the words quote head
-/// 1's and head 4's bias for "one").
+/// The ALiBi step's aside: "eight"'s row of the bias in the two heads whose bias for "one"
+/// the words compare, head 1 and head 4 (two rows, so that the step fits presenter mode's
+/// screen).
 fn alibi_aside(t: &Trace) -> Option<Aside> {
     let caption = format!(
-        "\"{}\"'s row of ALiBi's bias in each head, each head with its own slope m.",
+        "\"{}\"'s row of ALiBi's bias in head 1 and head 4, the two the words compare.",
         super::token(t, 0, EIGHT)
     );
-    eight_rows(t, S::Alibi, caption)
+    eight_rows(t, S::Alibi, &[0, 3], caption)
 }
 
 /// Row `i` of `biased` in head `h` with `m·i` added to every score (BLOOM's `m·j` instead
@@ -565,8 +566,9 @@ mod tests {
                 for n in &quoted {
                     assert!(cells.contains(n), "{n} is not in {:?}", aside.rows);
                 }
-                assert_eq!(aside.rows.len(), 4);
+                assert_eq!(aside.rows.len(), 2);
                 assert_eq!(aside.rows[0].1[0], num(at(&t, S::Alibi, 0, 0, EIGHT, 0)));
+                assert_eq!(aside.rows[1].1[0], num(at(&t, S::Alibi, 0, 3, EIGHT, 0)));
             }
         }
     }
