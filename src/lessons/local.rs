@@ -70,10 +70,7 @@ fn window_aside(t: &Trace) -> Option<Aside> {
 /// the words compare, head 1 and head 4 (two rows, so that the step fits presenter mode's
 /// screen).
 fn alibi_aside(t: &Trace) -> Option<Aside> {
-    let caption = format!(
-        "\"{}\"'s row of ALiBi's bias in head 1 and head 4, the two the words compare.",
-        super::token(t, 0, EIGHT)
-    );
+    let caption = format!("\"{}\"'s bias in heads 1 and 4.", super::token(t, 0, EIGHT));
     eight_rows(t, S::Alibi, &[0, 3], caption)
 }
 
