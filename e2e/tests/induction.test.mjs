@@ -211,7 +211,7 @@ export const tests = [
     run: async (t) => {
       const page = await t.open('lesson=induction&ls=3', '[data-testid="induction-learn-link"]');
       const text = await page.textContent('[data-testid="lesson-text"]');
-      t.assert.match(text, /Scored every 10 updates, layer 2's induction head had formed by \d+/);
+      t.assert.match(text, /Measured every 10 updates, layer 2's induction head had formed by \d+/);
       const caption = await page.textContent('[data-testid="induction-curve"] figcaption');
       const steps = Number(caption.match(/Each of the (\d+) steps/)[1]);
       await page.click('[data-testid="induction-learn-link"]');

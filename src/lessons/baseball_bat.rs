@@ -29,14 +29,13 @@ fn pair_answer(t: &Trace) -> Option<(usize, String)> {
         [_, _, ..] => OFFERED.len(),
         [] => return None,
     };
-    Some((
-        i,
-        format!(
-            "Softmax of {} is {}: the larger scaled score gets the larger weight, and e^(the scaled scores' difference) sets by how much.",
-            row(t, S::Scaled, 0, 0, 0),
-            row(t, S::Weights, 0, 0, 0)
-        ),
-    ))
+    // the scores tie (the learner gave "bat" "baseball"'s vector, say): so do the weights
+    let why = if i == OFFERED.len() {
+        "equal scaled scores get equal weights"
+    } else {
+        "the larger scaled score gets the larger weight, and e^(the scaled scores' difference) sets by how much"
+    };
+    Some((i, format!("Softmax of {} is {}: {why}.", row(t, S::Scaled, 0, 0, 0), row(t, S::Weights, 0, 0, 0))))
 }
 
 /// `trace[step][0, 0, i, j]` as a claim's quantity.
@@ -92,7 +91,7 @@ fn bat_moves(t: &Trace) -> (String, Vec<Claim>) {
     let moved = Claim::Differ(pairs.clone());
     if moved.holds(t) {
         let text = format!(
-            "\"bat\" moved from {} to {}: {}, {}",
+            "\"bat\" moved from {} to {}: {}, {}. That is how attention injects context",
             row(t, S::X, 0, 0, 1),
             row(t, S::Output, 0, 0, 1),
             super::change("sports", at(t, S::X, 0, 0, 1, 0), at(t, S::Output, 0, 0, 1, 0)),
@@ -102,7 +101,7 @@ fn bat_moves(t: &Trace) -> (String, Vec<Claim>) {
     }
     let text = format!(
         "\"bat\" is {} before and after: the weighted average of the values lands where it started, as \
-         every value it averages is its own vector",
+         every value it averages is its own vector, so there is no other word's context to take in",
         row(t, S::X, 0, 0, 1)
     );
     (text, pairs.into_iter().map(|(a, b)| Claim::Equal(a, b)).collect())
@@ -323,7 +322,7 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "Each output row is the weighted average of the values: baseball {} and bat {}. {}. \
-                         That is how attention injects context. Edit the vectors, or drag \"bat\" in the plot, \
+                         Edit the vectors, or drag \"bat\" in the plot, \
                          and watch every number here change.",
                         row(t, S::Output, 0, 0, 0),
                         row(t, S::Output, 0, 0, 1),
@@ -461,6 +460,32 @@ mod tests {
         assert!(!words.contains("moved") && !words.contains("pulled"), "{words}");
         // the title is true of this trace too: it names no direction
         assert!(!step.title.contains("pulled") && !step.title.contains("toward"), "{}", step.title);
+    }
+
+    /// "bat" given "baseball"'s vector, [2, 0, 0]: the question's answer says the tied
+    /// scaled scores give equal weights (not that the larger gets the larger), and step 5
+    /// says "bat" did not move instead of "that is how attention injects context".
+    #[test]
+    fn a_tie_and_no_movement_are_said_as_such() {
+        let l = lesson();
+        let same = |s: &mut crate::engine::Scenario| {
+            s.embeddings.insert("bat".into(), vec![2.0, 0.0, 0.0]);
+        };
+        let (_, t) = super::super::tests::words_after(&l, 2, &same);
+        assert_eq!(row(&t, S::Scaled, 0, 0, 0), "[2.31, 2.31]");
+        let (i, why) = pair_answer(&t).unwrap();
+        assert_eq!(pair_choices(&t)[i], "they tie");
+        assert!(why.contains("is [0.50, 0.50]: equal scaled scores get equal weights"), "{why}");
+        assert!(!why.contains("larger"), "{why}");
+        let (words, t) = super::super::tests::words_after(&l, 4, &same);
+        assert!(l.steps[4].claims_hold(&t));
+        assert!(words.contains("before and after") && words.contains("no other word's context"), "{words}");
+        assert!(!words.contains("injects context"), "{words}");
+        // the lesson's own vectors: the larger score, and the context injected
+        let (i, why) = pair_answer(&l.trace(2)).unwrap();
+        assert_eq!(i, 1);
+        assert!(why.contains("the larger scaled score gets the larger weight"), "{why}");
+        assert!(l.narrated(4).1.contains("That is how attention injects context."));
     }
 
     /// The edit step 5 invites (bat = [0, 2, 0]), carried back to step 2: the words say

@@ -56,7 +56,7 @@ pub const GLOSSARY: &[Term] = &[
     Term {
         term: "logits",
         forms: &["logits"],
-        meaning: "Numbers that softmax turns into probabilities; here, the scaled scores.",
+        meaning: "Numbers that softmax turns into probabilities: in attention, the scaled scores.",
     },
     Term {
         term: "softmax",
@@ -129,6 +129,12 @@ pub const GLOSSARY: &[Term] = &[
         forms: &["tile", "tiles"],
         meaning: "A block of queries by a block of keys that FlashAttention computes at once in fast memory, \
                   folding each into a running maximum and sum (the online softmax).",
+    },
+    Term {
+        term: "BOS",
+        forms: &["BOS"],
+        meaning: "Beginning of sequence: a token put before every text, so that every sequence starts with the \
+                  same one. Trained heads often park the weight they have no use for on it (an attention sink).",
     },
 ];
 
@@ -270,6 +276,47 @@ mod tests {
                 assert_eq!(linked.len(), terms.len(), "{} step {}", lesson.id, i + 1);
                 for term in linked {
                     assert!(seen.insert(term), "{} links {term} twice", lesson.id);
+                }
+            }
+        }
+    }
+
+    /// The sinks lesson names "BOS" from its second step on: the glossary says what it is,
+    /// and the step links it.
+    #[test]
+    fn bos_has_an_entry_linked_where_the_sinks_lesson_first_uses_it() {
+        let sinks = lessons().into_iter().find(|l| l.id == "sinks").unwrap();
+        let uses = first_uses(&sinks);
+        let (term, step, (a, b)) = uses.iter().find(|(t, _, _)| t.term == "BOS").expect("a BOS entry");
+        assert_eq!(*step, 1);
+        assert!(term.meaning.starts_with("Beginning of sequence"));
+        let text = (sinks.steps[1].narrate)(&sinks.trace(1));
+        assert_eq!(&text[*a..*b], "BOS");
+        let linked: Vec<&str> = segments(&text, &first_used_in(&sinks, 1))
+            .iter()
+            .filter_map(|(w, t)| t.filter(|t| t.term == "BOS").map(|_| *w))
+            .collect();
+        assert_eq!(linked, ["BOS"]);
+    }
+
+    /// "score" links to q·k (scaled): no lesson calls another number a score, neither the
+    /// induction heads' mean weight on their key nor the learn lesson's outputs read as
+    /// logits, so the linked first use of "score" in each lesson means q·k.
+    #[test]
+    fn every_score_the_words_link_is_a_query_dotted_with_a_key() {
+        let score = GLOSSARY.iter().find(|t| t.term == "score").unwrap();
+        let first = |id: &str| {
+            let lesson = lessons().into_iter().find(|l| l.id == id).unwrap();
+            first_uses(&lesson).into_iter().find(|(t, _, _)| t.term == score.term).map(|(_, s, _)| s)
+        };
+        // the induction lesson has no q·k to name; the learn lesson's first is step 3's
+        assert_eq!(first("induction"), None);
+        assert_eq!(first("learn"), Some(2));
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let text = (step.narrate)(&run(&step.scenario).unwrap()).to_lowercase();
+                for other in ["induction score", "its score stays", "score per meaning", "scored every"] {
+                    assert!(!text.contains(other), "{} step {}: \"{other}\" in {text}", lesson.id, i + 1);
                 }
             }
         }

@@ -400,8 +400,8 @@ fn curve_words(_: &Trace) -> String {
     };
     format!(
         "For about 150 updates the loss creeps down from {l0} to {l150}. Then it drops, to {l300} after 300 updates, as the heads take \
-         shape. Say a head has formed once its score stays above halfway between its score at the start and at \
-         the end. Scored every {every} updates, layer 2's induction head had formed by {f2}{d2}; layer 1's \
+         shape. Say a head has formed once the weight it puts on its key stays past halfway from its start to its \
+         end. Measured every {every} updates, layer 2's induction head had formed by {f2}{d2}; layer 1's \
          previous-token head by {f1}{d1}. By this measure {order}.",
         l0 = num(c0.probe_loss),
         l150 = num(c150.probe_loss),

@@ -207,7 +207,7 @@ fn after_aside(t: &Trace) -> Option<Aside> {
 fn loss_words(t: &Trace) -> String {
     let Some(s) = step_of(t) else { return NO_STEP.into() };
     format!(
-        "Training needs a goal: say this \"{q}\" is the {target} kind. Read its output {o} as one score per meaning \
+        "Training needs a goal: say this \"{q}\" is the {target} kind. Read its output {o} as logits, one per meaning, \
          and softmax them: {m}. The loss is −log {share} = {loss}, 0 only when the model is sure. Only W_Q learns \
          here.",
         q = token(t, 0, QUERY),

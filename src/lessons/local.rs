@@ -40,14 +40,13 @@ fn blocked(t: &Trace, i: usize) -> usize {
 /// The head whose row of "eight" step 1's words quote (the one presenter mode shows).
 const WINDOW_HEAD: usize = 0;
 
-/// Step 1's aside: "eight"'s row of the weights in every head, one table row per head, so
-/// the row the words quote (head 1's) is there to read beside maps too small for numbers.
-fn window_aside(t: &Trace) -> Option<Aside> {
-    let w = t.step(S::Weights)?;
+/// "eight"'s row of `step` in `heads`, one table row per head, under `caption`: the rows
+/// the words quote, there to read beside four heads' maps too small for numbers.
+fn eight_rows(t: &Trace, step: S, heads: &[usize], caption: String) -> Option<Aside> {
     let keys = t.key_tokens(0);
     let mut rows = Vec::new();
-    for h in 0..t.sizes.n_heads {
-        let m = w.matrix(0, h)?;
+    for &h in heads {
+        let m = t.step(step)?.matrix(0, h)?;
         if EIGHT >= m.nrows() || m.ncols() != keys.len() {
             return None;
         }
@@ -55,14 +54,24 @@ fn window_aside(t: &Trace) -> Option<Aside> {
     }
     let mut head = vec![format!("\"{}\" → key", super::token(t, 0, EIGHT))];
     head.extend(keys.iter().cloned());
-    Some(Aside {
-        caption: format!(
-            "\"{}\"'s row of the weights in each head: the window blocks the same keys in all of them.",
-            super::token(t, 0, EIGHT)
-        ),
-        head,
-        rows,
-    })
+    Some(Aside { caption, head, rows })
+}
+
+/// Step 1's aside: "eight"'s row of the weights in every head (the words quote head 1's).
+fn window_aside(t: &Trace) -> Option<Aside> {
+    let caption = format!(
+        "\"{}\"'s row of the weights in each head: the window blocks the same keys in all of them.",
+        super::token(t, 0, EIGHT)
+    );
+    eight_rows(t, S::Weights, &(0..t.sizes.n_heads).collect::<Vec<_>>(), caption)
+}
+
+/// The ALiBi step's aside: "eight"'s row of the bias in the two heads whose bias for "one"
+/// the words compare, head 1 and head 4 (two rows, so that the step fits presenter mode's
+/// screen).
+fn alibi_aside(t: &Trace) -> Option<Aside> {
+    let caption = format!("\"{}\"'s bias in heads 1 and 4.", super::token(t, 0, EIGHT));
+    eight_rows(t, S::Alibi, &[0, 3], caption)
 }
 
 /// Row `i` of `biased` in head `h` with `m·i` added to every score (BLOOM's `m·j` instead
@@ -419,6 +428,9 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
+            // the 8 × 8 maps of four heads print no numbers: the quoted row beside them
+            .aside(alibi_aside)
+            .embed_aside(alibi_aside)
             .highlight(|t| (0..4).flat_map(|h| super::row_cells(t, S::Alibi, 0, h, EIGHT)).collect())
             .claims(alibi_claims),
             LessonStep::new(
@@ -523,6 +535,39 @@ mod tests {
         assert_eq!(title, "head 1");
         assert_eq!(format!("[{}]", cells.join(", ")), quoted);
         assert!(step.claims_hold(&t));
+    }
+
+    /// The ALiBi step quotes "eight"'s bias for "one" in heads 1 and 4 (-1.75, -0.03), which
+    /// its four 8 × 8 maps print no number for: its table beside the words, on the page and
+    /// in the embed, holds every number the words quote, with causal off and after an edit
+    /// too.
+    #[test]
+    fn the_alibi_step_tables_the_bias_it_quotes() {
+        let lesson = lesson();
+        let step = &lesson.steps[3];
+        assert_eq!(step.focus, S::Alibi);
+        let mut edited = step.scenario.clone();
+        edited.mask.causal = false;
+        edited.embeddings.insert("one".into(), vec![2.0, -1.0, 0.5, 0.0, 1.0, 0.0, 0.0, 1.5]);
+        for scenario in [step.scenario.clone(), edited] {
+            let t = run(&scenario).unwrap();
+            let words = step.words(&t);
+            let quoted = super::super::quoted_numbers(&words);
+            assert!(
+                quoted.contains(&"-1.75".to_string()) && quoted.contains(&"-0.03".to_string()),
+                "{words}"
+            );
+            for make in [step.aside, step.embed_aside.expect("an embed table")] {
+                let aside = make(&t).expect("a table");
+                let cells: Vec<String> = aside.rows.iter().flat_map(|r| r.1.clone()).collect();
+                for n in &quoted {
+                    assert!(cells.contains(n), "{n} is not in {:?}", aside.rows);
+                }
+                assert_eq!(aside.rows.len(), 2);
+                assert_eq!(aside.rows[0].1[0], num(at(&t, S::Alibi, 0, 0, EIGHT, 0)));
+                assert_eq!(aside.rows[1].1[0], num(at(&t, S::Alibi, 0, 3, EIGHT, 0)));
+            }
+        }
     }
 
     /// Step 2's question does not hold its own answer: the window is W = 3 and "six" sees

@@ -117,6 +117,61 @@ pub fn quoted_numbers(text: &str) -> Vec<String> {
     number_spans(text).into_iter().map(|(_, _, n)| n).collect()
 }
 
+/// `text` cut around the tokens a line must not break inside: "-inf", "−∞" and "-1e9"
+/// (a line may break after a hyphen before letters, which on a phone put "-" at one
+/// line's end and "inf" at the next one's start). `(piece, true)` for such a token,
+/// `(piece, false)` for the text between; joined, the pieces are `text`. index.html's
+/// first paint cuts the words the same way.
+pub fn unbreakable(text: &str) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let (mut at, mut i) = (0, 0);
+    while let Some(c) = text[i..].chars().next() {
+        match unbreakable_at(&text[i..]) {
+            0 => i += c.len_utf8(),
+            len => {
+                if i > at {
+                    out.push((&text[at..i], false));
+                }
+                out.push((&text[i..i + len], true));
+                i += len;
+                at = i;
+            }
+        }
+    }
+    if at < text.len() || out.is_empty() {
+        out.push((&text[at..], false));
+    }
+    out
+}
+
+/// The length in bytes of the token [`unbreakable`] keeps whole at the start of `s`, 0 if
+/// none: a minus ("-" or "−") and "inf" (not the start of a longer word), "∞", or a number
+/// written as "1e9".
+fn unbreakable_at(s: &str) -> usize {
+    let Some(sign) = s.chars().next().filter(|c| matches!(c, '-' | '\u{2212}')) else { return 0 };
+    let rest = &s[sign.len_utf8()..];
+    let digits = |t: &str| t.bytes().take_while(u8::is_ascii_digit).count();
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let len = if rest.starts_with("inf") && !rest[3..].starts_with(word) {
+        3
+    } else if rest.starts_with('∞') {
+        '∞'.len_utf8()
+    } else {
+        let whole = digits(rest);
+        let exponent = rest[whole..].strip_prefix('e').map_or(0, digits);
+        if whole > 0 && exponent > 0 {
+            whole + 1 + exponent
+        } else {
+            0
+        }
+    };
+    if len == 0 {
+        0
+    } else {
+        sign.len_utf8() + len
+    }
+}
+
 /// What [`hide_numbers`] writes in place of a number.
 pub const HIDDEN_NUMBER: &str = "…";
 
@@ -171,4 +226,23 @@ fn number_spans(text: &str) -> Vec<(usize, usize, String)> {
         i = j.max(i + 1);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unbreakable;
+
+    /// "-inf", "−∞" and "-1e9" come out whole, nothing else is kept together, and the
+    /// pieces join back to the text.
+    #[test]
+    fn unbreakable_keeps_minus_inf_and_big_numbers_whole() {
+        let text = "e^(-inf − (-inf)) = e^NaN; -1e9 and −∞, not -info nor -1 nor −m";
+        let parts = unbreakable(text);
+        assert_eq!(parts.iter().map(|(p, _)| *p).collect::<String>(), text);
+        let kept: Vec<&str> = parts.iter().filter(|(_, k)| *k).map(|(p, _)| *p).collect();
+        assert_eq!(kept, ["-inf", "-inf", "-1e9", "−∞"]);
+        assert_eq!(unbreakable("-inf"), [("-inf", true)]);
+        assert_eq!(unbreakable(""), [("", false)]);
+        assert_eq!(unbreakable("plain"), [("plain", false)]);
+    }
 }

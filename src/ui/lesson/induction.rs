@@ -30,13 +30,13 @@ const MAP_CAPTION: f64 = 110.0;
 const ZOOM_ROOM: f64 = 220.0;
 
 /// The zoom's canvas in presenter mode, CSS px tall: two rows of cells large enough for
-/// their numbers (the map below, one at a time, has cells only as tall as its labels,
-/// too small for numbers).
-const PRESENTER_ZOOM_CANVAS: f64 = 130.0;
+/// their numbers at 0.9 of presenter mode's 18 px labels, as the other maps' (the map
+/// below, one at a time, has cells only as tall as its labels, too small for numbers).
+const PRESENTER_ZOOM_CANVAS: f64 = 146.0;
 
 /// What the zoom takes above the map in presenter mode, CSS px: its canvas and a caption
-/// of two lines.
-const PRESENTER_ZOOM: f64 = 180.0;
+/// of one line.
+const PRESENTER_ZOOM: f64 = 171.0;
 
 /// The narrowest column, CSS px, in which each of the two maps gets half.
 const SIDE_BY_SIDE: f64 = 320.0;
@@ -145,7 +145,7 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     if url::PageParams::split(address::query_pairs()).0.embed {
         return view! {
             <div class="al-induction-heads-wrap" data-testid="induction-heads">
-                <InductionZoom width=column maps_below=false max_height=None />
+                <InductionZoom width=column maps_below=false max_height=None font=LABEL_FONT />
             </div>
         }
         .into_any();
@@ -157,8 +157,9 @@ fn HeadsFigure(column: Signal<f64>, state: AppState) -> impl IntoView {
     // the zoom on the question's row, with its numbers, above the maps (presenting too:
     // the map's cells are as tall as its labels there, too small for numbers)
     let zoom = move || {
-        let max_height = (font.get() > LABEL_FONT).then_some(PRESENTER_ZOOM_CANVAS);
-        view! { <InductionZoom width=column maps_below=true max_height=max_height /> }
+        let font = font.get();
+        let max_height = (font > LABEL_FONT).then_some(PRESENTER_ZOOM_CANVAS);
+        view! { <InductionZoom width=column maps_below=true max_height=max_height font=font /> }
     };
     let picker = move || {
         one().then(|| {
@@ -300,14 +301,15 @@ mod tests {
         // presenting, the zoom above the map writes the numbers the words quote in its
         // cells (the map's are too small for them), within the room the map leaves it
         let z = crate::ui::lesson::induction_zoom::zoom(h).unwrap();
-        let fit = MapFit {
-            max_width: column(1280.0, true),
-            max_height: Some(PRESENTER_ZOOM_CANVAS),
-            ..MapFit::LEARN
-        };
-        let zl = fit.layout_of(&z.rows, &z.keys);
-        assert!(zl.height <= PRESENTER_ZOOM_CANVAS, "{zl:?}");
-        assert!(crate::draw::heatmap_text::cell_number_font(z.values.view(), &zl).is_some(), "{zl:?}");
+        // at 0.9 of its 18 px labels, as large as the other presented maps' numbers
+        for w in [1280.0, 1920.0] {
+            let fit =
+                MapFit { max_width: column(w, true), max_height: Some(PRESENTER_ZOOM_CANVAS), font: 18.0 };
+            let zl = fit.layout_of(&z.rows, &z.keys);
+            assert!(zl.height <= PRESENTER_ZOOM_CANVAS && zl.width <= column(w, true), "{zl:?}");
+            let px = crate::draw::heatmap_text::cell_number_font(z.values.view(), &zl);
+            assert!(px.is_some_and(|px| px >= 0.9 * 18.0 - 1e-9), "{w}: {px:?} {zl:?}");
+        }
         let map = heads_fit(column(1280.0, true), 1280.0, 720.0, 18.0, t).0.layout(&labels);
         assert!(crate::draw::heatmap_text::cell_number_font(z.values.view(), &map).is_none(), "{map:?}");
         // an 800 px embed: side by side

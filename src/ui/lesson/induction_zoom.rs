@@ -56,21 +56,36 @@ pub fn InductionZoom(
     /// The tallest its canvas may be, CSS px (presenter mode, where the map below needs
     /// the screen); `None`: as tall as its width makes it.
     max_height: Option<f64>,
+    /// Its labels' size, CSS px: presenter mode's 18, so that its numbers, 0.9 of it where
+    /// the cells fit them, are read from the back of a room as the other maps' are.
+    font: f64,
 ) -> impl IntoView {
     let canvas = NodeRef::<html::Canvas>::new();
     let Some(z) = induction::run().and_then(zoom) else { return ().into_any() };
     let z = StoredValue::new(z);
+    let fit = Signal::derive(move || MapFit { max_width: width.get(), max_height, font });
     Effect::new(move |_| {
         let Some(el) = canvas.get() else { return };
-        let fit = MapFit { max_width: width.get(), max_height, ..MapFit::LEARN };
+        let fit = fit.get();
         z.with_value(|z| {
             let blocked = vec![false; z.values.len()];
             draw_weights(&el, z.values.view(), (&z.rows, &z.keys), &blocked, &fit);
         });
     });
+    // the cells' side and their numbers' size, as drawn, for tests (as a heatmap card's)
+    let drawn = Memo::new(move |_| {
+        z.with_value(|z| {
+            let layout = fit.get().layout_of(&z.rows, &z.keys);
+            (layout.cell, crate::draw::heatmap_text::cell_number_font(z.values.view(), &layout))
+        })
+    });
     let label = z.with_value(|z| z.label.clone());
     let caption = z.with_value(|z| {
         let key = |k: Option<&String>| k.cloned().unwrap_or_default();
+        // presenting, one line: the map below needs the screen's height
+        if max_height.is_some() {
+            return format!("Zoom on the second B's row (query {label}) of both heads' maps below.");
+        }
         format!(
             "Zoom on the second B's row (query {label}) of both heads' maps{}: the weight it puts on each key it may read, {} to {}.",
             if maps_below { " below" } else { " (the full page draws the whole maps)" },
@@ -83,6 +98,9 @@ pub fn InductionZoom(
             <figcaption>{caption}</figcaption>
             <canvas
                 node_ref=canvas
+                data-cell-px=move || format!("{:.1}", drawn.get().0)
+                data-numbers=move || if drawn.get().1.is_some() { "shown" } else { "hidden" }
+                data-number-px=move || drawn.get().1.map(|f| format!("{f:.1}"))
                 role="img"
                 aria-label=format!("Query {label}'s attention weights in each layer, magnified")
             ></canvas>

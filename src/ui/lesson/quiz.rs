@@ -9,6 +9,7 @@ use crate::engine::Trace;
 use crate::format::read_typed_number;
 use crate::lessons::{Quiz, QuizKind};
 use crate::ui::explain::explained::Explained;
+use crate::ui::lesson::glossary_panel::unbroken;
 use crate::ui::widgets::choices::ChoiceButtons;
 
 /// What the learner answered.
@@ -125,7 +126,7 @@ pub fn QuizView(
     };
     view! {
         <div class="al-quiz" data-testid="quiz" role="group" aria-label="Question">
-            <p class="al-quiz-question">{question}</p>
+            <p class="al-quiz-question">{move || unbroken(&question())}</p>
             <div class="al-quiz-inputs">{inputs}</div>
             <p
                 class="al-quiz-reveal"
@@ -134,7 +135,7 @@ pub fn QuizView(
                 aria-live="polite"
                 hidden=move || answer.get().is_none()
             >
-                {move || hidden(verdict().map(|v| v.text).unwrap_or_default())}
+                {move || unbroken(&hidden(verdict().map(|v| v.text).unwrap_or_default()))}
             </p>
         </div>
     }
