@@ -57,7 +57,9 @@ export const tests = [
         await page.waitForTimeout(300);
         const zoom = await page.$eval('[data-testid="lesson-picture"] [data-testid="induction-zoom"] canvas', (e) => ({ numbers: e.dataset.numbers, px: Number(e.dataset.numberPx), box: e.getBoundingClientRect().toJSON() }));
         t.assert.equal(zoom.numbers, 'shown', `${w}x${h}`);
-        t.assert.ok(zoom.px >= least - 0.05, `${w}x${h}: the zoom's numbers at ${zoom.px} px, another map's at ${JSON.stringify(other)}`);
+        // within 0.1 px: at 1920 x 1080 both are laid out for 1370 x 771 and drawn 1.4x
+        // larger by the page's zoom, and the other map's labels are not exactly 18 px there
+        t.assert.ok(zoom.px >= least - 0.1, `${w}x${h}: the zoom's numbers at ${zoom.px} px, another map's at ${JSON.stringify(other)}`);
         const map = await page.$eval('[data-testid="lesson-picture"] [data-testid="induction-head"] canvas', (e) => e.getBoundingClientRect().toJSON());
         t.assert.ok(zoom.box.bottom <= h && map.bottom <= h && map.height > 60, `${w}x${h}: zoom ${JSON.stringify(zoom.box)}, map ${JSON.stringify(map)}`);
         const size = await page.evaluate(() => document.documentElement.scrollHeight);
