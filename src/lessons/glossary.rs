@@ -46,7 +46,7 @@ pub const GLOSSARY: &[Term] = &[
     Term {
         term: "d_k",
         forms: &["d_k"],
-        meaning: "The width of one head's queries and keys: d_model / h. Scores are divided by √d_k.",
+        meaning: "The width of one head's queries and keys: d_model / h unless a model sets its own head size (d_head; MLA's keys are wider). Scores are divided by √d_k.",
     },
     Term {
         term: "score",
@@ -318,6 +318,11 @@ mod tests {
                 for other in ["induction score", "its score stays", "score per meaning", "scored every"] {
                     assert!(!text.contains(other), "{} step {}: \"{other}\" in {text}", lesson.id, i + 1);
                 }
+            }
+            // the check-yourself questions and their answers' reasons too
+            for q in crate::lessons::check::check_yourself(lesson.id) {
+                let text = format!("{} {}", q.question, q.why).to_lowercase();
+                assert!(!text.contains("induction score"), "{} check: {text}", lesson.id);
             }
         }
     }

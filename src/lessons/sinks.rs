@@ -109,7 +109,14 @@ fn sums_aside(t: &Trace) -> Option<Aside> {
         })
         .collect();
     Some(Aside {
-        caption: format!("Each query's row of weights, summed, and the share the sink logit {sink} took"),
+        caption: format!(
+            "Each query's row of weights, summed, and the share the sink logit {sink} took{}",
+            if (0..masked.nrows()).any(|i| sum_decimals(t, i) == 3) {
+                " (three decimals where two would not be the sum of the map's printed cells)"
+            } else {
+                ""
+            }
+        ),
         head: vec!["query".into(), "row sum".into(), "to the sink".into()],
         rows,
     })
@@ -480,6 +487,9 @@ mod tests {
             let share: f64 = cells[1].parse().unwrap();
             assert!((sum + share - 1.0).abs() < 0.0015, "row {i}: {cells:?}");
         }
+        // a column of two and three decimals says why in its caption
+        let mixed = aside.rows.iter().any(|(_, c)| c[0].len() == "0.000".len());
+        assert!(mixed && aside.caption.contains("three decimals where two would not"), "{}", aside.caption);
         let words = step.words(&t);
         assert!(words.contains("\"cat\", which finds a thing, keeps 0.978 of its row"), "{words}");
         assert!(words.contains("its row sums to 0.55: the other 0.45 went to no token"), "{words}");

@@ -67,7 +67,7 @@ pub(in crate::lessons::check) fn induction() -> Vec<CheckQuestion> {
                     right,
                 },
                 why: format!(
-                    "Query and key now meet wherever the token is the same: at the first B and at the second B itself, with equal scores, so softmax splits the weight between them ({} and {}). Both carry B, so the head predicts B again, which is wrong: its induction score falls to {:.0}%.",
+                    "Query and key now meet wherever the token is the same: at the first B and at the second B itself, with equal scores, so softmax splits the weight between them ({} and {}). Both carry B, so the head predicts B again, which is wrong: its mean weight on the key after an earlier occurrence of the query's token falls to {:.0}%.",
                     num(first),
                     num(own),
                     o.heads[1].induction * 100.0
