@@ -43,11 +43,10 @@ impl CardCursor {
 
     /// The cell under the pointer, if any.
     fn at_pointer(self, ev: &leptos::ev::MouseEvent) -> Option<(usize, usize)> {
-        // offsetX is in drawn px: the card's zoom and the page's (presenter mode)
-        let z = self.zoom.get_untracked() * crate::ui::platform::screen::zoom();
-        self.layout.with_untracked(|l| {
-            l.as_ref().and_then(|l| l.cell_at(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z))
-        })
+        // in the page's layout px (presenter mode's zoom undone), then the card's own zoom
+        let (x, y) = crate::ui::platform::screen::layout_offset(ev);
+        let z = self.zoom.get_untracked();
+        self.layout.with_untracked(|l| l.as_ref().and_then(|l| l.cell_at(x / z, y / z)))
     }
 
     /// The cursor follows the pointer.

@@ -126,13 +126,13 @@ pub fn EmbeddingPlot(
                 style=format!("width:{width}px;height:{height}px;touch-action:none")
                 on:pointerdown=move |ev: leptos::ev::PointerEvent| {
                     dragging.set(true);
-                    let z = screen::zoom();
-                    move_bat(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z);
+                    let (x, y) = screen::layout_offset(&ev);
+                    move_bat(x, y);
                 }
                 on:pointermove=move |ev: leptos::ev::PointerEvent| {
                     if dragging.get_untracked() {
-                        let z = screen::zoom();
-                        move_bat(f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z)
+                        let (x, y) = screen::layout_offset(&ev);
+                        move_bat(x, y)
                     }
                 }
                 on:pointerup=move |_| dragging.set(false)

@@ -14,13 +14,20 @@ pub fn dpr() -> f64 {
         .filter(|r| r.is_finite() && *r > 0.0)
         .unwrap_or(1.0)
         .min(3.0);
-    device * ZOOM.with(std::cell::Cell::get)
+    device * zoom()
 }
 
 /// The CSS zoom the page is drawn at ([`set_zoom`]; 1 but presenting on a large screen).
 /// A pointer event's `offsetX` is in drawn px: divided by this, it is in layout px.
 pub fn zoom() -> f64 {
     ZOOM.with(std::cell::Cell::get)
+}
+
+/// A pointer event's place on its element in the layout's CSS px: `offsetX` and `offsetY`
+/// are in drawn px, which presenter mode's zoom makes larger.
+pub fn layout_offset(ev: &web_sys::MouseEvent) -> (f64, f64) {
+    let z = zoom();
+    (f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z)
 }
 
 /// Records the CSS zoom the page is drawn at (presenter mode on a large screen), for [`dpr`].
