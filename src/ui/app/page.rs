@@ -10,7 +10,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::Trace;
-use crate::lessons::{self, Lesson};
+use crate::lessons::{self, Lesson, LessonStep};
 
 use crate::ui::app::address_sync::{sync_address, Address};
 use crate::ui::app::header::Header;
@@ -234,17 +234,20 @@ fn provide_highlights(
 ) {
     let lessons = all_lessons.clone();
     let cells = Signal::derive(move || {
-        let Some((l, s)) = lesson.get() else { return Vec::new() };
-        let Some(step) = lessons.get(l).and_then(|x| x.steps.get(s)) else { return Vec::new() };
+        let Some(step) = step_at(&lessons, lesson.get()) else { return Vec::new() };
         shown.with(|t| t.as_ref().map(|t| (step.highlight)(t)).unwrap_or_default())
     });
     provide_context(Highlights(cells));
     // ... and the steps whose maps it draws in one colour range
-    let ranged: Signal<&'static [crate::engine::StepName]> = Signal::derive(move || {
-        let Some((l, s)) = lesson.get() else { return &[][..] };
-        all_lessons.get(l).and_then(|x| x.steps.get(s)).map_or(&[][..], |step| step.shared_range)
-    });
+    let ranged: Signal<&'static [crate::engine::StepName]> =
+        Signal::derive(move || step_at(&all_lessons, lesson.get()).map_or(&[][..], |step| step.shared_range));
     provide_context(SharedRange(ranged));
+}
+
+/// The step open at `at` (lesson, step), if there is one.
+fn step_at(lessons: &[Lesson], at: Option<(usize, usize)>) -> Option<&LessonStep> {
+    let (l, s) = at?;
+    lessons.get(l)?.steps.get(s)
 }
 
 /// The window's size in the layout's CSS px (`viewport`, `viewport_height`), again whenever
