@@ -266,6 +266,22 @@ export const tests = [
     },
   },
   {
+    name: 'presenter mode entered with its button at 1920x1080: every canvas of the step, the baseball-bat plot too, is drawn again at the page\'s zoom, sharp',
+    run: async (t) => {
+      const page = await t.openAt({ width: 1920, height: 1080 }, 'lesson=baseball-bat&ls=3', '[data-testid="lesson-picture"] [data-testid="embedding-plot"]');
+      await page.click('[data-testid="present"]');
+      await page.waitForSelector('.al-present [data-testid="lesson-picture"] [data-testid="embedding-plot"]');
+      await page.waitForTimeout(500);
+      const stores = await page.$$eval('[data-testid="lesson-picture"] canvas', (els) => els.map((e) => {
+        const css = getComputedStyle(e);
+        return { id: e.dataset.testid, w: e.width, cssW: parseFloat(css.width), zoom: e.currentCSSZoom, dpr: devicePixelRatio * e.currentCSSZoom };
+      }));
+      t.assert.ok(stores.some((c) => c.id === 'embedding-plot') && stores.every((c) => c.zoom > 1.3), JSON.stringify(stores));
+      for (const c of stores) t.assert.ok(Math.abs(c.w - c.cssW * c.dpr) <= 1, `${c.id}: ${c.w} device px for ${c.cssW} CSS px at zoom ${c.zoom}`);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'embed mode: only the selected figure and its one-line caption; Copy embed code gives the iframe',
     run: async (t) => {
       const page = await t.open('s=I%20bought%20a%20baseball%20bat&d=3&h=1&p=identity&step=weights&embed=1', '[data-testid="embed"] canvas[data-testid="heatmap"]');

@@ -33,7 +33,6 @@ pub fn EmbeddingPlot(
     let canvas = NodeRef::<html::Canvas>::new();
     let dragging = RwSignal::new(false);
     let (width, height) = (300.0, 260.0);
-    let dpr = screen::dpr();
     let data = Memo::new(move |_| {
         let t = trace.get()?;
         let bat_editable = settings.with(|s| s.embeddings.get("bat").is_some_and(|v| !v.is_empty()));
@@ -49,6 +48,8 @@ pub fn EmbeddingPlot(
         let Some(Ok(d)) = data.get() else { return };
         let Some(el) = canvas.get() else { return };
         let layout = layout.get();
+        // read here, so that entering presenter mode's zoom draws the plot again, sharp
+        let dpr = screen::dpr();
         el.set_width((layout.width * dpr) as u32);
         el.set_height((layout.height * dpr) as u32);
         if let Some(backend) = CanvasBackend::with_canvas_object(el) {

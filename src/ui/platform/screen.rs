@@ -1,13 +1,17 @@
 //! The window and the document: pixel ratio, viewport size, colour scheme, full screen,
 //! touch or not, removing index.html's first paint, scrolling an element into view.
 
+use leptos::prelude::{Get, GetUntracked, Set};
+
 use crate::draw::Theme;
 
 use super::{call_method, window};
 
 /// The device pixels per CSS px of the page's layout: the device pixel ratio (1 when
 /// unknown, at most 3) times the page's CSS zoom ([`set_zoom`]), so that a canvas drawn
-/// at this ratio stays sharp when presenter mode draws the page larger.
+/// at this ratio stays sharp when presenter mode draws the page larger. Read in a drawing
+/// Effect, it makes the Effect draw again when the zoom changes (entering presenter mode
+/// on a large screen), also for a canvas whose layout size stays the same.
 pub fn dpr() -> f64 {
     let device = window()
         .map(|w| w.device_pixel_ratio())
@@ -17,26 +21,33 @@ pub fn dpr() -> f64 {
     device * zoom()
 }
 
-/// The CSS zoom the page is drawn at ([`set_zoom`]; 1 but presenting on a large screen).
-/// A pointer event's `offsetX` is in drawn px: divided by this, it is in layout px.
+/// The CSS zoom the page is drawn at ([`set_zoom`]; 1 but presenting on a large screen),
+/// tracked by the Effect that reads it.
 pub fn zoom() -> f64 {
-    ZOOM.with(std::cell::Cell::get)
+    ZOOM.with(|z| z.get())
 }
 
 /// A pointer event's place on its element in the layout's CSS px: `offsetX` and `offsetY`
 /// are in drawn px, which presenter mode's zoom makes larger.
 pub fn layout_offset(ev: &web_sys::MouseEvent) -> (f64, f64) {
-    let z = zoom();
+    let z = ZOOM.with(|z| z.get_untracked());
     (f64::from(ev.offset_x()) / z, f64::from(ev.offset_y()) / z)
 }
 
-/// Records the CSS zoom the page is drawn at (presenter mode on a large screen), for [`dpr`].
+/// Records the CSS zoom the page is drawn at (presenter mode on a large screen), for [`dpr`]:
+/// every drawing Effect that read it draws again when it changes.
 pub fn set_zoom(zoom: f64) {
-    ZOOM.with(|z| z.set(if zoom.is_finite() && zoom > 0.0 { zoom } else { 1.0 }));
+    let zoom = if zoom.is_finite() && zoom > 0.0 { zoom } else { 1.0 };
+    ZOOM.with(|z| {
+        if z.get_untracked() != zoom {
+            z.set(zoom);
+        }
+    });
 }
 
 thread_local! {
-    static ZOOM: std::cell::Cell<f64> = const { std::cell::Cell::new(1.0) };
+    // not owned by a component: the page has one zoom for its whole life
+    static ZOOM: leptos::prelude::ArcRwSignal<f64> = leptos::prelude::ArcRwSignal::new(1.0);
 }
 
 /// The viewport width in CSS pixels.
