@@ -28,7 +28,7 @@ export const tests = [
   {
     name: 'third look: on a 375 px phone "-inf" in a step\'s words and question is never cut across two lines',
     run: async (t) => {
-      for (const [query, where] of [['lesson=masks&ls=1', '.al-quiz-question'], ['lesson=masks&ls=4', '[data-testid="lesson-text"]'], ['lesson=sinks&ls=0', '[data-testid="lesson-text"]']]) {
+      for (const [query, where] of [['lesson=masks&ls=1', '.al-quiz-question'], ['lesson=masks&ls=4', '[data-testid="lesson-text"]'], ['lesson=sinks&ls=0', '[data-testid="lesson-text"]'], ['lesson=masks&ls=4&embed=1', '[data-testid="embed-text"]'], ['lesson=masks&ls=1&embed=1', '[data-testid="embed-question"]']]) {
         const page = await t.openAt({ width: 375, height: 812 }, query, `${where}`);
         await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.includes('-inf'), where);
         const tokens = await page.$$eval(`${where} .al-nowrap`, (els) => els.map((e) => ({ text: e.textContent, lines: e.getClientRects().length, height: e.getBoundingClientRect().height })));
@@ -39,6 +39,27 @@ export const tests = [
         for (const x of tokens) t.assert.ok(x.lines === 1 && x.height <= lineHeight + 1, `${query}: "${x.text}" in ${x.lines} boxes, ${x.height} px tall`);
         await t.screenshot(`third-look-inf-375-${query.replace(/[^a-z0-9]/g, '-')}`, { fullPage: false });
       }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'third look: an embed\'s first paint, before the wasm has loaded, keeps "-inf" whole as the app does, and the app keeps those nodes',
+    run: async (t) => {
+      const page = t.page;
+      await page.setViewportSize({ width: 375, height: 812 });
+      let release;
+      const gate = new Promise((r) => { release = r; });
+      await page.route(/\.wasm$/, async (route) => { await gate; await route.continue(); });
+      await page.goto(t.url('/?lesson=masks&ls=4&embed=1'));
+      await page.waitForSelector('[data-first-paint="embed-text"] .al-nowrap');
+      const painted = await page.$eval('[data-first-paint="embed-text"]', (p) => ({ text: p.textContent, whole: [...p.querySelectorAll('.al-nowrap')].map((e) => e.textContent) }));
+      t.assert.ok(painted.whole.length > 0 && painted.whole.length === (painted.text.match(/-inf/g) || []).length, JSON.stringify(painted));
+      const node = await page.$('[data-first-paint="embed-text"]');
+      release();
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      await page.waitForSelector('[data-testid="embed-text"]');
+      t.assert.ok(await node.evaluate((n) => n.isConnected && n.getAttribute('data-testid') === 'embed-text'), 'the app keeps the painted words');
+      t.assert.equal(await page.$$eval('[data-testid="embed-text"] .al-nowrap', (els) => els.length), painted.whole.length);
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -15,6 +15,7 @@ use crate::lessons::{meta_line, Extra, Lesson, MakeAside};
 use crate::ui::explorer::tensors::{shown_step, TensorView};
 use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
+use crate::ui::widgets::unbroken::unbroken;
 
 /// The CSS px the link back and the frame's margins take under the figure.
 const LINK: f64 = 44.0;
@@ -160,7 +161,7 @@ pub fn EmbedView(
                 view! {
                     <p class="al-embed-text" data-testid="embed-question" node_ref=question_ref>
                         <strong>"Question: "</strong>
-                        {q}
+                        {unbroken(&q)}
                         " Answer it in the full page (the link below)."
                     </p>
                 }
@@ -171,7 +172,7 @@ pub fn EmbedView(
                     <h2 data-testid="embed-title">{title}</h2>
                     // a question step whose words only said how to answer has none here
                     <p class="al-embed-text" data-testid="embed-text" node_ref=text_ref hidden=no_text>
-                        {text}
+                        {unbroken(&text)}
                     </p>
                     {question}
                 </header>

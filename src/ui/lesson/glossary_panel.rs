@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::lessons::claims::STORY_CHANGED;
 use crate::lessons::glossary::{segments, Term, GLOSSARY};
 use crate::lessons::sources::{PAPERS, SOURCES};
-use crate::lessons::unbreakable;
+use crate::ui::widgets::unbroken::unbroken;
 
 /// The id of the paragraph that shows the open term's meaning (the term buttons'
 /// `aria-controls`).
@@ -68,23 +68,6 @@ pub fn LessonWords(
         {warning}
         {words}
     }
-}
-
-/// `text` with "-inf", "−∞" and "-1e9" each in a span that never breaks across lines
-/// ([`unbreakable`]): a step's words, its question and its answer.
-pub fn unbroken(text: &str) -> AnyView {
-    unbreakable(text)
-        .into_iter()
-        .map(|(piece, whole)| {
-            let piece = piece.to_string();
-            if whole {
-                view! { <span class="al-nowrap">{piece}</span> }.into_any()
-            } else {
-                piece.into_any()
-            }
-        })
-        .collect_view()
-        .into_any()
 }
 
 /// The open term's meaning, under the words (nothing while no term is open).

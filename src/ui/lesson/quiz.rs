@@ -9,8 +9,8 @@ use crate::engine::Trace;
 use crate::format::read_typed_number;
 use crate::lessons::{Quiz, QuizKind};
 use crate::ui::explain::explained::Explained;
-use crate::ui::lesson::glossary_panel::unbroken;
 use crate::ui::widgets::choices::ChoiceButtons;
+use crate::ui::widgets::unbroken::unbroken;
 
 /// What the learner answered.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,5 +1,5 @@
 //! Small components and helpers shared by several features: a deferred part of the page,
-//! label fitting, a note in place of a figure, answer buttons, a challenge's hints, a scrollable region, a section named by its heading, tables' header rows, the check line and head picker of the decode and
+//! label fitting, a note in place of a figure, answer buttons, a challenge's hints, a scrollable region, a section named by its heading, tables' header rows, words whose "-inf" never breaks, the check line and head picker of the decode and
 //! tiles views.
 //!
 //! Shared: imports `platform/` only, never a feature folder.
@@ -16,3 +16,4 @@ pub mod section;
 pub mod stepper;
 pub mod table_head;
 pub mod text_fit;
+pub mod unbroken;
