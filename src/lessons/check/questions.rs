@@ -54,11 +54,11 @@ fn visible_keys(t: &Trace, i: usize) -> usize {
 
 pub(super) fn baseball() -> Vec<CheckQuestion> {
     let t = trace(
-        r#"{"sentences": ["the cave bat"], "d_model": 3, "n_heads": 1, "projections": "identity",
-            "embeddings": {"the": [0, 0, 1], "cave": [0, 3, 0], "bat": [1, 1, 0]}}"#,
+        r#"{"sentences": ["cave the bat"], "d_model": 3, "n_heads": 1, "projections": "identity",
+            "embeddings": {"cave": [0, 3, 0], "the": [0, 0, 1], "bat": [1, 1, 0]}}"#,
     );
-    let vectors = "the = [0, 0, 1], cave = [0, 3, 0] and bat = [1, 1, 0] (sports, animal, other), W = I";
-    let w = at(&t, S::Weights, 0, 0, 2, 1);
+    let vectors = "cave = [0, 3, 0], the = [0, 0, 1] and bat = [1, 1, 0] (sports, animal, other), W = I";
+    let w = at(&t, S::Weights, 0, 0, 2, 0);
     vec![
         top_key_question(
             &t,
@@ -113,9 +113,9 @@ pub(super) fn masks() -> Vec<CheckQuestion> {
     let right = if pad_row.iter().all(|w| w.is_nan()) {
         2
     } else if pad_row.iter().all(|w| (w - 0.2).abs() < 1e-12) {
-        1
-    } else {
         0
+    } else {
+        1
     };
     vec![
         CheckQuestion {
@@ -126,7 +126,7 @@ pub(super) fn masks() -> Vec<CheckQuestion> {
         CheckQuestion {
             question: "Sentences of 5 and 3 tokens in one batch: the short one is padded to 5. Padding masks keys and queries, filled with -1e9. What does a <pad> query's row of weights hold?".into(),
             answer: CheckAnswer::Choice {
-                choices: vec!["0 everywhere".into(), "0.2 for every key".into(), "NaN".into()],
+                choices: vec!["0.2 for every key".into(), "0 everywhere".into(), "NaN".into()],
                 right,
             },
             why: format!(
@@ -144,7 +144,7 @@ pub(super) fn shapes() -> Vec<CheckQuestion> {
     let shape = |s: S| t.step(s).map(|s| s.shape.clone()).unwrap_or_default();
     let text = |v: &[usize]| format!("({})", v.iter().map(usize::to_string).collect::<Vec<_>>().join(", "));
     let scores = shape(S::Scores);
-    let choices = vec![text(&shape(S::QHeads)), text(&shape(S::X)), text(&scores), text(&[2, 5, 5])];
+    let choices = vec![text(&shape(S::QHeads)), text(&shape(S::X)), text(&[2, 5, 5]), text(&scores)];
     let right = choices.iter().position(|c| *c == text(&scores)).unwrap_or(0);
     vec![
         CheckQuestion {
@@ -404,8 +404,8 @@ pub(super) fn learn() -> Vec<CheckQuestion> {
         CheckQuestion {
             question: "Adam, learning rate 0.01, first step: one weight's gradient is 1000, another's 0.001. Which moves further?".into(),
             answer: CheckAnswer::Choice {
-                choices: vec!["the one with gradient 1000".into(), "the one with gradient 0.001".into(), "both about the same".into()],
-                right: if same { 2 } else if big.abs() > small.abs() { 0 } else { 1 },
+                choices: vec!["both about the same".into(), "the one with gradient 1000".into(), "the one with gradient 0.001".into()],
+                right: if same { 0 } else if big.abs() > small.abs() { 1 } else { 2 },
             },
             why: format!(
                 "Adam divides by the gradient's own size: both move by about the learning rate ({} and {}).",
@@ -424,13 +424,16 @@ pub(super) fn sinks() -> Vec<CheckQuestion> {
     let each = at(&t, S::Weights, 0, 0, 0, 0);
     let sum = t.step(S::Weights).and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN);
     let matches = trace(
-        r#"{"sentences": ["cat sat the"], "d_model": 2, "n_heads": 1, "projections": "identity",
-            "embeddings": {"cat": [2, 0], "sat": [0, 1], "the": [0, 0]}, "sinks": [1]}"#,
+        r#"{"sentences": ["the cat sat"], "d_model": 2, "n_heads": 1, "projections": "identity",
+            "embeddings": {"the": [0, 0], "cat": [2, 0], "sat": [0, 1]}, "sinks": [1]}"#,
     );
-    let sums: Vec<f64> = (0..3)
+    // the choices are the tokens in the sentence's order; its rows' sums, in the same order
+    let names: Vec<String> = matches.query_tokens(0).iter().map(|w| format!("\"{w}\"")).collect();
+    let sums: Vec<f64> = (0..names.len())
         .map(|i| matches.step(S::Weights).and_then(|s| s.row_sum(0, 0, i)).unwrap_or(f64::NAN))
         .collect();
     let least = sums.iter().enumerate().fold(0, |best, (i, &x)| if x < sums[best] { i } else { best });
+    let listed: Vec<String> = names.iter().zip(&sums).map(|(w, s)| format!("{w} {}", num(*s))).collect();
     vec![
         CheckQuestion {
             question: "A head with a sink logit of 0 scores all 4 keys of a row 0 (after scaling). What weight does each key get, to two decimals?".into(),
@@ -442,20 +445,11 @@ pub(super) fn sinks() -> Vec<CheckQuestion> {
             ),
         },
         CheckQuestion {
-            question: "Identity projections, cat = [2, 0], sat = [0, 1], the = [0, 0], no mask, a sink logit of 1. Whose row of weights sums to the least?".into(),
-            answer: CheckAnswer::Choice {
-                choices: vec![
-                    "\"cat\"".into(),
-                    "\"sat\"".into(),
-                    "\"the\"".into(),
-                ],
-                right: least,
-            },
+            question: "Identity projections, the = [0, 0], cat = [2, 0], sat = [0, 1], no mask, a sink logit of 1. Whose row of weights sums to the least?".into(),
+            answer: CheckAnswer::Choice { choices: names, right: least },
             why: format!(
-                "The row sums are {}, {} and {}: \"cat\" matches itself strongly, \"sat\" weakly and \"the\" (all zeros) nothing, and the sink's e^1 is a larger share of a row whose scores are small.",
-                num(sums[0]),
-                num(sums[1]),
-                num(sums[2])
+                "The row sums are {}: \"cat\" matches itself strongly, \"sat\" weakly and \"the\" (all zeros) nothing, and the sink's e^1 is a larger share of a row whose scores are small.",
+                listed.join(", ")
             ),
         },
     ]
