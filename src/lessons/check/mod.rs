@@ -244,6 +244,57 @@ mod tests {
         }
     }
 
+    /// Why-heads' second question names the columns each head reads the way the lesson's
+    /// words and tables count them, from 0 ("column d_k 1" is "animal", the second of the
+    /// named features), and those columns are the ones the engine splits into that head.
+    #[test]
+    fn the_heads_question_counts_dimensions_as_the_lesson_does() {
+        let q = &check_yourself("why-heads")[1];
+        // "head 1 reads dimensions 0–1, head 2 dimensions 2–3"
+        let ranges: Vec<(usize, usize)> = q
+            .question
+            .split("dimensions ")
+            .skip(1)
+            .filter_map(|rest| {
+                let (a, rest) = rest.split_once('–')?;
+                let b: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                Some((a.parse().ok()?, b.parse().ok()?))
+            })
+            .collect();
+        assert_eq!(ranges, [(0, 1), (2, 3)], "{}", q.question);
+        // the question's own run: head h's key columns are the embeddings' columns it names
+        let t = crate::engine::run(
+            &crate::engine::Scenario::from_json(
+                r#"{"sentences": ["ran dog it"], "d_model": 4, "n_heads": 2, "projections": "identity",
+                    "embeddings": {"ran": [0, 0, 0, 2], "dog": [2, 0, 0, 0], "it": [1, 0, 0, 1]}}"#,
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert!(q.question.contains("ran = [0, 0, 0, 2], dog = [2, 0, 0, 0], it = [1, 0, 0, 1]"));
+        let embedded = [[0.0, 0.0, 0.0, 2.0], [2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0]];
+        for (h, &(a, b)) in ranges.iter().enumerate() {
+            assert_eq!(b - a + 1, t.sizes.d_k);
+            for (i, x) in embedded.iter().enumerate() {
+                for c in 0..t.sizes.d_k {
+                    assert_eq!(crate::lessons::at(&t, crate::engine::StepName::KHeads, 0, h, i, c), x[a + c]);
+                }
+            }
+        }
+        // the lesson counts from 0: its words name "animal", the second named feature, column 1
+        let lesson = crate::lessons::heads::lesson();
+        let (_, first) = lesson.narrated(0);
+        let features = first.split("features (").nth(1).and_then(|r| r.split(')').next()).unwrap();
+        let animal = features.split(", ").position(|f| f == "animal").unwrap();
+        let split = lesson.steps.iter().enumerate().find_map(|(s, step)| {
+            let words = (step.narrate)(&lesson.trace(s));
+            let rest = words.split("animal (column d_k ").nth(1)?.to_string();
+            rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse::<usize>().ok()
+        });
+        assert_eq!(split, Some(animal), "{features}");
+        assert_eq!(animal, 1);
+    }
+
     #[test]
     fn a_number_may_be_typed_with_a_comma_or_as_a_fraction() {
         assert_eq!(read_number("0,58"), Ok(0.58));

@@ -85,6 +85,12 @@ pub(super) fn heads() -> Vec<CheckQuestion> {
     );
     let wide = trace(r#"{"sentences": ["a b"], "d_model": 12, "n_heads": 3, "projections": "identity"}"#);
     let d_k = wide.step(S::QHeads).and_then(|s| s.shape.last().copied()).unwrap_or(0) as f64;
+    // the columns head `h` (from 0) reads, counted from 0 as the lesson's words and tables
+    // count them ("column d_k 1", "h2 · 0"); heads are named from 1, as the lesson names them
+    let reads = |h: usize| {
+        let d = t.sizes.d_k;
+        format!("dimensions {}–{}", h * d, (h + 1) * d - 1)
+    };
     vec![
         CheckQuestion {
             question: "A model with d_model = 12 and h = 3 heads: how many numbers wide is each head's query (d_k)?".into(),
@@ -95,7 +101,11 @@ pub(super) fn heads() -> Vec<CheckQuestion> {
             &t,
             1,
             2,
-            "d_model = 4, h = 2, W = I: head 1 reads dimensions 1–2, head 2 dimensions 3–4. ran = [0, 0, 0, 2], dog = [2, 0, 0, 0], it = [1, 0, 0, 1]. In head 2, which word does \"it\" give the most weight?".into(),
+            format!(
+                "d_model = 4, h = 2, W = I, dimensions counted from 0 as in the lesson: head 1 reads {}, head 2 {}. ran = [0, 0, 0, 2], dog = [2, 0, 0, 0], it = [1, 0, 0, 1]. In head 2, which word does \"it\" give the most weight?",
+                reads(0),
+                reads(1)
+            ),
         ),
     ]
 }
