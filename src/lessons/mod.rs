@@ -60,7 +60,7 @@ pub use numbers::{
     HIDDEN_NUMBER,
 };
 pub use quiz::{Quiz, QuizKind, Verdict};
-pub use step::{cell, meta_line, no_highlight, row_cells, Cell, Lesson, LessonStep, WHILE_GUESSING};
+pub use step::{cell, meta_line, no_highlight, row_cells, AtBlock, Cell, Lesson, LessonStep, WHILE_GUESSING};
 
 /// Two decimals, as the seeds print them: the one formatter's [`crate::format::short`].
 pub use crate::format::short as num;

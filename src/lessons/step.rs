@@ -54,6 +54,9 @@ pub struct LessonStep {
     /// scenario and its trace. The page's decode view checks its run against the full one
     /// itself, so these must hold for any vectors: the tests hold them under edits.
     pub decoded_claims: fn(&crate::engine::Decoded, &Trace) -> Vec<Claim>,
+    /// Words written for any block of the step's tiles view, which the learner may set
+    /// to another block than the step's ([`LessonStep::at_block`]). `None` for most steps.
+    pub at_block: Option<AtBlock>,
     /// The steps whose maps share one colour range on this step, the range of all their
     /// numbers in the live trace ([`LessonStep::shared_range`]): a question's picture before
     /// and after its reveal, so that a score the reveal shrinks pales instead of keeping its
@@ -86,6 +89,7 @@ impl LessonStep {
             claims: no_claims,
             each_case: false,
             decoded_claims: |_, _| Vec::new(),
+            at_block: None,
             shared_range: &[],
         }
     }
@@ -102,12 +106,33 @@ impl LessonStep {
         }
     }
 
+    /// The step's words for `t` when the learner has set the block of the step's tiles
+    /// view to `block`: the words written for that block where the step has them
+    /// ([`LessonStep::at_block`]), after [`STORY_CHANGED`] when a relation they state for
+    /// that block does not hold; else (no block set, or words for one block only)
+    /// [`LessonStep::words`].
+    pub fn words_at(&self, t: &Trace, block: Option<usize>) -> String {
+        let (Some(block), Some(at)) = (block, self.at_block) else { return self.words(t) };
+        let text = (at.narrate)(t, block);
+        if (at.claims)(t, block).iter().all(|c| c.holds(t)) {
+            text
+        } else {
+            format!("{STORY_CHANGED} {text}")
+        }
+    }
+
     /// The step's words while the learner guesses a cell's value ("Guess first" in the
     /// explanation panel): [`LessonStep::words`] with every number hidden, after a
     /// sentence that says why. The words quote the picture's numbers, so they could name
     /// the asked value, or the rest of its row, which sums to 1 with it.
     pub fn words_guessing(&self, t: &Trace) -> String {
-        format!("{WHILE_GUESSING} {}", hide_numbers(&self.words(t)))
+        self.words_guessing_at(t, None)
+    }
+
+    /// [`LessonStep::words_guessing`] for the tiles view's block `block`
+    /// ([`LessonStep::words_at`]).
+    pub fn words_guessing_at(&self, t: &Trace, block: Option<usize>) -> String {
+        format!("{WHILE_GUESSING} {}", hide_numbers(&self.words_at(t, block)))
     }
 
     /// `words` as an embed shows them: an embed has no answer buttons or field, so a
@@ -190,6 +215,17 @@ impl LessonStep {
         Self { embed_narrate: Some(narrate), ..self }
     }
 
+    /// Writes the step's words for any block of its tiles view with `narrate`, and states
+    /// their relations with `claims`; the step's own words and claims are theirs at the
+    /// step's block (a test holds them equal).
+    pub fn at_block(
+        self,
+        narrate: fn(&Trace, usize) -> String,
+        claims: fn(&Trace, usize) -> Vec<Claim>,
+    ) -> Self {
+        Self { at_block: Some(AtBlock { narrate, claims }), ..self }
+    }
+
     /// Draws the maps of `steps` in one colour range, the range of all their numbers.
     pub fn shared_range(self, steps: &'static [StepName]) -> Self {
         Self { shared_range: steps, ..self }
@@ -199,6 +235,17 @@ impl LessonStep {
     pub fn highlight(self, highlight: fn(&Trace) -> Vec<Cell>) -> Self {
         Self { highlight, ..self }
     }
+}
+
+/// A step's words and their relations for any block of its tiles view (the online
+/// softmax's steps): the learner may set another block than the step's, and the words
+/// then quote that block's tiles.
+#[derive(Debug, Clone, Copy)]
+pub struct AtBlock {
+    /// The words for the live trace and a block.
+    pub narrate: fn(&Trace, usize) -> String,
+    /// The relations they state for that block.
+    pub claims: fn(&Trace, usize) -> Vec<Claim>,
 }
 
 /// What the words say first while the learner guesses a cell's value.

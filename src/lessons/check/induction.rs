@@ -46,10 +46,12 @@ pub(in crate::lessons::check) fn induction() -> Vec<CheckQuestion> {
         let i = 6;
         let w = |j: usize| o.attention[1].get(i * T + j).copied().unwrap_or(f64::NAN);
         let (first, own) = (w(2), w(6));
+        // the choices below: the C after the first B (position 3), the A before (5), all at
+        // the first B (2), or split between the first B and itself
         let right = if (first - own).abs() < 0.01 && first + own > 0.9 {
-            Some(2)
+            Some(3)
         } else {
-            [(3, 0), (5, 1), (2, 3)].iter().find(|&&(j, _)| w(j) > 0.9).map(|&(_, c)| c)
+            [(3, 0), (5, 1), (2, 2)].iter().find(|&&(j, _)| w(j) > 0.9).map(|&(_, c)| c)
         };
         if let Some(right) = right {
             out.push(CheckQuestion {
@@ -61,8 +63,8 @@ pub(in crate::lessons::check) fn induction() -> Vec<CheckQuestion> {
                     choices: vec![
                         "at the C after the first B".into(),
                         "at the A just before it".into(),
-                        "half at the first B, half at itself".into(),
                         "all at the first B".into(),
+                        "half at the first B, half at itself".into(),
                     ],
                     right,
                 },

@@ -33,8 +33,8 @@ pub(super) fn mla() -> Vec<CheckQuestion> {
             ),
             answer: CheckAnswer::Choice {
                 choices: vec![
-                    format!("its first {} numbers", shared.d_nope),
                     format!("its last {} numbers", shared.d_rope),
+                    format!("its first {} numbers", shared.d_nope),
                     format!("none of its {} numbers", shared.d_nope + shared.d_rope),
                 ],
                 right: shared.part,
@@ -48,8 +48,8 @@ pub(super) fn mla() -> Vec<CheckQuestion> {
 }
 
 /// The sizes of the question's MLA layer, read from its trace, and which part of the key
-/// every head shares there, as the choices' index: 0 for the first `d_nope` numbers, 1
-/// for the last `d_rope`, 2 for none.
+/// every head shares there, as the choices' index: 0 for the last `d_rope` numbers, 1
+/// for the first `d_nope`, 2 for none.
 struct SharedPart {
     heads: usize,
     d_nope: usize,
@@ -73,9 +73,9 @@ fn shared_key_part() -> SharedPart {
             a.zip(b).is_some_and(|(a, b)| cols.clone().all(|c| a.column(c) == b.column(c)))
         })
     };
-    let part = if same(0..d_nope) {
+    let part = if same(d_nope..d_k) {
         0
-    } else if same(d_nope..d_k) {
+    } else if same(0..d_nope) {
         1
     } else {
         2
@@ -92,7 +92,7 @@ mod tests {
         let lesson = crate::lessons::mla::lesson().trace(0);
         let m = lesson.mla.clone().unwrap();
         let q = shared_key_part();
-        assert_eq!(q.part, 1);
+        assert_eq!(q.part, 0);
         assert_eq!((q.heads, q.d_nope, q.d_rope, q.r_kv), (3, 5, 4, 3));
         assert!(q.heads != lesson.sizes.n_heads && q.d_nope != m.qk_nope_head_dim);
         assert!(q.d_rope != m.qk_rope_head_dim && q.r_kv != m.kv_lora_rank);

@@ -185,6 +185,116 @@ mod tests {
         }
     }
 
+    /// The index of the right choice of every choice question of lesson `id`, its steps'
+    /// questions (on the lesson's own scenarios) and then its check-yourself, each with its
+    /// number of choices.
+    fn right_places(lesson: &crate::lessons::Lesson) -> Vec<(usize, usize)> {
+        use crate::lessons::quiz::QuizKind;
+        let mut out: Vec<(usize, usize)> = lesson
+            .steps
+            .iter()
+            .filter_map(|step| match step.quiz?.kind {
+                QuizKind::Choice { choices, answer } => {
+                    let t = crate::engine::run(&step.scenario).unwrap();
+                    answer(&t).map(|(right, _)| (right, choices(&t).len()))
+                }
+                QuizKind::Number { .. } => None,
+            })
+            .collect();
+        out.extend(check_yourself(lesson.id).into_iter().filter_map(|q| match q.answer {
+            CheckAnswer::Choice { choices, right } => Some((right, choices.len())),
+            CheckAnswer::Number { .. } => None,
+        }));
+        out
+    }
+
+    /// A learner who learns "never the first button" (or any one button) learns nothing
+    /// true: in no lesson with two or more choice questions (its steps' and its
+    /// check-yourself's) is the right answer always in the same place, and across the app
+    /// every place a question offers holds a right answer somewhere.
+    #[test]
+    fn no_lesson_keeps_its_right_answers_in_one_place_and_every_place_is_used() {
+        let mut places = Vec::new();
+        for lesson in lessons() {
+            let here = right_places(&lesson);
+            if here.len() >= 2 {
+                assert!(
+                    here.iter().any(|&(r, _)| r != here[0].0),
+                    "{}: every right answer is choice {}: {here:?}",
+                    lesson.id,
+                    here[0].0 + 1
+                );
+            }
+            places.extend(here.into_iter().map(|(r, _)| (lesson.id, r)));
+        }
+        let widest = lessons().iter().flat_map(right_places).map(|(_, n)| n).max().unwrap_or(0);
+        assert!(widest >= 3, "{widest}");
+        for place in 0..widest {
+            assert!(
+                places.iter().any(|&(_, r)| r == place),
+                "no right answer is choice {}: {places:?}",
+                place + 1
+            );
+        }
+        // five of the lessons a newcomer found never right at the first choice now are (the
+        // other two, score-range and induction, use the second, and the third and fourth)
+        for id in ["sinks", "mla", "baseball-bat", "masks", "learn"] {
+            let lesson = lessons().into_iter().find(|l| l.id == id).unwrap();
+            assert!(right_places(&lesson).iter().any(|&(r, _)| r == 0), "{id}: never the first choice");
+        }
+    }
+
+    /// Why-heads' second question names the columns each head reads the way the lesson's
+    /// words and tables count them, from 0 ("column d_k 1" is "animal", the second of the
+    /// named features), and those columns are the ones the engine splits into that head.
+    #[test]
+    fn the_heads_question_counts_dimensions_as_the_lesson_does() {
+        let q = &check_yourself("why-heads")[1];
+        // "head 1 reads dimensions 0–1, head 2 dimensions 2–3"
+        let ranges: Vec<(usize, usize)> = q
+            .question
+            .split("dimensions ")
+            .skip(1)
+            .filter_map(|rest| {
+                let (a, rest) = rest.split_once('–')?;
+                let b: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                Some((a.parse().ok()?, b.parse().ok()?))
+            })
+            .collect();
+        assert_eq!(ranges, [(0, 1), (2, 3)], "{}", q.question);
+        // the question's own run: head h's key columns are the embeddings' columns it names
+        let t = crate::engine::run(
+            &crate::engine::Scenario::from_json(
+                r#"{"sentences": ["ran dog it"], "d_model": 4, "n_heads": 2, "projections": "identity",
+                    "embeddings": {"ran": [0, 0, 0, 2], "dog": [2, 0, 0, 0], "it": [1, 0, 0, 1]}}"#,
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert!(q.question.contains("ran = [0, 0, 0, 2], dog = [2, 0, 0, 0], it = [1, 0, 0, 1]"));
+        let embedded = [[0.0, 0.0, 0.0, 2.0], [2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0]];
+        for (h, &(a, b)) in ranges.iter().enumerate() {
+            assert_eq!(b - a + 1, t.sizes.d_k);
+            for (i, x) in embedded.iter().enumerate() {
+                for c in 0..t.sizes.d_k {
+                    assert_eq!(crate::lessons::at(&t, crate::engine::StepName::KHeads, 0, h, i, c), x[a + c]);
+                }
+            }
+        }
+        // the lesson counts from 0: its words name "animal", the second named feature, column 1
+        let lesson = crate::lessons::heads::lesson();
+        let (_, first) = lesson.narrated(0);
+        let features = first.split("features (").nth(1).and_then(|r| r.split(')').next()).unwrap();
+        let animal = features.split(", ").position(|f| f == "animal").unwrap();
+        let split = lesson.steps.iter().enumerate().find_map(|(s, step)| {
+            let words = (step.narrate)(&lesson.trace(s));
+            let rest = words.split("animal (column d_k ").nth(1)?.to_string();
+            rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse::<usize>().ok()
+        });
+        assert_eq!(split, Some(animal), "{features}");
+        assert_eq!(animal, 1);
+    }
+
     #[test]
     fn a_number_may_be_typed_with_a_comma_or_as_a_fraction() {
         assert_eq!(read_number("0,58"), Ok(0.58));
@@ -228,9 +338,9 @@ mod tests {
             CheckAnswer::Choice { choices, right } => choices[*right].clone(),
             CheckAnswer::Number { .. } => panic!("{id} {k} is a number"),
         };
-        // bat · (the, cave, bat) = (0, 3, 2), / √3, softmax
-        let s = [0.0, 3.0, 2.0].map(|x: f64| (x / 3f64.sqrt()).exp());
-        assert!((number("baseball-bat", 1) - s[1] / s.iter().sum::<f64>()).abs() < 1e-12);
+        // bat · (cave, the, bat) = (3, 0, 2), / √3, softmax
+        let s = [3.0, 0.0, 2.0].map(|x: f64| (x / 3f64.sqrt()).exp());
+        assert!((number("baseball-bat", 1) - s[0] / s.iter().sum::<f64>()).abs() < 1e-12);
         assert_eq!(choice("baseball-bat", 0), "\"cave\"");
         assert_eq!(number("why-heads", 0), 4.0);
         assert_eq!(choice("why-heads", 1), "\"ran\"");

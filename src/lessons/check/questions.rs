@@ -54,11 +54,11 @@ fn visible_keys(t: &Trace, i: usize) -> usize {
 
 pub(super) fn baseball() -> Vec<CheckQuestion> {
     let t = trace(
-        r#"{"sentences": ["the cave bat"], "d_model": 3, "n_heads": 1, "projections": "identity",
-            "embeddings": {"the": [0, 0, 1], "cave": [0, 3, 0], "bat": [1, 1, 0]}}"#,
+        r#"{"sentences": ["cave the bat"], "d_model": 3, "n_heads": 1, "projections": "identity",
+            "embeddings": {"cave": [0, 3, 0], "the": [0, 0, 1], "bat": [1, 1, 0]}}"#,
     );
-    let vectors = "the = [0, 0, 1], cave = [0, 3, 0] and bat = [1, 1, 0] (sports, animal, other), W = I";
-    let w = at(&t, S::Weights, 0, 0, 2, 1);
+    let vectors = "cave = [0, 3, 0], the = [0, 0, 1] and bat = [1, 1, 0] (sports, animal, other), W = I";
+    let w = at(&t, S::Weights, 0, 0, 2, 0);
     vec![
         top_key_question(
             &t,
@@ -85,6 +85,12 @@ pub(super) fn heads() -> Vec<CheckQuestion> {
     );
     let wide = trace(r#"{"sentences": ["a b"], "d_model": 12, "n_heads": 3, "projections": "identity"}"#);
     let d_k = wide.step(S::QHeads).and_then(|s| s.shape.last().copied()).unwrap_or(0) as f64;
+    // the columns head `h` (from 0) reads, counted from 0 as the lesson's words and tables
+    // count them ("column d_k 1", "h2 · 0"); heads are named from 1, as the lesson names them
+    let reads = |h: usize| {
+        let d = t.sizes.d_k;
+        format!("dimensions {}–{}", h * d, (h + 1) * d - 1)
+    };
     vec![
         CheckQuestion {
             question: "A model with d_model = 12 and h = 3 heads: how many numbers wide is each head's query (d_k)?".into(),
@@ -95,7 +101,11 @@ pub(super) fn heads() -> Vec<CheckQuestion> {
             &t,
             1,
             2,
-            "d_model = 4, h = 2, W = I: head 1 reads dimensions 1–2, head 2 dimensions 3–4. ran = [0, 0, 0, 2], dog = [2, 0, 0, 0], it = [1, 0, 0, 1]. In head 2, which word does \"it\" give the most weight?".into(),
+            format!(
+                "d_model = 4, h = 2, W = I, dimensions counted from 0 as in the lesson: head 1 reads {}, head 2 {}. ran = [0, 0, 0, 2], dog = [2, 0, 0, 0], it = [1, 0, 0, 1]. In head 2, which word does \"it\" give the most weight?",
+                reads(0),
+                reads(1)
+            ),
         ),
     ]
 }
@@ -113,9 +123,9 @@ pub(super) fn masks() -> Vec<CheckQuestion> {
     let right = if pad_row.iter().all(|w| w.is_nan()) {
         2
     } else if pad_row.iter().all(|w| (w - 0.2).abs() < 1e-12) {
-        1
-    } else {
         0
+    } else {
+        1
     };
     vec![
         CheckQuestion {
@@ -126,7 +136,7 @@ pub(super) fn masks() -> Vec<CheckQuestion> {
         CheckQuestion {
             question: "Sentences of 5 and 3 tokens in one batch: the short one is padded to 5. Padding masks keys and queries, filled with -1e9. What does a <pad> query's row of weights hold?".into(),
             answer: CheckAnswer::Choice {
-                choices: vec!["0 everywhere".into(), "0.2 for every key".into(), "NaN".into()],
+                choices: vec!["0.2 for every key".into(), "0 everywhere".into(), "NaN".into()],
                 right,
             },
             why: format!(
@@ -144,7 +154,7 @@ pub(super) fn shapes() -> Vec<CheckQuestion> {
     let shape = |s: S| t.step(s).map(|s| s.shape.clone()).unwrap_or_default();
     let text = |v: &[usize]| format!("({})", v.iter().map(usize::to_string).collect::<Vec<_>>().join(", "));
     let scores = shape(S::Scores);
-    let choices = vec![text(&shape(S::QHeads)), text(&shape(S::X)), text(&scores), text(&[2, 5, 5])];
+    let choices = vec![text(&shape(S::QHeads)), text(&shape(S::X)), text(&[2, 5, 5]), text(&scores)];
     let right = choices.iter().position(|c| *c == text(&scores)).unwrap_or(0);
     vec![
         CheckQuestion {
@@ -404,8 +414,8 @@ pub(super) fn learn() -> Vec<CheckQuestion> {
         CheckQuestion {
             question: "Adam, learning rate 0.01, first step: one weight's gradient is 1000, another's 0.001. Which moves further?".into(),
             answer: CheckAnswer::Choice {
-                choices: vec!["the one with gradient 1000".into(), "the one with gradient 0.001".into(), "both about the same".into()],
-                right: if same { 2 } else if big.abs() > small.abs() { 0 } else { 1 },
+                choices: vec!["both about the same".into(), "the one with gradient 1000".into(), "the one with gradient 0.001".into()],
+                right: if same { 0 } else if big.abs() > small.abs() { 1 } else { 2 },
             },
             why: format!(
                 "Adam divides by the gradient's own size: both move by about the learning rate ({} and {}).",
@@ -424,13 +434,16 @@ pub(super) fn sinks() -> Vec<CheckQuestion> {
     let each = at(&t, S::Weights, 0, 0, 0, 0);
     let sum = t.step(S::Weights).and_then(|s| s.row_sum(0, 0, 0)).unwrap_or(f64::NAN);
     let matches = trace(
-        r#"{"sentences": ["cat sat the"], "d_model": 2, "n_heads": 1, "projections": "identity",
-            "embeddings": {"cat": [2, 0], "sat": [0, 1], "the": [0, 0]}, "sinks": [1]}"#,
+        r#"{"sentences": ["the cat sat"], "d_model": 2, "n_heads": 1, "projections": "identity",
+            "embeddings": {"the": [0, 0], "cat": [2, 0], "sat": [0, 1]}, "sinks": [1]}"#,
     );
-    let sums: Vec<f64> = (0..3)
+    // the choices are the tokens in the sentence's order; its rows' sums, in the same order
+    let names: Vec<String> = matches.query_tokens(0).iter().map(|w| format!("\"{w}\"")).collect();
+    let sums: Vec<f64> = (0..names.len())
         .map(|i| matches.step(S::Weights).and_then(|s| s.row_sum(0, 0, i)).unwrap_or(f64::NAN))
         .collect();
     let least = sums.iter().enumerate().fold(0, |best, (i, &x)| if x < sums[best] { i } else { best });
+    let listed: Vec<String> = names.iter().zip(&sums).map(|(w, s)| format!("{w} {}", num(*s))).collect();
     vec![
         CheckQuestion {
             question: "A head with a sink logit of 0 scores all 4 keys of a row 0 (after scaling). What weight does each key get, to two decimals?".into(),
@@ -442,20 +455,11 @@ pub(super) fn sinks() -> Vec<CheckQuestion> {
             ),
         },
         CheckQuestion {
-            question: "Identity projections, cat = [2, 0], sat = [0, 1], the = [0, 0], no mask, a sink logit of 1. Whose row of weights sums to the least?".into(),
-            answer: CheckAnswer::Choice {
-                choices: vec![
-                    "\"cat\"".into(),
-                    "\"sat\"".into(),
-                    "\"the\"".into(),
-                ],
-                right: least,
-            },
+            question: "Identity projections, the = [0, 0], cat = [2, 0], sat = [0, 1], no mask, a sink logit of 1. Whose row of weights sums to the least?".into(),
+            answer: CheckAnswer::Choice { choices: names, right: least },
             why: format!(
-                "The row sums are {}, {} and {}: \"cat\" matches itself strongly, \"sat\" weakly and \"the\" (all zeros) nothing, and the sink's e^1 is a larger share of a row whose scores are small.",
-                num(sums[0]),
-                num(sums[1]),
-                num(sums[2])
+                "The row sums are {}: \"cat\" matches itself strongly, \"sat\" weakly and \"the\" (all zeros) nothing, and the sink's e^1 is a larger share of a row whose scores are small.",
+                listed.join(", ")
             ),
         },
     ]

@@ -21,6 +21,7 @@ use crate::ui::lesson::quiz::QuizView;
 use crate::ui::lesson::steps::{listen_for_keys, LessonStepNav, Steps};
 use crate::ui::lesson::tabs::{numbered, LessonTabs};
 use crate::ui::lesson::tools::LessonTools;
+use crate::ui::tiles::chosen::ChosenBlock;
 use crate::ui::widgets::later::Later;
 
 /// The current lesson step: its words and its picture side by side (stacked on a
@@ -80,12 +81,17 @@ pub fn LessonPanel(
     });
     // while the learner guesses a cell's value, the words must not name it
     let explained = use_context::<Explained>();
+    // the words of a step with a tiles view follow the block the learner set there
+    let chosen = use_context::<ChosenBlock>();
     let text = move || {
         let step = current()?;
         let (l, s) = position.get();
         let guessing = explained.is_some_and(|e| e.guessed().is_some());
-        let words = trace
-            .with(|t| t.as_ref().map(|t| if guessing { step.words_guessing(t) } else { step.words(t) }))?;
+        let block = chosen.and_then(|c| c.on(Some((l, s))));
+        let words = trace.with(|t| {
+            t.as_ref()
+                .map(|t| if guessing { step.words_guessing_at(t, block) } else { step.words_at(t, block) })
+        })?;
         Some(view! { <LessonWords text=words terms=terms_here(l, s) open=open_term /> })
     };
     // (the names, so that the tools, built a task later, can build the menu's options)

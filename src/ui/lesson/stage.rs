@@ -28,6 +28,7 @@ use crate::ui::lesson::position_similarity::PositionSimilarity;
 use crate::ui::lesson::split_both_ways::SplitBothWays;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{lesson_column, lesson_max_height, plot_beside, PLOT_WIDTH};
+use crate::ui::tiles::chosen::ChosenBlock;
 use crate::ui::tiles::view::TilesView;
 
 /// The heatmaps' label size in presenter mode, CSS px (at least 18).
@@ -54,6 +55,8 @@ pub fn LessonStage(
     present: RwSignal<bool>,
 ) -> impl IntoView {
     let AppState { settings, view: view_state, lesson, shown, viewport, viewport_height, .. } = state;
+    // the block the learner sets in a step's tiles view, which the step's words follow
+    provide_context(ChosenBlock::default());
     // once a step's question is answered, its picture shows what the question asked
     // about: the revealed trace step, or the revealed extra
     let revealed = RwSignal::new(None::<(usize, usize)>);

@@ -3,6 +3,7 @@
 //!
 //! May import `state/`, `platform/` and `widgets/`.
 
+pub mod chosen;
 pub mod data;
 pub mod picture;
 pub mod shown;

@@ -23,6 +23,7 @@ use crate::engine::{tiled, EngineError, Tiled, Trace};
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::UI_MAX_TOKENS;
+use crate::ui::tiles::chosen::ChosenBlock;
 use crate::ui::tiles::data::{cell_size, context_check, tiles_of};
 use crate::ui::tiles::picture::TilesPicture;
 use crate::ui::tiles::shown::Shown;
@@ -38,7 +39,8 @@ pub fn TilesView(
     #[prop(into)]
     column: Signal<f64>,
     /// The block size and the tile shown first (a lesson step's): the block is then the
-    /// view's own, not the page's `block=` setting.
+    /// view's own, not the page's `block=` setting. In the lessons the block the learner
+    /// sets is the stage's [`ChosenBlock`], which the step's words follow.
     #[prop(optional)]
     start: Option<(usize, usize)>,
     /// Inside a lesson: the arrows step the tiles only while the panel itself has the
@@ -46,11 +48,14 @@ pub fn TilesView(
     #[prop(optional)]
     in_lesson: bool,
 ) -> impl IntoView {
-    let AppState { run, view: view_state, .. } = state;
+    let AppState { run, view: view_state, lesson, .. } = state;
+    // a lesson step's block: the one the learner set on this step, else the step's own
+    let chosen = start.and(use_context::<ChosenBlock>());
     let own_block = start.map(|(b, _)| RwSignal::new(b.max(1)));
-    let block = Memo::new(move |_| match own_block {
-        Some(b) => b.get(),
-        None => view_state.with(|v| v.block.max(1)),
+    let block = Memo::new(move |_| match (chosen.and_then(|c| c.on(lesson.get())), own_block) {
+        (Some(set), _) => set.max(1),
+        (None, Some(b)) => b.get(),
+        (None, None) => view_state.with(|v| v.block.max(1)),
     });
     let scenario = Memo::new(move |_| run.with(|r| r.scenario.clone()));
     // Tiled once per scenario and block size; stepping reads the stored tiles.
@@ -59,7 +64,9 @@ pub fn TilesView(
         run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
     });
     let head = RwSignal::new(0_usize);
-    let index = RwSignal::new(start.map_or(0, |(_, tile)| tile));
+    // the step's tile is a tile of the step's block: a block the learner set starts at 0
+    let set_before = chosen.and_then(|c| c.on(lesson.get_untracked())).is_some();
+    let index = RwSignal::new(start.filter(|_| !set_before).map_or(0, |(_, tile)| tile));
     let batch = move || view_state.with(|v| v.batch);
     let sizes = move || full.with(|f| f.as_ref().map(|f| f.sizes));
     let heads = move || sizes().map_or(1, |s| s.n_heads.max(1));
@@ -86,8 +93,9 @@ pub fn TilesView(
     let shown = Shown { full, current, batch: Signal::derive(shown_batch), head: Signal::derive(shown_head) };
     let check = move || check_view(&tiles, full, shown_batch(), shown_head());
     let peak = move || peak_words(block.get(), t_q(), t_k());
+    // an embed's words are written for the step's block only: say so when it is changed
     let changed = move || {
-        let words = lesson_block_words(start?.0.max(1), block.get())?;
+        let words = lesson_block_words(start?.0.max(1), block.get()).filter(|_| chosen.is_none())?;
         Some(view! {
             <p class="al-note" data-testid="tiles-lesson-block" role="note">
                 {words}
@@ -109,9 +117,10 @@ pub fn TilesView(
         if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
             index.set(0);
             let n = n.clamp(1, UI_MAX_TOKENS);
-            match own_block {
-                Some(b) => b.set(n),
-                None => view_state.update(|v| v.block = n),
+            match (chosen.zip(lesson.get_untracked()), own_block) {
+                (Some((c, at)), _) => c.set(at, n),
+                (None, Some(b)) => b.set(n),
+                (None, None) => view_state.update(|v| v.block = n),
             }
         }
     };

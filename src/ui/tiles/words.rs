@@ -61,9 +61,10 @@ pub fn peak_words(block: usize, t_q: usize, t_k: usize) -> String {
     )
 }
 
-/// A lesson step's note when the learner has set another block than the step's: the
-/// step's words quote the tiles, m′ and ℓ′ at the step's block, so they no longer
-/// describe this panel. `None` while the block is the step's.
+/// A lesson step's embed's note when the learner has set another block than the step's:
+/// the embed's words quote the tiles, m′ and ℓ′ at the step's block, so they no longer
+/// describe this panel (the lesson page's words follow the block, and say no such thing).
+/// `None` while the block is the step's.
 pub fn lesson_block_words(step_block: usize, block: usize) -> Option<String> {
     (step_block != block).then(|| {
         format!(
