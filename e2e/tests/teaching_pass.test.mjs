@@ -1,0 +1,22 @@
+// Issue 37's newcomer look on the built app: identical rows explained, the mask's true said
+// plainly, tiles labels a reader can read, the cross-attention lesson's <pad> query rows
+// explained, and every source a step header names linked to its entry in Sources.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
+
+export const tests = [
+  {
+    name: 'teaching pass: the tiles view\'s token labels are at least 12 px',
+    run: async (t) => {
+      const page = await t.open('s=the%20cat%20sat&d=4&h=1&causal=1&view=tiles', '[data-testid="tiles-view"] .al-tiles-rowlabels span');
+      const sizes = await page.$$eval('.al-tiles-rowlabels span, .al-tiles-collabels span, .al-tiles-figure figcaption',
+        (els) => els.map((e) => parseFloat(getComputedStyle(e).fontSize)));
+      t.assert.ok(sizes.length >= 7, `${sizes.length} labels`);
+      for (const px of sizes) t.assert.ok(px >= 12, `a label of ${px} px`);
+      await page.locator('.al-tiles-figure').screenshot({ path: path.join(SHOTS, 'teaching-tiles-labels.png') });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+];
