@@ -8,6 +8,19 @@ const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'scr
 
 export const tests = [
   {
+    name: 'teaching pass: the mask fieldset says which boolean hides a key, and that PyTorch SDPA reads it the other way',
+    run: async (t) => {
+      const page = await t.open('', '[data-testid="mask-convention"]');
+      const legend = await page.textContent('.al-mask legend');
+      t.assert.ok(!legend.includes('engine convention'), legend);
+      const text = await page.textContent('[data-testid="mask-convention"]');
+      t.assert.match(text, /true means blocked: the query may not see that key/);
+      t.assert.match(text, /F\.scaled_dot_product_attention reads a boolean attn_mask the other way round, True = the key takes part/);
+      await page.locator('.al-mask').screenshot({ path: path.join(SHOTS, 'teaching-mask-convention.png') });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'teaching pass: the tiles view\'s token labels are at least 12 px',
     run: async (t) => {
       const page = await t.open('s=the%20cat%20sat&d=4&h=1&causal=1&view=tiles', '[data-testid="tiles-view"] .al-tiles-rowlabels span');
