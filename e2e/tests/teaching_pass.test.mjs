@@ -8,6 +8,24 @@ const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'scr
 
 export const tests = [
   {
+    name: 'teaching pass: the explorer says why "I", "bought" and "a" have identical rows, only while they do',
+    run: async (t) => {
+      const page = await t.open('step=x', '[data-testid="shared-vector-note"]');
+      const note = await page.textContent('[data-testid="shared-vector-note"]');
+      t.assert.match(note, /^“I”, “bought” and “a” have identical rows here: the toy vocabulary gives them one vector, \[0, 0, 1\], only “other”/);
+      await page.locator('.al-tensor-head').screenshot({ path: path.join(SHOTS, 'teaching-shared-vector-note.png') }).catch(() => {});
+      await t.screenshot('teaching-shared-vector-note-page', { fullPage: false });
+      // the second sentence has no such words: no note
+      await page.locator('[data-testid="batch-tab"]').nth(1).click();
+      await page.waitForSelector('[data-testid="shared-vector-note"]', { state: 'detached' });
+      // a causal mask gives the three rows different weights: no note on the weights
+      await t.gotoApp('step=weights&causal=1');
+      await page.waitForSelector('canvas[data-testid="heatmap"][data-step="weights"]');
+      t.assert.equal(await page.$('[data-testid="shared-vector-note"]'), null);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'teaching pass: the mask fieldset says which boolean hides a key, and that PyTorch SDPA reads it the other way',
     run: async (t) => {
       const page = await t.open('', '[data-testid="mask-convention"]');
