@@ -50,4 +50,16 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'teaching pass: cross-attention step 4 says why a <pad> query row spreads evenly and that its output is thrown away',
+    run: async (t) => {
+      const page = await t.open('lesson=cross&ls=3', '[data-testid="lesson-text"]');
+      const words = await page.textContent('[data-testid="lesson-text"]');
+      t.assert.match(words, /its last 3 query rows are <pad>/);
+      t.assert.match(words, /softmax spreads the row evenly, 1\/3 to each of the 3 real keys/);
+      t.assert.match(words, /the model throws their outputs away/);
+      await t.screenshot('teaching-cross-4', { fullPage: false });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];
