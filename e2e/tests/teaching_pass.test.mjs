@@ -62,4 +62,24 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'teaching pass: every source a step header names is a link that opens its entry in Sources',
+    run: async (t) => {
+      const page = await t.open('lesson=cross&ls=3', '[data-testid="lesson-meta"] [data-testid="source-link"]');
+      const links = await page.$$eval('[data-testid="lesson-meta"] [data-testid="source-link"]', (els) => els.map((e) => [e.textContent, e.dataset.source]));
+      t.assert.deepEqual(links, [['the Masterclass chapter', 'src-masterclass'], ['the baseball-bat tutorial', 'src-baseball-bat']]);
+      await page.click('[data-testid="lesson-meta"] [data-testid="source-link"][data-source="src-masterclass"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="sources"]').open);
+      t.assert.ok(await page.$eval('#src-masterclass', (e) => e.checkVisibility() && document.activeElement === e));
+      await t.screenshot('teaching-sources-open', { fullPage: false });
+      // Llama 3 and Qwen are entries, linked from the GQA lesson's header
+      const gqa = await t.open('lesson=gqa&ls=0', '[data-testid="lesson-meta"] [data-testid="source-link"]');
+      const named = await gqa.$$eval('[data-testid="lesson-meta"] [data-testid="source-link"]', (els) => els.map((e) => e.dataset.source));
+      t.assert.deepEqual(named, ['paper-llama-3', 'paper-mistral', 'paper-qwen2']);
+      for (const id of named) t.assert.ok(await gqa.$(`#${id} a[href^="https://arxiv.org/abs/"]`), id);
+      t.assert.match(await gqa.textContent('#paper-llama-3'), /The Llama 3 Herd of Models/);
+      t.assert.match(await gqa.textContent('#paper-qwen3'), /Qwen3 Technical Report/);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];
