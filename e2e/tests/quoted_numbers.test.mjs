@@ -10,14 +10,15 @@ const decimals = (text) => text.match(/-?\d+\.\d{2,}/g) ?? [];
 // the steps whose maps are drawn too small to print the numbers their words quote, each
 // with the table beside its words that holds them
 const QUOTED = [
-  ['masks', 0], ['masks', 2], ['why-heads', 1], ['why-heads', 2], ['why-heads', 3], ['why-heads', 6], ['gqa', 1],
+  ['masks', 0], ['masks', 2], ['why-heads', 1], ['why-heads', 2], ['why-heads', 3], ['why-heads', 4], ['why-heads', 5],
+  ['why-heads', 6], ['gqa', 1], ['shapes', 1],
 ];
 
 const SIZES = [[1440, 900, ''], [375, 812, ''], [1280, 720, '&present=1']];
 
 export const tests = [
   {
-    name: 'review11 lesson and presenter: the rows the words quote are in the table beside them (masks 1, 3; why-heads 2, 3, 4, 7; gqa 2) at 1440x900, 375x812 and presenting at 1280x720',
+    name: 'review11 lesson and presenter: the rows the words quote are in the table beside them (masks 1, 3; why-heads 2 to 7; gqa 2; shapes 2) at 1440x900, 375x812 and presenting at 1280x720',
     timeoutMs: 240000,
     run: async (t) => {
       for (const [w, h, present] of SIZES) {

@@ -4,7 +4,7 @@ const card = (step) => `figure.al-card:has(canvas[data-testid="heatmap"][data-st
 
 export const tests = [
   {
-    name: 'reading: every heatmap has axis titles in words (queries ↓, keys →, features →)',
+    name: 'reading: every heatmap has axis titles in words (queries ↓, tokens ↓, keys →, features →)',
     run: async (t) => {
       let page = await t.gotoApp('s=the%20cat%20sat&d=4&h=2&p=seeded&step=weights');
       await page.waitForSelector(card('weights'));
@@ -13,7 +13,11 @@ export const tests = [
       for (const text of titles) t.assert.equal(text, 'rows: queries ↓ (who is looking) · columns: keys → (who is looked at)');
       page = await t.gotoApp('s=the%20cat%20sat&d=4&h=2&p=seeded&step=x');
       await page.waitForSelector(card('x'));
-      t.assert.equal(await page.textContent(`${card('x')} [data-testid="axis-titles"]`), 'rows: queries ↓ (who is looking) · columns: features →');
+      // x's rows are tokens, not queries looking: only a map whose columns are keys has those
+      t.assert.equal(await page.textContent(`${card('x')} [data-testid="axis-titles"]`), 'rows: tokens ↓ · columns: features →');
+      page = await t.gotoApp('s=the%20cat%20sat&d=4&h=2&p=seeded&step=v');
+      await page.waitForSelector(card('v'));
+      t.assert.equal(await page.textContent(`${card('v')} [data-testid="axis-titles"]`), 'rows: tokens\' values ↓ · columns: features →');
       // a lesson's picture too, and every card on the page has its line
       page = await t.open('lesson=baseball-bat&ls=0', '[data-testid="lesson-picture"] canvas[data-testid="heatmap"]');
       const [cards, lines] = await page.$$eval('[data-testid="lesson-picture"] figure.al-card:not([hidden]):has(canvas[data-testid="heatmap"])', (els) =>

@@ -62,12 +62,21 @@ pub struct Layout {
     pub width: f64,
     /// Whole picture height.
     pub height: f64,
+    /// The smallest size, CSS px before any zoom, a cell's number is written at: below it
+    /// the cells carry none ([`super::heatmap_text::cell_number_font`]). Presenter mode
+    /// raises it so that every number drawn reads from the back of a room.
+    pub min_number_font: f64,
 }
 
 pub(super) const BAR_W: f64 = 14.0;
 const GAP: f64 = 8.0;
 const MAX_CELL: f64 = 56.0;
 const MIN_CELL: f64 = 4.0;
+
+/// The smallest size, CSS px, a number in a cell is written at: below it the numbers are
+/// left out (the readout and the table carry them); a layout may ask for more
+/// ([`Layout::min_number_font`]).
+pub const MIN_NUMBER_FONT: f64 = 8.0;
 
 /// The labels' font size, CSS px, where nothing asks for another ([`Layout::with_font`]).
 pub const LABEL_FONT: f64 = 12.0;
@@ -114,6 +123,7 @@ impl Layout {
             bar_x,
             width: (left + grid_w + bar_room).ceil(),
             height: (top + grid_h.max(80.0) + GAP).ceil(),
+            min_number_font: MIN_NUMBER_FONT,
         }
     }
 

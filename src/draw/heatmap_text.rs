@@ -5,7 +5,7 @@
 use plotters::style::RGBColor;
 
 use super::heatmap_cells::{cell_style, Heatmap};
-use super::heatmap_layout::{bar_height, cell_px, label_len, short_label, Layout, BAR_W};
+use super::heatmap_layout::{bar_height, cell_px, label_len, short_label, Layout, BAR_W, MIN_NUMBER_FONT};
 use super::scale::Scale;
 use super::theme::Theme;
 
@@ -41,15 +41,13 @@ pub struct TextItem {
     pub upwards: bool,
 }
 
-/// The smallest size, CSS px, a number in a cell is written at: below it the numbers are
-/// left out (the readout and the table carry them).
-const MIN_NUMBER_FONT: f64 = 8.0;
 /// The cells narrower than this (CSS px) carry no number.
 const MIN_NUMBER_CELL: f64 = 34.0;
 
 /// The size, CSS px, of the numbers written in the cells, if they fit: 0.9 of the
 /// labels' size, smaller where the widest number would run into its neighbour, and
-/// `None` when the cells are under 34 px or the size would fall under 8 px. A number
+/// `None` when the cells are under 34 px or the size would fall under 8 px (or the
+/// layout's [`Layout::min_number_font`]). A number
 /// never crosses its cell's edges ("-0.070.160.36" is three numbers run together).
 pub fn cell_number_font(values: ndarray::ArrayView2<'_, f64>, layout: &Layout) -> Option<f64> {
     if layout.cell < MIN_NUMBER_CELL || values.is_empty() {
@@ -59,7 +57,7 @@ pub fn cell_number_font(values: ndarray::ArrayView2<'_, f64>, layout: &Layout) -
     // 2 px of room on each side; text_width's 0.62 em per character is generous
     let fits = (layout.cell - 4.0) / super::labels::text_width(widest, 1.0);
     let font = (layout.font * 0.9).min(fits);
-    (font >= MIN_NUMBER_FONT).then_some(font)
+    (font >= layout.min_number_font.max(MIN_NUMBER_FONT)).then_some(font)
 }
 
 /// The longest of the numbers the cells would carry, as written ([`crate::format::short`]).
@@ -187,6 +185,24 @@ mod tests {
         // a big one: the full 0.9 of the label size
         let big = Layout::with_font(&rows, &cols, 900.0, 12.0);
         assert_eq!(cell_number_font(values.view(), &big), Some(12.0 * 0.9));
+    }
+
+    /// Presenter mode asks for numbers a room reads: in a 34 px cell "-0.07" fits at 9.7
+    /// px, written by default and left out at a minimum of 12 px; a 56 px cell keeps its
+    /// 16.2 px numbers.
+    #[test]
+    fn a_layouts_minimum_leaves_out_numbers_too_small_to_read() {
+        let values = array![[-0.07, 0.16, 0.36], [0.0, 0.0, 1.0]];
+        let (rows, cols) = (labels(&["a", "b"]), labels(&["a", "b", "c"]));
+        let mut narrow = Layout::with_font(&rows, &cols, 231.0, 18.0);
+        assert_eq!(narrow.cell, 34.0);
+        let f = cell_number_font(values.view(), &narrow).unwrap();
+        assert!(f > 9.0 && f < 10.0, "{f}");
+        narrow.min_number_font = 12.0;
+        assert_eq!(cell_number_font(values.view(), &narrow), None);
+        let mut wide = Layout::with_font(&rows, &cols, 400.0, 18.0);
+        wide.min_number_font = 12.0;
+        assert!((cell_number_font(values.view(), &wide).unwrap() - 16.2).abs() < 1e-9);
     }
 
     /// A column label of one letter ("I") is written upright: on its side it reads as a

@@ -193,17 +193,66 @@ fn padding_words(t: &Trace) -> (String, Vec<Claim>) {
         ),
     };
     claims.push(claim);
+    let (padded, even) = padded_queries(t);
+    claims.extend(even);
     let t_k = t.sizes.t_k.unwrap_or(t.sizes.t);
     let text = format!(
         "In a batch, the key sentences are padded to the longest, T_k = {t_k}. The Masterclass chapter masks \
          the last key positions of the shorter one (its padding_mask[:, :, -{pads}:] = True): here \
          sentence 2 has {} real keys and {pads} <pad> keys, so its <pad> key columns get weight {} and its rows \
-         still add up to 1. {cold}",
+         still add up to 1. {cold}{padded}",
         kv_len,
         num(at(t, S::Weights, 1, 0, 0, kv_len)),
         pads = t_k.saturating_sub(kv_len),
     );
     (text, claims)
+}
+
+/// Step 4's words on sentence 2's `<pad>` query rows (the queries are padded to T_q as
+/// the keys are to T_k), and the claims they make: with the lesson's vectors a `<pad>` is
+/// the zero vector, so its query is zero, its scores are all 0 and softmax spreads the row
+/// evenly over the real keys (`Equal` for each); with an edited `<pad>` the row is
+/// whatever mix its query makes. Either way the mask covers keys only, so the row is
+/// computed, and its output is thrown away.
+fn padded_queries(t: &Trace) -> (String, Vec<Claim>) {
+    let (len, t_q, kv_len) = (t.query_length(1), t.sizes.t, t.key_length(1));
+    if len >= t_q || kv_len == 0 {
+        return (String::new(), Vec::new());
+    }
+    let pads: Vec<usize> = (len..t_q).collect();
+    let zero_row = |step: S, i: usize| {
+        t.step(step)
+            .and_then(|s| s.matrix(1, 0))
+            .is_some_and(|m| i < m.nrows() && m.row(i).iter().all(|v| *v == 0.0))
+    };
+    let zero = pads.iter().all(|&i| zero_row(S::X, i) && zero_row(S::QHeads, i));
+    let even: Vec<Claim> =
+        pads.iter().flat_map(|&i| (1..kv_len).map(move |j| Claim::Equal(w(1, i, 0), w(1, i, j)))).collect();
+    let is_even = even.iter().all(|c| c.holds(t));
+    let rows = if pads.len() == 1 {
+        "its last query row is".to_owned()
+    } else {
+        format!("its last {} query rows are", pads.len())
+    };
+    let why = match (is_even, zero) {
+        (true, true) => format!(
+            "A <pad> token's vector is all zeros, so its query is zero and every score in its row is 0: softmax \
+             spreads the row evenly, 1/{kv_len} to each of the {kv_len} real keys."
+        ),
+        (true, false) => format!(
+            "Each such row's scores are all equal, so softmax spreads it evenly, 1/{kv_len} to each of the {kv_len} \
+             real keys."
+        ),
+        _ => "With your <pad> vector its query is not zero, so each such row is a mix of the real keys like any \
+              other row."
+            .to_owned(),
+    };
+    let text = format!(
+        " Sentence 2's queries are padded too, to T_q = {t_q}: {rows} <pad>. {why} The mask here covers keys only, so these \
+         rows are computed anyway, and the model throws their outputs away: no word stands there, and the loss \
+         ignores <pad> positions."
+    );
+    (text, if is_even { even } else { Vec::new() })
 }
 
 /// Step 4's embed: sentence 2's weights, its real query rows against every key, <pad>
@@ -372,6 +421,29 @@ mod tests {
         );
         assert_eq!(aside.rows[1].1[2], num(at(&batch, S::Weights, 1, 0, COLD, FROID)));
     }
+
+    /// Sentence 2's <pad> query rows spread evenly over its 3 real keys (1/3 = 0.33 in the
+    /// map): the words say why, and that their outputs are thrown away.
+    #[test]
+    fn padded_query_rows_are_explained() {
+        let l = lesson();
+        let t = l.trace(3);
+        for i in t.query_length(1)..t.sizes.t {
+            for j in 0..t.key_length(1) {
+                assert_eq!(num(at(&t, S::Weights, 1, 0, i, j)), "0.33", "row {i} key {j}");
+            }
+        }
+        let words = l.steps[3].words(&t);
+        assert!(
+            words.contains(
+                "Sentence 2's queries are padded too, to T_q = 6: its last 3 query rows are <pad>."
+            ),
+            "{words}"
+        );
+        assert!(words.contains("so its query is zero and every score in its row is 0"), "{words}");
+        assert!(words.contains("spreads the row evenly, 1/3 to each of the 3 real keys"), "{words}");
+        assert!(words.contains("the model throws their outputs away"), "{words}");
+    }
 }
 
 #[cfg(test)]
@@ -407,5 +479,15 @@ mod edited {
         assert!(words.contains("but with these vectors \"cold\" gives \"froid\""), "{words}");
         assert!(!words.contains("Attention finds it wherever it is"), "{words}");
         assert!(say(3, &[]).contains("Attention finds it wherever it is"));
+    }
+
+    /// A <pad> vector of the learner's: its query is no longer zero, its row no longer
+    /// even, and the words say so instead of "spreads evenly".
+    #[test]
+    fn an_edited_pad_vector_changes_the_padded_rows_words() {
+        let words = say(3, &[("<pad>", vec![0.0, 2.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])]);
+        assert!(words.contains("With your <pad> vector its query is not zero"), "{words}");
+        assert!(!words.contains("spreads the row evenly"), "{words}");
+        assert!(words.contains("the model throws their outputs away"), "{words}");
     }
 }

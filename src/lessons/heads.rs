@@ -139,6 +139,23 @@ fn concat_aside(t: &Trace) -> Option<Aside> {
     })
 }
 
+/// Step 6's table: "jump"'s row of the one head's context, its columns named as the map
+/// names them (d_k 0 …): the numbers the words quote, which a map of 13 rows is drawn too
+/// small to print.
+fn context_aside(t: &Trace) -> Option<Aside> {
+    let m = t.step(S::Context)?.matrix(0, 0)?;
+    if JUMP >= m.nrows() {
+        return None;
+    }
+    let mut head = vec![format!("context: \"{}\" →", token(t, 0, JUMP))];
+    head.extend((0..m.ncols()).map(|c| format!("d_k {c}")));
+    Some(Aside {
+        caption: "The one head's context row of \"jump\", feature by feature".into(),
+        head,
+        rows: vec![("head 1".into(), m.row(JUMP).iter().map(|v| num(*v)).collect())],
+    })
+}
+
 /// The one-head question's choices.
 fn split_choices(_: &Trace) -> Vec<String> {
     vec![
@@ -276,6 +293,10 @@ pub fn lesson() -> Lesson {
                 },
             )
             .highlight(|_| cells(S::Weights, 0, JUMP, &[DOG, IT]))
+            .aside(|t| {
+                let caption = "The one head's row of \"jump\": the weight on \"dog\" and on \"it\", and on the other keys".into();
+                peak_aside(t, S::Weights, 0, &[JUMP], &[DOG, IT], caption)
+            })
             // "it splits … two equal weights": dog and it get the same weight
             .claims(|_| vec![Claim::Equal(w(0, JUMP, DOG), w(0, JUMP, IT))]),
             LessonStep::new(
@@ -296,7 +317,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|t| super::row_cells(t, S::Context, 0, 0, JUMP)),
+            .highlight(|t| super::row_cells(t, S::Context, 0, 0, JUMP))
+            .aside(context_aside),
             LessonStep::new(
                 "Concat keeps both answers; W_O mixes them",
                 two,
@@ -369,13 +391,13 @@ mod tests {
         assert!(at(&two, S::Concat, 0, 0, JUMP, REFERS) > 1.7);
     }
 
-    /// Steps 2, 3, 4 and 7 quote cells of maps too dense to print numbers (13 keys, and in
+    /// Steps 2 to 7 quote cells of maps too dense to print numbers (13 keys, and in
     /// presenter mode one head at a time): each has a small table with every number its
     /// words quote, and the weight tables' rows still add up to 1.
     #[test]
     fn every_quoted_number_is_in_the_steps_table() {
         let l = lesson();
-        for i in [1, 2, 3, 6] {
+        for i in [1, 2, 3, 4, 5, 6] {
             let (step, t) = (&l.steps[i], l.trace(i));
             let aside = (step.aside)(&t).unwrap_or_else(|| panic!("step {}: no table", i + 1));
             let shown: Vec<&String> = aside.rows.iter().flat_map(|r| &r.1).collect();

@@ -1,13 +1,40 @@
 //! Lesson 4, shapes (seeds 000, 002): view, transpose, contiguous.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, num, path_of, seeded, shape_of, token, Claim, Extra, Lesson, LessonStep, Quantity};
+use super::{at, num, path_of, seeded, shape_of, token, Aside, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{StepName as S, Trace};
 
 /// Numbers `from..to` of row `t` of a `(B, T, d_model)` step, sentence 0.
 fn slice(trace: &Trace, step: S, t: usize, from: usize, to: usize) -> String {
     let cells: Vec<String> = (from..to).map(|c| num(at(trace, step, 0, 0, t, c))).collect();
     format!("[{}]", cells.join(", "))
+}
+
+/// Step 2's table: token 1's numbers in q's columns h2 · 0 to h2 · (d_k − 1), and head 2's
+/// row of q_heads: the same numbers, moved and not changed. The words quote them; a
+/// projected map of two heads is drawn too small to print them.
+fn head_2_aside(t: &Trace) -> Option<Aside> {
+    let d_k = t.sizes.d_k;
+    let q = t.step(S::Q)?.matrix(0, 0)?;
+    let heads = t.step(S::QHeads)?.matrix(0, 1)?;
+    if q.nrows() < 2 || q.ncols() < 2 * d_k || heads.nrows() < 2 {
+        return None;
+    }
+    let mut head = vec![format!("\"{}\" →", token(t, 0, 1))];
+    head.extend((0..d_k).map(|c| format!("d_k {c}")));
+    let cells = |v: Vec<f64>| v.into_iter().map(num).collect::<Vec<_>>();
+    Some(Aside {
+        caption: format!(
+            "\"{}\" in q's columns h2 · 0 to h2 · {}, and in head 2 of q_heads",
+            token(t, 0, 1),
+            d_k - 1
+        ),
+        head,
+        rows: vec![
+            (format!("q, h2 · 0 to h2 · {}", d_k - 1), cells((d_k..2 * d_k).map(|c| q[[1, c]]).collect())),
+            ("q_heads, head 2".into(), cells(heads.row(1).to_vec())),
+        ],
+    })
 }
 
 /// One head of `q` split two ways, for the shapes lesson's picture: `right[i]` is token
@@ -207,7 +234,9 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .claims(head_2_claims),
+            .claims(head_2_claims)
+            .highlight(|t| super::row_cells(t, S::QHeads, 0, 1, 1))
+            .aside(head_2_aside),
             LessonStep::new(
                 "Without the transpose, heads get the wrong numbers",
                 s.clone(),
@@ -301,6 +330,21 @@ pub fn lesson() -> Lesson {
 mod tests {
     use super::*;
     use crate::engine::run;
+
+    /// Step 2 quotes head 2's row of "cat": its table holds it twice, as q's columns and as
+    /// q_heads' row, and the map starts on head 2 (its highlighted row).
+    #[test]
+    fn step_2s_table_holds_the_row_its_words_quote() {
+        let l = lesson();
+        let step = &l.steps[1];
+        let t = run(&step.scenario).unwrap();
+        let aside = (step.aside)(&t).unwrap();
+        assert_eq!(aside.rows.len(), 2);
+        assert_eq!(aside.rows[0].1, aside.rows[1].1);
+        let words = step.words(&t);
+        assert!(words.contains(&format!("[{}]", aside.rows[1].1.join(", "))), "{words}");
+        assert!((step.highlight)(&t).iter().all(|c| c.head == 1 && c.row == 1 && c.step == S::QHeads));
+    }
 
     #[test]
     fn the_picture_splits_each_head_both_ways_and_marks_the_moved_rows() {

@@ -10,6 +10,7 @@ pub mod first_screen;
 pub mod io;
 pub mod lines_view;
 pub mod pipeline;
+pub mod shared_vectors;
 pub mod tensor_bar;
 pub mod tensors;
 pub mod tokens;

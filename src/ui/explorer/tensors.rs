@@ -11,6 +11,7 @@ use crate::engine::{StepName, Trace};
 
 use crate::ui::decode::view::DecodeView;
 use crate::ui::explorer::lines_view::LinesView;
+use crate::ui::explorer::shared_vectors::shared_vector_note;
 use crate::ui::explorer::tensor_bar::{HeadPicker, LinesToggle, ViewModes};
 use crate::ui::heatmap::card::{HeatmapCard, LabelFont};
 use crate::ui::heatmap::highlight::Highlights;
@@ -307,6 +308,14 @@ fn StepHeader(
         // in a lesson the notes follow the picture (they would push it down, and a step may
         // explain the NaN they announce only later)
         let notes = (!compact).then(|| mask_notes(&trace, s.name, batch)).flatten();
+        // different words with one input vector, while their rows here are identical
+        let shared = (!compact).then(|| shared_vector_note(&trace, s.name, batch)).flatten().map(|text| {
+            view! {
+                <p class="al-note al-shared-note" data-testid="shared-vector-note" role="note">
+                    {text}
+                </p>
+            }
+        });
         Some(view! {
             <div class="al-tensor-head">
                 <h2>
@@ -323,6 +332,7 @@ fn StepHeader(
                     })}
             </div>
             {notes}
+            {shared}
         })
     }
 }

@@ -19,7 +19,7 @@ use crate::ui::heatmap::card_data::{fit_layout, CardData};
 use crate::ui::heatmap::cursor::CardCursor;
 use crate::ui::heatmap::matrix_table::{MatrixTable, MAX_TABLE_CELLS};
 use crate::ui::heatmap::overlays::CardOverlays;
-use crate::ui::heatmap::paint::{cell_numbers, numbers_written, redraw_on_change};
+use crate::ui::heatmap::paint::{cell_numbers, drawn_layout, numbers_written, redraw_on_change};
 use crate::ui::platform::screen;
 use crate::ui::state::card_id::CardId;
 
@@ -62,10 +62,12 @@ pub fn HeatmapCard(
         let (Some(l), Some(height)) = (layout.get(), max_height.get()) else { return 1.0 };
         (max_width.get() / l.width).min(height / l.height).clamp(1.0, 2.5)
     });
-    redraw_on_change(canvas, data, layout, zoom, scale, id.step);
+    // presenting, numbers only where a room reads them
+    let drawn = drawn_layout(layout, zoom, font);
+    redraw_on_change(canvas, data, drawn, zoom, scale, id.step);
     // the numbers in the cells, where they fit: their drawn size and the widest, so that a
     // test can measure that one inside its cell (data-number-px, data-number-text)
-    let numbers = Memo::new(move |_| cell_numbers(data, layout));
+    let numbers = Memo::new(move |_| cell_numbers(data, drawn));
     let dims = Signal::derive(move || data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim())));
     let cursor = CardCursor::new(id, dims, layout, zoom);
     // The explanation panel (one per page, see explain/panel.rs) opens on a cell of this

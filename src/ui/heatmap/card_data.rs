@@ -203,12 +203,21 @@ impl CardData {
 
 /// The heatmap's axis titles, written beside the picture: what its rows and its columns
 /// are, e.g. `("queries ↓ (who is looking)", "keys → (who is looked at)")` for the weights.
+/// Only a map whose columns are keys has queries for rows: x, q, k, v, context and output
+/// have one row per token (its query, key, value… for q, k, v), not a query looking.
 pub fn axis_titles(step: StepName) -> (&'static str, &'static str) {
-    let rows = match step.rows() {
-        _ if step == StepName::Pe => "positions ↓ (from 0)",
-        Role::Queries => "queries ↓ (who is looking)",
-        Role::Keys => "keys ↓ (the tokens looked at)",
-        Role::Features | Role::HeadFeatures => "features ↓",
+    use StepName as S;
+    let rows = match step {
+        S::Pe => "positions ↓ (from 0)",
+        _ if step.cols() == Role::Keys => "queries ↓ (who is looking)",
+        S::QA | S::QANorm => "tokens' query latents ↓",
+        S::Q | S::QHeads | S::QNorm | S::QRot | S::QCat => "tokens' queries ↓",
+        S::K | S::KHeads | S::KNorm | S::KRot | S::KRep | S::KCat | S::KNope | S::KPe => "tokens' keys ↓",
+        S::V | S::VHeads | S::VRep => "tokens' values ↓",
+        S::KvA | S::CKv => "tokens' latents ↓",
+        S::KvB => "tokens' keys and values ↓",
+        S::Context => "tokens ↓ (what each query gathered)",
+        _ => "tokens ↓",
     };
     let cols = match step.cols() {
         Role::Keys => "keys → (who is looked at)",
@@ -217,6 +226,18 @@ pub fn axis_titles(step: StepName) -> (&'static str, &'static str) {
         Role::HeadFeatures => "this head's d_k features →",
     };
     (rows, cols)
+}
+
+/// Cross-attention: rows of key/value tokens are the other sentence's tokens.
+fn key_value_rows(rows: &'static str) -> &'static str {
+    match rows {
+        "tokens ↓" => "key/value tokens ↓",
+        "tokens' keys ↓" => "key/value tokens' keys ↓",
+        "tokens' values ↓" => "key/value tokens' values ↓",
+        "tokens' latents ↓" => "key/value tokens' latents ↓",
+        "tokens' keys and values ↓" => "key/value tokens' keys and values ↓",
+        other => other,
+    }
 }
 
 /// Whether `step` is multi-head latent attention's shared RoPE key (`k_pe`, `k_rot`): one
@@ -232,6 +253,8 @@ pub fn axis_titles_in(trace: Option<&Trace>, step: StepName) -> (&'static str, &
     if trace.is_some_and(|t| is_shared_key(t, step)) {
         // short: its card is two or three columns narrow
         ("tokens ↓", "d_rope →")
+    } else if trace.is_some_and(|t| t.kv_tokens.is_some()) && step.rows() == Role::Keys {
+        (key_value_rows(rows), cols)
     } else {
         (rows, cols)
     }
@@ -512,17 +535,34 @@ mod tests {
             ("queries ↓ (who is looking)", "keys → (who is looked at)")
         );
         assert_eq!(axis_titles(StepName::Scores).1, "keys → (who is looked at)");
-        assert_eq!(axis_titles(StepName::X), ("queries ↓ (who is looking)", "features →"));
+        assert_eq!(axis_titles(StepName::X), ("tokens ↓", "features →"));
         assert_eq!(axis_titles(StepName::Pe).0, "positions ↓ (from 0)");
-        assert_eq!(
-            axis_titles(StepName::KHeads),
-            ("keys ↓ (the tokens looked at)", "this head's d_k features →")
-        );
-        // every step has both
+        assert_eq!(axis_titles(StepName::Q).0, "tokens' queries ↓");
+        assert_eq!(axis_titles(StepName::V).0, "tokens' values ↓");
+        assert_eq!(axis_titles(StepName::Context).0, "tokens ↓ (what each query gathered)");
+        assert_eq!(axis_titles(StepName::KHeads), ("tokens' keys ↓", "this head's d_k features →"));
+        // every step has both, and only a map whose columns are keys has queries for rows
         for step in StepName::ALL {
             let (r, c) = axis_titles(step);
             assert!(r.contains('↓') && c.contains('→'), "{step:?}");
+            assert_eq!(r.starts_with("queries"), step.cols() == Role::Keys, "{step:?}: {r}");
         }
+    }
+
+    /// Cross-attention: the rows of x_kv, k and v are the other sentence's tokens; x's and
+    /// q's are the sentence being written.
+    #[test]
+    fn cross_attention_names_the_key_value_sentences_rows() {
+        let mut s = Scenario::identity(&["a b"], 4, 2);
+        s.kv_sentences = Some(vec!["one two three".into()]);
+        let t = run(&s).unwrap();
+        assert_eq!(axis_titles_in(Some(&t), StepName::XKv).0, "key/value tokens ↓");
+        assert_eq!(axis_titles_in(Some(&t), StepName::V).0, "key/value tokens' values ↓");
+        assert_eq!(axis_titles_in(Some(&t), StepName::KHeads).0, "key/value tokens' keys ↓");
+        assert_eq!(axis_titles_in(Some(&t), StepName::X).0, "tokens ↓");
+        assert_eq!(axis_titles_in(Some(&t), StepName::Weights).0, "queries ↓ (who is looking)");
+        let own = run(&Scenario::identity(&["a b"], 4, 2)).unwrap();
+        assert_eq!(axis_titles_in(Some(&own), StepName::V).0, "tokens' values ↓");
     }
 
     /// Multi-head latent attention's one RoPE key is labelled as itself: d_rope columns,

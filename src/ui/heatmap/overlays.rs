@@ -177,6 +177,7 @@ mod tests {
             bar_x: 338.3,
             width: 449.0,
             height: 381.0,
+            min_number_font: 8.0,
         };
         let [grid, bar] = guess_cover_boxes(&l, 1.0);
         let n = |s: &str, key: &str| -> f64 {

@@ -11,6 +11,7 @@ use crate::draw::{self, Layout, Scale};
 use crate::engine::StepName;
 use crate::ui::heatmap::card_data::CardData;
 use crate::ui::platform::{canvas, screen, tasks, timing};
+use crate::ui::state::page_layout::PRESENTER_MIN_NUMBER;
 
 /// Cards with at least this many cells are drawn in a task of their own (`tasks::later`).
 const DRAW_APART_CELLS: usize = 8192;
@@ -58,6 +59,26 @@ pub fn cell_numbers(data: Memo<Option<CardData>>, layout: Memo<Option<Layout>>) 
             let (l, d) = l.as_ref().zip(d.as_ref())?;
             let font = draw::heatmap_text::cell_number_font(d.values.view(), l)?;
             Some((font, draw::heatmap_text::widest_number(d.values.view())))
+        })
+    })
+}
+
+/// The layout the card draws with: `layout`, and, presenting (labels larger than
+/// [`draw::LABEL_FONT`]), numbers only where a room reads them: at least
+/// [`PRESENTER_MIN_NUMBER`] px as drawn, their size times the card's `zoom`
+/// ([`draw::Layout::min_number_font`]). Where they would be smaller, the cells carry none.
+pub fn drawn_layout(
+    layout: Memo<Option<Layout>>,
+    zoom: Memo<f64>,
+    font: Option<Signal<f64>>,
+) -> Memo<Option<Layout>> {
+    Memo::new(move |_| {
+        let presenting = font.is_some_and(|f| f.get() > draw::LABEL_FONT);
+        layout.get().map(|mut l| {
+            if presenting {
+                l.min_number_font = l.min_number_font.max(PRESENTER_MIN_NUMBER / zoom.get().max(1.0));
+            }
+            l
         })
     })
 }

@@ -7,7 +7,8 @@ use leptos::prelude::*;
 
 use crate::lessons::claims::STORY_CHANGED;
 use crate::lessons::glossary::{segments, Term, GLOSSARY};
-use crate::lessons::sources::{PAPERS, SOURCES};
+use crate::lessons::sources::{cited_pieces, PAPERS, SOURCES};
+use crate::lessons::{meta_line, Lesson};
 use crate::ui::widgets::unbroken::unbroken;
 
 /// The id of the paragraph that shows the open term's meaning (the term buttons'
@@ -97,6 +98,57 @@ pub fn TermMeaning(
     }
 }
 
+/// A step's meta line ([`meta_line`]: lesson, what it follows, step k of n) with each
+/// source it names as a link to that source's entry in the Sources list below the words.
+pub fn meta_with_links(lesson: &Lesson, s: usize) -> AnyView {
+    let line = meta_line(lesson, s);
+    // the sources are named after " · follows ", in the lesson's `seeds`
+    let (before, rest) = line.split_at(line.find(lesson.seeds).unwrap_or(line.len()));
+    let (seeds, after) = rest.split_at(lesson.seeds.len().min(rest.len()));
+    let links = cited_pieces(seeds)
+        .into_iter()
+        .map(|(piece, id)| match id {
+            None => piece.to_string().into_any(),
+            Some(id) => view! {
+                <a
+                    class="al-source-link"
+                    data-testid="source-link"
+                    data-source=id
+                    href=format!("#{id}")
+                    on:click=move |ev| {
+                        ev.prevent_default();
+                        open_source(id);
+                    }
+                >
+                    {piece.to_string()}
+                </a>
+            }
+            .into_any(),
+        })
+        .collect_view();
+    view! {
+        {before.to_string()}
+        {links}
+        {after.to_string()}
+    }
+    .into_any()
+}
+
+/// Opens the Sources fold and brings entry `id` into view, focused.
+fn open_source(id: &str) {
+    use wasm_bindgen::JsCast;
+    let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) else {
+        return;
+    };
+    if let Ok(Some(details)) = el.closest("details") {
+        let _ = details.set_attribute("open", "");
+    }
+    el.scroll_into_view();
+    if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+        let _ = el.focus();
+    }
+}
+
 /// The glossary and the sources, each folded: what a learner opens to look a word up or
 /// to see which tutorial a lesson follows.
 #[component]
@@ -114,7 +166,7 @@ pub fn ReadingFolds() -> impl IntoView {
         .iter()
         .map(|s| {
             view! {
-                <li>
+                <li id=s.id tabindex="-1">
                     <b>{s.name}</b>
                     {format!(" ({}): {}.", s.by, s.contributes)}
                 </li>
@@ -125,7 +177,7 @@ pub fn ReadingFolds() -> impl IntoView {
         .iter()
         .map(|p| {
             view! {
-                <li>
+                <li id=p.id tabindex="-1">
                     <a href=p.url target="_blank" rel="noopener">
                         {p.name}
                     </a>

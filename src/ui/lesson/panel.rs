@@ -11,12 +11,12 @@ use leptos::prelude::*;
 
 use crate::engine::Trace;
 use crate::lessons::glossary::{first_used_in, Term};
-use crate::lessons::{meta_line, Lesson};
+use crate::lessons::Lesson;
 
 use crate::lessons::check::check_yourself;
 use crate::ui::explain::explained::Explained;
 use crate::ui::lesson::check_yourself::CheckYourself;
-use crate::ui::lesson::glossary_panel::{LessonWords, ReadingFolds, TermMeaning};
+use crate::ui::lesson::glossary_panel::{meta_with_links, LessonWords, ReadingFolds, TermMeaning};
 use crate::ui::lesson::quiz::QuizView;
 use crate::ui::lesson::steps::{listen_for_keys, LessonStepNav, Steps};
 use crate::ui::lesson::tabs::{numbered, LessonTabs};
@@ -186,7 +186,9 @@ fn step_header(lessons: Arc<Vec<Lesson>>, position: Signal<(usize, usize)>) -> i
         let step = lesson.steps.get(s)?;
         Some(
             view! {
-                <p class="al-lesson-meta">{meta_line(lesson, s)}</p>
+                <p class="al-lesson-meta" data-testid="lesson-meta">
+                    {meta_with_links(lesson, s)}
+                </p>
                 <h2 data-testid="lesson-step-title">{step.title}</h2>
             }
             .into_any(),

@@ -84,6 +84,11 @@ pub const PLOT_WIDTH: f64 = 330.0;
 /// beside it: a room reads a cell's number (two decimals at about 16 px) from the back.
 pub const PRESENTER_MIN_CELL: f64 = 40.0;
 
+/// The smallest size, CSS px as drawn, presenter mode writes a number in a heatmap's cell
+/// at: a room reads 12 px digits from the back; a cell too small for them carries none,
+/// and a step whose words quote its numbers shows them in a table beside the words.
+pub const PRESENTER_MIN_NUMBER: f64 = 12.0;
+
 /// True when presenter mode can put a plot `plot` px wide beside the cards of `n_cols`
 /// columns in a picture column `column` px wide: the card keeps the room its labels and
 /// colour bar take (about 11 × `label_font`, as in [`one_head_at_a_time`]) and cells of

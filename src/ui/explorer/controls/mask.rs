@@ -62,7 +62,16 @@ pub fn window_in_cross_note(mask: &crate::engine::MaskConfig, cross: bool) -> Op
     ))
 }
 
-/// The mask's fieldset (engine convention: `true` = blocked).
+/// What a `true` in this app's mask means, and how PyTorch's boolean masks read it:
+/// `F.scaled_dot_product_attention` fills `attn_mask.logical_not()` with `-inf` (its
+/// `True` = take part); `nn.MultiheadAttention`'s `key_padding_mask` and boolean
+/// `attn_mask` ignore a `True` position, as here.
+pub const MASK_CONVENTION: &str = "In this app's mask, true means blocked: the query may not see that key, and its \
+     score is replaced by the fill below. PyTorch's F.scaled_dot_product_attention reads a boolean attn_mask the \
+     other way round, True = the key takes part, so pass it ~blocked; nn.MultiheadAttention's boolean masks \
+     (key_padding_mask, attn_mask) use True = blocked, as here.";
+
+/// The mask's fieldset, with what `true` means in it ([`MASK_CONVENTION`]).
 #[component]
 pub fn MaskFields(
     /// How the controls write the settings.
@@ -71,7 +80,10 @@ pub fn MaskFields(
     let cross_note = edits.read(|s| window_in_cross_note(&s.mask, s.kv_text.is_some()));
     view! {
         <fieldset class="al-row al-mask">
-            <legend>"Mask (engine convention: " <code>"true = blocked"</code> ")"</legend>
+            <legend>"Mask: the keys a query may not see"</legend>
+            <p class="al-note al-mask-convention" data-testid="mask-convention">
+                {MASK_CONVENTION}
+            </p>
             <CheckField
                 testid="mask-causal"
                 checked=edits.read(|s| s.mask.causal)
