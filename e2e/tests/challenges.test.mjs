@@ -65,6 +65,41 @@ export const tests = [
     },
   },
   {
+    name: 'challenge: a lone "-" in an editor marks the field invalid with what it expects; the last number stays in use until the text is a number',
+    run: async (t) => {
+      const page = await open(t, 'cat-mat');
+      const field = page.locator(emb('mat', 1));
+      const matRow = page.locator('[data-testid="challenge-inputs"] tr:has(th:text-is("mat")) td');
+      await field.click();
+      await field.fill('');
+      await page.keyboard.type('3');
+      await page.waitForSelector(`${GOAL}[data-met="true"]`);
+      t.assert.equal(await field.getAttribute('aria-invalid'), null);
+      // start a negative number: the field holds "-", which is not a number yet
+      await field.fill('');
+      await page.keyboard.type('-');
+      await page.waitForSelector(`${emb('mat', 1)}[aria-invalid="true"]`);
+      const id = await field.getAttribute('aria-describedby');
+      const message = page.locator(`#${id}`);
+      t.assert.ok(await message.isVisible(), 'the message is shown');
+      t.assert.equal(await message.textContent(), 'Type a number, e.g. -0.5; 3 is still in use.');
+      // the last number is still the one in use: the goal and the tables are unchanged
+      t.assert.equal(await met(page), 'true');
+      t.assert.equal((await matRow.allTextContents())[1], '3');
+      const box = await message.boundingBox();
+      t.assert.ok(box && box.width > 0 && box.height > 0, 'the message has a box');
+      await t.screenshot('challenge-entry-invalid');
+      // "-2" reads: the mark and the message go, and -2 is used
+      await page.keyboard.type('2');
+      await page.waitForFunction((sel) => !document.querySelector(sel).hasAttribute('aria-invalid'), emb('mat', 1));
+      t.assert.equal(await field.getAttribute('aria-describedby'), null);
+      t.assert.equal(await message.isVisible(), false);
+      t.assert.equal((await matRow.allTextContents())[1], '-2');
+      t.assert.equal(await met(page), 'false');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'challenge: previous-token shows PE and x + PE once the positions are on; its goal names the first query',
     run: async (t) => {
       const page = await open(t, 'previous-token');

@@ -336,7 +336,7 @@ export const tests = [
     },
   },
   {
-    name: 'embed mode of every lesson step in an 800x500 frame: the words, the step\'s own picture and the link back, and the frame does not scroll',
+    name: 'embed mode of every lesson step in an 800x500 frame: the words, the step\'s own picture and the link back, no picture cut at the right or under the link bar, and the frame does not scroll',
     timeoutMs: 400000,
     run: async (t) => {
       const { lessons } = JSON.parse(fs.readFileSync(new URL('../../assets/lesson-words.json', import.meta.url), 'utf8'));
@@ -345,6 +345,7 @@ export const tests = [
       let visited = 0;
       const scrolls = [];
       const inBox = [];
+      const hiddenHeads = [];
       for (const lesson of lessons) {
         for (let s = 0; s < lesson.steps.length; s++) {
           const query = `lesson=${lesson.id}&ls=${s}`;
@@ -363,18 +364,43 @@ export const tests = [
           // panel, four heads in two rows, a note on fully masked rows) scrolls in its own box
           const box = await page.$eval('.al-embed-scroll', (e) => {
             const tops = [...e.querySelectorAll('.al-card:not([hidden])')].map((c) => Math.round(c.getBoundingClientRect().top));
-            const oneRow = tops.length > 0 && tops.every((x) => x === tops[0]) && !e.querySelector('[data-testid="masked-row-note"]');
-            return { inner: e.scrollHeight, room: e.clientHeight, oneRow };
+            // one row of heatmaps, or the similarity table alone
+            const oneRow = (tops.length > 0 ? tops.every((x) => x === tops[0]) : !!e.querySelector('.al-similarity')) && !e.querySelector('[data-testid="masked-row-note"]');
+            const frame = e.getBoundingClientRect();
+            const bar = document.querySelector('[data-testid="embed-caption"]').getBoundingClientRect();
+            // a picture past the box's right edge is cut off there: every card, canvas and table
+            // starts and ends inside it, or scrolls sideways in a region of its own inside it
+            const scrollsInside = (p) => {
+              for (let a = p.parentElement; a && a !== e; a = a.parentElement) {
+                const r = a.getBoundingClientRect();
+                if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX) && r.right <= frame.right + 1 && r.left >= frame.left - 1) return true;
+              }
+              return false;
+            };
+            const cut = [...e.querySelectorAll('.al-card:not([hidden]), canvas, table')]
+              .filter((p) => {
+                const r = p.getBoundingClientRect();
+                return r.width > 0 && (r.right > frame.right + 1 || r.left < frame.left - 1) && !scrollsInside(p);
+              }).length;
+            // a head's card wholly under the box's bottom edge (the fourth of four wrapping to a second row) is not seen at all
+            const below = [...e.querySelectorAll('.al-card:not([hidden])')].filter((c) => c.getBoundingClientRect().top >= frame.bottom - 1).length;
+            return { inner: e.scrollHeight, room: e.clientHeight, oneRow, cut, below, wide: e.scrollWidth > e.clientWidth + 1, bottom: frame.bottom, bar: bar.top };
           });
-          if (box.oneRow && box.inner > box.room + 1) scrolls.push(`${query}: one row of heatmaps needs ${box.inner} px in a ${box.room} px box`);
+          if (box.oneRow && box.inner > box.room + 1) scrolls.push(`${query}: one row of heatmaps (or the table) needs ${box.inner} px in a ${box.room} px box, its last rows under the link bar`);
+          if (box.cut > 0 || box.wide) scrolls.push(`${query}: ${box.cut} picture(s) cut at the right edge`);
+          // the four heads of GQA step 4 sit side by side (they fit 800 px); other steps whose
+          // heads wrap below the bar are listed, to be brought into view
+          if (box.below > 0) (query === 'lesson=gqa&ls=3' ? scrolls : hiddenHeads).push(`${query}: ${box.below} head(s) wholly under the link bar`);
+          if (box.bottom > box.bar + 1) scrolls.push(`${query}: the picture's box ends at ${box.bottom} px, under the link bar at ${box.bar} px`);
           if (box.inner > box.room + 1) inBox.push(query);
-          if (s === 0 || (lesson.id === 'kv-cache' && s === 1)) await t.screenshot(`classroom-embed-800x500-${lesson.id}-${s + 1}`);
+          if (s === 0 || (lesson.id === 'kv-cache' && s === 1) || query === 'lesson=gqa&ls=3' || query === 'lesson=word-order&ls=5') await t.screenshot(`classroom-embed-800x500-${lesson.id}-${s + 1}`);
           visited++;
         }
       }
       t.assert.ok(visited >= 25, `only ${visited} steps`);
       t.assert.deepEqual(scrolls, []);
       console.log(`  # ${inBox.length} of ${visited} step pictures scroll in their own box: ${inBox.join(', ')}`);
+      console.log(`  # heads wholly under the link bar: ${hiddenHeads.join('; ') || 'none'}`);
       t.assert.deepEqual(t.errors(), []);
     },
   },

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{StepName, Trace};
 
+pub use super::digits::{decimals_apart, num, num_at, QuotedWeight};
+
 /// The word that stands for "every real query" in [`Goal::WeightAtLeast`] and
 /// [`Goal::WeightAtMost`].
 pub const EVERY_QUERY: &str = "*";
@@ -101,20 +103,22 @@ pub struct Progress {
     pub asked: f64,
     /// One line for the learner, e.g. "bat → baseball: 0.41 of the 0.60 asked".
     pub words: String,
+    /// The weights the words quote, with the decimals they quote them at, so that the
+    /// weights table prints them the same way (empty when the words quote no weight of it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quoted: Vec<QuotedWeight>,
 }
 
 impl Progress {
     fn unmet(words: impl Into<String>) -> Self {
-        Self { met: false, measured: f64::NAN, asked: f64::NAN, words: words.into() }
+        Self { met: false, measured: f64::NAN, asked: f64::NAN, words: words.into(), quoted: Vec::new() }
     }
-}
 
-/// Two decimals, or the string for a non-finite number.
-pub fn num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.2}")
-    } else {
-        format!("{x}")
+    /// How the words print the weight of `head`, `query` → `key`: with the decimals they
+    /// quote it at, or two when they do not quote it.
+    pub fn weight_text(&self, head: usize, query: usize, key: usize, w: f64) -> String {
+        let d = self.quoted.iter().find(|q| (q.head, q.query, q.key) == (head, query, key));
+        num_at(w, d.map_or(2, |q| q.decimals))
     }
 }
 
@@ -155,7 +159,8 @@ fn heads_ok(trace: &Trace, head: usize) -> Result<(), String> {
     }
 }
 
-/// The smallest (`least = true`) or largest weight that the goal's queries put on `key`.
+/// The smallest (`least = true`) or largest weight that the goal's queries put on `key`,
+/// with that query's word and row, and the key's columns.
 fn weight_on(
     trace: &Trace,
     query: &str,
@@ -163,26 +168,27 @@ fn weight_on(
     head: usize,
     b: usize,
     least: bool,
-) -> Result<(f64, String), String> {
+) -> Result<(f64, String, usize, Vec<usize>), String> {
     heads_ok(trace, head)?;
     let keys = positions(trace.key_tokens(b), key);
     if keys.is_empty() {
         return Err(format!("\"{key}\" is not among the keys of sentence {}", b + 1));
     }
-    let mut worst: Option<(f64, String)> = None;
+    let mut worst: Option<(f64, String, usize)> = None;
     for i in queries(trace, b, query)? {
         let row = weights_row(trace, b, head, i).ok_or("no weights for this query")?;
         let w: f64 = keys.iter().filter_map(|&j| row.get(j)).sum();
         let name = trace.query_tokens(b).get(i).cloned().unwrap_or_default();
         let replace = match &worst {
             None => true,
-            Some((v, _)) => w.is_nan() || (if least { w < *v } else { w > *v }),
+            Some((v, _, _)) => w.is_nan() || (if least { w < *v } else { w > *v }),
         };
         if replace {
-            worst = Some((w, name));
+            worst = Some((w, name, i));
         }
     }
-    worst.ok_or_else(|| format!("sentence {} has no real query", b + 1))
+    let (w, name, i) = worst.ok_or_else(|| format!("sentence {} has no real query", b + 1))?;
+    Ok((w, name, i, keys))
 }
 
 impl Goal {
@@ -290,23 +296,38 @@ fn attend_most(trace: &Trace, query: &str, key: &str, head: usize, b: usize) -> 
     if !keys.iter().any(|t| t.to_lowercase() == lk) {
         return Err(format!("\"{key}\" is not among the keys of sentence {}", b + 1));
     }
-    let on_key = (0..row.len()).filter(|&j| is_key(j)).map(|j| row[j]).fold(f64::NAN, f64::max);
-    let (best_other, other) = (0..row.len())
-        .filter(|&j| !is_key(j))
-        .map(|j| (row[j], keys.get(j).cloned().unwrap_or_default()))
-        .fold((f64::NAN, String::new()), |acc, x| if acc.0.is_nan() || x.0 > acc.0 { x } else { acc });
+    // the largest weight of each side and its column (the first of equal ones; NaN loses)
+    let best = |mine: bool| {
+        (0..row.len()).filter(|&j| is_key(j) == mine).fold(None, |acc: Option<usize>, j| match acc {
+            Some(a) if !row[a].is_nan() && (row[j].is_nan() || row[j] <= row[a]) => Some(a),
+            _ => Some(j),
+        })
+    };
+    let (j_key, j_other) = (best(true), best(false));
+    let on_key = j_key.map_or(f64::NAN, |j| row[j]);
+    let best_other = j_other.map_or(f64::NAN, |j| row[j]);
+    let other = j_other.and_then(|j| keys.get(j).cloned()).unwrap_or_default();
     let top = trace.top_keys(b, head, i);
     let met = !top.is_empty() && top.iter().all(|&j| is_key(j));
-    let words = if other.is_empty() {
-        format!("query {query} → key {key}: {}", num(on_key))
-    } else {
-        format!(
-            "query {query} → key {key}: {}; the most on another key is {} (on \"{other}\")",
-            num(on_key),
-            num(best_other)
-        )
+    // a tie (within the 1e-12 of `top_keys`) prints at two decimals and says so; other
+    // numbers print with the decimals that tell them apart
+    let tie = !met && (on_key - best_other).abs() <= 1e-12;
+    let d = if tie { 2 } else { decimals_apart(on_key, best_other) };
+    let words = match j_other {
+        None => format!("query {query} → key {key}: {}", num_at(on_key, d)),
+        Some(_) => format!(
+            "query {query} → key {key}: {}; the most on another key is {} (on \"{other}\"){}",
+            num_at(on_key, d),
+            num_at(best_other, d),
+            if tie { ", a tie" } else { "" }
+        ),
     };
-    Ok(Progress { met, measured: on_key, asked: best_other, words })
+    let quoted = [j_key, j_other]
+        .into_iter()
+        .flatten()
+        .map(|j| QuotedWeight { head, query: i, key: j, decimals: d })
+        .collect();
+    Ok(Progress { met, measured: on_key, asked: best_other, words, quoted })
 }
 
 /// [`Goal::WeightAtLeast`] (`least`) and [`Goal::WeightAtMost`]: the weakest (strongest) of
@@ -322,13 +343,21 @@ fn weight_bound(
     head: usize,
     b: usize,
 ) -> Result<Progress, String> {
-    let (w, q) = weight_on(trace, query, key, head, b, least)?;
+    let (w, q, i, keys) = weight_on(trace, query, key, head, b, least)?;
+    let d = decimals_apart(w, bound);
     let (met, against) = if least {
-        (w >= bound, format!("{} of the {} asked", num(w), num(bound)))
+        (w >= bound, format!("{} of the {} asked", num_at(w, d), num_at(bound, d)))
     } else {
-        (w <= bound, format!("{}, at most {} asked", num(w), num(bound)))
+        (w <= bound, format!("{}, at most {} asked", num_at(w, d), num_at(bound, d)))
     };
-    Ok(Progress { met, measured: w, asked: bound, words: format!("query {q} → key {key}: {against}") })
+    let quoted = keys.into_iter().map(|j| QuotedWeight { head, query: i, key: j, decimals: d }).collect();
+    Ok(Progress {
+        met,
+        measured: w,
+        asked: bound,
+        words: format!("query {q} → key {key}: {against}"),
+        quoted,
+    })
 }
 
 /// [`Goal::UniformRows`]: every weight of every real query of sentence `b`, in every head,
@@ -358,7 +387,11 @@ fn uniform_rows(trace: &Trace, tol: f64, b: usize) -> Result<Progress, String> {
         met: worst <= tol,
         measured: worst,
         asked: tol,
-        words: format!("farthest weight from 1/{t}: {} away, {tol} allowed", num(worst)),
+        words: format!(
+            "farthest weight from 1/{t}: {} away, {tol} allowed",
+            num_at(worst, decimals_apart(worst, tol))
+        ),
+        quoted: Vec::new(),
     })
 }
 
@@ -379,6 +412,7 @@ fn previous_token(trace: &Trace, at_least: f64, head: usize, b: usize) -> Result
     let (w, i) = worst.ok_or("the sentence needs at least two tokens")?;
     let toks = trace.query_tokens(b);
     let name = |k: usize| toks.get(k).cloned().unwrap_or_default();
+    let d = decimals_apart(w, at_least);
     Ok(Progress {
         met: w >= at_least,
         measured: w,
@@ -387,9 +421,10 @@ fn previous_token(trace: &Trace, at_least: f64, head: usize, b: usize) -> Result
             "weakest: query {} → key {} (the token before it): {} of the {} asked",
             name(i),
             name(i - 1),
-            num(w),
-            num(at_least)
+            num_at(w, d),
+            num_at(at_least, d)
         ),
+        quoted: vec![QuotedWeight { head, query: i, key: i - 1, decimals: d }],
     })
 }
 
@@ -414,7 +449,11 @@ fn output_equals(trace: &Trace, token: &str, tol: f64, b: usize) -> Result<Progr
         met: d <= tol,
         measured: d,
         asked: tol,
-        words: format!("{token}: output differs from its embedding by {}, {tol} allowed", num(d)),
+        words: format!(
+            "{token}: output differs from its embedding by {}, {tol} allowed",
+            num_at(d, decimals_apart(d, tol))
+        ),
+        quoted: Vec::new(),
     })
 }
 
@@ -452,6 +491,7 @@ fn heads_differ(trace: &Trace, query: &str, heads: [usize; 2], b: usize) -> Resu
             heads[1] + 1,
             if met { "" } else { " (not different yet)" }
         ),
+        quoted: Vec::new(),
     })
 }
 
@@ -523,6 +563,51 @@ mod tests {
         assert_eq!(p.words, "\"zzz\" is not among the keys of sentence 1");
     }
 
+    /// A near tie: a = [1, 0], b = [1.001, 0]. Query a scores [1, 1.001]/√2, so it puts
+    /// σ(0.001/√2) ≈ 0.50018 on b and 0.49982 on a: both 0.50 at two decimals, 0.5002 and
+    /// 0.4998 at four. The words and the table quote them at four, so that "met" never
+    /// stands beside two equal numbers.
+    #[test]
+    fn numbers_that_decide_a_verdict_never_print_alike() {
+        let near = trace(&["a b"], 2, 1, &[("a", &[1.0, 0.0]), ("b", &[1.001, 0.0])]);
+        let on_b = sigma(0.001 / 2f64.sqrt());
+        let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "b"}"#).check(&near);
+        assert!(p.met);
+        close(p.measured, on_b);
+        assert_eq!(p.words, "query a → key b: 0.5002; the most on another key is 0.4998 (on \"a\")");
+        assert_eq!(p.weight_text(0, 0, 1, on_b), "0.5002");
+        assert_eq!(p.weight_text(0, 0, 0, 1.0 - on_b), "0.4998");
+        // a weight the words do not quote keeps two decimals
+        assert_eq!(p.weight_text(0, 1, 1, 0.123456), "0.12");
+        // the bound of a goal: 0.50018 against 0.5002 asked, missed by 0.00002
+        let p =
+            goal(r#"{"kind": "weight_at_least", "query": "a", "key": "b", "at_least": 0.5002}"#).check(&near);
+        assert!(!p.met);
+        assert_eq!(p.words, "query a → key b: 0.50018 of the 0.50020 asked");
+        assert_eq!(p.weight_text(0, 0, 1, on_b), "0.50018");
+        let p = goal(r#"{"kind": "weight_at_most", "query": "a", "key": "b", "at_most": 0.5}"#).check(&near);
+        assert!(!p.met);
+        assert_eq!(p.words, "query a → key b: 0.5002, at most 0.5000 asked");
+        // the token before: b puts σ(-0.001·1.001/√2)… on a, just under one half
+        let back = sigma((1.001 - 1.001 * 1.001) / 2f64.sqrt());
+        let p = goal(r#"{"kind": "previous_token", "at_least": 0.5}"#).check(&near);
+        assert!(!p.met);
+        close(p.measured, back);
+        assert_eq!(p.words, "weakest: query b → key a (the token before it): 0.4998 of the 0.5000 asked");
+        assert_eq!(p.weight_text(0, 1, 0, back), "0.4998");
+        // an exact tie stays at two decimals and says so
+        let tie = trace(&["a b"], 2, 1, &[("a", &[1.0, 0.0]), ("b", &[1.0, 0.0])]);
+        let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "b"}"#).check(&tie);
+        assert!(!p.met);
+        assert_eq!(p.words, "query a → key b: 0.50; the most on another key is 0.50 (on \"a\"), a tie");
+        // far apart: two decimals
+        let p = goal(r#"{"kind": "attend_most", "query": "a", "key": "b"}"#).check(&ab());
+        assert!(p.quoted.iter().all(|q| q.decimals == 2));
+        assert_eq!(decimals_apart(0.4012, 0.3998), 3);
+        assert_eq!(decimals_apart(0.5996, 0.6), 4);
+        assert_eq!(decimals_apart(f64::NAN, 0.6), 2);
+    }
+
     #[test]
     fn weight_at_least_takes_the_weakest_query_and_sums_repeated_keys() {
         let a_on_b = sigma(1.0 / 2f64.sqrt());
@@ -569,7 +654,8 @@ mod tests {
         let p = goal(r#"{"kind": "uniform_rows", "tol": 1e-6}"#).check(&zero);
         assert!(p.met);
         assert_eq!((p.measured, p.asked), (0.0, 1e-6));
-        assert_eq!(p.words, "farthest weight from 1/2: 0.00 away, 0.000001 allowed");
+        // 0.00 would print as 0.000001 does at two decimals: six tell them apart
+        assert_eq!(p.words, "farthest weight from 1/2: 0.000000 away, 0.000001 allowed");
 
         // The farthest weight is query b's σ(√2) on b, σ(√2) - 1/2 ≈ 0.304 from 1/2.
         let p = goal(r#"{"kind": "uniform_rows"}"#).check(&ab());
@@ -631,7 +717,8 @@ mod tests {
         let p = goal(r#"{"kind": "output_equals", "token": "b", "tol": 0.2}"#).check(&ab());
         assert!(p.met);
         close(p.measured, 1.0 - sigma(2f64.sqrt()));
-        assert_eq!(p.words, "b: output differs from its embedding by 0.20, 0.2 allowed");
+        // 0.196 met against 0.2: at two decimals it would print as the 0.20 allowed
+        assert_eq!(p.words, "b: output differs from its embedding by 0.196, 0.2 allowed");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{ExplicitWeights, MaskConfig, Positional, ProjectionKind, Projections, Scenario};
 
 pub mod builtin;
+mod digits;
 pub mod goal;
 pub mod induction;
 pub mod training;

@@ -167,7 +167,13 @@ impl TrainingChallenge {
     pub fn judge(&self, config: &TrainConfig, readings: &[Reading]) -> Progress {
         let asked = self.at_least;
         let budget = self.budget();
-        let unmet = |measured: f64, words: String| Progress { met: false, measured, asked, words };
+        let unmet = |measured: f64, words: String| Progress {
+            met: false,
+            measured,
+            asked,
+            words,
+            quoted: Vec::new(),
+        };
         let locked = self.locked_changes(config);
         if !locked.is_empty() {
             return unmet(
@@ -189,6 +195,7 @@ impl TrainingChallenge {
                     percent(r.accuracy),
                     r.steps_done
                 ),
+                quoted: Vec::new(),
             };
         }
         let Some(last) = within().next_back() else {

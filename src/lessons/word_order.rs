@@ -144,6 +144,105 @@ fn pair_words(t: &Trace) -> Option<(usize, usize, Vec<usize>)> {
     Some((i, j, pi))
 }
 
+/// What lets attention see word order in `t`, in words: positions, RoPE, ALiBi, a mask
+/// that blocks keys by position. Empty with none of them (the lesson's own first steps):
+/// then every weight of one order is a weight of the other, moved.
+fn order_sources(t: &Trace) -> Vec<&'static str> {
+    let c = t.mask.config;
+    [
+        (!t.positional.is_none(), "a positional encoding is added to every embedding (x + PE), so a word's vector now also says where the word is"),
+        (t.rope.is_some(), "RoPE turns every query and key by an angle set by its position"),
+        (!t.alibi_slopes.is_empty(), "ALiBi adds to every score a bias set by how far apart the two positions are"),
+        (c.causal || c.window.is_some() || c.keep_first.is_some(), "the mask blocks keys by their position"),
+    ]
+    .into_iter()
+    .filter_map(|(on, words)| on.then_some(words))
+    .collect()
+}
+
+/// Every pair's weight in sentence 1 and at the words' new places in sentence 2.
+fn all_pairs(t: &Trace) -> Vec<(Quantity, Quantity)> {
+    let Some(pi) = permutation(t) else { return Vec::new() };
+    let cell = |batch, row, col| Quantity::Cell(Cell { step: S::Weights, batch, head: 0, row, col });
+    let n = pi.len();
+    (0..n * n).map(|k| (cell(0, k / n, k % n), cell(1, pi[k / n], pi[k % n]))).collect()
+}
+
+/// Step 1's words where something lets attention see the order (the learner switched
+/// the positions on, say), and the claims they make: the title's case no longer holds,
+/// and the weights of the two orders differ as printed, or, where they still match pair
+/// for pair (ALiBi sees distances only, and reversing keeps them), that they do.
+fn order_seen(t: &Trace, sources: &[&str]) -> (String, Vec<Claim>) {
+    let Some((i, j, pi)) = pair_words(t) else { return (NOT_TWO_ORDERS.into(), Vec::new()) };
+    let pairs = all_pairs(t);
+    let differ = Claim::Differ(pairs.clone());
+    let (how, claims) = if differ.holds(t) {
+        ("So the two orders no longer give the same weights", vec![differ])
+    } else {
+        (
+            "Yet for these two orders every weight of one still prints as the weight of the other, moved",
+            pairs.into_iter().map(|(a, b)| Claim::Equal(a, b)).collect(),
+        )
+    };
+    let words = format!(
+        "This step's title is about attention without positions, and here {}. {how}: \"{}\" → \"{}\" gets {} in \
+         sentence 1 and {} in sentence 2 (outlined in each sentence's map), and over all {} pairs the two orders are {}. \
+         Without {}, every weight of one order would be a weight of the other, moved; going to another step and \
+         back restores this step's settings.",
+        sources.join("; and "),
+        token(t, 0, i),
+        token(t, 0, j),
+        num(at(t, S::Weights, 0, 0, i, j)),
+        num(at(t, S::Weights, 1, 0, pi[i], pi[j])),
+        pi.len() * pi.len(),
+        sameness(largest_mismatch(t)),
+        if sources.len() > 1 { "them" } else { "it" },
+    );
+    (words, claims)
+}
+
+/// Step 1's words and claims: the permutation story with nothing that sees the order
+/// (the lesson's own settings), [`order_seen`] with something that does.
+fn invisible(t: &Trace) -> (String, Vec<Claim>) {
+    let sources = order_sources(t);
+    if !sources.is_empty() {
+        return order_seen(t, &sources);
+    }
+    let Some((i, j, pi)) = pair_words(t) else { return (NOT_TWO_ORDERS.into(), Vec::new()) };
+    let words = format!(
+        "The batch holds \"{}\" and \"{}\": the same words in another order. Attention only \
+         compares vectors, and a word's vector does not say where the word is. So \"{}\" → \
+         \"{}\" gets the weight {} in sentence 1 and {} in sentence 2 (outlined in each \
+         sentence's map). Every weight of one order is a weight of the other, moved: \
+         weights[1][i][j] = weights[2][π(i)][π(j)], {} over all {} pairs.",
+        sentence_text(t, 0),
+        sentence_text(t, 1),
+        token(t, 0, i),
+        token(t, 0, j),
+        num(at(t, S::Weights, 0, 0, i, j)),
+        num(at(t, S::Weights, 1, 0, pi[i], pi[j])),
+        sameness(largest_mismatch(t)),
+        pi.len() * pi.len(),
+    );
+    (words, Vec::new())
+}
+
+/// The table of the outlined pair in both orders, and, where another pair differs more
+/// (beyond float rounding), that pair: every number [`order_seen`] and step 3 quote.
+fn pairs_table(t: &Trace, caption: &str) -> Option<Aside> {
+    let (i, j, pi) = pair_words(t)?;
+    let mut rows = vec![pair_row(t, &pi, i, j)?];
+    if let Some((a, b, _)) = largest_mismatch_pair(t).filter(|&(a, b, d)| (a, b) != (i, j) && d >= 1e-12) {
+        rows.push(pair_row(t, &pi, a, b)?);
+    }
+    let most = if rows.len() > 1 { " The second row is the pair that differs most." } else { "" };
+    Some(Aside {
+        caption: format!("{caption}{most}"),
+        head: vec!["weight".into(), "sentence 1".into(), "sentence 2".into(), "difference".into()],
+        rows,
+    })
+}
+
 /// The lesson.
 pub fn lesson() -> Lesson {
     Lesson {
@@ -155,36 +254,17 @@ pub fn lesson() -> Lesson {
                 "Without positions, order is invisible",
                 orders(Positional::None),
                 S::Weights,
-                |t| {
-                    let Some((i, j, pi)) = pair_words(t) else {
-                        return NOT_TWO_ORDERS.into();
-                    };
-                    format!(
-                        "The batch holds \"{}\" and \"{}\": the same words in another order. Attention only \
-                         compares vectors, and a word's vector does not say where the word is. So \"{}\" → \
-                         \"{}\" gets the weight {} in sentence 1 and {} in sentence 2 (outlined in each \
-                         sentence's map). Every weight of one order is a weight of the other, moved: \
-                         weights[1][i][j] = weights[2][π(i)][π(j)], {} over all {} pairs.",
-                        sentence_text(t, 0),
-                        sentence_text(t, 1),
-                        token(t, 0, i),
-                        token(t, 0, j),
-                        num(at(t, S::Weights, 0, 0, i, j)),
-                        num(at(t, S::Weights, 1, 0, pi[i], pi[j])),
-                        sameness(largest_mismatch(t)),
-                        pi.len() * pi.len(),
-                    )
-                },
+                |t| invisible(t).0,
             )
+            .claims_each_case(|t| invisible(t).1)
             .highlight(matching_cells)
-            .embed_aside(|t| {
-                let (i, j, pi) = pair_words(t)?;
-                Some(Aside {
-                    caption: "The outlined weight of each order (the embed's map shows one sentence).".into(),
-                    head: vec!["weight".into(), "sentence 1".into(), "sentence 2".into(), "difference".into()],
-                    rows: vec![pair_row(t, &pi, i, j)?],
-                })
-            }),
+            // with something that sees the order, the words quote the pair that differs most
+            .aside(|t| {
+                (!order_sources(t).is_empty())
+                    .then(|| pairs_table(t, "The outlined weight of each order, with what sees the order."))
+                    .flatten()
+            })
+            .embed_aside(|t| pairs_table(t, "The outlined weight of each order (the embed's map shows one sentence).")),
             LessonStep::new(
                 "The other order: the same numbers, moved",
                 orders(Positional::None),
@@ -252,21 +332,8 @@ pub fn lesson() -> Lesson {
                 },
             )
             .aside(|t| {
-                    let (i, j, pi) = pair_words(t)?;
-                    let mut rows = vec![pair_row(t, &pi, i, j)?];
-                    if let Some((a, b, _)) = largest_mismatch_pair(t).filter(|&(a, b, _)| (a, b) != (i, j)) {
-                        rows.push(pair_row(t, &pi, a, b)?);
-                    }
-                    let most =
-                        if rows.len() > 1 { " The second row is the pair that differs most." } else { "" };
-                    Some(Aside {
-                        caption: format!(
-                            "With positions added, the same two words in the two orders: the weights differ.{most}"
-                        ),
-                        head: vec!["weight".into(), "sentence 1".into(), "sentence 2".into(), "difference".into()],
-                        rows,
-                    })
-                })
+                pairs_table(t, "With positions added, the same two words in the two orders: the weights differ.")
+            })
             .highlight(matching_cells),
             LessonStep::new(
                 "What positional encoding looks like",
@@ -494,6 +561,52 @@ mod tests {
         let (a, b) = (at(&t, S::Weights, 0, 0, 0, 2), at(&t, S::Weights, 1, 0, 2, 0));
         assert!((a - b).abs() > 1e-3 && num(a) != num(b), "{a} {b}");
         assert!((l.steps[2].narrate)(&t).contains("different by up to"));
+    }
+
+    /// Step 1 with the positions switched on by the learner: the words no longer say that
+    /// order is invisible or that every weight is a weight of the other order; they say
+    /// what sees the order and quote the weights that now differ, each in the picture.
+    #[test]
+    fn step_1_with_positions_on_says_what_is_now_true() {
+        let l = lesson();
+        let step = LessonStep { scenario: orders(Positional::Sinusoidal), ..l.steps[0].clone() };
+        let t = run(&step.scenario).unwrap();
+        let words = step.words(&t);
+        assert!(step.each_case && step.claims_hold(&t), "{words}");
+        assert!(!words.starts_with(super::super::claims::STORY_CHANGED), "{words}");
+        for false_now in ["does not say where the word is", "Every weight of one order is a weight", "equal"]
+        {
+            assert!(!words.contains(false_now), "{false_now}: {words}");
+        }
+        assert!(words.contains("a positional encoding is added to every embedding (x + PE)"), "{words}");
+        assert!(words.contains("So the two orders no longer give the same weights"), "{words}");
+        let d = largest_mismatch(&t).unwrap();
+        assert!(words.contains(&format!("different by up to {}", num(d))), "{words}");
+        // the outlined pair in both orders, and the pair that differs most, in the table
+        let (a, b) = (at(&t, S::Weights, 0, 0, 0, 2), at(&t, S::Weights, 1, 0, 2, 0));
+        assert!(
+            words.contains(&format!("gets {} in sentence 1 and {} in sentence 2", num(a), num(b))),
+            "{words}"
+        );
+        let table = (step.aside)(&t).unwrap();
+        let cells: Vec<&String> = table.rows.iter().flat_map(|(_, c)| c).collect();
+        for n in [num(a), num(b), num(d)] {
+            assert!(cells.contains(&&n), "{n} not in {table:?}");
+        }
+        // switched off again: the lesson's own words, and no table under them
+        let t = l.trace(0);
+        let words = l.steps[0].words(&t);
+        assert!(words.contains("does not say where the word is"), "{words}");
+        assert!((l.steps[0].aside)(&t).is_none());
+        // a causal mask sees the order too
+        let mut s = orders(Positional::None);
+        s.mask.causal = true;
+        let t = run(&s).unwrap();
+        let words = l.steps[0].words(&t);
+        assert!(
+            words.contains("the mask blocks keys by their position") && l.steps[0].claims_hold(&t),
+            "{words}"
+        );
     }
 
     /// Step 4 takes another sentence and d_model than step 3: its words say so, with the

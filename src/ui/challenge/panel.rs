@@ -77,6 +77,7 @@ pub fn ChallengeMode(
                 measured: f64::NAN,
                 asked: f64::NAN,
                 words: e.clone(),
+                quoted: Vec::new(),
             }),
             None => None,
         })
@@ -325,7 +326,7 @@ fn OpenChallenge(
                 </span>
             </p>
             <ChallengeEditors c=c.clone() scenario=scenario trace=trace generation=generation />
-            <ChallengeWeights goal=c.goal.clone() trace=trace />
+            <ChallengeWeights goal=c.goal.clone() trace=trace progress=progress />
             {move || {
                 met.get()
                     .then(|| {

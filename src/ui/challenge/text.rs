@@ -4,7 +4,7 @@
 //! `localStorage`. Tested natively; the components are [`crate::ui::challenge::panel`],
 //! [`crate::ui::challenge::editors`] and [`crate::ui::challenge::weights`].
 
-use crate::challenges::{Edit, Goal, Matrix};
+use crate::challenges::{Edit, Goal, Matrix, Progress};
 use crate::engine::{explain, top_terms, StepName, Trace};
 use crate::format::{exact, reading};
 
@@ -169,6 +169,13 @@ pub fn weights_shown(goal: &Goal) -> (usize, Vec<usize>) {
     }
 }
 
+/// A weight of the goal's table as printed: with the decimals the goal's words quote it
+/// at (more than two where two would print the numbers the verdict compares alike), else
+/// two, as everywhere in the challenges.
+pub fn weight_text(progress: Option<&Progress>, head: usize, query: usize, key: usize, w: f64) -> String {
+    progress.map_or_else(|| crate::challenges::goal::num(w), |p| p.weight_text(head, query, key, w))
+}
+
 /// A matrix's name in `data-matrix`: "w_q", "w_k", "w_v", "w_o".
 pub fn matrix_name(m: Matrix) -> String {
     format!("{m:?}").to_lowercase().replace("w", "w_")
@@ -237,6 +244,12 @@ pub fn input_tables(t: &Trace, b: usize) -> Vec<InputTable> {
 /// ([`crate::format::read_typed_number`]: a decimal comma, a fraction): finite, or none.
 pub fn parse_number(text: &str) -> Option<f64> {
     crate::format::read_typed_number(text).filter(|x| x.is_finite())
+}
+
+/// What an editor's field says while its text is not a number (empty, a lone "-",
+/// "1e"): what it expects, and the number still in use, `last`.
+pub fn entry_error(last: f64) -> String {
+    format!("Type a number, e.g. -0.5; {} is still in use.", exact(last))
 }
 
 /// The solved ids stored as text, one a line (empty lines skipped).
@@ -316,6 +329,42 @@ mod tests {
         let t = run(&c.scenario).unwrap();
         let why = why_it_works(&c.goal, &t).unwrap();
         assert!(why.ends_with("\"first\" → \"first\" is 0.7071, against the fill."), "{why}");
+    }
+
+    /// Challenge 1 with "mat" given an animal number just above cat's 2: cat puts a hair
+    /// more on "mat" than on itself, so the goal is met, though the two weights print
+    /// alike at two decimals. The goal's words and the weights table quote the two with the decimals
+    /// that tell them apart, the same digits in both.
+    #[test]
+    fn a_near_tie_is_quoted_with_the_digits_that_decide_it() {
+        let c = builtin::by_id("cat-mat").unwrap();
+        let s = crate::challenges::apply(
+            &c.scenario,
+            &Edit::Embedding { word: "mat".into(), vector: vec![0.0, 2.001, 0.0] },
+        );
+        let t = run(&s).unwrap();
+        let p = c.goal.check(&t);
+        assert!(p.met, "{}", p.words);
+        let w = t.step(StepName::Weights).unwrap().matrix(0, 0).unwrap();
+        let toks = t.query_tokens(0);
+        let cat = toks.iter().position(|x| x == "cat").unwrap();
+        let mat = toks.iter().position(|x| x == "mat").unwrap();
+        let (on_mat, on_cat) = (w[[cat, mat]], w[[cat, cat]]);
+        assert_eq!(crate::challenges::goal::num(on_mat), crate::challenges::goal::num(on_cat));
+        let (_, heads) = weights_shown(&c.goal);
+        let cell = |j: usize| weight_text(Some(&p), heads[0], cat, j, w[[cat, j]]);
+        assert_ne!(cell(mat), cell(cat), "the table prints the two alike");
+        assert_eq!(
+            p.words,
+            format!(
+                "query cat → key mat: {}; the most on another key is {} (on \"cat\")",
+                cell(mat),
+                cell(cat)
+            )
+        );
+        // the rest of the table keeps two decimals
+        let sat = toks.iter().position(|x| x == "sat").unwrap();
+        assert_eq!(cell(sat), crate::challenges::goal::num(w[[cat, sat]]));
     }
 
     #[test]
@@ -405,6 +454,14 @@ mod tests {
         for bad in ["", "x", "inf", "-inf", "NaN", "1e400", "1/0"] {
             assert_eq!(parse_number(bad), None, "{bad}");
         }
+        // what a number field holds while the learner starts a negative number, or what
+        // the browser reports for text that is not a number: none, and the message says
+        // what is expected and which number is still used
+        for partial in ["-", "-.", "1e", "+", crate::ui::widgets::fields::NOT_A_NUMBER] {
+            assert_eq!(parse_number(partial), None, "{partial}");
+        }
+        assert_eq!(entry_error(3.0), "Type a number, e.g. -0.5; 3 is still in use.");
+        assert_eq!(entry_error(-0.25), "Type a number, e.g. -0.5; -0.25 is still in use.");
         assert_eq!(solved_ids("cat-mat\n\nuniform\n"), ["cat-mat", "uniform"]);
         assert!(solved_ids("").is_empty());
     }

@@ -5,11 +5,11 @@
 
 use leptos::prelude::*;
 
-use crate::challenges::{self, Goal};
+use crate::challenges::{Goal, Progress};
 use crate::engine::{StepName, Trace};
 
 use crate::format::tick;
-use crate::ui::challenge::text::{input_tables, weights_shown, InputTable};
+use crate::ui::challenge::text::{input_tables, weight_text, weights_shown, InputTable};
 use crate::ui::widgets::table_head::matrix_table;
 
 /// One table of what goes into the head.
@@ -39,8 +39,12 @@ pub fn ChallengeWeights(
     goal: Goal,
     /// The engine's trace of the learner's scenario, or its error.
     trace: Memo<Option<Result<Trace, String>>>,
+    /// How close the trace is to the goal: the weights its words quote are printed with
+    /// the same decimals here.
+    progress: Memo<Option<Progress>>,
 ) -> impl IntoView {
     move || {
+        let progress = progress.get();
         trace.with(|t| {
             let t = t.as_ref()?.as_ref().ok()?;
             let (b, heads) = weights_shown(&goal);
@@ -59,7 +63,10 @@ pub fn ChallengeWeights(
                             let q = t.query_tokens(b).get(i).cloned().unwrap_or_default();
                             let cells = r
                                 .iter()
-                                .map(|w| view! { <td>{challenges::goal::num(*w)}</td> })
+                                .enumerate()
+                                .map(
+                                    |(j, w)| view! { <td>{weight_text(progress.as_ref(), h, i, j, *w)}</td> },
+                                )
                                 .collect_view();
                             view! {
                                 <tr>

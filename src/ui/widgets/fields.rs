@@ -191,7 +191,7 @@ pub fn NumberField(
 pub const NOT_A_NUMBER: &str = "not a number";
 
 /// The input's text, or [`NOT_A_NUMBER`] when the browser holds text that is not a number.
-fn field_text(ev: &leptos::ev::Event) -> String {
+pub fn field_text(ev: &leptos::ev::Event) -> String {
     let get = |v: &wasm_bindgen::JsValue, key: &str| js_sys::Reflect::get(v, &key.into()).ok();
     let bad = ev
         .target()
