@@ -162,6 +162,7 @@ pub fn TensorView(
                     }
                 />
             </div>
+            {(!compact).then(|| view! { <SharedVectorNote shown=shown selected=selected /> })}
             {move || {
                 compact
                     .then(|| {
@@ -308,14 +309,6 @@ fn StepHeader(
         // in a lesson the notes follow the picture (they would push it down, and a step may
         // explain the NaN they announce only later)
         let notes = (!compact).then(|| mask_notes(&trace, s.name, batch)).flatten();
-        // different words with one input vector, while their rows here are identical
-        let shared = (!compact).then(|| shared_vector_note(&trace, s.name, batch)).flatten().map(|text| {
-            view! {
-                <p class="al-note al-shared-note" data-testid="shared-vector-note" role="note">
-                    {text}
-                </p>
-            }
-        });
         Some(view! {
             <div class="al-tensor-head">
                 <h2>
@@ -332,7 +325,27 @@ fn StepHeader(
                     })}
             </div>
             {notes}
-            {shared}
+        })
+    }
+}
+
+/// Different words with one input vector, while their rows on screen are identical
+/// ([`shared_vector_note`]): under the picture it explains, which then stays on a phone's
+/// first screen.
+#[component]
+fn SharedVectorNote(
+    /// The shown trace.
+    shown: Memo<Option<Arc<Trace>>>,
+    /// The step and sentence shown.
+    selected: Memo<Option<(StepName, usize)>>,
+) -> impl IntoView {
+    move || {
+        let (name, batch) = selected.get()?;
+        let text = shown.with(|t| t.as_ref().and_then(|t| shared_vector_note(t, name, batch)))?;
+        Some(view! {
+            <p class="al-note al-shared-note" data-testid="shared-vector-note" role="note">
+                {text}
+            </p>
         })
     }
 }
