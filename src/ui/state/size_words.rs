@@ -15,11 +15,12 @@ use super::settings::{mla_follows_page, page_mla, Settings};
 pub fn d_k_words(s: &Settings) -> String {
     if let Some(m) = &s.mla {
         return format!(
-            "MLA: d_k = d_nope + d_rope = {} + {} = {}, d_v = {}",
+            "MLA: d_k = d_nope + d_rope = {} + {} = {}, d_v = {}{}",
             m.qk_nope_head_dim,
             m.qk_rope_head_dim,
             m.d_k(),
-            m.v_head_dim
+            m.v_head_dim,
+            not_yet(s)
         );
     }
     match (s.d_head, head_width(s.d_model, s.n_heads)) {
@@ -40,14 +41,15 @@ pub fn cache_words(s: &Settings) -> String {
         let c = LatentCache::new(m, s.d_model, s.n_heads);
         return format!(
             "MLA caches per token and layer c_KV and k_rot (the rotated k_pe): r_kv + d_rope = {} + {} = {} numbers \
-             (every head's key and value would be h · (d_k + d_v) = {} · ({} + {}) = {})",
+             (every head's key and value would be h · (d_k + d_v) = {} · ({} + {}) = {}){}",
             c.kv_lora_rank,
             c.d_rope,
             c.latent(),
             c.n_heads,
             c.d_k,
             c.d_v,
-            c.heads()
+            c.heads(),
+            not_yet(s)
         );
     }
     let Ok(d_k) = s.d_head.map_or_else(|| head_width(s.d_model, s.n_heads), Ok) else {
@@ -82,7 +84,7 @@ pub fn mla_words(s: &Settings) -> String {
     } else {
         "the scenario's own, whatever d_model and h"
     };
-    let sizes = format!("{}, {whose}", sizes_text(m));
+    let sizes = format!("{}{}, {whose}", sizes_text(m), not_yet(s));
     match c.compression() {
         Compression::Compresses => format!(
             "{sizes}. The cache per token and layer: {} numbers, against {} for every head's key and value.",
@@ -101,6 +103,17 @@ pub fn mla_words(s: &Settings) -> String {
             c.latent(),
             c.heads()
         ),
+    }
+}
+
+/// With MLA and a head size of its own both set, the engine refuses the scenario (MLA's
+/// head sizes are its own) and the page still shows the last trace it computed: the MLA
+/// hints then say that their sizes are not the ones on screen.
+fn not_yet(s: &Settings) -> &'static str {
+    if s.mla.is_some() && s.d_head.is_some() {
+        " (once d_head is removed; the maps still show the last sizes that ran)"
+    } else {
+        ""
     }
 }
 
@@ -126,6 +139,22 @@ mod tests {
             d_k_words(&s),
             "d_k = d_head = 4, a head size of its own: h · d_k = 12 against d_model = 8"
         );
+    }
+
+    #[test]
+    fn mla_hints_beside_a_head_size_say_they_are_not_yet_in_effect() {
+        let mut s = Settings { d_model: 8, n_heads: 2, d_head: Some(5), ..Settings::default() };
+        set_mla_rank(&mut s, Some(3));
+        assert!(s.mla.is_some());
+        for hint in [d_k_words(&s), cache_words(&s), mla_words(&s)] {
+            assert!(hint.contains("once d_head is removed"), "{hint}");
+        }
+        // the engine refuses this scenario: the hints' "not yet" is true
+        assert!(run(&scenario(DEFAULT_TEXT, &s).0).is_err());
+        s.d_head = None;
+        for hint in [d_k_words(&s), cache_words(&s), mla_words(&s)] {
+            assert!(!hint.contains("once d_head"), "{hint}");
+        }
     }
 
     /// Every number after an `=` in `text`, in order.
