@@ -98,12 +98,7 @@ impl LessonStep {
     /// [`STORY_CHANGED`] when a relation it states does not hold for `t` (the learner's
     /// edits changed what the words were written for).
     pub fn words(&self, t: &Trace) -> String {
-        let text = (self.narrate)(t);
-        if self.claims_hold(t) {
-            text
-        } else {
-            format!("{STORY_CHANGED} {text}")
-        }
+        told((self.narrate)(t), self.claims_hold(t))
     }
 
     /// The step's words for `t` when the learner has set the block of the step's tiles
@@ -113,12 +108,7 @@ impl LessonStep {
     /// [`LessonStep::words`].
     pub fn words_at(&self, t: &Trace, block: Option<usize>) -> String {
         let (Some(block), Some(at)) = (block, self.at_block) else { return self.words(t) };
-        let text = (at.narrate)(t, block);
-        if (at.claims)(t, block).iter().all(|c| c.holds(t)) {
-            text
-        } else {
-            format!("{STORY_CHANGED} {text}")
-        }
+        told((at.narrate)(t, block), (at.claims)(t, block).iter().all(|c| c.holds(t)))
     }
 
     /// The step's words while the learner guesses a cell's value ("Guess first" in the
@@ -246,6 +236,16 @@ pub struct AtBlock {
     pub narrate: fn(&Trace, usize) -> String,
     /// The relations they state for that block.
     pub claims: fn(&Trace, usize) -> Vec<Claim>,
+}
+
+/// Words as the page writes them: `text`, after [`STORY_CHANGED`] when a relation it
+/// states does not hold for the live trace.
+fn told(text: String, claims_hold: bool) -> String {
+    if claims_hold {
+        text
+    } else {
+        format!("{STORY_CHANGED} {text}")
+    }
 }
 
 /// What the words say first while the learner guesses a cell's value.
