@@ -45,6 +45,7 @@ mod mla_cache;
 pub mod online_softmax;
 pub mod quiz;
 pub mod range;
+mod reorder;
 pub mod rope;
 pub mod shapes;
 pub mod sinks;

@@ -3,7 +3,11 @@
 //! sinusoidal positional encoding tells them apart, and the nearest few positions get similar codes.
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Aside, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
+use super::reorder::{
+    all_pairs, largest_mismatch, largest_mismatch_pair, largest_output_mismatch, matching_cells, moved_rows,
+    order_sources, pair_row, pair_words, sameness,
+};
+use super::{at, base, num, row, token, Aside, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{Positional, Scenario, StepName as S, Trace};
 
 /// The two orders, as one batch: sentence 1 and sentence 2.
@@ -27,145 +31,10 @@ fn long() -> Scenario {
     s
 }
 
-/// Where each token of sentence 1 sits in sentence 2 (`π(i)`), matching the tokens'
-/// text (each occurrence used once); `None` if sentence 2 is not a reordering of
-/// sentence 1 (the learner edited it).
-pub fn permutation(trace: &Trace) -> Option<Vec<usize>> {
-    let (a, b) = (trace.tokens.first()?, trace.tokens.get(1)?);
-    let (la, lb) = (trace.lengths.first().copied()?, trace.lengths.get(1).copied()?);
-    if la != lb || la == 0 {
-        return None;
-    }
-    let mut used = vec![false; lb];
-    let mut pi = Vec::with_capacity(la);
-    for word in a.iter().take(la) {
-        let j = (0..lb).find(|&j| !used[j] && b.get(j) == Some(word))?;
-        used[j] = true;
-        pi.push(j);
-    }
-    Some(pi)
-}
-
-/// The first pair `(i, j)` of sentence 1 whose tokens moved (`π(i) ≠ i`, `π(j) ≠ j`,
-/// `i ≠ j`): "dog" → "man".
-fn moved_pair(pi: &[usize]) -> Option<(usize, usize)> {
-    let moved: Vec<usize> = (0..pi.len()).filter(|&i| pi[i] != i).collect();
-    Some((*moved.first()?, *moved.get(1)?))
-}
-
-/// The cell `weights[0][i][j]` and its image `weights[1][π(i)][π(j)]`.
-fn matching_cells(t: &Trace) -> Vec<Cell> {
-    let Some(pi) = permutation(t) else { return Vec::new() };
-    let Some((i, j)) = moved_pair(&pi) else { return Vec::new() };
-    let cell = |batch, row, col| Cell { step: S::Weights, batch, head: 0, row, col };
-    vec![cell(0, i, j), cell(1, pi[i], pi[j])]
-}
-
-/// The row of the first moved token in both sentences: `weights[0][i][·]` and
-/// `weights[1][π(i)][·]`.
-fn moved_rows(t: &Trace) -> Vec<Cell> {
-    let Some((i, _, pi)) = pair_words(t) else { return Vec::new() };
-    let n = pi.len();
-    let cell = |batch, row, col| Cell { step: S::Weights, batch, head: 0, row, col };
-    (0..n).map(|j| cell(0, i, j)).chain((0..n).map(|j| cell(1, pi[i], j))).collect()
-}
-
-/// The largest `|weights[0][i][j] − weights[1][π(i)][π(j)]|` over every pair.
-pub fn largest_mismatch(t: &Trace) -> Option<f64> {
-    largest_mismatch_pair(t).map(|(_, _, d)| d)
-}
-
-/// The pair `(i, j)` of sentence 1 whose weight differs most from the same pair's in
-/// sentence 2 (the first of pairs that tie), with the difference; `None` when the
-/// sentences are not the same words reordered or a weight is NaN.
-fn largest_mismatch_pair(t: &Trace) -> Option<(usize, usize, f64)> {
-    let pi = permutation(t)?;
-    let n = pi.len();
-    let mut worst = (0, 0, 0.0f64);
-    for i in 0..n {
-        for j in 0..n {
-            let d = (at(t, S::Weights, 0, 0, i, j) - at(t, S::Weights, 1, 0, pi[i], pi[j])).abs();
-            if d.is_nan() {
-                return None;
-            }
-            if d > worst.2 {
-                worst = (i, j, d);
-            }
-        }
-    }
-    Some(worst)
-}
-
-/// One row of step 3's table: the pair `i → j` of sentence 1, its weight there and in
-/// sentence 2 (at the words' new places), and the difference.
-fn pair_row(t: &Trace, pi: &[usize], i: usize, j: usize) -> Option<(String, Vec<String>)> {
-    let a = at(t, S::Weights, 0, 0, i, j);
-    let b = at(t, S::Weights, 1, 0, *pi.get(i)?, *pi.get(j)?);
-    Some((
-        format!("\"{}\" → \"{}\"", token(t, 0, i), token(t, 0, j)),
-        vec![num(a), num(b), num((a - b).abs())],
-    ))
-}
-
-/// The same for the outputs: `|output[0][i] − output[1][π(i)]|`, the largest over every
-/// token and feature.
-fn largest_output_mismatch(t: &Trace) -> Option<f64> {
-    let pi = permutation(t)?;
-    let (a, b) = (t.step(S::Output)?.matrix(0, 0)?, t.step(S::Output)?.matrix(1, 0)?);
-    let mut worst = 0.0f64;
-    for (i, &p) in pi.iter().enumerate() {
-        for c in 0..a.ncols() {
-            worst = worst.max((a.get((i, c))? - b.get((p, c))?).abs());
-        }
-    }
-    Some(worst)
-}
-
 pub use super::claims::pe_dot;
-
-/// "exactly equal", "equal up to float rounding" (summing in another order changes the
-/// last bits), or the largest difference.
-fn sameness(d: Option<f64>) -> String {
-    match d {
-        Some(0.0) => "exactly equal".into(),
-        Some(d) if d < 1e-12 => "equal up to float rounding, every difference below 1e-12".into(),
-        Some(d) => format!("different by up to {}", num(d)),
-        None => "not comparable (the sentences are no longer the same words reordered)".into(),
-    }
-}
 
 fn fixed4(v: f64) -> String {
     crate::format::fixed(v, 4)
-}
-
-fn pair_words(t: &Trace) -> Option<(usize, usize, Vec<usize>)> {
-    let pi = permutation(t)?;
-    let (i, j) = moved_pair(&pi)?;
-    Some((i, j, pi))
-}
-
-/// What lets attention see word order in `t`, in words: positions, RoPE, ALiBi, a mask
-/// that blocks keys by position. Empty with none of them (the lesson's own first steps):
-/// then every weight of one order is a weight of the other, moved.
-fn order_sources(t: &Trace) -> Vec<&'static str> {
-    let c = t.mask.config;
-    [
-        (!t.positional.is_none(), "a positional encoding is added to every embedding (x + PE), so a word's vector now also says where the word is"),
-        (t.rope.is_some(), "RoPE turns every query and key by an angle set by its position"),
-        (!t.alibi_slopes.is_empty(), "ALiBi adds to every score a bias set by how far apart the two positions are"),
-        (c.causal || c.window.is_some() || c.keep_first.is_some(), "the mask blocks keys by their position"),
-    ]
-    .into_iter()
-    .filter_map(|(on, words)| on.then_some(words))
-    .collect()
-}
-
-/// Every pair's weight in sentence 1 and at the words' new places in sentence 2.
-fn all_pairs(t: &Trace) -> Vec<(Quantity, Quantity)> {
-    let Some(pi) = permutation(t) else { return Vec::new() };
-    let cell = |batch, row, col| Quantity::Cell(Cell { step: S::Weights, batch, head: 0, row, col });
-    let n = pi.len();
-    (0..n * n).map(|k| (cell(0, k / n, k % n), cell(1, pi[k / n], pi[k % n]))).collect()
 }
 
 /// Step 1's words where something lets attention see the order (the learner switched
@@ -199,6 +68,37 @@ fn order_seen(t: &Trace, sources: &[&str]) -> (String, Vec<Claim>) {
         if sources.len() > 1 { "them" } else { "it" },
     );
     (words, claims)
+}
+
+/// Step 2's words: the first moved word's row in each sentence. With nothing that sees
+/// the order (the lesson's own settings) they are the same numbers, moved, and so are the
+/// outputs; with something that does (the learner switched the positions on, say), the
+/// words say what, and how far the outputs now differ.
+fn moved_row_words(t: &Trace) -> String {
+    let Some((i, _, pi)) = pair_words(t) else { return NOT_TWO_ORDERS.into() };
+    let w = token(t, 0, i);
+    let (here, there) = (row(t, S::Weights, 0, 0, i), row(t, S::Weights, 1, 0, pi[i]));
+    let outputs = sameness(largest_output_mismatch(t));
+    let sources = order_sources(t);
+    if sources.is_empty() {
+        return format!(
+            "In sentence 1, \"{w}\" (position {i}) has the row {here}; in sentence 2, \"{w}\" (position {}) has \
+             {there}: the same numbers, in the order its words now come. Mathematicians call this \
+             permutation-equivariant. The outputs follow: each token's output is the same vector in both sentences \
+             ({outputs}), so after attention \"dog\" cannot know whether it bit or was bitten.",
+            pi[i],
+        );
+    }
+    format!(
+        "This step's title is about attention without positions, and here {}. In sentence 1, \"{w}\" (position {i}) \
+         has the row {here}; in sentence 2, \"{w}\" (position {}) has {there}. Each token's output, against the same \
+         token's in the other sentence, is {outputs}. Without {}, the row would be the same numbers in the order its \
+         words now come, and each output the same vector in both sentences; going to another step and back restores \
+         this step's settings.",
+        sources.join("; and "),
+        pi[i],
+        if sources.len() > 1 { "them" } else { "it" },
+    )
 }
 
 /// Step 1's words and claims: the permutation story with nothing that sees the order
@@ -269,24 +169,7 @@ pub fn lesson() -> Lesson {
                 "The other order: the same numbers, moved",
                 orders(Positional::None),
                 S::Weights,
-                |t| {
-                    let Some((i, _, pi)) = pair_words(t) else {
-                        return NOT_TWO_ORDERS.into();
-                    };
-                    format!(
-                        "In sentence 1, \"{w}\" (position {}) has the row {}; in sentence 2, \"{w}\" (position \
-                         {}) has {}: the same numbers, in the order its words now come. Mathematicians call this \
-                         permutation-equivariant. The outputs follow: each token's output is the same vector in \
-                         both sentences ({}), so after attention \"dog\" cannot know whether it bit or was \
-                         bitten.",
-                        i,
-                        row(t, S::Weights, 0, 0, i),
-                        pi[i],
-                        row(t, S::Weights, 1, 0, pi[i]),
-                        sameness(largest_output_mismatch(t)),
-                        w = token(t, 0, i),
-                    )
-                },
+                moved_row_words,
             )
             .batch(1)
             .highlight(moved_rows)
@@ -493,6 +376,7 @@ fn sentence_text(t: &Trace, b: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::reorder::permutation;
     use super::*;
     use crate::engine::run;
 
@@ -607,6 +491,29 @@ mod tests {
             words.contains("the mask blocks keys by their position") && l.steps[0].claims_hold(&t),
             "{words}"
         );
+    }
+
+    /// Step 2 with the positions switched on does not call the rows the same numbers.
+    #[test]
+    fn step_2_with_positions_on_says_what_is_now_true() {
+        let l = lesson();
+        let step = LessonStep { scenario: orders(Positional::Sinusoidal), ..l.steps[1].clone() };
+        let t = run(&step.scenario).unwrap();
+        let words = step.words(&t);
+        assert!(
+            !words.contains("the same numbers, in the order") && !words.contains("cannot know"),
+            "{words}"
+        );
+        assert!(words.contains("a positional encoding is added to every embedding (x + PE)"), "{words}");
+        let d = largest_output_mismatch(&t).unwrap();
+        assert!(d > 1e-6 && words.contains(&format!("different by up to {}", num(d))), "{words}");
+        for (b, r) in [(0, 0), (1, 2)] {
+            assert!(words.contains(&row(&t, S::Weights, b, 0, r)), "{words}");
+        }
+        // the lesson's own settings: the same numbers, moved
+        let words = l.steps[1].words(&l.trace(1));
+        assert!(words.contains("the same numbers, in the order its words now come"), "{words}");
+        assert!(!words.contains("title is about"), "{words}");
     }
 
     /// Step 4 takes another sentence and d_model than step 3: its words say so, with the
