@@ -82,7 +82,14 @@ export const tests = [
       t.assert.match(await page.textContent('[data-testid="tiles-position"]'), /^Tile 4 of 4: query rows 3–5, key columns 3–5/);
       const row3 = await page.$$eval('[data-testid="tile-rows"] tr[data-row="5"] td', (tds) => tds.map((td) => td.textContent));
       t.assert.ok(three.includes(`m′ stays ${row3[0]}`) && three.includes(`correction is ${row3[2]}`), `${three} / ${row3}`);
-      t.assert.deepEqual(t.errors(), []);
+      // the step's embed: its words follow the block too, the same words as the page's
+      page = await t.open('lesson=online-softmax&ls=3&embed=1', '[data-testid="tiles-view"]');
+      t.assert.ok((await page.textContent('[data-testid="embed-text"]')).includes(`m′ = ${row[0]}`));
+      await page.fill('[data-testid="tile-block"]', '3');
+      await page.press('[data-testid="tile-block"]', 'Enter');
+      await page.waitForFunction(() => document.querySelector('[data-testid="embed-text"]').textContent.startsWith('With Block = 3'));
+      t.assert.equal((await page.textContent('[data-testid="embed-text"]')).trim(), three.trim());
+      t.assert.equal(await page.$('[data-testid="tiles-lesson-block"]'), null);
     },
   },
   {

@@ -147,9 +147,15 @@ impl LessonStep {
     /// The step's words in its embed, for `t`: the words written for the embed's own
     /// picture where it has them, else its [`LessonStep::words`] [`LessonStep::for_embed`].
     pub fn embed_text(&self, t: &Trace) -> String {
+        self.embed_text_at(t, None)
+    }
+
+    /// [`LessonStep::embed_text`] when the learner has set the block of the embed's tiles
+    /// view to `block` ([`LessonStep::words_at`]).
+    pub fn embed_text_at(&self, t: &Trace, block: Option<usize>) -> String {
         match self.embed_narrate {
             Some(narrate) => narrate(t),
-            None => self.for_embed(self.words(t)),
+            None => self.for_embed(self.words_at(t, block)),
         }
     }
 

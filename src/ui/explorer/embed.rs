@@ -15,6 +15,7 @@ use crate::lessons::{meta_line, Extra, Lesson, MakeAside};
 use crate::ui::explorer::tensors::{shown_step, TensorView};
 use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
+use crate::ui::tiles::chosen::ChosenBlock;
 use crate::ui::widgets::unbroken::unbroken;
 
 /// The CSS px the link back and the frame's margins take under the figure.
@@ -66,14 +67,19 @@ pub fn EmbedView(
 ) -> impl IntoView {
     let AppState { shown, view: view_state, viewport, viewport_height, lesson, .. } = state;
     let lessons = StoredValue::new(lessons);
+    // the block the learner sets in a step's tiles view, which the step's words follow
+    let chosen = ChosenBlock::default();
+    provide_context(chosen);
     // the open lesson step's meta line, title and words, from the shown trace
     let words = Memo::new(move |_| {
         let (l, s) = lesson.get()?;
+        let block = chosen.on(Some((l, s)));
         lessons.with_value(|all| {
             let lesson = all.get(l)?;
             let step = lesson.steps.get(s)?;
-            let (text, question) = shown
-                .with(|t| t.as_ref().map(|t| (step.embed_text(t), step.quiz.map(|q| (q.question)(t)))))?;
+            let (text, question) = shown.with(|t| {
+                t.as_ref().map(|t| (step.embed_text_at(t, block), step.quiz.map(|q| (q.question)(t))))
+            })?;
             Some((meta_line(lesson, s), step.title, text, question))
         })
     });

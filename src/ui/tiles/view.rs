@@ -28,7 +28,7 @@ use crate::ui::tiles::data::{cell_size, context_check, tiles_of};
 use crate::ui::tiles::picture::TilesPicture;
 use crate::ui::tiles::shown::Shown;
 use crate::ui::tiles::tile_tables::{TileRows, TileScores};
-use crate::ui::tiles::words::{check_words, lesson_block_words, peak_words, position_words};
+use crate::ui::tiles::words::{check_words, peak_words, position_words};
 
 /// The tiles view of the current inputs.
 #[component]
@@ -93,15 +93,6 @@ pub fn TilesView(
     let shown = Shown { full, current, batch: Signal::derive(shown_batch), head: Signal::derive(shown_head) };
     let check = move || check_view(&tiles, full, shown_batch(), shown_head());
     let peak = move || peak_words(block.get(), t_q(), t_k());
-    // an embed's words are written for the step's block only: say so when it is changed
-    let changed = move || {
-        let words = lesson_block_words(start?.0.max(1), block.get()).filter(|_| chosen.is_none())?;
-        Some(view! {
-            <p class="al-note" data-testid="tiles-lesson-block" role="note">
-                {words}
-            </p>
-        })
-    };
     let error = move || {
         tiles.with(|t| {
             t.as_ref().err().map(|e| {
@@ -161,7 +152,6 @@ pub fn TilesView(
                     on_pick=Callback::new(move |()| index.set(0))
                 />
             </div>
-            {changed}
             {error}
             <p class="al-memory" data-testid="tiles-peak">
                 {peak}

@@ -61,19 +61,6 @@ pub fn peak_words(block: usize, t_q: usize, t_k: usize) -> String {
     )
 }
 
-/// A lesson step's embed's note when the learner has set another block than the step's:
-/// the embed's words quote the tiles, m′ and ℓ′ at the step's block, so they no longer
-/// describe this panel (the lesson page's words follow the block, and say no such thing).
-/// `None` while the block is the step's.
-pub fn lesson_block_words(step_block: usize, block: usize) -> Option<String> {
-    (step_block != block).then(|| {
-        format!(
-            "You set Block to {block}: the step's words are about tiles of block {step_block} and no longer match \
-             this panel. Set Block back to {step_block} to follow them."
-        )
-    })
-}
-
 /// Each token with its position: "0 the", "1 cat", …
 pub fn axis_labels(tokens: &[String]) -> Vec<String> {
     tokens.iter().enumerate().map(|(i, tok)| format!("{i} {tok}")).collect()
@@ -160,13 +147,6 @@ mod tests {
 
     fn words(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn a_lesson_block_changed_by_the_learner_is_said() {
-        assert_eq!(lesson_block_words(2, 2), None);
-        let words = lesson_block_words(2, 3).unwrap();
-        assert!(words.contains("Block to 3") && words.contains("back to 2"), "{words}");
     }
 
     #[test]
