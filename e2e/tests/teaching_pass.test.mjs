@@ -72,6 +72,13 @@ export const tests = [
       await page.waitForFunction(() => document.querySelector('[data-testid="sources"]').open);
       t.assert.ok(await page.$eval('#src-masterclass', (e) => e.checkVisibility() && document.activeElement === e));
       await t.screenshot('teaching-sources-open', { fullPage: false });
+      // a tutorial named in the running words links to its entry too, once a step
+      const inText = await t.open('lesson=cross&ls=3', '[data-testid="lesson-text"] [data-testid="source-link"]');
+      const told = await inText.$$eval('[data-testid="lesson-text"] [data-testid="source-link"]', (els) => els.map((e) => [e.textContent, e.dataset.source]));
+      t.assert.deepEqual(told, [['The Masterclass chapter', 'src-masterclass']]);
+      await inText.click('[data-testid="lesson-text"] [data-testid="source-link"]');
+      await inText.waitForFunction(() => document.querySelector('[data-testid="sources"]').open);
+      t.assert.ok(await inText.$eval('#src-masterclass', (e) => e.checkVisibility() && document.activeElement === e));
       // Llama 3 and Qwen are entries, linked from the GQA lesson's header
       const gqa = await t.open('lesson=gqa&ls=0', '[data-testid="lesson-meta"] [data-testid="source-link"]');
       const named = await gqa.$$eval('[data-testid="lesson-meta"] [data-testid="source-link"]', (els) => els.map((e) => e.dataset.source));

@@ -228,7 +228,7 @@ pub fn citations(text: &str) -> Vec<(usize, usize, &'static str)> {
             .then(|| {
                 names
                     .iter()
-                    .find(|(n, _)| text[i..].starts_with(n) && !word(text[i + n.len()..].chars().next()))
+                    .find(|(n, _)| names_at(&text[i..], n) && !word(text[i + n.len()..].chars().next()))
             })
             .flatten();
         match found {
@@ -240,6 +240,13 @@ pub fn citations(text: &str) -> Vec<(usize, usize, &'static str)> {
         }
     }
     out
+}
+
+/// Whether `text` starts with `name`, its first letter in either case ("The Masterclass
+/// chapter" opens a sentence).
+fn names_at(text: &str, name: &str) -> bool {
+    let (Some(a), Some(b)) = (text.get(..1), name.get(..1)) else { return false };
+    a.eq_ignore_ascii_case(b) && text.get(1..name.len()) == name.get(1..)
 }
 
 /// `text` cut into pieces, each with the id of the Sources entry it names, if it names
@@ -348,6 +355,9 @@ mod tests {
         );
         assert_eq!(linked("the Masterclass chapter and the baseball-bat tutorial").len(), 2);
         assert!(linked("Llamas and QwenX").is_empty());
+        // a name that opens a sentence
+        assert_eq!(linked("The Masterclass chapter masks"), [("The Masterclass chapter", "src-masterclass")]);
+        assert!(linked("Themasterclass chapter").is_empty());
     }
 
     /// The facts the lessons quote from Llama 3 and Qwen are in their entries.

@@ -39,10 +39,25 @@ pub fn LessonWords(
             </strong>
         }
     });
+    // a tutorial named in running text links to its Sources entry at its first mention,
+    // as in the step header (papers and models, named often, stay plain words)
+    let mut linked: Vec<&'static str> = Vec::new();
     let words = segments(&text, &terms)
         .into_iter()
         .map(|(words, term)| match term {
-            None => unbroken(words),
+            None => cited_pieces(words)
+                .into_iter()
+                .map(|(piece, id)| {
+                    match id.filter(|id| SOURCES.iter().any(|s| s.id == *id) && !linked.contains(id)) {
+                        None => unbroken(piece),
+                        Some(id) => {
+                            linked.push(id);
+                            source_link(piece, id)
+                        }
+                    }
+                })
+                .collect_view()
+                .into_any(),
             Some(term) => {
                 let name = term.term;
                 view! {
@@ -109,27 +124,32 @@ pub fn meta_with_links(lesson: &Lesson, s: usize) -> AnyView {
         .into_iter()
         .map(|(piece, id)| match id {
             None => piece.to_string().into_any(),
-            Some(id) => view! {
-                <a
-                    class="al-source-link"
-                    data-testid="source-link"
-                    data-source=id
-                    href=format!("#{id}")
-                    on:click=move |ev| {
-                        ev.prevent_default();
-                        open_source(id);
-                    }
-                >
-                    {piece.to_string()}
-                </a>
-            }
-            .into_any(),
+            Some(id) => source_link(piece, id),
         })
         .collect_view();
     view! {
         {before.to_string()}
         {links}
         {after.to_string()}
+    }
+    .into_any()
+}
+
+/// `piece`, the name of Sources entry `id`, as a link that opens the entry.
+fn source_link(piece: &str, id: &'static str) -> AnyView {
+    view! {
+        <a
+            class="al-source-link"
+            data-testid="source-link"
+            data-source=id
+            href=format!("#{id}")
+            on:click=move |ev| {
+                ev.prevent_default();
+                open_source(id);
+            }
+        >
+            {piece.to_string()}
+        </a>
     }
     .into_any()
 }
