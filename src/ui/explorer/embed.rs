@@ -152,6 +152,9 @@ pub fn EmbedView(
     let text_ref = NodeRef::<leptos::html::P>::new();
     let question_ref = NodeRef::<leptos::html::P>::new();
     Effect::new(move |_| {
+        // words changed since (a block set in the tiles view): the app's own node again
+        words.track();
+        first_paint::settle();
         if let Some(p) = text_ref.get() {
             first_paint::adopt("embed-text", &p);
         }

@@ -19,6 +19,8 @@ const MOST_MS: u32 = 500;
 thread_local! {
     /// The first paint's marked nodes, taken out of it until the app adopts them.
     static KEPT: RefCell<Vec<web_sys::Element>> = const { RefCell::new(Vec::new()) };
+    /// Each adopted node with the app's node it stands in for: `(own, kept)`.
+    static ADOPTED: RefCell<Vec<(web_sys::Element, web_sys::Element)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Resolves once the browser has reported the first paint's words (index.html resolves
@@ -62,5 +64,24 @@ pub fn adopt(key: &str, own: &web_sys::Element) {
             }
         }
         let _ = own.replace_with_with_node_1(&el);
+        ADOPTED.with_borrow_mut(|a| a.push((own.clone(), el)));
     }
+}
+
+/// Puts back each app node whose text the app has changed since a kept node took its place
+/// ([`adopt`]): the app updates its own node, which the kept one would leave stale on screen
+/// (an embed's words that follow the block set in its tiles view).
+pub fn settle() {
+    ADOPTED.with_borrow_mut(|a| {
+        a.retain(|(own, kept)| {
+            if !kept.is_connected() {
+                return false;
+            }
+            if own.text_content() == kept.text_content() {
+                return true;
+            }
+            let _ = kept.replace_with_with_node_1(own);
+            false
+        })
+    });
 }
