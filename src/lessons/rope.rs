@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, Cell, Claim, Lesson, LessonStep, Quantity};
+use super::{at, base, num, row, token, Aside, Cell, Claim, Lesson, LessonStep, Quantity};
 use crate::engine::{Rope, RopeStyle, Scenario, StepName as S, Trace};
 
 /// "bat ball" twice, four positions apart: positions 0 1 and 4 5.
@@ -40,6 +40,29 @@ fn pairs(step: S) -> Vec<Cell> {
 /// [`PAIRS`]' scores, as the words write them.
 fn pair_scores(t: &Trace) -> [String; 3] {
     PAIRS.map(|(i, j)| num(at(t, S::Scores, 0, 0, i, j)))
+}
+
+/// The table of [`PAIRS`]' scores the distance step quotes: each pair with its two
+/// positions, their distance and its score, for a picture too small to write them (a
+/// phone, an embed) and for a reader who wants them side by side.
+fn pairs_table(t: &Trace) -> Option<Aside> {
+    let rows = PAIRS
+        .into_iter()
+        .map(|(i, j)| {
+            (
+                format!("\"{}\" at {i} → \"{}\" at {j}", token(t, 0, i), token(t, 0, j)),
+                vec![(i.abs_diff(j)).to_string(), num(at(t, S::Scores, 0, 0, i, j))],
+            )
+        })
+        .collect();
+    Some(Aside {
+        caption:
+            "The three outlined scores: the query's and the key's positions, how far apart they are, and \
+                  the score."
+                .into(),
+        head: vec!["query → key".into(), "distance".into(), "score".into()],
+        rows,
+    })
 }
 
 /// The turned rows of "ball" at positions 1 and 5.
@@ -80,15 +103,15 @@ fn offset_answer(t: &Trace) -> Option<(usize, String)> {
         return None;
     }
     let tol = 1e-12 * near.abs().max(1.0);
-    // the choices: larger, smaller, the same
+    // the choices: the same, larger, smaller
     let i = if (far - near).abs() <= tol {
-        2
-    } else if far > near {
         0
-    } else {
+    } else if far > near {
         1
+    } else {
+        2
     };
-    let why = if i == 2 {
+    let why = if i == 0 {
         format!(
             "Both pairs are one position apart, so both score {}: turning the query and the key by four more \
              positions each leaves the angle between them as it was, and a dot product only sees that angle.",
@@ -172,7 +195,7 @@ pub fn lesson() -> Lesson {
                             .into()
                     },
                     kind: QuizKind::Choice {
-                        choices: |_| vec!["larger".into(), "smaller".into(), "the same".into()],
+                        choices: |_| vec!["the same".into(), "larger".into(), "smaller".into()],
                         answer: offset_answer,
                     },
                 })
@@ -192,7 +215,9 @@ pub fn lesson() -> Lesson {
                 },
             )
             .highlight(|_| pairs(S::Scores))
-            .claims(distance_claims),
+            .claims(distance_claims)
+            .aside(pairs_table)
+            .embed_aside(pairs_table),
             LessonStep::new(
                 "Two ways to pair the dimensions",
                 scenario(Some(RopeStyle::Interleaved)),
@@ -233,6 +258,28 @@ mod tests {
         }
     }
 
+    /// The distance step's table holds every score its words quote, with the positions.
+    #[test]
+    fn the_distance_step_tables_the_scores_it_quotes() {
+        let l = lesson();
+        let t = l.trace(3);
+        let words = l.steps[3].words(&t);
+        let table = (l.steps[3].aside)(&t).unwrap();
+        assert_eq!(Some(table.clone()), l.steps[3].embed_aside.and_then(|a| a(&t)));
+        for (n, (i, j)) in pair_scores(&t).iter().zip(PAIRS) {
+            assert!(words.contains(n.as_str()), "{n}: {words}");
+            let row = table.rows.iter().find(|(title, _)| {
+                title.contains(&format!("at {i} →")) && title.ends_with(&format!("at {j}"))
+            });
+            assert_eq!(
+                row.map(|(_, c)| c.clone()),
+                Some(vec![i.abs_diff(j).to_string(), n.clone()]),
+                "{table:?}"
+            );
+        }
+        assert_eq!(table.rows[0].0, "\"ball\" at 1 → \"bat\" at 0");
+    }
+
     /// The length of row `i` of a `(B, h, T, d_k)` step, head 0.
     fn length(t: &Trace, step: S, i: usize) -> f64 {
         t.step(step)
@@ -251,7 +298,7 @@ mod tests {
             let t = run(&scenario(Some(style))).unwrap();
             assert!((s(&t, BALL_1, BAT_0) - s(&t, BALL_5, BAT_4)).abs() < 1e-12, "{style:?}");
             assert!((s(&t, BALL_5, BAT_0) - s(&t, BALL_1, BAT_0)).abs() > 0.1, "{style:?}: 5 apart differs");
-            assert_eq!(offset_answer(&t).unwrap().0, 2, "the same");
+            assert_eq!(offset_answer(&t).unwrap().0, 0, "the same");
             // a turn keeps the length
             assert!((length(&t, S::QRot, BALL_5) - length(&t, S::QHeads, BALL_5)).abs() < 1e-12);
         }
