@@ -124,7 +124,8 @@ mod tests {
     }
 
     /// The right answer is not always the same button: over every choice question, on the
-    /// lessons' own scenarios, no one position holds more than half of the answers.
+    /// lessons' own scenarios, no one position holds more than half of the answers, and
+    /// each of the first three is right for some question.
     #[test]
     fn answer_positions_vary() {
         let mut at = [0usize; 8];
@@ -139,14 +140,20 @@ mod tests {
         }
         assert!(n >= 6, "{n}");
         assert!(at.iter().all(|&k| 2 * k <= n), "answers by position: {at:?} of {n}");
+        // and each of the first three buttons is right somewhere
+        assert!(at[..3].iter().all(|&k| k > 0), "answers by position: {at:?} of {n}");
     }
 
-    /// No lesson's questions all put the right answer first, on the lesson's own scenarios:
-    /// a learner who always picks the first button is not right throughout a lesson.
+    /// No lesson's questions, its steps' and its check-yourself's, all put the right answer
+    /// first, on the lesson's own scenarios: a learner who always picks the first button is
+    /// not right throughout a lesson of two choice questions or more (a lesson's one
+    /// question is right at some place; the spread over lessons is [`answer_positions_vary`]'s
+    /// and `check::tests`').
     #[test]
     fn no_lesson_always_puts_the_answer_first() {
+        use crate::lessons::check::{check_yourself, CheckAnswer};
         for lesson in lessons() {
-            let at: Vec<usize> = lesson
+            let mut at: Vec<usize> = lesson
                 .steps
                 .iter()
                 .filter_map(|step| match step.quiz?.kind {
@@ -154,8 +161,12 @@ mod tests {
                     QuizKind::Number { .. } => None,
                 })
                 .collect();
+            at.extend(check_yourself(lesson.id).into_iter().filter_map(|q| match q.answer {
+                CheckAnswer::Choice { right, .. } => Some(right),
+                CheckAnswer::Number { .. } => None,
+            }));
             assert!(
-                at.is_empty() || at.iter().any(|&i| i != 0),
+                at.len() < 2 || at.iter().any(|&i| i != 0),
                 "{}: every answer is the first choice",
                 lesson.id
             );
