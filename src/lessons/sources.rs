@@ -29,7 +29,9 @@ pub const ANNOTATED: Source = Source {
 pub const MASTERCLASS: Source = Source {
     id: "src-masterclass",
     name: "the Masterclass chapter",
-    by: "a Transformer masterclass, its chapter on scaled dot-product attention",
+    by:
+        "a Transformer masterclass, its chapter that implements scaled dot-product attention in PyTorch (the \
+         copy the lessons follow names no author and gives no address)",
     contributes: "scaled dot-product attention step by step, masks with True = blocked (as \
                   nn.MultiheadAttention), padding masks, and cross-attention's T_q × T_k weights",
 };
