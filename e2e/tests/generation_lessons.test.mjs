@@ -96,9 +96,9 @@ export const tests = [
     name: 'generation lessons: the questions are answered through the page',
     run: async (t) => {
       let page = await t.gotoApp('lesson=kv-cache&ls=2');
-      t.assert.match(await verdictFor(page, '6'), /^Not quite: it is 21 \(you were 15 away\)/);
+      t.assert.match(await verdictFor(page, '21'), /^Not quite: it is 78 \(you were 57 away\)/);
       page = await t.gotoApp('lesson=kv-cache&ls=2');
-      t.assert.match(await verdictFor(page, '21'), /^Right: 21\. 1 \+ 2 \+ … \+ 6 = 21/);
+      t.assert.match(await verdictFor(page, '78'), /^Right: 78\. 1 \+ 2 \+ … \+ 12 = 78/);
       page = await t.gotoApp('lesson=kv-cache&ls=3');
       await page.click('[data-testid="quiz-choice"]:has-text("only \\"the\\"")');
       await page.waitForSelector('[data-testid="quiz-reveal"]:not([hidden])');

@@ -123,6 +123,13 @@ fn tokens_of(tr: &Trace, range: impl Iterator<Item = usize>) -> String {
     }
 }
 
+/// The question's sizes: the tokens the picture writes, and twice as many, the sentence
+/// the question asks about (counting the picture's cells would not answer it).
+fn kv_sizes(t: &Trace) -> (usize, usize) {
+    let n = t.tokens.first().map_or(0, Vec::len);
+    (n, 2 * n)
+}
+
 /// Key rows projected to write `n` tokens without a cache: step t projects t + 1.
 fn without_cache(n: usize) -> usize {
     n * (n + 1) / 2
@@ -195,25 +202,26 @@ pub fn lesson() -> Lesson {
                     reveal: None,
                     reveal_extra: None,
                     question: |t| {
-                        let n = t.tokens.first().map_or(0, Vec::len);
+                        let (n, m) = kv_sizes(t);
                         format!(
                             "Without a cache, step t would project all t + 1 tokens so far to keys again (and to \
-                             values). Writing all {n} tokens of this sentence, how many key rows is that in all? \
-                             With the cache it is {n}, one per step."
+                             values). The picture writes {n} tokens; a sentence of {m} tokens, how many key rows is \
+                             that in all? With the cache it is {m}, one per step."
                         )
                     },
                     kind: QuizKind::Number {
                         answer: |t| {
-                            let n = t.tokens.first().map_or(0, Vec::len);
-                            let all = without_cache(n);
+                            let (n, m) = kv_sizes(t);
+                            let all = without_cache(m);
                             Some((
                                 all as f64,
                                 format!(
-                                    "1 + 2 + … + {n} = {all}: for n tokens, n(n + 1)/2 key rows without a cache \
+                                    "1 + 2 + … + {m} = {all}: for n tokens, n(n + 1)/2 key rows without a cache \
                                      against n with it. At 1 000 tokens that is 500 500 against 1 000, as many \
                                      value rows again, in every layer. The cache does not make the scores \
-                                     cheaper: step t still compares one query with t + 1 keys, the {all} \
-                                     coloured cells of the triangle in the picture."
+                                     cheaper: step t still compares one query with t + 1 keys, the coloured cells \
+                                     of the triangle in the picture, {} for its {n} tokens.",
+                                    without_cache(n),
                                 ),
                             ))
                         },
@@ -349,14 +357,19 @@ mod tests {
         assert_eq!(without_cache(6), 21);
         let step = &lesson().steps[2];
         let tr = run(&step.scenario).unwrap();
-        let verdict = step.quiz.unwrap().judge_number(&tr, 21.0).unwrap();
+        // the question asks about twice the picture's tokens: its 21 cells do not answer it
+        let question = (step.quiz.unwrap().question)(&tr);
+        assert!(question.contains("writes 6 tokens; a sentence of 12 tokens"), "{question}");
+        let verdict = step.quiz.unwrap().judge_number(&tr, 78.0).unwrap();
         assert!(
-            verdict.right && verdict.text.starts_with("Right: 21. 1 + 2 + … + 6 = 21"),
+            verdict.right
+                && verdict.text.starts_with("Right: 78. 1 + 2 + … + 12 = 78")
+                && verdict.text.ends_with("the triangle in the picture, 21 for its 6 tokens."),
             "{}",
             verdict.text
         );
-        let wrong = step.quiz.unwrap().judge_number(&tr, 6.0).unwrap();
-        assert!(wrong.text.starts_with("Not quite: it is 21 (you were 15 away)"), "{}", wrong.text);
+        let wrong = step.quiz.unwrap().judge_number(&tr, 21.0).unwrap();
+        assert!(wrong.text.starts_with("Not quite: it is 78 (you were 57 away)"), "{}", wrong.text);
     }
 
     /// Step 2 says why two of the cached keys get one weight ("the" and "on" share a toy
