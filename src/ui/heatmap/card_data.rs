@@ -291,12 +291,21 @@ pub struct AxisLabels {
 pub fn axis_labels(trace: &Trace, step: StepName, batch: usize) -> AxisLabels {
     let Some(s) = trace.step(step) else { return AxisLabels::default() };
     let (n_rows, n_cols) = s.matrix(batch, 0).map_or((0, 0), |m| m.dim());
+    // where the scores depend on positions (RoPE turns by them, ALiBi biases by their
+    // distance) each token carries its position, counted from 0 as the words count it
+    let numbered = trace.rope.is_some() || !trace.alibi_slopes.is_empty();
     let tokens = |role: Role, n: usize| {
         let (texts, len) = match role {
             Role::Keys => (trace.key_tokens(batch), trace.key_length(batch)),
             _ => (trace.query_tokens(batch), trace.query_length(batch)),
         };
-        let labels = (0..n).map(|i| texts.get(i).cloned().unwrap_or_else(|| format!("#{}", i + 1))).collect();
+        let labels = (0..n)
+            .map(|i| match texts.get(i) {
+                Some(text) if numbered => format!("{i} {text}"),
+                Some(text) => text.clone(),
+                None => format!("#{}", i + 1),
+            })
+            .collect();
         (labels, (0..n).map(|i| i >= len).collect::<Vec<bool>>())
     };
     let features = |n: usize| -> (Vec<String>, Vec<bool>) {
