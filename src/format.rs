@@ -6,8 +6,10 @@ pub use crate::engine::format::*;
 
 /// A number a learner typed as an answer: a decimal with a point or a comma (0.58, 0,58,
 /// as a phone's keypad may give), a fraction (1/8), or what Rust reads (-2e-1, -inf,
-/// NaN). Spaces are dropped (31 104 is 31104). `None` for anything else, or a fraction
-/// over 0.
+/// NaN). A space inside a number separates thousands, in the same pattern as a
+/// thousands comma (31 104 is 31104, 1 234,5 is 1234.5); any other space inside a number
+/// ("1 5", "0 5") makes it unreadable, as it could mean 15 or 1.5. `None` for anything
+/// else, or a fraction over 0.
 ///
 /// A comma is a thousands separator when the number is written in the thousands
 /// pattern: a first group of one to three digits that does not start with 0, then one
@@ -17,20 +19,28 @@ pub use crate::engine::format::*;
 /// page writes its own thousands that way ([`group_digits`]: a cache of 31,104 B), and
 /// a learner copying a number from the page must get that number back.
 pub fn read_typed_number(typed: &str) -> Option<f64> {
-    let t = typed.trim().replace(' ', "");
     let decimal = |s: &str| {
+        let s = s.trim();
+        // a space separates thousands only between the digit groups before the decimals
+        let (whole, decimals) = s.split_at(s.find(['.', ',']).unwrap_or(s.len()));
+        let spaced_thousands = thousands_pattern(&whole.replace(' ', ",")) && !decimals.contains(' ');
+        if s.contains(' ') && !spaced_thousands {
+            return None;
+        }
+        let s = &s.replace(' ', "");
         if thousands_pattern(s) {
             s.replace(',', "").parse::<f64>().ok()
         } else {
             s.replace(',', ".").parse::<f64>().ok()
         }
     };
+    let t = typed.trim();
     match t.split_once('/') {
         Some((a, b)) => {
             let (a, b) = (decimal(a)?, decimal(b)?);
             (b != 0.0).then(|| a / b)
         }
-        None => decimal(&t),
+        None => decimal(t),
     }
 }
 
@@ -81,6 +91,18 @@ mod tests {
         assert_eq!(read_typed_number("31,104/2"), Some(15552.0));
         // "1,234" could be a decimal comma; it is read as the page would write 1234.
         assert_eq!(read_typed_number("1,234"), Some(1234.0));
+    }
+
+    #[test]
+    fn a_space_inside_a_number_separates_thousands_or_makes_it_unreadable() {
+        assert_eq!(read_typed_number("31 104"), Some(31104.0));
+        assert_eq!(read_typed_number("1 234 567"), Some(1_234_567.0));
+        assert_eq!(read_typed_number("-1 234,5"), Some(-1234.5));
+        assert_eq!(read_typed_number(" 1 / 8 "), Some(0.125));
+        // "1 5" could be 15 or 1.5: neither is guessed
+        for bad in ["1 5", "0 5", "1 23", "12 3456", "1,5 0", "1 000 0", "- 1 5"] {
+            assert_eq!(read_typed_number(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

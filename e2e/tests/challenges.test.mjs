@@ -100,6 +100,70 @@ export const tests = [
     },
   },
   {
+    name: 'challenge: a number entry reads a decimal comma as the lesson answers do; "1 5" is marked, never another number',
+    run: async (t) => {
+      const page = await open(t, 'cat-mat');
+      const field = page.locator(emb('mat', 0));
+      const sports = async () => (await page.locator('[data-testid="challenge-inputs"] tr:has(th:text-is("mat")) td').allTextContents())[0];
+      // typed with the keyboard, as a person would: each text is read as meant, or marked
+      for (const [typed, read] of [['1,5', '1.5'], ['1.5', '1.5'], ['-1,5', '-1.5'], ['1,000', '1000'], ['1 5', null], ['0,25', '0.25']]) {
+        await field.click();
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type(typed);
+        if (read === null) {
+          await page.waitForSelector(`${emb('mat', 0)}[aria-invalid="true"]`);
+          const message = page.locator(`#${await field.getAttribute('aria-describedby')}`);
+          // typed key by key, "1" read as 1 before the space; "1 5" could be 15 or 1.5: neither is guessed
+          t.assert.equal(await message.textContent(), 'Type a number, e.g. -0.5; 1 is still in use.', typed);
+          t.assert.equal(await sports(), '1', `${typed}: the last number stays`);
+        } else {
+          await page.waitForFunction((want) => [...document.querySelectorAll('[data-testid="challenge-inputs"] tr')]
+            .find((tr) => tr.querySelector('th')?.textContent === 'mat')?.querySelector('td')?.textContent === want, read);
+          t.assert.equal(await sports(), read, typed);
+          t.assert.equal(await field.getAttribute('aria-invalid'), null, typed);
+          t.assert.equal(await field.inputValue(), typed, `${typed}: the text stays as typed`);
+        }
+      }
+      // the arrows step by 0.1 from the number in use
+      await page.keyboard.press('ArrowUp');
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="challenge-inputs"] tr')]
+        .find((tr) => tr.querySelector('th')?.textContent === 'mat')?.querySelector('td')?.textContent === '0.35');
+      t.assert.equal(await field.inputValue(), '0.35');
+      t.assert.equal(await field.getAttribute('inputmode'), 'decimal');
+      await t.screenshot('challenge-entry-comma');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
+    name: 'challenge: the message under an entry moves no field of its row (1440 and 375 px)',
+    run: async (t) => {
+      for (const width of [1440, 375]) {
+        const page = await t.openAt({ width, height: 900 }, 'challenge=cat-mat', '[data-testid="challenge"]');
+        const tops = () => page.$$eval('[data-testid="challenge-embedding"]', (els) => els.map((e) => {
+          const r = e.getBoundingClientRect();
+          return [Math.round(r.left), Math.round(r.top)];
+        }));
+        const before = await tops();
+        const field = page.locator(emb('mat', 0));
+        await field.click();
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type('-');
+        await page.waitForSelector(`${emb('mat', 0)}[aria-invalid="true"]`);
+        t.assert.deepEqual(await tops(), before, `${width} px: the fields stay put, neither pushed aside nor down`);
+        // the brackets (and, on a wide screen, the word) stay on the fields' line
+        const line = await page.$eval('.al-emb-row', (row) => {
+          const mid = (e) => { const r = e.getBoundingClientRect(); return Math.round(r.top + r.height / 2); };
+          const on = [...row.querySelectorAll('.al-emb-bracket, input')];
+          if (window.innerWidth > 480) on.push(row.querySelector('code'));
+          return on.map(mid);
+        });
+        t.assert.ok(Math.max(...line) - Math.min(...line) <= 3, `${width} px: ${line}`);
+        await t.screenshot(`challenge-entry-message-${width}`);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'challenge: previous-token shows PE and x + PE once the positions are on; its goal names the first query',
     run: async (t) => {
       const page = await open(t, 'previous-token');

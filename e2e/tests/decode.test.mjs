@@ -319,6 +319,30 @@ export const tests = [
     },
   },
   {
+    name: 'tiles view: "grey = blocked" only when the mask blocks a cell shown, and a blocked cell is hatched as in the heatmaps',
+    run: async (t) => {
+      const legend = '[data-testid="tiles-legend"]';
+      // causal: the cells right of the diagonal are blocked, grey and hatched
+      let page = await t.open(TILES, '[data-testid="tiles-check"][data-diff]');
+      t.assert.match(await page.textContent(legend), /hatched grey = blocked/);
+      // row 0, key 5 (blocked): the heatmaps' grey, with their hatch across it
+      const colours = await page.$eval('[data-testid="tiles-canvas"]', (c) => {
+        const side = c.width / 6;
+        const d = c.getContext('2d').getImageData(5 * side, 0, side, side).data;
+        const set = new Set();
+        for (let i = 0; i < d.length; i += 4) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+        return [...set];
+      });
+      t.assert.ok(colours.includes('214,214,220') && colours.includes('150,150,160'), colours.join(' '));
+      // no mask: nothing blocked, and the legend does not speak of it
+      page = await t.open(`${BASE.replace('&pad=keys', '&pad=none')}&causal=0&view=tiles`, '[data-testid="tiles-check"][data-diff]');
+      t.assert.doesNotMatch(await page.textContent(legend), /blocked/);
+      t.assert.doesNotMatch(await page.getAttribute('[data-testid="tiles-canvas"]', 'aria-label'), /blocked/);
+      await t.screenshot('tiles-unmasked');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'tiles view at 375 px: no sideways scroll, buttons step',
     run: async (t) => {
       const page = await t.openAt({ width: 375, height: 800 }, `${TILES}&block=3`, '[data-testid="tiles-check"][data-diff]');

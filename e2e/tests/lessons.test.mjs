@@ -41,6 +41,27 @@ export const tests = [
     },
   },
   {
+    name: 'lesson 1: the embedding editor reads a decimal comma as the challenges do; "1 5" is marked and changes nothing',
+    run: async (t) => {
+      const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';
+      const page = await t.open('lesson=baseball-bat&ls=3', input);
+      const before = await page.textContent('[data-testid="lesson-text"]');
+      await page.fill(input, '1,5');
+      await page.press(input, 'Enter');
+      // the editor is drawn afresh from the settings: 1.5 is what they hold, not 15
+      await page.waitForFunction((sel) => document.querySelector(sel).value === '1.5', input);
+      t.assert.notEqual(await page.textContent('[data-testid="lesson-text"]'), before);
+      const edited = await page.textContent('[data-testid="lesson-text"]');
+      await page.fill(input, '1 5');
+      await page.press(input, 'Enter');
+      await page.waitForSelector(`${input}[aria-invalid="true"]`);
+      const message = page.locator(`#${await page.getAttribute(input, 'aria-describedby')}`);
+      t.assert.equal(await message.textContent(), 'Type a number, e.g. -0.5; 1.5 is still in use.');
+      t.assert.equal(await page.textContent('[data-testid="lesson-text"]'), edited);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'lesson 1: an edit to bat survives Next and Back, until "Reset this lesson\'s vectors"',
     run: async (t) => {
       const input = '[data-testid="embedding-input"][data-word="bat"][data-dim="1"]';

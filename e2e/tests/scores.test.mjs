@@ -130,6 +130,22 @@ export const tests = [
     },
   },
   {
+    name: 'scores: a real-number field reads a decimal comma as a lesson answer does; "1 5" is a message, never 15',
+    run: async (t) => {
+      const page = await openAtStep(t, BASE, 'weights');
+      const scale = '[data-testid="scale"]';
+      t.assert.equal(await page.getAttribute(scale, 'inputmode'), 'decimal');
+      await page.click(scale);
+      await page.keyboard.type('0,5');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('scale') === '0.5');
+      await page.fill(scale, '1 5');
+      await fieldError(page, 'scale').waitFor();
+      t.assert.match(await fieldError(page, 'scale').textContent(), /not "1 5"/);
+      t.assert.equal(new URL(page.url()).searchParams.get('scale'), '0.5', 'the last scale stays in use');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'scores: a link with every control opens the same numbers and controls in a new page',
     run: async (t) => {
       const page = await t.gotoApp(BASE);

@@ -1,4 +1,4 @@
-//! The open challenge's editors: a number input for each coordinate of the editable
+//! The open challenge's editors: a number entry for each coordinate of the editable
 //! words' embeddings and each entry of the editable projection matrices, and the
 //! positions and padding switches. An edit changes the challenge's scenario (through
 //! [`crate::challenges::apply`]); the editors are drawn afresh only when `generation` is
@@ -8,10 +8,9 @@ use leptos::prelude::*;
 
 use crate::challenges::{self, Challenge, Edit, Matrix};
 use crate::engine::{Padding, Positional, Scenario, Trace};
-use crate::format::exact;
 
-use crate::ui::challenge::text::{dim_name, entry_error, matrix_name, parse_number, trace_vector};
-use crate::ui::widgets::fields::field_text;
+use crate::ui::challenge::text::{dim_name, matrix_name, trace_vector};
+use crate::ui::widgets::decimal_entry::DecimalEntry;
 
 /// A checkbox that switches one part of the learner's scenario on or off.
 #[component]
@@ -48,12 +47,9 @@ fn ScenarioSwitch(
     }
 }
 
-/// A number input for one entry of the learner's scenario: as the learner types, each
-/// text that reads as a number replaces the scenario with `edit(scenario, number)`, so
-/// the weights and the goal follow every keystroke (and the arrows of the field).
-/// Anything else (an empty field, a lone "-", "1e") changes nothing: the last number stays
-/// in use, and the field is marked invalid with a short message under it, until its text
-/// reads as a number again.
+/// The entry of one number of the learner's scenario ([`DecimalEntry`]): each number the
+/// learner types replaces the scenario with `edit(scenario, number)`, so the weights and
+/// the goal follow every keystroke (and ↑ ↓).
 #[component]
 fn EntryInput(
     /// The input's `data-testid`.
@@ -65,55 +61,16 @@ fn EntryInput(
     /// The learner's scenario, which an edit changes.
     scenario: RwSignal<Option<Scenario>>,
     /// The scenario with the entry set to a number.
-    edit: impl Fn(&Scenario, f64) -> Scenario + 'static,
+    edit: impl Fn(&Scenario, f64) -> Scenario + Send + Sync + 'static,
 ) -> impl IntoView {
-    // the number in use, and the message while the text is not a number
-    let last = RwSignal::new(value);
-    let error = RwSignal::new(None::<String>);
-    let error_id = next_error_id();
-    let described = error_id.clone();
-    view! {
-        <input
-            type="number"
-            step="0.1"
-            class="al-num"
-            data-testid=testid
-            aria-label=label
-            aria-invalid=move || error.with(Option::is_some).then_some("true")
-            aria-describedby=move || error.with(Option::is_some).then(|| described.clone())
-            prop:value=exact(value)
-            on:input=move |ev| {
-                match parse_number(&field_text(&ev)) {
-                    Some(x) => {
-                        error.set(None);
-                        last.set(x);
-                        scenario
-                            .update(|s| {
-                                if let Some(s) = s {
-                                    *s = edit(s, x);
-                                }
-                            });
-                    }
-                    None => error.set(Some(entry_error(last.get_untracked()))),
-                }
+    let on_number = Callback::new(move |x: f64| {
+        scenario.update(|s| {
+            if let Some(s) = s {
+                *s = edit(s, x);
             }
-        />
-        <span
-            class="al-entry-error"
-            id=error_id
-            data-testid="challenge-entry-error"
-            hidden=move || error.with(Option::is_none)
-        >
-            {move || error.get()}
-        </span>
-    }
-}
-
-/// A new id for an entry's message (the page may hold many editors, each with its own).
-fn next_error_id() -> String {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    format!("al-entry-error-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+        })
+    });
+    view! { <DecimalEntry testid label value on_number /> }
 }
 
 /// The editors of the challenge `c`'s editable parts.
@@ -235,9 +192,9 @@ fn EmbeddingRow(
     view! {
         <div class="al-emb-row">
             <code>{word.clone()}</code>
-            " = [ "
+            <span class="al-emb-bracket">"= ["</span>
             {cells}
-            " ]"
+            <span class="al-emb-bracket">"]"</span>
         </div>
     }
 }

@@ -240,18 +240,6 @@ pub fn input_tables(t: &Trace, b: usize) -> Vec<InputTable> {
     .collect()
 }
 
-/// A number typed into an editor, read as any typed answer is
-/// ([`crate::format::read_typed_number`]: a decimal comma, a fraction): finite, or none.
-pub fn parse_number(text: &str) -> Option<f64> {
-    crate::format::read_typed_number(text).filter(|x| x.is_finite())
-}
-
-/// What an editor's field says while its text is not a number (empty, a lone "-",
-/// "1e"): what it expects, and the number still in use, `last`.
-pub fn entry_error(last: f64) -> String {
-    format!("Type a number, e.g. -0.5; {} is still in use.", exact(last))
-}
-
 /// The solved ids stored as text, one a line (empty lines skipped).
 pub fn solved_ids(text: &str) -> Vec<String> {
     text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect()
@@ -446,22 +434,7 @@ mod tests {
     }
 
     #[test]
-    fn typed_numbers_and_stored_ids() {
-        assert_eq!(parse_number(" 1.5 "), Some(1.5));
-        assert_eq!(parse_number("-2e-1"), Some(-0.2));
-        assert_eq!(parse_number("0,5"), Some(0.5));
-        assert_eq!(parse_number("1/8"), Some(0.125));
-        for bad in ["", "x", "inf", "-inf", "NaN", "1e400", "1/0"] {
-            assert_eq!(parse_number(bad), None, "{bad}");
-        }
-        // what a number field holds while the learner starts a negative number, or what
-        // the browser reports for text that is not a number: none, and the message says
-        // what is expected and which number is still used
-        for partial in ["-", "-.", "1e", "+", crate::ui::widgets::fields::NOT_A_NUMBER] {
-            assert_eq!(parse_number(partial), None, "{partial}");
-        }
-        assert_eq!(entry_error(3.0), "Type a number, e.g. -0.5; 3 is still in use.");
-        assert_eq!(entry_error(-0.25), "Type a number, e.g. -0.5; -0.25 is still in use.");
+    fn stored_ids() {
         assert_eq!(solved_ids("cat-mat\n\nuniform\n"), ["cat-mat", "uniform"]);
         assert!(solved_ids("").is_empty());
     }

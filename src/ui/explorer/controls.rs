@@ -422,8 +422,8 @@ impl Edits {
         valid: &dyn Fn(T) -> bool,
         apply: &dyn Fn(&mut Settings, T),
     ) {
-        match raw.trim().parse::<T>() {
-            Ok(v) if valid(v) => {
+        match typed::<T>(raw) {
+            Some(v) if valid(v) => {
                 self.bad_number.set(None);
                 self.set(&|s| apply(s, v));
             }
@@ -463,6 +463,12 @@ impl Edits {
             })
         }
     }
+}
+
+/// A typed number read as a lesson's answer is (`read_typed_number`: "1,5" is 1.5), then as a `T`.
+fn typed<T: std::str::FromStr>(raw: &str) -> Option<T> {
+    crate::format::read_typed_number(raw)
+        .and_then(|x| raw.trim().parse().ok().or_else(|| x.to_string().parse().ok()))
 }
 
 /// An error message for one control, shown only when the engine's error is about it and
@@ -506,6 +512,20 @@ mod tests {
     /// refuse (and replace by the default, which may clash with the other sizes, as
     /// d_model 16 with h 3) never reaches the settings, so the link keeps the last count
     /// the page uses.
+    #[test]
+    fn a_typed_number_reads_a_decimal_comma_and_never_another_number() {
+        assert_eq!(typed::<f64>("1,5"), Some(1.5));
+        assert_eq!(typed::<f64>("-1,5"), Some(-1.5));
+        assert_eq!(typed::<f64>("1.5"), Some(1.5));
+        assert_eq!(typed::<usize>("1,000"), Some(1000));
+        assert_eq!(typed::<usize>("16"), Some(16));
+        for bad in ["1 5", "1,2,3", "x", NOT_A_NUMBER] {
+            assert_eq!(typed::<f64>(bad), None, "{bad}");
+        }
+        // 1.5 is no count
+        assert_eq!(typed::<usize>("1,5"), None);
+    }
+
     #[test]
     fn a_count_field_takes_what_the_link_takes() {
         let fields = [

@@ -116,8 +116,8 @@ fn TrainingFields(
     run: LearnRun,
 ) -> impl IntoView {
     let s = run.settings;
-    let on_lr = Callback::new(move |text: String| match text.trim().parse::<f64>() {
-        Ok(lr) if lr.is_finite() && lr > 0.0 && lr <= MAX_LR => {
+    let on_lr = Callback::new(move |text: String| match crate::format::read_typed_number(&text) {
+        Some(lr) if lr.is_finite() && lr > 0.0 && lr <= MAX_LR => {
             s.update(|s| s.lr = lr);
             run.reset();
         }

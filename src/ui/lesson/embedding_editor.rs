@@ -1,11 +1,10 @@
 //! The baseball-bat lesson's editor: the scenario's explicit embedding vectors as number
-//! fields, written into the settings on change.
+//! entries ([`DecimalEntry`], read as the challenges' are), written into the settings on change.
 
 use leptos::prelude::*;
 
-use crate::format::exact;
-
 use crate::ui::state::settings::Settings;
+use crate::ui::widgets::decimal_entry::DecimalEntry;
 
 /// The most numbers of one word the editor shows (an imported `d_model` may be 1024).
 const MAX_EDIT_DIMS: usize = 64;
@@ -47,35 +46,29 @@ pub fn EmbeddingEditor(
                         let label =
                             names.as_ref().and_then(|n| n.get(i)).map_or(format!("d{i}"), |s| s.to_string());
                         let aria = format!("{word} {label}");
+                        let data_word = word.clone();
                         view! {
                             <label class="al-emb-cell">
                                 <span>{label}</span>
-                                <input
-                                    type="number"
-                                    step="0.1"
-                                    aria-label=aria
-                                    data-testid="embedding-input"
-                                    data-word=word.clone()
-                                    data-dim=i
-                                    prop:value=exact(*v)
-                                    on:change=move |ev| {
-                                        let parsed = event_target_value(&ev).trim().parse::<f64>();
-                                        if let Ok(x) = parsed
-                                            .map_err(drop)
-                                            .and_then(|x| if x.is_finite() { Ok(x) } else { Err(()) })
-                                        {
-                                            settings
-                                                .update(|s| {
-                                                    if let Some(slot) = s
-                                                        .embeddings
-                                                        .get_mut(&word)
-                                                        .and_then(|v| v.get_mut(i))
-                                                    {
-                                                        *slot = x;
-                                                    }
-                                                });
-                                        }
-                                    }
+                                <DecimalEntry
+                                    testid="embedding-input"
+                                    attr:data-word=data_word
+                                    attr:data-dim=i
+                                    label=aria
+                                    value=*v
+                                    on_number=Callback::new(move |x: f64| {
+                                        settings
+                                            .update(|s| {
+                                                if let Some(slot) = s
+                                                    .embeddings
+                                                    .get_mut(&word)
+                                                    .and_then(|v| v.get_mut(i))
+                                                {
+                                                    *slot = x;
+                                                }
+                                            });
+                                    })
+                                    commit=true
                                 />
                             </label>
                         }

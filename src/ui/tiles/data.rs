@@ -4,6 +4,7 @@
 //! natively. The numbers come from [`crate::engine::tiled`]; nothing here computes
 //! attention.
 
+use crate::draw::{draw_grid_pixels, GridPixels, Heatmap, Layout, Scale, Theme, LABEL_FONT};
 use crate::engine::{StepName, Tile, Tiled, Trace};
 
 use crate::ui::decode::data::largest_difference;
@@ -70,26 +71,46 @@ pub fn cell_size(width: f64, n_cols: usize) -> f64 {
     (width / n_cols as f64).floor().clamp(2.0, 40.0)
 }
 
-/// The masked scores of one head and sentence as RGBA, one pixel per cell (the page
-/// scales the canvas up, pixelated): a blue–white–red scale over the scores that are not
-/// blocked, blocked cells grey. Returns the pixels and the width.
-pub fn score_pixels(full: &Trace, b: usize, head: usize) -> Option<(Vec<u8>, usize)> {
+/// The masked scores of one head and sentence as the main heatmaps draw their cells
+/// ([`draw_grid_pixels`]: a blue–white–red scale over the scores that are not blocked,
+/// blocked cells grey and hatched, so that none reads as a score near 0), `cell` pixels
+/// a side.
+pub fn score_pixels(full: &Trace, b: usize, head: usize, cell: f64, theme: &Theme) -> Option<GridPixels> {
     let m = full.step(StepName::Masked)?.matrix(b, head)?;
     let (rows, cols) = m.dim();
-    let blocked = |i: usize, j: usize| full.mask.is_blocked(b, i, j);
-    let open = m.indexed_iter().filter(|((i, j), x)| !blocked(*i, *j) && x.is_finite()).map(|(_, x)| x);
-    let scale = crate::draw::Scale::diverging(open).lookup();
-    let mut rgba = Vec::with_capacity(rows * cols * 4);
-    for ((i, j), &x) in m.indexed_iter() {
-        let (r, g, bl) = if blocked(i, j) || !x.is_finite() {
-            (200, 200, 206)
-        } else {
-            let c = scale.color(x);
-            (c.0, c.1, c.2)
-        };
-        rgba.extend_from_slice(&[r, g, bl, 255]);
-    }
-    Some((rgba, cols))
+    let blocked: Vec<bool> = (0..rows * cols).map(|n| full.mask.is_blocked(b, n / cols, n % cols)).collect();
+    let open = m.iter().zip(&blocked).filter(|(x, &bl)| !bl && x.is_finite()).map(|(x, _)| x);
+    let map = Heatmap {
+        values: m.view(),
+        row_labels: &[],
+        col_labels: &[],
+        row_is_pad: &[],
+        col_is_pad: &[],
+        blocked: &blocked,
+        scale: Scale::diverging(open),
+        col_group: None,
+    };
+    let cell = cell.round().max(1.0);
+    let layout = Layout {
+        n_rows: rows,
+        n_cols: cols,
+        left: 0.0,
+        top: 0.0,
+        cell,
+        font: LABEL_FONT,
+        bar_x: cols as f64 * cell,
+        width: cols as f64 * cell,
+        height: rows as f64 * cell,
+        min_number_font: 0.0,
+    };
+    Some(draw_grid_pixels(&map, &layout, theme, 1.0))
+}
+
+/// Whether the mask blocks any cell of sentence `b`'s scores (the picture's legend names
+/// the grey of blocked cells only then).
+pub fn any_blocked(full: &Trace, b: usize) -> bool {
+    let (t_q, t_k) = (full.query_tokens(b).len(), full.key_tokens(b).len());
+    (0..t_q).any(|i| (0..t_k).any(|j| full.mask.is_blocked(b, i, j)))
 }
 
 /// What a tile did, in words: skipped, or which rows raised their maximum.
@@ -168,13 +189,34 @@ mod tests {
     }
 
     #[test]
-    fn the_scores_are_drawn_one_pixel_a_cell() {
+    fn blocked_cells_are_drawn_as_the_heatmaps_draw_them() {
         let full = run(&scenario(true)).unwrap();
-        let (rgba, width) = score_pixels(&full, 0, 1).unwrap();
-        assert_eq!((width, rgba.len()), (6, 6 * 6 * 4));
-        // causal: the cell right of the diagonal in row 0 is blocked, grey
-        assert_eq!(&rgba[4..8], &[200, 200, 206, 255]);
-        assert_ne!(&rgba[0..4], &[200, 200, 206, 255]);
-        assert!(score_pixels(&full, 0, 7).is_none());
+        let theme = Theme::LIGHT;
+        let px = score_pixels(&full, 0, 1, 10.0, &theme).unwrap();
+        assert_eq!((px.width, px.height), (60, 60));
+        let at = |x, y| px.at(x, y).unwrap();
+        // causal: the cell right of the diagonal in row 0 (x 10–19, y 0–9) is blocked:
+        // the heatmaps' grey, crossed by their hatching from its lower left to upper right
+        assert_eq!(at(11, 1), theme.blocked);
+        assert_eq!(at(10, 9), theme.hatch);
+        assert_eq!(at(14, 5), theme.hatch);
+        // an open cell is a score's colour, neither
+        assert!(![theme.blocked, theme.hatch].contains(&at(5, 5)));
+        assert!(score_pixels(&full, 0, 7, 10.0, &theme).is_none());
+    }
+
+    #[test]
+    fn blocked_is_said_only_when_the_mask_blocks_a_cell() {
+        let causal = run(&scenario(true)).unwrap();
+        assert!(any_blocked(&causal, 0));
+        let open = Scenario::from_json(
+            r#"{"sentences": ["the cat sat", "a dog ran"], "d_model": 6, "n_heads": 2, "projections": "seeded", "seed": 3}"#,
+        )
+        .unwrap();
+        let open = run(&open).unwrap();
+        assert!(!any_blocked(&open, 0) && !any_blocked(&open, 1));
+        // padding blocks the pad keys of the shorter sentence only
+        let padded = run(&scenario(false)).unwrap();
+        assert!(!any_blocked(&padded, 0) && any_blocked(&padded, 1));
     }
 }

@@ -1,13 +1,13 @@
-//! The tiles view's picture: the full run's masked scores of one head and sentence, one
-//! canvas pixel per cell scaled up by CSS, the tokens beside the rows and above the
+//! The tiles view's picture: the full run's masked scores of one head and sentence, its
+//! cells drawn as the heatmaps draw theirs (blocked ones grey and hatched), the tokens beside the rows and above the
 //! columns when the cells are wide enough, and the current tile outlined. The pixels are
 //! [`crate::ui::tiles::data::score_pixels`]; the labels and outline [`crate::ui::tiles::words`]'s.
 
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::ui::platform::canvas;
-use crate::ui::tiles::data::score_pixels;
+use crate::ui::platform::{canvas, screen};
+use crate::ui::tiles::data::{any_blocked, score_pixels};
 use crate::ui::tiles::shown::Shown;
 use crate::ui::tiles::words::{axis_labels, column_label, outline_style};
 
@@ -24,18 +24,24 @@ pub fn TilesPicture(
     t_k: Signal<usize>,
 ) -> impl IntoView {
     let Shown { full, current, batch, head } = shown;
-    // The score matrix: one pixel per cell, scaled up by CSS (pushed to the canvas here).
+    // The score matrix, its cells as the heatmaps draw theirs (pushed to the canvas here).
     let canvas = NodeRef::<html::Canvas>::new();
     Effect::new(move |_| {
-        let (b, h) = (batch.get(), head.get());
+        let (b, h, c) = (batch.get(), head.get(), cell.get());
         let Some(el) = canvas.get() else { return };
         full.with(|f| {
-            let Some((rgba, width)) = f.as_ref().and_then(|f| score_pixels(f, b, h)) else { return };
-            let height = rgba.len() / 4 / width.max(1);
-            el.set_width(width as u32);
-            el.set_height(height as u32);
-            canvas::put_rgba(&el, 0, 0, width as u32, &rgba);
+            let Some(px) = f.as_ref().and_then(|f| score_pixels(f, b, h, c, &screen::theme())) else {
+                return;
+            };
+            el.set_width(px.width);
+            el.set_height(px.height);
+            canvas::put_rgba(&el, 0, 0, px.width, &px.rgba);
         });
+    });
+    // the legend names the blocked cells' grey only when the mask blocks one
+    let blocked = Memo::new(move |_| {
+        let b = batch.get();
+        full.with(|f| f.as_ref().is_some_and(|f| any_blocked(f, b)))
     });
     let outline_style = move || outline_style(current.get().as_ref(), cell.get());
     // The tokens beside the rows and above the columns, when the cells are wide enough.
@@ -107,10 +113,11 @@ pub fn TilesPicture(
                         role="img"
                         aria-label=move || {
                             format!(
-                                "The masked scores of head {}, {} query rows by {} keys, blocked cells grey; the current tile is outlined. Its numbers are in the table below.",
+                                "The masked scores of head {}, {} query rows by {} keys{}; the current tile is outlined. Its numbers are in the table below.",
                                 head.get() + 1,
                                 t_q.get(),
                                 t_k.get(),
+                                if blocked.get() { ", blocked cells grey and hatched" } else { "" },
                             )
                         }
                         style=move || {
@@ -124,7 +131,10 @@ pub fn TilesPicture(
                     <div class="al-tile-outline" data-testid="tile-outline" style=outline_style></div>
                 </div>
             </div>
-            <figcaption>"masked scores, rows = queries, columns = keys; grey = blocked"</figcaption>
+            <figcaption data-testid="tiles-legend">
+                "masked scores, rows = queries, columns = keys"
+                {move || blocked.get().then_some("; hatched grey = blocked")}
+            </figcaption>
         </figure>
     }
 }

@@ -102,8 +102,10 @@ fn field_group(
     view! { <div class="al-field-group">{field} {error}</div> }
 }
 
-/// A caption over a number `<input>`, then `children` (hints, errors). With `list`, a
-/// text `<input>` for a list of numbers, read when the edit is committed (a list would be
+/// A caption over a number `<input>`, then `children` (hints, errors). A real number
+/// (`step` `"any"`) is a text input with a decimal keypad, for the reader of typed
+/// numbers ([`crate::format::read_typed_number`]). With `list`, a text `<input>` for a
+/// list of numbers, read when the edit is committed (a list would be
 /// rewritten under the cursor if every keystroke were applied).
 #[component]
 pub fn NumberField(
@@ -157,13 +159,20 @@ pub fn NumberField(
     // back while the learner types "2." would drop the dot and put the caret first
     let value = Memo::new(move |_| value.get());
     let described = described_by(testid, describedby, invalid);
+    // a real number is typed into a text input, as a lesson's answer is, and read by
+    // crate::format::read_typed_number: a number input drops a comma it does not expect
+    // ("1,5" became 15); a whole number keeps the number input and its arrows
+    let real = step == Some("any");
+    let text = list || real;
     let input = view! {
         <input
             data-testid=testid
-            type=if list { "text" } else { "number" }
-            min=(!list).then_some(min)
-            max=max
-            step=step
+            type=if text { "text" } else { "number" }
+            inputmode=real.then_some("decimal")
+            autocomplete=text.then_some("off")
+            min=(!text).then_some(min)
+            max=max.filter(|_| !text)
+            step=step.filter(|_| !text)
             placeholder=placeholder
             aria-describedby=described
             aria-invalid=move || invalid.get().then_some("true")

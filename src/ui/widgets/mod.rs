@@ -6,6 +6,7 @@
 
 pub mod check_line;
 pub mod choices;
+pub mod decimal_entry;
 pub mod fields;
 pub mod head_options;
 pub mod hints;
