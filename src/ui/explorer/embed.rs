@@ -147,21 +147,9 @@ pub fn EmbedView(
         let href = crate::ui::platform::address::href();
         href.replace("&embed=1", "").replace("?embed=1&", "?").replace("?embed=1", "")
     };
-    // the words and question index.html painted first (a lesson step's embed link),
-    // taken over in place
     let text_ref = NodeRef::<leptos::html::P>::new();
     let question_ref = NodeRef::<leptos::html::P>::new();
-    Effect::new(move |_| {
-        // words changed since (a block set in the tiles view): the app's own node again
-        words.track();
-        first_paint::settle();
-        if let Some(p) = text_ref.get() {
-            first_paint::adopt("embed-text", &p);
-        }
-        if let Some(p) = question_ref.get() {
-            first_paint::adopt("embed-question", &p);
-        }
-    });
+    adopt_first_paint(words, text_ref, question_ref);
     let header = move || {
         words.get().map(|(meta, title, text, question)| {
             let no_text = text.is_empty();
@@ -206,6 +194,28 @@ pub fn EmbedView(
             </figure>
         </main>
     }
+}
+
+/// The words and question index.html painted first (a lesson step's embed link), taken
+/// over in place once the app has drawn its own; when the words change after that (a
+/// block set in the tiles view), the app's own nodes again.
+fn adopt_first_paint<T: Send + Sync + 'static>(
+    words: Memo<T>,
+    text_ref: NodeRef<leptos::html::P>,
+    question_ref: NodeRef<leptos::html::P>,
+) where
+    Memo<T>: Track,
+{
+    Effect::new(move |_| {
+        words.track();
+        first_paint::settle();
+        if let Some(p) = text_ref.get() {
+            first_paint::adopt("embed-text", &p);
+        }
+        if let Some(p) = question_ref.get() {
+            first_paint::adopt("embed-question", &p);
+        }
+    });
 }
 
 #[cfg(test)]
