@@ -57,8 +57,8 @@ pub use claims::{compare, Claim, Quantity};
 pub use edits::{carry_edits, edited_vectors};
 pub use extra::Extra;
 pub use numbers::{
-    hide_numbers, picture_numbers, position_similarity, quoted_numbers, tile_index, unbreakable,
-    HIDDEN_NUMBER,
+    hide_numbers, picture_numbers, position_similarity, quoted_numbers, same_place_tile, tile_index,
+    unbreakable, HIDDEN_NUMBER,
 };
 pub use quiz::{Quiz, QuizKind, Verdict};
 pub use step::{cell, meta_line, no_highlight, row_cells, AtBlock, Cell, Lesson, LessonStep, WHILE_GUESSING};

@@ -47,6 +47,20 @@ pub fn tile_index(block: usize, t_k: usize, row: usize, key: usize) -> usize {
     (row / block) * t_k.div_ceil(block) + key / block
 }
 
+/// The tile, with blocks of `block`, that stands where tile `start.1` of blocks of
+/// `start.0` stands: the band of query rows that holds that tile's last row, and the same
+/// key tile counted from the left (the last, where the new block makes fewer). A lesson
+/// step's words written for any block ([`crate::lessons::LessonStep::words_at`]) describe
+/// that tile: its row's first, second or last tile.
+pub fn same_place_tile(start: (usize, usize), block: usize, t_q: usize, t_k: usize) -> usize {
+    let (was, tile) = (start.0.max(1), start.1);
+    let was_across = t_k.div_ceil(was).max(1);
+    let (row_tile, key_tile) = (tile / was_across, tile % was_across);
+    let row = ((row_tile + 1) * was).min(t_q).saturating_sub(1);
+    let across = t_k.div_ceil(block.max(1)).max(1);
+    tile_index(block, t_k, row, 0) + key_tile.min(across - 1)
+}
+
 /// `PE · PEᵀ`, the dot product of every two positions' encodings (empty without
 /// positions): what the word-order lesson's similarity heatmap shows.
 pub fn position_similarity(trace: &Trace) -> Vec<Vec<f64>> {
@@ -230,7 +244,7 @@ fn number_spans(text: &str) -> Vec<(usize, usize, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::unbreakable;
+    use super::{same_place_tile, tile_index, unbreakable};
 
     /// "-inf", "−∞" and "-1e9" come out whole, nothing else is kept together, and the
     /// pieces join back to the text.
@@ -244,5 +258,25 @@ mod tests {
         assert_eq!(unbreakable("-inf"), [("-inf", true)]);
         assert_eq!(unbreakable(""), [("", false)]);
         assert_eq!(unbreakable("plain"), [("plain", false)]);
+    }
+
+    /// A block set on a lesson step keeps the tile the words describe: "mat"'s row
+    /// (row 5 of 6), its first, second or last tile.
+    #[test]
+    fn a_new_block_keeps_the_tiles_place() {
+        let (t_q, t_k) = (6, 6);
+        // blocks of 2: mat's row is the third band, its tiles 6, 7 and 8
+        for (key_tile, at3) in [(0, 2), (1, 3), (2, 3)] {
+            let tile = tile_index(2, t_k, 5, 2 * key_tile);
+            assert_eq!(same_place_tile((2, tile), 3, t_q, t_k), at3, "key tile {key_tile}");
+            assert_eq!(same_place_tile((2, tile), 2, t_q, t_k), tile);
+        }
+        // one block of the whole row, then 3: the band of rows 3-5, the first tile
+        assert_eq!(same_place_tile((6, 0), 3, t_q, t_k), 2);
+        // row 0's second tile (what a causal mask skips) stays row 0's second
+        assert_eq!(same_place_tile((2, 1), 3, t_q, t_k), 1);
+        // a block of the whole row: one tile per band
+        assert_eq!(same_place_tile((2, 7), 6, t_q, t_k), 0);
+        assert_eq!(same_place_tile((2, 7), 1, t_q, t_k), tile_index(1, t_k, 5, 1));
     }
 }

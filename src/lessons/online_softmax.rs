@@ -378,7 +378,7 @@ pub fn lesson() -> Lesson {
             tile_step("The same row, two keys at a time", |t| first_tile(t, BLOCK))
                 .extra(tile(0))
                 .at_block(first_tile, no_claims),
-            tile_step("A later tile raises the maximum", |t| second_tile(t, BLOCK))
+            tile_step("A later tile, and the maximum", |t| second_tile(t, BLOCK))
                 .extra(tile(2))
                 .claims(|t| second_tile_claims(t, BLOCK))
                 .at_block(second_tile, second_tile_claims),

@@ -20,6 +20,7 @@ use crate::ui::widgets::stepper::{StepButtons, Stepper, StepperPanel};
 
 use crate::engine::{tiled, EngineError, Tiled, Trace};
 
+use crate::lessons::same_place_tile;
 use crate::ui::platform::timing;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::UI_MAX_TOKENS;
@@ -64,9 +65,16 @@ pub fn TilesView(
         run.with(|r| if r.computing { None } else { r.result.as_ref().ok().cloned() })
     });
     let head = RwSignal::new(0_usize);
-    // the step's tile is a tile of the step's block: a block the learner set starts at 0
-    let set_before = chosen.and_then(|c| c.on(lesson.get_untracked())).is_some();
-    let index = RwSignal::new(start.filter(|_| !set_before).map_or(0, |(_, tile)| tile));
+    // a lesson step shows its own tile, or at a block the learner set the tile in the same
+    // place, which the step's words then describe
+    let set_before = chosen.and_then(|c| c.on(lesson.get_untracked()));
+    let index = RwSignal::new(start.map_or(0, |(b, tile)| match set_before {
+        None => tile,
+        Some(set) => run.with_untracked(|r| {
+            let sizes = r.result.as_ref().ok().map(|t| t.sizes);
+            sizes.map_or(0, |s| same_place_tile((b, tile), set, s.t, s.t_k.unwrap_or(s.t)))
+        }),
+    }));
     let batch = move || view_state.with(|v| v.batch);
     let sizes = move || full.with(|f| f.as_ref().map(|f| f.sizes));
     let heads = move || sizes().map_or(1, |s| s.n_heads.max(1));
@@ -106,8 +114,8 @@ pub fn TilesView(
     };
     let on_block = move |ev: leptos::ev::Event| {
         if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
-            index.set(0);
             let n = n.clamp(1, UI_MAX_TOKENS);
+            index.set(start.map_or(0, |s| same_place_tile(s, n, t_q(), t_k())));
             match (chosen.zip(lesson.get_untracked()), own_block) {
                 (Some((c, at)), _) => c.set(at, n),
                 (None, Some(b)) => b.set(n),
