@@ -27,6 +27,18 @@ use crate::ui::widgets::text_fit::{may_overflow, SLOT_FITS};
 /// The engine's refusal of a scenario without a causal mask, as the view shows it.
 const NEEDS_CAUSAL: &str = "needs causal";
 
+/// The decode view's introduction.
+const INTRO: &str = "A model that generates text does not compute the whole T × T matrix at once. At each \
+                     position t it computes one new query, key and value, appends the key and value to a cache \
+                     of every earlier one, and scores the one query against the cache.";
+
+/// [`INTRO`] under multi-head latent attention, whose cache holds what keys and values are
+/// made from.
+const INTRO_LATENT: &str = "A model that generates text does not compute the whole T × T matrix at once. At \
+                            each position t it computes one new query, key and value, appends the latent and RoPE \
+                            key they are made from to a cache of every earlier one, and scores the one query \
+                            against the cache.";
+
 /// The decode view of the current inputs.
 #[component]
 pub fn DecodeView(
@@ -137,6 +149,9 @@ pub fn DecodeView(
             token.map_or_else(|| "this position's query".to_owned(), |tok| format!("the query is “{tok}”"))
         )
     };
+    // the latent is named only where the trace has one (the KV-cache lesson comes before MLA's)
+    let latent = run.with_untracked(|r| r.scenario.mla.is_some());
+    let intro = if latent { INTRO_LATENT } else { INTRO };
     view! {
         <StepperPanel
             stepper=stepper
@@ -145,7 +160,7 @@ pub fn DecodeView(
             testid="decode-view"
             label="Decoding with a key/value cache, one position at a time (← → to step)"
             title="Decoding with a KV cache"
-            intro="A model that generates text does not compute the whole T × T matrix at once. At each position t it computes one new query, key and value, appends the key and value (under multi-head latent attention, the latent and RoPE key they are made from) to a cache of every earlier one, and scores the one query against the cache."
+            intro=intro
             controls="the position buttons or Play"
         >
             <div class="al-step-nav">
