@@ -64,11 +64,11 @@ impl CardData {
             return None;
         }
         let blocked = if matches!(id.step, StepName::Masked | StepName::Weights) {
-            (0..n_rows * n_cols).map(|k| trace.mask.is_blocked(id.batch, k / n_cols, k % n_cols)).collect()
+            blocked_cells(trace, id.batch, n_rows, n_cols)
         } else {
             Vec::new()
         };
-        let hatched = hatched(id.step, &values, &blocked);
+        let hatched = hatched(id.step, values.view(), &blocked);
         let col_group = (matches!(id.step, StepName::Q | StepName::K | StepName::V | StepName::Concat)
             && trace.sizes.n_heads > 1)
             .then_some(band_width(trace, id.step));
@@ -134,6 +134,12 @@ impl CardData {
     }
 }
 
+/// Row-major, which cells of sentence `batch`'s `n_rows × n_cols` scores or weights the
+/// mask blocks.
+pub fn blocked_cells(trace: &Trace, batch: usize, n_rows: usize, n_cols: usize) -> Vec<bool> {
+    (0..n_rows * n_cols).map(|k| trace.mask.is_blocked(batch, k / n_cols, k % n_cols)).collect()
+}
+
 /// Which cells of `values` (row-major, as `blocked`) are drawn hatched, which means "the
 /// mask decided this number": in the masked scores every blocked cell (the mask replaced
 /// its score by the fill, the number it shows); in the weights a blocked cell whose weight
@@ -141,7 +147,7 @@ impl CardData {
 /// under `-inf`). A blocked weight above 0 (the `-1e9` fill leaking, or a fully masked row
 /// made uniform) is not masked in the numbers, so it is drawn as its number. NaN is
 /// hatched wherever it is.
-pub fn hatched(step: StepName, values: &ndarray::Array2<f64>, blocked: &[bool]) -> Vec<bool> {
+pub fn hatched(step: StepName, values: ndarray::ArrayView2<f64>, blocked: &[bool]) -> Vec<bool> {
     let n_cols = values.ncols();
     values
         .indexed_iter()

@@ -8,6 +8,7 @@ use crate::draw::{draw_grid_pixels, GridPixels, Heatmap, Layout, Scale, Theme, L
 use crate::engine::{StepName, Tile, Tiled, Trace};
 
 use crate::ui::decode::data::largest_difference;
+use crate::ui::heatmap::card_data::{blocked_cells, hatched};
 
 /// The indices in `tiled.tiles` of the tiles of sentence `b` and `head`, in the order the
 /// engine folded them in.
@@ -78,15 +79,17 @@ pub fn cell_size(width: f64, n_cols: usize) -> f64 {
 pub fn score_pixels(full: &Trace, b: usize, head: usize, cell: f64, theme: &Theme) -> Option<GridPixels> {
     let m = full.step(StepName::Masked)?.matrix(b, head)?;
     let (rows, cols) = m.dim();
-    let blocked: Vec<bool> = (0..rows * cols).map(|n| full.mask.is_blocked(b, n / cols, n % cols)).collect();
+    let blocked = blocked_cells(full, b, rows, cols);
     let open = m.iter().zip(&blocked).filter(|(x, &bl)| !bl && x.is_finite()).map(|(x, _)| x);
+    // hatched as the card of the same masked scores hatches them
+    let hatched = hatched(StepName::Masked, m.view(), &blocked);
     let map = Heatmap {
         values: m.view(),
         row_labels: &[],
         col_labels: &[],
         row_is_pad: &[],
         col_is_pad: &[],
-        blocked: &blocked,
+        blocked: &hatched,
         scale: Scale::diverging(open),
         col_group: None,
     };
@@ -110,7 +113,7 @@ pub fn score_pixels(full: &Trace, b: usize, head: usize, cell: f64, theme: &Them
 /// the grey of blocked cells only then).
 pub fn any_blocked(full: &Trace, b: usize) -> bool {
     let (t_q, t_k) = (full.query_tokens(b).len(), full.key_tokens(b).len());
-    (0..t_q).any(|i| (0..t_k).any(|j| full.mask.is_blocked(b, i, j)))
+    blocked_cells(full, b, t_q, t_k).contains(&true)
 }
 
 /// What a tile did, in words: skipped, or which rows raised their maximum.
