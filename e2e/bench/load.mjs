@@ -57,6 +57,8 @@ const html = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
 const named = new Set(['index.html']);
 for (const m of html.matchAll(/<link\b[^>]*\brel="(stylesheet|modulepreload|preload)"[^>]*\bhref="([^"]+)"/g)) named.add(m[2]);
 for (const m of html.matchAll(/\bimport\b[^'"]*['"]([^'"]+\.js)['"]/g)) named.add(m[1]);
+// the main wasm, which the loader requests once the first paint is reported (Trunk.toml)
+for (const m of html.matchAll(/\bmodule_or_path:\s*['"]([^'"]+)['"]/g)) named.add(m[1]);
 let first = 0;
 const firstFiles = [];
 for (const name of named) {

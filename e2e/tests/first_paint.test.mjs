@@ -32,6 +32,56 @@ async function layoutShifts(page) {
 
 export const tests = [
   {
+    name: 'first paint: the main wasm is requested once the step\'s picture is reported painted, or at once on a page already 800 ms old',
+    run: async (t) => {
+      const { page } = t;
+      await page.setViewportSize({ width: 412, height: 823 });
+      // when the page asked for the wasm, when it painted first, and its LCP entries
+      const timings = () => page.evaluate(() => new Promise((done) => {
+        new PerformanceObserver((list) => {
+          const wasm = performance.getEntriesByType('resource').find((e) => /_bg\.wasm$/.test(e.name));
+          done({
+            wasm: wasm ? wasm.startTime : null,
+            lcp: list.getEntries().map((e) => ({ t: e.startTime, url: e.url.split('/').pop() })),
+          });
+        }).observe({ type: 'largest-contentful-paint', buffered: true });
+      }));
+      const link = '/?lesson=masks&ls=1';
+      // (the offline mode's service worker, installed by this load, is removed: the loads
+      // below go to the network)
+      await page.goto(t.url(link));
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      await page.evaluate(async () => {
+        for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+      });
+      await page.goto(t.url(link));
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      const quick = await timings();
+      const picture = quick.lcp.find((e) => e.url === 'masks-1.svg');
+      t.assert.ok(quick.wasm !== null, 'the wasm was requested');
+      t.assert.ok(picture, `the step's picture was counted as a paint: ${JSON.stringify(quick.lcp)}`);
+      // index.html's gate: the picture's paint reported, or the page 800 ms old
+      t.assert.ok(quick.wasm >= picture.t || quick.wasm >= 800,
+        `the wasm asked for at ${quick.wasm.toFixed(0)} ms, before the picture's paint at ${picture.t.toFixed(0)} ms`);
+
+      // a page whose HTML took 900 ms (a slow phone's link) asks for the wasm at once, from
+      // its head, before the step's picture is painted: it waits for nothing
+      const html = (u) => u.pathname === '/' && u.search.includes('lesson=masks');
+      await page.route(html, async (route) => {
+        await new Promise((r) => setTimeout(r, 900));
+        await route.continue();
+      });
+      await page.goto(t.url(link));
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      const slow = await timings();
+      await page.unroute(html);
+      const late = slow.lcp.find((e) => e.url === 'masks-1.svg');
+      t.assert.ok(slow.wasm !== null && late, `the wasm and the picture: ${JSON.stringify(slow)}`);
+      t.assert.ok(slow.wasm < late.t, `a late page asked for the wasm at ${slow.wasm.toFixed(0)} ms, after its picture's paint at ${late.t.toFixed(0)} ms`);
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'first paint: only the first render is built in parts; another lesson opens with its picture and tools at once',
     run: async (t) => {
       const { page } = t;
