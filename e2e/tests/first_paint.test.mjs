@@ -36,7 +36,7 @@ export const tests = [
     run: async (t) => {
       const { page } = t;
       await page.setViewportSize({ width: 412, height: 823 });
-      // when the page asked for the wasm, when it painted first, and its LCP entries
+      // when the page asked for the wasm, and its largest-contentful-paint entries
       const timings = () => page.evaluate(() => new Promise((done) => {
         new PerformanceObserver((list) => {
           const wasm = performance.getEntriesByType('resource').find((e) => /_bg\.wasm$/.test(e.name));
