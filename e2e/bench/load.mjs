@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { serve, launch, stats, fmt, arg } from './lib.mjs';
-import { SHIPPED_KB, FIRST_SCREEN_KB, LESSON_PICTURE_KB } from './budgets.mjs';
+import { SHIPPED_KB, FIRST_SCREEN_KB, LESSON_PICTURE_KB, FIRST_PAINT_KB } from './budgets.mjs';
 
 const dist = arg('dist', 'dist');
 const loads = Number(arg('loads', 20));
@@ -85,7 +85,15 @@ for (const f of pics) {
 const picOver = picMax[0] > LESSON_PICTURE_KB * 1000;
 console.log(`lesson pictures: ${pics.length}, ${(picTotal / 1000).toFixed(1)} kB gzip -9 in all, the largest ${picMax[1]} `
   + `${(picMax[0] / 1000).toFixed(1)} kB, budget ${LESSON_PICTURE_KB} kB each: ${picOver ? 'OVER' : 'within'}`);
-if (process.argv.includes('--size-only')) process.exit(over || firstOver || picOver ? 1 : 0);
+// the first-paint worker (src/bin/first_paint.rs): what an explorer link loads, beside
+// the page, before its caption is painted
+const fpFiles = fs.readdirSync(dist).filter((f) => /^first_paint.*\.(js|wasm)$/.test(f));
+let fp = 0;
+for (const f of fpFiles) fp += zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length;
+const fpOver = fpFiles.length === 0 || fp > FIRST_PAINT_KB * 1000;
+console.log(`first-paint worker gzip -9: ${(fp / 1000).toFixed(1)} kB (${fpFiles.join(', ') || 'missing'}), `
+  + `budget ${FIRST_PAINT_KB} kB: ${fpOver ? 'OVER' : 'within'}`);
+if (process.argv.includes('--size-only')) process.exit(over || firstOver || picOver || fpOver ? 1 : 0);
 
 const server = await serve(dist);
 const browser = await launch();

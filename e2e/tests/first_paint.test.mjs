@@ -326,4 +326,121 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'first paint: an explorer link paints the caption the app opens with, computed by the first-paint worker before the main wasm, in the app\'s place',
+    run: async (t) => {
+      const { page } = t;
+      const box = (sel) => page.$eval(sel, (e) => {
+        const b = e.getBoundingClientRect();
+        return `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)}`;
+      });
+      const cat = 'the%20cat%20sat%20on%20the%20mat';
+      // the link and the width; whether the app opens it on a caption
+      const cases = [
+        [`?s=${cat}&d=8&h=2&causal=1&step=weights`, 412, true],
+        [`?s=${cat}&d=8&h=2&causal=1&step=weights`, 1440, true],
+        [`?s=${cat}%0Athe%20dog%20ran%20to%20the%20park&b=1&kv=a%20dog%20ran%0Aby%20the%20park&d=8&h=2&rope=half`, 412, true],
+        // a scenario the engine refuses (the default 6 features, d_k = 3, cannot be rotated in pairs)
+        [`?s=${cat}&rope=half`, 412, false],
+        [`?s=${cat}&step=scores`, 412, false],
+        ['?s=hello', 412, false],
+      ];
+      for (const [q, width, has] of cases) {
+        await page.setViewportSize({ width, height: 800 });
+        // the app's caption for the link
+        await page.goto(t.url(`/${q}`));
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        const caption = page.locator('[data-testid="caption"]');
+        const app = (await caption.count()) ? (await caption.textContent()).trim() : null;
+        t.assert.equal(app !== null, has, `${q}: the app opens on a caption`);
+        const appBox = app === null ? null : await box('[data-testid="caption"]');
+        await page.evaluate(async () => {
+          for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+        });
+        // the same link with the app's wasm held back (the first-paint worker's is not)
+        let release;
+        const gate = new Promise((r) => { release = r; });
+        const main = /attention-lens-[^/]*_bg\.wasm$/;
+        await page.route(main, async (route) => { await gate; await route.continue(); });
+        await page.goto(t.url(`/${q}`));
+        t.assert.equal(await page.evaluate(async () => (await window.alExplorerFirst)?.caption ?? null), app, `${q}: the worker's caption is the app's`);
+        if (has) {
+          const shell = '[data-testid="shell-story"]:not(.al-pending) .al-caption';
+          await page.waitForSelector(shell);
+          t.assert.equal((await page.textContent(shell)).trim(), app, q);
+          t.assert.equal(await box(shell), appBox, `${q} at ${width} px: where the app writes it`);
+          t.assert.equal(await page.textContent('[data-testid="shell"] .al-modes .al-selected'), 'Explorer', q);
+        } else {
+          t.assert.equal(await page.locator('[data-testid="shell-story"]:not(.al-pending)').count(), 0, `${q}: no caption painted`);
+          t.assert.ok(!(await page.isVisible('[data-testid="shell-story"] .al-caption')), `${q}: no caption shown`);
+        }
+        t.assert.equal(await page.locator('main').count(), 1, `${q}: a main landmark while loading`);
+        release();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
+        if (has) t.assert.equal((await page.textContent('[data-testid="caption"]')).trim(), app, q);
+        // The first screen's caption holds the caption's place, unseen, until the worker
+        // answers: only the loading line under it moves, by the lines this caption has
+        // more or fewer than that one (a layout-shift score far under Lighthouse's 0.1).
+        const shifts = await layoutShifts(page);
+        t.assert.ok(shifts.reduce((a, b) => a + b, 0) < 0.003, `${q} at ${width} px: layout shifts ${shifts}`);
+        await page.unroute(main);
+      }
+      // an explorer embed: its figure's cards and caption (any step), the caption the node
+      // the app keeps; every largest-contentful-paint entry kept as it comes
+      await page.addInitScript(() => {
+        window.__lcp = [];
+        new PerformanceObserver((l) => window.__lcp.push(...l.getEntries())).observe({ type: 'largest-contentful-paint', buffered: true });
+      });
+      const hold = async () => {
+        await page.evaluate(async () => {
+          for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+        });
+        let open;
+        const gate = new Promise((r) => { open = r; });
+        await page.route(/attention-lens-[^/]*_bg\.wasm$/, async (route) => { await gate; await route.continue(); });
+        return open;
+      };
+      for (const [q, width] of [[`?s=${cat}&step=weights&embed=1`, 412], [`?s=${cat}&d=8&h=2&step=scores&embed=1`, 800]]) {
+        await page.setViewportSize({ width, height: 600 });
+        await page.goto(t.url(`/${q}`));
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        const app = (await page.textContent('[data-testid="embed-caption"]')).trim();
+        t.assert.ok(app.includes(' · Open in Attention Lens'), app);
+        const open = await hold();
+        await page.goto(t.url(`/${q}`));
+        const painted = '[data-testid="shell"] [data-first-paint="embed-caption"]';
+        await page.waitForSelector(painted);
+        t.assert.equal((await page.textContent(painted)).trim(), app, `${q}: the worker's caption is the app's`);
+        // and above it the figure's cards, drawn by the worker, as the largest paint
+        const img = '[data-testid="shell"] figure img.al-shell-picture';
+        await page.waitForFunction((sel) => document.querySelector(sel)?.complete && document.querySelector(sel).naturalWidth > 0, img);
+        await page.waitForFunction(() => window.__lcp.some((e) => e.url.startsWith('blob:')));
+        t.assert.equal(await page.locator('[data-testid="shell"] header').count(), 0, `${q}: no header in an embed`);
+        await page.evaluate((sel) => { window.__painted = document.querySelector(sel); }, painted);
+        open();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        t.assert.ok(await page.evaluate(() => document.querySelector('[data-testid="embed-caption"]') === window.__painted), `${q}: the app keeps the painted caption`);
+        t.assert.ok(await page.evaluate(() => window.__lcp[window.__lcp.length - 1].url.startsWith('blob:')), `${q}: the worker's picture stays the largest paint`);
+        // its link opens the same scenario in the full page
+        const full = new URL(await page.getAttribute('[data-testid="embed-caption"] a', 'href'), t.url('/'));
+        t.assert.equal(full.searchParams.get('embed'), null, q);
+        t.assert.equal(full.searchParams.get('s'), 'the cat sat on the mat', q);
+        t.assert.deepEqual(await layoutShifts(page), [], `${q} at ${width} px: layout shifts`);
+        await page.unroute(/attention-lens-[^/]*_bg\.wasm$/);
+      }
+      // without the first-paint worker (its script refused) the link paints no caption and
+      // opens (the offline mode's service worker, which would serve the script, removed)
+      await page.evaluate(async () => {
+        for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+      });
+      await page.route(/first_paint_loader\.js$/, (route) => route.abort());
+      await page.goto(t.url(`/?s=${cat}`));
+      t.assert.equal(await page.evaluate(async () => (await window.alExplorerFirst)?.caption ?? null), null);
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      t.assert.ok((await page.textContent('[data-testid="caption"]')).includes('“'));
+      await page.unroute(/first_paint_loader\.js$/);
+      t.assert.deepEqual(t.errors().filter((e) => !/first_paint/.test(e)), []);
+    },
+  },
 ];

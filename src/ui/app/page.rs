@@ -31,7 +31,6 @@ use crate::ui::state::app_state::AppState;
 use crate::ui::state::engine::run::{engine_run, last_good_trace, send_to_worker};
 use crate::ui::state::engine::worker;
 use crate::ui::state::page_layout::presenter_zoom;
-use crate::ui::state::settings::{Settings, ViewState};
 use crate::ui::state::url;
 use crate::ui::widgets::later::{self, Later};
 
@@ -45,7 +44,7 @@ pub fn App() -> impl IntoView {
     let present = RwSignal::new(page.present);
     let embed = page.embed;
     let engine_mode = page.engine;
-    let (text0, settings0, view0, mut url_notices) = explorer_from_link(&pairs);
+    let (text0, settings0, view0, mut url_notices) = url::explorer_from(&pairs, &address::fragment());
     let text = RwSignal::new(text0);
     let settings = RwSignal::new(settings0);
     let view_state = RwSignal::new(view0);
@@ -181,18 +180,6 @@ pub fn App() -> impl IntoView {
         </div>
     }
     .into_any()
-}
-
-/// The explorer's text, settings and view from the link's query, with its notices; a whole
-/// scenario in the fragment (imported numbers) replaces what the query says.
-fn explorer_from_link(pairs: &[(String, String)]) -> (String, Settings, ViewState, Vec<String>) {
-    let (mut text, mut settings, view, mut notices) = url::from_query(pairs);
-    match url::from_fragment(&address::fragment()) {
-        Some(Ok((t, s))) => (text, settings) = (t, s),
-        Some(Err(e)) => notices.push(format!("{e}; the link's other settings are shown instead.")),
-        None => {}
-    }
-    (text, settings, view, notices)
 }
 
 /// Challenges mode (src/ui/challenge/panel.rs): the open challenge's id, and a challenge

@@ -140,8 +140,7 @@ pub fn EmbedView(
             return None;
         }
         let trace = shown.get()?;
-        let s = trace.step(shown_step(&trace, view_state.with(|v| v.step)))?;
-        Some(format!("{} {}: {}", s.name, shape_text(&s.dims, &s.shape), s.op))
+        step_caption(&trace, view_state.with(|v| v.step))
     };
     let full = move || {
         let href = crate::ui::platform::address::href();
@@ -149,7 +148,8 @@ pub fn EmbedView(
     };
     let text_ref = NodeRef::<leptos::html::P>::new();
     let question_ref = NodeRef::<leptos::html::P>::new();
-    adopt_first_paint(words, text_ref, question_ref);
+    let caption_ref = NodeRef::<leptos::html::Figcaption>::new();
+    adopt_first_paint(words, text_ref, question_ref, caption_ref);
     let header = move || {
         words.get().map(|(meta, title, text, question)| {
             let no_text = text.is_empty();
@@ -185,7 +185,7 @@ pub fn EmbedView(
                     <div class="al-embed-main">{figure}</div>
                     {aside(shown.into(), table)}
                 </div>
-                <figcaption data-testid="embed-caption">
+                <figcaption data-testid="embed-caption" node_ref=caption_ref>
                     <span class="al-embed-step">{move || caption().map(|c| format!("{c} · "))}</span>
                     <a href=full target="_blank" rel="noopener">
                         "Open in Attention Lens"
@@ -196,13 +196,22 @@ pub fn EmbedView(
     }
 }
 
-/// The words and question index.html painted first (a lesson step's embed link), taken
-/// over in place once the app has drawn its own; when the words change after that (a
+/// The figure's caption in an explorer embed with trace step `step` selected: the step
+/// shown (the weights' for a step this trace has not), its shape and its operation. The
+/// first-paint worker paints it too (`ui::explorer::first_screen::link_first_paint`).
+pub fn step_caption(trace: &Trace, step: crate::engine::StepName) -> Option<String> {
+    let s = trace.step(shown_step(trace, step))?;
+    Some(format!("{} {}: {}", s.name, shape_text(&s.dims, &s.shape), s.op))
+}
+
+/// The words and question index.html painted first (a lesson step's embed link), or the
+/// figure's caption (an explorer embed), taken over in place once the app has drawn its own; when the words change after that (a
 /// block set in the tiles view), the app's own nodes again.
 fn adopt_first_paint<T: Send + Sync + 'static>(
     words: Memo<T>,
     text_ref: NodeRef<leptos::html::P>,
     question_ref: NodeRef<leptos::html::P>,
+    caption_ref: NodeRef<leptos::html::Figcaption>,
 ) where
     Memo<T>: Track,
 {
@@ -214,6 +223,10 @@ fn adopt_first_paint<T: Send + Sync + 'static>(
         }
         if let Some(p) = question_ref.get() {
             first_paint::adopt("embed-question", &p);
+        }
+        // an explorer embed's caption, which the first-paint worker computed
+        if let Some(c) = caption_ref.get() {
+            first_paint::adopt("embed-caption", &c);
         }
     });
 }

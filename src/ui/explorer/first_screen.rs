@@ -10,8 +10,10 @@ use crate::lessons;
 use crate::lessons::glossary::{first_used_in, segments};
 
 use crate::ui::explain::explained::Explained;
+use crate::ui::heatmap::pictures::{cards_picture, StepPicture};
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::{scenario, Settings, DEFAULT_TEXT};
+use crate::ui::state::url;
 
 /// The caption a page opened without a link shows first: the default sentences and
 /// settings, through the engine. index.html paints it before the WebAssembly arrives
@@ -101,20 +103,88 @@ fn html_text(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// The markers around the caption in index.html.
-const BEGIN: &str = "<!-- first-screen caption: begin -->";
-const END: &str = "<!-- first-screen caption: end -->";
-
-/// `html` with the text between the caption markers replaced by `caption`, or `None`
-/// when the markers are missing.
+/// `html` with the text between the caption markers (`<!-- first-screen caption: begin -->`
+/// and its `end`) replaced by `caption`, or `None` when the markers are missing.
 pub fn with_caption(html: &str, caption: &str) -> Option<String> {
-    let start = html.find(BEGIN)? + BEGIN.len();
-    let end = start + html[start..].find(END)?;
-    Some(format!("{}{}{}", &html[..start], html_text(caption), &html[end..]))
+    with_marked(html, "caption", caption)
+}
+
+/// `html` with the text between the markers `<!-- first-screen NAME: begin -->` and
+/// `<!-- first-screen NAME: end -->` replaced by `text`, or `None` when they are missing.
+fn with_marked(html: &str, name: &str, text: &str) -> Option<String> {
+    let (begin, end) =
+        (format!("<!-- first-screen {name}: begin -->"), format!("<!-- first-screen {name}: end -->"));
+    let start = html.find(&begin)? + begin.len();
+    let stop = start + html[start..].find(&end)?;
+    Some(format!("{}{}{}", &html[..start], html_text(text), &html[stop..]))
+}
+
+/// The words of the button that starts the first lesson, titled `first_lesson_title`.
+fn start_words(first_lesson_title: &str) -> String {
+    format!("Start the lesson: {first_lesson_title}")
 }
 
 /// The caption while the learner guesses a weight of the shown sentence.
 const GUESSING: &str = "Which key does each token look at most? Guess the value in the explanation first; this line tells after Reveal.";
+
+/// What the first screen's caption says with trace step `step` and sentence `batch`
+/// selected and `trace` shown: what to look at in the weights
+/// ([`lessons::first_screen::caption`]), nothing on another step, and [`GUESSING`] while
+/// the learner guesses a weight of the sentence (`guessing(batch)`).
+pub fn shown_caption(
+    step: StepName,
+    batch: usize,
+    trace: &crate::engine::Trace,
+    guessing: impl Fn(usize) -> bool,
+) -> Option<String> {
+    if step != StepName::Weights {
+        return None;
+    }
+    let batch = batch.min(trace.sizes.b.saturating_sub(1));
+    if guessing(batch) {
+        return Some(GUESSING.to_string());
+    }
+    lessons::first_screen::caption(trace, batch)
+}
+
+/// What index.html paints first for an explorer link, before the app's WebAssembly
+/// arrives (computed by the first-paint worker, src/bin/first_paint.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkFirstPaint {
+    /// The caption the explorer opens with ([`FirstScreen`]'s), or in embed mode the
+    /// figure's ([`crate::ui::explorer::embed::step_caption`]).
+    pub caption: String,
+    /// In embed mode, the figure's heatmap cards as a phone draws them; none for a view
+    /// drawn as lines.
+    pub picture: Option<StepPicture>,
+}
+
+/// What an explorer link opens with, from its query pairs and fragment (with its `#`, or
+/// empty): the caption [`FirstScreen`] writes once the app has run the engine on the
+/// link's scenario, or in embed mode (`embed=1`) the figure's caption and its picture.
+/// `None` when the link opens no explorer (a lesson, a challenge, the Learn view,
+/// presenter mode), has a fragment that is not a scenario (a `#c=` challenge), or opens on
+/// no caption (another step, one word, a scenario the engine refuses).
+pub fn link_first_paint(pairs: Vec<(String, String)>, fragment: &str) -> Option<LinkFirstPaint> {
+    let (page, pairs) = url::PageParams::split(pairs);
+    let other_page =
+        page.lesson.is_some() || page.present || page.challenge.is_some() || page.learn.is_some();
+    let other_fragment = fragment.len() > 1 && crate::link::from_fragment(fragment).is_none();
+    if other_page || other_fragment {
+        return None;
+    }
+    let (text, settings, view, _) = url::explorer_from(&pairs, fragment);
+    let trace = crate::engine::run(&scenario(&text, &settings).0).ok()?;
+    if page.embed {
+        let caption = crate::ui::explorer::embed::step_caption(&trace, view.step)?;
+        let step = crate::ui::state::page_layout::shown_step(&trace, view.step);
+        let picture =
+            (!view.lines).then(|| cards_picture(&trace, step, view.batch, view.shared_scale)).flatten();
+        return Some(LinkFirstPaint { caption, picture });
+    }
+    let caption = shown_caption(view.step, view.batch, &trace, |_| false)?;
+    Some(LinkFirstPaint { caption, picture: None })
+}
 
 /// The caption and the "Start the lesson" button.
 #[component]
@@ -134,18 +204,9 @@ pub fn FirstScreen(
             return None;
         }
         let (step, batch) = view_state.with(|v| (v.step, v.batch));
-        if step != StepName::Weights {
-            return None;
-        }
-        shown.with(|t| {
-            let t = t.as_ref()?;
-            let batch = batch.min(t.sizes.b.saturating_sub(1));
-            // the caption names the largest weights: not while the learner guesses one
-            if guessed.is_some_and(|e| e.hides_step(StepName::Weights, batch)) {
-                return Some(GUESSING.to_string());
-            }
-            lessons::first_screen::caption(t, batch)
-        })
+        // the caption names the largest weights: not while the learner guesses one
+        let guessing = |b| guessed.is_some_and(|e| e.hides_step(StepName::Weights, b));
+        shown.with(|t| shown_caption(step, batch, t.as_ref()?, guessing))
     };
     view! {
         <div class="al-story">
@@ -165,7 +226,7 @@ pub fn FirstScreen(
                 data-testid="start-lesson"
                 on:click=move |_| on_go.run((0, 0))
             >
-                {format!("Start the lesson: {first_lesson_title}")}
+                {start_words(first_lesson_title)}
             </button>
         </div>
     }
@@ -185,6 +246,112 @@ mod tests {
         std::fs::read_to_string(&path).is_ok_and(|have| have == want)
     }
 
+    /// The caption index.html paints first for a link.
+    fn link_caption(pairs: Vec<(String, String)>, fragment: &str) -> Option<String> {
+        link_first_paint(pairs, fragment).map(|p| p.caption)
+    }
+
+    /// A link's query as decoded pairs (the tests' links use no escapes).
+    fn pairs(query: &str) -> Vec<(String, String)> {
+        query
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect()
+    }
+
+    /// The caption of `text` run with `settings`, sentence `batch`, as the first screen
+    /// writes it for a trace built here, not from a link.
+    fn caption_of(text: &str, settings: &Settings, batch: usize) -> Option<String> {
+        let t = crate::engine::run(&scenario(text, settings).0).unwrap();
+        lessons::first_screen::caption(&t, batch)
+    }
+
+    /// What the first-paint worker paints for an explorer link is the caption of the
+    /// link's scenario, its selected sentence, heads and mask included.
+    #[test]
+    fn an_explorer_links_caption_is_its_scenarios() {
+        let cat = "the cat sat on the mat";
+        let mut s = Settings { d_model: 8, n_heads: 2, ..Settings::default() };
+        s.mask.causal = true;
+        let want = caption_of(cat, &s, 0).unwrap();
+        let got = link_caption(pairs(&format!("s={cat}&d=8&h=2&causal=1&step=weights")), "");
+        assert_eq!(got.as_deref(), Some(want.as_str()));
+        assert!(want.contains("(head 1)"), "{want}");
+        // without `step`, the weights; without settings, the defaults; not the default caption
+        let plain = link_caption(pairs(&format!("s={cat}")), "").unwrap();
+        assert_eq!(plain, caption_of(cat, &Settings::default(), 0).unwrap());
+        assert_ne!(Some(plain), default_caption());
+        // the second sentence, selected by `b`
+        let two = "the cat sat on the mat\nthe dog ran to the park";
+        let second = link_caption(pairs(&format!("s={two}&b=1")), "").unwrap();
+        assert_eq!(second, caption_of(two, &Settings::default(), 1).unwrap());
+        assert_ne!(Some(&second), link_caption(pairs(&format!("s={two}&b=0")), "").as_ref());
+        // a sentence past the last: the last, as the app shows it
+        assert_eq!(link_caption(pairs(&format!("s={two}&b=7")), "").unwrap(), second);
+        // cross-attention
+        let cross = link_caption(pairs(&format!("s={cat}&kv=the dog ran")), "").unwrap();
+        let with_kv = Settings { kv_text: Some("the dog ran".to_owned()), ..Settings::default() };
+        assert_eq!(cross, caption_of(cat, &with_kv, 0).unwrap());
+    }
+
+    /// A whole scenario in the fragment replaces the query's text and settings, as in the
+    /// app; a fragment that is not a scenario (a challenge's `#c=`) paints nothing.
+    #[test]
+    fn an_explorer_links_fragment_is_its_scenario() {
+        let s = Settings { d_model: 6, n_heads: 3, ..Settings::default() };
+        let text = "a red fox jumps";
+        let fragment =
+            url::fragment(text, &Settings { sinks: Some(vec![1.0, 0.5, 0.0]), ..s.clone() }).unwrap();
+        assert!(fragment.starts_with("#s="), "{fragment}");
+        let got = link_caption(pairs("s=ignored words here&step=weights"), &fragment).unwrap();
+        let want = caption_of(text, &Settings { sinks: Some(vec![1.0, 0.5, 0.0]), ..s }, 0).unwrap();
+        assert_eq!(got, want);
+        assert!(got.contains("sink takes"), "{got}");
+        assert_eq!(link_caption(pairs("s=the cat sat"), "#c=abc"), None);
+    }
+
+    /// Links that open no explorer, or a step other than the weights, paint no caption; an
+    /// embed paints its figure's.
+    #[test]
+    fn links_without_the_first_screen_have_no_caption() {
+        for query in [
+            "s=the cat sat&step=scores",
+            "s=the cat sat&lesson=masks&ls=1",
+            "s=the cat sat&present=1",
+            "challenge=cat-mat",
+            "learn=copy",
+            "s=hello",
+        ] {
+            assert_eq!(link_caption(pairs(query), ""), None, "{query}");
+        }
+        assert!(link_caption(pairs("s=the cat sat&present=0&embed=0"), "").is_some());
+        // an embed's picture is its figure's cards as a phone draws them, with the link's
+        // colour scale (one per head with share=0); none for the lines view
+        let two_heads = Settings { d_model: 4, n_heads: 2, ..Settings::default() };
+        let t = crate::engine::run(&scenario("the cat sat", &two_heads).0).unwrap();
+        let picture = |q: &str| link_first_paint(pairs(q), "").unwrap().picture;
+        let shared = picture("s=the cat sat&d=4&h=2&embed=1&step=scores").unwrap();
+        assert_eq!(Some(&shared), cards_picture(&t, StepName::Scores, 0, true).as_ref());
+        let own = picture("s=the cat sat&d=4&h=2&embed=1&step=scores&share=0").unwrap();
+        assert_eq!(Some(&own), cards_picture(&t, StepName::Scores, 0, false).as_ref());
+        assert_ne!(shared.svg, own.svg, "two heads, one scale or two");
+        assert!(shared.svg.starts_with("<svg") && shared.width > 0 && shared.height > 0);
+        assert_eq!(picture("s=the cat sat&embed=1&view=lines"), None);
+        assert_eq!(
+            link_first_paint(pairs("s=the cat sat"), "").unwrap().picture,
+            None,
+            "not outside an embed"
+        );
+        // an embed's caption is its figure's, on any step
+        for step in ["weights", "scores", "output"] {
+            let got = link_caption(pairs(&format!("s=the cat sat&embed=1&step={step}")), "").unwrap();
+            let t = crate::engine::run(&scenario("the cat sat", &Settings::default()).0).unwrap();
+            let name = StepName::from_name(step).unwrap();
+            assert_eq!(Some(got), crate::ui::explorer::embed::step_caption(&t, name), "{step}");
+        }
+    }
+
     /// index.html paints the default first screen's caption before the WebAssembly
     /// arrives: the engine's words and numbers, none written by hand. When the engine or
     /// the caption changes, `UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes
@@ -194,6 +361,9 @@ mod tests {
         let html = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/index.html")).unwrap();
         let caption = default_caption().expect("the default first screen has a caption");
         let want = with_caption(&html, &caption).expect("index.html has the caption markers");
+        // and the button that starts the first lesson, shown (not yet pressable) beside it
+        let start = start_words(lessons::lessons()[0].title);
+        let want = with_marked(&want, "start", &start).expect("index.html has the start button's markers");
         assert!(
             held_equal("index.html", &want),
             "index.html's first-screen caption is not the engine's \"{caption}\": run \
@@ -248,10 +418,11 @@ mod tests {
 
     #[test]
     fn the_caption_goes_between_the_markers_escaped() {
-        let html = format!("<p>{BEGIN}old{END}</p>");
+        let (begin, end) = ("<!-- first-screen caption: begin -->", "<!-- first-screen caption: end -->");
+        let html = format!("<p>{begin}old{end}</p>");
         assert_eq!(
             with_caption(&html, "a <pad> & b").unwrap(),
-            format!("<p>{BEGIN}a &lt;pad&gt; &amp; b{END}</p>")
+            format!("<p>{begin}a &lt;pad&gt; &amp; b{end}</p>")
         );
         assert_eq!(with_caption("<p>no markers</p>", "x"), None);
     }

@@ -68,15 +68,29 @@ pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
         return None;
     }
     let trace = crate::engine::run(&step.scenario).ok()?;
-    let name = shown_step(&trace, step.focus);
-    let batch = step.batch.min(trace.sizes.b.saturating_sub(1));
+    cards_picture(&trace, shown_step(&trace, step.focus), step.batch, true)
+}
+
+/// Step `name`'s heatmap cards for sentence `batch` (the last, past it) as a phone draws
+/// them, one card per head stacked, as an SVG; each head's own colour scale unless
+/// `shared` (one over every head, as [`card_scale`]). `None` when the trace has no such
+/// step or a card cannot be drawn.
+pub fn cards_picture(trace: &Trace, name: StepName, batch: usize, shared: bool) -> Option<StepPicture> {
+    let batch = batch.min(trace.sizes.b.saturating_sub(1));
     let st = trace.step(name)?;
     let heads = if st.has_heads() { st.shape.get(1).copied().unwrap_or(1) } else { 1 };
     let n_cols = st.shape.last().copied().unwrap_or(0);
     let width = card_width(lesson_column(PHONE_WIDTH, || false), heads, n_cols);
+    let scale = |id: CardId| {
+        if shared || id.step == StepName::Weights {
+            card_scale(trace, id)
+        } else {
+            Scale::diverging(st.matrix(id.batch, id.head).into_iter().flat_map(|m| m.into_iter()))
+        }
+    };
     let cards: Vec<(CardData, Scale)> = (0..heads)
         .map(|head| CardId { step: name, batch, head })
-        .map(|id| CardData::build(&trace, id).map(|d| (d, card_scale(&trace, id))))
+        .map(|id| CardData::build(trace, id).map(|d| (d, scale(id))))
         .collect::<Option<_>>()?;
     let layouts: Vec<Layout> = cards
         .iter()

@@ -6,10 +6,14 @@ use super::window;
 
 /// The current URL's query as decoded key–value pairs.
 pub fn query_pairs() -> Vec<(String, String)> {
-    let Some(search) = window().and_then(|w| w.location().search().ok()) else {
-        return Vec::new();
-    };
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+    window().and_then(|w| w.location().search().ok()).map_or_else(Vec::new, |search| pairs_of(&search))
+}
+
+/// A query (`?a=1&b=2`, its `?` optional) as decoded key–value pairs, as the browser's
+/// `URLSearchParams` reads it (also in a worker, which has no `window`: the first-paint
+/// worker, src/bin/first_paint.rs).
+pub fn pairs_of(search: &str) -> Vec<(String, String)> {
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(search) else {
         return Vec::new();
     };
     let mut pairs = Vec::new();

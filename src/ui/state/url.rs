@@ -224,6 +224,23 @@ pub fn from_fragment(fragment: &str) -> Option<Result<(String, Settings), LinkEr
     Some(link::decode(data).map(|scenario| crate::ui::state::settings::from_scenario(&scenario)))
 }
 
+/// The explorer's text, settings and view from a link: its query pairs (the explorer's,
+/// after [`PageParams::split`]) and its fragment (with its `#`, or empty), with the
+/// notices. A whole scenario in the fragment (imported numbers) replaces the text and the
+/// settings the query gives; the query still gives the view.
+pub fn explorer_from(
+    pairs: &[(String, String)],
+    fragment: &str,
+) -> (String, Settings, ViewState, Vec<String>) {
+    let (mut text, mut settings, view, mut notices) = from_query(pairs);
+    match from_fragment(fragment) {
+        Some(Ok((t, s))) => (text, settings) = (t, s),
+        Some(Err(e)) => notices.push(format!("{e}; the link's other settings are shown instead.")),
+        None => {}
+    }
+    (text, settings, view, notices)
+}
+
 /// A state read back from URL query pairs. Every value that is missing keeps its default;
 /// every value that is wrong keeps its default *and* adds a notice saying so.
 pub fn from_query(pairs: &[(String, String)]) -> (String, Settings, ViewState, Vec<String>) {
