@@ -245,7 +245,41 @@ const phoneMessageTest = {
   },
 };
 
+// A link the engine refuses (RoPE with d_k = 3; h = 3 does not divide d_model 7) draws
+// nothing. The top of the page says why and where to change it; on a phone the fold that
+// holds the controls opens on the control's own message; on a wide screen the message is
+// in the first screen, not only under the empty picture.
+const refusedLinkTest = {
+  name: 'a link the engine refuses (rope=half with d_k 3, d=7&h=3) says why at the top and opens the controls on a phone: 375 px and 1440 px',
+  run: async (t) => {
+    const cases = [
+      ['s=the%20cat%20sat&rope=half', '[data-testid="rope"]', /Nothing can be drawn for this link: .*RoPE.*Change it under “Change the sentences and sizes”\./],
+      ['s=the%20cat&d=7&h=3', N_HEADS, /Nothing can be drawn for this link: .*7.*3.*Change it under “Change the sentences and sizes”\./],
+    ];
+    for (const [width, height] of [[375, 812], [1440, 900]]) {
+      for (const [query, control, said] of cases) {
+        const page = await t.openAt({ width, height }, query, '[data-testid="nothing-drawn"]');
+        const top = await page.locator('[data-testid="nothing-drawn"]');
+        t.assert.match(await top.textContent(), said, `${query} at ${width} px`);
+        const box = await top.boundingBox();
+        t.assert.ok(box && box.y + box.height <= height, `${query} at ${width} px: the message is below the first screen (${JSON.stringify(box)})`);
+        // the control's own message is visible (the phone's fold is open)
+        t.assert.ok(await page.locator(errorBy(control)).isVisible(), `${query} at ${width} px: the control's message is hidden`);
+        t.assert.equal(await overflows(page), false, `${query} at ${width} px: the page is wider than the window`);
+        if (width === 375) await t.screenshot(`refused-link-${query.includes('rope') ? 'rope' : 'heads'}-375`, { fullPage: false });
+        await nothingThrown(t, page);
+      }
+    }
+    // once the learner fixes it, the message goes and a picture is drawn
+    const page = t.page;
+    await page.fill(N_HEADS, '1');
+    await page.waitForSelector(WEIGHTS);
+    t.assert.equal(await page.locator('[data-testid="nothing-drawn"]').count(), 0, 'the message stays after the fix');
+  },
+};
+
 export const tests = [
+  refusedLinkTest,
   phoneMessageTest,
   linkKeepsTest,
   {

@@ -32,6 +32,32 @@ async function layoutShifts(page) {
 
 export const tests = [
   {
+    name: 'first paint: a WebAssembly that cannot be fetched says so in the loading line, with a button that loads the page again',
+    run: async (t) => {
+      const { page } = t;
+      for (const [what, url] of [['the wasm', /attention-lens-[^/]*_bg\.wasm$/], ['the script', /attention-lens-[^/]*\.js$/]]) {
+        await page.route(url, (route) => route.abort('connectionfailed'));
+        for (const q of ['/', '/?s=the%20cat%20sat', '/?lesson=masks&ls=2']) {
+          await page.goto(t.url(q));
+          await page.waitForSelector('[data-testid="shell-failed"]', { timeout: 10000 });
+          const line = page.locator('[data-testid="shell-failed"]');
+          t.assert.match(await line.textContent(), /could not be loaded: check the connection, then try again\./, `${what}, ${q}`);
+          t.assert.equal(await line.getAttribute('role'), 'alert', `${what}, ${q}`);
+          t.assert.ok(await line.isVisible(), `${what}, ${q}: the message is hidden`);
+        }
+        if (what === 'the script') await t.screenshot('first-paint-failed', { fullPage: false });
+        // the connection is back: the button loads the app
+        await page.unroute(url);
+        await page.click('[data-testid="shell-failed"] button');
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, what);
+        await page.evaluate(async () => {
+          for (const r of (await navigator.serviceWorker?.getRegistrations()) ?? []) await r.unregister();
+        });
+      }
+    },
+  },
+  {
     name: 'first paint: the main wasm is requested once the step\'s picture is reported painted, or at once on a page already 800 ms old',
     run: async (t) => {
       const { page } = t;
@@ -171,11 +197,26 @@ export const tests = [
       }));
       t.assert.match(shell.loading, /Loading/);
       t.assert.match(shell.caption ?? '', /attends to/, 'the first screen\'s caption, before the wasm');
+      // the app's tabs above it, as the app lays them out: the caption does not move at hand-over
+      t.assert.equal(await page.textContent('[data-testid="shell"] .al-modes .al-selected'), 'Explorer');
+      const captionBox = () => page.$eval('.al-caption', (e) => {
+        const b = e.getBoundingClientRect();
+        return `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)}`;
+      });
+      const before = await captionBox();
+      await page.evaluate(() => { window.__painted = document.querySelector('.al-caption'); });
       release();
       await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
-      // the caption painted first is the app's own, word for word and number for number
+      // the caption painted first is the app's own, word for word and number for number,
+      // and the very node the page painted first (the app adopts it), where it was
       await page.waitForSelector('[data-testid="caption"]');
       t.assert.equal((await page.textContent('[data-testid="caption"]')).trim(), shell.caption);
+      t.assert.ok(await page.evaluate(() => document.querySelector('[data-testid="caption"]') === window.__painted), 'the app keeps the painted caption');
+      t.assert.equal(await captionBox(), before, 'the caption moved at hand-over');
+      // the kept node follows the app: another sentence, another caption (or none)
+      await page.fill('textarea[data-testid="sentences"]', 'the cat sat on the mat');
+      await page.waitForFunction(() => !/baseball/.test(document.querySelector('[data-testid="caption"]')?.textContent ?? 'gone'));
+      t.assert.equal(await page.locator('.al-caption').count() <= 1, true, 'two captions on the page');
       // the app: no shell left, one header, and the same words as the shell's
       t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0);
       t.assert.equal(await page.locator('header.al-header').count(), 1);
@@ -375,10 +416,15 @@ export const tests = [
           t.assert.ok(!(await page.isVisible('[data-testid="shell-story"] .al-caption')), `${q}: no caption shown`);
         }
         t.assert.equal(await page.locator('main').count(), 1, `${q}: a main landmark while loading`);
+        await page.evaluate(() => { window.__painted = document.querySelector('[data-testid="shell-story"] .al-caption'); });
         release();
         await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
         t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
-        if (has) t.assert.equal((await page.textContent('[data-testid="caption"]')).trim(), app, q);
+        if (has) {
+          t.assert.equal((await page.textContent('[data-testid="caption"]')).trim(), app, q);
+          // the node painted first is the one the app keeps
+          t.assert.ok(await page.evaluate(() => document.querySelector('[data-testid="caption"]') === window.__painted), `${q}: the app keeps the painted caption`);
+        }
         // The first screen's caption holds the caption's place, unseen, until the worker
         // answers: only the loading line under it moves, by the lines this caption has
         // more or fewer than that one (a layout-shift score far under Lighthouse's 0.1).

@@ -20,6 +20,7 @@ use crate::ui::app::notices::{ComputingNote, Notices};
 use crate::ui::explain::explained::Explained;
 use crate::ui::explorer::embed::EmbedView;
 use crate::ui::explorer::tensors::SharedRange;
+use crate::ui::explorer::view::controls_title;
 use crate::ui::heatmap::highlight::Highlights;
 use crate::ui::heatmap::matrix_table::TablesOpen;
 use crate::ui::learn::settings::LearnSettings;
@@ -161,6 +162,11 @@ pub fn App() -> impl IntoView {
                 computing=computing
                 stale=stale
                 error=error
+                nothing_drawn=Signal::derive(move || {
+                    shown.with(Option::is_none) && challenge.with(Option::is_none) && !learn.get()
+                        && !present.get()
+                })
+                controls_title=Signal::derive(move || controls_title(lesson.with(Option::is_some)))
             />
 
             <ExplorerBelow

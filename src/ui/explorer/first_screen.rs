@@ -5,12 +5,14 @@
 
 use leptos::prelude::*;
 
+use crate::draw::Theme;
 use crate::engine::StepName;
 use crate::lessons;
 use crate::lessons::glossary::{first_used_in, segments};
 
 use crate::ui::explain::explained::Explained;
 use crate::ui::heatmap::pictures::{cards_picture, StepPicture};
+use crate::ui::platform::first_paint;
 use crate::ui::state::app_state::AppState;
 use crate::ui::state::settings::{scenario, Settings, DEFAULT_TEXT};
 use crate::ui::state::url;
@@ -164,8 +166,13 @@ pub struct LinkFirstPaint {
 /// link's scenario, or in embed mode (`embed=1`) the figure's caption and its picture.
 /// `None` when the link opens no explorer (a lesson, a challenge, the Learn view,
 /// presenter mode), has a fragment that is not a scenario (a `#c=` challenge), or opens on
-/// no caption (another step, one word, a scenario the engine refuses).
-pub fn link_first_paint(pairs: Vec<(String, String)>, fragment: &str) -> Option<LinkFirstPaint> {
+/// no caption (another step, one word, a scenario the engine refuses). The picture is drawn
+/// in the page's light or dark `theme`, as the app draws its canvases.
+pub fn link_first_paint(
+    pairs: Vec<(String, String)>,
+    fragment: &str,
+    theme: &Theme,
+) -> Option<LinkFirstPaint> {
     let (page, pairs) = url::PageParams::split(pairs);
     let other_page =
         page.lesson.is_some() || page.present || page.challenge.is_some() || page.learn.is_some();
@@ -178,8 +185,9 @@ pub fn link_first_paint(pairs: Vec<(String, String)>, fragment: &str) -> Option<
     if page.embed {
         let caption = crate::ui::explorer::embed::step_caption(&trace, view.step)?;
         let step = crate::ui::state::page_layout::shown_step(&trace, view.step);
-        let picture =
-            (!view.lines).then(|| cards_picture(&trace, step, view.batch, view.shared_scale)).flatten();
+        let picture = (!view.lines)
+            .then(|| cards_picture(&trace, step, view.batch, view.shared_scale, theme))
+            .flatten();
         return Some(LinkFirstPaint { caption, picture });
     }
     let caption = shown_caption(view.step, view.batch, &trace, |_| false)?;
@@ -208,13 +216,31 @@ pub fn FirstScreen(
         let guessing = |b| guessed.is_some_and(|e| e.hides_step(StepName::Weights, b));
         shown.with(|t| shown_caption(step, batch, t.as_ref()?, guessing))
     };
+    // index.html's caption (the first screen's, or the one the first-paint worker computed
+    // for an explorer link) is the node the page keeps while the caption is the same: the
+    // browser counted it as the first screen's largest paint, and a new node of the same
+    // words painted later would count again, after the WebAssembly
+    let caption_ref = NodeRef::<leptos::html::P>::new();
+    Effect::new(move |_| {
+        if let Some(p) = caption_ref.get() {
+            first_paint::adopt("caption", &p);
+        }
+    });
     view! {
         <div class="al-story">
             {move || {
-                caption()
+                let caption = caption();
+                first_paint::give_back("caption");
+                caption
                     .map(|c| {
+                        // the app's own node back in place before the closure updates or removes it
                         view! {
-                            <p class="al-caption" data-testid="caption" aria-live="polite">
+                            <p
+                                class="al-caption"
+                                data-testid="caption"
+                                aria-live="polite"
+                                node_ref=caption_ref
+                            >
                                 {c}
                             </p>
                         }
@@ -248,7 +274,7 @@ mod tests {
 
     /// The caption index.html paints first for a link.
     fn link_caption(pairs: Vec<(String, String)>, fragment: &str) -> Option<String> {
-        link_first_paint(pairs, fragment).map(|p| p.caption)
+        link_first_paint(pairs, fragment, &Theme::LIGHT).map(|p| p.caption)
     }
 
     /// A link's query as decoded pairs (the tests' links use no escapes).
@@ -330,16 +356,28 @@ mod tests {
         // colour scale (one per head with share=0); none for the lines view
         let two_heads = Settings { d_model: 4, n_heads: 2, ..Settings::default() };
         let t = crate::engine::run(&scenario("the cat sat", &two_heads).0).unwrap();
-        let picture = |q: &str| link_first_paint(pairs(q), "").unwrap().picture;
+        let picture = |q: &str| link_first_paint(pairs(q), "", &Theme::LIGHT).unwrap().picture;
         let shared = picture("s=the cat sat&d=4&h=2&embed=1&step=scores").unwrap();
-        assert_eq!(Some(&shared), cards_picture(&t, StepName::Scores, 0, true).as_ref());
+        assert_eq!(Some(&shared), cards_picture(&t, StepName::Scores, 0, true, &Theme::LIGHT).as_ref());
         let own = picture("s=the cat sat&d=4&h=2&embed=1&step=scores&share=0").unwrap();
-        assert_eq!(Some(&own), cards_picture(&t, StepName::Scores, 0, false).as_ref());
+        assert_eq!(Some(&own), cards_picture(&t, StepName::Scores, 0, false, &Theme::LIGHT).as_ref());
         assert_ne!(shared.svg, own.svg, "two heads, one scale or two");
+        // in the dark theme, on the dark background the app's canvases use
+        let dark = link_first_paint(pairs("s=the cat sat&d=4&h=2&embed=1&step=scores"), "", &Theme::DARK)
+            .unwrap()
+            .picture
+            .unwrap();
+        assert_eq!(Some(&dark), cards_picture(&t, StepName::Scores, 0, true, &Theme::DARK).as_ref());
+        let fill = |c: plotters::style::RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        assert!(
+            dark.svg.contains(&fill(Theme::DARK.background))
+                && !shared.svg.contains(&fill(Theme::DARK.background))
+        );
+        assert!(dark.svg.contains(&fill(Theme::DARK.text)) && !dark.svg.contains(&fill(Theme::LIGHT.text)));
         assert!(shared.svg.starts_with("<svg") && shared.width > 0 && shared.height > 0);
         assert_eq!(picture("s=the cat sat&embed=1&view=lines"), None);
         assert_eq!(
-            link_first_paint(pairs("s=the cat sat"), "").unwrap().picture,
+            link_first_paint(pairs("s=the cat sat"), "", &Theme::LIGHT).unwrap().picture,
             None,
             "not outside an embed"
         );

@@ -13,6 +13,16 @@ use crate::ui::state::app_state::AppState;
 use crate::ui::state::page_layout::{explorer_column, folds_controls};
 use crate::ui::state::settings;
 
+/// The title of the controls' fold (in a lesson) or section: also named by the page's
+/// notice when a link opens on a scenario the engine refuses.
+pub fn controls_title(in_lesson: bool) -> &'static str {
+    if in_lesson {
+        "Change the numbers"
+    } else {
+        "Change the sentences and sizes"
+    }
+}
+
 /// The controls, the pipeline and the selected step's cards.
 #[component]
 pub fn Explorer(
@@ -29,10 +39,12 @@ pub fn Explorer(
     // on a wide screen the controls sit under the selected step's picture, so that the
     // first screen shows a picture (above it, they filled a 900 px screen)
     let folded = in_lesson || phone;
+    // a link the engine refuses draws nothing: its fold opens on the control to change
+    let refused = shown.with_untracked(Option::is_none) && state.error().with_untracked(Option::is_some);
     let controls = folded.then(|| {
-        let title = if in_lesson { "Change the numbers" } else { "Change the sentences and sizes" };
+        let title = controls_title(in_lesson);
         view! {
-            <details class="al-fold" data-testid="change-numbers">
+            <details class="al-fold" data-testid="change-numbers" open=refused>
                 <summary>{title}</summary>
                 <Controls state=state />
                 <Overview state=state />
@@ -41,8 +53,8 @@ pub fn Explorer(
     });
     let controls_below = (!folded).then(|| {
         view! {
-            <section class="al-controls-below" aria-label="Change the sentences and sizes">
-                <h2>"Change the sentences and sizes"</h2>
+            <section class="al-controls-below" aria-label=controls_title(false)>
+                <h2>{controls_title(false)}</h2>
                 <Controls state=state />
             </section>
         }

@@ -68,14 +68,20 @@ pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
         return None;
     }
     let trace = crate::engine::run(&step.scenario).ok()?;
-    cards_picture(&trace, shown_step(&trace, step.focus), step.batch, true)
+    cards_picture(&trace, shown_step(&trace, step.focus), step.batch, true, &Theme::LIGHT)
 }
 
 /// Step `name`'s heatmap cards for sentence `batch` (the last, past it) as a phone draws
 /// them, one card per head stacked, as an SVG; each head's own colour scale unless
-/// `shared` (one over every head, as [`card_scale`]). `None` when the trace has no such
-/// step or a card cannot be drawn.
-pub fn cards_picture(trace: &Trace, name: StepName, batch: usize, shared: bool) -> Option<StepPicture> {
+/// `shared` (one over every head, as [`card_scale`]), on `theme`'s background and labels.
+/// `None` when the trace has no such step or a card cannot be drawn.
+pub fn cards_picture(
+    trace: &Trace,
+    name: StepName,
+    batch: usize,
+    shared: bool,
+    theme: &Theme,
+) -> Option<StepPicture> {
     let batch = batch.min(trace.sizes.b.saturating_sub(1));
     let st = trace.step(name)?;
     let heads = if st.has_heads() { st.shape.get(1).copied().unwrap_or(1) } else { 1 };
@@ -101,15 +107,14 @@ pub fn cards_picture(trace: &Trace, name: StepName, batch: usize, shared: bool) 
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (w as u32, h as u32)).into_drawing_area();
-        root.fill(&Theme::LIGHT.background).ok()?;
+        root.fill(&theme.background).ok()?;
         let mut top = 0.0;
         for ((d, scale), layout) in cards.iter().zip(&layouts) {
             let area = root
                 .clone()
                 .shrink((0, top as u32), (layout.width.ceil() as u32, layout.height.ceil() as u32));
             let map = d.heatmap(*scale);
-            draw::draw_heatmap(draw::Canvas { area: &area, theme: &Theme::LIGHT, dpr: 1.0 }, &map, layout)
-                .ok()?;
+            draw::draw_heatmap(draw::Canvas { area: &area, theme, dpr: 1.0 }, &map, layout).ok()?;
             top += layout.height.ceil() + GAP;
         }
         root.present().ok()?;

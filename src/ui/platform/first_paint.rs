@@ -19,8 +19,8 @@ const MOST_MS: u32 = 500;
 thread_local! {
     /// The first paint's marked nodes, taken out of it until the app adopts them.
     static KEPT: RefCell<Vec<web_sys::Element>> = const { RefCell::new(Vec::new()) };
-    /// Each adopted node with the app's node it stands in for: `(own, kept)`.
-    static ADOPTED: RefCell<Vec<(web_sys::Element, web_sys::Element)>> = const { RefCell::new(Vec::new()) };
+    /// Each adopted node with the app's node it stands in for: `(key, own, kept)`.
+    static ADOPTED: RefCell<Vec<(String, web_sys::Element, web_sys::Element)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Resolves once the browser has reported the first paint's words (index.html resolves
@@ -64,7 +64,7 @@ pub fn adopt(key: &str, own: &web_sys::Element) {
             }
         }
         let _ = own.replace_with_with_node_1(&el);
-        ADOPTED.with_borrow_mut(|a| a.push((own.clone(), el)));
+        ADOPTED.with_borrow_mut(|a| a.push((key.to_owned(), own.clone(), el)));
     }
 }
 
@@ -73,7 +73,7 @@ pub fn adopt(key: &str, own: &web_sys::Element) {
 /// (an embed's words that follow the block set in its tiles view).
 pub fn settle() {
     ADOPTED.with_borrow_mut(|a| {
-        a.retain(|(own, kept)| {
+        a.retain(|(_, own, kept)| {
             if !kept.is_connected() {
                 return false;
             }
@@ -81,6 +81,23 @@ pub fn settle() {
                 return true;
             }
             let _ = kept.replace_with_with_node_1(own);
+            false
+        })
+    });
+}
+
+/// Puts the app's node back in place of the kept node marked `key`, if one stands in for
+/// it: called before the app updates or removes that node, so the update lands on the
+/// page (the first screen's caption, rebuilt by a reactive closure).
+pub fn give_back(key: &str) {
+    ADOPTED.with_borrow_mut(|a| {
+        a.retain(|(k, own, kept)| {
+            if k != key {
+                return true;
+            }
+            if kept.is_connected() {
+                let _ = kept.replace_with_with_node_1(own);
+            }
             false
         })
     });
