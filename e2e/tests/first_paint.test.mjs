@@ -371,6 +371,9 @@ export const tests = [
     name: 'first paint: an explorer link paints the caption the app opens with, computed by the first-paint worker before the main wasm, in the app\'s place',
     run: async (t) => {
       const { page } = t;
+      // the worker starts without a warning (its loader passes wasm-bindgen one object)
+      const warnings = [];
+      page.on('console', (m) => { if (/deprecated/i.test(m.text())) warnings.push(m.text()); });
       const box = (sel) => page.$eval(sel, (e) => {
         const b = e.getBoundingClientRect();
         return `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)}`;
@@ -447,7 +450,7 @@ export const tests = [
         await page.route(/attention-lens-[^/]*_bg\.wasm$/, async (route) => { await gate; await route.continue(); });
         return open;
       };
-      for (const [q, width] of [[`?s=${cat}&step=weights&embed=1`, 412], [`?s=${cat}&d=8&h=2&step=scores&embed=1`, 800]]) {
+      for (const [q, width] of [[`?s=${cat}&step=weights&embed=1`, 412], [`?s=${cat}&embed=true&d=8&h=2&step=scores`, 800]]) {
         await page.setViewportSize({ width, height: 600 });
         await page.goto(t.url(`/${q}`));
         await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
@@ -475,6 +478,18 @@ export const tests = [
         t.assert.deepEqual(await layoutShifts(page), [], `${q} at ${width} px: layout shifts`);
         await page.unroute(/attention-lens-[^/]*_bg\.wasm$/);
       }
+      // in the dark theme the worker draws the figure in the app's dark canvas colours
+      // (draw::Theme::DARK's background #18181E), not as a white panel with the light
+      // theme's labels (#1C1C24)
+      await page.emulateMedia({ colorScheme: 'dark' });
+      const open = await hold();
+      await page.goto(t.url(`/?s=${cat}&step=weights&embed=1`));
+      const svg = await page.evaluate(async () => (await window.alExplorerFirst)?.picture?.svg ?? '');
+      t.assert.ok(svg.includes('fill="#18181E"') && !svg.includes('fill="#1C1C24"'), 'the dark picture');
+      open();
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      await page.unroute(/attention-lens-[^/]*_bg\.wasm$/);
+      await page.emulateMedia({ colorScheme: 'light' });
       // without the first-paint worker (its script refused) the link paints no caption and
       // opens (the offline mode's service worker, which would serve the script, removed)
       await page.evaluate(async () => {
@@ -486,6 +501,7 @@ export const tests = [
       await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
       t.assert.ok((await page.textContent('[data-testid="caption"]')).includes('“'));
       await page.unroute(/first_paint_loader\.js$/);
+      t.assert.deepEqual(warnings, []);
       t.assert.deepEqual(t.errors().filter((e) => !/first_paint/.test(e)), []);
     },
   },

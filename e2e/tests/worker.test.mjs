@@ -133,6 +133,9 @@ export const tests = [
     name: 'worker: its picture is the page engine\'s, number for number',
     run: async (t) => {
       const page = t.page;
+      // the worker starts without a warning (its loader passes wasm-bindgen one object)
+      const warnings = [];
+      page.on('console', (m) => { if (/deprecated/i.test(m.text())) warnings.push(m.text()); });
       const text = 'the cat sat on the mat\nI bought a baseball bat';
       // computed in the worker (forced for a small input) ...
       await t.gotoApp('s=a%20b&d=6&h=3&p=seeded&seed=5&causal=1&fill=neg_inf&engine=worker');
@@ -145,6 +148,7 @@ export const tests = [
       await t.open(`s=${encodeURIComponent(text)}&d=6&h=3&p=seeded&seed=5&causal=1&fill=neg_inf&engine=sync`, '[data-testid="matrix-table"]', { state: 'attached' });
       t.assert.equal(await workerPosts(page), 0);
       t.assert.deepEqual(await tableValues(page, '[data-testid="matrix-table"]'), fromWorker);
+      t.assert.deepEqual(warnings, []);
       t.assert.deepEqual(t.errors(), []);
     },
   },

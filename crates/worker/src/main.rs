@@ -1,7 +1,7 @@
 //! The engine worker: a dedicated Web Worker that runs `attention_engine::run_reusing` off the
 //! page's main thread. Trunk builds it from index.html (`data-type="worker"`,
-//! `data-bindgen-target="no-modules"`, `data-loader-shim`): the page starts
-//! `engine_worker_loader.js`, which loads `engine_worker.js` and `engine_worker_bg.wasm`.
+//! `data-bindgen-target="no-modules"`): the page starts `engine_worker_loader.js`
+//! (assets/workers), which loads `engine_worker.js` and `engine_worker_bg.wasm`.
 //! The messages are the library's `attention_worker::protocol` types. The worker also
 //! trains (`attention_worker::train`): the page starts a run, then asks for steps in slices,
 //! and writes the Python export (`attention_worker::export`): the page asks for the file's text.

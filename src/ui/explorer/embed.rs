@@ -142,10 +142,7 @@ pub fn EmbedView(
         let trace = shown.get()?;
         step_caption(&trace, view_state.with(|v| v.step))
     };
-    let full = move || {
-        let href = crate::ui::platform::address::href();
-        href.replace("&embed=1", "").replace("?embed=1&", "?").replace("?embed=1", "")
-    };
+    let full = move || crate::ui::state::url::without_key(&crate::ui::platform::address::href(), "embed");
     let text_ref = NodeRef::<leptos::html::P>::new();
     let question_ref = NodeRef::<leptos::html::P>::new();
     let caption_ref = NodeRef::<leptos::html::Figcaption>::new();

@@ -187,6 +187,20 @@ pub fn with_flag(href: &str, flag: &str) -> String {
     format!("{base}{sep}{flag}{hash}")
 }
 
+/// `href` (a whole address, or only `?query#fragment`) without any `key=…` pair in its
+/// query, the other pairs as written: an embed's "Open in Attention Lens" link is its own
+/// address without `embed` (`embed=1` or `embed=true`, anywhere in the query).
+pub fn without_key(href: &str, key: &str) -> String {
+    let (base, hash) = href.find('#').map_or((href, ""), |at| href.split_at(at));
+    let Some((page, query)) = base.split_once('?') else { return href.to_owned() };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split_once('=').map_or(*pair, |(k, _)| k) != key)
+        .collect();
+    let sep = if kept.is_empty() { "" } else { "?" };
+    format!("{page}{sep}{}{hash}", kept.join("&"))
+}
+
 /// True when the short keys of [`to_query`] cannot say everything: imported or edited
 /// embeddings, explicit weights, QK-norm's weights, attention sinks, a head size of its
 /// own, RoPE's scaling or multi-head latent attention. Such a state also goes into the
@@ -574,6 +588,27 @@ mod tests {
     fn a_flag_goes_before_the_fragment() {
         assert_eq!(with_flag("https://x/?s=a#s=1.abc", "embed=1"), "https://x/?s=a&embed=1#s=1.abc");
         assert_eq!(with_flag("https://x/", "embed=1"), "https://x/?embed=1");
+    }
+
+    #[test]
+    fn the_full_page_link_is_the_embed_without_embed() {
+        for (embed, full) in [
+            ("https://x/?s=a&embed=1&step=scores#s=1.abc", "https://x/?s=a&step=scores#s=1.abc"),
+            ("https://x/app/?embed=true&s=the%20cat", "https://x/app/?s=the%20cat"),
+            ("https://x/?s=a&embed=1", "https://x/?s=a"),
+            ("https://x/?embed=1", "https://x/"),
+            ("https://x/?embed=1#s=1.abc", "https://x/#s=1.abc"),
+            // a key that only starts with `embed`, and an `embed` inside a value or the fragment, stay
+            ("https://x/?embedded=1&s=embed=1#embed=1", "https://x/?embedded=1&s=embed=1#embed=1"),
+            ("?s=a&embed=1", "?s=a"),
+            ("https://x/", "https://x/"),
+        ] {
+            assert_eq!(without_key(embed, "embed"), full, "{embed}");
+        }
+        // and what is left opens the full page: no embed, the same scenario
+        let (page, rest) =
+            PageParams::split(vec![("s".into(), "a".into()), ("step".into(), "scores".into())]);
+        assert!(!page.embed && rest.len() == 2);
     }
 
     #[test]
