@@ -321,6 +321,90 @@ mod tests {
         assert_eq!(cross, caption_of(cat, &with_kv, 0).unwrap());
     }
 
+    /// The combinations, not only the defaults: for each scenario, written as the app
+    /// writes its link ([`url::to_query`]), the first-paint worker's caption is the one the
+    /// first screen writes for that scenario built here (or none for both), and an embed's
+    /// caption and picture are its figure's: padding masks and fills, a window, `h_kv < h`,
+    /// ALiBi with and without causal, RoPE, d_model 1 and 2, a batch and cross-attention.
+    #[test]
+    fn every_combination_paints_its_scenarios_caption_and_figure() {
+        use crate::engine::{Fill, Padding};
+        use crate::ui::state::settings::ViewState;
+        let base = |d_model, n_heads| Settings { d_model, n_heads, ..Settings::default() };
+        let with = |mut s: Settings, f: &dyn Fn(&mut Settings)| {
+            f(&mut s);
+            s
+        };
+        let two = "the cat sat on the mat\nthe dog ran";
+        let cases: Vec<(&str, Settings, usize)> = vec![
+            (two, with(base(4, 2), &|s| s.mask.padding = Padding::KeysAndQueries), 1),
+            (two, with(base(4, 2), &|s| s.mask.padding = Padding::None), 1),
+            (two, with(base(4, 2), &|s| s.mask.fill = Fill::LargeNegative), 1),
+            (two, with(base(6, 3), &|s| s.mask.padding = Padding::KeysAndQueries), 0),
+            ("the cat sat on the mat", with(base(8, 4), &|s| s.n_kv_heads = Some(2)), 0),
+            ("the cat sat on the mat", with(base(8, 4), &|s| s.n_kv_heads = Some(1)), 0),
+            ("the cat sat on the mat", with(base(4, 2), &|s| s.alibi = true), 0),
+            (
+                "the cat sat on the mat",
+                with(base(4, 2), &|s| {
+                    s.alibi = true;
+                    s.mask.causal = true;
+                }),
+                0,
+            ),
+            (
+                "the cat sat on the mat",
+                with(base(4, 2), &|s| {
+                    s.mask.causal = true;
+                    s.mask.window = Some(2);
+                }),
+                0,
+            ),
+            ("the cat sat on the mat", with(base(4, 1), &|s| s.mask.window = Some(2)), 0),
+            ("the cat sat", base(1, 1), 0),
+            ("the cat sat", base(2, 1), 0),
+            ("the cat sat", base(2, 2), 0),
+            ("a b c d e", base(5, 1), 0),
+            (two, with(base(4, 2), &|s| s.kv_text = Some("a dog ran by the park\nthe end".to_owned())), 1),
+            (
+                two,
+                with(base(4, 2), &|s| {
+                    s.kv_text = Some("a dog ran\nby".to_owned());
+                    s.mask.window = Some(2);
+                }),
+                0,
+            ),
+        ];
+        let mut captioned = 0;
+        for (text, settings, batch) in cases {
+            let view = ViewState { batch, ..ViewState::default() };
+            let link: Vec<(String, String)> =
+                url::to_query(text, &settings, &view).into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            let what = format!("{link:?}");
+            let trace = crate::engine::run(&scenario(text, &settings).0).unwrap();
+            let caption = link_caption(link.clone(), "");
+            assert_eq!(caption, lessons::first_screen::caption(&trace, batch), "{what}");
+            captioned += usize::from(caption.is_some());
+            // its embed: the figure's caption and cards
+            let mut embed = link.clone();
+            embed.push(("embed".to_owned(), "1".to_owned()));
+            let got = link_first_paint(embed, "", &Theme::LIGHT).unwrap();
+            assert_eq!(
+                Some(got.caption),
+                crate::ui::explorer::embed::step_caption(&trace, StepName::Weights),
+                "{what}"
+            );
+            assert_eq!(
+                got.picture,
+                cards_picture(&trace, StepName::Weights, batch, true, &Theme::LIGHT),
+                "{what}"
+            );
+            assert!(got.picture.is_some(), "{what}: no picture");
+        }
+        // most of them open on a caption (one word per head is not enough for some)
+        assert!(captioned >= 12, "{captioned} of 16 links have a caption");
+    }
+
     /// A whole scenario in the fragment replaces the query's text and settings, as in the
     /// app; a fragment that is not a scenario (a challenge's `#c=`) paints nothing.
     #[test]
