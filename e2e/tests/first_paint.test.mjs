@@ -32,6 +32,53 @@ async function layoutShifts(page) {
 
 export const tests = [
   {
+    name: 'first paint: a tap on a button while the app loads is kept and passed to the app (start the lesson, a lesson tab), and a lesson or challenge link stays short',
+    run: async (t) => {
+      const { page } = t;
+      await page.setViewportSize({ width: 375, height: 812 });
+      // [link, the part and words of the button tapped, the address the app then shows]
+      const cases = [
+        ['/', '.al-story', 'Start the lesson: The baseball bat', '?lesson=baseball-bat&ls=0'],
+        ['/?lesson=masks&ls=2', '.al-lesson-tabs', '4. Shapes', '?lesson=shapes&ls=0'],
+        ['/?s=the%20cat%20sat', '.al-modes', 'Challenges', '?challenge='],
+      ];
+      for (const [link, part, words, then] of cases) {
+        const release = await holdWasm(page);
+        await page.goto(t.url(link));
+        const b = page.locator(`[data-testid="shell"] ${part} button`, { hasText: words }).first();
+        await b.waitFor();
+        // (Playwright will not click an aria-disabled button; a person's tap does)
+        await b.click({ force: true });
+        t.assert.ok((await page.textContent('[data-testid="shell"] [role="status"]')).includes(`Opening “${words}” as soon as`), link);
+        release();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        await page.waitForFunction((want) => location.search === want, then);
+        await page.unroute(/\.wasm$/);
+      }
+      // a page in the dark theme paints the step's picture drawn in the dark theme
+      await page.emulateMedia({ colorScheme: 'dark' });
+      const release = await holdWasm(page);
+      await page.goto(t.url('/?lesson=masks&ls=2'));
+      await page.waitForFunction(() => document.querySelector('[data-testid="shell"] img.al-shell-picture')?.complete);
+      const src = await page.getAttribute('[data-testid="shell"] img.al-shell-picture', 'src');
+      t.assert.equal(src, 'lesson-pictures/masks-2-dark.svg');
+      const svg = await (await page.request.get(t.url(`/${src}`))).text();
+      t.assert.ok(svg.includes('fill="#18181E"'), 'the dark picture has the dark background');
+      release();
+      await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+      await page.unroute(/\.wasm$/);
+      await page.emulateMedia({ colorScheme: 'light' });
+      // an open lesson step's and challenge's address is their own keys, which paint first
+      for (const link of ['?lesson=masks&ls=2', '?challenge=cat-mat']) {
+        await page.goto(t.url(`/${link}`));
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        await page.waitForTimeout(200);
+        t.assert.equal(await page.evaluate(() => location.search + location.hash), link);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
+  {
     name: 'first paint: a WebAssembly that cannot be fetched says so in the loading line, with a button that loads the page again',
     run: async (t) => {
       const { page } = t;

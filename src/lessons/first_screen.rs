@@ -53,19 +53,44 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
             .collect();
     let caveat = match random.as_slice() {
         [] => " (Toy vectors, untrained.)".to_owned(),
-        [one] => format!(" But “{one}” has no toy vector (°): its vector is random, so this says nothing about it."),
+        [one] => {
+            format!(" But “{one}” has no toy vector: its vector is random, so this says nothing about it.")
+        }
         _ => format!(
-            " But “{q}” and “{k}” have no toy vectors (°): theirs are random, so this says nothing about them."
+            " But “{q}” and “{k}” have no toy vectors: theirs are random, so this says nothing about them."
         ),
     };
+    // the other keys that read the same weight, in the row's order: named with it, so that
+    // no one of several equal keys is singled out
+    let keys = trace.key_tokens(batch);
+    let tied: Vec<String> = (0..n_k)
+        .filter(|&x| {
+            (cross || x != i)
+                && !trace.mask.is_blocked(batch, i, x)
+                && w[(i, x)].is_finite()
+                && num(w[(i, x)]) == num(v)
+        })
+        .map(|x| keys.get(x).cloned().unwrap_or_default())
+        .collect();
+    let named = match tied.as_slice() {
+        [] | [_] => format!("“{k}”"),
+        [rest @ .., last] => {
+            format!("{} and “{last}”", rest.iter().map(|t| format!("“{t}”")).collect::<Vec<_>>().join(", "))
+        }
+    };
+    let each = if tied.len() > 1 { " each" } else { "" };
     let sentence = match own {
         Some(s) if num(s) == num(v) => {
-            format!("“{q}” attends to “{k}” as much as to itself{heads}: {} each.", num(v))
+            format!("“{q}” attends to {named} as much as to itself{heads}: {} each.", num(v))
         }
         Some(s) if s > v => {
-            format!("“{q}” attends most to “{k}” after itself{heads}: {} (itself {}).", num(v), num(s))
+            format!(
+                "“{q}” attends most to {named} after itself{heads}: {}{each} (itself {}).",
+                num(v),
+                num(s)
+            )
         }
-        _ => format!("“{q}” attends most to “{k}”{heads}: {}.", num(v)),
+        _ => format!("“{q}” attends most to {named}{heads}: {}{each}.", num(v)),
     };
     // with an attention sink the row sums to less than 1: say where the rest went, so that
     // "most" is not read as most of the whole row
@@ -135,6 +160,21 @@ mod tests {
         let second = caption(&t, 1).unwrap();
         assert!(second.starts_with("“bat” attends most to “flew” after itself: "), "{second}");
         assert!(second.contains(&w(1, 1, 2)), "{second}");
+    }
+
+    #[test]
+    fn keys_of_equal_weight_are_named_together() {
+        // the explorer link `?s=the cat sat on the mat&d=8&h=2&causal=1`: causal, "sat"
+        // sees "the", "cat" and itself, all 0.33 in head 1
+        let mut st = Settings { d_model: 8, n_heads: 2, ..Settings::default() };
+        st.mask.causal = true;
+        let t = run(&scenario("the cat sat on the mat", &st).0).unwrap();
+        let text = caption(&t, 0).unwrap();
+        let w = t.step(StepName::Weights).unwrap().matrix(0, 0).unwrap();
+        assert_eq!(text, "“sat” attends to “the” and “cat” as much as to itself (head 1): 0.33 each. (Toy vectors, untrained.)");
+        // the three keys "sat" sees read that weight (the causal mask blocks the rest)
+        let sat: Vec<String> = w.row(2).iter().take(3).map(|x| num(*x)).collect();
+        assert_eq!(sat, ["0.33", "0.33", "0.33"]);
     }
 
     #[test]

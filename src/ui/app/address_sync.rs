@@ -62,7 +62,14 @@ pub fn sync_address(a: Address) {
         learn_settings,
     } = a;
     Effect::new(move |_| {
-        let mut q = text.with(|t| settings.with(|s| view.with(|v| url::to_query(t, s, v))));
+        // a lesson step or a challenge sets the sentences and settings itself when its link
+        // opens: its link is its own keys and the view's ([`url::view_only_query`])
+        let own_page = lesson.with(Option::is_some) || challenge.with(Option::is_some);
+        let mut q = if own_page {
+            view.with(url::view_only_query)
+        } else {
+            text.with(|t| settings.with(|s| view.with(|v| url::to_query(t, s, v))))
+        };
         let open = lesson.get().and_then(|(l, s)| all_lessons.get(l).map(|found| (found.id.to_string(), s)));
         url::PageParams {
             lesson: open,
@@ -75,6 +82,7 @@ pub fn sync_address(a: Address) {
         .push_to(&mut q);
         let fragment = match imported.get().filter(|c| challenge.get().as_deref() == Some(c.id.as_str())) {
             Some(c) => Ok(crate::challenges::link_fragment(&c)),
+            None if own_page => Ok(String::new()),
             None => text.with(|t| settings.with(|s| url::fragment(t, s))),
         };
         link_problem.set(fragment.as_ref().err().map(ToString::to_string));

@@ -70,6 +70,8 @@ pub fn lesson_words_json() -> String {
                         out["picture"] = json!({
                             "src": format!("{}/{}", crate::ui::heatmap::pictures::DIR,
                                 crate::ui::heatmap::pictures::file_name(lesson.id, s)),
+                            "dark": format!("{}/{}", crate::ui::heatmap::pictures::DIR,
+                                crate::ui::heatmap::pictures::dark_file_name(lesson.id, s)),
                             "width": p.width,
                             "height": p.height,
                         });

@@ -32,6 +32,11 @@ pub fn file_name(id: &str, s: usize) -> String {
     format!("{id}-{s}.svg")
 }
 
+/// The file name of the same picture in the dark theme (what a page in dark mode shows).
+pub fn dark_file_name(id: &str, s: usize) -> String {
+    format!("{id}-{s}-dark.svg")
+}
+
 /// The colour scale of card `id`, as the lesson stage colours it (its view keeps one scale
 /// shared by every head): viridis for the weights; otherwise blue–white–red over every
 /// head's numbers of the step when it has heads, or over the card's own.
@@ -63,12 +68,17 @@ pub struct StepPicture {
 /// picture is the decode, tiles, position-similarity or reshape view instead) or its
 /// scenario does not run.
 pub fn step_picture(lesson: &Lesson, s: usize) -> Option<StepPicture> {
+    step_picture_in(lesson, s, &Theme::LIGHT)
+}
+
+/// [`step_picture`] in `theme`'s colours.
+pub fn step_picture_in(lesson: &Lesson, s: usize, theme: &Theme) -> Option<StepPicture> {
     let step = lesson.steps.get(s)?;
     if step.extra.replaces_heatmaps() {
         return None;
     }
     let trace = crate::engine::run(&step.scenario).ok()?;
-    cards_picture(&trace, shown_step(&trace, step.focus), step.batch, true, &Theme::LIGHT)
+    cards_picture(&trace, shown_step(&trace, step.focus), step.batch, true, theme)
 }
 
 /// Step `name`'s heatmap cards for sentence `batch` (the last, past it) as a phone draws
@@ -122,13 +132,18 @@ pub fn cards_picture(
     Some(StepPicture { svg, width: w as u32, height: h as u32 })
 }
 
-/// Every lesson step's picture: `(file name, SVG)`, in lesson and step order.
+/// Every lesson step's picture: `(file name, SVG)`, in lesson and step order, each step's
+/// light picture followed by its dark one.
 pub fn all_step_svgs() -> Vec<(String, String)> {
     lessons::lessons()
         .iter()
         .flat_map(|lesson| {
-            (0..lesson.steps.len())
-                .filter_map(move |s| step_picture(lesson, s).map(|p| (file_name(lesson.id, s), p.svg)))
+            (0..lesson.steps.len()).flat_map(move |s| {
+                let light = step_picture(lesson, s).map(|p| (file_name(lesson.id, s), p.svg));
+                let dark =
+                    step_picture_in(lesson, s, &Theme::DARK).map(|p| (dark_file_name(lesson.id, s), p.svg));
+                light.into_iter().chain(dark)
+            })
         })
         .collect()
 }
@@ -198,7 +213,14 @@ mod tests {
         // most steps show heatmaps; each picture is small enough to fetch before the app
         // (the largest, 8 query × 16 key cells per head, is 108 kB raw and 8 kB gzip)
         let steps: usize = lessons::lessons().iter().map(|l| l.steps.len()).sum();
-        assert!(want.len() * 4 > steps * 3, "{} pictures for {steps} steps", want.len());
+        assert!(want.len() * 4 > steps * 6, "{} pictures (light and dark) for {steps} steps", want.len());
+        // each light picture has its dark twin, the same size, on the dark background
+        for pair in want.chunks(2) {
+            let [(light, l), (dark, d)] = pair else { panic!("a picture without its dark twin") };
+            assert_eq!(dark, &light.replace(".svg", "-dark.svg"));
+            assert_eq!(l.split('>').next(), d.split('>').next(), "{dark}: another size than {light}");
+            assert!(d.contains("fill=\"#18181E\"") && !l.contains("fill=\"#18181E\""), "{dark}");
+        }
         for (name, svg) in &want {
             assert!(svg.starts_with("<svg") && svg.len() < 128_000, "{name}: {} bytes", svg.len());
         }
@@ -226,7 +248,8 @@ mod tests {
                 named.push(file_name(id, c.to_digit(36).unwrap() as usize));
             }
         }
-        let drawn: Vec<String> = all_step_svgs().into_iter().map(|(n, _)| n).collect();
+        let drawn: Vec<String> =
+            all_step_svgs().into_iter().map(|(n, _)| n).filter(|n| !n.ends_with("-dark.svg")).collect();
         assert_eq!(named, drawn);
         assert_eq!(with_picture_index("x = 'old';", "a"), None);
         assert_eq!(

@@ -134,15 +134,7 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     if s.positional != Positional::None {
         pairs.push(("pe", s.positional.name().to_owned()));
     }
-    match v.mode {
-        ViewMode::Decode => pairs.push(("view", "decode".to_owned())),
-        ViewMode::Tiles => pairs.push(("view", "tiles".to_owned())),
-        ViewMode::Cards if v.lines => pairs.push(("view", "lines".to_owned())),
-        ViewMode::Cards => {}
-    }
-    if v.mode == ViewMode::Tiles && v.block != DEFAULT_BLOCK {
-        pairs.push(("block", v.block.to_string()));
-    }
+    pairs.extend(view_mode_query(v));
     if let Some(h_kv) = s.n_kv_heads {
         pairs.push(("hkv", h_kv.to_string()));
     }
@@ -175,6 +167,34 @@ pub fn to_query(text: &str, s: &Settings, v: &ViewState) -> Vec<(&'static str, S
     }
     if let Some(l) = s.layer {
         pairs.push(("layer", l.to_string()));
+    }
+    pairs
+}
+
+/// The view's own pairs that opening a lesson step or a challenge does not set: lines,
+/// the decode or tiles view and its block, and a colour scale per head (`share=0`). A
+/// lesson or challenge link carries these and its own keys only ([`PageParams`]): opening
+/// the step sets the sentences, the settings, the step and the sentence, so the link stays
+/// `?lesson=masks&ls=2`, which index.html paints before the app loads.
+pub fn view_only_query(v: &ViewState) -> Vec<(&'static str, String)> {
+    let mut pairs = view_mode_query(v);
+    if !v.shared_scale {
+        pairs.push(("share", "0".to_owned()));
+    }
+    pairs
+}
+
+/// `view` (lines, decode, tiles) and the tiles' `block`, when not the defaults.
+fn view_mode_query(v: &ViewState) -> Vec<(&'static str, String)> {
+    let mut pairs = Vec::new();
+    match v.mode {
+        ViewMode::Decode => pairs.push(("view", "decode".to_owned())),
+        ViewMode::Tiles => pairs.push(("view", "tiles".to_owned())),
+        ViewMode::Cards if v.lines => pairs.push(("view", "lines".to_owned())),
+        ViewMode::Cards => {}
+    }
+    if v.mode == ViewMode::Tiles && v.block != DEFAULT_BLOCK {
+        pairs.push(("block", v.block.to_string()));
     }
     pairs
 }
@@ -588,6 +608,24 @@ mod tests {
     fn a_flag_goes_before_the_fragment() {
         assert_eq!(with_flag("https://x/?s=a#s=1.abc", "embed=1"), "https://x/?s=a&embed=1#s=1.abc");
         assert_eq!(with_flag("https://x/", "embed=1"), "https://x/?embed=1");
+    }
+
+    #[test]
+    fn a_lesson_or_challenge_link_carries_only_the_views_own_choices() {
+        assert!(view_only_query(&ViewState::default()).is_empty());
+        let lines = ViewState { lines: true, shared_scale: false, ..ViewState::default() };
+        assert_eq!(view_only_query(&lines), vec![("view", "lines".to_owned()), ("share", "0".to_owned())]);
+        let tiles = ViewState { mode: ViewMode::Tiles, block: 3, ..ViewState::default() };
+        assert_eq!(view_only_query(&tiles), vec![("view", "tiles".to_owned()), ("block", "3".to_owned())]);
+        // and the explorer's link still says them, read back the same
+        let (_, _, back, notices) = from_query(
+            &to_query("a b", &Settings::default(), &tiles)
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect::<Vec<_>>(),
+        );
+        assert!(notices.is_empty());
+        assert_eq!((back.mode, back.block), (ViewMode::Tiles, 3));
     }
 
     #[test]
