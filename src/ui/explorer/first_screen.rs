@@ -221,7 +221,8 @@ pub fn FirstScreen(
     // index.html's caption (the first screen's, or the one the first-paint worker computed
     // for an explorer link) is the node the page keeps while the caption is the same: the
     // browser counted it as the first screen's largest paint, and a new node of the same
-    // words painted later would count again, after the WebAssembly
+    // words painted later would count again, after the WebAssembly. The closure below puts
+    // the app's own node back (`give_back`) before it updates or removes it.
     let caption_ref = NodeRef::<leptos::html::P>::new();
     Effect::new(move |_| {
         if let Some(p) = caption_ref.get() {
@@ -235,7 +236,6 @@ pub fn FirstScreen(
                 first_paint::give_back("caption");
                 caption
                     .map(|c| {
-                        // the app's own node back in place before the closure updates or removes it
                         view! {
                             <p
                                 class="al-caption"
