@@ -181,8 +181,15 @@ fn shared(t: &Trace) -> (String, Vec<Claim>) {
 
 /// Step 6's claims: "I", "bought" and "a" (tokens 0–2) share one vector on the "other"
 /// dimension alone, and "bat" gives each of them the same weight.
-fn whole_claims(_: &Trace) -> Vec<Claim> {
-    let mut out = Vec::new();
+fn whole_claims(t: &Trace) -> Vec<Claim> {
+    // the words name the sentence's five words by their places, and "five keys"
+    let mut out: Vec<Claim> = ["i", "bought", "a", "baseball", "bat"]
+        .into_iter()
+        .enumerate()
+        .map(|(pos, word)| Claim::Word { batch: 0, pos, word })
+        .collect();
+    let keys = Quantity::Computed("the number of keys", t.key_tokens(0).len() as f64);
+    out.push(Claim::Equal(keys, Quantity::Computed("five", 5.0)));
     for i in 0..3 {
         out.push(Claim::Rounds(q(S::X, i, 0), "0.00"));
         out.push(Claim::Rounds(q(S::X, i, 1), "0.00"));

@@ -74,6 +74,17 @@ pub enum Claim {
     EqualAt(Quantity, Quantity, usize),
     /// The first is larger, and prints larger with this many decimals.
     GreaterAt(Quantity, Quantity, usize),
+    /// Token `pos` of sentence `batch` is `word` (case aside): words written around a
+    /// word's place in the lesson's sentence ("jump" is token 10, its row the one quoted)
+    /// hold only while the learner's sentence keeps it there.
+    Word {
+        /// The sentence.
+        batch: usize,
+        /// The token's place, from 0.
+        pos: usize,
+        /// The word, as the lesson spells it.
+        word: &'static str,
+    },
 }
 
 /// `a > b` as printed: larger, and not printed the same.
@@ -100,6 +111,9 @@ impl Claim {
                 v(a).is_finite() && v(b).is_finite() && fixed(v(a), *d) == fixed(v(b), *d)
             }
             Claim::GreaterAt(a, b, d) => v(a) > v(b) && fixed(v(a), *d) != fixed(v(b), *d),
+            Claim::Word { batch, pos, word } => {
+                t.tokens.get(*batch).and_then(|s| s.get(*pos)).is_some_and(|w| w.eq_ignore_ascii_case(word))
+            }
         }
     }
 }

@@ -63,6 +63,19 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
     // the other keys that read the same weight, in the row's order: named with it, so that
     // no one of several equal keys is singled out
     let keys = trace.key_tokens(batch);
+    // a word the sentence has twice is named with its place ("“cat” at position 5"), so
+    // that a caption about one "cat" and another never reads "“cat” attends to “cat”"
+    let twice = |word: &str| keys.iter().take(n_k).filter(|k| k.as_str() == word).count() > 1;
+    let q_named =
+        if !cross && twice(&q) { format!("“{q}” at position {i}") } else { format!("“{q}”") };
+    let key_named = |x: usize| {
+        let word = keys.get(x).cloned().unwrap_or_default();
+        if twice(&word) {
+            format!("“{word}” at position {x}")
+        } else {
+            format!("“{word}”")
+        }
+    };
     let tied: Vec<String> = (0..n_k)
         .filter(|&x| {
             (cross || x != i)
@@ -70,27 +83,25 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
                 && w[(i, x)].is_finite()
                 && num(w[(i, x)]) == num(v)
         })
-        .map(|x| keys.get(x).cloned().unwrap_or_default())
+        .map(key_named)
         .collect();
     let named = match tied.as_slice() {
-        [] | [_] => format!("“{k}”"),
-        [rest @ .., last] => {
-            format!("{} and “{last}”", rest.iter().map(|t| format!("“{t}”")).collect::<Vec<_>>().join(", "))
-        }
+        [] | [_] => key_named(j),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     };
     let each = if tied.len() > 1 { " each" } else { "" };
     let sentence = match own {
         Some(s) if num(s) == num(v) => {
-            format!("“{q}” attends to {named} as much as to itself{heads}: {} each.", num(v))
+            format!("{q_named} attends to {named} as much as to itself{heads}: {} each.", num(v))
         }
         Some(s) if s > v => {
             format!(
-                "“{q}” attends most to {named} after itself{heads}: {}{each} (itself {}).",
+                "{q_named} attends most to {named} after itself{heads}: {}{each} (itself {}).",
                 num(v),
                 num(s)
             )
         }
-        _ => format!("“{q}” attends most to {named}{heads}: {}{each}.", num(v)),
+        _ => format!("{q_named} attends most to {named}{heads}: {}{each}.", num(v)),
     };
     // with an attention sink the row sums to less than 1: say where the rest went, so that
     // "most" is not read as most of the whole row
@@ -171,10 +182,31 @@ mod tests {
         let t = run(&scenario("the cat sat on the mat", &st).0).unwrap();
         let text = caption(&t, 0).unwrap();
         let w = t.step(StepName::Weights).unwrap().matrix(0, 0).unwrap();
-        assert_eq!(text, "“sat” attends to “the” and “cat” as much as to itself (head 1): 0.33 each. (Toy vectors, untrained.)");
+        // "the" is there twice: the one "sat" sees is named with its place
+        assert_eq!(
+            text,
+            "“sat” attends to “the” at position 0 and “cat” as much as to itself (head 1): 0.33 each. \
+             (Toy vectors, untrained.)"
+        );
         // the three keys "sat" sees read that weight (the causal mask blocks the rest)
         let sat: Vec<String> = w.row(2).iter().take(3).map(|x| num(*x)).collect();
         assert_eq!(sat, ["0.33", "0.33", "0.33"]);
+    }
+
+    /// A word the sentence has twice is named with its place, the query too: the look read
+    /// "“cat” attends to “cat” as much as to itself" as nonsense.
+    #[test]
+    fn a_repeated_word_is_named_with_its_place() {
+        let t = run(&scenario("the cat saw the cat", &Settings::default()).0).unwrap();
+        let text = caption(&t, 0).unwrap();
+        for word in ["the", "cat"] {
+            let bare = text.matches(&format!("“{word}”")).count();
+            let placed = text.matches(&format!("“{word}” at position ")).count();
+            assert_eq!(bare, placed, "{text}");
+        }
+        assert!(text.contains(" at position "), "{text}");
+        let once = run(&scenario("the cat sat", &Settings::default()).0).unwrap();
+        assert!(!caption(&once, 0).unwrap().contains("position"));
     }
 
     #[test]

@@ -49,6 +49,29 @@ const WANTED: usize = 8;
 const JUMP: usize = 10;
 const IT: usize = 12;
 
+/// The words every step quotes at their places in the creek sentence: its words hold only
+/// while the learner's sentence keeps them there.
+fn creek_claims() -> Vec<Claim> {
+    [(DOG, "dog"), (WANTED, "wanted"), (JUMP, "jump"), (IT, "it")]
+        .into_iter()
+        .map(|(pos, word)| Claim::Word { batch: 0, pos, word })
+        .collect()
+}
+
+/// `claims` for a step, after [`creek_claims`].
+fn with_creek(claims: Vec<Claim>) -> Vec<Claim> {
+    let mut out = creek_claims();
+    out.extend(claims);
+    out
+}
+
+/// The sentence as the trace has it, as a quoted sentence: "The creek was … it."
+fn sentence(t: &Trace) -> String {
+    let words = t.tokens.first().map(|s| s.join(" ")).unwrap_or_default();
+    let mut c = words.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect::<String>() + ".").unwrap_or_default()
+}
+
 /// The creek sentence with the two questions, in `heads` heads.
 fn scenario(heads: usize) -> Scenario {
     let mut s = base(&[CREEK], 8, heads);
@@ -195,10 +218,11 @@ pub fn lesson() -> Lesson {
                 S::X,
                 |t| {
                     format!(
-                        "\"The creek was cold and the spunky dog wanted to jump over it.\" To make sense of \
+                        "\"{}\" To make sense of \
                          \"jump\", a reader asks two questions at once: who jumps (\"dog\") and over what \
                          (\"it\", the creek). Each token has 8 named features ({}): \"jump\" is {}, \"dog\" \
                          is {} and \"it\" is {}.",
+                        sentence(t),
                         t.feature_names.as_ref().map(|f| f.join(", ")).unwrap_or_default(),
                         row(t, S::X, 0, 0, JUMP),
                         row(t, S::X, 0, 0, DOG),
@@ -208,7 +232,8 @@ pub fn lesson() -> Lesson {
             )
             .highlight(|t| {
                     [JUMP, DOG, IT].iter().flat_map(|&i| super::row_cells(t, S::X, 0, 0, i)).collect()
-                }),
+                })
+            .claims(|_| creek_claims()),
             LessonStep::new(
                 "Head 1: who jumps?",
                 two.clone(),
@@ -229,7 +254,7 @@ pub fn lesson() -> Lesson {
                 let caption = "Head 1's rows of \"jump\" and \"wanted\": the weight on \"dog\", and on the other keys".into();
                 peak_aside(t, S::Weights, 0, &[JUMP, WANTED], &[DOG], caption)
             })
-            .claims(head_1_claims),
+            .claims(|t| with_creek(head_1_claims(t))),
             LessonStep::new(
                 "Head 2: over what?",
                 two.clone(),
@@ -249,7 +274,7 @@ pub fn lesson() -> Lesson {
                 let caption = "Head 2's row of \"jump\": the weight on \"it\", and on the other keys".into();
                 peak_aside(t, S::Weights, 1, &[JUMP], &[IT], caption)
             })
-            .claims(|t| vec![peak(t, 1, JUMP, IT)]),
+            .claims(|t| with_creek(vec![peak(t, 1, JUMP, IT)])),
             LessonStep::new(
                 "Predict: can one head do both?",
                 one.clone(),
@@ -277,7 +302,8 @@ pub fn lesson() -> Lesson {
             .aside(|t| {
                 let caption = "The one head's scaled scores of \"jump\"".into();
                 peak_aside(t, S::Scaled, 0, &[JUMP], &[DOG, IT], caption)
-            }),
+            })
+            .claims(|_| creek_claims()),
             LessonStep::new(
                 "One head must split its weight",
                 one.clone(),
@@ -298,7 +324,7 @@ pub fn lesson() -> Lesson {
                 peak_aside(t, S::Weights, 0, &[JUMP], &[DOG, IT], caption)
             })
             // "it splits … two equal weights": dog and it get the same weight
-            .claims(|_| vec![Claim::Equal(w(0, JUMP, DOG), w(0, JUMP, IT))]),
+            .claims(|_| with_creek(vec![Claim::Equal(w(0, JUMP, DOG), w(0, JUMP, IT))])),
             LessonStep::new(
                 "The split blends the answers",
                 one,
@@ -318,7 +344,8 @@ pub fn lesson() -> Lesson {
                 },
             )
             .highlight(|t| super::row_cells(t, S::Context, 0, 0, JUMP))
-            .aside(context_aside),
+            .aside(context_aside)
+            .claims(|_| creek_claims()),
             LessonStep::new(
                 "Concat keeps both answers; W_O mixes them",
                 two,
@@ -352,7 +379,7 @@ pub fn lesson() -> Lesson {
             .claims(|_| {
                 let c = |col| Quantity::Cell(Cell { step: S::Concat, batch: 0, head: 0, row: JUMP, col });
                 let most = Quantity::Computed("nine tenths", 0.9);
-                vec![Claim::Greater(c(ANIMAL), most), Claim::Greater(c(REFERS), most)]
+                with_creek(vec![Claim::Greater(c(ANIMAL), most), Claim::Greater(c(REFERS), most)])
             }),
         ],
     }

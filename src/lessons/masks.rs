@@ -47,6 +47,30 @@ fn padding_aside(t: &Trace) -> Option<super::Aside> {
     quoted_rows(t, caption, &[0])
 }
 
+/// The first sentence's real words as the trace has them: the sentence the padding steps
+/// quote, whatever the learner typed.
+fn first_sentence(t: &Trace) -> String {
+    t.tokens.first().map(|s| s[..t.query_length(0).min(s.len())].join(" ")).unwrap_or_default()
+}
+
+/// How many <pad> tokens the first sentence gets.
+fn first_pads(t: &Trace) -> usize {
+    t.sizes.t.saturating_sub(t.query_length(0))
+}
+
+/// The first sentence's last row, a <pad> query while it is shorter than the batch's
+/// longest ([`padded_claims`]).
+fn pad_row(t: &Trace) -> usize {
+    t.sizes.t.saturating_sub(1)
+}
+
+/// "the first sentence is padded": the padding steps' words and their <pad> row are about
+/// the first sentence, shorter than the second in the lesson's own; a learner who makes it
+/// the longest changes the story.
+fn padded_claims(t: &Trace) -> Vec<Claim> {
+    vec![Claim::Positive(Quantity::Computed("the first sentence's <pad> tokens", first_pads(t) as f64))]
+}
+
 fn capitalized(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
@@ -210,15 +234,16 @@ pub fn lesson() -> Lesson {
                 masks(false, Padding::Keys, Fill::NegInf),
                 S::Weights,
                 |t| {
-                    let pads = t.sizes.t - t.lengths.first().copied().unwrap_or(0);
                     format!(
-                        "The batch is padded to its longest sentence, T = {}, so \"this is a sample sequence\" \
+                        "The batch is padded to its longest sentence, T = {}, so \"{}\" \
                          gets {} <pad> tokens. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
-                         query from attending to them: the <pad> columns get weight {}, and the five real words \
+                         query from attending to them: the <pad> columns get weight {}, and the {} real words \
                          share all of it: in {}, row 0 (\"{}\") is {}, which adds up to 1.",
                         t.sizes.t,
-                        pads,
+                        first_sentence(t),
+                        first_pads(t),
                         num(at(t, S::Weights, 0, HEAD, 0, t.query_length(0))),
+                        t.query_length(0),
                         head_name(),
                         token(t, 0, 0),
                         row(t, S::Weights, 0, HEAD, 0),
@@ -227,6 +252,7 @@ pub fn lesson() -> Lesson {
             )
             .extra(Extra::MaskConventions)
             .aside(padding_aside)
+            .claims(padded_claims)
             .highlight(|t| {
                     (t.query_length(0)..t.sizes.t)
                         .map(|j| Cell { step: S::Weights, batch: 0, head: HEAD, row: 0, col: j })
@@ -241,9 +267,11 @@ pub fn lesson() -> Lesson {
                         "Causal and padding together give the multi-head attention article's table: a triangle for the words, and the \
                          <pad> rows blocked entirely. Blocking the rows is new here (the padding setting is now \
                          \"keys and queries\"): the last step's key_padding_mask blocks only the <pad> columns, so \
-                         with it a <pad> query still sees the five words, as in nn.MultiheadAttention. The mask is \
+                         with it a <pad> query of \"{}\" still sees its {} words, as in nn.MultiheadAttention. The mask is \
                          built once per batch as (B, T, T) = ({}, {}, {}) and mask.unsqueeze(1) makes it \
                          (B, 1, T, T), which broadcasts over the h = {} heads.",
+                        first_sentence(t),
+                        t.query_length(0),
                         t.sizes.b,
                         t.sizes.t,
                         t.sizes.t,
@@ -251,7 +279,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .extra(Extra::MaskConventions),
+            .extra(Extra::MaskConventions)
+            .claims(padded_claims),
             LessonStep::new(
                 "-inf: a fully masked row is NaN",
                 masks(true, Padding::KeysAndQueries, Fill::NegInf),
@@ -262,12 +291,13 @@ pub fn lesson() -> Lesson {
                          = e^NaN: the row's weights are {} (0/0), and the NaN flows into context, concat and \
                          output. The Masterclass chapter's code warns about exactly this (\"NaNs detected in attention \
                          weights\").",
-                        num(at(t, S::Weights, 0, 0, 6, 0)),
+                        num(at(t, S::Weights, 0, 0, pad_row(t), 0)),
                     )
                 },
             )
             .extra(Extra::MaskConventions)
-            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, 6)),
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, pad_row(t)))
+            .claims(padded_claims),
             LessonStep::new(
                 "-1e9: a fully masked row is uniform",
                 masks(true, Padding::KeysAndQueries, Fill::LargeNegative),
@@ -279,13 +309,13 @@ pub fn lesson() -> Lesson {
                          usually ignored by the loss. Elsewhere -1e9 and -inf give the same weights here, because \
                          these real scores are far above -1e9; the next step shows when they are not.",
                         t.sizes.t,
-                        num(at(t, S::Weights, 0, 0, 6, 0)),
+                        num(at(t, S::Weights, 0, 0, pad_row(t), 0)),
                     )
                 },
             )
             .extra(Extra::MaskConventions)
-            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, 6))
-            .claims(fills_agree_claims),
+            .highlight(|t| super::row_cells(t, S::Weights, 0, 0, pad_row(t)))
+            .claims(|t| [padded_claims(t), fills_agree_claims(t)].concat()),
             leak_step("-1e9 leaks: a query attends to the future", Fill::LargeNegative, |t| {
                 format!(
                     "-1e9 is only a number, and real scores can be smaller. Here d_model = {}, \"{a}\" is {} \
@@ -360,6 +390,36 @@ mod tests {
         assert!((quiz.question)(&t).starts_with("Row 1 (\"spunky\"; rows count from 0"));
         let right = quiz.judge_number(&t, asked).unwrap();
         assert!(right.right, "{}", right.text);
+    }
+
+    /// The padding steps after the learner edits the first sentence (the look's edit: one
+    /// word fewer) quote the new sentence, its count of words and of <pad> tokens; made the
+    /// longest, the first sentence has no <pad>, and the steps say the story changed.
+    #[test]
+    fn the_padding_words_follow_the_learners_sentence() {
+        let l = lesson();
+        let shorter = |s: &mut Scenario| s.sentences[0] = "this is a sample".into();
+        let (words, t) = crate::lessons::tests::words_after(&l, 2, &shorter);
+        assert_eq!((t.sizes.t, first_pads(&t)), (7, 3));
+        assert!(words.contains("so \"this is a sample\" gets 3 <pad> tokens"), "{words}");
+        assert!(words.contains("and the 4 real words share all of it"), "{words}");
+        let (words, _) = crate::lessons::tests::words_after(&l, 3, &shorter);
+        assert!(words.contains("a <pad> query of \"this is a sample\" still sees its 4 words"), "{words}");
+        for i in [4, 5] {
+            let (words, t) = crate::lessons::tests::words_after(&l, i, &shorter);
+            assert!(
+                t.mask.is_blocked(0, pad_row(&t), 0),
+                "step {}: row {} is not a <pad> row",
+                i + 1,
+                pad_row(&t)
+            );
+            assert!(!words.starts_with(crate::lessons::claims::STORY_CHANGED), "{words}");
+        }
+        let longest = |s: &mut Scenario| s.sentences[0] = "this is a sample sequence of eight words".into();
+        for i in 2..6 {
+            let (words, _) = crate::lessons::tests::words_after(&l, i, &longest);
+            assert!(words.starts_with(crate::lessons::claims::STORY_CHANGED), "step {}: {words}", i + 1);
+        }
     }
 
     /// The causal and padding steps' maps (7 × 7) are drawn too small to print numbers:

@@ -403,6 +403,118 @@ pub(crate) mod tests {
         assert!(told * 4 < checked, "{told} of {checked}");
     }
 
+    /// The phrases `words` quotes ("…" and “…”), as they are written.
+    fn quoted_phrases(words: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for (open, close) in [('"', '"'), ('“', '”')] {
+            let mut rest = words;
+            while let Some(a) = rest.find(open) {
+                let after = &rest[a + open.len_utf8()..];
+                let Some(b) = after.find(close) else { break };
+                out.push(after[..b].to_string());
+                rest = &after[b + close.len_utf8()..];
+            }
+        }
+        out
+    }
+
+    /// The sentences of `t` (queries and keys) as the page writes them, lower case, pads
+    /// left out.
+    fn sentence_texts(t: &Trace) -> Vec<String> {
+        let mut all: Vec<&Vec<String>> = t.tokens.iter().collect();
+        all.extend(t.kv_tokens.iter().flatten());
+        all.iter()
+            .map(|s| {
+                s.iter().filter(|w| *w != "<pad>").map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" ")
+            })
+            .collect()
+    }
+
+    /// Whether `phrase` is in one of `sentences`, word for word.
+    fn in_sentences(phrase: &str, sentences: &[String]) -> bool {
+        let p = format!(" {} ", phrase.to_lowercase());
+        sentences.iter().any(|s| format!(" {s} ").contains(&p))
+    }
+
+    /// The learner's sentence edits in "Change the numbers": the first sentence one word
+    /// shorter, one word longer, the sentences in the other order, and the first sentence
+    /// made the longest.
+    fn sentence_edits(s: &Scenario) -> Vec<(&'static str, Scenario)> {
+        let mut out = Vec::new();
+        let first = s.sentences.first().cloned().unwrap_or_default();
+        let words: Vec<&str> = first.split_whitespace().collect();
+        if words.len() > 1 {
+            let mut e = s.clone();
+            e.sentences[0] = words[..words.len() - 1].join(" ");
+            out.push(("the first sentence one word shorter", e));
+        }
+        let mut e = s.clone();
+        if let Some(f) = e.sentences.first_mut() {
+            f.push_str(" dog");
+            out.push(("the first sentence one word longer", e));
+        }
+        if s.sentences.len() > 1 {
+            let mut e = s.clone();
+            e.sentences.swap(0, 1);
+            out.push(("the sentences swapped", e));
+            let longest = s.sentences.iter().map(|x| x.split_whitespace().count()).max().unwrap_or(0);
+            let mut e = s.clone();
+            e.sentences[0] = format!("{first}{}", " dog".repeat(longest + 1 - words.len()));
+            out.push(("the first sentence made the longest", e));
+        }
+        out
+    }
+
+    /// Every lesson step after the sentence edits a learner makes in "Change the
+    /// numbers": every relation the words state holds, or the words say first that the
+    /// edits changed the story; and no sentence or word they quote is one the edit took
+    /// away (words that quote "this is a sample sequence" after the learner changed it).
+    #[test]
+    fn words_stay_true_when_the_sentences_change() {
+        let mut problems = Vec::new();
+        let mut checked = 0;
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let Ok(own) = run(&step.scenario) else { continue };
+                let own_sentences = sentence_texts(&own);
+                let own_words = step.words(&own);
+                for (edit, scenario) in sentence_edits(&step.scenario) {
+                    let edited = LessonStep { scenario, ..step.clone() };
+                    let Ok(trace) = run(&edited.scenario) else { continue };
+                    checked += 1;
+                    let words = edited.words(&trace);
+                    if words.starts_with(claims::STORY_CHANGED) {
+                        continue;
+                    }
+                    if !edited.claims_hold(&trace) {
+                        problems.push(format!("{} step {}, {edit}: a false claim unsaid", lesson.id, i + 1));
+                    }
+                    for gap in ["NaN", "[]"] {
+                        if words.contains(gap) && !own_words.contains(gap) {
+                            problems.push(format!(
+                                "{} step {}, {edit}: quotes {gap} for a word the edit moved: {words}",
+                                lesson.id,
+                                i + 1
+                            ));
+                        }
+                    }
+                    let now = sentence_texts(&trace);
+                    for q in quoted_phrases(&words) {
+                        if in_sentences(&q, &own_sentences) && !in_sentences(&q, &now) {
+                            problems.push(format!(
+                                "{} step {}, {edit}: quotes \"{q}\", which the edit took away: {words}",
+                                lesson.id,
+                                i + 1
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{} problems: {problems:#?}", problems.len());
+        assert!(checked > 100, "{checked}");
+    }
+
     /// The edit the look tried (bat's animal value set to 0.5): the words computed for
     /// each case say what is now true, with no note needed.
     #[test]

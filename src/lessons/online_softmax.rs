@@ -32,6 +32,22 @@ fn t_k() -> usize {
     SENTENCE.split_whitespace().count()
 }
 
+/// "the row of \"mat\"", and tiles laid out for six keys: every step's words and tiles
+/// are about the lesson's sentence, the last of its six words; a learner's sentence of
+/// another length or with another word there changes the story.
+fn sentence_claims(t: &Trace) -> Vec<Claim> {
+    let keys = Quantity::Computed("the number of keys", t.key_tokens(0).len() as f64);
+    vec![
+        Claim::Word { batch: 0, pos: MAT, word: "mat" },
+        Claim::Equal(keys, Quantity::Computed("the lesson's six keys", t_k() as f64)),
+    ]
+}
+
+/// `claims` for `t` after [`sentence_claims`].
+fn with_sentence(t: &Trace, claims: Vec<Claim>) -> Vec<Claim> {
+    [sentence_claims(t), claims].concat()
+}
+
 /// Row `i`'s masked scores in head 1, as the tiles read them.
 fn scores(t: &Trace, i: usize) -> Vec<f64> {
     let n = t.key_tokens(0).len();
@@ -330,7 +346,7 @@ fn causal_tiles(t: &Trace, block: usize) -> String {
 /// The lesson.
 pub fn lesson() -> Lesson {
     let tile = |key: usize| Extra::Tiles { block: BLOCK, tile: tile_index(BLOCK, t_k(), MAT, key) };
-    let no_claims = |_: &Trace, _: usize| -> Vec<Claim> { Vec::new() };
+    let no_claims = |t: &Trace, _: usize| -> Vec<Claim> { sentence_claims(t) };
     Lesson {
         id: "online-softmax",
         title: "Online softmax",
@@ -338,6 +354,7 @@ pub fn lesson() -> Lesson {
         steps: vec![
             LessonStep::new("The max trick, one row by hand", scenario(false), S::Masked, |t| max_trick(t, t_k()))
                 .extra(Extra::Tiles { block: t_k(), tile: 0 })
+                .claims(sentence_claims)
                 .at_block(max_trick, no_claims),
             LessonStep::new(
                 "Predict: a whole row moved up",
@@ -346,6 +363,7 @@ pub fn lesson() -> Lesson {
                 |_| "Choose an answer to see why.".into(),
             )
             .extra(Extra::Tiles { block: t_k(), tile: 0 })
+            .claims(sentence_claims)
             .quiz(Quiz {
                     reveal: None,
                     reveal_extra: None,
@@ -377,17 +395,19 @@ pub fn lesson() -> Lesson {
                 }),
             tile_step("The same row, two keys at a time", |t| first_tile(t, BLOCK))
                 .extra(tile(0))
+                .claims(sentence_claims)
                 .at_block(first_tile, no_claims),
             tile_step("A later tile, and the maximum", |t| second_tile(t, BLOCK))
                 .extra(tile(2))
-                .claims(|t| second_tile_claims(t, BLOCK))
-                .at_block(second_tile, second_tile_claims),
+                .claims(|t| with_sentence(t, second_tile_claims(t, BLOCK)))
+                .at_block(second_tile, |t, b| with_sentence(t, second_tile_claims(t, b))),
             tile_step("The last tile, and the softmax", |t| last_tile(t, BLOCK))
-                .claims_each_case(|t| last_tile_claims(t, BLOCK))
+                .claims_each_case(|t| with_sentence(t, last_tile_claims(t, BLOCK)))
                 .extra(tile(4))
-                .at_block(last_tile, last_tile_claims),
+                .at_block(last_tile, |t, b| with_sentence(t, last_tile_claims(t, b))),
             LessonStep::new("Tiles a causal mask skips", scenario(true), S::Masked, |t| causal_tiles(t, BLOCK))
                 .extra(Extra::Tiles { block: BLOCK, tile: tile_index(BLOCK, t_k(), 0, 2) })
+                .claims(sentence_claims)
                 .at_block(causal_tiles, no_claims),
         ],
     }
@@ -447,8 +467,10 @@ mod tests {
         let step = lesson.steps.iter().find(|s| s.title == "The last tile, and the softmax").unwrap();
         let t = run(&step.scenario).unwrap();
         let claims = (step.claims)(&t);
-        assert_eq!(claims.len(), 3, "{claims:?}");
-        assert!(claims.iter().all(|c| matches!(c, Claim::EqualAt(_, _, 4) | Claim::GreaterAt(_, _, 4))));
+        // after the sentence's two (the word and the number of keys), the tile's three
+        assert_eq!(claims[..2], sentence_claims(&t)[..]);
+        assert_eq!(claims.len(), 5, "{claims:?}");
+        assert!(claims[2..].iter().all(|c| matches!(c, Claim::EqualAt(_, _, 4) | Claim::GreaterAt(_, _, 4))));
         assert!(step.claims_hold(&t));
         assert!(step.each_case);
         // the words' m and correction are the ones the claims compare

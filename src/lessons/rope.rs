@@ -81,19 +81,30 @@ fn score(i: usize, j: usize) -> Quantity {
     Quantity::Cell(Cell { step: S::Scores, batch: 0, head: 0, row: i, col: j })
 }
 
+/// "\"ball\" at position 1 … \"bat\" at 4": the words every step quotes at their places
+/// in the lesson's sentence, which hold only while the learner's sentence keeps them there.
+fn place_claims() -> Vec<Claim> {
+    [(BAT_0, "bat"), (BALL_1, "ball"), (BAT_4, "bat"), (BALL_5, "ball")]
+        .into_iter()
+        .map(|(pos, word)| Claim::Word { batch: 0, pos, word })
+        .collect()
+}
+
 /// Step 1's claims: without positions, "ball" scores the same with every "bat", one or
 /// five positions back (the same vectors give the same dot product).
 fn no_position_claims(_: &Trace) -> Vec<Claim> {
-    vec![
-        Claim::Equal(score(BALL_1, BAT_0), score(BALL_5, BAT_4)),
-        Claim::Equal(score(BALL_5, BAT_4), score(BALL_5, BAT_0)),
-    ]
+    let mut out = place_claims();
+    out.push(Claim::Equal(score(BALL_1, BAT_0), score(BALL_5, BAT_4)));
+    out.push(Claim::Equal(score(BALL_5, BAT_4), score(BALL_5, BAT_0)));
+    out
 }
 
 /// Step 4's claim: with RoPE, the two one-apart pairs score the same ("only the distance
 /// counts").
 fn distance_claims(_: &Trace) -> Vec<Claim> {
-    vec![Claim::Equal(score(BALL_1, BAT_0), score(BALL_5, BAT_4))]
+    let mut out = place_claims();
+    out.push(Claim::Equal(score(BALL_1, BAT_0), score(BALL_5, BAT_4)));
+    out
 }
 
 /// Is the score of ball@5→bat@4 the same as ball@1→bat@0 (to 1e-12), larger or smaller?
@@ -172,7 +183,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(ball_rows),
+            .highlight(ball_rows)
+            .claims(|_| place_claims()),
             LessonStep::new(
                 "Predict: the same distance, four positions later",
                 scenario(Some(RopeStyle::Half)),
@@ -199,7 +211,8 @@ pub fn lesson() -> Lesson {
                         answer: offset_answer,
                     },
                 })
-            .highlight(ball_rows),
+            .highlight(ball_rows)
+            .claims(|_| place_claims()),
             LessonStep::new(
                 "Only the distance counts",
                 scenario(Some(RopeStyle::Half)),
@@ -235,7 +248,8 @@ pub fn lesson() -> Lesson {
                     )
                 },
             )
-            .highlight(|t| super::row_cells(t, S::QRot, 0, 0, BALL_5)),
+            .highlight(|t| super::row_cells(t, S::QRot, 0, 0, BALL_5))
+            .claims(|_| place_claims()),
         ],
     }
 }
