@@ -144,7 +144,18 @@ function runDetail(lhr) {
   return `LCP ${fmt((lhr.audits['largest-contentful-paint']?.numericValue ?? NaN) / 1000, 2)} s (observed ${fmt(observed.observedLargestContentfulPaint, 0)} ms:`
     + ` ${(node?.selector ?? '—').slice(-50)}); ended: wasm ${fmt(end(/attention-lens-[^/]*_bg\.wasm$/), 0)},`
     + ` words ${fmt(end(/lesson-words\.json$/), 0)}, picture ${fmt(end(/lesson-pictures\//), 0)} ms; TBT ${fmt(lhr.audits['total-blocking-time']?.numericValue, 0)} ms;`
-    + ` TTI ${fmt((lhr.audits.interactive?.numericValue ?? NaN) / 1000, 2)} s`;
+    + ` TTI ${fmt((lhr.audits.interactive?.numericValue ?? NaN) / 1000, 2)} s;`
+    + ` long tasks (start+duration ms, as simulated): ${longTasks(lhr)}`;
+}
+
+// The `long-tasks` audit's tasks, `start+duration` in ms as the throttling computed them
+// (simulated: 4× the observed), with the script each is attributed to when it is not the
+// page itself: where the TBT comes from.
+function longTasks(lhr) {
+  const items = lhr.audits['long-tasks']?.details?.items ?? [];
+  return items.length === 0 ? 'none' : items
+    .map((t) => `${fmt(t.startTime, 0)}+${fmt(t.duration, 0)}${/\.js$/.test(t.url ?? '') ? ` (${t.url.split('/').pop().replace(/-[0-9a-f]{16}/, '')})` : ''}`)
+    .join(', ');
 }
 
 // The LCP element: 12.x names it in the audit `largest-contentful-paint-element`, 13.x in the

@@ -49,10 +49,32 @@ export const tests = [
         await b.waitFor();
         // (Playwright will not click an aria-disabled button; a person's tap does)
         await b.click({ force: true });
-        t.assert.ok((await page.textContent('[data-testid="shell"] [role="status"]')).includes(`Opening “${words}” as soon as`), link);
+        t.assert.ok((await page.textContent('[data-testid="shell"] .al-shell-loading')).includes(`Opening “${words}” as soon as`), link);
+        // the loading line out of view, its words come at the foot of the screen too
+        const lineSeen = await page.locator('[data-testid="shell"] .al-shell-loading').evaluate((l) => l.getBoundingClientRect().bottom <= innerHeight);
+        t.assert.equal(await page.locator('[data-testid="tap-note"]').count(), lineSeen ? 0 : 1, link);
         release();
         await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
         await page.waitForFunction((want) => location.search === want, then);
+        await page.unroute(/\.wasm$/);
+      }
+      // on a phone, Next on a presented lesson step: the words name the step, and the
+      // loading line's words are on the screen wherever the line is
+      {
+        const release = await holdWasm(page);
+        await page.goto(t.url('/?lesson=masks&ls=2&present=1'));
+        const next = page.locator('[data-testid="shell"] .al-lesson-nav button', { hasText: 'Next' });
+        await next.waitFor();
+        await next.click({ force: true });
+        const line = await page.textContent('[data-testid="shell"] .al-shell-loading');
+        t.assert.match(line, /^Opening the next step as soon as/);
+        const shown = await page.evaluate(() => [...document.querySelectorAll('.al-shell-loading, [data-testid="tap-note"]')]
+          .some((x) => { const b = x.getBoundingClientRect(); return b.height > 0 && b.top >= 0 && b.bottom <= innerHeight; }));
+        t.assert.ok(shown, 'the tap\'s answer is on the screen');
+        release();
+        await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
+        await page.waitForFunction(() => /ls=3/.test(location.search));
+        t.assert.equal(await page.locator('[data-testid="tap-note"]').count(), 0, 'the note goes with the shell');
         await page.unroute(/\.wasm$/);
       }
       // a page in the dark theme paints the step's picture drawn in the dark theme
@@ -92,7 +114,26 @@ export const tests = [
           t.assert.equal(await line.getAttribute('role'), 'alert', `${what}, ${q}`);
           t.assert.ok(await line.isVisible(), `${what}, ${q}: the message is hidden`);
         }
-        if (what === 'the script') await t.screenshot('first-paint-failed', { fullPage: false });
+        if (what === 'the script') {
+          await t.screenshot('first-paint-failed', { fullPage: false });
+          // on a phone the alert can be below the fold: a tap in the challenge list says
+          // why nothing opens, at the foot of the screen, with "try again"
+          await page.setViewportSize({ width: 375, height: 812 });
+          await page.goto(t.url('/?challenge=cat-mat'));
+          await page.waitForSelector('[data-testid="shell-failed"]', { timeout: 10000 });
+          const listed = page.locator('[data-testid="shell"] .al-challenge-list button').last();
+          await listed.scrollIntoViewIfNeeded();
+          await listed.click({ force: true });
+          const note = page.locator('[data-testid="tap-note"]');
+          if (await page.locator('[data-testid="shell-failed"]').evaluate((l) => l.getBoundingClientRect().bottom > innerHeight || l.getBoundingClientRect().top < 0)) {
+            t.assert.match(await note.textContent(), /could not be loaded\. Check the connection, then try again\./);
+            const box = await note.boundingBox();
+            t.assert.ok(box && box.y >= 0 && box.y + box.height <= 812, 'the note is on the screen');
+          } else {
+            t.assert.equal(await note.count(), 0, 'no note while the alert itself is in view');
+          }
+          await page.setViewportSize({ width: 1280, height: 720 });
+        }
         // the connection is back: the button loads the app
         await page.unroute(url);
         await page.click('[data-testid="shell-failed"] button');

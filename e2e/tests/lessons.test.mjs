@@ -238,4 +238,27 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'a lesson step\'s copied link says when it leaves the learner\'s changes behind; the padding words follow the edited sentence',
+    run: async (t) => {
+      const page = await t.open('lesson=masks&ls=2', '[data-testid="lesson-text"]');
+      await page.waitForSelector('[data-testid="copy-link"]');
+      await page.click('[data-testid="copy-link"]');
+      // the step as the lesson wrote it: the link opens what the page shows
+      await page.waitForFunction(() => document.querySelector('[data-testid="copy-link"]').textContent === 'Link copied');
+      t.assert.match(page.url(), /lesson=masks&ls=2/);
+      await page.click('[data-testid="change-numbers"] summary');
+      await page.fill('[data-testid="sentences"]', 'this is a sample\nthe spunky dog wanted to jump high');
+      await page.press('[data-testid="sentences"]', 'Tab');
+      await page.waitForFunction(() => /"this is a sample" gets 3 <pad> tokens/.test(document.querySelector('[data-testid="lesson-text"]').textContent));
+      const words = await page.textContent('[data-testid="lesson-text"]');
+      t.assert.match(words, /the 4 real words share all of it/);
+      t.assert.doesNotMatch(words, /sample sequence|five/);
+      // the edit took "Link copied" back to the button's own words
+      t.assert.equal(await page.textContent('[data-testid="copy-link"]'), 'Copy link to this step');
+      await page.click('[data-testid="copy-link"]');
+      await page.waitForFunction(() => /without your changes/.test(document.querySelector('[data-testid="copy-link"]').textContent));
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::lessons::Lesson;
-use crate::ui::lesson::open::{self, is_edited};
+use crate::ui::lesson::open::{self, is_changed, is_edited};
 use crate::ui::state::settings::{Settings, ViewState};
 
 /// What opens and resets lesson steps.
@@ -16,6 +16,9 @@ pub struct LessonNav {
     pub on_go: Callback<(usize, usize)>,
     /// True while the open step's vectors differ from the lesson's own.
     pub edited: Memo<bool>,
+    /// True while anything the learner can change (sentences, settings, vectors) differs
+    /// from the open step's own.
+    pub changed: Memo<bool>,
     /// "Reset this lesson": opens the step again without the learner's edits.
     pub on_reset: Callback<()>,
     /// Leaves the lessons.
@@ -50,10 +53,20 @@ impl LessonNav {
                 lesson.set(Some(at));
             }
         };
-        let edited = Memo::new(move |_| {
-            let Some(at) = lesson.get() else { return false };
-            settings.with(|st| is_edited(&all_lessons, at, st))
-        });
+        let edited = {
+            let all_lessons = all_lessons.clone();
+            Memo::new(move |_| {
+                let Some(at) = lesson.get() else { return false };
+                settings.with(|st| is_edited(&all_lessons, at, st))
+            })
+        };
+        let changed = {
+            let all_lessons = all_lessons.clone();
+            Memo::new(move |_| {
+                let Some(at) = lesson.get() else { return false };
+                text.with(|t| settings.with(|st| is_changed(&all_lessons, at, t, st)))
+            })
+        };
         let on_go = {
             let open_step = open_step.clone();
             Callback::new(move |at: (usize, usize)| open_step(at, false))
@@ -64,6 +77,6 @@ impl LessonNav {
             }
         });
         let on_exit = Callback::new(move |()| lesson.set(None));
-        Self { on_go, edited, on_reset, on_exit }
+        Self { on_go, edited, changed, on_reset, on_exit }
     }
 }

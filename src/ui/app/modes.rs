@@ -55,6 +55,7 @@ pub fn Modes(
                         on_go=nav.on_go
                         on_exit=nav.on_exit
                         edited=nav.edited
+                        changed=nav.changed
                         on_reset=nav.on_reset
                         present=present
                     />

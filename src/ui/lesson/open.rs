@@ -74,9 +74,38 @@ pub fn is_edited(lessons: &[Lesson], (l, s): (usize, usize), settings: &Settings
     !lessons::edited_vectors(&step.scenario, &settings.embeddings).is_empty()
 }
 
+/// True while the page's sentences or settings differ from step `(l, s)`'s own in any way
+/// (its vectors, sentences, sizes or masks): a copied link, which names only the step,
+/// opens the step without them.
+pub fn is_changed(lessons: &[Lesson], (l, s): (usize, usize), text: &str, settings: &Settings) -> bool {
+    let Some(step) = lessons.get(l).and_then(|x| x.steps.get(s)) else { return false };
+    let (own_text, own_settings) = settings::from_scenario(&step.scenario);
+    own_text != text || own_settings != *settings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The step's own sentences and settings are unchanged; another sentence, a setting
+    /// or a vector each count as a change a copied link does not keep.
+    #[test]
+    fn a_change_is_any_sentence_setting_or_vector_the_step_did_not_set() {
+        let all = lessons::lessons();
+        let masks = all.iter().position(|l| l.id == "masks").unwrap();
+        let own = open_step(&all, None, &Settings::default(), (masks, 2), true).unwrap();
+        assert!(!is_changed(&all, (masks, 2), &own.text, &own.settings));
+        assert!(is_changed(&all, (masks, 2), "this is a sample", &own.settings));
+        let mut causal = own.settings.clone();
+        causal.mask.causal = !causal.mask.causal;
+        assert!(is_changed(&all, (masks, 2), &own.text, &causal));
+        let mut moved = own.settings.clone();
+        moved.embeddings.insert("this".into(), vec![1.0; 8]);
+        assert!(is_changed(&all, (masks, 2), &own.text, &moved));
+        // another step's own settings are a change for this one
+        let next = open_step(&all, None, &Settings::default(), (masks, 3), true).unwrap();
+        assert!(is_changed(&all, (masks, 2), &next.text, &next.settings));
+    }
 
     #[test]
     fn a_link_names_a_lesson_and_a_step_in_range() {

@@ -42,16 +42,16 @@ pub fn LessonPanel(
     /// Leaves the lessons for the explorer.
     on_exit: Callback<()>,
     /// True while the learner has edited the lesson's vectors (Back and Next keep them).
-    #[prop(into)]
-    edited: Signal<bool>,
+    edited: Memo<bool>,
+    /// True while the sentences, settings or vectors differ from the step's own.
+    changed: Memo<bool>,
     /// Puts the open step's own vectors back ("Reset this lesson").
     on_reset: Callback<()>,
     /// Presenter mode: one step per screen, large type.
     present: RwSignal<bool>,
     /// The step whose question has been answered, if it is the open one.
     revealed: RwSignal<Option<(usize, usize)>>,
-    /// The step's table of the numbers its words quote, built with the words (on a phone
-    /// it sits above the picture, which would jump if it came a task later).
+    /// The table of the numbers the words quote, built with them (later, a phone's picture would jump).
     #[prop(into)]
     aside: ViewFn,
     /// What goes under the tools (editors, tables of conventions).
@@ -148,7 +148,8 @@ pub fn LessonPanel(
                             on_go=on_go
                             on_exit=on_exit
                             explorable=explorable
-                            edited=edited
+                            edited=edited.into()
+                            changed=changed.into()
                             on_reset=on_reset
                             present=present
                         />

@@ -49,6 +49,8 @@ pub fn LessonStage(
     on_exit: Callback<()>,
     /// True while the step's vectors differ from the lesson's own.
     edited: Memo<bool>,
+    /// True while anything differs from the step's own (a copied link does not keep it).
+    changed: Memo<bool>,
     /// "Reset this lesson".
     on_reset: Callback<()>,
     /// Presenter mode.
@@ -169,6 +171,7 @@ pub fn LessonStage(
             on_go=on_go
             on_exit=on_exit
             edited=edited
+            changed=changed
             on_reset=on_reset
             present=present
             revealed=revealed

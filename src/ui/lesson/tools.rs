@@ -22,6 +22,9 @@ pub fn LessonTools(
     explorable: Signal<bool>,
     /// True while the learner has edited the lesson's vectors.
     edited: Signal<bool>,
+    /// True while the sentences, settings or vectors differ from the step's own: the
+    /// link names the step alone, so the words after a copy say it opens without them.
+    changed: Signal<bool>,
     /// Puts the open step's own vectors back.
     on_reset: Callback<()>,
     /// Presenter mode.
@@ -47,6 +50,7 @@ pub fn LessonTools(
     };
     Effect::new(move |_| {
         position.track();
+        changed.track();
         copied.set(false);
     });
     view! {
@@ -81,7 +85,7 @@ pub fn LessonTools(
                 </select>
             </label>
             <button type="button" class="al-link" data-testid="copy-link" on:click=copy_link>
-                {move || if copied.get() { "Link copied" } else { "Copy link to this step" }}
+                {move || copied_words(copied.get(), changed.get())}
             </button>
             <button
                 type="button"
@@ -107,6 +111,16 @@ pub fn LessonTools(
                 }}
             </button>
         </div>
+    }
+}
+
+/// The copy button's words: before a copy, and after one, which says when the learner's
+/// changes stay behind (the link names the step, and opens it as the lesson wrote it).
+pub fn copied_words(copied: bool, changed: bool) -> &'static str {
+    match (copied, changed) {
+        (false, _) => "Copy link to this step",
+        (true, false) => "Link copied",
+        (true, true) => "Link copied: it opens the step as the lesson wrote it, without your changes",
     }
 }
 
