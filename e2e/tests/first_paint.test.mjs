@@ -346,7 +346,16 @@ export const tests = [
         return `${e.className} ${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)}`;
       }));
       const terms = () => page.$$eval('.al-lesson-text .al-term', (es) => es.map((e) => e.textContent));
-      for (const [q, width] of [['?lesson=baseball-bat&ls=2', 1440], ['?lesson=baseball-bat&ls=2', 412], ['?lesson=masks&ls=1&present=1', 1280], ['?lesson=local&ls=4', 375], ['?lesson=masks&ls=1&present=1', 412]]) {
+      // under the words of a step without a question (whose answers only the app draws):
+      // Back and Next, the table beside the words, and the top of the picture, which on a
+      // phone come in that order, where the app puts them
+      const below = () => page.$$eval('.al-lesson-nav, .al-aside, .al-stage-picture', (es) => es.filter((e) => e.getClientRects().length > 0).map((e) => {
+        const b = e.getBoundingClientRect();
+        // the picture by its top alone: the app's canvases and their labels are its own
+        if (e.classList.contains('al-stage-picture')) return `${e.className} ${Math.round(b.x)},${Math.round(b.y)}`;
+        return `${e.className} ${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)} ${e.textContent.trim().slice(0, 80)}`;
+      }));
+      for (const [q, width] of [['?lesson=baseball-bat&ls=2', 1440], ['?lesson=baseball-bat&ls=2', 412], ['?lesson=masks&ls=1&present=1', 1280], ['?lesson=local&ls=4', 375], ['?lesson=masks&ls=1&present=1', 412], ['?lesson=masks&ls=2', 375], ['?lesson=masks&ls=7', 375], ['?lesson=rope&ls=3', 1440], ['?lesson=masks&ls=0', 412]]) {
         await page.setViewportSize({ width, height: 800 });
         const release = await holdWasm(page);
         await page.goto(t.url(`/${q}`));
@@ -356,7 +365,8 @@ export const tests = [
           text: el.querySelector('.al-lesson-text').textContent,
           question: el.querySelector('.al-quiz p')?.textContent,
         }));
-        t.assert.ok(q.includes('local') || shell.question, `${q}: the step's question too`);
+        // (the question steps among these: baseball-bat 3 and masks 2)
+        t.assert.equal(Boolean(shell.question), /baseball-bat&ls=2|masks&ls=1/.test(q), `${q}: the step's question too`);
         // and its picture, drawn at build time, loaded while the wasm is still held back
         // (lesson-words.json says which steps have one: every step showing heatmaps)
         const words = await page.evaluate(() => window.alLessonWords);
@@ -376,6 +386,7 @@ export const tests = [
         }
         const shellBoxes = await boxes();
         const shellTerms = await terms();
+        const shellBelow = shell.question ? [] : await below();
         release();
         await page.waitForSelector('[data-testid="app-ready"]', { state: 'attached' });
         t.assert.equal(await page.locator('[data-testid="shell"]').count(), 0, q);
@@ -384,6 +395,13 @@ export const tests = [
         if (shell.question) t.assert.ok((await page.textContent('[data-testid="lesson"]')).includes(shell.question), q);
         t.assert.deepEqual(await boxes(), shellBoxes, `${q} at ${width} px: the app's words where the first paint put them`);
         t.assert.deepEqual(await terms(), shellTerms, `${q}: the same glossary terms as buttons`);
+        if (!shell.question) {
+          t.assert.ok(shellBelow.some((b) => b.startsWith('al-lesson-nav')), `${q}: Back and Next painted`);
+          // (a step whose picture is another view has none painted first: the app's comes below)
+          const kinds = new Set(shellBelow.map((b) => b.split(' ')[0]));
+          const after = (await below()).filter((b) => kinds.has(b.split(' ')[0]));
+          t.assert.deepEqual(after, shellBelow, `${q} at ${width} px: Back, Next, the table and the picture where the first paint put them`);
+        }
         // and nothing on the page moved: not the words when the app replaced the first
         // paint, nor the tools when the picture, built a task later, arrived above them
         t.assert.deepEqual(await layoutShifts(page), [], `${q} at ${width} px: layout shifts`);

@@ -29,7 +29,7 @@ pub fn default_caption() -> Option<String> {
 
 /// What index.html paints for a lesson link (`?lesson=ID&ls=N`) before the WebAssembly
 /// arrives: the lessons in order (the tabs), and for each step its meta line, title,
-/// words and question, as the app writes them for the lesson's own vectors (and an
+/// words, question and table beside the words (`aside`), as the app writes them for the lesson's own vectors (and an
 /// embed's words, `embed_text`, where they differ). Where the
 /// step is the first of its lesson to use glossary terms, `parts` is the words cut at
 /// them (even places plain words, odd places a term, as the app's term buttons), so the
@@ -75,6 +75,11 @@ pub fn lesson_words_json() -> String {
                             "width": p.width,
                             "height": p.height,
                         });
+                    }
+                    // the table beside the words, which comes before the picture on a
+                    // phone: painted first, the picture does not move when the app arrives
+                    if let Some(a) = trace.as_ref().and_then(|t| (step.aside)(t)) {
+                        out["aside"] = json!({ "caption": a.caption, "head": a.head, "rows": a.rows });
                     }
                     let terms = first_used_in(lesson, s);
                     if let (Some(text), false) = (&text, terms.is_empty()) {
