@@ -8,8 +8,8 @@
 // CI and has to be a decision. To raise one deliberately: run load.mjs --size-only,
 // find what grew (BENCHMARKS.md says how to read the wasm's sizes), write the new
 // figures and the reason in BENCHMARKS.md, and set the number here in the same commit.
-export const SHIPPED_KB = 1802;
-export const FIRST_SCREEN_KB = 1235;
+export const SHIPPED_KB = 1804;
+export const FIRST_SCREEN_KB = 1236;
 // LESSON_PICTURE_KB  the largest one lesson step's picture (dist/lesson-pictures/*.svg,
 //                    drawn at build time): a lesson link loads its own step's only, so
 //                    the folder is reported apart from SHIPPED_KB (130 kB gzip for 58
@@ -19,4 +19,4 @@ export const LESSON_PICTURE_KB = 8;
 //                    which an explorer link loads beside the page to paint its caption
 //                    before the main wasm (236.2 kB when set: the engine, the link's
 //                    parsing and the SVG drawing); also within SHIPPED_KB.
-export const FIRST_PAINT_KB = 238;
+export const FIRST_PAINT_KB = 239;

@@ -85,6 +85,10 @@ pub enum Claim {
         /// The word, as the lesson spells it.
         word: &'static str,
     },
+    /// The learner's sentences have what the step is written for, in the words a page can
+    /// say ("a first sentence shorter than the longest, so that it gets <pad> tokens"):
+    /// whether they do is computed from the trace when the claim is made.
+    Fits(&'static str, bool),
 }
 
 /// `a > b` as printed: larger, and not printed the same.
@@ -114,9 +118,43 @@ impl Claim {
             Claim::Word { batch, pos, word } => {
                 t.tokens.get(*batch).and_then(|s| s.get(*pos)).is_some_and(|w| w.eq_ignore_ascii_case(word))
             }
+            Claim::Fits(_, fits) => *fits,
+        }
+    }
+
+    /// What the step needs of the sentences, when this claim is about them rather than
+    /// about numbers (a word at its place, a sentence's length): a learner's sentence that
+    /// breaks it leaves the step's words about other words, so they are not shown at all.
+    pub fn sentence_need(&self) -> Option<String> {
+        match self {
+            Claim::Word { batch: 0, pos, word } => Some(format!("“{word}” at position {pos}")),
+            Claim::Word { batch, pos, word } => {
+                Some(format!("“{word}” at position {pos} of sentence {}", batch + 1))
+            }
+            Claim::Fits(what, _) => Some((*what).to_owned()),
+            _ => None,
         }
     }
 }
+
+/// What a step shows instead of its words when the learner's sentences no longer have what
+/// its words are about (`needs`, from [`Claim::sentence_need`]): words quoting the numbers
+/// of whatever word now stands at the old place would be read as true.
+pub fn sentences_changed(needs: &[String]) -> String {
+    format!(
+        "{SENTENCES_CHANGED} This step's words are written for {}. Going to another step and back \
+         restores the lesson's sentences.",
+        match needs {
+            [] => "the lesson's own sentences".to_owned(),
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
+    )
+}
+
+/// The first words of [`sentences_changed`].
+pub const SENTENCES_CHANGED: &str =
+    "Your sentences no longer fit this step, so its words are not shown: the numbers they quote would belong to other words.";
 
 /// `pe[i] · pe[j]`, from the trace's `pe` step.
 pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
@@ -131,8 +169,8 @@ pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
 /// holds for the learner's: that the story changed, and how to get it back.
 pub const STORY_CHANGED: &str = "Your edits changed the story: some of these words were written for the \
                                  lesson's own numbers and settings and no longer hold for yours. Going to \
-                                 another step and back restores this step's settings; \"Reset this lesson's \
-                                 vectors\" restores the vectors.";
+                                 another step and back restores this step's settings; if you edited the \
+                                 vectors, \"Reset this lesson's vectors\" restores them.";
 
 /// A step that claims nothing.
 pub fn no_claims(_: &Trace) -> Vec<Claim> {

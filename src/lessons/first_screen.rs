@@ -63,15 +63,37 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
     // the other keys that read the same weight, in the row's order: named with it, so that
     // no one of several equal keys is singled out
     let keys = trace.key_tokens(batch);
-    // a word the sentence has twice is named with its place ("“cat” at position 5"), so
-    // that a caption about one "cat" and another never reads "“cat” attends to “cat”"
+    // a word the sentence has twice is named by which of them it is ("the second “cat”"),
+    // so that a caption about one "cat" and another never reads "“cat” attends to “cat”"
     let twice = |word: &str| keys.iter().take(n_k).filter(|k| k.as_str() == word).count() > 1;
-    let q_named =
-        if !cross && twice(&q) { format!("“{q}” at position {i}") } else { format!("“{q}”") };
+    // ("The" spelled out rather than upper-cased: the first-paint worker computes this
+    // caption too, and `to_uppercase` would bring Unicode's case tables into it)
+    let nth = |x: usize, word: &str, the: &str| {
+        let n = keys.iter().take(x).filter(|k| k.as_str() == word).count();
+        let ordinal =
+            ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+                .get(n)
+                .map_or_else(
+                    || {
+                        let k = n + 1;
+                        let suffix = match (k % 100, k % 10) {
+                            (11..=13, _) => "th",
+                            (_, 1) => "st",
+                            (_, 2) => "nd",
+                            (_, 3) => "rd",
+                            _ => "th",
+                        };
+                        format!("{k}{suffix}")
+                    },
+                    |o| (*o).to_owned(),
+                );
+        format!("{the} {ordinal} “{word}”")
+    };
+    let q_named = if !cross && twice(&q) { nth(i, &q, "The") } else { format!("“{q}”") };
     let key_named = |x: usize| {
         let word = keys.get(x).cloned().unwrap_or_default();
         if twice(&word) {
-            format!("“{word}” at position {x}")
+            nth(x, &word, "the")
         } else {
             format!("“{word}”")
         }
@@ -185,7 +207,7 @@ mod tests {
         // "the" is there twice: the one "sat" sees is named with its place
         assert_eq!(
             text,
-            "“sat” attends to “the” at position 0 and “cat” as much as to itself (head 1): 0.33 each. \
+            "“sat” attends to the first “the” and “cat” as much as to itself (head 1): 0.33 each. \
              (Toy vectors, untrained.)"
         );
         // the three keys "sat" sees read that weight (the causal mask blocks the rest)
@@ -193,20 +215,24 @@ mod tests {
         assert_eq!(sat, ["0.33", "0.33", "0.33"]);
     }
 
-    /// A word the sentence has twice is named with its place, the query too: the look read
-    /// "“cat” attends to “cat” as much as to itself" as nonsense.
+    /// A word the sentence has twice is named by which of them it is, the query too: the
+    /// look read "“cat” attends to “cat” as much as to itself" as nonsense, and a position
+    /// counted from 0 as the wrong word.
     #[test]
-    fn a_repeated_word_is_named_with_its_place() {
+    fn a_repeated_word_is_named_by_which_it_is() {
         let t = run(&scenario("the cat saw the cat", &Settings::default()).0).unwrap();
         let text = caption(&t, 0).unwrap();
         for word in ["the", "cat"] {
             let bare = text.matches(&format!("“{word}”")).count();
-            let placed = text.matches(&format!("“{word}” at position ")).count();
-            assert_eq!(bare, placed, "{text}");
+            let named = ["the first", "the second", "The first", "The second"]
+                .iter()
+                .map(|o| text.matches(&format!("{o} “{word}”")).count())
+                .sum::<usize>();
+            assert_eq!(bare, named, "{text}");
         }
-        assert!(text.contains(" at position "), "{text}");
+        assert!(text.contains("second “"), "{text}");
         let once = run(&scenario("the cat sat", &Settings::default()).0).unwrap();
-        assert!(!caption(&once, 0).unwrap().contains("position"));
+        assert!(!caption(&once, 0).unwrap().contains(" first "));
     }
 
     #[test]

@@ -68,7 +68,15 @@ fn pad_row(t: &Trace) -> usize {
 /// the first sentence, shorter than the second in the lesson's own; a learner who makes it
 /// the longest changes the story.
 fn padded_claims(t: &Trace) -> Vec<Claim> {
-    vec![Claim::Positive(Quantity::Computed("the first sentence's <pad> tokens", first_pads(t) as f64))]
+    vec![Claim::Fits(
+        "a first sentence shorter than the longest, so that it gets <pad> tokens",
+        first_pads(t) > 0,
+    )]
+}
+
+/// "2 <pad> tokens", "1 <pad> token".
+fn pad_tokens(n: usize) -> String {
+    format!("{n} <pad> token{}", if n == 1 { "" } else { "s" })
 }
 
 fn capitalized(s: &str) -> String {
@@ -236,12 +244,12 @@ pub fn lesson() -> Lesson {
                 |t| {
                     format!(
                         "The batch is padded to its longest sentence, T = {}, so \"{}\" \
-                         gets {} <pad> tokens. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
+                         gets {}. A padding mask (the Masterclass chapter, PyTorch's key_padding_mask) stops every \
                          query from attending to them: the <pad> columns get weight {}, and the {} real words \
                          share all of it: in {}, row 0 (\"{}\") is {}, which adds up to 1.",
                         t.sizes.t,
                         first_sentence(t),
-                        first_pads(t),
+                        pad_tokens(first_pads(t)),
                         num(at(t, S::Weights, 0, HEAD, 0, t.query_length(0))),
                         t.query_length(0),
                         head_name(),
@@ -394,7 +402,8 @@ mod tests {
 
     /// The padding steps after the learner edits the first sentence (the look's edit: one
     /// word fewer) quote the new sentence, its count of words and of <pad> tokens; made the
-    /// longest, the first sentence has no <pad>, and the steps say the story changed.
+    /// longest, the first sentence has no <pad>, and the steps say what they need instead
+    /// of their words.
     #[test]
     fn the_padding_words_follow_the_learners_sentence() {
         let l = lesson();
@@ -418,7 +427,9 @@ mod tests {
         let longest = |s: &mut Scenario| s.sentences[0] = "this is a sample sequence of eight words".into();
         for i in 2..6 {
             let (words, _) = crate::lessons::tests::words_after(&l, i, &longest);
-            assert!(words.starts_with(crate::lessons::claims::STORY_CHANGED), "step {}: {words}", i + 1);
+            assert!(words.starts_with(crate::lessons::claims::SENTENCES_CHANGED), "step {}: {words}", i + 1);
+            assert!(words.contains("a first sentence shorter than the longest"), "{words}");
+            assert!(!words.contains("NaN") && !words.contains("1/T"), "{words}");
         }
     }
 

@@ -98,7 +98,7 @@ impl LessonStep {
     /// [`STORY_CHANGED`] when a relation it states does not hold for `t` (the learner's
     /// edits changed what the words were written for).
     pub fn words(&self, t: &Trace) -> String {
-        told((self.narrate)(t), self.claims_hold(t))
+        told_for(t, (self.claims)(t), || (self.narrate)(t))
     }
 
     /// The step's words for `t` when the learner has set the block of the step's tiles
@@ -108,7 +108,7 @@ impl LessonStep {
     /// [`LessonStep::words`].
     pub fn words_at(&self, t: &Trace, block: Option<usize>) -> String {
         let (Some(block), Some(at)) = (block, self.at_block) else { return self.words(t) };
-        told((at.narrate)(t, block), (at.claims)(t, block).iter().all(|c| c.holds(t)))
+        told_for(t, (at.claims)(t, block), || (at.narrate)(t, block))
     }
 
     /// The step's words while the learner guesses a cell's value ("Guess first" in the
@@ -252,6 +252,18 @@ fn told(text: String, claims_hold: bool) -> String {
     } else {
         format!("{STORY_CHANGED} {text}")
     }
+}
+
+/// The words `narrate` writes, under `claims`: when a claim about the sentences fails (a
+/// word moved from its place, a sentence of another length) the words would quote other
+/// words' numbers, and the step says what it needs instead
+/// ([`super::claims::sentences_changed`]); else [`told`].
+fn told_for(t: &Trace, claims: Vec<Claim>, narrate: impl FnOnce() -> String) -> String {
+    let needs: Vec<String> = claims.iter().filter(|c| !c.holds(t)).filter_map(Claim::sentence_need).collect();
+    if !needs.is_empty() {
+        return super::claims::sentences_changed(&needs);
+    }
+    told(narrate(), claims.iter().all(|c| c.holds(t)))
 }
 
 /// What the words say first while the learner guesses a cell's value.

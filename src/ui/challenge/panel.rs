@@ -299,10 +299,13 @@ fn OpenChallenge(
     let met = Signal::derive(move || progress.with(|p| p.as_ref().is_some_and(|p| p.met)));
     let goal_text = c.goal.describe();
     let goal_for_why = c.goal.clone();
-    // the story index.html painted first (a challenge link), taken over in place
+    // the story index.html painted first (a challenge link), taken over in place; when
+    // another challenge is opened the panel is built again over the same nodes, and
+    // `settle` puts the app's node, now holding the new story, back in place of the kept one
     let story = NodeRef::<leptos::html::P>::new();
     Effect::new(move |_| {
         if let Some(p) = story.get() {
+            first_paint::settle();
             first_paint::adopt("challenge-story", &p);
         }
     });
