@@ -183,11 +183,7 @@ fn shared(t: &Trace) -> (String, Vec<Claim>) {
 /// dimension alone, and "bat" gives each of them the same weight.
 fn whole_claims(t: &Trace) -> Vec<Claim> {
     // the words name the sentence's five words by their places, and "five keys"
-    let mut out: Vec<Claim> = ["i", "bought", "a", "baseball", "bat"]
-        .into_iter()
-        .enumerate()
-        .map(|(pos, word)| Claim::Word { batch: 0, pos, word })
-        .collect();
+    let mut out = Claim::words_at(&[(0, "i"), (1, "bought"), (2, "a"), (3, "baseball"), (4, "bat")]);
     out.push(Claim::Fits("a sentence of five words", t.key_tokens(0).len() == 5));
     for i in 0..3 {
         out.push(Claim::Rounds(q(S::X, i, 0), "0.00"));

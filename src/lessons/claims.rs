@@ -122,6 +122,12 @@ impl Claim {
         }
     }
 
+    /// A [`Claim::Word`] for each `(place, word)` of the first sentence: the words a step's
+    /// words name at their places.
+    pub fn words_at(places: &[(usize, &'static str)]) -> Vec<Claim> {
+        places.iter().map(|&(pos, word)| Claim::Word { batch: 0, pos, word }).collect()
+    }
+
     /// What the step needs of the sentences, when this claim is about them rather than
     /// about numbers (a word at its place, a sentence's length): a learner's sentence that
     /// breaks it leaves the step's words about other words, so they are not shown at all.

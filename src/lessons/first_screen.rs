@@ -70,23 +70,7 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
     // caption too, and `to_uppercase` would bring Unicode's case tables into it)
     let nth = |x: usize, word: &str, the: &str| {
         let n = keys.iter().take(x).filter(|k| k.as_str() == word).count();
-        let ordinal =
-            ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
-                .get(n)
-                .map_or_else(
-                    || {
-                        let k = n + 1;
-                        let suffix = match (k % 100, k % 10) {
-                            (11..=13, _) => "th",
-                            (_, 1) => "st",
-                            (_, 2) => "nd",
-                            (_, 3) => "rd",
-                            _ => "th",
-                        };
-                        format!("{k}{suffix}")
-                    },
-                    |o| (*o).to_owned(),
-                );
+        let ordinal = ordinal(n + 1);
         format!("{the} {ordinal} “{word}”")
     };
     let q_named = if !cross && twice(&q) { nth(i, &q, "The") } else { format!("“{q}”") };
@@ -134,6 +118,23 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
         format!(" The head's sink takes {} of this row.", num(rest))
     };
     Some(sentence + &sink + &caveat)
+}
+
+/// "first" … "tenth", then "11th", "21st", "22nd", "23rd": the `k`-th, from 1.
+fn ordinal(k: usize) -> String {
+    const WORDS: [&str; 10] =
+        ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
+    if let Some(w) = k.checked_sub(1).and_then(|i| WORDS.get(i)) {
+        return (*w).to_owned();
+    }
+    let suffix = match (k % 100, k % 10) {
+        (11..=13, _) => "th",
+        (_, 1) => "st",
+        (_, 2) => "nd",
+        (_, 3) => "rd",
+        _ => "th",
+    };
+    format!("{k}{suffix}")
 }
 
 #[cfg(test)]
@@ -233,6 +234,19 @@ mod tests {
         assert!(text.contains("second “"), "{text}");
         let once = run(&scenario("the cat sat", &Settings::default()).0).unwrap();
         assert!(!caption(&once, 0).unwrap().contains(" first "));
+    }
+
+    #[test]
+    fn ordinals_are_words_to_ten_then_numbers_with_their_suffix() {
+        let got: Vec<String> =
+            [1, 2, 10, 11, 12, 13, 21, 22, 23, 24, 111, 112].into_iter().map(ordinal).collect();
+        assert_eq!(
+            got,
+            [
+                "first", "second", "tenth", "11th", "12th", "13th", "21st", "22nd", "23rd", "24th", "111th",
+                "112th"
+            ]
+        );
     }
 
     #[test]

@@ -52,10 +52,7 @@ const IT: usize = 12;
 /// The words every step quotes at their places in the creek sentence: its words hold only
 /// while the learner's sentence keeps them there.
 fn creek_claims() -> Vec<Claim> {
-    [(DOG, "dog"), (WANTED, "wanted"), (JUMP, "jump"), (IT, "it")]
-        .into_iter()
-        .map(|(pos, word)| Claim::Word { batch: 0, pos, word })
-        .collect()
+    Claim::words_at(&[(DOG, "dog"), (WANTED, "wanted"), (JUMP, "jump"), (IT, "it")])
 }
 
 /// `claims` for a step, after [`creek_claims`].
@@ -67,9 +64,7 @@ fn with_creek(claims: Vec<Claim>) -> Vec<Claim> {
 
 /// The sentence as the trace has it, as a quoted sentence: "The creek was … it."
 fn sentence(t: &Trace) -> String {
-    let words = t.tokens.first().map(|s| s.join(" ")).unwrap_or_default();
-    let mut c = words.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect::<String>() + ".").unwrap_or_default()
+    format!("{}.", super::capitalized(&t.tokens.first().map(|s| s.join(" ")).unwrap_or_default()))
 }
 
 /// The creek sentence with the two questions, in `heads` heads.

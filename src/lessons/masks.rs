@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::quiz::{Quiz, QuizKind};
-use super::{at, base, num, row, token, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
+use super::{at, base, capitalized, num, row, token, Cell, Claim, Extra, Lesson, LessonStep, Quantity};
 use crate::engine::{
     ExplicitWeights, Fill, MaskConfig, Padding, Projections, Scenario, StepName as S, Trace,
 };
@@ -77,11 +77,6 @@ fn padded_claims(t: &Trace) -> Vec<Claim> {
 /// "2 <pad> tokens", "1 <pad> token".
 fn pad_tokens(n: usize) -> String {
     format!("{n} <pad> token{}", if n == 1 { "" } else { "s" })
-}
-
-fn capitalized(s: &str) -> String {
-    let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// The two sample sentences, batched and padded to one length, under the mask asked.

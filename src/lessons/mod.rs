@@ -95,6 +95,12 @@ pub(crate) fn row(trace: &Trace, step: StepName, b: usize, head: usize, i: usize
     format!("[{}]", cells.join(", "))
 }
 
+/// `s` with its first letter in upper case.
+pub(crate) fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
 pub(crate) fn token(trace: &Trace, b: usize, i: usize) -> String {
     trace.tokens.get(b).and_then(|r| r.get(i)).cloned().unwrap_or_default()
 }

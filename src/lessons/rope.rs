@@ -84,10 +84,7 @@ fn score(i: usize, j: usize) -> Quantity {
 /// "\"ball\" at position 1 … \"bat\" at 4": the words every step quotes at their places
 /// in the lesson's sentence, which hold only while the learner's sentence keeps them there.
 fn place_claims() -> Vec<Claim> {
-    [(BAT_0, "bat"), (BALL_1, "ball"), (BAT_4, "bat"), (BALL_5, "ball")]
-        .into_iter()
-        .map(|(pos, word)| Claim::Word { batch: 0, pos, word })
-        .collect()
+    Claim::words_at(&[(BAT_0, "bat"), (BALL_1, "ball"), (BAT_4, "bat"), (BALL_5, "ball")])
 }
 
 /// Step 1's claims: without positions, "ball" scores the same with every "bat", one or
