@@ -8,8 +8,8 @@
 // CI and has to be a decision. To raise one deliberately: run load.mjs --size-only,
 // find what grew (BENCHMARKS.md says how to read the wasm's sizes), write the new
 // figures and the reason in BENCHMARKS.md, and set the number here in the same commit.
-export const SHIPPED_KB = 1804;
-export const FIRST_SCREEN_KB = 1236;
+export const SHIPPED_KB = 1807;
+export const FIRST_SCREEN_KB = 1239;
 // LESSON_PICTURE_KB  the largest one lesson step's picture (dist/lesson-pictures/*.svg,
 //                    drawn at build time): a lesson link loads its own step's only, so
 //                    the folder is reported apart from SHIPPED_KB (130 kB gzip for 58

@@ -311,4 +311,23 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+  {
+    name: 'challenge: on a phone, a challenge picked from the list below it scrolls up into view',
+    run: async (t) => {
+      await t.page.setViewportSize({ width: 375, height: 700 });
+      const page = await open(t, 'cat-mat');
+      // the open challenge sits above the list on a phone: scroll down to the list and pick another
+      const item = page.locator('[data-testid="challenge-item"][data-id="uniform"]');
+      await item.scrollIntoViewIfNeeded();
+      t.assert.ok(await page.evaluate(() => document.querySelector('#al-challenge-title').getBoundingClientRect().bottom < 0), 'the list is scrolled past the challenge');
+      await item.click();
+      await page.waitForFunction(() => {
+        const h = document.querySelector('#al-challenge-title');
+        const r = h && h.getBoundingClientRect();
+        return r && /Everyone looks everywhere/.test(h.textContent) && r.top >= 0 && r.top < innerHeight;
+      });
+      await t.screenshot('challenge-375-picked', { fullPage: false });
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -261,4 +261,27 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+{
+    name: 'a step whose words the learner\'s sentences no longer fit hides its table and question, and one button puts its sentences back',
+    run: async (t) => {
+      // RoPE step 3 asks a question, step 4 has a table: both are about "bat" and "ball" at 0, 1, 4 and 5
+      for (const [ls, what] of [[2, '[data-testid="quiz"]'], [3, '[data-testid="lesson-aside"]']]) {
+        const page = await t.open(`lesson=rope&ls=${ls}`, what);
+        await page.click('[data-testid="change-numbers"] summary');
+        await page.fill('[data-testid="sentences"]', 'bat ball and bat ball');
+        await page.press('[data-testid="sentences"]', 'Tab');
+        await page.waitForFunction(() => /^Your sentences no longer fit this step/.test(document.querySelector('[data-testid="lesson-text"]').textContent));
+        const words = await page.textContent('[data-testid="lesson-text"]');
+        t.assert.match(words, /“ball” at position 5 \(positions count from 0\)/);
+        t.assert.equal(await page.$(what), null, `${what} left out on step ${ls + 1}`);
+        await t.screenshot(`unfit-sentences-rope-${ls + 1}`, { fullPage: false });
+        await page.click('[data-testid="restore-sentences"]');
+        await page.waitForSelector(what);
+        t.assert.equal(await page.inputValue('[data-testid="sentences"]'), 'bat ball and a bat ball');
+        t.assert.doesNotMatch(await page.textContent('[data-testid="lesson-text"]'), /no longer fit/);
+        t.assert.equal(await page.$('[data-testid="restore-sentences"]'), null);
+      }
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

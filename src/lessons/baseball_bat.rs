@@ -197,6 +197,13 @@ fn whole_claims(t: &Trace) -> Vec<Claim> {
     out
 }
 
+/// `claims`, and "baseball" and "bat" at positions 0 and 1: steps 1–5's words are about
+/// those two words of "baseball bat".
+fn in_pair(mut claims: Vec<Claim>) -> Vec<Claim> {
+    claims.extend(Claim::words_at(&[(0, "baseball"), (1, "bat")]));
+    claims
+}
+
 /// The lesson.
 pub fn lesson() -> Lesson {
     let mut pair = base(&["baseball bat"], 3, 1);
@@ -229,7 +236,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims_each_case(|t| bat_mix(t).1),
+            .claims_each_case(|t| in_pair(bat_mix(t).1)),
             LessonStep::new(
                 "Scaled scores: QKᵀ / √d_k",
                 pair.clone(),
@@ -273,7 +280,7 @@ pub fn lesson() -> Lesson {
                 let own = tutorial_scores(t);
                 let mut out = if own.iter().all(|c| c.holds(t)) { own } else { Vec::new() };
                 out.extend(shared(t).1);
-                out
+                in_pair(out)
             }),
             LessonStep::new(
                 "Predict: where does baseball look?",
@@ -297,7 +304,8 @@ pub fn lesson() -> Lesson {
                         )
                     },
                     kind: QuizKind::Choice { choices: pair_choices, answer: pair_answer },
-                }),
+                })
+            .claims(|_| in_pair(Vec::new())),
             LessonStep::new(
                 "Weights: softmax of each row",
                 pair.clone(),
@@ -314,7 +322,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims_each_case(|t| bat_row(t).1)
+            .claims_each_case(|t| in_pair(bat_row(t).1))
             .highlight(|_| vec![super::cell(S::Weights, 1, 0)]),
             // the title names no direction: an edit may leave "bat" where it started
             LessonStep::new(
@@ -333,7 +341,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims_each_case(|t| bat_moves(t).1)
+            .claims_each_case(|t| in_pair(bat_moves(t).1))
             .highlight(|t| super::row_cells(t, S::Output, 0, 0, 1)),
             LessonStep::new(
                 "The whole sentence",

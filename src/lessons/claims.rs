@@ -147,9 +147,12 @@ impl Claim {
 /// its words are about (`needs`, from [`Claim::sentence_need`]): words quoting the numbers
 /// of whatever word now stands at the old place would be read as true.
 pub fn sentences_changed(needs: &[String]) -> String {
+    // a word's place counts from 0, as everywhere in the lessons
+    let counted =
+        if needs.iter().any(|n| n.contains(" at position ")) { " (positions count from 0)" } else { "" };
     format!(
-        "{SENTENCES_CHANGED} This step's words are written for {}. Going to another step and back \
-         restores the lesson's sentences.",
+        "{SENTENCES_CHANGED} This step's words are written for {}{counted}. Going to another step \
+         and back restores the lesson's sentences.",
         match needs {
             [] => "the lesson's own sentences".to_owned(),
             [one] => one.clone(),

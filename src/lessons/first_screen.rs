@@ -96,7 +96,15 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     };
     let each = if tied.len() > 1 { " each" } else { "" };
+    // why: a word the sentence has twice, at places with one input vector and one score,
+    // is the same query and key twice over
+    let same_word = q == k && same_input(trace, batch, i, j);
     let sentence = match own {
+        Some(s) if num(s) == num(v) && same_word => format!(
+            "{q_named} attends to {named} as much as to itself{heads}: {} each. One word, one input \
+             vector: each scores the other as it scores itself.",
+            num(v)
+        ),
         Some(s) if num(s) == num(v) => {
             format!("{q_named} attends to {named} as much as to itself{heads}: {} each.", num(v))
         }
@@ -118,6 +126,20 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
         format!(" The head's sink takes {} of this row.", num(rest))
     };
     Some(sentence + &sink + &caveat)
+}
+
+/// True when query `i` and key `j` of sentence `batch`, head 1, have the same input vector
+/// (row of x, positions added) and the same scaled score as `i` with itself: with RoPE or
+/// ALiBi the same vector at two places scores differently.
+fn same_input(trace: &Trace, batch: usize, i: usize, j: usize) -> bool {
+    let rows_equal = |step: StepName, a: (usize, usize), b: (usize, usize)| {
+        trace.step(step).and_then(|s| s.matrix(batch, 0)).is_some_and(|m| {
+            a.0.max(b.0) < m.nrows() && a.1.max(b.1) < m.ncols() && m[a].to_bits() == m[b].to_bits()
+        })
+    };
+    let x = trace.step(StepName::X).and_then(|s| s.matrix(batch, 0));
+    let same_x = x.is_some_and(|m| i.max(j) < m.nrows() && m.row(i) == m.row(j));
+    same_x && rows_equal(StepName::Scaled, (i, j), (i, i))
 }
 
 /// "first" … "tenth", then "11th", "21st", "22nd", "23rd": the `k`-th, from 1.
@@ -232,6 +254,14 @@ mod tests {
             assert_eq!(bare, named, "{text}");
         }
         assert!(text.contains("second “"), "{text}");
+        // why the two match, said only while their input vectors and scores are one
+        assert!(
+            text.contains("One word, one input vector: each scores the other as it scores itself."),
+            "{text}"
+        );
+        let placed = Settings { positional: crate::engine::Positional::Sinusoidal, ..Settings::default() };
+        let moved = run(&scenario("the cat saw the cat", &placed).0).unwrap();
+        assert!(!caption(&moved, 0).unwrap().contains("One word"), "{}", caption(&moved, 0).unwrap());
         let once = run(&scenario("the cat sat", &Settings::default()).0).unwrap();
         assert!(!caption(&once, 0).unwrap().contains(" first "));
     }

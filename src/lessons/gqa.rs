@@ -43,7 +43,7 @@ fn mat_keys_aside(t: &Trace) -> Option<Aside> {
     let group = t.sizes.group_size().max(1);
     let rows = (0..t.sizes.n_heads)
         .map(|h| {
-            let m = k.matrix(0, h)?;
+            let m = k.matrix(0, h).filter(|m| MAT < m.nrows())?;
             let cells = m.row(MAT).iter().map(|v| num(*v)).collect();
             Some((format!("head {} (key head {})", h + 1, h / group + 1), cells))
         })

@@ -120,6 +120,13 @@ fn leak_step(title: &'static str, fill: Fill, narrate: fn(&Trace) -> String) -> 
     LessonStep::new(title, leak(fill), S::Weights, narrate)
         .extra(Extra::MaskConventions)
         .highlight(leak_cells)
+        .claims(two_words)
+}
+
+/// The leak steps' words and table are about a sentence of two tokens: the first, and the
+/// future one it must not see.
+fn two_words(t: &Trace) -> Vec<Claim> {
+    vec![Claim::Fits("a sentence of two words, as its table is laid out", t.key_tokens(0).len() == 2)]
 }
 
 /// "Elsewhere -1e9 and -inf give the same weights here": every row with a key it may see,
@@ -348,10 +355,10 @@ pub fn lesson() -> Lesson {
                     ],
                 })
             })
-            .claims(|_| {
+            .claims(|t| {
                 // "the future key's score … is now the largest": the leak
                 let w = |col| Quantity::Cell(Cell { step: S::Weights, batch: 0, head: 0, row: 0, col });
-                vec![Claim::Greater(w(1), w(0))]
+                [two_words(t), vec![Claim::Greater(w(1), w(0))]].concat()
             }),
             leak_step("-inf does not leak", Fill::NegInf, |t| {
                 format!(

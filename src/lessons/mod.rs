@@ -523,6 +523,76 @@ pub(crate) mod tests {
         assert!(checked > 100, "{checked}");
     }
 
+    /// What the page shows beside a step's words after the learner's sentence edits: when
+    /// the sentences no longer fit the step, no outlined cell, table or question quotes the
+    /// old places; when they fit, the table and question quote no NaN, `[]` or sentence the
+    /// step's own did not.
+    #[test]
+    fn the_table_outlines_and_question_follow_the_sentences_or_are_left_out() {
+        let mut problems = Vec::new();
+        let mut left_out = 0;
+        for lesson in lessons() {
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let Ok(own) = run(&step.scenario) else { continue };
+                let own_sentences = sentence_texts(&own);
+                let shown = |s: &LessonStep, t: &Trace| {
+                    let mut out: Vec<String> = s.quiz.map(|q| (q.question)(t)).into_iter().collect();
+                    if let Some(a) = (s.aside)(t) {
+                        out.push(a.caption);
+                        out.extend(
+                            a.rows.into_iter().flat_map(|(title, cells)| std::iter::once(title).chain(cells)),
+                        );
+                    }
+                    out.join(" | ")
+                };
+                let own_shown = shown(step, &own);
+                for (edit, scenario) in sentence_edits(&step.scenario) {
+                    let edited = LessonStep { scenario, ..step.clone() };
+                    let Ok(t) = run(&edited.scenario) else { continue };
+                    let at = format!("{} step {}, {edit}", lesson.id, i + 1);
+                    if !edited.fits(&t) {
+                        left_out += 1;
+                        if !edited.highlight_for(&t).is_empty()
+                            || !edited.words(&t).starts_with(claims::SENTENCES_CHANGED)
+                        {
+                            problems.push(format!("{at}: unfit, but outlines cells or keeps its words"));
+                        }
+                        continue;
+                    }
+                    let now = shown(&edited, &t);
+                    for gap in ["NaN", "[]"] {
+                        if now.contains(gap) && !own_shown.contains(gap) {
+                            problems.push(format!("{at}: its table or question shows {gap}: {now}"));
+                        }
+                    }
+                    let sentences = sentence_texts(&t);
+                    for q in quoted_phrases(&now) {
+                        if in_sentences(&q, &own_sentences) && !in_sentences(&q, &sentences) {
+                            problems.push(format!("{at}: its table or question quotes \"{q}\", gone: {now}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{} problems: {problems:#?}", problems.len());
+        assert!(left_out > 10, "{left_out}");
+    }
+
+    /// A shorter sentence has fewer rows: the outlines the step draws are those of its
+    /// cells the trace still has (cross-attention's aligned pairs, "mat" gone).
+    #[test]
+    fn a_shorter_sentence_keeps_the_outlines_it_still_has() {
+        let all = lessons();
+        let cross = all.iter().find(|l| l.id == "cross").unwrap();
+        let mut s = cross.steps[0].scenario.clone();
+        let words: Vec<&str> = s.sentences[0].split_whitespace().collect();
+        s.sentences[0] = words[..words.len() - 1].join(" ");
+        let t = run(&s).unwrap();
+        let (all_cells, kept) = ((cross.steps[0].highlight)(&t), cross.steps[0].highlight_for(&t));
+        assert_eq!((all_cells.len(), kept.len()), (3, 2));
+        assert!(kept.iter().all(|c| c.row < t.sizes.t));
+    }
+
     /// The look's sentence edits: a word removed before the words a step quotes shows
     /// what the step needs instead of the numbers of the words now at those places; a
     /// sentence of the same length in another order keeps the tiles' words, true.

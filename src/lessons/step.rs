@@ -154,9 +154,34 @@ impl LessonStep {
     /// view to `block` ([`LessonStep::words_at`]).
     pub fn embed_text_at(&self, t: &Trace, block: Option<usize>) -> String {
         match self.embed_narrate {
-            Some(narrate) => narrate(t),
+            // (its words are other than the page's: only the sentences' claims apply)
+            Some(narrate) if self.fits(t) => narrate(t),
+            Some(_) => told_for(t, (self.claims)(t), String::new),
             None => self.for_embed(self.words_at(t, block)),
         }
+    }
+
+    /// Whether the learner's sentences still have what the step's words are about (every
+    /// [`Claim::sentence_need`] holds for `t`). When they do not, the words say what the
+    /// step needs instead ([`super::claims::sentences_changed`]), and the page leaves out
+    /// what quotes the old places as well: the table beside the words, the outlined cells
+    /// and the question.
+    pub fn fits(&self, t: &Trace) -> bool {
+        (self.claims)(t).iter().all(|c| c.sentence_need().is_none() || c.holds(t))
+    }
+
+    /// The cells the step outlines for `t` ([`LessonStep::highlight`]) that the trace has
+    /// (a shorter sentence has fewer rows); none when the sentences do not fit the step:
+    /// its cells would be other words'.
+    pub fn highlight_for(&self, t: &Trace) -> Vec<Cell> {
+        if !self.fits(t) {
+            return Vec::new();
+        }
+        let inside = |c: &Cell| {
+            let m = t.step(c.step).and_then(|s| s.matrix(c.batch, c.head));
+            m.is_some_and(|m| c.row < m.nrows() && c.col < m.ncols())
+        };
+        (self.highlight)(t).into_iter().filter(inside).collect()
     }
 
     /// Whether every relation the words state holds for `t`.

@@ -228,7 +228,7 @@ fn provide_highlights(
     let lessons = all_lessons.clone();
     let cells = Signal::derive(move || {
         let Some(step) = step_at(&lessons, lesson.get()) else { return Vec::new() };
-        shown.with(|t| t.as_ref().map(|t| (step.highlight)(t)).unwrap_or_default())
+        shown.with(|t| t.as_ref().map(|t| step.highlight_for(t)).unwrap_or_default())
     });
     provide_context(Highlights(cells));
     // ... and the steps whose maps it draws in one colour range

@@ -8,9 +8,10 @@ use ndarray::Array2;
 
 use crate::challenges::induction::{
     judge, legend, read_strength, strength_words, verdict_words, Attempt, Map, Outcome, HINTS, SEQUENCES,
-    STORY, T, TITLE, WHY,
+    STORY, T, WHY,
 };
 use crate::format::exact;
+use crate::ui::challenge::text::by_hand_title;
 
 use crate::ui::learn::head_maps::{HeadMapData, HeadMapFigure, MapFit};
 use crate::ui::widgets::fields::{NumberField, SelectField};
@@ -74,7 +75,7 @@ pub fn InductionChallenge() -> impl IntoView {
             data-testid="induction-challenge"
             aria-labelledby="induction-challenge-title"
         >
-            <h2 id="induction-challenge-title">{TITLE}</h2>
+            <h2 id="induction-challenge-title">{by_hand_title(crate::challenges::builtin::all().len())}</h2>
             <p>{STORY}</p>
             <div class="al-learn-settings">
                 {layer_selects(0, attempt)} {layer_selects(1, attempt)}

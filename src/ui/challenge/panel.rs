@@ -133,6 +133,16 @@ pub fn ChallengeMode(
 }
 
 /// The list of challenges, each marked when solved, "Clear my progress" and the import.
+/// Opens challenge `id`. On a phone the open challenge sits above the list (challenges.css),
+/// so once it is drawn the page scrolls up to it when the learner had scrolled past it.
+fn pick(open: RwSignal<Option<String>>, id: String) {
+    open.set(Some(id));
+    set_timeout(
+        || crate::ui::platform::screen::scroll_into_view_if_above(".al-challenges > .al-challenge"),
+        std::time::Duration::ZERO,
+    );
+}
+
 #[component]
 fn ChallengeList(
     /// The open challenge's id.
@@ -158,7 +168,7 @@ fn ChallengeList(
                         data-testid="challenge-item"
                         data-id=id.clone()
                         class:al-selected=move || open.get().as_deref() == Some(id2.as_str())
-                        on:click=move |_| open.set(Some(id.clone()))
+                        on:click=move |_| pick(open, id.clone())
                     >
                         {c.title.clone()}
                         {move || {
@@ -181,7 +191,7 @@ fn ChallengeList(
                 data-testid="challenge-item"
                 data-id=induction::ID
                 class:al-selected=move || open.get().as_deref() == Some(induction::ID)
-                on:click=move |_| open.set(Some(induction::ID.to_string()))
+                on:click=move |_| pick(open, induction::ID.to_string())
             >
                 {by_hand_title(list_len)}
             </button>
@@ -254,7 +264,7 @@ fn ChallengeImport(
                             import_error.set(None);
                             let id = c.id.clone();
                             imported.set(Some(c));
-                            open.set(Some(id));
+                            pick(open, id);
                         }
                         Err(e) => import_error.set(Some(e)),
                     }

@@ -78,7 +78,10 @@ pub fn EmbedView(
             let lesson = all.get(l)?;
             let step = lesson.steps.get(s)?;
             let (text, question) = shown.with(|t| {
-                t.as_ref().map(|t| (step.embed_text_at(t, block), step.quiz.map(|q| (q.question)(t))))
+                t.as_ref().map(|t| {
+                    let question = step.quiz.filter(|_| step.fits(t)).map(|q| (q.question)(t));
+                    (step.embed_text_at(t, block), question)
+                })
             })?;
             Some((meta_line(lesson, s), step.title, text, question))
         })
@@ -87,7 +90,11 @@ pub fn EmbedView(
     // room the words leave, in the frame's left part
     let table = Signal::derive(move || {
         let (l, s) = lesson.get()?;
-        lessons.with_value(|all| all.get(l)?.steps.get(s)?.embed_aside)
+        lessons.with_value(|all| {
+            let step = all.get(l)?.steps.get(s)?;
+            // (a table about the old places is left out with the words)
+            step.embed_aside.filter(|_| shown.with(|t| t.as_ref().is_none_or(|t| step.fits(t))))
+        })
     });
     // the words' height as drawn, once they are (until then, estimated from their length)
     let header = NodeRef::<leptos::html::Header>::new();

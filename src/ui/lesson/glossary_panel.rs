@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::lessons::claims::STORY_CHANGED;
+use crate::lessons::claims::{SENTENCES_CHANGED, STORY_CHANGED};
 use crate::lessons::glossary::{segments, Term, GLOSSARY};
 use crate::lessons::sources::{cited_pieces, PAPERS, SOURCES};
 use crate::lessons::{meta_line, Lesson};
@@ -27,6 +27,9 @@ pub fn LessonWords(
     terms: Vec<&'static Term>,
     /// The term whose meaning is shown, if any.
     open: RwSignal<Option<&'static str>>,
+    /// Opens the step again on its own sentences, offered when the learner's no longer fit
+    /// it ([`SENTENCES_CHANGED`]).
+    restore: Callback<()>,
 ) -> impl IntoView {
     let (warning, text) = match text.strip_prefix(STORY_CHANGED) {
         Some(rest) => (Some(STORY_CHANGED), rest.to_string()),
@@ -37,6 +40,19 @@ pub fn LessonWords(
             <strong class="al-story-changed" data-testid="story-changed">
                 {w}
             </strong>
+        }
+    });
+    let restore = text.starts_with(SENTENCES_CHANGED).then(|| {
+        view! {
+            " "
+            <button
+                type="button"
+                class="al-restore-sentences"
+                data-testid="restore-sentences"
+                on:click=move |_| restore.run(())
+            >
+                "Use this step's sentences"
+            </button>
         }
     });
     // a tutorial named in running text links to its Sources entry at its first mention,
@@ -83,6 +99,7 @@ pub fn LessonWords(
     view! {
         {warning}
         {words}
+        {restore}
     }
 }
 

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use crate::engine::Trace;
 use crate::lessons::glossary::{first_used_in, Term};
-use crate::lessons::Lesson;
+use crate::lessons::{self, Lesson};
 
 use crate::lessons::check::check_yourself;
 use crate::ui::explain::explained::Explained;
@@ -92,7 +92,8 @@ pub fn LessonPanel(
             t.as_ref()
                 .map(|t| if guessing { step.words_guessing_at(t, block) } else { step.words_at(t, block) })
         })?;
-        Some(view! { <LessonWords text=words terms=terms_here(l, s) open=open_term /> })
+        let restore = Callback::new(move |()| on_go.run(position.get_untracked()));
+        Some(view! { <LessonWords text=words terms=terms_here(l, s) open=open_term restore=restore /> })
     };
     // (the names, so that the tools, built a task later, can build the menu's options)
     let names: Vec<String> = lessons.iter().enumerate().map(|(i, lesson)| numbered(i, lesson)).collect();
@@ -112,11 +113,10 @@ pub fn LessonPanel(
                 .then(|| view! { <CheckYourself questions=check_yourself(lesson.id) /> })
         }
     };
-    let quiz = move || {
-        let step = current()?;
-        let quiz = step.quiz?;
-        Some(view! { <QuizView quiz=quiz trace=trace position=position revealed=revealed /> })
-    };
+    // (a memo: the question is built again only when this flips, not on every edit)
+    let fits =
+        Memo::new(move |_| current().is_none_or(|s| trace.with(|t| t.as_ref().is_none_or(|t| s.fits(t)))));
+    let quiz = move || step_quiz(current()?, fits.get(), trace, position, revealed);
     // a double click's second click moves nothing and answers nothing (see the function)
     let root = NodeRef::<leptos::html::Main>::new();
     root.on_load(|el| crate::ui::platform::focus::swallow_repeated_clicks(&el));
@@ -177,6 +177,19 @@ pub fn LessonPanel(
             </div>
         </main>
     }
+}
+
+/// The open step's question, if it asks one and the learner's sentences `fit` the step (a
+/// question about words they moved is left out with the words).
+fn step_quiz(
+    step: lessons::LessonStep,
+    fits: bool,
+    trace: Signal<Option<Arc<Trace>>>,
+    position: Signal<(usize, usize)>,
+    revealed: RwSignal<Option<(usize, usize)>>,
+) -> Option<AnyView> {
+    let quiz = step.quiz.filter(|_| fits)?;
+    Some(view! { <QuizView quiz=quiz trace=trace position=position revealed=revealed /> }.into_any())
 }
 
 /// The open step's meta line (lesson, source, step k of n) and its title.

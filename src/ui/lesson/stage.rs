@@ -88,8 +88,14 @@ pub fn LessonStage(
     let position = Signal::derive(move || lesson.get().unwrap_or((l, 0)));
     let batch = Signal::derive(move || view_state.with(|v| v.batch));
     let trace = Signal::derive(move || shown.get());
-    // the open step's small table of numbers its words quote that the heatmaps lack
-    let aside = Signal::derive(move || lesson.get().and_then(|(_, s)| field(stored, l, s, |x| x.aside)));
+    // the open step's small table of numbers its words quote that the heatmaps lack, while
+    // the sentences fit the step (else the table would quote other words' numbers)
+    let aside = Signal::derive(move || {
+        let (_, s) = lesson.get()?;
+        let fits =
+            shown.with(|t| t.as_ref().is_none_or(|t| field(stored, l, s, |x| x.fits(t)) != Some(false)));
+        field(stored, l, s, |x| x.aside).filter(|_| fits)
+    });
     let extras = move || match extra.get() {
         lessons::Extra::EmbeddingPlot => {
             // what the current step's picture shows beside the focus step: the step says
@@ -108,10 +114,7 @@ pub fn LessonStage(
         | lessons::Extra::Induction(_) => ().into_any(),
     };
     let aside_table = move || view! { <LessonAside trace=trace aside=aside /> };
-    // presenter mode's heatmap labels are read from the back of a room
-    provide_context(LabelFont(Signal::derive(
-        move || if present.get() { PRESENTER_LABEL_FONT } else { LABEL_FONT },
-    )));
+    provide_label_font(present, viewport);
     let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
     let max_height =
         Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
@@ -207,4 +210,16 @@ pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f
         }
         _ => return None,
     })
+}
+
+/// The heatmaps' label size: presenter mode's labels are read from the back of a room; on
+/// a phone's width (900 px or less, the page stacked) they would leave the cells no room.
+fn provide_label_font(present: RwSignal<bool>, viewport: impl Get<Value = f64> + Send + Sync + 'static) {
+    provide_context(LabelFont(Signal::derive(move || {
+        if present.get() && viewport.get() > 900.0 {
+            PRESENTER_LABEL_FONT
+        } else {
+            LABEL_FONT
+        }
+    })));
 }
