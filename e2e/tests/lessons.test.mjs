@@ -284,4 +284,21 @@ export const tests = [
       t.assert.deepEqual(t.errors(), []);
     },
   },
+{
+    name: 'a step whose story the learner\'s vectors changed offers its own numbers back in one click',
+    run: async (t) => {
+      // a scale of 0.01 shrinks the scores: "cat" no longer gives itself nearly all
+      const page = await t.open('lesson=score-range&ls=0', '[data-testid="lesson-text"]');
+      const scale = '[data-testid="scale"]';
+      await page.click('[data-testid="change-numbers"] summary');
+      await page.fill(scale, '0.01');
+      await page.press(scale, 'Tab');
+      await page.waitForSelector('[data-testid="story-changed"]');
+      t.assert.match(await page.textContent('[data-testid="story-changed"]'), /no longer hold for yours\. Use this step's own numbers$/);
+      await page.click('[data-testid="reset-step"]');
+      await page.waitForSelector('[data-testid="story-changed"]', { state: 'detached' });
+      t.assert.equal(await page.inputValue(scale), '');
+      t.assert.deepEqual(t.errors(), []);
+    },
+  },
 ];

@@ -234,6 +234,15 @@ impl TrainingChallenge {
     }
 }
 
+/// A training challenge's heading in the Learn view, "Challenge 11: …": numbered, as the
+/// challenge list numbers it, after the built-in challenges and the two-layer one.
+pub fn heading(c: &TrainingChallenge) -> String {
+    match all().iter().position(|x| x.id == c.id) {
+        Some(i) => format!("Challenge {}: {}", super::builtin::all().len() + 2 + i, c.title),
+        None => format!("Challenge: {}", c.title),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

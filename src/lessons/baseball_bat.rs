@@ -183,7 +183,7 @@ fn shared(t: &Trace) -> (String, Vec<Claim>) {
 /// dimension alone, and "bat" gives each of them the same weight.
 fn whole_claims(t: &Trace) -> Vec<Claim> {
     // the words name the sentence's five words by their places, and "five keys"
-    let mut out = Claim::words_at(&[(0, "i"), (1, "bought"), (2, "a"), (3, "baseball"), (4, "bat")]);
+    let mut out = Claim::words_at(&[(0, "I"), (1, "bought"), (2, "a"), (3, "baseball"), (4, "bat")]);
     out.push(Claim::Fits("a sentence of five words", t.key_tokens(0).len() == 5));
     for i in 0..3 {
         out.push(Claim::Rounds(q(S::X, i, 0), "0.00"));
@@ -197,10 +197,11 @@ fn whole_claims(t: &Trace) -> Vec<Claim> {
     out
 }
 
-/// `claims`, and "baseball" and "bat" at positions 0 and 1: steps 1–5's words are about
-/// those two words of "baseball bat".
-fn in_pair(mut claims: Vec<Claim>) -> Vec<Claim> {
+/// `claims`, and "baseball" and "bat" at positions 0 and 1 of a sentence of two words:
+/// steps 1–5's words are about "baseball bat" (its two scores, its two weights).
+fn in_pair(mut claims: Vec<Claim>, t: &Trace) -> Vec<Claim> {
     claims.extend(Claim::words_at(&[(0, "baseball"), (1, "bat")]));
+    claims.push(Claim::Fits("a sentence of two words", t.key_tokens(0).len() == 2));
     claims
 }
 
@@ -236,7 +237,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims_each_case(|t| in_pair(bat_mix(t).1)),
+            .claims_each_case(|t| in_pair(bat_mix(t).1, t)),
             LessonStep::new(
                 "Scaled scores: QKᵀ / √d_k",
                 pair.clone(),
@@ -280,7 +281,7 @@ pub fn lesson() -> Lesson {
                 let own = tutorial_scores(t);
                 let mut out = if own.iter().all(|c| c.holds(t)) { own } else { Vec::new() };
                 out.extend(shared(t).1);
-                in_pair(out)
+                in_pair(out, t)
             }),
             LessonStep::new(
                 "Predict: where does baseball look?",
@@ -305,7 +306,7 @@ pub fn lesson() -> Lesson {
                     },
                     kind: QuizKind::Choice { choices: pair_choices, answer: pair_answer },
                 })
-            .claims(|_| in_pair(Vec::new())),
+            .claims(|t| in_pair(Vec::new(), t)),
             LessonStep::new(
                 "Weights: softmax of each row",
                 pair.clone(),
@@ -322,7 +323,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims_each_case(|t| in_pair(bat_row(t).1))
+            .claims_each_case(|t| in_pair(bat_row(t).1, t))
             .highlight(|_| vec![super::cell(S::Weights, 1, 0)]),
             // the title names no direction: an edit may leave "bat" where it started
             LessonStep::new(
@@ -341,7 +342,7 @@ pub fn lesson() -> Lesson {
                 },
             )
             .extra(Extra::EmbeddingPlot)
-            .claims_each_case(|t| in_pair(bat_moves(t).1))
+            .claims_each_case(|t| in_pair(bat_moves(t).1, t))
             .highlight(|t| super::row_cells(t, S::Output, 0, 0, 1)),
             LessonStep::new(
                 "The whole sentence",

@@ -177,9 +177,7 @@ pub fn pe_dot(t: &Trace, i: usize, j: usize) -> f64 {
 /// What a step says when a claim its words make for the lesson's own vectors no longer
 /// holds for the learner's: that the story changed, and how to get it back.
 pub const STORY_CHANGED: &str = "Your edits changed the story: some of these words were written for the \
-                                 lesson's own numbers and settings and no longer hold for yours. Going to \
-                                 another step and back restores this step's settings; if you edited the \
-                                 vectors, \"Reset this lesson's vectors\" restores them.";
+                                 lesson's own numbers and settings and no longer hold for yours.";
 
 /// A step that claims nothing.
 pub fn no_claims(_: &Trace) -> Vec<Claim> {

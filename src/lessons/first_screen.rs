@@ -101,8 +101,8 @@ pub fn caption(trace: &Trace, batch: usize) -> Option<String> {
     let same_word = q == k && same_input(trace, batch, i, j);
     let sentence = match own {
         Some(s) if num(s) == num(v) && same_word => format!(
-            "{q_named} attends to {named} as much as to itself{heads}: {} each. One word, one input \
-             vector: each scores the other as it scores itself.",
+            "{q_named} attends to {named} as much as to itself{heads}: {} each. They are one word with \
+             one input vector, so each gives the other the same score as itself.",
             num(v)
         ),
         Some(s) if num(s) == num(v) => {
@@ -256,12 +256,14 @@ mod tests {
         assert!(text.contains("second “"), "{text}");
         // why the two match, said only while their input vectors and scores are one
         assert!(
-            text.contains("One word, one input vector: each scores the other as it scores itself."),
+            text.contains(
+                "They are one word with one input vector, so each gives the other the same score as itself."
+            ),
             "{text}"
         );
         let placed = Settings { positional: crate::engine::Positional::Sinusoidal, ..Settings::default() };
         let moved = run(&scenario("the cat saw the cat", &placed).0).unwrap();
-        assert!(!caption(&moved, 0).unwrap().contains("One word"), "{}", caption(&moved, 0).unwrap());
+        assert!(!caption(&moved, 0).unwrap().contains("one input vector"), "{}", caption(&moved, 0).unwrap());
         let once = run(&scenario("the cat sat", &Settings::default()).0).unwrap();
         assert!(!caption(&once, 0).unwrap().contains(" first "));
     }

@@ -10,6 +10,8 @@ use crate::engine::{Scenario, StepName as S, Trace};
 const SENTENCE: &str = "the cat sat on the mat";
 /// "mat".
 const MAT: usize = 5;
+/// "cat"'s position in [`SENTENCE`].
+const CAT: usize = 1;
 
 /// Four query heads of d_k = 2 on seeded weights; `h_kv` key/value heads.
 fn scenario(h_kv: usize) -> Scenario {
@@ -32,7 +34,9 @@ fn q_at(step: S, head: usize, i: usize, j: usize) -> Quantity {
 
 /// Step 2's words: query heads 1 and 2 read the same keys ("mat"'s key row is the same).
 fn shared_key_claims(t: &Trace) -> Vec<Claim> {
-    (0..t.sizes.d_k).map(|c| Claim::Equal(q_at(S::KRep, 0, MAT, c), q_at(S::KRep, 1, MAT, c))).collect()
+    let mut out = Claim::words_at(&[(MAT, "mat")]);
+    out.extend((0..t.sizes.d_k).map(|c| Claim::Equal(q_at(S::KRep, 0, MAT, c), q_at(S::KRep, 1, MAT, c))));
+    out
 }
 
 /// Step 2's table: "mat"'s key row in k_rep for every query head, with the key head it
@@ -60,7 +64,9 @@ fn mat_keys_aside(t: &Trace) -> Option<Aside> {
 /// Step 3's words: the heads still attend differently, "mat" giving "cat" one weight in
 /// head 1 and another in head 2.
 fn differ_claims(_: &Trace) -> Vec<Claim> {
-    vec![Claim::Differ(vec![(q_at(S::Weights, 0, MAT, 1), q_at(S::Weights, 1, MAT, 1))])]
+    let mut out = Claim::words_at(&[(CAT, "cat"), (MAT, "mat")]);
+    out.push(Claim::Differ(vec![(q_at(S::Weights, 0, MAT, CAT), q_at(S::Weights, 1, MAT, CAT))]));
+    out
 }
 
 /// Llama 3 8B: 32 layers, 8 key/value heads (for 32 query heads), d_k = 128, bf16.
@@ -136,8 +142,8 @@ pub fn lesson() -> Lesson {
                          {} in head 2. It is another model, with fewer parameters, so its outputs are not those of \
                          step 1: a model is trained with its h_kv. The cache per token and layer: {}, four times \
                          less than multi-head attention.",
-                        num(at(t, S::Weights, 0, 0, MAT, 1)),
-                        num(at(t, S::Weights, 0, 1, MAT, 1)),
+                        num(at(t, S::Weights, 0, 0, MAT, CAT)),
+                        num(at(t, S::Weights, 0, 1, MAT, CAT)),
                         per_token(t),
                     )
                 },

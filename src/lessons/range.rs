@@ -92,14 +92,13 @@ fn w(j: usize) -> Quantity {
     Quantity::Cell(cell(S::Weights, CAT, j))
 }
 
-/// "cat" gives itself the most, and "sat" the second most; the words and table name the
-/// tokens at "cat"'s and "sat"'s places, so the sentence must reach "sat"'s.
-fn cat_claims(t: &Trace) -> Vec<Claim> {
-    vec![
-        Claim::Fits("a sentence of at least four words", t.key_tokens(0).len() > SAT),
-        Claim::Largest(w(CAT), vec![w(0), w(1), w(SAT)]),
-        Claim::Greater(w(SAT), w(0)),
-    ]
+/// "cat" gives itself the most, and "sat" the second most: the words are about those two
+/// words' vectors at their places.
+fn cat_claims(_: &Trace) -> Vec<Claim> {
+    let mut out = Claim::words_at(&[(CAT, "cat"), (SAT, "sat")]);
+    out.push(Claim::Largest(w(CAT), vec![w(0), w(1), w(SAT)]));
+    out.push(Claim::Greater(w(SAT), w(0)));
+    out
 }
 
 /// The lesson.
@@ -130,7 +129,13 @@ pub fn lesson() -> Lesson {
                     sat = token(t, 0, SAT),
                 )
                 },
-            )),
+            ))
+            .claims(|t| {
+                // "nearly all on itself": more than nine tenths of the row
+                let mut out = cat_claims(t);
+                out.push(Claim::Greater(w(CAT), Quantity::Computed("nine tenths", 0.9)));
+                out
+            }),
             LessonStep::new("Predict: a scaled score under a cap", scenario(Some(CAP), false), S::Scaled, |_| {
                 "Type a number to see the scaled scores after the cap.".into()
             })

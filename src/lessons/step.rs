@@ -284,8 +284,15 @@ fn told(text: String, claims_hold: bool) -> String {
 /// words' numbers, and the step says what it needs instead
 /// ([`super::claims::sentences_changed`]); else [`told`].
 fn told_for(t: &Trace, claims: Vec<Claim>, narrate: impl FnOnce() -> String) -> String {
-    let needs: Vec<String> = claims.iter().filter(|c| !c.holds(t)).filter_map(Claim::sentence_need).collect();
-    if !needs.is_empty() {
+    // every need is named, not only those the edit broke: a learner who mends what the
+    // message names must not meet another demand next
+    if claims.iter().any(|c| c.sentence_need().is_some() && !c.holds(t)) {
+        let mut needs: Vec<String> = Vec::new();
+        for need in claims.iter().filter_map(Claim::sentence_need) {
+            if !needs.contains(&need) {
+                needs.push(need);
+            }
+        }
         return super::claims::sentences_changed(&needs);
     }
     told(narrate(), claims.iter().all(|c| c.holds(t)))

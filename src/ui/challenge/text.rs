@@ -262,6 +262,23 @@ mod tests {
 
     /// `assets/challenge-words.json` is the app's challenge list and stories
     /// (`UPDATE_FIRST_SCREEN=1 cargo test --lib first_screen` writes it).
+    /// Every challenge's heading carries the number the list gives it: the built-in ones in
+    /// their titles, the two-layer one and the training ones after them.
+    #[test]
+    fn every_challenge_heading_has_the_lists_number() {
+        let built_in = builtin::all();
+        for (i, c) in built_in.iter().enumerate() {
+            assert!(c.title.starts_with(&format!("{}. ", i + 1)), "{}", c.title);
+        }
+        let n = built_in.len();
+        assert!(by_hand_title(n).starts_with(&format!("{}. ", n + 1)));
+        for (i, c) in crate::challenges::training::all().iter().enumerate() {
+            let (item, _) = training_item(n, i, c);
+            let number = item.split('.').next().unwrap();
+            assert_eq!(crate::challenges::training::heading(c), format!("Challenge {number}: {}", c.title));
+        }
+    }
+
     #[test]
     fn first_screen_challenge_words_are_the_apps() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/challenge-words.json");

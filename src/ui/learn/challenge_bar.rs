@@ -103,7 +103,7 @@ fn OpenTrainingChallenge(
             data-testid="learn-challenge"
             aria-labelledby="al-learn-challenge-title"
         >
-            <h3 id="al-learn-challenge-title">"Challenge: " {c.title}</h3>
+            <h3 id="al-learn-challenge-title">{crate::challenges::training::heading(&c)}</h3>
             <p class="al-challenge-story">{c.story}</p>
             <p
                 class="al-challenge-goal"

@@ -30,6 +30,9 @@ pub fn LessonWords(
     /// Opens the step again on its own sentences, offered when the learner's no longer fit
     /// it ([`SENTENCES_CHANGED`]).
     restore: Callback<()>,
+    /// Opens the step again on its own numbers, sentences and settings, the learner's
+    /// vectors dropped, offered when the words' story changed ([`STORY_CHANGED`]).
+    reset: Callback<()>,
 ) -> impl IntoView {
     let (warning, text) = match text.strip_prefix(STORY_CHANGED) {
         Some(rest) => (Some(STORY_CHANGED), rest.to_string()),
@@ -39,6 +42,15 @@ pub fn LessonWords(
         view! {
             <strong class="al-story-changed" data-testid="story-changed">
                 {w}
+                " "
+                <button
+                    type="button"
+                    class="al-restore-sentences"
+                    data-testid="reset-step"
+                    on:click=move |_| reset.run(())
+                >
+                    "Use this step's own numbers"
+                </button>
             </strong>
         }
     });

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use crate::engine::Trace;
 use crate::lessons::glossary::{first_used_in, Term};
-use crate::lessons::{self, Lesson};
+use crate::lessons::Lesson;
 
 use crate::lessons::check::check_yourself;
 use crate::ui::explain::explained::Explained;
@@ -83,6 +83,7 @@ pub fn LessonPanel(
     let explained = use_context::<Explained>();
     // the words of a step with a tiles view follow the block the learner set there
     let chosen = use_context::<ChosenBlock>();
+    let again = Callback::new(move |()| on_go.run(position.get_untracked()));
     let text = move || {
         let step = current()?;
         let (l, s) = position.get();
@@ -92,8 +93,9 @@ pub fn LessonPanel(
             t.as_ref()
                 .map(|t| if guessing { step.words_guessing_at(t, block) } else { step.words_at(t, block) })
         })?;
-        let restore = Callback::new(move |()| on_go.run(position.get_untracked()));
-        Some(view! { <LessonWords text=words terms=terms_here(l, s) open=open_term restore=restore /> })
+        Some(
+            view! { <LessonWords text=words terms=terms_here(l, s) open=open_term restore=again reset=on_reset /> },
+        )
     };
     // (the names, so that the tools, built a task later, can build the menu's options)
     let names: Vec<String> = lessons.iter().enumerate().map(|(i, lesson)| numbered(i, lesson)).collect();
@@ -113,10 +115,7 @@ pub fn LessonPanel(
                 .then(|| view! { <CheckYourself questions=check_yourself(lesson.id) /> })
         }
     };
-    // (a memo: the question is built again only when this flips, not on every edit)
-    let fits =
-        Memo::new(move |_| current().is_none_or(|s| trace.with(|t| t.as_ref().is_none_or(|t| s.fits(t)))));
-    let quiz = move || step_quiz(current()?, fits.get(), trace, position, revealed);
+    let quiz = step_quiz(l3, trace, position, revealed);
     // a double click's second click moves nothing and answers nothing (see the function)
     let root = NodeRef::<leptos::html::Main>::new();
     root.on_load(|el| crate::ui::platform::focus::swallow_repeated_clicks(&el));
@@ -179,17 +178,25 @@ pub fn LessonPanel(
     }
 }
 
-/// The open step's question, if it asks one and the learner's sentences `fit` the step (a
+/// The open step's question, if it asks one and the learner's sentences fit the step (a
 /// question about words they moved is left out with the words).
 fn step_quiz(
-    step: lessons::LessonStep,
-    fits: bool,
+    all: StoredValue<Arc<Vec<Lesson>>>,
     trace: Signal<Option<Arc<Trace>>>,
     position: Signal<(usize, usize)>,
     revealed: RwSignal<Option<(usize, usize)>>,
-) -> Option<AnyView> {
-    let quiz = step.quiz.filter(|_| fits)?;
-    Some(view! { <QuizView quiz=quiz trace=trace position=position revealed=revealed /> }.into_any())
+) -> impl Fn() -> Option<AnyView> + Clone {
+    let step = move || {
+        let (l, s) = position.get();
+        all.with_value(|all| all.get(l).and_then(|lesson| lesson.steps.get(s)).cloned())
+    };
+    // (a memo: the question is built again when this flips, not on every edit)
+    let fits =
+        Memo::new(move |_| step().is_none_or(|s| trace.with(|t| t.as_ref().is_none_or(|t| s.fits(t)))));
+    move || {
+        let quiz = step()?.quiz.filter(|_| fits.get())?;
+        Some(view! { <QuizView quiz=quiz trace=trace position=position revealed=revealed /> }.into_any())
+    }
 }
 
 /// The open step's meta line (lesson, source, step k of n) and its title.

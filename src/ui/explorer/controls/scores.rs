@@ -45,9 +45,15 @@ const ZERO_OFF: [(NumberSpec, Wire, LiveHint); 4] = [
             // 0 is not "off" for the scale (every weight would be equal): not taken, as the
             // engine and the link refuse it
             let message = "the scale must be a number greater than 0 (empty: 1/√d_k)";
+            // what was typed shows while it is not a scale in use (a refused "0", "abc"); a
+            // scale that was taken and then cleared from outside (a lesson step reopened,
+            // "Use this step's own numbers") leaves the field empty, as the setting is
             let typed = RwSignal::new(String::new());
             let value = Memo::new(move |_| {
-                edits.settings.with(|s| s.scale).map_or_else(|| typed.get(), |v| v.to_string())
+                edits.settings.with(|s| s.scale).map_or_else(
+                    || typed.with(|t| if t.parse::<f64>().is_ok_and(positive) { String::new() } else { t.clone() }),
+                    |v| v.to_string(),
+                )
             });
             let on_input = Callback::new(move |raw: String| {
                 typed.set(raw.trim().to_owned());
