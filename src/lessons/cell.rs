@@ -18,6 +18,15 @@ pub struct Cell {
     pub col: usize,
 }
 
+impl Cell {
+    /// Whether `t` has this cell: its step, sentence and head, and a row and column inside
+    /// the matrix (a shorter sentence has fewer).
+    pub fn is_in(&self, t: &Trace) -> bool {
+        let m = t.step(self.step).and_then(|s| s.matrix(self.batch, self.head));
+        m.is_some_and(|m| self.row < m.nrows() && self.col < m.ncols())
+    }
+}
+
 /// One cell of a step, sentence 0, head 0 (most lessons' words name such cells).
 pub fn cell(step: StepName, row: usize, col: usize) -> Cell {
     Cell { step, batch: 0, head: 0, row, col }

@@ -205,9 +205,11 @@ pub(crate) mod tests {
                 let text = (step.narrate)(&trace);
                 assert!(!text.is_empty() && !text.contains("[]"), "{}: {text}", lesson.id);
                 for cell in (step.highlight)(&trace) {
-                    let m = trace.step(cell.step).and_then(|s| s.matrix(cell.batch, cell.head));
-                    let inside = m.is_some_and(|m| cell.row < m.nrows() && cell.col < m.ncols());
-                    assert!(inside, "{} step {i}: highlighted {cell:?} is not in the trace", lesson.id);
+                    assert!(
+                        cell.is_in(&trace),
+                        "{} step {i}: highlighted {cell:?} is not in the trace",
+                        lesson.id
+                    );
                 }
             }
         }

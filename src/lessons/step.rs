@@ -177,11 +177,7 @@ impl LessonStep {
         if !self.fits(t) {
             return Vec::new();
         }
-        let inside = |c: &Cell| {
-            let m = t.step(c.step).and_then(|s| s.matrix(c.batch, c.head));
-            m.is_some_and(|m| c.row < m.nrows() && c.col < m.ncols())
-        };
-        (self.highlight)(t).into_iter().filter(inside).collect()
+        (self.highlight)(t).into_iter().filter(|c| c.is_in(t)).collect()
     }
 
     /// Whether every relation the words state holds for `t`.

@@ -42,31 +42,13 @@ pub fn LessonWords(
         view! {
             <strong class="al-story-changed" data-testid="story-changed">
                 {w}
-                " "
-                <button
-                    type="button"
-                    class="al-restore-sentences"
-                    data-testid="reset-step"
-                    on:click=move |_| reset.run(())
-                >
-                    "Use this step's own numbers"
-                </button>
+                {open_again("reset-step", "Use this step's own numbers", reset)}
             </strong>
         }
     });
-    let restore = text.starts_with(SENTENCES_CHANGED).then(|| {
-        view! {
-            " "
-            <button
-                type="button"
-                class="al-restore-sentences"
-                data-testid="restore-sentences"
-                on:click=move |_| restore.run(())
-            >
-                "Use this step's sentences"
-            </button>
-        }
-    });
+    let restore = text
+        .starts_with(SENTENCES_CHANGED)
+        .then(|| open_again("restore-sentences", "Use this step's sentences", restore));
     // a tutorial named in running text links to its Sources entry at its first mention,
     // as in the step header (papers and models, named often, stay plain words)
     let mut linked: Vec<&'static str> = Vec::new();
@@ -112,6 +94,17 @@ pub fn LessonWords(
         {warning}
         {words}
         {restore}
+    }
+}
+
+/// A button after a note on the step's words that opens the step again (`run`), after a
+/// space.
+fn open_again(testid: &'static str, label: &'static str, run: Callback<()>) -> impl IntoView {
+    view! {
+        " "
+        <button type="button" class="al-restore-sentences" data-testid=testid on:click=move |_| run.run(())>
+            {label}
+        </button>
     }
 }
 

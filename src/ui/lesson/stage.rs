@@ -114,13 +114,14 @@ pub fn LessonStage(
         | lessons::Extra::Induction(_) => ().into_any(),
     };
     let aside_table = move || view! { <LessonAside trace=trace aside=aside /> };
-    provide_label_font(present, viewport);
     let column = Signal::derive(move || lesson_column(viewport.get(), || present.get()));
     let max_height =
         Signal::derive(move || lesson_max_height(viewport.get(), viewport_height.get(), present.get()));
+    // presenting on a projector's width (a phone stacks the page as outside presenter mode)
+    let presenting = move || present.get() && viewport.get() > 900.0;
+    provide_label_font(presenting);
     // presenting, the embedding plot sits beside the heatmaps instead of under them, so
     // that both are on the screen: the cards get the column less the plot's width
-    let presenting = move || present.get() && viewport.get() > 900.0;
     // ... unless the map's cells beside the plot would be too small to read from the back
     // of a room: then the map has the column and the plot is left out (no step that
     // points at the plot has so many keys, by test)
@@ -212,14 +213,11 @@ pub fn replacing_picture(kind: lessons::Extra, state: AppState, column: Signal<f
     })
 }
 
-/// The heatmaps' label size: presenter mode's labels are read from the back of a room; on
-/// a phone's width (900 px or less, the page stacked) they would leave the cells no room.
-fn provide_label_font(present: RwSignal<bool>, viewport: impl Get<Value = f64> + Send + Sync + 'static) {
-    provide_context(LabelFont(Signal::derive(move || {
-        if present.get() && viewport.get() > 900.0 {
-            PRESENTER_LABEL_FONT
-        } else {
-            LABEL_FONT
-        }
-    })));
+/// The heatmaps' label size: while `presenting` on a projector's width, labels read from
+/// the back of a room; on a phone's width (the page stacked) they would leave the cells no
+/// room.
+fn provide_label_font(presenting: impl Fn() -> bool + Send + Sync + 'static) {
+    provide_context(LabelFont(Signal::derive(
+        move || if presenting() { PRESENTER_LABEL_FONT } else { LABEL_FONT },
+    )));
 }
